@@ -1,0 +1,33 @@
+"""compile-profile: what torch.compile does to your code, and what it buys you."""
+
+from ._version import __version__
+from .profile_run import ProfileRun
+
+__all__ = ["ProfileRun", "__version__", "profile", "load_ipython_extension", "unload_ipython_extension"]
+
+
+def profile(fn, *args, **options) -> ProfileRun:
+    """Profile ``fn(*args)`` eagerly and under ``torch.compile``; see ``compile_profile.engine.profiler``."""
+    from .engine.profiler import profile as _profile
+
+    return _profile(fn, *args, **options)
+
+
+def load_ipython_extension(ipython):
+    from .magic import load_ipython_extension as _load
+
+    _load(ipython)
+
+
+def unload_ipython_extension(ipython):
+    from .magic import unload_ipython_extension as _unload
+
+    _unload(ipython)
+
+
+def _jupyter_labextension_paths():
+    return [{"src": "labextension", "dest": "compile-profile"}]
+
+
+def _jupyter_server_extension_points():
+    return [{"module": "compile_profile.server"}]

@@ -1,0 +1,276 @@
+"""``ProfileRun``: everything one profile measured, as a serializable dataclass tree.
+
+This is the contract between the measuring core and every consumer (renderers,
+the run store, the server, the JupyterLab extension).  Field names are part of
+the public JSON shape documented by ``schema/profile_run.schema.json``; add
+fields freely, rename none.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from . import serialize
+
+SCHEMA_VERSION = 1
+
+GraphKind = Literal["dynamo", "aot_forward", "aot_backward", "aot_inference", "post_grad"]
+RunStatus = Literal["ok", "failed", "interrupted"]
+
+
+@dataclass
+class Device:
+    """Where the profile ran."""
+
+    type: Literal["cpu", "cuda"]
+    name: str
+    count: int = 1
+
+
+@dataclass
+class Timing:
+    """Steady-state samples of one variant, in milliseconds."""
+
+    median_ms: float
+    p10_ms: float
+    p90_ms: float
+    n: int
+    mean_ms: float = 0.0
+    min_ms: float = 0.0
+    samples_ms: list[float] = field(default_factory=list)
+    method: str = "host"  # "host" (perf_counter around a synchronised call) or "cuda_events"
+
+
+@dataclass
+class Variant:
+    """One way of running the cell: eager, or one torch.compile configuration."""
+
+    name: str
+    backend: str | None = None
+    mode: str | None = None
+    dynamic: bool | None = None
+    fullgraph: bool = False
+    options: dict[str, Any] = field(default_factory=dict)
+    timing: Timing | None = None
+    first_call_s: float | None = None
+    peak_memory_bytes: int | None = None
+    compile_s: float | None = None
+    recompiled_during_timing: bool = False
+    torch_compile_call: str | None = None
+    error: str | None = None
+
+
+@dataclass
+class Speedup:
+    """Median eager time over median compiled time, with a bootstrap interval."""
+
+    value: float
+    low: float
+    high: float
+    variant: str
+    confidence: float = 0.95
+
+
+@dataclass
+class Graph:
+    """One FX graph seen while compiling: Dynamo's, AOTAutograd's or Inductor's post-grad one."""
+
+    id: str
+    kind: GraphKind
+    code: str
+    variant: str = ""
+    compile_id: str = ""
+    op_counts: dict[str, int] = field(default_factory=dict)
+    lines: list[int] = field(default_factory=list)
+    input_shapes: list[list[int]] = field(default_factory=list)
+
+
+@dataclass
+class GraphBreak:
+    """Where Dynamo stopped tracing and why; ``line`` is the 1-based cell line (None when outside the cell)."""
+
+    reason: str
+    line: int | None
+    code_line: str = ""
+    variant: str = ""
+    compile_id: str = ""
+    filename: str = ""
+    file_line: int | None = None
+
+
+@dataclass
+class Recompile:
+    """A guard failure that made Dynamo compile a frame again."""
+
+    reason: str
+    variant: str = ""
+    compile_id: str = ""
+    during_timing: bool = False
+
+
+@dataclass
+class Kernel:
+    """A kernel Inductor generated (or an extern call it emitted), with where it came from."""
+
+    name: str
+    language: Literal["triton", "cpp", "extern"]
+    source: str
+    graph_id: str
+    aten_ops: list[str] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)
+    variant: str = ""
+    device_time_ms: float | None = None
+    share: float | None = None
+
+
+@dataclass
+class CacheStats:
+    """Compile cache hits and misses seen during the compiles."""
+
+    fx_graph_hits: int = 0
+    fx_graph_misses: int = 0
+    aot_autograd_hits: int = 0
+    aot_autograd_misses: int = 0
+    state: Literal["cold", "warm", "mixed", "none"] = "none"
+
+
+@dataclass
+class Correctness:
+    """Compiled outputs compared against eager ones."""
+
+    ok: bool | None
+    max_abs_diff: float | None = None
+    max_rel_diff: float | None = None
+    compared: list[str] = field(default_factory=list)
+    mismatched: list[str] = field(default_factory=list)
+    note: str = ""
+
+
+@dataclass
+class ErrorInfo:
+    """Something that went wrong, at which stage, and the cell line when there is one."""
+
+    stage: str
+    message: str
+    type: str = ""
+    variant: str = ""
+    line: int | None = None
+    traceback: str = ""
+
+
+@dataclass
+class Recommendation:
+    """What ``--sweep`` concluded."""
+
+    variant: str
+    call: str
+    reason: str = ""
+
+
+@dataclass
+class ProfileRun:
+    """The result of one ``%%compile_profile`` (or ``compile_profile.profile``) call."""
+
+    id: str
+    created_at: str
+    label: str
+    cell_source: str
+    device: Device
+    torch_version: str
+    variants: list[Variant] = field(default_factory=list)
+    speedup: Speedup | None = None
+    graphs: list[Graph] = field(default_factory=list)
+    graph_breaks: list[GraphBreak] = field(default_factory=list)
+    recompiles: list[Recompile] = field(default_factory=list)
+    kernels: list[Kernel] = field(default_factory=list)
+    compile_phases: dict[str, float] = field(default_factory=dict)
+    cache: CacheStats = field(default_factory=CacheStats)
+    correctness: Correctness | None = None
+    errors: list[ErrorInfo] = field(default_factory=list)
+    status: RunStatus = "ok"
+    notebook: str = ""
+    cell_runs: int = 0
+    memory_note: str = ""
+    notes: list[str] = field(default_factory=list)
+    recommendation: Recommendation | None = None
+    schema_version: int = SCHEMA_VERSION
+
+    @staticmethod
+    def new_id() -> str:
+        return uuid.uuid4().hex[:12]
+
+    @staticmethod
+    def now() -> str:
+        return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+    # -- derived views ---------------------------------------------------
+    @property
+    def eager(self) -> Variant | None:
+        return next((v for v in self.variants if v.name == "eager"), None)
+
+    @property
+    def compiled_variants(self) -> list[Variant]:
+        return [v for v in self.variants if v.name != "eager"]
+
+    def variant(self, name: str) -> Variant:
+        for v in self.variants:
+            if v.name == name:
+                return v
+        raise KeyError(f"no variant named {name!r}; have {[v.name for v in self.variants]}")
+
+    @property
+    def dynamo_graph_count(self) -> int:
+        return sum(1 for g in self.graphs if g.kind == "dynamo")
+
+    # -- serialization ---------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return serialize.to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ProfileRun:
+        version = data.get("schema_version", SCHEMA_VERSION)
+        if version > SCHEMA_VERSION:
+            raise ValueError(
+                f"this run was written by a newer compile-profile (schema {version}); "
+                f"this one reads schema {SCHEMA_VERSION} or older: upgrade compile-profile"
+            )
+        return serialize.from_dict(cls, data)
+
+    def to_json(self, **kwargs: Any) -> str:
+        return json.dumps(self.to_dict(), **kwargs)
+
+    @classmethod
+    def from_json(cls, text: str) -> ProfileRun:
+        return cls.from_dict(json.loads(text))
+
+    # -- views (renderers live in compile_profile.render) ----------------
+    def summary(self) -> dict[str, Any]:
+        from .render.summary import summarize
+
+        return summarize(self)
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        from .render.mime import mime_bundle
+
+        return mime_bundle(self)
+
+    def __repr__(self) -> str:
+        from .render.text import render_text
+
+        return render_text(self)
+
+
+SCHEMA_PATH = Path(__file__).with_name("schema") / "profile_run.schema.json"
+
+
+def json_schema() -> dict[str, Any]:
+    return serialize.json_schema(
+        ProfileRun,
+        title="compile-profile ProfileRun",
+        schema_id="https://compile-profile.invalid/schema/profile_run.schema.json",
+    )

@@ -1,0 +1,141 @@
+"""The headline figures of a run, as plain JSON: what every view shows first.
+
+The MIME bundle, the run store's list, the panel's run list and the CLI table
+all read this one dict, so a figure is computed and worded in one place.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..profile_run import ProfileRun, Variant
+from .format import format_bytes, format_ms, format_s, format_speedup
+
+
+def first_code_line(source: str) -> str:
+    for line in source.splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            return stripped
+    return ""
+
+
+def _variant_row(v: Variant) -> dict[str, Any]:
+    t = v.timing
+    return {
+        "name": v.name,
+        "backend": v.backend,
+        "mode": v.mode,
+        "median_ms": t.median_ms if t else None,
+        "p10_ms": t.p10_ms if t else None,
+        "p90_ms": t.p90_ms if t else None,
+        "n": t.n if t else 0,
+        "first_call_s": v.first_call_s,
+        "compile_s": v.compile_s,
+        "peak_memory_bytes": v.peak_memory_bytes,
+        "recompiled_during_timing": v.recompiled_during_timing,
+        "error": v.error,
+    }
+
+
+def headline(run: ProfileRun) -> str:
+    eager = run.eager
+    if run.speedup is None or eager is None or eager.timing is None:
+        if eager is not None and eager.error:
+            return f"eager run failed: {eager.error}"
+        failed = [v for v in run.compiled_variants if v.error]
+        if failed:
+            return f"compile failed ({failed[0].name}): {failed[0].error}"
+        if not run.graphs and run.status == "ok":
+            return "nothing was compiled: the cell ran no torch operations that Dynamo could capture"
+        return f"profile {run.status}"
+    best = run.variant(run.speedup.variant)
+    s = run.speedup
+    faster = "faster" if s.value >= 1 else "slower"
+    factor = s.value if s.value >= 1 else 1 / s.value
+    parts = [
+        f"{best.name} {format_speedup(factor)} {faster}: "
+        f"{format_ms(eager.timing.median_ms)} → {format_ms(best.timing.median_ms)}"
+    ]
+    if best.compile_s is not None:
+        cache = {"cold": "cold cache", "warm": "warm cache", "mixed": "partly cached"}.get(run.cache.state)
+        parts.append(f"compile {format_s(best.compile_s)}" + (f", {cache}" if cache else ""))
+    nb = len(run.graph_breaks)
+    if nb:
+        parts.append(f"{nb} graph break{'s' if nb != 1 else ''}")
+    return "; ".join(parts)
+
+
+def warnings(run: ProfileRun) -> list[str]:
+    out: list[str] = []
+    if run.correctness is not None and run.correctness.ok is False:
+        out.append(
+            "compiled results differ from eager"
+            + (f" (max abs diff {run.correctness.max_abs_diff:.3g})" if run.correctness.max_abs_diff is not None else "")
+            + (f" in {', '.join(run.correctness.mismatched)}" if run.correctness.mismatched else "")
+        )
+    if run.graph_breaks:
+        lines = sorted({b.line for b in run.graph_breaks if b.line is not None})
+        where = f" at cell line{'s' if len(lines) != 1 else ''} {', '.join(map(str, lines))}" if lines else ""
+        out.append(f"{len(run.graph_breaks)} graph break{'s' if len(run.graph_breaks) != 1 else ''}{where}")
+    if run.recompiles:
+        timed = [r for r in run.recompiles if r.during_timing]
+        out.append(
+            f"{len(run.recompiles)} recompile{'s' if len(run.recompiles) != 1 else ''}"
+            + (f", {len(timed)} during timed runs" if timed else "")
+        )
+    if run.speedup is not None and run.speedup.low <= 1.0 <= run.speedup.high:
+        out.append("the speedup interval includes 1×: no measurable difference")
+    if run.status == "interrupted":
+        out.append("interrupted: partial results")
+    return out
+
+
+def summarize(run: ProfileRun) -> dict[str, Any]:
+    best = run.variant(run.speedup.variant) if run.speedup else None
+    return {
+        "id": run.id,
+        "label": run.label,
+        "created_at": run.created_at,
+        "status": run.status,
+        "notebook": run.notebook,
+        "device": {"type": run.device.type, "name": run.device.name},
+        "torch_version": run.torch_version,
+        "first_line": first_code_line(run.cell_source),
+        "headline": headline(run),
+        "variants": [_variant_row(v) for v in run.variants],
+        "speedup": (
+            {
+                "value": run.speedup.value,
+                "low": run.speedup.low,
+                "high": run.speedup.high,
+                "variant": run.speedup.variant,
+                "text": format_speedup(run.speedup.value),
+            }
+            if run.speedup
+            else None
+        ),
+        "compile_s": best.compile_s if best else None,
+        "cache_state": run.cache.state,
+        "graph_count": run.dynamo_graph_count,
+        "graph_break_count": len(run.graph_breaks),
+        "recompile_count": len(run.recompiles),
+        "kernel_count": len(run.kernels),
+        "cell_runs": run.cell_runs,
+        "peak_memory": {
+            v.name: format_bytes(v.peak_memory_bytes) for v in run.variants if v.peak_memory_bytes is not None
+        },
+        "memory_note": run.memory_note,
+        "correctness": (
+            {"ok": run.correctness.ok, "max_abs_diff": run.correctness.max_abs_diff, "note": run.correctness.note}
+            if run.correctness
+            else None
+        ),
+        "warnings": warnings(run),
+        "errors": [{"stage": e.stage, "message": e.message, "line": e.line, "variant": e.variant} for e in run.errors],
+        "recommendation": (
+            {"variant": run.recommendation.variant, "call": run.recommendation.call}
+            if run.recommendation
+            else None
+        ),
+    }
