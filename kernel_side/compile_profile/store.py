@@ -1,0 +1,408 @@
+"""The run store: every ``ProfileRun`` saved in one SQLite file, shared by the magic, the CLI and the server.
+
+One file per user (``default_db_path()``), written by several processes at once
+(kernels, the Jupyter server, the CLI), so:
+
+* the database runs in WAL mode with a busy timeout, and every write is one
+  ``BEGIN IMMEDIATE`` transaction, so readers never see half a run and two
+  writers queue instead of failing;
+* the file is stamped with our ``application_id`` and its schema version is
+  ``PRAGMA user_version``; an older file is migrated step by step, a newer one
+  is refused (an older compile-profile must not rewrite what a newer one wrote),
+  and any other file at the path (another program's database, a corrupt or
+  non-SQLite file) is refused and left untouched;
+* each row keeps the run's JSON plus the columns listing needs, including the
+  run's summary as JSON, so listing never parses whole runs.
+
+Only the standard library's ``sqlite3`` is used.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import pathlib
+import re
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from .profile_run import ProfileRun
+
+# "CPRF" in ASCII: marks a SQLite file as a compile-profile run store.
+APPLICATION_ID = 0x43505246
+
+_RUN_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")  # used with fullmatch: "$" would let a trailing newline through
+_FIX_PATH = "point COMPILE_PROFILE_DB (or the CLI's --db) at another file"
+
+
+class StoreError(Exception):
+    """The run store cannot be used; the message names the file and what to do about it."""
+
+
+class RunNotFound(KeyError):
+    """No run (or no kernel in a run) with that name."""
+
+    def __str__(self) -> str:  # KeyError would print the message with quotes around it
+        return str(self.args[0]) if self.args else "run not found"
+
+
+def default_db_path() -> pathlib.Path:
+    """``$COMPILE_PROFILE_DB`` when set, else ``<jupyter data dir>/compile_profile/runs.sqlite``."""
+    configured = os.environ.get("COMPILE_PROFILE_DB", "").strip()
+    if configured:
+        return pathlib.Path(configured).expanduser()
+    from jupyter_core.paths import jupyter_data_dir
+
+    return pathlib.Path(jupyter_data_dir()) / "compile_profile" / "runs.sqlite"
+
+
+def validate_run_id(run_id: str) -> str:
+    """Return ``run_id`` if it is 1–64 letters, digits, ``_`` or ``-``; raise ``ValueError`` otherwise."""
+    if not isinstance(run_id, str) or not _RUN_ID.fullmatch(run_id):
+        raise ValueError(f"invalid run id {run_id!r}: use 1-64 letters, digits, '_' or '-'")
+    return run_id
+
+
+# -- schema -------------------------------------------------------------------
+# Each step moves the file one version up, inside the migration transaction.
+# Append new steps; never edit a released one.
+
+
+def _create_runs_table(conn: sqlite3.Connection) -> None:
+    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    conn.execute(
+        """
+        CREATE TABLE runs (
+            id TEXT PRIMARY KEY,
+            created_at TEXT NOT NULL,
+            created_ts REAL NOT NULL,   -- created_at as epoch seconds: ISO strings with different offsets don't sort
+            notebook TEXT NOT NULL DEFAULT '',
+            label TEXT NOT NULL DEFAULT '',
+            status TEXT NOT NULL,
+            run_json TEXT NOT NULL
+        )
+        """
+    )
+    conn.execute("CREATE INDEX runs_by_time ON runs (created_ts DESC)")
+    conn.execute("CREATE INDEX runs_by_notebook ON runs (notebook, created_ts DESC)")
+
+
+def _add_summaries_and_change_counter(conn: sqlite3.Connection) -> None:
+    conn.execute("ALTER TABLE runs ADD COLUMN summary_json TEXT NOT NULL DEFAULT '{}'")
+    rows = conn.execute("SELECT id, created_at, notebook, label, status, run_json FROM runs").fetchall()
+    for run_id, created_at, notebook, label, status, run_json in rows:
+        try:
+            summary = _summarize(ProfileRun.from_dict(json.loads(run_json)))
+        except Exception as exc:  # noqa: BLE001 - one unreadable run must not block the upgrade of the others
+            summary = {
+                "id": run_id,
+                "created_at": created_at,
+                "notebook": notebook,
+                "label": label,
+                "status": status,
+                "headline": f"summary unavailable: {exc}",
+            }
+        conn.execute("UPDATE runs SET summary_json = ? WHERE id = ?", (json.dumps(summary), run_id))
+    # A counter bumped by every put and delete: pollers compare one integer instead of rereading the list.
+    conn.execute("CREATE TABLE store_state (key TEXT PRIMARY KEY, value INTEGER NOT NULL)")
+    conn.execute("INSERT INTO store_state (key, value) VALUES ('changes', 0)")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
+    _create_runs_table,  # -> version 1
+    _add_summaries_and_change_counter,  # -> version 2
+]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def _summarize(run: ProfileRun) -> dict[str, Any]:
+    from .render.summary import summarize
+
+    return summarize(run)
+
+
+def _epoch_seconds(created_at: str) -> float:
+    try:
+        moment = _dt.datetime.fromisoformat(created_at)
+    except (TypeError, ValueError):
+        return time.time()  # an unparsable timestamp sorts as "just stored"
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=_dt.timezone.utc)
+    return moment.timestamp()
+
+
+def _rollback_if_open(conn: sqlite3.Connection) -> None:
+    """Undo a transaction that failed part way (a failed COMMIT leaves it open; SQLite may have undone it)."""
+    if conn.in_transaction:
+        try:
+            conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass  # the error that got us here is the one worth reporting
+
+
+class RunStore:
+    """Saved runs in one SQLite file; safe to share between threads and processes.
+
+    Nothing touches the disk until the first call: reading a store that does not
+    exist yet gives no runs, and the first ``put`` creates the folder and the file.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, timeout: float = 30.0):
+        self.path = pathlib.Path(path).expanduser() if path is not None else default_db_path()
+        self.timeout = timeout
+        self._conn: sqlite3.Connection | None = None
+        self._pid = os.getpid()
+        self._lock = threading.RLock()
+
+    def __repr__(self) -> str:
+        return f"RunStore({str(self.path)!r})"
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writing ---------------------------------------------------------
+    def put(self, run: ProfileRun) -> None:
+        """Save ``run`` in one transaction, replacing any run with the same id."""
+        validate_run_id(run.id)
+        run_json = json.dumps(run.to_dict())
+        summary_json = json.dumps(_summarize(run))
+        row = (
+            run.id,
+            run.created_at,
+            _epoch_seconds(run.created_at),
+            run.notebook or "",
+            run.label or "",
+            run.status,
+            run_json,
+            summary_json,
+        )
+        with self._write() as conn:
+            conn.execute(
+                """
+                INSERT INTO runs (id, created_at, created_ts, notebook, label, status, run_json, summary_json)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET
+                    created_at = excluded.created_at, created_ts = excluded.created_ts,
+                    notebook = excluded.notebook, label = excluded.label, status = excluded.status,
+                    run_json = excluded.run_json, summary_json = excluded.summary_json
+                """,
+                row,
+            )
+            conn.execute("UPDATE store_state SET value = value + 1 WHERE key = 'changes'")
+
+    def delete(self, run_id: str) -> bool:
+        """Remove a run; ``False`` if there was none with that id."""
+        validate_run_id(run_id)
+        if self._read_connection() is None:
+            return False
+        with self._write() as conn:
+            removed = conn.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount > 0
+            if removed:
+                conn.execute("UPDATE store_state SET value = value + 1 WHERE key = 'changes'")
+        return removed
+
+    # -- reading ---------------------------------------------------------
+    def get(self, run_id: str) -> ProfileRun:
+        return ProfileRun.from_dict(self.get_dict(run_id))
+
+    def get_dict(self, run_id: str) -> dict[str, Any]:
+        validate_run_id(run_id)
+        row = self._query_one("SELECT run_json FROM runs WHERE id = ?", (run_id,))
+        if row is None:
+            raise RunNotFound(f"no run with id {run_id!r} in {self.path}")
+        return json.loads(row[0])
+
+    def list(self, *, limit: int | None = 50, offset: int = 0, notebook: str | None = None) -> list[dict[str, Any]]:
+        """Summaries (``render.summary.summarize``) of the newest runs first, optionally of one notebook."""
+        if limit is not None and (not isinstance(limit, int) or limit < 0):
+            raise ValueError(f"limit must be a non-negative integer or None, not {limit!r}")
+        if not isinstance(offset, int) or offset < 0:
+            raise ValueError(f"offset must be a non-negative integer, not {offset!r}")
+        where, params = ("WHERE notebook = ?", [notebook]) if notebook is not None else ("", [])
+        rows = self._query_all(
+            f"SELECT summary_json FROM runs {where} ORDER BY created_ts DESC, rowid DESC LIMIT ? OFFSET ?",
+            (*params, -1 if limit is None else limit, offset),
+        )
+        return [json.loads(summary_json) for (summary_json,) in rows]
+
+    def count(self, *, notebook: str | None = None) -> int:
+        if notebook is None:
+            row = self._query_one("SELECT count(*) FROM runs", ())
+        else:
+            row = self._query_one("SELECT count(*) FROM runs WHERE notebook = ?", (notebook,))
+        return row[0] if row else 0
+
+    def kernel_source(self, run_id: str, kernel_name: str) -> dict[str, Any]:
+        """``{"name", "language", "source"}`` of the first kernel called ``kernel_name`` in a run."""
+        validate_run_id(run_id)
+        # json_each picks the one kernel out inside SQLite, so the whole run is never parsed in Python.
+        row = self._query_one(
+            """
+            SELECT json_extract(k.value, '$.name'), json_extract(k.value, '$.language'),
+                   json_extract(k.value, '$.source')
+            FROM runs, json_each(runs.run_json, '$.kernels') AS k
+            WHERE runs.id = ? AND json_extract(k.value, '$.name') = ?
+            LIMIT 1
+            """,
+            (run_id, kernel_name),
+        )
+        if row is None:
+            if self._query_one("SELECT 1 FROM runs WHERE id = ?", (run_id,)) is None:
+                raise RunNotFound(f"no run with id {run_id!r} in {self.path}")
+            raise RunNotFound(f"run {run_id!r} has no kernel named {kernel_name!r}")
+        name, language, source = row
+        return {"name": name, "language": language, "source": source}
+
+    def change_token(self) -> int:
+        """A number that changes whenever a run is put or deleted, by any process."""
+        row = self._query_one("SELECT value FROM store_state WHERE key = 'changes'", ())
+        return row[0] if row else 0
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None and self._pid == os.getpid():
+                self._conn.close()
+            self._conn = None
+
+    # -- connection ------------------------------------------------------
+    def _query_one(self, sql: str, params: tuple) -> tuple | None:
+        with self._lock, self._translating_errors("read"):
+            conn = self._read_connection()
+            return None if conn is None else conn.execute(sql, params).fetchone()
+
+    def _query_all(self, sql: str, params: tuple) -> list[tuple]:
+        with self._lock, self._translating_errors("read"):
+            conn = self._read_connection()
+            return [] if conn is None else conn.execute(sql, params).fetchall()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._lock, self._translating_errors("write to"):
+            conn = self._connection(create=True)
+            assert conn is not None
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+                conn.execute("COMMIT")
+            finally:
+                _rollback_if_open(conn)
+
+    def _read_connection(self) -> sqlite3.Connection | None:
+        return self._connection(create=False)
+
+    def _connection(self, *, create: bool) -> sqlite3.Connection | None:
+        """The open connection, opening (and creating or migrating) the file on first use."""
+        with self._lock:
+            if self._pid != os.getpid():
+                # A forked child must not use its parent's connection; it was never ours to close.
+                self._conn, self._pid = None, os.getpid()
+            if self._conn is not None:
+                return self._conn
+            if not create and not self.path.exists():
+                return None
+            with self._translating_errors("open"):
+                if create:
+                    try:
+                        self.path.parent.mkdir(parents=True, exist_ok=True)
+                    except OSError as exc:
+                        raise StoreError(
+                            f"cannot create the folder for the run store {self.path}: {exc.strerror or exc}; "
+                            f"make it writable or {_FIX_PATH}"
+                        ) from None
+                conn = sqlite3.connect(
+                    self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False
+                )
+                try:
+                    self._check_is_ours(conn)
+                    self._prepare(conn)
+                except BaseException:
+                    conn.close()
+                    raise
+            self._conn = conn
+            return conn
+
+    def _inspect(self, conn: sqlite3.Connection) -> tuple[int, int, list[str]]:
+        try:
+            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")]
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                raise
+            raise StoreError(
+                f"{self.path} is not a compile-profile run store ({exc}); it may be corrupt or another "
+                f"program's file. It was left untouched: move it away or {_FIX_PATH}"
+            ) from None
+        return app_id, version, tables
+
+    def _check_is_ours(self, conn: sqlite3.Connection) -> int:
+        """Refuse anything but an empty file or one of our stores no newer than this code; return its version."""
+        app_id, version, tables = self._inspect(conn)
+        if app_id != APPLICATION_ID and (app_id != 0 or tables or version != 0):
+            raise StoreError(
+                f"{self.path} is a SQLite database of another program (application id {app_id:#x}, "
+                f"tables {', '.join(tables) or 'none'}); it was left untouched: move it away or {_FIX_PATH}"
+            )
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"the run store {self.path} was written by a newer compile-profile (store schema {version}; "
+                f"this one reads up to {SCHEMA_VERSION}): upgrade compile-profile (pip install -U compile-profile)"
+            )
+        return version
+
+    def _prepare(self, conn: sqlite3.Connection) -> None:
+        """Switch to WAL and run any pending migrations, once, even with other processes doing the same."""
+        conn.execute("PRAGMA journal_mode = WAL")
+        # WAL with synchronous=NORMAL cannot corrupt; a power cut may only lose the last few runs.
+        conn.execute("PRAGMA synchronous = NORMAL")
+        if self._check_is_ours(conn) == SCHEMA_VERSION:
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # Another process may have migrated while we waited for the write lock: look again.
+            version = self._check_is_ours(conn)
+            for step_version, step in enumerate(MIGRATIONS[version:], start=version + 1):
+                step(conn)
+                conn.execute(f"PRAGMA user_version = {step_version}")
+            conn.execute("COMMIT")
+        finally:
+            _rollback_if_open(conn)
+
+    @contextmanager
+    def _translating_errors(self, doing: str) -> Iterator[None]:
+        """Turn sqlite3's terse errors into a StoreError that says which file and what to do."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise StoreError(self._explain(exc, doing)) from exc
+
+    def _explain(self, exc: sqlite3.Error, doing: str) -> str:
+        text = str(exc)
+        lowered = text.lower()
+        where = f"cannot {doing} the run store {self.path}"
+        if "full" in lowered:
+            return f"{where}: the disk is full ({text}); free some space or {_FIX_PATH}"
+        if "readonly" in lowered or "read-only" in lowered or "unable to open" in lowered:
+            return (
+                f"{where}: the file or its folder is read-only or missing ({text}); "
+                f"make the folder writable or {_FIX_PATH}"
+            )
+        if "locked" in lowered or "busy" in lowered:
+            return (
+                f"{where}: another process kept it locked for more than {self.timeout:g} s ({text}); "
+                "try again when it is done"
+            )
+        if "not a database" in lowered or "malformed" in lowered or "corrupt" in lowered:
+            return (
+                f"{where}: the file is corrupt or not a compile-profile run store ({text}); "
+                f"move it away or {_FIX_PATH}"
+            )
+        return f"{where}: {text}"

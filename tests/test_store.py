@@ -1,0 +1,466 @@
+"""The SQLite run store: CRUD, listing, schema migrations, refusing files it must not touch, concurrency."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+import os
+import shutil
+import sqlite3
+import subprocess
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from synthetic_store_runs import make_run, put_many, timestamp
+
+from compile_profile import store as store_module
+from compile_profile.profile_run import ProfileRun
+from compile_profile.render.summary import summarize
+from compile_profile.store import (
+    APPLICATION_ID,
+    SCHEMA_VERSION,
+    RunNotFound,
+    RunStore,
+    StoreError,
+    default_db_path,
+    validate_run_id,
+)
+
+
+@pytest.fixture
+def db_path(tmp_path):
+    return tmp_path / "store" / "runs.sqlite"
+
+
+@pytest.fixture
+def store(db_path):
+    with RunStore(db_path) as s:
+        yield s
+
+
+def file_digest(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# -- paths and ids ----------------------------------------------------------
+
+
+def test_default_path_follows_environment_then_jupyter_data_dir(monkeypatch, tmp_path):
+    monkeypatch.setenv("COMPILE_PROFILE_DB", str(tmp_path / "elsewhere.sqlite"))
+    assert default_db_path() == tmp_path / "elsewhere.sqlite"
+    monkeypatch.delenv("COMPILE_PROFILE_DB")
+    monkeypatch.setenv("JUPYTER_DATA_DIR", str(tmp_path / "jupyter-data"))
+    assert default_db_path() == tmp_path / "jupyter-data" / "compile_profile" / "runs.sqlite"
+
+
+def test_store_without_path_uses_default(monkeypatch, tmp_path):
+    monkeypatch.setenv("COMPILE_PROFILE_DB", str(tmp_path / "env.sqlite"))
+    s = RunStore()
+    s.put(make_run("r1"))
+    assert (tmp_path / "env.sqlite").exists()
+    s.close()
+
+
+@pytest.mark.parametrize("good", ["a", "abc123", "A_b-C", "x" * 64, "0f3a9c2d1e4b"])
+def test_valid_run_ids_pass(good):
+    assert validate_run_id(good) == good
+
+
+@pytest.mark.parametrize(
+    "bad", ["", "x" * 65, "../x", "a/b", "1; DROP TABLE runs", "abc\n", "ab c", "é", "a.b", "%", None, 7]
+)
+def test_invalid_run_ids_are_refused(bad):
+    with pytest.raises(ValueError, match="invalid run id"):
+        validate_run_id(bad)
+
+
+@pytest.mark.parametrize("hostile", ["../x", "1; DROP TABLE runs", "' OR '1'='1"])
+def test_hostile_ids_never_reach_the_database(store, db_path, hostile):
+    store.put(make_run("kept"))
+    with pytest.raises(ValueError):
+        store.put(make_run(hostile))
+    for call in (store.get, store.get_dict, store.delete):
+        with pytest.raises(ValueError):
+            call(hostile)
+    with pytest.raises(ValueError):
+        store.kernel_source(hostile, "cpp_fused_relu_0")
+    assert [r["id"] for r in store.list()] == ["kept"]
+    assert not (db_path.parent / "x").exists()
+
+
+# -- CRUD --------------------------------------------------------------------
+
+
+def test_reading_a_missing_store_creates_nothing(db_path):
+    s = RunStore(db_path)
+    assert s.list() == []
+    assert s.count() == 0
+    assert s.change_token() == 0
+    assert s.delete("nope") is False
+    with pytest.raises(RunNotFound):
+        s.get("nope")
+    assert not db_path.parent.exists()
+
+
+def test_put_then_get_round_trips_the_whole_run(store, db_path):
+    run = make_run("abc123", notebook="/nb/a.ipynb")
+    store.put(run)
+    assert db_path.exists()
+    assert store.get("abc123") == run
+    assert store.get_dict("abc123") == run.to_dict()
+
+
+def test_a_second_store_object_sees_the_same_runs(store, db_path):
+    store.put(make_run("shared"))
+    with RunStore(db_path) as other:
+        assert other.get("shared").label == "matmul + relu"
+
+
+def test_put_replaces_a_run_with_the_same_id(store):
+    store.put(make_run("same", label="first"))
+    store.put(make_run("same", label="second", eager_ms=9.0))
+    assert store.count() == 1
+    assert store.get("same").label == "second"
+    (row,) = store.list()
+    assert row["label"] == "second"
+    assert row["variants"][0]["median_ms"] == 9.0
+
+
+def test_get_unknown_run_raises_run_not_found_naming_it(store):
+    store.put(make_run("present"))
+    with pytest.raises(RunNotFound, match="absent"):
+        store.get("absent")
+    with pytest.raises(KeyError):  # RunNotFound is a KeyError for callers that treat it as a lookup miss
+        store.get_dict("absent")
+
+
+def test_delete(store):
+    store.put(make_run("a"))
+    store.put(make_run("b"))
+    assert store.delete("a") is True
+    assert store.delete("a") is False
+    assert [r["id"] for r in store.list()] == ["b"]
+    with pytest.raises(RunNotFound):
+        store.get("a")
+
+
+def test_list_rows_are_the_summary_stored_at_put_time(store):
+    run = make_run("summ", eager_ms=3.0, compiled_ms=1.5)
+    store.put(run)
+    (row,) = store.list()
+    assert row == json.loads(json.dumps(summarize(run)))
+    assert row["speedup"]["value"] == pytest.approx(2.0)
+
+
+def test_list_is_newest_first_across_timezone_offsets_and_ties(store):
+    store.put(make_run("old", created_at="2024-01-01T10:00:00+00:00"))
+    # 09:30 UTC written with a +02:00 offset: as a string it sorts after "old", in time it is before.
+    store.put(make_run("older", created_at="2024-01-01T11:30:00+02:00"))
+    store.put(make_run("new", created_at="2024-06-01T10:00:00+00:00"))
+    store.put(make_run("tie-first", created_at="2024-03-01T10:00:00+00:00"))
+    store.put(make_run("tie-second", created_at="2024-03-01T10:00:00+00:00"))
+    assert [r["id"] for r in store.list()] == ["new", "tie-second", "tie-first", "old", "older"]
+
+
+def test_paging_and_count(store):
+    for i in range(7):
+        store.put(make_run(f"r{i}", created_at=timestamp(minutes_ago=10 - i)))
+    newest_first = [f"r{i}" for i in reversed(range(7))]
+    assert store.count() == 7
+    assert [r["id"] for r in store.list(limit=3)] == newest_first[:3]
+    assert [r["id"] for r in store.list(limit=3, offset=3)] == newest_first[3:6]
+    assert [r["id"] for r in store.list(limit=3, offset=6)] == newest_first[6:]
+    assert store.list(limit=3, offset=7) == []
+    assert [r["id"] for r in store.list(limit=None)] == newest_first
+    assert store.list(limit=0) == []
+    with pytest.raises(ValueError):
+        store.list(limit=-1)
+    with pytest.raises(ValueError):
+        store.list(offset=-2)
+
+
+def test_notebook_filter(store):
+    store.put(make_run("a1", notebook="/w/a.ipynb", created_at=timestamp(3)))
+    store.put(make_run("b1", notebook="/w/b.ipynb", created_at=timestamp(2)))
+    store.put(make_run("a2", notebook="/w/a.ipynb", created_at=timestamp(1)))
+    store.put(make_run("none", created_at=timestamp(0)))
+    assert [r["id"] for r in store.list(notebook="/w/a.ipynb")] == ["a2", "a1"]
+    assert store.count(notebook="/w/a.ipynb") == 2
+    assert store.count(notebook="/w/b.ipynb") == 1
+    assert store.count(notebook="/w/none.ipynb") == 0
+    assert [r["id"] for r in store.list(notebook="")] == ["none"]
+    assert store.count() == 4
+
+
+def test_kernel_source(store):
+    store.put(make_run("k", kernel_names=("cpp_fused_relu_0", "cpp_fused_add_1")))
+    kernel = store.kernel_source("k", "cpp_fused_add_1")
+    assert kernel == {
+        "name": "cpp_fused_add_1",
+        "language": "cpp",
+        "source": "// source of cpp_fused_add_1\nvoid cpp_fused_add_1() {}\n",
+    }
+    with pytest.raises(RunNotFound, match="no kernel named 'triton_missing'"):
+        store.kernel_source("k", "triton_missing")
+    with pytest.raises(RunNotFound, match="no run with id 'other'"):
+        store.kernel_source("other", "cpp_fused_add_1")
+
+
+def test_change_token_moves_on_put_and_delete_from_any_connection(store, db_path):
+    before = store.change_token()
+    store.put(make_run("t1"))
+    after_put = store.change_token()
+    assert after_put != before
+    with RunStore(db_path) as other:
+        assert other.change_token() == after_put
+        other.put(make_run("t2"))
+    after_other_put = store.change_token()
+    assert after_other_put != after_put
+    store.delete("missing")
+    assert store.change_token() == after_other_put  # nothing changed
+    store.delete("t1")
+    assert store.change_token() != after_other_put
+
+
+def test_failed_put_leaves_nothing_behind(store):
+    store.put(make_run("good"))
+    token = store.change_token()
+    broken = make_run("broken")
+    broken.speedup.variant = "no-such-variant"  # summarize() cannot name the best variant
+    with pytest.raises(KeyError):
+        store.put(broken)
+    assert store.count() == 1
+    assert store.change_token() == token
+
+
+# -- schema, migrations, files that are not ours -----------------------------
+
+
+def _user_version(path) -> int:
+    with sqlite3.connect(path) as conn:
+        return conn.execute("PRAGMA user_version").fetchone()[0]
+
+
+def test_new_store_is_wal_stamped_and_current(store, db_path):
+    store.put(make_run("x"))
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert SCHEMA_VERSION == len(store_module.MIGRATIONS) >= 2
+
+
+def test_version_1_store_written_by_hand_is_migrated(db_path):
+    db_path.parent.mkdir(parents=True)
+    old_run = make_run("legacy", label="from schema 1", notebook="/w/old.ipynb", created_at=timestamp(5))
+    # Schema 1 exactly as it was: runs without summaries, no change counter.
+    conn = sqlite3.connect(db_path)
+    conn.executescript(
+        f"""
+        PRAGMA application_id = {APPLICATION_ID};
+        CREATE TABLE runs (
+            id TEXT PRIMARY KEY, created_at TEXT NOT NULL, created_ts REAL NOT NULL,
+            notebook TEXT NOT NULL DEFAULT '', label TEXT NOT NULL DEFAULT '', status TEXT NOT NULL,
+            run_json TEXT NOT NULL
+        );
+        CREATE INDEX runs_by_time ON runs (created_ts DESC);
+        CREATE INDEX runs_by_notebook ON runs (notebook, created_ts DESC);
+        PRAGMA user_version = 1;
+        """
+    )
+    conn.execute(
+        "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?)",
+        ("legacy", old_run.created_at, time.time() - 300, old_run.notebook, old_run.label, "ok", old_run.to_json()),
+    )
+    conn.execute(
+        "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?)",
+        ("unreadable", timestamp(9), time.time() - 540, "", "bad", "ok", "{not json"),
+    )
+    conn.commit()
+    conn.close()
+
+    with RunStore(db_path) as s:
+        rows = s.list()
+        assert [r["id"] for r in rows] == ["legacy", "unreadable"]
+        assert rows[0] == json.loads(json.dumps(summarize(old_run)))
+        assert rows[1]["headline"].startswith("summary unavailable")
+        assert s.get("legacy") == old_run
+        token = s.change_token()
+        s.put(make_run("fresh"))
+        assert s.change_token() != token
+        assert s.count(notebook="/w/old.ipynb") == 1
+    assert _user_version(db_path) == SCHEMA_VERSION
+
+
+def test_newer_schema_is_refused_and_left_alone(store, db_path):
+    store.put(make_run("future"))
+    store.close()
+    with sqlite3.connect(db_path) as conn:
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    digest = file_digest(db_path)
+    for call in (lambda s: s.list(), lambda s: s.put(make_run("mine")), lambda s: s.get("future")):
+        s = RunStore(db_path)
+        with pytest.raises(StoreError, match="newer compile-profile") as info:
+            call(s)
+        assert "upgrade compile-profile" in str(info.value)
+        assert str(db_path) in str(info.value)
+    assert file_digest(db_path) == digest
+    assert _user_version(db_path) == SCHEMA_VERSION + 1
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"this is a text file, not a database\n" * 20, os.urandom(8192), b"SQLite format 3\x00" + b"\xff" * 4080],
+    ids=["text", "random", "bad-header"],
+)
+def test_non_sqlite_file_is_refused_and_never_overwritten(db_path, content):
+    db_path.parent.mkdir(parents=True)
+    db_path.write_bytes(content)
+    for call in (lambda s: s.list(), lambda s: s.put(make_run("x")), lambda s: s.change_token()):
+        s = RunStore(db_path)
+        with pytest.raises(StoreError) as info:
+            call(s)
+        message = str(info.value)
+        assert str(db_path) in message
+        assert "COMPILE_PROFILE_DB" in message
+    assert db_path.read_bytes() == content
+    assert not db_path.with_name(db_path.name + "-wal").exists()
+
+
+def test_another_programs_sqlite_database_is_refused_and_left_alone(db_path):
+    db_path.parent.mkdir(parents=True)
+    with sqlite3.connect(db_path) as conn:
+        conn.execute("CREATE TABLE notes (body TEXT)")
+        conn.execute("INSERT INTO notes VALUES ('keep me')")
+    digest = file_digest(db_path)
+    with pytest.raises(StoreError, match="another program") as info:
+        RunStore(db_path).put(make_run("x"))
+    assert "notes" in str(info.value)
+    with pytest.raises(StoreError):
+        RunStore(db_path).list()
+    assert file_digest(db_path) == digest
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"  # not switched to WAL
+
+
+def test_corrupted_pages_give_store_error(store, db_path):
+    for i in range(40):
+        store.put(make_run(f"c{i}", label="x" * 2000))
+    store.close()
+    with sqlite3.connect(db_path) as conn:  # fold the WAL in so the damage below hits the data
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    data = bytearray(db_path.read_bytes())
+    page_size = int.from_bytes(data[16:18], "big")
+    for page in range(1, len(data) // page_size):  # keep page 0 (header and schema), ruin the rest
+        data[page * page_size : (page + 1) * page_size] = b"\xa5" * page_size
+    db_path.write_bytes(bytes(data))
+    with pytest.raises(StoreError, match="corrupt") as info:
+        with RunStore(db_path) as s:
+            s.list()
+            s.get("c3")
+    assert str(db_path) in str(info.value)
+
+
+def _make_unwritable(directory):
+    """chmod is enough for a normal user; root ignores it, so there use the immutable flag."""
+    if os.geteuid() != 0:
+        directory.chmod(0o555)
+        return lambda: directory.chmod(0o755)
+    if shutil.which("chattr") is None or subprocess.run(["chattr", "+i", str(directory)]).returncode != 0:
+        return None
+    return lambda: subprocess.run(["chattr", "-i", str(directory)], check=True)
+
+
+def test_read_only_directory_gives_store_error(tmp_path):
+    directory = tmp_path / "locked"
+    directory.mkdir()
+    undo = _make_unwritable(directory)
+    if undo is None:
+        pytest.skip("cannot make a directory read-only here (root without chattr +i)")
+    try:
+        probe = directory / "probe"
+        with pytest.raises(OSError):
+            probe.write_text("x")  # the directory really is read-only
+        db_path = directory / "runs.sqlite"
+        s = RunStore(db_path)
+        assert s.list() == []  # reading a store that is not there is fine
+        with pytest.raises(StoreError) as info:
+            s.put(make_run("x"))
+        message = str(info.value)
+        assert str(db_path) in message and "read-only" in message
+        with pytest.raises(StoreError, match="cannot create the folder"):
+            RunStore(directory / "sub" / "runs.sqlite").put(make_run("x"))
+    finally:
+        undo()
+
+
+def test_full_disk_is_reported_as_store_error(store):
+    store.put(make_run("small"))
+    # Cap the file at its current size: the next large put hits SQLITE_FULL exactly as a full disk would.
+    conn = store._connection(create=True)
+    pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    conn.execute(f"PRAGMA max_page_count = {pages}")
+    with pytest.raises(StoreError, match="disk is full"):
+        store.put(make_run("large", label="y" * 200_000))
+    assert [r["id"] for r in store.list()] == ["small"]  # the failed put left nothing behind
+    store.put(make_run("small", label="replaced"))  # and the connection is usable again
+    assert store.get("small").label == "replaced"
+
+
+# -- concurrency ---------------------------------------------------------------
+
+
+def test_threads_sharing_one_store(store):
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        list(pool.map(lambda i: store.put(make_run(f"t{i}")), range(60)))
+    assert store.count() == 60
+
+
+def test_several_processes_writing_at_once_lose_nothing(db_path):
+    """Four processes create the same new store and put 150 runs each while this one keeps reading."""
+    writers, per_writer = 4, 150
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=put_many, args=(str(db_path), f"w{k}", per_writer)) for k in range(writers)]
+    started = time.monotonic()
+    for p in procs:
+        p.start()
+
+    reader = RunStore(db_path, timeout=60)
+    reads_done = 0
+    reader_error: list[BaseException] = []
+
+    def read_while_writing():
+        # Every run that is visible at all must load whole: puts are atomic.
+        nonlocal reads_done
+        try:
+            while any(p.is_alive() for p in procs):
+                for row in reader.list(limit=5):
+                    assert reader.get(row["id"]).id == row["id"]
+                    reads_done += 1
+        except BaseException as exc:  # noqa: BLE001 - reported by the main thread
+            reader_error.append(exc)
+
+    thread = threading.Thread(target=read_while_writing)
+    thread.start()
+    for p in procs:
+        p.join(timeout=60)
+    thread.join(timeout=60)
+    elapsed = time.monotonic() - started
+
+    assert [p.exitcode for p in procs] == [0] * writers
+    assert not reader_error, reader_error
+    assert reads_done > 0
+    assert reader.count() == writers * per_writer
+    expected = {f"w{k}-{i}" for k in range(writers) for i in range(per_writer)}
+    assert {r["id"] for r in reader.list(limit=None)} == expected
+    for k in range(writers):
+        assert reader.count(notebook=f"w{k}.ipynb") == per_writer
+    for run_id in sorted(expected):
+        run = reader.get(run_id)
+        assert isinstance(run, ProfileRun) and run.label.endswith(run_id.rsplit("-", 1)[1])
+    assert reader.change_token() == writers * per_writer  # every put bumped the counter exactly once
+    assert elapsed < 20, f"{writers * per_writer} concurrent puts took {elapsed:.1f} s"
+    reader.close()
