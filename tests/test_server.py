@@ -1,0 +1,227 @@
+"""The jupyter_server extension's REST API over the run store, through a real server (pytest-jupyter)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import urllib.parse
+
+import pytest
+import tornado.httpclient
+
+from compile_profile.store import RunStore
+from render_fixtures import HOSTILE, cpu_run, cuda_run, hostile_run
+from synthetic_store_runs import make_run, timestamp
+
+pytest_plugins = ["pytest_jupyter.jupyter_server"]
+
+API = "compile-profile/api"
+
+
+@pytest.fixture
+def jp_server_config():
+    return {"ServerApp": {"jpserver_extensions": {"compile_profile": True}}}
+
+
+@pytest.fixture
+def store_path(tmp_path, monkeypatch):
+    path = tmp_path / "runs.sqlite"
+    monkeypatch.setenv("COMPILE_PROFILE_DB", str(path))
+    return path
+
+
+@pytest.fixture
+def store(store_path):
+    with RunStore(store_path) as s:
+        yield s
+
+
+async def fetch_json(jp_fetch, *parts, **kwargs):
+    response = await jp_fetch(*parts, **kwargs)
+    assert response.headers["Content-Type"].startswith("application/json")
+    return json.loads(response.body)
+
+
+async def expect_status(jp_fetch, status, *parts, **kwargs):
+    with pytest.raises(tornado.httpclient.HTTPClientError) as info:
+        await jp_fetch(*parts, **kwargs)
+    assert info.value.code == status, info.value
+    return info.value
+
+
+# -- list ---------------------------------------------------------------------
+
+
+async def test_list_of_an_absent_store_is_empty(jp_fetch, store_path):
+    body = await fetch_json(jp_fetch, API, "runs")
+    assert body == {"runs": [], "total": 0, "token": 0}
+    assert not store_path.exists()  # reading must not create the file
+
+
+async def test_list_is_newest_first_with_summaries_and_paging(jp_fetch, store):
+    for i in range(5):
+        store.put(make_run(f"run{i}", created_at=timestamp(minutes_ago=10 - i), label=f"run {i}"))
+    body = await fetch_json(jp_fetch, API, "runs", params={"limit": 2, "offset": 1})
+    assert body["total"] == 5
+    assert [r["id"] for r in body["runs"]] == ["run3", "run2"]
+    row = body["runs"][0]
+    assert row["label"] == "run 3"
+    assert row["headline"].startswith("inductor")
+    assert row["speedup"]["text"] == "2.00×"
+    assert body["token"] == store.change_token() > 0
+
+
+async def test_list_filters_by_notebook(jp_fetch, store):
+    store.put(make_run("a1", notebook="/home/u/a.ipynb"))
+    store.put(make_run("b1", notebook="/home/u/b.ipynb"))
+    store.put(make_run("b2", notebook="/home/u/b.ipynb"))
+    body = await fetch_json(jp_fetch, API, "runs", params={"notebook": "/home/u/b.ipynb"})
+    assert body["total"] == 2
+    assert {r["id"] for r in body["runs"]} == {"b1", "b2"}
+
+
+@pytest.mark.parametrize("params", [{"limit": "x"}, {"limit": "0"}, {"limit": "100000"}, {"offset": "-1"}])
+async def test_list_rejects_bad_paging(jp_fetch, store, params):
+    await expect_status(jp_fetch, 400, API, "runs", params=params)
+
+
+# -- one run ------------------------------------------------------------------
+
+
+async def test_get_run_is_the_full_run_dict(jp_fetch, store):
+    run = cuda_run()
+    store.put(run)
+    body = await fetch_json(jp_fetch, API, "runs", run.id)
+    assert body == run.to_dict()
+
+
+async def test_hostile_text_comes_back_unaltered_as_json(jp_fetch, store):
+    run = hostile_run()
+    store.put(run)
+    raw = (await jp_fetch(API, "runs", run.id)).body.decode()
+    assert json.loads(raw)["label"] == f"label {HOSTILE}"
+
+
+
+async def test_unknown_run_is_404(jp_fetch, store):
+    store.put(cpu_run())
+    error = await expect_status(jp_fetch, 404, API, "runs", "nosuchrun")
+    assert "nosuchrun" in json.loads(error.response.body)["message"]
+
+
+@pytest.mark.parametrize(
+    "hostile_id",
+    ["a b", "..", "x" * 65, "<script>", "id;drop", "\u00e9t\u00e9", "a.b"],
+)
+async def test_hostile_ids_are_400(jp_fetch, store, hostile_id):
+    store.put(cpu_run())
+    await expect_status(jp_fetch, 400, API, "runs", hostile_id)
+    await expect_status(jp_fetch, 400, API, "runs", hostile_id, "figures")
+    await expect_status(jp_fetch, 400, API, "runs", hostile_id, "kernels", "k")
+    await expect_status(jp_fetch, 400, API, "runs", hostile_id, method="DELETE")
+
+
+# -- kernel source --------------------------------------------------------------
+
+
+async def test_kernel_source(jp_fetch, store):
+    run = cpu_run()
+    store.put(run)
+    body = await fetch_json(jp_fetch, API, "runs", run.id, "kernels", "cpp_fused_add_relu_0")
+    assert body == {"name": "cpp_fused_add_relu_0", "language": "cpp", "source": run.kernels[0].source}
+
+
+async def test_kernel_name_with_a_dot(jp_fetch, store):
+    run = cpu_run()
+    store.put(run)
+    body = await fetch_json(jp_fetch, API, "runs", run.id, "kernels", "extern_kernels.mm")
+    assert body["language"] == "extern"
+
+
+async def test_unknown_kernel_and_unknown_run_are_404(jp_fetch, store):
+    run = cpu_run()
+    store.put(run)
+    await expect_status(jp_fetch, 404, API, "runs", run.id, "kernels", "nope")
+    await expect_status(jp_fetch, 404, API, "runs", "otherrun", "kernels", "cpp_fused_add_relu_0")
+
+
+# -- figures --------------------------------------------------------------------
+
+async def test_figures_are_plotly_dicts(jp_fetch, store):
+    run = cuda_run()
+    store.put(run)
+    body = await fetch_json(jp_fetch, API, "runs", run.id, "figures")
+    for name in ("variants", "samples", "compile_phases"):
+        assert isinstance(body[name]["data"], list) and body[name]["data"], name
+    await expect_status(jp_fetch, 404, API, "runs", "nosuchrun", "figures")
+
+
+async def test_figures_without_a_chart_renderer_are_501(jp_fetch, store, monkeypatch):
+    # An install whose chart module failed to ship answers "not implemented", not a traceback.
+    from compile_profile.server import handlers
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        handlers.importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "compile_profile.render.charts" else real_find_spec(name, *a),
+    )
+    store.put(cpu_run())
+    await expect_status(jp_fetch, 501, API, "runs", cpu_run().id, "figures")
+
+
+# -- delete and change token -------------------------------------------------------
+
+
+async def test_delete_then_404_and_token_moves(jp_fetch, store):
+    run = cpu_run()
+    store.put(run)
+    before = (await fetch_json(jp_fetch, API, "changes"))["token"]
+    response = await jp_fetch(API, "runs", run.id, method="DELETE")
+    assert response.code == 204
+    after = (await fetch_json(jp_fetch, API, "changes"))["token"]
+    assert after > before
+    await expect_status(jp_fetch, 404, API, "runs", run.id)
+    await expect_status(jp_fetch, 404, API, "runs", run.id, method="DELETE")
+    assert (await fetch_json(jp_fetch, API, "runs"))["total"] == 0
+
+
+async def test_change_token_follows_writes_from_another_process_handle(jp_fetch, store_path):
+    assert (await fetch_json(jp_fetch, API, "changes")) == {"token": 0}
+    with RunStore(store_path) as writer:  # as the kernel would: its own connection
+        writer.put(cpu_run())
+    first = (await fetch_json(jp_fetch, API, "changes"))["token"]
+    assert first > 0
+    assert (await fetch_json(jp_fetch, API, "changes"))["token"] == first  # reading changes nothing
+
+
+# -- authentication -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "method,parts",
+    [
+        ("GET", ["runs"]),
+        ("GET", ["runs", "cpu000000001"]),
+        ("GET", ["runs", "cpu000000001", "kernels", "cpp_fused_add_relu_0"]),
+        ("GET", ["runs", "cpu000000001", "figures"]),
+        ("GET", ["changes"]),
+        ("DELETE", ["runs", "cpu000000001"]),
+    ],
+)
+async def test_unauthenticated_requests_are_refused(http_server_client, jp_base_url, store, method, parts):
+    store.put(cpu_run())
+    url = jp_base_url.rstrip("/") + "/" + "/".join([API, *(urllib.parse.quote(p) for p in parts)])
+    with pytest.raises(tornado.httpclient.HTTPClientError) as info:
+        await http_server_client.fetch(url, method=method)
+    assert info.value.code == 403
+    with pytest.raises(tornado.httpclient.HTTPClientError) as info:
+        await http_server_client.fetch(url, method=method, headers={"Authorization": "token wrong"})
+    assert info.value.code == 403
+    assert store.count() == 1  # the refused DELETE deleted nothing
+
+
+async def test_store_errors_are_reported_as_json(jp_fetch, store_path):
+    store_path.write_bytes(b"this is not a sqlite file" * 100)
+    error = await expect_status(jp_fetch, 500, API, "runs")
+    assert "run store error" in json.loads(error.response.body)["message"]
