@@ -1,4 +1,4 @@
-"""Number formatting shared by every renderer (the TypeScript side mirrors it in ext/src/format.ts)."""
+"""Number and text formatting shared by every renderer (the TypeScript side mirrors the numbers in ext/src/format.ts)."""
 
 from __future__ import annotations
 
@@ -36,3 +36,25 @@ def format_bytes(n: int | None) -> str:
             return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
         size /= 1024
     return f"{size:.1f} GiB"
+
+
+def format_timing(median_ms: float, p10_ms: float, p90_ms: float, n: int) -> str:
+    """``4.12 ms (p10 3.9 ms / p90 4.4 ms, n=50)``: each bound keeps its own unit, so none is misread."""
+    return f"{format_ms(median_ms)} (p10 {format_ms(p10_ms)} / p90 {format_ms(p90_ms)}, n={n})"
+
+
+def format_interval(low: float, high: float, confidence: float) -> str:
+    return f"[{low:.2f}, {high:.2f}] {confidence * 100:.0f}% CI"
+
+
+def format_diff(x: float | None) -> str:
+    return "—" if x is None else f"{x:.3g}"
+
+
+def one_line(text: str, limit: int = 160) -> str:
+    """The first non-empty line of ``text``, cut to ``limit`` characters: for reasons and messages in tables."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    more = first != text.strip()
+    if len(first) > limit:
+        first, more = first[: limit - 1].rstrip(), True
+    return first + ("…" if more else "")

@@ -1,0 +1,187 @@
+"""Static HTML summary for the cell's ``text/html``: tables only, no script, inline styles.
+
+It has to read well wherever a notebook is shown (JupyterLab, VS Code, GitHub's
+viewer, which strips scripts and most styling), so it uses plain tables and
+only colour-free styles (opacity, borders in translucent grey) that suit light
+and dark themes.  Every piece of text that came from the user's code or from
+the compiler is passed through ``html.escape``.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from ..profile_run import ProfileRun
+from .facts import (
+    TOP_KERNELS,
+    cell_code,
+    kernel_counts,
+    kernel_variants,
+    median_ratio,
+    peak_memory_text,
+    top_kernels,
+)
+from .format import (
+    format_diff,
+    format_interval,
+    format_ms,
+    format_s,
+    format_speedup,
+    one_line,
+)
+from .summary import headline, warnings
+
+MAX_ROWS = 10
+
+_TABLE = 'style="border-collapse:collapse;margin:4px 0 8px 0;font-size:90%"'
+_TH = 'style="text-align:left;padding:2px 10px 2px 0;border-bottom:1px solid rgba(127,127,127,.5)"'
+_TD = 'style="text-align:left;padding:2px 10px 2px 0;border-bottom:1px solid rgba(127,127,127,.2);vertical-align:top"'
+_NUM = 'style="text-align:right;padding:2px 10px 2px 0;border-bottom:1px solid rgba(127,127,127,.2);vertical-align:top"'
+_H = 'style="font-weight:600;margin:8px 0 2px 0"'
+_MUTED = 'style="opacity:.7"'
+
+
+def _table(header: list[str], rows: list[list[str]], numeric: set[int] = frozenset()) -> str:
+    """A table whose cells are already HTML (callers escape user text before passing it)."""
+    head = "".join(f"<th {_TH}>{h}</th>" for h in header)
+    body = "".join(
+        "<tr>" + "".join(f"<td {_NUM if i in numeric else _TD}>{cell}</td>" for i, cell in enumerate(row)) + "</tr>"
+        for row in rows
+    )
+    return f"<table {_TABLE}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _code(text: str) -> str:
+    return f"<code>{escape(text)}</code>" if text else ""
+
+
+def _more(shown: int, total: int, what: str) -> str:
+    return f"<div {_MUTED}>showing {shown} of {total} {what}</div>" if total > shown else ""
+
+
+def _variants(run: ProfileRun) -> str:
+    rows = []
+    for v in run.variants:
+        t = v.timing
+        ratio = median_ratio(run, v) if v.name != "eager" else None
+        status = escape(one_line(v.error)) if v.error else ("recompiled while timed" if v.recompiled_during_timing else "")
+        rows.append([
+            escape(v.name),
+            format_ms(t.median_ms) if t else "—",
+            format_ms(t.p10_ms) if t else "—",
+            format_ms(t.p90_ms) if t else "—",
+            str(t.n) if t else "0",
+            format_speedup(ratio) if ratio is not None else "",
+            format_s(v.compile_s) if v.compile_s is not None else "",
+            format_s(v.first_call_s) if v.first_call_s is not None else "",
+            escape(peak_memory_text(run, v)),
+            status,
+        ])
+    header = ["variant", "median", "p10", "p90", "n", "eager ÷ median", "compile", "first call", "peak memory", ""]
+    return _table(header, rows, numeric={1, 2, 3, 4, 5, 6, 7})
+
+
+def _facts(run: ProfileRun) -> str:
+    rows: list[list[str]] = []
+    s = run.speedup
+    if s is not None:
+        rows.append(["speedup", f"<b>{format_speedup(s.value)}</b> {format_interval(s.low, s.high, s.confidence)}"
+                     f" ({escape(s.variant)})"])
+    cache = run.cache
+    rows.append(["compile cache", f"{cache.state} (FX graph cache: {cache.fx_graph_hits} hit{'' if cache.fx_graph_hits == 1 else 's'}, "
+                 f"{cache.fx_graph_misses} missed)"])
+    rows.append(["Dynamo graphs", str(run.dynamo_graph_count)])
+    rows.append(["graph breaks", str(len(run.graph_breaks))])
+    timed = sum(r.during_timing for r in run.recompiles)
+    rows.append(["recompiles", f"{len(run.recompiles)}" + (f" ({timed} during timing)" if timed else "")])
+    counts = ", ".join(f"{n} {escape(lang)}" for lang, n in kernel_counts(run).items())
+    rows.append(["kernels", f"{len(run.kernels)}" + (f" ({counts})" if counts else "")])
+    c = run.correctness
+    if c is not None:
+        verdict = {True: "ok", False: "<b>mismatch</b>", None: "not compared"}[c.ok]
+        detail = f" (max abs diff {format_diff(c.max_abs_diff)}, max rel diff {format_diff(c.max_rel_diff)})"
+        where = f" in {escape(', '.join(c.mismatched))}" if c.mismatched else ""
+        note = f"; {escape(one_line(c.note))}" if c.note else ""
+        rows.append(["correctness", verdict + detail + where + note])
+    if run.status != "ok":
+        rows.append(["status", f"<b>{escape(run.status)}</b>" + (" (partial results)" if run.status == "interrupted" else "")])
+    if run.recommendation is not None:
+        r = run.recommendation
+        reason = f" ({escape(one_line(r.reason))})" if r.reason else ""
+        rows.append(["recommendation (--sweep)", f"{escape(r.variant)}: {_code(r.call)}{reason}"])
+    body = "".join(f"<tr><th {_TH}>{k}</th><td {_TD}>{v}</td></tr>" for k, v in rows)
+    return f"<table {_TABLE}><tbody>{body}</tbody></table>"
+
+
+def _graph_breaks(run: ProfileRun) -> str:
+    if not run.graph_breaks:
+        return ""
+    rows = []
+    for b in run.graph_breaks[:MAX_ROWS]:
+        where = str(b.line) if b.line is not None else escape(b.filename or "outside the cell")
+        rows.append([where, _code(b.code_line.strip() or cell_code(run, b.line)), escape(one_line(b.reason))])
+    return (f"<div {_H}>Graph breaks</div>" + _table(["cell line", "code", "reason"], rows)
+            + _more(min(MAX_ROWS, len(run.graph_breaks)), len(run.graph_breaks), "graph breaks"))
+
+
+def _recompiles(run: ProfileRun) -> str:
+    if not run.recompiles:
+        return ""
+    rows = [[escape(r.variant), "yes" if r.during_timing else "", escape(one_line(r.reason))] for r in run.recompiles[:MAX_ROWS]]
+    return (f"<div {_H}>Recompiles</div>" + _table(["variant", "while timed", "reason"], rows)
+            + _more(min(MAX_ROWS, len(run.recompiles)), len(run.recompiles), "recompiles"))
+
+
+def _kernels(run: ProfileRun) -> str:
+    if not run.kernels:
+        return ""
+    several = len(kernel_variants(run)) > 1
+    rows = []
+    for k in top_kernels(run.kernels, TOP_KERNELS):
+        rows.append([
+            _code(k.name) + (f" <span {_MUTED}>({escape(k.variant)})</span>" if several and k.variant else ""),
+            escape(k.language),
+            format_ms(k.device_time_ms) if k.device_time_ms is not None else "—",
+            f"{k.share * 100:.1f}%" if k.share is not None else "",
+            ", ".join(map(str, k.lines)),
+            escape(", ".join(k.aten_ops[:6]) + (" …" if len(k.aten_ops) > 6 else "")),
+        ])
+    timed = any(k.device_time_ms is not None for k in run.kernels)
+    title = "Top kernels by device time" if timed else "Kernels"
+    return (f"<div {_H}>{title}</div>"
+            + _table(["kernel", "language", "device time", "share", "cell lines", "aten ops"], rows, numeric={2, 3})
+            + _more(min(TOP_KERNELS, len(run.kernels)), len(run.kernels), "kernels"))
+
+
+def _errors(run: ProfileRun) -> str:
+    rows = [
+        [escape(e.stage), escape(e.variant), str(e.line) if e.line is not None else "", escape(one_line(e.message, 300))]
+        for e in run.errors[:MAX_ROWS]
+    ]
+    if not rows:
+        return ""
+    return (f"<div {_H}>Errors</div>" + _table(["stage", "variant", "cell line", "message"], rows)
+            + _more(min(MAX_ROWS, len(run.errors)), len(run.errors), "errors"))
+
+
+def render_html(run: ProfileRun) -> str:
+    meta = [f"run {escape(run.id)}", f"{escape(run.device.type)} ({escape(run.device.name)})", f"torch {escape(run.torch_version)}"]
+    if run.label:
+        meta.insert(0, f"<b>{escape(one_line(run.label, 120))}</b>")
+    warn = "".join(f"<li>{escape(w)}</li>" for w in warnings(run))
+    notes = "".join(f"<li>{escape(one_line(n, 300))}</li>" for n in run.notes)
+    parts = [
+        '<div class="compile-profile-run" style="line-height:1.4">',
+        f'<div style="font-weight:600;font-size:110%">{escape(headline(run))}</div>',
+        f"<div {_MUTED}>{' · '.join(meta)}</div>",
+        f'<ul style="margin:4px 0">{warn}</ul>' if warn else "",
+        _variants(run),
+        _facts(run),
+        _graph_breaks(run),
+        _recompiles(run),
+        _kernels(run),
+        _errors(run),
+        f'<ul style="margin:4px 0;opacity:.8">{notes}</ul>' if notes else "",
+        "</div>",
+    ]
+    return "".join(parts)

@@ -1,0 +1,164 @@
+"""Plain-text view of a run: ``ProfileRun.__repr__`` and the ``text/plain`` of the cell output.
+
+The first line reads like ``%timeit``'s: each variant's median with its spread,
+then the speedup with its interval.  The lines after it say what compiling did.
+"""
+
+from __future__ import annotations
+
+from ..profile_run import ProfileRun, Variant
+from .facts import cell_code, kernel_counts, peak_memory_text
+from .format import format_diff, format_interval, format_s, format_speedup, format_timing, one_line
+from .summary import headline
+
+MAX_LISTED = 10  # graph breaks, recompiles and errors listed one by one; the rest are counted
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _variant_segment(v: Variant) -> str:
+    if v.timing is not None:
+        t = v.timing
+        text = f"{v.name} {format_timing(t.median_ms, t.p10_ms, t.p90_ms, t.n)}"
+        if v.recompiled_during_timing:
+            text += " [recompiled while timed]"
+        return text
+    if v.error:
+        return f"{v.name} failed"
+    return f"{v.name} not timed"
+
+
+def timing_line(run: ProfileRun) -> str:
+    segments = [_variant_segment(v) for v in run.variants]
+    s = run.speedup
+    if s is not None:
+        which = f" ({s.variant})" if len(run.compiled_variants) > 1 else ""
+        text = f"speedup{which} {format_speedup(s.value)} {format_interval(s.low, s.high, s.confidence)}"
+        if s.low <= 1.0 <= s.high:
+            text += ": no measurable difference"
+        segments.append(text)
+    return " | ".join(segments) if segments else headline(run)
+
+
+def _cache_text(state: str) -> str:
+    return {"cold": "cold cache", "warm": "warm cache", "mixed": "partly cached"}.get(state, "")
+
+
+def _compile_lines(run: ProfileRun) -> list[str]:
+    cache = run.cache
+    counts = ""
+    if cache.fx_graph_hits or cache.fx_graph_misses:
+        counts = f"FX graph cache: {_plural(cache.fx_graph_hits, 'hit')}, {cache.fx_graph_misses} missed"
+    out = []
+    for v in run.compiled_variants:
+        if v.compile_s is None and v.first_call_s is None:
+            continue
+        # A variant's own cache state is more precise than the run's, when the engine recorded one.
+        state = _cache_text(v.cache_state) or _cache_text(cache.state)
+        detail = ", ".join(p for p in (state, counts) if p)
+        text = f"compile {v.name}: {format_s(v.compile_s)}" + (f" ({detail})" if detail else "")
+        if v.first_call_s is not None:
+            text += f"; first call {format_s(v.first_call_s)}"
+        out.append(text)
+    return out
+
+
+def _graph_lines(run: ProfileRun) -> list[str]:
+    out = [
+        f"graphs: {_plural(run.dynamo_graph_count, 'Dynamo graph')}, "
+        f"{_plural(len(run.graph_breaks), 'graph break')}, {_plural(len(run.recompiles), 'recompile')}"
+    ]
+    for b in run.graph_breaks[:MAX_LISTED]:
+        code = b.code_line.strip() or cell_code(run, b.line)
+        if b.line is not None:
+            where = f"cell line {b.line}" + (f": {code}" if code else "")
+        elif b.filename:
+            where = f"{b.filename}:{b.file_line}" if b.file_line is not None else b.filename
+        else:
+            where = "outside the cell"
+        out.append(f"  graph break at {where}")
+        out.append(f"    reason: {one_line(b.reason)}")
+    if len(run.graph_breaks) > MAX_LISTED:
+        out.append(f"  … and {len(run.graph_breaks) - MAX_LISTED} more graph breaks")
+    for r in run.recompiles[:MAX_LISTED]:
+        tag = " [during timing]" if r.during_timing else ""
+        variant = f" ({r.variant})" if r.variant else ""
+        out.append(f"  recompile{variant}{tag}: {one_line(r.reason)}")
+    if len(run.recompiles) > MAX_LISTED:
+        out.append(f"  … and {len(run.recompiles) - MAX_LISTED} more recompiles")
+    return out
+
+
+def _memory_line(run: ProfileRun) -> str | None:
+    if not run.variants:
+        return None
+    measured = [v for v in run.variants if v.peak_memory_bytes is not None]
+    if not measured:
+        # One reason for all variants reads better than repeating it per variant.
+        return f"peak memory: {peak_memory_text(run, run.variants[0])}"
+    return "peak memory: " + " | ".join(f"{v.name} {peak_memory_text(run, v)}" for v in run.variants)
+
+
+def _correctness_line(run: ProfileRun) -> str | None:
+    c = run.correctness
+    if c is None:
+        return None
+    verdict = {True: "ok", False: "MISMATCH", None: "not compared"}[c.ok]
+    text = f"correctness: {verdict}"
+    if c.max_abs_diff is not None or c.max_rel_diff is not None:
+        text += f" (max abs diff {format_diff(c.max_abs_diff)}, max rel diff {format_diff(c.max_rel_diff)})"
+    if c.mismatched:
+        text += f" in {', '.join(c.mismatched)}"
+    if c.note:
+        text += f"; {one_line(c.note)}"
+    return text
+
+
+def _kernel_line(run: ProfileRun) -> str:
+    counts = kernel_counts(run)
+    detail = ", ".join(f"{n} {lang}" for lang, n in counts.items())
+    return f"kernels: {len(run.kernels)}" + (f" ({detail})" if detail else "")
+
+
+def _error_lines(run: ProfileRun) -> list[str]:
+    out = []
+    for e in run.errors[:MAX_LISTED]:
+        where = [e.stage]
+        if e.variant:
+            where.append(e.variant)
+        if e.line is not None:
+            where.append(f"cell line {e.line}")
+        kind = f"{e.type}: " if e.type and not e.message.startswith(e.type) else ""
+        out.append(f"error [{', '.join(where)}]: {kind}{one_line(e.message)}")
+    if len(run.errors) > MAX_LISTED:
+        out.append(f"… and {len(run.errors) - MAX_LISTED} more errors")
+    for v in run.variants:
+        # A variant's own error is reported only when no ErrorInfo already tells it.
+        if v.error and not any(e.variant == v.name for e in run.errors):
+            out.append(f"error [{v.name}]: {one_line(v.error)}")
+    return out
+
+
+def render_text(run: ProfileRun) -> str:
+    lines = [timing_line(run)]
+    lines += _compile_lines(run)
+    lines += _graph_lines(run)
+    memory = _memory_line(run)
+    if memory:
+        lines.append(memory)
+    correctness = _correctness_line(run)
+    if correctness:
+        lines.append(correctness)
+    lines.append(_kernel_line(run))
+    lines += _error_lines(run)
+    if run.status != "ok":
+        lines.append(f"status: {run.status}" + (" (partial results)" if run.status == "interrupted" else ""))
+    if run.recommendation is not None:
+        r = run.recommendation
+        lines.append(f"recommendation (--sweep): {r.variant}: {r.call}" + (f" ({one_line(r.reason)})" if r.reason else ""))
+    lines += [f"note: {one_line(n, 240)}" for n in run.notes]
+    label = f" {one_line(run.label, 80)!r}" if run.label else ""
+    lines.append(f"run {run.id}{label} on {run.device.type} ({run.device.name}), torch {run.torch_version}")
+    return "\n".join(lines)

@@ -1,0 +1,387 @@
+"""Synthetic ProfileRuns shaped like what the engine records, for the renderer tests.
+
+They are built by hand so renderer tests need no torch.compile; their contents
+(kernel and graph source, reasons) are copied in form from real Inductor and
+Dynamo output.
+"""
+
+from __future__ import annotations
+
+import random
+
+from compile_profile.profile_run import (
+    CacheStats,
+    Correctness,
+    Device,
+    ErrorInfo,
+    Graph,
+    GraphBreak,
+    Kernel,
+    ProfileRun,
+    Recommendation,
+    Recompile,
+    Speedup,
+    Timing,
+    Variant,
+)
+
+HOSTILE = "<script>alert(1)</script><img src=x onerror=alert(1)>"
+
+CELL = """\
+import torch
+x = torch.randn(1024, 1024, device=device)
+w = torch.randn(1024, 1024, device=device)
+y = torch.relu(x @ w) + 1
+print(y.sum())
+z = (y * 2).softmax(-1)
+"""
+
+TRITON_SOURCE = '''\
+import triton
+import triton.language as tl
+
+@triton.jit
+def triton_poi_fused_add_relu_0(in_out_ptr0, xnumel, XBLOCK : tl.constexpr):
+    xnumel = 1048576
+    xoffset = tl.program_id(0) * XBLOCK
+    xindex = xoffset + tl.arange(0, XBLOCK)[:]
+    xmask = tl.full([XBLOCK], True, tl.int1)
+    tmp0 = tl.load(in_out_ptr0 + (xindex), None)
+    tmp1 = tl.full([1], 0, tl.int32)
+    tmp2 = triton_helpers.maximum(tmp1, tmp0)
+    tmp3 = 1.0
+    tmp4 = tmp2 + tmp3
+    tl.store(in_out_ptr0 + (xindex), tmp4, None)
+'''
+
+CPP_SOURCE = """\
+extern "C"  void kernel(float* in_out_ptr0)
+{
+    #pragma omp parallel num_threads(2)
+    {
+        #pragma omp for
+        for(int64_t x0=static_cast<int64_t>(0L); x0<static_cast<int64_t>(1048576L); x0+=static_cast<int64_t>(16L))
+        {
+            auto tmp0 = at::vec::Vectorized<float>::loadu(in_out_ptr0 + static_cast<int64_t>(x0), static_cast<int64_t>(16));
+            auto tmp1 = at::vec::clamp_min(tmp0, decltype(tmp0)(0));
+            tmp1.store(in_out_ptr0 + static_cast<int64_t>(x0));
+        }
+    }
+}
+"""
+
+GRAPH_CODE = """\
+def forward(self, L_x_ : torch.Tensor, L_w_ : torch.Tensor):
+    l_x_ = L_x_
+    l_w_ = L_w_
+    matmul = l_x_ @ l_w_;  l_x_ = l_w_ = None
+    relu = torch.relu(matmul);  matmul = None
+    y = relu + 1;  relu = None
+    sum_1 = y.sum()
+    return (sum_1, y)
+"""
+
+
+def _timing(median: float, spread: float, n: int, seed: int) -> Timing:
+    rng = random.Random(seed)
+    samples = sorted(median + rng.uniform(-spread, spread) for _ in range(n))
+    return Timing(
+        median_ms=samples[n // 2],
+        p10_ms=samples[n // 10],
+        p90_ms=samples[(9 * n) // 10],
+        n=n,
+        mean_ms=sum(samples) / n,
+        min_ms=samples[0],
+        samples_ms=samples,
+        method="cuda_events",
+    )
+
+
+def cuda_run() -> ProfileRun:
+    """A CUDA run with a sweep: two compiled variants, a graph break, a recompile and timed Triton kernels."""
+    eager = Variant(name="eager", timing=_timing(4.12, 0.3, 50, 1), peak_memory_bytes=25_165_824)
+    default = Variant(
+        name="inductor/default",
+        backend="inductor",
+        mode="default",
+        timing=_timing(1.80, 0.1, 50, 2),
+        first_call_s=12.9,
+        compile_s=12.3,
+        peak_memory_bytes=16_777_216,
+        torch_compile_call="torch.compile(fn)",
+    )
+    autotune = Variant(
+        name="inductor/max-autotune",
+        backend="inductor",
+        mode="max-autotune",
+        timing=_timing(1.52, 0.08, 50, 3),
+        first_call_s=41.0,
+        compile_s=40.2,
+        peak_memory_bytes=18_874_368,
+        recompiled_during_timing=True,
+        torch_compile_call='torch.compile(fn, mode="max-autotune")',
+    )
+    kernels = [
+        Kernel(
+            name="triton_poi_fused_add_relu_0",
+            language="triton",
+            source=TRITON_SOURCE,
+            graph_id="g0",
+            aten_ops=["aten.relu", "aten.add"],
+            lines=[4],
+            variant="inductor/default",
+            device_time_ms=0.42,
+            share=0.42 / 1.62,
+        ),
+        Kernel(
+            name="extern_kernels.mm",
+            language="extern",
+            source="extern_kernels.mm(arg0_1, arg1_1, out=buf0)",
+            graph_id="g0",
+            aten_ops=["aten.mm"],
+            lines=[4],
+            variant="inductor/default",
+            device_time_ms=1.05,
+            share=1.05 / 1.62,
+        ),
+        Kernel(
+            name="triton_per_fused__softmax_mul_1",
+            language="triton",
+            source=TRITON_SOURCE.replace("poi_fused_add_relu_0", "per_fused__softmax_mul_1"),
+            graph_id="g1",
+            aten_ops=["aten.mul", "aten._softmax"],
+            lines=[6],
+            variant="inductor/default",
+            device_time_ms=0.15,
+            share=0.15 / 1.62,
+        ),
+    ]
+    return ProfileRun(
+        id="a1b2c3d4e5f6",
+        created_at="2026-11-29T12:00:00+00:00",
+        label="relu matmul",
+        cell_source=CELL,
+        device=Device(type="cuda", name="NVIDIA H200"),
+        torch_version="2.13.0",
+        variants=[eager, default, autotune],
+        speedup=Speedup(value=2.71, low=2.60, high=2.83, variant="inductor/max-autotune"),
+        graphs=[
+            Graph(id="g0", kind="dynamo", code=GRAPH_CODE, variant="inductor/default", compile_id="0/0", lines=[2, 3, 4]),
+            Graph(id="g1", kind="dynamo", code="def forward(self, L_y_):\n    return ((L_y_ * 2).softmax(-1),)\n",
+                  variant="inductor/default", compile_id="1/0", lines=[6]),
+            Graph(id="g0-post", kind="post_grad", code=GRAPH_CODE, variant="inductor/default", compile_id="0/0"),
+        ],
+        graph_breaks=[
+            GraphBreak(
+                reason="builtin: print [<class 'torch._dynamo.variables.misc.GetAttrVariable'>] False\n"
+                "  Explanation: Dynamo does not know how to trace the builtin `print`.",
+                line=5,
+                code_line="print(y.sum())",
+                variant="inductor/default",
+                compile_id="0/0",
+            )
+        ],
+        recompiles=[
+            Recompile(
+                reason="tensor 'L['x']' size mismatch at index 0. expected 1024, actual 2048",
+                variant="inductor/max-autotune",
+                compile_id="0/1",
+                during_timing=True,
+            )
+        ],
+        kernels=kernels,
+        compile_phases={"dynamo": 1.2, "aot_autograd": 0.9, "inductor_codegen": 3.4, "triton_compile": 6.8},
+        cache=CacheStats(fx_graph_hits=0, fx_graph_misses=2, state="cold"),
+        correctness=Correctness(ok=True, max_abs_diff=1.9e-6, max_rel_diff=4.1e-7, compared=["y", "z"]),
+        cell_runs=153,
+        recommendation=Recommendation(
+            variant="inductor/max-autotune",
+            call='torch.compile(fn, mode="max-autotune")',
+            reason="fastest median; its interval does not overlap the default's",
+        ),
+    )
+
+
+def cpu_run() -> ProfileRun:
+    """A CPU run: C++ kernels without device times, no memory figures, a warm cache."""
+    return ProfileRun(
+        id="cpu000000001",
+        created_at="2026-11-29T12:05:00+00:00",
+        label="",
+        cell_source=CELL,
+        device=Device(type="cpu", name="x86_64"),
+        torch_version="2.13.0",
+        variants=[
+            Variant(name="eager", timing=_timing(9.6, 0.8, 20, 4)),
+            Variant(name="inductor/default", backend="inductor", mode="default", timing=_timing(10.1, 0.9, 20, 5),
+                    compile_s=0.8, first_call_s=1.1),
+        ],
+        speedup=Speedup(value=0.95, low=0.88, high=1.03, variant="inductor/default"),
+        graphs=[Graph(id="g0", kind="dynamo", code=GRAPH_CODE, variant="inductor/default", lines=[2, 3, 4])],
+        kernels=[
+            Kernel(name="cpp_fused_add_relu_0", language="cpp", source=CPP_SOURCE, graph_id="g0",
+                   aten_ops=["aten.relu", "aten.add"], lines=[4], variant="inductor/default"),
+            Kernel(name="extern_kernels.mm", language="extern", source="extern_kernels.mm(arg0_1, arg1_1, out=buf0)",
+                   graph_id="g0", aten_ops=["aten.mm"], lines=[4], variant="inductor/default"),
+        ],
+        compile_phases={"dynamo": 0.2, "inductor_codegen": 0.4},
+        cache=CacheStats(fx_graph_hits=1, fx_graph_misses=0, state="warm"),
+        correctness=Correctness(ok=False, max_abs_diff=0.031, max_rel_diff=0.002, compared=["y"], mismatched=["y"]),
+        memory_note="not measured on CPU (peak memory is read from the CUDA allocator)",
+    )
+
+
+def failed_run() -> ProfileRun:
+    """Compilation failed: eager timed, the compiled variant errored at a cell line, status failed."""
+    return ProfileRun(
+        id="fail00000001",
+        created_at="2026-11-29T12:10:00+00:00",
+        label="broken",
+        cell_source=CELL,
+        device=Device(type="cpu", name="x86_64"),
+        torch_version="2.13.0",
+        variants=[
+            Variant(name="eager", timing=_timing(9.6, 0.8, 20, 6)),
+            Variant(name="inductor/default", backend="inductor", error="InductorError: LoweringException"),
+        ],
+        errors=[
+            ErrorInfo(stage="compile", message="LoweringException: NotImplementedError: aten.weird\n  target: aten.weird",
+                      type="InductorError", variant="inductor/default", line=4, traceback="Traceback ...")
+        ],
+        status="failed",
+        memory_note="not measured on CPU",
+    )
+
+
+def interrupted_run() -> ProfileRun:
+    run = cpu_run()
+    run.id = "intr00000001"
+    run.status = "interrupted"
+    run.speedup = None
+    run.variants[1].timing = None
+    run.errors = [ErrorInfo(stage="timing", message="KeyboardInterrupt", type="KeyboardInterrupt", variant="inductor/default")]
+    return run
+
+
+def hostile_run() -> ProfileRun:
+    """User-controlled text everywhere carries markup that must come out as text."""
+    run = cuda_run()
+    run.id = "hostile00001"
+    run.label = f"label {HOSTILE}"
+    run.cell_source = CELL.replace("print(y.sum())", f"print('{HOSTILE}')")
+    run.graph_breaks[0].reason = f"builtin: print {HOSTILE}"
+    run.graph_breaks[0].code_line = f"print('{HOSTILE}')"
+    run.recompiles[0].reason = f"guard failed {HOSTILE}"
+    run.graphs[0].code = GRAPH_CODE + f"    # {HOSTILE}\n"
+    run.kernels[0].name = f"triton_{HOSTILE}"
+    run.kernels[0].source = TRITON_SOURCE + f"# {HOSTILE}\n"
+    run.kernels[0].aten_ops = [f"aten.{HOSTILE}"]
+    run.errors = [ErrorInfo(stage="correctness", message=f"mismatch {HOSTILE}", variant="inductor/default", line=5)]
+    run.correctness = Correctness(ok=False, max_abs_diff=0.5, mismatched=[HOSTILE], note=HOSTILE)
+    run.notes = [f"note {HOSTILE}"]
+    run.recommendation = Recommendation(variant="inductor/max-autotune", call=f"torch.compile({HOSTILE})", reason=HOSTILE)
+    return run
+
+
+def big_run(n_kernels: int = 1000) -> ProfileRun:
+    """A run with many kernels, to keep every renderer's output bounded."""
+    run = cuda_run()
+    run.id = "big000000001"
+    rng = random.Random(7)
+    run.kernels = [
+        Kernel(
+            name=f"triton_poi_fused_{i}",
+            language="triton" if i % 4 else "extern",
+            source=TRITON_SOURCE.replace("add_relu_0", f"k{i}") * 3,
+            graph_id="g0",
+            aten_ops=["aten.add"],
+            lines=[1 + i % 6],
+            variant="inductor/default",
+            device_time_ms=rng.uniform(0.001, 0.1),
+        )
+        for i in range(n_kernels)
+    ]
+    return run
+
+
+ALL_RUNS = {
+    "cuda": cuda_run,
+    "cpu": cpu_run,
+    "failed": failed_run,
+    "interrupted": interrupted_run,
+    "hostile": hostile_run,
+    "big": big_run,
+}
+
+
+# -- reading rendered HTML back ----------------------------------------------
+
+from html.parser import HTMLParser  # noqa: E402
+
+VOID_ELEMENTS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+
+class ParsedHTML(HTMLParser):
+    """Tags, text and table cells of an HTML document, and whether its elements nest properly."""
+
+    def __init__(self, text: str):
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.text_parts: list[str] = []
+        self.scripts: list[str] = []
+        self.rows: list[list[str]] = []
+        self.nesting_errors: list[str] = []
+        self._stack: list[str] = []
+        self._cell: list[str] | None = None
+        self._in_script = False
+        self.feed(text)
+        self.close()
+        if self._stack:
+            self.nesting_errors.append(f"unclosed: {self._stack}")
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        if tag in VOID_ELEMENTS:
+            return
+        self._stack.append(tag)
+        if tag == "script":
+            self._in_script = True
+            self.scripts.append("")
+        elif tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th"):
+            self._cell = []
+
+    def handle_startendtag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_endtag(self, tag):
+        if tag in VOID_ELEMENTS:
+            return
+        if not self._stack or self._stack[-1] != tag:
+            self.nesting_errors.append(f"</{tag}> closes {self._stack[-1:] or 'nothing'}")
+            return
+        self._stack.pop()
+        if tag == "script":
+            self._in_script = False
+        elif tag in ("td", "th") and self._cell is not None:
+            self.rows[-1].append("".join(self._cell).strip())
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._in_script:
+            self.scripts[-1] += data
+            return
+        self.text_parts.append(data)
+        if self._cell is not None:
+            self._cell.append(data)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.text_parts)
+
+    def named(self, tag: str) -> list[dict[str, str | None]]:
+        return [attrs for name, attrs in self.tags if name == tag]
+
+    def event_handler_attributes(self) -> list[str]:
+        return [f"{tag}.{name}" for tag, attrs in self.tags for name in attrs if name.lower().startswith("on")]

@@ -1,0 +1,162 @@
+"""render_text: the %timeit-like first line and the lines that say what compiling did."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+from render_fixtures import ALL_RUNS, big_run, cpu_run, cuda_run, failed_run, interrupted_run
+
+from compile_profile.profile_run import GraphBreak, Timing, Variant
+from compile_profile.render.text import render_text
+
+_UNIT_MS = {"ns": 1e-6, "µs": 1e-3, "ms": 1.0, "s": 1000.0}
+_SEGMENT = re.compile(
+    r"(?P<name>\S+) (?P<median>[\d.]+) (?P<mu>\S+) \(p10 (?P<p10>[\d.]+) (?P<pu>\S+) / "
+    r"p90 (?P<p90>[\d.]+) (?P<qu>\S+), n=(?P<n>\d+)\)"
+)
+
+
+def _ms(value: str, unit: str) -> float:
+    return float(value) * _UNIT_MS[unit]
+
+
+def _parse_first_line(line: str) -> dict[str, tuple[float, float, float, int]]:
+    out = {}
+    for segment in line.split(" | "):
+        m = _SEGMENT.match(segment)
+        if m:
+            out[m["name"]] = (_ms(m["median"], m["mu"]), _ms(m["p10"], m["pu"]), _ms(m["p90"], m["qu"]), int(m["n"]))
+    return out
+
+
+@pytest.mark.parametrize("make", [cuda_run, cpu_run])
+def test_first_line_gives_each_variant_median_spread_and_n(make):
+    run = make()
+    parsed = _parse_first_line(render_text(run).splitlines()[0])
+    assert set(parsed) == {v.name for v in run.variants}
+    for v in run.variants:
+        median, p10, p90, n = parsed[v.name]
+        # Three significant figures are printed.
+        assert math.isclose(median, v.timing.median_ms, rel_tol=5e-3)
+        assert math.isclose(p10, v.timing.p10_ms, rel_tol=5e-3)
+        assert math.isclose(p90, v.timing.p90_ms, rel_tol=5e-3)
+        assert n == v.timing.n
+
+
+def test_first_line_ends_with_speedup_and_its_interval():
+    first = render_text(cuda_run()).splitlines()[0]
+    assert first.endswith("speedup (inductor/max-autotune) 2.71× [2.60, 2.83] 95% CI")
+    assert "inductor/max-autotune 1.53 ms" in first and "[recompiled while timed]" in first
+
+
+def test_interval_including_one_says_no_measurable_difference():
+    first = render_text(cpu_run()).splitlines()[0]
+    assert first.endswith("speedup 0.95× [0.88, 1.03] 95% CI: no measurable difference")
+
+
+def test_units_follow_the_magnitude():
+    run = cpu_run()
+    run.variants[1].timing = Timing(median_ms=0.0421, p10_ms=0.0398, p90_ms=1.2, n=7)
+    first = render_text(run).splitlines()[0]
+    assert "inductor/default 42.1 µs (p10 39.8 µs / p90 1.2 ms, n=7)" in first
+
+
+def test_compile_time_names_the_cache_state_and_a_variant_state_wins():
+    run = cuda_run()
+    run.variants[2].cache_state = "warm"
+    lines = render_text(run).splitlines()
+    assert "compile inductor/default: 12.3 s (cold cache, FX graph cache: 0 hits, 2 missed); first call 12.9 s" in lines
+    assert "compile inductor/max-autotune: 40.2 s (warm cache, FX graph cache: 0 hits, 2 missed); first call 41 s" in lines
+
+
+def test_graph_breaks_give_cell_line_code_and_one_line_reason():
+    text = render_text(cuda_run())
+    assert "graphs: 2 Dynamo graphs, 1 graph break, 1 recompile" in text
+    lines = text.splitlines()
+    i = lines.index("  graph break at cell line 5: print(y.sum())")
+    # The reason has two lines in the run; the text keeps the first and marks the cut.
+    assert lines[i + 1] == "    reason: builtin: print [<class 'torch._dynamo.variables.misc.GetAttrVariable'>] False…"
+    assert "  recompile (inductor/max-autotune) [during timing]: tensor 'L['x']' size mismatch" in text
+
+
+def test_graph_break_without_code_line_reads_it_from_the_cell():
+    run = cpu_run()
+    run.graph_breaks = [GraphBreak(reason="call_function UserDefinedObjectVariable", line=6)]
+    assert "  graph break at cell line 6: z = (y * 2).softmax(-1)" in render_text(run)
+
+
+def test_long_lists_are_cut_and_counted():
+    run = cpu_run()
+    run.graph_breaks = [GraphBreak(reason=f"reason {i}", line=1) for i in range(25)]
+    text = render_text(run)
+    assert text.count("  graph break at cell line 1") == 10
+    assert "  … and 15 more graph breaks" in text
+
+
+def test_memory_on_cpu_is_the_note_never_a_number():
+    run = cpu_run()
+    text = render_text(run)
+    assert f"peak memory: {run.memory_note}" in text.splitlines()
+    assert not re.search(r"\d (B|KiB|MiB|GiB)\b", text)
+    run.memory_note = ""
+    assert "peak memory: not measured on CPU" in render_text(run).splitlines()
+
+
+def test_memory_on_cuda_per_variant():
+    assert "peak memory: eager 24.0 MiB | inductor/default 16.0 MiB | inductor/max-autotune 18.0 MiB" in render_text(
+        cuda_run()
+    ).splitlines()
+
+
+def test_correctness_kernels_and_recommendation_lines():
+    cuda = render_text(cuda_run()).splitlines()
+    assert "correctness: ok (max abs diff 1.9e-06, max rel diff 4.1e-07)" in cuda
+    assert "kernels: 3 (2 triton, 1 extern)" in cuda
+    assert 'recommendation (--sweep): inductor/max-autotune: torch.compile(fn, mode="max-autotune")' in cuda[-2]
+    cpu = render_text(cpu_run()).splitlines()
+    assert "correctness: MISMATCH (max abs diff 0.031, max rel diff 0.002) in y" in cpu
+    assert "kernels: 2 (1 cpp, 1 extern)" in cpu
+
+
+def test_failed_run_says_where_it_failed():
+    lines = render_text(failed_run()).splitlines()
+    assert lines[0].endswith("| inductor/default failed")
+    assert "error [compile, inductor/default, cell line 4]: InductorError: LoweringException: NotImplementedError: aten.weird…" in lines
+    assert "status: failed" in lines
+    # The variant's own error string is not repeated when an ErrorInfo already reports it.
+    assert sum("error [" in line for line in lines) == 1
+
+
+def test_interrupted_run_is_marked_partial():
+    lines = render_text(interrupted_run()).splitlines()
+    assert lines[0].endswith("| inductor/default not timed")
+    assert "status: interrupted (partial results)" in lines
+    assert "error [timing, inductor/default]: KeyboardInterrupt" in lines
+
+
+def test_untimed_runs_still_say_what_happened():
+    run = failed_run()
+    run.variants = [Variant(name="eager", error="NameError: name 'device' is not defined")]
+    run.errors = []
+    lines = render_text(run).splitlines()
+    assert lines[0] == "eager failed"
+    assert "error [eager]: NameError: name 'device' is not defined" in lines
+    # Without any variant, the first line is the summary's headline.
+    run.variants = []
+    assert render_text(run).splitlines()[0] == "profile failed"
+
+
+def test_repr_is_the_text_view():
+    for make in ALL_RUNS.values():
+        run = make()
+        assert repr(run) == render_text(run)
+
+
+def test_thousand_kernels_keep_the_text_short():
+    run = big_run(1000)
+    text = render_text(run)
+    assert "kernels: 1000 (750 triton, 250 extern)" in text
+    assert len(text) < 3000
+    assert run.kernels[0].name not in text
