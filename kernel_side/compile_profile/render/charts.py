@@ -1,0 +1,216 @@
+"""Plotly figures of a run, as plain JSON dicts: built here once for every consumer.
+
+The JupyterLab renderer and panel, the widget and the HTML report all draw
+these same dicts.  They are theme-neutral: transparent backgrounds, an empty
+template and no colours, so each frontend applies its light or dark theme.
+
+plotly.js reads a small subset of HTML in text (labels, hover text), so text
+taken from user code or the compiler (variant and kernel names, code lines) is
+HTML-escaped here; plotly.js turns the entities back into the literal
+characters when it draws them.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from ..profile_run import ProfileRun
+from .facts import cell_code, focus_kernels, kernel_time_by_line, median_ratio, top_kernels
+from .format import format_interval, format_speedup
+
+TOP_CHART_KERNELS = 20
+
+Figure = dict[str, Any]
+
+
+def _text(s: str) -> str:
+    return escape(s, quote=False)
+
+
+def _layout(title: str, **extra: Any) -> dict[str, Any]:
+    layout: dict[str, Any] = {
+        "title": {"text": _text(title)},
+        "template": {},  # an explicit empty template keeps plotly.py from baking in its default colours
+        "paper_bgcolor": "rgba(0,0,0,0)",
+        "plot_bgcolor": "rgba(0,0,0,0)",
+        "margin": {"l": 60, "r": 20, "t": 40, "b": 50},
+        "showlegend": False,
+    }
+    layout.update(extra)
+    return layout
+
+
+def _empty(title: str, why: str) -> Figure:
+    """A figure with no data that says why, so every key of ``figures()`` is always drawable."""
+    return {
+        "data": [],
+        "layout": _layout(
+            title,
+            xaxis={"visible": False},
+            yaxis={"visible": False},
+            annotations=[{"text": _text(why), "showarrow": False, "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5}],
+        ),
+    }
+
+
+def _unique(labels: list[str]) -> list[str]:
+    """Category axes merge equal labels; number repeats so each bar keeps its own."""
+    seen: dict[str, int] = {}
+    out = []
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+        out.append(label if seen[label] == 1 else f"{label} [{seen[label]}]")
+    return out
+
+
+def variants_figure(run: ProfileRun) -> Figure:
+    timed = [v for v in run.variants if v.timing is not None]
+    title = "Median time per variant (bars: p10–p90)"
+    if not timed:
+        return _empty(title, "no variant was timed")
+    texts = []
+    for v in timed:
+        if run.speedup is not None and v.name == run.speedup.variant:
+            s = run.speedup
+            texts.append(f"{format_speedup(s.value)} {format_interval(s.low, s.high, s.confidence)}")
+        elif v.name != "eager" and (ratio := median_ratio(run, v)) is not None:
+            texts.append(format_speedup(ratio))
+        else:
+            texts.append("")
+    trace = {
+        "type": "bar",
+        "x": [_text(v.name) for v in timed],
+        "y": [v.timing.median_ms for v in timed],
+        "error_y": {
+            "type": "data",
+            "symmetric": False,
+            "array": [v.timing.p90_ms - v.timing.median_ms for v in timed],
+            "arrayminus": [v.timing.median_ms - v.timing.p10_ms for v in timed],
+        },
+        "customdata": [[v.timing.p10_ms, v.timing.p90_ms, v.timing.n] for v in timed],
+        "hovertemplate": "%{x}<br>median %{y:.4g} ms<br>p10 %{customdata[0]:.4g} ms, p90 %{customdata[1]:.4g} ms"
+        "<br>n=%{customdata[2]}<extra></extra>",
+        "text": texts,
+        "textposition": "outside",
+        "cliponaxis": False,
+    }
+    return {"data": [trace], "layout": _layout(title, yaxis={"title": {"text": "median (ms)"}, "rangemode": "tozero"})}
+
+
+def samples_figure(run: ProfileRun) -> Figure:
+    sampled = [v for v in run.variants if v.timing is not None and v.timing.samples_ms]
+    title = "Timing samples per variant"
+    if not sampled:
+        return _empty(title, "no timing samples were kept")
+    traces = [
+        {
+            "type": "box",
+            "name": _text(v.name),
+            "y": list(v.timing.samples_ms),
+            "boxpoints": "all",
+            "jitter": 0.4,
+            "pointpos": 0,
+            "hovertemplate": "%{y:.4g} ms<extra>%{fullData.name}</extra>",
+        }
+        for v in sampled
+    ]
+    return {"data": traces, "layout": _layout(title, yaxis={"title": {"text": "time per call (ms)"}})}
+
+
+def compile_phases_figure(run: ProfileRun) -> Figure:
+    title = "Compile time by phase"
+    if run.compile_phases:
+        series = [("", run.compile_phases)]
+    else:
+        # Older engines record phases for the run; newer ones per compiled variant.
+        series = [(v.name, v.compile_phases) for v in run.compiled_variants if v.compile_phases]
+    if not series:
+        return _empty(title, "no compile phases were recorded")
+    # Horizontal bars are drawn bottom-up: ascending total puts the longest phase on top.
+    totals: dict[str, float] = {}
+    for _, phases in series:
+        for name, seconds in phases.items():
+            totals[name] = totals.get(name, 0.0) + seconds
+    order = sorted(totals, key=totals.__getitem__)
+    traces = [
+        {
+            "type": "bar",
+            "orientation": "h",
+            "name": _text(variant),
+            "y": [_text(name) for name in order if name in phases],
+            "x": [phases[name] for name in order if name in phases],
+            "hovertemplate": "%{y}: %{x:.3g} s<extra>%{fullData.name}</extra>",
+        }
+        for variant, phases in series
+    ]
+    return {
+        "data": traces,
+        "layout": _layout(title, xaxis={"title": {"text": "seconds"}}, yaxis={"automargin": True},
+                          barmode="group", showlegend=len(series) > 1),
+    }
+
+
+def kernels_figure(run: ProfileRun, top: int = TOP_CHART_KERNELS) -> Figure:
+    variant, kernels = focus_kernels(run)
+    timed = [k for k in top_kernels(kernels, len(kernels)) if k.device_time_ms is not None][:top]
+    title = f"Device time per kernel (top {top})" if len(timed) == top else "Device time per kernel"
+    title += f", {variant}" if variant else ""
+    if not timed:
+        return _empty(title, "no kernel device times were recorded")
+    labels = _unique([_text(k.name) for k in timed])  # numbered in rank order: the slowest keeps the bare name
+    timed.reverse()  # plotly draws the last bar on top
+    labels.reverse()
+    trace = {
+        "type": "bar",
+        "orientation": "h",
+        "y": labels,
+        "x": [k.device_time_ms for k in timed],
+        "text": [f"{k.share * 100:.1f}%" if k.share is not None else "" for k in timed],
+        "textposition": "auto",
+        "customdata": [[_text(k.language), _text(", ".join(map(str, k.lines)))] for k in timed],
+        "hovertemplate": "%{y}<br>%{x:.4g} ms (%{customdata[0]})<br>cell lines %{customdata[1]}<extra></extra>",
+    }
+    height = 120 + 22 * len(timed)
+    return {
+        "data": [trace],
+        "layout": _layout(title, xaxis={"title": {"text": "device time (ms)"}}, yaxis={"automargin": True}, height=height),
+    }
+
+
+def lines_figure(run: ProfileRun) -> Figure:
+    variant, kernels = focus_kernels(run)
+    per_line = kernel_time_by_line(kernels)
+    suffix = f", {variant}" if variant else ""
+    if not per_line:
+        return _empty("Kernels per cell line", "no kernel was traced back to a cell line")
+    lines = list(per_line)
+    timed = any(total is not None for _, total in per_line.values())
+    if timed:
+        title = "Device time of the kernels from each cell line" + suffix
+        y = [per_line[line][1] or 0.0 for line in lines]
+        axis = "device time (ms)"
+        hover = "%{x}: %{y:.4g} ms in %{customdata[0]} kernels<br>%{customdata[1]}<extra></extra>"
+    else:
+        title = "Kernels per cell line" + suffix
+        y = [per_line[line][0] for line in lines]
+        axis = "kernels"
+        hover = "%{x}: %{customdata[0]} kernels<br>%{customdata[1]}<extra></extra>"
+    trace = {
+        "type": "bar",
+        "x": [f"line {line}" for line in lines],
+        "y": y,
+        "customdata": [[per_line[line][0], _text(cell_code(run, line))] for line in lines],
+        "hovertemplate": hover,
+    }
+    return {"data": [trace], "layout": _layout(title, yaxis={"title": {"text": axis}}, xaxis={"type": "category"})}
+
+
+def figures(run: ProfileRun) -> dict[str, Figure]:
+    return {
+        "variants": variants_figure(run),
+        "samples": samples_figure(run),
+        "compile_phases": compile_phases_figure(run),
+        "kernels": kernels_figure(run),
+        "lines": lines_figure(run),
+    }

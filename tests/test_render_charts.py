@@ -1,0 +1,154 @@
+"""charts.figures: one set of plotly figures for every consumer; numbers from the run, theme-neutral, valid."""
+
+from __future__ import annotations
+
+import json
+from html import escape
+
+import plotly.graph_objects as go
+import pytest
+from render_fixtures import ALL_RUNS, HOSTILE, big_run, cpu_run, cuda_run, failed_run, hostile_run
+
+from compile_profile.render.charts import TOP_CHART_KERNELS, figures
+
+FIGURE_NAMES = {"variants", "samples", "compile_phases", "kernels", "lines"}
+
+
+def _keys(tree, path=""):
+    """Every (path, key, value) in a JSON tree."""
+    if isinstance(tree, dict):
+        for k, v in tree.items():
+            yield path, k, v
+            yield from _keys(v, f"{path}.{k}")
+    elif isinstance(tree, list):
+        for i, v in enumerate(tree):
+            yield from _keys(v, f"{path}[{i}]")
+
+
+@pytest.mark.parametrize("name", sorted(ALL_RUNS))
+def test_every_figure_is_valid_plotly_and_plain_json(name):
+    figs = figures(ALL_RUNS[name]())
+    assert set(figs) == FIGURE_NAMES
+    for fig in figs.values():
+        go.Figure(fig)  # raises on any property plotly does not know or a value of the wrong type
+        json.dumps(fig, allow_nan=False)
+
+
+@pytest.mark.parametrize("name", sorted(ALL_RUNS))
+def test_figures_are_theme_neutral(name):
+    for fig in figures(ALL_RUNS[name]()).values():
+        layout = fig["layout"]
+        assert layout["template"] == {}
+        assert layout["paper_bgcolor"] == layout["plot_bgcolor"] == "rgba(0,0,0,0)"
+        colours = [(p, k) for p, k, _ in _keys(fig) if "color" in k.lower() and k not in ("paper_bgcolor", "plot_bgcolor")]
+        assert colours == []
+
+
+def test_variants_bars_are_medians_with_p10_p90_error_bars_and_speedup_text():
+    run = cuda_run()
+    (bar,) = figures(run)["variants"]["data"]
+    assert bar["x"] == [v.name for v in run.variants]
+    assert bar["y"] == [v.timing.median_ms for v in run.variants]
+    assert bar["error_y"]["array"] == pytest.approx([v.timing.p90_ms - v.timing.median_ms for v in run.variants])
+    assert bar["error_y"]["arrayminus"] == pytest.approx([v.timing.median_ms - v.timing.p10_ms for v in run.variants])
+    assert bar["customdata"] == [[v.timing.p10_ms, v.timing.p90_ms, v.timing.n] for v in run.variants]
+    ratio = run.eager.timing.median_ms / run.variant("inductor/default").timing.median_ms
+    assert bar["text"] == ["", f"{ratio:.2f}×", "2.71× [2.60, 2.83] 95% CI"]
+
+
+def test_untimed_variants_are_left_out_and_nothing_timed_is_an_empty_figure():
+    run = failed_run()
+    (bar,) = figures(run)["variants"]["data"]
+    assert bar["x"] == ["eager"]
+    run.variants[0].timing = None
+    fig = figures(run)["variants"]
+    assert fig["data"] == [] and fig["layout"]["annotations"][0]["text"] == "no variant was timed"
+
+
+def test_samples_are_every_kept_sample_per_variant():
+    run = cuda_run()
+    traces = figures(run)["samples"]["data"]
+    assert [t["name"] for t in traces] == [v.name for v in run.variants]
+    for trace, v in zip(traces, run.variants):
+        assert trace["type"] == "box" and trace["y"] == v.timing.samples_ms and trace["boxpoints"] == "all"
+
+
+def test_compile_phases_longest_on_top():
+    run = cuda_run()
+    (bar,) = figures(run)["compile_phases"]["data"]
+    assert bar["orientation"] == "h"
+    assert dict(zip(bar["y"], bar["x"])) == run.compile_phases
+    assert bar["x"] == sorted(bar["x"])  # plotly draws the last bar on top
+
+
+def test_compile_phases_per_variant_when_the_run_has_none():
+    run = cuda_run()
+    run.compile_phases = {}
+    run.variants[1].compile_phases = {"dynamo": 1.0, "inductor": 3.0}
+    run.variants[2].compile_phases = {"dynamo": 1.1, "inductor": 9.0, "autotune": 20.0}
+    fig = figures(run)["compile_phases"]
+    assert [t["name"] for t in fig["data"]] == ["inductor/default", "inductor/max-autotune"]
+    assert dict(zip(fig["data"][1]["y"], fig["data"][1]["x"])) == run.variants[2].compile_phases
+    assert fig["data"][1]["y"] == ["dynamo", "inductor", "autotune"]
+    assert fig["layout"]["showlegend"] is True
+
+
+def test_kernels_chart_has_the_top_kernels_by_device_time():
+    run = big_run(1000)
+    (bar,) = figures(run)["kernels"]["data"]
+    slowest = sorted(run.kernels, key=lambda k: -k.device_time_ms)[:TOP_CHART_KERNELS]
+    assert len(bar["x"]) == TOP_CHART_KERNELS
+    assert bar["x"] == [k.device_time_ms for k in reversed(slowest)]
+    assert bar["y"] == [k.name for k in reversed(slowest)]
+
+
+def test_kernels_chart_shares_and_repeated_names():
+    run = cuda_run()
+    run.kernels[2].name = run.kernels[0].name
+    (bar,) = figures(run)["kernels"]["data"]
+    # Equal names would share one category; the repeat is numbered instead.
+    assert bar["y"] == ["triton_poi_fused_add_relu_0 [2]", "triton_poi_fused_add_relu_0", "extern_kernels.mm"]
+    assert bar["x"] == [0.15, 0.42, 1.05]
+    assert bar["text"] == ["9.3%", "25.9%", "64.8%"]
+
+
+def test_cpu_run_without_device_times_has_an_empty_kernels_chart_and_counts_per_line():
+    figs = figures(cpu_run())
+    assert figs["kernels"]["data"] == []
+    (bar,) = figs["lines"]["data"]
+    assert bar["x"] == ["line 4"] and bar["y"] == [2]
+    assert bar["customdata"] == [[2, "y = torch.relu(x @ w) + 1"]]
+
+
+def test_lines_chart_sums_device_time_of_each_lines_kernels():
+    (bar,) = figures(cuda_run())["lines"]["data"]
+    assert bar["x"] == ["line 4", "line 6"]
+    assert bar["y"] == pytest.approx([0.42 + 1.05, 0.15])
+    assert [c[0] for c in bar["customdata"]] == [2, 1]
+
+
+def test_per_kernel_and_per_line_totals_use_one_variant():
+    run = cuda_run()  # its kernels are inductor/default's
+    autotune_kernels = cuda_run().kernels
+    for k in autotune_kernels:
+        k.variant = "inductor/max-autotune"
+        k.device_time_ms = 10.0
+    run.kernels += autotune_kernels
+    figs = figures(run)
+    (bar,) = figs["lines"]["data"]
+    # The speedup's variant is max-autotune: only its kernels count.
+    assert bar["y"] == pytest.approx([20.0, 10.0])
+    assert figs["lines"]["layout"]["title"]["text"].endswith(", inductor/max-autotune")
+    assert figs["kernels"]["data"][0]["x"] == [10.0, 10.0, 10.0]
+
+
+def test_user_text_is_escaped_for_plotly_labels():
+    run = hostile_run()
+    text = json.dumps(figures(run))
+    assert HOSTILE not in text
+    (bar,) = figures(run)["kernels"]["data"]
+    assert escape(f"triton_{HOSTILE}", quote=False) in bar["y"]
+    run.kernels[0].lines = [5]
+    (lines,) = figures(run)["lines"]["data"]
+    assert lines["x"] == ["line 4", "line 5", "line 6"]
+    assert lines["customdata"][1] == [1, escape(f"print('{HOSTILE}')", quote=False)]
