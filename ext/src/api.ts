@@ -1,0 +1,74 @@
+/** The REST client for the server extension (kernel_side/compile_profile/server/handlers.py). */
+
+import { URLExt } from '@jupyterlab/coreutils';
+import { ServerConnection } from '@jupyterlab/services';
+
+import { IPlotlyFigure, IProfileRun, IRunsPage } from './types';
+
+const API_PATH = 'compile-profile/api';
+
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number
+  ) {
+    super(message);
+  }
+}
+
+async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
+  const settings = ServerConnection.makeSettings();
+  const url = URLExt.join(settings.baseUrl, API_PATH, path);
+  let response: Response;
+  try {
+    response = await ServerConnection.makeRequest(url, init, settings);
+  } catch (error) {
+    throw new ServerConnection.NetworkError(error as TypeError);
+  }
+  if (response.status === 204) {
+    return undefined as T;
+  }
+  const text = await response.text();
+  let body: any = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    body = null;
+  }
+  if (!response.ok) {
+    const message = (body && (body.message || body.reason)) || response.statusText;
+    throw new ApiError(`${response.status}: ${message}`, response.status);
+  }
+  return body as T;
+}
+
+const enc = encodeURIComponent;
+
+export function listRuns(options: { limit?: number; offset?: number; notebook?: string } = {}): Promise<IRunsPage> {
+  const query = URLExt.objectToQueryString({
+    limit: String(options.limit ?? 200),
+    offset: String(options.offset ?? 0),
+    ...(options.notebook ? { notebook: options.notebook } : {})
+  });
+  return request<IRunsPage>(`runs${query}`);
+}
+
+export function getRun(id: string): Promise<IProfileRun> {
+  return request<IProfileRun>(`runs/${enc(id)}`);
+}
+
+export function getKernelSource(id: string, name: string): Promise<{ name: string; language: string; source: string }> {
+  return request(`runs/${enc(id)}/kernels/${enc(name)}`);
+}
+
+export function getFigures(id: string): Promise<Record<string, IPlotlyFigure>> {
+  return request(`runs/${enc(id)}/figures`);
+}
+
+export function deleteRun(id: string): Promise<void> {
+  return request<void>(`runs/${enc(id)}`, { method: 'DELETE' });
+}
+
+export async function changeToken(): Promise<number> {
+  return (await request<{ token: number }>('changes')).token;
+}

@@ -1,0 +1,43 @@
+/** A React host for one run figure, redrawn in the new colours when the theme changes. */
+
+import { Widget } from '@lumino/widgets';
+import * as React from 'react';
+
+import { ChartRenderer } from './charts';
+import { IPlotlyFigure } from './types';
+
+export function Chart(props: { figure: IPlotlyFigure | undefined; charts: ChartRenderer; height?: number; name: string }): JSX.Element {
+  const host = React.useRef<HTMLDivElement>(null);
+  const [themeVersion, setThemeVersion] = React.useState(0);
+  React.useEffect(() => {
+    const bump = () => setThemeVersion(v => v + 1);
+    props.charts.theme.changed.connect(bump);
+    return () => {
+      props.charts.theme.changed.disconnect(bump);
+    };
+  }, [props.charts]);
+  React.useEffect(() => {
+    const el = host.current;
+    if (!el || !props.figure) {
+      return;
+    }
+    let widget: Widget | null = null;
+    let disposed = false;
+    void props.charts.render(props.figure, el, props.height).then(w => {
+      if (disposed) {
+        w?.dispose();
+      } else {
+        widget = w;
+      }
+    });
+    return () => {
+      disposed = true;
+      widget?.dispose();
+      el.replaceChildren();
+    };
+  }, [props.figure, props.height, themeVersion]);
+  if (!props.figure) {
+    return <div className="cp-Chart-missing">No {props.name} chart for this run.</div>;
+  }
+  return <div className="cp-ChartHost" data-chart={props.name} ref={host} />;
+}

@@ -1,0 +1,85 @@
+/**
+ * Drawing run figures with the plotly renderer JupyterLab already has (the
+ * `application/vnd.plotly.v1+json` factory that plotly's labextension registers), in the
+ * current theme's colours, redrawn when the theme changes.
+ */
+
+import { IThemeManager } from '@jupyterlab/apputils';
+import { IRenderMimeRegistry, MimeModel } from '@jupyterlab/rendermime';
+import { ISignal, Signal } from '@lumino/signaling';
+import { Widget } from '@lumino/widgets';
+
+import { IChartPalette, themedFigure } from './charttheme';
+import { IPlotlyFigure, PLOTLY_MIME_TYPE } from './types';
+
+/** Announces theme changes to every chart and code view, once the new theme's CSS is applied. */
+export class ThemeWatcher {
+  constructor(themeManager: IThemeManager | null) {
+    themeManager?.themeChanged.connect(() => {
+      // The signal fires as the stylesheet swaps; read the variables on the next frame.
+      requestAnimationFrame(() => this._changed.emit(undefined));
+    });
+    this._themeManager = themeManager;
+  }
+
+  get changed(): ISignal<this, void> {
+    return this._changed;
+  }
+
+  get isLight(): boolean {
+    const theme = this._themeManager?.theme;
+    return theme ? this._themeManager!.isLight(theme) : document.body.dataset.jpThemeLight !== 'false';
+  }
+
+  palette(): IChartPalette {
+    const style = getComputedStyle(document.body);
+    const v = (name: string, fallback: string) => style.getPropertyValue(name).trim() || fallback;
+    return {
+      font: v('--jp-ui-font-color1', this.isLight ? '#212121' : '#e0e0e0'),
+      fontFamily: v('--jp-ui-font-family', 'sans-serif'),
+      grid: v('--jp-border-color2', '#e0e0e0'),
+      line: v('--jp-border-color1', '#bdbdbd'),
+      colorway: [
+        v('--jp-brand-color1', '#1976d2'),
+        v('--jp-warn-color1', '#f57c00'),
+        v('--jp-success-color1', '#388e3c'),
+        v('--jp-error-color1', '#d32f2f'),
+        v('--jp-accent-color1', '#00796b'),
+        v('--jp-brand-color3', '#90caf9')
+      ]
+    };
+  }
+
+  private _themeManager: IThemeManager | null;
+  private _changed = new Signal<this, void>(this);
+}
+
+export class ChartRenderer {
+  constructor(
+    private readonly _rendermime: IRenderMimeRegistry,
+    readonly theme: ThemeWatcher
+  ) {}
+
+  /** False when no plotly renderer is installed; callers then say so instead of drawing. */
+  get available(): boolean {
+    return this._rendermime.mimeTypes.indexOf(PLOTLY_MIME_TYPE) >= 0;
+  }
+
+  /**
+   * Draw `figure` into `host`; returns the renderer widget to dispose when the host goes.
+   * The plotly renderer draws a model once, so a theme change means a fresh renderer.
+   */
+  async render(figure: IPlotlyFigure, host: HTMLElement, height?: number): Promise<Widget | null> {
+    if (!this.available) {
+      host.textContent = 'Charts need the plotly JupyterLab renderer (pip install plotly).';
+      return null;
+    }
+    const renderer = this._rendermime.createRenderer(PLOTLY_MIME_TYPE);
+    renderer.addClass('cp-Chart');
+    Widget.attach(renderer, host);
+    const themed = themedFigure(figure, this.theme.palette(), height);
+    const model = new MimeModel({ data: { [PLOTLY_MIME_TYPE]: themed as any }, trusted: true });
+    await renderer.renderModel(model);
+    return renderer;
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * Colours for the theme-neutral figures of render/charts.py.  The figures carry no colours, so the
+ * frontend adds the current JupyterLab theme's: this module is the pure part (a palette in, a
+ * themed copy of the figure out); charts.ts reads the palette from the page's CSS variables.
+ */
+
+import { IPlotlyFigure } from './types';
+
+export interface IChartPalette {
+  font: string;
+  fontFamily: string;
+  grid: string;
+  line: string;
+  colorway: string[];
+}
+
+/** The axis keys plotly accepts: xaxis, xaxis2, ..., yaxis, yaxis3, ... */
+const AXIS_KEY = /^[xy]axis\d*$/;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A copy of `figure` in the palette's colours; the input is left alone (it may be a notebook
+ * output's model data).  Explicit colours already in the figure win over the palette's.
+ */
+export function themedFigure(figure: IPlotlyFigure, palette: IChartPalette, height?: number): IPlotlyFigure {
+  const layout: Record<string, unknown> = JSON.parse(JSON.stringify(figure.layout ?? {}));
+  const data: Record<string, unknown>[] = JSON.parse(JSON.stringify(figure.data ?? []));
+  layout.paper_bgcolor = 'rgba(0,0,0,0)';
+  layout.plot_bgcolor = 'rgba(0,0,0,0)';
+  layout.font = { family: palette.fontFamily, color: palette.font, ...(isRecord(layout.font) ? layout.font : {}) };
+  layout.colorway = palette.colorway;
+  if (height !== undefined) {
+    layout.height = height;
+  }
+  const axisKeys = new Set(Object.keys(layout).filter(k => AXIS_KEY.test(k)));
+  axisKeys.add('xaxis');
+  axisKeys.add('yaxis');
+  for (const key of axisKeys) {
+    const axis = isRecord(layout[key]) ? (layout[key] as Record<string, unknown>) : {};
+    layout[key] = {
+      gridcolor: palette.grid,
+      linecolor: palette.line,
+      zerolinecolor: palette.line,
+      tickcolor: palette.line,
+      ...axis
+    };
+  }
+  if (isRecord(layout.title) && !isRecord(layout.title.font)) {
+    layout.title = { ...layout.title, font: { color: palette.font } };
+  }
+  // Error bars and box outlines default to a dark grey that vanishes on a dark background.
+  data.forEach((trace, i) => {
+    const colour = palette.colorway[i % palette.colorway.length];
+    for (const key of ['error_y', 'error_x']) {
+      if (isRecord(trace[key]) && !('color' in (trace[key] as object))) {
+        trace[key] = { ...(trace[key] as object), color: palette.font };
+      }
+    }
+    if (trace.type === 'box' || trace.type === 'violin') {
+      trace.line = { color: colour, ...(isRecord(trace.line) ? trace.line : {}) };
+    }
+  });
+  return { data, layout, config: { displaylogo: false, responsive: true, ...(figure.config ?? {}) } };
+}

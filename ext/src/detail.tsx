@@ -1,0 +1,376 @@
+/** One run's detail in the panel: Overview, Compile, Graph breaks, Graphs, Kernels and Lines tabs. */
+
+import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
+import * as React from 'react';
+
+import { Chart } from './chart';
+import { ChartRenderer } from './charts';
+import { CodeView } from './codeview';
+import { formatBytes, formatMs, formatS, formatSpeedup } from './format';
+import {
+  filterKernels,
+  highlightLanguage,
+  IKernelSort,
+  KernelSortKey,
+  languageLabel,
+  nextSort,
+  pageOf,
+  sortKernels
+} from './kernels';
+import { aggregateByLine, unattributedKernels } from './lines';
+import { IPlotlyFigure, IProfileRun } from './types';
+
+export interface IDetailServices {
+  charts: ChartRenderer;
+  languages: IEditorLanguageRegistry;
+  revealLine: (run: IProfileRun, line: number | null) => Promise<boolean>;
+}
+
+export const DETAIL_TABS = ['Overview', 'Compile', 'Graph breaks', 'Graphs', 'Kernels', 'Lines'] as const;
+export type DetailTab = (typeof DETAIL_TABS)[number];
+
+const KERNEL_PAGE = 50;
+
+export function RunDetail(props: {
+  run: IProfileRun;
+  figures: Record<string, IPlotlyFigure> | null;
+  services: IDetailServices;
+  tab: DetailTab;
+  onTab: (tab: DetailTab) => void;
+}): JSX.Element {
+  const { run, tab } = props;
+  const counts: Partial<Record<DetailTab, number>> = {
+    'Graph breaks': run.graph_breaks.length,
+    Graphs: run.graphs.length,
+    Kernels: run.kernels.length
+  };
+  return (
+    <div className="cp-Detail" data-run-id={run.id}>
+      <div className="cp-Tabs" role="tablist">
+        {DETAIL_TABS.map(name => (
+          <button
+            key={name}
+            role="tab"
+            aria-selected={name === tab}
+            className={`cp-Tab${name === tab ? ' cp-mod-active' : ''}`}
+            onClick={() => props.onTab(name)}
+          >
+            {name}
+            {counts[name] !== undefined ? ` (${counts[name]})` : ''}
+          </button>
+        ))}
+      </div>
+      <div className="cp-TabBody" data-tab={tab}>
+        {tab === 'Overview' && <Overview {...props} />}
+        {tab === 'Compile' && <Compile {...props} />}
+        {tab === 'Graph breaks' && <GraphBreaks {...props} />}
+        {tab === 'Graphs' && <Graphs {...props} />}
+        {tab === 'Kernels' && <Kernels {...props} />}
+        {tab === 'Lines' && <Lines {...props} />}
+      </div>
+    </div>
+  );
+}
+
+type TabProps = { run: IProfileRun; figures: Record<string, IPlotlyFigure> | null; services: IDetailServices };
+
+function Overview({ run, figures, services }: TabProps): JSX.Element {
+  const s = run.speedup;
+  return (
+    <div className="cp-Overview">
+      {s ? (
+        <p className="cp-Speedup">
+          <strong>{formatSpeedup(s.value)}</strong> {s.value >= 1 ? 'faster' : 'slower'} with {s.variant}{' '}
+          <span className="cp-Interval">
+            ({Math.round((s.confidence ?? 0.95) * 100)}% interval {formatSpeedup(s.low)}–{formatSpeedup(s.high)})
+          </span>
+        </p>
+      ) : (
+        <p className="cp-Speedup">No speedup figure: {run.status}.</p>
+      )}
+      <table className="cp-Table">
+        <thead>
+          <tr>
+            <th>variant</th>
+            <th>median</th>
+            <th>p10–p90</th>
+            <th>n</th>
+            <th>compile</th>
+            <th>peak memory</th>
+          </tr>
+        </thead>
+        <tbody>
+          {run.variants.map(v => (
+            <tr key={v.name}>
+              <td>{v.name}</td>
+              <td>{v.timing ? formatMs(v.timing.median_ms) : v.error ? 'failed' : '—'}</td>
+              <td>{v.timing ? `${formatMs(v.timing.p10_ms)}–${formatMs(v.timing.p90_ms)}` : ''}</td>
+              <td>{v.timing?.n ?? ''}</td>
+              <td>{formatS(v.compile_s)}</td>
+              <td>{v.peak_memory_bytes !== null && v.peak_memory_bytes !== undefined ? formatBytes(v.peak_memory_bytes) : '—'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {run.correctness && (
+        <p className={`cp-Correctness cp-mod-${run.correctness.ok === false ? 'bad' : 'ok'}`}>
+          {run.correctness.ok === false
+            ? `Compiled results differ from eager (max abs diff ${run.correctness.max_abs_diff ?? '?'})`
+            : run.correctness.ok
+              ? 'Compiled results match eager.'
+              : 'Results not compared.'}
+          {run.correctness.note ? ` ${run.correctness.note}` : ''}
+        </p>
+      )}
+      {run.errors.map((e, i) => (
+        <p key={i} className="cp-Error">
+          {e.stage}
+          {e.variant ? ` (${e.variant})` : ''}
+          {e.line ? `, cell line ${e.line}` : ''}: {e.message}
+        </p>
+      ))}
+      {run.memory_note ? <p className="cp-Note">{run.memory_note}</p> : null}
+      <Chart name="variants" figure={figures?.variants} charts={services.charts} height={260} />
+      <Chart name="samples" figure={figures?.samples} charts={services.charts} height={280} />
+    </div>
+  );
+}
+
+function Compile({ run, figures, services }: TabProps): JSX.Element {
+  const c = run.cache;
+  return (
+    <div className="cp-Compile">
+      <table className="cp-Table">
+        <tbody>
+          <tr>
+            <th>cache</th>
+            <td>{c.state}</td>
+          </tr>
+          <tr>
+            <th>FX graph cache</th>
+            <td>
+              {c.fx_graph_hits} hits, {c.fx_graph_misses} misses
+            </td>
+          </tr>
+          <tr>
+            <th>AOTAutograd cache</th>
+            <td>
+              {c.aot_autograd_hits} hits, {c.aot_autograd_misses} misses
+            </td>
+          </tr>
+          {run.variants
+            .filter(v => v.compile_s !== null && v.compile_s !== undefined)
+            .map(v => (
+              <tr key={v.name}>
+                <th>compile {v.name}</th>
+                <td>{formatS(v.compile_s)}</td>
+              </tr>
+            ))}
+          {Object.entries(run.compile_phases).map(([phase, seconds]) => (
+            <tr key={phase}>
+              <th>{phase}</th>
+              <td>{formatS(seconds)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <Chart name="compile_phases" figure={figures?.compile_phases} charts={services.charts} height={240} />
+      {run.recompiles.length > 0 && (
+        <>
+          <h4>Recompiles</h4>
+          <ul className="cp-List">
+            {run.recompiles.map((r, i) => (
+              <li key={i}>
+                {r.variant ? `${r.variant}: ` : ''}
+                {r.reason}
+                {r.during_timing ? ' (during timed runs)' : ''}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </div>
+  );
+}
+
+function GraphBreaks({ run, services }: TabProps): JSX.Element {
+  if (!run.graph_breaks.length) {
+    return <p className="cp-Empty">No graph breaks: Dynamo traced the cell in whole graphs.</p>;
+  }
+  return (
+    <ul className="cp-Breaks">
+      {run.graph_breaks.map((b, i) => (
+        <li key={i} className="cp-Break">
+          <button
+            className="cp-Break-line"
+            disabled={b.line === null}
+            title={b.line === null ? 'outside the cell' : 'Show this line in the notebook'}
+            onClick={() => void services.revealLine(run, b.line)}
+          >
+            {b.line === null ? (b.filename ? `${b.filename}:${b.file_line ?? '?'}` : 'outside the cell') : `cell line ${b.line}`}
+          </button>
+          {b.code_line ? <code className="cp-Break-code">{b.code_line}</code> : null}
+          <pre className="cp-Break-reason">{b.reason}</pre>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+const GRAPH_KIND_LABEL: Record<string, string> = {
+  dynamo: 'Dynamo',
+  aot_forward: 'AOT forward',
+  aot_backward: 'AOT backward',
+  aot_inference: 'AOT inference',
+  post_grad: 'post-grad'
+};
+
+function Graphs({ run, services }: TabProps): JSX.Element {
+  const [index, setIndex] = React.useState(0);
+  if (!run.graphs.length) {
+    return <p className="cp-Empty">No graphs were captured.</p>;
+  }
+  const graph = run.graphs[Math.min(index, run.graphs.length - 1)];
+  return (
+    <div className="cp-Graphs">
+      <select className="cp-Select" value={index} onChange={e => setIndex(Number(e.target.value))} aria-label="graph">
+        {run.graphs.map((g, i) => (
+          <option key={i} value={i}>
+            {GRAPH_KIND_LABEL[g.kind] ?? g.kind} {g.id}
+            {g.variant ? ` · ${g.variant}` : ''}
+            {g.compile_id ? ` · compile ${g.compile_id}` : ''}
+          </option>
+        ))}
+      </select>
+      {graph.lines && graph.lines.length ? <p className="cp-Note">cell lines {graph.lines.join(', ')}</p> : null}
+      <CodeView code={graph.code} language="Python" languages={services.languages} label={graph.id} />
+    </div>
+  );
+}
+
+const KERNEL_COLUMNS: { key: KernelSortKey; label: string }[] = [
+  { key: 'name', label: 'kernel' },
+  { key: 'language', label: 'kind' },
+  { key: 'device_time_ms', label: 'time' },
+  { key: 'aten_ops', label: 'ATen ops' },
+  { key: 'lines', label: 'lines' }
+];
+
+function Kernels({ run, services }: TabProps): JSX.Element {
+  const [sort, setSort] = React.useState<IKernelSort>({ key: 'device_time_ms', direction: 'desc' });
+  const [query, setQuery] = React.useState('');
+  const [page, setPage] = React.useState(0);
+  const [selected, setSelected] = React.useState<string | null>(run.kernels[0]?.name ?? null);
+  const rows = React.useMemo(() => sortKernels(filterKernels(run.kernels, query), sort), [run, query, sort]);
+  if (!run.kernels.length) {
+    return <p className="cp-Empty">No kernels were generated.</p>;
+  }
+  const shown = pageOf(rows, page, KERNEL_PAGE);
+  const kernel = run.kernels.find(k => k.name === selected) ?? null;
+  return (
+    <div className="cp-Kernels">
+      <input
+        className="cp-Filter"
+        placeholder="Filter by kernel or ATen op"
+        value={query}
+        onChange={e => {
+          setQuery(e.target.value);
+          setPage(0);
+        }}
+      />
+      <table className="cp-Table cp-KernelTable">
+        <thead>
+          <tr>
+            {KERNEL_COLUMNS.map(c => (
+              <th
+                key={c.key}
+                className="cp-Sortable"
+                aria-sort={sort.key === c.key ? (sort.direction === 'asc' ? 'ascending' : 'descending') : 'none'}
+                onClick={() => setSort(nextSort(sort, c.key))}
+              >
+                {c.label}
+                {sort.key === c.key ? (sort.direction === 'asc' ? ' ▲' : ' ▼') : ''}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {shown.items.map(k => (
+            <tr
+              key={k.name}
+              className={k.name === selected ? 'cp-mod-selected' : ''}
+              data-kernel={k.name}
+              onClick={() => setSelected(k.name)}
+            >
+              <td className="cp-KernelName">{k.name}</td>
+              <td>{languageLabel(k.language)}</td>
+              <td>{k.device_time_ms !== null && k.device_time_ms !== undefined ? formatMs(k.device_time_ms) : '—'}</td>
+              <td>{(k.aten_ops ?? []).join(', ')}</td>
+              <td>{(k.lines ?? []).join(', ')}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div className="cp-Pager">
+        <button className="jp-Button jp-mod-minimal" disabled={shown.page === 0} onClick={() => setPage(shown.page - 1)}>
+          ‹ prev
+        </button>
+        <span>
+          page {shown.page + 1} of {shown.pageCount} · {shown.total} kernel{shown.total === 1 ? '' : 's'}
+        </span>
+        <button
+          className="jp-Button jp-mod-minimal"
+          disabled={shown.page >= shown.pageCount - 1}
+          onClick={() => setPage(shown.page + 1)}
+        >
+          next ›
+        </button>
+      </div>
+      {kernel && (
+        <CodeView
+          code={kernel.source}
+          language={highlightLanguage(kernel.language)}
+          languages={services.languages}
+          label={kernel.name}
+        />
+      )}
+    </div>
+  );
+}
+
+function Lines({ run, figures, services }: TabProps): JSX.Element {
+  const rows = React.useMemo(() => aggregateByLine(run), [run]);
+  const loose = unattributedKernels(run.kernels);
+  return (
+    <div className="cp-Lines">
+      {figures?.lines ? <Chart name="lines" figure={figures.lines} charts={services.charts} height={240} /> : null}
+      <table className="cp-Table">
+        <thead>
+          <tr>
+            <th>line</th>
+            <th>code</th>
+            <th>kernels</th>
+            <th>time</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map(r => (
+            <tr key={r.line} onClick={() => void services.revealLine(run, r.line)} className="cp-LineRow">
+              <td>{r.line}</td>
+              <td>
+                <code>{r.code}</code>
+                {r.graphBreaks ? <span className="cp-Badge cp-mod-slower">break</span> : null}
+              </td>
+              <td title={r.kernels.join('\n')}>
+                {r.kernels.length} {r.kernels.length ? `(${r.kernels.slice(0, 3).join(', ')}${r.kernels.length > 3 ? ', …' : ''})` : ''}
+              </td>
+              <td>{formatMs(r.timeMs)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {loose.length > 0 && <p className="cp-Note">{loose.length} kernel(s) are tied to no cell line.</p>}
+      <p className="cp-Note">A kernel fused from several lines counts towards each of them.</p>
+    </div>
+  );
+}

@@ -1,0 +1,121 @@
+/**
+ * Number and time formatting; mirrors kernel_side/compile_profile/render/format.py so the
+ * panel and the Python renderers word a figure the same way.
+ */
+
+/** Python's `f"{x:.3g}"`: three significant digits, trailing zeros dropped. */
+export function threeSig(x: number): string {
+  if (x === 0) {
+    return '0';
+  }
+  // Like .3g, decide on the exponent after rounding to three digits (999.5 becomes 1e+03).
+  const [mantissa, exp] = x.toExponential(2).split('e');
+  const exponent = Number(exp);
+  if (exponent < -4 || exponent >= 3) {
+    const m = mantissa.replace(/\.?0+$/, '');
+    return `${m}e${exponent < 0 ? '-' : '+'}${String(Math.abs(exponent)).padStart(2, '0')}`;
+  }
+  return String(Number(x.toPrecision(3)));
+}
+
+export function formatMs(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || Number.isNaN(ms)) {
+    return '—';
+  }
+  if (ms >= 1000) {
+    return `${threeSig(ms / 1000)} s`;
+  }
+  if (ms >= 1) {
+    return `${threeSig(ms)} ms`;
+  }
+  if (ms >= 1e-3) {
+    return `${threeSig(ms * 1e3)} µs`;
+  }
+  return `${threeSig(ms * 1e6)} ns`;
+}
+
+export function formatS(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined) {
+    return '—';
+  }
+  return formatMs(seconds * 1000);
+}
+
+export function formatSpeedup(x: number | null | undefined): string {
+  if (x === null || x === undefined) {
+    return '—';
+  }
+  return x < 10 ? `${x.toFixed(2)}×` : `${x.toFixed(1)}×`;
+}
+
+export function formatBytes(n: number | null | undefined): string {
+  if (n === null || n === undefined) {
+    return 'not measured';
+  }
+  let size = n;
+  for (const unit of ['B', 'KiB', 'MiB', 'GiB']) {
+    if (size < 1024 || unit === 'GiB') {
+      return unit === 'B' ? `${size.toFixed(0)} ${unit}` : `${size.toFixed(1)} ${unit}`;
+    }
+    size /= 1024;
+  }
+  return `${size.toFixed(1)} GiB`;
+}
+
+/** "12 s ago", "5 min ago", "3 h ago", "2 d ago"; a future time (clock skew) reads "just now". */
+export function formatAge(createdAt: string, now: Date = new Date()): string {
+  const then = Date.parse(createdAt);
+  if (Number.isNaN(then)) {
+    return '';
+  }
+  const seconds = Math.floor((now.getTime() - then) / 1000);
+  if (seconds < 5) {
+    return 'just now';
+  }
+  if (seconds < 60) {
+    return `${seconds} s ago`;
+  }
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) {
+    return `${minutes} min ago`;
+  }
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) {
+    return `${hours} h ago`;
+  }
+  return `${Math.floor(hours / 24)} d ago`;
+}
+
+/** A signed difference with its unit, e.g. "+1.2 ms" or "−300 µs"; zero reads "±0". */
+export function formatDeltaMs(delta: number | null): string {
+  if (delta === null) {
+    return '—';
+  }
+  if (delta === 0) {
+    return '±0';
+  }
+  return `${delta > 0 ? '+' : '−'}${formatMs(Math.abs(delta))}`;
+}
+
+export function formatDeltaCount(delta: number): string {
+  if (delta === 0) {
+    return '±0';
+  }
+  return delta > 0 ? `+${delta}` : `−${Math.abs(delta)}`;
+}
+
+/** Speedup badge tone: a gain whose interval is above 1, a loss below 1, else inconclusive. */
+export function speedupTone(
+  speedup: { value: number; low: number; high: number } | null | undefined
+): 'faster' | 'slower' | 'even' | 'none' {
+  if (!speedup) {
+    return 'none';
+  }
+  if (speedup.low > 1) {
+    return 'faster';
+  }
+  if (speedup.high < 1) {
+    return 'slower';
+  }
+  return 'even';
+}

@@ -1,0 +1,262 @@
+/** The "Compile Profile" sidebar panel: the run list, a run's detail, and the comparison of two runs. */
+
+import { Dialog, showDialog } from '@jupyterlab/apputils';
+import { ReactWidget, UseSignal } from '@jupyterlab/ui-components';
+import * as React from 'react';
+
+import * as api from './api';
+import { compareRuns } from './compare';
+import { IDetailServices, RunDetail } from './detail';
+import { formatAge, formatDeltaCount, formatDeltaMs, formatMs, formatSpeedup, speedupTone } from './format';
+import { PanelModel } from './model';
+import { runTitle } from './runlist';
+import { IProfileRun, IRunSummary } from './types';
+
+export const PANEL_ID = 'compile-profile-panel';
+
+export class CompileProfilePanel extends ReactWidget {
+  constructor(
+    readonly model: PanelModel,
+    private readonly _services: IDetailServices
+  ) {
+    super();
+    this.id = PANEL_ID;
+    this.addClass('cp-Panel');
+  }
+
+  dispose(): void {
+    this.model.dispose();
+    super.dispose();
+  }
+
+  protected render(): JSX.Element {
+    return (
+      <UseSignal signal={this.model.changed}>
+        {() => <PanelView model={this.model} services={this._services} />}
+      </UseSignal>
+    );
+  }
+}
+
+function PanelView({ model, services }: { model: PanelModel; services: IDetailServices }): JSX.Element {
+  const runs = model.visibleRuns;
+  return (
+    <div className="cp-PanelBody">
+      <div className="cp-Header">
+        <h3 className="cp-Title">Compile Profile</h3>
+        <div className="cp-Views" role="tablist">
+          {(['runs', 'compare'] as const).map(v => (
+            <button
+              key={v}
+              role="tab"
+              aria-selected={model.view === v}
+              className={`cp-Tab${model.view === v ? ' cp-mod-active' : ''}`}
+              onClick={() => model.setView(v)}
+            >
+              {v === 'runs' ? 'Runs' : 'Compare'}
+            </button>
+          ))}
+        </div>
+      </div>
+      {model.error ? <div className="cp-Error">{model.error}</div> : null}
+      {model.view === 'runs' ? (
+        <>
+          <div className="cp-Toolbar">
+            <label className="cp-Check">
+              <input
+                type="checkbox"
+                checked={model.thisNotebookOnly}
+                onChange={e => model.setThisNotebookOnly(e.target.checked)}
+              />{' '}
+              this notebook only
+            </label>
+            <span className="cp-Count">
+              {runs.length}
+              {model.total > model.runs.length ? ` of newest ${model.runs.length} (${model.total} stored)` : ''} run
+              {runs.length === 1 ? '' : 's'}
+            </span>
+            <button className="jp-Button jp-mod-minimal" title="Reload the run list" onClick={() => void model.refresh()}>
+              ↻
+            </button>
+          </div>
+          <RunList model={model} runs={runs} />
+          {model.loadingId && !model.selected ? <div className="cp-Loading">Loading…</div> : null}
+          {model.selected ? (
+            <RunDetail
+              run={model.selected}
+              figures={model.selectedFigures}
+              services={services}
+              tab={model.tab}
+              onTab={tab => model.setTab(tab)}
+            />
+          ) : runs.length ? (
+            <p className="cp-Empty">Select a run to see its detail.</p>
+          ) : null}
+        </>
+      ) : (
+        <Compare runs={model.runs} />
+      )}
+    </div>
+  );
+}
+
+function RunList({ model, runs }: { model: PanelModel; runs: IRunSummary[] }): JSX.Element {
+  if (!runs.length) {
+    return (
+      <p className="cp-Empty">
+        No runs yet. Run a cell with <code>%load_ext compile_profile</code> and <code>%%compile_profile</code> on its
+        first line.
+      </p>
+    );
+  }
+  return (
+    <ul className="cp-RunList" aria-label="runs">
+      {runs.map(run => {
+        const selected = model.selected?.id === run.id;
+        return (
+          <li
+            key={run.id}
+            className={`cp-RunItem${selected ? ' cp-mod-selected' : ''}`}
+            data-run-id={run.id}
+            onClick={() => void model.select(run.id)}
+          >
+            <span className={`cp-Badge cp-mod-${speedupTone(run.speedup)}`}>
+              {run.speedup ? formatSpeedup(run.speedup.value) : run.status}
+            </span>
+            <span className="cp-RunText">
+              <span className="cp-RunTitle">{runTitle(run)}</span>
+              <span className="cp-RunMeta">
+                {run.label && run.first_line ? `${run.first_line} · ` : ''}
+                {run.device.type}: {run.device.name} · {formatAge(run.created_at)}
+              </span>
+            </span>
+            <button
+              className="jp-Button jp-mod-minimal cp-Delete"
+              title="Delete this run from the store"
+              aria-label={`delete run ${run.id}`}
+              onClick={e => {
+                e.stopPropagation();
+                void showDialog({
+                  title: 'Delete run?',
+                  body: `Delete "${runTitle(run)}" (${run.id}) from the run store?`,
+                  buttons: [Dialog.cancelButton(), Dialog.warnButton({ label: 'Delete' })]
+                }).then(result => {
+                  if (result.button.accept) {
+                    void model.remove(run.id);
+                  }
+                });
+              }}
+            >
+              ✕
+            </button>
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+function Compare({ runs }: { runs: IRunSummary[] }): JSX.Element {
+  const [aId, setA] = React.useState<string>(runs[1]?.id ?? runs[0]?.id ?? '');
+  const [bId, setB] = React.useState<string>(runs[0]?.id ?? '');
+  const [pair, setPair] = React.useState<[IProfileRun, IProfileRun] | null>(null);
+  const [error, setError] = React.useState<string | null>(null);
+  React.useEffect(() => {
+    if (!aId || !bId) {
+      return;
+    }
+    let live = true;
+    Promise.all([api.getRun(aId), api.getRun(bId)])
+      .then(([a, b]) => live && (setPair([a, b]), setError(null)))
+      .catch(e => live && setError((e as Error).message));
+    return () => {
+      live = false;
+    };
+  }, [aId, bId]);
+  if (runs.length < 2) {
+    return <p className="cp-Empty">Compare needs two runs in the store.</p>;
+  }
+  const option = (r: IRunSummary) => (
+    <option key={r.id} value={r.id}>
+      {runTitle(r)} · {formatAge(r.created_at)} · {r.speedup ? formatSpeedup(r.speedup.value) : r.status}
+    </option>
+  );
+  const cmp = pair ? compareRuns(pair[0], pair[1]) : null;
+  return (
+    <div className="cp-Compare">
+      <label>
+        before <select className="cp-Select" value={aId} onChange={e => setA(e.target.value)} aria-label="before">{runs.map(option)}</select>
+      </label>
+      <label>
+        after <select className="cp-Select" value={bId} onChange={e => setB(e.target.value)} aria-label="after">{runs.map(option)}</select>
+      </label>
+      {error ? <div className="cp-Error">{error}</div> : null}
+      {cmp && (
+        <>
+          <table className="cp-Table cp-CompareTable">
+            <thead>
+              <tr>
+                <th />
+                <th>before</th>
+                <th>after</th>
+                <th>change</th>
+              </tr>
+            </thead>
+            <tbody>
+              {cmp.variants.map(v => (
+                <tr key={v.name}>
+                  <th>{v.name}</th>
+                  <td>{formatMs(v.beforeMs)}</td>
+                  <td>{formatMs(v.afterMs)}</td>
+                  <td className={v.deltaMs === null ? '' : v.deltaMs < 0 ? 'cp-mod-better' : v.deltaMs > 0 ? 'cp-mod-worse' : ''}>
+                    {formatDeltaMs(v.deltaMs)}
+                    {v.ratio !== null ? ` (${formatSpeedup(v.ratio)})` : ''}
+                  </td>
+                </tr>
+              ))}
+              <tr>
+                <th>speedup</th>
+                <td>{formatSpeedup(cmp.speedup.before)}</td>
+                <td>{formatSpeedup(cmp.speedup.after)}</td>
+                <td>{cmp.speedup.delta === null ? '—' : `${cmp.speedup.delta >= 0 ? '+' : '−'}${Math.abs(cmp.speedup.delta).toFixed(2)}×`}</td>
+              </tr>
+              {cmp.counts.map(c => (
+                <tr key={c.name}>
+                  <th>{c.name}</th>
+                  <td>{c.before}</td>
+                  <td>{c.after}</td>
+                  <td>{formatDeltaCount(c.delta)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <p className="cp-Note">{cmp.kernelsKept} kernel(s) in both.</p>
+          <KernelDiff title="Kernels added" names={cmp.kernelsAdded} />
+          <KernelDiff title="Kernels removed" names={cmp.kernelsRemoved} />
+        </>
+      )}
+    </div>
+  );
+}
+
+function KernelDiff({ title, names }: { title: string; names: string[] }): JSX.Element | null {
+  if (!names.length) {
+    return null;
+  }
+  const shown = names.slice(0, 100);
+  return (
+    <>
+      <h4>
+        {title} ({names.length})
+      </h4>
+      <ul className="cp-List">
+        {shown.map((n, i) => (
+          <li key={i}>
+            <code>{n}</code>
+          </li>
+        ))}
+        {names.length > shown.length ? <li>… {names.length - shown.length} more</li> : null}
+      </ul>
+    </>
+  );
+}

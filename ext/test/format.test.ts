@@ -1,0 +1,97 @@
+import {
+  formatAge,
+  formatBytes,
+  formatDeltaCount,
+  formatDeltaMs,
+  formatMs,
+  formatS,
+  formatSpeedup,
+  speedupTone,
+  threeSig
+} from '../src/format';
+
+describe('formatMs mirrors render/format.py', () => {
+  it.each([
+    [4.1, '4.1 ms'],
+    [1.8, '1.8 ms'],
+    [12.345, '12.3 ms'],
+    [999.4, '999 ms'],
+    [1234, '1.23 s'],
+    [0.5, '500 µs'],
+    [0.0123, '12.3 µs'],
+    [0.0005, '500 ns'],
+    [1, '1 ms'],
+    [100, '100 ms']
+  ])('%p ms -> %p', (ms, text) => {
+    expect(formatMs(ms)).toBe(text);
+  });
+
+  it('shows a dash for missing figures', () => {
+    expect(formatMs(null)).toBe('—');
+    expect(formatMs(undefined)).toBe('—');
+    expect(formatS(null)).toBe('—');
+  });
+
+  it('formats seconds through milliseconds', () => {
+    expect(formatS(12.4)).toBe('12.4 s');
+    expect(formatS(0.25)).toBe('250 ms');
+  });
+
+  it('follows Python .3g for rounding up to the next power of ten', () => {
+    expect(threeSig(999.5)).toBe('1e+03');
+    expect(threeSig(0.000012345)).toBe('1.23e-05');
+    expect(threeSig(2.5)).toBe('2.5');
+  });
+});
+
+describe('formatSpeedup and formatBytes', () => {
+  it('uses two decimals below 10× and one above', () => {
+    expect(formatSpeedup(2.3)).toBe('2.30×');
+    expect(formatSpeedup(0.95)).toBe('0.95×');
+    expect(formatSpeedup(12.34)).toBe('12.3×');
+    expect(formatSpeedup(null)).toBe('—');
+  });
+
+  it('uses binary units', () => {
+    expect(formatBytes(512)).toBe('512 B');
+    expect(formatBytes(25_165_824)).toBe('24.0 MiB');
+    expect(formatBytes(3 * 1024 ** 4)).toBe('3072.0 GiB');
+    expect(formatBytes(null)).toBe('not measured');
+  });
+});
+
+describe('formatAge', () => {
+  const now = new Date('2026-01-01T12:00:00Z');
+  it.each([
+    ['2026-01-01T12:00:00+00:00', 'just now'],
+    ['2026-01-01T11:59:30+00:00', '30 s ago'],
+    ['2026-01-01T11:55:00+00:00', '5 min ago'],
+    ['2026-01-01T09:00:00+00:00', '3 h ago'],
+    ['2025-12-29T12:00:00+00:00', '3 d ago'],
+    ['2026-01-01T13:00:00+00:00', 'just now']
+  ])('%s -> %s', (created, text) => {
+    expect(formatAge(created, now)).toBe(text);
+  });
+
+  it('is empty for an unreadable time', () => {
+    expect(formatAge('yesterday', now)).toBe('');
+  });
+});
+
+describe('deltas and tones', () => {
+  it('signs differences', () => {
+    expect(formatDeltaMs(1.2)).toBe('+1.2 ms');
+    expect(formatDeltaMs(-0.3)).toBe('−300 µs');
+    expect(formatDeltaMs(0)).toBe('±0');
+    expect(formatDeltaMs(null)).toBe('—');
+    expect(formatDeltaCount(3)).toBe('+3');
+    expect(formatDeltaCount(-2)).toBe('−2');
+  });
+
+  it('calls a speedup only when its interval clears 1', () => {
+    expect(speedupTone({ value: 2, low: 1.1, high: 2.5 })).toBe('faster');
+    expect(speedupTone({ value: 0.8, low: 0.7, high: 0.9 })).toBe('slower');
+    expect(speedupTone({ value: 1.05, low: 0.95, high: 1.1 })).toBe('even');
+    expect(speedupTone(null)).toBe('none');
+  });
+});

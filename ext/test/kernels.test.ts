@@ -1,0 +1,70 @@
+import { filterKernels, highlightLanguage, nextSort, pageOf, sortKernels } from '../src/kernels';
+import { kernel } from './fixtures';
+
+const kernels = [
+  kernel('triton_poi_fused_add_2', { device_time_ms: 0.5, lines: [4], aten_ops: ['aten.add'] }),
+  kernel('cpp_fused_relu_10', { language: 'cpp', device_time_ms: null, lines: [2, 3] }),
+  kernel('triton_per_fused_softmax_1', { device_time_ms: 1.5, lines: [6], aten_ops: ['aten._softmax'] }),
+  kernel('extern_kernels.mm', { language: 'extern', device_time_ms: 0.1, lines: [] })
+];
+
+describe('sortKernels', () => {
+  it('sorts measured times descending, unmeasured last', () => {
+    const names = sortKernels(kernels, { key: 'device_time_ms', direction: 'desc' }).map(k => k.name);
+    expect(names).toEqual(['triton_per_fused_softmax_1', 'triton_poi_fused_add_2', 'extern_kernels.mm', 'cpp_fused_relu_10']);
+  });
+
+  it('keeps unmeasured last when ascending too', () => {
+    const names = sortKernels(kernels, { key: 'device_time_ms', direction: 'asc' }).map(k => k.name);
+    expect(names[names.length - 1]).toBe('cpp_fused_relu_10');
+    expect(names[0]).toBe('extern_kernels.mm');
+  });
+
+  it('sorts names with numbers in natural order', () => {
+    const ks = [kernel('k_10'), kernel('k_2'), kernel('k_1')];
+    expect(sortKernels(ks, { key: 'name', direction: 'asc' }).map(k => k.name)).toEqual(['k_1', 'k_2', 'k_10']);
+  });
+
+  it('sorts by first cell line', () => {
+    const names = sortKernels(kernels, { key: 'lines', direction: 'asc' }).map(k => k.name);
+    expect(names).toEqual(['cpp_fused_relu_10', 'triton_poi_fused_add_2', 'triton_per_fused_softmax_1', 'extern_kernels.mm']);
+  });
+
+  it('flips direction on the same column and starts times descending', () => {
+    expect(nextSort({ key: 'name', direction: 'asc' }, 'name')).toEqual({ key: 'name', direction: 'desc' });
+    expect(nextSort({ key: 'name', direction: 'asc' }, 'device_time_ms')).toEqual({ key: 'device_time_ms', direction: 'desc' });
+    expect(nextSort({ key: 'device_time_ms', direction: 'desc' }, 'lines')).toEqual({ key: 'lines', direction: 'asc' });
+  });
+});
+
+describe('paging 1,000 kernels', () => {
+  const many = Array.from({ length: 1000 }, (_, i) => kernel(`k_${i}`));
+
+  it('renders one page at a time', () => {
+    const page = pageOf(many, 3, 50);
+    expect(page.items).toHaveLength(50);
+    expect(page.items[0].name).toBe('k_150');
+    expect(page.pageCount).toBe(20);
+    expect(page.total).toBe(1000);
+  });
+
+  it('clamps a page past the end (after filtering shrank the list)', () => {
+    const page = pageOf(many.slice(0, 60), 5, 50);
+    expect(page.page).toBe(1);
+    expect(page.items).toHaveLength(10);
+    expect(pageOf([], 2, 50)).toEqual({ items: [], page: 0, pageCount: 1, total: 0 });
+  });
+});
+
+describe('filterKernels and languages', () => {
+  it('matches names and ATen ops case-insensitively', () => {
+    expect(filterKernels(kernels, 'SOFTMAX').map(k => k.name)).toEqual(['triton_per_fused_softmax_1']);
+    expect(filterKernels(kernels, 'aten.add').map(k => k.name)).toEqual(['triton_poi_fused_add_2']);
+    expect(filterKernels(kernels, '  ')).toHaveLength(4);
+  });
+
+  it('highlights C++ kernels as C++ and Triton as Python', () => {
+    expect(highlightLanguage('cpp')).toBe('C++');
+    expect(highlightLanguage('triton')).toBe('Python');
+  });
+});
