@@ -264,6 +264,18 @@ class ProfileRun:
 
         return render_text(self)
 
+    def to_html(self) -> str:
+        """A self-contained HTML report of this run (opens offline; see ``render.report``)."""
+        from .render.report import render_report_html
+
+        return render_report_html(self)
+
+    def show(self, compare_with: list[ProfileRun] | None = None):
+        """An ipywidgets explorer of this run, optionally compared with other runs."""
+        from .render.widget import explorer
+
+        return explorer(self, compare_with)
+
 
 SCHEMA_PATH = Path(__file__).with_name("schema") / "profile_run.schema.json"
 

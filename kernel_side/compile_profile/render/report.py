@@ -1,0 +1,199 @@
+"""One self-contained HTML file for a run: opens offline, shares by email, survives without a server.
+
+plotly.js is embedded from the installed plotly package, the figures come from
+``charts.figures`` and code is highlighted by Pygments.  The file holds exactly
+two scripts, plotly.js and the small one below, and fetches nothing.  All text
+from user code or the compiler is escaped (by ``html.escape`` or by Pygments);
+the figure JSON is placed inside the script with ``<``, ``>`` and ``&`` written
+as ``\\u`` escapes so no string in it can close the script element.
+"""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from typing import Any
+
+from plotly.offline import get_plotlyjs
+
+from ..profile_run import Graph, Kernel, ProfileRun
+from .charts import figures
+from .facts import cell_code, top_kernels
+from .format import format_ms, one_line
+from .highlight import highlight_code, stylesheet
+from .html import render_html
+from .summary import first_code_line
+
+OVERVIEW_FIGURES = ("variants", "samples", "compile_phases", "lines")
+
+_PAGE_CSS = """
+:root { color-scheme: light dark; }
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0 auto; max-width: 1100px; padding: 16px; }
+nav { display: flex; gap: 4px; border-bottom: 1px solid rgba(127,127,127,.4); margin: 12px 0; }
+nav a { padding: 6px 12px; text-decoration: none; color: inherit; border: 1px solid transparent; border-bottom: none; }
+nav a.active { border-color: rgba(127,127,127,.4); border-radius: 4px 4px 0 0; font-weight: 600; }
+h1 { font-size: 1.3em; margin: 0; }
+h2 { font-size: 1.1em; }
+.meta { opacity: .7; }
+details { margin: 4px 0; border-bottom: 1px solid rgba(127,127,127,.2); padding: 2px 0; }
+summary { cursor: pointer; }
+pre.text { white-space: pre-wrap; }
+.cp-highlight pre { overflow-x: auto; padding: 6px; margin: 4px 0; }
+table.list { border-collapse: collapse; }
+table.list th, table.list td { text-align: left; padding: 2px 10px 2px 0; border-bottom: 1px solid rgba(127,127,127,.25); vertical-align: top; }
+"""
+
+# Tabs (sections stay visible without scripts), plots drawn in the page's theme,
+# and a redraw when a tab with plots becomes visible so they take its width.
+_PAGE_SCRIPT = """
+(function () {
+  var dark = window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
+  var ink = dark ? "#ddd" : "#222", grid = dark ? "rgba(200,200,200,.2)" : "rgba(60,60,60,.15)";
+  function themed(layout) {
+    var out = JSON.parse(JSON.stringify(layout));
+    out.font = Object.assign({color: ink}, out.font || {});
+    ["xaxis", "yaxis"].forEach(function (a) { out[a] = Object.assign({gridcolor: grid, zerolinecolor: grid}, out[a] || {}); });
+    return out;
+  }
+  document.querySelectorAll("[data-figure]").forEach(function (div) {
+    var fig = FIGURES[div.getAttribute("data-figure")];
+    Plotly.newPlot(div, fig.data, themed(fig.layout), {responsive: true, displaylogo: false});
+  });
+  var links = document.querySelectorAll("nav a"), sections = document.querySelectorAll("main > section");
+  function show(id) {
+    sections.forEach(function (s) { s.hidden = s.id !== id; });
+    links.forEach(function (a) { a.classList.toggle("active", a.getAttribute("href") === "#" + id); });
+    document.querySelectorAll("#" + id + " [data-figure]").forEach(function (div) { Plotly.Plots.resize(div); });
+  }
+  links.forEach(function (a) {
+    a.addEventListener("click", function (e) { e.preventDefault(); show(a.getAttribute("href").slice(1)); });
+  });
+  var wanted = location.hash.slice(1);
+  show(Array.prototype.some.call(sections, function (s) { return s.id === wanted; }) ? wanted : sections[0].id);
+})();
+"""
+
+
+def _script_json(value: Any) -> str:
+    """JSON that is also a safe JavaScript expression inside ``<script>``."""
+    text = json.dumps(value, ensure_ascii=True, allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _figure_div(name: str) -> str:
+    return f'<div class="figure" data-figure="{escape(name)}"></div>'
+
+
+def _overview(run: ProfileRun) -> str:
+    break_lines = tuple(b.line for b in run.graph_breaks if b.line is not None)
+    source = (
+        "<h2>Cell</h2>"
+        + (f'<p class="meta">highlighted: cell lines with a graph break</p>' if break_lines else "")
+        + highlight_code(run.cell_source, "python", linenos=True, hl_lines=break_lines)
+        if run.cell_source
+        else ""
+    )
+    charts = "".join(_figure_div(name) for name in OVERVIEW_FIGURES)
+    return f'<section id="overview"><h2>Summary</h2>{render_html(run)}{charts}{source}</section>'
+
+
+def _graph_breaks(run: ProfileRun) -> str:
+    if not run.graph_breaks:
+        return '<section id="graph-breaks"><h2>Graph breaks</h2><p>No graph breaks.</p></section>'
+    rows = []
+    for b in run.graph_breaks:
+        where = f"cell line {b.line}" if b.line is not None else (
+            f"{b.filename}:{b.file_line}" if b.filename else "outside the cell")
+        code = b.code_line.strip() or cell_code(run, b.line)
+        rows.append(
+            f"<tr><td>{escape(where)}</td><td><code>{escape(code)}</code></td><td>{escape(b.variant)}</td>"
+            f'<td><pre class="text">{escape(b.reason)}</pre></td></tr>'
+        )
+    recompiles = "".join(
+        f"<tr><td>{escape(r.variant)}</td><td>{'yes' if r.during_timing else ''}</td>"
+        f'<td><pre class="text">{escape(r.reason)}</pre></td></tr>'
+        for r in run.recompiles
+    )
+    recompile_table = (
+        "<h2>Recompiles</h2><table class=\"list\"><thead><tr><th>variant</th><th>while timed</th><th>reason</th>"
+        f"</tr></thead><tbody>{recompiles}</tbody></table>"
+        if recompiles else ""
+    )
+    return (
+        '<section id="graph-breaks"><h2>Graph breaks</h2><table class="list"><thead><tr><th>where</th><th>code</th>'
+        f"<th>variant</th><th>reason</th></tr></thead><tbody>{''.join(rows)}</tbody></table>{recompile_table}</section>"
+    )
+
+
+def _graph(g: Graph) -> str:
+    ops = ", ".join(f"{escape(op)} ×{n}" for op, n in sorted(g.op_counts.items(), key=lambda kv: -kv[1])[:8])
+    facts = [escape(g.kind), escape(g.variant), f"compile {escape(g.compile_id)}" if g.compile_id else ""]
+    if g.lines:
+        facts.append("cell lines " + ", ".join(map(str, g.lines)))
+    summary = f"<code>{escape(g.id)}</code> · " + " · ".join(f for f in facts if f) + (f" · {ops}" if ops else "")
+    return f"<details><summary>{summary}</summary>{highlight_code(g.code, 'python')}</details>"
+
+
+def _graphs(run: ProfileRun) -> str:
+    body = "".join(_graph(g) for g in run.graphs) or "<p>No graphs were captured.</p>"
+    return f'<section id="graphs"><h2>Graphs ({len(run.graphs)})</h2>{body}</section>'
+
+
+def _kernel(k: Kernel) -> str:
+    facts = [escape(k.language)]
+    if k.variant:
+        facts.append(escape(k.variant))
+    if k.device_time_ms is not None:
+        facts.append(format_ms(k.device_time_ms) + (f" ({k.share * 100:.1f}%)" if k.share is not None else ""))
+    if k.lines:
+        facts.append("cell lines " + ", ".join(map(str, k.lines)))
+    if k.aten_ops:
+        facts.append(escape(", ".join(k.aten_ops)))
+    summary = f"<code>{escape(k.name)}</code> · " + " · ".join(facts)
+    return f"<details><summary>{summary}</summary>{highlight_code(k.source, k.language)}</details>"
+
+
+def _kernels(run: ProfileRun) -> str:
+    body = "".join(_kernel(k) for k in top_kernels(run.kernels, len(run.kernels))) or "<p>No kernels were generated.</p>"
+    return (f'<section id="kernels"><h2>Kernels ({len(run.kernels)})</h2>'
+            f'{_figure_div("kernels")}{body}</section>')
+
+
+def _errors(run: ProfileRun) -> str:
+    if not run.errors:
+        return ""
+    items = "".join(
+        f"<details open><summary>{escape(e.stage)}"
+        + (f" · {escape(e.variant)}" if e.variant else "")
+        + (f" · cell line {e.line}" if e.line is not None else "")
+        + f": {escape(one_line(e.message))}</summary>"
+        + f'<pre class="text">{escape(e.type + ": " if e.type else "")}{escape(e.message)}</pre>'
+        + (f'<pre class="text">{escape(e.traceback)}</pre>' if e.traceback else "")
+        + "</details>"
+        for e in run.errors
+    )
+    return f'<section id="errors"><h2>Errors ({len(run.errors)})</h2>{items}</section>'
+
+
+def render_report_html(run: ProfileRun) -> str:
+    sections = [_overview(run), _graph_breaks(run), _graphs(run), _kernels(run), _errors(run)]
+    tabs = [("overview", "Overview"), ("graph-breaks", f"Graph breaks ({len(run.graph_breaks)})"),
+            ("graphs", "Graphs"), ("kernels", "Kernels")]
+    if run.errors:
+        tabs.append(("errors", f"Errors ({len(run.errors)})"))
+    nav = "".join(f'<a href="#{sid}">{escape(name)}</a>' for sid, name in tabs)
+    title = one_line(run.label or first_code_line(run.cell_source) or run.id, 80)
+    meta = f"run {run.id} · {run.created_at} · {run.device.type} ({run.device.name}) · torch {run.torch_version}"
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>compile-profile: {escape(title)}</title>"
+        f"<style>{_PAGE_CSS}{stylesheet()}</style>"
+        f'<script type="text/javascript">{get_plotlyjs()}</script>'
+        "</head><body>"
+        f'<header><h1>{escape(title)}</h1><div class="meta">{escape(meta)}</div></header>'
+        f"<nav>{nav}</nav><main>{''.join(sections)}</main>"
+        f'<script type="text/javascript">var FIGURES = {_script_json(figures(run))};{_PAGE_SCRIPT}</script>'
+        "</body></html>\n"
+    )

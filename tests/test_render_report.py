@@ -1,0 +1,133 @@
+"""render_report_html: one self-contained, offline HTML file with every figure, graph and kernel."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+from plotly.offline import get_plotlyjs
+from render_fixtures import ALL_RUNS, HOSTILE, ParsedHTML, cpu_run, cuda_run, failed_run, hostile_run
+
+from compile_profile.render.charts import figures
+from compile_profile.render.highlight import highlight_code
+from compile_profile.render.report import render_report_html
+
+
+def _figures_in(parsed: ParsedHTML) -> dict:
+    """The figure JSON the page script draws from (it starts ``var FIGURES = {...};``)."""
+    script = parsed.scripts[1]
+    decoder = json.JSONDecoder()
+    assert script.startswith("var FIGURES = ")
+    value, _ = decoder.raw_decode(script, len("var FIGURES = "))
+    return value
+
+
+@pytest.fixture(scope="module")
+def cuda_report():
+    run = cuda_run()
+    return run, render_report_html(run)
+
+
+@pytest.mark.parametrize("name", ["cuda", "cpu", "failed", "interrupted", "hostile"])
+def test_report_parses_and_has_exactly_two_local_scripts(name):
+    html = render_report_html(ALL_RUNS[name]())
+    assert html.startswith("<!DOCTYPE html>")
+    parsed = ParsedHTML(html)
+    assert parsed.nesting_errors == []
+    scripts = parsed.named("script")
+    assert len(scripts) == 2 and all("src" not in attrs for attrs in scripts)
+    assert parsed.scripts[0] == get_plotlyjs()
+    assert parsed.scripts[1].startswith("var FIGURES = ")
+    tags = {tag for tag, _ in parsed.tags}
+    assert not tags & {"img", "iframe", "object", "embed", "link", "base", "form"}
+    assert parsed.event_handler_attributes() == []
+    # Nothing outside plotly.js points at the network: links are in-page anchors only.
+    assert [a["href"] for a in parsed.named("a")] == [f"#{s['id']}" for s in parsed.named("section")]
+    assert "http" not in html.replace(parsed.scripts[0], "")
+
+
+def test_report_draws_every_figure_of_the_run(cuda_report):
+    run, html = cuda_report
+    parsed = ParsedHTML(html)
+    assert _figures_in(parsed) == json.loads(json.dumps(figures(run)))
+    drawn = [div["data-figure"] for div in parsed.named("div") if "data-figure" in div]
+    assert sorted(drawn) == sorted(figures(run))
+
+
+def test_report_sections_hold_every_graph_and_kernel_highlighted(cuda_report):
+    run, html = cuda_report
+    assert [s["id"] for s in ParsedHTML(html).named("section")] == ["overview", "graph-breaks", "graphs", "kernels"]
+    for k in run.kernels:
+        assert highlight_code(k.source, k.language) in html
+    for g in run.graphs:
+        assert highlight_code(g.code, "python") in html
+    assert ".cp-highlight .k" in html  # Pygments' stylesheet travels with the file
+    assert html.count("<details>") == len(run.kernels) + len(run.graphs)
+
+
+def test_kernel_languages_get_their_lexers():
+    run = cpu_run()
+    html = render_report_html(run)
+    cpp = run.kernels[0]
+    # C++: the `#pragma` is a preprocessor token (class "cp"); as Python it would be a comment ("c1").
+    assert '<span class="cp">#pragma omp parallel num_threads(2)</span>' in highlight_code(cpp.source, "cpp")
+    assert highlight_code(cpp.source, "cpp") in html
+    triton = cuda_run().kernels[0]
+    assert '<span class="nd">@triton</span><span class="o">.</span><span class="n">jit</span>' in highlight_code(
+        triton.source, triton.language
+    )
+
+
+def test_graph_breaks_section_and_cell_lines(cuda_report):
+    run, html = cuda_report
+    parsed = ParsedHTML(html)
+    row = next(r for r in parsed.rows if r and r[0] == "cell line 5")
+    assert row[1:3] == ["print(y.sum())", "inductor/default"]
+    assert row[3] == run.graph_breaks[0].reason  # the whole reason, every line of it
+    # The cell's listing marks the line of the break.
+    assert '<span class="hll">' in html
+
+
+def test_errors_get_their_own_section_with_the_traceback():
+    run = failed_run()
+    parsed = ParsedHTML(render_report_html(run))
+    assert "errors" in [s["id"] for s in parsed.named("section")]
+    assert "Traceback ..." in parsed.text
+    assert "compile · inductor/default · cell line 4: LoweringException" in parsed.text
+
+
+def test_hostile_text_stays_text():
+    run = hostile_run()
+    html = render_report_html(run)
+    parsed = ParsedHTML(html)
+    assert len(parsed.named("script")) == 2 and parsed.named("img") == []
+    # Label, cell, reason, graph code, kernel name and source, error: all present, as text.
+    assert parsed.text.count(HOSTILE) >= 8
+    # No string in the figure data can end the script element early.
+    assert "</" not in parsed.scripts[1]
+    assert _figures_in(parsed) == json.loads(json.dumps(figures(run)))
+
+
+def test_profile_run_to_html_is_the_report():
+    run = cuda_run()
+    assert run.to_html() == render_report_html(run)
+
+
+@pytest.mark.browser
+def test_report_opens_offline_in_a_browser_and_draws_its_charts(tmp_path):
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert chromium, "the browser tests need Chromium (apt-get install chromium)"
+    page = tmp_path / "report.html"
+    page.write_text(render_report_html(hostile_run()), encoding="utf-8")
+    dom = subprocess.run(
+        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--host-resolver-rules=MAP * ~NOTFOUND",
+         "--virtual-time-budget=10000", "--dump-dom", page.as_uri()],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout
+    # Plotly marks each div it drew; the page script hid all but the first tab.
+    assert len(re.findall(r'class="[^"]*js-plotly-plot', dom)) == len(figures(hostile_run()))
+    assert re.search(r'<section id="overview">', dom) and re.search(r'<section id="kernels" hidden', dom)
+    assert "<img" not in dom
