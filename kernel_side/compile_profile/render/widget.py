@@ -1,0 +1,177 @@
+"""An ipywidgets explorer of a run (``run.show()``): overview, graph breaks, graphs, kernels, compare.
+
+Every text value it shows is escaped: HTML widgets get ``html.escape``d text or
+Pygments output (which escapes the code it highlights), and code uses inline
+styles because a widget's HTML cannot count on a page stylesheet.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from html import escape
+
+import ipywidgets as widgets
+
+from ..profile_run import ProfileRun
+from .charts import Figure, figures
+from .compare import compare
+from .facts import cell_code, top_kernels
+from .format import format_ms, one_line
+from .highlight import highlight_code
+from .html import render_html
+
+OVERVIEW_FIGURES = ("variants", "samples", "compile_phases", "lines")
+_TABLE = 'style="border-collapse:collapse"'
+_CELL = 'style="text-align:left;padding:2px 10px 2px 0;border-bottom:1px solid rgba(127,127,127,.25);vertical-align:top"'
+
+
+def figure_widget(fig: Figure) -> widgets.Widget:
+    """An interactive FigureWidget where anywidget is installed (plotly ≥ 6 needs it), else an Output showing the figure.
+
+    The Output gets plotly's own MIME bundle directly rather than through
+    ``display()``, so it needs no running kernel and shows the same figure
+    wherever the plotly JupyterLab renderer is installed.
+    """
+    if importlib.util.find_spec("anywidget") is not None:
+        import plotly.graph_objects as go
+
+        return go.FigureWidget(fig)
+    out = widgets.Output()
+    title = fig.get("layout", {}).get("title", {}).get("text", "figure")
+    out.outputs = (
+        {
+            "output_type": "display_data",
+            "data": {"application/vnd.plotly.v1+json": {"data": fig["data"], "layout": fig["layout"], "config": {"displaylogo": False}},
+                     "text/plain": f"<plotly figure: {title}>"},
+            "metadata": {},
+        },
+    )
+    return out
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    head = "".join(f"<th {_CELL}>{h}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td {_CELL}>{c}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table {_TABLE}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _code_box(html_value: str = "") -> widgets.HTML:
+    return widgets.HTML(value=html_value, layout=widgets.Layout(max_height="600px", overflow="auto"))
+
+
+class RunExplorer(widgets.Tab):
+    """The explorer Tab; its pickers and views are attributes so code (and tests) can drive it."""
+
+    def __init__(self, run: ProfileRun, compare_with: list[ProfileRun] | None = None):
+        super().__init__()
+        self.run = run
+        self.others = list(compare_with or [])
+        self.figures = figures(run)
+        self.kernels = top_kernels(run.kernels, len(run.kernels))  # slowest first, the order people look in
+
+        self.overview = widgets.VBox(
+            [widgets.HTML(render_html(run))] + [figure_widget(self.figures[name]) for name in OVERVIEW_FIGURES]
+        )
+        self.graph_breaks_view = widgets.HTML(self._graph_breaks_html())
+
+        self.graph_picker = widgets.Dropdown(
+            options=[(f"#{i} {g.id} · {g.kind} · {g.variant}", i) for i, g in enumerate(run.graphs)],
+            value=0 if run.graphs else None,
+            description="graph",
+            layout=widgets.Layout(width="100%"),
+        )
+        self.graph_code = _code_box()
+        self.graph_picker.observe(self._show_graph, names="value")
+        self._show_graph()
+
+        self.kernel_picker = widgets.Dropdown(
+            options=[(self._kernel_label(i), i) for i in range(len(self.kernels))],
+            value=0 if self.kernels else None,
+            description="kernel",
+            layout=widgets.Layout(width="100%"),
+        )
+        self.kernel_info = widgets.HTML()
+        self.kernel_source = _code_box()
+        self.kernel_picker.observe(self._show_kernel, names="value")
+        self._show_kernel()
+
+        self.compare_picker = widgets.Dropdown(
+            options=[(f"{o.label or o.id} · {o.created_at}", i) for i, o in enumerate(self.others)],
+            value=0 if self.others else None,
+            description="against",
+            disabled=not self.others,
+            layout=widgets.Layout(width="100%"),
+        )
+        self.compare_table = widgets.HTML()
+        self.compare_picker.observe(self._show_compare, names="value")
+        self._show_compare()
+
+        self.children = [
+            self.overview,
+            self.graph_breaks_view,
+            widgets.VBox([self.graph_picker, self.graph_code]),
+            widgets.VBox([self.kernel_picker, self.kernel_info, self.kernel_source, figure_widget(self.figures["kernels"])]),
+            widgets.VBox([self.compare_picker, self.compare_table]),
+        ]
+        self.titles = ("Overview", f"Graph breaks ({len(run.graph_breaks)})", f"Graphs ({len(run.graphs)})",
+                       f"Kernels ({len(run.kernels)})", "Compare")
+
+    # -- views -----------------------------------------------------------
+    def _graph_breaks_html(self) -> str:
+        run = self.run
+        if not run.graph_breaks:
+            return "<p>No graph breaks.</p>"
+        rows = [
+            [
+                str(b.line) if b.line is not None else escape(b.filename or "outside the cell"),
+                f"<code>{escape(b.code_line.strip() or cell_code(run, b.line))}</code>",
+                escape(b.variant),
+                f'<pre style="white-space:pre-wrap;margin:0">{escape(b.reason)}</pre>',
+            ]
+            for b in run.graph_breaks
+        ]
+        lines = tuple(b.line for b in run.graph_breaks if b.line is not None)
+        cell = highlight_code(run.cell_source, "python", inline_styles=True, linenos=True, hl_lines=lines)
+        return _table(["cell line", "code", "variant", "reason"], rows) + cell
+
+    def _kernel_label(self, i: int) -> str:
+        k = self.kernels[i]
+        time = f" · {format_ms(k.device_time_ms)}" if k.device_time_ms is not None else ""
+        return f"#{i} {one_line(k.name, 80)} · {k.language}{time}"
+
+    def _show_graph(self, change=None) -> None:
+        i = self.graph_picker.value
+        self.graph_code.value = "" if i is None else highlight_code(self.run.graphs[i].code, "python", inline_styles=True)
+
+    def _show_kernel(self, change=None) -> None:
+        i = self.kernel_picker.value
+        if i is None:
+            self.kernel_info.value, self.kernel_source.value = "<p>No kernels were generated.</p>", ""
+            return
+        k = self.kernels[i]
+        facts = [f"<code>{escape(k.name)}</code>", escape(k.language), f"graph {escape(k.graph_id)}"]
+        if k.variant:
+            facts.append(escape(k.variant))
+        if k.lines:
+            facts.append("cell lines " + ", ".join(map(str, k.lines)))
+        if k.aten_ops:
+            facts.append(escape(", ".join(k.aten_ops)))
+        self.kernel_info.value = " · ".join(facts)
+        self.kernel_source.value = highlight_code(k.source, k.language, inline_styles=True)
+
+    def _show_compare(self, change=None) -> None:
+        i = self.compare_picker.value
+        if i is None:
+            self.compare_table.value = "<p>Pass <code>compare_with=[other runs]</code> to compare this run with others.</p>"
+            return
+        other = self.others[i]
+        rows = [
+            [escape(d.metric), escape(d.this), escape(d.other), "" if d.change is None else f"{d.change * 100:+.1f}%"]
+            for d in compare(self.run, other)
+        ]
+        title = escape(f"this run ({self.run.label or self.run.id})"), escape(f"{other.label or other.id}")
+        self.compare_table.value = _table(["", title[0], title[1], "change"], rows)
+
+
+def explorer(run: ProfileRun, compare_with: list[ProfileRun] | None = None) -> RunExplorer:
+    return RunExplorer(run, compare_with)
