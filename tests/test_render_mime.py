@@ -63,3 +63,15 @@ def test_thousand_kernels_keep_the_bundle_small():
     size = len(json.dumps(mime_bundle(run)))
     assert size < 60_000
     assert sum(len(k.source) for k in run.kernels) > 1_000_000  # what a bundle carrying sources would weigh
+
+
+def test_render_dispatches_by_format_name():
+    from compile_profile.render import RENDERERS, render
+
+    run = cuda_run()
+    assert render(run) == render_text(run)
+    assert render(run, "html") == render_html(run)
+    assert render(run, "mime") == mime_bundle(run)
+    assert set(RENDERERS) >= {"text", "html", "report", "mime", "figures", "summary", "widget"}
+    with pytest.raises(ValueError, match="unknown format 'pdf'"):
+        render(run, "pdf")
