@@ -63,6 +63,8 @@ class Variant:
     recompiled_during_timing: bool = False
     torch_compile_call: str | None = None
     error: str | None = None
+    compile_phases: dict[str, float] = field(default_factory=dict)
+    cache_state: str = "none"
 
 
 @dataclass
@@ -124,6 +126,8 @@ class Kernel:
     aten_ops: list[str] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
     variant: str = ""
+    id: str = ""  # unique within the run (names repeat across graphs and variants)
+    launches: list[str] = field(default_factory=list)  # its call sites in the generated wrapper
     device_time_ms: float | None = None
     share: float | None = None
 

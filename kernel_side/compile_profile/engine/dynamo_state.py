@@ -1,0 +1,50 @@
+"""Leave Dynamo's in-memory caches as the profile found them.
+
+Each compiled variant uses a fresh backend object, so Dynamo compiles afresh
+instead of reusing entries made for other backends; but every such compile
+adds a cache entry to the code objects it touched (the cell's, a model's
+``forward`` after a graph break), and entries count against Dynamo's
+recompile limit.  Left behind, a few profiles of the same model would push
+its ``forward`` past the limit and silently back to eager.  So afterwards the
+entries made with the profile's backends are dropped.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from torch._C._dynamo.eval_frame import _debug_get_cache_entry_list, reset_code
+from torch._dynamo import convert_frame
+
+from .backend import RecordingBackend
+
+
+def _unwrap(backend: Any) -> Any:
+    for _ in range(8):
+        inner = getattr(backend, "_torchdynamo_orig_backend", None) or getattr(backend, "compiler_fn", None)
+        if inner is None or inner is backend:
+            return backend
+        backend = inner
+    return backend
+
+
+def _is_profile_backend(backend: Any) -> bool:
+    return isinstance(_unwrap(backend), RecordingBackend)
+
+
+class DynamoCodeTracker:
+    """Drops the cache entries that profile backends created, when asked."""
+
+    def release_new_entries(self) -> int:
+        released = 0
+        for ref in list(convert_frame.input_codes.seen):
+            code = ref()
+            if code is None:
+                continue
+            entries = _debug_get_cache_entry_list(code)
+            if any(_is_profile_backend(entry.backend) for entry in entries):
+                # Dynamo offers no way to drop a single entry; entries of other backends on the
+                # same code recompile on their next call (from the on-disk caches).
+                reset_code(code)
+                released += 1
+        return released

@@ -1,0 +1,548 @@
+"""The measuring core: run a target eagerly and under each compiled variant, and
+assemble a ``ProfileRun``.
+
+Order of work, chosen so each figure is measured cleanly:
+  1. eager first call (the cell's real output; an error here stops everything);
+  2. per compiled variant, the first call under trace capture (compile latency,
+     graphs, breaks, kernels) — never part of the steady-state samples;
+  3. warm-up, then interleaved timed rounds (capture stays on to catch recompiles);
+  4. correctness (same RNG seed and same in-place state for eager and compiled);
+  5. peak memory (CUDA only).
+An interrupt at any point keeps what was measured and marks the run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import io
+import sys
+import time
+import traceback
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import torch
+
+from ..profile_run import (
+    CacheStats,
+    Device,
+    ErrorInfo,
+    Graph,
+    ProfileRun,
+    Recommendation,
+    Speedup,
+    Variant,
+)
+from . import correctness as correctness_mod
+from .backend import RecordingBackend, register
+from .cell import CellFunction, cell_line_of_exception, cell_to_function
+from .dynamo_state import DynamoCodeTracker
+from .timing import (
+    TimedCallable,
+    TimingPlan,
+    calls_per_sample_for,
+    device_sync,
+    run_interleaved,
+    speedup_interval,
+    summarize_samples,
+    warm_up,
+)
+from .trace_capture import TraceEvent, TraceRecorder, capture_compiles
+from .trace_model import CellLocator, build_variant_trace
+from .variants import VariantSpec, build_variants, sweep_modes
+
+Progress = Callable[[str], None]
+
+_PHASE_TEXT = {
+    "bytecode_tracing": "Dynamo: tracing bytecode",
+    "backend_compile": "backend compile",
+    "create_aot_dispatcher_function": "AOTAutograd: building forward/backward graphs",
+    "compile_fx_inner": "Inductor: lowering",
+    "GraphLowering.codegen": "Inductor: generating code",
+    "async_compile.wait": "compiling kernels",
+    "compile_file": "compiling C++",
+}
+
+
+@dataclass
+class ProfileOptions:
+    backend: str = "inductor"
+    modes: list[str] | None = None
+    dynamic: bool | None = None
+    fullgraph: bool = False
+    options: dict[str, Any] | None = None
+    sweep: bool = False
+    warmup: int = 2
+    repeat: int = 100
+    min_samples: int = 5
+    budget: float = 3.0
+    label: str = ""
+    notebook: str = ""
+    check_correctness: bool = True
+    progress: Progress | None = None
+
+
+@dataclass
+class Target:
+    """What to profile: an eager call, the function to compile, and how to read results."""
+
+    eager_call: Callable[[], Any]
+    function: Callable[..., Any]
+    call_compiled: Callable[[Callable[..., Any]], Any]
+    locator: CellLocator
+    source: str
+    before_each: Callable[[], None] = lambda: None
+    outputs: Callable[[Any], dict[str, Any]] = lambda result: {"<result>": result}
+    namespace: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ProfileResult:
+    run: ProfileRun
+    stdout: str = ""  # what the first eager run printed (later runs' output is dropped)
+    interrupted: BaseException | None = None
+    last_eager_result: Any = None  # the return value of the last eager run, if any succeeded
+    has_eager_result: bool = False
+
+
+def profile(fn: Callable[..., Any], *args: Any, **options: Any) -> ProfileRun:
+    """Profile ``fn(*args)`` eagerly and under ``torch.compile``.
+
+    Options: backend, modes (or mode), dynamic, fullgraph, options, sweep,
+    warmup, repeat, budget, label, check_correctness, progress.
+    """
+    if "mode" in options:
+        mode = options.pop("mode")
+        options["modes"] = [mode] if isinstance(mode, str) else list(mode)
+    opts = ProfileOptions(**options)
+    code = getattr(fn, "__code__", None)
+    try:
+        source_lines, first = inspect.getsourcelines(fn)
+        source = "".join(source_lines)
+    except (OSError, TypeError):
+        source, first = "", 1
+    locator = CellLocator(
+        filename=code.co_filename if code else "",
+        lines=source.splitlines(),
+        line_offset=-(first - 1),
+    )
+    target = Target(
+        eager_call=lambda: fn(*args),
+        function=fn,
+        call_compiled=lambda compiled: compiled(*args),
+        locator=locator,
+        source=source,
+    )
+    result = profile_target(target, opts)
+    if result.stdout:
+        sys.stdout.write(result.stdout)
+    return result.run
+
+
+def profile_cell(
+    body: str,
+    user_ns: dict[str, Any],
+    opts: ProfileOptions,
+    *,
+    source: str | None = None,
+    line_offset: int = 0,
+) -> tuple[ProfileResult, CellFunction]:
+    """Profile a notebook cell; the caller commits ``CellFunction`` values to the namespace."""
+    cell = cell_to_function(body, user_ns, source=source, line_offset=line_offset)
+    locator = CellLocator(filename=cell.filename, lines=cell.source.splitlines())
+    target = Target(
+        eager_call=cell,
+        function=cell.fn,
+        call_compiled=lambda compiled: compiled(*[user_ns[name] for name in cell.parameters]),
+        locator=locator,
+        source=cell.source,
+        outputs=cell.outputs,
+        namespace=user_ns,
+    )
+    return profile_target(target, opts), cell
+
+
+def profile_target(target: Target, opts: ProfileOptions) -> ProfileResult:
+    register()
+    specs = build_variants(
+        backend=opts.backend, modes=opts.modes, dynamic=opts.dynamic, fullgraph=opts.fullgraph, options=opts.options
+    )
+    return _Session(target, opts, specs).run()
+
+
+class _Session:
+    def __init__(self, target: Target, opts: ProfileOptions, specs: list[VariantSpec]):
+        self.target = target
+        self.opts = opts
+        self.specs = specs
+        self.progress = opts.progress or (lambda message: None)
+        self.run_obj = ProfileRun(
+            id=ProfileRun.new_id(),
+            created_at=ProfileRun.now(),
+            label=opts.label,
+            cell_source=target.source,
+            device=Device(type="cpu", name=_cpu_name()),
+            torch_version=torch.__version__,
+            notebook=opts.notebook,
+        )
+        self.stdout = io.StringIO()
+        self.first_stdout = ""
+        self.compiled: dict[str, Callable[[], Any]] = {}
+        self.variant_ops: dict[str, list[str]] = {}
+        self.recorder = TraceRecorder()
+        self.recorder.on_event = self._on_trace_event
+        self._current = ""
+        self._last_eager: tuple[Any] | None = None
+
+    def _eager(self) -> Any:
+        result = self.target.eager_call()
+        self._last_eager = (result,)
+        return result
+
+    # -- driver ------------------------------------------------------------
+    def run(self) -> ProfileResult:
+        run = self.run_obj
+        interrupted: BaseException | None = None
+        tracker = DynamoCodeTracker()
+        try:
+            with capture_compiles(self.recorder), warnings.catch_warnings():
+                warnings.simplefilter("ignore", category=UserWarning)
+                with contextlib.redirect_stdout(self.stdout):
+                    self._eager_first()
+                    if run.status != "failed":
+                        self._compile_variants()
+                        if self._has_timed_variants():
+                            self._time()
+                            self._check_correctness()
+                            self._measure_memory()
+        except KeyboardInterrupt as exc:
+            interrupted = exc
+            run.status = "interrupted"
+            run.errors.append(ErrorInfo(stage=self._current or "profile", message="interrupted by the user",
+                                        type="KeyboardInterrupt"))
+        finally:
+            tracker.release_new_entries()
+        self._finish()
+        return ProfileResult(
+            run=run,
+            stdout=self.first_stdout,
+            interrupted=interrupted,
+            last_eager_result=self._last_eager[0] if self._last_eager else None,
+            has_eager_result=self._last_eager is not None,
+        )
+
+    # -- stages ------------------------------------------------------------
+    def _eager_first(self) -> None:
+        self._current = "eager"
+        self.progress("eager: first run")
+        t = self.target
+        t.before_each()
+        start_len = self.stdout.tell()
+        t0 = time.perf_counter()
+        try:
+            result = self._eager()
+            device_sync(_device_type())()
+        except Exception as exc:  # noqa: BLE001 - the user's code raised: report it with the cell line
+            self.run_obj.status = "failed"
+            self.run_obj.errors.append(self._error("eager", exc))
+            self.run_obj.variants.append(Variant(name="eager", error=_one_line(exc)))
+            self.first_stdout = self.stdout.getvalue()[start_len:]
+            return
+        first_s = time.perf_counter() - t0
+        self.run_obj.cell_runs += 1
+        self.first_stdout = self.stdout.getvalue()[start_len:]
+        self.first_outputs = t.outputs(result)
+        device_type = _device_type()
+        self.run_obj.device = _device(device_type)
+        self.mutable = correctness_mod.MutableState(t.namespace) if t.namespace else None
+        self.run_obj.variants.append(Variant(name="eager", first_call_s=first_s))
+
+    def _compile_variants(self) -> None:
+        specs = self.specs
+        if self.opts.sweep:
+            modes = sweep_modes(self.run_obj.device.type)
+            specs = build_variants(backend=self.opts.backend, modes=modes, dynamic=self.opts.dynamic,
+                                   fullgraph=self.opts.fullgraph, options=self.opts.options)
+        for spec in specs:
+            self._compile_one(spec)
+
+    def _compile_one(self, spec: VariantSpec) -> None:
+        name = spec.name
+        self._current = name
+        self.progress(f"{name}: compiling")
+        backend = RecordingBackend(inner=spec.backend, mode=spec.mode, options=dict(spec.options) or None,
+                                   dynamic=spec.dynamic)
+        variant = Variant(
+            name=name, backend=spec.backend, mode=spec.mode or "default", dynamic=spec.dynamic,
+            fullgraph=spec.fullgraph, options=dict(spec.options), torch_compile_call=spec.torch_compile_call(),
+        )
+        self.run_obj.variants.append(variant)
+        t = self.target
+        self.recorder.take()
+        try:
+            compiled_fn = torch.compile(t.function, backend=backend, dynamic=spec.dynamic, fullgraph=spec.fullgraph)
+        except Exception as exc:  # noqa: BLE001 - e.g. an unknown backend name
+            variant.error = _one_line(exc)
+            self.run_obj.errors.append(self._error("compile", exc, variant=name))
+            return
+        t.before_each()
+        t0 = time.perf_counter()
+        error: BaseException | None = None
+        try:
+            t.call_compiled(compiled_fn)
+            device_sync(self.run_obj.device.type)()
+        except Exception as exc:  # noqa: BLE001 - compile failures and compiled-only errors are results
+            error = exc
+        variant.first_call_s = time.perf_counter() - t0
+        self.run_obj.cell_runs += 1
+        trace = build_variant_trace(self.recorder.take(), backend.graphs, variant=name, locator=t.locator)
+        self._merge_trace(variant, trace)
+        if error is not None:
+            variant.error = _one_line(error)
+            self.run_obj.errors.append(self._error("compile" if _is_compile_error(error) else "compiled run",
+                                                   error, variant=name))
+            return
+        self.variant_ops[name] = [op for g in trace.graphs if g.kind in ("aot_forward", "aot_inference",
+                                                                         "aot_backward", "post_grad")
+                                  for op in g.op_counts]
+        self.compiled[name] = lambda fn=compiled_fn: t.call_compiled(fn)
+
+    def _merge_trace(self, variant: Variant, trace) -> None:
+        run = self.run_obj
+        run.graphs.extend(trace.graphs)
+        run.graph_breaks.extend(trace.graph_breaks)
+        run.recompiles.extend(trace.recompiles)
+        run.kernels.extend(trace.kernels)
+        variant.compile_s = trace.compile_s or None
+        variant.compile_phases = trace.phases
+        variant.cache_state = trace.cache.state
+        for key, value in trace.phases.items():
+            run.compile_phases[key] = run.compile_phases.get(key, 0.0) + value
+        c = run.cache
+        c.fx_graph_hits += trace.cache.fx_graph_hits
+        c.fx_graph_misses += trace.cache.fx_graph_misses
+        c.aot_autograd_hits += trace.cache.aot_autograd_hits
+        c.aot_autograd_misses += trace.cache.aot_autograd_misses
+        hits, misses = c.fx_graph_hits + c.aot_autograd_hits, c.fx_graph_misses + c.aot_autograd_misses
+        c.state = "none" if not (hits or misses) else "warm" if not misses else "cold" if not hits else "mixed"
+
+    def _has_timed_variants(self) -> bool:
+        if not self.compiled:
+            return False
+        if not any(g.kind == "dynamo" for g in self.run_obj.graphs):
+            self.run_obj.notes.append(
+                "nothing was compiled: the cell ran no torch operations that Dynamo could capture, "
+                "so compiled and eager run the same code"
+            )
+            return False
+        return True
+
+    def _time(self) -> None:
+        self._current = "timing"
+        t = self.target
+        device_type = self.run_obj.device.type
+        plan = TimingPlan(warmup=self.opts.warmup, repeat=self.opts.repeat, min_samples=self.opts.min_samples,
+                          budget_s=self.opts.budget)
+        timed = [TimedCallable("eager", self._eager, t.before_each)]
+        timed += [TimedCallable(name, call, t.before_each) for name, call in self.compiled.items()]
+        self.progress("warming up")
+        self.recorder.take()
+        fastest = warm_up(timed, plan, device_sync(device_type))
+        self._note_recompiles(self.recorder.take(), during_timing=False)
+        number = calls_per_sample_for(min(fastest.values()))
+        self.progress(f"timing {len(timed)} variants, {number} call(s) per sample")
+        last_report = [time.perf_counter()]
+
+        def on_round(i: int) -> None:
+            now = time.perf_counter()
+            if now - last_report[0] > 0.5:
+                last_report[0] = now
+                self.progress(f"timing: round {i}")
+
+        try:
+            run_interleaved(timed, plan, device_type=device_type, calls_per_sample=number, on_round=on_round)
+        finally:
+            runs = sum(len(v.samples_s) for v in timed) * number + plan.warmup * len(timed)
+            self.run_obj.cell_runs += runs
+            self._record_timings(timed, device_type)
+            self._note_recompiles(self.recorder.take(), during_timing=True)
+
+    def _record_timings(self, timed: list[TimedCallable], device_type: str) -> None:
+        method = "cuda_events" if device_type == "cuda" else "host"
+        by_name = {v.name: v for v in timed}
+        for variant in self.run_obj.variants:
+            tc = by_name.get(variant.name)
+            if tc is not None and tc.samples_s:
+                variant.timing = summarize_samples(tc.samples_s, method=method)
+        eager = by_name["eager"]
+        candidates = [by_name[n] for n in self.compiled if by_name[n].samples_s]
+        if not eager.samples_s or not candidates:
+            return
+        best = min(candidates, key=lambda v: sorted(v.samples_s)[len(v.samples_s) // 2])
+        value, low, high = speedup_interval(eager.samples_s, best.samples_s)
+        self.run_obj.speedup = Speedup(value=value, low=low, high=high, variant=best.name)
+        if self.opts.sweep:
+            spec = next(s for s in self._all_specs() if s.name == best.name)
+            self.run_obj.recommendation = Recommendation(
+                variant=best.name,
+                call=spec.torch_compile_call("model"),
+                reason=f"fastest compiled variant: {value:.2f}× eager (95% CI {low:.2f}–{high:.2f})",
+            )
+
+    def _all_specs(self) -> list[VariantSpec]:
+        modes = sweep_modes(self.run_obj.device.type) if self.opts.sweep else self.opts.modes
+        return build_variants(backend=self.opts.backend, modes=modes, dynamic=self.opts.dynamic,
+                              fullgraph=self.opts.fullgraph, options=self.opts.options)
+
+    def _note_recompiles(self, events: list[TraceEvent], *, during_timing: bool) -> None:
+        if not events:
+            return
+        # Attribute to whichever variant's compiled function recompiled: the trace does not
+        # say, but recompiles of a variant's own frames are listed with their reasons.
+        trace = build_variant_trace(events, [], variant="", locator=self.target.locator)
+        for r in trace.recompiles:
+            r.during_timing = during_timing
+            self.run_obj.recompiles.append(r)
+        dynamo_graphs = [g for g in trace.graphs if g.kind == "dynamo"]
+        if during_timing and (trace.recompiles or dynamo_graphs):
+            for v in self.run_obj.compiled_variants:
+                if v.timing is not None:
+                    v.recompiled_during_timing = True
+            self.run_obj.notes.append(
+                f"Dynamo compiled again during the timed runs ({len(dynamo_graphs)} graph(s)); "
+                "those samples include compile time"
+            )
+        self.run_obj.graphs.extend(trace.graphs)
+        self.run_obj.kernels.extend(trace.kernels)
+
+    def _check_correctness(self) -> None:
+        if not self.opts.check_correctness:
+            return
+        self._current = "correctness"
+        self.progress("checking correctness")
+        t = self.target
+        mutated = self.mutable.save_mutated_since_creation() if self.mutable else 0
+        if mutated:
+            self.run_obj.notes.append(
+                f"the cell changes {mutated} tensor(s) in place (e.g. an optimizer step); they were restored "
+                "before each correctness run, and the namespace ends as after the last run"
+            )
+        results = []
+        best = self.run_obj.speedup.variant if self.run_obj.speedup else next(iter(self.compiled))
+        for name, call in ((best, self.compiled[best]), ("eager", self._eager)):
+            if self.mutable:
+                self.mutable.restore()
+            t.before_each()
+            with correctness_mod.same_rng(0):
+                result = call()
+            self.run_obj.cell_runs += 1
+            results.append(correctness_mod.snapshot(t.outputs(result)))
+        compiled_out, eager_out = results
+        random_ops = correctness_mod.random_ops_in(self.variant_ops.get(best, []))
+        self.run_obj.correctness = correctness_mod.compare_outputs(eager_out, compiled_out, random_ops=random_ops)
+
+    def _measure_memory(self) -> None:
+        run = self.run_obj
+        if run.device.type != "cuda":
+            run.memory_note = "peak memory is measured on CUDA devices only; this run was on CPU"
+            return
+        self._current = "memory"
+        t = self.target
+        for variant in run.variants:
+            call = self._eager if variant.name == "eager" else self.compiled.get(variant.name)
+            if call is None:
+                continue
+            t.before_each()
+            torch.cuda.synchronize()
+            torch.cuda.reset_peak_memory_stats()
+            call()
+            torch.cuda.synchronize()
+            run.cell_runs += 1
+            variant.peak_memory_bytes = int(torch.cuda.max_memory_allocated())
+        # the namespace ends as after an eager run
+        t.before_each()
+        self._eager()
+        run.cell_runs += 1
+
+    def _finish(self) -> None:
+        run = self.run_obj
+        if run.status == "ok" and run.compiled_variants and not self.compiled:
+            run.status = "failed"  # every compiled variant failed; eager results are still reported
+        run.graphs = _dedupe_graphs(run.graphs)
+
+    # -- helpers -------------------------------------------------------------
+    def _on_trace_event(self, ev: TraceEvent) -> None:
+        if ev.name != "chromium_event" or not ev.payload or '"ph": "B"' not in ev.payload:
+            return
+        for key, text in _PHASE_TEXT.items():
+            if f'"name": "{key}"' in ev.payload:
+                self.progress(f"{self._current}: {text}")
+                return
+
+    def _error(self, stage: str, exc: BaseException, *, variant: str = "") -> ErrorInfo:
+        line = cell_line_of_exception(exc, self.target.locator.filename)
+        if line is not None:
+            line += self.target.locator.line_offset
+        return ErrorInfo(
+            stage=stage,
+            message=_one_line(exc),
+            type=type(exc).__name__,
+            variant=variant,
+            line=line,
+            traceback="".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
+        )
+
+
+def _dedupe_graphs(graphs: list[Graph]) -> list[Graph]:
+    seen: dict[str, int] = {}
+    out = []
+    for g in graphs:
+        n = seen.get(g.id, 0)
+        seen[g.id] = n + 1
+        if n:
+            g.id = f"{g.id}#{n}"
+        out.append(g)
+    return out
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    first = text[0] if text else ""
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+
+
+def _is_compile_error(exc: BaseException) -> bool:
+    from torch._dynamo.exc import BackendCompilerFailed, TorchDynamoException
+
+    return isinstance(exc, (BackendCompilerFailed, TorchDynamoException))
+
+
+def _device_type() -> str:
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        return "cuda"
+    return "cpu"
+
+
+def _device(device_type: str) -> Device:
+    if device_type == "cuda":
+        return Device(type="cuda", name=torch.cuda.get_device_name(), count=torch.cuda.device_count())
+    return Device(type="cpu", name=_cpu_name(), count=torch.get_num_threads())
+
+
+def _cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    import platform
+
+    return platform.processor() or platform.machine() or "cpu"
+
+
+# Re-exported for the magic.
+__all__ = ["ProfileOptions", "ProfileResult", "profile", "profile_cell", "profile_target", "CacheStats"]

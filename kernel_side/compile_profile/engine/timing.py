@@ -1,0 +1,160 @@
+"""Steady-state timing of several callables, interleaved so drift hits them all.
+
+Each sample synchronises the device at both ends; on CUDA the sample is the
+elapsed time between two CUDA events recorded around the calls (the host
+clock is kept too).  The number of calls per sample is chosen once, from the
+fastest variant's warm-up time, and shared by all variants so that their
+per-call times carry the same per-sample overhead.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ..profile_run import Timing
+
+MIN_SAMPLE_S = 1e-3  # below this, perf_counter and sync overhead would dominate a sample
+
+
+@dataclass
+class TimedCallable:
+    name: str
+    call: Callable[[], object]
+    before: Callable[[], None] = lambda: None  # untimed preparation before each sample
+    samples_s: list[float] = field(default_factory=list)
+    host_samples_s: list[float] = field(default_factory=list)
+
+
+@dataclass
+class TimingPlan:
+    warmup: int = 2
+    repeat: int = 100  # most samples per variant
+    min_samples: int = 5
+    budget_s: float = 3.0  # wall time for the timed rounds
+
+
+def device_sync(device_type: str) -> Callable[[], None]:
+    if device_type == "cuda":
+        import torch
+
+        return torch.cuda.synchronize
+    return lambda: None
+
+
+def warm_up(variants: list[TimedCallable], plan: TimingPlan, sync: Callable[[], None]) -> dict[str, float]:
+    """Run each variant ``plan.warmup`` times; return each one's fastest warm-up call in seconds."""
+    fastest: dict[str, float] = {}
+    for v in variants:
+        best = math.inf
+        for _ in range(max(1, plan.warmup)):
+            v.before()
+            sync()
+            t0 = time.perf_counter()
+            v.call()
+            sync()
+            best = min(best, time.perf_counter() - t0)
+        fastest[v.name] = best
+    return fastest
+
+
+def run_interleaved(
+    variants: list[TimedCallable],
+    plan: TimingPlan,
+    *,
+    device_type: str,
+    calls_per_sample: int,
+    on_round: Callable[[int], None] | None = None,
+) -> None:
+    """Take samples round-robin, rotating the order each round, until each variant
+    has ``plan.repeat`` samples or the budget is spent (but at least ``min_samples``)."""
+    sync = device_sync(device_type)
+    use_events = device_type == "cuda"
+    if use_events:
+        import torch
+
+        start_evt = torch.cuda.Event(enable_timing=True)
+        end_evt = torch.cuda.Event(enable_timing=True)
+    deadline = time.perf_counter() + plan.budget_s
+    round_index = 0
+    while True:
+        n = min(len(v.samples_s) for v in variants)
+        if n >= plan.repeat or (n >= plan.min_samples and time.perf_counter() >= deadline):
+            break
+        shift = round_index % len(variants)
+        for v in variants[shift:] + variants[:shift]:
+            v.before()
+            sync()
+            t0 = time.perf_counter()
+            if use_events:
+                start_evt.record()
+            for _ in range(calls_per_sample):
+                v.call()
+            if use_events:
+                end_evt.record()
+            sync()
+            host = (time.perf_counter() - t0) / calls_per_sample
+            v.host_samples_s.append(host)
+            v.samples_s.append(start_evt.elapsed_time(end_evt) / 1e3 / calls_per_sample if use_events else host)
+        round_index += 1
+        if on_round:
+            on_round(round_index)
+
+
+def calls_per_sample_for(fastest_call_s: float) -> int:
+    if fastest_call_s <= 0 or not math.isfinite(fastest_call_s):
+        return 1
+    return max(1, math.ceil(MIN_SAMPLE_S / fastest_call_s))
+
+
+def summarize_samples(samples_s: list[float], *, method: str) -> Timing:
+    ms = np.asarray(samples_s, dtype=float) * 1e3
+    return Timing(
+        median_ms=float(np.median(ms)),
+        p10_ms=float(np.percentile(ms, 10)),
+        p90_ms=float(np.percentile(ms, 90)),
+        n=int(ms.size),
+        mean_ms=float(ms.mean()),
+        min_ms=float(ms.min()),
+        samples_ms=[float(x) for x in ms],
+        method=method,
+    )
+
+
+def speedup_interval(
+    eager_s: list[float], compiled_s: list[float], *, confidence: float = 0.95, seed: int = 0
+) -> tuple[float, float, float]:
+    """Median eager / median compiled, with a bootstrap (BCa) confidence interval."""
+    from scipy import stats
+
+    a = np.asarray(eager_s, dtype=float)
+    b = np.asarray(compiled_s, dtype=float)
+    value = float(np.median(a) / np.median(b))
+    if a.size < 3 or b.size < 3:
+        return value, float("nan"), float("nan")
+
+    def ratio(x, y, axis=-1):
+        return np.median(x, axis=axis) / np.median(y, axis=axis)
+
+    result = stats.bootstrap(
+        (a, b),
+        ratio,
+        vectorized=True,
+        paired=False,
+        confidence_level=confidence,
+        n_resamples=2000,
+        method="BCa",
+        rng=np.random.default_rng(seed),
+    )
+    low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
+    if not (math.isfinite(low) and math.isfinite(high)):  # BCa degenerates on constant samples
+        result = stats.bootstrap(
+            (a, b), ratio, vectorized=True, paired=False, confidence_level=confidence,
+            n_resamples=2000, method="percentile", rng=np.random.default_rng(seed),
+        )
+        low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
+    return value, low, high

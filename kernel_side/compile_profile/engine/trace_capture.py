@@ -1,0 +1,117 @@
+"""In-process capture of PyTorch's structured trace log (the ``torch.__trace`` logger).
+
+tlparse reads the same records from files; here a logging handler keeps them
+in memory while a profile runs.  ``capture_compiles()`` installs the handler
+and the Inductor config patches the profile needs, and removes both on exit,
+also when the body raises or is interrupted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+TRACE_LOGGER = "torch.__trace"
+
+# Keys trace_structured() adds around the event's own metadata.
+_CONTEXT_KEYS = frozenset(
+    {"frame_id", "frame_compile_id", "attempt", "has_payload", "rank", "compiled_autograd_id", "stack", "subgraph_name"}
+)
+
+
+@dataclass
+class TraceEvent:
+    """One structured-trace record: its kind, its metadata and its payload."""
+
+    name: str
+    metadata: Any
+    payload: str | None
+    frame_id: int | None
+    frame_compile_id: int | None
+    attempt: int | None
+    time: float
+
+    @property
+    def compile_id(self) -> str:
+        if self.frame_id is None:
+            return ""
+        return f"{self.frame_id}/{self.frame_compile_id}"
+
+    @property
+    def artifact_name(self) -> str:
+        if self.name == "artifact" and isinstance(self.metadata, dict):
+            return str(self.metadata.get("name", ""))
+        return ""
+
+
+class TraceRecorder(logging.Handler):
+    """A logging handler that keeps structured trace records as ``TraceEvent``s."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.DEBUG)
+        self.events: list[TraceEvent] = []
+        self.strings: dict[int, str] = {}  # trace_structured interns filenames
+        self._events_lock = threading.Lock()
+        self.on_event: Callable[[TraceEvent], None] | None = None  # e.g. progress reporting
+
+    def emit(self, record: logging.LogRecord) -> None:
+        metadata = getattr(record, "metadata", None)
+        if not isinstance(metadata, dict):
+            return
+        keys = [k for k in metadata if k not in _CONTEXT_KEYS]
+        if not keys:
+            return
+        name = keys[0]
+        if name == "str":
+            text, index = metadata["str"]
+            self.strings[index] = text
+            return
+        event = TraceEvent(
+            name=name,
+            metadata=metadata[name],
+            payload=getattr(record, "payload", None),
+            frame_id=metadata.get("frame_id"),
+            frame_compile_id=metadata.get("frame_compile_id"),
+            attempt=metadata.get("attempt"),
+            time=time.perf_counter(),
+        )
+        with self._events_lock:
+            self.events.append(event)
+        if self.on_event is not None:
+            self.on_event(event)
+
+    def take(self) -> list[TraceEvent]:
+        """Return the events so far and start a new batch."""
+        with self._events_lock:
+            out, self.events = self.events, []
+        return out
+
+
+# Kernel-to-source provenance only adds comments to the generated code (the
+# kernels are the same), but it is what maps each kernel to ATen ops and cell lines.
+CAPTURE_INDUCTOR_PATCHES = {"trace.provenance_tracking_level": 1}
+
+
+@contextlib.contextmanager
+def capture_compiles(recorder: TraceRecorder | None = None) -> Iterator[TraceRecorder]:
+    import torch._inductor.config as inductor_config
+
+    recorder = recorder or TraceRecorder()
+    trace_log = logging.getLogger(TRACE_LOGGER)
+    previous_level = trace_log.level
+    config_patch = inductor_config.patch(CAPTURE_INDUCTOR_PATCHES)
+    trace_log.addHandler(recorder)
+    try:
+        trace_log.setLevel(logging.DEBUG)
+        config_patch.__enter__()
+        try:
+            yield recorder
+        finally:
+            config_patch.__exit__(None, None, None)
+    finally:
+        trace_log.removeHandler(recorder)
+        trace_log.setLevel(previous_level)

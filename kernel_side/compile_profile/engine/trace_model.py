@@ -1,0 +1,300 @@
+"""Turn structured-trace events of one compiled variant into ``ProfileRun`` parts.
+
+Each event carries its compile id (``frame/compile``); a Dynamo frame compile
+yields a Dynamo graph, AOTAutograd graphs (forward/backward or inference),
+post-grad graphs and one Inductor output module per compiled graph, in that
+order.  The backward is compiled lazily, on the first backward call, so its
+events arrive later under the same compile id.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import re
+from dataclasses import dataclass, field
+
+from ..profile_run import CacheStats, Graph, GraphBreak, Kernel, Recompile
+from .backend import RecordedGraph
+from .output_code import ParsedKernel, ops_from_kernel_name, parse_output_code
+from .trace_capture import TraceEvent
+
+_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+_BREAK_AT = re.compile(r"Graph break in user code at (.+):(\d+)")
+_ATEN_CALL = re.compile(r"^\s*(\w+)(?:: \"[^\"]*\")? = torch\.ops\.(\w+)\.(\w+)\.(\w+)\(", re.M)
+_ATEN_OP = re.compile(r"torch\.ops\.(\w+)\.(\w+)\.\w+\(")
+_AOT_KIND = {"forward": "aot_forward", "backward": "aot_backward", "inference": "aot_inference"}
+
+
+@dataclass
+class CellLocator:
+    """Maps (filename, line) pairs to 1-based cell lines."""
+
+    filename: str
+    lines: list[str]
+    line_offset: int = 0  # added to code line numbers to get cell lines
+
+    def cell_line(self, filename: str, line: int) -> int | None:
+        if filename != self.filename:
+            return None
+        return line + self.line_offset
+
+    def code_line(self, cell_line: int | None) -> str:
+        if cell_line is None or not 1 <= cell_line <= len(self.lines):
+            return ""
+        return self.lines[cell_line - 1].strip()
+
+    def innermost_cell_line(self, stack: list[tuple[str, int]]) -> int | None:
+        """The cell line a stack passes through last (the call in the cell that led to it)."""
+        for filename, line in reversed(stack):
+            cell_line = self.cell_line(filename, line)
+            if cell_line is not None:
+                return cell_line
+        return None
+
+    def cell_lines_in(self, text: str) -> list[int]:
+        found = {self.cell_line(f, int(n)) for f, n in _FRAME.findall(text)}
+        return sorted(x for x in found if x is not None)
+
+
+@dataclass
+class VariantTrace:
+    graphs: list[Graph] = field(default_factory=list)
+    graph_breaks: list[GraphBreak] = field(default_factory=list)
+    recompiles: list[Recompile] = field(default_factory=list)
+    kernels: list[Kernel] = field(default_factory=list)
+    cache: CacheStats = field(default_factory=CacheStats)
+    phases: dict[str, float] = field(default_factory=dict)
+    compile_s: float = 0.0
+    failures: list[str] = field(default_factory=list)
+
+
+def op_counts_from_code(code: str) -> dict[str, int]:
+    counts: collections.Counter[str] = collections.Counter(
+        f"{ns}.{op}" for ns, op in _ATEN_OP.findall(code)
+    )
+    return dict(counts)
+
+
+def _node_ops(post_grad_code: str) -> dict[str, str]:
+    return {m.group(1): f"{m.group(2)}.{m.group(3)}" for m in _ATEN_CALL.finditer(post_grad_code)}
+
+
+def build_variant_trace(
+    events: list[TraceEvent],
+    recorded: list[RecordedGraph],
+    *,
+    variant: str,
+    locator: CellLocator,
+) -> VariantTrace:
+    out = VariantTrace()
+    recorded_iter = iter(recorded)
+    by_compile: dict[str, dict] = collections.defaultdict(
+        lambda: {"post_grad": [], "provenance": [], "stack_traces": [], "aot_graph_ids": {}, "output_code": []}
+    )
+    open_phases: dict[tuple[str, str], list[float]] = collections.defaultdict(list)
+
+    for ev in events:
+        cid = ev.compile_id
+        state = by_compile[cid]
+        if ev.name == "dynamo_output_graph":
+            rec = next(recorded_iter, None)
+            graph_id = f"{variant}/{cid}/dynamo"
+            code = ev.payload or (rec.code if rec else "")
+            lines = (
+                sorted({ln for stack in rec.node_stacks if (ln := locator.innermost_cell_line(stack)) is not None})
+                if rec
+                else locator.cell_lines_in(code)
+            )
+            out.graphs.append(
+                Graph(
+                    id=graph_id,
+                    kind="dynamo",
+                    code=code,
+                    variant=variant,
+                    compile_id=cid,
+                    op_counts=rec.op_counts if rec else {},
+                    lines=lines,
+                    input_shapes=rec.input_shapes if rec else [],
+                )
+            )
+        elif ev.name in ("aot_forward_graph", "aot_backward_graph", "aot_inference_graph"):
+            kind = "aot_" + ev.name.split("_")[1]
+            graph_id = f"{variant}/{cid}/{kind}"
+            state["aot_graph_ids"][kind] = graph_id
+            out.graphs.append(_graph_from_code(graph_id, kind, ev.payload or "", variant, cid, locator))
+        elif ev.name == "inductor_post_grad_graph":
+            index = len(state["post_grad"])
+            graph_id = f"{variant}/{cid}/post_grad_{index}"
+            state["post_grad"].append(ev.payload or "")
+            out.graphs.append(_graph_from_code(graph_id, "post_grad", ev.payload or "", variant, cid, locator))
+        elif ev.name == "inductor_output_code":
+            state["output_code"].append((ev, dict(state["aot_graph_ids"]), len(state["post_grad"]) - 1))
+        elif ev.artifact_name == "inductor_provenance_tracking_node_mappings":
+            state["provenance"].append(_json(ev.payload))
+        elif ev.artifact_name == "inductor_provenance_tracking_kernel_stack_traces":
+            state["stack_traces"].append(_json(ev.payload))
+        elif ev.artifact_name == "dynamo_graph_break_reason":
+            out.graph_breaks.append(_graph_break(ev.payload or "", variant, cid, locator))
+        elif ev.artifact_name == "recompile_reasons":
+            for reason in _recompile_reasons(ev.payload):
+                out.recompiles.append(Recompile(reason=reason, variant=variant, compile_id=cid))
+        elif ev.artifact_name in ("fx_graph_cache_hit", "fx_graph_bundled_cache_hit"):
+            out.cache.fx_graph_hits += 1
+        elif ev.artifact_name == "fx_graph_cache_miss":
+            out.cache.fx_graph_misses += 1
+        elif ev.artifact_name == "aotautograd_cache_hit":
+            out.cache.aot_autograd_hits += 1
+        elif ev.artifact_name == "aotautograd_cache_miss":
+            out.cache.aot_autograd_misses += 1
+        elif ev.name == "chromium_event":
+            _phase(ev, open_phases, out.phases)
+        elif ev.name == "compilation_metrics" and isinstance(ev.metadata, dict):
+            m = ev.metadata
+            out.compile_s += float(m.get("entire_frame_compile_time_s") or 0.0)
+            if m.get("fail_type"):
+                out.failures.append(f"{m.get('fail_type')}: {m.get('fail_reason')}")
+        elif ev.name == "bwd_compilation_metrics" and isinstance(ev.metadata, dict):
+            out.compile_s += float(ev.metadata.get("inductor_compile_time_s") or 0.0)
+
+    # Provenance artifacts come before an output module on a fresh compile and after
+    # it on a cache hit, but always one pair per module: pair them by position.
+    for cid, state in by_compile.items():
+        for i, (ev, aot_ids, post_grad_index) in enumerate(state["output_code"]):
+            _add_kernels(
+                out, ev, variant=variant, cid=cid, locator=locator, aot_graph_ids=aot_ids,
+                provenance=_nth(state["provenance"], i) or {},
+                stack_traces=_nth(state["stack_traces"], i) or {},
+                post_grad=_nth(state["post_grad"], post_grad_index) or "",
+            )
+    _dedupe_breaks(out)
+    c = out.cache
+    hits, misses = c.fx_graph_hits + c.aot_autograd_hits, c.fx_graph_misses + c.aot_autograd_misses
+    c.state = "none" if not (hits or misses) else "warm" if not misses else "cold" if not hits else "mixed"
+    return out
+
+
+def _graph_from_code(graph_id: str, kind: str, code: str, variant: str, cid: str, locator: CellLocator) -> Graph:
+    return Graph(
+        id=graph_id,
+        kind=kind,  # type: ignore[arg-type]
+        code=code,
+        variant=variant,
+        compile_id=cid,
+        op_counts=op_counts_from_code(code),
+        lines=locator.cell_lines_in(code),
+    )
+
+
+def _nth(items: list, index: int):
+    return items[index] if 0 <= index < len(items) else None
+
+
+def _add_kernels(
+    out: VariantTrace,
+    ev: TraceEvent,
+    *,
+    variant: str,
+    cid: str,
+    locator: CellLocator,
+    aot_graph_ids: dict[str, str],
+    provenance: dict,
+    stack_traces: dict,
+    post_grad: str,
+) -> None:
+    parsed = parse_output_code(ev.payload or "")
+    aot_kind = _AOT_KIND.get(parsed.graph_kind, "")
+    graph_id = aot_graph_ids.get(aot_kind) or f"{variant}/{cid}/{aot_kind or 'output'}"
+    node_ops = _node_ops(post_grad)
+    code_to_post = provenance.get("cppCodeToPost", {}) if isinstance(provenance, dict) else {}
+    for k in parsed.kernels:
+        keys = [f"{k.name}:{h}" for h in k.handles] or [key for key in stack_traces if key.split(":")[0] == k.name]
+        lines: set[int] = set()
+        ops: list[str] = []
+        for key in keys:
+            for frame_text in stack_traces.get(key, []) if isinstance(stack_traces, dict) else []:
+                frames = [(f, int(n)) for f, n in _FRAME.findall(frame_text)]
+                line = locator.innermost_cell_line(frames)
+                if line is not None:
+                    lines.add(line)
+            for node in code_to_post.get(key, []):
+                op = node_ops.get(node)
+                if op and op not in ops:
+                    ops.append(op)
+        aten_ops = ops or k.aten_ops or ops_from_kernel_name(k.name)
+        out.kernels.append(
+            Kernel(
+                id=f"{graph_id}/{k.name}" + (f":{k.handles[0]}" if k.language == "extern" and k.handles else ""),
+                name=k.name,
+                language=k.language,  # type: ignore[arg-type]
+                source=k.source,
+                graph_id=graph_id,
+                aten_ops=sorted(set(aten_ops), key=aten_ops.index),
+                lines=sorted(lines),
+                variant=variant,
+                launches=k.launches,
+            )
+        )
+
+
+def _graph_break(payload: str, variant: str, cid: str, locator: CellLocator) -> GraphBreak:
+    head, _, rest = payload.partition("\n")
+    reason_text, _, user_tb = rest.partition("User code traceback:")
+    user_tb = user_tb.split("\nTraceback (most recent call last)")[0]
+    reason = reason_text.replace("Graph Break Reason:", "", 1).strip()
+    frames = [(f, int(n)) for f, n in _FRAME.findall(user_tb)]
+    at = _BREAK_AT.search(head)
+    filename, file_line = (at.group(1), int(at.group(2))) if at else (frames[-1] if frames else ("", None))
+    cell_lines = [ln for f, n in frames if (ln := locator.cell_line(f, n)) is not None]
+    line = locator.cell_line(filename, file_line) if file_line else None
+    if line is None and cell_lines:
+        line = cell_lines[-1]  # the cell line whose call led to the break
+    return GraphBreak(
+        reason=reason,
+        line=line,
+        code_line=locator.code_line(line),
+        variant=variant,
+        compile_id=cid,
+        filename=filename,
+        file_line=file_line,
+    )
+
+
+def _dedupe_breaks(out: VariantTrace) -> None:
+    # Dynamo restarts analysis after a break and may log the same break again.
+    seen = set()
+    unique = []
+    for b in out.graph_breaks:
+        key = (b.filename, b.file_line, b.reason.splitlines()[0] if b.reason else "")
+        if key not in seen:
+            seen.add(key)
+            unique.append(b)
+    out.graph_breaks = unique
+
+
+def _recompile_reasons(payload: str | None) -> list[str]:
+    data = _json(payload)
+    if isinstance(data, list):
+        return [str(r) for r in data]
+    return [payload.strip()] if payload else []
+
+
+def _phase(ev: TraceEvent, open_phases: dict, phases: dict[str, float]) -> None:
+    data = _json(ev.payload)
+    if not isinstance(data, dict) or data.get("ph") not in ("B", "E"):
+        return
+    key = (data.get("name", ""), ev.compile_id)
+    if data["ph"] == "B":
+        open_phases[key].append(float(data.get("ts", 0.0)))
+    elif open_phases[key]:
+        start = open_phases[key].pop()
+        phases[key[0]] = phases.get(key[0], 0.0) + (float(data.get("ts", 0.0)) - start) / 1e6
+
+
+def _json(payload: str | None):
+    if not payload:
+        return None
+    try:
+        return json.loads(payload)
+    except ValueError:
+        return None

@@ -1,0 +1,261 @@
+"""``%%compile_profile`` / ``%compile_profile``: a thin IPython adapter over the engine.
+
+It parses arguments, turns the cell into a profile target, shows progress,
+displays the resulting ``ProfileRun`` (its MIME bundle), stores it, and binds
+it with ``-o``.  All measuring happens in ``compile_profile.engine``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import time
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_cell_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.display import display
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _key_value(text: str) -> tuple[str, Any]:
+    key, sep, raw = text.partition("=")
+    if not sep or not key:
+        raise UsageError(f"--options takes KEY=VALUE, got {text!r}")
+    value: Any = raw
+    lowered = raw.lower()
+    if lowered in ("true", "false"):
+        value = lowered == "true"
+    else:
+        for convert in (int, float):
+            try:
+                value = convert(raw)
+                break
+            except ValueError:
+                pass
+    return key.strip(), value
+
+
+@magics_class
+class CompileProfileMagics(Magics):
+    @magic_arguments()
+    @argument("--backend", default="inductor", help="torch.compile backend inside the recording backend")
+    @argument("--mode", action="append", default=None,
+              help="default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs; repeat for several variants")
+    @argument("--dynamic", action="store_true", default=None, help="torch.compile(dynamic=True)")
+    @argument("--static", dest="dynamic", action="store_false", help="torch.compile(dynamic=False)")
+    @argument("--fullgraph", action="store_true", help="torch.compile(fullgraph=True): a graph break is an error")
+    @argument("--options", action="append", default=None, metavar="KEY=VALUE", help="Inductor option; repeatable")
+    @argument("--sweep", action="store_true", help="try every mode that makes sense on this device and recommend one")
+    @argument("--warmup", type=int, default=2, help="untimed calls per variant before timing (default 2)")
+    @argument("--repeat", type=int, default=100, help="most timed samples per variant (default 100)")
+    @argument("--budget", type=float, default=3.0, help="seconds for the timed runs (default 3)")
+    @argument("-o", "--output", dest="output", default=None, metavar="NAME", help="bind the ProfileRun to NAME")
+    @argument("--label", default="", help="a name for this run in the run list")
+    @argument("--no-store", dest="store", action="store_false", help="do not save the run in the run store")
+    @argument("--no-check", dest="check", action="store_false", help="skip the eager/compiled output comparison")
+    @argument("--widget", action="store_true", help="show the ipywidgets explorer instead of the summary")
+    @argument("statement", nargs="*", help="(line magic) the expression to profile")
+    @line_cell_magic
+    def compile_profile(self, line: str, cell: str | None = None):
+        """Profile a cell (or one expression) eagerly and under torch.compile.
+
+        %%compile_profile [options]        profile the cell body
+        %compile_profile [options] EXPR    profile one expression
+        """
+        if cell is None:
+            option_text, statement = split_line_magic(line)
+            args = self._parse(option_text)
+            body, source, line_offset = statement, statement, 0
+            if not statement.strip():
+                raise UsageError("%compile_profile needs an expression to profile, e.g. %compile_profile model(x)")
+        else:
+            args = self._parse(line)
+            if args.statement:
+                raise UsageError(
+                    f"unexpected text after the options: {' '.join(args.statement)!r} "
+                    "(%%compile_profile profiles the cell body; put code on the following lines)"
+                )
+            body, source, line_offset = cell, f"%%compile_profile {line}".rstrip() + "\n" + cell, 1
+        return self._profile(args, body, source, line_offset)
+
+    def _parse(self, text: str):
+        try:
+            args = parse_argstring(self.compile_profile, text)
+        except UsageError as exc:
+            raise UsageError(f"{exc}\n\n{_usage()}") from None
+        except (ValueError, SystemExit) as exc:  # shlex errors such as an unclosed quote
+            raise UsageError(f"could not read the options ({exc})\n\n{_usage()}") from None
+        from .engine.variants import MODES
+
+        for mode in args.mode or []:
+            if mode not in MODES:
+                raise UsageError(f"unknown --mode {mode!r}: choose from {', '.join(MODES)}")
+        if args.output is not None and not _IDENTIFIER.match(args.output):
+            raise UsageError(f"-o needs a Python identifier, got {args.output!r}")
+        for name, value in (("--warmup", args.warmup), ("--repeat", args.repeat)):
+            if value < 0 or (name == "--repeat" and value < 1):
+                raise UsageError(f"{name} must be {'positive' if name == '--repeat' else 'zero or more'}, got {value}")
+        if not args.budget > 0:
+            raise UsageError(f"--budget must be a positive number of seconds, got {args.budget}")
+        args.options = dict(_key_value(o) for o in (args.options or []))
+        return args
+
+    def _profile(self, args, body: str, source: str, line_offset: int):
+        from .engine.cell import CellSyntaxError
+        from .engine.profiler import ProfileOptions, profile_cell
+
+        progress = _ProgressLine()
+        opts = ProfileOptions(
+            backend=args.backend,
+            modes=args.mode,
+            dynamic=args.dynamic,
+            fullgraph=args.fullgraph,
+            options=args.options or None,
+            sweep=args.sweep,
+            warmup=args.warmup,
+            repeat=args.repeat,
+            min_samples=min(5, args.repeat),
+            budget=args.budget,
+            label=args.label,
+            notebook=_notebook_path(self.shell.user_ns),
+            check_correctness=args.check,
+            progress=progress,
+        )
+        user_ns = self.shell.user_ns
+        try:
+            result, cell_fn = profile_cell(body, user_ns, opts, source=source, line_offset=line_offset)
+        except CellSyntaxError as exc:
+            progress.clear()
+            print(_syntax_message(exc, source), file=sys.stderr)
+            return None
+        finally:
+            progress.clear()
+        run = result.run
+        if result.stdout:
+            sys.stdout.write(result.stdout)
+        if result.has_eager_result:
+            cell_fn.commit(result.last_eager_result)
+        if args.output:
+            user_ns[args.output] = run
+        if args.store:
+            _store(run)
+        for error in run.errors:
+            if error.stage == "eager" and error.traceback:
+                print(_user_traceback(error.traceback, cell_fn.filename), file=sys.stderr)
+        if args.widget:
+            display(run.show())
+        else:
+            display(run)
+        if result.interrupted is not None:
+            raise KeyboardInterrupt
+        return None
+
+
+def split_line_magic(line: str) -> tuple[str, str]:
+    """Split ``%compile_profile [options] EXPR`` into the options and the expression.
+
+    ``--`` ends the options explicitly; otherwise they end at the first token
+    that is neither an option nor an option's value.
+    """
+    if " -- " in f" {line} ":
+        head, _, tail = f" {line} ".partition(" -- ")
+        return head.strip(), tail.strip()
+    takes_value = {"--backend", "--mode", "--options", "--warmup", "--repeat", "--budget", "-o", "--output", "--label"}
+    pos = 0
+    expect_value = False
+    for match in re.finditer(r"\s*(\"[^\"]*\"|'[^']*'|\S+)", line):
+        token = match.group(1)
+        if expect_value:
+            expect_value = False
+        elif token.startswith("-") and not token.startswith("-("):
+            expect_value = token.split("=", 1)[0] in takes_value and "=" not in token
+        else:
+            return line[:pos].strip(), line[match.start(1):].strip()
+        pos = match.end()
+    return line.strip(), ""
+
+
+class _ProgressLine:
+    """One output line, updated in place, saying what the profiler is doing."""
+
+    def __init__(self) -> None:
+        self._handle = None
+        self._last = 0.0
+        self._started = time.perf_counter()
+
+    def __call__(self, message: str) -> None:
+        now = time.perf_counter()
+        if now - self._last < 0.25 and "compiling" not in message:
+            return
+        self._last = now
+        text = f"compile_profile [{now - self._started:5.1f} s] {message}"
+        bundle = {"text/plain": text}
+        if self._handle is None:
+            self._handle = display(bundle, raw=True, display_id=True)
+        else:
+            self._handle.update(bundle, raw=True)
+
+    def clear(self) -> None:
+        if self._handle is not None:
+            self._handle.update({"text/plain": ""}, raw=True)
+            self._handle = None
+
+
+def _store(run) -> None:
+    from .store import RunStore, StoreError
+
+    try:
+        RunStore().put(run)
+    except (StoreError, OSError) as exc:
+        run.notes.append(f"not saved to the run store: {exc}")
+        print(f"compile_profile: the run was not saved to the run store: {exc}", file=sys.stderr)
+
+
+def _notebook_path(user_ns: dict) -> str:
+    return (
+        os.environ.get("COMPILE_PROFILE_NOTEBOOK")
+        or str(user_ns.get("__session__") or "")
+        or os.environ.get("JPY_SESSION_NAME", "")
+    )
+
+
+def _syntax_message(exc: SyntaxError, source: str) -> str:
+    lines = source.splitlines()
+    lineno = exc.lineno or 0
+    out = [f"compile_profile: cannot profile this cell: {exc.msg} (cell line {lineno})"]
+    if 1 <= lineno <= len(lines):
+        out.append(f"    {lines[lineno - 1]}")
+        if exc.offset:
+            out.append("    " + " " * (exc.offset - 1) + "^")
+    return "\n".join(out)
+
+
+def _user_traceback(text: str, filename: str) -> str:
+    """Keep the traceback from the cell's frame on: the profiler's own frames are noise."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if filename in line:
+            return "Traceback (most recent call last):\n" + "\n".join(lines[i:])
+    return text
+
+
+def _usage() -> str:
+    return "usage: %%compile_profile [--mode MODE ...] [--backend NAME] [--dynamic|--static] [--fullgraph] " \
+           "[--options KEY=VALUE ...] [--sweep] [--warmup N] [--repeat N] [--budget S] [-o NAME] [--label TEXT] " \
+           "[--no-store] [--no-check] [--widget]\n(see %%compile_profile? for details)"
+
+
+def load_ipython_extension(ipython) -> None:
+    from .engine.backend import register
+
+    register()
+    ipython.register_magics(CompileProfileMagics)
+
+
+def unload_ipython_extension(ipython) -> None:
+    ipython.magics_manager.magics["line"].pop("compile_profile", None)
+    ipython.magics_manager.magics["cell"].pop("compile_profile", None)
