@@ -81,16 +81,21 @@ def test_compile_phases_longest_on_top():
     assert bar["x"] == sorted(bar["x"])  # plotly draws the last bar on top
 
 
-def test_compile_phases_per_variant_when_the_run_has_none():
+def test_compile_phases_per_variant_in_a_sweep():
     run = cuda_run()
-    run.compile_phases = {}
     run.variants[1].compile_phases = {"dynamo": 1.0, "inductor": 3.0}
     run.variants[2].compile_phases = {"dynamo": 1.1, "inductor": 9.0, "autotune": 20.0}
+    # The engine sums the variants' phases into the run's; the chart keeps them apart.
+    run.compile_phases = {"dynamo": 2.1, "inductor": 12.0, "autotune": 20.0}
     fig = figures(run)["compile_phases"]
     assert [t["name"] for t in fig["data"]] == ["inductor/default", "inductor/max-autotune"]
     assert dict(zip(fig["data"][1]["y"], fig["data"][1]["x"])) == run.variants[2].compile_phases
     assert fig["data"][1]["y"] == ["dynamo", "inductor", "autotune"]
     assert fig["layout"]["showlegend"] is True
+    # With one compiled variant its phases are the run's: one series, no legend.
+    run.variants[2].compile_phases = {}
+    (bar,) = figures(run)["compile_phases"]["data"]
+    assert dict(zip(bar["y"], bar["x"])) == run.compile_phases
 
 
 def test_kernels_chart_has_the_top_kernels_by_device_time():

@@ -67,8 +67,11 @@ def test_compile_time_names_the_cache_state_and_a_variant_state_wins():
     run = cuda_run()
     run.variants[2].cache_state = "warm"
     lines = render_text(run).splitlines()
-    assert "compile inductor/default: 12.3 s (cold cache, FX graph cache: 0 hits, 2 missed); first call 12.9 s" in lines
-    assert "compile inductor/max-autotune: 40.2 s (warm cache, FX graph cache: 0 hits, 2 missed); first call 41 s" in lines
+    assert "compile inductor/default: 12.3 s (cold cache); first call 12.9 s" in lines
+    assert "compile inductor/max-autotune: 40.2 s (warm cache); first call 41 s" in lines
+    assert "compile cache: FX graph 0 hits, 2 missed" in lines
+    run.cache.aot_autograd_hits = 1
+    assert "compile cache: FX graph 0 hits, 2 missed; AOTAutograd 1 hit, 0 missed" in render_text(run).splitlines()
 
 
 def test_graph_breaks_give_cell_line_code_and_one_line_reason():

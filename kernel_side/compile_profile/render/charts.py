@@ -120,11 +120,13 @@ def samples_figure(run: ProfileRun) -> Figure:
 
 def compile_phases_figure(run: ProfileRun) -> Figure:
     title = "Compile time by phase"
-    if run.compile_phases:
-        series = [("", run.compile_phases)]
+    # The run's phases add up every variant's; with several compiled variants
+    # (a sweep) one group of bars per variant says which one paid for what.
+    per_variant = [(v.name, v.compile_phases) for v in run.compiled_variants if v.compile_phases]
+    if len(per_variant) > 1 or (per_variant and not run.compile_phases):
+        series = per_variant
     else:
-        # Older engines record phases for the run; newer ones per compiled variant.
-        series = [(v.name, v.compile_phases) for v in run.compiled_variants if v.compile_phases]
+        series = [("", run.compile_phases)] if run.compile_phases else []
     if not series:
         return _empty(title, "no compile phases were recorded")
     # Horizontal bars are drawn bottom-up: ascending total puts the longest phase on top.

@@ -88,8 +88,13 @@ def _facts(run: ProfileRun) -> str:
         rows.append(["speedup", f"<b>{format_speedup(s.value)}</b> {format_interval(s.low, s.high, s.confidence)}"
                      f" ({escape(s.variant)})"])
     cache = run.cache
-    rows.append(["compile cache", f"{cache.state} (FX graph cache: {cache.fx_graph_hits} hit{'' if cache.fx_graph_hits == 1 else 's'}, "
-                 f"{cache.fx_graph_misses} missed)"])
+    counts = [
+        f"{what} {hits} hit{'' if hits == 1 else 's'}, {misses} missed"
+        for what, hits, misses in (("FX graph", cache.fx_graph_hits, cache.fx_graph_misses),
+                                   ("AOTAutograd", cache.aot_autograd_hits, cache.aot_autograd_misses))
+        if hits or misses
+    ]
+    rows.append(["compile cache", cache.state + (f" ({'; '.join(counts)})" if counts else "")])
     rows.append(["Dynamo graphs", str(run.dynamo_graph_count)])
     rows.append(["graph breaks", str(len(run.graph_breaks))])
     timed = sum(r.during_timing for r in run.recompiles)

@@ -47,21 +47,25 @@ def _cache_text(state: str) -> str:
 
 
 def _compile_lines(run: ProfileRun) -> list[str]:
-    cache = run.cache
-    counts = ""
-    if cache.fx_graph_hits or cache.fx_graph_misses:
-        counts = f"FX graph cache: {_plural(cache.fx_graph_hits, 'hit')}, {cache.fx_graph_misses} missed"
     out = []
     for v in run.compiled_variants:
         if v.compile_s is None and v.first_call_s is None:
             continue
         # A variant's own cache state is more precise than the run's, when the engine recorded one.
-        state = _cache_text(v.cache_state) or _cache_text(cache.state)
-        detail = ", ".join(p for p in (state, counts) if p)
-        text = f"compile {v.name}: {format_s(v.compile_s)}" + (f" ({detail})" if detail else "")
+        state = _cache_text(v.cache_state) or _cache_text(run.cache.state)
+        text = f"compile {v.name}: {format_s(v.compile_s)}" + (f" ({state})" if state else "")
         if v.first_call_s is not None:
             text += f"; first call {format_s(v.first_call_s)}"
         out.append(text)
+    c = run.cache
+    counts = [
+        f"{what} {_plural(hits, 'hit')}, {misses} missed"
+        for what, hits, misses in (("FX graph", c.fx_graph_hits, c.fx_graph_misses),
+                                   ("AOTAutograd", c.aot_autograd_hits, c.aot_autograd_misses))
+        if hits or misses
+    ]
+    if counts:
+        out.append("compile cache: " + "; ".join(counts))
     return out
 
 
