@@ -17,7 +17,7 @@ import pytest
 from synthetic_store_runs import make_run, put_many, timestamp
 
 from compile_profile import store as store_module
-from compile_profile.profile_run import ProfileRun
+from compile_profile.profile_run import Kernel, ProfileRun
 from compile_profile.render.summary import summarize
 from compile_profile.store import (
     APPLICATION_ID,
@@ -207,6 +207,19 @@ def test_kernel_source(store):
         store.kernel_source("k", "triton_missing")
     with pytest.raises(RunNotFound, match="no run with id 'other'"):
         store.kernel_source("other", "cpp_fused_add_1")
+
+
+def test_kernel_source_by_unique_id_when_names_repeat(store):
+    run = make_run("dup", kernel_names=())
+    for variant in ("inductor", "max-autotune"):
+        run.kernels.append(
+            Kernel(name="cpp_fused_relu_0", language="cpp", source=f"// {variant}\n", graph_id="g0",
+                   variant=variant, id=f"{variant}/cpp_fused_relu_0")
+        )
+    store.put(run)
+    assert store.kernel_source("dup", "max-autotune/cpp_fused_relu_0")["source"] == "// max-autotune\n"
+    assert store.kernel_source("dup", "inductor/cpp_fused_relu_0")["source"] == "// inductor\n"
+    assert store.kernel_source("dup", "cpp_fused_relu_0")["source"] == "// inductor\n"  # by name: the first
 
 
 def test_change_token_moves_on_put_and_delete_from_any_connection(store, db_path):

@@ -241,7 +241,11 @@ class RunStore:
         return row[0] if row else 0
 
     def kernel_source(self, run_id: str, kernel_name: str) -> dict[str, Any]:
-        """``{"name", "language", "source"}`` of the first kernel called ``kernel_name`` in a run."""
+        """``{"name", "language", "source"}`` of a run's kernel.
+
+        ``kernel_name`` is matched against the kernel's run-unique ``id`` first,
+        then its ``name`` (names repeat across graphs and variants: the first wins).
+        """
         validate_run_id(run_id)
         # json_each picks the one kernel out inside SQLite, so the whole run is never parsed in Python.
         row = self._query_one(
@@ -249,10 +253,11 @@ class RunStore:
             SELECT json_extract(k.value, '$.name'), json_extract(k.value, '$.language'),
                    json_extract(k.value, '$.source')
             FROM runs, json_each(runs.run_json, '$.kernels') AS k
-            WHERE runs.id = ? AND json_extract(k.value, '$.name') = ?
+            WHERE runs.id = :run AND :kernel IN (json_extract(k.value, '$.id'), json_extract(k.value, '$.name'))
+            ORDER BY json_extract(k.value, '$.id') IS :kernel DESC, k.key
             LIMIT 1
             """,
-            (run_id, kernel_name),
+            {"run": run_id, "kernel": kernel_name},
         )
         if row is None:
             if self._query_one("SELECT 1 FROM runs WHERE id = ?", (run_id,)) is None:
@@ -273,7 +278,7 @@ class RunStore:
             self._conn = None
 
     # -- connection ------------------------------------------------------
-    def _query_one(self, sql: str, params: tuple) -> tuple | None:
+    def _query_one(self, sql: str, params: tuple | dict) -> tuple | None:
         with self._lock, self._translating_errors("read"):
             conn = self._read_connection()
             return None if conn is None else conn.execute(sql, params).fetchone()
@@ -330,10 +335,21 @@ class RunStore:
             return conn
 
     def _inspect(self, conn: sqlite3.Connection) -> tuple[int, int, list[str]]:
+        # One read transaction, so all three come from the same moment even while another process
+        # is creating the store (stamp and tables are committed together).
+        own_transaction = not conn.in_transaction
         try:
-            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")]
+            if own_transaction:
+                conn.execute("BEGIN")
+            try:
+                tables = [
+                    r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
+                ]
+                app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+                version = conn.execute("PRAGMA user_version").fetchone()[0]
+            finally:
+                if own_transaction:
+                    _rollback_if_open(conn)
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
                 raise
@@ -360,7 +376,7 @@ class RunStore:
 
     def _prepare(self, conn: sqlite3.Connection) -> None:
         """Switch to WAL and run any pending migrations, once, even with other processes doing the same."""
-        conn.execute("PRAGMA journal_mode = WAL")
+        self._switch_to_wal(conn)
         # WAL with synchronous=NORMAL cannot corrupt; a power cut may only lose the last few runs.
         conn.execute("PRAGMA synchronous = NORMAL")
         if self._check_is_ours(conn) == SCHEMA_VERSION:
@@ -375,6 +391,23 @@ class RunStore:
             conn.execute("COMMIT")
         finally:
             _rollback_if_open(conn)
+
+    def _switch_to_wal(self, conn: sqlite3.Connection) -> None:
+        # Changing the journal mode needs an exclusive lock, and SQLite answers "locked" at once,
+        # without waiting, when another process is creating or writing the file at that moment
+        # (waiting could deadlock). So wait here, as the busy timeout would.
+        deadline = time.monotonic() + self.timeout
+        pause = 0.005
+        while True:
+            try:
+                if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                    conn.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() + pause > deadline:
+                    raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.2)
 
     @contextmanager
     def _translating_errors(self, doing: str) -> Iterator[None]:
