@@ -81,6 +81,17 @@ def forward(self, L_x_ : torch.Tensor, L_w_ : torch.Tensor):
     return (sum_1, y)
 """
 
+# As torch 2.13's Dynamo words a graph break on print().
+PRINT_BREAK_REASON = """\
+Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):
+
+Failed to trace builtin operator
+  Explanation: Dynamo does not know how to trace builtin operator `print` with argument types ['Tensor'] (has_kwargs False)
+  Hint: Avoid calling builtin `print` with argument types ['Tensor']. Consider using an equivalent alternative function/method to `print`.
+
+  Developer debug context: builtin print [<class 'torch._dynamo.variables.tensor.TensorVariable'>] False
+"""
+
 
 def _timing(median: float, spread: float, n: int, seed: int) -> Timing:
     rng = random.Random(seed)
@@ -173,8 +184,7 @@ def cuda_run() -> ProfileRun:
         ],
         graph_breaks=[
             GraphBreak(
-                reason="builtin: print [<class 'torch._dynamo.variables.misc.GetAttrVariable'>] False\n"
-                "  Explanation: Dynamo does not know how to trace the builtin `print`.",
+                reason=PRINT_BREAK_REASON,
                 line=5,
                 code_line="print(y.sum())",
                 variant="inductor/default",

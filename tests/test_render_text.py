@@ -79,9 +79,27 @@ def test_graph_breaks_give_cell_line_code_and_one_line_reason():
     assert "graphs: 2 Dynamo graphs, 1 graph break, 1 recompile" in text
     lines = text.splitlines()
     i = lines.index("  graph break at cell line 5: print(y.sum())")
-    # The reason has two lines in the run; the text keeps the first and marks the cut.
-    assert lines[i + 1] == "    reason: builtin: print [<class 'torch._dynamo.variables.misc.GetAttrVariable'>] False…"
+    # Of Dynamo's many-line reason, the one line shown is its explanation, cut at 160 characters.
+    assert lines[i + 1] == (
+        "    reason: Dynamo does not know how to trace builtin operator `print` with argument types ['Tensor'] (has_kwargs False)"
+    )
     assert "  recompile (inductor/max-autotune) [during timing]: tensor 'L['x']' size mismatch" in text
+
+
+@pytest.mark.parametrize(
+    ("reason", "shown"),
+    [
+        ("Encountered graph break when attempting to trace CALL: a function call:\n\nUnsupported context manager\n"
+         "  Hint: remove it", "Unsupported context manager"),
+        ("call_function BuiltinVariable(open) [ConstantVariable(str)] {}", "call_function BuiltinVariable(open) [ConstantVariable(str)] {}"),
+        ("data dependent operator: aten._local_scalar_dense.default\nsee more", "data dependent operator: aten._local_scalar_dense.default"),
+        ("x" * 300, "x" * 159 + "…"),
+    ],
+)
+def test_break_reason_line_picks_the_telling_line(reason, shown):
+    run = cpu_run()
+    run.graph_breaks = [GraphBreak(reason=reason, line=2)]
+    assert f"    reason: {shown}" in render_text(run).splitlines()
 
 
 def test_graph_break_without_code_line_reads_it_from_the_cell():

@@ -18,6 +18,23 @@ def cell_code(run: ProfileRun, line: int | None) -> str:
     return lines[line - 1].strip()
 
 
+def break_reason(reason: str) -> str:
+    """The most telling line of a graph break reason, for one-line views.
+
+    Dynamo's messages open with a generic header ("Encountered graph break when
+    attempting to trace CALL: …") followed by a title and an "Explanation:"
+    line; the explanation says the most, then the title.  Other reasons keep
+    their first line.
+    """
+    lines = [line.strip() for line in reason.splitlines() if line.strip()]
+    for line in lines:
+        if line.startswith("Explanation:"):
+            return line.removeprefix("Explanation:").strip()
+    if len(lines) > 1 and lines[0].startswith("Encountered graph break"):
+        return lines[1]
+    return lines[0] if lines else ""
+
+
 def kernel_counts(run: ProfileRun) -> dict[str, int]:
     """Kernels per language, most first."""
     return dict(Counter(k.language for k in run.kernels).most_common())

@@ -14,6 +14,7 @@ from html import escape
 from ..profile_run import ProfileRun
 from .facts import (
     TOP_KERNELS,
+    break_reason,
     cell_code,
     kernel_counts,
     kernel_variants,
@@ -124,7 +125,7 @@ def _graph_breaks(run: ProfileRun) -> str:
     rows = []
     for b in run.graph_breaks[:MAX_ROWS]:
         where = str(b.line) if b.line is not None else escape(b.filename or "outside the cell")
-        rows.append([where, _code(b.code_line.strip() or cell_code(run, b.line)), escape(one_line(b.reason))])
+        rows.append([where, _code(b.code_line.strip() or cell_code(run, b.line)), escape(one_line(break_reason(b.reason)))])
     return (f"<div {_H}>Graph breaks</div>" + _table(["cell line", "code", "reason"], rows)
             + _more(min(MAX_ROWS, len(run.graph_breaks)), len(run.graph_breaks), "graph breaks"))
 

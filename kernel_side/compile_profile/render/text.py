@@ -7,7 +7,7 @@ then the speedup with its interval.  The lines after it say what compiling did.
 from __future__ import annotations
 
 from ..profile_run import ProfileRun, Variant
-from .facts import cell_code, kernel_counts, peak_memory_text
+from .facts import break_reason, cell_code, kernel_counts, peak_memory_text
 from .format import format_diff, format_interval, format_s, format_speedup, format_timing, one_line
 from .summary import headline
 
@@ -83,7 +83,7 @@ def _graph_lines(run: ProfileRun) -> list[str]:
         else:
             where = "outside the cell"
         out.append(f"  graph break at {where}")
-        out.append(f"    reason: {one_line(b.reason)}")
+        out.append(f"    reason: {one_line(break_reason(b.reason))}")
     if len(run.graph_breaks) > MAX_LISTED:
         out.append(f"  … and {len(run.graph_breaks) - MAX_LISTED} more graph breaks")
     for r in run.recompiles[:MAX_LISTED]:
