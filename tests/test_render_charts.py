@@ -119,7 +119,8 @@ def test_kernels_chart_shares_and_repeated_names():
 
 def test_cpu_run_without_device_times_has_an_empty_kernels_chart_and_counts_per_line():
     figs = figures(cpu_run())
-    assert figs["kernels"]["data"] == []
+    assert figs["kernels"]["data"] == [] and figs["kernels"]["layout"]["height"] == 160
+    assert figs["kernels"]["layout"]["annotations"][0]["text"] == "no kernel device times were recorded"
     (bar,) = figs["lines"]["data"]
     assert bar["x"] == ["line 4"] and bar["y"] == [2]
     assert bar["customdata"] == [[2, "y = torch.relu(x @ w) + 1"]]

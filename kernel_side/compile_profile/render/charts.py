@@ -47,6 +47,7 @@ def _empty(title: str, why: str) -> Figure:
         "data": [],
         "layout": _layout(
             title,
+            height=160,  # a message, not a chart: no need for a chart's height
             xaxis={"visible": False},
             yaxis={"visible": False},
             annotations=[{"text": _text(why), "showarrow": False, "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5}],
