@@ -1,0 +1,502 @@
+"""``compile-profile``: list, show, compare, export and delete saved runs, and profile a whole notebook.
+
+Exit codes: 0 success; 1 the notebook (or a renderer) failed; 2 bad input: an
+unknown or invalid run id, a missing file, a bad option, an unusable run store.
+Every error is one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import html
+import json
+import os
+import pathlib
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from .profile_run import ProfileRun
+from .render.format import format_ms, format_speedup, one_line
+from .store import RunNotFound, RunStore, StoreError, validate_run_id
+
+PROG = "compile-profile"
+RUN_MIME_TYPE = "application/vnd.compile-profile.run+json"
+
+
+class CliError(Exception):
+    """A failure reported as one line on stderr, with the exit code it deserves."""
+
+    def __init__(self, message: str, code: int = 2):
+        super().__init__(message)
+        self.code = code
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse would print the usage block and exit by itself
+        raise CliError(f"{message} (see {self.prog} --help)")
+
+
+# -- small text helpers ----------------------------------------------------------
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip()]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    return "\n".join(lines)
+
+
+def _age(created_at: str, now: dt.datetime | None = None) -> str:
+    try:
+        moment = dt.datetime.fromisoformat(created_at)
+    except (TypeError, ValueError):
+        return created_at or "—"
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.timezone.utc)
+    seconds = ((now or dt.datetime.now(dt.timezone.utc)) - moment).total_seconds()
+    if seconds < 0:
+        return moment.strftime("%Y-%m-%d %H:%M")
+    for limit, unit, size in ((60, "s", 1), (3600, "min", 60), (86400, "h", 3600), (7 * 86400, "d", 86400)):
+        if seconds < limit:
+            return f"{int(seconds // size)} {unit} ago"
+    return moment.strftime("%Y-%m-%d")
+
+
+def _speedup_text(speedup: dict[str, Any] | None) -> str:
+    if not speedup:
+        return "—"
+    return (
+        f"{format_speedup(speedup['value'])} "
+        f"({format_speedup(speedup['low'])}–{format_speedup(speedup['high'])}) {speedup.get('variant', '')}"
+    ).rstrip()
+
+
+def _medians_text(summary: dict[str, Any]) -> str:
+    return ", ".join(f"{v['name']} {format_ms(v.get('median_ms'))}" for v in summary.get("variants", []))
+
+
+def _device_text(summary: dict[str, Any]) -> str:
+    device = summary.get("device") or {}
+    return device.get("name") or device.get("type") or "—"
+
+
+def _write_file(path: str, text: str) -> None:
+    try:
+        pathlib.Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise CliError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _report_html(run: ProfileRun) -> str:
+    try:
+        from .render.report import render_report_html
+    except ModuleNotFoundError as exc:
+        if exc.name != "compile_profile.render.report":
+            raise
+        raise CliError("this installation has no HTML report renderer (compile_profile.render.report)", 1) from None
+    return render_report_html(run)
+
+
+# -- ls, show, rm ------------------------------------------------------------------
+
+
+def cmd_ls(args: argparse.Namespace, store: RunStore) -> int:
+    if args.limit < 1:
+        raise CliError("--limit must be 1 or more")
+    rows = store.list(limit=args.limit, notebook=args.notebook)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    if not rows:
+        where = f" for notebook {args.notebook}" if args.notebook is not None else ""
+        print(f"no runs{where} in {store.path}")
+        return 0
+    table = [
+        [
+            s["id"],
+            _age(s.get("created_at", "")),
+            _clip(one_line(s.get("label") or ""), 28),
+            _clip(s.get("first_line") or "", 40),
+            _clip(_device_text(s), 24),
+            _speedup_text(s.get("speedup")),
+            s.get("status", ""),
+        ]
+        for s in rows
+    ]
+    print(_table(["ID", "CREATED", "LABEL", "FIRST LINE", "DEVICE", "SPEEDUP (INTERVAL)", "STATUS"], table))
+    total = store.count(notebook=args.notebook)
+    if total > len(rows):
+        print(f"({len(rows)} of {total} runs; --limit N shows more)")
+    return 0
+
+
+def _summary_text(run: ProfileRun) -> str:
+    """What ``show`` prints when no text renderer is installed: the headline and warnings."""
+    s = run.summary()
+    lines = [s["headline"], *(f"warning: {w}" for w in s["warnings"])]
+    lines.append(f"run {run.id} {run.label!r} on {_device_text(s)}, torch {run.torch_version}")
+    return "\n".join(lines)
+
+
+def cmd_show(args: argparse.Namespace, store: RunStore) -> int:
+    if args.json:
+        print(json.dumps(store.get_dict(validate_run_id(args.id)), indent=2))
+        return 0
+    run = store.get(validate_run_id(args.id))
+    try:
+        from .render.text import render_text
+    except ModuleNotFoundError as exc:
+        if exc.name != "compile_profile.render.text":
+            raise
+        print(_summary_text(run))
+    else:
+        print(render_text(run))
+    return 0
+
+
+def cmd_rm(args: argparse.Namespace, store: RunStore) -> int:
+    ids = [validate_run_id(run_id) for run_id in args.ids]  # all checked before anything is deleted
+    missing = [run_id for run_id in ids if not store.delete(run_id)]
+    for run_id in ids:
+        if run_id not in missing:
+            print(f"removed {run_id}")
+    if missing:
+        raise CliError(f"no run with id {', '.join(missing)} in {store.path}")
+    return 0
+
+
+# -- compare -------------------------------------------------------------------------
+
+
+def _relative_change(before: float | None, after: float | None) -> float | None:
+    if before is None or after is None or before == 0:
+        return None
+    return after / before - 1
+
+
+def compare_runs(a: ProfileRun, b: ProfileRun) -> dict[str, Any]:
+    """What changed from run ``a`` to run ``b``, as plain data (``compare --json`` prints it as is)."""
+    names = [v.name for v in a.variants] + [v.name for v in b.variants if v.name not in {v.name for v in a.variants}]
+
+    def median(run: ProfileRun, name: str) -> float | None:
+        v = next((v for v in run.variants if v.name == name), None)
+        return v.timing.median_ms if v is not None and v.timing is not None else None
+
+    def counts(run: ProfileRun) -> dict[str, int]:
+        return {
+            "graphs": run.dynamo_graph_count,
+            "graph_breaks": len(run.graph_breaks),
+            "recompiles": len(run.recompiles),
+            "kernels": len(run.kernels),
+        }
+
+    def speedup(run: ProfileRun) -> dict[str, Any] | None:
+        s = run.speedup
+        return {"value": s.value, "low": s.low, "high": s.high, "variant": s.variant} if s else None
+
+    kernels_a = {k.name for k in a.kernels}
+    kernels_b = {k.name for k in b.kernels}
+    counts_a, counts_b = counts(a), counts(b)
+    return {
+        "a": {"id": a.id, "label": a.label, "created_at": a.created_at, "device": a.device.name,
+              "torch_version": a.torch_version},
+        "b": {"id": b.id, "label": b.label, "created_at": b.created_at, "device": b.device.name,
+              "torch_version": b.torch_version},
+        "medians_ms": [
+            {"variant": name, "a": median(a, name), "b": median(b, name),
+             "change": _relative_change(median(a, name), median(b, name))}
+            for name in names
+        ],
+        "speedup": {"a": speedup(a), "b": speedup(b)},
+        "counts": {key: {"a": counts_a[key], "b": counts_b[key], "delta": counts_b[key] - counts_a[key]}
+                   for key in counts_a},
+        "kernels_added": sorted(kernels_b - kernels_a),
+        "kernels_removed": sorted(kernels_a - kernels_b),
+    }
+
+
+def _signed_percent(change: float | None) -> str:
+    return "—" if change is None else f"{change * 100:+.1f}%"
+
+
+def render_comparison(c: dict[str, Any]) -> str:
+    a, b = c["a"], c["b"]
+    rows = [
+        ["label", _clip(one_line(a["label"]), 30), _clip(one_line(b["label"]), 30), ""],
+        ["created", a["created_at"], b["created_at"], ""],
+        ["device", a["device"], b["device"], ""],
+        ["torch", a["torch_version"], b["torch_version"], ""],
+    ]
+    for m in c["medians_ms"]:
+        rows.append([f"median {m['variant']}", format_ms(m["a"]), format_ms(m["b"]), _signed_percent(m["change"])])
+    sa, sb = c["speedup"]["a"], c["speedup"]["b"]
+    rows.append(["speedup", _speedup_text(sa), _speedup_text(sb),
+                 _signed_percent(_relative_change(sa and sa["value"], sb and sb["value"]))])
+    for key, count in c["counts"].items():
+        rows.append([key.replace("_", " "), str(count["a"]), str(count["b"]), f"{count['delta']:+d}"])
+    lines = [_table(["", f"A {a['id']}", f"B {b['id']}", "B vs A"], rows)]
+    lines.append("kernels added in B: " + (", ".join(c["kernels_added"]) or "none"))
+    lines.append("kernels removed in B: " + (", ".join(c["kernels_removed"]) or "none"))
+    return "\n".join(lines)
+
+
+def cmd_compare(args: argparse.Namespace, store: RunStore) -> int:
+    a = store.get(validate_run_id(args.id_a))
+    b = store.get(validate_run_id(args.id_b))
+    comparison = compare_runs(a, b)
+    print(json.dumps(comparison, indent=2) if args.json else render_comparison(comparison))
+    return 0
+
+
+# -- export ----------------------------------------------------------------------------
+
+
+def cmd_export(args: argparse.Namespace, store: RunStore) -> int:
+    if not args.html and not args.json:
+        raise CliError("export needs --html OUT and/or --json OUT")
+    run_id = validate_run_id(args.id)
+    if args.json:
+        _write_file(args.json, json.dumps(store.get_dict(run_id), indent=2) + "\n")
+        print(f"wrote {args.json}")
+    if args.html:
+        _write_file(args.html, _report_html(store.get(run_id)))
+        print(f"wrote {args.html}")
+    return 0
+
+
+# -- run a notebook -----------------------------------------------------------------------
+
+
+def _profiled_outputs(nb: Any) -> list[tuple[int, dict[str, Any]]]:
+    """(cell number from 1, payload) of every compile-profile output in the notebook, in order."""
+    found = []
+    for index, cell in enumerate(nb.cells):
+        for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            data = output.get("data", {}).get(RUN_MIME_TYPE) if output.get("output_type") != "stream" else None
+            if data is None:
+                continue
+            if isinstance(data, str):  # JSON MIME data stored as text by some writers
+                try:
+                    data = json.loads(data)
+                except json.JSONDecodeError:
+                    continue
+            if isinstance(data, dict) and isinstance(data.get("run_id"), str):
+                found.append((index + 1, data))
+    return found
+
+
+def _notebook_report_html(notebook: pathlib.Path, runs: list[tuple[int, ProfileRun]]) -> str:
+    """One run: its report. Several: each report framed in one page (reports are whole documents)."""
+    if len(runs) == 1:
+        return _report_html(runs[0][1])
+    sections = []
+    for cell, run in runs:
+        sections.append(
+            f"<section><h2>cell {cell}: {html.escape(run.label or run.id)}</h2>"
+            f'<iframe title="report for run {html.escape(run.id)}" srcdoc="{html.escape(_report_html(run))}">'
+            "</iframe></section>"
+        )
+    title = html.escape(f"compile-profile: {notebook.name}")
+    return (
+        f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{title}</title>'
+        "<style>body{font-family:system-ui,sans-serif;margin:1rem}"
+        "iframe{width:100%;height:80vh;border:1px solid #8884}</style></head>"
+        f"<body><h1>{title}</h1>{''.join(sections)}</body></html>\n"
+    )
+
+
+def _execute_notebook(nb: Any, path: pathlib.Path, store: RunStore, args: argparse.Namespace) -> CliError | None:
+    """Run every cell in a fresh kernel, with a progress bar; the first failure is returned, not raised."""
+    from jupyter_client.kernelspec import NoSuchKernel
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellControlSignal, CellExecutionError, DeadKernelError
+    from tqdm import tqdm
+
+    code_cells = [c for c in nb.cells if c.cell_type == "code" and c.source.strip()]
+    kernel_name = args.kernel or nb.metadata.get("kernelspec", {}).get("name") or "python3"
+    # The kernel learns which notebook it runs and writes its runs into the store this command reads.
+    env = {**os.environ, "COMPILE_PROFILE_NOTEBOOK": str(path), "COMPILE_PROFILE_DB": str(store.path)}
+    progress = tqdm(total=len(code_cells), desc=path.name, unit="cell", file=sys.stderr, dynamic_ncols=True)
+    current = {"number": 0}
+
+    def on_cell_execute(cell: Any, cell_index: int) -> None:
+        current["number"] = cell_index + 1
+        progress.set_postfix_str(f"cell {cell_index + 1}: {_clip(one_line(cell.source), 40)}")
+
+    def on_cell_executed(cell: Any, cell_index: int, execute_reply: Any) -> None:
+        progress.update(1)
+
+    client = NotebookClient(
+        nb,
+        kernel_name=kernel_name,
+        timeout=args.timeout,
+        resources={"metadata": {"path": str(path.parent)}},
+        on_cell_execute=on_cell_execute,
+        on_cell_executed=on_cell_executed,
+    )
+    def where() -> str:  # the cell running when the error came
+        return f"cell {current['number']}"
+
+    try:
+        client.execute(env=env)
+    except CellExecutionError as exc:
+        return CliError(f"{where()} failed: {exc.ename}: {one_line(str(exc.evalue), 200)}", 1)
+    except NoSuchKernel:
+        return CliError(f"no Jupyter kernel named {kernel_name!r} (choose one with --kernel)", 2)
+    except DeadKernelError as exc:
+        return CliError(f"{where()}: the kernel died ({one_line(str(exc))})", 1)
+    except (TimeoutError, CellControlSignal) as exc:
+        return CliError(f"{where()} timed out after {args.timeout} s ({one_line(str(exc))})", 1)
+    except RuntimeError as exc:  # e.g. the kernel did not start
+        return CliError(f"{where()}: {one_line(str(exc))}", 1)
+    finally:
+        progress.close()
+    return None
+
+
+def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
+    import nbformat
+
+    path = pathlib.Path(args.notebook).expanduser().resolve()
+    if not path.is_file():
+        raise CliError(f"no notebook at {args.notebook}")
+    if args.timeout is not None and args.timeout <= 0:
+        raise CliError("--timeout must be a positive number of seconds")
+    try:
+        nb = nbformat.read(path, as_version=4)
+    except Exception as exc:  # noqa: BLE001 - nbformat raises many kinds for a file that is not a notebook
+        raise CliError(f"{args.notebook} is not a readable notebook: {one_line(str(exc), 200)}") from None
+
+    failure = _execute_notebook(nb, path, store, args)
+
+    profiled = _profiled_outputs(nb)
+    rows, report_runs, exported = [], [], []
+    for cell, payload in profiled:
+        run_id = payload["run_id"]
+        summary = payload.get("summary")
+        try:
+            run: ProfileRun | None = store.get(validate_run_id(run_id))
+        except (RunNotFound, ValueError):
+            run = None
+        if summary is None and run is not None:
+            summary = run.summary()
+        summary = summary or {}
+        rows.append([
+            str(cell),
+            run_id,
+            _clip(one_line(summary.get("label") or ""), 28),
+            ", ".join(v["name"] for v in summary.get("variants", [])) or "—",
+            _medians_text(summary) or "—",
+            _speedup_text(summary.get("speedup")),
+            str(summary.get("graph_count", "—")),
+            str(summary.get("graph_break_count", "—")),
+        ])
+        exported.append({"cell": cell, "run_id": run_id, "summary": summary,
+                         "run": run.to_dict() if run is not None else None})
+        if run is not None:
+            report_runs.append((cell, run))
+        else:
+            print(f"{PROG}: warning: run {run_id} (cell {cell}) is not in {store.path}", file=sys.stderr)
+
+    if rows:
+        print(_table(["CELL", "RUN", "LABEL", "VARIANTS", "MEDIANS", "SPEEDUP (INTERVAL)", "GRAPHS", "BREAKS"], rows))
+    else:
+        print(f"no profiled cells in {path.name} (no %%compile_profile output)")
+
+    if args.json:
+        _write_file(args.json, json.dumps({"notebook": str(path), "runs": exported}, indent=2) + "\n")
+        print(f"wrote {args.json}")
+    if args.html:
+        if report_runs:
+            _write_file(args.html, _notebook_report_html(path, report_runs))
+            print(f"wrote {args.html}")
+        elif failure is None:
+            raise CliError(f"no profiled run to write to {args.html}", 1)
+    if failure is not None:
+        raise failure
+    return 0
+
+
+# -- entry point ------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    # --db is accepted before or after the subcommand; SUPPRESS keeps a later default from erasing it.
+    db_option = _Parser(add_help=False)
+    db_option.add_argument(
+        "--db", default=argparse.SUPPRESS, metavar="PATH",
+        help="run store file (default: $COMPILE_PROFILE_DB, else the Jupyter data dir)",
+    )
+    parser = _Parser(prog=PROG, description="Saved compile-profile runs, and profiling whole notebooks.",
+                     parents=[db_option])
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    ls = commands.add_parser("ls", parents=[db_option], help="list saved runs, newest first")
+    ls.add_argument("--notebook", metavar="NB", help="only runs of this notebook (its absolute path)")
+    ls.add_argument("--limit", type=int, default=50, metavar="N", help="show at most N runs (default 50)")
+    ls.add_argument("--json", action="store_true", help="print the run summaries as JSON")
+    ls.set_defaults(handler=cmd_ls)
+
+    show = commands.add_parser("show", parents=[db_option], help="print one run")
+    show.add_argument("id")
+    show.add_argument("--json", action="store_true", help="print the whole run as JSON")
+    show.set_defaults(handler=cmd_show)
+
+    rm = commands.add_parser("rm", parents=[db_option], help="delete runs")
+    rm.add_argument("ids", nargs="+", metavar="ID")
+    rm.set_defaults(handler=cmd_rm)
+
+    compare = commands.add_parser("compare", parents=[db_option], help="what changed from run ID1 to run ID2")
+    compare.add_argument("id_a", metavar="ID1")
+    compare.add_argument("id_b", metavar="ID2")
+    compare.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    compare.set_defaults(handler=cmd_compare)
+
+    export = commands.add_parser("export", parents=[db_option], help="write a run as an HTML report or JSON")
+    export.add_argument("id")
+    export.add_argument("--html", metavar="OUT", help="self-contained HTML report")
+    export.add_argument("--json", metavar="OUT", help="the run as JSON")
+    export.set_defaults(handler=cmd_export)
+
+    run = commands.add_parser("run", parents=[db_option], help="execute a notebook and tabulate its profiled cells")
+    run.add_argument("notebook", metavar="NOTEBOOK.ipynb")
+    run.add_argument("--html", metavar="OUT.html", help="write the profiled runs' HTML report")
+    run.add_argument("--json", metavar="OUT.json", help="write the profiled runs as JSON")
+    run.add_argument("--timeout", type=int, metavar="S", help="fail a cell that runs longer than S seconds")
+    run.add_argument("--kernel", metavar="NAME", help="Jupyter kernel (default: the notebook's)")
+    run.set_defaults(handler=cmd_run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        store = RunStore(getattr(args, "db", None))
+        try:
+            return args.handler(args, store)
+        finally:
+            store.close()
+    except SystemExit as exc:  # --help and --version exit through argparse
+        return exc.code if isinstance(exc.code, int) else 0
+    except CliError as exc:
+        message, code = str(exc), exc.code
+    except RunNotFound as exc:
+        message, code = str(exc), 2
+    except (ValueError, StoreError) as exc:
+        message, code = str(exc), 2
+    except KeyboardInterrupt:
+        message, code = "interrupted", 130
+    except BrokenPipeError:  # `compile-profile ls | head`
+        return 0
+    print(f"{PROG}: error: {one_line(message, 400)}", file=sys.stderr)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,423 @@
+"""The ``compile-profile`` command: every subcommand through ``main([...])``, on a throwaway store."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import types
+
+import nbformat
+import pytest
+from synthetic_store_runs import make_run, timestamp
+
+import compile_profile
+from compile_profile.cli import compare_runs, main
+from compile_profile.render.mime import MIME_TYPE
+from compile_profile.store import RunStore
+
+
+@pytest.fixture
+def db(tmp_path):
+    return tmp_path / "runs.sqlite"
+
+
+@pytest.fixture
+def store(db):
+    with RunStore(db) as s:
+        s.put(make_run("older1", label="first try", created_at=timestamp(120), notebook="/w/a.ipynb"))
+        s.put(
+            make_run(
+                "newer2",
+                label="second try",
+                created_at=timestamp(1),
+                notebook="/w/b.ipynb",
+                compiled_ms=0.5,
+                kernel_names=("cpp_fused_relu_0", "cpp_fused_add_1"),
+                graph_breaks=0,
+                recompiles=2,
+            )
+        )
+        yield s
+
+
+@pytest.fixture
+def cli(db, capsys):
+    def run(*argv: str) -> tuple[int, str, str]:
+        code = main(["--db", str(db), *argv])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+def assert_one_line_error(err: str, *fragments: str) -> None:
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("compile-profile: error: ")
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+# -- ls ----------------------------------------------------------------------------
+
+
+def test_ls_table_newest_first_with_every_column(cli, store):
+    code, out, err = cli("ls")
+    assert code == 0 and err == ""
+    header, first, second = out.strip().splitlines()
+    for column in ("ID", "CREATED", "LABEL", "FIRST LINE", "DEVICE", "SPEEDUP", "STATUS"):
+        assert column in header
+    assert first.startswith("newer2") and second.startswith("older1")
+    assert "second try" in first and "1 min ago" in first
+    assert "y = torch.relu(x @ w)" in first  # the first code line, not the comment above it
+    assert "Test CPU" in first and first.rstrip().endswith("ok")
+    assert "4.00× (3.60×–4.40×)" in first
+    assert "2 h ago" in second and "2.00× (1.80×–2.20×)" in second
+
+
+def test_ls_json_notebook_filter_and_limit(cli, store):
+    code, out, _ = cli("ls", "--json")
+    assert code == 0
+    assert json.loads(out) == store.list()
+    code, out, _ = cli("ls", "--json", "--notebook", "/w/a.ipynb")
+    assert [row["id"] for row in json.loads(out)] == ["older1"]
+    code, out, _ = cli("ls", "--limit", "1")
+    assert "newer2" in out and "older1" not in out
+    assert "(1 of 2 runs" in out
+    code, _, err = cli("ls", "--limit", "0")
+    assert code == 2
+    assert_one_line_error(err, "--limit")
+
+
+def test_ls_on_an_empty_store(cli, db):
+    code, out, _ = cli("ls")
+    assert code == 0 and f"no runs in {db}" in out
+    assert not db.exists()  # listing created nothing
+
+
+def test_db_option_after_the_subcommand_and_environment_default(store, db, capsys, monkeypatch, tmp_path):
+    assert main(["ls", "--db", str(db), "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == 2
+    monkeypatch.setenv("COMPILE_PROFILE_DB", str(db))
+    assert main(["ls", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == 2
+    assert main(["ls", "--json", "--db", str(tmp_path / "other.sqlite")]) == 0
+    assert json.loads(capsys.readouterr().out) == []
+
+
+# -- show ------------------------------------------------------------------------------
+
+
+def test_show_prints_the_text_renderer(cli, store, monkeypatch):
+    seen = []
+
+    def fake_render_text(run):
+        seen.append(run)
+        return f"RENDERED {run.id} {run.label}"
+
+    monkeypatch.setitem(
+        sys.modules, "compile_profile.render.text",
+        types.SimpleNamespace(render_text=fake_render_text),
+    )
+    code, out, _ = cli("show", "older1")
+    assert code == 0
+    assert out == "RENDERED older1 first try\n"
+    assert seen == [store.get("older1")]
+
+
+def test_show_falls_back_to_the_headline_without_a_text_renderer(cli, store, monkeypatch):
+    monkeypatch.setitem(sys.modules, "compile_profile.render.text", None)  # import now fails as if absent
+    code, out, _ = cli("show", "older1")
+    assert code == 0
+    summary = store.get("older1").summary()
+    assert out.splitlines()[0] == summary["headline"]
+    assert "warning: 1 graph break at cell line 3" in out
+    assert "run older1 'first try'" in out
+
+
+def test_show_json_is_the_stored_run(cli, store):
+    code, out, _ = cli("show", "newer2", "--json")
+    assert code == 0
+    assert json.loads(out) == store.get_dict("newer2")
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragments"),
+    [
+        (["show", "missing"], ["no run with id 'missing'"]),
+        (["show", "../x"], ["invalid run id '../x'"]),
+        (["show", "1; DROP TABLE runs"], ["invalid run id"]),
+        (["compare", "older1", "missing"], ["missing"]),
+        (["export", "missing", "--json", "x.json"], ["missing"]),
+        (["export", "older1"], ["--html OUT and/or --json OUT"]),
+        (["frobnicate"], ["invalid choice", "--help"]),
+        (["show"], ["required", "id"]),
+        (["ls", "--limit", "many"], ["invalid int value"]),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(cli, store, argv, fragments):
+    code, out, err = cli(*argv)
+    assert code == 2
+    assert_one_line_error(err, *fragments)
+    assert store.count() == 2
+
+
+def test_unusable_store_is_one_line_and_exit_2(tmp_path, capsys):
+    not_a_db = tmp_path / "notes.txt"
+    not_a_db.write_text("just text\n" * 50)
+    assert main(["--db", str(not_a_db), "ls"]) == 2
+    assert_one_line_error(capsys.readouterr().err, str(not_a_db), "left untouched")
+    assert not_a_db.read_text() == "just text\n" * 50
+
+
+def test_help_exits_0(capsys):
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    for command in ("ls", "show", "rm", "compare", "export", "run"):
+        assert command in out
+
+
+def test_runs_as_a_module_with_exit_codes(store, db):
+    env = {**os.environ, "PYTHONPATH": str(pathlib.Path(compile_profile.__file__).parents[1])}
+    listed = subprocess.run(
+        [sys.executable, "-m", "compile_profile.cli", "--db", str(db), "ls", "--json"],
+        capture_output=True, text=True, env=env, timeout=60,
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert [row["id"] for row in json.loads(listed.stdout)] == ["newer2", "older1"]
+    missing = subprocess.run(
+        [sys.executable, "-m", "compile_profile.cli", "--db", str(db), "show", "nope"],
+        capture_output=True, text=True, env=env, timeout=60,
+    )
+    assert missing.returncode == 2
+    assert_one_line_error(missing.stderr, "nope")
+
+
+# -- rm -------------------------------------------------------------------------------------
+
+
+def test_rm_removes_runs(cli, store):
+    code, out, _ = cli("rm", "older1", "newer2")
+    assert code == 0
+    assert out.splitlines() == ["removed older1", "removed newer2"]
+    assert store.count() == 0
+
+
+def test_rm_reports_unknown_ids_after_removing_the_known_ones(cli, store):
+    code, out, err = cli("rm", "older1", "ghost")
+    assert code == 2
+    assert out == "removed older1\n"
+    assert_one_line_error(err, "ghost")
+    assert [r["id"] for r in store.list()] == ["newer2"]
+
+
+def test_rm_with_an_invalid_id_removes_nothing(cli, store):
+    code, _, err = cli("rm", "older1", "../etc")
+    assert code == 2
+    assert_one_line_error(err, "invalid run id")
+    assert store.count() == 2
+
+
+# -- compare -----------------------------------------------------------------------------------
+
+
+def test_compare_side_by_side(cli, store):
+    code, out, _ = cli("compare", "older1", "newer2")
+    assert code == 0
+    rows = {line.split("  ")[0]: line for line in out.splitlines()}
+    assert "A older1" in out and "B newer2" in out
+    assert "1 ms" in rows["median inductor"] and "500 µs" in rows["median inductor"]
+    assert rows["median inductor"].rstrip().endswith("-50.0%")
+    assert rows["median eager"].rstrip().endswith("+0.0%")
+    assert "2.00×" in rows["speedup"] and "4.00×" in rows["speedup"] and rows["speedup"].endswith("+100.0%")
+    assert rows["graph breaks"].split()[-3:] == ["1", "0", "-1"]
+    assert rows["recompiles"].split()[-3:] == ["0", "2", "+2"]
+    assert rows["kernels"].split()[-3:] == ["2", "2", "+0"]
+    assert "kernels added in B: cpp_fused_add_1" in out
+    assert "kernels removed in B: extern_mm" in out
+
+
+def test_compare_json_matches_compare_runs(cli, store):
+    code, out, _ = cli("compare", "newer2", "older1", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data == json.loads(json.dumps(compare_runs(store.get("newer2"), store.get("older1"))))
+    assert data["kernels_added"] == ["extern_mm"] and data["kernels_removed"] == ["cpp_fused_add_1"]
+    inductor = next(m for m in data["medians_ms"] if m["variant"] == "inductor")
+    assert inductor == {"variant": "inductor", "a": 0.5, "b": 1.0, "change": pytest.approx(1.0)}
+
+
+def test_compare_lists_variants_of_either_run(store):
+    a = make_run("a1")
+    b = make_run("b1")
+    b.variants[1].name = "max-autotune"
+    b.speedup.variant = "max-autotune"
+    medians = {m["variant"]: (m["a"], m["b"], m["change"]) for m in compare_runs(a, b)["medians_ms"]}
+    assert medians == {"eager": (2.0, 2.0, 0.0), "inductor": (1.0, None, None), "max-autotune": (None, 1.0, None)}
+
+
+# -- export ------------------------------------------------------------------------------------------
+
+
+def test_export_json_and_html(cli, store, tmp_path, monkeypatch):
+    monkeypatch.setitem(
+        sys.modules, "compile_profile.render.report",
+        types.SimpleNamespace(render_report_html=lambda run: f"<!DOCTYPE html><p>report {run.id}</p>\n"),
+    )
+    code, out, _ = cli("export", "older1", "--json", str(tmp_path / "r.json"), "--html", str(tmp_path / "r.html"))
+    assert code == 0
+    assert json.loads((tmp_path / "r.json").read_text()) == store.get_dict("older1")
+    assert (tmp_path / "r.html").read_text() == "<!DOCTYPE html><p>report older1</p>\n"
+    assert f"wrote {tmp_path / 'r.html'}" in out
+
+
+def test_export_html_with_the_real_report_renderer(cli, store, tmp_path):
+    code, _, _ = cli("export", "newer2", "--html", str(tmp_path / "r.html"))
+    assert code == 0
+    page = (tmp_path / "r.html").read_text()
+    assert page.lstrip().lower().startswith("<!doctype html") and "newer2" in page
+
+
+def test_export_to_a_missing_folder_is_one_line_exit_2(cli, store, tmp_path):
+    code, _, err = cli("export", "older1", "--json", str(tmp_path / "no" / "such" / "r.json"))
+    assert code == 2
+    assert_one_line_error(err, "cannot write")
+
+
+def test_export_html_without_a_report_renderer(cli, store, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "compile_profile.render.report", None)
+    code, _, err = cli("export", "older1", "--html", str(tmp_path / "r.html"))
+    assert code == 1
+    assert_one_line_error(err, "no HTML report renderer")
+    assert not (tmp_path / "r.html").exists()
+
+
+# -- run a notebook ------------------------------------------------------------------------------------------
+
+
+def display_cell(payload: dict) -> nbformat.NotebookNode:
+    """A cell that displays a compile-profile output exactly as the magic's MIME bundle would arrive."""
+    return nbformat.v4.new_code_cell(
+        "from IPython.display import display\n"
+        f"display({{{MIME_TYPE!r}: {payload!r}, 'text/plain': 'profiled'}}, raw=True)"
+    )
+
+
+def write_notebook(path: pathlib.Path, cells: list) -> pathlib.Path:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = cells
+    nbformat.write(nb, path)
+    return path
+
+
+def payload_for(run) -> dict:
+    return {"version": 1, "run_id": run.id, "summary": run.summary()}
+
+
+@pytest.mark.slow
+def test_run_executes_the_notebook_and_tabulates_profiled_cells(cli, store, db, tmp_path, monkeypatch):
+    hostile = make_run("hostile3", label="<script>alert(1)</script>")
+    store.put(hostile)
+    monkeypatch.setitem(
+        sys.modules, "compile_profile.render.report",
+        types.SimpleNamespace(render_report_html=lambda run: f"<!DOCTYPE html><p>report \"{run.id}\"</p>"),
+    )
+    notebook = tmp_path / "work" / "profiled.ipynb"
+    notebook.parent.mkdir()
+    write_notebook(
+        notebook,
+        [
+            nbformat.v4.new_markdown_cell("# a notebook"),
+            nbformat.v4.new_code_cell(
+                "import os, pathlib\n"
+                f"assert os.environ['COMPILE_PROFILE_NOTEBOOK'] == {str(notebook)!r}\n"
+                f"assert os.environ['COMPILE_PROFILE_DB'] == {str(db)!r}\n"
+                f"assert pathlib.Path.cwd() == pathlib.Path({str(notebook.parent)!r})"
+            ),
+            display_cell(payload_for(store.get("older1"))),
+            nbformat.v4.new_code_cell("x = 1  # not profiled"),
+            display_cell(payload_for(hostile)),
+            display_cell({"version": 1, "run_id": "notstored", "summary": payload_for(store.get("newer2"))["summary"]}),
+        ],
+    )
+    out_json, out_html = tmp_path / "out.json", tmp_path / "out.html"
+    code, out, err = cli("run", str(notebook), "--json", str(out_json), "--html", str(out_html), "--timeout", "60")
+    assert code == 0, err
+
+    table = out.splitlines()
+    assert table[0].split() == ["CELL", "RUN", "LABEL", "VARIANTS", "MEDIANS", "SPEEDUP", "(INTERVAL)", "GRAPHS",
+                                "BREAKS"]
+    rows = {line.split()[1]: line for line in table[1:4]}
+    assert rows["older1"].startswith("3 ") and "first try" in rows["older1"]
+    assert "eager, inductor" in rows["older1"] and "eager 2 ms, inductor 1 ms" in rows["older1"]
+    assert "2.00× (1.80×–2.20×)" in rows["older1"]
+    assert rows["older1"].split()[-2:] == ["1", "1"]  # graphs, breaks
+    assert rows["hostile3"].startswith("5 ")
+    assert rows["notstored"].startswith("6 ") and rows["notstored"].split()[-2:] == ["1", "0"]
+    assert "run notstored (cell 6) is not in" in err
+    assert "profiled.ipynb" in err and "5/5" in err  # the progress bar reached every code cell
+
+    exported = json.loads(out_json.read_text())
+    assert exported["notebook"] == str(notebook)
+    assert [(r["cell"], r["run_id"]) for r in exported["runs"]] == [(3, "older1"), (5, "hostile3"), (6, "notstored")]
+    assert exported["runs"][0]["run"] == store.get_dict("older1")
+    assert exported["runs"][2]["run"] is None
+
+    page = out_html.read_text()
+    assert page.count("<iframe") == 2  # the two stored runs, each report framed
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>alert" not in page
+    assert 'srcdoc="&lt;!DOCTYPE html&gt;&lt;p&gt;report &quot;older1&quot;&lt;/p&gt;"' in page
+
+
+@pytest.mark.slow
+def test_run_stops_at_a_failing_cell_and_exits_1(cli, store, tmp_path):
+    marker = tmp_path / "after-the-failure"
+    notebook = write_notebook(
+        tmp_path / "failing.ipynb",
+        [
+            display_cell(payload_for(store.get("older1"))),
+            nbformat.v4.new_code_cell("values = {}\nvalues['missing']"),
+            nbformat.v4.new_code_cell(f"open({str(marker)!r}, 'w').close()"),
+        ],
+    )
+    code, out, err = cli("run", str(notebook), "--json", str(tmp_path / "partial.json"))
+    assert code == 1
+    error = err.strip().splitlines()[-1]
+    assert error == "compile-profile: error: cell 2 failed: KeyError: 'missing'"
+    assert "Traceback" not in err
+    assert "older1" in out  # what was profiled before the failure is still reported
+    assert [r["run_id"] for r in json.loads((tmp_path / "partial.json").read_text())["runs"]] == ["older1"]
+    assert not marker.exists()  # nothing ran after the failing cell
+
+
+@pytest.mark.slow
+def test_run_fails_a_cell_that_exceeds_the_timeout(cli, store, tmp_path):
+    notebook = write_notebook(tmp_path / "slow.ipynb", [nbformat.v4.new_code_cell("import time\ntime.sleep(30)")])
+    code, _, err = cli("run", str(notebook), "--timeout", "1")
+    assert code == 1
+    assert err.strip().splitlines()[-1].startswith("compile-profile: error: cell 1 timed out after 1 s")
+
+
+def test_run_bad_inputs(cli, store, tmp_path):
+    code, _, err = cli("run", str(tmp_path / "absent.ipynb"))
+    assert code == 2
+    assert_one_line_error(err, "no notebook at", "absent.ipynb")
+    not_json = tmp_path / "broken.ipynb"
+    not_json.write_text("{ this is not json")
+    code, _, err = cli("run", str(not_json))
+    assert code == 2
+    assert_one_line_error(err, "not a readable notebook")
+    fine = write_notebook(tmp_path / "fine.ipynb", [])
+    code, _, err = cli("run", str(fine), "--timeout", "0")
+    assert code == 2
+    assert_one_line_error(err, "--timeout")
+    code, _, err = cli("run", str(fine), "--kernel", "no-such-kernel")
+    assert code == 2
+    assert err.strip().splitlines()[-1] == (
+        "compile-profile: error: no Jupyter kernel named 'no-such-kernel' (choose one with --kernel)"
+    )
