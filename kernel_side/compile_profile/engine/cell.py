@@ -15,7 +15,7 @@ cell's filename so tracebacks and graph-break locations show the cell's lines.
 from __future__ import annotations
 
 import ast
-import itertools
+import hashlib
 import linecache
 import sys
 from dataclasses import dataclass
@@ -24,7 +24,6 @@ from typing import Any
 
 CELL_FUNCTION_NAME = "__compile_profile_cell__"
 LAST_EXPRESSION = "<last expression>"
-_counter = itertools.count(1)
 
 
 class CellSyntaxError(SyntaxError):
@@ -63,8 +62,16 @@ class CellFunction:
                 self.user_ns.pop(name, None)  # the cell deleted it
 
 
-def next_cell_filename() -> str:
-    return f"<compile-profile-cell-{next(_counter)}>"
+CELL_FILENAME_PREFIX = "<compile-profile-cell-"
+
+
+def cell_filename(source: str) -> str:
+    """A filename that is the same for the same cell text.
+
+    Inductor's caches keep the source locations of the graphs they store; a
+    stable name lets a cache hit in a later session still point at this cell.
+    """
+    return f"{CELL_FILENAME_PREFIX}{hashlib.sha1(source.encode()).hexdigest()[:12]}>"
 
 
 def cell_to_function(
@@ -80,9 +87,9 @@ def cell_to_function(
     ``line_offset`` is how many cell lines precede ``body`` (1 for a
     ``%%compile_profile`` line), so line numbers in code objects are cell lines.
     """
-    filename = filename or next_cell_filename()
     padded = "\n" * line_offset + body
     source = padded if source is None else source
+    filename = filename or cell_filename(source)
     try:
         tree = compile(padded, filename, "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
     except SyntaxError as exc:

@@ -482,9 +482,12 @@ class _Session:
                 return
 
     def _error(self, stage: str, exc: BaseException, *, variant: str = "") -> ErrorInfo:
-        line = cell_line_of_exception(exc, self.target.locator.filename)
+        locator = self.target.locator
+        line = cell_line_of_exception(exc, locator.filename)
         if line is not None:
-            line += self.target.locator.line_offset
+            line += locator.line_offset
+        else:  # Dynamo's errors carry the user's frames in their message ("from user code: ...")
+            line = locator.innermost_cell_line(locator.frames(str(exc)))
         return ErrorInfo(
             stage=stage,
             message=_one_line(exc),

@@ -102,10 +102,13 @@ def capture_compiles(recorder: TraceRecorder | None = None) -> Iterator[TraceRec
 
     recorder = recorder or TraceRecorder()
     trace_log = logging.getLogger(TRACE_LOGGER)
-    previous_level = trace_log.level
+    previous_level, previous_propagate = trace_log.level, trace_log.propagate
     config_patch = inductor_config.patch(CAPTURE_INDUCTOR_PATCHES)
     trace_log.addHandler(recorder)
     try:
+        # DEBUG records must reach our handler only, never the root logger's handlers
+        # (in a notebook those would print every trace record into the cell).
+        trace_log.propagate = False
         trace_log.setLevel(logging.DEBUG)
         config_patch.__enter__()
         try:
@@ -115,3 +118,4 @@ def capture_compiles(recorder: TraceRecorder | None = None) -> Iterator[TraceRec
     finally:
         trace_log.removeHandler(recorder)
         trace_log.setLevel(previous_level)
+        trace_log.propagate = previous_propagate

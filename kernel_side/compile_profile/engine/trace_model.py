@@ -16,10 +16,12 @@ from dataclasses import dataclass, field
 
 from ..profile_run import CacheStats, Graph, GraphBreak, Kernel, Recompile
 from .backend import RecordedGraph
+from .cell import CELL_FILENAME_PREFIX
 from .output_code import ParsedKernel, ops_from_kernel_name, parse_output_code
 from .trace_capture import TraceEvent
 
-_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+_GRAPH_FILE_COMMENT = re.compile(r"# File: (.+?):(\d+) in [^,\n]*, code: ([^\n]*)")
+_FRAME_WITH_CODE = re.compile(r'File "([^"]+)", line (\d+), in [^\n]*\n[ \t]*([^\n]*)')
 _BREAK_AT = re.compile(r"Graph break in user code at (.+):(\d+)")
 _ATEN_CALL = re.compile(r"^\s*(\w+)(?:: \"[^\"]*\")? = torch\.ops\.(\w+)\.(\w+)\.(\w+)\(", re.M)
 _ATEN_OP = re.compile(r"torch\.ops\.(\w+)\.(\w+)\.\w+\(")
@@ -34,26 +36,38 @@ class CellLocator:
     lines: list[str]
     line_offset: int = 0  # added to code line numbers to get cell lines
 
-    def cell_line(self, filename: str, line: int) -> int | None:
-        if filename != self.filename:
-            return None
-        return line + self.line_offset
+    def cell_line(self, filename: str, line: int, code: str | None = None) -> int | None:
+        if filename == self.filename:
+            return line + self.line_offset
+        if code and filename.startswith(CELL_FILENAME_PREFIX):
+            # A cache hit carries the locations of the cell it was first compiled
+            # from; trust them where that cell's code line is in this cell too.
+            code = code.strip()
+            candidates = [i + 1 for i, text in enumerate(self.lines) if text.strip() == code]
+            if candidates:
+                return min(candidates, key=lambda n: abs(n - line))
+        return None
+
+    def frames(self, text: str) -> list[tuple[str, int, str]]:
+        """(filename, line, code) of each frame in a formatted stack trace."""
+        return [(f, int(n), code) for f, n, code in _FRAME_WITH_CODE.findall(text)]
 
     def code_line(self, cell_line: int | None) -> str:
         if cell_line is None or not 1 <= cell_line <= len(self.lines):
             return ""
         return self.lines[cell_line - 1].strip()
 
-    def innermost_cell_line(self, stack: list[tuple[str, int]]) -> int | None:
+    def innermost_cell_line(self, stack: list[tuple]) -> int | None:
         """The cell line a stack passes through last (the call in the cell that led to it)."""
-        for filename, line in reversed(stack):
-            cell_line = self.cell_line(filename, line)
+        for filename, line, *code in reversed(stack):
+            cell_line = self.cell_line(filename, line, code[0] if code else None)
             if cell_line is not None:
                 return cell_line
         return None
 
-    def cell_lines_in(self, text: str) -> list[int]:
-        found = {self.cell_line(f, int(n)) for f, n in _FRAME.findall(text)}
+    def cell_lines_in(self, graph_code: str) -> list[int]:
+        """Cell lines named by a printed FX graph's ``# File: path:line in fn, code: ...`` comments."""
+        found = {self.cell_line(f, int(n), code) for f, n, code in _GRAPH_FILE_COMMENT.findall(graph_code)}
         return sorted(x for x in found if x is not None)
 
 
@@ -213,8 +227,7 @@ def _add_kernels(
         ops: list[str] = []
         for key in keys:
             for frame_text in stack_traces.get(key, []) if isinstance(stack_traces, dict) else []:
-                frames = [(f, int(n)) for f, n in _FRAME.findall(frame_text)]
-                line = locator.innermost_cell_line(frames)
+                line = locator.innermost_cell_line(locator.frames(frame_text))
                 if line is not None:
                     lines.add(line)
             for node in code_to_post.get(key, []):
@@ -242,13 +255,10 @@ def _graph_break(payload: str, variant: str, cid: str, locator: CellLocator) -> 
     reason_text, _, user_tb = rest.partition("User code traceback:")
     user_tb = user_tb.split("\nTraceback (most recent call last)")[0]
     reason = reason_text.replace("Graph Break Reason:", "", 1).strip()
-    frames = [(f, int(n)) for f, n in _FRAME.findall(user_tb)]
+    frames = locator.frames(user_tb)
     at = _BREAK_AT.search(head)
-    filename, file_line = (at.group(1), int(at.group(2))) if at else (frames[-1] if frames else ("", None))
-    cell_lines = [ln for f, n in frames if (ln := locator.cell_line(f, n)) is not None]
-    line = locator.cell_line(filename, file_line) if file_line else None
-    if line is None and cell_lines:
-        line = cell_lines[-1]  # the cell line whose call led to the break
+    filename, file_line = (at.group(1), int(at.group(2))) if at else (frames[-1][:2] if frames else ("", None))
+    line = locator.innermost_cell_line(frames)  # the cell line whose call led to the break
     return GraphBreak(
         reason=reason,
         line=line,

@@ -1,0 +1,222 @@
+"""The measuring core on real torch.compile runs (Inductor, C++ kernels on CPU).
+
+Workloads are tiny and share one Inductor cache (see conftest) so the suite
+stays fast on two cores; assertions are about structure and attribution,
+never about which variant is faster.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+import torch
+
+from compile_profile.engine.profiler import ProfileOptions, profile_cell
+from compile_profile.profile_run import ProfileRun
+
+FAST = dict(warmup=1, repeat=8, min_samples=3, budget=0.2)
+
+
+def run_cell(body: str, ns: dict, **options):
+    source = "%%compile_profile\n" + body
+    result, cell = profile_cell(body, ns, ProfileOptions(**{**FAST, **options}), source=source, line_offset=1)
+    if result.has_eager_result:
+        cell.commit(result.last_eager_result)
+    return result
+
+
+@pytest.fixture(scope="module")
+def training_result():
+    torch.manual_seed(0)
+    ns = {
+        "torch": torch,
+        "model": torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.GELU(), torch.nn.Linear(16, 4)),
+        "x": torch.randn(4, 8),
+    }
+    body = "y = model(x)\nloss = y.float().pow(2).mean()\nloss.backward()\nloss\n"
+    return run_cell(body, ns), ns
+
+
+def test_training_cell_yields_forward_and_backward_graphs_and_cpp_kernels(training_result):
+    result, ns = training_result
+    run = result.run
+    assert run.status == "ok", run.errors
+    kinds = {g.kind for g in run.graphs}
+    assert {"dynamo", "aot_forward", "aot_backward", "post_grad"} <= kinds
+    cpp = [k for k in run.kernels if k.language == "cpp"]
+    assert cpp, "Inductor on CPU writes C++ kernels"
+    assert all('extern "C"' in k.source for k in cpp)
+    backward_ids = {g.id for g in run.graphs if g.kind == "aot_backward"}
+    assert any(k.graph_id in backward_ids for k in cpp), "backward kernels belong to the backward graph"
+    # every generated kernel is attributed to the cell line that produced it
+    assert all(k.lines and set(k.lines) <= {2, 3} for k in cpp)
+    assert all(k.aten_ops for k in run.kernels)
+    assert len({k.id for k in run.kernels}) == len(run.kernels)
+
+
+def test_timings_are_steady_state_and_speedup_has_an_interval(training_result):
+    run = training_result[0].run
+    eager, compiled = run.variant("eager"), run.variant("inductor/default")
+    for v in (eager, compiled):
+        t = v.timing
+        assert t is not None and t.n >= 3 and len(t.samples_ms) == t.n
+        assert t.p10_ms <= t.median_ms <= t.p90_ms
+    # the first compiled call (which compiles) is reported apart from the samples
+    assert compiled.first_call_s is not None and compiled.first_call_s * 1e3 > max(compiled.timing.samples_ms)
+    assert compiled.compile_s and compiled.compile_s > 0
+    s = run.speedup
+    assert s.variant == "inductor/default"
+    assert s.value == pytest.approx(eager.timing.median_ms / compiled.timing.median_ms)
+    assert s.low <= s.value <= s.high
+    assert run.correctness.ok is True and "loss" in run.correctness.compared
+    assert run.memory_note and all(v.peak_memory_bytes is None for v in run.variants)
+    assert run.cell_runs > eager.timing.n + compiled.timing.n
+
+
+def test_assignments_land_once_and_the_run_round_trips(training_result):
+    result, ns = training_result
+    assert isinstance(ns["loss"], torch.Tensor) and ns["y"].shape == (4, 4)
+    data = result.run.to_dict()
+    again = ProfileRun.from_dict(data)
+    assert again.to_dict() == data
+
+
+def test_graph_breaks_are_reported_at_their_cell_lines():
+    ns = {"torch": torch, "x": torch.randn(6)}
+    body = (
+        "a = x.sin()\n"                # line 2
+        "print('side effect')\n"       # line 3: graph break
+        "b = a.cos()\n"                # line 4
+        "if b.sum().item() > 0:\n"     # line 5: graph break (data-dependent branch)
+        "    b = b + 1\n"
+        "c = b * 2\n"
+    )
+    result = run_cell(body, ns)
+    run = result.run
+    assert result.stdout == "side effect\n", "the cell's output is shown once"
+    assert sorted(b.line for b in run.graph_breaks) == [3, 5]
+    by_line = {b.line: b for b in run.graph_breaks}
+    assert by_line[3].code_line == "print('side effect')" and "print" in by_line[3].reason
+    assert "item" in by_line[5].reason or "Tensor.item" in by_line[5].reason
+    assert run.dynamo_graph_count >= 2
+    assert ns["c"].shape == (6,)
+
+
+def test_second_run_of_a_cell_hits_the_cache_and_still_has_kernels():
+    body = "out = (w.relu() * 3).sum(dim=0)\n"
+    first = run_cell(body, {"w": torch.randn(5, 7)}).run
+    second = run_cell(body, {"w": torch.randn(5, 7)}).run
+    assert second.cache.fx_graph_hits >= 1 and second.cache.fx_graph_misses == 0
+    assert second.cache.state == "warm"
+    assert [k.name for k in second.kernels] == [k.name for k in first.kernels]
+    assert all(k.source for k in second.kernels) and any(k.language == "cpp" for k in second.kernels)
+
+
+def test_eager_exception_reports_the_cell_line_and_does_not_compile():
+    ns = {"torch": torch}
+    result = run_cell("a = torch.ones(3)\nb = a + missing_name\n", ns)
+    run = result.run
+    assert run.status == "failed"
+    assert run.errors[0].stage == "eager" and run.errors[0].line == 3
+    assert "missing_name" in run.errors[0].message
+    assert not run.graphs and [v.name for v in run.variants] == ["eager"]
+    assert "a" not in ns and "b" not in ns
+
+
+def test_compile_failure_keeps_eager_results():
+    ns = {"torch": torch, "x": torch.randn(4)}
+    result = run_cell("y = x.sin()\nprint('break')\nz = y + 1\n", ns, fullgraph=True)
+    run = result.run
+    compiled = run.variant("inductor/default/fullgraph")
+    assert compiled.error and run.status == "failed"
+    err = next(e for e in run.errors if e.variant == compiled.name)
+    assert err.stage == "compile" and err.line == 3
+    assert run.variant("eager").first_call_s is not None
+    assert "z" in ns, "the eager results still land in the namespace"
+
+
+def test_cell_without_torch_work_says_nothing_was_compiled():
+    ns = {}
+    run = run_cell("total = sum(range(10))\n", ns).run
+    assert run.status == "ok" and run.speedup is None
+    assert any("nothing was compiled" in n for n in run.notes)
+    assert ns["total"] == 45
+
+
+def test_mismatching_backend_is_reported_as_incorrect():
+    from torch._dynamo.backends.registry import _COMPILER_FNS, register_backend
+
+    def off_by_one(gm, example_inputs):
+        def run(*args):
+            return [o + 1 for o in gm(*args)]
+        return run
+
+    if "test_off_by_one" not in _COMPILER_FNS:
+        register_backend(off_by_one, name="test_off_by_one")
+    run = run_cell("y = x * 2\n", {"x": torch.ones(3)}, backend="test_off_by_one").run
+    assert run.correctness.ok is False and run.correctness.mismatched == ["y"]
+    assert run.correctness.max_abs_diff == pytest.approx(1.0)
+
+
+def test_random_cells_are_not_reported_as_mismatches():
+    run = run_cell("noise = torch.nn.functional.dropout(x, p=0.5, training=True)\n",
+                   {"torch": torch, "x": torch.ones(64)}).run
+    assert run.correctness.ok is not False
+    if run.correctness.ok is None:
+        assert "random" in run.correctness.note
+
+
+def test_recompile_during_timing_is_flagged():
+    import itertools
+
+    sizes = itertools.cycle([3, 4, 5, 6, 7])
+    ns = {"torch": torch, "next_size": lambda: next(sizes)}
+    run = run_cell("n = next_size()\nv = torch.ones(n).cumsum(0)\n", ns, dynamic=False).run
+    assert run.recompiles, "a new size under dynamic=False must recompile"
+    assert any(r.during_timing for r in run.recompiles) or any(
+        v.recompiled_during_timing for v in run.compiled_variants
+    )
+
+
+def test_interrupt_keeps_partial_results_and_marks_the_run():
+    calls = {"n": 0}
+
+    def tick():
+        calls["n"] += 1
+        if calls["n"] == 4:
+            raise KeyboardInterrupt
+
+    ns = {"torch": torch, "tick": tick, "x": torch.ones(4)}
+    result = run_cell("tick()\ny = x.exp()\n", ns)
+    run = result.run
+    assert result.interrupted is not None and run.status == "interrupted"
+    assert run.variant("eager").first_call_s is not None
+    assert any(e.type == "KeyboardInterrupt" for e in run.errors)
+
+
+def test_torch_state_is_restored_after_a_profile_even_on_error():
+    import torch._inductor.config as inductor_config
+
+    trace_log = logging.getLogger("torch.__trace")
+    handlers, level = list(trace_log.handlers), trace_log.level
+    provenance = inductor_config.trace.provenance_tracking_level
+    run_cell("y = x.sin()\nraise ValueError('boom')\n", {"x": torch.ones(2)})
+    run_cell("y = x.sin()\nprint('b')\nz = y.cos()\n", {"x": torch.ones(2)}, fullgraph=True)
+    assert trace_log.handlers == handlers and trace_log.level == level
+    assert inductor_config.trace.provenance_tracking_level == provenance
+
+
+def test_profile_leaves_no_dynamo_cache_entries_behind():
+    from torch._C._dynamo.eval_frame import _debug_get_cache_entry_list
+
+    class Breaky(torch.nn.Module):
+        def forward(self, x):
+            x = x.sin()
+            print("break inside forward")
+            return x.cos()
+
+    ns = {"m": Breaky(), "x": torch.ones(3)}
+    for _ in range(3):
+        run_cell("y = m(x)\n", ns)
+    assert _debug_get_cache_entry_list(Breaky.forward.__code__) == []

@@ -1,0 +1,105 @@
+"""The %%compile_profile magic in a real IPython shell."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from IPython.core.error import UsageError
+from IPython.utils.capture import capture_output
+
+from compile_profile.magic import split_line_magic
+from compile_profile.store import RunStore
+
+FAST = "--warmup 1 --repeat 6 --budget 0.2"
+
+
+@pytest.fixture
+def ns(ip):
+    ip.user_ns.update(torch=torch, lin=torch.nn.Linear(4, 4), inp=torch.randn(2, 4))
+    return ip.user_ns
+
+
+def test_cell_magic_displays_the_run_stores_it_and_binds_it(ip, ns, private_run_store):
+    with capture_output() as out:
+        result = ip.run_cell(f"%%compile_profile {FAST} -o prof --label demo\nh = lin(inp)\nprint('printed once')\nh.sum()")
+    assert result.error_in_exec is None
+    run = ns["prof"]
+    assert run.label == "demo" and run.status == "ok"
+    assert out.stdout.count("printed once") == 1
+    bundles = [o.data for o in out.outputs]
+    card = next(b for b in bundles if "application/vnd.compile-profile.run+json" in b)
+    assert card["application/vnd.compile-profile.run+json"]["run_id"] == run.id
+    assert "text/html" in card and "speedup" in card["text/plain"]
+    assert torch.equal(ns["h"], ns["lin"](ns["inp"]))
+    assert RunStore(private_run_store).get(run.id).cell_source.startswith("%%compile_profile")
+    assert run.graph_breaks[0].line == 3
+
+
+def test_no_store_keeps_the_store_empty(ip, ns, private_run_store):
+    with capture_output():
+        ip.run_cell(f"%%compile_profile {FAST} --no-store -o prof2\nq = lin(inp)")
+    assert ns["prof2"].status == "ok"
+    assert RunStore(private_run_store).count() == 0
+
+
+def test_line_magic_profiles_one_expression(ip, ns):
+    with capture_output() as out:
+        ip.run_line_magic("compile_profile", f"{FAST} --no-store -o prof3 lin(inp).relu()")
+    assert ns["prof3"].dynamo_graph_count == 1
+    assert any("application/vnd.compile-profile.run+json" in o.data for o in out.outputs)
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("--mode fastest", "unknown --mode"),
+        ("--bogus-flag", "unrecognized arguments"),
+        ("-o 1abc", "Python identifier"),
+        ("--budget 0", "--budget must be"),
+        ("--options max_autotune", "KEY=VALUE"),
+        ('--label "unclosed', "could not read the options"),
+    ],
+)
+def test_bad_arguments_give_a_usage_message(ip, ns, line, message):
+    with pytest.raises(UsageError, match=message):
+        ip.run_cell_magic("compile_profile", line, "z = lin(inp)")
+
+
+def test_syntax_error_names_the_cell_line_and_changes_nothing(ip, ns):
+    ns["untouched"] = 1
+    with capture_output() as out:
+        ip.run_cell("%%compile_profile --no-store\nuntouched = 2\nbad = (1,\n")
+    assert "cell line 3" in out.stderr
+    assert ns["untouched"] == 1
+
+
+def test_eager_error_shows_the_cell_traceback(ip, ns):
+    with capture_output() as out:
+        ip.run_cell(f"%%compile_profile {FAST} --no-store -o failed\nok = 1\nraise RuntimeError('cell failed here')")
+    assert "cell failed here" in out.stderr and 'line 3' in out.stderr
+    assert ns["failed"].status == "failed" and ns["failed"].errors[0].line == 3
+
+
+def test_standalone_backend_compiles_and_records():
+    from compile_profile.engine.backend import register, standalone_graphs
+
+    register()
+    before = len(standalone_graphs)
+    fn = torch.compile(lambda a: (a * 2).sin(), backend="compile_profile")
+    x = torch.randn(5)
+    assert torch.allclose(fn(x), (x * 2).sin())
+    assert len(standalone_graphs) == before + 1
+    assert "sin" in standalone_graphs[-1].code
+
+
+@pytest.mark.parametrize(
+    "line, options, statement",
+    [
+        ("model(x)", "", "model(x)"),
+        ("--mode max-autotune -o r model(x) + 1", "--mode max-autotune -o r", "model(x) + 1"),
+        ('--label "a b" --sweep f(x, y="s")', '--label "a b" --sweep', 'f(x, y="s")'),
+        ("--fullgraph -- -x", "--fullgraph", "-x"),
+    ],
+)
+def test_split_line_magic(line, options, statement):
+    assert split_line_magic(line) == (options, statement)
