@@ -21,10 +21,11 @@ def ns(ip):
 
 def test_cell_magic_displays_the_run_stores_it_and_binds_it(ip, ns, private_run_store):
     with capture_output() as out:
-        result = ip.run_cell(f"%%compile_profile {FAST} -o prof --label demo\nh = lin(inp)\nprint('printed once')\nh.sum()")
+        result = ip.run_cell(f"%%compile_profile {FAST} -o prof --label 'the demo'\nh = lin(inp)\nprint('printed once')\nh.sum()")
     assert result.error_in_exec is None
     run = ns["prof"]
-    assert run.label == "demo" and run.status == "ok"
+    assert run.label == "the demo" and run.status == "ok"
+    assert run.summary()["first_line"] == "h = lin(inp)"
     assert out.stdout.count("printed once") == 1
     bundles = [o.data for o in out.outputs]
     card = next(b for b in bundles if "application/vnd.compile-profile.run+json" in b)

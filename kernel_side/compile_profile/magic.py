@@ -102,6 +102,8 @@ class CompileProfileMagics(Magics):
         if not args.budget > 0:
             raise UsageError(f"--budget must be a positive number of seconds, got {args.budget}")
         args.options = dict(_key_value(o) for o in (args.options or []))
+        args.label = _unquote(args.label)
+        args.backend = _unquote(args.backend)
         return args
 
     def _profile(self, args, body: str, source: str, line_offset: int):
@@ -153,6 +155,13 @@ class CompileProfileMagics(Magics):
         if result.interrupted is not None:
             raise KeyboardInterrupt
         return None
+
+
+def _unquote(text: str) -> str:
+    # IPython's magic_arguments splits like a shell but keeps the quotes
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    return text
 
 
 def split_line_magic(line: str) -> tuple[str, str]:

@@ -13,9 +13,10 @@ from .format import format_bytes, format_ms, format_s, format_speedup
 
 
 def first_code_line(source: str) -> str:
+    """The first line of code, skipping comments and IPython magics such as ``%%compile_profile``."""
     for line in source.splitlines():
         stripped = line.strip()
-        if stripped and not stripped.startswith("#"):
+        if stripped and not stripped.startswith(("#", "%")):
             return stripped
     return ""
 
