@@ -194,13 +194,14 @@ class _ProgressLine:
     def __init__(self) -> None:
         self._handle = None
         self._last = 0.0
+        self._last_message = ""
         self._started = time.perf_counter()
 
     def __call__(self, message: str) -> None:
         now = time.perf_counter()
-        if now - self._last < 0.25 and "compiling" not in message:
-            return
-        self._last = now
+        if message == self._last_message or (now - self._last < 0.25 and message.split(":")[0] == self._last_message.split(":")[0]):
+            return  # a new stage shows at once; updates within a stage at most 4 times a second
+        self._last, self._last_message = now, message
         text = f"compile_profile [{now - self._started:5.1f} s] {message}"
         bundle = {"text/plain": text}
         if self._handle is None:

@@ -19,7 +19,6 @@ import io
 import sys
 import time
 import traceback
-import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -207,8 +206,7 @@ class _Session:
         interrupted: BaseException | None = None
         tracker = DynamoCodeTracker()
         try:
-            with capture_compiles(self.recorder), warnings.catch_warnings():
-                warnings.simplefilter("ignore", category=UserWarning)
+            with capture_compiles(self.recorder):
                 with contextlib.redirect_stdout(self.stdout):
                     self._eager_first()
                     if run.status != "failed":
