@@ -65,6 +65,77 @@ class Variant:
     error: str | None = None
     compile_phases: dict[str, float] = field(default_factory=dict)
     cache_state: str = "none"
+    kernel_profile: KernelProfile | None = None  # the per-kernel profiling pass (compiled variants)
+    autotune: list[AutotuneResult] = field(default_factory=list)  # max-autotune's choices, per tuned op
+    cudagraph_skips: list[str] = field(default_factory=list)  # why CUDA graphs were not used (reduce-overhead)
+
+
+@dataclass
+class LineTime:
+    """Kernel time attributed to one cell line (a kernel fused from several lines is split evenly)."""
+
+    line: int
+    time_ms: float
+    share: float
+    kernels: list[str] = field(default_factory=list)  # Kernel ids
+
+
+@dataclass
+class UnmatchedKernel:
+    """A device kernel the profiling pass saw but could not tie to a generated kernel or extern call."""
+
+    name: str
+    time_ms: float
+    where: str = ""  # "in compiled graph", "in CUDA graph", "outside compiled graphs"
+
+
+@dataclass
+class KernelProfile:
+    """What the separate torch.profiler pass after timing measured for one compiled variant.
+
+    Times are per call of the cell, averaged over ``calls`` profiled calls.  With
+    ``method == "cupti"`` they are device kernel times (plus copies and memsets);
+    with ``"host"`` (CPU) they are host times of each kernel's call.
+    """
+
+    calls: int
+    total_ms: float
+    attributed_ms: float
+    method: Literal["cupti", "host"] = "cupti"
+    outside_graphs_ms: float | None = None  # device time of code Dynamo did not compile (around graph breaks)
+    in_cuda_graphs_ms: float = 0.0
+    lines: list[LineTime] = field(default_factory=list)
+    unmatched: list[UnmatchedKernel] = field(default_factory=list)  # largest first, bounded
+    note: str = ""
+
+
+@dataclass
+class AutotuneResult:
+    """One op max-autotune benchmarked (from the structured trace's autotuning events)."""
+
+    op: str
+    shape: str = ""
+    dtypes: str = ""
+    choices: int | None = None
+    triton_choices: int | None = None
+    best: str = ""
+    best_description: str = ""
+    best_ms: float | None = None
+    best_triton: str = ""
+    best_triton_ms: float | None = None
+    autotune_s: float | None = None
+    compile_id: str = ""
+
+
+@dataclass
+class DevicePeaks:
+    """Ceilings measured on the device in the same session, with the vendor's figures beside them."""
+
+    copy_gbps: float  # device-to-device copy, bytes read plus bytes written
+    bf16_matmul_tflops: float
+    vendor_gbps: float | None = None
+    vendor_bf16_tflops: float | None = None  # dense, no sparsity
+    method: str = ""
 
 
 @dataclass
@@ -128,8 +199,21 @@ class Kernel:
     variant: str = ""
     id: str = ""  # unique within the run (names repeat across graphs and variants)
     launches: list[str] = field(default_factory=list)  # its call sites in the generated wrapper
-    device_time_ms: float | None = None
-    share: float | None = None
+    device_time_ms: float | None = None  # per cell call, summed over its launches (see KernelProfile)
+    share: float | None = None  # of the variant's KernelProfile.total_ms
+    launches_per_call: float | None = None
+    launch_grid: list[int] = field(default_factory=list)  # as launched (the profiler's grid), when known
+    block: list[int] = field(default_factory=list)
+    launch_config: str = ""  # Triton's chosen config, e.g. "XBLOCK=1024, num_warps=4, num_stages=1"
+    in_cuda_graph: bool | None = None  # ran inside a CUDA graph replay (reduce-overhead)
+    device_kernels: list[str] = field(default_factory=list)  # device kernel names seen for it (e.g. cuBLAS)
+    bytes: int | None = None  # moved per cell call (each argument once; in-place ones twice)
+    bytes_source: str = ""  # "inductor" (kernel_num_gb) or "arguments" (recorded launch arguments)
+    achieved_gbps: float | None = None
+    bandwidth_share: float | None = None  # of DevicePeaks.copy_gbps
+    flops: int | None = None  # per cell call, matmul/convolution/attention only
+    achieved_tflops: float | None = None
+    compute_share: float | None = None  # of DevicePeaks.bf16_matmul_tflops (bf16/fp16 operands only)
 
 
 @dataclass
@@ -202,6 +286,8 @@ class ProfileRun:
     memory_note: str = ""
     notes: list[str] = field(default_factory=list)
     recommendation: Recommendation | None = None
+    device_peaks: DevicePeaks | None = None
+    memory_ratio: float | None = None  # eager peak memory / compiled peak memory (PT2 dashboard's compression ratio)
     schema_version: int = SCHEMA_VERSION
 
     @staticmethod
