@@ -102,6 +102,9 @@ def _facts(run: ProfileRun) -> str:
     rows.append(["recompiles", f"{len(run.recompiles)}" + (f" ({timed} during timing)" if timed else "")])
     counts = ", ".join(f"{n} {escape(lang)}" for lang, n in kernel_counts(run).items())
     rows.append(["kernels", f"{len(run.kernels)}" + (f" ({counts})" if counts else "")])
+    if run.cell_runs:
+        # in-place changes (x.add_(1), an optimizer step) happened this many times, not once
+        rows.append(["cell runs", f"{run.cell_runs} (first calls, warm-up, timing and checks)"])
     c = run.correctness
     if c is not None:
         verdict = {True: "ok", False: "<b>mismatch</b>", None: "not compared"}[c.ok]

@@ -145,6 +145,12 @@ def _error_lines(run: ProfileRun) -> list[str]:
     return out
 
 
+def cell_runs_text(n: int) -> str:
+    # Said outright because a cell that changes state in place (x.add_(1), an optimizer step)
+    # changed it this many times, not once.
+    return f"the cell ran {_plural(n, 'time')} (first calls, warm-up, timing and checks)"
+
+
 def render_text(run: ProfileRun) -> str:
     lines = [timing_line(run)]
     lines += _compile_lines(run)
@@ -156,6 +162,8 @@ def render_text(run: ProfileRun) -> str:
     if correctness:
         lines.append(correctness)
     lines.append(_kernel_line(run))
+    if run.cell_runs:
+        lines.append(cell_runs_text(run.cell_runs))
     lines += _error_lines(run)
     if run.status != "ok":
         lines.append(f"status: {run.status}" + (" (partial results)" if run.status == "interrupted" else ""))
