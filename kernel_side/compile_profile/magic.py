@@ -104,6 +104,7 @@ class CompileProfileMagics(Magics):
         args.options = dict(_key_value(o) for o in (args.options or []))
         args.label = _unquote(args.label)
         args.backend = _unquote(args.backend)
+        _check_compile_settings(args)
         return args
 
     def _profile(self, args, body: str, source: str, line_offset: int):
@@ -155,6 +156,23 @@ class CompileProfileMagics(Magics):
         if result.interrupted is not None:
             raise KeyboardInterrupt
         return None
+
+
+def _check_compile_settings(args) -> None:
+    """Build the backends now, so a backend or option torch.compile refuses is a usage message, not its traceback."""
+    from .engine.backend import RecordingBackend
+    from .engine.variants import build_variants
+
+    # Options and backend names are checked the same way whatever the mode, so --sweep needs no more.
+    try:
+        for spec in build_variants(backend=args.backend, modes=args.mode, dynamic=args.dynamic,
+                                   fullgraph=args.fullgraph, options=args.options):
+            RecordingBackend(inner=spec.backend, mode=spec.mode, options=dict(spec.options) or None,
+                             dynamic=spec.dynamic)
+    except Exception as exc:  # noqa: BLE001 - torch says RuntimeError, InvalidBackend, TypeError, ...
+        lines = str(exc).strip().splitlines() or [type(exc).__name__]
+        reason = lines[0].split(", known options are")[0]  # not the list of every Inductor option
+        raise UsageError(f"torch.compile refuses these settings: {reason}\n\n{_usage()}") from None
 
 
 def _unquote(text: str) -> str:
