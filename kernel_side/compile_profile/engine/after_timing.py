@@ -1,0 +1,60 @@
+"""Figures measured after the timed runs, so the timed samples stay clean: per-kernel time
+(a torch.profiler pass per compiled variant), the device's ceilings and each kernel's
+roofline figures, and the peak-memory ratio.  Each part that fails becomes an ``ErrorInfo``
+and leaves the others standing."""
+
+from __future__ import annotations
+
+import traceback
+from typing import Any, Callable
+
+from ..profile_run import ErrorInfo, ProfileRun
+from . import kernel_timing, roofline
+
+
+def _error(stage: str, exc: BaseException, variant: str = "") -> ErrorInfo:
+    first = (str(exc).strip().splitlines() or [""])[0]
+    return ErrorInfo(
+        stage=stage,
+        message=f"{type(exc).__name__}: {first}" if first else type(exc).__name__,
+        type=type(exc).__name__,
+        variant=variant,
+        traceback="".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
+    )
+
+
+def memory_ratio(run: ProfileRun) -> float | None:
+    """Eager peak memory over the compiled variant's (the one the speedup names, else the first measured)."""
+    eager = run.eager
+    if eager is None or not eager.peak_memory_bytes:
+        return None
+    compiled = [v for v in run.compiled_variants if v.peak_memory_bytes]
+    best = next((v for v in compiled if run.speedup and v.name == run.speedup.variant), None)
+    best = best or (compiled[0] if compiled else None)
+    return eager.peak_memory_bytes / best.peak_memory_bytes if best else None
+
+
+def measure_after_timing(
+    run: ProfileRun, compiled: dict[str, Callable[[], Any]], before_each: Callable[[], None]
+) -> list[ErrorInfo]:
+    errors: list[ErrorInfo] = []
+    run.memory_ratio = memory_ratio(run)
+    results = []
+    for name, call in compiled.items():
+        try:
+            results.append(kernel_timing.measure_variant(run, name, call, before_each))
+        except Exception as exc:  # noqa: BLE001 - one variant's failed pass leaves the others
+            errors.append(_error("kernel timing", exc, name))
+    if run.device.type == "cuda" and results:
+        try:
+            import torch
+
+            run.device_peaks = roofline.measure_peaks(torch.cuda.current_device())
+        except Exception as exc:  # noqa: BLE001 - e.g. too little free memory for the probes
+            errors.append(_error("roofline", exc))
+    for result in results:
+        try:
+            roofline.annotate(result, run.device_peaks)
+        except Exception as exc:  # noqa: BLE001
+            errors.append(_error("roofline", exc, result.variant))
+    return errors

@@ -1,0 +1,80 @@
+"""What the structured trace says about the compile modes: max-autotune's choices and
+why reduce-overhead did not use CUDA graphs.
+
+Inductor times each autotuned op in a ``<op>_template_autotuning`` chromium event;
+its end event carries the op's shapes and dtypes and, in ``autotune_choices_stats``
+(``max_autotune_report_choices_stats``, on by default), how many choices were
+benchmarked and which won.  A CUDA-graph skip is recorded as
+``cudagraph_skip_reason`` in the compile's ``compilation_metrics``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..profile_run import AutotuneResult
+from .trace_capture import TraceEvent
+
+AUTOTUNE_SUFFIX = "_template_autotuning"
+
+
+def autotune_results(ev: TraceEvent, open_phases: dict) -> list[AutotuneResult]:
+    """An ``AutotuneResult`` for the end event of an autotuning span (``open_phases`` holds
+    the start timestamps the trace model keeps per (name, compile id); read before it pops)."""
+    data = _json(ev.payload)
+    if not isinstance(data, dict) or data.get("ph") != "E":
+        return []
+    name = str(data.get("name", ""))
+    if not name.endswith(AUTOTUNE_SUFFIX):
+        return []
+    args = data.get("args") if isinstance(data.get("args"), dict) else {}
+    starts = open_phases.get((name, ev.compile_id)) or []
+    seconds = (float(data.get("ts", 0.0)) - starts[-1]) / 1e6 if starts else None
+    stats = _json(args.get("autotune_choices_stats")) if isinstance(args.get("autotune_choices_stats"), str) \
+        else args.get("autotune_choices_stats")
+    stats = stats if isinstance(stats, dict) else {}
+    return [
+        AutotuneResult(
+            op=name[: -len(AUTOTUNE_SUFFIX)],
+            shape=str(args.get("autotune_shape", "")),
+            dtypes=str(args.get("autotune_dtypes", "")),
+            choices=_int(stats.get("num_choices")),
+            triton_choices=_int(stats.get("num_triton_choices")),
+            best=str(stats.get("best_kernel", "")),
+            best_description=str(stats.get("best_kernel_desc", "")),
+            best_ms=_float(stats.get("best_time")),
+            best_triton=str(stats.get("best_triton_kernel", "")),
+            best_triton_ms=_float(stats.get("best_triton_time")),
+            autotune_s=seconds,
+            compile_id=ev.compile_id or str(args.get("compile_id", "")),
+        )
+    ]
+
+
+def cudagraph_skips(metrics: dict[str, Any]) -> list[str]:
+    reason = metrics.get("cudagraph_skip_reason")
+    return [str(reason)] if reason else []
+
+
+def _json(payload: Any):
+    if not isinstance(payload, str) or not payload:
+        return None
+    try:
+        return json.loads(payload)
+    except ValueError:
+        return None
+
+
+def _int(value: Any) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _float(value: Any) -> float | None:
+    try:
+        return float(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
