@@ -80,6 +80,7 @@ class ProfileOptions:
     label: str = ""
     notebook: str = ""
     check_correctness: bool = True
+    kernel_timing: bool = True  # the torch.profiler pass after timing: per-kernel time, roofline
     progress: Progress | None = None
 
 
@@ -215,6 +216,7 @@ class _Session:
                             self._time()
                             self._check_correctness()
                             self._measure_memory()
+                            self._measure_kernels()
         except KeyboardInterrupt as exc:
             interrupted = exc
             run.status = "interrupted"
@@ -316,6 +318,8 @@ class _Session:
         variant.compile_s = trace.compile_s or None
         variant.compile_phases = trace.phases
         variant.cache_state = trace.cache.state
+        variant.autotune = trace.autotune
+        variant.cudagraph_skips = list(dict.fromkeys(trace.cudagraph_skips))
         for key, value in trace.phases.items():
             run.compile_phases[key] = run.compile_phases.get(key, 0.0) + value
         c = run.cache
@@ -440,6 +444,22 @@ class _Session:
         compiled_out, eager_out = results
         random_ops = correctness_mod.random_ops_in(self.variant_ops.get(best, []))
         self.run_obj.correctness = correctness_mod.compare_outputs(eager_out, compiled_out, random_ops=random_ops)
+
+    def _measure_kernels(self) -> None:
+        if not self.opts.kernel_timing:
+            return
+        self._current = "kernel timing"
+        self.progress("profiling kernels")
+        from .after_timing import measure_after_timing
+
+        try:
+            self.run_obj.errors.extend(measure_after_timing(self.run_obj, self.compiled, self.target.before_each))
+        except Exception as exc:  # noqa: BLE001 - a failed profiler pass loses its figures, never the run
+            self.run_obj.errors.append(self._error("kernel timing", exc))
+        # as after _measure_memory, the namespace ends as after an eager run
+        self.target.before_each()
+        self._eager()
+        self.run_obj.cell_runs += 1
 
     def _measure_memory(self) -> None:
         run = self.run_obj

@@ -14,7 +14,8 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from ..profile_run import CacheStats, Graph, GraphBreak, Kernel, Recompile
+from ..profile_run import AutotuneResult, CacheStats, Graph, GraphBreak, Kernel, Recompile
+from . import mode_events
 from .backend import RecordedGraph
 from .cell import CELL_FILENAME_PREFIX
 from .output_code import ParsedKernel, ops_from_kernel_name, parse_output_code
@@ -81,6 +82,8 @@ class VariantTrace:
     phases: dict[str, float] = field(default_factory=dict)
     compile_s: float = 0.0
     failures: list[str] = field(default_factory=list)
+    autotune: list[AutotuneResult] = field(default_factory=list)
+    cudagraph_skips: list[str] = field(default_factory=list)
 
 
 def op_counts_from_code(code: str) -> dict[str, int]:
@@ -162,14 +165,18 @@ def build_variant_trace(
         elif ev.artifact_name == "aotautograd_cache_miss":
             out.cache.aot_autograd_misses += 1
         elif ev.name == "chromium_event":
+            if mode_events.AUTOTUNE_SUFFIX in (ev.payload or ""):  # before _phase pops the span's start
+                out.autotune.extend(mode_events.autotune_results(ev, open_phases))
             _phase(ev, open_phases, out.phases)
         elif ev.name == "compilation_metrics" and isinstance(ev.metadata, dict):
             m = ev.metadata
             out.compile_s += float(m.get("entire_frame_compile_time_s") or 0.0)
             if m.get("fail_type"):
                 out.failures.append(f"{m.get('fail_type')}: {m.get('fail_reason')}")
+            out.cudagraph_skips.extend(mode_events.cudagraph_skips(m))
         elif ev.name == "bwd_compilation_metrics" and isinstance(ev.metadata, dict):
             out.compile_s += float(ev.metadata.get("inductor_compile_time_s") or 0.0)
+            out.cudagraph_skips.extend(mode_events.cudagraph_skips(ev.metadata))
 
     # Provenance artifacts come before an output module on a fresh compile and after
     # it on a cache hit, but always one pair per module: pair them by position.
