@@ -529,6 +529,11 @@ def _dedupe_graphs(graphs: list[Graph]) -> list[Graph]:
 
 
 def _one_line(exc: BaseException) -> str:
+    inner = getattr(exc, "inner_exception", None)
+    if isinstance(inner, BaseException):
+        # BackendCompilerFailed's first line only names our wrapper ("backend='compile_profile' raised:");
+        # the backend's own exception says what went wrong.
+        return _one_line(inner)
     text = str(exc).strip().splitlines()
     first = text[0] if text else ""
     return f"{type(exc).__name__}: {first}" if first else type(exc).__name__

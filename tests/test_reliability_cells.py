@@ -1,0 +1,468 @@
+"""%%compile_profile on faulty and stateful cells, in a real IPython kernel.
+
+Each case checks the promises of docs/reliability.md:
+
+* the user sees a clear message, naming the cell line where there is one;
+* the kernel keeps working: the next ordinary cell, a plain ``torch.compile``
+  included, behaves as if the magic had never run (``assert_kernel_unharmed``:
+  same torch state, one compile, no cache entries of ours left);
+* the run store holds the run whole, marked failed or interrupted, or nothing
+  when the cell was refused before running.
+
+Interrupts are raised deterministically where a Ctrl-C would land: inside the
+first eager run, inside Inductor's compile, between timing rounds, and inside
+the torch.profiler pass.  Workloads are tiny and reuse one Inductor cache.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+import torch
+import torch._dynamo.config as dynamo_config
+import torch._inductor.config as inductor_config
+import torch.nn.modules.module as module_globals
+from IPython.utils.capture import capture_output
+from torch._C._dynamo.eval_frame import _debug_get_cache_entry_list, get_eval_frame_callback
+from torch._dynamo import convert_frame
+from torch._dynamo.backends import registry
+from torch._dynamo.callback import callback_handler
+
+from compile_profile.engine import profiler
+from compile_profile.engine.dynamo_state import _is_profile_backend
+from compile_profile.store import RunStore
+
+FAST = "--warmup 1 --repeat 5 --budget 0.2"
+
+
+# -- torch state -----------------------------------------------------------------------
+
+
+def _loggers() -> dict[str, tuple]:
+    return {
+        name: (logger.level, logger.propagate, logger.disabled, tuple(logger.handlers))
+        for name, logger in logging.Logger.manager.loggerDict.items()
+        if isinstance(logger, logging.Logger) and name.startswith("torch")
+    }
+
+
+def _cache_entries() -> dict[object, int]:
+    out = {}
+    for ref in list(convert_frame.input_codes.seen):
+        code = ref()
+        if code is not None:
+            out[code] = len(_debug_get_cache_entry_list(code))
+    return out
+
+
+def torch_state() -> dict[str, object]:
+    """Everything a profile could leave changed in torch, as comparable values."""
+    root = logging.getLogger()
+    return {
+        "dynamo config": dynamo_config.get_config_copy(),
+        "inductor config": inductor_config.get_config_copy(),
+        "torch loggers": _loggers(),
+        "root logger": (root.level, tuple(root.handlers)),
+        "global module hooks": {
+            name: tuple(getattr(module_globals, name).items())
+            for name in dir(module_globals)
+            if name.startswith("_global_") and name.endswith("hooks")
+        },
+        "dynamo callbacks": (tuple(callback_handler.start_callbacks), tuple(callback_handler.end_callbacks)),
+        "dynamo bytecode hooks": tuple(convert_frame._bytecode_hooks.items()),
+        "eval frame callback": get_eval_frame_callback(),
+        "compile stance": torch._dynamo.eval_frame._stance,
+        "tracing context": torch._guards.TracingContext.try_get(),
+        "registered backends": sorted(registry._BACKENDS),
+        "grad mode": (torch.is_grad_enabled(), torch.is_inference_mode_enabled()),
+        "autograd profiler on": torch._C._autograd._profiler_enabled(),
+        "default dtype": torch.get_default_dtype(),
+        "dynamo cache entries": _cache_entries(),
+    }
+
+
+def _differences(before: dict, after: dict) -> dict[str, object]:
+    diffs: dict[str, object] = {}
+    for key, old in before.items():
+        new = after[key]
+        if key == "torch loggers":
+            # Modules imported by a first compile add loggers; those must carry no handler of ours.
+            changed = {n: (old[n], new.get(n)) for n in old if new.get(n) != old[n]}
+            changed |= {n: new[n] for n in new.keys() - old.keys() if new[n][3]}
+        elif key == "dynamo cache entries":
+            # Codes that existed keep their entries; new codes (the cell's) may have entries, never ours.
+            changed = {c.co_name: (n, new.get(c)) for c, n in old.items() if new.get(c, 0) != n}
+        elif isinstance(old, dict):
+            changed = {k: (old.get(k), new.get(k)) for k in old.keys() | new.keys() if old.get(k) != new.get(k)}
+        else:
+            changed = {} if old == new else {"value": (old, new)}
+        if changed:
+            diffs[key] = changed
+    ours = [
+        code.co_name
+        for ref in list(convert_frame.input_codes.seen)
+        if (code := ref()) is not None
+        and any(_is_profile_backend(e.backend) for e in _debug_get_cache_entry_list(code))
+    ]
+    if ours:
+        diffs["cache entries of the profile's backends"] = ours
+    return diffs
+
+
+def assert_kernel_unharmed(ip, before: dict) -> None:
+    """Torch is as before the magic ran, and the next ordinary cell compiles as if it never had."""
+    assert _differences(before, torch_state()) == {}
+    ip.user_ns["probe"] = torch.arange(6.0).reshape(2, 3)
+    graphs = torch._dynamo.utils.counters["stats"]["unique_graphs"]
+    with capture_output() as out:
+        result = ip.run_cell(
+            "def plain_fn(a):\n    return (a.cos() * 3).sum(0)\n"
+            "plain = torch.compile(plain_fn)\nfirst, second = plain(probe), plain(probe)\n"
+        )
+    assert result.error_in_exec is None and result.error_before_exec is None, out.stderr
+    ns = ip.user_ns
+    expected = (ns["probe"].cos() * 3).sum(0)
+    assert torch.allclose(ns["first"], expected) and torch.allclose(ns["second"], expected)
+    assert torch._dynamo.utils.counters["stats"]["unique_graphs"] == graphs + 1, "compiled exactly once"
+    entries = _debug_get_cache_entry_list(ns["plain_fn"].__code__)
+    assert len(entries) == 1 and not _is_profile_backend(entries[0].backend)
+
+
+# -- fixtures and helpers ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module", autouse=True)
+def warm_torch():
+    """Import what a first compile imports, so the state snapshots compare like with like."""
+    torch.compile(lambda a: a + 1)(torch.ones(2))
+
+
+@pytest.fixture
+def shell(ip):
+    ip.user_ns.update(torch=torch, x=torch.ones(4))
+    for name in ("prof", "y", "z", "early", "defined", "Defined"):
+        ip.user_ns.pop(name, None)
+    return ip
+
+
+def profile(ip, options: str, body: str):
+    """Run a %%compile_profile cell; return IPython's result, the captured output and the bound run."""
+    ip.user_ns.pop("prof", None)
+    with capture_output() as out:
+        result = ip.run_cell(f"%%compile_profile {FAST} -o prof {options}\n{body}")
+    return result, out, ip.user_ns.get("prof")
+
+
+def shown_text(out) -> str:
+    """The run as the cell shows it (its text/plain), plus what went to stderr."""
+    texts = [o.data.get("text/plain", "") for o in out.outputs if "application/vnd.compile-profile.run+json" in o.data]
+    assert len(texts) == 1, "the run is displayed once"
+    return texts[0] + "\n" + out.stderr
+
+
+def assert_stored_whole(store_path, run, status: str) -> None:
+    stored = RunStore(store_path).get(run.id)
+    assert stored.status == status
+    assert stored.to_dict() == run.to_dict(), "the store holds the whole run, as displayed"
+
+
+def register_backend_once(name: str, fn) -> None:
+    if name not in registry._COMPILER_FNS:
+        registry.register_backend(fn, name=name)
+
+
+def _fails_when_run(gm, example_inputs):
+    def run(*args):
+        raise RuntimeError("compiled-only failure")
+
+    return run
+
+
+def _fails_to_compile(gm, example_inputs):
+    raise RuntimeError("this backend cannot compile anything")
+
+
+# -- cells refused before they run -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body, line, words",
+    [
+        ("untouched = 2\nbad = (1,\n", 3, "never closed"),
+        ("untouched = 2\nyield untouched\n", 3, "cannot be a generator"),
+        ("import asyncio\nawait asyncio.sleep(0)\n", 3, "top-level 'await'"),
+        ("untouched = 2\nreturn untouched\n", 3, "'return' outside a function"),
+    ],
+    ids=["syntax-error", "generator", "await", "return"],
+)
+def test_cells_refused_before_running_change_nothing(shell, private_run_store, body, line, words):
+    # test_magic covers the syntax error's message; here: generators, await, the store and torch state too.
+    before = torch_state()
+    shell.user_ns["untouched"] = 1
+    result, out, run = profile(shell, "", body)
+    assert run is None and result.error_in_exec is None
+    assert f"cell line {line}" in out.stderr and words in out.stderr
+    assert shell.user_ns["untouched"] == 1
+    assert RunStore(private_run_store).count() == 0
+    assert_kernel_unharmed(shell, before)
+
+
+# -- failures -----------------------------------------------------------------------------------
+
+
+def test_exception_in_eager_is_a_failed_run_and_compiles_nothing(shell, private_run_store):
+    # test_magic covers the traceback text; here: the store, the namespace and torch state.
+    before = torch_state()
+    result, out, run = profile(shell, "", "early = x * 2\nraise ValueError('the cell fails here')\n")
+    assert result.error_in_exec is None, "the failure is reported, not raised through the kernel"
+    assert "the cell fails here" in out.stderr and "line 3" in out.stderr
+    text = shown_text(out)
+    assert "error [eager, cell line 3]: ValueError: the cell fails here" in text and "status: failed" in text
+    assert run.graphs == [] and [v.name for v in run.variants] == ["eager"]
+    # Unlike a plain failing cell, no assignment of the failed run lands (documented).
+    assert "early" not in shell.user_ns
+    assert_stored_whole(private_run_store, run, "failed")
+    assert_kernel_unharmed(shell, before)
+
+
+def test_exception_only_in_the_compiled_variant_keeps_the_eager_results(shell, private_run_store):
+    register_backend_once("reliability_fails_when_run", _fails_when_run)
+    before = torch_state()
+    result, out, run = profile(shell, "--backend reliability_fails_when_run", "y = x.sin()\nz = y + 1\n")
+    assert result.error_in_exec is None
+    assert "error [compiled run, reliability_fails_when_run, cell line 2]: RuntimeError: compiled-only failure" \
+        in shown_text(out)
+    assert run.status == "failed" and run.speedup is None
+    assert torch.equal(shell.user_ns["z"], torch.ones(4).sin() + 1), "the eager results land"
+    assert_stored_whole(private_run_store, run, "failed")
+    assert_kernel_unharmed(shell, before)
+
+
+def test_backend_that_fails_to_compile_says_why(shell, private_run_store):
+    register_backend_once("reliability_fails_to_compile", _fails_to_compile)
+    before = torch_state()
+    result, out, run = profile(shell, "--backend reliability_fails_to_compile", "y = x.sin()\nz = y + 1\n")
+    assert result.error_in_exec is None
+    error = run.errors[0]
+    assert (error.stage, error.variant) == ("compile", "reliability_fails_to_compile")
+    # The backend's own message, not Dynamo's wrapper header ("backend='compile_profile' raised:").
+    assert "this backend cannot compile anything" in error.message
+    assert "this backend cannot compile anything" in shown_text(out)
+    assert torch.equal(shell.user_ns["z"], torch.ones(4).sin() + 1)
+    assert_stored_whole(private_run_store, run, "failed")
+    assert_kernel_unharmed(shell, before)
+
+
+def test_fullgraph_with_a_graph_break_names_the_line(shell, private_run_store):
+    # test_engine_profile.test_compile_failure_keeps_eager_results covers the engine; this is the magic's view.
+    before = torch_state()
+    result, out, run = profile(shell, "--fullgraph", "y = x.sin()\nprint('breaks the graph')\nz = y + 1\n")
+    assert result.error_in_exec is None
+    assert "error [compile, inductor/default/fullgraph, cell line 3]" in shown_text(out)
+    assert out.stdout.count("breaks the graph") == 1
+    assert "z" in shell.user_ns
+    assert_stored_whole(private_run_store, run, "failed")
+    assert_kernel_unharmed(shell, before)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "total = sum(range(10))\n",
+        "def defined(a):\n    return a * 2\nclass Defined:\n    scale = 3\n",
+    ],
+    ids=["no-torch-work", "only-definitions"],
+)
+def test_cells_with_nothing_to_compile_say_so(shell, private_run_store, body):
+    before = torch_state()
+    result, out, run = profile(shell, "", body)
+    assert result.error_in_exec is None and run.status == "ok" and run.errors == []
+    assert "nothing was compiled" in shown_text(out) and run.speedup is None
+    ns = shell.user_ns
+    if "defined" in body:
+        assert ns["defined"](2) == 4 and ns["Defined"].scale == 3, "definitions land and work"
+    else:
+        assert ns["total"] == 45
+    assert_stored_whole(private_run_store, run, "ok")
+    assert_kernel_unharmed(shell, before)
+
+
+# -- interrupts ---------------------------------------------------------------------------------
+
+
+def _interrupt_on_call(n: int):
+    calls = {"count": 0}
+
+    def maybe_interrupt():
+        calls["count"] += 1
+        if calls["count"] == n:
+            raise KeyboardInterrupt
+
+    return maybe_interrupt
+
+
+def assert_interrupted(result, out, run, store_path, stage: str) -> None:
+    assert isinstance(result.error_in_exec, KeyboardInterrupt), "Ctrl-C still stops the notebook"
+    text = shown_text(out)
+    assert "status: interrupted (partial results)" in text
+    assert any(e.type == "KeyboardInterrupt" and stage in (e.stage, e.variant) for e in run.errors), run.errors
+    assert run.status == "interrupted"
+    assert_stored_whole(store_path, run, "interrupted")
+
+
+def test_interrupt_in_the_first_eager_run(shell, private_run_store):
+    shell.user_ns["tick"] = _interrupt_on_call(1)
+    before = torch_state()
+    result, out, run = profile(shell, "", "y = x.sin()\ntick()\nz = y + 1\n")
+    assert_interrupted(result, out, run, private_run_store, "eager")
+    assert "y" not in shell.user_ns and run.graphs == []
+    assert_kernel_unharmed(shell, before)
+
+
+def test_interrupt_inside_inductors_compile(shell, private_run_store, monkeypatch):
+    import torch._inductor.compile_fx as compile_fx_module
+
+    real_compile_fx = compile_fx_module.compile_fx
+
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    def compile_fx_interrupted_in_lowering(model, inputs, **kwargs):
+        # AOTAutograd has traced and Inductor's config patches are active when the interrupt lands.
+        return real_compile_fx(model, inputs, **{**kwargs, "inner_compile": interrupt})
+
+    monkeypatch.setattr(compile_fx_module, "compile_fx", compile_fx_interrupted_in_lowering)
+    before = torch_state()
+    result, out, run = profile(shell, "", "y = x.sin()\nz = y + 1\n")
+    monkeypatch.undo()
+    assert_interrupted(result, out, run, private_run_store, "inductor/default")
+    assert torch.equal(shell.user_ns["z"], torch.ones(4).sin() + 1), "the eager run's results land"
+    assert_kernel_unharmed(shell, before)
+
+
+def test_interrupt_during_timing_keeps_the_samples_taken(shell, private_run_store, monkeypatch):
+    real_run_interleaved = profiler.run_interleaved
+
+    def interrupted_after_two_rounds(*args, on_round=None, **kwargs):
+        def on_round_then_interrupt(i):
+            if i == 2:
+                raise KeyboardInterrupt
+        return real_run_interleaved(*args, on_round=on_round_then_interrupt, **kwargs)
+
+    monkeypatch.setattr(profiler, "run_interleaved", interrupted_after_two_rounds)
+    before = torch_state()
+    result, out, run = profile(shell, "", "y = x.sin()\nz = y + 1\n")
+    monkeypatch.undo()
+    assert_interrupted(result, out, run, private_run_store, "timing")
+    assert all(v.timing is not None and v.timing.n == 2 for v in run.variants), "two rounds were taken"
+    assert run.correctness is None, "nothing after timing ran"
+    assert torch.equal(shell.user_ns["z"], torch.ones(4).sin() + 1)
+    assert_kernel_unharmed(shell, before)
+
+
+def test_interrupt_during_the_kernel_profiling_pass(shell, private_run_store, monkeypatch):
+    from compile_profile.engine import kernel_timing
+
+    real_measure = kernel_timing.measure_variant
+
+    def measure_interrupted_on_second_call(run, name, call, before_each):
+        # The interrupt lands inside torch.profiler's recording, on the variant's second call.
+        return real_measure(run, name, _then(call, _interrupt_on_call(2)), before_each)
+
+    def _then(call, tick):
+        def wrapped():
+            tick()
+            return call()
+        return wrapped
+
+    monkeypatch.setattr(kernel_timing, "measure_variant", measure_interrupted_on_second_call)
+    before = torch_state()
+    result, out, run = profile(shell, "", "y = x.sin()\nz = y + 1\n")
+    monkeypatch.undo()
+    assert_interrupted(result, out, run, private_run_store, "kernel timing")
+    assert all(v.timing is not None for v in run.variants), "the timed samples are kept"
+    assert run.correctness is not None and run.correctness.ok
+    assert_kernel_unharmed(shell, before)
+
+
+# -- state the cell changes in place ----------------------------------------------------------------
+
+
+def test_in_place_mutation_ran_n_times_and_the_namespace_is_the_last_runs(shell, private_run_store):
+    before = torch_state()
+    shell.user_ns["counter"] = torch.zeros(3)
+    result, out, run = profile(shell, "", "counter.add_(1)\ntwice = counter * 2\n")
+    assert result.error_in_exec is None and run.status == "ok", run.errors
+    n = run.cell_runs
+    assert n > 5
+    text = shown_text(out)
+    assert f"the cell ran {n} times" in text
+    # Every run added 1, except the compiled correctness run, which the restore before the eager one undid.
+    assert torch.equal(shell.user_ns["counter"], torch.full((3,), float(n - 1)))
+    assert torch.equal(shell.user_ns["twice"], shell.user_ns["counter"] * 2), "bindings are the last run's"
+    assert "changes 1 tensor(s) in place" in text
+    assert_stored_whole(private_run_store, run, "ok")
+    assert_kernel_unharmed(shell, before)
+
+
+def test_optimizer_step_ran_n_times_and_the_loss_is_the_last_steps(shell, private_run_store):
+    torch.manual_seed(0)
+    model = torch.nn.Linear(3, 2)
+    inputs = torch.randn(4, 3)
+    start = [p.detach().clone() for p in model.parameters()]
+    lr = 0.01
+    shell.user_ns.update(model=model, inputs=inputs, opt=torch.optim.SGD(model.parameters(), lr=lr))
+    before = torch_state()
+    result, out, run = profile(
+        shell, "", "opt.zero_grad()\nloss = model(inputs).sum()\nloss.backward()\nopt.step()\n"
+    )
+    assert result.error_in_exec is None and run.status == "ok", run.errors
+    n = run.cell_runs
+    assert f"the cell ran {n} times" in shown_text(out)
+    # d(sum(W x + b))/dW does not depend on W: each step moves the weights by the same amount.
+    step = [inputs.sum(0).expand(2, 3), torch.full((2,), 4.0)]
+    for p, p0, g in zip(model.parameters(), start, step):
+        torch.testing.assert_close(p.detach(), p0 - (n - 1) * lr * g, rtol=0, atol=1e-4)
+    # The bound loss is the one of the last step, taken just before it.
+    with torch.no_grad():
+        weight, bias = (p + lr * g for p, g in zip(model.parameters(), step))
+        torch.testing.assert_close(shell.user_ns["loss"].detach(), (inputs @ weight.T + bias).sum())
+    assert_stored_whole(private_run_store, run, "ok")
+    assert_kernel_unharmed(shell, before)
+
+
+# -- CUDA ------------------------------------------------------------------------------------
+
+
+def _allocates_too_much(gm, example_inputs):
+    def run(*args):
+        torch.empty(1 << 50, dtype=torch.uint8, device="cuda")  # 1 PiB
+        return gm(*args)
+
+    return run
+
+
+@pytest.mark.gpu
+def test_out_of_memory_in_the_compiled_variant_releases_memory(shell, private_run_store):
+    if not torch.cuda.is_available():
+        pytest.skip("needs CUDA")
+    register_backend_once("reliability_allocates_too_much", _allocates_too_much)
+    shell.user_ns["xc"] = torch.randn(256, 256, device="cuda")
+    torch.cuda.synchronize()
+    allocated = torch.cuda.memory_allocated()
+    before = torch_state()
+    result, out, run = profile(shell, "--backend reliability_allocates_too_much", "yc = (xc @ xc).relu()\n")
+    assert result.error_in_exec is None
+    error = next(e for e in run.errors if e.variant == "reliability_allocates_too_much")
+    assert error.type == "OutOfMemoryError" and error.line == 2
+    assert "OutOfMemoryError" in shown_text(out)
+    assert_stored_whole(private_run_store, run, "failed")
+    torch.cuda.synchronize()
+    yc_bytes = shell.user_ns["yc"].numel() * 4
+    assert torch.cuda.memory_allocated() <= allocated + yc_bytes, "nothing but the cell's result is still held"
+    # A smaller run afterwards succeeds, with Inductor.
+    result, out, run = profile(shell, "", "yc = (xc @ xc).relu()\n")
+    assert result.error_in_exec is None and run.status == "ok", run.errors
+    assert run.device.type == "cuda" and run.speedup is not None
+    assert_kernel_unharmed(shell, before)
