@@ -1,0 +1,412 @@
+"""Fidelity and overhead of compile-profile's measurements, on the device at hand.
+
+For each workload, in one process:
+  * the tool's median (eager and compiled) against ``triton.testing.do_bench`` on the same
+    callables and against a bare back-to-back loop timed with CUDA events: the ratio each way
+    (target 0.97-1.03);
+  * the tool's repeat-to-repeat coefficient of variation of its medians (target <= 1 %);
+  * runtime of code compiled under the ``compile_profile`` backend against plain
+    ``torch.compile`` (target 1.00 +- 0.02);
+  * compile time with the tool's capture on against plain ``torch.compile`` (target <= 1.10),
+    both with Inductor's caches disabled so both compile from scratch;
+  * the tool's wall time for the whole profile against the least it could be: the first calls
+    (which compile) plus the timed runs (target <= 1.2), with and without the kernel-timing pass.
+
+Prints one line per figure (``FIGURE workload name value target verdict``) and a JSON file with
+everything when ``--json`` is given; exits 1 when a target is missed.  It is a benchmark, not a
+unit test.  On CPU it runs too (host timers; do_bench and CUDA events are skipped).
+
+    PYTHONPATH=kernel_side python3 benchmarks/fidelity.py [--only NAME ...] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+CUDA = torch.cuda.is_available()
+DEVICE = "cuda" if CUDA else "cpu"
+DTYPE = torch.bfloat16 if CUDA else torch.float32
+
+
+# -- workloads ------------------------------------------------------------------------------
+
+
+@dataclass
+class Workload:
+    name: str
+    fn: Callable[..., Any]
+    args: tuple
+    note: str = ""
+
+
+def ln_gelu(x, w, b):
+    return F.gelu(F.layer_norm(x, (x.shape[-1],), w, b))
+
+
+class MLP(nn.Module):
+    def __init__(self, d, h):
+        super().__init__()
+        self.up, self.down = nn.Linear(d, h), nn.Linear(h, d)
+
+    def forward(self, x):
+        return self.down(F.gelu(self.up(x)))
+
+
+def mlp_inference(model, x):
+    with torch.no_grad():
+        return model(x)
+
+
+def vanilla_attention(q, k, v):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    return torch.softmax(scores, dim=-1) @ v
+
+
+def sdpa_attention(q, k, v):
+    return F.scaled_dot_product_attention(q, k, v)
+
+
+def encoder_train_step(layer, opt, x):
+    with torch.autocast(DEVICE, dtype=DTYPE, enabled=CUDA):
+        loss = layer(x).float().pow(2).mean()
+    loss.backward()
+    opt.step()
+    opt.zero_grad(set_to_none=True)
+    return loss
+
+
+class BasicBlock(nn.Module):
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.down = None
+        if stride != 1 or cin != cout:
+            self.down = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        out = F.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        return F.relu(out + (self.down(x) if self.down is not None else x))
+
+
+class ResNet18(nn.Module):
+    """torchvision's ResNet-18 layout, built here so the benchmark needs only torch."""
+
+    def __init__(self, classes=1000):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(),
+                                  nn.MaxPool2d(3, 2, 1))
+        layers, cin = [], 64
+        for cout, stride in ((64, 1), (128, 2), (256, 2), (512, 2)):
+            layers += [BasicBlock(cin, cout, stride), BasicBlock(cout, cout, 1)]
+            cin = cout
+        self.layers = nn.Sequential(*layers)
+        self.fc = nn.Linear(512, classes)
+
+    def forward(self, x):
+        x = self.layers(self.stem(x))
+        return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
+
+
+def resnet_inference(model, x):
+    with torch.no_grad():
+        return model(x)
+
+
+def workloads(scale: float) -> list[Workload]:
+    torch.manual_seed(0)
+    s = lambda n: max(8, int(n * scale))
+    d = DEVICE
+    x = torch.randn(s(8192), 4096, device=d, dtype=DTYPE)
+    out = [Workload("ln_gelu", ln_gelu, (x, torch.randn(4096, device=d, dtype=DTYPE),
+                                         torch.randn(4096, device=d, dtype=DTYPE)),
+                    "pointwise + reduction chain, memory-bound")]
+    width, hidden, seq = (4096, 16384, 2048) if CUDA else (512, 2048, 256)  # CPU: a 2-core CI box
+    mlp = MLP(width, hidden).to(d, DTYPE)
+    out.append(Workload("mlp", mlp_inference, (mlp, torch.randn(s(8192), width, device=d, dtype=DTYPE)),
+                        "two matmuls (extern cuBLAS) + GELU"))
+    q, k, v = (torch.randn(s(8), 16, seq, 64, device=d, dtype=DTYPE) for _ in range(3))
+    out.append(Workload("attention_vanilla", vanilla_attention, (q, k, v), "matmul-softmax-matmul"))
+    out.append(Workload("attention_sdpa", sdpa_attention, (q, k, v), "scaled_dot_product_attention"))
+    layer = nn.TransformerEncoderLayer(1024, 16, 4096, dropout=0.0, batch_first=True).to(d)
+    opt = torch.optim.SGD(layer.parameters(), lr=1e-4)
+    out.append(Workload("encoder_train", encoder_train_step, (layer, opt, torch.randn(s(32), 512, 1024, device=d)),
+                        "TransformerEncoderLayer fwd+bwd+SGD step, bf16 autocast"))
+    resnet = ResNet18().to(d, DTYPE).eval()
+    out.append(Workload("resnet18", resnet_inference,
+                        (resnet, torch.randn(s(64), 3, 224, 224, device=d, dtype=DTYPE)),
+                        "ResNet-18 inference, random weights"))
+    return out
+
+
+# -- reference timers -------------------------------------------------------------------------
+
+
+def sync():
+    if CUDA:
+        torch.cuda.synchronize()
+
+
+def bare_loop_ms(call: Callable[[], Any], *, target_s: float = 0.05, rounds: int = 15) -> float:
+    """Median over rounds of back-to-back calls timed with CUDA events (host clock on CPU)."""
+    call(); sync()
+    t0 = time.perf_counter(); call(); sync()
+    one = max(time.perf_counter() - t0, 1e-6)
+    n = max(1, min(1000, int(target_s / one)))
+    per_call = []
+    for _ in range(rounds):
+        if CUDA:
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            for _ in range(n):
+                call()
+            end.record()
+            end.synchronize()
+            per_call.append(start.elapsed_time(end) / n)
+        else:
+            t0 = time.perf_counter()
+            for _ in range(n):
+                call()
+            per_call.append((time.perf_counter() - t0) * 1e3 / n)
+    return statistics.median(per_call)
+
+
+def do_bench_ms(call: Callable[[], Any]) -> float | None:
+    if not CUDA:
+        return None
+    import triton.testing
+
+    return float(triton.testing.do_bench(call, warmup=50, rep=300, return_mode="median"))
+
+
+# -- one workload ------------------------------------------------------------------------------
+
+
+@dataclass
+class Figures:
+    workload: str
+    values: dict[str, Any] = field(default_factory=dict)
+    verdicts: dict[str, str] = field(default_factory=dict)
+
+
+def timed_calls_per_sample(run, *, warmup: int, correctness: bool = True) -> float:
+    """How many calls each timed sample made, from the run's count of cell runs less every other run."""
+    compiled = run.compiled_variants
+    other = 1 + len(compiled) + (2 if correctness else 0)  # first calls, correctness
+    if run.device.type == "cuda":
+        other += len([v for v in run.variants if v.peak_memory_bytes]) + 1  # memory pass, final eager
+    profiled = [v.kernel_profile for v in compiled if v.kernel_profile]
+    if profiled:
+        other += sum(kp.calls + 1 for kp in profiled) + 1  # kernel-timing pass, final eager
+    samples = sum(v.timing.n for v in run.variants if v.timing)
+    timed = run.cell_runs - other - warmup * len(run.variants)
+    return max(1.0, timed / samples) if samples else 1.0
+
+
+def least_wall_s(run, warmup: int) -> float:
+    """The first calls (which compile) plus the timed runs: what any honest measurement must spend."""
+    cps = timed_calls_per_sample(run, warmup=warmup)
+    total = sum(v.first_call_s or 0.0 for v in run.variants)
+    for v in run.variants:
+        if v.timing:
+            total += (v.timing.n * cps + warmup) * v.timing.mean_ms / 1e3
+    return total
+
+
+def tool_profile(w: Workload, **options):
+    from compile_profile.engine.profiler import profile
+
+    sync()
+    t0 = time.perf_counter()
+    run = profile(w.fn, *w.args, **options)
+    wall = time.perf_counter() - t0
+    if run.status != "ok":
+        raise RuntimeError(f"{w.name}: profile failed: {[e.message for e in run.errors]}")
+    return run, wall
+
+
+def compile_seconds(w: Workload, *, capture: bool) -> float:
+    """First call (compile + run) from scratch: Inductor's caches off, Dynamo reset."""
+    import torch._inductor.config as inductor_config
+
+    from compile_profile.engine.backend import RecordingBackend
+    from compile_profile.engine.trace_capture import capture_compiles
+
+    torch._dynamo.reset()
+    with inductor_config.patch(force_disable_caches=True):
+        sync()
+        t0 = time.perf_counter()
+        if capture:
+            with capture_compiles():
+                torch.compile(w.fn, backend=RecordingBackend())(*w.args)
+        else:
+            torch.compile(w.fn)(*w.args)
+        sync()
+        return time.perf_counter() - t0
+
+
+def measure(w: Workload, *, repeats: int, budget: float, compile_rounds: int) -> Figures:
+    from compile_profile.engine.backend import register
+
+    register()
+    fig = Figures(w.name)
+    val = fig.values
+    options = dict(budget=budget, repeat=200)
+    torch._dynamo.reset()
+    run, wall = tool_profile(w, **options)
+    eager_call = lambda: w.fn(*w.args)
+    plain = torch.compile(w.fn)  # the code the tool timed: same Inductor output (cache hit)
+    plain_call = lambda: plain(*w.args)
+    plain_call(); sync()
+    val["tool_eager_ms"] = run.variant("eager").timing.median_ms
+    val["tool_compiled_ms"] = run.variant("inductor/default").timing.median_ms
+    val["speedup"] = run.speedup.value if run.speedup else None
+    val["bare_eager_ms"] = bare_loop_ms(eager_call)
+    val["bare_compiled_ms"] = bare_loop_ms(plain_call)
+    val["do_bench_eager_ms"] = do_bench_ms(eager_call)
+    val["do_bench_compiled_ms"] = do_bench_ms(plain_call)
+    for kind in ("eager", "compiled"):
+        val[f"tool_over_bare_{kind}"] = val[f"tool_{kind}_ms"] / val[f"bare_{kind}_ms"]
+        if val[f"do_bench_{kind}_ms"]:
+            val[f"tool_over_do_bench_{kind}"] = val[f"tool_{kind}_ms"] / val[f"do_bench_{kind}_ms"]
+    kp = run.variant("inductor/default").kernel_profile
+    val["kernel_profile_total_ms"] = kp.total_ms if kp else None
+    val["kernel_profile_attributed"] = (kp.attributed_ms / kp.total_ms) if kp and kp.total_ms else None
+    val["memory_ratio"] = run.memory_ratio
+    val["wall_s"] = wall
+    val["least_wall_s"] = least_wall_s(run, warmup=2)
+    val["wall_over_least"] = wall / val["least_wall_s"]
+
+    # repeat-to-repeat: the same profile again (warm caches), medians' coefficient of variation
+    eager_medians, compiled_medians = [val["tool_eager_ms"]], [val["tool_compiled_ms"]]
+    walls_no_kt = []
+    for i in range(repeats - 1):
+        torch._dynamo.reset()
+        r, wall_i = tool_profile(w, **options, kernel_timing=(i % 2 == 1))
+        eager_medians.append(r.variant("eager").timing.median_ms)
+        compiled_medians.append(r.variant("inductor/default").timing.median_ms)
+        if i % 2 == 0:
+            walls_no_kt.append(wall_i / least_wall_s(r, warmup=2))
+    val["cv_eager"] = statistics.stdev(eager_medians) / statistics.mean(eager_medians)
+    val["cv_compiled"] = statistics.stdev(compiled_medians) / statistics.mean(compiled_medians)
+    val["wall_over_least_without_kernel_timing"] = min(walls_no_kt) if walls_no_kt else None
+
+    # compile_profile backend vs plain torch.compile: same generated code, so the same runtime
+    torch._dynamo.reset()
+    recorded = torch.compile(w.fn, backend="compile_profile")
+    plain = torch.compile(w.fn)
+    rec_call, plain_call = (lambda: recorded(*w.args)), (lambda: plain(*w.args))
+    rec_call(); plain_call(); sync()
+    ratios = []
+    for _ in range(3):  # interleaved, so drift hits both
+        a, b = bare_loop_ms(rec_call, rounds=7), bare_loop_ms(plain_call, rounds=7)
+        ratios.append(a / b)
+    val["backend_over_plain_runtime"] = statistics.median(ratios)
+
+    # compile time, capture on vs off, both from scratch; alternate and keep each one's best
+    plain_s, capture_s = [], []
+    for _ in range(compile_rounds):
+        plain_s.append(compile_seconds(w, capture=False))
+        capture_s.append(compile_seconds(w, capture=True))
+    val["compile_plain_s"], val["compile_capture_s"] = min(plain_s), min(capture_s)
+    val["compile_capture_over_plain"] = min(capture_s) / min(plain_s)
+    judge(fig)
+    return fig
+
+
+TARGETS: dict[str, tuple[float, float]] = {
+    "tool_over_bare_eager": (0.97, 1.03),
+    "tool_over_bare_compiled": (0.97, 1.03),
+    "tool_over_do_bench_eager": (0.97, 1.03),
+    "tool_over_do_bench_compiled": (0.97, 1.03),
+    "cv_eager": (0.0, 0.01),
+    "cv_compiled": (0.0, 0.01),
+    "backend_over_plain_runtime": (0.98, 1.02),
+    "compile_capture_over_plain": (0.0, 1.10),
+    "wall_over_least": (0.0, 1.2),
+}
+
+
+def judge(fig: Figures) -> None:
+    for key, (lo, hi) in TARGETS.items():
+        value = fig.values.get(key)
+        if value is None:
+            fig.verdicts[key] = "n/a"
+        else:
+            fig.verdicts[key] = "ok" if lo <= value <= hi else "MISSED"
+
+
+def environment() -> dict[str, str]:
+    env = {"torch": torch.__version__, "device": DEVICE, "date": time.strftime("%Y-%m-%d")}
+    if CUDA:
+        import triton
+
+        env.update(gpu=torch.cuda.get_device_name(), triton=triton.__version__, cuda=str(torch.version.cuda))
+        try:
+            import subprocess
+
+            env["driver"] = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                                           capture_output=True, text=True, timeout=20).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            env["driver"] = "unknown"
+    else:
+        import platform
+
+        env.update(cpu=platform.processor() or platform.machine(), threads=str(torch.get_num_threads()))
+    return env
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="*", help="workload names to run")
+    parser.add_argument("--repeats", type=int, default=3, help="profiles per workload, for the CV")
+    parser.add_argument("--budget", type=float, default=3.0, help="the tool's timing budget per profile (s)")
+    parser.add_argument("--scale", type=float, default=1.0 if CUDA else 1 / 64, help="batch-size scale")
+    parser.add_argument("--compile-rounds", type=int, default=1, help="from-scratch compiles of each kind")
+    parser.add_argument("--json", help="write every figure here")
+    args = parser.parse_args(argv)
+    env = environment()
+    print("ENV " + " ".join(f"{k}={v}" for k, v in env.items()), flush=True)
+    results, missed = [], []
+    for w in workloads(args.scale):
+        if args.only and w.name not in args.only:
+            continue
+        try:
+            fig = measure(w, repeats=args.repeats, budget=args.budget, compile_rounds=args.compile_rounds)
+        except Exception as exc:  # noqa: BLE001 - one broken workload must not hide the others' figures
+            print(f"FIGURE {w.name} error {type(exc).__name__}: {exc}", flush=True)
+            missed.append((w.name, "error"))
+            continue
+        results.append(fig)
+        for key, value in fig.values.items():
+            target = TARGETS.get(key)
+            verdict = fig.verdicts.get(key, "")
+            shown = f"{value:.4g}" if isinstance(value, float) else str(value)
+            print(f"FIGURE {w.name} {key} {shown}" + (f" target {target[0]}..{target[1]} {verdict}" if target else ""),
+                  flush=True)
+            if verdict == "MISSED":
+                missed.append((w.name, key))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"env": env, "results": [{"workload": r.workload, "values": r.values, "verdicts": r.verdicts}
+                                               for r in results]}, f, indent=1)
+    print(f"SUMMARY {len(results)} workloads, {len(missed)} missed: {missed}", flush=True)
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,209 @@
+"""The GPU path on a CUDA device: Triton kernels, per-kernel device time, roofline, the compile
+modes (reduce-overhead, max-autotune, dynamic shapes) and peak memory.
+
+Run on the GPU machine with ``pytest -m gpu tests/test_gpu_engine.py``; without CUDA every
+test here is skipped.  Workloads are sized so that each kernel runs well past launch overhead
+and its data is larger than the L2 cache, so bandwidth figures mean something.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
+]
+
+FAST = dict(warmup=2, repeat=30, min_samples=5, budget=0.5)
+
+
+def _profile(fn, *args, **options):
+    from compile_profile.engine.profiler import profile
+
+    run = profile(fn, *args, **{**FAST, **options})
+    assert run.status == "ok", [e.message for e in run.errors]
+    assert not [e for e in run.errors if e.stage in ("kernel timing", "roofline")], run.errors
+    return run
+
+
+def ln_gelu(x, w, b):
+    y = torch.nn.functional.layer_norm(x, (x.shape[-1],), w, b)
+    return torch.nn.functional.gelu(y)
+
+
+def big_add(a, b):
+    return a + b
+
+
+@pytest.fixture(scope="module")
+def ln_run():
+    torch.manual_seed(0)
+    x = torch.randn(8192, 4096, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(4096, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(4096, device="cuda", dtype=torch.bfloat16)
+    return _profile(ln_gelu, x, w, b)
+
+
+def test_triton_kernels_are_found_with_source_ops_and_lines(ln_run):
+    triton = [k for k in ln_run.kernels if k.language == "triton"]
+    assert triton, [k.name for k in ln_run.kernels]
+    for k in triton:
+        assert k.name.startswith("triton_") and "@triton.jit" in k.source and f"def {k.name}(" in k.source
+        assert k.launches and all(".run(" in launch for launch in k.launches)
+        assert k.aten_ops, k.name
+        # the function's lines 2-3 (layer_norm, gelu), counted from its def line
+        assert k.lines and set(k.lines) <= {2, 3}, (k.name, k.lines)
+
+
+def test_each_triton_kernel_has_device_time_share_and_launch_grid(ln_run):
+    v = ln_run.variant("inductor/default")
+    kp = v.kernel_profile
+    assert kp is not None and kp.method == "cupti" and kp.calls >= 3
+    # device time per call cannot exceed the timed wall time per call (events bracket it)
+    assert 0 < kp.total_ms <= v.timing.median_ms * 1.05
+    assert kp.attributed_ms / kp.total_ms > 0.95, kp.unmatched
+    triton = [k for k in ln_run.kernels if k.language == "triton"]
+    for k in triton:
+        assert k.device_time_ms and k.device_time_ms > 0, k.name
+        assert 0 < k.share <= 1
+        assert k.launches_per_call == pytest.approx(1.0)
+        assert len(k.launch_grid) == 3 and math.prod(k.launch_grid) > 1
+        assert k.launch_config and "num_warps=" in k.launch_config
+        assert k.device_kernels == [k.name]  # Triton keeps its name on the device
+        assert k.in_cuda_graph is False
+    assert sum(k.share for k in triton) == pytest.approx(kp.attributed_ms / kp.total_ms, rel=1e-6)
+    assert {lt.line for lt in kp.lines} <= {2, 3} and kp.lines
+    assert sum(lt.time_ms for lt in kp.lines) == pytest.approx(kp.attributed_ms, rel=1e-6)
+
+
+def test_roofline_uses_peaks_measured_in_session(ln_run):
+    peaks = ln_run.device_peaks
+    assert peaks is not None and peaks.copy_gbps > 100 and peaks.bf16_matmul_tflops > 10
+    if peaks.vendor_gbps:  # a known part: the measured ceiling is a fraction of the datasheet's
+        assert 0.4 < peaks.copy_gbps / peaks.vendor_gbps < 1.05
+        assert 0.3 < peaks.bf16_matmul_tflops / peaks.vendor_bf16_tflops < 1.05
+    for k in (k for k in ln_run.kernels if k.language == "triton"):
+        assert k.bytes and k.bytes >= 2 * 8192 * 4096 * 2 * 0.99  # reads x, writes y (bf16) at least
+        assert k.achieved_gbps > 0 and 0 < k.bandwidth_share < 1.5
+
+
+def test_bytes_of_a_pointwise_kernel_are_exact_and_bandwidth_is_near_the_copy_peak():
+    n = 1 << 27  # 512 MiB per fp32 tensor: far past L2
+    a = torch.randn(n, device="cuda")
+    b = torch.randn(n, device="cuda")
+    run = _profile(big_add, a, b)
+    (k,) = [k for k in run.kernels if k.language == "triton"]
+    assert k.bytes == 3 * n * 4 and k.bytes_source == "arguments"
+    assert 0.5 < k.bandwidth_share < 1.2, (k.achieved_gbps, run.device_peaks)
+
+
+class MLP(torch.nn.Module):
+    def __init__(self, d=4096, h=8192):
+        super().__init__()
+        self.up = torch.nn.Linear(d, h)
+        self.down = torch.nn.Linear(h, d)
+
+    def forward(self, x):
+        return self.down(torch.nn.functional.gelu(self.up(x)))
+
+
+def mlp_step(model, x):
+    with torch.no_grad():
+        return model(x)
+
+
+def attention(q, k, v):
+    return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+
+def test_extern_matmuls_are_timed_with_their_library_kernels_and_flops():
+    torch.manual_seed(0)
+    model = MLP().cuda().to(torch.bfloat16)
+    x = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
+    run = _profile(mlp_step, model, x)
+    externs = [k for k in run.kernels if k.language == "extern" and "mm" in k.name]
+    assert len(externs) == 2, [k.name for k in run.kernels]
+    for k in externs:
+        assert k.device_time_ms > 0 and k.device_kernels, k.name
+        assert not any(name.startswith("triton_") for name in k.device_kernels)
+        assert k.flops == 2 * 4096 * 4096 * 8192
+        assert 0.2 < k.compute_share < 1.1, (k.name, k.achieved_tflops, run.device_peaks)
+    kp = run.variant("inductor/default").kernel_profile
+    assert sum(k.share for k in externs) > 0.7  # the matmuls dominate
+
+
+def test_sdpa_is_an_extern_call_with_attention_flops():
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(8, 16, 2048, 64, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+    run = _profile(attention, q, k, v)
+    sdpa = [k for k in run.kernels if k.language == "extern" and "scaled_dot_product" in k.name]
+    assert sdpa, [k.name for k in run.kernels]
+    (s,) = sdpa
+    assert s.device_time_ms > 0 and s.device_kernels and s.share > 0.9
+    assert s.flops and s.achieved_tflops > 0
+
+
+def test_reduce_overhead_says_which_kernels_ran_in_cuda_graphs():
+    torch.manual_seed(0)
+    x = torch.randn(1024, 1024, device="cuda")
+    w = torch.randn(1024, device="cuda")
+    b = torch.randn(1024, device="cuda")
+    run = _profile(ln_gelu, x, w, b, modes=["reduce-overhead"])
+    v = run.variant("inductor/reduce-overhead")
+    assert not v.cudagraph_skips, v.cudagraph_skips
+    kp = v.kernel_profile
+    assert kp.in_cuda_graphs_ms > 0 and kp.in_cuda_graphs_ms <= kp.total_ms
+    triton = [k for k in run.kernels if k.language == "triton" and k.variant == v.name]
+    assert triton and all(k.in_cuda_graph is True and k.device_time_ms > 0 for k in triton)
+
+
+def test_reduce_overhead_skip_reason_is_reported():
+    def with_cpu_tensor(x):
+        return (x * 2).sum() + torch.ones(3).sum().to(x.device)
+
+    x = torch.randn(1024, device="cuda")
+    run = _profile(with_cpu_tensor, x, modes=["reduce-overhead"], check_correctness=False)
+    v = run.variant("inductor/reduce-overhead")
+    assert v.cudagraph_skips and any("cpu" in s.lower() for s in v.cudagraph_skips), v.cudagraph_skips
+
+
+def test_max_autotune_reports_choices_and_the_winner():
+    torch.manual_seed(0)
+    a = torch.randn(2048, 2048, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(2048, 2048, device="cuda", dtype=torch.bfloat16)
+    run = _profile(torch.mm, a, b, modes=["max-autotune-no-cudagraphs"])
+    v = run.variant("inductor/max-autotune-no-cudagraphs")
+    assert v.autotune, "max-autotune benchmarked the mm"
+    (mm,) = [r for r in v.autotune if r.op == "mm"]
+    assert mm.shape == "2048x2048, 2048x2048" and "bfloat16" in mm.dtypes
+    assert mm.choices and mm.choices > 1 and mm.best and mm.best_ms and mm.best_ms > 0
+    assert mm.autotune_s and mm.autotune_s > 0
+    timed = [k for k in run.kernels if k.variant == v.name and k.device_time_ms]
+    assert timed and sum(k.share for k in timed) > 0.9
+
+
+def test_dynamic_shapes_compile_symbolic_kernels_and_still_time_them():
+    x = torch.randn(4096, 4096, device="cuda")
+    w = torch.randn(4096, device="cuda")
+    b = torch.randn(4096, device="cuda")
+    run = _profile(ln_gelu, x, w, b, dynamic=True)
+    triton = [k for k in run.kernels if k.language == "triton"]
+    assert triton and any("ks0" in k.source or "s0" in "".join(k.launches) for k in triton)
+    assert all(k.device_time_ms > 0 and k.bytes for k in triton)
+
+
+def test_peak_memory_and_its_ratio():
+    def chain(x):
+        return ((x * 2 + 1).sin() * 3).cos().sum()
+
+    x = torch.randn(1 << 26, device="cuda")
+    run = _profile(chain, x)
+    eager, compiled = run.variant("eager"), run.variant("inductor/default")
+    assert eager.peak_memory_bytes > compiled.peak_memory_bytes > 0
+    # eager materialises each intermediate (256 MiB each); the fused kernel does not
+    assert run.memory_ratio == pytest.approx(eager.peak_memory_bytes / compiled.peak_memory_bytes)
+    assert run.memory_ratio > 1.5

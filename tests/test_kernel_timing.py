@@ -1,0 +1,313 @@
+"""The per-kernel profiling pass: attribution logic on synthetic Kineto traces (the GPU cases,
+checked here without a GPU), and the real pass on CPU, where C++ kernels are timed by their
+Python binding calls."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from compile_profile.engine import chrome_trace, kernel_timing
+from compile_profile.engine.kernel_timing import attribute, call_sites, extern_op_name, line_times
+from compile_profile.profile_run import Device, Kernel, ProfileRun, Variant
+
+TRITON_SOURCE = '''
+import triton
+import triton.language as tl
+
+@triton.jit
+def {name}(in_out_ptr0, in_ptr0, xnumel, XBLOCK : tl.constexpr):
+    xoffset = tl.program_id(0) * XBLOCK
+'''
+
+OUTPUT_CODE = """
+# AOT ID: ['0_inference']
+from torch._inductor.select_algorithm import extern_kernels
+async_compile = AsyncCompile()
+
+triton_poi_fused_add_0 = async_compile.triton('triton_poi_fused_add_0', '''{add}''', device_str='cuda')
+
+triton_red_fused_sum_1 = async_compile.triton('triton_red_fused_sum_1', '''{red}''', device_str='cuda')
+
+def call(args):
+    arg0_1, arg1_1 = args
+    with torch.cuda._DeviceGuard(0):
+        buf0 = empty_strided_cuda((64, 64), (64, 1), torch.float32)
+        # Topologically Sorted Source Nodes: [mm], Original ATen: [aten.mm]
+        extern_kernels.mm(arg0_1, arg1_1, out=buf0)
+        stream0 = get_raw_stream(0)
+        triton_poi_fused_add_0.run(buf0, arg0_1, 4096, stream=stream0)
+        buf1 = empty_strided_cuda((64, 64), (64, 1), torch.float32)
+        extern_kernels.mm(buf0, arg1_1, out=buf1)
+        triton_red_fused_sum_1.run(buf1, 64, 64, stream=stream0)
+    return (buf1, )
+""".format(add=TRITON_SOURCE.format(name="triton_poi_fused_add_0"),
+           red=TRITON_SOURCE.format(name="triton_red_fused_sum_1"))
+
+GRAPH = "inductor/default/0/0/aot_inference"
+
+
+def kernels_of(code: str, graph_id: str = GRAPH) -> list[Kernel]:
+    from compile_profile.engine.output_code import parse_output_code
+
+    out = []
+    for k in parse_output_code(code).kernels:
+        out.append(Kernel(name=k.name, language=k.language, source=k.source, graph_id=graph_id,
+                          variant="inductor/default", lines=[2] if "add" in k.name else [3, 4],
+                          id=f"{graph_id}/{k.name}" + (f":{len(out)}" if k.language == "extern" else "")))
+    return out
+
+
+class TraceBuilder:
+    """Kineto-shaped Chrome trace events (the fields the pass reads), one host thread."""
+
+    def __init__(self):
+        self.events: list[dict] = []
+        self.correlation = 0
+
+    def host(self, name, ts, dur, cat="cpu_op", **args):
+        self.events.append({"ph": "X", "cat": cat, "name": name, "ts": ts, "dur": dur, "tid": 1, "pid": 1,
+                            "args": args})
+
+    def launch(self, ts, kernel_name, device_ts, device_dur, runtime="cudaLaunchKernel", grid=(16, 1, 1)):
+        self.correlation += 1
+        self.host(runtime, ts, 1.0, cat="cuda_runtime", correlation=self.correlation)
+        self.device(kernel_name, device_ts, device_dur, grid=grid)
+
+    def device(self, name, ts, dur, grid=(16, 1, 1), correlation=None):
+        self.events.append({"ph": "X", "cat": "kernel", "name": name, "ts": ts, "dur": dur, "tid": 7, "pid": 0,
+                            "args": {"correlation": correlation or self.correlation, "grid": list(grid),
+                                     "block": [128, 1, 1]}})
+
+    def trace(self):
+        return chrome_trace.parse({"traceEvents": self.events})
+
+
+def one_call(b: TraceBuilder, t: float, module_path: str, *, with_python: bool = True):
+    """One compiled call: region > call() > [mm > gemm kernel, triton add, mm > gemm, triton sum]."""
+    b.host("## Call CompiledFxGraph abc ##", t, 100, cat="user_annotation")
+    if with_python:
+        b.host(f"{module_path}(12): call", t + 1, 98, cat="python_function")
+    b.host("aten::mm", t + 2, 10, **{"Input Dims": [[64, 64], [64, 64], [64, 64]],
+                                      "Input type": ["float", "float", "float"]})
+    b.host("aten::empty", t + 3, 3)  # an op inside mm: the kernel launches from deeper down
+    b.launch(t + 5, "sm90_xmma_gemm_f32f32", t + 20, 8.0)
+    b.host("triton_poi_fused_add_0", t + 20, 5, kernel_file="/x.py", num_warps=4, num_stages=1,
+           kernel_kwargs="XBLOCK=256", **{"Input Dims": [[64, 64], [64, 64], []],
+                                         "Input type": ["float", "float", "Scalar"]})
+    b.launch(t + 21, "triton_poi_fused_add_0", t + 30, 2.0, runtime="cuLaunchKernelEx")
+    b.host("aten::mm", t + 30, 10)
+    b.launch(t + 31, "sm90_xmma_gemm_f32f32", t + 40, 6.0)
+    b.host("triton_red_fused_sum_1", t + 50, 5, kernel_file="/y.py")
+    b.launch(t + 51, "triton_red_fused_sum_1", t + 60, 3.0, grid=(64, 1, 1))
+
+
+@pytest.fixture
+def module_path(tmp_path):
+    path = tmp_path / "cabc.py"
+    path.write_text(OUTPUT_CODE)
+    return str(path)
+
+
+def test_call_sites_are_in_source_order_with_their_kind():
+    sites = call_sites(OUTPUT_CODE)
+    assert [(kind, name) for kind, name, _ in sites] == [
+        ("extern", "extern_kernels.mm"), ("triton", "triton_poi_fused_add_0"),
+        ("extern", "extern_kernels.mm"), ("triton", "triton_red_fused_sum_1"),
+    ]
+    assert extern_op_name("extern_kernels.addmm") == "aten::addmm"
+    assert extern_op_name("torch.ops.aten._scaled_dot_product_flash_attention.default") == \
+        "aten::_scaled_dot_product_flash_attention"
+
+
+def test_chrome_trace_nests_host_events_by_time_and_links_kernels_to_their_launch():
+    b = TraceBuilder()
+    one_call(b, 1000.0, "/m.py")
+    trace = b.trace()
+    region = next(e for e in trace.host if e.name.startswith("## Call"))
+    mm = next(e for e in trace.host if e.name == "aten::mm")
+    assert mm.parent.name.endswith(": call") and mm.parent.parent is region
+    gemm = trace.device[0]
+    assert gemm.launcher.name == "cudaLaunchKernel" and gemm.launcher.parent.name == "aten::empty"
+    assert not gemm.in_cuda_graph
+
+
+def test_triton_and_extern_kernels_get_their_own_device_time(module_path):
+    b = TraceBuilder()
+    for i in range(3):
+        one_call(b, 1000.0 + 200 * i, module_path)
+    b.launch(2000.0, "elementwise_kernel", 2010.0, 4.0)  # eager code outside any compiled graph
+    kernels = kernels_of(OUTPUT_CODE)
+    result = attribute(b.trace(), kernels, variant="inductor/default", calls=3, device_type="cuda")
+    by_name = {}
+    for obs in result.observations.values():
+        by_name.setdefault(obs.kernel.name, []).append(obs)
+    (add,) = by_name["triton_poi_fused_add_0"]
+    assert add.time_us == pytest.approx(6.0) and add.launches == 3
+    assert dict(add.grids) == {(16, 1, 1): 3} and dict(add.configs) == {"XBLOCK=256, num_warps=4, num_stages=1": 3}
+    assert add.launch_args[0]["Input Dims"] == [[64, 64], [64, 64], []]
+    first_mm, second_mm = sorted(by_name["extern_kernels.mm"], key=lambda o: o.kernel.id)
+    assert first_mm.time_us == pytest.approx(24.0) and second_mm.time_us == pytest.approx(18.0)
+    assert dict(first_mm.device_names) == {"sm90_xmma_gemm_f32f32": 3}
+    assert result.total_us == pytest.approx(3 * 19.0 + 4.0)
+    assert result.outside_graphs_us == pytest.approx(4.0)
+    assert result.unmatched[("elementwise_kernel", "outside compiled graphs")] == pytest.approx(4.0)
+
+    run = ProfileRun(id="r", created_at="", label="", cell_source="", device=Device("cuda", "gpu"),
+                     torch_version="", variants=[Variant("eager"), Variant("inductor/default")], kernels=kernels)
+    kernel_timing.apply(result, run)
+    kp = run.variant("inductor/default").kernel_profile
+    assert kp.total_ms == pytest.approx((3 * 19.0 + 4.0) / 3 / 1e3)
+    assert kp.attributed_ms == pytest.approx(19.0 / 1e3)
+    add_kernel = next(k for k in kernels if k.name == "triton_poi_fused_add_0")
+    assert add_kernel.device_time_ms == pytest.approx(2.0 / 1e3)
+    assert add_kernel.share == pytest.approx(2.0 / (19.0 + 4.0 / 3))
+    assert add_kernel.launch_grid == [16, 1, 1] and add_kernel.in_cuda_graph is False
+    assert sum(k.share for k in kernels) == pytest.approx(kp.attributed_ms / kp.total_ms)
+    # line 2 gets the add kernel; lines 3-4 split the sum kernel and mms evenly
+    lines = {lt.line: lt.time_ms for lt in kp.lines}
+    assert set(lines) == {2, 3, 4} and lines[3] == pytest.approx(lines[4])
+    assert sum(lines.values()) == pytest.approx(kp.attributed_ms)
+
+
+def test_without_the_python_tracer_triton_kernels_are_still_matched_by_name():
+    b = TraceBuilder()
+    one_call(b, 1000.0, "/nowhere.py", with_python=False)
+    kernels = kernels_of(OUTPUT_CODE)
+    result = attribute(b.trace(), kernels, variant="inductor/default", calls=1, device_type="cuda")
+    names = {o.kernel.name: o.time_us for o in result.observations.values() if o.time_us}
+    assert names == {"triton_poi_fused_add_0": 2.0, "triton_red_fused_sum_1": 3.0}
+    # the gemms ran in a compiled graph but could not be tied to a call site
+    assert result.unmatched[("sm90_xmma_gemm_f32f32", "in compiled graph")] == pytest.approx(14.0)
+
+
+def test_same_named_kernels_of_two_graphs_are_told_apart_by_module(tmp_path):
+    other_code = OUTPUT_CODE.replace("# AOT ID: ['0_inference']", "# AOT ID: ['1_inference']").replace(
+        "xoffset", "xoffset2")
+    paths = [tmp_path / "a.py", tmp_path / "b.py"]
+    paths[0].write_text(OUTPUT_CODE)
+    paths[1].write_text(other_code)
+    kernels = kernels_of(OUTPUT_CODE, "g0") + kernels_of(other_code, "g1")
+    b = TraceBuilder()
+    one_call(b, 1000.0, str(paths[0]))
+    one_call(b, 2000.0, str(paths[1]))
+    result = attribute(b.trace(), kernels, variant="inductor/default", calls=1, device_type="cuda")
+    graphs = {(o.kernel.graph_id, o.kernel.name) for o in result.observations.values() if o.time_us}
+    assert ("g0", "triton_poi_fused_add_0") in graphs and ("g1", "triton_poi_fused_add_0") in graphs
+    assert len(graphs) == 6
+
+
+def test_cuda_graph_replays_mark_kernels_and_align_library_kernels_to_their_call_site(module_path):
+    b = TraceBuilder()
+    # a recording-free replay: one cudaGraphLaunch queues everything, no Triton host ops
+    b.host("## Call CompiledFxGraph abc ##", 1000.0, 50, cat="user_annotation")
+    b.correlation = 99
+    b.host("cudaGraphLaunch", 1010.0, 2.0, cat="cuda_runtime", correlation=99)
+    for ts, name, dur in ((1020, "sm90_xmma_gemm_f32f32", 8.0), (1030, "triton_poi_fused_add_0", 2.0),
+                          (1035, "sm90_xmma_gemm_f32f32", 6.0), (1045, "triton_red_fused_sum_1", 3.0)):
+        b.device(name, ts, dur, correlation=99)
+    kernels = kernels_of(OUTPUT_CODE)
+    # the module is known from an earlier (non-replay) call of the same region key
+    one_call(b, 500.0, module_path)
+    result = attribute(b.trace(), kernels, variant="inductor/default", calls=2, device_type="cuda")
+    assert result.in_cuda_graphs_us == pytest.approx(19.0)
+    obs = {o.kernel.id: o for o in result.observations.values()}
+    add = next(o for o in obs.values() if o.kernel.name == "triton_poi_fused_add_0")
+    assert add.in_cuda_graph and add.outside_cuda_graph and add.time_us == pytest.approx(4.0)
+    first_mm, second_mm = sorted((o for o in obs.values() if o.kernel.language == "extern"),
+                                 key=lambda o: o.kernel.id)
+    assert first_mm.time_us == pytest.approx(16.0) and second_mm.time_us == pytest.approx(12.0)
+    assert not result.unmatched
+
+
+def test_line_times_split_a_fused_kernel_evenly():
+    a = Kernel(name="a", language="cpp", source="", graph_id="g", lines=[1, 2], id="a", device_time_ms=2.0)
+    b = Kernel(name="b", language="cpp", source="", graph_id="g", lines=[2], id="b", device_time_ms=1.0)
+    c = Kernel(name="c", language="cpp", source="", graph_id="g", lines=[], id="c", device_time_ms=5.0)
+    lines = line_times([a, b, c], total_ms=8.0)
+    assert [(lt.line, lt.time_ms, lt.kernels) for lt in lines] == [(1, 1.0, ["a"]), (2, 2.0, ["a", "b"])]
+    assert lines[1].share == pytest.approx(0.25)
+
+
+def test_profile_count_grows_for_fast_cells_within_bounds():
+    assert kernel_timing.calls_for(None) == kernel_timing.MIN_CALLS
+    assert kernel_timing.calls_for(1000.0) == kernel_timing.MIN_CALLS
+    assert kernel_timing.calls_for(0.001) == kernel_timing.MAX_CALLS
+    assert kernel_timing.calls_for(20.0) == 10
+
+
+# -- the real pass on CPU ----------------------------------------------------------------------
+
+FAST = dict(warmup=1, repeat=6, min_samples=3, budget=0.2)
+
+
+def run_cell(body: str, ns: dict, **options):
+    from compile_profile.engine.profiler import ProfileOptions, profile_cell
+
+    result, cell = profile_cell(body, ns, ProfileOptions(**{**FAST, **options}),
+                                source="%%compile_profile\n" + body, line_offset=1)
+    return result.run
+
+
+@pytest.fixture(scope="module")
+def cpu_run():
+    torch.manual_seed(0)
+    ns = {"torch": torch, "w": torch.randn(64, 64), "x": torch.randn(256, 64)}
+    body = "h = torch.nn.functional.gelu(x @ w)\ny = torch.nn.functional.layer_norm(h, (64,))\ny.sum()\n"
+    return run_cell(body, ns)
+
+
+def test_cpu_pass_times_cpp_kernels_and_externs_by_host_time(cpu_run):
+    run = cpu_run
+    assert run.status == "ok" and not run.errors, run.errors
+    v = run.variant("inductor/default")
+    kp = v.kernel_profile
+    assert kp is not None and kp.method == "host" and kp.calls >= kernel_timing.MIN_CALLS
+    assert kp.outside_graphs_ms is None and kp.in_cuda_graphs_ms == 0
+    cpp = [k for k in run.kernels if k.language == "cpp"]
+    assert cpp and all(k.device_time_ms and k.device_time_ms > 0 for k in cpp)
+    assert all(k.launches_per_call == pytest.approx(1.0) for k in cpp)
+    timed = [k for k in run.kernels if k.device_time_ms]
+    assert 0 < kp.attributed_ms <= kp.total_ms
+    assert sum(k.share for k in timed) == pytest.approx(kp.attributed_ms / kp.total_ms)
+    assert {lt.line for lt in kp.lines} <= {2, 3, 4} and kp.lines
+    # no GPU: no device ceilings, no in-graph flags
+    assert run.device_peaks is None and all(k.in_cuda_graph is None for k in run.kernels)
+
+
+def test_cpu_extern_matmul_gets_flops_from_its_recorded_shapes(cpu_run):
+    mm = [k for k in cpu_run.kernels if k.language == "extern" and k.name.endswith("mm")]
+    assert mm, [k.name for k in cpu_run.kernels]
+    assert mm[0].flops == 2 * 256 * 64 * 64 and mm[0].achieved_tflops > 0
+    assert mm[0].compute_share is None  # no measured peak on CPU
+
+
+def test_the_run_round_trips_with_kernel_profile(cpu_run):
+    from compile_profile.profile_run import ProfileRun as PR
+
+    again = PR.from_json(cpu_run.to_json())
+    assert again.variant("inductor/default").kernel_profile == cpu_run.variant("inductor/default").kernel_profile
+    assert json.loads(cpu_run.to_json())["variants"][1]["kernel_profile"]["method"] == "host"
+
+
+def test_kernel_timing_off_leaves_kernel_times_empty():
+    ns = {"torch": torch, "x": torch.randn(128, 64)}
+    run = run_cell("y = (x * 2).relu().sum()\n", ns, kernel_timing=False)
+    assert run.status == "ok"
+    assert run.variant("inductor/default").kernel_profile is None
+    assert all(k.device_time_ms is None for k in run.kernels)
+
+
+def test_a_failing_pass_is_an_error_of_its_stage_not_a_failed_run(monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("profiler unavailable")
+
+    monkeypatch.setattr(kernel_timing, "record_trace", broken)
+    ns = {"torch": torch, "x": torch.randn(128, 64)}
+    run = run_cell("y = (x * 3).relu().sum()\n", ns)
+    assert run.status == "ok" and run.speedup is not None
+    (err,) = run.errors
+    assert err.stage == "kernel timing" and err.variant == "inductor/default"
+    assert "profiler unavailable" in err.message
