@@ -17,6 +17,8 @@ _AOT_ID = re.compile(r"#\s*AOT ID:\s*\['\d+_(\w+)'\]")
 _ORIGINAL_ATEN = re.compile(r"Original ATen:\s*\[([^\]]*)\]")
 _PROVENANCE = re.compile(r"\[Provenance debug handles\]\s*([\w.]+):(\d+)")
 _GRID_ARGS = re.compile(r"\.run\((.*)\)\s*$")
+_PARTITION = re.compile(r"^partition_(\d+)$")  # graph partitions (CUDA graphs) hold the launches
+_EXTERN_PREFIXES = ("extern_kernels.", "torch.ops.", "aten.")
 
 _LANGUAGE = {"triton": "triton", "cpp_pybinding": "cpp", "cpp": "cpp"}
 
@@ -50,11 +52,30 @@ def parse_output_code(code: str) -> ParsedOutputCode:
         kernel = _kernel_definition(node, lines)
         if kernel is not None:
             kernels[kernel.name] = kernel
-    call = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "call"), None)
     externs: list[ParsedKernel] = []
-    if call is not None:
-        _collect_call_sites(call, lines, kernels, externs)
+    for fn in launcher_functions(tree):
+        _collect_call_sites(fn, lines, kernels, externs)
     return ParsedOutputCode(kind, list(kernels.values()) + externs)
+
+
+def launcher_functions(tree: ast.Module) -> list[ast.FunctionDef]:
+    """``call`` and, when Inductor partitioned the graph (CUDA graphs), each ``partition_N`` it calls."""
+    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
+    call = [n for n in functions if n.name == "call"][:1]
+    partitions = sorted((n for n in functions if _PARTITION.match(n.name)),
+                        key=lambda n: int(_PARTITION.match(n.name).group(1)))
+    return call + partitions
+
+
+def launch_call(stmt: ast.stmt) -> ast.Call | None:
+    """The call of a launch statement: ``f(...)`` alone, or ``buf = torch.ops.aten.x.default(...)``
+    (fallback ops such as SDPA return their outputs)."""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        return stmt.value
+    if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) \
+            and _dotted(stmt.value.func).startswith(_EXTERN_PREFIXES):
+        return stmt.value
+    return None
 
 
 def _kernel_definition(node: ast.stmt, lines: list[str]) -> ParsedKernel | None:
@@ -86,9 +107,10 @@ def _collect_call_sites(
     call: ast.FunctionDef, lines: list[str], kernels: dict[str, ParsedKernel], externs: list[ParsedKernel]
 ) -> None:
     for stmt in ast.walk(call):
-        if not isinstance(stmt, ast.Expr) or not isinstance(stmt.value, ast.Call):
+        call_node = launch_call(stmt)
+        if call_node is None:
             continue
-        func = stmt.value.func
+        func = call_node.func
         text = ast.get_source_segment("\n".join(lines), stmt) or ""
         comments = _comments_above(lines, stmt.lineno)
         handle = _PROVENANCE.search(comments)
@@ -102,17 +124,27 @@ def _collect_call_sites(
             if not target.aten_ops:
                 target.aten_ops = _original_aten(comments)
             continue
-        if callee.startswith(("extern_kernels.", "torch.ops.", "aten.")) or "Original ATen" in comments:
+        if callee.startswith(_EXTERN_PREFIXES) or (isinstance(stmt, ast.Expr) and "Original ATen" in comments):
             externs.append(
                 ParsedKernel(
                     name=callee,
                     language="extern",
                     source=text.strip(),
-                    aten_ops=_original_aten(comments),
+                    aten_ops=_original_aten(comments) or _op_of_callee(callee),
                     handles=[int(handle.group(2))] if handle else [],
                     launches=[text.strip()],
                 )
             )
+
+
+def _op_of_callee(callee: str) -> list[str]:
+    """``extern_kernels.mm`` -> ``aten.mm``; ``torch.ops.aten._foo.default`` -> ``aten._foo``."""
+    parts = callee.split(".")
+    if callee.startswith("extern_kernels.") and len(parts) == 2:
+        return [f"aten.{parts[1]}"]
+    if callee.startswith("torch.ops.") and len(parts) >= 4:
+        return [f"{parts[2]}.{parts[3]}"]
+    return []
 
 
 def _comments_above(lines: list[str], lineno: int) -> str:
