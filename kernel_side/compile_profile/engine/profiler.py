@@ -353,7 +353,7 @@ class _Session:
         self.recorder.take()
         fastest = warm_up(timed, plan, device_sync(device_type))
         self._note_recompiles(self.recorder.take(), during_timing=False)
-        number = calls_per_sample_for(min(fastest.values()))
+        number = calls_per_sample_for(min(fastest.values()), device_type)
         self.progress(f"timing {len(timed)} variants, {number} call(s) per sample")
         last_report = [time.perf_counter()]
 
