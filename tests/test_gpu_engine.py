@@ -159,16 +159,35 @@ def test_reduce_overhead_says_which_kernels_ran_in_cuda_graphs():
     assert kp.in_cuda_graphs_ms > 0 and kp.in_cuda_graphs_ms <= kp.total_ms
     triton = [k for k in run.kernels if k.language == "triton" and k.variant == v.name]
     assert triton and all(k.in_cuda_graph is True and k.device_time_ms > 0 for k in triton)
+    assert all(k.launches for k in triton)  # launches live in graph partitions under CUDA graphs
+
+
+def mm_then_gelu(a, b):
+    return torch.nn.functional.gelu(a @ b)
+
+
+def test_reduce_overhead_attributes_library_kernels_inside_the_graph_to_their_extern_call():
+    a = torch.randn(2048, 2048, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(2048, 2048, device="cuda", dtype=torch.bfloat16)
+    run = _profile(mm_then_gelu, a, b, modes=["reduce-overhead"])
+    v = run.variant("inductor/reduce-overhead")
+    mm = [k for k in run.kernels if k.variant == v.name and k.language == "extern" and "mm" in k.name]
+    assert mm and mm[0].device_time_ms > 0 and mm[0].in_cuda_graph is True, (mm, v.kernel_profile.unmatched)
+    assert v.kernel_profile.attributed_ms / v.kernel_profile.in_cuda_graphs_ms > 0.9
+
+
+def with_cpu_input(x, c):
+    return (x * 2).sum() + c.sum().to(x.device)
 
 
 def test_reduce_overhead_skip_reason_is_reported():
-    def with_cpu_tensor(x):
-        return (x * 2).sum() + torch.ones(3).sum().to(x.device)
-
     x = torch.randn(1024, device="cuda")
-    run = _profile(with_cpu_tensor, x, modes=["reduce-overhead"], check_correctness=False)
+    c = torch.randn(3)  # a CPU input: Inductor will not capture this graph in a CUDA graph
+    run = _profile(with_cpu_input, x, c, modes=["reduce-overhead"], check_correctness=False)
     v = run.variant("inductor/reduce-overhead")
     assert v.cudagraph_skips and any("cpu" in s.lower() for s in v.cudagraph_skips), v.cudagraph_skips
+    assert v.kernel_profile.in_cuda_graphs_ms == 0
+    assert all(k.in_cuda_graph is False for k in run.kernels if k.variant == v.name and k.device_time_ms)
 
 
 def test_max_autotune_reports_choices_and_the_winner():

@@ -311,3 +311,41 @@ def test_a_failing_pass_is_an_error_of_its_stage_not_a_failed_run(monkeypatch):
     (err,) = run.errors
     assert err.stage == "kernel timing" and err.variant == "inductor/default"
     assert "profiler unavailable" in err.message
+
+
+PARTITIONED_CODE = """
+triton_poi_fused_add_0 = async_compile.triton('triton_poi_fused_add_0', '''{add}''', device_str='cuda')
+
+def partition_0(args):
+    arg0_1, = args
+    buf0 = empty_strided_cuda((64, 64), (64, 1), torch.float32)
+    triton_poi_fused_add_0.run(arg0_1, buf0, 4096, stream=stream0)
+    # Topologically Sorted Source Nodes: [sdpa], Original ATen: [aten._scaled_dot_product_flash_attention]
+    buf1 = torch.ops.aten._scaled_dot_product_flash_attention.default(buf0, buf0, buf0)
+    return (buf1, )
+
+class Runner:
+    def call(self, args):
+        arg0_1, = args
+        partition0_args = [arg0_1]
+        (buf2, ) = self.partitions[0](partition0_args)
+        extern_kernels.mm(buf2, buf2, out=buf3)
+        return (buf3, )
+""".format(add=TRITON_SOURCE.format(name="triton_poi_fused_add_0"))
+
+
+def test_graph_partitions_and_fallback_ops_are_launch_sites():
+    """Under CUDA graphs Inductor moves launches into partition_N functions; fallback ops such as
+    SDPA are assignments.  Both only appear on GPU."""
+    from compile_profile.engine.output_code import parse_output_code
+
+    assert [(kind, name) for kind, name, _ in call_sites(PARTITIONED_CODE)] == [
+        ("triton", "triton_poi_fused_add_0"),
+        ("extern", "torch.ops.aten._scaled_dot_product_flash_attention.default"),
+        ("extern", "extern_kernels.mm"),
+    ]
+    kernels = {k.name: k for k in parse_output_code(PARTITIONED_CODE).kernels}
+    assert kernels["triton_poi_fused_add_0"].launches == ["triton_poi_fused_add_0.run(arg0_1, buf0, 4096, stream=stream0)"]
+    sdpa = kernels["torch.ops.aten._scaled_dot_product_flash_attention.default"]
+    assert sdpa.language == "extern" and sdpa.aten_ops == ["aten._scaled_dot_product_flash_attention"]
+    assert kernels["extern_kernels.mm"].aten_ops == ["aten.mm"]  # no comment above: named after the callee

@@ -38,7 +38,7 @@ from typing import Any, Callable, Iterable
 from ..profile_run import Kernel, KernelProfile, LineTime, ProfileRun, UnmatchedKernel
 from . import chrome_trace
 from .chrome_trace import ChromeTrace, DeviceEvent, HostEvent
-from .output_code import parse_output_code
+from .output_code import launch_call, launcher_functions, parse_output_code
 
 PROFILE_TARGET_S = 0.2  # profiled time per variant; few calls for slow cells, more for fast ones
 MIN_CALLS, MAX_CALLS = 3, 20
@@ -148,30 +148,51 @@ def extern_op_name(callee: str) -> str:
 
 
 def call_sites(code: str) -> list[tuple[str, str, str]]:
-    """(kind, name, statement text) of each kernel launch or extern call in ``call()``, in source order."""
+    """(kind, name, statement text) of each kernel launch or extern call, in the order ``call()``
+    runs them (a graph partition's launches where ``call`` invokes ``self.partitions[N]``)."""
     parsed = parse_output_code(code)
     languages = {k.name: k.language for k in parsed.kernels if k.language != "extern"}
     try:
         tree = ast.parse(code)
     except SyntaxError:
         return []
-    call = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "call"), None)
-    if call is None:
+    functions = launcher_functions(tree)
+    if not functions or functions[0].name != "call":
         return []
-    statements = sorted(
-        (n for n in ast.walk(call) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)),
-        key=lambda n: (n.lineno, n.col_offset),
-    )
-    out = []
-    for stmt in statements:
-        callee = _dotted(stmt.value.func)
-        base = callee.split(".")[0]
-        text = (ast.get_source_segment(code, stmt) or "").strip()
-        if base in languages:
-            out.append((languages[base], base, text))
-        elif callee.startswith(_EXTERN_PREFIXES):
-            out.append(("extern", callee, text))
-    return out
+    partitions = {fn.name: fn for fn in functions[1:]}
+
+    def sites_of(fn: ast.FunctionDef, inline: bool) -> list[tuple[str, str, str]]:
+        out = []
+        statements = sorted((n for n in ast.walk(fn) if isinstance(n, (ast.Expr, ast.Assign))),
+                            key=lambda n: (n.lineno, n.col_offset))
+        for stmt in statements:
+            partition = _partition_called(stmt) if inline else None
+            if partition is not None and partition in partitions:
+                out.extend(sites_of(partitions[partition], inline=False))
+                continue
+            call = launch_call(stmt)
+            if call is None:
+                continue
+            callee = _dotted(call.func)
+            base = callee.split(".")[0]
+            text = (ast.get_source_segment(code, stmt) or "").strip()
+            if base in languages:
+                out.append((languages[base], base, text))
+            elif callee.startswith(_EXTERN_PREFIXES):
+                out.append(("extern", callee, text))
+        return out
+
+    return sites_of(functions[0], inline=True)
+
+
+def _partition_called(stmt: ast.stmt) -> str | None:
+    """``partition_N`` for ``(...) = self.partitions[N](...)``."""
+    value = getattr(stmt, "value", None)
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Subscript):
+        target, index = value.func.value, value.func.slice
+        if isinstance(target, ast.Attribute) and target.attr == "partitions" and isinstance(index, ast.Constant):
+            return f"partition_{index.value}"
+    return None
 
 
 def _dotted(node: ast.expr) -> str:
