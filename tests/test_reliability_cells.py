@@ -332,9 +332,13 @@ def test_interrupt_inside_inductors_compile(shell, private_run_store, monkeypatc
         # AOTAutograd has traced and Inductor's config patches are active when the interrupt lands.
         return real_compile_fx(model, inputs, **{**kwargs, "inner_compile": interrupt})
 
-    monkeypatch.setattr(compile_fx_module, "compile_fx", compile_fx_interrupted_in_lowering)
+    import torch._functorch.config as functorch_config
+
     before = torch_state()
-    result, out, run = profile(shell, "", "y = x.sin()\nz = y + 1\n")
+    monkeypatch.setattr(compile_fx_module, "compile_fx", compile_fx_interrupted_in_lowering)
+    # A cache hit would skip Inductor's compile, and the interrupt with it.
+    with inductor_config.patch(fx_graph_cache=False), functorch_config.patch(enable_autograd_cache=False):
+        result, out, run = profile(shell, "", "y = x.sin()\nz = y + 1\n")
     monkeypatch.undo()
     assert_interrupted(result, out, run, private_run_store, "inductor/default")
     assert torch.equal(shell.user_ns["z"], torch.ones(4).sin() + 1), "the eager run's results land"
