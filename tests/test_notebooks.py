@@ -1,0 +1,270 @@
+"""The example notebooks run top to bottom on CPU, and their profiles show what each one teaches.
+
+Each notebook is executed once, in a fresh kernel of this venv, with its own run store; the tests
+then read the runs it stored (found through the run ids in its cell outputs) and the text its cells
+printed.  The Inductor cache is the suite's shared one, so a second run of the suite compiles little.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from compile_profile.profile_run import ProfileRun
+from compile_profile.render.mime import MIME_TYPE
+from compile_profile.store import RunStore
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+NAMES = [
+    "01_quickstart",
+    "02_graph_breaks_and_recompiles",
+    "03_training_step",
+    "04_decomposition_and_fusion",
+    "05_attention",
+    "06_modes",
+    "07_custom_triton_kernel",
+]
+
+
+@dataclass
+class ExecutedNotebook:
+    path: Path
+    nb: nbformat.NotebookNode
+    runs: dict[str, ProfileRun]  # by label
+    stored: int  # runs in the notebook's store
+    seconds: float
+
+    def stdout(self, source_start: str) -> str:
+        """What the one code cell whose source starts with ``source_start`` printed to stdout."""
+        cells = [c for c in self.nb.cells if c.cell_type == "code" and c.source.startswith(source_start)]
+        assert len(cells) == 1, f"{len(cells)} cells start with {source_start!r}"
+        return "".join(o.text for o in cells[0].outputs if o.output_type == "stream" and o.name == "stdout")
+
+
+def _run_ids(nb: nbformat.NotebookNode) -> list[str]:
+    return [
+        o["data"][MIME_TYPE]["run_id"]
+        for c in nb.cells if c.cell_type == "code"
+        for o in c.outputs if MIME_TYPE in o.get("data", {})
+    ]
+
+
+def _execute(name: str, workdir: Path) -> ExecutedNotebook:
+    from nbclient import NotebookClient
+
+    path = NOTEBOOKS / f"{name}.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), f"{name} is committed with outputs"
+    db = workdir / f"{name}.sqlite"
+    env = {
+        **os.environ,
+        "COMPILE_PROFILE_DB": str(db),
+        "COMPILE_PROFILE_NOTEBOOK": str(path),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "kernel_side"), os.environ.get("PYTHONPATH")])),
+    }
+    client = NotebookClient(nb, kernel_name="python3", timeout=600, resources={"metadata": {"path": str(NOTEBOOKS)}})
+    started = time.perf_counter()
+    client.execute(env=env)  # raises CellExecutionError on the first cell that raises
+    seconds = time.perf_counter() - started
+    print(f"\n{name}: executed in {seconds:.1f} s")
+    with RunStore(db) as store:
+        runs = [store.get(run_id) for run_id in _run_ids(nb)]
+        stored = store.count()
+    by_label = {r.label: r for r in runs}
+    assert len(by_label) == len(runs), "every profiled cell has a label of its own"
+    return ExecutedNotebook(path=path, nb=nb, runs=by_label, stored=stored, seconds=seconds)
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory):
+    """``executed(name)``: the notebook run once per test session, on demand."""
+    done: dict[str, ExecutedNotebook] = {}
+    workdir = tmp_path_factory.mktemp("notebooks")
+    with pytest.MonkeyPatch.context() as mp:
+        # The "python3" kernel must be this venv's, even if a user-wide kernelspec of that name exists.
+        mp.setenv("JUPYTER_PATH", str(Path(sys.prefix) / "share" / "jupyter"))
+
+        def get(name: str) -> ExecutedNotebook:
+            if name not in done:
+                done[name] = _execute(name, workdir)
+            return done[name]
+
+        yield get
+
+
+def test_notebooks_are_the_seven_of_the_issue():
+    assert sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb")) == NAMES
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_notebook_runs_cleanly_and_every_profile_is_ok(executed, name):
+    ran = executed(name)
+    errors = [o for c in ran.nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert not errors
+    assert ran.runs, "the notebook profiles at least one cell"
+    assert ran.stored == len(ran.runs), "each profiled cell stored its run, and only that"
+    for label, run in ran.runs.items():
+        assert run.status == "ok" and not run.errors, (label, run.errors)
+        assert run.notebook == str(ran.path)
+        assert run.device.type == "cpu"
+        assert run.speedup is not None and run.speedup.low <= run.speedup.value <= run.speedup.high
+        for v in run.variants:
+            assert v.timing is not None and v.timing.n >= 1, (label, v.name)
+
+
+def test_01_quickstart_reads_the_card_and_hits_the_cache(executed):
+    ran = executed("01_quickstart")
+    first, again = ran.runs["quickstart: MLP"], ran.runs["quickstart: MLP, again"]
+    assert first.dynamo_graph_count == 1 and not first.graph_breaks
+    assert {g.kind for g in first.graphs} >= {"dynamo", "aot_inference"}
+    languages = {k.language for k in first.kernels}
+    assert {"cpp", "extern"} <= languages
+    assert first.correctness.ok is True
+    # the same cell again: Inductor's FX graph cache serves it
+    assert again.cache.fx_graph_hits >= 1 and again.cache.fx_graph_misses == 0
+    assert [k.name for k in again.kernels] == [k.name for k in first.kernels]
+    printed = ran.stdout('eager = run.variant("eager")')
+    assert f"speedup {first.speedup.value:.2f}x" in printed
+    assert "warm cache" in ran.stdout("first, second =")
+
+
+def test_02_graph_breaks_are_found_at_their_lines_and_fixed(executed):
+    ran = executed("02_graph_breaks_and_recompiles")
+    broken, fixed = ran.runs["graph breaks: before"], ran.runs["graph breaks: after"]
+    by_line = {b.line: b for b in broken.graph_breaks}
+    assert sorted(by_line) == [3, 4, 6]
+    assert by_line[3].code_line.startswith("print(") and "print" in by_line[3].reason
+    assert by_line[4].code_line == "if h.sum() > 0:" and "data-dependent" in by_line[4].reason.lower()
+    assert ".item()" in by_line[6].code_line and "item" in by_line[6].reason
+    assert broken.dynamo_graph_count == len(broken.graph_breaks) + 1
+    assert not fixed.graph_breaks and fixed.dynamo_graph_count == 1
+    assert len(fixed.kernels) < len(broken.kernels)
+    assert fixed.correctness.ok is True and broken.correctness.ok is True
+    printed = ran.stdout("for b in broken.graph_breaks")
+    assert "cell line 3: print(" in printed and "cell line 6: scale = h.abs().max().item()" in printed
+
+
+def test_02_a_shape_change_recompiles_unless_shapes_are_dynamic(executed):
+    ran = executed("02_graph_breaks_and_recompiles")
+    static, dynamic = ran.runs["ragged batches: static"], ran.runs["ragged batches: dynamic"]
+    for run in (static, dynamic):
+        assert [b.line for b in run.graph_breaks] == [2], "next() on the cycle stays in Python"
+    assert static.variant("inductor/default/static").dynamic is False
+    mismatch = [re.search(r"size mismatch at index 0\. expected (\d+), actual (\d+)", r.reason) for r in static.recompiles]
+    assert any(mismatch), [r.reason for r in static.recompiles]
+    expected, actual = (int(n) for n in next(m for m in mismatch if m).groups())
+    batch_inputs = [re.findall(r'"f32\[(\d+), ', g.code) for g in static.graphs if g.kind == "dynamo"]
+    assert len(batch_inputs) == 2, "one static graph per batch size"
+    assert str(expected) in batch_inputs[0] and str(actual) in batch_inputs[1]
+    printed = ran.stdout("for r in static_run.recompiles")
+    assert f"f32[{expected}, " in printed and f"f32[{actual}, " in printed
+    assert not dynamic.recompiles
+    aten = next(g for g in dynamic.graphs if g.kind == "aot_inference")
+    assert "Sym(s" in aten.code
+    assert "Sym(s" in ran.stdout("print(f\"recompiles: static")
+
+
+def test_03_training_step_has_forward_backward_and_optimizer_graphs(executed):
+    ran = executed("03_training_step")
+    step = ran.runs["training step"]
+    kinds = {g.id: g.kind for g in step.graphs}
+    assert {"dynamo", "aot_forward", "aot_backward", "aot_inference"} <= set(kinds.values())
+    forward = next(g for g in step.graphs if g.kind == "aot_forward")
+    backward = next(g for g in step.graphs if g.kind == "aot_backward")
+    assert forward.lines == [3] and backward.lines == [3], "forward and loss come from cell line 3"
+    assert "aten.mm" in backward.op_counts, "weight gradients are matrix products"
+    by_kind = {kind: [k for k in step.kernels if kinds.get(k.graph_id) == kind] for kind in set(kinds.values())}
+    assert any(k.language == "cpp" for k in by_kind["aot_forward"])
+    backward_cpp = [k for k in by_kind["aot_backward"] if k.language == "cpp"]
+    # Inductor names a fused kernel after the ATen ops it came from, gradient formulas included
+    assert backward_cpp and any("backward" in k.name for k in backward_cpp)
+    assert all(k.aten_ops for k in backward_cpp)
+    assert any(k.language == "extern" for k in by_kind["aot_backward"])
+    optimizer_graph = next(g for g in step.graphs if g.kind == "aot_inference")
+    assert optimizer_graph.lines == [], "the optimizer's ops come from torch/optim, not the cell"
+    assert by_kind["aot_inference"], "the parameter update is compiled too"
+    assert {b.line for b in step.graph_breaks} <= {2, 4, 5} and 4 in {b.line for b in step.graph_breaks}
+    assert step.correctness.ok is True and "loss" in step.correctness.compared
+    assert any("in place" in note for note in step.notes)
+
+
+def test_04_ops_decompose_and_fuse_into_one_kernel(executed):
+    ran = executed("04_decomposition_and_fusion")
+    run, split = ran.runs["decomposition and fusion"], ran.runs["fusion split by a graph break"]
+    assert run.dynamo_graph_count == 1 and not run.graph_breaks
+    dynamo = next(g for g in run.graphs if g.kind == "dynamo")
+    aten = next(g for g in run.graphs if g.kind == "aot_inference")
+    assert "torch.nn.functional.layer_norm" in dynamo.op_counts
+    # decomposition: the composite ops are gone, their primitive pieces are there
+    assert not {"aten.native_layer_norm", "aten.gelu", "aten._softmax"} & set(aten.op_counts)
+    assert {"aten.rsqrt", "aten.erf", "aten.amax", "aten.exp"} <= set(aten.op_counts)
+    assert sum(aten.op_counts.values()) > 2 * sum(dynamo.op_counts.values())
+    generated = [k for k in run.kernels if k.language == "cpp"]
+    assert len(generated) == 1 and len(generated[0].aten_ops) >= 4 and generated[0].lines == [3, 4, 5]
+    externs = [k for k in run.kernels if k.language == "extern"]
+    assert [k.lines for k in externs] == [[2]], "the matrix product is a library call of its own"
+    # a graph break splits the fused kernel in two
+    assert [b.line for b in split.graph_breaks] == [4]
+    split_generated = [k for k in split.kernels if k.language == "cpp"]
+    assert len(split_generated) == 2
+    assert sorted(k.lines for k in split_generated) == [[3], [5, 6]]
+    printed = ran.stdout("for name, r in")
+    assert "one graph  : 1 graph(s), 1 generated kernel(s)" in printed
+    assert "graph break: 2 graph(s), 2 generated kernel(s)" in printed
+
+
+def test_05_attention_variants_and_the_sdpa_backend(executed):
+    ran = executed("05_attention")
+    manual, sdpa = ran.runs["attention: hand-written"], ran.runs["attention: sdpa"]
+    assert [k.name for k in manual.kernels if k.language == "extern"] == ["extern_kernels.bmm"] * 2
+    softmax_kernel = next(k for k in manual.kernels if k.language == "cpp")
+    assert softmax_kernel.lines == [2, 3], "scaling and softmax fuse between the two products"
+    sdpa_aten = next(g for g in sdpa.graphs if g.kind == "aot_inference")
+    assert "aten._scaled_dot_product_flash_attention_for_cpu" in sdpa_aten.op_counts
+    assert not any("scaled_dot_product" in op for g in manual.graphs for op in g.op_counts)
+    assert manual.correctness.ok is True and sdpa.correctness.ok is True
+    backends = ran.stdout("import contextlib")
+    assert "default choice on cpu: ['aten::_scaled_dot_product_flash_attention_for_cpu']" in backends
+    assert re.search(r"EFFICIENT_ATTENTION\s+-> not available here", backends)
+    assert re.search(r"MATH\s+-> \[.*'aten::_scaled_dot_product_attention_math'", backends)
+    table = ran.stdout("def median(")
+    for row in ("hand-written, eager", "hand-written, compiled", "SDPA, eager", "SDPA, compiled"):
+        assert row in table
+
+
+def test_06_sweeps_compare_modes_and_recommend_one(executed):
+    ran = executed("06_modes")
+    for label in ("modes: CNN", "modes: transformer block"):
+        run = ran.runs[label]
+        compiled = [v.name for v in run.compiled_variants]
+        assert compiled == ["inductor/default", "inductor/max-autotune-no-cudagraphs"], "the CPU sweep's modes"
+        assert all(v.compile_s and v.compile_s > 0 for v in run.compiled_variants)
+        assert {k.variant for k in run.kernels} == set(compiled), "each mode generated its own kernels"
+        assert run.recommendation is not None and run.recommendation.variant == run.speedup.variant
+        assert run.recommendation.call.startswith("torch.compile(model")
+        assert run.correctness.ok is True
+    assert "recommended: torch.compile(model" in ran.stdout("def mode_table(")
+    assert "recommended: torch.compile(model" in ran.stdout("mode_table(block_sweep)")
+
+
+def test_07_says_why_triton_is_skipped_and_profiles_inductor(executed):
+    ran = executed("07_custom_triton_kernel")
+    assert "Hand-written Triton kernel skipped: no CUDA device" in ran.stdout("import importlib.util")
+    assert "skipped" in ran.stdout("handwritten = None")
+    assert set(ran.runs) == {"softmax: Inductor"}, "no hand-written profile without a GPU"
+    generated = ran.runs["softmax: Inductor"]
+    cpp = [k for k in generated.kernels if k.language == "cpp"]
+    assert len(cpp) == 1 and "#pragma omp" in cpp[0].source
+    assert any("softmax" in op or op in ("aten.amax", "aten.exp") for op in cpp[0].aten_ops)
+    assert "torch.softmax, Inductor (cpp)" in ran.stdout("rows = []")
+    assert cpp[0].source[:200] in ran.stdout("import inspect")
