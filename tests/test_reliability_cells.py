@@ -219,6 +219,9 @@ def test_exception_in_eager_is_a_failed_run_and_compiles_nothing(shell, private_
     assert "the cell fails here" in out.stderr and "line 3" in out.stderr
     text = shown_text(out)
     assert "error [eager, cell line 3]: ValueError: the cell fails here" in text and "status: failed" in text
+    assert [line for line in text.splitlines() if line.startswith("error [")] == [
+        "error [eager, cell line 3]: ValueError: the cell fails here"
+    ], "the card says it once"
     assert run.graphs == [] and [v.name for v in run.variants] == ["eager"]
     # Unlike a plain failing cell, no assignment of the failed run lands (documented).
     assert "early" not in shell.user_ns

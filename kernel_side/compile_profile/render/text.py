@@ -140,7 +140,7 @@ def _error_lines(run: ProfileRun) -> list[str]:
         out.append(f"… and {len(run.errors) - MAX_LISTED} more errors")
     for v in run.variants:
         # A variant's own error is reported only when no ErrorInfo already tells it.
-        if v.error and not any(e.variant == v.name for e in run.errors):
+        if v.error and not any(v.name in (e.variant, e.stage) for e in run.errors):  # eager's is stage "eager"
             out.append(f"error [{v.name}]: {one_line(v.error)}")
     return out
 
