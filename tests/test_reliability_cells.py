@@ -343,7 +343,8 @@ def test_interrupt_inside_inductors_compile(shell, private_run_store, monkeypatc
     with inductor_config.patch(fx_graph_cache=False), functorch_config.patch(enable_autograd_cache=False):
         result, out, run = profile(shell, "", "y = x.sin()\nz = y + 1\n")
     monkeypatch.undo()
-    assert_interrupted(result, out, run, private_run_store, "inductor/default")
+    assert_interrupted(result, out, run, private_run_store, "compile")
+    assert "error [compile, inductor/default]: KeyboardInterrupt: interrupted by the user" in shown_text(out)
     assert torch.equal(shell.user_ns["z"], torch.ones(4).sin() + 1), "the eager run's results land"
     assert_kernel_unharmed(shell, before)
 

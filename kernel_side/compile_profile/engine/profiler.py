@@ -220,7 +220,10 @@ class _Session:
         except KeyboardInterrupt as exc:
             interrupted = exc
             run.status = "interrupted"
-            run.errors.append(ErrorInfo(stage=self._current or "profile", message="interrupted by the user",
+            # While compiling, _current is the variant's name: report it as the compile stage of that variant.
+            compiling = self._current in {v.name for v in run.compiled_variants}
+            stage, variant = ("compile", self._current) if compiling else (self._current or "profile", "")
+            run.errors.append(ErrorInfo(stage=stage, variant=variant, message="interrupted by the user",
                                         type="KeyboardInterrupt"))
         finally:
             tracker.release_new_entries()
