@@ -445,20 +445,22 @@ def test_optimizer_step_ran_n_times_and_the_loss_is_the_last_steps(shell, privat
 
 def _allocates_too_much(gm, example_inputs):
     def run(*args):
-        torch.empty(1 << 50, dtype=torch.uint8, device="cuda")  # 1 PiB
-        return gm(*args)
+        # Fill the device 1 GiB at a time until the allocator gives up, as a real OOM happens:
+        # with memory actually taken, which the failed run must give back.
+        chunks = [torch.empty(1 << 30, dtype=torch.uint8, device="cuda") for _ in range(1 << 12)]
+        return gm(*args), chunks
 
     return run
 
 
 @pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 def test_out_of_memory_in_the_compiled_variant_releases_memory(shell, private_run_store):
-    if not torch.cuda.is_available():
-        pytest.skip("needs CUDA")
     register_backend_once("reliability_allocates_too_much", _allocates_too_much)
     shell.user_ns["xc"] = torch.randn(256, 256, device="cuda")
     torch.cuda.synchronize()
     allocated = torch.cuda.memory_allocated()
+    torch.cuda.reset_peak_memory_stats()
     before = torch_state()
     result, out, run = profile(shell, "--backend reliability_allocates_too_much", "yc = (xc @ xc).relu()\n")
     assert result.error_in_exec is None
@@ -469,6 +471,7 @@ def test_out_of_memory_in_the_compiled_variant_releases_memory(shell, private_ru
     torch.cuda.synchronize()
     yc_bytes = shell.user_ns["yc"].numel() * 4
     assert torch.cuda.memory_allocated() <= allocated + yc_bytes, "nothing but the cell's result is still held"
+    assert torch.cuda.max_memory_allocated() > allocated + (1 << 30), "the compiled variant really filled the device"
     # A smaller run afterwards succeeds, with Inductor.
     result, out, run = profile(shell, "", "yc = (xc @ xc).relu()\n")
     assert result.error_in_exec is None and run.status == "ok", run.errors
