@@ -9,7 +9,7 @@ export COMPILE_PROFILE_DB ?= $(CURDIR)/.cache/runs.sqlite
 
 .PHONY: setup setup-python setup-js browser lab test test-python test-js test-ui clean
 
-setup: setup-python
+setup: setup-python setup-js
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -28,6 +28,43 @@ lab: setup
 test: setup
 	mkdir -p .cache test-artifacts
 	$(VENV)/bin/pytest -m "not gpu" tests
+	$(MAKE) test-js test-ui
+
+# -- JupyterLab extension (ext/) --------------------------------------------------
+# setup-js builds the labextension and links it into the venv, so pip's build hook is skipped here.
+export SKIP_JUPYTER_BUILDER := 1
+NPM ?= npm
+LABEXT := kernel_side/compile_profile/labextension
+CHROMIUM ?= /usr/bin/chromium
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+
+setup-js: $(VENV)/.labextension-linked
+
+node_modules/.installed: package.json package-lock.json
+	$(NPM) ci --no-audit --no-fund
+	touch $@
+
+$(LABEXT)/package.json: node_modules/.installed $(VENV)/.installed tsconfig.json $(wildcard ext/src/*) $(wildcard ext/style/*)
+	PATH="$(abspath $(VENV))/bin:$$PATH" $(NPM) run build
+	touch $@
+
+# Re-linked after every pip install, which may put a copy of an older build in its place.
+$(VENV)/.labextension-linked: $(LABEXT)/package.json $(VENV)/.installed
+	$(VENV)/bin/jupyter-builder develop --overwrite .
+	touch $@
+
+browser: $(CHROMIUM)
+$(CHROMIUM):
+	$(SUDO) apt-get update -q
+	$(SUDO) apt-get install -y -q chromium
+
+test-js: node_modules/.installed
+	npx jest
+
+# Galata starts JupyterLab itself (ui-tests/playwright.config.js) on a store of its own.
+test-ui: setup browser
+	mkdir -p test-artifacts
+	cd ui-tests && PATH="$(abspath $(VENV))/bin:$$PATH" npx playwright test
 
 clean:
 	rm -rf $(VENV) node_modules kernel_side/compile_profile/labextension .cache test-artifacts

@@ -5,7 +5,8 @@
  */
 
 import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
-import { Widget } from '@lumino/widgets';
+import { Message } from '@lumino/messaging';
+import { Panel, Widget } from '@lumino/widgets';
 
 import { ChartRenderer } from './charts';
 import { formatS, formatSpeedup, speedupTone } from './format';
@@ -22,82 +23,94 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, className: string, te
   return node;
 }
 
-export class RunCard extends Widget implements IRenderMime.IRenderer {
+export class RunCard extends Panel implements IRenderMime.IRenderer {
   constructor(
     private readonly _charts: ChartRenderer,
     private readonly _openInPanel: (runId: string) => void
   ) {
     super();
     this.addClass('cp-Card');
-    this._charts.theme.changed.connect(this._redrawChart, this);
+    this._charts.theme.changed.connect(this._drawChart, this);
   }
 
   dispose(): void {
-    this._charts.theme.changed.disconnect(this._redrawChart, this);
-    this._chart?.dispose();
+    this._charts.theme.changed.disconnect(this._drawChart, this);
     super.dispose();
   }
 
   async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
     const data = model.data[RUN_MIME_TYPE] as unknown as IRunMimeData;
     this._data = data;
-    this.node.replaceChildren();
+    while (this.widgets.length) {
+      this.widgets[0].dispose();
+    }
+    this._chart = null;
+    this.addWidget(this._summaryWidget(data));
+    const actions = new Widget({ node: el('div', 'cp-Card-actions') });
+    const open = el('button', 'jp-Button jp-mod-styled jp-mod-accept cp-Card-open', 'Open in panel');
+    open.addEventListener('click', () => this._openInPanel(data.run_id));
+    actions.node.append(open);
+    this.addWidget(actions);
+    if (this.isAttached) {
+      await this._drawChart();
+    }
+  }
+
+  protected onAfterAttach(msg: Message): void {
+    super.onAfterAttach(msg);
+    if (!this._chart) {
+      void this._drawChart();
+    }
+  }
+
+  private _summaryWidget(data: IRunMimeData): Widget {
     const summary = data.summary;
+    const node = el('div', 'cp-Card-summary');
     const head = el('div', 'cp-Card-head');
-    const tone = speedupTone(summary.speedup);
     const badge = el(
       'span',
-      `cp-Badge cp-mod-${tone}`,
+      `cp-Badge cp-mod-${speedupTone(summary.speedup)}`,
       summary.speedup ? formatSpeedup(summary.speedup.value) : summary.status
     );
     badge.title = summary.speedup
       ? `speedup of ${summary.speedup.variant}: ${formatSpeedup(summary.speedup.low)}–${formatSpeedup(summary.speedup.high)} (95% interval)`
       : '';
     head.append(badge, el('span', 'cp-Card-headline', summary.headline));
-    this.node.append(head);
+    node.append(head);
 
-    const meta = el('div', 'cp-Card-meta');
     const parts = [
       summary.label || summary.first_line,
       `${summary.device.type}: ${summary.device.name}`,
       summary.compile_s !== null ? `compile ${formatS(summary.compile_s)}` : '',
       `${summary.graph_count} graph${summary.graph_count === 1 ? '' : 's'}, ${summary.kernel_count} kernel${summary.kernel_count === 1 ? '' : 's'}`
     ].filter(Boolean);
-    meta.textContent = parts.join(' · ');
-    this.node.append(meta);
+    node.append(el('div', 'cp-Card-meta', parts.join(' · ')));
 
     if (summary.warnings.length) {
       const list = el('ul', 'cp-Card-warnings');
       for (const warning of summary.warnings) {
         list.append(el('li', 'cp-Card-warning', warning));
       }
-      this.node.append(list);
+      node.append(list);
     }
-
-    this._chartHost = el('div', 'cp-Card-chart');
-    this.node.append(this._chartHost);
-
-    const actions = el('div', 'cp-Card-actions');
-    const open = el('button', 'jp-Button jp-mod-styled jp-mod-accept cp-Card-open', 'Open in panel');
-    open.addEventListener('click', () => this._openInPanel(data.run_id));
-    actions.append(open);
-    this.node.append(actions);
-    await this._redrawChart();
+    return new Widget({ node });
   }
 
-  private async _redrawChart(): Promise<void> {
+  /** (Re)draw the variants chart between the summary and the actions, in the current theme. */
+  private async _drawChart(): Promise<void> {
     const figure = this._data?.figures?.variants;
-    if (!figure || !this._chartHost) {
+    if (!figure || this.isDisposed) {
       return;
     }
     this._chart?.dispose();
-    this._chart = null;
-    this._chartHost.replaceChildren();
-    this._chart = await this._charts.render(figure, this._chartHost, 220);
+    const chart = this._charts.create(figure, 220);
+    chart.widget.addClass('cp-Card-chart');
+    this._chart = chart.widget;
+    this.insertWidget(1, chart.widget);
+    await chart.draw();
   }
 
   private _data: IRunMimeData | null = null;
-  private _chartHost: HTMLElement | null = null;
   private _chart: Widget | null = null;
 }
 

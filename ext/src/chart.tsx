@@ -1,5 +1,6 @@
 /** A React host for one run figure, redrawn in the new colours when the theme changes. */
 
+import { MessageLoop } from '@lumino/messaging';
 import { Widget } from '@lumino/widgets';
 import * as React from 'react';
 
@@ -21,18 +22,21 @@ export function Chart(props: { figure: IPlotlyFigure | undefined; charts: ChartR
     if (!el || !props.figure) {
       return;
     }
-    let widget: Widget | null = null;
-    let disposed = false;
-    void props.charts.render(props.figure, el, props.height).then(w => {
-      if (disposed) {
-        w?.dispose();
-      } else {
-        widget = w;
-      }
-    });
+    const chart = props.charts.create(props.figure, props.height);
+    let widget: Widget | null = chart.widget;
+    if (el.isConnected) {
+      Widget.attach(widget, el);
+      void chart.draw();
+    }
     return () => {
-      disposed = true;
+      // React may already have taken the host out of the page, where Widget.detach would throw.
+      if (widget && widget.isAttached) {
+        MessageLoop.sendMessage(widget, Widget.Msg.BeforeDetach);
+        widget.node.remove();
+        MessageLoop.sendMessage(widget, Widget.Msg.AfterDetach);
+      }
       widget?.dispose();
+      widget = null;
       el.replaceChildren();
     };
   }, [props.figure, props.height, themeVersion]);

@@ -66,20 +66,27 @@ export class ChartRenderer {
   }
 
   /**
-   * Draw `figure` into `host`; returns the renderer widget to dispose when the host goes.
-   * The plotly renderer draws a model once, so a theme change means a fresh renderer.
+   * A widget that draws `figure` once `draw()` is called; add it to a parent (or attach it)
+   * first, so plotly measures a node that is in the page.  The plotly renderer draws a model
+   * once, so a theme change means a fresh widget.
    */
-  async render(figure: IPlotlyFigure, host: HTMLElement, height?: number): Promise<Widget | null> {
+  create(figure: IPlotlyFigure, height?: number): { widget: Widget; draw: () => Promise<void> } {
     if (!this.available) {
-      host.textContent = 'Charts need the plotly JupyterLab renderer (pip install plotly).';
-      return null;
+      const widget = new Widget();
+      widget.node.textContent = 'Charts need the plotly JupyterLab renderer (pip install plotly).';
+      return { widget, draw: () => Promise.resolve() };
     }
     const renderer = this._rendermime.createRenderer(PLOTLY_MIME_TYPE);
     renderer.addClass('cp-Chart');
-    Widget.attach(renderer, host);
-    const themed = themedFigure(figure, this.theme.palette(), height);
-    const model = new MimeModel({ data: { [PLOTLY_MIME_TYPE]: themed as any }, trusted: true });
-    await renderer.renderModel(model);
-    return renderer;
+    const draw = () => {
+      const themed = themedFigure(figure, this.theme.palette(), height);
+      // plotly sizes an autosized plot from the page's layout; in a sidebar, give it the host's width.
+      const hostWidth = renderer.node.parentElement?.clientWidth ?? 0;
+      if (hostWidth > 0 && themed.layout) {
+        themed.layout.width = hostWidth;
+      }
+      return renderer.renderModel(new MimeModel({ data: { [PLOTLY_MIME_TYPE]: themed as any }, trusted: true }));
+    };
+    return { widget: renderer, draw };
   }
 }

@@ -1,0 +1,66 @@
+/**
+ * Galata/Playwright configuration: the system Chromium (browser downloads do not work here),
+ * a JupyterLab started on a seeded run store, artifacts under test-artifacts/.
+ */
+const path = require('path');
+const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
+
+const repo = path.resolve(__dirname, '..');
+const artifacts = path.join(repo, 'test-artifacts');
+const port = process.env.CP_UI_PORT || '8899';
+const python = process.env.CP_PYTHON || path.join(repo, '.venv', 'bin', 'python');
+
+const serverEnv = {
+  ...process.env,
+  CP_UI_PORT: port,
+  JUPYTERLAB_GALATA_ROOT_DIR: path.join(artifacts, 'ui-root'),
+  COMPILE_PROFILE_DB: path.join(artifacts, 'ui-runs.sqlite'),
+  TORCHINDUCTOR_CACHE_DIR: process.env.TORCHINDUCTOR_CACHE_DIR || path.join(repo, '.cache', 'inductor')
+};
+// The tests call the seed script too (to add a run), with the same store.
+Object.assign(process.env, {
+  CP_SEED_ENV: JSON.stringify({
+    JUPYTERLAB_GALATA_ROOT_DIR: serverEnv.JUPYTERLAB_GALATA_ROOT_DIR,
+    COMPILE_PROFILE_DB: serverEnv.COMPILE_PROFILE_DB
+  }),
+  CP_PYTHON: python
+});
+
+module.exports = {
+  ...baseConfig,
+  testDir: './tests',
+  outputDir: path.join(artifacts, 'ui-results'),
+  reporter: [['list'], ['html', { open: 'never', outputFolder: path.join(artifacts, 'ui-report') }]],
+  timeout: 90 * 1000,
+  expect: { timeout: 20 * 1000 },
+  workers: 1,
+  fullyParallel: false,
+  retries: 0,
+  use: {
+    ...baseConfig.use,
+    baseURL: `http://127.0.0.1:${port}`,
+    video: 'off',
+    trace: 'retain-on-failure',
+    viewport: { width: 1400, height: 900 },
+    launchOptions: {
+      executablePath: process.env.CP_CHROMIUM || '/usr/bin/chromium',
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run'
+      ]
+    }
+  },
+  webServer: {
+    command: `"${python}" seed_runs.py && "${path.join(path.dirname(python), 'jupyter')}" lab --config jupyter_server_test_config.py`,
+    cwd: __dirname,
+    url: `http://127.0.0.1:${port}/lab`,
+    timeout: 120 * 1000,
+    reuseExistingServer: false,
+    env: serverEnv
+  }
+};

@@ -1,0 +1,122 @@
+"""Lay out the UI test's server: a fresh run store and a notebook holding the seeded runs' cells.
+
+Runs are the synthetic ones of tests/render_fixtures.py (no torch needed), with ids and times of
+their own.  ``--add ID`` later puts one more run, as a kernel would, to test that the panel picks
+it up without a refresh.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests"))
+sys.path.insert(0, str(HERE.parent / "kernel_side"))
+
+from render_fixtures import CELL, big_run, cpu_run, cuda_run, hostile_run  # noqa: E402
+
+from compile_profile.profile_run import GraphBreak  # noqa: E402
+from compile_profile.render.mime import mime_bundle  # noqa: E402
+from compile_profile.store import RunStore  # noqa: E402
+
+ROOT = Path(os.environ["JUPYTERLAB_GALATA_ROOT_DIR"])
+DB = Path(os.environ["COMPILE_PROFILE_DB"])
+NOTEBOOK = "seeded.ipynb"
+MAGIC_LINE = "%%compile_profile --label 'seeded cpu run'"
+
+CPU_RUN_ID = "uicpu0000001"
+BREAK_LINE = 5  # cell line of print(y.sum()) in render_fixtures.CELL
+
+
+def minutes_ago(minutes: float) -> str:
+    moment = dt.datetime.now(dt.timezone.utc) - dt.timedelta(minutes=minutes)
+    return moment.isoformat(timespec="seconds")
+
+
+def seeded_runs():
+    cpu = cpu_run()
+    cpu.id = CPU_RUN_ID
+    cpu.label = "seeded cpu run"
+    cpu.created_at = minutes_ago(1)
+    cpu.notebook = str(ROOT / NOTEBOOK)
+    cpu.graph_breaks = [
+        GraphBreak(
+            reason="builtin: print\n  Explanation: Dynamo does not know how to trace the builtin `print`.",
+            line=BREAK_LINE,
+            code_line="print(y.sum())",
+            variant="inductor/default",
+        )
+    ]
+    cuda = cuda_run()
+    cuda.id = "uicuda000001"
+    cuda.created_at = minutes_ago(30)
+    hostile = hostile_run()
+    hostile.id = "uihostile001"
+    hostile.created_at = minutes_ago(60)
+    big = big_run(1000)
+    big.id = "uibig0000001"
+    big.label = "a thousand kernels"
+    big.created_at = minutes_ago(120)
+    return [cpu, cuda, hostile, big]
+
+
+def notebook_json(cpu) -> dict:
+    bundle = mime_bundle(cpu)
+    code = lambda source, outputs=(): {  # noqa: E731
+        "cell_type": "code",
+        "execution_count": None,
+        "id": f"cell{abs(hash(source)) % 10**8}",
+        "metadata": {},
+        "outputs": list(outputs),
+        "source": source,
+    }
+    return {
+        "cells": [
+            {"cell_type": "markdown", "id": "intro", "metadata": {}, "source": "# Seeded runs"},
+            code("%load_ext compile_profile\ndevice = 'cpu'"),
+            code(
+                f"{MAGIC_LINE}\n{CELL.rstrip()}",
+                [{"output_type": "display_data", "data": bundle, "metadata": {}}],
+            ),
+            code("x = 1"),
+        ],
+        "metadata": {
+            "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
+            "language_info": {"name": "python"},
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--add", metavar="ID", help="put one more run with this id into the existing store")
+    args = parser.parse_args()
+    if args.add:
+        run = cuda_run()
+        run.id = args.add
+        run.label = f"added {args.add}"
+        run.created_at = minutes_ago(0)
+        with RunStore(DB) as store:
+            store.put(run)
+        return
+    shutil.rmtree(ROOT, ignore_errors=True)
+    ROOT.mkdir(parents=True)
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(DB) + suffix).unlink(missing_ok=True)
+    runs = seeded_runs()
+    with RunStore(DB) as store:
+        for run in runs:
+            store.put(run)
+    (ROOT / NOTEBOOK).write_text(json.dumps(notebook_json(runs[0]), indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,178 @@
+/**
+ * compile-profile in a real JupyterLab and Chromium: the in-cell card, the sidebar panel, kernel
+ * source, graph-break navigation, live updates, the dark theme.  The server starts on a store
+ * seeded by seed_runs.py; screenshots go to test-artifacts/.
+ */
+import { execFileSync } from 'child_process';
+import * as path from 'path';
+
+import { expect, galata, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+
+const ARTIFACTS = path.resolve(__dirname, '..', '..', 'test-artifacts');
+const PANEL = '#compile-profile-panel';
+const CPU_RUN = 'uicpu0000001';
+
+test.use({ autoGoto: true });
+
+async function shot(page: IJupyterLabPageFixture, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(ARTIFACTS, `ui-${name}.png`) });
+}
+
+async function openSeededNotebook(page: IJupyterLabPageFixture): Promise<void> {
+  await page.evaluate(async () => {
+    const app = (window as any).jupyterapp;
+    await app.restored;
+    await app.commands.execute('docmanager:open', { path: 'seeded.ipynb' });
+  });
+  await page.locator('.jp-NotebookPanel .cp-Card').first().waitFor();
+}
+
+async function openPanel(page: IJupyterLabPageFixture, args: Record<string, string> = {}): Promise<void> {
+  await page.evaluate(async a => {
+    const app = (window as any).jupyterapp;
+    await app.restored;
+    await app.commands.execute('compile-profile:open', a);
+  }, args);
+  await expect(page.locator(PANEL)).toBeVisible();
+}
+
+async function selectRun(page: IJupyterLabPageFixture, id: string, tab: string): Promise<void> {
+  await page.locator(`${PANEL} .cp-RunItem[data-run-id="${id}"]`).click();
+  await expect(page.locator(`${PANEL} .cp-Detail[data-run-id="${id}"]`)).toBeVisible();
+  await page.locator(`${PANEL} .cp-Tab`, { hasText: tab }).click();
+}
+
+/** Where the notebook's cursor is: active cell index and the text of the cursor's line. */
+async function notebookCursor(page: IJupyterLabPageFixture): Promise<{ index: number; line: number; text: string }> {
+  return page.evaluate(() => {
+    const panel = (window as any).jupyterapp.shell.currentWidget;
+    const notebook = panel.content;
+    const editor = notebook.activeCell.editor;
+    const position = editor.getCursorPosition();
+    return { index: notebook.activeCellIndex, line: position.line, text: editor.getLine(position.line) };
+  });
+}
+
+test('the card renders in the cell with a speedup figure and a chart', async ({ page }) => {
+  await openSeededNotebook(page);
+  const card = page.locator('.jp-NotebookPanel .cp-Card').first();
+  await expect(card.locator('.cp-Card-headline')).toContainText(/inductor\/default [\d.]+× slower: [\d.]+ ms → [\d.]+ ms/);
+  await expect(card.locator('.cp-Badge')).toHaveText('0.95×');
+  await expect(card.locator('.cp-Card-warnings')).toContainText('compiled results differ from eager');
+  await expect(card.locator('.js-plotly-plot .bars path').first()).toBeVisible();
+  await shot(page, 'card-light');
+});
+
+test('the panel lists the runs newest first, as text', async ({ page }) => {
+  await openSeededNotebook(page);
+  await page.locator('.jp-NotebookPanel .cp-Card .cp-Card-open').first().click();
+  await expect(page.locator(PANEL)).toBeVisible();
+  const items = page.locator(`${PANEL} .cp-RunItem`);
+  await expect(items).toHaveCount(4);
+  await expect(items.nth(0)).toHaveAttribute('data-run-id', CPU_RUN);
+  await expect(items.nth(0)).toContainText('seeded cpu run');
+  await expect(items.nth(0)).toContainText('cpu: x86_64');
+  // The card's button opened this run's detail.
+  await expect(page.locator(`${PANEL} .cp-Detail[data-run-id="${CPU_RUN}"]`)).toBeVisible();
+  // Markup in a label is shown as characters, never parsed.
+  await expect(items.nth(2)).toContainText('<script>alert(1)</script>');
+  await expect(page.locator(`${PANEL} script, ${PANEL} img[src="x"]`)).toHaveCount(0);
+  await page.locator(`${PANEL} .cp-Check input`).check();
+  await expect(items).toHaveCount(1); // only the seeded notebook's run
+  await shot(page, 'panel-runs');
+});
+
+test('the kernel source of a C++ kernel shows, highlighted', async ({ page }) => {
+  await openSeededNotebook(page);
+  await openPanel(page);
+  await selectRun(page, CPU_RUN, 'Kernels');
+  await page.locator(`${PANEL} tr[data-kernel="cpp_fused_add_relu_0"]`).click();
+  const view = page.locator(`${PANEL} .cp-CodeView`);
+  await expect(view.locator('.cp-CodeView-lang')).toHaveText('C++');
+  await expect(view.locator('.cp-CodeView-source')).toContainText('extern "C"');
+  // CodeMirror's highlighter wrapped tokens in styled spans.
+  expect(await view.locator('.cp-CodeView-source span[class]').count()).toBeGreaterThan(5);
+  await shot(page, 'panel-cpp-kernel');
+});
+
+test('clicking a graph break moves the notebook to its cell and line', async ({ page }) => {
+  await openSeededNotebook(page);
+  await page.evaluate(() => {
+    (window as any).jupyterapp.shell.currentWidget.content.activeCellIndex = 4;
+  });
+  await openPanel(page, { runId: CPU_RUN, tab: 'Graph breaks' });
+  const brk = page.locator(`${PANEL} .cp-Break-line`).first();
+  await expect(brk).toHaveText('cell line 5');
+  await brk.click();
+  await expect.poll(() => notebookCursor(page)).toEqual({ index: 2, line: 5, text: 'print(y.sum())' });
+  await shot(page, 'graph-break-navigation');
+});
+
+test('a thousand kernels page quickly', async ({ page }) => {
+  await openPanel(page);
+  await selectRun(page, 'uibig0000001', 'Kernels');
+  await expect(page.locator(`${PANEL} .cp-KernelTable tbody tr`)).toHaveCount(50);
+  await expect(page.locator(`${PANEL} .cp-Pager`)).toContainText('page 1 of 20 · 1000 kernels');
+  const started = Date.now();
+  await page.locator(`${PANEL} .cp-KernelTable th`, { hasText: 'kernel' }).click();
+  await expect(page.locator(`${PANEL} .cp-KernelTable tbody tr`).first()).toHaveAttribute('data-kernel', 'triton_poi_fused_0');
+  await page.locator(`${PANEL} .cp-Pager button`, { hasText: 'next' }).click();
+  await expect(page.locator(`${PANEL} .cp-Pager`)).toContainText('page 2 of 20');
+  expect(Date.now() - started).toBeLessThan(5000);
+});
+
+test('a new run appears without a refresh, and the list survives a reload', async ({ page }) => {
+  await openPanel(page);
+  await expect(page.locator(`${PANEL} .cp-RunItem`)).toHaveCount(4);
+  execFileSync(process.env.CP_PYTHON!, [path.join(__dirname, '..', 'seed_runs.py'), '--add', 'uiadded00001'], {
+    env: { ...process.env, ...JSON.parse(process.env.CP_SEED_ENV!) }
+  });
+  await expect(page.locator(`${PANEL} .cp-RunItem`).first()).toHaveAttribute('data-run-id', 'uiadded00001', {
+    timeout: 15000
+  });
+  await page.reload();
+  await page.waitForSelector('#jupyterlab-splash', { state: 'detached' });
+  await openPanel(page);
+  await expect(page.locator(`${PANEL} .cp-RunItem`)).toHaveCount(5);
+});
+
+test('the dark theme applies to the panel, the card and their charts', async ({ page }) => {
+  await openSeededNotebook(page);
+  await openPanel(page, { runId: CPU_RUN, tab: 'Overview' });
+  await page.theme.setDarkTheme();
+  expect(await page.evaluate(() => document.body.dataset.jpThemeLight)).toBe('false');
+  const fontColour = await page.evaluate(() =>
+    getComputedStyle(document.body).getPropertyValue('--jp-ui-font-color1').trim()
+  );
+  // plotly writes the title's colour as an inline fill (its alpha as fill-opacity): the dark theme's text colour.
+  const cardTitle = page.locator('.jp-NotebookPanel .cp-Card .js-plotly-plot .gtitle').first();
+  await expect
+    .poll(async () => normalizeColour(page, (await cardTitle.evaluate(el => (el as SVGElement).style.fill)) || ''))
+    .toBe(await normalizeColour(page, fontColour));
+  const panelBackground = await page.locator(PANEL).evaluate(el => getComputedStyle(el).backgroundColor);
+  expect(luminance(panelBackground)).toBeLessThan(0.3);
+  await expect(page.locator(`${PANEL} .cp-ChartHost[data-chart="variants"] .js-plotly-plot`)).toBeVisible();
+  await shot(page, 'dark-theme');
+  await page.theme.setLightTheme();
+});
+
+/** A CSS colour as "r,g,b" (alpha dropped), as the browser resolves it. */
+async function normalizeColour(page: IJupyterLabPageFixture, colour: string): Promise<string> {
+  const resolved = await page.evaluate(c => {
+    const probe = document.createElement('div');
+    probe.style.color = c;
+    document.body.appendChild(probe);
+    const out = getComputedStyle(probe).color;
+    probe.remove();
+    return out;
+  }, colour);
+  return (resolved.match(/[\d.]+/g) ?? []).slice(0, 3).join(',');
+}
+
+function luminance(rgb: string): number {
+  const [r, g, b] = (rgb.match(/[\d.]+/g) ?? ['255', '255', '255']).map(Number);
+  return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
+}
+
+// Keep the import of galata used for its types when the helpers above change.
+void galata;
