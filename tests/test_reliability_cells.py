@@ -338,11 +338,11 @@ def test_interrupt_inside_inductors_compile(shell, private_run_store, monkeypatc
     import torch._functorch.config as functorch_config
 
     before = torch_state()
-    monkeypatch.setattr(compile_fx_module, "compile_fx", compile_fx_interrupted_in_lowering)
     # A cache hit would skip Inductor's compile, and the interrupt with it.
-    with inductor_config.patch(fx_graph_cache=False), functorch_config.patch(enable_autograd_cache=False):
+    with monkeypatch.context() as patched, inductor_config.patch(fx_graph_cache=False), \
+            functorch_config.patch(enable_autograd_cache=False):
+        patched.setattr(compile_fx_module, "compile_fx", compile_fx_interrupted_in_lowering)
         result, out, run = profile(shell, "", "y = x.sin()\nz = y + 1\n")
-    monkeypatch.undo()
     assert_interrupted(result, out, run, private_run_store, "compile")
     assert "error [compile, inductor/default]: KeyboardInterrupt: interrupted by the user" in shown_text(out)
     assert torch.equal(shell.user_ns["z"], torch.ones(4).sin() + 1), "the eager run's results land"
@@ -358,10 +358,10 @@ def test_interrupt_during_timing_keeps_the_samples_taken(shell, private_run_stor
                 raise KeyboardInterrupt
         return real_run_interleaved(*args, on_round=on_round_then_interrupt, **kwargs)
 
-    monkeypatch.setattr(profiler, "run_interleaved", interrupted_after_two_rounds)
     before = torch_state()
-    result, out, run = profile(shell, "", "y = x.sin()\nz = y + 1\n")
-    monkeypatch.undo()
+    with monkeypatch.context() as patched:
+        patched.setattr(profiler, "run_interleaved", interrupted_after_two_rounds)
+        result, out, run = profile(shell, "", "y = x.sin()\nz = y + 1\n")
     assert_interrupted(result, out, run, private_run_store, "timing")
     assert all(v.timing is not None and v.timing.n == 2 for v in run.variants), "two rounds were taken"
     assert run.correctness is None, "nothing after timing ran"
@@ -384,10 +384,10 @@ def test_interrupt_during_the_kernel_profiling_pass(shell, private_run_store, mo
             return call()
         return wrapped
 
-    monkeypatch.setattr(kernel_timing, "measure_variant", measure_interrupted_on_second_call)
     before = torch_state()
-    result, out, run = profile(shell, "", "y = x.sin()\nz = y + 1\n")
-    monkeypatch.undo()
+    with monkeypatch.context() as patched:
+        patched.setattr(kernel_timing, "measure_variant", measure_interrupted_on_second_call)
+        result, out, run = profile(shell, "", "y = x.sin()\nz = y + 1\n")
     assert_interrupted(result, out, run, private_run_store, "kernel timing")
     assert all(v.timing is not None for v in run.variants), "the timed samples are kept"
     assert run.correctness is not None and run.correctness.ok
