@@ -105,10 +105,10 @@ def test_full_disk(ip, private_run_store, monkeypatch):
         pages = conn.execute("PRAGMA page_count").fetchone()[0]
         conn.execute(f"PRAGMA max_page_count = {pages}")
 
-    monkeypatch.setattr(RunStore, "_prepare", prepare_on_a_full_disk)
-    run, out = profile(ip)
+    with monkeypatch.context() as patched:
+        patched.setattr(RunStore, "_prepare", prepare_on_a_full_disk)
+        run, out = profile(ip)
     assert_not_saved(run, out, "disk is full")
-    monkeypatch.undo()
     with RunStore(private_run_store) as s:
         assert [r["id"] for r in s.list()] == ["earlier"], "the earlier run is intact, nothing torn"
         assert s.get("earlier").label == "already there"
@@ -161,3 +161,45 @@ def test_two_kernels_profiling_at_once_both_store_their_runs(ip, private_run_sto
         assert s.count() == 202
         for run in runs:
             assert s.get(run.id).to_dict() == run.to_dict()
+
+
+class _InterruptBefore:
+    """A connection that raises KeyboardInterrupt when asked to run a statement starting with ``prefix``."""
+
+    def __init__(self, conn, prefix: str):
+        self._conn, self._prefix = conn, prefix
+
+    def execute(self, sql, *args):
+        if sql.lstrip().startswith(self._prefix):
+            raise KeyboardInterrupt
+        return self._conn.execute(sql, *args)
+
+    def __getattr__(self, name):
+        return getattr(self._conn, name)
+
+
+def test_ctrl_c_while_saving_leaves_no_torn_run_and_still_shows_the_result(ip, private_run_store, monkeypatch):
+    with RunStore(private_run_store) as s:
+        s.put(make_run("earlier"))
+        token = s.change_token()
+    real_connection = RunStore._connection
+
+    def connection_interrupted_mid_transaction(self, *, create):
+        conn = real_connection(self, create=create)
+        # The run's row is written; Ctrl-C lands before the change counter and the commit.
+        return None if conn is None else _InterruptBefore(conn, "UPDATE store_state")
+
+    ip.user_ns.update(torch=torch, x=torch.ones(4))
+    ip.user_ns.pop("stored_prof", None)
+    with monkeypatch.context() as patched, capture_output() as out:
+        patched.setattr(RunStore, "_connection", connection_interrupted_mid_transaction)
+        result = ip.run_cell(CELL)
+    assert isinstance(result.error_in_exec, KeyboardInterrupt), "Ctrl-C still stops the notebook"
+    run = ip.user_ns["stored_prof"]
+    shown = [o.data for o in out.outputs if "application/vnd.compile-profile.run+json" in o.data]
+    assert len(shown) == 1 and run.id in shown[0]["text/plain"], "the result is still shown"
+    assert_not_saved(run, out, "interrupted")
+    with RunStore(private_run_store) as s:
+        assert [r["id"] for r in s.list()] == ["earlier"] and s.change_token() == token, "rolled back whole"
+    run, out = profile(ip)
+    assert "not saved" not in out.stderr and RunStore(private_run_store).get(run.id).status == "ok"

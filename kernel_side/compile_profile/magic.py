@@ -144,8 +144,7 @@ class CompileProfileMagics(Magics):
             cell_fn.commit(result.last_eager_result)
         if args.output:
             user_ns[args.output] = run
-        if args.store:
-            _store(run)
+        store_interrupted = args.store and not _store(run)
         for error in run.errors:
             if error.stage == "eager" and error.traceback:
                 print(_user_traceback(error.traceback, cell_fn.filename), file=sys.stderr)
@@ -153,7 +152,7 @@ class CompileProfileMagics(Magics):
             display(run.show())
         else:
             display(run)
-        if result.interrupted is not None:
+        if result.interrupted is not None or store_interrupted:
             raise KeyboardInterrupt
         return None
 
@@ -233,14 +232,24 @@ class _ProgressLine:
             self._handle = None
 
 
-def _store(run) -> None:
+def _store(run) -> bool:
+    """Save the run; False when Ctrl-C stopped the save (the caller shows the run, then re-raises)."""
     from .store import RunStore, StoreError
 
     try:
         RunStore().put(run)
     except (StoreError, OSError) as exc:
-        run.notes.append(f"not saved to the run store: {exc}")
-        print(f"compile_profile: the run was not saved to the run store: {exc}", file=sys.stderr)
+        _not_saved(run, str(exc))
+    except KeyboardInterrupt:
+        # The put is one transaction, rolled back whole; the profile itself must still be shown.
+        _not_saved(run, "interrupted while saving; nothing was written")
+        return False
+    return True
+
+
+def _not_saved(run, why: str) -> None:
+    run.notes.append(f"not saved to the run store: {why}")
+    print(f"compile_profile: the run was not saved to the run store: {why}", file=sys.stderr)
 
 
 def _notebook_path(user_ns: dict) -> str:
