@@ -43,6 +43,7 @@ from .timing import (
     TimingPlan,
     calls_per_sample_for,
     device_sync,
+    priming_calls,
     run_interleaved,
     speedup_interval,
     summarize_samples,
@@ -369,7 +370,8 @@ class _Session:
         try:
             run_interleaved(timed, plan, device_type=device_type, calls_per_sample=number, on_round=on_round)
         finally:
-            runs = sum(len(v.samples_s) for v in timed) * number + plan.warmup * len(timed)
+            per_sample = number + priming_calls(device_type)
+            runs = sum(len(v.samples_s) for v in timed) * per_sample + plan.warmup * len(timed)
             self.run_obj.cell_runs += runs
             self._record_timings(timed, device_type)
             self._note_recompiles(self.recorder.take(), during_timing=True)
