@@ -205,6 +205,8 @@ class Figures:
 
 def timed_calls_per_sample(run, *, warmup: int, correctness: bool = True) -> float:
     """How many calls each timed sample made, from the run's count of cell runs less every other run."""
+    from compile_profile.engine.timing import priming_calls
+
     compiled = run.compiled_variants
     other = 1 + len(compiled) + (2 if correctness else 0)  # first calls, correctness
     if run.device.type == "cuda":
@@ -214,7 +216,8 @@ def timed_calls_per_sample(run, *, warmup: int, correctness: bool = True) -> flo
         other += sum(kp.calls + 1 for kp in profiled) + 1  # kernel-timing pass, final eager
     samples = sum(v.timing.n for v in run.variants if v.timing)
     timed = run.cell_runs - other - warmup * len(run.variants)
-    return max(1.0, timed / samples) if samples else 1.0
+    priming = priming_calls(run.device.type)  # the tool's own overhead, not part of the least
+    return max(1.0, timed / samples - priming) if samples else 1.0
 
 
 def least_wall_s(run, warmup: int) -> float:

@@ -235,7 +235,7 @@ def test_profile_count_grows_for_fast_cells_within_bounds():
     assert kernel_timing.calls_for(None) == kernel_timing.MIN_CALLS
     assert kernel_timing.calls_for(1000.0) == kernel_timing.MIN_CALLS
     assert kernel_timing.calls_for(0.001) == kernel_timing.MAX_CALLS
-    assert kernel_timing.calls_for(20.0) == 10
+    assert kernel_timing.calls_for(10.0) == 3 and kernel_timing.calls_for(5.0) == 6
 
 
 # -- the real pass on CPU ----------------------------------------------------------------------

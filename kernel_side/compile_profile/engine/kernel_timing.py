@@ -40,11 +40,14 @@ from . import chrome_trace
 from .chrome_trace import ChromeTrace, DeviceEvent, HostEvent
 from .output_code import launch_call, launcher_functions, parse_output_code
 
-PROFILE_TARGET_S = 0.2  # profiled time per variant; few calls for slow cells, more for fast ones
-MIN_CALLS, MAX_CALLS = 3, 20
+# Profiled time per variant: few calls for slow cells, more for fast ones.  Attribution needs few;
+# each call's trace (the Python tracer's above all) costs host time to export and parse.
+PROFILE_TARGET_S = 0.03
+MIN_CALLS, MAX_CALLS = 3, 10
 MAX_UNMATCHED = 20
 
 REGION_PREFIX = "## Call CompiledFxGraph"
+CUDA_GRAPH_MODES = ("reduce-overhead", "max-autotune")
 CPP_BINDING_CALL = "<built-in function kernel>"  # Inductor's C++ kernels are bound as "kernel"
 _CALL_EVENT = re.compile(r"^(?P<path>.+\.py)\((?P<line>\d+)\): call$")
 _EXTERN_PREFIXES = ("extern_kernels.", "torch.ops.", "aten.")
@@ -113,9 +116,13 @@ def record_trace(call: Callable[[], Any], before_each: Callable[[], None], *, ca
     os.close(fd)
     try:
         prof.export_chrome_trace(path)
-        return chrome_trace.load(path)
+        return chrome_trace.load(path, keep_python=_python_event_needed)
     finally:
         os.unlink(path)
+
+
+def _python_event_needed(name: str) -> bool:
+    return name == CPP_BINDING_CALL or name.endswith(": call")
 
 
 # -- output-code modules -----------------------------------------------------------
@@ -568,5 +575,9 @@ def measure_variant(
     result = attribute(trace, kernels, variant=name, calls=calls, device_type=run.device.type)
     if not any(_is_region(ev) for ev in trace.host):
         result.notes.append("the profiler saw no compiled-graph region, so no kernel could be timed")
+    if (run.device.type == "cuda" and variant.mode in CUDA_GRAPH_MODES and result.total_us > 0
+            and result.in_cuda_graphs_us == 0):
+        result.notes.append("no kernel ran inside a CUDA graph: Inductor did not use CUDA graphs for this variant"
+                            + (f" ({'; '.join(variant.cudagraph_skips)})" if variant.cudagraph_skips else ""))
     apply(result, run)
     return result
