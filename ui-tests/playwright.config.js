@@ -6,7 +6,8 @@ const path = require('path');
 const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
 
 const repo = path.resolve(__dirname, '..');
-const artifacts = path.join(repo, 'test-artifacts');
+// CP_UI_ARTIFACTS and CP_UI_PORT let a second run go side by side with another one.
+const artifacts = process.env.CP_UI_ARTIFACTS || path.join(repo, 'test-artifacts');
 const port = process.env.CP_UI_PORT || '8899';
 const python = process.env.CP_PYTHON || path.join(repo, '.venv', 'bin', 'python');
 
@@ -23,7 +24,8 @@ Object.assign(process.env, {
     JUPYTERLAB_GALATA_ROOT_DIR: serverEnv.JUPYTERLAB_GALATA_ROOT_DIR,
     COMPILE_PROFILE_DB: serverEnv.COMPILE_PROFILE_DB
   }),
-  CP_PYTHON: python
+  CP_PYTHON: python,
+  CP_UI_ARTIFACTS: artifacts
 });
 
 module.exports = {

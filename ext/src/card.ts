@@ -41,6 +41,7 @@ export class RunCard extends Panel implements IRenderMime.IRenderer {
   async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
     const data = model.data[RUN_MIME_TYPE] as unknown as IRunMimeData;
     this._data = data;
+    this.node.dataset.runId = data.run_id;
     while (this.widgets.length) {
       this.widgets[0].dispose();
     }

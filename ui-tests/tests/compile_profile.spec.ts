@@ -8,7 +8,7 @@ import * as path from 'path';
 
 import { expect, galata, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
 
-const ARTIFACTS = path.resolve(__dirname, '..', '..', 'test-artifacts');
+const ARTIFACTS = process.env.CP_UI_ARTIFACTS ?? path.resolve(__dirname, '..', '..', 'test-artifacts');
 const PANEL = '#compile-profile-panel';
 const CPU_RUN = 'uicpu0000001';
 
@@ -154,6 +154,69 @@ test('the dark theme applies to the panel, the card and their charts', async ({ 
   await expect(page.locator(`${PANEL} .cp-ChartHost[data-chart="variants"] .js-plotly-plot`)).toBeVisible();
   await shot(page, 'dark-theme');
   await page.theme.setLightTheme();
+});
+
+const REAL_CELL = [
+  "%%compile_profile --label 'ui real run' --repeat 5 --warmup 1 --budget 2",
+  'import torch',
+  'x = torch.randn(256, 256)',
+  'y = torch.relu(x @ x) + 1',
+  'print(y.shape)',
+  'z = (y * 2).softmax(-1)'
+].join('\n');
+
+test('a real %%compile_profile cell: card, panel, C++ kernel source, graph break', async ({ page, tmpPath }) => {
+  test.setTimeout(240 * 1000); // compiles on CPU; seconds with a warm Inductor cache
+  // Saved under its final name before a kernel starts: the kernel records the path it started with.
+  await page.evaluate(
+    async ({ source, path: notebookPath }) => {
+      const app = (window as any).jupyterapp;
+      const code = (text: string) => ({ cell_type: 'code', source: text, metadata: {}, outputs: [], execution_count: null });
+      await app.serviceManager.contents.save(notebookPath, {
+        type: 'notebook',
+        format: 'json',
+        content: {
+          cells: [code('%load_ext compile_profile'), code(source), code('after = 1')],
+          metadata: { kernelspec: { name: 'python3', display_name: 'Python 3 (ipykernel)', language: 'python' } },
+          nbformat: 4,
+          nbformat_minor: 5
+        }
+      });
+      await app.commands.execute('docmanager:open', { path: notebookPath });
+    },
+    { source: REAL_CELL, path: `${tmpPath}/real.ipynb` }
+  );
+  await page.locator('.jp-NotebookPanel .jp-Cell').nth(2).waitFor();
+  await page.notebook.run();
+  const card = page.locator('.jp-NotebookPanel .cp-Card').first();
+  await expect(card).toBeVisible({ timeout: 180 * 1000 });
+  await expect(card.locator('.cp-Card-headline')).toContainText(/[\d.]+× (faster|slower): [\d.]+ \S?s → [\d.]+ \S?s/);
+  await expect(card.locator('.cp-Badge')).toHaveText(/^[\d.]+×$/);
+  await expect(card.locator('.js-plotly-plot .bars path').first()).toBeVisible();
+  const runId = await card.getAttribute('data-run-id');
+  expect(runId).toMatch(/^[A-Za-z0-9_-]+$/);
+  await shot(page, 'real-card');
+
+  await card.locator('.cp-Card-open').click();
+  await expect(page.locator(`${PANEL} .cp-RunItem`).first()).toHaveAttribute('data-run-id', runId!);
+  await page.locator(`${PANEL} .cp-Check input`).check();
+  await expect(page.locator(`${PANEL} .cp-RunItem`)).toHaveCount(1); // the kernel reported this notebook's path
+  await expect(page.locator(`${PANEL} .cp-Detail[data-run-id="${runId}"]`)).toBeVisible();
+
+  await page.locator(`${PANEL} .cp-Tab`, { hasText: 'Kernels' }).click();
+  await page.locator(`${PANEL} .cp-KernelTable tbody tr:has(td:text-is("C++"))`).first().click();
+  await expect(page.locator(`${PANEL} .cp-CodeView-lang`)).toHaveText('C++');
+  await expect(page.locator(`${PANEL} .cp-CodeView-source`)).toContainText('extern "C"');
+  await shot(page, 'real-cpp-kernel');
+
+  await page.evaluate(() => {
+    (window as any).jupyterapp.shell.currentWidget.content.activeCellIndex = 2;
+  });
+  await page.locator(`${PANEL} .cp-Tab`, { hasText: 'Graph breaks' }).click();
+  await expect(page.locator(`${PANEL} .cp-Break-line`).first()).toHaveText('cell line 5');
+  await page.locator(`${PANEL} .cp-Break-line`).first().click();
+  await expect.poll(() => notebookCursor(page)).toEqual({ index: 1, line: 4, text: 'print(y.shape)' });
+  await shot(page, 'real-graph-break');
 });
 
 /** A CSS colour as "r,g,b" (alpha dropped), as the browser resolves it. */
