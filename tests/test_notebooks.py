@@ -71,6 +71,9 @@ def _execute(name: str, workdir: Path) -> ExecutedNotebook:
         "COMPILE_PROFILE_DB": str(db),
         "COMPILE_PROFILE_NOTEBOOK": str(path),
         "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "kernel_side"), os.environ.get("PYTHONPATH")])),
+        # The assertions are about the CPU path (C++ kernels, the CPU SDPA backend, the CPU sweep);
+        # on a GPU machine the notebooks would switch to their CUDA sizes and cells.
+        "CUDA_VISIBLE_DEVICES": "",
     }
     client = NotebookClient(nb, kernel_name="python3", timeout=600, resources={"metadata": {"path": str(NOTEBOOKS)}})
     started = time.perf_counter()
