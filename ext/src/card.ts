@@ -8,7 +8,7 @@ import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Message } from '@lumino/messaging';
 import { Panel, Widget } from '@lumino/widgets';
 
-import { ChartRenderer } from './charts';
+import { ChartRenderer, followWidth } from './charts';
 import { formatS, formatSpeedup, speedupTone } from './format';
 import { IRunMimeData, RUN_MIME_TYPE } from './types';
 
@@ -35,6 +35,7 @@ export class RunCard extends Panel implements IRenderMime.IRenderer {
 
   dispose(): void {
     this._charts.theme.changed.disconnect(this._drawChart, this);
+    this._stopFollowing();
     super.dispose();
   }
 
@@ -104,15 +105,18 @@ export class RunCard extends Panel implements IRenderMime.IRenderer {
       return;
     }
     this._chart?.dispose();
+    this._stopFollowing();
     const chart = this._charts.create(figure, 220);
     chart.widget.addClass('cp-Card-chart');
     this._chart = chart.widget;
     this.insertWidget(1, chart.widget);
+    this._stopFollowing = followWidth(chart.widget, this.node);
     await chart.draw();
   }
 
   private _data: IRunMimeData | null = null;
   private _chart: Widget | null = null;
+  private _stopFollowing: () => void = () => {};
 }
 
 export function runCardFactory(charts: ChartRenderer, openInPanel: (runId: string) => void): IRenderMime.IRendererFactory {

@@ -4,7 +4,7 @@ import { MessageLoop } from '@lumino/messaging';
 import { Widget } from '@lumino/widgets';
 import * as React from 'react';
 
-import { ChartRenderer } from './charts';
+import { ChartRenderer, followWidth } from './charts';
 import { IPlotlyFigure } from './types';
 
 export function Chart(props: { figure: IPlotlyFigure | undefined; charts: ChartRenderer; height?: number; name: string }): JSX.Element {
@@ -24,11 +24,14 @@ export function Chart(props: { figure: IPlotlyFigure | undefined; charts: ChartR
     }
     const chart = props.charts.create(props.figure, props.height);
     let widget: Widget | null = chart.widget;
+    let stopFollowing = () => {};
     if (el.isConnected) {
       Widget.attach(widget, el);
       void chart.draw();
+      stopFollowing = followWidth(widget, el);
     }
     return () => {
+      stopFollowing();
       // React may already have taken the host out of the page, where Widget.detach would throw.
       if (widget && widget.isAttached) {
         MessageLoop.sendMessage(widget, Widget.Msg.BeforeDetach);

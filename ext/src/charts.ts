@@ -78,15 +78,32 @@ export class ChartRenderer {
     }
     const renderer = this._rendermime.createRenderer(PLOTLY_MIME_TYPE);
     renderer.addClass('cp-Chart');
+    if (height !== undefined) {
+      // A resize makes plotly autosize to its node: the node must hold the figure's height.
+      renderer.node.style.height = `${height}px`;
+    }
     const draw = () => {
       const themed = themedFigure(figure, this.theme.palette(), height);
-      // plotly sizes an autosized plot from the page's layout; in a sidebar, give it the host's width.
-      const hostWidth = renderer.node.parentElement?.clientWidth ?? 0;
-      if (hostWidth > 0 && themed.layout) {
-        themed.layout.width = hostWidth;
-      }
       return renderer.renderModel(new MimeModel({ data: { [PLOTLY_MIME_TYPE]: themed as any }, trusted: true }));
     };
     return { widget: renderer, draw };
   }
+}
+
+/**
+ * Keep an autosized plot as wide as its host: plotly itself only follows window resizes, not a
+ * sidebar opening or a panel being dragged wider.  An update request makes the plotly renderer
+ * redraw at its node's new size.  Returns the function that stops following.
+ */
+export function followWidth(widget: Widget, host: HTMLElement): () => void {
+  let width = host.clientWidth;
+  const observer = new ResizeObserver(() => {
+    const now = host.clientWidth;
+    if (now > 0 && now !== width) {
+      width = now;
+      widget.update();
+    }
+  });
+  observer.observe(host);
+  return () => observer.disconnect();
 }

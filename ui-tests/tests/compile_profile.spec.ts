@@ -92,6 +92,16 @@ test('the kernel source of a C++ kernel shows, highlighted', async ({ page }) =>
   await expect(view.locator('.cp-CodeView-source')).toContainText('extern "C"');
   // CodeMirror's highlighter wrapped tokens in styled spans.
   expect(await view.locator('.cp-CodeView-source span[class]').count()).toBeGreaterThan(5);
+  // Opening the sidebar narrowed the notebook: the card's chart followed, and kept its height.
+  const card = page.locator('.jp-NotebookPanel .cp-Card').first();
+  await expect
+    .poll(() =>
+      card.evaluate(node => {
+        const svg = node.querySelector('.js-plotly-plot svg.main-svg')!.getBoundingClientRect();
+        return svg.right <= node.getBoundingClientRect().right + 1 && svg.height > 200;
+      })
+    )
+    .toBe(true);
   await shot(page, 'panel-cpp-kernel');
 });
 
