@@ -3,10 +3,12 @@
 Dynamo compiles function frames, not module code, so the cell body becomes
 the body of a function.  Names the cell assigns are the function's locals
 (those that already exist in the namespace come in as parameters, so
-``x = x + 1`` reads the old ``x``), and the function returns its last
-expression's value together with ``locals()``.  Locals rather than globals,
+``x = x + 1`` reads the old ``x``; new ones start bound to an "unset" marker,
+which ``del x`` also restores), and the function returns its last expression's
+value together with a tuple of those locals.  Locals rather than globals,
 because Dynamo keeps compiling the code after a graph break only when the
-values it needs are locals.  Each call starts from the namespace as it was,
+values it needs are locals; an explicit tuple rather than ``locals()``, which
+older Dynamo cannot trace (a graph break that would empty the compiled graph).  Each call starts from the namespace as it was,
 and the final values are copied back once, so the user namespace ends as
 after one normal run.  The source is registered in ``linecache`` under the
 cell's filename so tracebacks and graph-break locations show the cell's lines.
@@ -24,6 +26,17 @@ from typing import Any
 
 CELL_FUNCTION_NAME = "__compile_profile_cell__"
 LAST_EXPRESSION = "<last expression>"
+_UNSET_PARAMETER = "__compile_profile_unset__"
+
+
+class _Unset:
+    """Marks a cell name that a run left unbound (never assigned, or deleted)."""
+
+    def __repr__(self) -> str:
+        return "<unset by this run>"
+
+
+UNSET = _Unset()
 
 
 class CellSyntaxError(SyntaxError):
@@ -32,7 +45,7 @@ class CellSyntaxError(SyntaxError):
 
 @dataclass
 class CellFunction:
-    fn: FunctionType  # returns (last expression value, locals())
+    fn: FunctionType  # returns (last expression value, tuple of the assigned names' values)
     parameters: list[str]  # assigned names that already existed: passed in, fresh, on every call
     assigned: list[str]
     returns_value: bool
@@ -41,23 +54,29 @@ class CellFunction:
     line_offset: int
     user_ns: dict[str, Any]
 
-    def __call__(self) -> tuple[Any, dict[str, Any]]:
-        return self.fn(*[self.user_ns[name] for name in self.parameters])
+    def arguments(self) -> list[Any]:
+        return [self.user_ns[name] for name in self.parameters]
 
-    def outputs(self, returned: tuple[Any, dict[str, Any]]) -> dict[str, Any]:
+    def __call__(self) -> tuple[Any, tuple[Any, ...]]:
+        return self.fn(*self.arguments())
+
+    def _bound(self, returned: tuple[Any, tuple[Any, ...]]) -> dict[str, Any]:
+        _, values = returned
+        return {name: value for name, value in zip(self.assigned, values) if value is not UNSET}
+
+    def outputs(self, returned: tuple[Any, tuple[Any, ...]]) -> dict[str, Any]:
         """What one run produced: assigned names and the value of the last expression."""
-        result, local_values = returned
-        out = {name: local_values[name] for name in self.assigned if name in local_values}
+        out = self._bound(returned)
         if self.returns_value:
-            out[LAST_EXPRESSION] = result
+            out[LAST_EXPRESSION] = returned[0]
         return out
 
-    def commit(self, returned: tuple[Any, dict[str, Any]]) -> None:
+    def commit(self, returned: tuple[Any, tuple[Any, ...]]) -> None:
         """Copy one run's assignments into the user namespace, as a normal run would leave it."""
-        _, local_values = returned
+        bound = self._bound(returned)
         for name in self.assigned:
-            if name in local_values:
-                self.user_ns[name] = local_values[name]
+            if name in bound:
+                self.user_ns[name] = bound[name]
             elif name in self.parameters:
                 self.user_ns.pop(name, None)  # the cell deleted it
 
@@ -98,25 +117,30 @@ def cell_to_function(
     assigned = top_level_assigned_names(tree.body)
     parameters = [name for name in assigned if name in user_ns]
     returns_value = bool(tree.body) and isinstance(tree.body[-1], ast.Expr)
-    statements = list(tree.body)
+    statements = _DeleteToUnset().visit(ast.Module(body=list(tree.body), type_ignores=[])).body
     result: ast.expr = ast.Constant(value=None)
     if returns_value:
-        last = statements.pop()
-        result = last.value
-    end_line = (tree.body[-1].end_lineno or tree.body[-1].lineno) if tree.body else line_offset + 1
-    ret = ast.Return(
-        value=ast.Tuple(
-            elts=[result, ast.Call(func=ast.Name(id="locals", ctx=ast.Load()), args=[], keywords=[])],
-            ctx=ast.Load(),
-        )
-    )
-    ast.copy_location(ret, tree.body[-1] if tree.body else ast.Pass(lineno=end_line, col_offset=0))
+        result = statements.pop().value
+    anchor = tree.body[0] if tree.body else ast.Pass(lineno=line_offset + 1, col_offset=0)
+    unset_name = lambda: ast.Name(id=_UNSET_PARAMETER, ctx=ast.Load())  # noqa: E731
+    prologue = [
+        ast.copy_location(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=unset_name()), anchor)
+        for name in assigned
+        if name not in parameters
+    ]
+    values = ast.Tuple(elts=[ast.Name(id=name, ctx=ast.Load()) for name in assigned], ctx=ast.Load())
+    ret = ast.Return(value=ast.Tuple(elts=[result, values], ctx=ast.Load()))
+    ast.copy_location(ret, tree.body[-1] if tree.body else anchor)
     func = ast.FunctionDef(
         name=CELL_FUNCTION_NAME,
         args=ast.arguments(
-            posonlyargs=[], args=[ast.arg(arg=name) for name in parameters], kwonlyargs=[], kw_defaults=[], defaults=[]
+            posonlyargs=[],
+            args=[ast.arg(arg=name) for name in parameters],
+            kwonlyargs=[ast.arg(arg=_UNSET_PARAMETER)],
+            kw_defaults=[unset_name()],
+            defaults=[],
         ),
-        body=statements + [ret],
+        body=prologue + statements + [ret],
         decorator_list=[],
         returns=None,
         **({"type_params": []} if sys.version_info >= (3, 12) else {}),
@@ -127,10 +151,14 @@ def cell_to_function(
     # Register the whole cell so tracebacks and Dynamo show its lines.
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     # The namespace itself is the function's globals, so functions the cell defines
-    # see later notebook definitions, as after a normal run.  Only the definition of
-    # the cell function is written there, and removed at once.
-    exec(code, user_ns)
-    fn = user_ns.pop(CELL_FUNCTION_NAME)
+    # see later notebook definitions, as after a normal run; defining it elsewhere
+    # and rebinding its globals leaves the namespace untouched.
+    scratch: dict[str, Any] = {"__builtins__": __builtins__, _UNSET_PARAMETER: UNSET}
+    exec(code, scratch)
+    defined = scratch[CELL_FUNCTION_NAME]
+    user_ns.setdefault("__builtins__", __builtins__)  # as exec() does; Dynamo reads it from globals
+    fn = FunctionType(defined.__code__, user_ns, CELL_FUNCTION_NAME)
+    fn.__kwdefaults__ = defined.__kwdefaults__
     return CellFunction(
         fn=fn,
         parameters=parameters,
@@ -141,6 +169,30 @@ def cell_to_function(
         line_offset=line_offset,
         user_ns=user_ns,
     )
+
+
+class _DeleteToUnset(ast.NodeTransformer):
+    """``del name`` in the cell's own scope becomes ``name = <unset>``: the name stays
+    a bound local, so the function can return it, and the commit deletes it."""
+
+    def visit_Delete(self, node: ast.Delete):
+        names = [t for t in node.targets if isinstance(t, ast.Name)]
+        others = [t for t in node.targets if not isinstance(t, ast.Name)]
+        out: list[ast.stmt] = []
+        if others:
+            out.append(ast.copy_location(ast.Delete(targets=others), node))
+        for target in names:
+            assign = ast.Assign(
+                targets=[ast.Name(id=target.id, ctx=ast.Store())],
+                value=ast.Name(id=_UNSET_PARAMETER, ctx=ast.Load()),
+            )
+            out.append(ast.copy_location(assign, node))
+        return out
+
+    def _leave(self, node):  # nested scopes delete their own locals
+        return node
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = _leave
 
 
 def _reject_unsupported(tree: ast.Module, filename: str) -> None:

@@ -196,6 +196,8 @@ class _Session:
         self.recorder.on_event = self._on_trace_event
         self._current = ""
         self._last_eager: tuple[Any] | None = None
+        self.backends: dict[str, RecordingBackend] = {}
+        self.graphs_seen: dict[str, int] = {}  # graphs each backend had recorded when last read
 
     def _eager(self) -> Any:
         result = self.target.eager_call()
@@ -312,6 +314,8 @@ class _Session:
                                                                          "aot_backward", "post_grad")
                                   for op in g.op_counts]
         self.compiled[name] = lambda fn=compiled_fn: t.call_compiled(fn)
+        self.backends[name] = backend
+        self.graphs_seen[name] = len(backend.graphs)
 
     def _merge_trace(self, variant: Variant, trace) -> None:
         run = self.run_obj
@@ -351,8 +355,8 @@ class _Session:
         device_type = self.run_obj.device.type
         plan = TimingPlan(warmup=self.opts.warmup, repeat=self.opts.repeat, min_samples=self.opts.min_samples,
                           budget_s=self.opts.budget)
-        timed = [TimedCallable("eager", self._eager, t.before_each)]
-        timed += [TimedCallable(name, call, t.before_each) for name, call in self.compiled.items()]
+        timed = [TimedCallable("eager", self._eager, self._before("eager"))]
+        timed += [TimedCallable(name, call, self._before(name)) for name, call in self.compiled.items()]
         self.progress("warming up")
         self.recorder.take()
         fastest = warm_up(timed, plan, device_sync(device_type))
@@ -403,26 +407,40 @@ class _Session:
         return build_variants(backend=self.opts.backend, modes=modes, dynamic=self.opts.dynamic,
                               fullgraph=self.opts.fullgraph, options=self.opts.options)
 
+    def _before(self, name: str) -> Callable[[], None]:
+        """Untimed preparation of a sample: tag trace events with the variant about to run."""
+        recorder, before_each = self.recorder, self.target.before_each
+
+        def prepare() -> None:
+            recorder.context = name
+            before_each()
+
+        return prepare
+
     def _note_recompiles(self, events: list[TraceEvent], *, during_timing: bool) -> None:
-        if not events:
-            return
-        # Attribute to whichever variant's compiled function recompiled: the trace does not
-        # say, but recompiles of a variant's own frames are listed with their reasons.
-        trace = build_variant_trace(events, [], variant="", locator=self.target.locator)
-        for r in trace.recompiles:
-            r.during_timing = during_timing
-            self.run_obj.recompiles.append(r)
-        dynamo_graphs = [g for g in trace.graphs if g.kind == "dynamo"]
-        if during_timing and (trace.recompiles or dynamo_graphs):
-            for v in self.run_obj.compiled_variants:
-                if v.timing is not None:
-                    v.recompiled_during_timing = True
-            self.run_obj.notes.append(
-                f"Dynamo compiled again during the timed runs ({len(dynamo_graphs)} graph(s)); "
-                "those samples include compile time"
-            )
-        self.run_obj.graphs.extend(trace.graphs)
-        self.run_obj.kernels.extend(trace.kernels)
+        """Compiles after a variant's first call: recompiles (guard failures) of that variant."""
+        self.recorder.context = ""
+        by_variant: dict[str, list[TraceEvent]] = {}
+        for ev in events:
+            by_variant.setdefault(ev.context, []).append(ev)
+        for name, variant_events in by_variant.items():
+            backend = self.backends.get(name)
+            new_graphs = backend.graphs[self.graphs_seen[name]:] if backend else []
+            if backend:
+                self.graphs_seen[name] = len(backend.graphs)
+            trace = build_variant_trace(variant_events, new_graphs, variant=name, locator=self.target.locator)
+            for r in trace.recompiles:
+                r.during_timing = during_timing
+            self.run_obj.recompiles.extend(trace.recompiles)
+            self.run_obj.graphs.extend(trace.graphs)
+            self.run_obj.kernels.extend(trace.kernels)
+            dynamo_graphs = [g for g in trace.graphs if g.kind == "dynamo"]
+            if during_timing and (trace.recompiles or dynamo_graphs) and name in self.backends:
+                self.run_obj.variant(name).recompiled_during_timing = True
+                self.run_obj.notes.append(
+                    f"{name}: Dynamo compiled again during the timed runs ({len(dynamo_graphs)} graph(s)); "
+                    "those samples include compile time"
+                )
 
     def _check_correctness(self) -> None:
         if not self.opts.check_correctness:

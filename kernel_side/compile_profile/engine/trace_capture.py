@@ -34,6 +34,7 @@ class TraceEvent:
     frame_compile_id: int | None
     attempt: int | None
     time: float
+    context: str = ""  # what the profiler was running when it was logged (a variant's name)
 
     @property
     def compile_id(self) -> str:
@@ -57,6 +58,7 @@ class TraceRecorder(logging.Handler):
         self.strings: dict[int, str] = {}  # trace_structured interns filenames
         self._events_lock = threading.Lock()
         self.on_event: Callable[[TraceEvent], None] | None = None  # e.g. progress reporting
+        self.context = ""  # stamped on each event; the profiler sets it before each variant's calls
 
     def emit(self, record: logging.LogRecord) -> None:
         metadata = getattr(record, "metadata", None)
@@ -78,6 +80,7 @@ class TraceRecorder(logging.Handler):
             frame_compile_id=metadata.get("frame_compile_id"),
             attempt=metadata.get("attempt"),
             time=time.perf_counter(),
+            context=self.context,
         )
         with self._events_lock:
             self.events.append(event)

@@ -140,7 +140,8 @@ def build_variant_trace(
             graph_id = f"{variant}/{cid}/{kind}"
             state["aot_graph_ids"][kind] = graph_id
             out.graphs.append(_graph_from_code(graph_id, kind, ev.payload or "", variant, cid, locator))
-        elif ev.name == "inductor_post_grad_graph":
+        elif "inductor_post_grad_graph" in (ev.name, ev.artifact_name):
+            # a top-level event on a cache hit, an artifact on a fresh compile
             index = len(state["post_grad"])
             graph_id = f"{variant}/{cid}/post_grad_{index}"
             state["post_grad"].append(ev.payload or "")
@@ -155,6 +156,8 @@ def build_variant_trace(
             out.graph_breaks.append(_graph_break(ev.payload or "", variant, cid, locator))
         elif ev.artifact_name == "recompile_reasons":
             for reason in _recompile_reasons(ev.payload):
+                if _is_backend_switch(reason):
+                    continue  # the profiler compiling the same code for its next variant
                 out.recompiles.append(Recompile(reason=reason, variant=variant, compile_id=cid))
         elif ev.artifact_name in ("fx_graph_cache_hit", "fx_graph_bundled_cache_hit"):
             out.cache.fx_graph_hits += 1
@@ -287,6 +290,11 @@ def _dedupe_breaks(out: VariantTrace) -> None:
             seen.add(key)
             unique.append(b)
     out.graph_breaks = unique
+
+
+def _is_backend_switch(reason: str) -> bool:
+    lines = [ln for ln in reason.splitlines() if ln.strip()]
+    return bool(lines) and all("BACKEND_MATCH" in ln or "___check_current_backend" in ln for ln in lines)
 
 
 def _recompile_reasons(payload: str | None) -> list[str]:
