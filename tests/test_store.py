@@ -412,10 +412,11 @@ def test_read_only_directory_gives_store_error(tmp_path):
 
 def test_full_disk_is_reported_as_store_error(store):
     store.put(make_run("small"))
-    # Cap the file at its current size: the next large put hits SQLITE_FULL exactly as a full disk would.
+    # Cap the file a few pages above its current size (room to rewrite a small run):
+    # the large put hits SQLITE_FULL exactly as a full disk would.
     conn = store._connection(create=True)
     pages = conn.execute("PRAGMA page_count").fetchone()[0]
-    conn.execute(f"PRAGMA max_page_count = {pages}")
+    conn.execute(f"PRAGMA max_page_count = {pages + 8}")
     with pytest.raises(StoreError, match="disk is full"):
         store.put(make_run("large", label="y" * 200_000))
     assert [r["id"] for r in store.list()] == ["small"]  # the failed put left nothing behind
