@@ -10,3 +10,5 @@ c.ServerApp.port = int(os.environ.get("CP_UI_PORT", "8899"))  # noqa: F821 (leav
 c.ServerApp.allow_root = True  # noqa: F821 (CI runs as root)
 c.LabApp.news_url = None  # noqa: F821 (no network here)
 c.LabApp.check_for_updates_class = "jupyterlab.NeverCheckForUpdate"  # noqa: F821
+# Playwright echoes the server's log into the test report: keep it to errors.
+c.ServerApp.log_level = "ERROR"  # noqa: F821
