@@ -7,7 +7,7 @@ import torch
 from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
-from compile_profile.magic import split_line_magic
+from compile_profile.magic import CellFailed, split_line_magic
 from compile_profile.store import RunStore
 
 FAST = "--warmup 1 --repeat 6 --budget 0.2"
@@ -68,16 +68,19 @@ def test_bad_arguments_give_a_usage_message(ip, ns, line, message):
 
 def test_syntax_error_names_the_cell_line_and_changes_nothing(ip, ns):
     ns["untouched"] = 1
-    with capture_output() as out:
-        ip.run_cell("%%compile_profile --no-store\nuntouched = 2\nbad = (1,\n")
-    assert "cell line 3" in out.stderr
+    with capture_output():
+        result = ip.run_cell("%%compile_profile --no-store\nuntouched = 2\nbad = (1,\n")
+    assert isinstance(result.error_in_exec, CellFailed)
+    assert "cell line 3" in result.error_in_exec.report and "bad = (1," in result.error_in_exec.report
     assert ns["untouched"] == 1
 
 
 def test_eager_error_shows_the_cell_traceback(ip, ns):
     with capture_output() as out:
-        ip.run_cell(f"%%compile_profile {FAST} --no-store -o failed\nok = 1\nraise RuntimeError('cell failed here')")
-    assert "cell failed here" in out.stderr and 'line 3' in out.stderr
+        result = ip.run_cell(f"%%compile_profile {FAST} --no-store -o failed\nok = 1\nraise RuntimeError('cell failed here')")
+    report = result.error_in_exec.report
+    assert "RuntimeError: cell failed here" in report and "line 3" in report and "magic.py" not in report
+    assert "raise RuntimeError" in out.stdout, "IPython shows the cell's traceback with its code line"
     assert ns["failed"].status == "failed" and ns["failed"].errors[0].line == 3
 
 

@@ -31,6 +31,7 @@ from torch._dynamo.callback import callback_handler
 
 from compile_profile.engine import profiler
 from compile_profile.engine.dynamo_state import _is_profile_backend
+from compile_profile.magic import CellFailed
 from compile_profile.store import RunStore
 
 FAST = "--warmup 1 --repeat 5 --budget 0.2"
@@ -201,8 +202,9 @@ def test_cells_refused_before_running_change_nothing(shell, private_run_store, b
     before = torch_state()
     shell.user_ns["untouched"] = 1
     result, out, run = profile(shell, "", body)
-    assert run is None and result.error_in_exec is None
-    assert f"cell line {line}" in out.stderr and words in out.stderr
+    failure = result.error_in_exec
+    assert run is None and isinstance(failure, CellFailed), "refused like a failing cell: Run All stops"
+    assert f"cell line {line}" in failure.report and words in failure.report
     assert shell.user_ns["untouched"] == 1
     assert RunStore(private_run_store).count() == 0
     assert_kernel_unharmed(shell, before)
@@ -215,8 +217,10 @@ def test_exception_in_eager_is_a_failed_run_and_compiles_nothing(shell, private_
     # test_magic covers the traceback text; here: the store, the namespace and torch state.
     before = torch_state()
     result, out, run = profile(shell, "", "early = x * 2\nraise ValueError('the cell fails here')\n")
-    assert result.error_in_exec is None, "the failure is reported, not raised through the kernel"
-    assert "the cell fails here" in out.stderr and "line 3" in out.stderr
+    failure = result.error_in_exec
+    assert isinstance(failure, CellFailed), "raised after the card, so Run All stops as for a failing cell"
+    assert "the cell fails here" in failure.report and "line 3" in failure.report
+    assert "magic.py" not in failure.report, "the traceback is the cell's, not the profiler's"
     text = shown_text(out)
     assert "error [eager, cell line 3]: ValueError: the cell fails here" in text and "status: failed" in text
     assert [line for line in text.splitlines() if line.startswith("error [")] == [

@@ -133,8 +133,8 @@ class CompileProfileMagics(Magics):
             result, cell_fn = profile_cell(body, user_ns, opts, source=source, line_offset=line_offset)
         except CellSyntaxError as exc:
             progress.clear()
-            print(_syntax_message(exc, source), file=sys.stderr)
-            return None
+            report = _syntax_message(exc, source)
+            raise CellFailed(report, summary=report.splitlines()[0]) from None
         finally:
             progress.clear()
         run = result.run
@@ -145,16 +145,29 @@ class CompileProfileMagics(Magics):
         if args.output:
             user_ns[args.output] = run
         store_interrupted = args.store and not _store(run)
-        for error in run.errors:
-            if error.stage == "eager" and error.traceback:
-                print(_user_traceback(error.traceback, cell_fn.filename), file=sys.stderr)
         if args.widget:
             display(run.show())
         else:
             display(run)
         if result.interrupted is not None or store_interrupted:
             raise KeyboardInterrupt
+        eager_error = next((e for e in run.errors if e.stage == "eager" and e.traceback), None)
+        if eager_error is not None:
+            # The cell itself failed: stop "Run All" as a normal failing cell would.
+            raise CellFailed(_user_traceback(eager_error.traceback, cell_fn.filename))
         return None
+
+
+class CellFailed(Exception):
+    """The profiled cell could not run; IPython shows the cell's own traceback, not the magic's."""
+
+    def __init__(self, report: str, summary: str | None = None):
+        lines = report.strip().splitlines()
+        super().__init__(summary or (lines[-1] if lines else "the cell failed"))
+        self.report = report
+
+    def _render_traceback_(self) -> list[str]:
+        return self.report.splitlines()
 
 
 def _check_compile_settings(args) -> None:
