@@ -191,7 +191,6 @@ def test_reduce_overhead_with_a_cpu_input_graphs_the_gpu_part_and_shows_the_copy
     assert copies and all(u.where != "in CUDA graph" for u in copies), kp.unmatched
     # a skip reason, where this torch records one in the structured trace (compilation_metrics)
     assert not v.cudagraph_skips or any("cpu" in s.lower() for s in v.cudagraph_skips), v.cudagraph_skips
-    assert all(k.in_cuda_graph is False for k in run.kernels if k.variant == v.name and k.device_time_ms)
 
 
 def test_max_autotune_reports_choices_and_the_winner():
@@ -199,8 +198,11 @@ def test_max_autotune_reports_choices_and_the_winner():
     a = torch.randn(2048, 2048, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(2048, 2048, device="cuda", dtype=torch.bfloat16)
     # caches off: a cache hit reuses the winner without autotuning (and so reports no choices)
-    run = _profile(torch.mm, a, b, modes=["max-autotune-no-cudagraphs"], options={"force_disable_caches": True})
-    (v,) = run.compiled_variants
+    import torch._inductor.config as inductor_config
+
+    with inductor_config.patch(force_disable_caches=True):
+        run = _profile(torch.mm, a, b, modes=["max-autotune-no-cudagraphs"])
+    v = run.variant("inductor/max-autotune-no-cudagraphs")
     assert v.autotune, "max-autotune benchmarked the mm"
     (mm,) = [r for r in v.autotune if r.op == "mm"]
     assert mm.shape == "2048x2048, 2048x2048" and "bfloat16" in mm.dtypes
