@@ -11,12 +11,18 @@ export interface IVariantDelta {
   ratio: number | null;
 }
 
+export interface IKernelCount {
+  name: string;
+  count: number;
+}
+
 export interface IRunComparison {
   variants: IVariantDelta[];
   speedup: { before: number | null; after: number | null; delta: number | null };
   counts: { name: string; before: number; after: number; delta: number }[];
-  kernelsAdded: string[];
-  kernelsRemoved: string[];
+  /** Kernel names (counter stripped) with how many more or fewer the second run has. */
+  kernelsAdded: IKernelCount[];
+  kernelsRemoved: IKernelCount[];
   kernelsKept: number;
 }
 
@@ -67,18 +73,17 @@ export function compareRuns(before: IProfileRun, after: IProfileRun): IRunCompar
   };
   const mb = multiset(before.kernels);
   const ma = multiset(after.kernels);
-  const kernelsAdded: string[] = [];
-  const kernelsRemoved: string[] = [];
+  const kernelsAdded: IKernelCount[] = [];
+  const kernelsRemoved: IKernelCount[] = [];
   let kernelsKept = 0;
-  for (const key of new Set([...mb.keys(), ...ma.keys()])) {
+  for (const key of [...new Set([...mb.keys(), ...ma.keys()])].sort()) {
     const nb = mb.get(key) ?? 0;
     const na = ma.get(key) ?? 0;
     kernelsKept += Math.min(nb, na);
-    for (let i = nb; i < na; i++) {
-      kernelsAdded.push(key);
-    }
-    for (let i = na; i < nb; i++) {
-      kernelsRemoved.push(key);
+    if (na > nb) {
+      kernelsAdded.push({ name: key, count: na - nb });
+    } else if (nb > na) {
+      kernelsRemoved.push({ name: key, count: nb - na });
     }
   }
   return {
@@ -90,8 +95,8 @@ export function compareRuns(before: IProfileRun, after: IProfileRun): IRunCompar
       count('recompiles', r => r.recompiles.length),
       count('kernels', r => r.kernels.length)
     ],
-    kernelsAdded: kernelsAdded.sort(),
-    kernelsRemoved: kernelsRemoved.sort(),
+    kernelsAdded,
+    kernelsRemoved,
     kernelsKept
   };
 }

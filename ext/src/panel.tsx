@@ -5,7 +5,7 @@ import { ReactWidget, UseSignal } from '@jupyterlab/ui-components';
 import * as React from 'react';
 
 import * as api from './api';
-import { compareRuns } from './compare';
+import { compareRuns, IKernelCount } from './compare';
 import { IDetailServices, RunDetail } from './detail';
 import { formatAge, formatDeltaCount, formatDeltaMs, formatMs, formatSpeedup, speedupTone } from './format';
 import { PanelModel } from './model';
@@ -231,31 +231,33 @@ function Compare({ runs }: { runs: IRunSummary[] }): JSX.Element {
             </tbody>
           </table>
           <p className="cp-Note">{cmp.kernelsKept} kernel(s) in both.</p>
-          <KernelDiff title="Kernels added" names={cmp.kernelsAdded} />
-          <KernelDiff title="Kernels removed" names={cmp.kernelsRemoved} />
+          <KernelDiff title="Kernels added" kernels={cmp.kernelsAdded} />
+          <KernelDiff title="Kernels removed" kernels={cmp.kernelsRemoved} />
         </>
       )}
     </div>
   );
 }
 
-function KernelDiff({ title, names }: { title: string; names: string[] }): JSX.Element | null {
-  if (!names.length) {
+function KernelDiff({ title, kernels }: { title: string; kernels: IKernelCount[] }): JSX.Element | null {
+  if (!kernels.length) {
     return null;
   }
-  const shown = names.slice(0, 100);
+  const total = kernels.reduce((sum, k) => sum + k.count, 0);
+  const shown = kernels.slice(0, 100);
   return (
     <>
       <h4>
-        {title} ({names.length})
+        {title} ({total})
       </h4>
       <ul className="cp-List">
-        {shown.map((n, i) => (
-          <li key={i}>
-            <code>{n}</code>
+        {shown.map(k => (
+          <li key={k.name}>
+            <code>{k.name}</code>
+            {k.count > 1 ? ` ×${k.count}` : ''}
           </li>
         ))}
-        {names.length > shown.length ? <li>… {names.length - shown.length} more</li> : null}
+        {kernels.length > shown.length ? <li>… {kernels.length - shown.length} more names</li> : null}
       </ul>
     </>
   );

@@ -34,8 +34,11 @@ describe('compareRuns', () => {
   it('matches kernels ignoring the numeric suffix, as a multiset', () => {
     expect(kernelKey({ name: 'triton_poi_fused_add_12' })).toBe('triton_poi_fused_add');
     expect(cmp.kernelsKept).toBe(1);
-    expect(cmp.kernelsAdded).toEqual(['triton_per_fused_softmax']);
-    expect(cmp.kernelsRemoved).toEqual(['cpp_fused_relu', 'triton_poi_fused_add']);
+    expect(cmp.kernelsAdded).toEqual([{ name: 'triton_per_fused_softmax', count: 1 }]);
+    expect(cmp.kernelsRemoved).toEqual([
+      { name: 'cpp_fused_relu', count: 1 },
+      { name: 'triton_poi_fused_add', count: 1 }
+    ]);
   });
 
   it('has no speedup delta when a run has no speedup', () => {

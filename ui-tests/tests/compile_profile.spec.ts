@@ -131,6 +131,18 @@ test('a thousand kernels page quickly', async ({ page }) => {
   expect(Date.now() - started).toBeLessThan(5000);
 });
 
+test('comparing two runs shows the deltas', async ({ page }) => {
+  await openPanel(page);
+  await page.locator(`${PANEL} .cp-Views .cp-Tab`, { hasText: 'Compare' }).click();
+  await page.locator(`${PANEL} select[aria-label="before"]`).selectOption('uicuda000001');
+  await page.locator(`${PANEL} select[aria-label="after"]`).selectOption('uibig0000001');
+  const kernels = page.locator(`${PANEL} .cp-CompareTable tr`, { has: page.locator('th', { hasText: /^kernels$/ }) });
+  await expect(kernels.locator('td')).toHaveText(['3', '1000', '+997']);
+  await expect(page.locator(`${PANEL} .cp-Compare h4`, { hasText: 'Kernels added' })).toContainText('(1000)');
+  await expect(page.locator(`${PANEL} .cp-Compare li`).first()).toHaveText('triton_poi_fused ×1000');
+  await shot(page, 'panel-compare');
+});
+
 test('a new run appears without a refresh, and the list survives a reload', async ({ page }) => {
   await openPanel(page);
   await expect(page.locator(`${PANEL} .cp-RunItem`)).toHaveCount(4);
