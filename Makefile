@@ -5,7 +5,6 @@ PY := $(VENV)/bin/python
 # A CPU build of torch serves every CPU test; an existing torch in the venv is kept.
 TORCH_SPEC ?= torch==2.13.0
 export TORCHINDUCTOR_CACHE_DIR ?= $(CURDIR)/.cache/inductor
-export COMPILE_PROFILE_DB ?= $(CURDIR)/.cache/runs.sqlite
 
 .PHONY: setup setup-python setup-js browser lab test test-python test-js test-ui clean
 
@@ -25,7 +24,8 @@ lab: setup
 	mkdir -p .cache
 	$(VENV)/bin/jupyter lab --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-test: setup
+# pytest opens exported reports in Chromium too, so the browser comes first.
+test: setup browser
 	mkdir -p .cache test-artifacts
 	$(VENV)/bin/pytest -m "not gpu" tests
 	$(MAKE) test-js test-ui
