@@ -226,6 +226,18 @@ class CacheStats:
     aot_autograd_misses: int = 0
     state: Literal["cold", "warm", "mixed", "none"] = "none"
 
+    def derived_state(self) -> str:
+        hits = self.fx_graph_hits + self.aot_autograd_hits
+        misses = self.fx_graph_misses + self.aot_autograd_misses
+        return "none" if not (hits or misses) else "warm" if not misses else "cold" if not hits else "mixed"
+
+    def add(self, other: CacheStats) -> None:
+        self.fx_graph_hits += other.fx_graph_hits
+        self.fx_graph_misses += other.fx_graph_misses
+        self.aot_autograd_hits += other.aot_autograd_hits
+        self.aot_autograd_misses += other.aot_autograd_misses
+        self.state = self.derived_state()  # type: ignore[assignment]
+
 
 @dataclass
 class Correctness:

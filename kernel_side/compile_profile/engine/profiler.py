@@ -266,12 +266,11 @@ class _Session:
         self.run_obj.variants.append(Variant(name="eager", first_call_s=first_s))
 
     def _compile_variants(self) -> None:
-        specs = self.specs
-        if self.opts.sweep:
-            modes = sweep_modes(self.run_obj.device.type)
-            specs = build_variants(backend=self.opts.backend, modes=modes, dynamic=self.opts.dynamic,
-                                   fullgraph=self.opts.fullgraph, options=self.opts.options)
-        for spec in specs:
+        if self.opts.sweep:  # the modes worth trying depend on the device the eager run used
+            self.specs = build_variants(backend=self.opts.backend, modes=sweep_modes(self.run_obj.device.type),
+                                        dynamic=self.opts.dynamic, fullgraph=self.opts.fullgraph,
+                                        options=self.opts.options)
+        for spec in self.specs:
             self._compile_one(spec)
 
     def _compile_one(self, spec: VariantSpec) -> None:
@@ -330,13 +329,7 @@ class _Session:
         variant.cudagraph_skips = list(dict.fromkeys(trace.cudagraph_skips))
         for key, value in trace.phases.items():
             run.compile_phases[key] = run.compile_phases.get(key, 0.0) + value
-        c = run.cache
-        c.fx_graph_hits += trace.cache.fx_graph_hits
-        c.fx_graph_misses += trace.cache.fx_graph_misses
-        c.aot_autograd_hits += trace.cache.aot_autograd_hits
-        c.aot_autograd_misses += trace.cache.aot_autograd_misses
-        hits, misses = c.fx_graph_hits + c.aot_autograd_hits, c.fx_graph_misses + c.aot_autograd_misses
-        c.state = "none" if not (hits or misses) else "warm" if not misses else "cold" if not hits else "mixed"
+        run.cache.add(trace.cache)
 
     def _has_timed_variants(self) -> bool:
         if not self.compiled:
@@ -395,17 +388,12 @@ class _Session:
         value, low, high = speedup_interval(eager.samples_s, best.samples_s)
         self.run_obj.speedup = Speedup(value=value, low=low, high=high, variant=best.name)
         if self.opts.sweep:
-            spec = next(s for s in self._all_specs() if s.name == best.name)
+            spec = next(s for s in self.specs if s.name == best.name)
             self.run_obj.recommendation = Recommendation(
                 variant=best.name,
                 call=spec.torch_compile_call("model"),
                 reason=f"fastest compiled variant: {value:.2f}× eager (95% CI {low:.2f}–{high:.2f})",
             )
-
-    def _all_specs(self) -> list[VariantSpec]:
-        modes = sweep_modes(self.run_obj.device.type) if self.opts.sweep else self.opts.modes
-        return build_variants(backend=self.opts.backend, modes=modes, dynamic=self.opts.dynamic,
-                              fullgraph=self.opts.fullgraph, options=self.opts.options)
 
     def _before(self, name: str) -> Callable[[], None]:
         """Untimed preparation of a sample: tag trace events with the variant about to run."""

@@ -192,9 +192,7 @@ def build_variant_trace(
                 post_grad=_nth(state["post_grad"], post_grad_index) or "",
             )
     _dedupe_breaks(out)
-    c = out.cache
-    hits, misses = c.fx_graph_hits + c.aot_autograd_hits, c.fx_graph_misses + c.aot_autograd_misses
-    c.state = "none" if not (hits or misses) else "warm" if not misses else "cold" if not hits else "mixed"
+    out.cache.state = out.cache.derived_state()
     return out
 
 
