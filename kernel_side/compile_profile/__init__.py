@@ -1,6 +1,9 @@
 """compile-profile: what torch.compile does to your code, and what it buys you."""
 
-from ._version import __version__
+try:
+    from ._version import __version__
+except ImportError:  # a source checkout that was never built (the version file is generated)
+    __version__ = "0+unknown"
 from .profile_run import ProfileRun
 
 __all__ = ["ProfileRun", "__version__", "profile", "load_ipython_extension", "unload_ipython_extension"]
