@@ -28,12 +28,14 @@ from __future__ import annotations
 
 import ast
 import collections
+import contextlib
 import math
 import os
 import re
+import sys
 import tempfile
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from ..profile_run import Kernel, KernelProfile, LineTime, ProfileRun, UnmatchedKernel
 from . import chrome_trace
@@ -100,19 +102,26 @@ def record_trace(call: Callable[[], Any], before_each: Callable[[], None], *, ca
     activities = [ProfilerActivity.CPU]
     if device_type == "cuda":
         activities.append(ProfilerActivity.CUDA)
-        _tear_down_cupti_afterwards()
     sync = torch.cuda.synchronize if device_type == "cuda" else (lambda: None)
-    with profile(
+    prof = profile(
         activities=activities,
         schedule=schedule(wait=0, warmup=1, active=calls, repeat=1),
         record_shapes=True,  # launch arguments' shapes: bytes moved and FLOPs
         with_stack=True,  # the Python tracer names the output-code module and C++ binding calls
-    ) as prof:
-        for _ in range(calls + 1):
-            before_each()
-            call()
-            sync()
-            prof.step()
+    )
+    with _cupti_torn_down_afterwards(device_type):
+        with _native_stderr_silenced():
+            prof.start()
+        try:
+            for _ in range(calls + 1):
+                before_each()
+                call()
+                sync()
+                with _native_stderr_silenced():  # the schedule starts and stops Kineto inside step()
+                    prof.step()
+        finally:
+            with _native_stderr_silenced():
+                prof.stop()
     fd, path = tempfile.mkstemp(prefix="compile_profile_trace_", suffix=".json")
     os.close(fd)
     try:
@@ -122,21 +131,48 @@ def record_trace(call: Callable[[], Any], before_each: Callable[[], None], *, ca
         os.unlink(path)
 
 
-def _tear_down_cupti_afterwards() -> None:
+@contextlib.contextmanager
+def _cupti_torn_down_afterwards(device_type: str) -> Iterator[None]:
     """Left subscribed after profiling, CUPTI slows every later launch by 10-20 % (pytorch#144455;
     measured here on an H200: host-heavy cells 15-45 % slower for the rest of the process).  Kineto
-    tears it down when TEARDOWN_CUPTI=1; torch itself sets 0 where CUDA graphs crash on re-init
-    (CUDA < 12.6), and an explicit choice is kept."""
+    tears it down at the profiler's stop when TEARDOWN_CUPTI=1; torch itself sets 0 where CUDA
+    graphs crash on re-init (CUDA < 12.6), and an explicit choice is kept.  The variable is set
+    for the pass only."""
     import torch
 
-    if "TEARDOWN_CUPTI" in os.environ:
-        return
     try:
-        major, minor = (int(x) for x in (torch.version.cuda or "0.0").split(".")[:2])
+        cuda = tuple(int(x) for x in (torch.version.cuda or "0.0").split(".")[:2])
     except ValueError:
+        cuda = (0, 0)
+    if device_type != "cuda" or "TEARDOWN_CUPTI" in os.environ or cuda < (12, 6):
+        yield
         return
-    if (major, minor) >= (12, 6):
-        os.environ["TEARDOWN_CUPTI"] = "1"
+    os.environ["TEARDOWN_CUPTI"] = "1"
+    try:
+        yield
+    finally:
+        os.environ.pop("TEARDOWN_CUPTI", None)
+
+
+@contextlib.contextmanager
+def _native_stderr_silenced() -> Iterator[None]:
+    """Kineto prints a line to the process's stderr as it starts and stops ("USDT: ...
+    profiler_start"), which a notebook shows under every profiled cell; these calls last
+    milliseconds, so the descriptor is pointed at /dev/null just around them."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError, AttributeError):
+        yield
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
 
 
 def _python_event_needed(name: str) -> bool:
