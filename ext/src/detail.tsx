@@ -18,7 +18,7 @@ import {
   sortKernels
 } from './kernels';
 import { aggregateByLine, unattributedKernels } from './lines';
-import { IPlotlyFigure, IProfileRun } from './types';
+import { IKernel, IPlotlyFigure, IProfileRun } from './types';
 
 export interface IDetailServices {
   charts: ChartRenderer;
@@ -256,17 +256,22 @@ const KERNEL_COLUMNS: { key: KernelSortKey; label: string }[] = [
   { key: 'lines', label: 'lines' }
 ];
 
+/** A kernel's identity in the table: its run-unique id, or its name in runs that predate ids. */
+function kernelKey(k: IKernel): string {
+  return k.id || k.name;
+}
+
 function Kernels({ run, services }: TabProps): JSX.Element {
   const [sort, setSort] = React.useState<IKernelSort>({ key: 'device_time_ms', direction: 'desc' });
   const [query, setQuery] = React.useState('');
   const [page, setPage] = React.useState(0);
-  const [selected, setSelected] = React.useState<string | null>(run.kernels[0]?.name ?? null);
+  const [selected, setSelected] = React.useState<string | null>(run.kernels[0] ? kernelKey(run.kernels[0]) : null);
   const rows = React.useMemo(() => sortKernels(filterKernels(run.kernels, query), sort), [run, query, sort]);
   if (!run.kernels.length) {
     return <p className="cp-Empty">No kernels were generated.</p>;
   }
   const shown = pageOf(rows, page, KERNEL_PAGE);
-  const kernel = run.kernels.find(k => k.name === selected) ?? null;
+  const kernel = run.kernels.find(k => kernelKey(k) === selected) ?? null;
   return (
     <div className="cp-Kernels">
       <input
@@ -297,10 +302,11 @@ function Kernels({ run, services }: TabProps): JSX.Element {
         <tbody>
           {shown.items.map(k => (
             <tr
-              key={k.name}
-              className={k.name === selected ? 'cp-mod-selected' : ''}
+              key={kernelKey(k)}
+              className={kernelKey(k) === selected ? 'cp-mod-selected' : ''}
               data-kernel={k.name}
-              onClick={() => setSelected(k.name)}
+              title={k.variant ? `${k.name} (${k.variant})` : k.name}
+              onClick={() => setSelected(kernelKey(k))}
             >
               <td className="cp-KernelName">{k.name}</td>
               <td>{languageLabel(k.language)}</td>

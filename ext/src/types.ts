@@ -70,6 +70,8 @@ export interface IRecompile {
 export type KernelLanguage = 'triton' | 'cpp' | 'extern';
 
 export interface IKernel {
+  /** unique within the run; names repeat across graphs and variants (absent in older runs) */
+  id?: string;
   name: string;
   language: KernelLanguage;
   source: string;
