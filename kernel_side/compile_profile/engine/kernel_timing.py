@@ -40,7 +40,7 @@ from typing import Any, Callable, Iterable, Iterator
 from ..profile_run import Kernel, KernelProfile, LineTime, ProfileRun, UnmatchedKernel
 from . import chrome_trace
 from .chrome_trace import ChromeTrace, DeviceEvent, HostEvent
-from .output_code import launch_call, launcher_functions, parse_output_code
+from .output_code import dotted_name, launch_call, launcher_functions, parse_output_code
 
 # Profiled time per variant: few calls for slow cells, more for fast ones.  Attribution needs few;
 # each call's trace (the Python tracer's above all) costs host time to export and parse.
@@ -234,7 +234,7 @@ def call_sites(code: str) -> list[tuple[str, str, str]]:
             call = launch_call(stmt)
             if call is None:
                 continue
-            callee = _dotted(call.func)
+            callee = dotted_name(call.func)
             base = callee.split(".")[0]
             text = (ast.get_source_segment(code, stmt) or "").strip()
             if base in languages:
@@ -254,17 +254,6 @@ def _partition_called(stmt: ast.stmt) -> str | None:
         if isinstance(target, ast.Attribute) and target.attr == "partitions" and isinstance(index, ast.Constant):
             return f"partition_{index.value}"
     return None
-
-
-def _dotted(node: ast.expr) -> str:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return ""
 
 
 class KernelIndex:

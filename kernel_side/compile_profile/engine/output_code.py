@@ -73,7 +73,7 @@ def launch_call(stmt: ast.stmt) -> ast.Call | None:
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
         return stmt.value
     if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) \
-            and _dotted(stmt.value.func).startswith(_EXTERN_PREFIXES):
+            and dotted_name(stmt.value.func).startswith(_EXTERN_PREFIXES):
         return stmt.value
     return None
 
@@ -114,7 +114,7 @@ def _collect_call_sites(
         text = ast.get_source_segment("\n".join(lines), stmt) or ""
         comments = _comments_above(lines, stmt.lineno)
         handle = _PROVENANCE.search(comments)
-        callee = _dotted(func)
+        callee = dotted_name(func)
         base = callee.split(".")[0] if callee else ""
         target = kernels.get(base)
         if target is not None:  # a generated kernel: kernel(...) or kernel.run(...)
@@ -163,7 +163,8 @@ def _original_aten(comments: str) -> list[str]:
     return [op.strip() for op in match.group(1).split(",") if op.strip()]
 
 
-def _dotted(node: ast.expr) -> str:
+def dotted_name(node: ast.expr) -> str:
+    """``a.b.c`` for an attribute chain on a name; empty for anything else."""
     parts = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)

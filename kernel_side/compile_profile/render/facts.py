@@ -35,6 +35,17 @@ def break_reason(reason: str) -> str:
     return lines[0] if lines else ""
 
 
+def cache_counts(run: ProfileRun) -> list[str]:
+    """``FX graph 1 hit, 2 missed`` per compile cache that saw any lookup."""
+    c = run.cache
+    return [
+        f"{what} {hits} hit{'' if hits == 1 else 's'}, {misses} missed"
+        for what, hits, misses in (("FX graph", c.fx_graph_hits, c.fx_graph_misses),
+                                   ("AOTAutograd", c.aot_autograd_hits, c.aot_autograd_misses))
+        if hits or misses
+    ]
+
+
 def kernel_counts(run: ProfileRun) -> dict[str, int]:
     """Kernels per language, most first."""
     return dict(Counter(k.language for k in run.kernels).most_common())

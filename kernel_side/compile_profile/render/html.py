@@ -15,6 +15,7 @@ from ..profile_run import ProfileRun
 from .facts import (
     TOP_KERNELS,
     break_reason,
+    cache_counts,
     cell_code,
     kernel_counts,
     kernel_variants,
@@ -88,14 +89,8 @@ def _facts(run: ProfileRun) -> str:
     if s is not None:
         rows.append(["speedup", f"<b>{format_speedup(s.value)}</b> {format_interval(s.low, s.high, s.confidence)}"
                      f" ({escape(s.variant)})"])
-    cache = run.cache
-    counts = [
-        f"{what} {hits} hit{'' if hits == 1 else 's'}, {misses} missed"
-        for what, hits, misses in (("FX graph", cache.fx_graph_hits, cache.fx_graph_misses),
-                                   ("AOTAutograd", cache.aot_autograd_hits, cache.aot_autograd_misses))
-        if hits or misses
-    ]
-    rows.append(["compile cache", cache.state + (f" ({'; '.join(counts)})" if counts else "")])
+    counts = cache_counts(run)
+    rows.append(["compile cache", run.cache.state + (f" ({'; '.join(counts)})" if counts else "")])
     rows.append(["Dynamo graphs", str(run.dynamo_graph_count)])
     rows.append(["graph breaks", str(len(run.graph_breaks))])
     timed = sum(r.during_timing for r in run.recompiles)

@@ -7,7 +7,7 @@ then the speedup with its interval.  The lines after it say what compiling did.
 from __future__ import annotations
 
 from ..profile_run import ProfileRun, Variant
-from .facts import break_reason, cell_code, kernel_counts, peak_memory_text
+from .facts import break_reason, cache_counts, cell_code, kernel_counts, peak_memory_text
 from .format import format_diff, format_interval, format_s, format_speedup, format_timing, one_line
 from .summary import headline
 
@@ -57,13 +57,7 @@ def _compile_lines(run: ProfileRun) -> list[str]:
         if v.first_call_s is not None:
             text += f"; first call {format_s(v.first_call_s)}"
         out.append(text)
-    c = run.cache
-    counts = [
-        f"{what} {_plural(hits, 'hit')}, {misses} missed"
-        for what, hits, misses in (("FX graph", c.fx_graph_hits, c.fx_graph_misses),
-                                   ("AOTAutograd", c.aot_autograd_hits, c.aot_autograd_misses))
-        if hits or misses
-    ]
+    counts = cache_counts(run)
     if counts:
         out.append("compile cache: " + "; ".join(counts))
     return out
