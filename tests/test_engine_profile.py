@@ -220,3 +220,29 @@ def test_profile_leaves_no_dynamo_cache_entries_behind():
     for _ in range(3):
         run_cell("y = m(x)\n", ns)
     assert _debug_get_cache_entry_list(Breaky.forward.__code__) == []
+
+
+def _scaled_softplus(a, scale):
+    b = a * scale
+    return torch.nn.functional.softplus(b).sum()
+
+
+def test_pure_python_api_profiles_a_function_without_ipython(capsys):
+    import compile_profile
+
+    x = torch.randn(32)
+    run = compile_profile.profile(_scaled_softplus, x, 3.0, **FAST)
+    assert isinstance(run, ProfileRun) and run.status == "ok", run.errors
+    assert run.variant("eager").timing and run.variant("inductor/default").timing
+    assert run.correctness.ok is True and run.correctness.compared == ["<result>"]
+    assert run.cell_source.startswith("def _scaled_softplus")
+    # lines are counted from the function's first line, as they would be in a cell
+    assert any(k.language == "cpp" and set(k.lines) <= {2, 3} and k.lines for k in run.kernels)
+    assert capsys.readouterr().out == "", "the profile itself prints nothing"
+
+
+def test_pure_python_api_takes_mode_as_a_string():
+    import compile_profile
+
+    run = compile_profile.profile(_scaled_softplus, torch.randn(8), 2.0, mode="default", **FAST)
+    assert [v.name for v in run.variants] == ["eager", "inductor/default"]
