@@ -181,3 +181,30 @@ def test_thousand_kernels_keep_the_text_short():
     assert "kernels: 1000 (750 triton, 250 extern)" in text
     assert len(text) < 3000
     assert run.kernels[0].name not in text
+
+
+def test_noisy_timings_and_overhead_bound_calls_are_called_out():
+    import dataclasses
+
+    from compile_profile.profile_run import KernelProfile, Speedup, Timing, Variant
+    from compile_profile.render.summary import warnings
+
+    run = cpu_run()
+    steady = Timing(median_ms=1.0, p10_ms=0.95, p90_ms=1.1, n=20)
+    noisy = Timing(median_ms=14.6, p10_ms=0.306, p90_ms=15.9, n=8)
+    run.variants = [
+        Variant(name="eager", timing=noisy),
+        Variant(name="inductor/default", backend="inductor", mode="default", timing=steady,
+                kernel_profile=KernelProfile(calls=10, total_ms=0.1, attributed_ms=0.1, method="host")),
+    ]
+    run.speedup = Speedup(value=14.6, low=10.0, high=20.0, variant="inductor/default")
+    found = warnings(run)
+    assert any(w.startswith("eager timings are noisy (p10 306 µs, p90 15.9 ms)") for w in found)
+    assert not any(w.startswith("inductor/default timings are noisy") for w in found)
+    assert any("kernels take 100 µs of each 1 ms call (10%)" in w for w in found)
+    text = render_text(run)
+    assert "warning: eager timings are noisy" in text
+    # a steady, kernel-bound run says neither
+    run.variants[0] = dataclasses.replace(run.variants[0], timing=steady)
+    run.variants[1].kernel_profile.total_ms = 0.9
+    assert not [w for w in warnings(run) if "noisy" in w or "kernels take" in w]

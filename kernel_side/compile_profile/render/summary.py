@@ -87,8 +87,38 @@ def warnings(run: ProfileRun) -> list[str]:
         )
     if run.speedup is not None and run.speedup.low <= 1.0 <= run.speedup.high:
         out.append("the speedup interval includes 1×: no measurable difference")
+    out.extend(timing_warnings(run))
     if run.status == "interrupted":
         out.append("interrupted: partial results")
+    return out
+
+
+NOISY_SPREAD = 2.0  # p90 / p10 beyond which samples are not one steady state
+OVERHEAD_BOUND = 0.5  # kernels' share of a compiled call below which the call is overhead-bound
+
+
+def timing_warnings(run: ProfileRun) -> list[str]:
+    """What the timings themselves say about how far to trust, or how to read, the speedup."""
+    out: list[str] = []
+    for v in run.variants:
+        t = v.timing
+        if t is not None and t.n >= 3 and t.p10_ms > 0 and t.p90_ms / t.p10_ms > NOISY_SPREAD:
+            out.append(
+                f"{v.name} timings are noisy (p10 {format_ms(t.p10_ms)}, p90 {format_ms(t.p90_ms)}): something "
+                "else may be competing for the machine; rerun with a larger --budget before trusting the speedup"
+            )
+    best = run.variant(run.speedup.variant) if run.speedup else None
+    profile = getattr(best, "kernel_profile", None) if best else None
+    if best is not None and best.timing is not None and profile is not None and profile.total_ms > 0:
+        share = profile.total_ms / best.timing.median_ms
+        if share < OVERHEAD_BOUND:
+            advice = ""
+            if run.device.type == "cuda" and "reduce-overhead" not in (best.mode or ""):
+                advice = "; mode='reduce-overhead' (CUDA graphs) removes launch overhead"
+            out.append(
+                f"{best.name}: kernels take {format_ms(profile.total_ms)} of each {format_ms(best.timing.median_ms)} "
+                f"call ({share:.0%}); the rest is outside the kernels (Python, guards, launches){advice}"
+            )
     return out
 
 

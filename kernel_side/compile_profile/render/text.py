@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..profile_run import ProfileRun, Variant
 from .facts import break_reason, cache_counts, cell_code, kernel_counts, peak_memory_text
 from .format import format_diff, format_interval, format_s, format_speedup, format_timing, one_line
-from .summary import headline
+from .summary import headline, timing_warnings
 
 MAX_LISTED = 10  # graph breaks, recompiles and errors listed one by one; the rest are counted
 
@@ -165,6 +165,7 @@ def render_text(run: ProfileRun) -> str:
         r = run.recommendation
         lines.append(f"recommendation (--sweep): {r.variant}: {r.call}" + (f" ({one_line(r.reason)})" if r.reason else ""))
     lines += [f"note: {one_line(n, 240)}" for n in run.notes]
+    lines += [f"warning: {w}" for w in timing_warnings(run)]
     label = f" {one_line(run.label, 80)!r}" if run.label else ""
     lines.append(f"run {run.id}{label} on {run.device.type} ({run.device.name}), torch {run.torch_version}")
     return "\n".join(lines)
