@@ -74,3 +74,12 @@ def test_unprofilable_cells_name_the_cell_line(body, line, fragment):
 def test_nested_await_inside_async_def_is_allowed():
     cell = cell_to_function("async def g():\n    await other()\n", {})
     assert cell.assigned == ["g"]
+
+
+def test_a_failing_run_keeps_what_it_assigned_before_the_error():
+    ns = {"keep": 0}
+    cell = cell_to_function("keep = 1\nbefore = 2\nraise ValueError('stop')\nafter = 3\n", ns)
+    with pytest.raises(ValueError) as info:
+        cell()
+    cell.commit(cell.values_at_failure(info.value))
+    assert ns["keep"] == 1 and ns["before"] == 2 and "after" not in ns

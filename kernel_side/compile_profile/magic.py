@@ -142,6 +142,10 @@ class CompileProfileMagics(Magics):
             sys.stdout.write(result.stdout)
         if result.has_eager_result:
             cell_fn.commit(result.last_eager_result)
+        elif result.eager_error is not None:  # as a normal failing cell: what ran before the error stays
+            partial = cell_fn.values_at_failure(result.eager_error)
+            if partial is not None:
+                cell_fn.commit(partial)
         if args.output:
             user_ns[args.output] = run
         store_interrupted = args.store and not _store(run)

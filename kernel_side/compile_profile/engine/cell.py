@@ -71,6 +71,20 @@ class CellFunction:
             out[LAST_EXPRESSION] = returned[0]
         return out
 
+    def values_at_failure(self, exc: BaseException) -> tuple[Any, tuple[Any, ...]] | None:
+        """What the cell had assigned when ``exc`` stopped it, in the shape a return would have.
+
+        A normal cell that raises keeps the assignments made before the error; the cell
+        function's frame in the traceback still holds them.
+        """
+        tb = exc.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code is self.fn.__code__:
+                local_values = tb.tb_frame.f_locals
+                return None, tuple(local_values.get(name, UNSET) for name in self.assigned)
+            tb = tb.tb_next
+        return None
+
     def commit(self, returned: tuple[Any, tuple[Any, ...]]) -> None:
         """Copy one run's assignments into the user namespace, as a normal run would leave it."""
         bound = self._bound(returned)

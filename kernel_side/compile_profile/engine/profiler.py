@@ -106,6 +106,7 @@ class ProfileResult:
     interrupted: BaseException | None = None
     last_eager_result: Any = None  # the return value of the last eager run, if any succeeded
     has_eager_result: bool = False
+    eager_error: BaseException | None = None  # what stopped the first eager run, if anything
 
 
 def profile(fn: Callable[..., Any], *args: Any, **options: Any) -> ProfileRun:
@@ -196,6 +197,7 @@ class _Session:
         self.recorder.on_event = self._on_trace_event
         self._current = ""
         self._last_eager: tuple[Any] | None = None
+        self.eager_error: BaseException | None = None
         self.backends: dict[str, RecordingBackend] = {}
         self.graphs_seen: dict[str, int] = {}  # graphs each backend had recorded when last read
 
@@ -237,6 +239,7 @@ class _Session:
             interrupted=interrupted,
             last_eager_result=self._last_eager[0] if self._last_eager else None,
             has_eager_result=self._last_eager is not None,
+            eager_error=self.eager_error,
         )
 
     # -- stages ------------------------------------------------------------
@@ -251,6 +254,7 @@ class _Session:
             result = self._eager()
             device_sync(_device_type())()
         except Exception as exc:  # noqa: BLE001 - the user's code raised: report it with the cell line
+            self.eager_error = exc
             self.run_obj.status = "failed"
             self.run_obj.errors.append(self._error("eager", exc))
             self.run_obj.variants.append(Variant(name="eager", error=_one_line(exc)))
