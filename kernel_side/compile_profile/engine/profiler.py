@@ -7,7 +7,9 @@ Order of work, chosen so each figure is measured cleanly:
      graphs, breaks, kernels) — never part of the steady-state samples;
   3. warm-up, then interleaved timed rounds (capture stays on to catch recompiles);
   4. correctness (same RNG seed and same in-place state for eager and compiled);
-  5. peak memory (CUDA only).
+  5. peak memory (CUDA only);
+  6. a separate torch.profiler pass for per-kernel time (``after_timing``), so its
+     overhead never touches the timed samples.
 An interrupt at any point keeps what was measured and marks the run.
 """
 
@@ -25,7 +27,6 @@ from typing import Any, Callable
 import torch
 
 from ..profile_run import (
-    CacheStats,
     Device,
     ErrorInfo,
     Graph,
@@ -348,7 +349,6 @@ class _Session:
 
     def _time(self) -> None:
         self._current = "timing"
-        t = self.target
         device_type = self.run_obj.device.type
         plan = TimingPlan(warmup=self.opts.warmup, repeat=self.opts.repeat, min_samples=self.opts.min_samples,
                           budget_s=self.opts.budget)
@@ -585,5 +585,4 @@ def _cpu_name() -> str:
     return platform.processor() or platform.machine() or "cpu"
 
 
-# Re-exported for the magic.
-__all__ = ["ProfileOptions", "ProfileResult", "profile", "profile_cell", "profile_target", "CacheStats"]
+__all__ = ["ProfileOptions", "ProfileResult", "Target", "profile", "profile_cell", "profile_target"]

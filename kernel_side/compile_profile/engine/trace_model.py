@@ -18,7 +18,7 @@ from ..profile_run import AutotuneResult, CacheStats, Graph, GraphBreak, Kernel,
 from . import mode_events
 from .backend import RecordedGraph
 from .cell import CELL_FILENAME_PREFIX
-from .output_code import ParsedKernel, ops_from_kernel_name, parse_output_code
+from .output_code import ops_from_kernel_name, parse_output_code
 from .trace_capture import TraceEvent
 
 _GRAPH_FILE_COMMENT = re.compile(r"# File: (.+?):(\d+) in [^,\n]*, code: ([^\n]*)")

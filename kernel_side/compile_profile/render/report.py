@@ -88,7 +88,7 @@ def _overview(run: ProfileRun) -> str:
     break_lines = tuple(b.line for b in run.graph_breaks if b.line is not None)
     source = (
         "<h2>Cell</h2>"
-        + (f'<p class="meta">highlighted: cell lines with a graph break</p>' if break_lines else "")
+        + ('<p class="meta">highlighted: cell lines with a graph break</p>' if break_lines else "")
         + highlight_code(run.cell_source, "python", linenos=True, hl_lines=break_lines)
         if run.cell_source
         else ""
