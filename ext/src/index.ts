@@ -16,6 +16,7 @@ import { DETAIL_TABS, DetailTab } from './detail';
 import { PanelModel } from './model';
 import { CompileProfilePanel } from './panel';
 import { revealCellLine } from './navigate';
+import { runIdsShownIn } from './runlist';
 
 const ICON_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 24 24">' +
@@ -40,7 +41,10 @@ const plugin: JupyterFrontEndPlugin<void> = {
   ) => {
     const theme = new ThemeWatcher(themeManager);
     const charts = new ChartRenderer(rendermime, theme);
-    const model = new PanelModel(() => notebooks.currentWidget?.context.path ?? null);
+    const model = new PanelModel(
+      () => notebooks.currentWidget?.context.path ?? null,
+      () => runIdsShownIn(notebooks.currentWidget?.model?.cells ?? [])
+    );
     const panel = new CompileProfilePanel(model, {
       charts,
       languages,

@@ -16,7 +16,10 @@ export const LIST_LIMIT = 500;
 const POLL_MS = 2000;
 
 export class PanelModel {
-  constructor(private readonly _currentNotebook: () => string | null) {
+  constructor(
+    private readonly _currentNotebook: () => string | null,
+    private readonly _runIdsShown: () => ReadonlySet<string> = () => new Set()
+  ) {
     this._poll = new Poll({
       factory: () => this._checkForChanges(),
       frequency: { interval: POLL_MS, backoff: true, max: 30 * 1000 },
@@ -40,7 +43,9 @@ export class PanelModel {
   view: 'runs' | 'compare' = 'runs';
 
   get visibleRuns(): IRunSummary[] {
-    return this.thisNotebookOnly ? filterByNotebook(this.runs, this._currentNotebook()) : this.runs;
+    return this.thisNotebookOnly
+      ? filterByNotebook(this.runs, this._currentNotebook(), this._runIdsShown())
+      : this.runs;
   }
 
   async refresh(): Promise<void> {

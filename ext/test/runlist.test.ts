@@ -1,4 +1,5 @@
-import { filterByNotebook, newestFirst, runTitle, samePath } from '../src/runlist';
+import { filterByNotebook, newestFirst, runIdsShownIn, runTitle, samePath } from '../src/runlist';
+import { RUN_MIME_TYPE } from '../src/types';
 import { summary } from './fixtures';
 
 describe('run list', () => {
@@ -21,6 +22,23 @@ describe('run list', () => {
   it('filters to one notebook whether the kernel recorded an absolute or a relative path', () => {
     expect(filterByNotebook(runs, 'work/a.ipynb').map(r => r.id)).toEqual(['b', 'a']);
     expect(filterByNotebook(runs, null)).toHaveLength(4);
+  });
+
+  it('keeps the runs whose cards a renamed notebook shows', () => {
+    expect(filterByNotebook(runs, 'work/renamed.ipynb').map(r => r.id)).toEqual([]);
+    expect(filterByNotebook(runs, 'work/renamed.ipynb', new Set(['c', 'd'])).map(r => r.id)).toEqual(['c', 'd']);
+  });
+
+  it('finds the run ids in a notebook\'s outputs, only from code cells and run cards', () => {
+    const outputs = (...data: Record<string, unknown>[]) => ({ length: data.length, get: (i: number) => ({ data: data[i] }) });
+    const cells = [
+      { type: 'markdown' },
+      { type: 'code', outputs: outputs({ 'text/plain': 'x' }, { [RUN_MIME_TYPE]: { run_id: 'r1', summary: {} } }) },
+      { type: 'code', outputs: outputs({ [RUN_MIME_TYPE]: { run_id: 42 } }) },
+      { type: 'raw', outputs: outputs({ [RUN_MIME_TYPE]: { run_id: 'not-code' } }) },
+      { type: 'code', outputs: outputs({ [RUN_MIME_TYPE]: { run_id: 'r2' } }) }
+    ];
+    expect([...runIdsShownIn(cells)]).toEqual(['r1', 'r2']);
   });
 
   it('does not match a notebook by a partial file name', () => {
