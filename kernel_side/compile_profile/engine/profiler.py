@@ -16,6 +16,7 @@ An interrupt at any point keeps what was measured and marks the run.
 from __future__ import annotations
 
 import contextlib
+import gc
 import inspect
 import io
 import sys
@@ -296,6 +297,7 @@ class _Session:
         except Exception as exc:  # noqa: BLE001 - e.g. an unknown backend name
             variant.error = _one_line(exc)
             self.run_obj.errors.append(self._error("compile", exc, variant=name))
+            _let_go(exc)
             return
         t.before_each()
         t0 = time.perf_counter()
@@ -313,6 +315,7 @@ class _Session:
             variant.error = _one_line(error)
             self.run_obj.errors.append(self._error("compile" if _is_compile_error(error) else "compiled run",
                                                    error, variant=name))
+            _let_go(error)
             return
         self.variant_ops[name] = [op for g in trace.graphs if g.kind in ("aot_forward", "aot_inference",
                                                                          "aot_backward", "post_grad")
@@ -552,6 +555,21 @@ def _one_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     first = text[0] if text else ""
     return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+
+
+def _let_go(exc: BaseException) -> None:
+    """Free what a failed compiled call allocated, now rather than at some later garbage collection.
+
+    The traceback's frames keep the failed call's locals alive (after an out-of-memory error, the
+    very tensors that filled the device), and the frame that caught the exception closes a
+    reference cycle through it that only the cycle collector breaks. After an out-of-memory
+    error the allocator's cached blocks also go back to the driver, so the user's next cell and
+    other processes on the GPU can have them.
+    """
+    traceback.clear_frames(exc.__traceback__)
+    if isinstance(exc, torch.cuda.OutOfMemoryError):
+        gc.collect()
+        torch.cuda.empty_cache()
 
 
 def _is_compile_error(exc: BaseException) -> bool:
