@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections
 import json
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -38,16 +39,24 @@ class CellLocator:
     line_offset: int = 0  # added to code line numbers to get cell lines
 
     def cell_line(self, filename: str, line: int, code: str | None = None) -> int | None:
+        # A cache hit carries the locations of the compile that filled the cache: another cell
+        # with the same code, this file before lines above the function moved, or the same file
+        # in another checkout. Where the frame names its code line, that line's text decides.
+        code = code.strip() if code else ""
         if filename == self.filename:
-            return line + self.line_offset
+            line += self.line_offset
+            if not code or self.code_line(line) == code:
+                return line
+            return self._nearest_line_with(code, line) or line
         if code and filename.startswith(CELL_FILENAME_PREFIX):
-            # A cache hit carries the locations of the cell it was first compiled
-            # from; trust them where that cell's code line is in this cell too.
-            code = code.strip()
-            candidates = [i + 1 for i, text in enumerate(self.lines) if text.strip() == code]
-            if candidates:
-                return min(candidates, key=lambda n: abs(n - line))
+            return self._nearest_line_with(code, line)
+        if code and _same_file_name(filename, self.filename):
+            return self._nearest_line_with(code, line + self.line_offset)
         return None
+
+    def _nearest_line_with(self, code: str, line: int) -> int | None:
+        candidates = [i + 1 for i, text in enumerate(self.lines) if text.strip() == code]
+        return min(candidates, key=lambda n: abs(n - line)) if candidates else None
 
     def frames(self, text: str) -> list[tuple[str, int, str]]:
         """(filename, line, code) of each frame in a formatted stack trace."""
@@ -70,6 +79,10 @@ class CellLocator:
         """Cell lines named by a printed FX graph's ``# File: path:line in fn, code: ...`` comments."""
         found = {self.cell_line(f, int(n), code) for f, n, code in _GRAPH_FILE_COMMENT.findall(graph_code)}
         return sorted(x for x in found if x is not None)
+
+
+def _same_file_name(a: str, b: str) -> bool:
+    return os.path.basename(a) == os.path.basename(b) and not b.startswith("<")
 
 
 @dataclass
