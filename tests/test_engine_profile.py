@@ -7,6 +7,7 @@ never about which variant is faster.
 
 from __future__ import annotations
 
+import json
 import logging
 
 import pytest
@@ -246,3 +247,77 @@ def test_pure_python_api_takes_mode_as_a_string():
 
     run = compile_profile.profile(_scaled_softplus, torch.randn(8), 2.0, mode="default", **FAST)
     assert [v.name for v in run.variants] == ["eager", "inductor/default"]
+
+
+def test_progress_follows_the_profile_through_its_stages():
+    import compile_profile
+
+    torch._dynamo.reset()  # so Dynamo traces again, whatever Inductor's cache holds
+    said: list[str] = []
+    compile_profile.profile(_scaled_softplus, torch.randn(16), 1.5, progress=said.append, **FAST)
+    stages = [
+        "eager: first run",
+        "inductor/default: compiling",
+        "inductor/default: Dynamo: tracing bytecode",
+        "inductor/default: backend compile",
+        "checking correctness",
+    ]
+    positions = [said.index(s) for s in stages]
+    assert positions == sorted(positions), said
+    timing = next(i for i, s in enumerate(said) if s.startswith("timing 2 variants"))
+    assert positions[-2] < timing < positions[-1], said
+
+
+def test_autotuning_spans_name_the_op_in_the_progress_line():
+    # Inductor's begin events of max-autotune, as torch 2.11 logs them on a GPU (Dynamo's chromium
+    # event logger); the GPU tests parse the end events of the same spans.
+    from compile_profile.engine.profiler import phase_text
+    from compile_profile.engine.trace_capture import TraceEvent
+
+    def begin(name: str, ph: str = "B") -> TraceEvent:
+        event = {"name": name, "ts": 1795965554099722.2, "args": {"compile_id": "0/0"}, "ph": ph,
+                 "cat": "dynamo_timed", "tid": 0, "pid": 0}
+        return TraceEvent("chromium_event", {}, json.dumps(event, indent=0), 0, 0, 0, 0.0)
+
+    assert phase_text(begin("mm_template_autotuning")) == "max-autotune: benchmarking mm candidates"
+    assert phase_text(begin("addmm_template_precompiling")) == "max-autotune: compiling addmm candidates"
+    assert phase_text(begin("mm_template_autotuning", ph="E")) is None, "only a span's start moves the line"
+    assert phase_text(begin("compile_fx_inner")) == "Inductor: lowering"
+    assert phase_text(begin("some_other_span")) is None
+
+
+SHIFTING_MODULE = """
+import torch
+
+
+def shifting(a):
+    b = a.cos() * 2
+    return torch.relu(b).sum()
+"""
+
+
+def test_kernel_lines_follow_the_code_when_a_cache_hit_carries_old_line_numbers(tmp_path):
+    # Inductor's caches keep the source locations of the compile that filled them. Move the function
+    # down its file, and a cache hit still names the old lines: the code text of each frame decides.
+    import importlib.util
+
+    import compile_profile
+
+    path = tmp_path / "shifting_module.py"
+
+    def load(source: str, name: str):
+        path.write_text(source)
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module.shifting
+
+    x = torch.randn(24)
+    first = compile_profile.profile(load(SHIFTING_MODULE, "shifting_a"), x, **FAST)
+    torch._dynamo.reset()
+    moved = load("# three lines\n# above it\n# now\n" + SHIFTING_MODULE, "shifting_b")
+    second = compile_profile.profile(moved, x, **FAST)
+    assert second.cache.fx_graph_hits + second.cache.aot_autograd_hits >= 1, "the second compile is a cache hit"
+    for run in (first, second):
+        kernel_lines = {line for k in run.kernels if k.language == "cpp" for line in k.lines}
+        assert kernel_lines and kernel_lines <= {2, 3}, (kernel_lines, run.cell_source)

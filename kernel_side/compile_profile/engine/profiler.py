@@ -19,6 +19,7 @@ import contextlib
 import gc
 import inspect
 import io
+import re
 import sys
 import time
 import traceback
@@ -66,6 +67,24 @@ _PHASE_TEXT = {
     "async_compile.wait": "compiling kernels",
     "compile_file": "compiling C++",
 }
+
+# max-autotune's spans are named after the op they tune ("mm_template_autotuning"); on a GPU they
+# can take minutes, so the progress line names them.
+_AUTOTUNE_SPAN = re.compile(r'"name": "(\w+?)_template_(autotuning|precompiling)"')
+
+
+def phase_text(ev: TraceEvent) -> str | None:
+    """What the progress line says when a compile phase starts, from its chromium begin event."""
+    if ev.name != "chromium_event" or not ev.payload or '"ph": "B"' not in ev.payload:
+        return None
+    for key, text in _PHASE_TEXT.items():
+        if f'"name": "{key}"' in ev.payload:
+            return text
+    autotune = _AUTOTUNE_SPAN.search(ev.payload)
+    if autotune:
+        op, stage = autotune.groups()
+        return f"max-autotune: {'benchmarking' if stage == 'autotuning' else 'compiling'} {op} candidates"
+    return None
 
 
 @dataclass
@@ -510,12 +529,9 @@ class _Session:
 
     # -- helpers -------------------------------------------------------------
     def _on_trace_event(self, ev: TraceEvent) -> None:
-        if ev.name != "chromium_event" or not ev.payload or '"ph": "B"' not in ev.payload:
-            return
-        for key, text in _PHASE_TEXT.items():
-            if f'"name": "{key}"' in ev.payload:
-                self.progress(f"{self._current}: {text}")
-                return
+        text = phase_text(ev)
+        if text:
+            self.progress(f"{self._current}: {text}")
 
     def _error(self, stage: str, exc: BaseException, *, variant: str = "") -> ErrorInfo:
         locator = self.target.locator
