@@ -12,11 +12,16 @@ from compile_profile.engine.cell import CellSyntaxError, cell_line_of_exception,
 def test_assigned_names_become_outputs_and_last_expression_is_returned():
     ns = {"a": 2}
     cell = cell_to_function("import math\nb = a * 3\ndef f(v):\n    inner = v\n    return inner\n[q for q in range(2)]\nb + 1", ns)
-    assert cell.assigned == ["math", "b", "f"]  # not `inner` (function scope) nor `q` (comprehension)
+    # not `inner` (function scope) nor `q` (comprehension); `f`, a definition, stays a plain global
+    assert cell.assigned == ["math", "b"] and cell.global_names == ["f"]
     returned = cell()
     outputs = cell.outputs(returned)
     assert outputs["b"] == 6 and outputs["<last expression>"] == 7
-    assert "b" not in ns, "profiling must not write the namespace before commit"
+    cell.restore_namespace()
+    assert "b" not in ns and "f" not in ns, "between runs the namespace is as the cell found it"
+    returned = cell()  # the last run: what the profiler commits
+    cell.restore_locals()
+    assert "b" not in ns and ns["f"](5) == 5, "locals wait for the commit; definitions are the last run's"
     cell.commit(returned)
     assert ns["b"] == 6 and ns["f"](5) == 5 and "q" not in ns
 
@@ -73,7 +78,7 @@ def test_unprofilable_cells_name_the_cell_line(body, line, fragment):
 
 def test_nested_await_inside_async_def_is_allowed():
     cell = cell_to_function("async def g():\n    await other()\n", {})
-    assert cell.assigned == ["g"]
+    assert cell.global_names == ["g"]
 
 
 def test_a_failing_run_keeps_what_it_assigned_before_the_error():
@@ -83,3 +88,83 @@ def test_a_failing_run_keeps_what_it_assigned_before_the_error():
         cell()
     cell.commit(cell.values_at_failure(info.value))
     assert ns["keep"] == 1 and ns["before"] == 2 and "after" not in ns
+
+
+def _define(ns: dict, source: str) -> dict:
+    """Run ``source`` as an earlier, ordinary cell of the same namespace."""
+    exec(source, ns)
+    return ns
+
+
+def test_functions_from_other_cells_see_the_cells_assignments_as_they_happen():
+    ns = _define({"scale": 1.0}, "def doubled():\n    return x * 2\ndef scaled():\n    return scale * 10\n")
+    cell = cell_to_function("x = 3\ny = doubled()\nscale = 5.0\nz = scaled()\n", ns)
+    outputs = cell.outputs(cell())
+    assert outputs["y"] == 6 and outputs["z"] == 50.0
+    cell.restore_namespace()
+    assert ns["scale"] == 1.0 and "x" not in ns
+
+
+def test_every_run_starts_from_the_namespace_as_it_was():
+    ns = _define({"y": 1}, "def next_y():\n    return y + 1\n")
+    cell = cell_to_function("y = next_y()\n", ns)
+    results = []
+    for _ in range(3):
+        cell.restore_namespace()
+        results.append(cell.outputs(cell())["y"])
+    assert results == [2, 2, 2]
+    cell.restore_namespace()
+    cell.commit(cell())
+    assert ns["y"] == 2
+
+
+def test_a_handled_exception_name_is_unbound_after_its_handler():
+    ns: dict = {}
+    cell = cell_to_function(
+        "try:\n    int('a')\nexcept ValueError as e:\n    msg = str(e)\n    seen = repr(e)\ny = 1\n", ns
+    )
+    cell.commit(cell())
+    assert "invalid literal" in ns["msg"] and ns["y"] == 1
+    assert "e" not in ns, "as after a plain cell: Python unbinds the handler's name"
+
+
+def test_what_the_cell_defines_reads_the_namespace_later_and_is_importable_by_name():
+    ns: dict = {}
+    cell = cell_to_function(
+        "scale = 2\ndef times(t):\n    return t * scale\nclass Box:\n    pass\nmul = lambda t: t * scale\n", ns
+    )
+    assert sorted(cell.global_names) == ["Box", "scale", "times"]
+    cell.commit(cell())
+    ns["scale"] = 3
+    assert ns["times"](1) == 3 and ns["mul"](1) == 3, "no closure over the cell's own value"
+    assert ns["Box"].__qualname__ == "Box", "a class, not a local of the cell function: pickle finds it"
+
+
+def test_rebinding_a_builtin_reads_the_builtin_first():
+    ns: dict = {}
+    cell = cell_to_function("len = len([1, 2])\n", ns)
+    cell.commit(cell())
+    assert ns["len"] == 2
+    untouched = cell_to_function("if False:\n    print = None\nz = 1\n", {})
+    untouched.commit(untouched())
+    assert "print" not in untouched.user_ns, "a builtin the run did not rebind stays a builtin"
+
+
+def test_global_declarations_in_the_cell_or_its_functions_keep_names_global():
+    ns = {"counter": 0}
+    cell = cell_to_function("global counter\ncounter = counter + 1\n", ns)
+    for _ in range(3):
+        cell.restore_namespace()
+        cell()
+    assert ns["counter"] == 1, "each run starts from the namespace, so it ends as after one run"
+    ns2: dict = {}
+    cell2 = cell_to_function("def add(v):\n    global total\n    total = v\nadd(2)\ntotal += 1\n", ns2)
+    cell2.commit(cell2())
+    assert ns2["total"] == 3
+
+
+def test_star_import_is_refused_with_its_cell_line():
+    with pytest.raises(CellSyntaxError) as info:
+        cell_to_function("x = 1\nfrom math import *\n", {}, source="%%compile_profile\nx = 1\nfrom math import *\n",
+                         line_offset=1)
+    assert info.value.lineno == 3 and "import *" in info.value.msg

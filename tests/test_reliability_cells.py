@@ -446,6 +446,34 @@ def test_optimizer_step_ran_n_times_and_the_loss_is_the_last_steps(shell, privat
     assert_kernel_unharmed(shell, before)
 
 
+def test_functions_from_earlier_cells_see_what_the_cell_assigns_compiled_too(shell, private_run_store):
+    shell.run_cell("def scaled_ones():\n    return scale * torch.ones(2)\nscale = 1.0\n")
+    before = torch_state()
+    result, out, run = profile(shell, "", "scale = 5.0\nz = scaled_ones()\nprint('break')\nw = z * scale\n")
+    assert result.error_in_exec is None and run.status == "ok", run.errors
+    assert torch.equal(shell.user_ns["z"], torch.full((2,), 5.0)) and torch.equal(shell.user_ns["w"], torch.full((2,), 25.0))
+    assert run.correctness.ok is True
+    assert [b.line for b in run.graph_breaks] == [4]
+    assert sum(g.kind == "dynamo" for g in run.graphs) == 2, "Dynamo compiles on after the break"
+    assert_kernel_unharmed(shell, before)
+
+
+def test_handlers_globals_and_builtins_in_a_cell_behave_as_in_a_plain_cell(shell, private_run_store):
+    shell.user_ns["runs"] = 0
+    body = (
+        "global runs\nruns = runs + 1\n"
+        "try:\n    int('not a number')\nexcept ValueError as e:\n    msg = str(e)\n"
+        "len = len([1, 2, 3])\ny = x.sin() * len\n"
+    )
+    result, out, run = profile(shell, "", body)
+    assert result.error_in_exec is None and run.status == "ok", run.errors
+    ns = shell.user_ns
+    assert ns["runs"] == 1, f"the cell ran {run.cell_runs} times; the namespace is as after one run"
+    assert "invalid literal" in ns["msg"] and "e" not in ns and ns["len"] == 3
+    assert torch.equal(ns["y"], x_sin_times_3 := ns["x"].sin() * 3), x_sin_times_3
+    del ns["len"]
+
+
 def _holds_then_fails(gm, example_inputs):
     def run(*args):
         taken = torch.empty(1 << 20)

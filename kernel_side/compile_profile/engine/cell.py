@@ -1,32 +1,46 @@
 """A notebook cell as a function that ``torch.compile`` can compile.
 
-Dynamo compiles function frames, not module code, so the cell body becomes
-the body of a function.  Names the cell assigns are the function's locals
-(those that already exist in the namespace come in as parameters, so
-``x = x + 1`` reads the old ``x``; new ones start bound to an "unset" marker,
-which ``del x`` also restores), and the function returns its last expression's
-value together with a tuple of those locals.  Locals rather than globals,
-because Dynamo keeps compiling the code after a graph break only when the
-values it needs are locals; an explicit tuple rather than ``locals()``, which
-older Dynamo cannot trace (a graph break that would empty the compiled graph).  Each call starts from the namespace as it was,
-and the final values are copied back once, so the user namespace ends as
-after one normal run.  The source is registered in ``linecache`` under the
-cell's filename so tracebacks and graph-break locations show the cell's lines.
+Dynamo compiles function frames, not module code, so the cell body becomes the
+body of a function, and runs as a plain cell would:
+
+* Names the cell assigns are the function's locals, because Dynamo keeps compiling
+  the code after a graph break only when the values it needs are locals.  Those
+  that already exist (in the namespace or as builtins) come in as parameters, so
+  ``x = x + 1`` reads the old ``x``; new ones start bound to an "unset" marker,
+  which ``del x`` also restores.  The function returns its last expression's value
+  with an explicit tuple of those locals (``locals()`` is a graph break on older
+  Dynamo, which would empty the compiled graph).
+* Each binding is also *published* to the namespace as it happens, through a tiny
+  setter whose ``STORE_GLOBAL`` Dynamo traces, so functions from other cells that
+  read those globals see the new values mid-cell, compiled or not.
+* Names that nested scopes use (functions, lambdas, classes and comprehensions the
+  cell defines) or that the cell declares ``global`` are plain globals, so what
+  the cell defines reads the namespace later, as after a normal run.
+* Every run starts from the namespace as it was (``restore_namespace``), and the
+  final values are committed once, so it ends as after one normal run.
+
+The source is registered in ``linecache`` under the cell's filename so tracebacks
+and graph-break locations show the cell's lines.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
+import copy
 import hashlib
 import linecache
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import FunctionType
 from typing import Any
 
 CELL_FUNCTION_NAME = "__compile_profile_cell__"
 LAST_EXPRESSION = "<last expression>"
 _UNSET_PARAMETER = "__compile_profile_unset__"
+_SETTER_PARAMETER = "__compile_profile_publish_{}__"
+_CAUGHT_NAME = "__compile_profile_caught_{}__"
+_ABSENT = object()  # a name that was not in the namespace
 
 
 class _Unset:
@@ -46,16 +60,35 @@ class CellSyntaxError(SyntaxError):
 @dataclass
 class CellFunction:
     fn: FunctionType  # returns (last expression value, tuple of the assigned names' values)
-    parameters: list[str]  # assigned names that already existed: passed in, fresh, on every call
-    assigned: list[str]
+    parameters: list[str]  # assigned names that already existed: passed in, as they were, on every call
+    assigned: list[str]  # the function's locals, in the order of the returned tuple
     returns_value: bool
     filename: str
     source: str  # the whole cell as the user sees it
     line_offset: int
     user_ns: dict[str, Any]
+    global_names: list[str] = field(default_factory=list)  # assigned, but kept as plain globals
+    initial: dict[str, Any] = field(default_factory=dict)  # every assigned name as the namespace had it
 
     def arguments(self) -> list[Any]:
-        return [self.user_ns[name] for name in self.parameters]
+        return [self._initial_value(name) for name in self.parameters]
+
+    def _initial_value(self, name: str) -> Any:
+        value = self.initial[name]
+        return getattr(builtins, name) if value is _ABSENT else value
+
+    def restore_namespace(self, names: list[str] | None = None) -> None:
+        """Put the names the cell assigns (or ``names`` of them) back as they were before the first run."""
+        for name in self.initial if names is None else names:
+            value = self.initial[name]
+            if value is _ABSENT:
+                self.user_ns.pop(name, None)
+            else:
+                self.user_ns[name] = value
+
+    def restore_locals(self) -> None:
+        """After the runs: the locals wait for ``commit``; names kept global hold what the last run wrote."""
+        self.restore_namespace(self.assigned)
 
     def __call__(self) -> tuple[Any, tuple[Any, ...]]:
         return self.fn(*self.arguments())
@@ -86,13 +119,18 @@ class CellFunction:
         return None
 
     def commit(self, returned: tuple[Any, tuple[Any, ...]]) -> None:
-        """Copy one run's assignments into the user namespace, as a normal run would leave it."""
+        """Leave the cell's locals in the namespace as one normal run would: the run's values.
+
+        Names kept as globals already hold what the last run wrote.
+        """
         bound = self._bound(returned)
         for name in self.assigned:
-            if name in bound:
-                self.user_ns[name] = bound[name]
-            elif name in self.parameters:
-                self.user_ns.pop(name, None)  # the cell deleted it
+            value = bound.get(name, _ABSENT)
+            untouched_builtin = self.initial[name] is _ABSENT and value is getattr(builtins, name, _ABSENT)
+            if value is _ABSENT or untouched_builtin:
+                self.user_ns.pop(name, None)
+            else:
+                self.user_ns[name] = value
 
 
 CELL_FILENAME_PREFIX = "<compile-profile-cell-"
@@ -128,40 +166,19 @@ def cell_to_function(
     except SyntaxError as exc:
         raise CellSyntaxError(exc.msg, (filename, exc.lineno, exc.offset, exc.text)) from None
     _reject_unsupported(tree, filename)
-    assigned = top_level_assigned_names(tree.body)
-    parameters = [name for name in assigned if name in user_ns]
-    returns_value = bool(tree.body) and isinstance(tree.body[-1], ast.Expr)
-    statements = _DeleteToUnset().visit(ast.Module(body=list(tree.body), type_ignores=[])).body
-    result: ast.expr = ast.Constant(value=None)
-    if returns_value:
-        result = statements.pop().value
-    anchor = tree.body[0] if tree.body else ast.Pass(lineno=line_offset + 1, col_offset=0)
-    unset_name = lambda: ast.Name(id=_UNSET_PARAMETER, ctx=ast.Load())  # noqa: E731
-    prologue = [
-        ast.copy_location(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=unset_name()), anchor)
-        for name in assigned
-        if name not in parameters
-    ]
-    values = ast.Tuple(elts=[ast.Name(id=name, ctx=ast.Load()) for name in assigned], ctx=ast.Load())
-    ret = ast.Return(value=ast.Tuple(elts=[result, values], ctx=ast.Load()))
-    ast.copy_location(ret, tree.body[-1] if tree.body else anchor)
-    func = ast.FunctionDef(
-        name=CELL_FUNCTION_NAME,
-        args=ast.arguments(
-            posonlyargs=[],
-            args=[ast.arg(arg=name) for name in parameters],
-            kwonlyargs=[ast.arg(arg=_UNSET_PARAMETER)],
-            kw_defaults=[unset_name()],
-            defaults=[],
-        ),
-        body=prologue + statements + [ret],
-        decorator_list=[],
-        returns=None,
-        **({"type_params": []} if sys.version_info >= (3, 12) else {}),
-    )
-    ast.copy_location(func, tree.body[0] if tree.body else ret)
-    module = ast.fix_missing_locations(ast.Module(body=[func], type_ignores=[]))
-    code = compile(module, filename, "exec")
+    assigned_anywhere = top_level_assigned_names(tree.body)
+    declared_global = {name for node in ast.walk(tree) if isinstance(node, ast.Global) for name in node.names}
+    # Functions and classes the cell defines are globals too: named as in a plain cell (pickle finds them).
+    defined_here = {node.name for node in _walk_top_scope(tree.body) if isinstance(node, _DEFINITIONS)}
+    global_names = [name for name in assigned_anywhere if name in declared_global or name in defined_here]
+    code = _compile_cell_function(tree, assigned_anywhere, global_names, user_ns, filename, line_offset)
+    # Locals that nested scopes use would become closure cells, frozen at the cell's values: make them globals.
+    captured = [name for name in assigned_anywhere if name in _cell_function_code(code).co_cellvars]
+    if captured:
+        global_names += captured
+        code = _compile_cell_function(tree, assigned_anywhere, global_names, user_ns, filename, line_offset)
+    local_names = [name for name in assigned_anywhere if name not in global_names]
+    parameters = _parameters(local_names, user_ns)
     # Register the whole cell so tracebacks and Dynamo show its lines.
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     # The namespace itself is the function's globals, so functions the cell defines
@@ -172,26 +189,199 @@ def cell_to_function(
     defined = scratch[CELL_FUNCTION_NAME]
     user_ns.setdefault("__builtins__", __builtins__)  # as exec() does; Dynamo reads it from globals
     fn = FunctionType(defined.__code__, user_ns, CELL_FUNCTION_NAME)
-    fn.__kwdefaults__ = defined.__kwdefaults__
+    fn.__kwdefaults__ = {
+        **defined.__kwdefaults__,
+        **{_SETTER_PARAMETER.format(i): _setter(name, user_ns) for i, name in enumerate(local_names)},
+    }
     return CellFunction(
         fn=fn,
         parameters=parameters,
-        assigned=assigned,
-        returns_value=returns_value,
+        assigned=local_names,
+        returns_value=bool(tree.body) and isinstance(tree.body[-1], ast.Expr),
         filename=filename,
         source=source,
         line_offset=line_offset,
         user_ns=user_ns,
+        global_names=global_names,
+        initial={name: user_ns.get(name, _ABSENT) for name in assigned_anywhere},
     )
 
 
+def _parameters(local_names: list[str], user_ns: dict[str, Any]) -> list[str]:
+    return [name for name in local_names if name in user_ns or hasattr(builtins, name)]
+
+
+def _compile_cell_function(
+    tree: ast.Module,
+    assigned: list[str],
+    global_names: list[str],
+    user_ns: dict[str, Any],
+    filename: str,
+    line_offset: int,
+):
+    """The code of a module defining the cell function; its statements are the cell's."""
+    local_names = [name for name in assigned if name not in global_names]
+    parameters = _parameters(local_names, user_ns)
+    setters = {name: _SETTER_PARAMETER.format(i) for i, name in enumerate(local_names)}
+    body = copy.deepcopy(tree.body)  # transformed in place; the next compile starts from the cell again
+    result: ast.expr = ast.Constant(value=None)
+    if body and isinstance(body[-1], ast.Expr):
+        result = body.pop().value
+    statements = _DeleteToUnset(set(local_names)).visit(ast.Module(body=body, type_ignores=[])).body
+    statements = _PublishBindings(setters).transform(statements)
+    anchor = tree.body[0] if tree.body else ast.Pass(lineno=line_offset + 1, col_offset=0)
+    unset_name = lambda: ast.Name(id=_UNSET_PARAMETER, ctx=ast.Load())  # noqa: E731
+    prologue: list[ast.stmt] = []
+    if global_names:
+        prologue.append(ast.copy_location(ast.Global(names=list(global_names)), anchor))
+    prologue += [
+        ast.copy_location(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=unset_name()), anchor)
+        for name in local_names
+        if name not in parameters
+    ]
+    values = ast.Tuple(elts=[ast.Name(id=name, ctx=ast.Load()) for name in local_names], ctx=ast.Load())
+    ret = ast.Return(value=ast.Tuple(elts=[result, values], ctx=ast.Load()))
+    ast.copy_location(ret, tree.body[-1] if tree.body else anchor)
+    func = ast.FunctionDef(
+        name=CELL_FUNCTION_NAME,
+        args=ast.arguments(
+            posonlyargs=[],
+            args=[ast.arg(arg=name) for name in parameters],
+            kwonlyargs=[ast.arg(arg=_UNSET_PARAMETER)] + [ast.arg(arg=setter) for setter in setters.values()],
+            kw_defaults=[unset_name()] + [ast.Constant(value=None) for _ in setters],
+            defaults=[],
+        ),
+        body=prologue + statements + [ret],
+        decorator_list=[],
+        returns=None,
+        **({"type_params": []} if sys.version_info >= (3, 12) else {}),
+    )
+    ast.copy_location(func, tree.body[0] if tree.body else ret)
+    module = ast.fix_missing_locations(ast.Module(body=[func], type_ignores=[]))
+    try:
+        return compile(module, filename, "exec")
+    except SyntaxError as exc:  # e.g. a name both global and a parameter, as Python sees the wrapped cell
+        raise CellSyntaxError(exc.msg, (filename, exc.lineno, exc.offset, exc.text)) from None
+
+
+def _cell_function_code(module_code):
+    return next(c for c in module_code.co_consts if getattr(c, "co_name", None) == CELL_FUNCTION_NAME)
+
+
+def _setter(name: str, user_ns: dict[str, Any]) -> FunctionType:
+    """``v -> global name = v``: a binding published to the namespace, in a form Dynamo traces."""
+    scratch: dict[str, Any] = {}
+    exec(
+        compile(
+            f"def publish(value, unset=None):\n    global {name}\n    if value is not unset:\n        {name} = value\n",
+            "<compile-profile-publish>",
+            "exec",
+        ),
+        scratch,
+    )
+    setter = FunctionType(scratch["publish"].__code__, user_ns, f"publish_{name}")
+    setter.__defaults__ = (UNSET,)
+    return setter
+
+
+class _PublishBindings:
+    """After each statement of the cell's own scope, publish the locals it bound."""
+
+    def __init__(self, setters: dict[str, str]):
+        self.setters = setters
+        self.caught = 0
+
+    def transform(self, statements: list[ast.stmt]) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for statement in statements:
+            out.append(self._enter(statement))
+            out += self._publish(_bound_by([statement]), statement)
+        return out
+
+    def _publish(self, names: list[str], where: ast.AST) -> list[ast.stmt]:
+        calls = []
+        for name in names:
+            if name in self.setters:
+                call = ast.Call(func=ast.Name(id=self.setters[name], ctx=ast.Load()),
+                                args=[ast.Name(id=name, ctx=ast.Load())], keywords=[])
+                calls.append(ast.copy_location(ast.Expr(value=call), where))
+        return calls
+
+    def _enter(self, statement: ast.stmt) -> ast.stmt:
+        """Publish inside compound statements too, and what their headers bind first thing in each body."""
+        if isinstance(statement, _SCOPES):
+            return statement
+        header = _bound_by_header(statement)
+        for field_name in ("body", "orelse", "finalbody"):
+            body = getattr(statement, field_name, None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                first = self._publish(header, body[0]) if field_name == "body" else []
+                setattr(statement, field_name, first + self.transform(body))
+        if isinstance(statement, ast.Try) or type(statement).__name__ == "TryStar":
+            statement.handlers = [self._handler(h) for h in statement.handlers]
+        if isinstance(statement, ast.Match):
+            for case in statement.cases:
+                case.body = self._publish(_pattern_names(case.pattern), case.body[0]) + self.transform(case.body)
+        return statement
+
+    def _handler(self, handler: ast.ExceptHandler) -> ast.ExceptHandler:
+        body = self.transform(handler.body)
+        if handler.name and handler.name in self.setters:
+            # Python unbinds ``except ... as e`` after the handler; the cell function must keep ``e``
+            # bound to return it, so it catches into a name of its own and unsets ``e`` afterwards.
+            name, self.caught = handler.name, self.caught + 1
+            handler.name = _CAUGHT_NAME.format(self.caught)
+            bind = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=ast.Name(id=handler.name, ctx=ast.Load()))
+            unset = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())],
+                               value=ast.Name(id=_UNSET_PARAMETER, ctx=ast.Load()))
+            body = [ast.copy_location(bind, handler)] + self._publish([name], handler) + body \
+                + [ast.copy_location(unset, handler)]
+        handler.body = body
+        return handler
+
+
+def _bound_by(statements: list[ast.stmt]) -> list[str]:
+    return top_level_assigned_names(statements)
+
+
+def _bound_by_header(statement: ast.stmt) -> list[str]:
+    parts: list[ast.AST] = []
+    if isinstance(statement, (ast.For, ast.AsyncFor)):
+        parts = [statement.target, statement.iter]
+    elif isinstance(statement, (ast.While, ast.If)):
+        parts = [statement.test]
+    elif isinstance(statement, (ast.With, ast.AsyncWith)):
+        parts = list(statement.items)
+    elif isinstance(statement, ast.Match):
+        parts = [statement.subject]
+    names: dict[str, None] = {}
+    for part in parts:
+        for node in ast.walk(part):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.setdefault(node.id, None)
+    return list(names)
+
+
+def _pattern_names(pattern: ast.AST) -> list[str]:
+    names = []
+    for node in ast.walk(pattern):
+        if isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            names.append(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            names.append(node.rest)
+    return names
+
+
 class _DeleteToUnset(ast.NodeTransformer):
-    """``del name`` in the cell's own scope becomes ``name = <unset>``: the name stays
+    """``del name`` of a local in the cell's own scope becomes ``name = <unset>``: the name stays
     a bound local, so the function can return it, and the commit deletes it."""
 
+    def __init__(self, local_names: set[str]):
+        self.local_names = local_names
+
     def visit_Delete(self, node: ast.Delete):
-        names = [t for t in node.targets if isinstance(t, ast.Name)]
-        others = [t for t in node.targets if not isinstance(t, ast.Name)]
+        names = [t for t in node.targets if isinstance(t, ast.Name) and t.id in self.local_names]
+        others = [t for t in node.targets if t not in names]
         out: list[ast.stmt] = []
         if others:
             out.append(ast.copy_location(ast.Delete(targets=others), node))
@@ -224,9 +414,16 @@ def _reject_unsupported(tree: ast.Module, filename: str) -> None:
             )
         if isinstance(node, ast.Return):
             raise CellSyntaxError("'return' outside a function", (filename, node.lineno, node.col_offset + 1, None))
+        if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names):
+            raise CellSyntaxError(
+                "'from ... import *' cannot be profiled (Python allows it only at module level): "
+                "import the names the cell uses, or run the import in another cell",
+                (filename, node.lineno, node.col_offset + 1, None),
+            )
 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 

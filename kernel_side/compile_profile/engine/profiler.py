@@ -178,13 +178,17 @@ def profile_cell(
     target = Target(
         eager_call=cell,
         function=cell.fn,
-        call_compiled=lambda compiled: compiled(*[user_ns[name] for name in cell.parameters]),
+        call_compiled=lambda compiled: compiled(*cell.arguments()),
+        before_each=cell.restore_namespace,
         locator=locator,
         source=cell.source,
         outputs=cell.outputs,
         namespace=user_ns,
     )
-    return profile_target(target, opts), cell
+    try:
+        return profile_target(target, opts), cell
+    finally:
+        cell.restore_locals()
 
 
 def profile_target(target: Target, opts: ProfileOptions) -> ProfileResult:
@@ -287,6 +291,7 @@ class _Session:
         self.first_outputs = t.outputs(result)
         device_type = _device_type()
         self.run_obj.device = _device(device_type)
+        t.before_each()  # the namespace as the cell found it, without what the run published
         self.mutable = correctness_mod.MutableState(t.namespace) if t.namespace else None
         self.run_obj.variants.append(Variant(name="eager", first_call_s=first_s))
 
