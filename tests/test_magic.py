@@ -59,6 +59,7 @@ def test_line_magic_profiles_one_expression(ip, ns):
         ("--budget 0", "--budget must be"),
         ("--options max_autotune", "KEY=VALUE"),
         ('--label "unclosed', "could not read the options"),
+        ("--sweep --mode max-autotune", "--sweep chooses the modes itself"),
     ],
 )
 def test_bad_arguments_give_a_usage_message(ip, ns, line, message):
@@ -107,3 +108,34 @@ def test_standalone_backend_compiles_and_records():
 )
 def test_split_line_magic(line, options, statement):
     assert split_line_magic(line) == (options, statement)
+
+
+def test_an_eager_backend_is_not_the_baseline_and_warmup_zero_is_counted(ip, ns):
+    ns["counter"] = torch.zeros(1)
+    with capture_output():
+        ip.run_cell_magic("compile_profile", "--backend eager --warmup 0 --repeat 3 --budget 0.1 --no-store -o p_eager",
+                          "counter.add_(1)\ndoubled = counter * 2")
+    run = ns["p_eager"]
+    assert [v.name for v in run.variants] == ["eager", "eager/default"]
+    assert run.variant("eager").timing is not run.variant("eager/default").timing
+    # As docs/reliability.md says: the state advanced N - 1 times (the correctness restore undoes one run).
+    assert ns["counter"].item() == run.cell_runs - 1
+
+
+def test_quoted_option_values_are_unquoted(ip, ns):
+    with capture_output():
+        ip.run_cell_magic("compile_profile", f"{FAST} --no-store -o p_quoted --mode 'default' --options 'epilogue_fusion=False'",
+                          "z = lin(inp).relu()")
+    variant = ns["p_quoted"].variants[1]
+    assert variant.options == {"epilogue_fusion": False} and variant.mode == "default"
+
+
+def test_the_last_expression_is_the_cells_value_as_in_a_plain_cell(ip, ns):
+    with capture_output():
+        result = ip.run_cell(f"%%compile_profile {FAST} --no-store\nsummed = lin(inp).relu()\nsummed.sum()")
+    assert torch.equal(result.result, ns["summed"].sum()), "what IPython shows as Out[n] and keeps in _"
+    assert torch.equal(ns["_"], ns["summed"].sum())
+    with capture_output():
+        quiet = ip.run_cell(f"%%compile_profile {FAST} --no-store\nlin(inp).relu().sum();")
+    assert quiet.result is None, "a trailing ';' silences it"
+    assert torch.equal(ip.run_line_magic("compile_profile", f"{FAST} --no-store lin(inp).sum()"), lin_sum := ns["lin"](ns["inp"]).sum()), lin_sum

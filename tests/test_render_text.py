@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 
@@ -208,3 +209,19 @@ def test_noisy_timings_and_overhead_bound_calls_are_called_out():
     run.variants[0] = dataclasses.replace(run.variants[0], timing=steady)
     run.variants[1].kernel_profile.total_ms = 0.9
     assert not [w for w in warnings(run) if "noisy" in w or "kernels take" in w]
+
+
+def test_a_speedup_without_an_interval_says_so_fresh_and_read_back():
+    from compile_profile.profile_run import ProfileRun
+    from compile_profile.render.html import render_html
+
+    run = cpu_run()
+    run.speedup.low = run.speedup.high = float("nan")  # fewer than 3 samples a variant: no bootstrap
+    read_back = ProfileRun.from_json(run.to_json())
+    assert read_back.speedup.low is None, "JSON has no NaN"
+    for r in (run, read_back):
+        text = render_text(r)
+        assert "too few samples for an interval" in text and "nan" not in text.lower()
+        assert "no measurable difference" not in text
+        assert "too few samples for an interval" in render_html(r)
+        assert "includes 1×" not in json.dumps(r.summary(), ensure_ascii=False)

@@ -75,7 +75,9 @@ export class RunCard extends Panel implements IRenderMime.IRenderer {
       summary.speedup ? formatSpeedup(summary.speedup.value) : summary.status
     );
     badge.title = summary.speedup
-      ? `speedup of ${summary.speedup.variant}: ${formatSpeedup(summary.speedup.low)}–${formatSpeedup(summary.speedup.high)} (95% interval)`
+      ? summary.speedup.low === null || summary.speedup.high === null
+        ? `speedup of ${summary.speedup.variant}: too few samples for an interval`
+        : `speedup of ${summary.speedup.variant}: ${formatSpeedup(summary.speedup.low)}–${formatSpeedup(summary.speedup.high)} (95% interval)`
       : '';
     head.append(badge, el('span', 'cp-Card-headline', summary.headline));
     node.append(head);

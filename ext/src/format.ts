@@ -106,10 +106,13 @@ export function formatDeltaCount(delta: number): string {
 
 /** Speedup badge tone: a gain whose interval is above 1, a loss below 1, else inconclusive. */
 export function speedupTone(
-  speedup: { value: number; low: number; high: number } | null | undefined
+  speedup: { value: number; low: number | null; high: number | null } | null | undefined
 ): 'faster' | 'slower' | 'even' | 'none' {
   if (!speedup) {
     return 'none';
+  }
+  if (speedup.low === null || speedup.high === null) {
+    return 'even'; // too few samples for an interval: nothing measured either way
   }
   if (speedup.low > 1) {
     return 'faster';

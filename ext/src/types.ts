@@ -35,8 +35,8 @@ export interface IVariant {
 
 export interface ISpeedup {
   value: number;
-  low: number;
-  high: number;
+  low: number | null; // null: too few samples for an interval
+  high: number | null;
   variant: string;
   confidence?: number;
 }
@@ -136,7 +136,8 @@ export interface IRunSummary {
   first_line: string;
   headline: string;
   variants: IVariantRow[];
-  speedup: { value: number; low: number; high: number; variant: string; text: string } | null;
+  // low and high are null when there were too few samples for an interval
+  speedup: { value: number; low: number | null; high: number | null; variant: string; text: string } | null;
   compile_s: number | null;
   cache_state: string;
   graph_count: number;

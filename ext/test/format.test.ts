@@ -94,4 +94,9 @@ describe('deltas and tones', () => {
     expect(speedupTone({ value: 1.05, low: 0.95, high: 1.1 })).toBe('even');
     expect(speedupTone(null)).toBe('none');
   });
+
+  it('calls a speedup without an interval (too few samples) inconclusive, not a loss', () => {
+    // JSON has no NaN: an interval the bootstrap could not give arrives as null, and null < 1 in JavaScript.
+    expect(speedupTone({ value: 0.27, low: null, high: null })).toBe('even');
+  });
 });

@@ -91,6 +91,9 @@ class CompileProfileMagics(Magics):
             raise UsageError(f"could not read the options ({exc})\n\n{_usage()}") from None
         from .engine.variants import MODES
 
+        args.mode = [_unquote(mode) for mode in args.mode] if args.mode else args.mode
+        if args.sweep and args.mode:
+            raise UsageError("--sweep chooses the modes itself: leave out --mode, or drop --sweep to profile the modes given")
         for mode in args.mode or []:
             if mode not in MODES:
                 raise UsageError(f"unknown --mode {mode!r}: choose from {', '.join(MODES)}")
@@ -101,7 +104,7 @@ class CompileProfileMagics(Magics):
                 raise UsageError(f"{name} must be {'positive' if name == '--repeat' else 'zero or more'}, got {value}")
         if not args.budget > 0:
             raise UsageError(f"--budget must be a positive number of seconds, got {args.budget}")
-        args.options = dict(_key_value(o) for o in (args.options or []))
+        args.options = dict(_key_value(_unquote(o)) for o in (args.options or []))
         args.label = _unquote(args.label)
         args.backend = _unquote(args.backend)
         _check_compile_settings(args)
@@ -159,6 +162,9 @@ class CompileProfileMagics(Magics):
         if eager_error is not None:
             # The cell itself failed: stop "Run All" as a normal failing cell would.
             raise CellFailed(_user_traceback(eager_error.traceback, cell_fn.filename))
+        if cell_fn.returns_value and result.has_eager_result and not body.rstrip().endswith(";"):
+            # IPython shows it as Out[n], as for a plain cell; it cannot see a ';' inside a cell magic's body
+            return result.last_eager_result[0]
         return None
 
 

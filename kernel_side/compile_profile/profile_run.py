@@ -8,6 +8,8 @@ fields freely, rename none.
 
 from __future__ import annotations
 
+import math
+
 import datetime as _dt
 import json
 import uuid
@@ -147,6 +149,15 @@ class Speedup:
     high: float
     variant: str
     confidence: float = 0.95
+
+    @property
+    def has_interval(self) -> bool:
+        """False when there were too few samples for one (then low and high are NaN, or None when read back)."""
+        return all(isinstance(x, (int, float)) and math.isfinite(x) for x in (self.low, self.high))
+
+    @property
+    def includes_one(self) -> bool:
+        return self.has_interval and self.low <= 1.0 <= self.high
 
 
 @dataclass

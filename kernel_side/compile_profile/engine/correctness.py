@@ -75,13 +75,14 @@ def compare_outputs(eager: dict[str, Any], compiled: dict[str, Any], *, random_o
                     max_abs = max(max_abs, float((a.double() - e.double()).abs().max()))
                 continue
             rtol, atol = TOLERANCES.get(e.dtype, (1.3e-4, 1e-5))
-            diff = (a.double() - e.double()).abs()
+            wide = torch.complex128 if e.is_complex() else torch.float64  # .double() drops imaginary parts
+            diff = (a.to(wide) - e.to(wide)).abs()
             finite = torch.isfinite(e) & torch.isfinite(a)
             same_nonfinite = bool(((~finite) & ~((a == e) | (torch.isnan(a) & torch.isnan(e)))).sum() == 0)
             d = diff[finite]
             if d.numel():
                 max_abs = max(max_abs, float(d.max()))
-                denom = e.double().abs()[finite].clamp_min(atol)
+                denom = e.to(wide).abs()[finite].clamp_min(atol)
                 max_rel = max(max_rel, float((d / denom).max()))
             if not same_nonfinite or not torch.allclose(a[finite], e[finite], rtol=rtol, atol=atol):
                 mismatched.append(path)

@@ -137,8 +137,9 @@ def profile(fn: Callable[..., Any], *args: Any, **options: Any) -> ProfileRun:
     warmup, repeat, budget, label, check_correctness, progress.
     """
     if "mode" in options:
-        mode = options.pop("mode")
-        options["modes"] = [mode] if isinstance(mode, str) else list(mode)
+        options["modes"] = options.pop("mode")
+    if isinstance(options.get("modes"), str):  # one mode, not its letters
+        options["modes"] = [options["modes"]]
     opts = ProfileOptions(**options)
     code = getattr(fn, "__code__", None)
     try:
@@ -399,7 +400,7 @@ class _Session:
             run_interleaved(timed, plan, device_type=device_type, calls_per_sample=number, on_round=on_round)
         finally:
             per_sample = number + priming_calls(device_type)
-            runs = sum(len(v.samples_s) for v in timed) * per_sample + plan.warmup * len(timed)
+            runs = sum(len(v.samples_s) for v in timed) * per_sample + max(1, plan.warmup) * len(timed)
             self.run_obj.cell_runs += runs
             self._record_timings(timed, device_type)
             self._note_recompiles(self.recorder.take(), during_timing=True)

@@ -21,7 +21,7 @@ class VariantSpec:
         parts = [self.backend]
         if self.mode and self.mode != "default":
             parts.append(self.mode)
-        elif self.backend == "inductor":
+        elif self.backend in ("inductor", "eager"):  # "eager" alone is the baseline's name
             parts.append("default")
         if self.dynamic is True:
             parts.append("dynamic")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 
 def format_ms(ms: float | None) -> str:
     if ms is None:
@@ -43,7 +45,9 @@ def format_timing(median_ms: float, p10_ms: float, p90_ms: float, n: int) -> str
     return f"{format_ms(median_ms)} (p10 {format_ms(p10_ms)} / p90 {format_ms(p90_ms)}, n={n})"
 
 
-def format_interval(low: float, high: float, confidence: float) -> str:
+def format_interval(low: float | None, high: float | None, confidence: float) -> str:
+    if not all(isinstance(x, (int, float)) and math.isfinite(x) for x in (low, high)):
+        return "(too few samples for an interval: --repeat 3 or more)"
     return f"[{low:.2f}, {high:.2f}] {confidence * 100:.0f}% CI"
 
 

@@ -85,7 +85,7 @@ def warnings(run: ProfileRun) -> list[str]:
             f"{len(run.recompiles)} recompile{'s' if len(run.recompiles) != 1 else ''}"
             + (f", {len(timed)} during timed runs" if timed else "")
         )
-    if run.speedup is not None and run.speedup.low <= 1.0 <= run.speedup.high:
+    if run.speedup is not None and run.speedup.includes_one:
         out.append("the speedup interval includes 1×: no measurable difference")
     out.extend(timing_warnings(run))
     if run.status == "interrupted":

@@ -36,7 +36,7 @@ def timing_line(run: ProfileRun) -> str:
     if s is not None:
         which = f" ({s.variant})" if len(run.compiled_variants) > 1 else ""
         text = f"speedup{which} {format_speedup(s.value)} {format_interval(s.low, s.high, s.confidence)}"
-        if s.low <= 1.0 <= s.high:
+        if s.includes_one:
             text += ": no measurable difference"
         segments.append(text)
     return " | ".join(segments) if segments else headline(run)
