@@ -139,3 +139,17 @@ def test_the_last_expression_is_the_cells_value_as_in_a_plain_cell(ip, ns):
         quiet = ip.run_cell(f"%%compile_profile {FAST} --no-store\nlin(inp).relu().sum();")
     assert quiet.result is None, "a trailing ';' silences it"
     assert torch.equal(ip.run_line_magic("compile_profile", f"{FAST} --no-store lin(inp).sum()"), lin_sum := ns["lin"](ns["inp"]).sum()), lin_sum
+
+
+def test_display_and_stderr_of_the_repeated_runs_are_not_shown(ip, ns):
+    ns["sys"] = __import__("sys")
+    body = "shown = lin(inp).relu()\ndisplay('DISPLAYED')\nprint('to stderr', file=sys.stderr)\n"
+    with capture_output() as out:
+        ip.run_cell_magic("compile_profile", f"{FAST} --no-store -o p_quiet", body)
+    displayed = [o for o in out.outputs if o.data.get("text/plain") == "'DISPLAYED'"]
+    assert len(displayed) == 1, "shown by the first eager run only"
+    compiled_variants = len(ns["p_quiet"].compiled_variants)
+    # the first eager run, and each variant's compiling call, where torch's own warnings appear too
+    assert out.stderr.count("to stderr") == 1 + compiled_variants, out.stderr
+    assert ns["p_quiet"].cell_runs > 10
+    assert "publish" not in ip.display_pub.__dict__, "the display publisher is as it was"

@@ -7,6 +7,7 @@ it with ``-o``.  All measuring happens in ``compile_profile.engine``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
@@ -130,6 +131,7 @@ class CompileProfileMagics(Magics):
             notebook=_notebook_path(self.shell.user_ns),
             check_correctness=args.check,
             progress=progress,
+            quiet_display=lambda: _display_only(self.shell, progress),
         )
         user_ns = self.shell.user_ns
         try:
@@ -228,8 +230,31 @@ def split_line_magic(line: str) -> tuple[str, str]:
     return line.strip(), ""
 
 
+@contextlib.contextmanager
+def _display_only(shell, progress: _ProgressLine):
+    """Drop the display output of the cell's repeated runs; the progress line still updates."""
+    publisher = shell.display_pub
+    publish = publisher.publish
+    own = publisher.__dict__.get("publish")  # someone else's instance-level override, kept
+
+    def publish_progress_only(*args, **kwargs):
+        if progress.publishing:
+            publish(*args, **kwargs)
+
+    publisher.publish = publish_progress_only
+    try:
+        yield
+    finally:
+        if own is None:
+            del publisher.publish  # back to the class's method
+        else:
+            publisher.publish = own
+
+
 class _ProgressLine:
     """One output line, updated in place, saying what the profiler is doing."""
+
+    publishing = False  # True while it sends its own display message
 
     def __init__(self) -> None:
         self._handle = None
@@ -244,14 +269,22 @@ class _ProgressLine:
         self._last, self._last_message = now, message
         text = f"compile_profile [{now - self._started:5.1f} s] {message}"
         bundle = {"text/plain": text}
-        if self._handle is None:
-            self._handle = display(bundle, raw=True, display_id=True)
-        else:
-            self._handle.update(bundle, raw=True)
+        self.publishing = True
+        try:
+            if self._handle is None:
+                self._handle = display(bundle, raw=True, display_id=True)
+            else:
+                self._handle.update(bundle, raw=True)
+        finally:
+            self.publishing = False
 
     def clear(self) -> None:
         if self._handle is not None:
-            self._handle.update({"text/plain": ""}, raw=True)
+            self.publishing = True
+            try:
+                self._handle.update({"text/plain": ""}, raw=True)
+            finally:
+                self.publishing = False
             self._handle = None
 
 

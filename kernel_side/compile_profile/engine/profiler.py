@@ -104,6 +104,9 @@ class ProfileOptions:
     check_correctness: bool = True
     kernel_timing: bool = True  # the torch.profiler pass after timing: per-kernel time, roofline
     progress: Progress | None = None
+    # Silences what the frontend shows from a run (rich display output) after the first eager run,
+    # which shows it once; the engine itself drops stdout and, from timing on, stderr of later runs.
+    quiet_display: Callable[[], contextlib.AbstractContextManager] | None = None
 
 
 @dataclass
@@ -238,12 +241,16 @@ class _Session:
         interrupted: BaseException | None = None
         tracker = DynamoCodeTracker()
         try:
-            with capture_compiles(self.recorder):
+            with capture_compiles(self.recorder), contextlib.ExitStack() as quiet:
                 with contextlib.redirect_stdout(self.stdout):
                     self._eager_first()
                     if run.status != "failed":
-                        self._compile_variants()
+                        if self.opts.quiet_display is not None:
+                            quiet.enter_context(self.opts.quiet_display())
+                        self._compile_variants()  # stderr stays: torch's warnings while compiling are news
                         if self._has_timed_variants():
+                            # A tqdm bar or a print to stderr in the cell would show once per run.
+                            quiet.enter_context(contextlib.redirect_stderr(io.StringIO()))
                             self._time()
                             self._check_correctness()
                             self._measure_memory()
