@@ -321,3 +321,12 @@ def test_kernel_lines_follow_the_code_when_a_cache_hit_carries_old_line_numbers(
     for run in (first, second):
         kernel_lines = {line for k in run.kernels if k.language == "cpp" for line in k.lines}
         assert kernel_lines and kernel_lines <= {2, 3}, (kernel_lines, run.cell_source)
+
+
+def test_a_cell_that_calls_compiled_code_is_told_its_eager_variant_is_not_eager():
+    layer = torch.nn.Linear(8, 8)
+    ns = {"torch": torch, "layer": layer, "inp": torch.randn(4, 8)}
+    result = run_cell("wrapped = torch.compile(layer)\nout = wrapped(inp)\n", ns)
+    assert any("the cell calls wrapped, already wrapped by torch.compile" in n for n in result.run.notes), result.run.notes
+    plain = run_cell("out = layer(inp)\n", ns)
+    assert not any("already wrapped" in n for n in plain.run.notes)

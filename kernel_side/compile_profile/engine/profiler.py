@@ -299,6 +299,14 @@ class _Session:
         self.first_outputs = t.outputs(result)
         device_type = _device_type()
         self.run_obj.device = _device(device_type)
+        already_compiled = _compiled_callables_used(t.function, self.first_outputs)
+        if already_compiled:
+            names = ", ".join(already_compiled)
+            self.run_obj.notes.append(
+                f"the cell calls {names}, already wrapped by torch.compile: the eager variant runs compiled code, "
+                "so the speedup compares compiled with compiled; profile the uncompiled module or function "
+                "(an OptimizedModule's _orig_mod) to see what compiling buys"
+            )
         t.before_each()  # the namespace as the cell found it, without what the run published
         self.mutable = correctness_mod.MutableState(t.namespace) if t.namespace else None
         self.run_obj.variants.append(Variant(name="eager", first_call_s=first_s))
@@ -584,6 +592,20 @@ def _one_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     first = text[0] if text else ""
     return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+
+
+def _compiled_callables_used(fn: Callable[..., Any], outputs: dict[str, Any]) -> list[str]:
+    """Names the profiled code uses that hold something torch.compile already wrapped."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return []
+    values = {**getattr(fn, "__globals__", {}), **outputs}
+    used = set(code.co_names) | set(code.co_varnames)
+    return sorted(
+        name for name in used
+        if isinstance(values.get(name), torch._dynamo.eval_frame.OptimizedModule)
+        or hasattr(values.get(name), "_torchdynamo_orig_callable")
+    )
 
 
 def _let_go(exc: BaseException) -> None:
