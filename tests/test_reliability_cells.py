@@ -542,3 +542,17 @@ def test_out_of_memory_in_the_compiled_variant_releases_memory(shell, private_ru
     assert result.error_in_exec is None and run.status == "ok", run.errors
     assert run.device.type == "cuda" and run.speedup is not None
     assert_kernel_unharmed(shell, before)
+
+
+def test_profiles_leave_no_dynamo_globals_behind_but_a_users_compiled_code_keeps_its_own(shell, private_run_store):
+    installed = lambda: sorted(n for n in shell.user_ns if n.startswith(("__compiled_fn_", "__resume_at_")))  # noqa: E731
+    shell.run_cell("def users_step(t):\n    u = t.sin()\n    print('break')\n    return u.cos()\n"
+                   "users_compiled = torch.compile(users_step, backend='eager')\nkept = users_compiled(x)\n")
+    users_names = installed()
+    assert users_names, "Dynamo installed the user's compiled graph and continuation in the namespace"
+    for _ in range(2):
+        result, out, run = profile(shell, "", "y = x.sin()\nprint('break')\nz = y.cos()\n")
+        assert run.status == "ok" and run.graph_breaks
+    assert installed() == users_names, "a profile's own are gone, the user's stay"
+    result = shell.run_cell("again = users_compiled(x)\n")
+    assert result.error_in_exec is None and torch.equal(shell.user_ns["again"], shell.user_ns["kept"])

@@ -32,8 +32,19 @@ def _is_profile_backend(backend: Any) -> bool:
     return isinstance(_unwrap(backend), RecordingBackend)
 
 
+# Globals Dynamo installs in the compiled function's module (the notebook's namespace) for the
+# bytecode it rewrites: the graph's callable and the continuations after a graph break.
+_INSTALLED_GLOBAL_PREFIXES = ("__compiled_fn_", "__resume_at_")
+
+
 class DynamoCodeTracker:
-    """Drops the cache entries that profile backends created, when asked."""
+    """Drops the cache entries that profile backends created, when asked, and the globals
+    Dynamo installed for them in ``namespace`` (otherwise a few per variant pile up in the
+    notebook with every profile)."""
+
+    def __init__(self, namespace: dict[str, Any] | None = None):
+        self.namespace = namespace
+        self.names_before = set(namespace) if namespace is not None else set()
 
     def release_new_entries(self) -> int:
         released = 0
@@ -47,4 +58,17 @@ class DynamoCodeTracker:
                 # same code recompile on their next call (from the on-disk caches).
                 reset_code(code)
                 released += 1
+        if self.namespace is not None:
+            self._drop_unused_installed_globals()
         return released
+
+    def _drop_unused_installed_globals(self) -> None:
+        still_used: set[str] = set()
+        for ref in list(convert_frame.input_codes.seen):
+            code = ref()
+            if code is not None:
+                for entry in _debug_get_cache_entry_list(code):
+                    still_used.update(entry.code.co_names)
+        for name in [n for n in self.namespace if n not in self.names_before]:
+            if name.startswith(_INSTALLED_GLOBAL_PREFIXES) and name not in still_used:
+                del self.namespace[name]

@@ -239,7 +239,7 @@ class _Session:
     def run(self) -> ProfileResult:
         run = self.run_obj
         interrupted: BaseException | None = None
-        tracker = DynamoCodeTracker()
+        tracker = DynamoCodeTracker(getattr(self.target.function, "__globals__", None))
         try:
             with capture_compiles(self.recorder), contextlib.ExitStack() as quiet:
                 with contextlib.redirect_stdout(self.stdout):
