@@ -168,3 +168,36 @@ def test_star_import_is_refused_with_its_cell_line():
         cell_to_function("x = 1\nfrom math import *\n", {}, source="%%compile_profile\nx = 1\nfrom math import *\n",
                          line_offset=1)
     assert info.value.lineno == 3 and "import *" in info.value.msg
+
+
+def _run_like_the_profiler(cell):
+    cell.restore_namespace()
+    returned = cell()
+    cell.restore_locals()
+    cell.commit(returned)
+    return returned
+
+
+@pytest.mark.parametrize(
+    "body",
+    ["if False:\n    y = 1\ny\n", "w += 1\n", "del never_bound\n", "z = 1\ndel z\nz\n", "print(later)\nlater = 1\n"],
+    ids=["conditional", "augmented", "del-unbound", "read-after-del", "read-before-assignment"],
+)
+def test_reading_a_name_the_run_has_not_bound_is_a_name_error(body):
+    with pytest.raises(NameError):
+        cell_to_function(body, {})()
+
+
+def test_the_name_error_idiom_and_tuple_deletes_work_as_in_a_plain_cell():
+    ns: dict = {}
+    _run_like_the_profiler(cell_to_function("try:\n    counter\nexcept NameError:\n    counter = 0\ncounter += 1\n", ns))
+    assert ns["counter"] == 1
+    ns2 = {"len": lambda _: 99}
+    returned = _run_like_the_profiler(cell_to_function("a = 1\nb = 2\ndel (a, b)\ndel len\nlen([1, 2])\n", ns2))
+    assert returned[0] == 2 and not {"a", "b", "len"} & set(ns2)
+
+
+def test_walrus_in_defaults_and_class_bases_binds_in_the_cell():
+    ns: dict = {}
+    _run_like_the_profiler(cell_to_function("def f(a=(w := 3)):\n    return a\nclass A((B := object)):\n    pass\n", ns))
+    assert ns["w"] == 3 and ns["B"] is object and ns["f"]() == 3

@@ -474,6 +474,34 @@ def test_handlers_globals_and_builtins_in_a_cell_behave_as_in_a_plain_cell(shell
     del ns["len"]
 
 
+def test_a_class_defined_and_used_in_the_cell_then_the_next_profile(shell, private_run_store):
+    # Each run defines the class anew, so Dynamo invalidates the entries made for the last one:
+    # entries without code, which the profile's cleanup must step over.
+    body = "s = x * 2\nclass Scaler:\n    scale = s\n    def go(self, v):\n        return v * self.scale\nr = Scaler().go(x)\n"
+    result, out, run = profile(shell, "", body)
+    assert result.error_in_exec is None and run.status == "ok", run.errors
+    assert torch.equal(shell.user_ns["r"], shell.user_ns["x"] * shell.user_ns["x"] * 2)
+    result, out, run = profile(shell, "", "y = x + 2\n")
+    assert result.error_in_exec is None and run.status == "ok", run.errors
+
+
+def test_the_name_error_idiom_compiles_too(shell, private_run_store):
+    shell.user_ns.pop("tries", None)
+    body = "try:\n    tries\nexcept NameError:\n    tries = 0\ntries += 1\ny = x * tries\n"
+    result, out, run = profile(shell, "", body)
+    assert result.error_in_exec is None and run.status == "ok", run.errors
+    assert shell.user_ns["tries"] == 1 and torch.equal(shell.user_ns["y"], shell.user_ns["x"])
+
+
+def test_a_generator_bound_to_a_name_fails_only_the_compiled_variant(shell, private_run_store):
+    # Dynamo cannot hand a generator back out of compiled code (plain torch.compile of a function
+    # that returns one fails the same way); the cell returns its names, so the variant fails.
+    result, out, run = profile(shell, "", "g = (t * 2 for t in [x, x])\nk = sum(g)\n")
+    assert result.error_in_exec is None and run.status == "failed"
+    assert [e.stage for e in run.errors] == ["compile"] and "Generator" in run.errors[0].message
+    assert torch.equal(shell.user_ns["k"], shell.user_ns["x"] * 4), "the eager results land"
+
+
 def _holds_then_fails(gm, example_inputs):
     def run(*args):
         taken = torch.empty(1 << 20)

@@ -39,6 +39,7 @@ CELL_FUNCTION_NAME = "__compile_profile_cell__"
 LAST_EXPRESSION = "<last expression>"
 _UNSET_PARAMETER = "__compile_profile_unset__"
 _SETTER_PARAMETER = "__compile_profile_publish_{}__"
+_UNBOUND_PARAMETER = "__compile_profile_unbound__"
 _CAUGHT_NAME = "__compile_profile_caught_{}__"
 _ABSENT = object()  # a name that was not in the namespace
 
@@ -191,6 +192,7 @@ def cell_to_function(
     fn = FunctionType(defined.__code__, user_ns, CELL_FUNCTION_NAME)
     fn.__kwdefaults__ = {
         **defined.__kwdefaults__,
+        _UNBOUND_PARAMETER: _lookup_unbound,
         **{_SETTER_PARAMETER.format(i): _setter(name, user_ns) for i, name in enumerate(local_names)},
     }
     return CellFunction(
@@ -228,6 +230,9 @@ def _compile_cell_function(
     if body and isinstance(body[-1], ast.Expr):
         result = body.pop().value
     statements = _DeleteToUnset(set(local_names)).visit(ast.Module(body=body, type_ignores=[])).body
+    checker = _CheckBoundReads(set(local_names))
+    statements = [new for s in statements for new in _as_list(checker.visit(s))]
+    result = checker.visit(result)
     statements = _PublishBindings(setters).transform(statements)
     anchor = tree.body[0] if tree.body else ast.Pass(lineno=line_offset + 1, col_offset=0)
     unset_name = lambda: ast.Name(id=_UNSET_PARAMETER, ctx=ast.Load())  # noqa: E731
@@ -247,8 +252,9 @@ def _compile_cell_function(
         args=ast.arguments(
             posonlyargs=[],
             args=[ast.arg(arg=name) for name in parameters],
-            kwonlyargs=[ast.arg(arg=_UNSET_PARAMETER)] + [ast.arg(arg=setter) for setter in setters.values()],
-            kw_defaults=[unset_name()] + [ast.Constant(value=None) for _ in setters],
+            kwonlyargs=[ast.arg(arg=_UNSET_PARAMETER), ast.arg(arg=_UNBOUND_PARAMETER)]
+            + [ast.arg(arg=setter) for setter in setters.values()],
+            kw_defaults=[unset_name(), ast.Constant(value=None)] + [ast.Constant(value=None) for _ in setters],
             defaults=[],
         ),
         body=prologue + statements + [ret],
@@ -266,6 +272,13 @@ def _compile_cell_function(
 
 def _cell_function_code(module_code):
     return next(c for c in module_code.co_consts if getattr(c, "co_name", None) == CELL_FUNCTION_NAME)
+
+
+def _lookup_unbound(name: str):
+    """A plain cell's lookup of a global it has not bound (or deleted): the builtin, or NameError."""
+    if hasattr(builtins, name):
+        return getattr(builtins, name)
+    raise NameError(f"name {name!r} is not defined")
 
 
 def _setter(name: str, user_ns: dict[str, Any]) -> FunctionType:
@@ -372,6 +385,78 @@ def _pattern_names(pattern: ast.AST) -> list[str]:
     return names
 
 
+def _as_list(node_or_nodes) -> list:
+    return node_or_nodes if isinstance(node_or_nodes, list) else [node_or_nodes]
+
+
+def _flatten(targets):
+    for target in targets:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            yield from _flatten(target.elts)
+        else:
+            yield target
+
+
+def _checked_read(name: str) -> ast.expr:
+    """``name``, or when the run left it unbound what a plain cell's lookup gives: a builtin, or NameError."""
+    return ast.IfExp(
+        test=ast.Compare(left=ast.Name(id=name, ctx=ast.Load()), ops=[ast.IsNot()],
+                         comparators=[ast.Name(id=_UNSET_PARAMETER, ctx=ast.Load())]),
+        body=ast.Name(id=name, ctx=ast.Load()),
+        orelse=ast.Call(func=ast.Name(id=_UNBOUND_PARAMETER, ctx=ast.Load()), args=[ast.Constant(value=name)],
+                        keywords=[]),
+    )
+
+
+class _CheckBoundReads(ast.NodeTransformer):
+    """Reads of the cell's locals in its own scope raise NameError while the local is unset."""
+
+    def __init__(self, local_names: set[str]):
+        self.local_names = local_names
+
+    def visit_Name(self, node: ast.Name):
+        if isinstance(node.ctx, ast.Load) and node.id in self.local_names:
+            return ast.copy_location(_checked_read(node.id), node)
+        return node
+
+    def visit_AugAssign(self, node: ast.AugAssign):
+        node.value = self.visit(node.value)
+        if isinstance(node.target, ast.Name) and node.target.id in self.local_names:
+            check = ast.copy_location(ast.Expr(value=_checked_read(node.target.id)), node)
+            return [check, node]
+        node.target = self.visit(node.target)
+        return node
+
+    def _enclosing_parts_only(self, node):
+        """A def, lambda or class: only what runs where it is defined (see _evaluated_in_enclosing_scope)."""
+        if isinstance(node, ast.ClassDef):
+            node.bases = [self.visit(b) for b in node.bases]
+            for keyword in node.keywords:
+                keyword.value = self.visit(keyword.value)
+        else:
+            args = node.args
+            args.defaults = [self.visit(d) for d in args.defaults]
+            args.kw_defaults = [self.visit(d) if d is not None else None for d in args.kw_defaults]
+            if not isinstance(node, ast.Lambda):
+                for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+                    if arg is not None and arg.annotation is not None:
+                        arg.annotation = self.visit(arg.annotation)
+                if node.returns is not None:
+                    node.returns = self.visit(node.returns)
+        if not isinstance(node, ast.Lambda):
+            node.decorator_list = [self.visit(d) for d in node.decorator_list]
+        return node
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = _enclosing_parts_only
+
+    def _comprehension(self, node):
+        first = node.generators[0]
+        first.iter = self.visit(first.iter)  # the rest runs in the comprehension's own scope
+        return node
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
+
+
 class _DeleteToUnset(ast.NodeTransformer):
     """``del name`` of a local in the cell's own scope becomes ``name = <unset>``: the name stays
     a bound local, so the function can return it, and the commit deletes it."""
@@ -380,12 +465,15 @@ class _DeleteToUnset(ast.NodeTransformer):
         self.local_names = local_names
 
     def visit_Delete(self, node: ast.Delete):
-        names = [t for t in node.targets if isinstance(t, ast.Name) and t.id in self.local_names]
-        others = [t for t in node.targets if t not in names]
+        targets = list(_flatten(node.targets))
+        names = [t for t in targets if isinstance(t, ast.Name) and t.id in self.local_names]
+        others = [t for t in targets if t not in names]
         out: list[ast.stmt] = []
         if others:
             out.append(ast.copy_location(ast.Delete(targets=others), node))
         for target in names:
+            # ``del`` of an unbound name raises, as in a plain cell
+            out.append(ast.copy_location(ast.Expr(value=_checked_read(target.id)), node))
             assign = ast.Assign(
                 targets=[ast.Name(id=target.id, ctx=ast.Store())],
                 value=ast.Name(id=_UNSET_PARAMETER, ctx=ast.Load()),
@@ -435,8 +523,7 @@ def _walk_top_scope(nodes: list[ast.stmt]):
         node = stack.pop()
         yield node
         if isinstance(node, _SCOPES):
-            if not isinstance(node, ast.Lambda):
-                stack.extend(node.decorator_list)
+            stack.extend(_evaluated_in_enclosing_scope(node))
             continue
         if isinstance(node, _COMPREHENSIONS):
             # only the first iterable is evaluated in the enclosing scope; walrus targets
@@ -445,6 +532,20 @@ def _walk_top_scope(nodes: list[ast.stmt]):
             stack.extend(n for n in ast.walk(node) if isinstance(n, ast.NamedExpr))
             continue
         stack.extend(ast.iter_child_nodes(node))
+
+
+def _evaluated_in_enclosing_scope(node: ast.AST) -> list[ast.AST]:
+    """The parts of a def, lambda or class statement that run where it is defined."""
+    if isinstance(node, ast.ClassDef):
+        return [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]
+    args = node.args
+    parts: list[ast.AST] = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
+    if not isinstance(node, ast.Lambda):
+        every_arg = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+        parts += [*node.decorator_list, *(a.annotation for a in every_arg if a is not None and a.annotation)]
+        if node.returns is not None:
+            parts.append(node.returns)
+    return parts
 
 
 def top_level_assigned_names(body: list[ast.stmt]) -> list[str]:

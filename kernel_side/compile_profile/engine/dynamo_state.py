@@ -68,7 +68,8 @@ class DynamoCodeTracker:
             code = ref()
             if code is not None:
                 for entry in _debug_get_cache_entry_list(code):
-                    still_used.update(entry.code.co_names)
+                    if entry.code is not None:  # None: an entry Dynamo invalidated (e.g. a class redefined)
+                        still_used.update(entry.code.co_names)
         for name in [n for n in self.namespace if n not in self.names_before]:
             if name.startswith(_INSTALLED_GLOBAL_PREFIXES) and name not in still_used:
                 del self.namespace[name]
