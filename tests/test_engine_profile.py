@@ -330,3 +330,15 @@ def test_a_cell_that_calls_compiled_code_is_told_its_eager_variant_is_not_eager(
     assert any("the cell calls wrapped, already wrapped by torch.compile" in n for n in result.run.notes), result.run.notes
     plain = run_cell("out = layer(inp)\n", ns)
     assert not any("already wrapped" in n for n in plain.run.notes)
+
+
+def test_the_run_is_on_the_device_of_the_tensors_the_cell_used():
+    # On a GPU machine where CUDA is already in use, a cell of CPU tensors is still a CPU run:
+    # host timers, no CUDA memory figures (seen on the H200, where it was reported as a CUDA run).
+    from compile_profile.engine.profiler import _tensor_device_types, run_device_type
+
+    module = torch.nn.Linear(2, 2).to("meta")
+    assert _tensor_device_types([torch.ones(1), {"m": module}, [3, "text"]]) == {"cpu", "meta"}
+    assert run_device_type({"cpu"}, fallback="cuda") == "cpu"
+    assert run_device_type({"cpu", "cuda"}, fallback="cpu") == "cuda"
+    assert run_device_type(set(), fallback="cuda") == "cuda", "no tensors: where torch was working"

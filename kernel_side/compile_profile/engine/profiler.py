@@ -121,6 +121,7 @@ class Target:
     before_each: Callable[[], None] = lambda: None
     outputs: Callable[[Any], dict[str, Any]] = lambda result: {"<result>": result}
     namespace: dict[str, Any] = field(default_factory=dict)
+    inputs: tuple = ()  # the arguments of a profiled function, if any
 
 
 @dataclass
@@ -161,6 +162,7 @@ def profile(fn: Callable[..., Any], *args: Any, **options: Any) -> ProfileRun:
         call_compiled=lambda compiled: compiled(*args),
         locator=locator,
         source=source,
+        inputs=args,
     )
     result = profile_target(target, opts)
     if result.stdout:
@@ -297,7 +299,8 @@ class _Session:
         self.run_obj.cell_runs += 1
         self.first_stdout = self.stdout.getvalue()[start_len:]
         self.first_outputs = t.outputs(result)
-        device_type = _device_type()
+        used = _values_used(t.function, self.first_outputs) + list(t.inputs)
+        device_type = run_device_type(_tensor_device_types(used), fallback=_device_type())
         self.run_obj.device = _device(device_type)
         already_compiled = _compiled_callables_used(t.function, self.first_outputs)
         if already_compiled:
@@ -594,17 +597,48 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
 
 
-def _compiled_callables_used(fn: Callable[..., Any], outputs: dict[str, Any]) -> list[str]:
-    """Names the profiled code uses that hold something torch.compile already wrapped."""
+def _named_values_used(fn: Callable[..., Any], outputs: dict[str, Any]) -> dict[str, Any]:
+    """The values of the names the profiled code reads or assigns (its globals and what it returned)."""
     code = getattr(fn, "__code__", None)
     if code is None:
-        return []
+        return dict(outputs)
     values = {**getattr(fn, "__globals__", {}), **outputs}
-    used = set(code.co_names) | set(code.co_varnames)
+    return {name: values[name] for name in set(code.co_names) | set(code.co_varnames) if name in values} | outputs
+
+
+def _values_used(fn: Callable[..., Any], outputs: dict[str, Any]) -> list[Any]:
+    return list(_named_values_used(fn, outputs).values())
+
+
+def _tensor_device_types(values: list[Any]) -> set[str]:
+    """Device types of the tensors among ``values``: tensors, modules' parameters and buffers,
+    and tensors one container deep."""
+    found: set[str] = set()
+    for value in values:
+        items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else [value]
+        for item in items:
+            if isinstance(item, torch.Tensor):
+                found.add(item.device.type)
+            elif isinstance(item, torch.nn.Module):
+                found.update(t.device.type for t in [*item.parameters(), *item.buffers()])
+    return found
+
+
+def run_device_type(tensor_devices: set[str], *, fallback: str) -> str:
+    """Where the profiled code ran: CUDA if it used a CUDA tensor, CPU if it used only CPU tensors
+    (also on a machine with a GPU in use elsewhere), else the fallback."""
+    if "cuda" in tensor_devices:
+        return "cuda"
+    if "cpu" in tensor_devices:
+        return "cpu"
+    return fallback
+
+
+def _compiled_callables_used(fn: Callable[..., Any], outputs: dict[str, Any]) -> list[str]:
+    """Names the profiled code uses that hold something torch.compile already wrapped."""
     return sorted(
-        name for name in used
-        if isinstance(values.get(name), torch._dynamo.eval_frame.OptimizedModule)
-        or hasattr(values.get(name), "_torchdynamo_orig_callable")
+        name for name, value in _named_values_used(fn, outputs).items()
+        if isinstance(value, torch._dynamo.eval_frame.OptimizedModule) or hasattr(value, "_torchdynamo_orig_callable")
     )
 
 
