@@ -9,7 +9,7 @@ import { Message } from '@lumino/messaging';
 import { Panel, Widget } from '@lumino/widgets';
 
 import { ChartRenderer, followWidth } from './charts';
-import { formatS, formatSpeedup, speedupTone } from './format';
+import { formatS, formatSpeedup, hasInterval, speedupTone } from './format';
 import { IRunMimeData, RUN_MIME_TYPE } from './types';
 
 export const OPEN_COMMAND = 'compile-profile:open';
@@ -75,9 +75,9 @@ export class RunCard extends Panel implements IRenderMime.IRenderer {
       summary.speedup ? formatSpeedup(summary.speedup.value) : summary.status
     );
     badge.title = summary.speedup
-      ? summary.speedup.low === null || summary.speedup.high === null
-        ? `speedup of ${summary.speedup.variant}: too few samples for an interval`
-        : `speedup of ${summary.speedup.variant}: ${formatSpeedup(summary.speedup.low)}–${formatSpeedup(summary.speedup.high)} (95% interval)`
+      ? hasInterval(summary.speedup)
+        ? `speedup of ${summary.speedup.variant}: ${formatSpeedup(summary.speedup.low)}–${formatSpeedup(summary.speedup.high)} (95% interval)`
+        : `speedup of ${summary.speedup.variant}: too few samples for an interval`
       : '';
     head.append(badge, el('span', 'cp-Card-headline', summary.headline));
     node.append(head);

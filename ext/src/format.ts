@@ -104,6 +104,14 @@ export function formatDeltaCount(delta: number): string {
   return delta > 0 ? `+${delta}` : `−${Math.abs(delta)}`;
 }
 
+/** Whether the speedup has an interval: JSON has no NaN, so one the bootstrap could not give (too few samples) is null. */
+export function hasInterval(speedup: {
+  low: number | null;
+  high: number | null;
+}): speedup is { low: number; high: number } {
+  return speedup.low !== null && speedup.high !== null;
+}
+
 /** Speedup badge tone: a gain whose interval is above 1, a loss below 1, else inconclusive. */
 export function speedupTone(
   speedup: { value: number; low: number | null; high: number | null } | null | undefined
@@ -111,8 +119,8 @@ export function speedupTone(
   if (!speedup) {
     return 'none';
   }
-  if (speedup.low === null || speedup.high === null) {
-    return 'even'; // too few samples for an interval: nothing measured either way
+  if (!hasInterval(speedup)) {
+    return 'even'; // nothing measured either way (and null < 1 in JavaScript)
   }
   if (speedup.low > 1) {
     return 'faster';

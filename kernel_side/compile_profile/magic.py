@@ -269,23 +269,25 @@ class _ProgressLine:
         self._last, self._last_message = now, message
         text = f"compile_profile [{now - self._started:5.1f} s] {message}"
         bundle = {"text/plain": text}
-        self.publishing = True
-        try:
+        with self._own_message():
             if self._handle is None:
                 self._handle = display(bundle, raw=True, display_id=True)
             else:
                 self._handle.update(bundle, raw=True)
-        finally:
-            self.publishing = False
 
     def clear(self) -> None:
         if self._handle is not None:
-            self.publishing = True
-            try:
+            with self._own_message():
                 self._handle.update({"text/plain": ""}, raw=True)
-            finally:
-                self.publishing = False
             self._handle = None
+
+    @contextlib.contextmanager
+    def _own_message(self):
+        self.publishing = True
+        try:
+            yield
+        finally:
+            self.publishing = False
 
 
 def _store(run) -> bool:

@@ -8,10 +8,9 @@ fields freely, rename none.
 
 from __future__ import annotations
 
-import math
-
 import datetime as _dt
 import json
+import math
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -308,7 +308,7 @@ class _PublishBindings:
         out: list[ast.stmt] = []
         for statement in statements:
             out.append(self._enter(statement))
-            out += self._publish(_bound_by([statement]), statement)
+            out += self._publish(top_level_assigned_names([statement]), statement)
         return out
 
     def _publish(self, names: list[str], where: ast.AST) -> list[ast.stmt]:
@@ -330,11 +330,12 @@ class _PublishBindings:
             if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
                 first = self._publish(header, body[0]) if field_name == "body" else []
                 setattr(statement, field_name, first + self.transform(body))
-        if isinstance(statement, ast.Try) or type(statement).__name__ == "TryStar":
+        if isinstance(statement, _TRY_STATEMENTS):
             statement.handlers = [self._handler(h) for h in statement.handlers]
         if isinstance(statement, ast.Match):
             for case in statement.cases:
-                case.body = self._publish(_pattern_names(case.pattern), case.body[0]) + self.transform(case.body)
+                case.body = self._publish(top_level_assigned_names([case.pattern]), case.body[0]) \
+                    + self.transform(case.body)
         return statement
 
     def _handler(self, handler: ast.ExceptHandler) -> ast.ExceptHandler:
@@ -353,10 +354,6 @@ class _PublishBindings:
         return handler
 
 
-def _bound_by(statements: list[ast.stmt]) -> list[str]:
-    return top_level_assigned_names(statements)
-
-
 def _bound_by_header(statement: ast.stmt) -> list[str]:
     parts: list[ast.AST] = []
     if isinstance(statement, (ast.For, ast.AsyncFor)):
@@ -367,22 +364,7 @@ def _bound_by_header(statement: ast.stmt) -> list[str]:
         parts = list(statement.items)
     elif isinstance(statement, ast.Match):
         parts = [statement.subject]
-    names: dict[str, None] = {}
-    for part in parts:
-        for node in ast.walk(part):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                names.setdefault(node.id, None)
-    return list(names)
-
-
-def _pattern_names(pattern: ast.AST) -> list[str]:
-    names = []
-    for node in ast.walk(pattern):
-        if isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
-            names.append(node.name)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            names.append(node.rest)
-    return names
+    return top_level_assigned_names(parts)
 
 
 def _as_list(node_or_nodes) -> list:
@@ -429,22 +411,10 @@ class _CheckBoundReads(ast.NodeTransformer):
 
     def _enclosing_parts_only(self, node):
         """A def, lambda or class: only what runs where it is defined (see _evaluated_in_enclosing_scope)."""
-        if isinstance(node, ast.ClassDef):
-            node.bases = [self.visit(b) for b in node.bases]
-            for keyword in node.keywords:
-                keyword.value = self.visit(keyword.value)
-        else:
-            args = node.args
-            args.defaults = [self.visit(d) for d in args.defaults]
-            args.kw_defaults = [self.visit(d) if d is not None else None for d in args.kw_defaults]
-            if not isinstance(node, ast.Lambda):
-                for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
-                    if arg is not None and arg.annotation is not None:
-                        arg.annotation = self.visit(arg.annotation)
-                if node.returns is not None:
-                    node.returns = self.visit(node.returns)
-        if not isinstance(node, ast.Lambda):
-            node.decorator_list = [self.visit(d) for d in node.decorator_list]
+        body = node.body
+        node.body = ast.Constant(value=None) if isinstance(node, ast.Lambda) else []
+        self.generic_visit(node)
+        node.body = body
         return node
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = _enclosing_parts_only
@@ -511,6 +481,7 @@ def _reject_unsupported(tree: ast.Module, filename: str) -> None:
 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_TRY_STATEMENTS = tuple(getattr(ast, name) for name in ("Try", "TryStar") if hasattr(ast, name))
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
@@ -535,16 +506,12 @@ def _walk_top_scope(nodes: list[ast.stmt]):
 
 
 def _evaluated_in_enclosing_scope(node: ast.AST) -> list[ast.AST]:
-    """The parts of a def, lambda or class statement that run where it is defined."""
-    if isinstance(node, ast.ClassDef):
-        return [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]
-    args = node.args
-    parts: list[ast.AST] = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
-    if not isinstance(node, ast.Lambda):
-        every_arg = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
-        parts += [*node.decorator_list, *(a.annotation for a in every_arg if a is not None and a.annotation)]
-        if node.returns is not None:
-            parts.append(node.returns)
+    """The parts of a def, lambda or class statement that run where it is defined: all but its body
+    (decorators, defaults, annotations, bases)."""
+    parts: list[ast.AST] = []
+    for field_name, value in ast.iter_fields(node):
+        if field_name != "body":
+            parts += [v for v in (value if isinstance(value, list) else [value]) if isinstance(v, ast.AST)]
     return parts
 
 

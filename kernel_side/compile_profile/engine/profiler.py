@@ -299,10 +299,10 @@ class _Session:
         self.run_obj.cell_runs += 1
         self.first_stdout = self.stdout.getvalue()[start_len:]
         self.first_outputs = t.outputs(result)
-        used = _values_used(t.function, self.first_outputs) + list(t.inputs)
-        device_type = run_device_type(_tensor_device_types(used), fallback=_device_type())
-        self.run_obj.device = _device(device_type)
-        already_compiled = _compiled_callables_used(t.function, self.first_outputs)
+        used = _named_values_used(t.function, self.first_outputs)
+        tensor_devices = _tensor_device_types([*used.values(), *t.inputs])
+        self.run_obj.device = _device(run_device_type(tensor_devices, fallback=_device_type()))
+        already_compiled = _compiled_callables(used)
         if already_compiled:
             names = ", ".join(already_compiled)
             self.run_obj.notes.append(
@@ -606,10 +606,6 @@ def _named_values_used(fn: Callable[..., Any], outputs: dict[str, Any]) -> dict[
     return {name: values[name] for name in set(code.co_names) | set(code.co_varnames) if name in values} | outputs
 
 
-def _values_used(fn: Callable[..., Any], outputs: dict[str, Any]) -> list[Any]:
-    return list(_named_values_used(fn, outputs).values())
-
-
 def _tensor_device_types(values: list[Any]) -> set[str]:
     """Device types of the tensors among ``values``: tensors, modules' parameters and buffers,
     and tensors one container deep."""
@@ -634,10 +630,10 @@ def run_device_type(tensor_devices: set[str], *, fallback: str) -> str:
     return fallback
 
 
-def _compiled_callables_used(fn: Callable[..., Any], outputs: dict[str, Any]) -> list[str]:
-    """Names the profiled code uses that hold something torch.compile already wrapped."""
+def _compiled_callables(named_values: dict[str, Any]) -> list[str]:
+    """The names that hold something torch.compile already wrapped."""
     return sorted(
-        name for name, value in _named_values_used(fn, outputs).items()
+        name for name, value in named_values.items()
         if isinstance(value, torch._dynamo.eval_frame.OptimizedModule) or hasattr(value, "_torchdynamo_orig_callable")
     )
 

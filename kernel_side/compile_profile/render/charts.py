@@ -74,7 +74,7 @@ def variants_figure(run: ProfileRun) -> Figure:
     for v in timed:
         if run.speedup is not None and v.name == run.speedup.variant:
             s = run.speedup
-            texts.append(f"{format_speedup(s.value)} {format_interval(s.low, s.high, s.confidence)}")
+            texts.append(f"{format_speedup(s.value)} {format_interval(s)}")
         elif v.name != "eager" and (ratio := median_ratio(run, v)) is not None:
             texts.append(format_speedup(ratio))
         else:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import math
+from ..profile_run import Speedup
 
 
 def format_ms(ms: float | None) -> str:
@@ -45,10 +45,10 @@ def format_timing(median_ms: float, p10_ms: float, p90_ms: float, n: int) -> str
     return f"{format_ms(median_ms)} (p10 {format_ms(p10_ms)} / p90 {format_ms(p90_ms)}, n={n})"
 
 
-def format_interval(low: float | None, high: float | None, confidence: float) -> str:
-    if not all(isinstance(x, (int, float)) and math.isfinite(x) for x in (low, high)):
+def format_interval(speedup: Speedup) -> str:
+    if not speedup.has_interval:
         return "(too few samples for an interval: --repeat 3 or more)"
-    return f"[{low:.2f}, {high:.2f}] {confidence * 100:.0f}% CI"
+    return f"[{speedup.low:.2f}, {speedup.high:.2f}] {speedup.confidence * 100:.0f}% CI"
 
 
 def format_diff(x: float | None) -> str:

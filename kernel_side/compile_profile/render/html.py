@@ -87,7 +87,7 @@ def _facts(run: ProfileRun) -> str:
     rows: list[list[str]] = []
     s = run.speedup
     if s is not None:
-        rows.append(["speedup", f"<b>{format_speedup(s.value)}</b> {format_interval(s.low, s.high, s.confidence)}"
+        rows.append(["speedup", f"<b>{format_speedup(s.value)}</b> {format_interval(s)}"
                      f" ({escape(s.variant)})"])
     counts = cache_counts(run)
     rows.append(["compile cache", run.cache.state + (f" ({'; '.join(counts)})" if counts else "")])

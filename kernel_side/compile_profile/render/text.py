@@ -35,7 +35,7 @@ def timing_line(run: ProfileRun) -> str:
     s = run.speedup
     if s is not None:
         which = f" ({s.variant})" if len(run.compiled_variants) > 1 else ""
-        text = f"speedup{which} {format_speedup(s.value)} {format_interval(s.low, s.high, s.confidence)}"
+        text = f"speedup{which} {format_speedup(s.value)} {format_interval(s)}"
         if s.includes_one:
             text += ": no measurable difference"
         segments.append(text)
