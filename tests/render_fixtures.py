@@ -395,3 +395,41 @@ class ParsedHTML(HTMLParser):
 
     def event_handler_attributes(self) -> list[str]:
         return [f"{tag}.{name}" for tag, attrs in self.tags for name in attrs if name.lower().startswith("on")]
+
+
+def attention_run(compiled_ms: float = 0.73) -> ProfileRun:
+    """Hand-written attention on CUDA that keeps its 512 MiB score matrix (line 1), read again at line 2."""
+    from compile_profile.profile_run import KeptTensor
+
+    run = cuda_run()
+    run.cell_source = "s = (q @ k.transpose(-2, -1)) / 8.0\no = torch.softmax(s.float(), -1).to(q.dtype) @ v\n"
+    run.variants = [Variant(name="eager", timing=_timing(2.23, 0.01, 30, 7)),
+                    Variant(name="inductor/default", timing=_timing(compiled_ms, 0.005, 30, 8))]
+    run.speedup = Speedup(value=2.23 / compiled_ms, low=2.2 / compiled_ms, high=2.26 / compiled_ms,
+                          variant="inductor/default")
+    run.kept_names, run.temporaries = ["s", "o"], []
+    size = 16 * 16 * 1024 * 1024 * 2
+    run.kept_tensors = [KeptTensor(name="s", line=1, used_at=[2], shape=[16, 16, 1024, 1024], dtype="bfloat16",
+                                   bytes=size, bandwidth_gbps=4300.0, traffic_ms=2 * size / 4300e9 * 1e3)]
+    return run
+
+
+def drifting_run(*, eager_late: float, compiled_late: float, n: int = 30) -> ProfileRun:
+    """Interleaved samples whose last third moved from (5.9, 3.0) ms to (eager_late, compiled_late) ms."""
+    from compile_profile.engine.timing import speedup_interval, summarize_samples
+
+    rng = random.Random(11)
+
+    def samples(early: float, late: float) -> list[float]:
+        third = n // 3
+        levels = [early] * third + [(early + late) / 2] * (n - 2 * third) + [late] * third
+        return [level * (1 + rng.uniform(-0.004, 0.004)) for level in levels]
+
+    eager, compiled = samples(5.9, eager_late), samples(3.0, compiled_late)
+    run = cpu_run()
+    run.variants = [Variant(name="eager", timing=summarize_samples([s / 1e3 for s in eager], method="host")),
+                    Variant(name="inductor/default", timing=summarize_samples([s / 1e3 for s in compiled],
+                                                                              method="host"))]
+    value, low, high = speedup_interval(eager, compiled)
+    run.speedup = Speedup(value=value, low=low, high=high, variant="inductor/default")
+    return run

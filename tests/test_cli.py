@@ -135,7 +135,7 @@ def test_show_falls_back_to_the_headline_without_a_text_renderer(cli, store, mon
     assert code == 0
     summary = store.get("older1").summary()
     assert out.splitlines()[0] == summary["headline"]
-    assert "warning: 1 graph break at cell line 3" in out
+    assert "warning: graph break at cell line 3" in out
     assert "run older1 'first try'" in out
 
 

@@ -88,7 +88,7 @@ def test_roofline_uses_peaks_measured_in_session(ln_run):
         assert 0.3 < peaks.bf16_matmul_tflops / peaks.vendor_bf16_tflops < 1.05
     for k in (k for k in ln_run.kernels if k.language == "triton"):
         assert k.bytes and k.bytes >= 2 * 8192 * 4096 * 2 * 0.99  # reads x, writes y (bf16) at least
-        assert k.achieved_gbps > 0 and 0 < k.bandwidth_share < 1.5
+        assert k.achieved_gbps > 0 and 0 < k.bandwidth_share <= 1.0, "a ceiling no kernel beats"
 
 
 def test_bytes_of_a_pointwise_kernel_are_exact_and_bandwidth_is_near_the_copy_peak():
@@ -98,7 +98,7 @@ def test_bytes_of_a_pointwise_kernel_are_exact_and_bandwidth_is_near_the_copy_pe
     run = _profile(big_add, a, b)
     (k,) = [k for k in run.kernels if k.language == "triton"]
     assert k.bytes == 3 * n * 4 and k.bytes_source == "arguments"
-    assert 0.5 < k.bandwidth_share < 1.2, (k.achieved_gbps, run.device_peaks)
+    assert 0.5 < k.bandwidth_share <= 1.0, (k.achieved_gbps, run.device_peaks)
 
 
 class MLP(torch.nn.Module):
@@ -131,7 +131,7 @@ def test_extern_matmuls_are_timed_with_their_library_kernels_and_flops():
         assert k.device_time_ms > 0 and k.device_kernels, k.name
         assert not any(name.startswith("triton_") for name in k.device_kernels)
         assert k.flops == 2 * 4096 * 4096 * 8192
-        assert 0.2 < k.compute_share < 1.1, (k.name, k.achieved_tflops, run.device_peaks)
+        assert 0.2 < k.compute_share <= 1.0, (k.name, k.achieved_tflops, run.device_peaks)
     assert sum(k.share for k in externs) > 0.7  # the matmuls dominate
 
 
@@ -232,3 +232,25 @@ def test_peak_memory_and_its_ratio():
     # eager materialises each intermediate (256 MiB each); the fused kernel does not
     assert run.memory_ratio == pytest.approx(eager.peak_memory_bytes / compiled.peak_memory_bytes)
     assert run.memory_ratio > 1.5
+
+
+def test_eager_calls_of_a_training_step_see_the_optimizer_dynamo_has_not_rewritten():
+    """Dynamo moves a CUDA optimizer's step counters to the device when it traces opt.step(); eager
+    AdamW then syncs on every counter. The profile times eager with the optimizer as eager left it,
+    and leaves it so."""
+    from compile_profile.engine.profiler import ProfileOptions, profile_cell
+
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerEncoderLayer(256, 4, 1024, norm_first=True, batch_first=True).cuda()
+    opt = torch.optim.AdamW(layer.parameters(), lr=1e-4)
+    ns = {"torch": torch, "layer": layer, "opt": opt, "x": torch.randn(8, 128, 256, device="cuda")}
+    body = "out = layer(x)\nloss = out.float().pow(2).mean()\nloss.backward()\nopt.step()\nopt.zero_grad(set_to_none=True)\n"
+    result, cell = profile_cell(body, ns, ProfileOptions(**FAST))
+    cell.commit(result.last_eager_result)
+    run = result.run
+    assert run.status == "ok", run.errors
+    assert any("compiling changed the optimizer" in note for note in run.notes), run.notes
+    steps = [state["step"] for state in opt.state.values()]
+    assert steps and all(step.device.type == "cpu" for step in steps), "as the eager run left them"
+    assert all(group["capturable"] is False for group in opt.param_groups)
+    assert {b.line for b in run.graph_breaks} == {3, 4}, "backward, and the optimizer's own breaks"

@@ -85,8 +85,8 @@ def test_graph_breaks_section_and_cell_lines(cuda_report):
     run, html = cuda_report
     parsed = ParsedHTML(html)
     row = next(r for r in parsed.rows if r and r[0] == "cell line 5")
-    assert row[1:3] == ["print(y.sum())", "inductor/default"]
-    assert row[3] == run.graph_breaks[0].reason.strip()  # the whole reason, every line of it
+    assert row[1:5] == ["print(y.sum())", "", "1", "inductor/default"]  # not inside a library; once
+    assert row[5] == run.graph_breaks[0].reason.strip()  # the whole reason, every line of it
     # The cell's listing marks the line of the break.
     assert '<span class="hll">' in html
 

@@ -88,11 +88,15 @@ async def test_list_rejects_bad_paging(jp_fetch, store, params):
 # -- one run ------------------------------------------------------------------
 
 
-async def test_get_run_is_the_full_run_dict(jp_fetch, store):
+async def test_get_run_is_the_full_run_dict_with_its_summary(jp_fetch, store):
+    from compile_profile.render.summary import summarize
+
     run = cuda_run()
     store.put(run)
     body = await fetch_json(jp_fetch, API, "runs", run.id)
+    summary = body.pop("summary")
     assert body == run.to_dict()
+    assert summary == json.loads(json.dumps(summarize(run))), "the panel words figures as the card does"
 
 
 async def test_hostile_text_comes_back_unaltered_as_json(jp_fetch, store):

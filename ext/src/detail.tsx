@@ -112,16 +112,18 @@ function Overview({ run, figures, services }: TabProps): JSX.Element {
           ))}
         </tbody>
       </table>
-      {run.correctness && (
-        <p className={`cp-Correctness cp-mod-${run.correctness.ok === false ? 'bad' : 'ok'}`}>
-          {run.correctness.ok === false
-            ? `Compiled results differ from eager (max abs diff ${run.correctness.max_abs_diff ?? '?'})`
-            : run.correctness.ok
-              ? 'Compiled results match eager.'
-              : 'Results not compared.'}
-          {run.correctness.note ? ` ${run.correctness.note}` : ''}
+      {run.summary?.correctness && (
+        <p className={`cp-Correctness cp-mod-${run.summary.correctness.ok === false ? 'bad' : 'ok'}`}>
+          {run.summary.correctness.text}
         </p>
       )}
+      {run.summary?.warnings.length ? (
+        <ul className="cp-List cp-Warnings">
+          {run.summary.warnings.map((w, i) => (
+            <li key={i}>{w}</li>
+          ))}
+        </ul>
+      ) : null}
       {run.errors.map((e, i) => (
         <p key={i} className="cp-Error">
           {e.stage}
@@ -194,12 +196,13 @@ function Compile({ run, figures, services }: TabProps): JSX.Element {
 }
 
 function GraphBreaks({ run, services }: TabProps): JSX.Element {
-  if (!run.graph_breaks.length) {
+  const groups = run.summary?.graph_breaks ?? [];
+  if (!groups.length) {
     return <p className="cp-Empty">No graph breaks: Dynamo traced the cell in whole graphs.</p>;
   }
   return (
     <ul className="cp-Breaks">
-      {run.graph_breaks.map((b, i) => (
+      {groups.map((b, i) => (
         <li key={i} className="cp-Break">
           <button
             className="cp-Break-line"
@@ -207,10 +210,17 @@ function GraphBreaks({ run, services }: TabProps): JSX.Element {
             title={b.line === null ? 'outside the cell' : 'Show this line in the notebook'}
             onClick={() => void services.revealLine(run, b.line)}
           >
-            {b.line === null ? (b.filename ? `${b.filename}:${b.file_line ?? '?'}` : 'outside the cell') : `cell line ${b.line}`}
+            {b.line === null ? 'outside the cell' : `cell line ${b.line}`}
           </button>
+          {b.count > 1 ? <span className="cp-Break-count">×{b.count}</span> : null}
           {b.code_line ? <code className="cp-Break-code">{b.code_line}</code> : null}
-          <pre className="cp-Break-reason">{b.reason}</pre>
+          {b.inside ? (
+            <div className="cp-Break-inside">
+              inside <span className="cp-Break-file">{b.inside}</span>
+              {b.inside_code ? <code className="cp-Break-code">{b.inside_code}</code> : null}
+            </div>
+          ) : null}
+          <pre className="cp-Break-reason">{b.reason_full}</pre>
         </li>
       ))}
     </ul>

@@ -113,6 +113,20 @@ export interface IProfileRun {
   cell_runs?: number;
   memory_note?: string;
   notes?: string[];
+  /** render/summary.py summarize(run), added by the server: the figures and words every view shows */
+  summary?: IRunSummary;
+}
+
+/** Graph breaks with the same cause at the same place (render/facts.py BreakGroup). */
+export interface IBreakGroup {
+  line: number | null;
+  code_line: string;
+  inside: string;
+  inside_code: string;
+  reason: string;
+  reason_full: string;
+  count: number;
+  variants: string[];
 }
 
 export interface IVariantRow {
@@ -145,6 +159,8 @@ export interface IRunSummary {
   recompile_count: number;
   kernel_count: number;
   warnings: string[];
+  correctness?: { ok: boolean | null; max_abs_diff: number | null; note: string; method?: string; text?: string } | null;
+  graph_breaks?: IBreakGroup[];
 }
 
 /** The data of an `application/vnd.compile-profile.run+json` output. */

@@ -54,6 +54,9 @@ class CompileProfileMagics(Magics):
     @argument("--warmup", type=int, default=2, help="untimed calls per variant before timing (default 2)")
     @argument("--repeat", type=int, default=100, help="most timed samples per variant (default 100)")
     @argument("--budget", type=float, default=3.0, help="seconds for the timed runs (default 3)")
+    @argument("--keep", action="append", default=None, metavar="NAME[,NAME...]",
+              help="the names the cell keeps (default: all it assigns); the rest are temporaries, "
+                   "unbound after the cell, which compiled code need not write out")
     @argument("-o", "--output", dest="output", default=None, metavar="NAME", help="bind the ProfileRun to NAME")
     @argument("--label", default="", help="a name for this run in the run list")
     @argument("--no-store", dest="store", action="store_false", help="do not save the run in the run store")
@@ -106,13 +109,14 @@ class CompileProfileMagics(Magics):
         if not args.budget > 0:
             raise UsageError(f"--budget must be a positive number of seconds, got {args.budget}")
         args.options = dict(_key_value(_unquote(o)) for o in (args.options or []))
+        args.keep = _kept_names(args.keep)
         args.label = _unquote(args.label)
         args.backend = _unquote(args.backend)
         _check_compile_settings(args)
         return args
 
     def _profile(self, args, body: str, source: str, line_offset: int):
-        from .engine.cell import CellSyntaxError
+        from .engine.cell import CellSyntaxError, UnknownKeptName
         from .engine.profiler import ProfileOptions, profile_cell
 
         progress = _ProgressLine()
@@ -130,6 +134,7 @@ class CompileProfileMagics(Magics):
             label=args.label,
             notebook=_notebook_path(self.shell.user_ns),
             check_correctness=args.check,
+            keep=args.keep,
             progress=progress,
             quiet_display=lambda: _display_only(self.shell, progress),
         )
@@ -140,6 +145,9 @@ class CompileProfileMagics(Magics):
             progress.clear()
             report = _syntax_message(exc, source)
             raise CellFailed(report, summary=report.splitlines()[0]) from None
+        except UnknownKeptName as exc:
+            progress.clear()
+            raise UsageError(f"--keep {exc}") from None
         finally:
             progress.clear()
         run = result.run
@@ -199,6 +207,17 @@ def _check_compile_settings(args) -> None:
         raise UsageError(f"torch.compile refuses these settings: {reason}\n\n{_usage()}") from None
 
 
+def _kept_names(values: list[str] | None) -> list[str] | None:
+    """``--keep a,b --keep c`` -> ``[a, b, c]``; ``--keep ''`` keeps nothing."""
+    if values is None:
+        return None
+    names = [name.strip() for value in values for name in _unquote(value).split(",") if name.strip()]
+    for name in names:
+        if not _IDENTIFIER.match(name):
+            raise UsageError(f"--keep takes names the cell assigns, separated by commas, got {name!r}")
+    return names
+
+
 def _unquote(text: str) -> str:
     # IPython's magic_arguments splits like a shell but keeps the quotes
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
@@ -215,7 +234,8 @@ def split_line_magic(line: str) -> tuple[str, str]:
     if " -- " in f" {line} ":
         head, _, tail = f" {line} ".partition(" -- ")
         return head.strip(), tail.strip()
-    takes_value = {"--backend", "--mode", "--options", "--warmup", "--repeat", "--budget", "-o", "--output", "--label"}
+    takes_value = {"--backend", "--mode", "--options", "--warmup", "--repeat", "--budget", "-o", "--output", "--label",
+                   "--keep"}
     pos = 0
     expect_value = False
     for match in re.finditer(r"\s*(\"[^\"]*\"|'[^']*'|\S+)", line):
@@ -340,7 +360,8 @@ def _user_traceback(text: str, filename: str) -> str:
 
 def _usage() -> str:
     return "usage: %%compile_profile [--mode MODE ...] [--backend NAME] [--dynamic|--static] [--fullgraph] " \
-           "[--options KEY=VALUE ...] [--sweep] [--warmup N] [--repeat N] [--budget S] [-o NAME] [--label TEXT] " \
+           "[--options KEY=VALUE ...] [--sweep] [--warmup N] [--repeat N] [--budget S] [--keep NAMES] [-o NAME] " \
+           "[--label TEXT] " \
            "[--no-store] [--no-check] [--widget]\n(see %%compile_profile? for details)"
 
 

@@ -140,6 +140,25 @@ class DevicePeaks:
 
 
 @dataclass
+class KeptTensor:
+    """A tensor the cell keeps (it stays bound after the cell) that a later line of the cell also reads.
+
+    Compiled code must write such a tensor out in full, which a temporary it could fuse away would
+    not need: ``traffic_ms`` is writing it once and reading it back once at the device's copy
+    bandwidth, a lower bound on what keeping it costs a call.
+    """
+
+    name: str
+    line: int  # where the cell first assigns it
+    used_at: list[int]  # later lines that read it
+    shape: list[int]
+    dtype: str
+    bytes: int
+    traffic_ms: float | None = None
+    bandwidth_gbps: float | None = None
+
+
+@dataclass
 class Speedup:
     """Median eager time over median compiled time, with a bootstrap interval."""
 
@@ -182,8 +201,9 @@ class GraphBreak:
     code_line: str = ""
     variant: str = ""
     compile_id: str = ""
-    filename: str = ""
+    filename: str = ""  # the innermost frame: where Dynamo stopped, in the cell or in a library it called
     file_line: int | None = None
+    file_code: str = ""  # the code at filename:file_line
 
 
 @dataclass
@@ -250,8 +270,28 @@ class CacheStats:
 
 
 @dataclass
+class OutputCheck:
+    """How one output (a tensor or number the cell produced) was judged.
+
+    With a float64 reference (``Correctness.method == "float64"``) a floating output
+    passes when it is close to eager by its dtype's tolerance, or when its RMSE against
+    the float64 run is at most ``multiplier`` x eager's own RMSE against it plus a slack
+    (``allowed_rmse``), which is how PyTorch's benchmark runner judges accuracy.
+    """
+
+    path: str
+    dtype: str
+    ok: bool
+    max_abs_diff: float | None = None
+    compiled_rmse: float | None = None  # against the float64 reference
+    eager_rmse: float | None = None
+    allowed_rmse: float | None = None
+    reason: str = ""  # why it failed, in words
+
+
+@dataclass
 class Correctness:
-    """Compiled outputs compared against eager ones."""
+    """Compiled outputs compared against eager ones (and a float64 eager reference, when one could run)."""
 
     ok: bool | None
     max_abs_diff: float | None = None
@@ -259,6 +299,8 @@ class Correctness:
     compared: list[str] = field(default_factory=list)
     mismatched: list[str] = field(default_factory=list)
     note: str = ""
+    method: str = ""  # "float64": errors against a float64 eager run; "tolerance": dtype tolerances only
+    checks: list[OutputCheck] = field(default_factory=list)
 
 
 @dataclass
@@ -310,6 +352,9 @@ class ProfileRun:
     recommendation: Recommendation | None = None
     device_peaks: DevicePeaks | None = None
     memory_ratio: float | None = None  # eager peak memory / compiled peak memory (PT2 dashboard's compression ratio)
+    kept_names: list[str] = field(default_factory=list)  # what the cell keeps (published, bound after it)
+    temporaries: list[str] = field(default_factory=list)  # what it assigns but does not keep (--keep)
+    kept_tensors: list[KeptTensor] = field(default_factory=list)  # large kept intermediates
     schema_version: int = SCHEMA_VERSION
 
     @staticmethod

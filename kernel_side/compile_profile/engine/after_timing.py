@@ -5,6 +5,7 @@ and leaves the others standing."""
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import traceback
 from typing import Any, Callable
@@ -58,6 +59,10 @@ def measure_after_timing(
             roofline.annotate(result, run.device_peaks)
         except Exception as exc:  # noqa: BLE001
             errors.append(_error("roofline", exc, result.variant))
+    if run.device_peaks is not None:
+        run.device_peaks = dataclasses.replace(run.device_peaks)  # the measured peaks stay cached as measured
+        roofline.ceilings_at_least_best_seen(run.device_peaks, results)
+        roofline.apply_shares(results, run.device_peaks)
     # The traces' nested events form reference cycles; collect them now, not in the middle of the
     # user's next timed runs (measured on an H200: 15 % slower runs for seconds after a pass).
     results.clear()

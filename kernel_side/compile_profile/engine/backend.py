@@ -13,7 +13,6 @@ inner backend returns, so code compiled under it is the code plain
 from __future__ import annotations
 
 import collections
-import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -23,7 +22,8 @@ import torch
 from torch._dynamo.backends import registry
 from torch._dynamo.backends.registry import lookup_backend
 
-_FILE_LINE = re.compile(r'File "([^"]+)", line (\d+)')
+from .stack import Frame, parse_frames
+
 
 
 @dataclass
@@ -34,7 +34,8 @@ class RecordedGraph:
     code: str
     op_counts: dict[str, int]
     input_shapes: list[list[int]]
-    node_stacks: list[list[tuple[str, int]]]  # each node's user stack, outermost frame first
+    node_stacks: list[list[Frame]]  # each node's user stack (file, line, code), outermost first
+    node_names: list[str] = field(default_factory=list)  # the node of each stack
     handoff_s: float = 0.0  # time spent in the inner backend (its compile)
     started_at: float = 0.0
 
@@ -86,12 +87,13 @@ def _make_inner(inner: str | Callable, mode: str | None, options: dict | None, d
 
 def record_graph(gm: torch.fx.GraphModule, example_inputs: list[Any], *, index: int) -> RecordedGraph:
     op_counts: collections.Counter[str] = collections.Counter()
-    stacks: list[list[tuple[str, int]]] = []
+    stacks: list[list[Frame]] = []
+    names: list[str] = []
     for node in gm.graph.nodes:
         if node.op in ("call_function", "call_method", "call_module"):
             op_counts[_target_name(node, gm)] += 1
-            frames = _FILE_LINE.findall(node.meta.get("stack_trace") or "")
-            stacks.append([(filename, int(line)) for filename, line in frames])
+            stacks.append(parse_frames(node.meta.get("stack_trace") or ""))
+            names.append(node.name)
     shapes = [list(t.shape) if isinstance(t, torch.Tensor) else [] for t in example_inputs]
     try:
         code = gm.print_readable(print_output=False)
@@ -103,6 +105,7 @@ def record_graph(gm: torch.fx.GraphModule, example_inputs: list[Any], *, index: 
         op_counts=dict(op_counts),
         input_shapes=shapes,
         node_stacks=stacks,
+        node_names=names,
         started_at=time.perf_counter(),
     )
 

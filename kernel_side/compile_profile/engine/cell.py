@@ -7,12 +7,20 @@ body of a function, and runs as a plain cell would:
   the code after a graph break only when the values it needs are locals.  Those
   that already exist (in the namespace or as builtins) come in as parameters, so
   ``x = x + 1`` reads the old ``x``; new ones start bound to an "unset" marker,
-  which ``del x`` also restores.  The function returns its last expression's value
-  with an explicit tuple of those locals (``locals()`` is a graph break on older
-  Dynamo, which would empty the compiled graph).
-* Each binding is also *published* to the namespace as it happens, through a tiny
-  setter whose ``STORE_GLOBAL`` Dynamo traces, so functions from other cells that
-  read those globals see the new values mid-cell, compiled or not.
+  which ``del x`` also restores.
+* The names the cell *keeps* (all it assigns, unless ``keep`` names some) are
+  *published* to the namespace as they are bound, through a tiny setter whose
+  ``STORE_GLOBAL`` Dynamo traces: functions from other cells that read those
+  globals see the new values mid-cell, compiled or not, and the run's values are
+  read back from the namespace.  The function returns only the cell's last
+  expression, never its locals: a local kept alive to the end of the function is
+  carried across every graph break, which changes how Dynamo splits the frame
+  (a training step returning its loss broke 4 times where the same code
+  returning nothing broke twice, torch 2.11 and 2.13).  So the compiled variant
+  is ``torch.compile`` of the cell written as a plain function over the
+  notebook's globals, plus a graph output for each kept tensor.
+* Names the cell does not keep are temporaries: never published, so Inductor can
+  fuse them away, and unbound after the cell, as if deleted at its end.
 * Names that nested scopes use (functions, lambdas, classes and comprehensions the
   cell defines) or that the cell declares ``global`` are plain globals, so what
   the cell defines reads the namespace later, as after a normal run.
@@ -33,7 +41,7 @@ import linecache
 import sys
 from dataclasses import dataclass, field
 from types import FunctionType
-from typing import Any
+from typing import Any, Callable
 
 CELL_FUNCTION_NAME = "__compile_profile_cell__"
 LAST_EXPRESSION = "<last expression>"
@@ -54,15 +62,35 @@ class _Unset:
 UNSET = _Unset()
 
 
+class _Deleted:
+    """What a kept name holds in the namespace after the cell deleted it, until the commit removes it."""
+
+    def __repr__(self) -> str:
+        return "<deleted by the cell>"
+
+
+DELETED = _Deleted()
+
+
+class UnknownKeptName(ValueError):
+    """``keep`` names something the cell does not assign."""
+
+
 class CellSyntaxError(SyntaxError):
     """The cell cannot be profiled as written; ``lineno`` is the cell line."""
 
 
 @dataclass
 class CellFunction:
-    fn: FunctionType  # returns (last expression value, tuple of the assigned names' values)
+    """The compiled-or-not function of a cell, and how a run's values get in and out of the namespace.
+
+    A run returns ``(value of the last expression, {kept name: value})``: the values the
+    run published, read back from the namespace right after it.
+    """
+
+    fn: FunctionType  # returns the value of the cell's last expression (None when it has none)
     parameters: list[str]  # assigned names that already existed: passed in, as they were, on every call
-    assigned: list[str]  # the function's locals, in the order of the returned tuple
+    assigned: list[str]  # the function's locals
     returns_value: bool
     filename: str
     source: str  # the whole cell as the user sees it
@@ -70,6 +98,10 @@ class CellFunction:
     user_ns: dict[str, Any]
     global_names: list[str] = field(default_factory=list)  # assigned, but kept as plain globals
     initial: dict[str, Any] = field(default_factory=dict)  # every assigned name as the namespace had it
+    kept: list[str] = field(default_factory=list)  # the locals whose values are published and stay after the cell
+    temporaries: list[str] = field(default_factory=list)  # assigned names unbound after the cell
+    # kept locals that later lines of the cell read: name -> (line first assigned, lines reading it later)
+    intermediates: dict[str, tuple[int, list[int]]] = field(default_factory=dict)
 
     def arguments(self) -> list[Any]:
         return [self._initial_value(name) for name in self.parameters]
@@ -91,22 +123,28 @@ class CellFunction:
         """After the runs: the locals wait for ``commit``; names kept global hold what the last run wrote."""
         self.restore_namespace(self.assigned)
 
-    def __call__(self) -> tuple[Any, tuple[Any, ...]]:
-        return self.fn(*self.arguments())
+    def __call__(self) -> tuple[Any, dict[str, Any]]:
+        return self.call_with(self.fn)
 
-    def _bound(self, returned: tuple[Any, tuple[Any, ...]]) -> dict[str, Any]:
-        _, values = returned
-        return {name: value for name, value in zip(self.assigned, values) if value is not UNSET}
+    def call_with(self, fn: Callable[..., Any]) -> tuple[Any, dict[str, Any]]:
+        """One run of ``fn`` (the cell function, or what ``torch.compile`` made of it) and what it kept."""
+        value = fn(*self.arguments())
+        return value, self._published()
 
-    def outputs(self, returned: tuple[Any, tuple[Any, ...]]) -> dict[str, Any]:
-        """What one run produced: assigned names and the value of the last expression."""
-        out = self._bound(returned)
+    def _published(self) -> dict[str, Any]:
+        ns = self.user_ns
+        return {name: ns[name] for name in self.kept if name in ns and ns[name] is not DELETED}
+
+    def outputs(self, returned: tuple[Any, dict[str, Any]]) -> dict[str, Any]:
+        """What one run produced: the kept names and the value of the last expression."""
+        value, bound = returned
+        out = dict(bound)
         if self.returns_value:
-            out[LAST_EXPRESSION] = returned[0]
+            out[LAST_EXPRESSION] = value
         return out
 
-    def values_at_failure(self, exc: BaseException) -> tuple[Any, tuple[Any, ...]] | None:
-        """What the cell had assigned when ``exc`` stopped it, in the shape a return would have.
+    def values_at_failure(self, exc: BaseException) -> tuple[Any, dict[str, Any]] | None:
+        """What the cell had assigned when ``exc`` stopped it, in the shape a run returns.
 
         A normal cell that raises keeps the assignments made before the error; the cell
         function's frame in the traceback still holds them.
@@ -115,23 +153,27 @@ class CellFunction:
         while tb is not None:
             if tb.tb_frame.f_code is self.fn.__code__:
                 local_values = tb.tb_frame.f_locals
-                return None, tuple(local_values.get(name, UNSET) for name in self.assigned)
+                return None, {name: local_values[name] for name in self.kept
+                              if local_values.get(name, UNSET) is not UNSET}
             tb = tb.tb_next
         return None
 
-    def commit(self, returned: tuple[Any, tuple[Any, ...]]) -> None:
-        """Leave the cell's locals in the namespace as one normal run would: the run's values.
+    def commit(self, returned: tuple[Any, dict[str, Any]]) -> None:
+        """Leave the namespace as one normal run would: the run's kept values, its temporaries unbound.
 
         Names kept as globals already hold what the last run wrote.
         """
-        bound = self._bound(returned)
+        _, bound = returned
         for name in self.assigned:
-            value = bound.get(name, _ABSENT)
+            value = bound.get(name, _ABSENT) if name in self.kept else _ABSENT
             untouched_builtin = self.initial[name] is _ABSENT and value is getattr(builtins, name, _ABSENT)
             if value is _ABSENT or untouched_builtin:
                 self.user_ns.pop(name, None)
             else:
                 self.user_ns[name] = value
+        for name in self.global_names:
+            if name in self.temporaries or self.user_ns.get(name) is DELETED:
+                self.user_ns.pop(name, None)
 
 
 CELL_FILENAME_PREFIX = "<compile-profile-cell-"
@@ -153,11 +195,13 @@ def cell_to_function(
     source: str | None = None,
     line_offset: int = 0,
     filename: str | None = None,
+    keep: list[str] | None = None,
 ) -> CellFunction:
     """Turn ``body`` into a ``CellFunction``.
 
     ``line_offset`` is how many cell lines precede ``body`` (1 for a
     ``%%compile_profile`` line), so line numbers in code objects are cell lines.
+    ``keep`` names the assigned names that stay after the cell (default: all of them).
     """
     padded = "\n" * line_offset + body
     source = padded if source is None else source
@@ -172,28 +216,31 @@ def cell_to_function(
     # Functions and classes the cell defines are globals too: named as in a plain cell (pickle finds them).
     defined_here = {node.name for node in _walk_top_scope(tree.body) if isinstance(node, _DEFINITIONS)}
     global_names = [name for name in assigned_anywhere if name in declared_global or name in defined_here]
-    code = _compile_cell_function(tree, assigned_anywhere, global_names, user_ns, filename, line_offset)
+    kept_names = _kept_names(assigned_anywhere, keep)
+    code = _compile_cell_function(tree, assigned_anywhere, global_names, kept_names, user_ns, filename, line_offset)
     # Locals that nested scopes use would become closure cells, frozen at the cell's values: make them globals.
     captured = [name for name in assigned_anywhere if name in _cell_function_code(code).co_cellvars]
     if captured:
         global_names += captured
-        code = _compile_cell_function(tree, assigned_anywhere, global_names, user_ns, filename, line_offset)
+        code = _compile_cell_function(tree, assigned_anywhere, global_names, kept_names, user_ns, filename,
+                                      line_offset)
     local_names = [name for name in assigned_anywhere if name not in global_names]
+    published = [name for name in local_names if name in kept_names]
     parameters = _parameters(local_names, user_ns)
     # Register the whole cell so tracebacks and Dynamo show its lines.
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     # The namespace itself is the function's globals, so functions the cell defines
     # see later notebook definitions, as after a normal run; defining it elsewhere
     # and rebinding its globals leaves the namespace untouched.
-    scratch: dict[str, Any] = {"__builtins__": __builtins__, _UNSET_PARAMETER: UNSET}
+    scratch: dict[str, Any] = {"__builtins__": __builtins__}
     exec(code, scratch)
     defined = scratch[CELL_FUNCTION_NAME]
     user_ns.setdefault("__builtins__", __builtins__)  # as exec() does; Dynamo reads it from globals
     fn = FunctionType(defined.__code__, user_ns, CELL_FUNCTION_NAME)
     fn.__kwdefaults__ = {
-        **defined.__kwdefaults__,
+        _UNSET_PARAMETER: UNSET,
         _UNBOUND_PARAMETER: _lookup_unbound,
-        **{_SETTER_PARAMETER.format(i): _setter(name, user_ns) for i, name in enumerate(local_names)},
+        **{_SETTER_PARAMETER.format(i): _setter(name, user_ns) for i, name in enumerate(published)},
     }
     return CellFunction(
         fn=fn,
@@ -206,7 +253,41 @@ def cell_to_function(
         user_ns=user_ns,
         global_names=global_names,
         initial={name: user_ns.get(name, _ABSENT) for name in assigned_anywhere},
+        kept=published,
+        temporaries=[name for name in assigned_anywhere if name not in kept_names],
+        intermediates=read_later(tree.body, set(published)),
     )
+
+
+def read_later(body: list[ast.stmt], names: set[str]) -> dict[str, tuple[int, list[int]]]:
+    """For each of ``names`` the cell's own scope assigns: the line of its first assignment and the
+    later lines that read it (an intermediate result, not only an output of the cell)."""
+    first: dict[str, int] = {}
+    reads: dict[str, set[int]] = {}
+    for node in _walk_top_scope(body):
+        if isinstance(node, ast.Name) and node.id in names:
+            if isinstance(node.ctx, ast.Store):
+                first[node.id] = min(first.get(node.id, node.lineno), node.lineno)
+            elif isinstance(node.ctx, ast.Load):
+                reads.setdefault(node.id, set()).add(node.lineno)
+    out = {}
+    for name, line in first.items():
+        later = sorted(n for n in reads.get(name, ()) if n > line)
+        if later:
+            out[name] = (line, later)
+    return out
+
+
+def _kept_names(assigned: list[str], keep: list[str] | None) -> set[str]:
+    if keep is None:
+        return set(assigned)
+    unknown = [name for name in keep if name not in assigned]
+    if unknown:
+        raise UnknownKeptName(
+            f"keep names {', '.join(map(repr, unknown))}, which the cell does not assign; "
+            f"it assigns {', '.join(assigned) or 'nothing'}"
+        )
+    return set(keep)
 
 
 def _parameters(local_names: list[str], user_ns: dict[str, Any]) -> list[str]:
@@ -217,6 +298,7 @@ def _compile_cell_function(
     tree: ast.Module,
     assigned: list[str],
     global_names: list[str],
+    kept: set[str],
     user_ns: dict[str, Any],
     filename: str,
     line_offset: int,
@@ -224,7 +306,8 @@ def _compile_cell_function(
     """The code of a module defining the cell function; its statements are the cell's."""
     local_names = [name for name in assigned if name not in global_names]
     parameters = _parameters(local_names, user_ns)
-    setters = {name: _SETTER_PARAMETER.format(i) for i, name in enumerate(local_names)}
+    published = [name for name in local_names if name in kept]
+    setters = {name: _SETTER_PARAMETER.format(i) for i, name in enumerate(published)}
     body = copy.deepcopy(tree.body)  # transformed in place; the next compile starts from the cell again
     result: ast.expr = ast.Constant(value=None)
     if body and isinstance(body[-1], ast.Expr):
@@ -244,8 +327,7 @@ def _compile_cell_function(
         for name in local_names
         if name not in parameters
     ]
-    values = ast.Tuple(elts=[ast.Name(id=name, ctx=ast.Load()) for name in local_names], ctx=ast.Load())
-    ret = ast.Return(value=ast.Tuple(elts=[result, values], ctx=ast.Load()))
+    ret = ast.Return(value=result)
     ast.copy_location(ret, tree.body[-1] if tree.body else anchor)
     func = ast.FunctionDef(
         name=CELL_FUNCTION_NAME,
@@ -254,7 +336,7 @@ def _compile_cell_function(
             args=[ast.arg(arg=name) for name in parameters],
             kwonlyargs=[ast.arg(arg=_UNSET_PARAMETER), ast.arg(arg=_UNBOUND_PARAMETER)]
             + [ast.arg(arg=setter) for setter in setters.values()],
-            kw_defaults=[unset_name(), ast.Constant(value=None)] + [ast.Constant(value=None) for _ in setters],
+            kw_defaults=[ast.Constant(value=None) for _ in range(2 + len(setters))],
             defaults=[],
         ),
         body=prologue + statements + [ret],
@@ -282,18 +364,22 @@ def _lookup_unbound(name: str):
 
 
 def _setter(name: str, user_ns: dict[str, Any]) -> FunctionType:
-    """``v -> global name = v``: a binding published to the namespace, in a form Dynamo traces."""
+    """``v -> global name = v``: a binding published to the namespace, in a form Dynamo traces.
+
+    The unset marker (``del name``) publishes as ``DELETED``, which the commit removes.
+    """
     scratch: dict[str, Any] = {}
     exec(
         compile(
-            f"def publish(value, unset=None):\n    global {name}\n    if value is not unset:\n        {name} = value\n",
+            f"def publish(value, unset=None, deleted=None):\n    global {name}\n"
+            f"    {name} = deleted if value is unset else value\n",
             "<compile-profile-publish>",
             "exec",
         ),
         scratch,
     )
     setter = FunctionType(scratch["publish"].__code__, user_ns, f"publish_{name}")
-    setter.__defaults__ = (UNSET,)
+    setter.__defaults__ = (UNSET, DELETED)
     return setter
 
 
@@ -341,15 +427,16 @@ class _PublishBindings:
     def _handler(self, handler: ast.ExceptHandler) -> ast.ExceptHandler:
         body = self.transform(handler.body)
         if handler.name and handler.name in self.setters:
-            # Python unbinds ``except ... as e`` after the handler; the cell function must keep ``e``
-            # bound to return it, so it catches into a name of its own and unsets ``e`` afterwards.
+            # Python deletes ``except ... as e`` after the handler, which would leave the local ``e``
+            # unbound rather than unset (an UnboundLocalError, not the NameError of a plain cell), so
+            # the handler catches into a name of its own and unsets ``e`` (published: deleted) afterwards.
             name, self.caught = handler.name, self.caught + 1
             handler.name = _CAUGHT_NAME.format(self.caught)
             bind = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=ast.Name(id=handler.name, ctx=ast.Load()))
             unset = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())],
                                value=ast.Name(id=_UNSET_PARAMETER, ctx=ast.Load()))
             body = [ast.copy_location(bind, handler)] + self._publish([name], handler) + body \
-                + [ast.copy_location(unset, handler)]
+                + [ast.copy_location(unset, handler)] + self._publish([name], handler)
         handler.body = body
         return handler
 
@@ -428,8 +515,8 @@ class _CheckBoundReads(ast.NodeTransformer):
 
 
 class _DeleteToUnset(ast.NodeTransformer):
-    """``del name`` of a local in the cell's own scope becomes ``name = <unset>``: the name stays
-    a bound local, so the function can return it, and the commit deletes it."""
+    """``del name`` of a local in the cell's own scope becomes ``name = <unset>``: the name stays a
+    bound local that later reads can check; publishing the unset value marks it deleted."""
 
     def __init__(self, local_names: set[str]):
         self.local_names = local_names

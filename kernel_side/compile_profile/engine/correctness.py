@@ -1,22 +1,35 @@
 """Compare what the compiled cell produced against what the eager cell produced.
 
-Tolerances depend on dtype: Inductor reorders reductions and fuses pointwise
-math, so bit-exact equality is not expected, but differences beyond a few ulps
-of the dtype's precision are real mismatches.
+Inductor reorders reductions, fuses pointwise math (skipping intermediate
+roundings) and picks other matmul kernels, so compiled results are not bit-exact;
+with TF32 or bf16 they differ from eager by a lot more than fp32 ulps while being
+no less accurate.  Each floating output is therefore judged as PyTorch's
+benchmark runner judges a compiled model (``torch._dynamo.utils.same``):
+
+1. close to eager by its dtype's tolerance: the same result;
+2. otherwise, when a float64 eager run of the same code could be made (every
+   floating tensor, module and optimizer the code reads, copied to float64): the
+   compiled result's RMSE against it may be at most ``multiplier`` x eager's own
+   RMSE against it plus a slack (2x for fp32, 3x for fp16/bf16 and small tensors);
+3. otherwise (no float64 reference): a mismatch.
+
+Non-finite values must sit where eager has them (NaNs where eager has none fail);
+integer and bool results must be equal.  Measured on an H200, the outputs the
+dtype tolerance alone flagged all pass the rule, by RMSE ratios of 0.70 (GPT-2
+bf16 logits), 0.70 (ViT-S bf16), 1.01 (ResNet-18 TF32) and 1.00 (MLP TF32).
 """
 
 from __future__ import annotations
 
 import contextlib
-import math
 from typing import Any, Iterator
 
 import torch
 
-from ..profile_run import Correctness
+from ..profile_run import Correctness, OutputCheck
 
-# (rtol, atol) per dtype; looser than torch.testing's defaults for low precision,
-# as in Inductor's own accuracy checks.
+# (rtol, atol) per dtype for "close to eager"; looser than torch.testing's defaults for low
+# precision, as in Inductor's own accuracy checks.
 TOLERANCES: dict[torch.dtype, tuple[float, float]] = {
     torch.float64: (1e-7, 1e-7),
     torch.float32: (1.3e-4, 1e-5),
@@ -25,6 +38,11 @@ TOLERANCES: dict[torch.dtype, tuple[float, float]] = {
     torch.complex64: (1.3e-4, 1e-5),
     torch.complex128: (1e-7, 1e-7),
 }
+# The benchmark runner's ``tol`` per precision; a tenth of it is the RMSE slack.
+RMSE_TOL: dict[torch.dtype, float] = {torch.float64: 1e-7, torch.float32: 1e-4, torch.float16: 1e-3,
+                                      torch.bfloat16: 1e-2}
+LOW_PRECISION = (torch.float16, torch.bfloat16)
+SMALL_TENSOR = 1000  # fewer elements: noise dominates the RMSE, so the larger multiplier
 
 RANDOM_OPS = frozenset(
     {
@@ -49,74 +67,135 @@ def _leaves(value: Any, path: str) -> Iterator[tuple[str, Any]]:
         yield path, value
 
 
-def compare_outputs(eager: dict[str, Any], compiled: dict[str, Any], *, random_ops: list[str]) -> Correctness:
-    compared: list[str] = []
-    mismatched: list[str] = []
-    max_abs = 0.0
-    max_rel = 0.0
+PYTHON_FLOAT_TOLERANCE = (1.3e-6, 1e-9)  # a Python float is usually a float32 tensor's .item()
+
+
+def _as_tensor(value: Any) -> torch.Tensor | None:
+    if isinstance(value, torch.Tensor):
+        return value.detach()
+    if isinstance(value, float):
+        return torch.tensor(value, dtype=torch.float64)
+    if isinstance(value, (bool, int, complex)):
+        return torch.tensor(value)
+    return None
+
+
+def _tolerance(value: Any, dtype: torch.dtype) -> tuple[float, float]:
+    return PYTHON_FLOAT_TOLERANCE if isinstance(value, float) else TOLERANCES.get(dtype, (1.3e-4, 1e-5))
+
+
+def _rmse(a: torch.Tensor, b: torch.Tensor) -> float:
+    d = (a - b).abs()
+    return float(torch.sqrt(torch.mean(d * d)))
+
+
+def judge_output(path: str, expected: Any, actual: Any, reference: Any = None) -> OutputCheck:
+    """One output: eager's ``expected``, compiled's ``actual``, and the float64 run's ``reference`` if any."""
+    e, a = _as_tensor(expected), _as_tensor(actual)
+    dtype = str(e.dtype).removeprefix("torch.") if e is not None else type(expected).__name__
+    if e is None or a is None:
+        return OutputCheck(path=path, dtype=dtype, ok=expected == actual, reason="" if expected == actual else "differs")
+    if a.shape != e.shape or (a.dtype != e.dtype and isinstance(expected, torch.Tensor)):
+        return OutputCheck(path=path, dtype=dtype, ok=False,
+                           reason=f"compiled gave {a.dtype} {list(a.shape)}, eager {e.dtype} {list(e.shape)}")
+    a = a.to(e.device)
+    if e.numel() == 0:
+        return OutputCheck(path=path, dtype=dtype, ok=True)
+    if not (e.is_floating_point() or e.is_complex()):
+        equal = torch.equal(a, e)
+        diff = 0.0 if equal else float((a.double() - e.double()).abs().max())
+        return OutputCheck(path=path, dtype=dtype, ok=equal, max_abs_diff=diff, reason="" if equal else "not equal")
+    wide = torch.complex128 if e.is_complex() else torch.float64  # .double() drops imaginary parts
+    ew, aw = e.to(wide), a.to(wide)
+    finite = torch.isfinite(ew) & torch.isfinite(aw)
+    same_nonfinite = bool(((~finite) & ~((aw == ew) | (torch.isnan(aw) & torch.isnan(ew)))).sum() == 0)
+    d = (aw - ew).abs()[finite]
+    check = OutputCheck(path=path, dtype=dtype, ok=True, max_abs_diff=float(d.max()) if d.numel() else 0.0)
+    if not same_nonfinite:
+        check.ok, check.reason = False, "non-finite values (NaN/inf) where eager has finite ones, or the reverse"
+        return check
+    rtol, atol = _tolerance(expected, e.dtype)
+    if torch.allclose(aw[finite], ew[finite], rtol=rtol, atol=atol):
+        return check
+    r = _as_tensor(reference)
+    if r is None or r.shape != e.shape or not (r.is_floating_point() or r.is_complex()) \
+            or torch.equal(r.to(e.device), e):  # the same computation as eager: not a reference
+        check.ok, check.reason = False, f"beyond {e.dtype} tolerance (rtol {rtol:g}, atol {atol:g})"
+        return check
+    rw = r.to(e.device, wide)
+    keep = finite & torch.isfinite(rw)
+    check.compiled_rmse = _rmse(aw[keep], rw[keep])
+    check.eager_rmse = _rmse(ew[keep], rw[keep])
+    multiplier = 3.0 if e.dtype in LOW_PRECISION or e.numel() < SMALL_TENSOR else 2.0
+    slack = RMSE_TOL.get(torch.float32 if isinstance(expected, float) else e.dtype, 1e-4) / 10
+    check.allowed_rmse = multiplier * check.eager_rmse + slack
+    if not check.compiled_rmse <= check.allowed_rmse:
+        check.ok = False
+        check.reason = (f"RMSE against float64 {check.compiled_rmse:.3g}, more than {multiplier:g}x eager's "
+                        f"{check.eager_rmse:.3g}")
+    return check
+
+
+def compare_outputs(
+    eager: dict[str, Any],
+    compiled: dict[str, Any],
+    *,
+    random_ops: list[str],
+    reference: dict[str, Any] | None = None,
+    reference_note: str = "",
+) -> Correctness:
+    """Judge every leaf output present in both runs; ``reference`` is the float64 run's outputs, if any."""
     eager_leaves = dict(_leaves_of(eager))
     compiled_leaves = dict(_leaves_of(compiled))
-    for path, expected in eager_leaves.items():
-        if path not in compiled_leaves:
-            continue
-        actual = compiled_leaves[path]
-        compared.append(path)
-        if isinstance(expected, torch.Tensor):
-            if not isinstance(actual, torch.Tensor) or actual.shape != expected.shape or actual.dtype != expected.dtype:
-                mismatched.append(path)
-                continue
-            if expected.numel() == 0:
-                continue
-            e = expected.detach()
-            a = actual.detach().to(e.device)
-            if not (e.is_floating_point() or e.is_complex()):
-                if not torch.equal(a, e):
-                    mismatched.append(path)
-                    max_abs = max(max_abs, float((a.double() - e.double()).abs().max()))
-                continue
-            rtol, atol = TOLERANCES.get(e.dtype, (1.3e-4, 1e-5))
-            wide = torch.complex128 if e.is_complex() else torch.float64  # .double() drops imaginary parts
-            diff = (a.to(wide) - e.to(wide)).abs()
-            finite = torch.isfinite(e) & torch.isfinite(a)
-            same_nonfinite = bool(((~finite) & ~((a == e) | (torch.isnan(a) & torch.isnan(e)))).sum() == 0)
-            d = diff[finite]
-            if d.numel():
-                max_abs = max(max_abs, float(d.max()))
-                denom = e.to(wide).abs()[finite].clamp_min(atol)
-                max_rel = max(max_rel, float((d / denom).max()))
-            if not same_nonfinite or not torch.allclose(a[finite], e[finite], rtol=rtol, atol=atol):
-                mismatched.append(path)
-        else:
-            if isinstance(expected, float) and isinstance(actual, float):
-                ok = math.isclose(expected, actual, rel_tol=1.3e-6, abs_tol=1e-9) or (
-                    math.isnan(expected) and math.isnan(actual)
-                )
-            else:
-                ok = expected == actual
-            if not ok:
-                mismatched.append(path)
-    if not compared:
+    reference_leaves = dict(_leaves_of(reference)) if reference is not None else {}
+    checks = [
+        judge_output(path, expected, compiled_leaves[path], reference_leaves.get(path))
+        for path, expected in eager_leaves.items()
+        if path in compiled_leaves
+    ]
+    if not checks:
         return Correctness(ok=None, note="no tensors or numbers to compare")
-    if mismatched and random_ops:
-        return Correctness(
-            ok=None,
-            max_abs_diff=max_abs,
-            max_rel_diff=max_rel,
-            compared=compared,
-            mismatched=mismatched,
-            note=(
-                f"not compared: the cell draws random numbers ({', '.join(sorted(random_ops))}), "
-                "which compiled code generates with its own RNG; set "
-                "torch._inductor.config.fallback_random = True to compare them"
-            ),
-        )
-    return Correctness(
+    mismatched = [c.path for c in checks if not c.ok]
+    result = Correctness(
         ok=not mismatched,
-        max_abs_diff=max_abs,
-        max_rel_diff=max_rel,
-        compared=compared,
+        max_abs_diff=max((c.max_abs_diff for c in checks if c.max_abs_diff is not None), default=None),
+        max_rel_diff=_max_rel_diff(eager_leaves, compiled_leaves, checks),
+        compared=[c.path for c in checks],
         mismatched=mismatched,
+        method="float64" if reference is not None else "tolerance",
+        checks=checks,
+        note=reference_note,
     )
+    # With random numbers drawn, outputs that are not simply close differ by their draws, not by the
+    # compiler: the float64 run draws yet other numbers, so its errors say nothing either (a training
+    # step with dropout: compiled and eager both 0.44 RMSE from it).
+    if random_ops and any(not c.ok or c.compiled_rmse is not None for c in checks):
+        result.ok = None
+        result.note = (
+            f"not compared: the cell draws random numbers ({', '.join(sorted(random_ops))}), "
+            "which compiled code generates with its own RNG; set "
+            "torch._inductor.config.fallback_random = True to compare them"
+        )
+    return result
+
+
+def _max_rel_diff(eager: dict[str, Any], compiled: dict[str, Any], checks: list[OutputCheck]) -> float | None:
+    """The largest |compiled - eager| / max(|eager|, atol) over floating outputs."""
+    best = None
+    for c in checks:
+        e, a = _as_tensor(eager[c.path]), _as_tensor(compiled[c.path])
+        if e is None or a is None or a.shape != e.shape or not (e.is_floating_point() or e.is_complex()) \
+                or e.numel() == 0:
+            continue
+        wide = torch.complex128 if e.is_complex() else torch.float64
+        ew, aw = e.to(wide), a.to(e.device, wide)
+        finite = torch.isfinite(ew) & torch.isfinite(aw)
+        if not bool(finite.any()):
+            continue
+        atol = _tolerance(eager[c.path], e.dtype)[1]
+        rel = float(((aw - ew).abs()[finite] / ew.abs()[finite].clamp_min(atol)).max())
+        best = rel if best is None else max(best, rel)
+    return best
 
 
 def _leaves_of(outputs: dict[str, Any]) -> Iterator[tuple[str, Any]]:

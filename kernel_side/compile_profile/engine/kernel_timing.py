@@ -69,6 +69,7 @@ class KernelObservation:
     device_names: collections.Counter = field(default_factory=collections.Counter)
     launch_args: list[dict[str, Any]] = field(default_factory=list)  # recorded host-op args of each launch
     configs: collections.Counter = field(default_factory=collections.Counter)
+    low_precision: bool = False  # bf16/fp16 operands: its FLOP rate is comparable with the bf16 ceiling
 
 
 @dataclass

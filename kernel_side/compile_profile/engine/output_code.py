@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 _AOT_ID = re.compile(r"#\s*AOT ID:\s*\['\d+_(\w+)'\]")
 _ORIGINAL_ATEN = re.compile(r"Original ATen:\s*\[([^\]]*)\]")
+_SOURCE_NODES = re.compile(r"Source Nodes:\s*\[([^\]]*)\]")
 _PROVENANCE = re.compile(r"\[Provenance debug handles\]\s*([\w.]+):(\d+)")
 _GRID_ARGS = re.compile(r"\.run\((.*)\)\s*$")
 _PARTITION = re.compile(r"^partition_(\d+)$")  # graph partitions (CUDA graphs) hold the launches
@@ -30,6 +31,7 @@ class ParsedKernel:
     source: str
     aten_ops: list[str] = field(default_factory=list)
     handles: list[int] = field(default_factory=list)  # provenance debug handles of its call sites
+    source_nodes: list[str] = field(default_factory=list)  # FX node names Inductor names in its comments
     launches: list[str] = field(default_factory=list)  # call sites in call(), e.g. Triton launch arguments
 
 
@@ -100,6 +102,7 @@ def _kernel_definition(node: ast.stmt, lines: list[str]) -> ParsedKernel | None:
         language=_LANGUAGE[call.func.attr],
         source=source.strip("\n"),
         aten_ops=_original_aten(comments),
+        source_nodes=_listed(_SOURCE_NODES, comments + "\n" + source),
     )
 
 
@@ -123,6 +126,7 @@ def _collect_call_sites(
                 target.handles.append(int(handle.group(2)))
             if not target.aten_ops:
                 target.aten_ops = _original_aten(comments)
+            target.source_nodes += [n for n in _listed(_SOURCE_NODES, comments) if n not in target.source_nodes]
             continue
         if callee.startswith(_EXTERN_PREFIXES) or (isinstance(stmt, ast.Expr) and "Original ATen" in comments):
             externs.append(
@@ -133,6 +137,7 @@ def _collect_call_sites(
                     aten_ops=_original_aten(comments) or _op_of_callee(callee),
                     handles=[int(handle.group(2))] if handle else [],
                     launches=[text.strip()],
+                    source_nodes=_listed(_SOURCE_NODES, comments),
                 )
             )
 
@@ -157,10 +162,15 @@ def _comments_above(lines: list[str], lineno: int) -> str:
 
 
 def _original_aten(comments: str) -> list[str]:
-    match = _ORIGINAL_ATEN.search(comments)
+    return _listed(_ORIGINAL_ATEN, comments)
+
+
+def _listed(pattern: re.Pattern, text: str) -> list[str]:
+    """The names in the first ``Label: [a, b]`` comment that ``pattern`` finds."""
+    match = pattern.search(text)
     if not match:
         return []
-    return [op.strip() for op in match.group(1).split(",") if op.strip()]
+    return [item.strip() for item in match.group(1).split(",") if item.strip()]
 
 
 def dotted_name(node: ast.expr) -> str:

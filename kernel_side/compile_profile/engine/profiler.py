@@ -38,9 +38,13 @@ from ..profile_run import (
     Variant,
 )
 from . import correctness as correctness_mod
+from . import reference as reference_mod
 from .backend import RecordingBackend, register
 from .cell import CellFunction, cell_line_of_exception, cell_to_function
 from .dynamo_state import DynamoCodeTracker
+from .kept import kept_tensors
+from .optimizer_state import OptimizerViews, optimizers_in
+from .stack import parse_frames
 from .timing import (
     TimedCallable,
     TimingPlan,
@@ -102,6 +106,7 @@ class ProfileOptions:
     label: str = ""
     notebook: str = ""
     check_correctness: bool = True
+    keep: list[str] | None = None  # a cell's names that stay after it (default: all it assigns); the rest are temporaries
     kernel_timing: bool = True  # the torch.profiler pass after timing: per-kernel time, roofline
     progress: Progress | None = None
     # Silences what the frontend shows from a run (rich display output) after the first eager run,
@@ -122,6 +127,10 @@ class Target:
     outputs: Callable[[Any], dict[str, Any]] = lambda result: {"<result>": result}
     namespace: dict[str, Any] = field(default_factory=dict)
     inputs: tuple = ()  # the arguments of a profiled function, if any
+    globals: dict[str, Any] = field(default_factory=dict)  # where the code's global names are read from
+    cell: CellFunction | None = None  # a notebook cell's function, for what it keeps
+    arguments: Callable[[], list[Any]] = list  # what the eager call passes to ``function``
+    call_with_arguments: Callable[[list[Any]], Any] | None = None  # the eager call with other arguments
 
 
 @dataclass
@@ -144,6 +153,9 @@ def profile(fn: Callable[..., Any], *args: Any, **options: Any) -> ProfileRun:
         options["modes"] = options.pop("mode")
     if isinstance(options.get("modes"), str):  # one mode, not its letters
         options["modes"] = [options["modes"]]
+    if options.get("keep") is not None:
+        raise TypeError("keep= applies to notebook cells (%%compile_profile --keep NAMES); "
+                        "a function's results are what it returns")
     opts = ProfileOptions(**options)
     code = getattr(fn, "__code__", None)
     try:
@@ -163,6 +175,9 @@ def profile(fn: Callable[..., Any], *args: Any, **options: Any) -> ProfileRun:
         locator=locator,
         source=source,
         inputs=args,
+        globals=getattr(fn, "__globals__", {}),
+        arguments=lambda: list(args),
+        call_with_arguments=lambda arguments: fn(*arguments),
     )
     result = profile_target(target, opts)
     if result.stdout:
@@ -179,17 +194,21 @@ def profile_cell(
     line_offset: int = 0,
 ) -> tuple[ProfileResult, CellFunction]:
     """Profile a notebook cell; the caller commits ``CellFunction`` values to the namespace."""
-    cell = cell_to_function(body, user_ns, source=source, line_offset=line_offset)
+    cell = cell_to_function(body, user_ns, source=source, line_offset=line_offset, keep=opts.keep)
     locator = CellLocator(filename=cell.filename, lines=cell.source.splitlines())
     target = Target(
         eager_call=cell,
         function=cell.fn,
-        call_compiled=lambda compiled: compiled(*cell.arguments()),
+        call_compiled=cell.call_with,
         before_each=cell.restore_namespace,
         locator=locator,
         source=cell.source,
         outputs=cell.outputs,
         namespace=user_ns,
+        globals=user_ns,
+        arguments=cell.arguments,
+        call_with_arguments=lambda arguments: cell.call_with(lambda *_: cell.fn(*arguments)),
+        cell=cell,
     )
     try:
         return profile_target(target, opts), cell
@@ -231,6 +250,7 @@ class _Session:
         self.eager_error: BaseException | None = None
         self.backends: dict[str, RecordingBackend] = {}
         self.graphs_seen: dict[str, int] = {}  # graphs each backend had recorded when last read
+        self.optimizers = OptimizerViews([])
 
     def _eager(self) -> Any:
         result = self.target.eager_call()
@@ -302,6 +322,10 @@ class _Session:
         used = _named_values_used(t.function, self.first_outputs)
         tensor_devices = _tensor_device_types([*used.values(), *t.inputs])
         self.run_obj.device = _device(run_device_type(tensor_devices, fallback=_device_type()))
+        if t.cell is not None:
+            self.run_obj.kept_names, self.run_obj.temporaries = list(t.cell.kept), list(t.cell.temporaries)
+            self.run_obj.kept_tensors = kept_tensors(t.cell.intermediates, self.first_outputs,
+                                                     self.run_obj.device.type)
         already_compiled = _compiled_callables(used)
         if already_compiled:
             names = ", ".join(already_compiled)
@@ -311,6 +335,7 @@ class _Session:
                 "(an OptimizedModule's _orig_mod) to see what compiling buys"
             )
         t.before_each()  # the namespace as the cell found it, without what the run published
+        self.optimizers = OptimizerViews(optimizers_in([*used.values(), *t.inputs]))
         self.mutable = correctness_mod.MutableState(t.namespace) if t.namespace else None
         self.run_obj.variants.append(Variant(name="eager", first_call_s=first_s))
 
@@ -321,6 +346,12 @@ class _Session:
                                         options=self.opts.options)
         for spec in self.specs:
             self._compile_one(spec)
+        if self.optimizers.record_compiled():
+            self.run_obj.notes.append(
+                "compiling changed the optimizer, as torch.compile does in any notebook (Dynamo moves its step "
+                "counters to the device, and may set capturable=True): eager calls ran with the optimizer as the "
+                "eager run left it, compiled calls as Dynamo made it, and it is left as after an eager run"
+            )
 
     def _compile_one(self, spec: VariantSpec) -> None:
         name = spec.name
@@ -342,7 +373,7 @@ class _Session:
             self.run_obj.errors.append(self._error("compile", exc, variant=name))
             _let_go(exc)
             return
-        t.before_each()
+        self._prepare(name)
         t0 = time.perf_counter()
         error: BaseException | None = None
         try:
@@ -447,13 +478,18 @@ class _Session:
 
     def _before(self, name: str) -> Callable[[], None]:
         """Untimed preparation of a sample: tag trace events with the variant about to run."""
-        recorder, before_each = self.recorder, self.target.before_each
+        recorder = self.recorder
 
         def prepare() -> None:
             recorder.context = name
-            before_each()
+            self._prepare(name)
 
         return prepare
+
+    def _prepare(self, name: str) -> None:
+        """Before a call of variant ``name``: the namespace as the cell found it, optimizers as that variant sees them."""
+        self.target.before_each()
+        self.optimizers.install(OptimizerViews.EAGER if name == "eager" else OptimizerViews.COMPILED)
 
     def _note_recompiles(self, events: list[TraceEvent], *, during_timing: bool) -> None:
         """Compiles after a variant's first call: recompiles (guard failures) of that variant."""
@@ -492,19 +528,55 @@ class _Session:
                 f"the cell changes {mutated} tensor(s) in place (e.g. an optimizer step); they were restored "
                 "before each correctness run, and the namespace ends as after the last run"
             )
-        results = []
         best = self.run_obj.speedup.variant if self.run_obj.speedup else next(iter(self.compiled))
+        self._restore_state()
+        reference, reference_note = self._float64_reference()
+        results = []
         for name, call in ((best, self.compiled[best]), ("eager", self._eager)):
-            if self.mutable:
-                self.mutable.restore()
-            t.before_each()
+            self._restore_state()
+            self._prepare(name)
             with correctness_mod.same_rng(0):
                 result = call()
             self.run_obj.cell_runs += 1
             results.append(correctness_mod.snapshot(t.outputs(result)))
         compiled_out, eager_out = results
         random_ops = correctness_mod.random_ops_in(self.variant_ops.get(best, []))
-        self.run_obj.correctness = correctness_mod.compare_outputs(eager_out, compiled_out, random_ops=random_ops)
+        self.run_obj.correctness = correctness_mod.compare_outputs(
+            eager_out, compiled_out, random_ops=random_ops, reference=reference, reference_note=reference_note)
+
+    def _restore_state(self) -> None:
+        """Tensors the runs changed in place back as before the first compiled call (eager optimizer view)."""
+        if self.mutable:
+            self.optimizers.install(OptimizerViews.EAGER)  # the view whose tensors MutableState saved
+            self.mutable.restore()
+
+    def _float64_reference(self) -> tuple[dict[str, Any] | None, str]:
+        """The outputs of one eager run on float64 copies of what the code reads, or why there are none."""
+        t = self.target
+        if t.call_with_arguments is None:
+            return None, ""
+        self._prepare("eager")
+        names = reference_mod.names_read(t.function, t.globals)
+        originals = {name: t.globals[name] for name in names}
+        arguments = t.arguments()
+        argument_keys = [f"argument {i}" for i in range(len(arguments))]
+        recorded = reference_mod.versions([*originals.values(), *arguments])
+        try:
+            copies = reference_mod.float64_copies({**originals, **dict(zip(argument_keys, arguments))})
+            swapped = {name: copies[name] for name in names if copies[name] is not originals[name]}
+            # not counted in cell_runs, which count the runs that advance the notebook's own state
+            with reference_mod.substituted(t.globals, swapped), correctness_mod.same_rng(0):
+                result = t.call_with_arguments([copies[key] for key in argument_keys])
+                outputs = correctness_mod.snapshot(t.outputs(result))
+        except reference_mod.ReferenceUnavailable as exc:
+            return None, f"no float64 reference: {exc}"
+        except Exception as exc:  # noqa: BLE001 - the code may not run in float64 (e.g. it makes bf16 tensors)
+            _let_go(exc)
+            return None, f"no float64 reference: the code failed on float64 copies ({_one_line(exc)})"
+        if reference_mod.changed(recorded):
+            return None, ("no float64 reference: the float64 run changed the notebook's own tensors (the code "
+                          "reaches them through an object that was not copied)")
+        return outputs, ""
 
     def _measure_kernels(self) -> None:
         if not self.opts.kernel_timing:
@@ -514,11 +586,12 @@ class _Session:
         from .after_timing import measure_after_timing
 
         try:
-            self.run_obj.errors.extend(measure_after_timing(self.run_obj, self.compiled, self.target.before_each))
+            self.run_obj.errors.extend(measure_after_timing(self.run_obj, self.compiled,
+                                                            lambda: self._prepare("compiled")))
         except Exception as exc:  # noqa: BLE001 - a failed profiler pass loses its figures, never the run
             self.run_obj.errors.append(self._error("kernel timing", exc))
         # as after _measure_memory, the namespace ends as after an eager run
-        self.target.before_each()
+        self._prepare("eager")
         self._eager()
         self.run_obj.cell_runs += 1
 
@@ -528,12 +601,11 @@ class _Session:
             run.memory_note = "peak memory is measured on CUDA devices only; this run was on CPU"
             return
         self._current = "memory"
-        t = self.target
         for variant in run.variants:
             call = self._eager if variant.name == "eager" else self.compiled.get(variant.name)
             if call is None:
                 continue
-            t.before_each()
+            self._prepare(variant.name)
             torch.cuda.synchronize()
             torch.cuda.reset_peak_memory_stats()
             call()
@@ -541,7 +613,7 @@ class _Session:
             run.cell_runs += 1
             variant.peak_memory_bytes = int(torch.cuda.max_memory_allocated())
         # the namespace ends as after an eager run
-        t.before_each()
+        self._prepare("eager")
         self._eager()
         run.cell_runs += 1
 
@@ -563,7 +635,7 @@ class _Session:
         if line is not None:
             line += locator.line_offset
         else:  # Dynamo's errors carry the user's frames in their message ("from user code: ...")
-            line = locator.innermost_cell_line(locator.frames(str(exc)))
+            line = locator.innermost_cell_line(parse_frames(str(exc)))
         return ErrorInfo(
             stage=stage,
             message=_one_line(exc),

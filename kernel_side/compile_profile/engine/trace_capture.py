@@ -74,7 +74,7 @@ class TraceRecorder(logging.Handler):
             return
         event = TraceEvent(
             name=name,
-            metadata=metadata[name],
+            metadata=_resolve_stack(metadata[name]) if name == "dynamo_start" else metadata[name],
             payload=getattr(record, "payload", None),
             frame_id=metadata.get("frame_id"),
             frame_compile_id=metadata.get("frame_compile_id"),
@@ -92,6 +92,25 @@ class TraceRecorder(logging.Handler):
         with self._events_lock:
             out, self.events = self.events, []
         return out
+
+
+def _resolve_stack(metadata: Any) -> Any:
+    """``dynamo_start``'s stack names files by their index in torch's intern table; name them by path.
+
+    The table is process-wide and each string is logged once, when first interned, which may be
+    before this recorder was listening, so the table itself is read.
+    """
+    if not isinstance(metadata, dict) or not isinstance(metadata.get("stack"), list):
+        return metadata
+    from torch._logging import structured
+
+    paths = {index: text for text, index in structured.INTERN_TABLE.items()}
+    stack = [
+        {**frame, "filename": paths.get(frame.get("filename"), frame.get("filename"))}
+        for frame in metadata["stack"]
+        if isinstance(frame, dict)
+    ]
+    return {**metadata, "stack": stack}
 
 
 # Kernel-to-source provenance only adds comments to the generated code (the

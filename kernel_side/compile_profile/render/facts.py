@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import asdict, dataclass, field
 
-from ..profile_run import Kernel, ProfileRun, Variant
-from .format import format_bytes
+from ..engine.cell import CELL_FILENAME_PREFIX
+from ..profile_run import Correctness, Kernel, ProfileRun, Variant
+from .format import format_bytes, format_diff, format_ms
 
 TOP_KERNELS = 10
 
@@ -110,3 +112,180 @@ def kernel_time_by_line(kernels: list[Kernel]) -> dict[int, tuple[int, float | N
                 total = (total or 0.0) + k.device_time_ms
             out[line] = (count + 1, total)
     return dict(sorted(out.items()))
+
+
+# -- graph breaks ---------------------------------------------------------------------------
+
+
+@dataclass
+class BreakGroup:
+    """Graph breaks with the same cause at the same place, counted (a library function that breaks
+    is compiled, and breaks, once per caller)."""
+
+    line: int | None  # the cell line that led to the break
+    code_line: str
+    inside: str  # where in a library the break is, "path.py:123", or "" when it is on the cell line itself
+    inside_code: str
+    reason: str  # one line
+    reason_full: str
+    count: int = 0
+    variants: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def short_path(filename: str) -> str:
+    """A library file as people name it (``transformers/modeling_utils.py``), not its install path."""
+    for marker in ("site-packages/", "dist-packages/"):
+        if marker in filename:
+            return filename.rsplit(marker, 1)[1]
+    return filename.rsplit("/", 1)[-1]
+
+
+def break_groups(run: ProfileRun) -> list[BreakGroup]:
+    """The run's graph breaks grouped by cell line, innermost frame and reason, in order of first sight."""
+    groups: dict[tuple, BreakGroup] = {}
+    for b in run.graph_breaks:
+        code = b.code_line.strip() or cell_code(run, b.line)
+        in_library = bool(b.filename) and not b.filename.startswith(CELL_FILENAME_PREFIX) and (
+            b.line is None or (b.file_code or "").strip() != code
+        )
+        inside = f"{short_path(b.filename)}:{b.file_line}" if in_library and b.file_line is not None else (
+            short_path(b.filename) if in_library else "")
+        reason = break_reason(b.reason)
+        key = (b.line, inside, reason)
+        group = groups.setdefault(key, BreakGroup(line=b.line, code_line=code, inside=inside,
+                                                  inside_code=(b.file_code or "").strip() if in_library else "",
+                                                  reason=reason, reason_full=b.reason))
+        group.count += 1
+        if b.variant and b.variant not in group.variants:
+            group.variants.append(b.variant)
+    return list(groups.values())
+
+
+def break_place(group: BreakGroup) -> str:
+    """``cell line 2 (y = model(x)), inside transformers/modeling_utils.py:1234 (logger.warning_once(...))``."""
+    where = f"cell line {group.line}" if group.line is not None else "outside the cell"
+    if group.code_line and group.line is not None:
+        where += f" ({group.code_line})"
+    if group.inside:
+        where += f", inside {group.inside}" + (f" ({group.inside_code})" if group.inside_code else "")
+    return where
+
+
+def break_summary(group: BreakGroup) -> str:
+    """One line per group: how many, where, and why."""
+    times = f" ×{group.count}" if group.count > 1 else ""
+    return f"graph break{times} at {break_place(group)}: {group.reason}"
+
+
+# -- correctness ----------------------------------------------------------------------------
+
+
+def correctness_text(c: Correctness) -> str:
+    """What the correctness check found and how it judged, in one sentence."""
+    diff = f"max abs diff {format_diff(c.max_abs_diff)}"
+    if c.ok is None:
+        return f"not compared: {c.note}" if c.note else "not compared"
+    if c.ok:
+        by_rmse = [k for k in c.checks if k.compiled_rmse is not None]
+        if by_rmse:
+            worst = max(by_rmse, key=lambda k: k.compiled_rmse / max(k.allowed_rmse or 0.0, 1e-300))
+            return (f"compiled results match eager ({diff}): judged against a float64 run of the same code, "
+                    f"compiled's error (RMSE {format_diff(worst.compiled_rmse)} in {worst.path}) is within "
+                    f"eager's own (RMSE {format_diff(worst.eager_rmse)}), as PyTorch's benchmark runner judges")
+        return f"compiled results match eager within dtype tolerance ({diff})"
+    failed = [k for k in c.checks if not k.ok]
+    first = failed[0] if failed else None
+    where = f" in {', '.join(c.mismatched)}" if c.mismatched else ""
+    why = f": {first.path} {first.reason}" if first is not None and first.reason else ""
+    how = "" if c.method == "float64" else (f"; {c.note}" if c.note else "; judged by dtype tolerance only")
+    return f"compiled results differ from eager{where} ({diff}){why}{how}"
+
+
+# -- what the cell keeps ---------------------------------------------------------------------
+
+MATERIAL_SHARE = 0.1  # of the compiled call: a kept intermediate costing less is not worth a word
+
+
+def kept_tensor_warnings(run: ProfileRun) -> list[str]:
+    """Kept intermediates whose memory traffic alone is a material share of the fastest compiled call."""
+    best = run.variant(run.speedup.variant) if run.speedup else None
+    if best is None or best.timing is None or best.timing.median_ms <= 0:
+        return []
+    material = [t for t in run.kept_tensors
+                if t.traffic_ms is not None and t.traffic_ms >= MATERIAL_SHARE * best.timing.median_ms]
+    if not material:
+        return []
+    rest = [name for name in run.kept_names if name not in {t.name for t in material}]
+    advice = f"--keep {','.join(rest)}" if rest else "--keep with the names you need"
+    out = []
+    for t in material:
+        shape = "×".join(map(str, t.shape)) or "scalar"
+        later = ", ".join(map(str, t.used_at))
+        out.append(
+            f"the cell keeps {t.name} ({shape} {t.dtype}, {format_bytes(t.bytes)}; line {t.line}, read again at "
+            f"line{'s' if len(t.used_at) > 1 else ''} {later}), so compiled code must write it out in full: at "
+            f"least {format_ms(t.traffic_ms)} of memory traffic a call "
+            f"({t.traffic_ms / best.timing.median_ms:.0%} of the compiled call), and Inductor cannot fuse it "
+            f"away; {advice} leaves it a temporary"
+        )
+    return out
+
+
+# -- drift while timing ----------------------------------------------------------------------
+
+DRIFT_MIN_SAMPLES = 9  # a third of fewer samples says nothing
+# A speedup that moved less than this share is not worth a word even beyond a tight interval (GPT-2 on an
+# H200 moved 3.24x -> 3.28x within a [3.23, 3.27] interval: not news).
+DRIFT_MIN_SHARE = 0.05
+
+
+@dataclass
+class Drift:
+    """Medians of the first and last third of the interleaved samples (the same rounds for both variants)."""
+
+    variant: str
+    eager_early_ms: float
+    eager_late_ms: float
+    compiled_early_ms: float
+    compiled_late_ms: float
+
+    @property
+    def early_speedup(self) -> float:
+        return self.eager_early_ms / self.compiled_early_ms
+
+    @property
+    def late_speedup(self) -> float:
+        return self.eager_late_ms / self.compiled_late_ms
+
+
+def speedup_drift(run: ProfileRun) -> Drift | None:
+    """How the speedup moved from the first to the last third of the samples, when it moved further than its
+    interval is wide, and by more than ``DRIFT_MIN_SHARE``: the interval covers noise between samples, not a
+    machine that changed under them (a host-bound GPT-2 read 1.96x by do_bench just before a profile and
+    3.23x just after it)."""
+    s, eager = run.speedup, run.eager
+    if s is None or eager is None or eager.timing is None or not s.has_interval:
+        return None
+    best = run.variant(s.variant)
+    if best.timing is None:
+        return None
+    e, c = eager.timing.samples_ms, best.timing.samples_ms
+    n = min(len(e), len(c))
+    if n < DRIFT_MIN_SAMPLES:
+        return None
+    k = n // 3
+    d = Drift(variant=best.name, eager_early_ms=_median(e[:k]), eager_late_ms=_median(e[n - k:n]),
+              compiled_early_ms=_median(c[:k]), compiled_late_ms=_median(c[n - k:n]))
+    if min(d.compiled_early_ms, d.compiled_late_ms) <= 0:
+        return None
+    moved = abs(d.late_speedup - d.early_speedup)
+    return d if moved > s.high - s.low and moved > DRIFT_MIN_SHARE * s.value else None
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2

@@ -14,9 +14,9 @@ from html import escape
 from ..profile_run import ProfileRun
 from .facts import (
     TOP_KERNELS,
-    break_reason,
+    break_groups,
     cache_counts,
-    cell_code,
+    correctness_text,
     kernel_counts,
     kernel_variants,
     median_ratio,
@@ -24,7 +24,6 @@ from .facts import (
     top_kernels,
 )
 from .format import (
-    format_diff,
     format_interval,
     format_ms,
     format_s,
@@ -103,10 +102,8 @@ def _facts(run: ProfileRun) -> str:
     c = run.correctness
     if c is not None:
         verdict = {True: "ok", False: "<b>mismatch</b>", None: "not compared"}[c.ok]
-        detail = f" (max abs diff {format_diff(c.max_abs_diff)}, max rel diff {format_diff(c.max_rel_diff)})"
-        where = f" in {escape(', '.join(c.mismatched))}" if c.mismatched else ""
-        note = f"; {escape(one_line(c.note))}" if c.note else ""
-        rows.append(["correctness", verdict + detail + where + note])
+        note = f"; {escape(one_line(c.note))}" if c.ok is not None and c.note else ""
+        rows.append(["correctness", f"{verdict}: {escape(correctness_text(c))}{note}"])
     if run.status != "ok":
         rows.append(["status", f"<b>{escape(run.status)}</b>" + (" (partial results)" if run.status == "interrupted" else "")])
     if run.recommendation is not None:
@@ -118,14 +115,17 @@ def _facts(run: ProfileRun) -> str:
 
 
 def _graph_breaks(run: ProfileRun) -> str:
-    if not run.graph_breaks:
+    groups = break_groups(run)
+    if not groups:
         return ""
-    rows = []
-    for b in run.graph_breaks[:MAX_ROWS]:
-        where = str(b.line) if b.line is not None else escape(b.filename or "outside the cell")
-        rows.append([where, _code(b.code_line.strip() or cell_code(run, b.line)), escape(one_line(break_reason(b.reason)))])
-    return (f"<div {_H}>Graph breaks</div>" + _table(["cell line", "code", "reason"], rows)
-            + _more(min(MAX_ROWS, len(run.graph_breaks)), len(run.graph_breaks), "graph breaks"))
+    rows = [
+        [str(g.line) if g.line is not None else "—", _code(g.code_line),
+         escape(g.inside) + (" " + _code(g.inside_code) if g.inside_code else ""), str(g.count),
+         escape(one_line(g.reason))]
+        for g in groups[:MAX_ROWS]
+    ]
+    return (f"<div {_H}>Graph breaks</div>" + _table(["cell line", "code", "inside", "times", "reason"], rows)
+            + _more(min(MAX_ROWS, len(groups)), len(groups), "kinds of graph break"))
 
 
 def _recompiles(run: ProfileRun) -> str:

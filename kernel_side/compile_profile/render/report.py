@@ -18,7 +18,7 @@ from plotly.offline import get_plotlyjs
 
 from ..profile_run import Graph, Kernel, ProfileRun
 from .charts import figures
-from .facts import cell_code, top_kernels
+from .facts import break_groups, top_kernels
 from .format import format_ms, one_line
 from .highlight import highlight_code, stylesheet
 from .html import render_html
@@ -98,16 +98,17 @@ def _overview(run: ProfileRun) -> str:
 
 
 def _graph_breaks(run: ProfileRun) -> str:
-    if not run.graph_breaks:
+    groups = break_groups(run)
+    if not groups:
         return '<section id="graph-breaks"><h2>Graph breaks</h2><p>No graph breaks.</p></section>'
     rows = []
-    for b in run.graph_breaks:
-        where = f"cell line {b.line}" if b.line is not None else (
-            f"{b.filename}:{b.file_line}" if b.filename else "outside the cell")
-        code = b.code_line.strip() or cell_code(run, b.line)
+    for g in groups:
+        where = f"cell line {g.line}" if g.line is not None else "outside the cell"
+        inside = escape(g.inside) + (f" <code>{escape(g.inside_code)}</code>" if g.inside_code else "")
         rows.append(
-            f"<tr><td>{escape(where)}</td><td><code>{escape(code)}</code></td><td>{escape(b.variant)}</td>"
-            f'<td><pre class="text">{escape(b.reason)}</pre></td></tr>'
+            f"<tr><td>{escape(where)}</td><td><code>{escape(g.code_line)}</code></td><td>{inside}</td>"
+            f"<td>{g.count}</td><td>{escape(', '.join(g.variants))}</td>"
+            f'<td><pre class="text">{escape(g.reason_full)}</pre></td></tr>'
         )
     recompiles = "".join(
         f"<tr><td>{escape(r.variant)}</td><td>{'yes' if r.during_timing else ''}</td>"
@@ -121,7 +122,8 @@ def _graph_breaks(run: ProfileRun) -> str:
     )
     return (
         '<section id="graph-breaks"><h2>Graph breaks</h2><table class="list"><thead><tr><th>where</th><th>code</th>'
-        f"<th>variant</th><th>reason</th></tr></thead><tbody>{''.join(rows)}</tbody></table>{recompile_table}</section>"
+        "<th>inside</th><th>times</th><th>variant</th><th>reason</th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>{recompile_table}</section>"
     )
 
 

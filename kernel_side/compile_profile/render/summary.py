@@ -9,7 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..profile_run import ProfileRun, Variant
+from .facts import break_groups, break_summary, correctness_text, kept_tensor_warnings, speedup_drift
 from .format import format_bytes, format_ms, format_s, format_speedup
+
+MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 
 
 def first_code_line(source: str) -> str:
@@ -70,15 +73,12 @@ def headline(run: ProfileRun) -> str:
 def warnings(run: ProfileRun) -> list[str]:
     out: list[str] = []
     if run.correctness is not None and run.correctness.ok is False:
-        out.append(
-            "compiled results differ from eager"
-            + (f" (max abs diff {run.correctness.max_abs_diff:.3g})" if run.correctness.max_abs_diff is not None else "")
-            + (f" in {', '.join(run.correctness.mismatched)}" if run.correctness.mismatched else "")
-        )
-    if run.graph_breaks:
-        lines = sorted({b.line for b in run.graph_breaks if b.line is not None})
-        where = f" at cell line{'s' if len(lines) != 1 else ''} {', '.join(map(str, lines))}" if lines else ""
-        out.append(f"{len(run.graph_breaks)} graph break{'s' if len(run.graph_breaks) != 1 else ''}{where}")
+        out.append(correctness_text(run.correctness))
+    groups = break_groups(run)
+    out.extend(break_summary(g) for g in groups[:MAX_BREAK_WARNINGS])
+    if len(groups) > MAX_BREAK_WARNINGS:
+        rest = sum(g.count for g in groups[MAX_BREAK_WARNINGS:])
+        out.append(f"… and {rest} more graph break{'s' if rest != 1 else ''} elsewhere (see the panel)")
     if run.recompiles:
         timed = [r for r in run.recompiles if r.during_timing]
         out.append(
@@ -88,12 +88,17 @@ def warnings(run: ProfileRun) -> list[str]:
     if run.speedup is not None and run.speedup.includes_one:
         out.append("the speedup interval includes 1×: no measurable difference")
     out.extend(timing_warnings(run))
+    out.extend(kept_tensor_warnings(run))
     if run.status == "interrupted":
         out.append("interrupted: partial results")
     return out
 
 
 NOISY_SPREAD = 2.0  # p90 / p10 beyond which samples are not one steady state
+# An interval wider than this share of the speedup says the samples did not settle.  Steady profiles
+# on an H200 read 0.3-1.5 %; one GPT-2 profile on a freshly started machine read 2.34x [1.86, 3.20]
+# where the same code timed 3.2x a minute later.
+WIDE_INTERVAL = 0.1
 OVERHEAD_BOUND = 0.5  # kernels' share of a compiled call below which the call is overhead-bound
 
 
@@ -107,6 +112,22 @@ def timing_warnings(run: ProfileRun) -> list[str]:
                 f"{v.name} timings are noisy (p10 {format_ms(t.p10_ms)}, p90 {format_ms(t.p90_ms)}): something "
                 "else may be competing for the machine; rerun with a larger --budget before trusting the speedup"
             )
+    s = run.speedup
+    if s is not None and s.has_interval and s.value > 0 and (s.high - s.low) / s.value > WIDE_INTERVAL:
+        out.append(
+            f"the speedup is uncertain: its 95% interval {format_speedup(s.low)}–{format_speedup(s.high)} spans "
+            f"{(s.high - s.low) / s.value:.0%} of it, so the samples did not settle (a busy or warming-up "
+            "machine); re-run, or time for longer (--budget)"
+        )
+    drift = speedup_drift(run)
+    if drift is not None:
+        out.append(
+            f"the machine moved while timing: from the first to the last third of the samples eager went "
+            f"{format_ms(drift.eager_early_ms)} → {format_ms(drift.eager_late_ms)} and {drift.variant} "
+            f"{format_ms(drift.compiled_early_ms)} → {format_ms(drift.compiled_late_ms)}, so the speedup went "
+            f"{format_speedup(drift.early_speedup)} → {format_speedup(drift.late_speedup)}, further than its interval "
+            f"allows; warm up longer (--warmup), re-run, or time for longer (--budget)"
+        )
     best = run.variant(run.speedup.variant) if run.speedup else None
     profile = getattr(best, "kernel_profile", None) if best else None
     if best is not None and best.timing is not None and profile is not None and profile.total_ms > 0:
@@ -124,6 +145,7 @@ def timing_warnings(run: ProfileRun) -> list[str]:
 
 def summarize(run: ProfileRun) -> dict[str, Any]:
     best = run.variant(run.speedup.variant) if run.speedup else None
+    groups = break_groups(run)
     return {
         "id": run.id,
         "label": run.label,
@@ -158,10 +180,12 @@ def summarize(run: ProfileRun) -> dict[str, Any]:
         },
         "memory_note": run.memory_note,
         "correctness": (
-            {"ok": run.correctness.ok, "max_abs_diff": run.correctness.max_abs_diff, "note": run.correctness.note}
+            {"ok": run.correctness.ok, "max_abs_diff": run.correctness.max_abs_diff, "note": run.correctness.note,
+             "method": run.correctness.method, "text": correctness_text(run.correctness)}
             if run.correctness
             else None
         ),
+        "graph_breaks": [g.as_dict() for g in groups],
         "warnings": warnings(run),
         "errors": [{"stage": e.stage, "message": e.message, "line": e.line, "variant": e.variant} for e in run.errors],
         "recommendation": (

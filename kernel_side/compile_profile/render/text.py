@@ -7,7 +7,7 @@ then the speedup with its interval.  The lines after it say what compiling did.
 from __future__ import annotations
 
 from ..profile_run import ProfileRun, Variant
-from .facts import break_reason, cache_counts, cell_code, kernel_counts, peak_memory_text
+from .facts import break_groups, break_place, cache_counts, correctness_text, kernel_counts, peak_memory_text
 from .format import format_diff, format_interval, format_s, format_speedup, format_timing, one_line
 from .summary import headline, timing_warnings
 
@@ -68,18 +68,13 @@ def _graph_lines(run: ProfileRun) -> list[str]:
         f"graphs: {_plural(run.dynamo_graph_count, 'Dynamo graph')}, "
         f"{_plural(len(run.graph_breaks), 'graph break')}, {_plural(len(run.recompiles), 'recompile')}"
     ]
-    for b in run.graph_breaks[:MAX_LISTED]:
-        code = b.code_line.strip() or cell_code(run, b.line)
-        if b.line is not None:
-            where = f"cell line {b.line}" + (f": {code}" if code else "")
-        elif b.filename:
-            where = f"{b.filename}:{b.file_line}" if b.file_line is not None else b.filename
-        else:
-            where = "outside the cell"
-        out.append(f"  graph break at {where}")
-        out.append(f"    reason: {one_line(break_reason(b.reason))}")
-    if len(run.graph_breaks) > MAX_LISTED:
-        out.append(f"  … and {len(run.graph_breaks) - MAX_LISTED} more graph breaks")
+    groups = break_groups(run)
+    for g in groups[:MAX_LISTED]:
+        times = f" ×{g.count}" if g.count > 1 else ""
+        out.append(f"  graph break{times} at {break_place(g)}")
+        out.append(f"    reason: {one_line(g.reason)}")
+    if len(groups) > MAX_LISTED:
+        out.append(f"  … and {sum(g.count for g in groups[MAX_LISTED:])} more graph breaks")
     for r in run.recompiles[:MAX_LISTED]:
         tag = " [during timing]" if r.during_timing else ""
         variant = f" ({r.variant})" if r.variant else ""
@@ -104,12 +99,10 @@ def _correctness_line(run: ProfileRun) -> str | None:
     if c is None:
         return None
     verdict = {True: "ok", False: "MISMATCH", None: "not compared"}[c.ok]
-    text = f"correctness: {verdict}"
-    if c.max_abs_diff is not None or c.max_rel_diff is not None:
-        text += f" (max abs diff {format_diff(c.max_abs_diff)}, max rel diff {format_diff(c.max_rel_diff)})"
-    if c.mismatched:
-        text += f" in {', '.join(c.mismatched)}"
-    if c.note:
+    text = f"correctness: {verdict}: {correctness_text(c)}"
+    if c.max_rel_diff is not None:
+        text += f"; max rel diff {format_diff(c.max_rel_diff)}"
+    if c.ok is not None and c.note:
         text += f"; {one_line(c.note)}"
     return text
 

@@ -15,7 +15,7 @@ import ipywidgets as widgets
 from ..profile_run import ProfileRun
 from .charts import Figure, figures
 from .compare import compare
-from .facts import cell_code, top_kernels
+from .facts import break_groups, top_kernels
 from .format import format_ms, one_line
 from .highlight import highlight_code
 from .html import render_html
@@ -119,20 +119,23 @@ class RunExplorer(widgets.Tab):
     # -- views -----------------------------------------------------------
     def _graph_breaks_html(self) -> str:
         run = self.run
-        if not run.graph_breaks:
+        groups = break_groups(run)
+        if not groups:
             return "<p>No graph breaks.</p>"
         rows = [
             [
-                str(b.line) if b.line is not None else escape(b.filename or "outside the cell"),
-                f"<code>{escape(b.code_line.strip() or cell_code(run, b.line))}</code>",
-                escape(b.variant),
-                f'<pre style="white-space:pre-wrap;margin:0">{escape(b.reason)}</pre>',
+                str(g.line) if g.line is not None else "—",
+                f"<code>{escape(g.code_line)}</code>",
+                escape(g.inside) + (f" <code>{escape(g.inside_code)}</code>" if g.inside_code else ""),
+                str(g.count),
+                escape(", ".join(g.variants)),
+                f'<pre style="white-space:pre-wrap;margin:0">{escape(g.reason_full)}</pre>',
             ]
-            for b in run.graph_breaks
+            for g in groups
         ]
-        lines = tuple(b.line for b in run.graph_breaks if b.line is not None)
+        lines = tuple(g.line for g in groups if g.line is not None)
         cell = highlight_code(run.cell_source, "python", inline_styles=True, linenos=True, hl_lines=lines)
-        return _table(["cell line", "code", "variant", "reason"], rows) + cell
+        return _table(["cell line", "code", "inside", "times", "variant", "reason"], rows) + cell
 
     def _kernel_label(self, i: int) -> str:
         k = self.kernels[i]

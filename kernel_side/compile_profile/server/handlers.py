@@ -87,11 +87,16 @@ class RunsHandler(_StoreHandler):
 class RunHandler(_StoreHandler):
     @tornado.web.authenticated
     def get(self, run_id: str) -> None:
+        """The whole run, and its summary as this version words it (the panel shows the same words as the card)."""
+        from ..profile_run import ProfileRun
+        from ..render.summary import summarize
+
         run_id = self.checked_id(run_id)
         try:
-            self.write_json(self.store().get_dict(run_id))
+            data = self.store().get_dict(run_id)
         except RunNotFound:
             raise tornado.web.HTTPError(404, f"no run {run_id}") from None
+        self.write_json({**data, "summary": summarize(ProfileRun.from_dict(data))})
 
     @tornado.web.authenticated
     def delete(self, run_id: str) -> None:

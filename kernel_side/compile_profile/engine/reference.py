@@ -1,0 +1,196 @@
+"""A float64 eager run of the profiled code: the reference that correctness judges errors against.
+
+What the code reads is copied to float64, as PyTorch's benchmark runner casts a
+model and its inputs for its accuracy check: floating tensors, modules (their
+parameters and buffers), optimizers (their state), and lists, tuples and dicts of
+those.  Copies share what the originals share (a module's parameters stay the
+optimizer's parameters), and the originals are never touched: the copies are
+swapped into the namespace for the one run and swapped out afterwards.
+
+Not every piece of code can run in float64 (it may create bf16 tensors itself, or
+read a tensor through an object this module does not copy); then there is no
+reference and ``ReferenceUnavailable`` says why, in words for the card.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import types
+from typing import Any, Callable, Iterator
+
+import torch
+
+_WIDE = {torch.float16: torch.float64, torch.bfloat16: torch.float64, torch.float32: torch.float64,
+         torch.complex32: torch.complex128, torch.complex64: torch.complex128}
+MEMORY_SHARE = 0.5  # of the free device (or host) memory the copies may take
+
+
+class ReferenceUnavailable(Exception):
+    """No float64 reference for this code; the message says why."""
+
+
+def names_read(fn: Callable[..., Any], namespace: dict[str, Any], *, depth: int = 4) -> list[str]:
+    """Globals ``fn`` reads, and those read by the functions of the same namespace it reads, transitively."""
+    found: dict[str, None] = {}
+    seen_code: set[int] = set()
+
+    def visit(code: types.CodeType, level: int) -> None:
+        if id(code) in seen_code or level > depth:
+            return
+        seen_code.add(id(code))
+        for name in code.co_names:
+            if name not in namespace or name in found:
+                continue
+            found[name] = None
+            value = namespace[name]
+            if isinstance(value, types.FunctionType) and value.__globals__ is namespace:
+                visit(value.__code__, level + 1)
+        for const in code.co_consts:
+            if isinstance(const, types.CodeType):
+                visit(const, level)
+
+    code = getattr(fn, "__code__", None)
+    if code is not None:
+        visit(code, 0)
+    return list(found)
+
+
+def _worth_copying(value: Any) -> bool:
+    if isinstance(value, (torch.Tensor, torch.nn.Module, torch.optim.Optimizer)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_worth_copying(v) for v in value)
+    if isinstance(value, dict):
+        return any(_worth_copying(v) for v in value.values())
+    return False
+
+
+def _tensors_of(value: Any) -> Iterator[torch.Tensor]:
+    """The tensors reachable from ``value``: itself, a module's parameters and buffers, an optimizer's
+    state, and the items of lists, tuples and dicts."""
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif isinstance(value, torch.nn.Module):
+        yield from value.parameters()
+        yield from value.buffers()
+    elif isinstance(value, torch.optim.Optimizer):
+        for state in value.state.values():
+            yield from (t for t in state.values() if isinstance(t, torch.Tensor))
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _tensors_of(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _tensors_of(v)
+
+
+def _unique_tensors(values: list[Any]) -> list[torch.Tensor]:
+    return list({id(t): t for t in _tensors_of(values)}.values())
+
+
+def _check_memory(values: list[Any]) -> None:
+    tensors = _unique_tensors(values)
+    needed = 8 * sum(t.numel() for t in tensors if t.dtype in _WIDE)
+    if any(t.is_cuda for t in tensors):
+        free, _ = torch.cuda.mem_get_info()
+        where = "GPU"
+    else:
+        free, where = _available_host_memory(), "host"
+    if free is not None and needed > MEMORY_SHARE * free:
+        raise ReferenceUnavailable(
+            f"a float64 copy of what the code reads needs {needed / 2**30:.1f} GiB, more than half the free "
+            f"{where} memory ({free / 2**30:.1f} GiB)"
+        )
+
+
+def _available_host_memory() -> int | None:
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def _wide_tensor(t: torch.Tensor) -> torch.Tensor:
+    wide = _WIDE.get(t.dtype)
+    if wide is None:
+        return t
+    copy_ = t.detach().to(wide)
+    if t.requires_grad:
+        copy_.requires_grad_(True)
+    return copy_
+
+
+def float64_copies(values: dict[str, Any]) -> dict[str, Any]:
+    """float64 copies of the tensors, modules, optimizers and containers of them in ``values``; other values
+    are passed through.  Modules come first so that tensors and optimizers referring to their parameters
+    get the copied parameters."""
+    copyable = {name: v for name, v in values.items() if _worth_copying(v)}
+    _check_memory(list(copyable.values()))
+    memo: dict[int, Any] = {}
+    out = dict(values)
+    order = sorted(copyable, key=lambda n: (not isinstance(copyable[n], torch.nn.Module),
+                                            not isinstance(copyable[n], torch.optim.Optimizer)))
+    name = ""
+    try:
+        for name in order:
+            out[name] = _copy(copyable[name], memo)
+    except Exception as exc:  # noqa: BLE001 - deepcopy of arbitrary user objects can fail in any way
+        raise ReferenceUnavailable(f"could not copy {name!r} to float64 ({type(exc).__name__}: {exc})") from None
+    return out
+
+
+def _copy(value: Any, memo: dict[int, Any]) -> Any:
+    if id(value) in memo:
+        return memo[id(value)]
+    if isinstance(value, torch.Tensor):
+        result = _wide_tensor(value)
+    elif isinstance(value, torch.nn.Module):
+        result = copy.deepcopy(value, memo)
+        result.to(torch.float64)  # in place: parameters keep their identity (memo) for optimizers
+        for original, copied in zip([*value.parameters(), *value.buffers()], [*result.parameters(), *result.buffers()]):
+            memo.setdefault(id(original), copied)
+    elif isinstance(value, torch.optim.Optimizer):
+        result = copy.deepcopy(value, memo)
+        for state in result.state.values():
+            for key, t in list(state.items()):
+                if isinstance(t, torch.Tensor):
+                    state[key] = t.to(_WIDE.get(t.dtype, t.dtype))
+    elif isinstance(value, (list, tuple)):
+        items = [_copy(v, memo) for v in value]
+        result = type(value)(items) if type(value) in (list, tuple) else value
+    elif isinstance(value, dict):
+        result = {k: _copy(v, memo) for k, v in value.items()}
+    else:
+        return value
+    memo[id(value)] = result
+    return result
+
+
+@contextlib.contextmanager
+def substituted(namespace: dict[str, Any], values: dict[str, Any]) -> Iterator[None]:
+    """``namespace`` holds ``values`` inside the block and what it held before afterwards."""
+    missing = object()
+    before = {name: namespace.get(name, missing) for name in values}
+    namespace.update(values)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is missing:
+                namespace.pop(name, None)
+            else:
+                namespace[name] = value
+
+
+def versions(values: list[Any]) -> list[tuple[torch.Tensor, int]]:
+    """Version counters of the tensors reachable from ``values``, to tell whether a run changed them."""
+    return [(t, t._version) for t in _unique_tensors(values) if not t.is_inference()]
+
+
+def changed(recorded: list[tuple[torch.Tensor, int]]) -> bool:
+    return any(t._version != version for t, version in recorded)

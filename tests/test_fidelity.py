@@ -1,0 +1,376 @@
+"""Figures that hold for the user's own program: the program measured is the one the user would
+compile, no false "results differ", every kernel on a cell line, library graph breaks located.
+
+Real torch.compile runs on CPU.  Where only Dynamo's behaviour matters (graphs, breaks), the
+inner backend is ``aot_eager``, which skips Inductor's slow C++ compiles on two cores.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import textwrap
+
+import pytest
+import torch
+
+from compile_profile.engine.backend import RecordingBackend
+from compile_profile.engine.cell import UnknownKeptName, cell_to_function
+from compile_profile.engine.correctness import compare_outputs
+from compile_profile.engine.optimizer_state import OptimizerViews
+from compile_profile.engine.profiler import ProfileOptions, profile_cell
+from compile_profile.engine.trace_capture import TraceRecorder, capture_compiles
+from compile_profile.engine.trace_model import CellLocator, build_variant_trace
+from compile_profile.render.facts import break_groups, correctness_text
+from compile_profile.render.summary import warnings
+from compile_profile.render.text import render_text
+from render_fixtures import attention_run, drifting_run
+
+FAST = dict(warmup=1, repeat=8, min_samples=3, budget=0.2)
+
+
+def run_cell(body: str, ns: dict, **options):
+    source = "%%compile_profile\n" + body
+    result, cell = profile_cell(body, ns, ProfileOptions(**{**FAST, **options}), source=source, line_offset=1)
+    if result.has_eager_result:
+        cell.commit(result.last_eager_result)
+    return result.run
+
+
+def _break_keys(breaks) -> list[tuple[str, int, str]]:
+    return sorted((b.filename.rsplit("/", 1)[-1] if not b.filename.startswith("<") else "<cell>", b.file_line,
+                   b.reason.splitlines()[0]) for b in breaks)
+
+
+# -- 1. the program measured is the one the user would compile ---------------------------------
+
+TRAINING_STEP = ("out = layer(x)\nloss = out.float().pow(2).mean()\nloss.backward()\n"
+                 "opt.step()\nopt.zero_grad(set_to_none=True)\n")
+
+
+def _training_namespace() -> dict:
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, norm_first=True, batch_first=True)
+    return {"torch": torch, "layer": layer, "opt": torch.optim.AdamW(layer.parameters(), lr=1e-3),
+            "x": torch.randn(2, 8, 32)}
+
+
+def test_a_training_step_is_compiled_as_the_cell_written_as_a_plain_function_would_be():
+    ns = _training_namespace()
+    # The reference: the same five lines as a function over the notebook's globals, compiled plainly.
+    exec("def step():\n" + textwrap.indent(TRAINING_STEP, "    "), ns)
+    ns["step"]()  # as in the profile, an eager step has run before compiling
+    plain_backend = RecordingBackend(inner="aot_eager")
+    recorder = TraceRecorder()
+    with capture_compiles(recorder):
+        plain = torch.compile(ns["step"], backend=plain_backend)
+        plain()
+    plain_breaks = [b for b in build_variant_trace(recorder.take(), plain_backend.graphs, variant="plain",
+                                                   locator=CellLocator("", [])).graph_breaks]
+    torch._dynamo.reset()
+
+    run = run_cell(TRAINING_STEP, ns, backend="aot_eager")
+    assert run.status == "ok", run.errors
+    # Returning the cell's locals would keep them alive across every break: 4 breaks where plain has 2.
+    assert _break_keys(run.graph_breaks) == _break_keys(plain_breaks)
+    assert len(plain_breaks) == 2
+    tool_ops = sorted(sorted(g.op_counts.items()) for g in run.graphs if g.kind == "dynamo")
+    plain_ops = sorted(sorted(g.op_counts.items()) for g in plain_backend.graphs)
+    assert tool_ops == plain_ops, "the same Dynamo graphs, op for op"
+    assert {b.line for b in run.graph_breaks} == {4, 5}, "loss.backward() and opt.step() (inside torch.optim)"
+
+
+def test_eager_calls_see_the_optimizer_as_eager_left_it_and_compiled_calls_as_dynamo_made_it():
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 4)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    model(torch.randn(2, 4)).sum().backward()
+    opt.step()  # the eager run initialised the state: step counters on the CPU
+    eager_steps = {id(p): s["step"] for p, s in opt.state.items()}
+    views = OptimizerViews([opt])
+    # What Dynamo does to a CUDA optimizer it traces: new step tensors (moved to the device), capturable set.
+    for state in opt.state.values():
+        state["step"] = state["step"].clone()
+    opt.param_groups[0]["capturable"] = True
+    compiled_steps = {id(p): s["step"] for p, s in opt.state.items()}
+    assert views.record_compiled() is True
+
+    views.install(OptimizerViews.EAGER)
+    assert opt.param_groups[0]["capturable"] is False
+    assert all(opt.state[p]["step"] is eager_steps[id(p)] for p in model.parameters())
+    opt.step()  # an eager call counts its step
+    views.install(OptimizerViews.COMPILED)
+    assert opt.param_groups[0]["capturable"] is True
+    assert all(opt.state[p]["step"] is compiled_steps[id(p)] for p in model.parameters()), "same objects: guards hold"
+    assert all(float(opt.state[p]["step"]) == 2.0 for p in model.parameters()), "the count carries over"
+    views.install(OptimizerViews.EAGER)
+    assert not OptimizerViews([opt]).record_compiled(), "nothing changed since"
+
+
+def test_keep_makes_the_other_names_temporaries_that_compiled_code_need_not_write_out():
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(2, 4, 256, 16) for _ in range(3))
+    body = "s = (q @ k.transpose(-2, -1)) / 4.0\no = torch.softmax(s, -1) @ v\n"
+    ns = {"torch": torch, "q": q, "k": k, "v": v}
+    kept_all = run_cell(body, ns, backend="aot_eager")
+    assert kept_all.kept_names == ["s", "o"] and kept_all.temporaries == []
+    (big,) = kept_all.kept_tensors
+    assert (big.name, big.line, big.used_at, big.shape, big.bytes) == ("s", 2, [3], [2, 4, 256, 256], 2 * 4 * 256 * 256 * 4)
+    assert big.traffic_ms and big.traffic_ms > 0 and big.bandwidth_gbps > 0
+    assert {"s", "o"} <= set(ns)
+
+    ns = {"torch": torch, "q": q, "k": k, "v": v}
+    kept_o = run_cell(body, ns, keep=["o"], kernel_timing=False)  # Inductor turns it into one attention call
+    assert kept_o.status == "ok", kept_o.errors
+    assert kept_o.kept_names == ["o"] and kept_o.temporaries == ["s"] and kept_o.kept_tensors == []
+    assert "s" not in ns and torch.allclose(ns["o"], torch.softmax(q @ k.transpose(-2, -1) / 4.0, -1) @ v)
+    outputs = [_graph_outputs(g.code) for g in kept_all.graphs + kept_o.graphs if g.kind == "dynamo"]
+    assert outputs == [2, 1], "a temporary is not an output of the compiled graph"
+    assert kept_o.kernels and all(k.lines for k in kept_o.kernels), "a pattern-replaced kernel still has its lines"
+
+
+def _graph_outputs(code: str) -> int:
+    ret = [line for line in code.splitlines() if line.strip().startswith("return (")][-1]
+    return ret.count(",") if ret.rstrip().endswith(",)") else ret.count(",") + 1
+
+
+def test_keep_refuses_a_name_the_cell_does_not_assign_and_names_what_it_does():
+    with pytest.raises(UnknownKeptName) as info:
+        cell_to_function("a = 1\nb = a + 1\n", {}, keep=["c"])
+    assert "'c'" in str(info.value) and "a, b" in str(info.value)
+
+
+def test_a_material_kept_intermediate_is_named_on_the_card_with_its_size_and_the_way_to_drop_it():
+    run = attention_run(compiled_ms=0.73)
+    text = " ".join(warnings(run))
+    assert "keeps s (16×16×1024×1024 bfloat16, 512.0 MiB; line 1, read again at line 2)" in text
+    assert "34% of the compiled call" in text and "--keep o" in text
+    run.kept_tensors[0].traffic_ms = 0.01  # 1 % of the call: not worth a word
+    assert "keeps s" not in " ".join(warnings(run))
+
+
+# -- 2. no false "results differ" ----------------------------------------------------------------
+
+
+BF16_CHAIN = ("h = x\nfor _ in range(6):\n"
+              "    h = torch.nn.functional.layer_norm(h + torch.tanh(h @ w * 1.7 + 0.1) * 1.3, (64,))\n")
+
+
+def test_low_precision_rounding_differences_are_not_called_a_mismatch():
+    torch.manual_seed(0)
+    ns = {"torch": torch, "x": torch.randn(64, 64, dtype=torch.bfloat16),
+          "w": (torch.randn(64, 64) / 8).to(torch.bfloat16)}
+    run = run_cell(BF16_CHAIN, ns)
+    c = run.correctness
+    assert c.ok is True and c.method == "float64", correctness_text(c)
+    (h,) = [k for k in c.checks if k.path == "h"]
+    assert h.max_abs_diff > 0.01, "Inductor's fused fp32 math differs from eager's rounded bf16 steps"
+    assert h.compiled_rmse <= h.allowed_rmse
+    assert "float64 run" in correctness_text(c)
+    # the dtype tolerance alone, as before, cried wolf on the same outputs
+    assert compare_outputs({"h": ns["h"]}, {"h": ns["h"] + h.max_abs_diff}, random_ops=[]).ok is False
+
+
+def test_outputs_that_differ_by_their_random_draws_are_not_called_a_match_or_a_mismatch():
+    torch.manual_seed(0)
+    ns = {"torch": torch, "model": torch.nn.Linear(32, 32), "x": torch.randn(16, 32)}
+    run = run_cell("y = torch.nn.functional.dropout(model(x), 0.5, training=True)\n", ns, kernel_timing=False)
+    c = run.correctness
+    assert c.ok is None and "random numbers" in c.note, correctness_text(c)
+    assert correctness_text(c).startswith("not compared")
+
+
+def _miscompiling_backend(name: str, change):
+    """aot_eager, after ``change`` rewrote the output of the graph's first linear layer."""
+    from torch._dynamo.backends.registry import _COMPILER_FNS, lookup_backend, register_backend
+
+    def backend(gm, example_inputs):
+        node = next(n for n in gm.graph.nodes if n.op == "call_function" and "linear" in str(n.target))
+        with gm.graph.inserting_after(node):
+            changed = gm.graph.call_function(change, (node,))
+        node.replace_all_uses_with(changed, delete_user_cb=lambda user: user is not changed)
+        gm.recompile()
+        return lookup_backend("aot_eager")(gm, example_inputs)
+
+    if name not in _COMPILER_FNS:
+        register_backend(backend, name=name)
+    return name
+
+
+def _nan_first(t):
+    t = t.clone()
+    t.view(-1)[0] = float("nan")
+    return t
+
+
+@pytest.mark.parametrize(
+    "change",
+    [lambda t: t * 1.01, torch.neg, _nan_first],
+    ids=["one-layer-1%-off", "wrong-sign", "nan-where-eager-has-none"],
+)
+def test_a_real_miscompile_is_still_a_mismatch(change, request):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.GELU(), torch.nn.Linear(64, 8))
+    ns = {"model": model, "x": torch.randn(16, 32)}
+    backend = _miscompiling_backend(f"test_miscompile_{request.node.callspec.id}", change)
+    run = run_cell("y = model(x)\n", ns, backend=backend)
+    c = run.correctness
+    assert c.ok is False and c.mismatched == ["y"], correctness_text(c)
+    assert "differ from eager" in " ".join(warnings(run))
+
+
+# -- 3. every kernel on a cell line ----------------------------------------------------------------
+
+LIBRARY = '''
+import torch
+
+
+class Block(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Linear(16, 16)
+        self.b = torch.nn.Linear(16, 16)
+
+    def forward(self, x):
+        h = torch.relu(self.a(x))
+        print("", end="")
+        return torch.tanh(self.b(h)) * 2
+
+
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = torch.nn.ModuleList(Block() for _ in range(3))
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return x
+'''
+
+
+@pytest.fixture(scope="module")
+def library_run(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("lib")
+    (folder / "breaking_lib.py").write_text(LIBRARY)
+    sys.path.insert(0, str(folder))
+    try:
+        import breaking_lib
+
+        torch.manual_seed(0)
+        ns = {"torch": torch, "model": breaking_lib.Model(), "x": torch.randn(8, 16)}
+        yield run_cell("h = x * 2\ny = model(h)\nz = y.sum()\n", ns, kernel_timing=False)
+    finally:
+        sys.path.remove(str(folder))
+        sys.modules.pop("breaking_lib", None)
+
+
+def test_graphs_dynamo_starts_inside_a_library_are_on_the_cell_line_that_called_it(library_run):
+    run = library_run
+    assert run.status == "ok", run.errors
+    first, *later = [g for g in run.graphs if g.kind == "dynamo"]  # the cell's frame, then frames after breaks
+    assert first.lines == [2]
+    library = [g for g in later if g.op_counts != {"Tensor.sum": 1}]  # all but the cell's resumed last line
+    assert len(library) >= 2 and all(g.lines == [3] for g in library), [(g.compile_id, g.lines) for g in later]
+    assert run.kernels and all(k.lines for k in run.kernels), [(k.name, k.graph_id) for k in run.kernels if not k.lines]
+    assert {line for k in run.kernels for line in k.lines} == {2, 3, 4}
+
+
+def test_library_graph_breaks_are_grouped_with_their_innermost_frame(library_run):
+    (group,) = [g for g in break_groups(library_run) if g.inside.startswith("breaking_lib.py")]
+    assert group.line == 3 and group.code_line == "y = model(h)"
+    assert group.inside == "breaking_lib.py:13" and group.inside_code == 'print("", end="")'
+    assert group.count >= 2, "one break per block compiled"
+    card = " ".join(warnings(library_run))
+    assert f"graph break ×{group.count} at cell line 3 (y = model(h)), inside breaking_lib.py:13" in card
+    assert "inside breaking_lib.py:13 (print" in render_text(library_run)
+
+
+def test_kernels_keep_their_cell_lines_when_the_compile_brought_no_provenance(tmp_path, monkeypatch):
+    """A cache hit on an entry that plain torch.compile filled carries no provenance, and graphs whose
+    frames are the user's functions, not the cell: the kernels are still found on the cell's lines,
+    through the Dynamo graph traced afresh for this cell."""
+    (tmp_path / "user_functions.py").write_text(
+        "import torch\n\n\ndef f(x, w):\n    return torch.relu(x @ w)\n\n\ndef g(a):\n    return (a * 2).sum(-1)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import user_functions
+
+    torch.manual_seed(0)
+    ns = {"f": user_functions.f, "g": user_functions.g, "w": torch.randn(32, 32), "x": torch.randn(8, 32)}
+    recorder = TraceRecorder()
+    with capture_compiles(recorder):
+        # The same computation written inline in another cell fills the caches with that cell's frames.
+        inline = cell_to_function("a = torch.relu(x @ w)\nb = (a * 2).sum(-1)\n", {**ns, "torch": torch})
+        inline.call_with(torch.compile(inline.fn, backend=RecordingBackend()))
+        torch._dynamo.reset()
+        recorder.take()
+        cell = cell_to_function("a = f(x, w)\nb = g(a)\n", ns)
+        backend = RecordingBackend()
+        cell.call_with(torch.compile(cell.fn, backend=backend))
+    events = recorder.take()
+    assert any(e.artifact_name == "fx_graph_cache_hit" for e in events), "the case this test is about"
+    locator = CellLocator(cell.filename, cell.source.splitlines())
+    full = build_variant_trace(events, backend.graphs, variant="v", locator=locator)
+    assert full.kernels and all(k.lines for k in full.kernels)
+    provenance = ("inductor_provenance_tracking_node_mappings", "inductor_provenance_tracking_kernel_stack_traces")
+    without = build_variant_trace([e for e in events if e.artifact_name not in provenance], backend.graphs,
+                                  variant="v", locator=locator)
+    assert sum(1 for k in without.kernels if k.lines) >= 0.95 * len(without.kernels)
+    assert all(set(k.lines) <= {1, 2} for k in without.kernels)
+    assert {line for k in without.kernels for line in k.lines} == {1, 2}
+    sys.modules.pop("user_functions", None)
+
+
+def test_a_cache_filled_by_plain_torch_compile_first_still_maps_every_kernel():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.LayerNorm(64), torch.nn.GELU())
+    x = torch.randn(32, 64)
+    torch.compile(model)(x)  # the user compiled it earlier in the notebook
+    torch._dynamo.reset()
+    run = run_cell("y = model(x)\n", {"model": model, "x": x}, kernel_timing=False, check_correctness=False)
+    assert run.kernels and sum(1 for k in run.kernels if k.lines == [2]) >= 0.95 * len(run.kernels)
+
+
+# -- 6. say when the machine moved under the measurement --------------------------------------------
+
+
+def test_a_speedup_that_drifted_more_than_its_interval_is_called_out():
+    steady = drifting_run(eager_late=5.9, compiled_late=3.0)
+    assert not any("machine moved" in w for w in warnings(steady))
+    slightly = drifting_run(eager_late=5.9, compiled_late=2.94)  # 2 %: past a tight interval, not news
+    assert not any("machine moved" in w for w in warnings(slightly))
+    drifted = drifting_run(eager_late=5.3, compiled_late=1.6)
+    (note,) = [w for w in warnings(drifted) if "machine moved" in w]
+    assert re.search(r"eager went 5\.9\d* ms → 5\.[23]\d* ms and inductor/default 3(\.0\d*)? ms → 1\.6\d* ms", note), note
+    assert "speedup went 1.9" in note and "--budget" in note
+
+
+# -- 5. a peak is a ceiling ----------------------------------------------------------------------
+
+
+def _observation(name: str, *, gbps: float | None = None, tflops: float | None = None):
+    from compile_profile.engine.kernel_timing import KernelObservation
+    from compile_profile.profile_run import Kernel
+
+    kernel = Kernel(name=name, language="extern", source="", graph_id="g", achieved_gbps=gbps, achieved_tflops=tflops)
+    return KernelObservation(kernel=kernel, low_precision=tflops is not None)
+
+
+def test_no_kernel_reads_above_a_ceiling_and_a_raised_one_says_why():
+    from compile_profile.engine import roofline
+    from compile_profile.engine.kernel_timing import VariantKernelTimes
+    from compile_profile.profile_run import DevicePeaks
+
+    peaks = DevicePeaks(copy_gbps=4300.0, bf16_matmul_tflops=764.0, vendor_gbps=4800.0, vendor_bf16_tflops=989.0,
+                        method="measured")
+    mm = _observation("extern_kernels.mm", tflops=865.0)  # cuBLAS beat the measured matmul rate
+    gather = _observation("triton_per_fused_embedding_0", gbps=16000.0)  # counts the whole embedding table
+    add = _observation("triton_poi_fused_add_1", gbps=3900.0)
+    results = [VariantKernelTimes(variant="v", calls=1, method="cupti",
+                                  observations={"a": mm, "b": gather, "c": add})]
+    roofline.ceilings_at_least_best_seen(peaks, results)
+    roofline.apply_shares(results, peaks)
+    assert peaks.bf16_matmul_tflops == 865.0 and "raised to 865 TFLOP/s, reached by extern_kernels.mm" in peaks.method
+    assert mm.kernel.compute_share == 1.0
+    assert peaks.copy_gbps == 4300.0, "byte counts are upper bounds: the bandwidth ceiling stays as measured"
+    assert gather.kernel.bandwidth_share is None and add.kernel.bandwidth_share == pytest.approx(3900 / 4300)
