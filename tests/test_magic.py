@@ -60,6 +60,8 @@ def test_line_magic_profiles_one_expression(ip, ns):
         ("--options max_autotune", "KEY=VALUE"),
         ('--label "unclosed', "could not read the options"),
         ("--sweep --mode max-autotune", "--sweep chooses the modes itself"),
+        ("--keep q", "--keep names 'q', which the cell does not assign; it assigns z"),
+        ("--keep 'z,1x'", "--keep takes names the cell assigns"),
     ],
 )
 def test_bad_arguments_give_a_usage_message(ip, ns, line, message):
@@ -128,6 +130,19 @@ def test_quoted_option_values_are_unquoted(ip, ns):
                           "z = lin(inp).relu()")
     variant = ns["p_quoted"].variants[1]
     assert variant.options == {"epilogue_fusion": False} and variant.mode == "default"
+
+
+def test_keep_leaves_only_the_kept_names_bound(ip, ns):
+    ns.pop("hidden", None)
+    with capture_output():
+        ip.run_cell_magic("compile_profile", f"{FAST} --no-store -o p_keep --keep shown",
+                          "hidden = lin(inp)\nshown = hidden.relu()")
+    assert "hidden" not in ns and torch.equal(ns["shown"], lin_relu(ns))
+    assert ns["p_keep"].kept_names == ["shown"] and ns["p_keep"].temporaries == ["hidden"]
+
+
+def lin_relu(ns):
+    return ns["lin"](ns["inp"]).relu()
 
 
 def test_the_last_expression_is_the_cells_value_as_in_a_plain_cell(ip, ns):

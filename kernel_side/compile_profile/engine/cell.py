@@ -284,7 +284,7 @@ def _kept_names(assigned: list[str], keep: list[str] | None) -> set[str]:
     unknown = [name for name in keep if name not in assigned]
     if unknown:
         raise UnknownKeptName(
-            f"keep names {', '.join(map(repr, unknown))}, which the cell does not assign; "
+            f"names {', '.join(map(repr, unknown))}, which the cell does not assign; "
             f"it assigns {', '.join(assigned) or 'nothing'}"
         )
     return set(keep)

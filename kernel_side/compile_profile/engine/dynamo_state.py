@@ -6,7 +6,8 @@ adds a cache entry to the code objects it touched (the cell's, a model's
 ``forward`` after a graph break), and entries count against Dynamo's
 recompile limit.  Left behind, a few profiles of the same model would push
 its ``forward`` past the limit and silently back to eager.  So afterwards the
-entries made with the profile's backends are dropped.
+entries made with the profile's backends are dropped; on torch that does not record
+an entry's backend (2.8 and older), the entries that appeared during the profile.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from torch._C._dynamo.eval_frame import _debug_get_cache_entry_list, reset_code
 from torch._dynamo import convert_frame
 
 from .backend import RecordingBackend
+from .torch_features import cache_entry_backend
 
 
 def _unwrap(backend: Any) -> Any:
@@ -45,15 +47,18 @@ class DynamoCodeTracker:
     def __init__(self, namespace: dict[str, Any] | None = None):
         self.namespace = namespace
         self.names_before = set(namespace) if namespace is not None else set()
+        self.entries_before = {id(code): len(_debug_get_cache_entry_list(code)) for code in _seen_codes()}
 
     def release_new_entries(self) -> int:
         released = 0
-        for ref in list(convert_frame.input_codes.seen):
-            code = ref()
-            if code is None:
-                continue
+        for code in _seen_codes():
             entries = _debug_get_cache_entry_list(code)
-            if any(_is_profile_backend(entry.backend) for entry in entries):
+            backends = [cache_entry_backend(entry) for entry in entries]
+            if any(b is None for b in backends):  # an older torch: ours are the entries that appeared
+                ours = len(entries) > self.entries_before.get(id(code), 0)
+            else:
+                ours = any(_is_profile_backend(b) for b in backends)
+            if ours:
                 # Dynamo offers no way to drop a single entry; entries of other backends on the
                 # same code recompile on their next call (from the on-disk caches).
                 reset_code(code)
@@ -64,12 +69,15 @@ class DynamoCodeTracker:
 
     def _drop_unused_installed_globals(self) -> None:
         still_used: set[str] = set()
-        for ref in list(convert_frame.input_codes.seen):
-            code = ref()
-            if code is not None:
-                for entry in _debug_get_cache_entry_list(code):
-                    if entry.code is not None:  # None: an entry Dynamo invalidated (e.g. a class redefined)
-                        still_used.update(entry.code.co_names)
+        for code in _seen_codes():
+            for entry in _debug_get_cache_entry_list(code):
+                if entry.code is not None:  # None: an entry Dynamo invalidated (e.g. a class redefined)
+                    still_used.update(entry.code.co_names)
         for name in [n for n in self.namespace if n not in self.names_before]:
             if name.startswith(_INSTALLED_GLOBAL_PREFIXES) and name not in still_used:
                 del self.namespace[name]
+
+
+def _seen_codes() -> list[Any]:
+    """The code objects Dynamo has seen and that are still alive."""
+    return [code for ref in list(convert_frame.input_codes.seen) if (code := ref()) is not None]

@@ -15,6 +15,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
+from .torch_features import provenance_patch
+
 TRACE_LOGGER = "torch.__trace"
 
 # Keys trace_structured() adds around the event's own metadata.
@@ -113,11 +115,6 @@ def _resolve_stack(metadata: Any) -> Any:
     return {**metadata, "stack": stack}
 
 
-# Kernel-to-source provenance only adds comments to the generated code (the
-# kernels are the same), but it is what maps each kernel to ATen ops and cell lines.
-CAPTURE_INDUCTOR_PATCHES = {"trace.provenance_tracking_level": 1}
-
-
 @contextlib.contextmanager
 def capture_compiles(recorder: TraceRecorder | None = None) -> Iterator[TraceRecorder]:
     import torch._inductor.config as inductor_config
@@ -125,7 +122,9 @@ def capture_compiles(recorder: TraceRecorder | None = None) -> Iterator[TraceRec
     recorder = recorder or TraceRecorder()
     trace_log = logging.getLogger(TRACE_LOGGER)
     previous_level, previous_propagate = trace_log.level, trace_log.propagate
-    config_patch = inductor_config.patch(CAPTURE_INDUCTOR_PATCHES)
+    # Kernel-to-source provenance only adds comments to the generated code (the kernels are the
+    # same), but it is what maps each kernel to ATen ops and cell lines; older torch has none.
+    config_patch = inductor_config.patch(provenance_patch())
     trace_log.addHandler(recorder)
     try:
         # DEBUG records must reach our handler only, never the root logger's handlers
