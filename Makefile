@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 TORCH_SPEC ?= torch==2.13.0
 export TORCHINDUCTOR_CACHE_DIR ?= $(CURDIR)/.cache/inductor
 
-.PHONY: setup setup-python setup-js browser lab test test-python test-js test-ui clean
+.PHONY: setup setup-python setup-js browser lab test test-python test-js test-ui test-compat clean
 
 setup: setup-python setup-js
 
@@ -66,5 +66,26 @@ test-ui: setup browser
 	mkdir -p test-artifacts
 	cd ui-tests && PATH="$(abspath $(VENV))/bin:$$PATH" npx playwright test
 
+# -- older torch (docs/compatibility.md) ------------------------------------------------------
+# The engine, magic and cell tests on each torch release of COMPAT_TORCH, each in a venv of its own
+# with the package's runtime dependencies (PyPI's builds of these releases are CUDA builds of
+# 3-4 GB; they run on the CPU). .ci/run calls it after `make test`.
+COMPAT_TORCH ?= 2.6.0 2.10.0
+COMPAT_TESTS := tests/test_engine_cell.py tests/test_engine_correctness.py tests/test_engine_profile.py \
+	tests/test_magic.py tests/test_reliability_cells.py tests/test_fidelity.py
+COMPAT_DEPS := numpy scipy ipython pygments plotly ipywidgets nbformat nbclient ipykernel jupyter_server tqdm \
+	"pytest>=8" pytest-timeout jsonschema
+
+test-compat:
+	set -e; for v in $(COMPAT_TORCH); do \
+	  venv=.venv-torch-$$v; \
+	  [ -x $$venv/bin/python ] || python3 -m venv $$venv; \
+	  $$venv/bin/python -c "import torch" 2>/dev/null || $$venv/bin/python -m pip install -q "torch==$$v"; \
+	  $$venv/bin/python -m pip install -q $(COMPAT_DEPS); \
+	  echo "== torch $$v"; \
+	  PYTHONPATH=kernel_side TORCHINDUCTOR_CACHE_DIR=$(CURDIR)/.cache/inductor-$$v \
+	    $$venv/bin/python -m pytest -q -m "not gpu" -p no:cacheprovider -p no:hypothesispytest $(COMPAT_TESTS); \
+	done
+
 clean:
-	rm -rf $(VENV) node_modules kernel_side/compile_profile/labextension .cache test-artifacts
+	rm -rf $(VENV) .venv-torch-* node_modules kernel_side/compile_profile/labextension .cache test-artifacts

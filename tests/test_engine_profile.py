@@ -14,6 +14,7 @@ import pytest
 import torch
 
 from compile_profile.engine.profiler import ProfileOptions, profile_cell
+from compile_profile.engine.torch_features import logs_post_grad_graph_on_cache_hit
 from compile_profile.profile_run import ProfileRun
 
 FAST = dict(warmup=1, repeat=8, min_samples=3, budget=0.2)
@@ -44,7 +45,11 @@ def test_training_cell_yields_forward_and_backward_graphs_and_cpp_kernels(traini
     run = result.run
     assert run.status == "ok", run.errors
     kinds = {g.kind for g in run.graphs}
-    assert {"dynamo", "aot_forward", "aot_backward", "post_grad"} <= kinds
+    assert {"dynamo", "aot_forward", "aot_backward"} <= kinds
+    if run.cache.fx_graph_misses or logs_post_grad_graph_on_cache_hit():
+        assert "post_grad" in kinds
+    else:  # torch 2.6 on a cache hit: the card says why there is none
+        assert any("does not log the post-grad graph" in note for note in run.notes)
     cpp = [k for k in run.kernels if k.language == "cpp"]
     assert cpp, "Inductor on CPU writes C++ kernels"
     assert all('extern "C"' in k.source for k in cpp)
@@ -201,11 +206,11 @@ def test_torch_state_is_restored_after_a_profile_even_on_error():
 
     trace_log = logging.getLogger("torch.__trace")
     handlers, level = list(trace_log.handlers), trace_log.level
-    provenance = inductor_config.trace.provenance_tracking_level
+    config = inductor_config.get_config_copy()
     run_cell("y = x.sin()\nraise ValueError('boom')\n", {"x": torch.ones(2)})
     run_cell("y = x.sin()\nprint('b')\nz = y.cos()\n", {"x": torch.ones(2)}, fullgraph=True)
     assert trace_log.handlers == handlers and trace_log.level == level
-    assert inductor_config.trace.provenance_tracking_level == provenance
+    assert inductor_config.get_config_copy() == config, "the provenance patch (where torch has one) is undone"
 
 
 def test_profile_leaves_no_dynamo_cache_entries_behind():

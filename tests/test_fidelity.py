@@ -7,6 +7,7 @@ inner backend is ``aot_eager``, which skips Inductor's slow C++ compiles on two 
 
 from __future__ import annotations
 
+import linecache
 import re
 import sys
 import textwrap
@@ -20,6 +21,7 @@ from compile_profile.engine.correctness import compare_outputs
 from compile_profile.engine.optimizer_state import OptimizerViews
 from compile_profile.engine.profiler import ProfileOptions, profile_cell
 from compile_profile.engine.trace_capture import TraceRecorder, capture_compiles
+from compile_profile.engine.torch_features import caller_lines_reliable
 from compile_profile.engine.trace_model import CellLocator, build_variant_trace
 from compile_profile.render.facts import break_groups, correctness_text
 from compile_profile.render.summary import warnings
@@ -37,9 +39,14 @@ def run_cell(body: str, ns: dict, **options):
     return result.run
 
 
-def _break_keys(breaks) -> list[tuple[str, int, str]]:
-    return sorted((b.filename.rsplit("/", 1)[-1] if not b.filename.startswith("<") else "<cell>", b.file_line,
-                   b.reason.splitlines()[0]) for b in breaks)
+def _break_keys(breaks, own_file: str = "") -> list[tuple[str, int | None, str]]:
+    """Breaks by place and reason; a break in the profiled code itself (the cell, or the reference
+    function's file) is "<code>" at its line within that code."""
+    def place(b):
+        own = b.filename.startswith("<") or b.filename == own_file
+        return ("<code>", b.line) if own else (b.filename.rsplit("/", 1)[-1], b.file_line)
+
+    return sorted((*place(b), b.reason.splitlines()[0]) for b in breaks)
 
 
 # -- 1. the program measured is the one the user would compile ---------------------------------
@@ -57,27 +64,35 @@ def _training_namespace() -> dict:
 
 def test_a_training_step_is_compiled_as_the_cell_written_as_a_plain_function_would_be():
     ns = _training_namespace()
-    # The reference: the same five lines as a function over the notebook's globals, compiled plainly.
-    exec("def step():\n" + textwrap.indent(TRAINING_STEP, "    "), ns)
+    # The reference: the same five lines as a function over the notebook's globals, compiled plainly,
+    # defined as a notebook cell defines it (its source in linecache: Dynamo on torch 2.6 and 2.11
+    # compiled no forward graph for a function defined by a bare exec).
+    source = "def step():\n" + textwrap.indent(TRAINING_STEP, "    ")
+    filename = "/tmp/ipykernel_0/training_step.py"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), ns)
     ns["step"]()  # as in the profile, an eager step has run before compiling
     plain_backend = RecordingBackend(inner="aot_eager")
     recorder = TraceRecorder()
     with capture_compiles(recorder):
         plain = torch.compile(ns["step"], backend=plain_backend)
         plain()
-    plain_breaks = [b for b in build_variant_trace(recorder.take(), plain_backend.graphs, variant="plain",
-                                                   locator=CellLocator("", [])).graph_breaks]
+    # the locator reads the function's lines as cell lines (its "def" line is where %%compile_profile is)
+    locator = CellLocator(filename, source.splitlines())
+    plain_breaks = build_variant_trace(recorder.take(), plain_backend.graphs, variant="plain",
+                                       locator=locator).graph_breaks
     torch._dynamo.reset()
 
     run = run_cell(TRAINING_STEP, ns, backend="aot_eager")
     assert run.status == "ok", run.errors
     # Returning the cell's locals would keep them alive across every break: 4 breaks where plain has 2.
-    assert _break_keys(run.graph_breaks) == _break_keys(plain_breaks)
+    assert _break_keys(run.graph_breaks) == _break_keys(plain_breaks, filename)
     assert len(plain_breaks) == 2
     tool_ops = sorted(sorted(g.op_counts.items()) for g in run.graphs if g.kind == "dynamo")
     plain_ops = sorted(sorted(g.op_counts.items()) for g in plain_backend.graphs)
     assert tool_ops == plain_ops, "the same Dynamo graphs, op for op"
-    assert {b.line for b in run.graph_breaks} == {4, 5}, "loss.backward() and opt.step() (inside torch.optim)"
+    # loss.backward(), and opt.step() (inside torch.optim); torch 2.6 cannot say which line called the optimizer
+    assert {b.line for b in run.graph_breaks} == ({4, 5} if caller_lines_reliable() else {4, None})
 
 
 def test_eager_calls_see_the_optimizer_as_eager_left_it_and_compiled_calls_as_dynamo_made_it():
@@ -271,17 +286,26 @@ def test_graphs_dynamo_starts_inside_a_library_are_on_the_cell_line_that_called_
     first, *later = [g for g in run.graphs if g.kind == "dynamo"]  # the cell's frame, then frames after breaks
     assert first.lines == [2]
     library = [g for g in later if g.op_counts != {"Tensor.sum": 1}]  # all but the cell's resumed last line
+    if not caller_lines_reliable():  # torch 2.6: no line rather than a wrong one, and the card says why
+        assert len(library) >= 2 and all(g.lines == [] for g in library), [(g.compile_id, g.lines) for g in later]
+        assert any("no reliable caller lines" in note for note in run.notes)
+        return
     assert len(library) >= 2 and all(g.lines == [3] for g in library), [(g.compile_id, g.lines) for g in later]
     assert run.kernels and all(k.lines for k in run.kernels), [(k.name, k.graph_id) for k in run.kernels if not k.lines]
     assert {line for k in run.kernels for line in k.lines} == {2, 3, 4}
 
 
 def test_library_graph_breaks_are_grouped_with_their_innermost_frame(library_run):
-    (group,) = [g for g in break_groups(library_run) if g.inside.startswith("breaking_lib.py")]
+    groups = [g for g in break_groups(library_run) if g.inside.startswith("breaking_lib.py")]
+    card = " ".join(warnings(library_run))
+    if not caller_lines_reliable():  # torch 2.6: the cell line where its frame saw the break, else none
+        assert groups and all(g.line in (3, None) and g.inside == "breaking_lib.py:13" for g in groups), groups
+        assert "inside breaking_lib.py:13" in card
+        return
+    (group,) = groups
     assert group.line == 3 and group.code_line == "y = model(h)"
     assert group.inside == "breaking_lib.py:13" and group.inside_code == 'print("", end="")'
     assert group.count >= 2, "one break per block compiled"
-    card = " ".join(warnings(library_run))
     assert f"graph break ×{group.count} at cell line 3 (y = model(h)), inside breaking_lib.py:13" in card
     assert "inside breaking_lib.py:13 (print" in render_text(library_run)
 

@@ -163,8 +163,11 @@ def test_display_and_stderr_of_the_repeated_runs_are_not_shown(ip, ns):
         ip.run_cell_magic("compile_profile", f"{FAST} --no-store -o p_quiet", body)
     displayed = [o for o in out.outputs if o.data.get("text/plain") == "'DISPLAYED'"]
     assert len(displayed) == 1, "shown by the first eager run only"
-    compiled_variants = len(ns["p_quiet"].compiled_variants)
+    run = ns["p_quiet"]
     # the first eager run, and each variant's compiling call, where torch's own warnings appear too
-    assert out.stderr.count("to stderr") == 1 + compiled_variants, out.stderr
-    assert ns["p_quiet"].cell_runs > 10
+    assert out.stderr.count("to stderr") == 1 + len(run.compiled_variants), out.stderr
+    if run.dynamo_graph_count:
+        assert run.cell_runs > 10, "and dozens of timed runs showed nothing"
+    else:  # torch 2.6 may give up on the frame ("Observed exception" inside IPython's display)
+        assert any("nothing was compiled" in note for note in run.notes)
     assert "publish" not in ip.display_pub.__dict__, "the display publisher is as it was"

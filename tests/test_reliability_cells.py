@@ -33,6 +33,7 @@ from torch._dynamo.callback import callback_handler
 
 from compile_profile.engine import profiler
 from compile_profile.engine.dynamo_state import _is_profile_backend
+from compile_profile.engine.torch_features import cache_entry_backend
 from compile_profile.magic import CellFailed
 from compile_profile.store import RunStore
 
@@ -106,7 +107,7 @@ def _differences(before: dict, after: dict) -> dict[str, object]:
         code.co_name
         for ref in list(convert_frame.input_codes.seen)
         if (code := ref()) is not None
-        and any(_is_profile_backend(e.backend) for e in _debug_get_cache_entry_list(code))
+        and any(_is_profile_backend(cache_entry_backend(e)) for e in _debug_get_cache_entry_list(code))
     ]
     if ours:
         diffs["cache entries of the profile's backends"] = ours
@@ -129,7 +130,7 @@ def assert_kernel_unharmed(ip, before: dict) -> None:
     assert torch.allclose(ns["first"], expected) and torch.allclose(ns["second"], expected)
     assert torch._dynamo.utils.counters["stats"]["unique_graphs"] == graphs + 1, "compiled exactly once"
     entries = _debug_get_cache_entry_list(ns["plain_fn"].__code__)
-    assert len(entries) == 1 and not _is_profile_backend(entries[0].backend)
+    assert len(entries) == 1 and not _is_profile_backend(cache_entry_backend(entries[0]))
 
 
 # -- fixtures and helpers ------------------------------------------------------------------
@@ -466,7 +467,10 @@ def test_handlers_globals_and_builtins_in_a_cell_behave_as_in_a_plain_cell(shell
         "len = len([1, 2, 3])\ny = x.sin() * len\n"
     )
     result, out, run = profile(shell, "", body)
-    assert result.error_in_exec is None and run.status == "ok", run.errors
+    assert result.error_in_exec is None
+    # torch 2.8's Dynamo fails on the handled exception itself (InternalTorchDynamoError: KeyError:
+    # <class 'ValueError'>), as plain torch.compile does; the eager results and namespace stand.
+    assert run.status == "ok" or [e.type for e in run.errors] == ["InternalTorchDynamoError"], run.errors
     ns = shell.user_ns
     assert ns["runs"] == 1, f"the cell ran {run.cell_runs} times; the namespace is as after one run"
     assert "invalid literal" in ns["msg"] and "e" not in ns and ns["len"] == 3
@@ -494,11 +498,14 @@ def test_the_name_error_idiom_compiles_too(shell, private_run_store):
 
 
 def test_a_generator_bound_to_a_name_fails_only_the_compiled_variant(shell, private_run_store):
-    # Dynamo cannot hand a generator back out of compiled code (plain torch.compile of a function
-    # that returns one fails the same way); the cell returns its names, so the variant fails.
+    # Dynamo cannot hand a generator back out of compiled code to publish it (plain torch.compile of
+    # a function that returns one fails the same way) from torch 2.8 on; 2.6 graph-breaks instead.
     result, out, run = profile(shell, "", "g = (t * 2 for t in [x, x])\nk = sum(g)\n")
-    assert result.error_in_exec is None and run.status == "failed"
-    assert [e.stage for e in run.errors] == ["compile"] and "Generator" in run.errors[0].message
+    assert result.error_in_exec is None
+    if run.status == "failed":
+        assert [e.stage for e in run.errors] == ["compile"] and "Generator" in run.errors[0].message
+    else:
+        assert run.status == "ok" and run.speedup is not None, run.errors
     assert torch.equal(shell.user_ns["k"], shell.user_ns["x"] * 4), "the eager results land"
 
 

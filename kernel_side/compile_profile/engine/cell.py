@@ -102,6 +102,8 @@ class CellFunction:
     temporaries: list[str] = field(default_factory=list)  # assigned names unbound after the cell
     # kept locals that later lines of the cell read: name -> (line first assigned, lines reading it later)
     intermediates: dict[str, tuple[int, list[int]]] = field(default_factory=dict)
+    # the plain globals among the assigned names as the last eager run left them
+    _after_eager: dict[str, Any] | None = field(default=None, init=False, repr=False)
 
     def arguments(self) -> list[Any]:
         return [self._initial_value(name) for name in self.parameters]
@@ -120,11 +122,20 @@ class CellFunction:
                 self.user_ns[name] = value
 
     def restore_locals(self) -> None:
-        """After the runs: the locals wait for ``commit``; names kept global hold what the last run wrote."""
+        """After the runs: the locals wait for ``commit``; names kept global hold what the last eager run
+        wrote (the last run may be a compiled one that failed halfway)."""
         self.restore_namespace(self.assigned)
+        for name, value in (self._after_eager or {}).items():
+            if value is _ABSENT:
+                self.user_ns.pop(name, None)
+            else:
+                self.user_ns[name] = value
 
     def __call__(self) -> tuple[Any, dict[str, Any]]:
-        return self.call_with(self.fn)
+        """One eager run."""
+        returned = self.call_with(self.fn)
+        self._after_eager = {name: self.user_ns.get(name, _ABSENT) for name in self.global_names}
+        return returned
 
     def call_with(self, fn: Callable[..., Any]) -> tuple[Any, dict[str, Any]]:
         """One run of ``fn`` (the cell function, or what ``torch.compile`` made of it) and what it kept."""

@@ -45,6 +45,7 @@ from .dynamo_state import DynamoCodeTracker
 from .kept import kept_tensors
 from .optimizer_state import OptimizerViews, optimizers_in
 from .stack import parse_frames
+from .torch_features import logs_post_grad_graph_on_cache_hit, missing_features_note
 from .timing import (
     TimedCallable,
     TimingPlan,
@@ -63,6 +64,7 @@ from .variants import VariantSpec, build_variants, sweep_modes
 Progress = Callable[[str], None]
 
 _PHASE_TEXT = {
+    "entire_frame_compile": "Dynamo: tracing bytecode",  # opens with tracing; torch 2.6 has no bytecode_tracing span
     "bytecode_tracing": "Dynamo: tracing bytecode",
     "backend_compile": "backend compile",
     "create_aot_dispatcher_function": "AOTAutograd: building forward/backward graphs",
@@ -619,6 +621,11 @@ class _Session:
 
     def _finish(self) -> None:
         run = self.run_obj
+        if run.kernels and (missing := missing_features_note()):
+            run.notes.append(missing)
+        if run.cache.fx_graph_hits and not logs_post_grad_graph_on_cache_hit():
+            run.notes.append(f"torch {torch.__version__} does not log the post-grad graph it loads from Inductor's "
+                             "cache, so cache hits show no post-grad graph; torch 2.8 and later do")
         if run.status == "ok" and run.compiled_variants and not self.compiled:
             run.status = "failed"  # every compiled variant failed; eager results are still reported
         run.graphs = _dedupe_graphs(run.graphs)

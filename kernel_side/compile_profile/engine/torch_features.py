@@ -4,14 +4,19 @@ compile-profile supports torch 2.6 and later (CI runs 2.6, 2.10 and 2.13; 2.8, 2
 were run by hand: docs/compatibility.md).  Newer torch logs more, and the profiler uses what is
 there; each difference it works around is named here, in one place:
 
-* Inductor's provenance tracking (``trace.provenance_tracking_level``, or the older boolean
+* Inductor's provenance tracking (``trace.provenance_tracking_level``; some releases had a boolean
   ``trace.provenance_tracking``) maps each kernel to the FX nodes and stack traces it came from.
-  torch 2.6 has neither: kernels are then placed on cell lines from the post-grad graph's
+  torch 2.6 and 2.8 have none: kernels are then placed on cell lines from the post-grad graph's
   frames and the Dynamo graph (``trace_model._kernel_lines``), and the card says so.
-* Dynamo's cache entries name their backend (``CacheEntry.backend``) from torch 2.9; before, the
-  entries a profile added are told from the user's by when they appeared (``dynamo_state``).
-* The post-grad graph of a fresh compile is the ``inductor_post_grad_graph`` artifact from
-  torch 2.9, ``after_post_grad_graph`` before (``trace_model``).
+* Dynamo's cache entries name their backend (``CacheEntry.backend``) in 2.10 and later, not in
+  2.6 or 2.8; there the entries a profile added are told by when they appeared (``dynamo_state``).
+* The frames that called a compiled frame (``dynamo_start``'s stack) place a graph Dynamo started
+  inside a library on the cell line that called into it.  torch 2.6 reports the cell's frame at
+  its first line while it runs Dynamo's rewritten code (a break in ``opt.step()`` on line 5 read as
+  line 2), so there those graphs and breaks stay off the cell's lines rather than on a wrong one.
+* The post-grad graph of a fresh compile is the ``inductor_post_grad_graph`` artifact in 2.10 and
+  later, ``after_post_grad_graph`` in 2.8; a cache hit logs it as a top-level
+  ``inductor_post_grad_graph`` event in 2.8 and later, and not at all in 2.6 (``trace_model``).
 """
 
 from __future__ import annotations
@@ -35,15 +40,33 @@ def provenance_patch() -> dict[str, Any]:
 
 def missing_features_note() -> str:
     """What this torch cannot show, and which torch can, for the card; empty when nothing is missing."""
-    if provenance_patch():
-        return ""
     import torch
 
-    return (
-        f"torch {torch.__version__} has no Inductor provenance tracking, so kernels are placed on cell lines by "
-        "the frames of their graph's nodes, and a kernel fused from several lines may show all of its graph's "
-        "lines; torch 2.7 and later map each kernel to its own nodes"
-    )
+    missing = []
+    if not provenance_patch():
+        missing.append("no Inductor provenance tracking, so kernels are placed on cell lines by the frames of "
+                       "their graph's nodes, and a kernel fused from several lines may show all of its graph's "
+                       "lines (torch 2.10 and later map each kernel to its own nodes)")
+    if not caller_lines_reliable():
+        missing.append("no reliable caller lines, so graphs Dynamo starts inside a library after a graph break "
+                       "there, and breaks inside them, show no cell line (torch 2.8 and later place them)")
+    return f"torch {torch.__version__} has " + "; and ".join(missing) if missing else ""
+
+
+def _version() -> tuple[int, int]:
+    import torch
+
+    return tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])  # type: ignore[return-value]
+
+
+def logs_post_grad_graph_on_cache_hit() -> bool:
+    """Whether an FX graph cache hit logs the post-grad graph it loaded (not in torch 2.6)."""
+    return _version() >= (2, 8)
+
+
+def caller_lines_reliable() -> bool:
+    """Whether ``dynamo_start``'s caller frames carry the line being run (2.8 and later; 2.7 not checked)."""
+    return _version() >= (2, 8)
 
 
 def cache_entry_backend(entry: Any) -> Any:

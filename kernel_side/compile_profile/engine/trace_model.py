@@ -22,6 +22,7 @@ from .backend import RecordedGraph
 from .cell import CELL_FILENAME_PREFIX
 from .output_code import ParsedKernel, ops_from_kernel_name, parse_output_code
 from .stack import Frame, frames_of_stack, parse_frames
+from .torch_features import caller_lines_reliable
 from .trace_capture import TraceEvent
 
 _GRAPH_FILE_COMMENT = re.compile(r"# File: (.+?):(\d+) in [^,\n]*, code: ([^\n]*)")
@@ -141,7 +142,7 @@ def build_variant_trace(
     for ev in events:
         cid = ev.compile_id
         state = by_compile[cid]
-        if ev.name == "dynamo_start" and isinstance(ev.metadata, dict):
+        if ev.name == "dynamo_start" and isinstance(ev.metadata, dict) and caller_lines_reliable():
             # the last frame is the compiled code itself (at its first line); the ones before called it
             state.outer = frames_of_stack(ev.metadata.get("stack") or [])[:-1]
         elif ev.name == "dynamo_output_graph":
@@ -173,8 +174,8 @@ def build_variant_trace(
             state.aot_graph_ids[kind] = graph_id
             state.aot_code.append(ev.payload or "")
             out.graphs.append(_graph_from_code(graph_id, kind, ev.payload or "", variant, cid, locator))
-        elif "inductor_post_grad_graph" in (ev.name, ev.artifact_name):
-            # a top-level event on a cache hit, an artifact on a fresh compile
+        elif "inductor_post_grad_graph" in (ev.name, ev.artifact_name) or ev.artifact_name == "after_post_grad_graph":
+            # a top-level event on a cache hit, an artifact on a fresh compile (after_post_grad_graph in 2.8)
             index = len(state.post_grad)
             graph_id = f"{variant}/{cid}/post_grad_{index}"
             state.post_grad.append(ev.payload or "")
@@ -265,6 +266,7 @@ def _add_kernels(
     mappings = provenance if isinstance(provenance, dict) else {}
     code_to_post = mappings.get("cppCodeToPost", {})
     stack_traces = stack_traces if isinstance(stack_traces, dict) else {}
+    seen: collections.Counter[str] = collections.Counter()
     for k in parsed.kernels:
         keys = [f"{k.name}:{h}" for h in k.handles] or [key for key in stack_traces if key.split(":")[0] == k.name]
         ops: list[str] = []
@@ -274,9 +276,14 @@ def _add_kernels(
                 if op and op not in ops:
                     ops.append(op)
         aten_ops = ops or k.aten_ops or ops_from_kernel_name(k.name)
+        # an extern call (cuBLAS, SDPA) repeats within a graph: its provenance handle, else its
+        # position, tells the calls apart (torch 2.6 has no handles)
+        seen[k.name] += 1
+        suffix = f":{k.handles[0]}" if k.language == "extern" and k.handles else (
+            f"#{seen[k.name]}" if seen[k.name] > 1 else "")
         out.kernels.append(
             Kernel(
-                id=f"{graph_id}/{k.name}" + (f":{k.handles[0]}" if k.language == "extern" and k.handles else ""),
+                id=f"{graph_id}/{k.name}{suffix}",
                 name=k.name,
                 language=k.language,  # type: ignore[arg-type]
                 source=k.source,

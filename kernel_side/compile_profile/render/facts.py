@@ -177,7 +177,8 @@ def break_place(group: BreakGroup) -> str:
 def break_summary(group: BreakGroup) -> str:
     """One line per group: how many, where, and why."""
     times = f" ×{group.count}" if group.count > 1 else ""
-    return f"graph break{times} at {break_place(group)}: {group.reason}"
+    at = "at " if group.line is not None else ""
+    return f"graph break{times} {at}{break_place(group)}: {group.reason}"
 
 
 # -- correctness ----------------------------------------------------------------------------

@@ -71,7 +71,7 @@ def _graph_lines(run: ProfileRun) -> list[str]:
     groups = break_groups(run)
     for g in groups[:MAX_LISTED]:
         times = f" ×{g.count}" if g.count > 1 else ""
-        out.append(f"  graph break{times} at {break_place(g)}")
+        out.append(f"  graph break{times} {'at ' if g.line is not None else ''}{break_place(g)}")
         out.append(f"    reason: {one_line(g.reason)}")
     if len(groups) > MAX_LISTED:
         out.append(f"  … and {sum(g.count for g in groups[MAX_LISTED:])} more graph breaks")
