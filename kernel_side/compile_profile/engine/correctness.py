@@ -172,7 +172,7 @@ def compare_outputs(
     if random_ops and any(not c.ok or c.compiled_rmse is not None for c in checks):
         result.ok = None
         result.note = (
-            f"not compared: the cell draws random numbers ({', '.join(sorted(random_ops))}), "
+            f"the cell draws random numbers ({', '.join(sorted(random_ops))}), "
             "which compiled code generates with its own RNG; set "
             "torch._inductor.config.fallback_random = True to compare them"
         )

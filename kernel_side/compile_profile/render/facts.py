@@ -188,7 +188,8 @@ def correctness_text(c: Correctness) -> str:
     """What the correctness check found and how it judged, in one sentence."""
     diff = f"max abs diff {format_diff(c.max_abs_diff)}"
     if c.ok is None:
-        return f"not compared: {c.note}" if c.note else "not compared"
+        note = c.note.removeprefix("not compared: ")  # runs stored before the note lost its prefix
+        return f"not compared: {note}" if note else "not compared"
     if c.ok:
         by_rmse = [k for k in c.checks if k.compiled_rmse is not None]
         if by_rmse:

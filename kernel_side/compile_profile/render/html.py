@@ -101,9 +101,9 @@ def _facts(run: ProfileRun) -> str:
         rows.append(["cell runs", f"{run.cell_runs} (first calls, warm-up, timing and checks)"])
     c = run.correctness
     if c is not None:
-        verdict = {True: "ok", False: "<b>mismatch</b>", None: "not compared"}[c.ok]
+        verdict = {True: "ok: ", False: "<b>mismatch</b>: ", None: ""}[c.ok]  # "not compared" says itself
         note = f"; {escape(one_line(c.note))}" if c.ok is not None and c.note else ""
-        rows.append(["correctness", f"{verdict}: {escape(correctness_text(c))}{note}"])
+        rows.append(["correctness", f"{verdict}{escape(correctness_text(c))}{note}"])
     if run.status != "ok":
         rows.append(["status", f"<b>{escape(run.status)}</b>" + (" (partial results)" if run.status == "interrupted" else "")])
     if run.recommendation is not None:

@@ -98,8 +98,8 @@ def _correctness_line(run: ProfileRun) -> str | None:
     c = run.correctness
     if c is None:
         return None
-    verdict = {True: "ok", False: "MISMATCH", None: "not compared"}[c.ok]
-    text = f"correctness: {verdict}: {correctness_text(c)}"
+    verdict = {True: "ok: ", False: "MISMATCH: ", None: ""}[c.ok]  # "not compared" says itself
+    text = f"correctness: {verdict}{correctness_text(c)}"
     if c.max_rel_diff is not None:
         text += f"; max rel diff {format_diff(c.max_rel_diff)}"
     if c.ok is not None and c.note:
