@@ -14,8 +14,9 @@ bf16 matrix products of several shapes on random data, with the vendor's
 datasheet figures beside them.  A median of one 8192³ product read 764 TFLOP/s on
 an H200 where cuBLAS reached 865 in a GPT-2 step, so shares above 100 % showed;
 the best of several shapes read 790, and when a matmul of the run still beats it
-the compute ceiling is raised to that kernel's rate and the method says so.  A
-kernel above the bandwidth ceiling gets no share: its byte count is the doubt.
+the compute ceiling is raised to that kernel's rate and the method says so; the
+bandwidth ceiling likewise, up to what the memory can deliver.  A kernel above
+that gets no share: its byte count is the doubt.
 """
 
 from __future__ import annotations
@@ -292,18 +293,27 @@ def annotate(result: VariantKernelTimes, peaks: DevicePeaks | None) -> None:
 
 
 def ceilings_at_least_best_seen(peaks: DevicePeaks, results: list[VariantKernelTimes]) -> None:
-    """A compute ceiling no kernel can beat: a matmul's FLOPs are exact, so one that beats the measured
-    rate shows the ceiling was low, and the ceiling becomes that kernel's rate.  Bytes are not exact
-    (a gather from an embedding table counts the whole table; an argument read from L2 counts as HBM
-    traffic): GPT-2's embedding kernel read "16 TB/s" on an H200 whose copies move 4.2, so the
-    bandwidth ceiling stays as measured and such kernels get no share (``apply_shares``)."""
-    fastest = max((obs.kernel for r in results for obs in r.observations.values()
-                   if obs.kernel.achieved_tflops and obs.low_precision),
+    """Ceilings no kernel can beat.  A matmul's FLOPs are exact, so one that beats the measured rate
+    shows the ceiling was low: the ceiling becomes its rate.  Bytes are exact for a pointwise kernel
+    (a 512 MiB fp32 add moved 4.3 TB/s where the copy probe read 4.2) but not for every kernel (a
+    gather from an embedding table counts the whole table: GPT-2's read "16 TB/s"), so the bandwidth
+    ceiling is raised only to rates the memory can deliver: the datasheet's figure, or 1.25 x the
+    probe where the part is unknown.  Kernels above that get no share (``apply_shares``)."""
+    kernels = [obs for r in results for obs in r.observations.values()]
+    fastest = max((obs.kernel for obs in kernels if obs.kernel.achieved_tflops and obs.low_precision),
                   key=lambda k: k.achieved_tflops, default=None)
     if fastest is not None and fastest.achieved_tflops > peaks.bf16_matmul_tflops:
         peaks.bf16_matmul_tflops = fastest.achieved_tflops
         peaks.method += (f"; bf16 ceiling raised to {fastest.achieved_tflops:.0f} TFLOP/s, "
                          f"reached by {fastest.name} in this run")
+    possible = peaks.vendor_gbps or 1.25 * peaks.copy_gbps
+    copy = max((obs.kernel for obs in kernels
+                if obs.kernel.achieved_gbps and peaks.copy_gbps < obs.kernel.achieved_gbps <= possible),
+               key=lambda k: k.achieved_gbps, default=None)
+    if copy is not None:
+        peaks.copy_gbps = copy.achieved_gbps
+        peaks.method += (f"; bandwidth ceiling raised to {copy.achieved_gbps:.0f} GB/s, "
+                         f"reached by {copy.name} in this run")
 
 
 def apply_shares(results: list[VariantKernelTimes], peaks: DevicePeaks | None) -> None:
