@@ -13,19 +13,9 @@ import logging
 import pytest
 import torch
 
-from compile_profile.engine.profiler import ProfileOptions, profile_cell
+from cell_runs import FAST, run_cell
 from compile_profile.engine.torch_features import logs_post_grad_graph_on_cache_hit
 from compile_profile.profile_run import ProfileRun
-
-FAST = dict(warmup=1, repeat=8, min_samples=3, budget=0.2)
-
-
-def run_cell(body: str, ns: dict, **options):
-    source = "%%compile_profile\n" + body
-    result, cell = profile_cell(body, ns, ProfileOptions(**{**FAST, **options}), source=source, line_offset=1)
-    if result.has_eager_result:
-        cell.commit(result.last_eager_result)
-    return result
 
 
 @pytest.fixture(scope="module")

@@ -19,24 +19,18 @@ from compile_profile.engine.backend import RecordingBackend
 from compile_profile.engine.cell import UnknownKeptName, cell_to_function
 from compile_profile.engine.correctness import compare_outputs
 from compile_profile.engine.optimizer_state import OptimizerViews
-from compile_profile.engine.profiler import ProfileOptions, profile_cell
 from compile_profile.engine.trace_capture import TraceRecorder, capture_compiles
 from compile_profile.engine.torch_features import caller_lines_reliable
 from compile_profile.engine.trace_model import CellLocator, build_variant_trace
 from compile_profile.render.facts import break_groups, correctness_text
 from compile_profile.render.summary import warnings
 from compile_profile.render.text import render_text
+import cell_runs
 from render_fixtures import attention_run, drifting_run
-
-FAST = dict(warmup=1, repeat=8, min_samples=3, budget=0.2)
 
 
 def run_cell(body: str, ns: dict, **options):
-    source = "%%compile_profile\n" + body
-    result, cell = profile_cell(body, ns, ProfileOptions(**{**FAST, **options}), source=source, line_offset=1)
-    if result.has_eager_result:
-        cell.commit(result.last_eager_result)
-    return result.run
+    return cell_runs.run_cell(body, ns, **options).run
 
 
 def _break_keys(breaks, own_file: str = "") -> list[tuple[str, int | None, str]]:
