@@ -367,7 +367,7 @@ def test_a_speedup_that_drifted_more_than_its_interval_is_called_out():
 
 
 def _observation(name: str, *, gbps: float | None = None, tflops: float | None = None):
-    from compile_profile.engine.kernel_timing import KernelObservation
+    from compile_profile.engine.kernel_attribution import KernelObservation
     from compile_profile.profile_run import Kernel
 
     kernel = Kernel(name=name, language="extern", source="", graph_id="g", achieved_gbps=gbps, achieved_tflops=tflops)
@@ -376,7 +376,7 @@ def _observation(name: str, *, gbps: float | None = None, tflops: float | None =
 
 def test_no_kernel_reads_above_a_ceiling_and_a_raised_one_says_why():
     from compile_profile.engine import roofline
-    from compile_profile.engine.kernel_timing import VariantKernelTimes
+    from compile_profile.engine.kernel_attribution import VariantKernelTimes
     from compile_profile.profile_run import DevicePeaks
 
     peaks = DevicePeaks(copy_gbps=4300.0, bf16_matmul_tflops=764.0, vendor_gbps=4800.0, vendor_bf16_tflops=989.0,

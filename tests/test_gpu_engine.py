@@ -76,8 +76,6 @@ def test_each_triton_kernel_has_device_time_share_and_launch_grid(ln_run):
         assert k.device_kernels == [k.name]  # Triton keeps its name on the device
         assert k.in_cuda_graph is False
     assert sum(k.share for k in triton) == pytest.approx(kp.attributed_ms / kp.total_ms, rel=1e-6)
-    assert {lt.line for lt in kp.lines} <= {2, 3} and kp.lines
-    assert sum(lt.time_ms for lt in kp.lines) == pytest.approx(kp.attributed_ms, rel=1e-6)
 
 
 def test_roofline_uses_peaks_measured_in_session(ln_run):

@@ -1,6 +1,6 @@
-"""The per-kernel profiling pass: attribution logic on synthetic Kineto traces (the GPU cases,
-checked here without a GPU), and the real pass on CPU, where C++ kernels are timed by their
-Python binding calls."""
+"""The per-kernel profiling pass: the attribution (engine/kernel_attribution.py) on synthetic
+Kineto traces (the GPU cases, checked here without a GPU), and the real pass
+(engine/kernel_profiler.py) on CPU, where C++ kernels are timed by their Python binding calls."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import json
 import pytest
 import torch
 
-from compile_profile.engine import chrome_trace, kernel_timing
-from compile_profile.engine.kernel_timing import attribute, call_sites, extern_op_name, line_times
-from compile_profile.profile_run import Device, Kernel, ProfileRun, Variant
+from compile_profile.engine import chrome_trace, kernel_profiler
+from compile_profile.engine.kernel_attribution import KernelAttribution, attribute, call_sites, extern_op_name
+from compile_profile.profile_run import Device, Kernel, KernelProfile, ProfileRun, UnmatchedKernel, Variant
 
 TRITON_SOURCE = '''
 import triton
@@ -104,6 +104,11 @@ def one_call(b: TraceBuilder, t: float, module_path: str, *, with_python: bool =
     b.launch(t + 51, "triton_red_fused_sum_1", t + 60, 3.0, grid=(64, 1, 1))
 
 
+def run_of(kernels: list[Kernel]) -> ProfileRun:
+    return ProfileRun(id="r", created_at="", label="", cell_source="", device=Device("cuda", "gpu"),
+                      torch_version="", variants=[Variant("eager"), Variant("inductor/default")], kernels=kernels)
+
+
 @pytest.fixture
 def module_path(tmp_path):
     path = tmp_path / "cabc.py"
@@ -155,9 +160,8 @@ def test_triton_and_extern_kernels_get_their_own_device_time(module_path):
     assert result.outside_graphs_us == pytest.approx(4.0)
     assert result.unmatched[("elementwise_kernel", "outside compiled graphs")] == pytest.approx(4.0)
 
-    run = ProfileRun(id="r", created_at="", label="", cell_source="", device=Device("cuda", "gpu"),
-                     torch_version="", variants=[Variant("eager"), Variant("inductor/default")], kernels=kernels)
-    kernel_timing.apply(result, run)
+    run = run_of(kernels)
+    kernel_profiler.apply(result, run)
     kp = run.variant("inductor/default").kernel_profile
     assert kp.total_ms == pytest.approx((3 * 19.0 + 4.0) / 3 / 1e3)
     assert kp.attributed_ms == pytest.approx(19.0 / 1e3)
@@ -166,10 +170,6 @@ def test_triton_and_extern_kernels_get_their_own_device_time(module_path):
     assert add_kernel.share == pytest.approx(2.0 / (19.0 + 4.0 / 3))
     assert add_kernel.launch_grid == [16, 1, 1] and add_kernel.in_cuda_graph is False
     assert sum(k.share for k in kernels) == pytest.approx(kp.attributed_ms / kp.total_ms)
-    # line 2 gets the add kernel; lines 3-4 split the sum kernel and mms evenly
-    lines = {lt.line: lt.time_ms for lt in kp.lines}
-    assert set(lines) == {2, 3, 4} and lines[3] == pytest.approx(lines[4])
-    assert sum(lines.values()) == pytest.approx(kp.attributed_ms)
 
 
 def test_without_the_python_tracer_triton_kernels_are_still_matched_by_name():
@@ -222,20 +222,78 @@ def test_cuda_graph_replays_mark_kernels_and_align_library_kernels_to_their_call
     assert not result.unmatched
 
 
-def test_line_times_split_a_fused_kernel_evenly():
-    a = Kernel(name="a", language="cpp", source="", graph_id="g", lines=[1, 2], id="a", device_time_ms=2.0)
-    b = Kernel(name="b", language="cpp", source="", graph_id="g", lines=[2], id="b", device_time_ms=1.0)
-    c = Kernel(name="c", language="cpp", source="", graph_id="g", lines=[], id="c", device_time_ms=5.0)
-    lines = line_times([a, b, c], total_ms=8.0)
-    assert [(lt.line, lt.time_ms, lt.kernels) for lt in lines] == [(1, 1.0, ["a"]), (2, 2.0, ["a", "b"])]
-    assert lines[1].share == pytest.approx(0.25)
+def one_call_attributed(module_path: str) -> KernelAttribution:
+    b = TraceBuilder()
+    one_call(b, 1000.0, module_path)
+    attribution = KernelAttribution(b.trace(), kernels_of(OUTPUT_CODE), variant="inductor/default", calls=1,
+                                    device_type="cuda")
+    attribution.attribute()
+    return attribution
+
+
+def test_the_attribution_knows_which_graph_and_module_each_region_ran(module_path):
+    attribution = one_call_attributed(module_path)
+    (region,) = attribution.regions
+    assert attribution.region_graph == {region: GRAPH}
+    assert attribution.graph_of_key == {"## Call CompiledFxGraph abc ##": GRAPH}
+    module = attribution.region_module[region]
+    assert [(s.kind, s.op) for s in module.sites] == [("extern", "aten::mm"), ("triton", ""), ("extern", "aten::mm"),
+                                                      ("triton", "")]
+
+
+def test_the_attribution_ties_each_launching_host_op_to_its_kernel(module_path):
+    attribution = one_call_attributed(module_path)
+    assert {ev.name: k.name for ev, k in attribution.launch_kernel.items()} == {
+        "triton_poi_fused_add_0": "triton_poi_fused_add_0", "triton_red_fused_sum_1": "triton_red_fused_sum_1"}
+    # the two aten::mm ops go to the two extern call sites, in source order
+    by_time = sorted(attribution.extern_op.items(), key=lambda item: item[0].ts)
+    assert [k.id for _, k in by_time] == sorted(k.id for k in kernels_of(OUTPUT_CODE) if k.language == "extern")
+
+
+def test_attributing_twice_counts_each_event_once(module_path):
+    attribution = one_call_attributed(module_path)
+    first_total = attribution.result.total_us
+    again = attribution.attribute()
+    assert again.total_us == first_total == pytest.approx(19.0)
+    assert sum(o.launches for o in again.observations.values()) == 4
+
+
+def test_the_attribution_returns_times_and_leaves_the_kernels_untouched(module_path):
+    b = TraceBuilder()
+    one_call(b, 1000.0, module_path)
+    kernels = kernels_of(OUTPUT_CODE)
+    result = attribute(b.trace(), kernels, variant="inductor/default", calls=1, device_type="cuda")
+    assert sum(o.time_us for o in result.observations.values()) == pytest.approx(19.0)
+    assert all(k.device_time_ms is None and k.share is None and not k.launch_grid for k in kernels)
+    kernel_profiler.apply(result, run_of(kernels))  # the profiler pass is what writes them
+    assert all(k.device_time_ms is not None for k in kernels)
+
+
+def test_a_trace_without_compiled_graph_regions_is_unmatched_time_with_a_note():
+    b = TraceBuilder()
+    b.launch(1000.0, "elementwise_kernel", 1010.0, 4.0)
+    result = attribute(b.trace(), kernels_of(OUTPUT_CODE), variant="inductor/default", calls=1, device_type="cuda")
+    assert not result.observations and result.total_us == pytest.approx(4.0)
+    assert dict(result.unmatched) == {("elementwise_kernel", "outside compiled graphs"): 4.0}
+    assert result.notes == ["the profiler saw no compiled-graph region, so no kernel could be timed"]
+
+
+def test_a_stored_run_with_the_old_per_line_split_still_loads():
+    run = run_of([])
+    run.variant("inductor/default").kernel_profile = KernelProfile(
+        calls=3, total_ms=0.5, attributed_ms=0.4, method="host", unmatched=[UnmatchedKernel("k", 0.1)])
+    data = json.loads(run.to_json())
+    assert "lines" not in data["variants"][1]["kernel_profile"]
+    data["variants"][1]["kernel_profile"]["lines"] = [{"line": 2, "time_ms": 0.4, "share": 0.8, "kernels": ["a"]}]
+    loaded = ProfileRun.from_dict(data)
+    assert loaded.variant("inductor/default").kernel_profile == run.variant("inductor/default").kernel_profile
 
 
 def test_profile_count_grows_for_fast_cells_within_bounds():
-    assert kernel_timing.calls_for(None) == kernel_timing.MIN_CALLS
-    assert kernel_timing.calls_for(1000.0) == kernel_timing.MIN_CALLS
-    assert kernel_timing.calls_for(0.001) == kernel_timing.MAX_CALLS
-    assert kernel_timing.calls_for(10.0) == 3 and kernel_timing.calls_for(5.0) == 6
+    assert kernel_profiler.calls_for(None) == kernel_profiler.MIN_CALLS
+    assert kernel_profiler.calls_for(1000.0) == kernel_profiler.MIN_CALLS
+    assert kernel_profiler.calls_for(0.001) == kernel_profiler.MAX_CALLS
+    assert kernel_profiler.calls_for(10.0) == 3 and kernel_profiler.calls_for(5.0) == 6
 
 
 # -- the real pass on CPU ----------------------------------------------------------------------
@@ -264,7 +322,7 @@ def test_cpu_pass_times_cpp_kernels_and_externs_by_host_time(cpu_run):
     assert run.status == "ok" and not run.errors, run.errors
     v = run.variant("inductor/default")
     kp = v.kernel_profile
-    assert kp is not None and kp.method == "host" and kp.calls >= kernel_timing.MIN_CALLS
+    assert kp is not None and kp.method == "host" and kp.calls >= kernel_profiler.MIN_CALLS
     assert kp.outside_graphs_ms is None and kp.in_cuda_graphs_ms == 0
     cpp = [k for k in run.kernels if k.language == "cpp"]
     assert cpp and all(k.device_time_ms and k.device_time_ms > 0 for k in cpp)
@@ -272,7 +330,7 @@ def test_cpu_pass_times_cpp_kernels_and_externs_by_host_time(cpu_run):
     timed = [k for k in run.kernels if k.device_time_ms]
     assert 0 < kp.attributed_ms <= kp.total_ms
     assert sum(k.share for k in timed) == pytest.approx(kp.attributed_ms / kp.total_ms)
-    assert {lt.line for lt in kp.lines} <= {2, 3, 4} and kp.lines
+    assert all(set(k.lines) <= {2, 3, 4} for k in timed) and any(k.lines for k in timed)
     # no GPU: no device ceilings, no in-graph flags
     assert run.device_peaks is None and all(k.in_cuda_graph is None for k in run.kernels)
 
@@ -304,7 +362,7 @@ def test_a_failing_pass_is_an_error_of_its_stage_not_a_failed_run(monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("profiler unavailable")
 
-    monkeypatch.setattr(kernel_timing, "record_trace", broken)
+    monkeypatch.setattr(kernel_profiler, "record_trace", broken)
     ns = {"torch": torch, "x": torch.randn(128, 64)}
     run = run_cell("y = (x * 3).relu().sum()\n", ns)
     assert run.status == "ok" and run.speedup is not None

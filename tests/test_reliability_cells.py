@@ -377,9 +377,9 @@ def test_interrupt_during_timing_keeps_the_samples_taken(shell, private_run_stor
 
 
 def test_interrupt_during_the_kernel_profiling_pass(shell, private_run_store, monkeypatch):
-    from compile_profile.engine import kernel_timing
+    from compile_profile.engine import kernel_profiler
 
-    real_measure = kernel_timing.measure_variant
+    real_measure = kernel_profiler.measure_variant
 
     def measure_interrupted_on_second_call(run, name, call, before_each):
         # The interrupt lands inside torch.profiler's recording, on the variant's second call.
@@ -393,7 +393,7 @@ def test_interrupt_during_the_kernel_profiling_pass(shell, private_run_store, mo
 
     before = torch_state()
     with monkeypatch.context() as patched:
-        patched.setattr(kernel_timing, "measure_variant", measure_interrupted_on_second_call)
+        patched.setattr(kernel_profiler, "measure_variant", measure_interrupted_on_second_call)
         result, out, run = profile(shell, "", "y = x.sin()\nz = y + 1\n")
     assert_interrupted(result, out, run, private_run_store, "kernel timing")
     assert all(v.timing is not None for v in run.variants), "the timed samples are kept"

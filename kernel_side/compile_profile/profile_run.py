@@ -72,16 +72,6 @@ class Variant:
 
 
 @dataclass
-class LineTime:
-    """Kernel time attributed to one cell line (a kernel fused from several lines is split evenly)."""
-
-    line: int
-    time_ms: float
-    share: float
-    kernels: list[str] = field(default_factory=list)  # Kernel ids
-
-
-@dataclass
 class UnmatchedKernel:
     """A device kernel the profiling pass saw but could not tie to a generated kernel or extern call."""
 
@@ -105,7 +95,6 @@ class KernelProfile:
     method: Literal["cupti", "host"] = "cupti"
     outside_graphs_ms: float | None = None  # device time of code Dynamo did not compile (around graph breaks)
     in_cuda_graphs_ms: float = 0.0
-    lines: list[LineTime] = field(default_factory=list)
     unmatched: list[UnmatchedKernel] = field(default_factory=list)  # largest first, bounded
     note: str = ""
 

@@ -11,7 +11,7 @@ import traceback
 from typing import Any, Callable
 
 from ..profile_run import ErrorInfo, ProfileRun
-from . import kernel_timing, roofline
+from . import kernel_profiler, roofline
 
 
 def _error(stage: str, exc: BaseException, variant: str = "") -> ErrorInfo:
@@ -44,7 +44,7 @@ def measure_after_timing(
     results = []
     for name, call in compiled.items():
         try:
-            results.append(kernel_timing.measure_variant(run, name, call, before_each))
+            results.append(kernel_profiler.measure_variant(run, name, call, before_each))
         except Exception as exc:  # noqa: BLE001 - one variant's failed pass leaves the others
             errors.append(_error("kernel timing", exc, name))
     if run.device.type == "cuda" and results:

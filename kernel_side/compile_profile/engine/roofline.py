@@ -28,7 +28,7 @@ import re
 from typing import Any
 
 from ..profile_run import DevicePeaks, Kernel
-from .kernel_timing import KernelObservation, VariantKernelTimes
+from .kernel_attribution import KernelObservation, VariantKernelTimes
 
 # (substring of torch.cuda.get_device_name(), memory GB/s, dense bf16 TFLOP/s): vendor datasheets.
 # Order matters: the first match wins.
@@ -247,7 +247,7 @@ def op_flops(op: str, args: dict[str, Any]) -> int | None:
 
 
 def _extern_op(kernel: Kernel, args: dict[str, Any]) -> str:
-    from .kernel_timing import extern_op_name
+    from .kernel_attribution import extern_op_name
 
     return extern_op_name(kernel.name) if kernel.language == "extern" else kernel.name
 

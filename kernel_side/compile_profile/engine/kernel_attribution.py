@@ -1,0 +1,479 @@
+"""Which generated kernel or extern call each event of a profiler trace belongs to.
+
+Given the Chrome trace of a torch.profiler (Kineto) pass and the variant's kernels the
+trace model found in Inductor's output code, this ties what the profiler saw to those kernels:
+
+* each compiled graph runs inside a ``## Call CompiledFxGraph <key> ##`` region;
+  the Python tracer names the output-code module whose ``call`` ran in it, and
+  that module's kernels (name and source) say which of our graphs it is;
+* a Triton launch is a host op named after the kernel (Inductor records it with
+  the launch's arguments, ``kernel_file`` and the chosen config); the device
+  kernels it queued carry the same name;
+* an extern call (cuBLAS, cuDNN, SDPA...) is the ATen op directly under the
+  region, matched to the module's extern call sites in source order; the device
+  kernels it queued are whatever library kernels ran under it;
+* C++ kernels (CPU) are the Python binding's ``<built-in function kernel>``
+  calls under ``call``, matched to the module's C++ call sites in order; their
+  time is host time;
+* under CUDA graphs (reduce-overhead) kernels are queued by ``cudaGraphLaunch``:
+  Triton ones still carry their names; library kernels between two Triton
+  kernels belong to the one extern call site between them in the module, if
+  there is exactly one.
+
+What cannot be tied to a kernel is kept as unmatched time, never dropped.
+
+The result is a plain ``VariantKernelTimes`` (summed microseconds over all profiled calls).
+This module does not run the profiler and does not write into a ``ProfileRun``: the pass
+in ``kernel_profiler`` does both.
+"""
+
+from __future__ import annotations
+
+import ast
+import collections
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from ..profile_run import Kernel
+from .chrome_trace import ChromeTrace, DeviceEvent, HostEvent
+from .output_code import dotted_name, launch_call, launcher_functions, parse_output_code
+
+REGION_PREFIX = "## Call CompiledFxGraph"
+CPP_BINDING_CALL = "<built-in function kernel>"  # Inductor's C++ kernels are bound as "kernel"
+_CALL_EVENT = re.compile(r"^(?P<path>.+\.py)\((?P<line>\d+)\): call$")
+_EXTERN_PREFIXES = ("extern_kernels.", "torch.ops.", "aten.")
+
+
+@dataclass
+class KernelObservation:
+    """What the profiling pass saw of one generated kernel or extern call."""
+
+    kernel: Kernel
+    time_us: float = 0.0
+    launches: int = 0
+    grids: collections.Counter = field(default_factory=collections.Counter)
+    blocks: collections.Counter = field(default_factory=collections.Counter)
+    in_cuda_graph: bool = False
+    outside_cuda_graph: bool = False
+    device_names: collections.Counter = field(default_factory=collections.Counter)
+    launch_args: list[dict[str, Any]] = field(default_factory=list)  # recorded host-op args of each launch
+    configs: collections.Counter = field(default_factory=collections.Counter)
+    low_precision: bool = False  # bf16/fp16 operands: its FLOP rate is comparable with the bf16 ceiling
+
+
+@dataclass
+class VariantKernelTimes:
+    variant: str
+    calls: int
+    method: str  # "cupti" or "host"
+    observations: dict[str, KernelObservation]  # by Kernel.id
+    total_us: float = 0.0
+    outside_graphs_us: float | None = None
+    in_cuda_graphs_us: float = 0.0
+    unmatched: collections.Counter = field(default_factory=collections.Counter)  # (name, where) -> us
+    notes: list[str] = field(default_factory=list)
+
+
+def python_event_needed(name: str) -> bool:
+    """The Python-tracer events the attribution reads (a trace keeps only these of them)."""
+    return name == CPP_BINDING_CALL or name.endswith(": call")
+
+
+# -- output-code modules -----------------------------------------------------------
+
+
+@dataclass
+class CallSite:
+    kind: str  # "triton" | "cpp" | "extern"
+    name: str
+    kernel: Kernel | None
+    op: str = ""  # extern: the ATen op name as the profiler shows it, e.g. "aten::mm"
+
+
+@dataclass
+class ModuleInfo:
+    graph_id: str | None
+    sites: list[CallSite]
+
+
+def extern_op_name(callee: str) -> str:
+    """``extern_kernels.mm`` -> ``aten::mm``; ``torch.ops.aten._foo.default`` -> ``aten::_foo``."""
+    parts = callee.split(".")
+    if callee.startswith("extern_kernels."):
+        return f"aten::{parts[1]}"
+    if callee.startswith("torch.ops.") and len(parts) >= 4:
+        return f"{parts[2]}::{parts[3]}"
+    if callee.startswith("aten.") and len(parts) >= 2:
+        return f"aten::{parts[1]}"
+    return callee
+
+
+def call_sites(code: str) -> list[tuple[str, str, str]]:
+    """(kind, name, statement text) of each kernel launch or extern call, in the order ``call()``
+    runs them (a graph partition's launches where ``call`` invokes ``self.partitions[N]``)."""
+    parsed = parse_output_code(code)
+    languages = {k.name: k.language for k in parsed.kernels if k.language != "extern"}
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    functions = launcher_functions(tree)
+    if not functions or functions[0].name != "call":
+        return []
+    partitions = {fn.name: fn for fn in functions[1:]}
+
+    def sites_of(fn: ast.FunctionDef, inline: bool) -> list[tuple[str, str, str]]:
+        out = []
+        statements = sorted((n for n in ast.walk(fn) if isinstance(n, (ast.Expr, ast.Assign))),
+                            key=lambda n: (n.lineno, n.col_offset))
+        for stmt in statements:
+            partition = _partition_called(stmt) if inline else None
+            if partition is not None and partition in partitions:
+                out.extend(sites_of(partitions[partition], inline=False))
+                continue
+            call = launch_call(stmt)
+            if call is None:
+                continue
+            callee = dotted_name(call.func)
+            base = callee.split(".")[0]
+            text = (ast.get_source_segment(code, stmt) or "").strip()
+            if base in languages:
+                out.append((languages[base], base, text))
+            elif callee.startswith(_EXTERN_PREFIXES):
+                out.append(("extern", callee, text))
+        return out
+
+    return sites_of(functions[0], inline=True)
+
+
+def _partition_called(stmt: ast.stmt) -> str | None:
+    """``partition_N`` for ``(...) = self.partitions[N](...)``."""
+    value = getattr(stmt, "value", None)
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Subscript):
+        target, index = value.func.value, value.func.slice
+        if isinstance(target, ast.Attribute) and target.attr == "partitions" and isinstance(index, ast.Constant):
+            return f"partition_{index.value}"
+    return None
+
+
+class KernelIndex:
+    """The variant's kernels, looked up by module, graph and name."""
+
+    def __init__(self, kernels: Iterable[Kernel]):
+        self.kernels = list(kernels)
+        self.by_name_source: dict[tuple[str, str], list[Kernel]] = collections.defaultdict(list)
+        self.by_graph_name: dict[tuple[str, str], list[Kernel]] = collections.defaultdict(list)
+        self.graphs_by_name: dict[str, set[str]] = collections.defaultdict(set)
+        for k in self.kernels:
+            self.by_name_source[(k.name, k.source.strip())].append(k)
+            self.by_graph_name[(k.graph_id, k.name)].append(k)
+            if k.language != "extern":
+                self.graphs_by_name[k.name].add(k.graph_id)
+        self._modules: dict[str, ModuleInfo | None] = {}
+
+    def module(self, path: str) -> ModuleInfo | None:
+        if path not in self._modules:
+            self._modules[path] = self._read_module(path)
+        return self._modules[path]
+
+    def _read_module(self, path: str) -> ModuleInfo | None:
+        try:
+            with open(path) as f:
+                code = f.read()
+        except OSError:
+            return None
+        parsed = {k.name: k for k in parse_output_code(code).kernels if k.language != "extern"}
+        votes: collections.Counter[str] = collections.Counter()
+        raw = call_sites(code)
+        for kind, name, text in raw:
+            source = parsed[name].source.strip() if kind != "extern" else text
+            for k in self.by_name_source.get((name, source), []):
+                votes[k.graph_id] += 1
+        if not votes:
+            return None
+        graph_id = votes.most_common(1)[0][0]
+        sites = []
+        used: set[str] = set()
+        for kind, name, text in raw:
+            source = parsed[name].source.strip() if kind != "extern" else text
+            candidates = [k for k in self.by_name_source.get((name, source), []) if k.graph_id == graph_id]
+            fresh = [k for k in candidates if k.id not in used] or candidates
+            kernel = fresh[0] if fresh else None
+            if kernel is not None and kind == "extern":
+                used.add(kernel.id)  # one extern Kernel per call site
+            sites.append(CallSite(kind, name, kernel, extern_op_name(name) if kind == "extern" else ""))
+        return ModuleInfo(graph_id, sites)
+
+    def graph_by_names(self, names: Iterable[str]) -> str | None:
+        votes: collections.Counter[str] = collections.Counter()
+        for name in names:
+            for graph_id in self.graphs_by_name.get(name, ()):
+                votes[graph_id] += 1
+        return votes.most_common(1)[0][0] if votes else None
+
+    def generated(self, graph_id: str | None, name: str) -> Kernel | None:
+        if graph_id is not None:
+            found = [k for k in self.by_graph_name.get((graph_id, name), []) if k.language != "extern"]
+            if found:
+                return found[0]
+        graphs = self.graphs_by_name.get(name, set())
+        if len(graphs) == 1:  # unambiguous across the variant
+            return self.generated(next(iter(graphs)), name)
+        return None
+
+    def is_triton_launch(self, ev: HostEvent) -> bool:
+        return ev.cat == "cpu_op" and (
+            ev.args.get("kernel_backend") == "triton" or "kernel_file" in ev.args or ev.name in self.graphs_by_name
+        ) and not ev.name.startswith("aten::")
+
+
+# -- attribution ---------------------------------------------------------------------
+
+
+def _enclosing(ev: HostEvent, predicate) -> HostEvent | None:
+    return next((a for a in ev.ancestors() if predicate(a)), None)
+
+
+def is_region(ev: HostEvent) -> bool:
+    return ev.name.startswith(REGION_PREFIX)
+
+
+def _is_op(ev: HostEvent) -> bool:
+    return ev.cat in ("cpu_op", "user_annotation")
+
+
+def attribute(trace: ChromeTrace, kernels: Iterable[Kernel], *, variant: str, calls: int,
+              device_type: str) -> VariantKernelTimes:
+    """Each kernel's observed time over the ``calls`` profiled calls in ``trace``."""
+    return KernelAttribution(trace, kernels, variant=variant, calls=calls, device_type=device_type).attribute()
+
+
+class KernelAttribution:
+    """One trace attributed to one variant's kernels.
+
+    The maps the steps share are attributes: which graph and output-code module each
+    compiled-graph region ran (``region_graph``, ``region_module``, and ``graph_of_key`` for
+    regions of the same key whose module the Python tracer did not name), and which host op
+    launched which kernel (``launch_kernel``, ``extern_op``).  ``attribute()`` fills
+    ``result`` once; calling it again returns the same result.
+    """
+
+    def __init__(self, trace: ChromeTrace, kernels: Iterable[Kernel], *, variant: str, calls: int,
+                 device_type: str):
+        self.trace = trace
+        self.index = KernelIndex(kernels)
+        self.method = "cupti" if device_type == "cuda" else "host"
+        self.result = VariantKernelTimes(variant=variant, calls=calls, method=self.method, observations={})
+        self.regions = [ev for ev in trace.host if is_region(ev)]
+        self.region_graph: dict[HostEvent, str | None] = {}
+        self.region_module: dict[HostEvent, ModuleInfo | None] = {}
+        self.graph_of_key: dict[str, str] = {}
+        self.launch_kernel: dict[HostEvent, Kernel] = {}  # Triton launch host op -> its kernel
+        self.extern_op: dict[HostEvent, Kernel] = {}  # extern call's ATen op -> its call site's kernel
+        self._done = False
+
+    def attribute(self) -> VariantKernelTimes:
+        if self._done:
+            return self.result
+        self._done = True
+        self._read_regions()
+        self._attribute_triton_launches()
+        self._attribute_call_sites()
+        if self.method == "host":
+            self.result.total_us = sum(r.dur for r in self.regions)
+        else:
+            self._attribute_device()
+        if not self.regions:
+            self.result.notes.append("the profiler saw no compiled-graph region, so no kernel could be timed")
+        return self.result
+
+    def observe(self, kernel: Kernel) -> KernelObservation:
+        obs = self.result.observations.get(kernel.id)
+        if obs is None:
+            obs = self.result.observations[kernel.id] = KernelObservation(kernel)
+        return obs
+
+    def graph_of(self, region: HostEvent | None) -> str | None:
+        if region is None:
+            return None
+        return self.region_graph.get(region) or self.graph_of_key.get(region.name)
+
+    def _read_regions(self) -> None:
+        """Each region's output-code module, from the Python tracer's ``<module>.py(N): call``."""
+        for region in self.regions:
+            module = None
+            for ev in region.descendants():
+                m = _CALL_EVENT.match(ev.name) if ev.cat == "python_function" else None
+                if m:
+                    module = self.index.module(m.group("path"))
+                    if module is not None:
+                        break
+            self.region_module[region] = module
+            self.region_graph[region] = module.graph_id if module else None
+            if module and module.graph_id:
+                self.graph_of_key[region.name] = module.graph_id
+
+    def _attribute_triton_launches(self) -> None:
+        """Triton launches: host ops named after the kernel, inside a region."""
+        index = self.index
+        for ev in self.trace.host:
+            if not index.is_triton_launch(ev):
+                continue
+            region = _enclosing(ev, is_region)
+            graph_id = self.region_graph.get(region) if region is not None else None
+            if region is not None and graph_id is None:
+                graph_id = self.graph_of_key.get(region.name) or index.graph_by_names(
+                    e.name for e in region.descendants() if index.is_triton_launch(e))
+                self.region_graph[region] = graph_id
+                if graph_id:
+                    self.graph_of_key.setdefault(region.name, graph_id)
+            kernel = index.generated(graph_id, ev.name)
+            if kernel is None:
+                continue
+            self.launch_kernel[ev] = kernel
+            obs = self.observe(kernel)
+            obs.launch_args.append(ev.args)
+            config = ", ".join(str(x) for x in (
+                ev.args.get("kernel_kwargs"),
+                f"num_warps={ev.args['num_warps']}" if "num_warps" in ev.args else None,
+                f"num_stages={ev.args['num_stages']}" if "num_stages" in ev.args else None,
+            ) if x)
+            if config:
+                obs.configs[config] += 1
+            if self.method == "host":  # a Triton kernel on CPU would be odd; count its host time all the same
+                obs.time_us += ev.dur
+                obs.launches += 1
+
+    def _attribute_call_sites(self) -> None:
+        """Extern calls and C++ kernels: matched to the module's call sites in order."""
+        for region in self.regions:
+            module = self.region_module.get(region)
+            if module is None:
+                continue
+            top_ops = sorted((ev for ev in region.descendants() if ev.cat == "cpu_op"
+                              and _enclosing(ev, _is_op) is region and not self.index.is_triton_launch(ev)),
+                             key=lambda ev: ev.ts)
+            pending: dict[str, collections.deque[CallSite]] = collections.defaultdict(collections.deque)
+            for site in module.sites:
+                if site.kind == "extern" and site.kernel is not None:
+                    pending[site.op].append(site)
+            for ev in top_ops:
+                queue = pending.get(ev.name)
+                if queue:
+                    site = queue.popleft()
+                    self.extern_op[ev] = site.kernel
+                    obs = self.observe(site.kernel)
+                    obs.launch_args.append(ev.args)
+                    if self.method == "host":
+                        obs.time_us += ev.dur
+                        obs.launches += 1
+            if self.method == "host":
+                self._attribute_cpp_calls(region, module)
+
+    def _attribute_cpp_calls(self, region: HostEvent, module: ModuleInfo) -> None:
+        call_event = next((ev for ev in region.descendants() if ev.cat == "python_function"
+                           and _CALL_EVENT.match(ev.name)), None)
+        if call_event is None:
+            return
+        binding_calls = sorted((ev for ev in call_event.children if ev.name == CPP_BINDING_CALL),
+                               key=lambda e: e.ts)
+        cpp_sites = [s for s in module.sites if s.kind == "cpp"]
+        if len(binding_calls) == len(cpp_sites):
+            pairs = list(zip(binding_calls, cpp_sites))
+        elif len({s.name for s in cpp_sites}) == 1 and cpp_sites[0].kernel is not None:
+            pairs = [(ev, cpp_sites[0]) for ev in binding_calls]  # one kernel, called in a loop
+        else:
+            return  # the calls cannot be told apart; their time stays in the region's total
+        for ev, site in pairs:
+            if site.kernel is None:
+                continue
+            obs = self.observe(site.kernel)
+            obs.time_us += ev.dur
+            obs.launches += 1
+
+    def _attribute_device(self) -> None:
+        result = self.result
+        graph_launches: dict[int, list[DeviceEvent]] = collections.defaultdict(list)
+        for d in self.trace.device:
+            result.total_us += d.dur
+            if d.in_cuda_graph:
+                result.in_cuda_graphs_us += d.dur
+            kernel, region = None, None
+            if d.launcher is not None:
+                for anc in d.launcher.ancestors():
+                    if anc in self.launch_kernel:
+                        kernel = self.launch_kernel[anc]
+                        break
+                    if anc in self.extern_op:
+                        kernel = self.extern_op[anc]
+                        break
+                    if is_region(anc):
+                        region = anc
+                        break
+            if kernel is None and region is None and d.launcher is not None:
+                region = _enclosing(d.launcher, is_region)
+            if kernel is None and d.cat == "kernel" and (region is not None or d.in_cuda_graph):
+                # by name: Triton kernels keep theirs on the device
+                kernel = self.index.generated(self.graph_of(region), d.name)
+            if kernel is None and d.in_cuda_graph and d.correlation is not None:
+                graph_launches[d.correlation].append(d)  # library kernels in a graph: aligned below
+                continue
+            self._count(d, kernel, region)
+        for events in graph_launches.values():
+            self._align_graph_replay(events)
+
+    def _count(self, d: DeviceEvent, kernel: Kernel | None, region: HostEvent | None) -> None:
+        if kernel is not None:
+            obs = self.observe(kernel)
+            obs.time_us += d.dur
+            obs.launches += 1
+            obs.device_names[d.name] += 1
+            if d.in_cuda_graph:
+                obs.in_cuda_graph = True
+            else:
+                obs.outside_cuda_graph = True
+            if isinstance(d.args.get("grid"), list):
+                obs.grids[tuple(d.args["grid"])] += 1
+            if isinstance(d.args.get("block"), list):
+                obs.blocks[tuple(d.args["block"])] += 1
+            return
+        if region is None and not d.in_cuda_graph:
+            where = "outside compiled graphs"
+            self.result.outside_graphs_us = (self.result.outside_graphs_us or 0.0) + d.dur
+        else:
+            where = "in CUDA graph" if d.in_cuda_graph else "in compiled graph"
+        self.result.unmatched[(d.name, where)] += d.dur
+
+    def _module_of_graph(self, graph_id: str | None) -> ModuleInfo | None:
+        return next((m for m in self.region_module.values() if m is not None and m.graph_id == graph_id), None)
+
+    def _align_graph_replay(self, unmatched_events: list[DeviceEvent]) -> None:
+        """Library kernels inside a CUDA graph replay: the extern call site between the Triton
+        kernels that ran just before and just after them, when there is exactly one."""
+        correlation = unmatched_events[0].correlation
+        replay = [d for d in self.trace.device if d.correlation == correlation]
+        launcher = unmatched_events[0].launcher
+        region = _enclosing(launcher, is_region) if launcher is not None else None
+        graph_id = self.graph_of(region)
+        if graph_id is None:
+            graph_id = self.index.graph_by_names(d.name for d in replay)
+        module = self._module_of_graph(graph_id)
+        sites = module.sites if module else []
+        site_pos = 0
+        position: dict[int, int] = {}  # device event id -> index of its call site
+        for d in replay:
+            if d.cat != "kernel":
+                continue
+            for j in range(site_pos, len(sites)):
+                if sites[j].kind == "triton" and sites[j].name == d.name:
+                    position[id(d)] = j
+                    site_pos = j + 1
+                    break
+        for i, d in enumerate(replay):
+            if d not in unmatched_events:
+                continue
+            before = max((position[id(e)] for e in replay[:i] if id(e) in position), default=-1)
+            after = min((position[id(e)] for e in replay[i + 1:] if id(e) in position), default=len(sites))
+            externs = [s for s in sites[before + 1:after] if s.kind == "extern" and s.kernel is not None]
+            self._count(d, externs[0].kernel if len(externs) == 1 else None, region or launcher)

@@ -1,0 +1,179 @@
+"""Per-kernel time from a separate torch.profiler (Kineto) pass after the timed runs.
+
+The timed samples stay clean: this pass runs each compiled variant a few more
+times under ``torch.profiler``, hands the trace to ``kernel_attribution`` (which ties
+the profiler's events to the kernels the trace model found in Inductor's output code)
+and writes what it returns into the ``ProfileRun``: each kernel's time fields and the
+variant's ``kernel_profile``.  It is the only part of the pass that writes into the run.
+
+It does not match events to kernels (``kernel_attribution`` does) and does not compute
+roofline figures (``roofline`` does, from the same ``VariantKernelTimes``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import sys
+import tempfile
+from typing import Any, Callable, Iterator
+
+from ..profile_run import KernelProfile, ProfileRun, UnmatchedKernel
+from . import chrome_trace
+from .chrome_trace import ChromeTrace
+from .kernel_attribution import VariantKernelTimes, attribute, python_event_needed
+
+# Profiled time per variant: few calls for slow cells, more for fast ones.  Attribution needs few;
+# each call's trace (the Python tracer's above all) costs host time to export and parse.
+PROFILE_TARGET_S = 0.03
+MIN_CALLS, MAX_CALLS = 3, 10
+MAX_UNMATCHED = 20
+
+CUDA_GRAPH_MODES = ("reduce-overhead", "max-autotune")
+
+
+def calls_for(median_ms: float | None) -> int:
+    if not median_ms or not math.isfinite(median_ms) or median_ms <= 0:
+        return MIN_CALLS
+    return int(min(MAX_CALLS, max(MIN_CALLS, round(PROFILE_TARGET_S * 1e3 / median_ms))))
+
+
+def record_trace(call: Callable[[], Any], before_each: Callable[[], None], *, calls: int,
+                 device_type: str) -> ChromeTrace:
+    """Run ``call`` under torch.profiler (one discarded warm-up step, then ``calls`` steps)."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile, schedule
+
+    activities = [ProfilerActivity.CPU]
+    if device_type == "cuda":
+        activities.append(ProfilerActivity.CUDA)
+    sync = torch.cuda.synchronize if device_type == "cuda" else (lambda: None)
+    prof = profile(
+        activities=activities,
+        schedule=schedule(wait=0, warmup=1, active=calls, repeat=1),
+        record_shapes=True,  # launch arguments' shapes: bytes moved and FLOPs
+        with_stack=True,  # the Python tracer names the output-code module and C++ binding calls
+    )
+    with _cupti_torn_down_afterwards(device_type):
+        with _native_stderr_silenced():
+            prof.start()
+        try:
+            for _ in range(calls + 1):
+                before_each()
+                call()
+                sync()
+                with _native_stderr_silenced():  # the schedule starts and stops Kineto inside step()
+                    prof.step()
+        finally:
+            with _native_stderr_silenced():
+                prof.stop()
+    fd, path = tempfile.mkstemp(prefix="compile_profile_trace_", suffix=".json")
+    os.close(fd)
+    try:
+        prof.export_chrome_trace(path)
+        return chrome_trace.load(path, keep_python=python_event_needed)
+    finally:
+        os.unlink(path)
+
+
+@contextlib.contextmanager
+def _cupti_torn_down_afterwards(device_type: str) -> Iterator[None]:
+    """Left subscribed after profiling, CUPTI slows every later launch by 10-20 % (pytorch#144455;
+    measured here on an H200: host-heavy cells 15-45 % slower for the rest of the process).  Kineto
+    tears it down at the profiler's stop when TEARDOWN_CUPTI=1; torch itself sets 0 where CUDA
+    graphs crash on re-init (CUDA < 12.6), and an explicit choice is kept.  The variable is set
+    for the pass only."""
+    import torch
+
+    try:
+        cuda = tuple(int(x) for x in (torch.version.cuda or "0.0").split(".")[:2])
+    except ValueError:
+        cuda = (0, 0)
+    if device_type != "cuda" or "TEARDOWN_CUPTI" in os.environ or cuda < (12, 6):
+        yield
+        return
+    os.environ["TEARDOWN_CUPTI"] = "1"
+    try:
+        yield
+    finally:
+        os.environ.pop("TEARDOWN_CUPTI", None)
+
+
+@contextlib.contextmanager
+def _native_stderr_silenced() -> Iterator[None]:
+    """Kineto prints a line to the process's stderr as it starts and stops ("USDT: ...
+    profiler_start"), which a notebook shows under every profiled cell; these calls last
+    milliseconds, so the descriptor is pointed at /dev/null just around them."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError, AttributeError):
+        yield
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
+# -- writing the results into the run ---------------------------------------------------
+
+
+def apply(result: VariantKernelTimes, run: ProfileRun) -> None:
+    """Fill each kernel's time fields and the variant's ``kernel_profile``."""
+    calls = max(1, result.calls)
+    total_ms = result.total_us / 1e3 / calls
+    attributed_us = 0.0
+    for obs in result.observations.values():
+        k = obs.kernel
+        attributed_us += obs.time_us
+        k.device_time_ms = obs.time_us / 1e3 / calls
+        k.share = (k.device_time_ms / total_ms) if total_ms > 0 else None
+        k.launches_per_call = obs.launches / calls
+        if obs.grids:
+            k.launch_grid = list(obs.grids.most_common(1)[0][0])
+        if obs.blocks:
+            k.block = list(obs.blocks.most_common(1)[0][0])
+        if obs.configs:
+            k.launch_config = obs.configs.most_common(1)[0][0]
+        if result.method == "cupti" and obs.launches:
+            k.in_cuda_graph = obs.in_cuda_graph and not obs.outside_cuda_graph
+        k.device_kernels = [name for name, _ in obs.device_names.most_common(8)]
+    unmatched = [UnmatchedKernel(name=name, time_ms=us / 1e3 / calls, where=where)
+                 for (name, where), us in result.unmatched.most_common(MAX_UNMATCHED)]
+    profile = KernelProfile(
+        calls=result.calls,
+        total_ms=total_ms,
+        attributed_ms=attributed_us / 1e3 / calls,
+        method=result.method,  # type: ignore[arg-type]
+        outside_graphs_ms=None if result.outside_graphs_us is None else result.outside_graphs_us / 1e3 / calls,
+        in_cuda_graphs_ms=result.in_cuda_graphs_us / 1e3 / calls,
+        unmatched=unmatched,
+        note="; ".join(result.notes),
+    )
+    if result.method == "cupti" and result.outside_graphs_us is None:
+        profile.outside_graphs_ms = 0.0
+    run.variant(result.variant).kernel_profile = profile
+
+
+def measure_variant(
+    run: ProfileRun, name: str, call: Callable[[], Any], before_each: Callable[[], None]
+) -> VariantKernelTimes:
+    """Profile one compiled variant once more and fill its kernels' times and ``kernel_profile``."""
+    variant = run.variant(name)
+    calls = calls_for(variant.timing.median_ms if variant.timing else None)
+    trace = record_trace(call, before_each, calls=calls, device_type=run.device.type)
+    run.cell_runs += calls + 1
+    kernels = [k for k in run.kernels if k.variant == name]
+    result = attribute(trace, kernels, variant=name, calls=calls, device_type=run.device.type)
+    if (run.device.type == "cuda" and variant.mode in CUDA_GRAPH_MODES and result.total_us > 0
+            and result.in_cuda_graphs_us == 0):
+        result.notes.append("no kernel ran inside a CUDA graph: Inductor did not use CUDA graphs for this variant"
+                            + (f" ({'; '.join(variant.cudagraph_skips)})" if variant.cudagraph_skips else ""))
+    apply(result, run)
+    return result
