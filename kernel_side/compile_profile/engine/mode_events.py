@@ -14,42 +14,34 @@ import json
 from typing import Any
 
 from ..profile_run import AutotuneResult
-from .trace_capture import TraceEvent
+from .trace_capture import ChromiumEvent
 
 AUTOTUNE_SUFFIX = "_template_autotuning"
 
 
-def autotune_results(ev: TraceEvent, open_phases: dict) -> list[AutotuneResult]:
-    """An ``AutotuneResult`` for the end event of an autotuning span (``open_phases`` holds
-    the start timestamps the trace model keeps per (name, compile id); read before it pops)."""
-    data = _json(ev.payload)
-    if not isinstance(data, dict) or data.get("ph") != "E":
-        return []
-    name = str(data.get("name", ""))
-    if not name.endswith(AUTOTUNE_SUFFIX):
-        return []
-    args = data.get("args") if isinstance(data.get("args"), dict) else {}
-    starts = open_phases.get((name, ev.compile_id)) or []
-    seconds = (float(data.get("ts", 0.0)) - starts[-1]) / 1e6 if starts else None
-    stats = _json(args.get("autotune_choices_stats")) if isinstance(args.get("autotune_choices_stats"), str) \
-        else args.get("autotune_choices_stats")
+def autotune_result(span: ChromiumEvent, compile_id: str, start_ts: float | None) -> AutotuneResult | None:
+    """An ``AutotuneResult`` for the end event of an autotuning span, ``None`` for any other event;
+    ``start_ts`` is the span's begin timestamp, if its begin event was seen."""
+    if span.phase != "E" or not span.name.endswith(AUTOTUNE_SUFFIX):
+        return None
+    args = span.args
+    stats = args.get("autotune_choices_stats")
+    stats = _json(stats) if isinstance(stats, str) else stats
     stats = stats if isinstance(stats, dict) else {}
-    return [
-        AutotuneResult(
-            op=name[: -len(AUTOTUNE_SUFFIX)],
-            shape=str(args.get("autotune_shape", "")),
-            dtypes=str(args.get("autotune_dtypes", "")),
-            choices=_int(stats.get("num_choices")),
-            triton_choices=_int(stats.get("num_triton_choices")),
-            best=str(stats.get("best_kernel", "")),
-            best_description=str(stats.get("best_kernel_desc", "")),
-            best_ms=_float(stats.get("best_time")),
-            best_triton=str(stats.get("best_triton_kernel", "")),
-            best_triton_ms=_float(stats.get("best_triton_time")),
-            autotune_s=seconds,
-            compile_id=ev.compile_id or str(args.get("compile_id", "")),
-        )
-    ]
+    return AutotuneResult(
+        op=span.name[: -len(AUTOTUNE_SUFFIX)],
+        shape=str(args.get("autotune_shape", "")),
+        dtypes=str(args.get("autotune_dtypes", "")),
+        choices=_int(stats.get("num_choices")),
+        triton_choices=_int(stats.get("num_triton_choices")),
+        best=str(stats.get("best_kernel", "")),
+        best_description=str(stats.get("best_kernel_desc", "")),
+        best_ms=_float(stats.get("best_time")),
+        best_triton=str(stats.get("best_triton_kernel", "")),
+        best_triton_ms=_float(stats.get("best_triton_time")),
+        autotune_s=(span.ts - start_ts) / 1e6 if start_ts is not None else None,
+        compile_id=compile_id or str(args.get("compile_id", "")),
+    )
 
 
 def cudagraph_skips(metrics: dict[str, Any]) -> list[str]:
@@ -57,9 +49,7 @@ def cudagraph_skips(metrics: dict[str, Any]) -> list[str]:
     return [str(reason)] if reason else []
 
 
-def _json(payload: Any):
-    if not isinstance(payload, str) or not payload:
-        return None
+def _json(payload: str):
     try:
         return json.loads(payload)
     except ValueError:

@@ -4,15 +4,21 @@ tlparse reads the same records from files; here a logging handler keeps them
 in memory while a profile runs.  ``capture_compiles()`` installs the handler
 and the Inductor config patches the profile needs, and removes both on exit,
 also when the body raises or is interrupted.
+
+A ``chromium_event`` payload (one begin or end of a timed compile span) is parsed here, once
+per event (``TraceEvent.chromium``), for all that reads it: the progress line, the compile
+phases and max-autotune's results.  A payload that is not such an event reads as ``None``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
+import json
 import logging
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 from .torch_features import provenance_patch
@@ -49,6 +55,45 @@ class TraceEvent:
         if self.name == "artifact" and isinstance(self.metadata, dict):
             return str(self.metadata.get("name", ""))
         return ""
+
+    @property
+    def kind(self) -> str:
+        """What the event is: an artifact's name, else the event's name (no torch name is both,
+        except ``inductor_post_grad_graph``, which is the same graph either way)."""
+        return self.artifact_name if self.name == "artifact" else self.name
+
+    @functools.cached_property
+    def chromium(self) -> ChromiumEvent | None:
+        """The span event of a ``chromium_event``, parsed on first use; ``None`` for any other event."""
+        return parse_chromium(self.payload) if self.name == "chromium_event" else None
+
+
+@dataclass(frozen=True)
+class ChromiumEvent:
+    """One Chrome-trace event, as Dynamo's chromium event logger writes it: ``phase`` is "B" or
+    "E" for the begin or end of a timed span (others, such as "i" or "X", are not spans);
+    ``ts`` is in microseconds."""
+
+    name: str
+    phase: str
+    ts: float
+    args: dict = field(default_factory=dict)
+
+
+def parse_chromium(payload: Any) -> ChromiumEvent | None:
+    """A ``chromium_event`` payload (JSON) as a ``ChromiumEvent``; ``None`` if it is not one."""
+    if not isinstance(payload, str) or not payload:
+        return None
+    try:
+        data = json.loads(payload)
+        ts = float(data.get("ts", 0.0)) if isinstance(data, dict) else None
+    except (ValueError, TypeError):
+        return None
+    if ts is None:
+        return None
+    args = data.get("args")
+    return ChromiumEvent(name=str(data.get("name", "")), phase=str(data.get("ph", "")), ts=ts,
+                         args=args if isinstance(args, dict) else {})
 
 
 class TraceRecorder(logging.Handler):

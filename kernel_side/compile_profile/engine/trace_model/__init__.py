@@ -1,0 +1,15 @@
+"""Turn structured-trace events of one compiled variant into ``ProfileRun`` parts.
+
+  events.py      ``build_variant_trace`` and ``HANDLERS``: one small handler per trace event kind
+  kernels.py     the kernels of each compile's output modules: ids, ATen ops, cell lines
+  graph_text.py  printed FX graphs read as text: op counts, nodes with their op and frame
+  locator.py     ``CellLocator``: which cell line a traced (file, line, code) is
+
+The events themselves, and the parsed ``chromium_event`` span, are ``engine.trace_capture``'s.
+"""
+
+from .events import HANDLERS, VariantTrace, build_variant_trace
+from .graph_text import op_counts_from_code
+from .locator import CellLocator
+
+__all__ = ["HANDLERS", "CellLocator", "VariantTrace", "build_variant_trace", "op_counts_from_code"]

@@ -1,0 +1,304 @@
+"""One small handler per structured-trace event, listed in ``HANDLERS``, building a ``VariantTrace``.
+
+Each event carries its compile id (``frame/compile``); a Dynamo frame compile
+yields a Dynamo graph, AOTAutograd graphs (forward/backward or inference),
+post-grad graphs and one Inductor output module per compiled graph, in that
+order.  The backward is compiled lazily, on the first backward call, so its
+events arrive later under the same compile id.
+
+Contract: an event is dispatched on its kind (an artifact's name, else the event's name;
+``TraceEvent.kind``) to one handler ``(TraceState, TraceEvent) -> None``, which only adds to the
+state; an event of any other kind is ignored.  Kernels are built once all events are in
+(``kernels.compile_kernels``), since a compile's provenance comes before or after its output module.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import linecache
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+from ...profile_run import AutotuneResult, CacheStats, Graph, GraphBreak, Kernel, Recompile
+from .. import mode_events
+from ..backend import RecordedGraph
+from ..stack import frames_of_stack, parse_frames
+from ..torch_features import caller_lines_reliable
+from ..trace_capture import TraceEvent
+from .graph_text import op_counts_from_code
+from .kernels import CompileState, compile_kernels
+from .locator import CellLocator
+
+_BREAK_AT = re.compile(r"Graph break in user code at (.+):(\d+)")
+
+
+@dataclass
+class VariantTrace:
+    graphs: list[Graph] = field(default_factory=list)
+    graph_breaks: list[GraphBreak] = field(default_factory=list)
+    recompiles: list[Recompile] = field(default_factory=list)
+    kernels: list[Kernel] = field(default_factory=list)
+    cache: CacheStats = field(default_factory=CacheStats)
+    phases: dict[str, float] = field(default_factory=dict)
+    compile_s: float = 0.0
+    failures: list[str] = field(default_factory=list)
+    autotune: list[AutotuneResult] = field(default_factory=list)
+    cudagraph_skips: list[str] = field(default_factory=list)
+
+
+@dataclass
+class TraceState:
+    """Everything the handlers read and write while one variant's events are read."""
+
+    variant: str
+    locator: CellLocator
+    recorded: Iterator[RecordedGraph]  # the Dynamo graphs our backend saw, one per dynamo_output_graph
+    out: VariantTrace = field(default_factory=VariantTrace)
+    compiles: dict[str, CompileState] = field(default_factory=dict)  # by compile id, in order of first event
+    # begin timestamps of the open chromium spans, by (span name, compile id)
+    open_spans: dict[tuple[str, str], list[float]] = field(default_factory=lambda: collections.defaultdict(list))
+
+    def compile(self, ev: TraceEvent) -> CompileState:
+        return self.compiles.setdefault(ev.compile_id, CompileState())
+
+    def graph_id(self, ev: TraceEvent, kind: str) -> str:
+        return f"{self.variant}/{ev.compile_id}/{kind}"
+
+
+Handler = Callable[[TraceState, TraceEvent], None]
+
+
+def build_variant_trace(
+    events: list[TraceEvent],
+    recorded: list[RecordedGraph],
+    *,
+    variant: str,
+    locator: CellLocator,
+) -> VariantTrace:
+    state = TraceState(variant=variant, locator=locator, recorded=iter(recorded))
+    for ev in events:
+        state.compile(ev)  # kernels come out in order of each compile's first event
+        handler = HANDLERS.get(ev.kind)
+        if handler is not None:
+            handler(state, ev)
+    out = state.out
+    for cid, compile_state in state.compiles.items():
+        out.kernels.extend(compile_kernels(compile_state, variant=variant, cid=cid, locator=locator))
+    _dedupe_breaks(out)
+    out.cache.state = out.cache.derived_state()
+    return out
+
+
+# -- graphs ------------------------------------------------------------------
+
+def _on_dynamo_start(state: TraceState, ev: TraceEvent) -> None:
+    if isinstance(ev.metadata, dict) and caller_lines_reliable():
+        # the last frame is the compiled code itself (at its first line); the ones before called it
+        state.compile(ev).outer = frames_of_stack(ev.metadata.get("stack") or [])[:-1]
+
+
+def _on_dynamo_graph(state: TraceState, ev: TraceEvent) -> None:
+    compile_state = state.compile(ev)
+    rec = compile_state.recorded = next(state.recorded, None)
+    code = ev.payload or (rec.code if rec else "")
+    lines = (
+        sorted({ln for stack in rec.node_stacks
+                if (ln := state.locator.innermost_cell_line(compile_state.outer + stack)) is not None})
+        if rec
+        else state.locator.cell_lines_in(code)
+    )
+    compile_state.dynamo_lines = lines
+    state.out.graphs.append(
+        Graph(
+            id=state.graph_id(ev, "dynamo"),
+            kind="dynamo",
+            code=code,
+            variant=state.variant,
+            compile_id=ev.compile_id,
+            op_counts=rec.op_counts if rec else {},
+            lines=lines,
+            input_shapes=rec.input_shapes if rec else [],
+        )
+    )
+
+
+def _on_aot_graph(state: TraceState, ev: TraceEvent) -> None:
+    kind = "aot_" + ev.name.split("_")[1]  # aot_forward_graph -> aot_forward
+    compile_state = state.compile(ev)
+    compile_state.aot_graph_ids[kind] = state.graph_id(ev, kind)
+    compile_state.aot_code.append(ev.payload or "")
+    _add_printed_graph(state, ev, kind, kind)
+
+
+def _on_post_grad_graph(state: TraceState, ev: TraceEvent) -> None:
+    # a top-level event on a cache hit, an artifact on a fresh compile (after_post_grad_graph in 2.8)
+    post_grad = state.compile(ev).post_grad
+    _add_printed_graph(state, ev, "post_grad", f"post_grad_{len(post_grad)}")
+    post_grad.append(ev.payload or "")
+
+
+def _add_printed_graph(state: TraceState, ev: TraceEvent, kind: str, id_kind: str) -> None:
+    code = ev.payload or ""
+    state.out.graphs.append(
+        Graph(
+            id=state.graph_id(ev, id_kind),
+            kind=kind,  # type: ignore[arg-type]
+            code=code,
+            variant=state.variant,
+            compile_id=ev.compile_id,
+            op_counts=op_counts_from_code(code),
+            lines=state.locator.cell_lines_in(code),
+        )
+    )
+
+
+# -- what kernels are built from, once all events are in -----------------------
+
+def _on_output_code(state: TraceState, ev: TraceEvent) -> None:
+    compile_state = state.compile(ev)
+    compile_state.output_code.append((ev, dict(compile_state.aot_graph_ids), len(compile_state.post_grad) - 1))
+
+
+def _on_provenance_node_mappings(state: TraceState, ev: TraceEvent) -> None:
+    state.compile(ev).provenance.append(_json(ev.payload))
+
+
+def _on_provenance_stack_traces(state: TraceState, ev: TraceEvent) -> None:
+    state.compile(ev).stack_traces.append(_json(ev.payload))
+
+
+# -- graph breaks and recompiles ---------------------------------------------
+
+def _on_graph_break(state: TraceState, ev: TraceEvent) -> None:
+    head, _, rest = (ev.payload or "").partition("\n")
+    reason_text, _, user_tb = rest.partition("User code traceback:")
+    user_tb = user_tb.split("\nTraceback (most recent call last)")[0]
+    frames = parse_frames(user_tb)
+    at = _BREAK_AT.search(head)
+    filename, file_line = (at.group(1), int(at.group(2))) if at else (frames[-1][:2] if frames else ("", None))
+    line = state.locator.innermost_cell_line(state.compile(ev).outer + frames)  # the cell line whose call led to the break
+    file_code = next((code for f, n, code in reversed(frames) if f == filename and n == file_line), "")
+    state.out.graph_breaks.append(
+        GraphBreak(
+            reason=reason_text.replace("Graph Break Reason:", "", 1).strip(),
+            line=line,
+            code_line=state.locator.code_line(line),
+            variant=state.variant,
+            compile_id=ev.compile_id,
+            filename=filename,
+            file_line=file_line,
+            file_code=file_code or _source_line(filename, file_line),
+        )
+    )
+
+
+def _source_line(filename: str, line: int | None) -> str:
+    if not filename or line is None:
+        return ""
+    return linecache.getline(filename, line).strip()
+
+
+def _dedupe_breaks(out: VariantTrace) -> None:
+    # Dynamo restarts analysis after a break and may log the same break again within one compile;
+    # the same break in other compiles (a library function compiled once per caller) is another
+    # occurrence, which the views group with a count.
+    seen = set()
+    unique = []
+    for b in out.graph_breaks:
+        key = (b.compile_id, b.filename, b.file_line, b.reason.splitlines()[0] if b.reason else "")
+        if key not in seen:
+            seen.add(key)
+            unique.append(b)
+    out.graph_breaks = unique
+
+
+def _on_recompile_reasons(state: TraceState, ev: TraceEvent) -> None:
+    data = _json(ev.payload)
+    reasons = [str(r) for r in data] if isinstance(data, list) else ([ev.payload.strip()] if ev.payload else [])
+    for reason in reasons:
+        if _is_backend_switch(reason):
+            continue  # the profiler compiling the same code for its next variant
+        state.out.recompiles.append(Recompile(reason=reason, variant=state.variant, compile_id=ev.compile_id))
+
+
+def _is_backend_switch(reason: str) -> bool:
+    lines = [ln for ln in reason.splitlines() if ln.strip()]
+    return bool(lines) and all("BACKEND_MATCH" in ln or "___check_current_backend" in ln for ln in lines)
+
+
+# -- caches, phases, metrics ---------------------------------------------------
+
+def _counts(cache_field: str) -> Handler:
+    """A handler counting the event in ``VariantTrace.cache.<cache_field>``."""
+    def count(state: TraceState, ev: TraceEvent) -> None:
+        setattr(state.out.cache, cache_field, getattr(state.out.cache, cache_field) + 1)
+    return count
+
+
+def _on_chromium_event(state: TraceState, ev: TraceEvent) -> None:
+    span = ev.chromium
+    if span is None or span.phase not in ("B", "E"):
+        return
+    starts = state.open_spans[(span.name, ev.compile_id)]
+    if span.phase == "B":
+        starts.append(span.ts)
+        return
+    autotune = mode_events.autotune_result(span, ev.compile_id, starts[-1] if starts else None)
+    if autotune is not None:
+        state.out.autotune.append(autotune)
+    if starts:
+        phases = state.out.phases
+        phases[span.name] = phases.get(span.name, 0.0) + (span.ts - starts.pop()) / 1e6
+
+
+def _on_compilation_metrics(state: TraceState, ev: TraceEvent) -> None:
+    m = ev.metadata
+    if not isinstance(m, dict):
+        return
+    state.out.compile_s += float(m.get("entire_frame_compile_time_s") or 0.0)
+    if m.get("fail_type"):
+        state.out.failures.append(f"{m.get('fail_type')}: {m.get('fail_reason')}")
+    state.out.cudagraph_skips.extend(mode_events.cudagraph_skips(m))
+
+
+def _on_bwd_compilation_metrics(state: TraceState, ev: TraceEvent) -> None:
+    if not isinstance(ev.metadata, dict):
+        return
+    state.out.compile_s += float(ev.metadata.get("inductor_compile_time_s") or 0.0)
+    state.out.cudagraph_skips.extend(mode_events.cudagraph_skips(ev.metadata))
+
+
+def _json(payload: str | None):
+    if not payload:
+        return None
+    try:
+        return json.loads(payload)
+    except ValueError:
+        return None
+
+
+# The one list of what is read from the trace, by event kind (an artifact's name, else the event's name).
+HANDLERS: dict[str, Handler] = {
+    "dynamo_start": _on_dynamo_start,
+    "dynamo_output_graph": _on_dynamo_graph,
+    "aot_forward_graph": _on_aot_graph,
+    "aot_backward_graph": _on_aot_graph,
+    "aot_inference_graph": _on_aot_graph,
+    "inductor_post_grad_graph": _on_post_grad_graph,
+    "after_post_grad_graph": _on_post_grad_graph,
+    "inductor_output_code": _on_output_code,
+    "inductor_provenance_tracking_node_mappings": _on_provenance_node_mappings,
+    "inductor_provenance_tracking_kernel_stack_traces": _on_provenance_stack_traces,
+    "dynamo_graph_break_reason": _on_graph_break,
+    "recompile_reasons": _on_recompile_reasons,
+    "fx_graph_cache_hit": _counts("fx_graph_hits"),
+    "fx_graph_bundled_cache_hit": _counts("fx_graph_hits"),
+    "fx_graph_cache_miss": _counts("fx_graph_misses"),
+    "aotautograd_cache_hit": _counts("aot_autograd_hits"),
+    "aotautograd_cache_miss": _counts("aot_autograd_misses"),
+    "chromium_event": _on_chromium_event,
+    "compilation_metrics": _on_compilation_metrics,
+    "bwd_compilation_metrics": _on_bwd_compilation_metrics,
+}
