@@ -8,9 +8,7 @@ FAST = dict(warmup=1, repeat=8, min_samples=3, budget=0.2)  # tiny workloads, tw
 
 
 def run_cell(body: str, ns: dict, **options) -> ProfileResult:
-    """Profile ``body`` as a ``%%compile_profile`` cell (line 1 is the magic) and commit it as the magic does."""
+    """Profile ``body`` as a ``%%compile_profile`` cell (line 1 is the magic); the engine commits it to ``ns``."""
     source = "%%compile_profile\n" + body
-    result, cell = profile_cell(body, ns, ProfileOptions(**{**FAST, **options}), source=source, line_offset=1)
-    if result.has_eager_result:
-        cell.commit(result.last_eager_result)
+    result, _ = profile_cell(body, ns, ProfileOptions(**{**FAST, **options}), source=source, line_offset=1)
     return result

@@ -117,7 +117,8 @@ def test_eager_exception_reports_the_cell_line_and_does_not_compile():
     assert run.errors[0].stage == "eager" and run.errors[0].line == 3
     assert "missing_name" in run.errors[0].message
     assert not run.graphs and [v.name for v in run.variants] == ["eager"]
-    assert "a" not in ns and "b" not in ns
+    # the engine commits as a failing plain cell leaves the namespace: what ran before the error stays
+    assert torch.equal(ns["a"], torch.ones(3)) and "b" not in ns
 
 
 def test_compile_failure_keeps_eager_results():
@@ -330,10 +331,11 @@ def test_a_cell_that_calls_compiled_code_is_told_its_eager_variant_is_not_eager(
 def test_the_run_is_on_the_device_of_the_tensors_the_cell_used():
     # On a GPU machine where CUDA is already in use, a cell of CPU tensors is still a CPU run:
     # host timers, no CUDA memory figures (seen on the H200, where it was reported as a CUDA run).
-    from compile_profile.engine.profiler import _tensor_device_types, run_device_type
+    from compile_profile.engine.device import run_device_type
+    from compile_profile.engine.reachable import device_types
 
     module = torch.nn.Linear(2, 2).to("meta")
-    assert _tensor_device_types([torch.ones(1), {"m": module}, [3, "text"]]) == {"cpu", "meta"}
+    assert device_types([torch.ones(1), {"m": module}, [3, "text"]]) == {"cpu", "meta"}
     assert run_device_type({"cpu"}, fallback="cuda") == "cpu"
     assert run_device_type({"cpu", "cuda"}, fallback="cpu") == "cuda"
     assert run_device_type(set(), fallback="cuda") == "cuda", "no tensors: where torch was working"

@@ -31,7 +31,7 @@ from torch._dynamo import convert_frame
 from torch._dynamo.backends import registry
 from torch._dynamo.callback import callback_handler
 
-from compile_profile.engine import profiler
+from compile_profile.engine import measure
 from compile_profile.engine.dynamo_state import _is_profile_backend
 from compile_profile.engine.torch_features import cache_entry_backend
 from compile_profile.magic import CellFailed
@@ -357,7 +357,7 @@ def test_interrupt_inside_inductors_compile(shell, private_run_store, monkeypatc
 
 
 def test_interrupt_during_timing_keeps_the_samples_taken(shell, private_run_store, monkeypatch):
-    real_run_interleaved = profiler.run_interleaved
+    real_run_interleaved = measure.run_interleaved
 
     def interrupted_after_two_rounds(*args, on_round=None, **kwargs):
         def on_round_then_interrupt(i):
@@ -367,7 +367,7 @@ def test_interrupt_during_timing_keeps_the_samples_taken(shell, private_run_stor
 
     before = torch_state()
     with monkeypatch.context() as patched:
-        patched.setattr(profiler, "run_interleaved", interrupted_after_two_rounds)
+        patched.setattr(measure, "run_interleaved", interrupted_after_two_rounds)
         result, out, run = profile(shell, "", "y = x.sin()\nz = y + 1\n")
     assert_interrupted(result, out, run, private_run_store, "timing")
     assert all(v.timing is not None and v.timing.n == 2 for v in run.variants), "two rounds were taken"

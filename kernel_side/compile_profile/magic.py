@@ -1,8 +1,12 @@
 """``%%compile_profile`` / ``%compile_profile``: a thin IPython adapter over the engine.
 
-It parses arguments, turns the cell into a profile target, shows progress,
-displays the resulting ``ProfileRun`` (its MIME bundle), stores it, and binds
-it with ``-o``.  All measuring happens in ``compile_profile.engine``.
+It parses arguments, hands the cell to the engine (which profiles it and commits its
+assignments to the namespace), shows progress, displays the resulting ``ProfileRun`` (its
+MIME bundle), stores it, and binds it with ``-o``.  All measuring happens in
+``compile_profile.engine``.  Its flags, their help and its usage line come from the engine's
+option table (``engine/options.py``), and ``ProfileOptions`` refuses bad values for the magic
+and the Python API alike; only what is text on the magic's line (quotes, ``KEY=VALUE``,
+``a,b``, ``-o``'s name) is read here.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import display
+
+from .engine.options import OptionError, ProfileOptions, all_flags, flags_taking_values, usage_line
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -40,29 +46,17 @@ def _key_value(text: str) -> tuple[str, Any]:
     return key.strip(), value
 
 
+def _option_arguments(func):
+    """The magic's arguments, from the engine's option table (argparse keeps the table's order)."""
+    func = argument("statement", nargs="*", help="(line magic) the expression to profile")(func)
+    for flag in reversed(all_flags()):
+        func = argument(*flag.names, help=flag.help, **flag.argparse)(func)
+    return magic_arguments()(func)
+
+
 @magics_class
 class CompileProfileMagics(Magics):
-    @magic_arguments()
-    @argument("--backend", default="inductor", help="torch.compile backend inside the recording backend")
-    @argument("--mode", action="append", default=None,
-              help="default, reduce-overhead, max-autotune, max-autotune-no-cudagraphs; repeat for several variants")
-    @argument("--dynamic", action="store_true", default=None, help="torch.compile(dynamic=True)")
-    @argument("--static", dest="dynamic", action="store_false", help="torch.compile(dynamic=False)")
-    @argument("--fullgraph", action="store_true", help="torch.compile(fullgraph=True): a graph break is an error")
-    @argument("--options", action="append", default=None, metavar="KEY=VALUE", help="Inductor option; repeatable")
-    @argument("--sweep", action="store_true", help="try every mode that makes sense on this device and recommend one")
-    @argument("--warmup", type=int, default=2, help="untimed calls per variant before timing (default 2)")
-    @argument("--repeat", type=int, default=100, help="most timed samples per variant (default 100)")
-    @argument("--budget", type=float, default=3.0, help="seconds for the timed runs (default 3)")
-    @argument("--keep", action="append", default=None, metavar="NAME[,NAME...]",
-              help="the names the cell keeps (default: all it assigns); the rest are temporaries, "
-                   "unbound after the cell, which compiled code need not write out")
-    @argument("-o", "--output", dest="output", default=None, metavar="NAME", help="bind the ProfileRun to NAME")
-    @argument("--label", default="", help="a name for this run in the run list")
-    @argument("--no-store", dest="store", action="store_false", help="do not save the run in the run store")
-    @argument("--no-check", dest="check", action="store_false", help="skip the eager/compiled output comparison")
-    @argument("--widget", action="store_true", help="show the ipywidgets explorer instead of the summary")
-    @argument("statement", nargs="*", help="(line magic) the expression to profile")
+    @_option_arguments
     @line_cell_magic
     def compile_profile(self, line: str, cell: str | None = None):
         """Profile a cell (or one expression) eagerly and under torch.compile.
@@ -93,51 +87,33 @@ class CompileProfileMagics(Magics):
             raise UsageError(f"{exc}\n\n{_usage()}") from None
         except (ValueError, SystemExit) as exc:  # shlex errors such as an unclosed quote
             raise UsageError(f"could not read the options ({exc})\n\n{_usage()}") from None
-        from .engine.variants import MODES
-
-        args.mode = [_unquote(mode) for mode in args.mode] if args.mode else args.mode
-        if args.sweep and args.mode:
-            raise UsageError("--sweep chooses the modes itself: leave out --mode, or drop --sweep to profile the modes given")
-        for mode in args.mode or []:
-            if mode not in MODES:
-                raise UsageError(f"unknown --mode {mode!r}: choose from {', '.join(MODES)}")
         if args.output is not None and not _IDENTIFIER.match(args.output):
             raise UsageError(f"-o needs a Python identifier, got {args.output!r}")
-        for name, value in (("--warmup", args.warmup), ("--repeat", args.repeat)):
-            if value < 0 or (name == "--repeat" and value < 1):
-                raise UsageError(f"{name} must be {'positive' if name == '--repeat' else 'zero or more'}, got {value}")
-        if not args.budget > 0:
-            raise UsageError(f"--budget must be a positive number of seconds, got {args.budget}")
-        args.options = dict(_key_value(_unquote(o)) for o in (args.options or []))
-        args.keep = _kept_names(args.keep)
-        args.label = _unquote(args.label)
-        args.backend = _unquote(args.backend)
-        _check_compile_settings(args)
+        engine_fields = ProfileOptions.__dataclass_fields__
+        values = {flag.dest: getattr(args, flag.dest) for flag in all_flags() if flag.dest in engine_fields}
+        values.update(
+            modes=[_unquote(mode) for mode in args.modes] if args.modes else None,
+            options=dict(_key_value(_unquote(o)) for o in (args.options or [])) or None,
+            keep=_kept_names(args.keep),
+            label=_unquote(args.label),
+            backend=_unquote(args.backend),
+            min_samples=min(5, args.repeat),  # --repeat is checked before it
+        )
+        try:
+            args.profile_options = ProfileOptions(**values)
+        except OptionError as exc:
+            raise UsageError(f"{exc}\n\n{_usage()}") from None
         return args
 
     def _profile(self, args, body: str, source: str, line_offset: int):
         from .engine.cell import CellSyntaxError, UnknownKeptName
-        from .engine.profiler import ProfileOptions, profile_cell
+        from .engine.profiler import profile_cell
 
         progress = _ProgressLine()
-        opts = ProfileOptions(
-            backend=args.backend,
-            modes=args.mode,
-            dynamic=args.dynamic,
-            fullgraph=args.fullgraph,
-            options=args.options or None,
-            sweep=args.sweep,
-            warmup=args.warmup,
-            repeat=args.repeat,
-            min_samples=min(5, args.repeat),
-            budget=args.budget,
-            label=args.label,
-            notebook=_notebook_path(self.shell.user_ns),
-            check_correctness=args.check,
-            keep=args.keep,
-            progress=progress,
-            quiet_display=lambda: _display_only(self.shell, progress),
-        )
+        opts = args.profile_options
+        opts.notebook = _notebook_path(self.shell.user_ns)
+        opts.progress = progress
+        opts.quiet_display = lambda: _display_only(self.shell, progress)
         user_ns = self.shell.user_ns
         try:
             result, cell_fn = profile_cell(body, user_ns, opts, source=source, line_offset=line_offset)
@@ -153,12 +129,6 @@ class CompileProfileMagics(Magics):
         run = result.run
         if result.stdout:
             sys.stdout.write(result.stdout)
-        if result.has_eager_result:
-            cell_fn.commit(result.last_eager_result)
-        elif result.eager_error is not None:  # as a normal failing cell: what ran before the error stays
-            partial = cell_fn.values_at_failure(result.eager_error)
-            if partial is not None:
-                cell_fn.commit(partial)
         if args.output:
             user_ns[args.output] = run
         store_interrupted = args.store and not _store(run)
@@ -190,32 +160,11 @@ class CellFailed(Exception):
         return self.report.splitlines()
 
 
-def _check_compile_settings(args) -> None:
-    """Build the backends now, so a backend or option torch.compile refuses is a usage message, not its traceback."""
-    from .engine.backend import RecordingBackend
-    from .engine.variants import build_variants
-
-    # Options and backend names are checked the same way whatever the mode, so --sweep needs no more.
-    try:
-        for spec in build_variants(backend=args.backend, modes=args.mode, dynamic=args.dynamic,
-                                   fullgraph=args.fullgraph, options=args.options):
-            RecordingBackend(inner=spec.backend, mode=spec.mode, options=dict(spec.options) or None,
-                             dynamic=spec.dynamic)
-    except Exception as exc:  # noqa: BLE001 - torch says RuntimeError, InvalidBackend, TypeError, ...
-        lines = str(exc).strip().splitlines() or [type(exc).__name__]
-        reason = lines[0].split(", known options are")[0]  # not the list of every Inductor option
-        raise UsageError(f"torch.compile refuses these settings: {reason}\n\n{_usage()}") from None
-
-
 def _kept_names(values: list[str] | None) -> list[str] | None:
-    """``--keep a,b --keep c`` -> ``[a, b, c]``; ``--keep ''`` keeps nothing."""
+    """``--keep a,b --keep c`` -> ``[a, b, c]``; ``--keep ''`` keeps nothing (``ProfileOptions`` checks the names)."""
     if values is None:
         return None
-    names = [name.strip() for value in values for name in _unquote(value).split(",") if name.strip()]
-    for name in names:
-        if not _IDENTIFIER.match(name):
-            raise UsageError(f"--keep takes names the cell assigns, separated by commas, got {name!r}")
-    return names
+    return [name.strip() for value in values for name in _unquote(value).split(",") if name.strip()]
 
 
 def _unquote(text: str) -> str:
@@ -234,8 +183,7 @@ def split_line_magic(line: str) -> tuple[str, str]:
     if " -- " in f" {line} ":
         head, _, tail = f" {line} ".partition(" -- ")
         return head.strip(), tail.strip()
-    takes_value = {"--backend", "--mode", "--options", "--warmup", "--repeat", "--budget", "-o", "--output", "--label",
-                   "--keep"}
+    takes_value = flags_taking_values()
     pos = 0
     expect_value = False
     for match in re.finditer(r"\s*(\"[^\"]*\"|'[^']*'|\S+)", line):
@@ -359,10 +307,7 @@ def _user_traceback(text: str, filename: str) -> str:
 
 
 def _usage() -> str:
-    return "usage: %%compile_profile [--mode MODE ...] [--backend NAME] [--dynamic|--static] [--fullgraph] " \
-           "[--options KEY=VALUE ...] [--sweep] [--warmup N] [--repeat N] [--budget S] [--keep NAMES] [-o NAME] " \
-           "[--label TEXT] " \
-           "[--no-store] [--no-check] [--widget]\n(see %%compile_profile? for details)"
+    return usage_line("%%compile_profile")
 
 
 def load_ipython_extension(ipython) -> None:

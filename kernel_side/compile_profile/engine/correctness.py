@@ -27,6 +27,7 @@ from typing import Any, Iterator
 import torch
 
 from ..profile_run import Correctness, OutputCheck
+from .reachable import reachable_tensors
 
 # (rtol, atol) per dtype for "close to eager"; looser than torch.testing's defaults for low
 # precision, as in Inductor's own accuracy checks.
@@ -243,7 +244,9 @@ class MutableState:
     put back before each correctness run (optimizer steps, ``x.add_(1)``)."""
 
     def __init__(self, namespace: dict[str, Any]):
-        self._tensors = list(_reachable_tensors(namespace))
+        # names only, not containers: the notebook namespace holds ``Out`` and long lists of numbers
+        values = [value for name, value in list(namespace.items()) if not name.startswith("_")]
+        self._tensors = [t for t in reachable_tensors(values, container_depth=0) if not t.is_inference()]
         self._versions = [t._version for t in self._tensors]
         self._saved: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]] = []
 
@@ -262,26 +265,3 @@ class MutableState:
                 tensor.copy_(value)
                 if grad is not None and tensor.grad is not None:
                     tensor.grad.copy_(grad)
-
-
-def _reachable_tensors(namespace: dict[str, Any]) -> Iterator[torch.Tensor]:
-    seen: set[int] = set()
-
-    def add(t: torch.Tensor) -> Iterator[torch.Tensor]:
-        if id(t) not in seen and not t.is_inference():
-            seen.add(id(t))
-            yield t
-
-    for name, value in list(namespace.items()):
-        if name.startswith("_"):
-            continue
-        if isinstance(value, torch.Tensor):
-            yield from add(value)
-        elif isinstance(value, torch.nn.Module):
-            for t in list(value.parameters()) + list(value.buffers()):
-                yield from add(t)
-        elif isinstance(value, torch.optim.Optimizer):
-            for state in value.state.values():
-                for t in state.values():
-                    if isinstance(t, torch.Tensor):
-                        yield from add(t)

@@ -168,7 +168,6 @@ def measure_variant(
     variant = run.variant(name)
     calls = calls_for(variant.timing.median_ms if variant.timing else None)
     trace = record_trace(call, before_each, calls=calls, device_type=run.device.type)
-    run.cell_runs += calls + 1
     kernels = [k for k in run.kernels if k.variant == name]
     result = attribute(trace, kernels, variant=name, calls=calls, device_type=run.device.type)
     if (run.device.type == "cuda" and variant.mode in CUDA_GRAPH_MODES and result.total_us > 0

@@ -21,6 +21,8 @@ from typing import Any, Callable, Iterator
 
 import torch
 
+from .reachable import reachable_tensors
+
 _WIDE = {torch.float16: torch.float64, torch.bfloat16: torch.float64, torch.float32: torch.float64,
          torch.complex32: torch.complex128, torch.complex64: torch.complex128}
 MEMORY_SHARE = 0.5  # of the free device (or host) memory the copies may take
@@ -66,31 +68,8 @@ def _worth_copying(value: Any) -> bool:
     return False
 
 
-def _tensors_of(value: Any) -> Iterator[torch.Tensor]:
-    """The tensors reachable from ``value``: itself, a module's parameters and buffers, an optimizer's
-    state, and the items of lists, tuples and dicts."""
-    if isinstance(value, torch.Tensor):
-        yield value
-    elif isinstance(value, torch.nn.Module):
-        yield from value.parameters()
-        yield from value.buffers()
-    elif isinstance(value, torch.optim.Optimizer):
-        for state in value.state.values():
-            yield from (t for t in state.values() if isinstance(t, torch.Tensor))
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _tensors_of(v)
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _tensors_of(v)
-
-
-def _unique_tensors(values: list[Any]) -> list[torch.Tensor]:
-    return list({id(t): t for t in _tensors_of(values)}.values())
-
-
 def _check_memory(values: list[Any]) -> None:
-    tensors = _unique_tensors(values)
+    tensors = reachable_tensors(values)
     needed = 8 * sum(t.numel() for t in tensors if t.dtype in _WIDE)
     if any(t.is_cuda for t in tensors):
         free, _ = torch.cuda.mem_get_info()
@@ -189,7 +168,7 @@ def substituted(namespace: dict[str, Any], values: dict[str, Any]) -> Iterator[N
 
 def versions(values: list[Any]) -> list[tuple[torch.Tensor, int]]:
     """Version counters of the tensors reachable from ``values``, to tell whether a run changed them."""
-    return [(t, t._version) for t in _unique_tensors(values) if not t.is_inference()]
+    return [(t, t._version) for t in reachable_tensors(values) if not t.is_inference()]
 
 
 def changed(recorded: list[tuple[torch.Tensor, int]]) -> bool:

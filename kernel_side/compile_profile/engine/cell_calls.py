@@ -1,0 +1,53 @@
+"""Every call of the profiled code, and the reset before it, in one place.
+
+Contract: each call of the cell (eager or compiled, first calls, warm-up, timed samples, CUDA
+priming calls, correctness, memory and kernel-profiler runs) goes through ``eager`` or a callable
+from ``compiled``, which counts it in ``ProfileRun.cell_runs`` as it starts, so the count is the
+number of times the cell's code ran, also when one raised or an interrupt stopped the profile.
+The float64 reference run is not counted: it runs on copies and does not advance the notebook's
+own state, which is what the count tells the user about (docs/reliability.md).
+
+``reset`` is the one namespace reset: before every call, the names the cell assigns are put back as
+the cell found them and the optimizers look as the variant about to run saw them.  The counting
+adds one Python call and an integer increment to each timed call, the same for every variant.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable
+
+from ..profile_run import ProfileRun
+from .optimizer_state import OptimizerViews
+
+if TYPE_CHECKING:
+    from .profiler import Target
+
+
+class CellCalls:
+    def __init__(self, target: Target, run: ProfileRun):
+        self.target = target
+        self.run = run
+        self.optimizers = OptimizerViews([])  # set once the first eager run shows which the cell uses
+        self.last_eager: tuple[Any] | None = None  # (the value of the last eager call that returned,)
+
+    def reset(self, variant: str = "eager") -> None:
+        """Before a call of ``variant``: the namespace as the cell found it, optimizers as that variant sees them."""
+        self.target.before_each()
+        self.optimizers.install(OptimizerViews.EAGER if variant == "eager" else OptimizerViews.COMPILED)
+
+    def eager(self) -> Any:
+        """One eager call, counted."""
+        self.run.cell_runs += 1
+        result = self.target.eager_call()
+        self.last_eager = (result,)
+        return result
+
+    def compiled(self, compiled_fn: Callable[..., Any]) -> Callable[[], Any]:
+        """A call of what ``torch.compile`` made of the code, counted each time it is called."""
+        run, call_compiled = self.run, self.target.call_compiled
+
+        def call() -> Any:
+            run.cell_runs += 1
+            return call_compiled(compiled_fn)
+
+        return call

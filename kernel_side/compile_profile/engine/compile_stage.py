@@ -1,0 +1,147 @@
+"""Stage 2 of a profile: each compiled variant's first call under trace capture (compile latency,
+graphs, graph breaks, kernels), never part of the steady-state samples; and the compiles seen after
+it (recompiles), which ``Measuring`` reports from warm-up and timing.
+
+``Compiling`` is a part of the profiling session (``profiler._Session`` derives from it); it reads
+the session's ``target``, ``opts``, ``run_obj``, ``calls``, ``recorder``, ``progress`` and ``_error``,
+and fills ``specs``, ``compiled`` (variant name -> counted call), ``variant_ops``, ``backends`` and
+``graphs_seen``.
+"""
+
+from __future__ import annotations
+
+import time
+
+import torch
+
+from ..profile_run import Graph, Variant
+from .backend import RecordingBackend
+from .failures import is_compile_error, let_go, one_line
+from .timing import device_sync
+from .trace_capture import TraceEvent
+from .trace_model import build_variant_trace
+from .variants import VariantSpec, build_variants, sweep_modes
+
+
+class Compiling:
+    def _compile_variants(self) -> None:
+        if self.opts.sweep:  # the modes worth trying depend on the device the eager run used
+            self.specs = build_variants(backend=self.opts.backend, modes=sweep_modes(self.run_obj.device.type),
+                                        dynamic=self.opts.dynamic, fullgraph=self.opts.fullgraph,
+                                        options=self.opts.options)
+        for spec in self.specs:
+            self._compile_one(spec)
+        if self.calls.optimizers.record_compiled():
+            self.run_obj.notes.append(
+                "compiling changed the optimizer, as torch.compile does in any notebook (Dynamo moves its step "
+                "counters to the device, and may set capturable=True): eager calls ran with the optimizer as the "
+                "eager run left it, compiled calls as Dynamo made it, and it is left as after an eager run"
+            )
+
+    def _compile_one(self, spec: VariantSpec) -> None:
+        name = spec.name
+        self._current = name
+        self.progress(f"{name}: compiling")
+        backend = RecordingBackend(inner=spec.backend, mode=spec.mode, options=dict(spec.options) or None,
+                                   dynamic=spec.dynamic)
+        variant = Variant(
+            name=name, backend=spec.backend, mode=spec.mode or "default", dynamic=spec.dynamic,
+            fullgraph=spec.fullgraph, options=dict(spec.options), torch_compile_call=spec.torch_compile_call(),
+        )
+        self.run_obj.variants.append(variant)
+        t = self.target
+        self.recorder.take()
+        try:
+            compiled_fn = torch.compile(t.function, backend=backend, dynamic=spec.dynamic, fullgraph=spec.fullgraph)
+        except Exception as exc:  # noqa: BLE001 - e.g. an unknown backend name
+            variant.error = one_line(exc)
+            self.run_obj.errors.append(self._error("compile", exc, variant=name))
+            let_go(exc)
+            return
+        call = self.calls.compiled(compiled_fn)
+        self.calls.reset(name)
+        t0 = time.perf_counter()
+        error: BaseException | None = None
+        try:
+            call()
+            device_sync(self.run_obj.device.type)()
+        except Exception as exc:  # noqa: BLE001 - compile failures and compiled-only errors are results
+            error = exc
+        variant.first_call_s = time.perf_counter() - t0
+        trace = build_variant_trace(self.recorder.take(), backend.graphs, variant=name, locator=t.locator)
+        self._merge_trace(variant, trace)
+        if error is not None:
+            variant.error = one_line(error)
+            self.run_obj.errors.append(self._error("compile" if is_compile_error(error) else "compiled run",
+                                                   error, variant=name))
+            let_go(error)
+            return
+        self.variant_ops[name] = [op for g in trace.graphs if g.kind in ("aot_forward", "aot_inference",
+                                                                         "aot_backward", "post_grad")
+                                  for op in g.op_counts]
+        self.compiled[name] = call
+        self.backends[name] = backend
+        self.graphs_seen[name] = len(backend.graphs)
+
+    def _merge_trace(self, variant: Variant, trace) -> None:
+        run = self.run_obj
+        run.graphs.extend(trace.graphs)
+        run.graph_breaks.extend(trace.graph_breaks)
+        run.recompiles.extend(trace.recompiles)
+        run.kernels.extend(trace.kernels)
+        variant.compile_s = trace.compile_s or None
+        variant.compile_phases = trace.phases
+        variant.cache_state = trace.cache.state
+        variant.autotune = trace.autotune
+        variant.cudagraph_skips = list(dict.fromkeys(trace.cudagraph_skips))
+        for key, value in trace.phases.items():
+            run.compile_phases[key] = run.compile_phases.get(key, 0.0) + value
+        run.cache.add(trace.cache)
+
+    def _has_timed_variants(self) -> bool:
+        if not self.compiled:
+            return False
+        if not any(g.kind == "dynamo" for g in self.run_obj.graphs):
+            self.run_obj.notes.append(
+                "nothing was compiled: the cell ran no torch operations that Dynamo could capture, "
+                "so compiled and eager run the same code"
+            )
+            return False
+        return True
+
+    def _note_recompiles(self, events: list[TraceEvent], *, during_timing: bool) -> None:
+        """Compiles after a variant's first call: recompiles (guard failures) of that variant."""
+        self.recorder.context = ""
+        by_variant: dict[str, list[TraceEvent]] = {}
+        for ev in events:
+            by_variant.setdefault(ev.context, []).append(ev)
+        for name, variant_events in by_variant.items():
+            backend = self.backends.get(name)
+            new_graphs = backend.graphs[self.graphs_seen[name]:] if backend else []
+            if backend:
+                self.graphs_seen[name] = len(backend.graphs)
+            trace = build_variant_trace(variant_events, new_graphs, variant=name, locator=self.target.locator)
+            for r in trace.recompiles:
+                r.during_timing = during_timing
+            self.run_obj.recompiles.extend(trace.recompiles)
+            self.run_obj.graphs.extend(trace.graphs)
+            self.run_obj.kernels.extend(trace.kernels)
+            dynamo_graphs = [g for g in trace.graphs if g.kind == "dynamo"]
+            if during_timing and (trace.recompiles or dynamo_graphs) and name in self.backends:
+                self.run_obj.variant(name).recompiled_during_timing = True
+                self.run_obj.notes.append(
+                    f"{name}: Dynamo compiled again during the timed runs ({len(dynamo_graphs)} graph(s)); "
+                    "those samples include compile time"
+                )
+
+
+def dedupe_graphs(graphs: list[Graph]) -> list[Graph]:
+    seen: dict[str, int] = {}
+    out = []
+    for g in graphs:
+        n = seen.get(g.id, 0)
+        seen[g.id] = n + 1
+        if n:
+            g.id = f"{g.id}#{n}"
+        out.append(g)
+    return out

@@ -1,0 +1,43 @@
+"""Which device a profile ran on, and how the ``ProfileRun`` names it."""
+
+from __future__ import annotations
+
+import torch
+
+from ..profile_run import Device
+
+
+def run_device_type(tensor_devices: set[str], *, fallback: str) -> str:
+    """Where the profiled code ran: CUDA if it used a CUDA tensor, CPU if it used only CPU tensors
+    (also on a machine with a GPU in use elsewhere), else the fallback."""
+    if "cuda" in tensor_devices:
+        return "cuda"
+    if "cpu" in tensor_devices:
+        return "cpu"
+    return fallback
+
+
+def current_device_type() -> str:
+    """Where torch is working when the profiled code shows no tensors: CUDA once it is initialised."""
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        return "cuda"
+    return "cpu"
+
+
+def device(device_type: str) -> Device:
+    if device_type == "cuda":
+        return Device(type="cuda", name=torch.cuda.get_device_name(), count=torch.cuda.device_count())
+    return Device(type="cpu", name=cpu_name(), count=torch.get_num_threads())
+
+
+def cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    import platform
+
+    return platform.processor() or platform.machine() or "cpu"

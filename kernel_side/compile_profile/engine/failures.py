@@ -1,0 +1,41 @@
+"""What the profiler does with an exception from the profiled code: one line for the card, and the
+memory it holds let go at once."""
+
+from __future__ import annotations
+
+import gc
+import traceback
+
+import torch
+
+
+def one_line(exc: BaseException) -> str:
+    inner = getattr(exc, "inner_exception", None)
+    if isinstance(inner, BaseException):
+        # BackendCompilerFailed's first line only names our wrapper ("backend='compile_profile' raised:");
+        # the backend's own exception says what went wrong.
+        return one_line(inner)
+    text = str(exc).strip().splitlines()
+    first = text[0] if text else ""
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+
+
+def let_go(exc: BaseException) -> None:
+    """Free what a failed compiled call allocated, now rather than at some later garbage collection.
+
+    The traceback's frames keep the failed call's locals alive (after an out-of-memory error, the
+    very tensors that filled the device), and the frame that caught the exception closes a
+    reference cycle through it that only the cycle collector breaks. After an out-of-memory
+    error the allocator's cached blocks also go back to the driver, so the user's next cell and
+    other processes on the GPU can have them.
+    """
+    traceback.clear_frames(exc.__traceback__)
+    if isinstance(exc, torch.cuda.OutOfMemoryError):
+        gc.collect()
+        torch.cuda.empty_cache()
+
+
+def is_compile_error(exc: BaseException) -> bool:
+    from torch._dynamo.exc import BackendCompilerFailed, TorchDynamoException
+
+    return isinstance(exc, (BackendCompilerFailed, TorchDynamoException))

@@ -1,0 +1,190 @@
+"""The stages after compiling: interleaved timing, correctness against eager and a float64 reference,
+peak memory, and the torch.profiler pass for per-kernel time (stages 3-6 of ``profiler``'s order).
+
+``Measuring`` is a part of the profiling session (``profiler._Session`` derives from it); it reads
+the session's ``target``, ``opts``, ``run_obj``, ``calls`` (every call of the cell, counted, and the
+reset before it), ``compiled`` (variant name -> counted call), ``variant_ops``, ``mutable``,
+``recorder``, ``specs``, ``progress`` and ``_current``, and its ``_note_recompiles`` and ``_error``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+import torch
+
+from ..profile_run import Recommendation, Speedup
+from . import correctness as correctness_mod
+from . import reference as reference_mod
+from .failures import let_go, one_line
+from .optimizer_state import OptimizerViews
+from .timing import (
+    TimedCallable,
+    TimingPlan,
+    calls_per_sample_for,
+    device_sync,
+    run_interleaved,
+    speedup_interval,
+    summarize_samples,
+    warm_up,
+)
+
+
+class Measuring:
+    def _time(self) -> None:
+        self._current = "timing"
+        device_type = self.run_obj.device.type
+        plan = TimingPlan(warmup=self.opts.warmup, repeat=self.opts.repeat, min_samples=self.opts.min_samples,
+                          budget_s=self.opts.budget)
+        timed = [TimedCallable("eager", self.calls.eager, self._before("eager"))]
+        timed += [TimedCallable(name, call, self._before(name)) for name, call in self.compiled.items()]
+        self.progress("warming up")
+        self.recorder.take()
+        fastest = warm_up(timed, plan, device_sync(device_type))
+        self._note_recompiles(self.recorder.take(), during_timing=False)
+        number = calls_per_sample_for(min(fastest.values()), device_type)
+        self.progress(f"timing {len(timed)} variants, {number} call(s) per sample")
+        last_report = [time.perf_counter()]
+
+        def on_round(i: int) -> None:
+            now = time.perf_counter()
+            if now - last_report[0] > 0.5:
+                last_report[0] = now
+                self.progress(f"timing: round {i}")
+
+        try:
+            run_interleaved(timed, plan, device_type=device_type, calls_per_sample=number, on_round=on_round)
+        finally:
+            self._record_timings(timed, device_type)
+            self._note_recompiles(self.recorder.take(), during_timing=True)
+
+    def _record_timings(self, timed: list[TimedCallable], device_type: str) -> None:
+        method = "cuda_events" if device_type == "cuda" else "host"
+        by_name = {v.name: v for v in timed}
+        for variant in self.run_obj.variants:
+            tc = by_name.get(variant.name)
+            if tc is not None and tc.samples_s:
+                variant.timing = summarize_samples(tc.samples_s, method=method)
+        eager = by_name["eager"]
+        candidates = [by_name[n] for n in self.compiled if by_name[n].samples_s]
+        if not eager.samples_s or not candidates:
+            return
+        best = min(candidates, key=lambda v: sorted(v.samples_s)[len(v.samples_s) // 2])
+        value, low, high = speedup_interval(eager.samples_s, best.samples_s)
+        self.run_obj.speedup = Speedup(value=value, low=low, high=high, variant=best.name)
+        if self.opts.sweep:
+            spec = next(s for s in self.specs if s.name == best.name)
+            self.run_obj.recommendation = Recommendation(
+                variant=best.name,
+                call=spec.torch_compile_call("model"),
+                reason=f"fastest compiled variant: {value:.2f}× eager (95% CI {low:.2f}–{high:.2f})",
+            )
+
+    def _before(self, name: str) -> Callable[[], None]:
+        """Untimed preparation of a sample: tag trace events with the variant about to run."""
+        recorder = self.recorder
+
+        def prepare() -> None:
+            recorder.context = name
+            self.calls.reset(name)
+
+        return prepare
+
+    def _check_correctness(self) -> None:
+        if not self.opts.check_correctness:
+            return
+        self._current = "correctness"
+        self.progress("checking correctness")
+        t = self.target
+        mutated = self.mutable.save_mutated_since_creation() if self.mutable else 0
+        if mutated:
+            self.run_obj.notes.append(
+                f"the cell changes {mutated} tensor(s) in place (e.g. an optimizer step); they were restored "
+                "before each correctness run, and the namespace ends as after the last run"
+            )
+        best = self.run_obj.speedup.variant if self.run_obj.speedup else next(iter(self.compiled))
+        self._restore_state()
+        reference, reference_note = self._float64_reference()
+        results = []
+        for name, call in ((best, self.compiled[best]), ("eager", self.calls.eager)):
+            self._restore_state()
+            self.calls.reset(name)
+            with correctness_mod.same_rng(0):
+                result = call()
+            results.append(correctness_mod.snapshot(t.outputs(result)))
+        compiled_out, eager_out = results
+        random_ops = correctness_mod.random_ops_in(self.variant_ops.get(best, []))
+        self.run_obj.correctness = correctness_mod.compare_outputs(
+            eager_out, compiled_out, random_ops=random_ops, reference=reference, reference_note=reference_note)
+
+    def _restore_state(self) -> None:
+        """Tensors the runs changed in place back as before the first compiled call (eager optimizer view)."""
+        if self.mutable:
+            self.calls.optimizers.install(OptimizerViews.EAGER)  # the view whose tensors MutableState saved
+            self.mutable.restore()
+
+    def _float64_reference(self) -> tuple[dict[str, Any] | None, str]:
+        """The outputs of one eager run on float64 copies of what the code reads, or why there are none."""
+        t = self.target
+        if t.call_with_arguments is None:
+            return None, ""
+        self.calls.reset("eager")
+        names = reference_mod.names_read(t.function, t.globals)
+        originals = {name: t.globals[name] for name in names}
+        arguments = t.arguments()
+        argument_keys = [f"argument {i}" for i in range(len(arguments))]
+        recorded = reference_mod.versions([*originals.values(), *arguments])
+        try:
+            copies = reference_mod.float64_copies({**originals, **dict(zip(argument_keys, arguments))})
+            swapped = {name: copies[name] for name in names if copies[name] is not originals[name]}
+            # not through self.calls: not counted in cell_runs, which count the runs that advance the
+            # notebook's own state
+            with reference_mod.substituted(t.globals, swapped), correctness_mod.same_rng(0):
+                result = t.call_with_arguments([copies[key] for key in argument_keys])
+                outputs = correctness_mod.snapshot(t.outputs(result))
+        except reference_mod.ReferenceUnavailable as exc:
+            return None, f"no float64 reference: {exc}"
+        except Exception as exc:  # noqa: BLE001 - the code may not run in float64 (e.g. it makes bf16 tensors)
+            let_go(exc)
+            return None, f"no float64 reference: the code failed on float64 copies ({one_line(exc)})"
+        if reference_mod.changed(recorded):
+            return None, ("no float64 reference: the float64 run changed the notebook's own tensors (the code "
+                          "reaches them through an object that was not copied)")
+        return outputs, ""
+
+    def _measure_kernels(self) -> None:
+        if not self.opts.kernel_timing:
+            return
+        self._current = "kernel timing"
+        self.progress("profiling kernels")
+        from .after_timing import measure_after_timing
+
+        try:
+            self.run_obj.errors.extend(measure_after_timing(self.run_obj, self.compiled,
+                                                            lambda: self.calls.reset("compiled")))
+        except Exception as exc:  # noqa: BLE001 - a failed profiler pass loses its figures, never the run
+            self.run_obj.errors.append(self._error("kernel timing", exc))
+        # as after _measure_memory, the namespace ends as after an eager run
+        self.calls.reset("eager")
+        self.calls.eager()
+
+    def _measure_memory(self) -> None:
+        run = self.run_obj
+        if run.device.type != "cuda":
+            run.memory_note = "peak memory is measured on CUDA devices only; this run was on CPU"
+            return
+        self._current = "memory"
+        for variant in run.variants:
+            call = self.calls.eager if variant.name == "eager" else self.compiled.get(variant.name)
+            if call is None:
+                continue
+            self.calls.reset(variant.name)
+            torch.cuda.synchronize()
+            torch.cuda.reset_peak_memory_stats()
+            call()
+            torch.cuda.synchronize()
+            variant.peak_memory_bytes = int(torch.cuda.max_memory_allocated())
+        # the namespace ends as after an eager run
+        self.calls.reset("eager")
+        self.calls.eager()

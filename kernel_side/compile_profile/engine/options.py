@@ -1,0 +1,221 @@
+"""The options of a profile: ``ProfileOptions``, which validates itself, and ``OPTION_TABLE``, the one
+table of the magic's options that the magic's arguments, its usage line and the README's options
+table are generated from.
+
+Contract: whatever builds a ``ProfileOptions`` (the magic, ``compile_profile.profile``, a test)
+gets the same refusal, an ``OptionError`` whose message names the option by its magic flag; the
+magic shows it as its usage message, the Python API raises it.  Nothing is refused later in the
+run for a reason known here.
+
+``python -m compile_profile.engine.options`` prints the README's options table;
+``tests/test_options.py`` fails when the README's table differs from it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import keyword
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .variants import MODES
+
+Progress = Callable[[str], None]
+
+
+class OptionError(ValueError):
+    """An option the profiler refuses; the message says which (by its magic flag) and why."""
+
+
+@dataclass(frozen=True)
+class Flag:
+    """One command-line flag of the magic: its names, its argparse keywords and its help."""
+
+    names: tuple[str, ...]
+    help: str
+    metavar: str | None = None  # the flag takes a value, shown as this
+    argparse: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def dest(self) -> str:
+        return self.argparse.get("dest") or self.names[-1].lstrip("-").replace("-", "_")
+
+    @property
+    def shown(self) -> str:
+        return f"{self.names[0]} {self.metavar}" if self.metavar else self.names[0]
+
+
+@dataclass(frozen=True)
+class OptionRow:
+    """A row of the README's table: what a group of flags means, and the flags."""
+
+    meaning: str
+    flags: tuple[Flag, ...]
+
+
+def _flag(*names: str, help: str, metavar: str | None = None, **argparse: Any) -> Flag:  # noqa: A002
+    if metavar:
+        argparse["metavar"] = metavar
+    return Flag(names=names, help=help, metavar=metavar, argparse=argparse)
+
+
+_MODE_LIST = ", ".join(MODES)
+
+# Flags whose dest is a ProfileOptions field set it (after the magic unquotes and splits values);
+# -o, --no-store and --widget are the magic's own.
+OPTION_TABLE: tuple[OptionRow, ...] = (
+    OptionRow(", ".join(f"`{m}`" for m in MODES) + "; repeat for several variants", (
+        _flag("--mode", metavar="MODE", dest="modes", action="append", default=None,
+              help=f"{_MODE_LIST}; repeat for several variants"),
+    )),
+    OptionRow("any registered `torch.compile` backend, run inside the recording backend (default `inductor`)", (
+        _flag("--backend", metavar="NAME", default="inductor", help="torch.compile backend inside the recording backend"),
+    )),
+    OptionRow("`torch.compile(dynamic=True/False)`", (
+        _flag("--dynamic", action="store_true", default=None, help="torch.compile(dynamic=True)"),
+        _flag("--static", dest="dynamic", action="store_false", help="torch.compile(dynamic=False)"),
+    )),
+    OptionRow("a graph break becomes an error", (
+        _flag("--fullgraph", action="store_true", help="torch.compile(fullgraph=True): a graph break is an error"),
+    )),
+    OptionRow("an Inductor option, repeatable", (
+        _flag("--options", metavar="KEY=VALUE", action="append", default=None, help="Inductor option; repeatable"),
+    )),
+    OptionRow("try the modes that make sense on this device and print the `torch.compile(...)` call to use", (
+        _flag("--sweep", action="store_true", help="try every mode that makes sense on this device and recommend one"),
+    )),
+    OptionRow("untimed calls per variant, most samples per variant, seconds for timing", (
+        _flag("--warmup", metavar="N", type=int, default=2, help="untimed calls per variant before timing (default 2)"),
+        _flag("--repeat", metavar="N", type=int, default=100, help="most timed samples per variant (default 100)"),
+        _flag("--budget", metavar="S", type=float, default=3.0, help="seconds for the timed runs (default 3)"),
+    )),
+    OptionRow("the names the cell keeps, comma-separated (default: all it assigns); the others are temporaries, "
+              "unbound after the cell, which compiled code need not write out", (
+        _flag("--keep", metavar="NAMES", action="append", default=None,
+              help="the names the cell keeps, comma-separated (default: all it assigns); the rest are temporaries, "
+                   "unbound after the cell, which compiled code need not write out"),
+    )),
+    OptionRow("bind the run, name it, don't store it, skip the correctness check, show the ipywidgets explorer", (
+        _flag("-o", "--output", metavar="NAME", dest="output", default=None, help="bind the ProfileRun to NAME"),
+        _flag("--label", metavar="TEXT", default="", help="a name for this run in the run list"),
+        _flag("--no-store", dest="store", action="store_false", help="do not save the run in the run store"),
+        _flag("--no-check", dest="check_correctness", action="store_false",
+              help="skip the eager/compiled output comparison"),
+        _flag("--widget", action="store_true", help="show the ipywidgets explorer instead of the summary"),
+    )),
+)
+
+
+def all_flags() -> list[Flag]:
+    return [flag for row in OPTION_TABLE for flag in row.flags]
+
+
+def _by_dest(flags: tuple[Flag, ...]) -> list[list[Flag]]:
+    """Consecutive flags that set the same value (``--dynamic`` / ``--static``) go together."""
+    groups: list[list[Flag]] = []
+    for flag in flags:
+        if groups and groups[-1][0].dest == flag.dest:
+            groups[-1].append(flag)
+        else:
+            groups.append([flag])
+    return groups
+
+
+def markdown_table() -> str:
+    """The README's options table."""
+    lines = ["| option | meaning |", "| --- | --- |"]
+    for row in OPTION_TABLE:
+        shown = ", ".join(" / ".join(f"`{f.shown}`" for f in group) for group in _by_dest(row.flags))
+        lines.append(f"| {shown} | {row.meaning} |")
+    return "\n".join(lines)
+
+
+def usage_line(command: str = "%%compile_profile") -> str:
+    parts = []
+    for row in OPTION_TABLE:
+        for group in _by_dest(row.flags):
+            repeated = " ..." if group[0].argparse.get("action") == "append" else ""
+            parts.append(f"[{'|'.join(f.shown for f in group)}{repeated}]")
+    return f"usage: {command} {' '.join(parts)}\n(see {command}? for details)"
+
+
+def flags_taking_values() -> set[str]:
+    return {name for flag in all_flags() if flag.metavar for name in flag.names}
+
+
+@dataclass
+class ProfileOptions:
+    """What to profile and how; refused at construction when something is wrong (``OptionError``)."""
+
+    backend: str = "inductor"
+    modes: list[str] | None = None
+    dynamic: bool | None = None
+    fullgraph: bool = False
+    options: dict[str, Any] | None = None
+    sweep: bool = False
+    warmup: int = 2
+    repeat: int = 100
+    min_samples: int = 5
+    budget: float = 3.0
+    label: str = ""
+    notebook: str = ""
+    check_correctness: bool = True
+    keep: list[str] | None = None  # a cell's names that stay after it (default: all it assigns); the rest are temporaries
+    kernel_timing: bool = True  # the torch.profiler pass after timing: per-kernel time, roofline
+    progress: Progress | None = None
+    # Silences what the frontend shows from a run (rich display output) after the first eager run,
+    # which shows it once; the engine itself drops stdout and, from timing on, stderr of later runs.
+    quiet_display: Callable[[], contextlib.AbstractContextManager] | None = None
+
+    def __post_init__(self) -> None:
+        if self.modes is not None:
+            self.modes = [self.modes] if isinstance(self.modes, str) else list(self.modes)  # one mode, not its letters
+        for mode in self.modes or []:
+            if mode not in MODES:
+                raise OptionError(f"unknown --mode {mode!r}: choose from {_MODE_LIST}")
+        if self.sweep and self.modes:
+            raise OptionError("--sweep chooses the modes itself: leave out --mode, or drop --sweep to profile "
+                              "the modes given")
+        _check_count("--warmup", self.warmup, least=0)
+        _check_count("--repeat", self.repeat, least=1)
+        _check_count("min_samples", self.min_samples, least=1)
+        if isinstance(self.budget, bool) or not isinstance(self.budget, (int, float)) or not self.budget > 0:
+            raise OptionError(f"--budget must be a positive number of seconds, got {self.budget!r}")
+        if self.keep is not None:
+            self.keep = list(self.keep)
+            for name in self.keep:
+                if not (isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name)):
+                    raise OptionError(f"--keep takes names the cell assigns, separated by commas, got {name!r}")
+        if self.options is not None and not isinstance(self.options, dict):
+            raise OptionError(f"--options takes KEY=VALUE (options= a dict), got {self.options!r}")
+        _check_compile_settings(self)
+
+
+def _check_count(flag: str, value: Any, *, least: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise OptionError(f"{flag} must be a whole number, got {value!r}")
+    if value < least:
+        raise OptionError(f"{flag} must be {'positive' if least else 'zero or more'}, got {value}")
+
+
+def _check_compile_settings(opts: ProfileOptions) -> None:
+    """Build the backends now, so a backend or option torch.compile refuses is refused here, not as
+    a traceback from the first compiled call."""
+    from .backend import RecordingBackend, register
+    from .variants import build_variants
+
+    register()  # backend="compile_profile" resolves
+    # Options and backend names are checked the same way whatever the mode, so --sweep needs no more.
+    try:
+        for spec in build_variants(backend=opts.backend, modes=opts.modes, dynamic=opts.dynamic,
+                                   fullgraph=opts.fullgraph, options=opts.options):
+            RecordingBackend(inner=spec.backend, mode=spec.mode, options=dict(spec.options) or None,
+                             dynamic=spec.dynamic)
+    except Exception as exc:  # noqa: BLE001 - torch says RuntimeError, InvalidBackend, TypeError, ...
+        lines = str(exc).strip().splitlines() or [type(exc).__name__]
+        reason = lines[0].split(", known options are")[0]  # not the list of every Inductor option
+        raise OptionError(f"torch.compile refuses these settings: {reason}") from None
+
+
+if __name__ == "__main__":
+    print(markdown_table())
