@@ -433,3 +433,84 @@ def drifting_run(*, eager_late: float, compiled_late: float, n: int = 30) -> Pro
     value, low, high = speedup_interval(eager, compiled)
     run.speedup = Speedup(value=value, low=low, high=high, variant="inductor/default")
     return run
+
+
+# -- two runs of one cell, one slower than eager and one faster (tests/test_digest.py, ui-tests) ----------
+
+SLOW_RUN_ID = "uiconsist0a1"  # A: both compiled variants slower than eager
+FAST_RUN_ID = "uiconsist0b1"  # B: both faster
+
+CONSISTENCY_CELL = """\
+import torch
+x = torch.randn(2048, 2048, device=device)
+y = torch.relu(x @ x) + 1
+z = (y * 2).softmax(-1)
+out = z.sum()
+"""
+
+
+def _steady_timing(median_ms: float) -> Timing:
+    samples = [median_ms * (1 + d) for d in (-0.04, -0.02, -0.01, 0.0, 0.0, 0.01, 0.02, 0.03, 0.05)]
+    return Timing(median_ms=median_ms, p10_ms=samples[1], p90_ms=samples[-2], n=len(samples),
+                  mean_ms=sum(samples) / len(samples), min_ms=samples[0], samples_ms=samples, method="cuda_events")
+
+
+def _consistency_kernels(variant: str, times: dict[str, float], start: int) -> list[Kernel]:
+    """A matmul and a fused relu-add on line 3, a softmax-sum fused over lines 4 and 5 (its time split
+    evenly over them), and a copy tied to no cell line; numbered from ``start`` as Inductor counts."""
+    shapes = [
+        ("extern_kernels.mm", "extern", ["aten.mm"], [3]),
+        (f"triton_poi_fused_add_relu_{start}", "triton", ["aten.relu", "aten.add"], [3]),
+        (f"triton_per_fused__softmax_mul_sum_{start + 1}", "triton", ["aten.mul", "aten._softmax", "aten.sum"], [4, 5]),
+        (f"triton_poi_fused_clone_{start + 2}", "triton", ["aten.clone"], []),
+    ]
+    return [
+        Kernel(name=name, language=language, source=f"# {name}", graph_id=f"g-{variant}", aten_ops=ops, lines=lines,
+               variant=variant, id=f"{variant}:{name}", device_time_ms=times[name.rstrip("0123456789").rstrip("_")])
+        for name, language, ops, lines in shapes
+    ]
+
+
+def _consistency_run(run_id: str, label: str, created_at: str, eager_ms: float, default_ms: float, autotune_ms: float,
+                     default_times: dict[str, float], autotune_times: dict[str, float]) -> ProfileRun:
+    best, best_ms = min((("inductor/default", default_ms), ("inductor/max-autotune", autotune_ms)), key=lambda t: t[1])
+    value = eager_ms / best_ms
+    kernels = _consistency_kernels("inductor/default", default_times, 0) + _consistency_kernels("inductor/max-autotune", autotune_times, 3)
+    return ProfileRun(
+        id=run_id, created_at=created_at, label=label, cell_source=CONSISTENCY_CELL,
+        device=Device(type="cuda", name="NVIDIA H200"), torch_version="2.13.0",
+        variants=[
+            Variant(name="eager", timing=_steady_timing(eager_ms)),
+            Variant(name="inductor/default", backend="inductor", mode="default", timing=_steady_timing(default_ms),
+                    compile_s=3.2),
+            Variant(name="inductor/max-autotune", backend="inductor", mode="max-autotune", timing=_steady_timing(autotune_ms),
+                    compile_s=21.7),
+        ],
+        speedup=Speedup(value=value, low=value * 0.97, high=value * 1.03, variant=best),
+        kernels=kernels,
+    )
+
+
+def slower_and_faster_runs() -> list[ProfileRun]:
+    """Two runs of one cell, A slower than eager and B faster, each with two compiled variants and timed
+    kernels on cell lines (one fused over two lines), for the tests that every view words them alike."""
+    slow = _consistency_run(
+        SLOW_RUN_ID, "consistency slow", "2026-11-30T09:00:00+00:00", eager_ms=4.0, default_ms=7.2, autotune_ms=8.05,
+        default_times={"extern_kernels.mm": 2.5, "triton_poi_fused_add_relu": 0.4,
+                       "triton_per_fused__softmax_mul_sum": 0.9, "triton_poi_fused_clone": 0.05},
+        autotune_times={"extern_kernels.mm": 2.2, "triton_poi_fused_add_relu": 0.3125,
+                        "triton_per_fused__softmax_mul_sum": 1.37, "triton_poi_fused_clone": 0.0625},
+    )
+    fast = _consistency_run(
+        FAST_RUN_ID, "consistency fast", "2026-11-30T09:10:00+00:00", eager_ms=4.0, default_ms=3.2, autotune_ms=2.9,
+        default_times={"extern_kernels.mm": 1.9, "triton_poi_fused_add_relu": 0.21,
+                       "triton_per_fused__softmax_mul_sum": 0.0173, "triton_poi_fused_clone": 0.0123},
+        autotune_times={"extern_kernels.mm": 1.7, "triton_poi_fused_add_relu": 0.333,
+                        "triton_per_fused__softmax_mul_sum": 0.6666, "triton_poi_fused_clone": 0.011},
+    )
+    fast.kernels.append(Kernel(name="triton_poi_fused_cat_9", language="triton", source="# cat", graph_id="g",
+                               aten_ops=["aten.cat"], lines=[2], variant="inductor/default",
+                               id="inductor/default:triton_poi_fused_cat_9",
+                               # 312.5 µs, an exact tie: Python's .3g rounds it to even, "312 µs"
+                               device_time_ms=0.3125))
+    return [slow, fast]

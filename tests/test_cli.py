@@ -14,7 +14,8 @@ import pytest
 from synthetic_store_runs import make_run, timestamp
 
 import compile_profile
-from compile_profile.cli import compare_runs, main
+from compile_profile.cli import main
+from compile_profile.digest import compare
 from compile_profile.render.mime import MIME_TYPE
 from compile_profile.store import RunStore
 
@@ -112,31 +113,12 @@ def test_db_option_after_the_subcommand_and_environment_default(store, db, capsy
 # -- show ------------------------------------------------------------------------------
 
 
-def test_show_prints_the_text_renderer(cli, store, monkeypatch):
-    seen = []
-
-    def fake_render_text(run):
-        seen.append(run)
-        return f"RENDERED {run.id} {run.label}"
-
-    monkeypatch.setitem(
-        sys.modules, "compile_profile.render.text",
-        types.SimpleNamespace(render_text=fake_render_text),
-    )
+def test_show_prints_the_text_view(cli, store):
     code, out, _ = cli("show", "older1")
     assert code == 0
-    assert out == "RENDERED older1 first try\n"
-    assert seen == [store.get("older1")]
-
-
-def test_show_falls_back_to_the_headline_without_a_text_renderer(cli, store, monkeypatch):
-    monkeypatch.setitem(sys.modules, "compile_profile.render.text", None)  # import now fails as if absent
-    code, out, _ = cli("show", "older1")
-    assert code == 0
-    summary = store.get("older1").summary()
-    assert out.splitlines()[0] == summary["headline"]
-    assert "warning: graph break at cell line 3" in out
-    assert "run older1 'first try'" in out
+    run = store.get("older1")
+    assert out == str(run) + "\n"
+    assert out.splitlines()[0] == run.summary()["headline"]
 
 
 def test_show_json_is_the_stored_run(cli, store):
@@ -230,25 +212,37 @@ def test_compare_side_by_side(cli, store):
     assert code == 0
     rows = {line.split("  ")[0]: line for line in out.splitlines()}
     assert "A older1" in out and "B newer2" in out
-    assert "1 ms" in rows["median inductor"] and "500 µs" in rows["median inductor"]
-    assert rows["median inductor"].rstrip().endswith("-50.0%")
-    assert rows["median eager"].rstrip().endswith("+0.0%")
+    assert "1 ms" in rows["inductor median"] and "500 µs" in rows["inductor median"]
+    assert rows["inductor median"].rstrip().endswith("-50.0%")
+    assert rows["eager median"].rstrip().endswith("+0.0%")
     assert "2.00×" in rows["speedup"] and "4.00×" in rows["speedup"] and rows["speedup"].endswith("+100.0%")
     assert rows["graph breaks"].split()[-3:] == ["1", "0", "-1"]
     assert rows["recompiles"].split()[-3:] == ["0", "2", "+2"]
     assert rows["kernels"].split()[-3:] == ["2", "2", "+0"]
-    assert "kernels added in B: cpp_fused_add_1" in out
-    assert "kernels removed in B: extern_mm" in out
+    assert "kernels added in B: cpp_fused_add\n" in out  # matched without Inductor's trailing counter
+    assert "kernels removed in B: extern_mm\n" in out
+    assert "kernels in both: 1" in out
 
 
-def test_compare_json_matches_compare_runs(cli, store):
+def test_compare_matches_a_renumbered_kernel_as_the_same_kernel(store):
+    a = make_run("a1", kernel_names=("cpp_fused_relu_0", "cpp_fused_relu_1", "cpp_fused_add_2"))
+    b = make_run("b1", kernel_names=("cpp_fused_add_0", "cpp_fused_relu_3"))
+    c = compare(a, b)
+    assert c.kernels_added == []
+    assert [(k.name, k.count) for k in c.kernels_removed] == [("cpp_fused_relu", 1)]
+    assert c.kernels_kept == 2
+
+
+def test_compare_json_is_the_digest_comparison(cli, store):
     code, out, _ = cli("compare", "newer2", "older1", "--json")
     assert code == 0
     data = json.loads(out)
-    assert data == json.loads(json.dumps(compare_runs(store.get("newer2"), store.get("older1"))))
-    assert data["kernels_added"] == ["extern_mm"] and data["kernels_removed"] == ["cpp_fused_add_1"]
-    inductor = next(m for m in data["medians_ms"] if m["variant"] == "inductor")
-    assert inductor == {"variant": "inductor", "a": 0.5, "b": 1.0, "change": pytest.approx(1.0)}
+    assert data == json.loads(json.dumps(compare(store.get("newer2"), store.get("older1")).as_dict()))
+    assert data["kernels_added"] == [{"name": "extern_mm", "count": 1}]
+    assert data["kernels_removed"] == [{"name": "cpp_fused_add", "count": 1}]
+    inductor = next(d for d in data["deltas"] if d["metric"] == "inductor median")
+    assert (inductor["a"], inductor["b"], inductor["change"]) == (0.5, 1.0, pytest.approx(1.0))
+    assert inductor["better"] == "a"
 
 
 def test_compare_lists_variants_of_either_run(store):
@@ -256,18 +250,17 @@ def test_compare_lists_variants_of_either_run(store):
     b = make_run("b1")
     b.variants[1].name = "max-autotune"
     b.speedup.variant = "max-autotune"
-    medians = {m["variant"]: (m["a"], m["b"], m["change"]) for m in compare_runs(a, b)["medians_ms"]}
-    assert medians == {"eager": (2.0, 2.0, 0.0), "inductor": (1.0, None, None), "max-autotune": (None, 1.0, None)}
+    medians = {d.metric: (d.a, d.b, d.change) for d in compare(a, b).deltas if d.metric.endswith(" median")}
+    assert medians == {"eager median": (2.0, 2.0, 0.0), "inductor median": (1.0, None, None),
+                       "max-autotune median": (None, 1.0, None)}
 
 
 # -- export ------------------------------------------------------------------------------------------
 
 
 def test_export_json_and_html(cli, store, tmp_path, monkeypatch):
-    monkeypatch.setitem(
-        sys.modules, "compile_profile.render.report",
-        types.SimpleNamespace(render_report_html=lambda run: f"<!DOCTYPE html><p>report {run.id}</p>\n"),
-    )
+    monkeypatch.setattr("compile_profile.cli.render_report_html",
+                        lambda run: f"<!DOCTYPE html><p>report {run.id}</p>\n")
     code, out, _ = cli("export", "older1", "--json", str(tmp_path / "r.json"), "--html", str(tmp_path / "r.html"))
     assert code == 0
     assert json.loads((tmp_path / "r.json").read_text()) == store.get_dict("older1")
@@ -286,14 +279,6 @@ def test_export_to_a_missing_folder_is_one_line_exit_2(cli, store, tmp_path):
     code, _, err = cli("export", "older1", "--json", str(tmp_path / "no" / "such" / "r.json"))
     assert code == 2
     assert_one_line_error(err, "cannot write")
-
-
-def test_export_html_without_a_report_renderer(cli, store, tmp_path, monkeypatch):
-    monkeypatch.setitem(sys.modules, "compile_profile.render.report", None)
-    code, _, err = cli("export", "older1", "--html", str(tmp_path / "r.html"))
-    assert code == 1
-    assert_one_line_error(err, "no HTML report renderer")
-    assert not (tmp_path / "r.html").exists()
 
 
 # -- run a notebook ------------------------------------------------------------------------------------------
@@ -323,10 +308,8 @@ def payload_for(run) -> dict:
 def test_run_executes_the_notebook_and_tabulates_profiled_cells(cli, store, db, tmp_path, monkeypatch):
     hostile = make_run("hostile3", label="<script>alert(1)</script>")
     store.put(hostile)
-    monkeypatch.setitem(
-        sys.modules, "compile_profile.render.report",
-        types.SimpleNamespace(render_report_html=lambda run: f"<!DOCTYPE html><p>report \"{run.id}\"</p>"),
-    )
+    monkeypatch.setattr("compile_profile.cli.render_report_html",
+                        lambda run: f"<!DOCTYPE html><p>report \"{run.id}\"</p>")
     notebook = tmp_path / "work" / "profiled.ipynb"
     notebook.parent.mkdir()
     write_notebook(

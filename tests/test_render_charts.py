@@ -123,7 +123,7 @@ def test_cpu_run_without_device_times_has_an_empty_kernels_chart_and_counts_per_
     assert figs["kernels"]["layout"]["annotations"][0]["text"] == "no kernel device times were recorded"
     (bar,) = figs["lines"]["data"]
     assert bar["x"] == ["line 4"] and bar["y"] == [2]
-    assert bar["customdata"] == [[2, "y = torch.relu(x @ w) + 1"]]
+    assert bar["customdata"] == [[2, 0, "y = torch.relu(x @ w) + 1"]]  # kernels, of them shared, code
 
 
 def test_lines_chart_sums_device_time_of_each_lines_kernels():
@@ -133,7 +133,7 @@ def test_lines_chart_sums_device_time_of_each_lines_kernels():
     assert [c[0] for c in bar["customdata"]] == [2, 1]
 
 
-def test_per_kernel_and_per_line_totals_use_one_variant():
+def test_lines_chart_has_a_bar_per_variant_the_speedups_first_and_kernels_chart_one_variant():
     run = cuda_run()  # its kernels are inductor/default's
     autotune_kernels = cuda_run().kernels
     for k in autotune_kernels:
@@ -141,11 +141,21 @@ def test_per_kernel_and_per_line_totals_use_one_variant():
         k.device_time_ms = 10.0
     run.kernels += autotune_kernels
     figs = figures(run)
-    (bar,) = figs["lines"]["data"]
-    # The speedup's variant is max-autotune: only its kernels count.
-    assert bar["y"] == pytest.approx([20.0, 10.0])
-    assert figs["lines"]["layout"]["title"]["text"].endswith(", inductor/max-autotune")
+    autotune, default = figs["lines"]["data"]
+    # The speedup's variant is max-autotune: its bars come first; no variant's time is summed into another's.
+    assert autotune["name"] == "inductor/max-autotune" and autotune["y"] == pytest.approx([20.0, 10.0])
+    assert default["name"] == "inductor/default" and default["y"] == pytest.approx([0.42 + 1.05, 0.15])
+    assert figs["lines"]["layout"]["barmode"] == "group"
     assert figs["kernels"]["data"][0]["x"] == [10.0, 10.0, 10.0]
+
+
+def test_lines_chart_splits_a_fused_kernel_evenly_over_its_lines():
+    run = cuda_run()
+    run.kernels[0].lines = [4, 6]  # 0.42 ms over two lines
+    (bar,) = figures(run)["lines"]["data"]
+    assert bar["y"] == pytest.approx([0.21 + 1.05, 0.15 + 0.21])
+    assert sum(bar["y"]) == pytest.approx(sum(k.device_time_ms for k in run.kernels))
+    assert [c[1] for c in bar["customdata"]] == [1, 1]
 
 
 def test_user_text_is_escaped_for_plotly_labels():
@@ -157,4 +167,4 @@ def test_user_text_is_escaped_for_plotly_labels():
     run.kernels[0].lines = [5]
     (lines,) = figures(run)["lines"]["data"]
     assert lines["x"] == ["line 4", "line 5", "line 6"]
-    assert lines["customdata"][1] == [1, escape(f"print('{HOSTILE}')", quote=False)]
+    assert lines["customdata"][1] == [1, 0, escape(f"print('{HOSTILE}')", quote=False)]

@@ -11,7 +11,7 @@ from compile_profile.profile_run import ProfileRun
 from compile_profile.render.charts import figures
 from compile_profile.render.html import render_html
 from compile_profile.render.mime import MIME_TYPE, mime_bundle
-from compile_profile.render.summary import summarize
+from compile_profile.digest.summary import summarize
 from compile_profile.render.text import render_text
 
 
@@ -63,15 +63,3 @@ def test_thousand_kernels_keep_the_bundle_small():
     size = len(json.dumps(mime_bundle(run)))
     assert size < 60_000
     assert sum(len(k.source) for k in run.kernels) > 1_000_000  # what a bundle carrying sources would weigh
-
-
-def test_render_dispatches_by_format_name():
-    from compile_profile.render import RENDERERS, render
-
-    run = cuda_run()
-    assert render(run) == render_text(run)
-    assert render(run, "html") == render_html(run)
-    assert render(run, "mime") == mime_bundle(run)
-    assert set(RENDERERS) >= {"text", "html", "report", "mime", "figures", "summary", "widget"}
-    with pytest.raises(ValueError, match="unknown format 'pdf'"):
-        render(run, "pdf")

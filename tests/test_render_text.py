@@ -1,4 +1,4 @@
-"""render_text: the %timeit-like first line and the lines that say what compiling did."""
+"""render_text: the digest's headline first, the %timeit-like timing line second, then what compiling did."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 from render_fixtures import ALL_RUNS, big_run, cpu_run, cuda_run, failed_run, interrupted_run
 
 from compile_profile.profile_run import GraphBreak, Timing, Variant
+from compile_profile.digest import headline
 from compile_profile.render.text import render_text
 
 _UNIT_MS = {"ns": 1e-6, "µs": 1e-3, "ms": 1.0, "s": 1000.0}
@@ -32,10 +33,16 @@ def _parse_first_line(line: str) -> dict[str, tuple[float, float, float, int]]:
     return out
 
 
-@pytest.mark.parametrize("make", [cuda_run, cpu_run])
-def test_first_line_gives_each_variant_median_spread_and_n(make):
+@pytest.mark.parametrize("make", list(ALL_RUNS.values()))
+def test_first_line_is_the_cards_headline(make):
     run = make()
-    parsed = _parse_first_line(render_text(run).splitlines()[0])
+    assert render_text(run).splitlines()[0] == headline(run)
+
+
+@pytest.mark.parametrize("make", [cuda_run, cpu_run])
+def test_second_line_gives_each_variant_median_spread_and_n(make):
+    run = make()
+    parsed = _parse_first_line(render_text(run).splitlines()[1])
     assert set(parsed) == {v.name for v in run.variants}
     for v in run.variants:
         median, p10, p90, n = parsed[v.name]
@@ -46,21 +53,21 @@ def test_first_line_gives_each_variant_median_spread_and_n(make):
         assert n == v.timing.n
 
 
-def test_first_line_ends_with_speedup_and_its_interval():
-    first = render_text(cuda_run()).splitlines()[0]
+def test_timing_line_ends_with_speedup_and_its_interval():
+    first = render_text(cuda_run()).splitlines()[1]
     assert first.endswith("speedup (inductor/max-autotune) 2.71× [2.60, 2.83] 95% CI")
     assert "inductor/max-autotune 1.53 ms" in first and "[recompiled while timed]" in first
 
 
 def test_interval_including_one_says_no_measurable_difference():
-    first = render_text(cpu_run()).splitlines()[0]
+    first = render_text(cpu_run()).splitlines()[1]
     assert first.endswith("speedup 0.95× [0.88, 1.03] 95% CI: no measurable difference")
 
 
 def test_units_follow_the_magnitude():
     run = cpu_run()
     run.variants[1].timing = Timing(median_ms=0.0421, p10_ms=0.0398, p90_ms=1.2, n=7)
-    first = render_text(run).splitlines()[0]
+    first = render_text(run).splitlines()[1]
     assert "inductor/default 42.1 µs (p10 39.8 µs / p90 1.2 ms, n=7)" in first
 
 
@@ -146,7 +153,8 @@ def test_correctness_kernels_and_recommendation_lines():
 
 def test_failed_run_says_where_it_failed():
     lines = render_text(failed_run()).splitlines()
-    assert lines[0].endswith("| inductor/default failed")
+    assert lines[0] == headline(failed_run())
+    assert lines[1].endswith("| inductor/default failed")
     assert "error [compile, inductor/default, cell line 4]: InductorError: LoweringException: NotImplementedError: aten.weird…" in lines
     assert "status: failed" in lines
     # The variant's own error string is not repeated when an ErrorInfo already reports it.
@@ -155,7 +163,7 @@ def test_failed_run_says_where_it_failed():
 
 def test_interrupted_run_is_marked_partial():
     lines = render_text(interrupted_run()).splitlines()
-    assert lines[0].endswith("| inductor/default not timed")
+    assert lines[1].endswith("| inductor/default not timed")
     assert "status: interrupted (partial results)" in lines
     assert "error [timing, inductor/default]: KeyboardInterrupt" in lines
 
@@ -165,17 +173,17 @@ def test_untimed_runs_still_say_what_happened():
     run.variants = [Variant(name="eager", error="NameError: name 'device' is not defined")]
     run.errors = []
     lines = render_text(run).splitlines()
-    assert lines[0] == "eager failed"
+    assert lines[:2] == ["eager run failed: NameError: name 'device' is not defined", "eager failed"]
     assert "error [eager]: NameError: name 'device' is not defined" in lines
-    # Without any variant, the first line is the summary's headline.
+    # Without any variant there is no timing line: the headline alone opens the text.
     run.variants = []
-    assert render_text(run).splitlines()[0] == "profile failed"
+    assert render_text(run).splitlines()[:2] == ["profile failed", "graphs: 0 Dynamo graphs, 0 graph breaks, 0 recompiles"]
 
 
 def test_repr_is_the_text_view():
     for make in ALL_RUNS.values():
         run = make()
-        assert repr(run) == render_text(run)
+        assert str(run) == render_text(run)
 
 
 def test_thousand_kernels_keep_the_text_short():
@@ -190,7 +198,7 @@ def test_noisy_timings_and_overhead_bound_calls_are_called_out():
     import dataclasses
 
     from compile_profile.profile_run import KernelProfile, Speedup, Timing, Variant
-    from compile_profile.render.summary import warnings
+    from compile_profile.digest.summary import warnings
 
     run = cpu_run()
     steady = Timing(median_ms=1.0, p10_ms=0.95, p90_ms=1.1, n=20)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import urllib.parse
 
@@ -88,15 +87,16 @@ async def test_list_rejects_bad_paging(jp_fetch, store, params):
 # -- one run ------------------------------------------------------------------
 
 
-async def test_get_run_is_the_full_run_dict_with_its_summary(jp_fetch, store):
-    from compile_profile.render.summary import summarize
+async def test_get_run_is_the_full_run_dict_with_its_digest(jp_fetch, store):
+    from compile_profile.digest import run_digest, summarize
 
     run = cuda_run()
     store.put(run)
     body = await fetch_json(jp_fetch, API, "runs", run.id)
     summary = body.pop("summary")
     assert body == run.to_dict()
-    assert summary == json.loads(json.dumps(summarize(run))), "the panel words figures as the card does"
+    assert summary == json.loads(json.dumps(run_digest(run))), "the panel words figures as the card does"
+    assert summary["headline"] == summarize(run)["headline"] and summary["lines"]["rows"]
 
 
 async def test_hostile_text_comes_back_unaltered_as_json(jp_fetch, store):
@@ -121,32 +121,33 @@ async def test_hostile_ids_are_400(jp_fetch, store, hostile_id):
     store.put(cpu_run())
     await expect_status(jp_fetch, 400, API, "runs", hostile_id)
     await expect_status(jp_fetch, 400, API, "runs", hostile_id, "figures")
-    await expect_status(jp_fetch, 400, API, "runs", hostile_id, "kernels", "k")
+    await expect_status(jp_fetch, 400, API, "compare", params={"a": hostile_id, "b": "cpu000000001"})
     await expect_status(jp_fetch, 400, API, "runs", hostile_id, method="DELETE")
 
 
-# -- kernel source --------------------------------------------------------------
+# -- compare --------------------------------------------------------------------
 
 
-async def test_kernel_source(jp_fetch, store):
-    run = cpu_run()
-    store.put(run)
-    body = await fetch_json(jp_fetch, API, "runs", run.id, "kernels", "cpp_fused_add_relu_0")
-    assert body == {"name": "cpp_fused_add_relu_0", "language": "cpp", "source": run.kernels[0].source}
+async def test_compare_is_the_digests_comparison_of_a_before_b(jp_fetch, store):
+    from compile_profile.digest import compare
+
+    slower, faster = cuda_run(), cuda_run()
+    slower.id = "slower000001"
+    slower.variants[1].timing.median_ms *= 2
+    store.put(slower)
+    store.put(faster)
+    body = await fetch_json(jp_fetch, API, "compare", params={"a": slower.id, "b": faster.id})
+    assert body == json.loads(json.dumps(compare(slower, faster).as_dict()))
+    (row,) = [d for d in body["deltas"] if d["metric"] == "inductor/default median"]
+    assert row["change_text"] == "-50.0%" and row["better"] == "b"
 
 
-async def test_kernel_name_with_a_dot(jp_fetch, store):
-    run = cpu_run()
-    store.put(run)
-    body = await fetch_json(jp_fetch, API, "runs", run.id, "kernels", "extern_kernels.mm")
-    assert body["language"] == "extern"
-
-
-async def test_unknown_kernel_and_unknown_run_are_404(jp_fetch, store):
-    run = cpu_run()
-    store.put(run)
-    await expect_status(jp_fetch, 404, API, "runs", run.id, "kernels", "nope")
-    await expect_status(jp_fetch, 404, API, "runs", "otherrun", "kernels", "cpp_fused_add_relu_0")
+async def test_compare_needs_two_known_runs(jp_fetch, store):
+    store.put(cpu_run())
+    error = await expect_status(jp_fetch, 400, API, "compare", params={"a": cpu_run().id})
+    assert "?a=ID&b=ID" in json.loads(error.response.body)["message"]
+    error = await expect_status(jp_fetch, 404, API, "compare", params={"a": cpu_run().id, "b": "nosuchrun"})
+    assert "nosuchrun" in json.loads(error.response.body)["message"]
 
 
 # -- figures --------------------------------------------------------------------
@@ -158,20 +159,6 @@ async def test_figures_are_plotly_dicts(jp_fetch, store):
     for name in ("variants", "samples", "compile_phases"):
         assert isinstance(body[name]["data"], list) and body[name]["data"], name
     await expect_status(jp_fetch, 404, API, "runs", "nosuchrun", "figures")
-
-
-async def test_figures_without_a_chart_renderer_are_501(jp_fetch, store, monkeypatch):
-    # An install whose chart module failed to ship answers "not implemented", not a traceback.
-    from compile_profile.server import handlers
-
-    real_find_spec = importlib.util.find_spec
-    monkeypatch.setattr(
-        handlers.importlib.util,
-        "find_spec",
-        lambda name, *a: None if name == "compile_profile.render.charts" else real_find_spec(name, *a),
-    )
-    store.put(cpu_run())
-    await expect_status(jp_fetch, 501, API, "runs", cpu_run().id, "figures")
 
 
 # -- delete and change token -------------------------------------------------------
@@ -207,7 +194,7 @@ async def test_change_token_follows_writes_from_another_process_handle(jp_fetch,
     [
         ("GET", ["runs"]),
         ("GET", ["runs", "cpu000000001"]),
-        ("GET", ["runs", "cpu000000001", "kernels", "cpp_fused_add_relu_0"]),
+        ("GET", ["compare"]),
         ("GET", ["runs", "cpu000000001", "figures"]),
         ("GET", ["changes"]),
         ("DELETE", ["runs", "cpu000000001"]),

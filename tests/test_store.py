@@ -17,8 +17,8 @@ import pytest
 from synthetic_store_runs import make_run, put_many, timestamp
 
 from compile_profile import store as store_module
-from compile_profile.profile_run import Kernel, ProfileRun
-from compile_profile.render.summary import summarize
+from compile_profile.digest.summary import DIGEST_VERSION, summarize
+from compile_profile.profile_run import ProfileRun
 from compile_profile.store import (
     APPLICATION_ID,
     SCHEMA_VERSION,
@@ -85,8 +85,6 @@ def test_hostile_ids_never_reach_the_database(store, db_path, hostile):
     for call in (store.get, store.get_dict, store.delete):
         with pytest.raises(ValueError):
             call(hostile)
-    with pytest.raises(ValueError):
-        store.kernel_source(hostile, "cpp_fused_relu_0")
     assert [r["id"] for r in store.list()] == ["kept"]
     assert not (db_path.parent / "x").exists()
 
@@ -195,33 +193,6 @@ def test_notebook_filter(store):
     assert store.count() == 4
 
 
-def test_kernel_source(store):
-    store.put(make_run("k", kernel_names=("cpp_fused_relu_0", "cpp_fused_add_1")))
-    kernel = store.kernel_source("k", "cpp_fused_add_1")
-    assert kernel == {
-        "name": "cpp_fused_add_1",
-        "language": "cpp",
-        "source": "// source of cpp_fused_add_1\nvoid cpp_fused_add_1() {}\n",
-    }
-    with pytest.raises(RunNotFound, match="no kernel named 'triton_missing'"):
-        store.kernel_source("k", "triton_missing")
-    with pytest.raises(RunNotFound, match="no run with id 'other'"):
-        store.kernel_source("other", "cpp_fused_add_1")
-
-
-def test_kernel_source_by_unique_id_when_names_repeat(store):
-    run = make_run("dup", kernel_names=())
-    for variant in ("inductor", "max-autotune"):
-        run.kernels.append(
-            Kernel(name="cpp_fused_relu_0", language="cpp", source=f"// {variant}\n", graph_id="g0",
-                   variant=variant, id=f"{variant}/cpp_fused_relu_0")
-        )
-    store.put(run)
-    assert store.kernel_source("dup", "max-autotune/cpp_fused_relu_0")["source"] == "// max-autotune\n"
-    assert store.kernel_source("dup", "inductor/cpp_fused_relu_0")["source"] == "// inductor\n"
-    assert store.kernel_source("dup", "cpp_fused_relu_0")["source"] == "// inductor\n"  # by name: the first
-
-
 def test_change_token_moves_on_put_and_delete_from_any_connection(store, db_path):
     before = store.change_token()
     store.put(make_run("t1"))
@@ -298,14 +269,28 @@ def test_version_1_store_written_by_hand_is_migrated(db_path):
     with RunStore(db_path) as s:
         rows = s.list()
         assert [r["id"] for r in rows] == ["legacy", "unreadable"]
+        # Migration 2 adds an empty summary; the first list derives it with the digest of today.
         assert rows[0] == json.loads(json.dumps(summarize(old_run)))
-        assert rows[1]["headline"].startswith("summary unavailable")
+        assert rows[1]["headline"].startswith("summary unavailable") and rows[1]["id"] == "unreadable"
         assert s.get("legacy") == old_run
         token = s.change_token()
         s.put(make_run("fresh"))
         assert s.change_token() != token
         assert s.count(notebook="/w/old.ipynb") == 1
     assert _user_version(db_path) == SCHEMA_VERSION
+
+
+def test_a_summary_cached_by_an_older_digest_is_derived_again_and_written_back(store, db_path):
+    run = make_run("old-words")
+    store.put(run)
+    stale = {**summarize(run), "digest": DIGEST_VERSION - 1, "headline": "inductor 0.56× slower"}
+    with sqlite3.connect(db_path) as conn:
+        conn.execute("UPDATE runs SET summary_json = ? WHERE id = ?", (json.dumps(stale), "old-words"))
+    (listed,) = store.list()
+    assert listed["headline"] == summarize(run)["headline"] != stale["headline"]
+    with sqlite3.connect(db_path) as conn:
+        (cached,) = conn.execute("SELECT summary_json FROM runs WHERE id = 'old-words'").fetchone()
+    assert json.loads(cached)["digest"] == DIGEST_VERSION
 
 
 def test_newer_schema_is_refused_and_left_alone(store, db_path):

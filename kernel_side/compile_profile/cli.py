@@ -17,12 +17,15 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from .digest import compare
+from .digest.format import format_ms, format_speedup, one_line
 from .profile_run import ProfileRun
-from .render.format import format_ms, format_speedup, one_line
+from .render.mime import MIME_TYPE as RUN_MIME_TYPE
+from .render.report import render_report_html
+from .render.text import comparison_text, render_text, text_table
 from .store import RunNotFound, RunStore, StoreError, validate_run_id
 
 PROG = "compile-profile"
-RUN_MIME_TYPE = "application/vnd.compile-profile.run+json"
 
 
 class CliError(Exception):
@@ -43,13 +46,6 @@ class _Parser(argparse.ArgumentParser):
 
 def _clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip()]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
-    return "\n".join(lines)
 
 
 def _age(created_at: str, now: dt.datetime | None = None) -> str:
@@ -93,16 +89,6 @@ def _write_file(path: str, text: str) -> None:
         raise CliError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
-def _report_html(run: ProfileRun) -> str:
-    try:
-        from .render.report import render_report_html
-    except ModuleNotFoundError as exc:
-        if exc.name != "compile_profile.render.report":
-            raise
-        raise CliError("this installation has no HTML report renderer (compile_profile.render.report)", 1) from None
-    return render_report_html(run)
-
-
 # -- ls, show, rm ------------------------------------------------------------------
 
 
@@ -129,34 +115,18 @@ def cmd_ls(args: argparse.Namespace, store: RunStore) -> int:
         ]
         for s in rows
     ]
-    print(_table(["ID", "CREATED", "LABEL", "FIRST LINE", "DEVICE", "SPEEDUP (INTERVAL)", "STATUS"], table))
+    print(text_table(["ID", "CREATED", "LABEL", "FIRST LINE", "DEVICE", "SPEEDUP (INTERVAL)", "STATUS"], table))
     total = store.count(notebook=args.notebook)
     if total > len(rows):
         print(f"({len(rows)} of {total} runs; --limit N shows more)")
     return 0
 
 
-def _summary_text(run: ProfileRun) -> str:
-    """What ``show`` prints when no text renderer is installed: the headline and warnings."""
-    s = run.summary()
-    lines = [s["headline"], *(f"warning: {w}" for w in s["warnings"])]
-    lines.append(f"run {run.id} {run.label!r} on {_device_text(s)}, torch {run.torch_version}")
-    return "\n".join(lines)
-
-
 def cmd_show(args: argparse.Namespace, store: RunStore) -> int:
     if args.json:
         print(json.dumps(store.get_dict(validate_run_id(args.id)), indent=2))
         return 0
-    run = store.get(validate_run_id(args.id))
-    try:
-        from .render.text import render_text
-    except ModuleNotFoundError as exc:
-        if exc.name != "compile_profile.render.text":
-            raise
-        print(_summary_text(run))
-    else:
-        print(render_text(run))
+    print(render_text(store.get(validate_run_id(args.id))))
     return 0
 
 
@@ -174,83 +144,11 @@ def cmd_rm(args: argparse.Namespace, store: RunStore) -> int:
 # -- compare -------------------------------------------------------------------------
 
 
-def _relative_change(before: float | None, after: float | None) -> float | None:
-    if before is None or after is None or before == 0:
-        return None
-    return after / before - 1
-
-
-def compare_runs(a: ProfileRun, b: ProfileRun) -> dict[str, Any]:
-    """What changed from run ``a`` to run ``b``, as plain data (``compare --json`` prints it as is)."""
-    names = [v.name for v in a.variants] + [v.name for v in b.variants if v.name not in {v.name for v in a.variants}]
-
-    def median(run: ProfileRun, name: str) -> float | None:
-        v = next((v for v in run.variants if v.name == name), None)
-        return v.timing.median_ms if v is not None and v.timing is not None else None
-
-    def counts(run: ProfileRun) -> dict[str, int]:
-        return {
-            "graphs": run.dynamo_graph_count,
-            "graph_breaks": len(run.graph_breaks),
-            "recompiles": len(run.recompiles),
-            "kernels": len(run.kernels),
-        }
-
-    def speedup(run: ProfileRun) -> dict[str, Any] | None:
-        s = run.speedup
-        return {"value": s.value, "low": s.low, "high": s.high, "variant": s.variant} if s else None
-
-    kernels_a = {k.name for k in a.kernels}
-    kernels_b = {k.name for k in b.kernels}
-    counts_a, counts_b = counts(a), counts(b)
-    return {
-        "a": {"id": a.id, "label": a.label, "created_at": a.created_at, "device": a.device.name,
-              "torch_version": a.torch_version},
-        "b": {"id": b.id, "label": b.label, "created_at": b.created_at, "device": b.device.name,
-              "torch_version": b.torch_version},
-        "medians_ms": [
-            {"variant": name, "a": median(a, name), "b": median(b, name),
-             "change": _relative_change(median(a, name), median(b, name))}
-            for name in names
-        ],
-        "speedup": {"a": speedup(a), "b": speedup(b)},
-        "counts": {key: {"a": counts_a[key], "b": counts_b[key], "delta": counts_b[key] - counts_a[key]}
-                   for key in counts_a},
-        "kernels_added": sorted(kernels_b - kernels_a),
-        "kernels_removed": sorted(kernels_a - kernels_b),
-    }
-
-
-def _signed_percent(change: float | None) -> str:
-    return "—" if change is None else f"{change * 100:+.1f}%"
-
-
-def render_comparison(c: dict[str, Any]) -> str:
-    a, b = c["a"], c["b"]
-    rows = [
-        ["label", _clip(one_line(a["label"]), 30), _clip(one_line(b["label"]), 30), ""],
-        ["created", a["created_at"], b["created_at"], ""],
-        ["device", a["device"], b["device"], ""],
-        ["torch", a["torch_version"], b["torch_version"], ""],
-    ]
-    for m in c["medians_ms"]:
-        rows.append([f"median {m['variant']}", format_ms(m["a"]), format_ms(m["b"]), _signed_percent(m["change"])])
-    sa, sb = c["speedup"]["a"], c["speedup"]["b"]
-    rows.append(["speedup", _speedup_text(sa), _speedup_text(sb),
-                 _signed_percent(_relative_change(sa and sa["value"], sb and sb["value"]))])
-    for key, count in c["counts"].items():
-        rows.append([key.replace("_", " "), str(count["a"]), str(count["b"]), f"{count['delta']:+d}"])
-    lines = [_table(["", f"A {a['id']}", f"B {b['id']}", "B vs A"], rows)]
-    lines.append("kernels added in B: " + (", ".join(c["kernels_added"]) or "none"))
-    lines.append("kernels removed in B: " + (", ".join(c["kernels_removed"]) or "none"))
-    return "\n".join(lines)
-
-
 def cmd_compare(args: argparse.Namespace, store: RunStore) -> int:
     a = store.get(validate_run_id(args.id_a))
     b = store.get(validate_run_id(args.id_b))
-    comparison = compare_runs(a, b)
-    print(json.dumps(comparison, indent=2) if args.json else render_comparison(comparison))
+    comparison = compare(a, b)
+    print(json.dumps(comparison.as_dict(), indent=2) if args.json else comparison_text(comparison))
     return 0
 
 
@@ -265,7 +163,7 @@ def cmd_export(args: argparse.Namespace, store: RunStore) -> int:
         _write_file(args.json, json.dumps(store.get_dict(run_id), indent=2) + "\n")
         print(f"wrote {args.json}")
     if args.html:
-        _write_file(args.html, _report_html(store.get(run_id)))
+        _write_file(args.html, render_report_html(store.get(run_id)))
         print(f"wrote {args.html}")
     return 0
 
@@ -294,12 +192,12 @@ def _profiled_outputs(nb: Any) -> list[tuple[int, dict[str, Any]]]:
 def _notebook_report_html(notebook: pathlib.Path, runs: list[tuple[int, ProfileRun]]) -> str:
     """One run: its report. Several: each report framed in one page (reports are whole documents)."""
     if len(runs) == 1:
-        return _report_html(runs[0][1])
+        return render_report_html(runs[0][1])
     sections = []
     for cell, run in runs:
         sections.append(
             f"<section><h2>cell {cell}: {html.escape(run.label or run.id)}</h2>"
-            f'<iframe title="report for run {html.escape(run.id)}" srcdoc="{html.escape(_report_html(run))}">'
+            f'<iframe title="report for run {html.escape(run.id)}" srcdoc="{html.escape(render_report_html(run))}">'
             "</iframe></section>"
         )
     title = html.escape(f"compile-profile: {notebook.name}")
@@ -405,7 +303,7 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
             print(f"{PROG}: warning: run {run_id} (cell {cell}) is not in {store.path}", file=sys.stderr)
 
     if rows:
-        print(_table(["CELL", "RUN", "LABEL", "VARIANTS", "MEDIANS", "SPEEDUP (INTERVAL)", "GRAPHS", "BREAKS"], rows))
+        print(text_table(["CELL", "RUN", "LABEL", "VARIANTS", "MEDIANS", "SPEEDUP (INTERVAL)", "GRAPHS", "BREAKS"], rows))
     else:
         print(f"no profiled cells in {path.name} (no %%compile_profile output)")
 

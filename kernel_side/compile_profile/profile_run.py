@@ -394,9 +394,9 @@ class ProfileRun:
     def from_json(cls, text: str) -> ProfileRun:
         return cls.from_dict(json.loads(text))
 
-    # -- views (renderers live in compile_profile.render) ----------------
+    # -- views (figures are derived in compile_profile.digest, laid out in compile_profile.render) --
     def summary(self) -> dict[str, Any]:
-        from .render.summary import summarize
+        from .digest import summarize
 
         return summarize(self)
 
@@ -406,6 +406,11 @@ class ProfileRun:
         return mime_bundle(self)
 
     def __repr__(self) -> str:
+        speedup = f" speedup={self.speedup.value:.3g}x" if self.speedup is not None else ""
+        return (f"<ProfileRun {self.id} {self.status} on {self.device.type}: {len(self.variants)} variants"
+                f"{speedup}, {len(self.graphs)} graphs, {len(self.kernels)} kernels>")
+
+    def __str__(self) -> str:
         from .render.text import render_text
 
         return render_text(self)

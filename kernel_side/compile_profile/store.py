@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from .digest.summary import DIGEST_VERSION, summarize
 from .profile_run import ProfileRun
 
 # "CPRF" in ASCII: marks a SQLite file as a compile-profile run store.
@@ -93,21 +94,9 @@ def _create_runs_table(conn: sqlite3.Connection) -> None:
 
 
 def _add_summaries_and_change_counter(conn: sqlite3.Connection) -> None:
+    # Summaries start empty: they are the digest's, derived outside the migrations (``_fresh_summaries``),
+    # so that this step never depends on how a later version words a run.
     conn.execute("ALTER TABLE runs ADD COLUMN summary_json TEXT NOT NULL DEFAULT '{}'")
-    rows = conn.execute("SELECT id, created_at, notebook, label, status, run_json FROM runs").fetchall()
-    for run_id, created_at, notebook, label, status, run_json in rows:
-        try:
-            summary = _summarize(ProfileRun.from_dict(json.loads(run_json)))
-        except Exception as exc:  # noqa: BLE001 - one unreadable run must not block the upgrade of the others
-            summary = {
-                "id": run_id,
-                "created_at": created_at,
-                "notebook": notebook,
-                "label": label,
-                "status": status,
-                "headline": f"summary unavailable: {exc}",
-            }
-        conn.execute("UPDATE runs SET summary_json = ? WHERE id = ?", (json.dumps(summary), run_id))
     # A counter bumped by every put and delete: pollers compare one integer instead of rereading the list.
     conn.execute("CREATE TABLE store_state (key TEXT PRIMARY KEY, value INTEGER NOT NULL)")
     conn.execute("INSERT INTO store_state (key, value) VALUES ('changes', 0)")
@@ -120,10 +109,17 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-def _summarize(run: ProfileRun) -> dict[str, Any]:
-    from .render.summary import summarize
-
-    return summarize(run)
+def _summarize(run_id: str, run_json: str) -> dict[str, Any]:
+    """The digest's summary of a stored run; one unreadable run gets a summary that says so."""
+    data: Any = None
+    try:
+        data = json.loads(run_json)
+        return summarize(ProfileRun.from_dict(data))
+    except Exception as exc:  # noqa: BLE001 - one unreadable run must not hide the others
+        known = data if isinstance(data, dict) else {}
+        return {key: known.get(key, "") for key in ("created_at", "notebook", "label", "status")} | {
+            "id": run_id, "digest": DIGEST_VERSION, "headline": f"summary unavailable: {exc}", "variants": [],
+            "warnings": []}
 
 
 def _epoch_seconds(created_at: str) -> float:
@@ -173,7 +169,7 @@ class RunStore:
         """Save ``run`` in one transaction, replacing any run with the same id."""
         validate_run_id(run.id)
         run_json = json.dumps(run.to_dict())
-        summary_json = json.dumps(_summarize(run))
+        summary_json = json.dumps(summarize(run))
         row = (
             run.id,
             run.created_at,
@@ -221,17 +217,40 @@ class RunStore:
         return json.loads(row[0])
 
     def list(self, *, limit: int | None = 50, offset: int = 0, notebook: str | None = None) -> list[dict[str, Any]]:
-        """Summaries (``render.summary.summarize``) of the newest runs first, optionally of one notebook."""
+        """Summaries (``digest.summarize``) of the newest runs first, optionally of one notebook.
+
+        A summary cached by an older version (or none, after migration 2) is derived again from the run
+        and written back, so the list never words a run differently from the run's own view.
+        """
         if limit is not None and (not isinstance(limit, int) or limit < 0):
             raise ValueError(f"limit must be a non-negative integer or None, not {limit!r}")
         if not isinstance(offset, int) or offset < 0:
             raise ValueError(f"offset must be a non-negative integer, not {offset!r}")
         where, params = ("WHERE notebook = ?", [notebook]) if notebook is not None else ("", [])
         rows = self._query_all(
-            f"SELECT summary_json FROM runs {where} ORDER BY created_ts DESC, rowid DESC LIMIT ? OFFSET ?",
+            f"SELECT id, summary_json FROM runs {where} ORDER BY created_ts DESC, rowid DESC LIMIT ? OFFSET ?",
             (*params, -1 if limit is None else limit, offset),
         )
-        return [json.loads(summary_json) for (summary_json,) in rows]
+        summaries = {run_id: json.loads(summary_json) for run_id, summary_json in rows}
+        stale = [run_id for run_id, summary in summaries.items() if summary.get("digest") != DIGEST_VERSION]
+        if stale:
+            summaries.update(self._fresh_summaries(stale))
+        return [summaries[run_id] for run_id, _ in rows]
+
+    def _fresh_summaries(self, ids: list[str]) -> dict[str, dict[str, Any]]:
+        """Derive the summaries of ``ids`` again and store them (best effort: a read-only store still lists)."""
+        fresh = {}
+        for run_id in ids:
+            row = self._query_one("SELECT run_json FROM runs WHERE id = ?", (run_id,))
+            if row is not None:
+                fresh[run_id] = _summarize(run_id, row[0])
+        try:
+            with self._write() as conn:
+                conn.executemany("UPDATE runs SET summary_json = ? WHERE id = ?",
+                                 [(json.dumps(summary), run_id) for run_id, summary in fresh.items()])
+        except StoreError:
+            pass  # listing must not fail because the file is read-only; the next writer refreshes them
+        return fresh
 
     def count(self, *, notebook: str | None = None) -> int:
         if notebook is None:
@@ -239,32 +258,6 @@ class RunStore:
         else:
             row = self._query_one("SELECT count(*) FROM runs WHERE notebook = ?", (notebook,))
         return row[0] if row else 0
-
-    def kernel_source(self, run_id: str, kernel_name: str) -> dict[str, Any]:
-        """``{"name", "language", "source"}`` of a run's kernel.
-
-        ``kernel_name`` is matched against the kernel's run-unique ``id`` first,
-        then its ``name`` (names repeat across graphs and variants: the first wins).
-        """
-        validate_run_id(run_id)
-        # json_each picks the one kernel out inside SQLite, so the whole run is never parsed in Python.
-        row = self._query_one(
-            """
-            SELECT json_extract(k.value, '$.name'), json_extract(k.value, '$.language'),
-                   json_extract(k.value, '$.source')
-            FROM runs, json_each(runs.run_json, '$.kernels') AS k
-            WHERE runs.id = :run AND :kernel IN (json_extract(k.value, '$.id'), json_extract(k.value, '$.name'))
-            ORDER BY json_extract(k.value, '$.id') IS :kernel DESC, k.key
-            LIMIT 1
-            """,
-            {"run": run_id, "kernel": kernel_name},
-        )
-        if row is None:
-            if self._query_one("SELECT 1 FROM runs WHERE id = ?", (run_id,)) is None:
-                raise RunNotFound(f"no run with id {run_id!r} in {self.path}")
-            raise RunNotFound(f"run {run_id!r} has no kernel named {kernel_name!r}")
-        name, language, source = row
-        return {"name": name, "language": language, "source": source}
 
     def change_token(self) -> int:
         """A number that changes whenever a run is put or deleted, by any process."""

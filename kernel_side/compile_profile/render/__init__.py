@@ -1,31 +1,9 @@
-"""Renderers: each takes a ``ProfileRun`` and returns one representation of it.
+"""Views of a ``ProfileRun``: each module lays out what ``compile_profile.digest`` derived, in one format.
 
-``render(run, "text")`` and friends pick one by name for adapters that take the
-format as an option (the CLI, the server's export); the modules can also be
-imported directly.  Imports are lazy so the text view never loads plotly.
+``text`` (``str(run)``, the CLI's tables), ``html`` (the cell's static ``text/html``, also the
+report's and the widget's summary), ``report`` (one self-contained HTML file), ``charts`` (plotly
+figure dicts), ``mime`` (the cell's MIME bundle for the JupyterLab card), ``widget`` (the ipywidgets
+explorer), ``highlight`` (Pygments).  No view computes a figure: numbers are worded by
+``digest.format`` and sentences by ``digest``, so every view says the same thing.  Import the module
+you need; only ``report``, ``charts`` and ``widget`` load plotly or ipywidgets.
 """
-
-from __future__ import annotations
-
-from importlib import import_module
-from typing import Any
-
-from ..profile_run import ProfileRun
-
-RENDERERS: dict[str, tuple[str, str]] = {
-    "text": ("text", "render_text"),
-    "html": ("html", "render_html"),
-    "report": ("report", "render_report_html"),
-    "mime": ("mime", "mime_bundle"),
-    "figures": ("charts", "figures"),
-    "summary": ("summary", "summarize"),
-    "widget": ("widget", "explorer"),
-}
-
-
-def render(run: ProfileRun, fmt: str = "text") -> Any:
-    try:
-        module, function = RENDERERS[fmt]
-    except KeyError:
-        raise ValueError(f"unknown format {fmt!r}; one of {sorted(RENDERERS)}") from None
-    return getattr(import_module(f".{module}", __name__), function)(run)

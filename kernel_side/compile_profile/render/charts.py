@@ -16,8 +16,9 @@ from html import escape
 from typing import Any
 
 from ..profile_run import ProfileRun
-from .facts import cell_code, focus_kernels, kernel_time_by_line, median_ratio, top_kernels
-from .format import format_interval, format_speedup
+from ..digest.facts import focus_kernels, median_ratio, top_kernels
+from ..digest.lines import line_times
+from ..digest.format import format_interval, format_speedup
 
 TOP_CHART_KERNELS = 20
 
@@ -182,31 +183,29 @@ def kernels_figure(run: ProfileRun, top: int = TOP_CHART_KERNELS) -> Figure:
 
 
 def lines_figure(run: ProfileRun) -> Figure:
-    variant, kernels = focus_kernels(run)
-    per_line = kernel_time_by_line(kernels)
-    suffix = f", {variant}" if variant else ""
-    if not per_line:
+    """Time per cell line, a bar per variant with kernels: ``digest.lines``, the rule the panel's table shows."""
+    lt = line_times(run)
+    rows = [r for r in lt.rows if r.kernels]
+    if not rows:
         return _empty("Kernels per cell line", "no kernel was traced back to a cell line")
-    lines = list(per_line)
-    timed = any(total is not None for _, total in per_line.values())
-    if timed:
-        title = "Device time of the kernels from each cell line" + suffix
-        y = [per_line[line][1] or 0.0 for line in lines]
-        axis = "device time (ms)"
-        hover = "%{x}: %{y:.4g} ms in %{customdata[0]} kernels<br>%{customdata[1]}<extra></extra>"
-    else:
-        title = "Kernels per cell line" + suffix
-        y = [per_line[line][0] for line in lines]
-        axis = "kernels"
-        hover = "%{x}: %{customdata[0]} kernels<br>%{customdata[1]}<extra></extra>"
-    trace = {
-        "type": "bar",
-        "x": [f"line {line}" for line in lines],
-        "y": y,
-        "customdata": [[per_line[line][0], _text(cell_code(run, line))] for line in lines],
-        "hovertemplate": hover,
-    }
-    return {"data": [trace], "layout": _layout(title, yaxis={"title": {"text": axis}}, xaxis={"type": "category"})}
+    timed = any(t is not None for r in rows for t in r.time_ms.values())
+    traces = []
+    for variant in lt.variants:
+        counts = [len(r.kernels.get(variant, [])) for r in rows]
+        traces.append({
+            "type": "bar",
+            "name": _text(variant or "kernels"),
+            "x": [f"line {r.line}" for r in rows],
+            "y": [r.time_ms.get(variant) or 0.0 for r in rows] if timed else counts,
+            "customdata": [[n, r.shared.get(variant, 0), _text(r.code)] for n, r in zip(counts, rows)],
+            "hovertemplate": ("%{x}: %{y:.4g} ms from %{customdata[0]} kernels (%{customdata[1]} shared with "
+                              "other lines, split evenly)<br>%{customdata[2]}<extra></extra>") if timed else
+                             "%{x}: %{customdata[0]} kernels<br>%{customdata[2]}<extra></extra>",
+        })
+    title = "Device time per cell line" if timed else "Kernels per cell line"
+    axis = "device time (ms)" if timed else "kernels"
+    return {"data": traces, "layout": _layout(title, yaxis={"title": {"text": axis}}, xaxis={"type": "category"},
+                                              barmode="group", showlegend=len(traces) > 1)}
 
 
 def figures(run: ProfileRun) -> dict[str, Figure]:

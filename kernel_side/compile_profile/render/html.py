@@ -12,7 +12,7 @@ from __future__ import annotations
 from html import escape
 
 from ..profile_run import ProfileRun
-from .facts import (
+from ..digest.facts import (
     TOP_KERNELS,
     break_groups,
     cache_counts,
@@ -23,14 +23,16 @@ from .facts import (
     peak_memory_text,
     top_kernels,
 )
-from .format import (
+from ..digest.format import (
     format_interval,
     format_ms,
     format_s,
     format_speedup,
     one_line,
 )
-from .summary import headline, warnings
+from ..digest.compare import Comparison
+from ..digest.lines import RULE, line_times
+from ..digest.summary import headline, warnings
 
 MAX_ROWS = 10
 
@@ -42,7 +44,7 @@ _H = 'style="font-weight:600;margin:8px 0 2px 0"'
 _MUTED = 'style="opacity:.7"'
 
 
-def _table(header: list[str], rows: list[list[str]], numeric: set[int] = frozenset()) -> str:
+def html_table(header: list[str], rows: list[list[str]], numeric: set[int] = frozenset()) -> str:
     """A table whose cells are already HTML (callers escape user text before passing it)."""
     head = "".join(f"<th {_TH}>{h}</th>" for h in header)
     body = "".join(
@@ -79,7 +81,7 @@ def _variants(run: ProfileRun) -> str:
             status,
         ])
     header = ["variant", "median", "p10", "p90", "n", "eager ÷ median", "compile", "first call", "peak memory", ""]
-    return _table(header, rows, numeric={1, 2, 3, 4, 5, 6, 7})
+    return html_table(header, rows, numeric={1, 2, 3, 4, 5, 6, 7})
 
 
 def _facts(run: ProfileRun) -> str:
@@ -124,7 +126,7 @@ def _graph_breaks(run: ProfileRun) -> str:
          escape(one_line(g.reason))]
         for g in groups[:MAX_ROWS]
     ]
-    return (f"<div {_H}>Graph breaks</div>" + _table(["cell line", "code", "inside", "times", "reason"], rows)
+    return (f"<div {_H}>Graph breaks</div>" + html_table(["cell line", "code", "inside", "times", "reason"], rows)
             + _more(min(MAX_ROWS, len(groups)), len(groups), "kinds of graph break"))
 
 
@@ -132,7 +134,7 @@ def _recompiles(run: ProfileRun) -> str:
     if not run.recompiles:
         return ""
     rows = [[escape(r.variant), "yes" if r.during_timing else "", escape(one_line(r.reason))] for r in run.recompiles[:MAX_ROWS]]
-    return (f"<div {_H}>Recompiles</div>" + _table(["variant", "while timed", "reason"], rows)
+    return (f"<div {_H}>Recompiles</div>" + html_table(["variant", "while timed", "reason"], rows)
             + _more(min(MAX_ROWS, len(run.recompiles)), len(run.recompiles), "recompiles"))
 
 
@@ -153,8 +155,39 @@ def _kernels(run: ProfileRun) -> str:
     timed = any(k.device_time_ms is not None for k in run.kernels)
     title = "Top kernels by device time" if timed else "Kernels"
     return (f"<div {_H}>{title}</div>"
-            + _table(["kernel", "language", "device time", "share", "cell lines", "aten ops"], rows, numeric={2, 3})
+            + html_table(["kernel", "language", "device time", "share", "cell lines", "aten ops"], rows, numeric={2, 3})
             + _more(min(TOP_KERNELS, len(run.kernels)), len(run.kernels), "kernels"))
+
+
+def lines_html(run: ProfileRun) -> str:
+    """Time per cell line for each variant with kernels (``digest.lines``: one rule for every view)."""
+    lt = line_times(run)
+    if not lt.rows:
+        return ""
+    rows = []
+    for r in lt.rows[:MAX_ROWS * 3]:
+        times = [r.time_text(v) for v in lt.variants]
+        kernels = sum(len(names) for names in r.kernels.values())
+        rows.append([str(r.line), _code(r.code), *times, str(kernels) + (" (break)" if r.graph_breaks else "")])
+    variants = [escape(v or "kernels") for v in lt.variants]
+    return (f"<div {_H}>Time per cell line</div>"
+            + html_table(["cell line", "code", *variants, "kernels"], rows, numeric=set(range(2, 2 + len(variants))))
+            + _more(min(MAX_ROWS * 3, len(lt.rows)), len(lt.rows), "lines")
+            + f"<div {_MUTED}>{escape(RULE)}</div>")
+
+
+def comparison_html(c: Comparison) -> str:
+    """A ``digest.compare`` comparison as a table: A before, B after, B's change."""
+    rows = [[escape(d.metric), escape(d.a_text), escape(d.b_text), escape(d.change_text)] for d in c.deltas]
+    kernels = "".join(
+        f"<div>{what}: " + (", ".join(f"<code>{escape(k.name)}</code>" + (f" ×{k.count}" if k.count > 1 else "")
+                                      for k in found) or "none") + "</div>"
+        for what, found in (("kernels added in B", c.kernels_added), ("kernels removed in B", c.kernels_removed))
+    )
+    title_a = escape(f"A {one_line(c.a.label, 40) or c.a.id}")
+    title_b = escape(f"B {one_line(c.b.label, 40) or c.b.id}")
+    return (html_table(["", title_a, title_b, "B vs A"], rows)
+            + f"<div {_MUTED}>{c.kernels_kept} kernel(s) in both</div>" + kernels)
 
 
 def _errors(run: ProfileRun) -> str:
@@ -164,7 +197,7 @@ def _errors(run: ProfileRun) -> str:
     ]
     if not rows:
         return ""
-    return (f"<div {_H}>Errors</div>" + _table(["stage", "variant", "cell line", "message"], rows)
+    return (f"<div {_H}>Errors</div>" + html_table(["stage", "variant", "cell line", "message"], rows)
             + _more(min(MAX_ROWS, len(run.errors)), len(run.errors), "errors"))
 
 
@@ -184,6 +217,7 @@ def render_html(run: ProfileRun) -> str:
         _graph_breaks(run),
         _recompiles(run),
         _kernels(run),
+        lines_html(run),
         _errors(run),
         f'<ul style="margin:4px 0;opacity:.8">{notes}</ul>' if notes else "",
         "</div>",

@@ -7,7 +7,7 @@ from typing import Any
 from ..profile_run import ProfileRun
 from .charts import variants_figure
 from .html import render_html
-from .summary import summarize
+from ..digest.summary import summarize
 from .text import render_text
 
 MIME_TYPE = "application/vnd.compile-profile.run+json"

@@ -18,11 +18,11 @@ from plotly.offline import get_plotlyjs
 
 from ..profile_run import Graph, Kernel, ProfileRun
 from .charts import figures
-from .facts import break_groups, top_kernels
-from .format import format_ms, one_line
+from ..digest.facts import break_groups, top_kernels
+from ..digest.format import format_ms, one_line
 from .highlight import highlight_code, stylesheet
 from .html import render_html
-from .summary import first_code_line
+from ..digest.summary import first_code_line
 
 OVERVIEW_FIGURES = ("variants", "samples", "compile_phases", "lines")
 

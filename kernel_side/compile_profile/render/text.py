@@ -1,21 +1,35 @@
-"""Plain-text view of a run: ``ProfileRun.__repr__`` and the ``text/plain`` of the cell output.
+"""Plain-text view of a run: ``str(run)``, the ``text/plain`` of the cell output and ``compile-profile show``;
+and the plain-text tables the CLI prints (``text_table``, ``comparison_text``).
 
-The first line reads like ``%timeit``'s: each variant's median with its spread,
-then the speedup with its interval.  The lines after it say what compiling did.
+The first line is the digest's headline, the card's; the second reads like ``%timeit``'s: each
+variant's median with its spread, then the speedup with its interval.  The lines after them say what
+compiling did.  Every figure and sentence comes from ``compile_profile.digest``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..profile_run import ProfileRun, Variant
-from .facts import break_groups, break_place, cache_counts, correctness_text, kernel_counts, peak_memory_text
-from .format import format_diff, format_interval, format_s, format_speedup, format_timing, one_line
-from .summary import headline, timing_warnings
+from ..digest.facts import break_groups, break_place, cache_counts, correctness_text, kernel_counts, peak_memory_text
+from ..digest.format import format_diff, format_interval, format_ms, format_s, format_speedup, format_timing, one_line
+from ..digest.compare import Comparison
+from ..digest.lines import RULE, line_times
+from ..digest.summary import headline, timing_warnings
 
 MAX_LISTED = 10  # graph breaks, recompiles and errors listed one by one; the rest are counted
 
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def text_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """Columns padded to their widest cell, two spaces apart."""
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip()]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    return "\n".join(lines)
 
 
 def _variant_segment(v: Variant) -> str:
@@ -39,7 +53,7 @@ def timing_line(run: ProfileRun) -> str:
         if s.includes_one:
             text += ": no measurable difference"
         segments.append(text)
-    return " | ".join(segments) if segments else headline(run)
+    return " | ".join(segments)
 
 
 def _cache_text(state: str) -> str:
@@ -113,6 +127,44 @@ def _kernel_line(run: ProfileRun) -> str:
     return f"kernels: {len(run.kernels)}" + (f" ({detail})" if detail else "")
 
 
+def _lines_lines(run: ProfileRun) -> list[str]:
+    lt = line_times(run)
+    rows = [r for r in lt.rows if r.kernels]
+    if not rows:
+        return []
+    table = text_table(
+        ["  line", *(v or "kernels" for v in lt.variants), "code"],
+        [[f"  {r.line}", *(r.time_text(v) for v in lt.variants),
+          one_line(r.code, 60)] for r in rows[:MAX_LISTED * 2]],
+    )
+    out = [f"time per cell line ({RULE}):", table]
+    if len(rows) > MAX_LISTED * 2:
+        out.append(f"  … and {len(rows) - MAX_LISTED * 2} more lines")
+    loose = {v: n for v, n in lt.unattributed.items() if n}
+    if loose:
+        out.append("  tied to no cell line: " + ", ".join(
+            f"{v or 'kernels'} {n} kernel{'' if n == 1 else 's'} ({format_ms(lt.unattributed_ms.get(v))})"
+            for v, n in loose.items()))
+    return out
+
+
+def comparison_text(c: Comparison) -> str:
+    """A ``digest.compare`` comparison as a plain-text table (``compile-profile compare``)."""
+    rows = [
+        ["label", one_line(c.a.label, 30), one_line(c.b.label, 30), ""],
+        ["created", c.a.created_at, c.b.created_at, ""],
+        ["device", c.a.device, c.b.device, ""],
+        ["torch", c.a.torch_version, c.b.torch_version, ""],
+    ]
+    rows += [[d.metric, d.a_text, d.b_text, d.change_text] for d in c.deltas]
+    lines = [text_table(["", f"A {c.a.id}", f"B {c.b.id}", "B vs A"], rows)]
+    for what, found in (("added in B", c.kernels_added), ("removed in B", c.kernels_removed)):
+        names = ", ".join(k.name + (f" ×{k.count}" if k.count > 1 else "") for k in found)
+        lines.append(f"kernels {what}: {names or 'none'}")
+    lines.append(f"kernels in both: {c.kernels_kept} (matched by name without Inductor's trailing counter)")
+    return "\n".join(lines)
+
+
 def _error_lines(run: ProfileRun) -> list[str]:
     out = []
     for e in run.errors[:MAX_LISTED]:
@@ -139,7 +191,7 @@ def cell_runs_text(n: int) -> str:
 
 
 def render_text(run: ProfileRun) -> str:
-    lines = [timing_line(run)]
+    lines = [headline(run)] + [t for t in [timing_line(run)] if t]
     lines += _compile_lines(run)
     lines += _graph_lines(run)
     memory = _memory_line(run)
@@ -149,6 +201,7 @@ def render_text(run: ProfileRun) -> str:
     if correctness:
         lines.append(correctness)
     lines.append(_kernel_line(run))
+    lines += _lines_lines(run)
     if run.cell_runs:
         lines.append(cell_runs_text(run.cell_runs))
     lines += _error_lines(run)

@@ -14,15 +14,13 @@ import ipywidgets as widgets
 
 from ..profile_run import ProfileRun
 from .charts import Figure, figures
-from .compare import compare
-from .facts import break_groups, top_kernels
-from .format import format_ms, one_line
+from ..digest.compare import compare
+from ..digest.facts import break_groups, top_kernels
+from ..digest.format import format_ms, one_line
 from .highlight import highlight_code
-from .html import render_html
+from .html import comparison_html, html_table, render_html
 
 OVERVIEW_FIGURES = ("variants", "samples", "compile_phases", "lines")
-_TABLE = 'style="border-collapse:collapse"'
-_CELL = 'style="text-align:left;padding:2px 10px 2px 0;border-bottom:1px solid rgba(127,127,127,.25);vertical-align:top"'
 
 
 def figure_widget(fig: Figure) -> widgets.Widget:
@@ -47,12 +45,6 @@ def figure_widget(fig: Figure) -> widgets.Widget:
         },
     )
     return out
-
-
-def _table(header: list[str], rows: list[list[str]]) -> str:
-    head = "".join(f"<th {_CELL}>{h}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td {_CELL}>{c}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table {_TABLE}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _code_box(html_value: str = "") -> widgets.HTML:
@@ -135,7 +127,7 @@ class RunExplorer(widgets.Tab):
         ]
         lines = tuple(g.line for g in groups if g.line is not None)
         cell = highlight_code(run.cell_source, "python", inline_styles=True, linenos=True, hl_lines=lines)
-        return _table(["cell line", "code", "inside", "times", "variant", "reason"], rows) + cell
+        return html_table(["cell line", "code", "inside", "times", "variant", "reason"], rows) + cell
 
     def _kernel_label(self, i: int) -> str:
         k = self.kernels[i]
@@ -167,13 +159,8 @@ class RunExplorer(widgets.Tab):
         if i is None:
             self.compare_table.value = "<p>Pass <code>compare_with=[other runs]</code> to compare this run with others.</p>"
             return
-        other = self.others[i]
-        rows = [
-            [escape(d.metric), escape(d.this), escape(d.other), "" if d.change is None else f"{d.change * 100:+.1f}%"]
-            for d in compare(self.run, other)
-        ]
-        title = escape(f"this run ({self.run.label or self.run.id})"), escape(f"{other.label or other.id}")
-        self.compare_table.value = _table(["", title[0], title[1], "change"], rows)
+        # The other run is A (before), this one B (after), as in the CLI's and the panel's comparison.
+        self.compare_table.value = comparison_html(compare(self.others[i], self.run))
 
 
 def explorer(run: ProfileRun, compare_with: list[ProfileRun] | None = None) -> RunExplorer:

@@ -15,7 +15,3 @@ def _jupyter_server_extension_points():
 def _load_jupyter_server_extension(serverapp) -> None:
     setup_handlers(serverapp.web_app)
     serverapp.log.info("compile-profile: run store API at %scompile-profile/api/", serverapp.base_url)
-
-
-# jupyter_server < 2 looked for the name without the leading underscore.
-load_jupyter_server_extension = _load_jupyter_server_extension

@@ -6,7 +6,6 @@ so they are served only to whoever may run that code in the first place.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from typing import Any
 
@@ -14,6 +13,9 @@ import tornado.web
 from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 
+from ..digest import compare, run_digest
+from ..profile_run import ProfileRun
+from ..render.charts import figures
 from ..store import RunNotFound, RunStore, StoreError, validate_run_id
 
 API_PREFIX = "compile-profile/api"
@@ -40,6 +42,13 @@ class _StoreHandler(APIHandler):
         except ValueError as exc:
             raise tornado.web.HTTPError(400, f"invalid run id: {exc}") from None
         return run_id
+
+    def run_dict(self, run_id: str) -> dict[str, Any]:
+        run_id = self.checked_id(run_id)
+        try:
+            return self.store().get_dict(run_id)
+        except RunNotFound:
+            raise tornado.web.HTTPError(404, f"no run {run_id}") from None
 
     def int_arg(self, name: str, default: int, low: int, high: int) -> int:
         raw = self.get_query_argument(name, None)
@@ -87,16 +96,9 @@ class RunsHandler(_StoreHandler):
 class RunHandler(_StoreHandler):
     @tornado.web.authenticated
     def get(self, run_id: str) -> None:
-        """The whole run, and its summary as this version words it (the panel shows the same words as the card)."""
-        from ..profile_run import ProfileRun
-        from ..render.summary import summarize
-
-        run_id = self.checked_id(run_id)
-        try:
-            data = self.store().get_dict(run_id)
-        except RunNotFound:
-            raise tornado.web.HTTPError(404, f"no run {run_id}") from None
-        self.write_json({**data, "summary": summarize(ProfileRun.from_dict(data))})
+        """The whole run, and its digest as this version words it (the panel shows the card's words)."""
+        data = self.run_dict(run_id)
+        self.write_json({**data, "summary": run_digest(ProfileRun.from_dict(data))})
 
     @tornado.web.authenticated
     def delete(self, run_id: str) -> None:
@@ -107,29 +109,21 @@ class RunHandler(_StoreHandler):
         self.finish()
 
 
-class KernelSourceHandler(_StoreHandler):
-    @tornado.web.authenticated
-    def get(self, run_id: str, name: str) -> None:
-        run_id = self.checked_id(run_id)
-        try:
-            self.write_json(self.store().kernel_source(run_id, name))
-        except RunNotFound:
-            raise tornado.web.HTTPError(404, f"no kernel {name!r} in run {run_id}") from None
-
-
 class FiguresHandler(_StoreHandler):
     @tornado.web.authenticated
     def get(self, run_id: str) -> None:
-        run_id = self.checked_id(run_id)
-        if importlib.util.find_spec("compile_profile.render.charts") is None:
-            raise tornado.web.HTTPError(501, "this compile-profile has no chart renderer")
-        from ..render.charts import figures
+        self.write_json(figures(ProfileRun.from_dict(self.run_dict(run_id))))
 
-        try:
-            run = self.store().get(run_id)
-        except RunNotFound:
-            raise tornado.web.HTTPError(404, f"no run {run_id}") from None
-        self.write_json(figures(run))
+
+class CompareHandler(_StoreHandler):
+    @tornado.web.authenticated
+    def get(self) -> None:
+        """``?a=ID&b=ID``: the digest's comparison of run A (before) with run B (after)."""
+        ids = [self.get_query_argument(name, "") for name in ("a", "b")]
+        if not all(ids):
+            raise tornado.web.HTTPError(400, "compare needs two runs: ?a=ID&b=ID")
+        a, b = (ProfileRun.from_dict(self.run_dict(run_id)) for run_id in ids)
+        self.write_json(compare(a, b).as_dict())
 
 
 class ChangesHandler(_StoreHandler):
@@ -144,8 +138,8 @@ def setup_handlers(web_app) -> None:
         ".*$",
         [
             (url_path_join(base, "runs") + "/?", RunsHandler),
+            (url_path_join(base, "compare") + "/?", CompareHandler),
             (url_path_join(base, "runs", _SEGMENT) + "/?", RunHandler),
-            (url_path_join(base, "runs", _SEGMENT, "kernels", r"(.+)"), KernelSourceHandler),
             (url_path_join(base, "runs", _SEGMENT, "figures") + "/?", FiguresHandler),
             (url_path_join(base, "changes") + "/?", ChangesHandler),
         ],

@@ -1,16 +1,23 @@
-"""The headline figures of a run, as plain JSON: what every view shows first.
+"""The digest of a run as plain JSON: the headline and its wording, warnings, grouped graph breaks,
+the correctness sentence, per-line times and the figures every view shows first.
 
-The MIME bundle, the run store's list, the panel's run list and the CLI table
-all read this one dict, so a figure is computed and worded in one place.
+The MIME bundle (the card), the run store's list, the REST API (the panel), the CLI, the text and
+HTML views and the widget all read this one dict or the functions behind it, so a figure is computed
+and worded once.  ``DIGEST_VERSION`` stamps each dict: the store re-derives summaries it cached under
+an older version, so a stored run never shows an older wording than a fresh one.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..profile_run import ProfileRun, Variant
+from ..profile_run import ProfileRun, Speedup, Variant
 from .facts import break_groups, break_summary, correctness_text, kept_tensor_warnings, speedup_drift
 from .format import format_bytes, format_ms, format_s, format_speedup
+from .lines import line_times
+
+# Bumped whenever a field is added to, or a wording changes in, ``summarize``'s dict.
+DIGEST_VERSION = 3
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 
@@ -42,6 +49,13 @@ def _variant_row(v: Variant) -> dict[str, Any]:
     }
 
 
+def speedup_phrase(s: Speedup) -> str:
+    """``1.25× faster`` or ``1.80× slower``: a slowdown is worded by its factor above 1, never "0.56× slower"."""
+    if s.value >= 1:
+        return f"{format_speedup(s.value)} faster"
+    return f"{format_speedup(1 / s.value)} slower" if s.value > 0 else "slower"
+
+
 def headline(run: ProfileRun) -> str:
     eager = run.eager
     if run.speedup is None or eager is None or eager.timing is None:
@@ -54,11 +68,8 @@ def headline(run: ProfileRun) -> str:
             return "nothing was compiled: the cell ran no torch operations that Dynamo could capture"
         return f"profile {run.status}"
     best = run.variant(run.speedup.variant)
-    s = run.speedup
-    faster = "faster" if s.value >= 1 else "slower"
-    factor = s.value if s.value >= 1 else 1 / s.value
     parts = [
-        f"{best.name} {format_speedup(factor)} {faster}: "
+        f"{best.name} {speedup_phrase(run.speedup)}: "
         f"{format_ms(eager.timing.median_ms)} → {format_ms(best.timing.median_ms)}"
     ]
     if best.compile_s is not None:
@@ -147,6 +158,7 @@ def summarize(run: ProfileRun) -> dict[str, Any]:
     best = run.variant(run.speedup.variant) if run.speedup else None
     groups = break_groups(run)
     return {
+        "digest": DIGEST_VERSION,
         "id": run.id,
         "label": run.label,
         "created_at": run.created_at,
@@ -164,6 +176,9 @@ def summarize(run: ProfileRun) -> dict[str, Any]:
                 "high": run.speedup.high,
                 "variant": run.speedup.variant,
                 "text": format_speedup(run.speedup.value),
+                "phrase": speedup_phrase(run.speedup),
+                "has_interval": run.speedup.has_interval,
+                "includes_one": run.speedup.includes_one,
             }
             if run.speedup
             else None
@@ -194,3 +209,12 @@ def summarize(run: ProfileRun) -> dict[str, Any]:
             else None
         ),
     }
+
+
+def run_digest(run: ProfileRun) -> dict[str, Any]:
+    """``summarize`` plus what one run's detail shows (per-line times): what the REST API serves with a run.
+
+    Kept apart from ``summarize``, which the store caches for every run in its list and the MIME bundle
+    carries: a 24-layer training step's per-line rows name hundreds of kernels.
+    """
+    return {**summarize(run), "lines": line_times(run).as_dict()}

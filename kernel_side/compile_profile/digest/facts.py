@@ -1,4 +1,5 @@
-"""Figures derived from a run that several renderers show: computed here once, worded by each renderer."""
+"""Facts derived from a run that several views show: break groups, the correctness sentence, kept-tensor and
+drift warnings, kernel counts and the kernels worth showing first.  Computed here once; views lay them out."""
 
 from __future__ import annotations
 
@@ -95,23 +96,6 @@ def peak_memory_text(run: ProfileRun, variant: Variant) -> str:
     if run.memory_note:
         return run.memory_note
     return "not measured on CPU" if run.device.type == "cpu" else "not measured"
-
-
-def kernel_time_by_line(kernels: list[Kernel]) -> dict[int, tuple[int, float | None]]:
-    """Per cell line: how many kernels came from it and their summed device time.
-
-    A kernel fused from several lines counts fully on each of them, since its
-    time cannot be split between lines honestly.  The time is None when no
-    kernel of that line was timed.
-    """
-    out: dict[int, tuple[int, float | None]] = {}
-    for k in kernels:
-        for line in sorted(set(k.lines)):
-            count, total = out.get(line, (0, None))
-            if k.device_time_ms is not None:
-                total = (total or 0.0) + k.device_time_ms
-            out[line] = (count + 1, total)
-    return dict(sorted(out.items()))
 
 
 # -- graph breaks ---------------------------------------------------------------------------

@@ -1,0 +1,137 @@
+"""Two runs side by side, A (before) and B (after): the one comparison every comparing view shows.
+
+The CLI's ``compare``, the widget's Compare tab and the panel's Compare view (through the REST API)
+all lay out this ``Comparison``; none matches kernels or computes a change itself.
+
+Kernels are matched by name without Inductor's trailing counter (``triton_poi_fused_add_0`` and
+``triton_poi_fused_add_3`` are the same kernel: the counter shifts when an unrelated kernel appears
+earlier), as a multiset, so three ``cpp_fused_relu`` before and two after is one removed, two kept.
+Matching exact names, as the CLI once did, reported every renumbered kernel as one added and one removed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+
+from ..profile_run import ProfileRun
+from .format import format_bytes, format_ms, format_s, format_speedup
+
+_KERNEL_COUNTER = re.compile(r"_\d+$")
+
+
+def kernel_match_key(name: str) -> str:
+    """The name two runs' kernels are matched by: Inductor's trailing counter stripped."""
+    return _KERNEL_COUNTER.sub("", name)
+
+
+@dataclass
+class Delta:
+    """One compared figure: its value in each run, worded, and B's change against A (None when undefined)."""
+
+    metric: str
+    a: float | None
+    b: float | None
+    a_text: str
+    b_text: str
+    change: float | None  # b / a - 1
+    change_text: str
+    # "b" when B's figure is the better one, "a" when A's is, "" when neither or not a figure with a direction
+    better: str = ""
+
+
+@dataclass
+class KernelCount:
+    name: str  # the match key
+    count: int
+
+
+@dataclass
+class RunRef:
+    id: str
+    label: str
+    created_at: str
+    device: str
+    torch_version: str
+
+
+@dataclass
+class Comparison:
+    a: RunRef
+    b: RunRef
+    deltas: list[Delta]
+    kernels_added: list[KernelCount] = field(default_factory=list)  # in B, more than in A
+    kernels_removed: list[KernelCount] = field(default_factory=list)
+    kernels_kept: int = 0
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _relative(a: float | None, b: float | None) -> float | None:
+    if a is None or b is None or a == 0:
+        return None
+    return b / a - 1.0
+
+
+def _change_text(change: float | None) -> str:
+    return "—" if change is None else f"{change * 100:+.1f}%"
+
+
+def _delta(metric: str, a: float | None, b: float | None, fmt, lower_is_better: bool | None) -> Delta:
+    change = _relative(a, b)
+    better = ""
+    if lower_is_better is not None and a is not None and b is not None and a != b:
+        better = "b" if (b < a) == lower_is_better else "a"
+    return Delta(metric, a, b, fmt(a), fmt(b), change, _change_text(change), better)
+
+
+def _speedup_text(run: ProfileRun) -> str:
+    s = run.speedup
+    if s is None:
+        return "—"
+    interval = f" [{format_speedup(s.low)}–{format_speedup(s.high)}]" if s.has_interval else ""
+    return f"{format_speedup(s.value)}{interval} {s.variant}"
+
+
+def _ref(run: ProfileRun) -> RunRef:
+    return RunRef(run.id, run.label, run.created_at, run.device.name or run.device.type, run.torch_version)
+
+
+def compare(a: ProfileRun, b: ProfileRun) -> Comparison:
+    """What changed from run ``a`` to run ``b``."""
+    va, vb = {v.name: v for v in a.variants}, {v.name: v for v in b.variants}
+    names = list(va) + [n for n in vb if n not in va]
+    deltas: list[Delta] = []
+    for name in names:
+        ta, tb = getattr(va.get(name), "timing", None), getattr(vb.get(name), "timing", None)
+        if ta is not None or tb is not None:
+            deltas.append(_delta(f"{name} median", ta and ta.median_ms, tb and tb.median_ms, format_ms, True))
+    if a.speedup is not None or b.speedup is not None:
+        d = _delta("speedup", a.speedup and a.speedup.value, b.speedup and b.speedup.value, format_speedup, False)
+        d.a_text, d.b_text = _speedup_text(a), _speedup_text(b)
+        deltas.append(d)
+    for name in names:
+        ca, cb = getattr(va.get(name), "compile_s", None), getattr(vb.get(name), "compile_s", None)
+        if ca is not None or cb is not None:
+            deltas.append(_delta(f"{name} compile", ca, cb, format_s, True))
+    for name in names:
+        ma, mb = getattr(va.get(name), "peak_memory_bytes", None), getattr(vb.get(name), "peak_memory_bytes", None)
+        if ma is not None or mb is not None:
+            deltas.append(_delta(f"{name} peak memory", ma, mb, format_bytes, True))
+    for metric, count in (("Dynamo graphs", lambda r: r.dynamo_graph_count),
+                          ("graph breaks", lambda r: len(r.graph_breaks)),
+                          ("recompiles", lambda r: len(r.recompiles)),
+                          ("kernels", lambda r: len(r.kernels))):
+        d = _delta(metric, count(a), count(b), lambda n: "—" if n is None else str(n), None)
+        d.change_text = f"{count(b) - count(a):+d}"
+        deltas.append(d)
+    ka = Counter(kernel_match_key(k.name) for k in a.kernels)
+    kb = Counter(kernel_match_key(k.name) for k in b.kernels)
+    return Comparison(
+        a=_ref(a), b=_ref(b), deltas=deltas,
+        kernels_added=[KernelCount(n, c) for n, c in sorted((kb - ka).items())],
+        kernels_removed=[KernelCount(n, c) for n, c in sorted((ka - kb).items())],
+        kernels_kept=sum((ka & kb).values()),
+    )

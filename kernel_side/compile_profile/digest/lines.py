@@ -1,0 +1,94 @@
+"""Time per cell line: the one rule every view shows (card, text, HTML report, widget, panel).
+
+A kernel's measured time is split evenly over the cell lines it came from.  Inductor fuses ops of
+several lines into one kernel and records no finer split, so an even split is the only one that
+invents nothing line by line while keeping the totals honest: a variant's line times add up to the
+time of its kernels that came from the cell (the rest is ``unattributed_ms``), and so compare with
+the call's time.  Counting a fused kernel fully on each of its lines, as the panel once did, made the
+lines add up to more than the call.  Each row says how many of its kernels it shares with other
+lines, so a reader sees where the split applied.
+
+Times are per call, per variant (the variants that have timed kernels), never summed over variants.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from ..profile_run import ProfileRun
+from .facts import cell_code, focus_kernels, kernel_variants
+from .format import format_ms
+
+
+@dataclass
+class LineRow:
+    """One cell line: its code, the kernels that came from it, and their time per variant."""
+
+    line: int
+    code: str
+    kernels: dict[str, list[str]] = field(default_factory=dict)  # variant -> kernel names, generation order
+    time_ms: dict[str, float | None] = field(default_factory=dict)  # variant -> its share of kernel time
+    shared: dict[str, int] = field(default_factory=dict)  # variant -> kernels also counted on other lines
+    graph_breaks: int = 0
+
+    def time_text(self, variant: str) -> str:
+        """The row's time for ``variant`` as every view words it: blank where the variant has no kernel
+        on this line, "—" where it has kernels but no measured time (a CPU run without device times)."""
+        return format_ms(self.time_ms.get(variant)) if self.kernels.get(variant) else ""
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class LineTimes:
+    """Every cell line with kernels or graph breaks, and what no line could claim."""
+
+    variants: list[str]  # variants with kernels, the speedup's variant first
+    rows: list[LineRow]
+    unattributed: dict[str, int]  # variant -> kernels tied to no cell line
+    unattributed_ms: dict[str, float | None]
+
+    def as_dict(self) -> dict:
+        return {"rule": RULE, "variants": self.variants, "rows": [r.as_dict() for r in self.rows],
+                "unattributed": self.unattributed, "unattributed_ms": self.unattributed_ms}
+
+
+RULE = "a kernel fused from several lines is split evenly over them, so a variant's lines add up to its kernels' time"
+
+
+def _add(total: float | None, ms: float | None) -> float | None:
+    return total if ms is None else (total or 0.0) + ms
+
+
+def line_times(run: ProfileRun) -> LineTimes:
+    focus, _ = focus_kernels(run)
+    variants = sorted(kernel_variants(run), key=lambda v: v != focus)  # the speedup's variant first
+    rows: dict[int, LineRow] = {}
+
+    def row(line: int) -> LineRow:
+        if line not in rows:
+            rows[line] = LineRow(line=line, code=cell_code(run, line))
+        return rows[line]
+
+    unattributed: dict[str, int] = {}
+    unattributed_ms: dict[str, float | None] = {}
+    for k in run.kernels:
+        lines = sorted(set(k.lines))
+        if not lines:
+            unattributed[k.variant] = unattributed.get(k.variant, 0) + 1
+            unattributed_ms[k.variant] = _add(unattributed_ms.get(k.variant), k.device_time_ms)
+            continue
+        part = None if k.device_time_ms is None else k.device_time_ms / len(lines)
+        for line in lines:
+            r = row(line)
+            r.kernels.setdefault(k.variant, []).append(k.name)
+            r.time_ms[k.variant] = _add(r.time_ms.get(k.variant), part)
+            if len(lines) > 1:
+                r.shared[k.variant] = r.shared.get(k.variant, 0) + 1
+    for b in run.graph_breaks:
+        if b.line is not None:
+            row(b.line).graph_breaks += 1
+    return LineTimes(variants=variants, rows=[rows[line] for line in sorted(rows)],
+                     unattributed=unattributed, unattributed_ms=unattributed_ms)
+
