@@ -1,8 +1,10 @@
 """Lay out the UI test's server: a fresh run store and a notebook holding the seeded runs' cells.
 
 Runs are the synthetic ones of tests/render_fixtures.py (no torch needed), with ids and times of
-their own.  ``--add ID`` later puts one more run, as a kernel would, to test that the panel picks
-it up without a refresh.
+their own, and two runs of one cell (``consistency_runs``: one slower than eager, one faster, each
+with two compiled variants and timed kernels on cell lines) whose Python views' words are written to
+``expected.json`` next to the store, for consistency.spec.ts to find in the panel.  ``--add ID``
+later puts one more run, as a kernel would, to test that the panel picks it up without a refresh.
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 sys.path.insert(0, str(HERE.parent / "kernel_side"))
 
-from render_fixtures import CELL, big_run, cpu_run, cuda_run, hostile_run  # noqa: E402
+from render_fixtures import CELL, big_run, cpu_run, cuda_run, hostile_run, slower_and_faster_runs  # noqa: E402
 
-from compile_profile.profile_run import GraphBreak  # noqa: E402
+from compile_profile.digest import compare, line_times, run_digest  # noqa: E402
+from compile_profile.profile_run import GraphBreak, ProfileRun  # noqa: E402
 from compile_profile.render.mime import mime_bundle  # noqa: E402
+from compile_profile.render.text import render_text  # noqa: E402
 from compile_profile.store import RunStore  # noqa: E402
 
 ROOT = Path(os.environ["JUPYTERLAB_GALATA_ROOT_DIR"])
@@ -64,6 +68,50 @@ def seeded_runs():
     big.label = "a thousand kernels"
     big.created_at = minutes_ago(120)
     return [cpu, cuda, hostile, big]
+
+
+# -- two runs of one cell, for the consistency test ------------------------------------------------
+
+EXPECTED = DB.parent / "expected.json"
+
+
+def consistency_runs() -> list[ProfileRun]:
+    slow, fast = slower_and_faster_runs()
+    slow.created_at, fast.created_at = minutes_ago(180), minutes_ago(170)
+    return [slow, fast]
+
+
+def line_texts(run: ProfileRun) -> list[dict]:
+    """The text view's time per cell line, as it words each cell (render/text.py ``_lines_lines``): a row per
+    line with kernels, for each variant its time by ``format_ms``, or nothing where it has no kernel there."""
+    lt = line_times(run)
+    text = render_text(run)
+    rows = []
+    for r in lt.rows:
+        if not r.kernels:
+            continue
+        times = {v: r.time_text(v) for v in lt.variants}
+        shown = next(t for t in text.splitlines() if t.strip().startswith(f"{r.line} "))
+        assert all(t in shown for t in times.values()), (shown, times)  # these are the text view's own words
+        rows.append({"line": r.line, "times": times})
+    return rows
+
+
+def expected_json(slow: ProfileRun, fast: ProfileRun) -> dict:
+    def run_words(run: ProfileRun) -> dict:
+        digest = run_digest(run)
+        return {"id": run.id, "headline": digest["headline"], "phrase": digest["speedup"]["phrase"],
+                "variants": digest["lines"]["variants"], "lines": line_texts(run)}
+
+    comparison = compare(slow, fast).as_dict()
+    return {
+        "runs": [run_words(slow), run_words(fast)],
+        "compare": {
+            "a": slow.id, "b": fast.id,
+            "deltas": [{k: d[k] for k in ("metric", "a_text", "b_text", "change_text", "better")}
+                       for d in comparison["deltas"]],
+        },
+    }
 
 
 def notebook_json(cpu) -> dict:
@@ -112,10 +160,12 @@ def main() -> None:
     for suffix in ("", "-wal", "-shm"):
         Path(str(DB) + suffix).unlink(missing_ok=True)
     runs = seeded_runs()
+    slow, fast = consistency_runs()
     with RunStore(DB) as store:
-        for run in runs:
+        for run in [*runs, slow, fast]:
             store.put(run)
     (ROOT / NOTEBOOK).write_text(json.dumps(notebook_json(runs[0]), indent=1))
+    EXPECTED.write_text(json.dumps(expected_json(slow, fast), indent=1, ensure_ascii=False))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 
-import { IPlotlyFigure, IProfileRun, IRunsPage } from './types';
+import { IComparison, IPlotlyFigure, IProfileRun, IRunsPage } from './types';
 
 const API_PATH = 'compile-profile/api';
 
@@ -57,8 +57,9 @@ export function getRun(id: string): Promise<IProfileRun> {
   return request<IProfileRun>(`runs/${enc(id)}`);
 }
 
-export function getKernelSource(id: string, name: string): Promise<{ name: string; language: string; source: string }> {
-  return request(`runs/${enc(id)}/kernels/${enc(name)}`);
+/** The digest's comparison of run `a` (before) with run `b` (after). */
+export function getComparison(a: string, b: string): Promise<IComparison> {
+  return request<IComparison>(`compare${URLExt.objectToQueryString({ a, b })}`);
 }
 
 export function getFigures(id: string): Promise<Record<string, IPlotlyFigure>> {

@@ -17,8 +17,7 @@ import {
   pageOf,
   sortKernels
 } from './kernels';
-import { aggregateByLine, unattributedKernels } from './lines';
-import { IKernel, IPlotlyFigure, IProfileRun } from './types';
+import { IKernel, ILineRow, IPlotlyFigure, IProfileRun } from './types';
 
 export interface IDetailServices {
   charts: ChartRenderer;
@@ -75,14 +74,19 @@ export function RunDetail(props: {
 type TabProps = { run: IProfileRun; figures: Record<string, IPlotlyFigure> | null; services: IDetailServices };
 
 function Overview({ run, figures, services }: TabProps): JSX.Element {
-  const s = run.speedup;
+  // The digest's words (digest/summary.py): a slowdown reads "1.80× slower", as on the card.
+  const s = run.summary?.speedup ?? null;
+  const confidence = run.speedup?.confidence ?? 0.95;
   return (
     <div className="cp-Overview">
+      {run.summary?.headline ? <p className="cp-Headline">{run.summary.headline}</p> : null}
       {s ? (
         <p className="cp-Speedup">
-          <strong>{formatSpeedup(s.value)}</strong> {s.value >= 1 ? 'faster' : 'slower'} with {s.variant}{' '}
+          <strong>{s.phrase}</strong> with {s.variant}{' '}
           <span className="cp-Interval">
-            ({Math.round((s.confidence ?? 0.95) * 100)}% interval {formatSpeedup(s.low)}–{formatSpeedup(s.high)})
+            {s.has_interval
+              ? `(${Math.round(confidence * 100)}% interval ${formatSpeedup(s.low)}–${formatSpeedup(s.high)})`
+              : '(too few samples for an interval)'}
           </span>
         </p>
       ) : (
@@ -266,8 +270,8 @@ const KERNEL_COLUMNS: { key: KernelSortKey; label: string }[] = [
   { key: 'lines', label: 'lines' }
 ];
 
-/** A kernel's identity in the table: its run-unique id, or its name in runs that predate ids. */
-function kernelKey(k: IKernel): string {
+/** A kernel's row in the table: its run-unique id, or its name in runs that predate ids. */
+function kernelRowId(k: IKernel): string {
   return k.id || k.name;
 }
 
@@ -275,13 +279,13 @@ function Kernels({ run, services }: TabProps): JSX.Element {
   const [sort, setSort] = React.useState<IKernelSort>({ key: 'device_time_ms', direction: 'desc' });
   const [query, setQuery] = React.useState('');
   const [page, setPage] = React.useState(0);
-  const [selected, setSelected] = React.useState<string | null>(run.kernels[0] ? kernelKey(run.kernels[0]) : null);
+  const [selected, setSelected] = React.useState<string | null>(run.kernels[0] ? kernelRowId(run.kernels[0]) : null);
   const rows = React.useMemo(() => sortKernels(filterKernels(run.kernels, query), sort), [run, query, sort]);
   if (!run.kernels.length) {
     return <p className="cp-Empty">No kernels were generated.</p>;
   }
   const shown = pageOf(rows, page, KERNEL_PAGE);
-  const kernel = run.kernels.find(k => kernelKey(k) === selected) ?? null;
+  const kernel = run.kernels.find(k => kernelRowId(k) === selected) ?? null;
   return (
     <div className="cp-Kernels">
       <input
@@ -312,11 +316,11 @@ function Kernels({ run, services }: TabProps): JSX.Element {
         <tbody>
           {shown.items.map(k => (
             <tr
-              key={kernelKey(k)}
-              className={kernelKey(k) === selected ? 'cp-mod-selected' : ''}
+              key={kernelRowId(k)}
+              className={kernelRowId(k) === selected ? 'cp-mod-selected' : ''}
               data-kernel={k.name}
               title={k.variant ? `${k.name} (${k.variant})` : k.name}
-              onClick={() => setSelected(kernelKey(k))}
+              onClick={() => setSelected(kernelRowId(k))}
             >
               <td className="cp-KernelName">{k.name}</td>
               <td>{languageLabel(k.language)}</td>
@@ -355,38 +359,83 @@ function Kernels({ run, services }: TabProps): JSX.Element {
 }
 
 function Lines({ run, figures, services }: TabProps): JSX.Element {
-  const rows = React.useMemo(() => aggregateByLine(run), [run]);
-  const loose = unattributedKernels(run.kernels);
+  const lines = run.summary?.lines;
+  if (!lines) {
+    return <p className="cp-Empty">This server sent no time per cell line.</p>;
+  }
+  const loose = Object.entries(lines.unattributed).filter(([, n]) => n > 0);
   return (
     <div className="cp-Lines">
       {figures?.lines ? <Chart name="lines" figure={figures.lines} charts={services.charts} height={240} /> : null}
-      <table className="cp-Table">
-        <thead>
-          <tr>
-            <th>line</th>
-            <th>code</th>
-            <th>kernels</th>
-            <th>time</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map(r => (
-            <tr key={r.line} onClick={() => void services.revealLine(run, r.line)} className="cp-LineRow">
-              <td>{r.line}</td>
-              <td>
-                <code>{r.code}</code>
-                {r.graphBreaks ? <span className="cp-Badge cp-mod-slower">break</span> : null}
-              </td>
-              <td title={r.kernels.join('\n')}>
-                {r.kernels.length} {r.kernels.length ? `(${r.kernels.slice(0, 3).join(', ')}${r.kernels.length > 3 ? ', …' : ''})` : ''}
-              </td>
-              <td>{formatMs(r.timeMs)}</td>
+      {lines.rows.length ? (
+        <table className="cp-Table cp-LineTable">
+          <thead>
+            <tr>
+              <th>line</th>
+              <th>code</th>
+              {lines.variants.map(v => (
+                <th key={v} data-variant={v}>
+                  {variantLabel(v)}
+                </th>
+              ))}
             </tr>
-          ))}
-        </tbody>
-      </table>
-      {loose.length > 0 && <p className="cp-Note">{loose.length} kernel(s) are tied to no cell line.</p>}
-      <p className="cp-Note">A kernel fused from several lines counts towards each of them.</p>
+          </thead>
+          <tbody>
+            {lines.rows.map(r => (
+              <tr
+                key={r.line}
+                data-line={r.line}
+                onClick={() => void services.revealLine(run, r.line)}
+                className="cp-LineRow"
+              >
+                <td>{r.line}</td>
+                <td>
+                  <code>{r.code}</code>
+                  {r.graph_breaks ? <span className="cp-Badge cp-mod-slower">break</span> : null}
+                </td>
+                {lines.variants.map(v => (
+                  <LineCell key={v} variant={v} row={r} />
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <p className="cp-Empty">No kernel or graph break was traced back to a cell line.</p>
+      )}
+      {loose.length > 0 && (
+        <p className="cp-Note cp-Unattributed">
+          tied to no cell line:{' '}
+          {loose
+            .map(([v, n]) => `${variantLabel(v)} ${n} kernel${n === 1 ? '' : 's'} (${formatMs(lines.unattributed_ms[v])})`)
+            .join(', ')}
+        </p>
+      )}
+      <p className="cp-Note cp-LineRule">Time per cell line: {lines.rule}.</p>
     </div>
+  );
+}
+
+/** Kernels recorded without a variant are named as kernels, as the text view names them. */
+function variantLabel(variant: string): string {
+  return variant || 'kernels';
+}
+
+/** One variant's time on one line, the kernels it came from, and how many of them other lines share. */
+function LineCell({ variant, row }: { variant: string; row: ILineRow }): JSX.Element {
+  const kernels = row.kernels[variant] ?? [];
+  if (!kernels.length) {
+    return <td data-variant={variant} />;
+  }
+  const shared = row.shared[variant] ?? 0;
+  return (
+    <td data-variant={variant} title={kernels.join('\n')}>
+      <span className="cp-LineTime">{formatMs(row.time_ms[variant])}</span>
+      <span className="cp-LineKernels">
+        {' '}
+        · {kernels.length} kernel{kernels.length === 1 ? '' : 's'}
+        {shared ? `, ${shared} shared` : ''}
+      </span>
+    </td>
   );
 }

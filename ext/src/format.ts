@@ -1,21 +1,36 @@
 /**
- * Number and time formatting; mirrors kernel_side/compile_profile/render/format.py so the
- * panel and the Python renderers word a figure the same way.
+ * Number and time formatting; mirrors kernel_side/compile_profile/digest/format.py so the
+ * panel and the Python views word a figure the same way.  Formatting only: every figure comes
+ * from the digest (types.ts says which field).
  */
 
-/** Python's `f"{x:.3g}"`: three significant digits, trailing zeros dropped. */
+/**
+ * `x` to three significant digits as a mantissa "d.dd" and its exponent, rounded as Python rounds:
+ * an exact tie goes to the even digit (312.5 is "3.12e2"), where JavaScript's toExponential rounds it
+ * up (313).  Below 1e-20 or so a double's exact expansion runs past 100 digits and is no tie.
+ */
+function threeDigits(x: number): [string, number] {
+  const [mantissa, exp] = x.toExponential(2).split('e');
+  const [exact, exactExp] = x.toExponential(99).split('e');
+  const digits = exact.replace('-', '').replace('.', '');
+  if (digits[3] === '5' && /^0*$/.test(digits.slice(4)) && Number(digits[2]) % 2 === 0) {
+    return [exact.slice(0, exact.indexOf('.') + 3), Number(exactExp)];
+  }
+  return [mantissa, Number(exp)];
+}
+
+/** Python's `f"{x:.3g}"`: three significant digits, trailing zeros dropped, ties to even. */
 export function threeSig(x: number): string {
   if (x === 0) {
     return '0';
   }
   // Like .3g, decide on the exponent after rounding to three digits (999.5 becomes 1e+03).
-  const [mantissa, exp] = x.toExponential(2).split('e');
-  const exponent = Number(exp);
+  const [mantissa, exponent] = threeDigits(x);
   if (exponent < -4 || exponent >= 3) {
     const m = mantissa.replace(/\.?0+$/, '');
     return `${m}e${exponent < 0 ? '-' : '+'}${String(Math.abs(exponent)).padStart(2, '0')}`;
   }
-  return String(Number(x.toPrecision(3)));
+  return String(Number(`${mantissa}e${exponent}`));
 }
 
 export function formatMs(ms: number | null | undefined): string {
@@ -84,24 +99,6 @@ export function formatAge(createdAt: string, now: Date = new Date()): string {
     return `${hours} h ago`;
   }
   return `${Math.floor(hours / 24)} d ago`;
-}
-
-/** A signed difference with its unit, e.g. "+1.2 ms" or "−300 µs"; zero reads "±0". */
-export function formatDeltaMs(delta: number | null): string {
-  if (delta === null) {
-    return '—';
-  }
-  if (delta === 0) {
-    return '±0';
-  }
-  return `${delta > 0 ? '+' : '−'}${formatMs(Math.abs(delta))}`;
-}
-
-export function formatDeltaCount(delta: number): string {
-  if (delta === 0) {
-    return '±0';
-  }
-  return delta > 0 ? `+${delta}` : `−${Math.abs(delta)}`;
 }
 
 /** Whether the speedup has an interval: JSON has no NaN, so one the bootstrap could not give (too few samples) is null. */

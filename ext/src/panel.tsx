@@ -5,12 +5,12 @@ import { ReactWidget, UseSignal } from '@jupyterlab/ui-components';
 import * as React from 'react';
 
 import * as api from './api';
-import { compareRuns, IKernelCount } from './compare';
+import { deltaClass, kernelCountText } from './compare';
 import { IDetailServices, RunDetail } from './detail';
-import { formatAge, formatDeltaCount, formatDeltaMs, formatMs, formatSpeedup, speedupTone } from './format';
+import { formatAge, speedupTone } from './format';
 import { PanelModel } from './model';
 import { runTitle } from './runlist';
-import { IProfileRun, IRunSummary } from './types';
+import { IComparison, IKernelCount, IRunSummary } from './types';
 
 export const PANEL_ID = 'compile-profile-panel';
 
@@ -121,7 +121,7 @@ function RunList({ model, runs }: { model: PanelModel; runs: IRunSummary[] }): J
             onClick={() => void model.select(run.id)}
           >
             <span className={`cp-Badge cp-mod-${speedupTone(run.speedup)}`}>
-              {run.speedup ? formatSpeedup(run.speedup.value) : run.status}
+              {run.speedup ? run.speedup.text : run.status}
             </span>
             <span className="cp-RunText">
               <span className="cp-RunTitle">{runTitle(run)}</span>
@@ -156,19 +156,21 @@ function RunList({ model, runs }: { model: PanelModel; runs: IRunSummary[] }): J
   );
 }
 
+/** Two runs side by side, as the digest compares them (digest/compare.py); this view only lays it out. */
 function Compare({ runs }: { runs: IRunSummary[] }): JSX.Element {
   const [aId, setA] = React.useState<string>(runs[1]?.id ?? runs[0]?.id ?? '');
   const [bId, setB] = React.useState<string>(runs[0]?.id ?? '');
-  const [pair, setPair] = React.useState<[IProfileRun, IProfileRun] | null>(null);
+  const [cmp, setCmp] = React.useState<IComparison | null>(null);
   const [error, setError] = React.useState<string | null>(null);
   React.useEffect(() => {
     if (!aId || !bId) {
       return;
     }
     let live = true;
-    Promise.all([api.getRun(aId), api.getRun(bId)])
-      .then(([a, b]) => live && (setPair([a, b]), setError(null)))
-      .catch(e => live && setError((e as Error).message));
+    api
+      .getComparison(aId, bId)
+      .then(c => live && (setCmp(c), setError(null)))
+      .catch(e => live && (setCmp(null), setError((e as Error).message)));
     return () => {
       live = false;
     };
@@ -178,10 +180,11 @@ function Compare({ runs }: { runs: IRunSummary[] }): JSX.Element {
   }
   const option = (r: IRunSummary) => (
     <option key={r.id} value={r.id}>
-      {runTitle(r)} · {formatAge(r.created_at)} · {r.speedup ? formatSpeedup(r.speedup.value) : r.status}
+      {runTitle(r)} · {formatAge(r.created_at)} · {r.speedup ? r.speedup.text : r.status}
     </option>
   );
-  const cmp = pair ? compareRuns(pair[0], pair[1]) : null;
+  // A response for an earlier pair is not shown under the current selection.
+  const shown = cmp && cmp.a.id === aId && cmp.b.id === bId ? cmp : null;
   return (
     <div className="cp-Compare">
       <label>
@@ -191,9 +194,9 @@ function Compare({ runs }: { runs: IRunSummary[] }): JSX.Element {
         after <select className="cp-Select" value={bId} onChange={e => setB(e.target.value)} aria-label="after">{runs.map(option)}</select>
       </label>
       {error ? <div className="cp-Error">{error}</div> : null}
-      {cmp && (
+      {shown && (
         <>
-          <table className="cp-Table cp-CompareTable">
+          <table className="cp-Table cp-CompareTable" data-a={shown.a.id} data-b={shown.b.id}>
             <thead>
               <tr>
                 <th />
@@ -203,58 +206,54 @@ function Compare({ runs }: { runs: IRunSummary[] }): JSX.Element {
               </tr>
             </thead>
             <tbody>
-              {cmp.variants.map(v => (
-                <tr key={v.name}>
-                  <th>{v.name}</th>
-                  <td>{formatMs(v.beforeMs)}</td>
-                  <td>{formatMs(v.afterMs)}</td>
-                  <td className={v.deltaMs === null ? '' : v.deltaMs < 0 ? 'cp-mod-better' : v.deltaMs > 0 ? 'cp-mod-worse' : ''}>
-                    {formatDeltaMs(v.deltaMs)}
-                    {v.ratio !== null ? ` (${formatSpeedup(v.ratio)})` : ''}
-                  </td>
-                </tr>
-              ))}
-              <tr>
-                <th>speedup</th>
-                <td>{formatSpeedup(cmp.speedup.before)}</td>
-                <td>{formatSpeedup(cmp.speedup.after)}</td>
-                <td>{cmp.speedup.delta === null ? '—' : `${cmp.speedup.delta >= 0 ? '+' : '−'}${Math.abs(cmp.speedup.delta).toFixed(2)}×`}</td>
+              <tr className="cp-CompareRef">
+                <th>device</th>
+                <td>{shown.a.device}</td>
+                <td>{shown.b.device}</td>
+                <td />
               </tr>
-              {cmp.counts.map(c => (
-                <tr key={c.name}>
-                  <th>{c.name}</th>
-                  <td>{c.before}</td>
-                  <td>{c.after}</td>
-                  <td>{formatDeltaCount(c.delta)}</td>
+              <tr className="cp-CompareRef">
+                <th>torch</th>
+                <td>{shown.a.torch_version}</td>
+                <td>{shown.b.torch_version}</td>
+                <td />
+              </tr>
+              {shown.deltas.map(d => (
+                <tr key={d.metric} className="cp-Delta" data-metric={d.metric}>
+                  <th>{d.metric}</th>
+                  <td>{d.a_text}</td>
+                  <td>{d.b_text}</td>
+                  <td className={deltaClass(d.better)}>{d.change_text}</td>
                 </tr>
               ))}
             </tbody>
           </table>
-          <p className="cp-Note">{cmp.kernelsKept} kernel(s) in both.</p>
-          <KernelDiff title="Kernels added" kernels={cmp.kernelsAdded} />
-          <KernelDiff title="Kernels removed" kernels={cmp.kernelsRemoved} />
+          <p className="cp-Note">
+            {shown.kernels_kept} kernel{shown.kernels_kept === 1 ? '' : 's'} in both (matched by name without
+            Inductor&apos;s trailing counter).
+          </p>
+          <KernelDiff title="Kernels added" kernels={shown.kernels_added} />
+          <KernelDiff title="Kernels removed" kernels={shown.kernels_removed} />
         </>
       )}
     </div>
   );
 }
 
+const KERNEL_DIFF_SHOWN = 100;
+
 function KernelDiff({ title, kernels }: { title: string; kernels: IKernelCount[] }): JSX.Element | null {
   if (!kernels.length) {
     return null;
   }
-  const total = kernels.reduce((sum, k) => sum + k.count, 0);
-  const shown = kernels.slice(0, 100);
+  const shown = kernels.slice(0, KERNEL_DIFF_SHOWN);
   return (
     <>
-      <h4>
-        {title} ({total})
-      </h4>
-      <ul className="cp-List">
+      <h4>{title}</h4>
+      <ul className="cp-List cp-KernelDiff">
         {shown.map(k => (
           <li key={k.name}>
-            <code>{k.name}</code>
-            {k.count > 1 ? ` ×${k.count}` : ''}
+            <code>{kernelCountText(k)}</code>
           </li>
         ))}
         {kernels.length > shown.length ? <li>… {kernels.length - shown.length} more names</li> : null}

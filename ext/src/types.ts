@@ -1,7 +1,8 @@
 /**
  * The JSON shapes the panel reads: a ProfileRun dict (kernel_side/compile_profile/profile_run.py),
- * the summary row (render/summary.py) and the MIME bundle data (render/mime.py).
- * Field names are the Python ones; only what the frontend reads is typed.
+ * the digest (kernel_side/compile_profile/digest/: summary.py, lines.py, compare.py) and the MIME
+ * bundle data (render/mime.py).  Field names are the Python ones; only what the frontend reads is
+ * typed.  Every figure and sentence comes from the digest: the frontend formats and lays them out.
  */
 
 export const RUN_MIME_TYPE = 'application/vnd.compile-profile.run+json';
@@ -113,11 +114,11 @@ export interface IProfileRun {
   cell_runs?: number;
   memory_note?: string;
   notes?: string[];
-  /** render/summary.py summarize(run), added by the server: the figures and words every view shows */
-  summary?: IRunSummary;
+  /** digest/summary.py run_digest(run), added by the server: the figures and words every view shows */
+  summary?: IRunDigest;
 }
 
-/** Graph breaks with the same cause at the same place (render/facts.py BreakGroup). */
+/** Graph breaks with the same cause at the same place (digest/facts.py BreakGroup). */
 export interface IBreakGroup {
   line: number | null;
   code_line: string;
@@ -139,7 +140,22 @@ export interface IVariantRow {
   error: string | null;
 }
 
-/** One row of the run list: render/summary.py summarize(). */
+/** The speedup as the digest words it (digest/summary.py summarize()["speedup"]). */
+export interface ISpeedupSummary {
+  value: number;
+  // low and high are null when there were too few samples for an interval
+  low: number | null;
+  high: number | null;
+  variant: string;
+  /** the factor, "0.56×" */
+  text: string;
+  /** "1.25× faster" or "1.80× slower": a slowdown by its factor above 1 */
+  phrase: string;
+  has_interval: boolean;
+  includes_one: boolean;
+}
+
+/** One row of the run list and the card's data: digest/summary.py summarize(). */
 export interface IRunSummary {
   id: string;
   label: string;
@@ -150,8 +166,7 @@ export interface IRunSummary {
   first_line: string;
   headline: string;
   variants: IVariantRow[];
-  // low and high are null when there were too few samples for an interval
-  speedup: { value: number; low: number | null; high: number | null; variant: string; text: string } | null;
+  speedup: ISpeedupSummary | null;
   compile_s: number | null;
   cache_state: string;
   graph_count: number;
@@ -161,6 +176,75 @@ export interface IRunSummary {
   warnings: string[];
   correctness?: { ok: boolean | null; max_abs_diff: number | null; note: string; method?: string; text?: string } | null;
   graph_breaks?: IBreakGroup[];
+}
+
+/** One cell line's kernels and time per variant (digest/lines.py LineRow). */
+export interface ILineRow {
+  line: number;
+  code: string;
+  /** variant -> kernel names, in generation order */
+  kernels: Record<string, string[]>;
+  /** variant -> this line's share of kernel time (null: none of its kernels was timed) */
+  time_ms: Record<string, number | null>;
+  /** variant -> how many of this line's kernels are shared with other lines (their time split evenly) */
+  shared: Record<string, number>;
+  graph_breaks: number;
+}
+
+/** Time per cell line (digest/lines.py LineTimes.as_dict()). */
+export interface ILineTimes {
+  /** the one rule the times follow, in words */
+  rule: string;
+  /** variants with kernels, the speedup's first ("" when kernels carry no variant) */
+  variants: string[];
+  rows: ILineRow[];
+  /** variant -> kernels tied to no cell line */
+  unattributed: Record<string, number>;
+  unattributed_ms: Record<string, number | null>;
+}
+
+/** One run's digest as the server sends it with the run: digest/summary.py run_digest(). */
+export interface IRunDigest extends IRunSummary {
+  lines?: ILineTimes;
+}
+
+/** A run as the comparison names it (digest/compare.py RunRef). */
+export interface IRunRef {
+  id: string;
+  label: string;
+  created_at: string;
+  device: string;
+  torch_version: string;
+}
+
+/** One compared figure (digest/compare.py Delta). */
+export interface IDelta {
+  metric: string;
+  a: number | null;
+  b: number | null;
+  a_text: string;
+  b_text: string;
+  /** b / a - 1; null when undefined */
+  change: number | null;
+  change_text: string;
+  /** which run's figure is the better one; "" when neither or the figure has no direction */
+  better: 'a' | 'b' | '';
+}
+
+/** A kernel name (Inductor's trailing counter stripped) and how many more one run has. */
+export interface IKernelCount {
+  name: string;
+  count: number;
+}
+
+/** Run A (before) against run B (after): digest/compare.py Comparison.as_dict(). */
+export interface IComparison {
+  a: IRunRef;
+  b: IRunRef;
+  deltas: IDelta[];
+  kernels_added: IKernelCount[];
+  kernels_removed: IKernelCount[];
+  kernels_kept: number;
 }
 
 /** The data of an `application/vnd.compile-profile.run+json` output. */

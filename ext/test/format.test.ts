@@ -1,8 +1,6 @@
 import {
   formatAge,
   formatBytes,
-  formatDeltaCount,
-  formatDeltaMs,
   formatMs,
   formatS,
   formatSpeedup,
@@ -10,7 +8,7 @@ import {
   threeSig
 } from '../src/format';
 
-describe('formatMs mirrors render/format.py', () => {
+describe('formatMs mirrors digest/format.py', () => {
   it.each([
     [4.1, '4.1 ms'],
     [1.8, '1.8 ms'],
@@ -41,6 +39,18 @@ describe('formatMs mirrors render/format.py', () => {
     expect(threeSig(999.5)).toBe('1e+03');
     expect(threeSig(0.000012345)).toBe('1.23e-05');
     expect(threeSig(2.5)).toBe('2.5');
+  });
+
+  it('rounds an exact tie to the even digit, as Python does (JavaScript rounds it up)', () => {
+    // f"{x:.3g}" in Python: 312.5 -> 312, 313.5 -> 314, 1.0625 -> 1.06, 2.675 (not a tie in binary) -> 2.67
+    expect(threeSig(312.5)).toBe('312');
+    expect(threeSig(313.5)).toBe('314');
+    expect(threeSig(1.0625)).toBe('1.06');
+    expect(threeSig(1.0675)).toBe('1.07');
+    expect(threeSig(2.675)).toBe('2.67');
+    expect(threeSig(-312.5)).toBe('-312');
+    expect(threeSig(312500)).toBe('3.12e+05');
+    expect(formatMs(0.3125)).toBe('312 µs');
   });
 });
 
@@ -78,16 +88,7 @@ describe('formatAge', () => {
   });
 });
 
-describe('deltas and tones', () => {
-  it('signs differences', () => {
-    expect(formatDeltaMs(1.2)).toBe('+1.2 ms');
-    expect(formatDeltaMs(-0.3)).toBe('−300 µs');
-    expect(formatDeltaMs(0)).toBe('±0');
-    expect(formatDeltaMs(null)).toBe('—');
-    expect(formatDeltaCount(3)).toBe('+3');
-    expect(formatDeltaCount(-2)).toBe('−2');
-  });
-
+describe('speedup tones', () => {
   it('calls a speedup only when its interval clears 1', () => {
     expect(speedupTone({ value: 2, low: 1.1, high: 2.5 })).toBe('faster');
     expect(speedupTone({ value: 0.8, low: 0.7, high: 0.9 })).toBe('slower');

@@ -68,7 +68,7 @@ test('the panel lists the runs newest first, as text', async ({ page }) => {
   await page.locator('.jp-NotebookPanel .cp-Card .cp-Card-open').first().click();
   await expect(page.locator(PANEL)).toBeVisible();
   const items = page.locator(`${PANEL} .cp-RunItem`);
-  await expect(items).toHaveCount(4);
+  await expect(items).toHaveCount(6);
   await expect(items.nth(0)).toHaveAttribute('data-run-id', CPU_RUN);
   await expect(items.nth(0)).toContainText('seeded cpu run');
   await expect(items.nth(0)).toContainText('cpu: x86_64');
@@ -131,21 +131,22 @@ test('a thousand kernels page quickly', async ({ page }) => {
   expect(Date.now() - started).toBeLessThan(5000);
 });
 
-test('comparing two runs shows the deltas', async ({ page }) => {
+test('comparing two runs shows the server\'s deltas and kernel matches', async ({ page }) => {
   await openPanel(page);
   await page.locator(`${PANEL} .cp-Views .cp-Tab`, { hasText: 'Compare' }).click();
   await page.locator(`${PANEL} select[aria-label="before"]`).selectOption('uicuda000001');
   await page.locator(`${PANEL} select[aria-label="after"]`).selectOption('uibig0000001');
   const kernels = page.locator(`${PANEL} .cp-CompareTable tr`, { has: page.locator('th', { hasText: /^kernels$/ }) });
   await expect(kernels.locator('td')).toHaveText(['3', '1000', '+997']);
-  await expect(page.locator(`${PANEL} .cp-Compare h4`, { hasText: 'Kernels added' })).toContainText('(1000)');
+  // Matched by name without Inductor's counter (digest/compare.py): a thousand of one kernel.
+  await expect(page.locator(`${PANEL} .cp-Compare h4`).first()).toHaveText('Kernels added');
   await expect(page.locator(`${PANEL} .cp-Compare li`).first()).toHaveText('triton_poi_fused ×1000');
   await shot(page, 'panel-compare');
 });
 
 test('a new run appears without a refresh, and the list survives a reload', async ({ page }) => {
   await openPanel(page);
-  await expect(page.locator(`${PANEL} .cp-RunItem`)).toHaveCount(4);
+  await expect(page.locator(`${PANEL} .cp-RunItem`)).toHaveCount(6);
   execFileSync(process.env.CP_PYTHON!, [path.join(__dirname, '..', 'seed_runs.py'), '--add', 'uiadded00001'], {
     env: { ...process.env, ...JSON.parse(process.env.CP_SEED_ENV!) }
   });
@@ -155,7 +156,7 @@ test('a new run appears without a refresh, and the list survives a reload', asyn
   await page.reload();
   await page.waitForSelector('#jupyterlab-splash', { state: 'detached' });
   await openPanel(page);
-  await expect(page.locator(`${PANEL} .cp-RunItem`)).toHaveCount(5);
+  await expect(page.locator(`${PANEL} .cp-RunItem`)).toHaveCount(7);
 });
 
 test('the dark theme applies to the panel, the card and their charts', async ({ page }) => {

@@ -1,0 +1,121 @@
+/**
+ * The panel says what Python says (issue 12: each figure derived once, in Python).  seed_runs.py
+ * seeds two runs of one cell, one slower than eager and one faster, each with two compiled variants
+ * and timed kernels on cell lines, and writes the Python views' words for them to expected.json next
+ * to the store: the digest's headline and speedup phrase, the text view's time per cell line, and
+ * the comparison's rows.  The panel must show those words, character for character.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+
+import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+
+const PANEL = '#compile-profile-panel';
+
+test.use({ autoGoto: true });
+
+interface IExpectedRun {
+  id: string;
+  headline: string;
+  phrase: string;
+  variants: string[];
+  lines: { line: number; times: Record<string, string> }[];
+}
+
+interface IExpected {
+  runs: IExpectedRun[];
+  compare: {
+    a: string;
+    b: string;
+    deltas: { metric: string; a_text: string; b_text: string; change_text: string; better: string }[];
+  };
+}
+
+/** Read when a test runs: the seed script writes it as the server starts, after this file is loaded. */
+function expected(): IExpected {
+  const db = JSON.parse(process.env.CP_SEED_ENV!).COMPILE_PROFILE_DB as string;
+  return JSON.parse(fs.readFileSync(path.join(path.dirname(db), 'expected.json'), 'utf-8'));
+}
+
+async function openPanel(page: IJupyterLabPageFixture): Promise<void> {
+  await page.evaluate(async () => {
+    const app = (window as any).jupyterapp;
+    await app.restored;
+    await app.commands.execute('compile-profile:open', {});
+  });
+  await expect(page.locator(PANEL)).toBeVisible();
+}
+
+async function selectRun(page: IJupyterLabPageFixture, id: string, tab: string): Promise<void> {
+  await page.locator(`${PANEL} .cp-RunItem[data-run-id="${id}"]`).click();
+  await expect(page.locator(`${PANEL} .cp-Detail[data-run-id="${id}"]`)).toBeVisible();
+  await page.locator(`${PANEL} .cp-Tab`, { hasText: tab }).click();
+}
+
+test('the seeded runs are one slower and one faster than eager', () => {
+  const runs = expected().runs;
+  expect(runs).toHaveLength(2);
+  expect(runs[0].phrase).toMatch(/^\d+\.\d+× slower$/);
+  expect(runs[1].phrase).toMatch(/^\d+\.\d+× faster$/);
+  // A line's time in one variant with no kernels there: the text view leaves it blank.
+  expect(runs.some(r => r.lines.some(l => Object.values(l.times).includes('')))).toBe(true);
+});
+
+test('the Overview words the speedup as the digest does, a slowdown by its factor above 1', async ({ page }) => {
+  await openPanel(page);
+  for (const run of expected().runs) {
+    await selectRun(page, run.id, 'Overview');
+    const overview = page.locator(`${PANEL} .cp-Overview`);
+    await expect(overview.locator('.cp-Headline')).toHaveText(run.headline);
+    await expect(overview.locator('.cp-Speedup strong')).toHaveText(run.phrase);
+    await expect(overview.locator('.cp-Speedup')).toContainText(run.phrase);
+    // Never "0.56× slower": a factor below 1 in front of "slower" contradicts the card.
+    await expect(overview).not.toContainText(/\b0\.\d+× slower/);
+  }
+});
+
+test('the Lines tab shows the text view\'s time per cell line, per variant', async ({ page }) => {
+  await openPanel(page);
+  for (const run of expected().runs) {
+    await selectRun(page, run.id, 'Lines');
+    const table = page.locator(`${PANEL} .cp-LineTable`);
+    await expect(table.locator('thead th[data-variant]')).toHaveText(run.variants);
+    for (const row of run.lines) {
+      const tr = table.locator(`tbody tr[data-line="${row.line}"]`);
+      await expect(tr).toHaveCount(1);
+      for (const [variant, time] of Object.entries(row.times)) {
+        const cell = tr.locator(`td[data-variant="${variant}"]`);
+        if (time) {
+          await expect(cell.locator('.cp-LineTime')).toHaveText(time);
+        } else {
+          await expect(cell).toHaveText('');
+        }
+      }
+    }
+    await expect(page.locator(`${PANEL} .cp-LineRule`)).toContainText('split evenly');
+    await expect(page.locator(`${PANEL} .cp-Unattributed`)).toContainText('tied to no cell line');
+  }
+});
+
+test('the Compare view shows the comparison\'s rows as Python words them', async ({ page }) => {
+  const { compare } = expected();
+  await openPanel(page);
+  await page.locator(`${PANEL} .cp-Views .cp-Tab`, { hasText: 'Compare' }).click();
+  await page.locator(`${PANEL} select[aria-label="before"]`).selectOption(compare.a);
+  await page.locator(`${PANEL} select[aria-label="after"]`).selectOption(compare.b);
+  const table = page.locator(`${PANEL} .cp-CompareTable[data-a="${compare.a}"][data-b="${compare.b}"]`);
+  const rows = table.locator('tr.cp-Delta');
+  await expect(rows.locator('th')).toHaveText(compare.deltas.map(d => d.metric));
+  for (const [i, d] of compare.deltas.entries()) {
+    const row = rows.nth(i);
+    await expect(row.locator('td')).toHaveText([d.a_text, d.b_text, d.change_text]);
+    const change = row.locator('td').nth(2);
+    if (d.better === 'b') {
+      await expect(change).toHaveClass('cp-mod-better');
+    } else if (d.better === 'a') {
+      await expect(change).toHaveClass('cp-mod-worse');
+    } else {
+      await expect(change).not.toHaveClass(/cp-mod-/);
+    }
+  }
+});
