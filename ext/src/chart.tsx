@@ -43,8 +43,16 @@ export function Chart(props: { figure: IPlotlyFigure | undefined; charts: ChartR
       el.replaceChildren();
     };
   }, [props.figure, props.height, themeVersion]);
+  // Distinct keys: React must not reuse the host div (whose children the chart owns and the cleanup
+  // clears) for the "missing" text, as it did when the panel switched runs on the Overview, while the
+  // next run's figures were loading: the cleanup then removed React's text node and the panel crashed
+  // ("Failed to execute 'removeChild' on 'Node'").
   if (!props.figure) {
-    return <div className="cp-Chart-missing">No {props.name} chart for this run.</div>;
+    return (
+      <div key="missing" className="cp-Chart-missing">
+        No {props.name} chart for this run.
+      </div>
+    );
   }
-  return <div className="cp-ChartHost" data-chart={props.name} ref={host} />;
+  return <div key="host" className="cp-ChartHost" data-chart={props.name} ref={host} />;
 }

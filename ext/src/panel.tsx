@@ -156,6 +156,12 @@ function RunList({ model, runs }: { model: PanelModel; runs: IRunSummary[] }): J
   );
 }
 
+/** What the two runs ran on, shown above the compared figures. */
+const COMPARE_REFS: [string, 'device' | 'torch_version'][] = [
+  ['device', 'device'],
+  ['torch', 'torch_version']
+];
+
 /** Two runs side by side, as the digest compares them (digest/compare.py); this view only lays it out. */
 function Compare({ runs }: { runs: IRunSummary[] }): JSX.Element {
   const [aId, setA] = React.useState<string>(runs[1]?.id ?? runs[0]?.id ?? '');
@@ -206,18 +212,14 @@ function Compare({ runs }: { runs: IRunSummary[] }): JSX.Element {
               </tr>
             </thead>
             <tbody>
-              <tr className="cp-CompareRef">
-                <th>device</th>
-                <td>{shown.a.device}</td>
-                <td>{shown.b.device}</td>
-                <td />
-              </tr>
-              <tr className="cp-CompareRef">
-                <th>torch</th>
-                <td>{shown.a.torch_version}</td>
-                <td>{shown.b.torch_version}</td>
-                <td />
-              </tr>
+              {COMPARE_REFS.map(([label, field]) => (
+                <tr key={label} className="cp-CompareRef">
+                  <th>{label}</th>
+                  <td>{shown.a[field]}</td>
+                  <td>{shown.b[field]}</td>
+                  <td />
+                </tr>
+              ))}
               {shown.deltas.map(d => (
                 <tr key={d.metric} className="cp-Delta" data-metric={d.metric}>
                   <th>{d.metric}</th>

@@ -62,6 +62,9 @@ test('the seeded runs are one slower and one faster than eager', () => {
 });
 
 test('the Overview words the speedup as the digest does, a slowdown by its factor above 1', async ({ page }) => {
+  // Switching runs while the Overview's charts load once crashed the panel (React's removeChild error).
+  const pageErrors: string[] = [];
+  page.on('pageerror', e => pageErrors.push(e.message));
   await openPanel(page);
   for (const run of expected().runs) {
     await selectRun(page, run.id, 'Overview');
@@ -72,6 +75,7 @@ test('the Overview words the speedup as the digest does, a slowdown by its facto
     // Never "0.56× slower": a factor below 1 in front of "slower" contradicts the card.
     await expect(overview).not.toContainText(/\b0\.\d+× slower/);
   }
+  expect(pageErrors).toEqual([]);
 });
 
 test('the Lines tab shows the text view\'s time per cell line, per variant', async ({ page }) => {
