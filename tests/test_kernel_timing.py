@@ -10,7 +10,8 @@ import pytest
 import torch
 
 from compile_profile.engine import chrome_trace, kernel_profiler
-from compile_profile.engine.kernel_attribution import KernelAttribution, attribute, call_sites, extern_op_name
+from compile_profile.engine.kernel_attribution import KernelAttribution, attribute
+from compile_profile.engine.kernel_index import call_sites, extern_op_name
 from compile_profile.profile_run import Device, Kernel, KernelProfile, ProfileRun, UnmatchedKernel, Variant
 
 TRITON_SOURCE = '''

@@ -20,7 +20,8 @@ uses them:
   correctness.py       eager vs compiled outputs, judged against a float64 reference (reference.py)
   after_timing.py      figures measured after timing: kernel times (kernel_profiler.py, which runs
                        torch.profiler, and kernel_attribution.py, which assigns its events to kernels,
-                       reading chrome_trace.py), roofline ceilings (roofline.py), memory ratio
+                       reading chrome_trace.py and kernel_index.py), roofline ceilings (roofline.py),
+                       memory ratio
   optimizer_state.py   optimizers as each variant finds them; kept.py: large tensors a cell keeps
   dynamo_state.py      Dynamo's caches left as the profile found them
   device.py reachable.py failures.py stack.py torch_features.py

@@ -24,12 +24,12 @@ What cannot be tied to a kernel is kept as unmatched time, never dropped.
 
 The result is a plain ``VariantKernelTimes`` (summed microseconds over all profiled calls).
 This module does not run the profiler and does not write into a ``ProfileRun``: the pass
-in ``kernel_profiler`` does both.
+in ``kernel_profiler`` does both.  What the output-code modules say (their call sites in order,
+which graph a module is) is ``kernel_index``'s.
 """
 
 from __future__ import annotations
 
-import ast
 import collections
 import re
 from dataclasses import dataclass, field
@@ -37,12 +37,11 @@ from typing import Any, Iterable
 
 from ..profile_run import Kernel
 from .chrome_trace import ChromeTrace, DeviceEvent, HostEvent
-from .output_code import dotted_name, launch_call, launcher_functions, parse_output_code
+from .kernel_index import CallSite, KernelIndex, ModuleInfo
 
 REGION_PREFIX = "## Call CompiledFxGraph"
 CPP_BINDING_CALL = "<built-in function kernel>"  # Inductor's C++ kernels are bound as "kernel"
 _CALL_EVENT = re.compile(r"^(?P<path>.+\.py)\((?P<line>\d+)\): call$")
-_EXTERN_PREFIXES = ("extern_kernels.", "torch.ops.", "aten.")
 
 
 @dataclass
@@ -78,154 +77,6 @@ class VariantKernelTimes:
 def python_event_needed(name: str) -> bool:
     """The Python-tracer events the attribution reads (a trace keeps only these of them)."""
     return name == CPP_BINDING_CALL or name.endswith(": call")
-
-
-# -- output-code modules -----------------------------------------------------------
-
-
-@dataclass
-class CallSite:
-    kind: str  # "triton" | "cpp" | "extern"
-    name: str
-    kernel: Kernel | None
-    op: str = ""  # extern: the ATen op name as the profiler shows it, e.g. "aten::mm"
-
-
-@dataclass
-class ModuleInfo:
-    graph_id: str | None
-    sites: list[CallSite]
-
-
-def extern_op_name(callee: str) -> str:
-    """``extern_kernels.mm`` -> ``aten::mm``; ``torch.ops.aten._foo.default`` -> ``aten::_foo``."""
-    parts = callee.split(".")
-    if callee.startswith("extern_kernels."):
-        return f"aten::{parts[1]}"
-    if callee.startswith("torch.ops.") and len(parts) >= 4:
-        return f"{parts[2]}::{parts[3]}"
-    if callee.startswith("aten.") and len(parts) >= 2:
-        return f"aten::{parts[1]}"
-    return callee
-
-
-def call_sites(code: str) -> list[tuple[str, str, str]]:
-    """(kind, name, statement text) of each kernel launch or extern call, in the order ``call()``
-    runs them (a graph partition's launches where ``call`` invokes ``self.partitions[N]``)."""
-    parsed = parse_output_code(code)
-    languages = {k.name: k.language for k in parsed.kernels if k.language != "extern"}
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return []
-    functions = launcher_functions(tree)
-    if not functions or functions[0].name != "call":
-        return []
-    partitions = {fn.name: fn for fn in functions[1:]}
-
-    def sites_of(fn: ast.FunctionDef, inline: bool) -> list[tuple[str, str, str]]:
-        out = []
-        statements = sorted((n for n in ast.walk(fn) if isinstance(n, (ast.Expr, ast.Assign))),
-                            key=lambda n: (n.lineno, n.col_offset))
-        for stmt in statements:
-            partition = _partition_called(stmt) if inline else None
-            if partition is not None and partition in partitions:
-                out.extend(sites_of(partitions[partition], inline=False))
-                continue
-            call = launch_call(stmt)
-            if call is None:
-                continue
-            callee = dotted_name(call.func)
-            base = callee.split(".")[0]
-            text = (ast.get_source_segment(code, stmt) or "").strip()
-            if base in languages:
-                out.append((languages[base], base, text))
-            elif callee.startswith(_EXTERN_PREFIXES):
-                out.append(("extern", callee, text))
-        return out
-
-    return sites_of(functions[0], inline=True)
-
-
-def _partition_called(stmt: ast.stmt) -> str | None:
-    """``partition_N`` for ``(...) = self.partitions[N](...)``."""
-    value = getattr(stmt, "value", None)
-    if isinstance(value, ast.Call) and isinstance(value.func, ast.Subscript):
-        target, index = value.func.value, value.func.slice
-        if isinstance(target, ast.Attribute) and target.attr == "partitions" and isinstance(index, ast.Constant):
-            return f"partition_{index.value}"
-    return None
-
-
-class KernelIndex:
-    """The variant's kernels, looked up by module, graph and name."""
-
-    def __init__(self, kernels: Iterable[Kernel]):
-        self.kernels = list(kernels)
-        self.by_name_source: dict[tuple[str, str], list[Kernel]] = collections.defaultdict(list)
-        self.by_graph_name: dict[tuple[str, str], list[Kernel]] = collections.defaultdict(list)
-        self.graphs_by_name: dict[str, set[str]] = collections.defaultdict(set)
-        for k in self.kernels:
-            self.by_name_source[(k.name, k.source.strip())].append(k)
-            self.by_graph_name[(k.graph_id, k.name)].append(k)
-            if k.language != "extern":
-                self.graphs_by_name[k.name].add(k.graph_id)
-        self._modules: dict[str, ModuleInfo | None] = {}
-
-    def module(self, path: str) -> ModuleInfo | None:
-        if path not in self._modules:
-            self._modules[path] = self._read_module(path)
-        return self._modules[path]
-
-    def _read_module(self, path: str) -> ModuleInfo | None:
-        try:
-            with open(path) as f:
-                code = f.read()
-        except OSError:
-            return None
-        parsed = {k.name: k for k in parse_output_code(code).kernels if k.language != "extern"}
-        votes: collections.Counter[str] = collections.Counter()
-        raw = call_sites(code)
-        for kind, name, text in raw:
-            source = parsed[name].source.strip() if kind != "extern" else text
-            for k in self.by_name_source.get((name, source), []):
-                votes[k.graph_id] += 1
-        if not votes:
-            return None
-        graph_id = votes.most_common(1)[0][0]
-        sites = []
-        used: set[str] = set()
-        for kind, name, text in raw:
-            source = parsed[name].source.strip() if kind != "extern" else text
-            candidates = [k for k in self.by_name_source.get((name, source), []) if k.graph_id == graph_id]
-            fresh = [k for k in candidates if k.id not in used] or candidates
-            kernel = fresh[0] if fresh else None
-            if kernel is not None and kind == "extern":
-                used.add(kernel.id)  # one extern Kernel per call site
-            sites.append(CallSite(kind, name, kernel, extern_op_name(name) if kind == "extern" else ""))
-        return ModuleInfo(graph_id, sites)
-
-    def graph_by_names(self, names: Iterable[str]) -> str | None:
-        votes: collections.Counter[str] = collections.Counter()
-        for name in names:
-            for graph_id in self.graphs_by_name.get(name, ()):
-                votes[graph_id] += 1
-        return votes.most_common(1)[0][0] if votes else None
-
-    def generated(self, graph_id: str | None, name: str) -> Kernel | None:
-        if graph_id is not None:
-            found = [k for k in self.by_graph_name.get((graph_id, name), []) if k.language != "extern"]
-            if found:
-                return found[0]
-        graphs = self.graphs_by_name.get(name, set())
-        if len(graphs) == 1:  # unambiguous across the variant
-            return self.generated(next(iter(graphs)), name)
-        return None
-
-    def is_triton_launch(self, ev: HostEvent) -> bool:
-        return ev.cat == "cpu_op" and (
-            ev.args.get("kernel_backend") == "triton" or "kernel_file" in ev.args or ev.name in self.graphs_by_name
-        ) and not ev.name.startswith("aten::")
 
 
 # -- attribution ---------------------------------------------------------------------

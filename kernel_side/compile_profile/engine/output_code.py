@@ -19,7 +19,7 @@ _SOURCE_NODES = re.compile(r"Source Nodes:\s*\[([^\]]*)\]")
 _PROVENANCE = re.compile(r"\[Provenance debug handles\]\s*([\w.]+):(\d+)")
 _GRID_ARGS = re.compile(r"\.run\((.*)\)\s*$")
 _PARTITION = re.compile(r"^partition_(\d+)$")  # graph partitions (CUDA graphs) hold the launches
-_EXTERN_PREFIXES = ("extern_kernels.", "torch.ops.", "aten.")
+EXTERN_PREFIXES = ("extern_kernels.", "torch.ops.", "aten.")
 
 _LANGUAGE = {"triton": "triton", "cpp_pybinding": "cpp", "cpp": "cpp"}
 
@@ -75,7 +75,7 @@ def launch_call(stmt: ast.stmt) -> ast.Call | None:
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
         return stmt.value
     if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) \
-            and dotted_name(stmt.value.func).startswith(_EXTERN_PREFIXES):
+            and dotted_name(stmt.value.func).startswith(EXTERN_PREFIXES):
         return stmt.value
     return None
 
@@ -128,7 +128,7 @@ def _collect_call_sites(
                 target.aten_ops = _original_aten(comments)
             target.source_nodes += [n for n in _listed(_SOURCE_NODES, comments) if n not in target.source_nodes]
             continue
-        if callee.startswith(_EXTERN_PREFIXES) or (isinstance(stmt, ast.Expr) and "Original ATen" in comments):
+        if callee.startswith(EXTERN_PREFIXES) or (isinstance(stmt, ast.Expr) and "Original ATen" in comments):
             externs.append(
                 ParsedKernel(
                     name=callee,

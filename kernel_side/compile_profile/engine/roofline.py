@@ -247,7 +247,7 @@ def op_flops(op: str, args: dict[str, Any]) -> int | None:
 
 
 def _extern_op(kernel: Kernel, args: dict[str, Any]) -> str:
-    from .kernel_attribution import extern_op_name
+    from .kernel_index import extern_op_name
 
     return extern_op_name(kernel.name) if kernel.language == "extern" else kernel.name
 
