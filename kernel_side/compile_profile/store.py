@@ -14,7 +14,13 @@ One file per user (``default_db_path()``), written by several processes at once
 * each row keeps the run's JSON plus the columns listing needs, including the
   run's summary as JSON, so listing never parses whole runs.
 
-Only the standard library's ``sqlite3`` is used.
+Only the standard library's ``sqlite3`` is used.  The summaries are the digest's
+(``digest.summarize``), stamped with ``DIGEST_VERSION`` and derived again on listing when a later
+version words runs differently; the migrations only shape tables and never call the digest, so a
+released migration does the same thing forever.
+
+It is one module of about 430 lines on purpose: the connection, the transaction and locking
+rules, the migrations and the queries are one set of invariants, and a reader checks them together.
 """
 
 from __future__ import annotations
