@@ -7,22 +7,11 @@ from __future__ import annotations
 
 import dataclasses
 import gc
-import traceback
 from typing import Any, Callable
 
 from ..profile_run import ErrorInfo, ProfileRun
 from . import kernel_profiler, roofline
-
-
-def _error(stage: str, exc: BaseException, variant: str = "") -> ErrorInfo:
-    first = (str(exc).strip().splitlines() or [""])[0]
-    return ErrorInfo(
-        stage=stage,
-        message=f"{type(exc).__name__}: {first}" if first else type(exc).__name__,
-        type=type(exc).__name__,
-        variant=variant,
-        traceback="".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
-    )
+from .failures import error_info
 
 
 def memory_ratio(run: ProfileRun) -> float | None:
@@ -46,19 +35,19 @@ def measure_after_timing(
         try:
             results.append(kernel_profiler.measure_variant(run, name, call, before_each))
         except Exception as exc:  # noqa: BLE001 - one variant's failed pass leaves the others
-            errors.append(_error("kernel timing", exc, name))
+            errors.append(error_info("kernel timing", exc, variant=name))
     if run.device.type == "cuda" and results:
         try:
             import torch
 
             run.device_peaks = roofline.measure_peaks(torch.cuda.current_device())
         except Exception as exc:  # noqa: BLE001 - e.g. too little free memory for the probes
-            errors.append(_error("roofline", exc))
+            errors.append(error_info("roofline", exc))
     for result in results:
         try:
             roofline.annotate(result, run.device_peaks)
         except Exception as exc:  # noqa: BLE001
-            errors.append(_error("roofline", exc, result.variant))
+            errors.append(error_info("roofline", exc, variant=result.variant))
     if run.device_peaks is not None:
         run.device_peaks = dataclasses.replace(run.device_peaks)  # the measured peaks stay cached as measured
         roofline.ceilings_at_least_best_seen(run.device_peaks, results)

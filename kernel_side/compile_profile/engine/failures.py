@@ -1,5 +1,5 @@
-"""What the profiler does with an exception from the profiled code: one line for the card, and the
-memory it holds let go at once."""
+"""What the profiler does with an exception from the profiled code: one line for the card, the
+``ErrorInfo`` the run keeps, and the memory it holds let go at once."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import gc
 import traceback
 
 import torch
+
+from ..profile_run import ErrorInfo
 
 
 def one_line(exc: BaseException) -> str:
@@ -18,6 +20,18 @@ def one_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     first = text[0] if text else ""
     return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+
+
+def error_info(stage: str, exc: BaseException, *, variant: str = "", line: int | None = None) -> ErrorInfo:
+    """The ``ErrorInfo`` of ``exc`` at ``stage``: its one line, type, cell line and full traceback."""
+    return ErrorInfo(
+        stage=stage,
+        message=one_line(exc),
+        type=type(exc).__name__,
+        variant=variant,
+        line=line,
+        traceback="".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
+    )
 
 
 def let_go(exc: BaseException) -> None:

@@ -21,7 +21,6 @@ import io
 import re
 import sys
 import time
-import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -34,7 +33,7 @@ from .cell import CellFunction, cell_line_of_exception, cell_to_function
 from .cell_calls import CellCalls
 from .device import cpu_name, current_device_type, device, run_device_type
 from .dynamo_state import DynamoCodeTracker
-from .failures import one_line
+from .failures import error_info, one_line
 from .kept import kept_tensors
 from .compile_stage import Compiling, dedupe_graphs
 from .measure import Measuring
@@ -336,14 +335,7 @@ class _Session(Compiling, Measuring):
             line += locator.line_offset
         else:  # Dynamo's errors carry the user's frames in their message ("from user code: ...")
             line = locator.innermost_cell_line(parse_frames(str(exc)))
-        return ErrorInfo(
-            stage=stage,
-            message=one_line(exc),
-            type=type(exc).__name__,
-            variant=variant,
-            line=line,
-            traceback="".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
-        )
+        return error_info(stage, exc, variant=variant, line=line)
 
 
 def _named_values_used(fn: Callable[..., Any], outputs: dict[str, Any]) -> dict[str, Any]:
