@@ -70,7 +70,7 @@ class Variant:
     error: str | None = None
     compile_phases: dict[str, float] = field(default_factory=dict)
     cache_state: str = "none"
-    kernel_profile: KernelProfile | None = None  # the per-kernel profiling pass (compiled variants)
+    kernel_profile: KernelProfile | None = None  # the profiler pass after timing (every variant)
     autotune: list[AutotuneResult] = field(default_factory=list)  # max-autotune's choices, per tuned op
     cudagraph_skips: list[str] = field(default_factory=list)  # why CUDA graphs were not used (reduce-overhead)
 
@@ -85,12 +85,46 @@ class UnmatchedKernel:
 
 
 @dataclass
+class CallBreakdown:
+    """Where one call's kernel time goes, by kind of kernel (per call, from the profiler pass).
+
+    On CUDA (``KernelProfile.method == "cupti"``) these are device times; on CPU (``"host"``) host
+    times of each op's call.  ``library_ms``: matmul, convolution and attention libraries (cuBLAS,
+    cuDNN, flash attention; a compiled variant's extern calls); ``generated_ms``: kernels Inductor
+    generated (Triton, C++), 0 for eager; ``aten_ms``: other ATen kernels (eager's elementwise ops and
+    reductions; in a compiled variant, ATen ops that ran outside its graphs); ``copy_ms``: memcpy,
+    memset and copy ops.  The time outside kernels is not stored: the digest derives it from the
+    timed median, the figure both variants are timed by.
+    """
+
+    library_ms: float = 0.0
+    generated_ms: float = 0.0
+    aten_ms: float = 0.0
+    copy_ms: float = 0.0
+
+    @property
+    def kernels_ms(self) -> float:
+        return self.library_ms + self.generated_ms + self.aten_ms + self.copy_ms
+
+
+@dataclass
+class EagerLineTime:
+    """Eager kernel time launched while one cell line ran (per call), and its largest ATen ops."""
+
+    line: int
+    time_ms: float
+    ops: list[str] = field(default_factory=list)  # the line's ATen ops, most time first, bounded
+
+
+@dataclass
 class KernelProfile:
-    """What the separate torch.profiler pass after timing measured for one compiled variant.
+    """What the separate torch.profiler pass after timing measured for one variant.
 
     Times are per call of the cell, averaged over ``calls`` profiled calls.  With
     ``method == "cupti"`` they are device kernel times (plus copies and memsets);
-    with ``"host"`` (CPU) they are host times of each kernel's call.
+    with ``"host"`` (CPU) they are host times of each kernel's call.  Compiled variants' kernel
+    times are on their ``Kernel``s; the eager variant has no ``Kernel``s, so its time per cell line
+    is ``eager_lines`` (each op counted on the one cell line running when it was called).
     """
 
     calls: int
@@ -101,6 +135,8 @@ class KernelProfile:
     in_cuda_graphs_ms: float = 0.0
     unmatched: list[UnmatchedKernel] = field(default_factory=list)  # largest first, bounded
     note: str = ""
+    breakdown: CallBreakdown | None = None
+    eager_lines: list[EagerLineTime] = field(default_factory=list)  # eager variant only
 
 
 @dataclass
