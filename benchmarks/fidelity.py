@@ -481,9 +481,7 @@ def profile_cell_once(w: CellWorkload, ns: dict[str, Any], budget: float, *, ker
 
     source = "%%compile_profile\n" + w.body
     options = ProfileOptions(budget=budget, repeat=200, keep=w.keep, kernel_timing=kernel_timing)
-    result, cell = profile_cell(w.body, ns, options, source=source, line_offset=1)
-    if result.has_eager_result:
-        cell.commit(result.last_eager_result)
+    result, _ = profile_cell(w.body, ns, options, source=source, line_offset=1)  # commits the namespace
     run = result.run
     if run.status != "ok":
         raise RuntimeError(f"{w.name}: profile failed: {[(e.stage, e.message) for e in run.errors]}")
