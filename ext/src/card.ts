@@ -1,13 +1,16 @@
 /**
  * The in-cell renderer of `application/vnd.compile-profile.run+json`: a compact card with the
- * headline, a bar chart of the variants, the warnings and a button to open the run in the panel.
- * Built from the output's own data, so it renders after a kernel restart or a page reload.
+ * headline, under it the digest's verdict (why compiled is faster or slower) and payback sentences
+ * when the run has them, a bar chart of the variants, the warnings and a button to open the run in
+ * the panel.  Built from the output's own data, so it renders after a kernel restart or a page
+ * reload; an output saved before the verdict and payback existed shows neither.
  */
 
 import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Message } from '@lumino/messaging';
 import { Panel, Widget } from '@lumino/widgets';
 
+import { paybackText, verdictText } from './breakdown';
 import { ChartRenderer, followWidth } from './charts';
 import { formatS, formatSpeedup, hasInterval, speedupTone } from './format';
 import { IRunMimeData, RUN_MIME_TYPE } from './types';
@@ -81,6 +84,14 @@ export class RunCard extends Panel implements IRenderMime.IRenderer {
       : '';
     head.append(badge, el('span', 'cp-Card-headline', summary.headline));
     node.append(head);
+    const verdict = verdictText(summary);
+    if (verdict) {
+      node.append(el('div', 'cp-Card-verdict cp-Verdict', verdict));
+    }
+    const payback = paybackText(summary);
+    if (payback) {
+      node.append(el('div', 'cp-Card-payback cp-Payback', payback));
+    }
 
     const parts = [
       summary.label || summary.first_line,

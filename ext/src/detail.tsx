@@ -1,8 +1,14 @@
-/** One run's detail in the panel: Overview, Compile, Graph breaks, Graphs, Kernels and Lines tabs. */
+/**
+ * One run's detail in the panel: Overview, Compile, Graph breaks, Graphs, Kernels and Lines tabs.
+ * The Overview shows the digest's headline, speedup phrase, verdict and payback sentences and the
+ * breakdown of a call (breakdownview.tsx); the Lines tab lays out every variant the digest's time
+ * per line names, eager's column first when it was measured.
+ */
 
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import * as React from 'react';
 
+import { CallBreakdown, CallVerdict } from './breakdownview';
 import { Chart } from './chart';
 import { ChartRenderer } from './charts';
 import { CodeView } from './codeview';
@@ -92,6 +98,7 @@ function Overview({ run, figures, services }: TabProps): JSX.Element {
       ) : (
         <p className="cp-Speedup">No speedup figure: {run.status}.</p>
       )}
+      <CallVerdict summary={run.summary} />
       <table className="cp-Table">
         <thead>
           <tr>
@@ -116,6 +123,7 @@ function Overview({ run, figures, services }: TabProps): JSX.Element {
           ))}
         </tbody>
       </table>
+      <CallBreakdown summary={run.summary} figure={figures?.breakdown} charts={services.charts} />
       {run.summary?.correctness && (
         <p className={`cp-Correctness cp-mod-${run.summary.correctness.ok === false ? 'bad' : 'ok'}`}>
           {run.summary.correctness.text}

@@ -3,6 +3,8 @@
  * the digest (kernel_side/compile_profile/digest/: summary.py, lines.py, compare.py) and the MIME
  * bundle data (render/mime.py).  Field names are the Python ones; only what the frontend reads is
  * typed.  Every figure and sentence comes from the digest: the frontend formats and lays them out.
+ * Fields newer than the oldest stored runs and saved notebooks are optional (the call breakdown,
+ * verdict and payback of issue 13): an older run lacks them and shows nothing in their place.
  */
 
 export const RUN_MIME_TYPE = 'application/vnd.compile-profile.run+json';
@@ -155,6 +157,40 @@ export interface ISpeedupSummary {
   includes_one: boolean;
 }
 
+/** Where one call's time goes in one variant (digest summary "breakdown"); times in ms. */
+export interface IBreakdownRow {
+  variant: string;
+  /** how the kernel time was measured: CUPTI on the device, or host timestamps */
+  method: 'cupti' | 'host' | string;
+  /** the whole call */
+  median_ms: number;
+  /** library kernels (cuBLAS, cuDNN, oneDNN: Inductor's extern calls) */
+  library_ms: number;
+  /** kernels Inductor generated (Triton, C++) */
+  generated_ms: number;
+  /** ATen's own kernels */
+  aten_ms: number;
+  /** memory copies and fills */
+  copy_ms: number;
+  /** all kernels together */
+  kernels_ms: number;
+  /** outside kernels: Python, guards, launches */
+  outside_ms: number;
+}
+
+/** What compiling cost and when it pays back (digest summary "payback"). */
+export interface IPayback {
+  compile_s: number;
+  saving_ms: number;
+  /** calls until the saving repays the compile; null when it never does */
+  calls: number | null;
+  /**
+   * the digest's sentence:
+   * "compiling cost 71 s (cold cache) and saves 29 ms a call: it pays back after ~2,450 calls"
+   */
+  text: string;
+}
+
 /** One row of the run list and the card's data: digest/summary.py summarize(). */
 export interface IRunSummary {
   id: string;
@@ -176,6 +212,11 @@ export interface IRunSummary {
   warnings: string[];
   correctness?: { ok: boolean | null; max_abs_diff: number | null; note: string; method?: string; text?: string } | null;
   graph_breaks?: IBreakGroup[];
+  /** where a call's time goes, per variant; [] when not measured, absent in older runs */
+  breakdown?: IBreakdownRow[];
+  /** one sentence why compiled is faster or slower; null or absent when there is none */
+  verdict?: string | null;
+  payback?: IPayback | null;
 }
 
 /** One cell line's kernels and time per variant (digest/lines.py LineRow). */
@@ -195,7 +236,10 @@ export interface ILineRow {
 export interface ILineTimes {
   /** the one rule the times follow, in words */
   rule: string;
-  /** variants with kernels, the speedup's first ("" when kernels carry no variant) */
+  /**
+   * variants with kernels: "eager" first when eager's time per line was measured, then the
+   * speedup's ("" when kernels carry no variant)
+   */
   variants: string[];
   rows: ILineRow[];
   /** variant -> kernels tied to no cell line */

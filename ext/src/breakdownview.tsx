@@ -1,0 +1,71 @@
+/**
+ * The Overview's account of one call (issue 13): the digest's verdict (why compiled is faster or
+ * slower) and payback sentences, and "Where a call's time goes": a table of each variant's library,
+ * generated, ATen and copy kernel time, time outside kernels and the whole call, with the digest's
+ * stacked-bar "breakdown" figure.  breakdown.ts picks the figures out; this file lays them out.
+ * A run older than the breakdown shows nothing here.
+ */
+
+import * as React from 'react';
+
+import { BREAKDOWN_COLUMNS, breakdownRows, paybackText, verdictText } from './breakdown';
+import { Chart } from './chart';
+import { ChartRenderer } from './charts';
+import { IPlotlyFigure, IRunSummary } from './types';
+
+/** The verdict and payback sentences, each only when the digest has one. */
+export function CallVerdict({ summary }: { summary: IRunSummary | undefined }): JSX.Element | null {
+  const verdict = verdictText(summary);
+  const payback = paybackText(summary);
+  if (!verdict && !payback) {
+    return null;
+  }
+  return (
+    <>
+      {verdict ? <p className="cp-Verdict">{verdict}</p> : null}
+      {payback ? <p className="cp-Payback">{payback}</p> : null}
+    </>
+  );
+}
+
+/** The breakdown table and chart; nothing when the run has no breakdown. */
+export function CallBreakdown(props: {
+  summary: IRunSummary | undefined;
+  figure: IPlotlyFigure | undefined;
+  charts: ChartRenderer;
+}): JSX.Element | null {
+  const rows = breakdownRows(props.summary);
+  if (!rows.length) {
+    return null;
+  }
+  return (
+    <div className="cp-Breakdown">
+      <h4 className="cp-Breakdown-title">Where a call's time goes</h4>
+      <table className="cp-Table cp-BreakdownTable">
+        <thead>
+          <tr>
+            <th>variant</th>
+            {BREAKDOWN_COLUMNS.map(c => (
+              <th key={c.key} data-part={c.key}>
+                {c.label}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r, i) => (
+            <tr key={`${i}:${r.variant}`} data-variant={r.variant} data-method={r.method}>
+              <td className="cp-BreakdownVariant">{r.variant}</td>
+              {BREAKDOWN_COLUMNS.map(c => (
+                <td key={c.key} data-part={c.key}>
+                  {r.parts[c.key]}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <Chart name="breakdown" figure={props.figure} charts={props.charts} height={220} />
+    </div>
+  );
+}

@@ -1,0 +1,134 @@
+/** breakdown.ts: the breakdown table's rows in Python's words, and the verdict and payback sentences. */
+
+import { BREAKDOWN_COLUMNS, breakdownRows, paybackText, verdictText } from '../src/breakdown';
+import { IBreakdownRow } from '../src/types';
+import { summary } from './fixtures';
+
+function row(extra: Partial<IBreakdownRow> = {}): IBreakdownRow {
+  return {
+    variant: 'inductor/default',
+    method: 'cupti',
+    median_ms: 0.358,
+    library_ms: 0.1,
+    generated_ms: 0.049,
+    aten_ms: 0,
+    copy_ms: 0.0005,
+    kernels_ms: 0.1495,
+    outside_ms: 0.2085,
+    ...extra
+  };
+}
+
+describe('breakdownRows', () => {
+  it('words each part as Python format_ms does, in the columns order', () => {
+    const rows = breakdownRows(summary('r', '', { breakdown: [row()] }));
+    expect(rows).toEqual([
+      {
+        variant: 'inductor/default',
+        method: 'cupti',
+        parts: {
+          library: '100 µs',
+          generated: '49 µs',
+          aten: '0 ns',
+          copies: '500 ns',
+          outside: '208 µs', // as Python words 0.2085 ms
+          call: '358 µs'
+        }
+      }
+    ]);
+  });
+
+  it('words whole milliseconds and seconds as format_ms does', () => {
+    const [r] = breakdownRows(
+      summary('r', '', { breakdown: [row({ median_ms: 1234, library_ms: 12.345, generated_ms: 1, outside_ms: 999.5 })] })
+    );
+    expect(r.parts.call).toBe('1.23 s');
+    expect(r.parts.library).toBe('12.3 ms');
+    expect(r.parts.generated).toBe('1 ms');
+    expect(r.parts.outside).toBe('1e+03 ms');
+  });
+
+  it('keeps the digest\'s order of variants, eager included', () => {
+    const rows = breakdownRows(
+      summary('r', '', {
+        breakdown: [row({ variant: 'eager', method: 'host' }), row(), row({ variant: 'inductor/max-autotune' })]
+      })
+    );
+    expect(rows.map(r => r.variant)).toEqual(['eager', 'inductor/default', 'inductor/max-autotune']);
+    expect(rows[0].method).toBe('host');
+  });
+
+  it('has a column for each part of a call, then the call', () => {
+    expect(BREAKDOWN_COLUMNS.map(c => c.key)).toEqual(['library', 'generated', 'aten', 'copies', 'outside', 'call']);
+    expect(BREAKDOWN_COLUMNS.map(c => c.label)).toEqual([
+      'library',
+      'generated',
+      'ATen',
+      'copies',
+      'outside kernels',
+      'call'
+    ]);
+  });
+
+  it('gives no rows for runs older than the breakdown, or none measured', () => {
+    expect(breakdownRows(summary('r', ''))).toEqual([]);
+    expect(breakdownRows(summary('r', '', { breakdown: [] }))).toEqual([]);
+    expect(breakdownRows(undefined)).toEqual([]);
+    expect(breakdownRows(null)).toEqual([]);
+    expect(breakdownRows({ breakdown: null } as any)).toEqual([]);
+    expect(breakdownRows({ breakdown: 'x' } as any)).toEqual([]);
+  });
+
+  it('shows a dash for a figure a row lacks, and skips what is not a row', () => {
+    const partial = { variant: 'eager', method: 'host', median_ms: 0.21 };
+    const rows = breakdownRows({ breakdown: [partial, null, 3] } as any);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].parts).toEqual({
+      library: '—',
+      generated: '—',
+      aten: '—',
+      copies: '—',
+      outside: '—',
+      call: '210 µs'
+    });
+  });
+});
+
+describe('verdict and payback', () => {
+  const verdict =
+    "compiled is slower: its kernels take 149 µs (eager 150 µs) but each call spends 209 µs outside them (eager 61 µs); mode='reduce-overhead' removes launch overhead";
+  const payback = {
+    compile_s: 71,
+    saving_ms: 29,
+    calls: 2450,
+    text: 'compiling cost 71 s (cold cache) and saves 29 ms a call: it pays back after ~2,450 calls'
+  };
+
+  it('are the digest\'s sentences, unchanged', () => {
+    const s = summary('r', '', { verdict, payback });
+    expect(verdictText(s)).toBe(verdict);
+    expect(paybackText(s)).toBe(payback.text);
+  });
+
+  it('are absent for older runs and for runs without them', () => {
+    expect(verdictText(summary('r', ''))).toBeNull();
+    expect(paybackText(summary('r', ''))).toBeNull();
+    expect(verdictText(summary('r', '', { verdict: null, payback: null }))).toBeNull();
+    expect(paybackText(summary('r', '', { verdict: null, payback: null }))).toBeNull();
+    expect(verdictText(summary('r', '', { verdict: '' }))).toBeNull();
+    expect(paybackText({ payback: { ...payback, text: '' } } as any)).toBeNull();
+    expect(paybackText({ payback: 'x' } as any)).toBeNull();
+    expect(verdictText(undefined)).toBeNull();
+    expect(paybackText(null)).toBeNull();
+  });
+
+  it('keep a payback that never pays back', () => {
+    const never = {
+      compile_s: 3,
+      saving_ms: -0.2,
+      calls: null,
+      text: 'compiling cost 3 s and saves nothing: it never pays back'
+    };
+    expect(paybackText(summary('r', '', { payback: never }))).toBe(never.text);
+  });
+});
