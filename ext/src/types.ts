@@ -174,8 +174,10 @@ export interface IBreakdownRow {
   copy_ms: number;
   /** all kernels together */
   kernels_ms: number;
-  /** outside kernels: Python, guards, launches */
+  /** outside kernels: Python, guards, launches (the call less its kernels, 0 when those ran longer) */
   outside_ms: number;
+  /** the profiled kernels took longer than the timed call, so outside_ms reads 0 (a warning says so) */
+  clamped?: boolean;
 }
 
 /** What compiling cost and when it pays back (digest summary "payback"). */
