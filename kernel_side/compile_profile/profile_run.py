@@ -208,6 +208,20 @@ class Speedup:
 
 
 @dataclass
+class Guard:
+    """One check Dynamo runs before reusing a compiled graph (``dynamo_cpp_guards_str`` in the trace).
+
+    ``kind`` says what it checks (``engine.guards.GUARD_KINDS``); ``source`` is the value it checks as
+    Dynamo names it (``L['x']``, ``G['model']``), ``line`` the cell line that value comes from.
+    """
+
+    code: str
+    kind: str
+    source: str = ""
+    line: int | None = None
+
+
+@dataclass
 class Graph:
     """One FX graph seen while compiling: Dynamo's, AOTAutograd's or Inductor's post-grad one."""
 
@@ -219,6 +233,7 @@ class Graph:
     op_counts: dict[str, int] = field(default_factory=dict)
     lines: list[int] = field(default_factory=list)
     input_shapes: list[list[int]] = field(default_factory=list)
+    guards: list[Guard] = field(default_factory=list)  # Dynamo graphs: what must hold to reuse the compile
 
 
 @dataclass
@@ -243,6 +258,8 @@ class Recompile:
     variant: str = ""
     compile_id: str = ""
     during_timing: bool = False
+    source: str = ""  # the value whose guard failed, as Dynamo names it (``L['x']``)
+    line: int | None = None  # the cell line that value comes from
 
 
 @dataclass

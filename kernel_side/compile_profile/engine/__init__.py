@@ -14,6 +14,7 @@ uses them:
   trace_capture.py     the structured trace (``torch.__trace``) captured in-process, events parsed once
   trace_model/         one small handler per trace event -> graphs, breaks, kernels, cache, phases
   mode_events.py       max-autotune choices and CUDA-graph skip reasons from the trace
+  guards.py            Dynamo's guards from the trace: what each checks, on which value, from which line
   output_code.py       Inductor's output code split into kernels
   measure.py           stages 3-6: interleaved timing, correctness, peak memory, the profiler pass
   timing.py            interleaved steady-state timing and the speedup's interval

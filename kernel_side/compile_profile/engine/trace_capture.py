@@ -149,15 +149,17 @@ def _resolve_stack(metadata: Any) -> Any:
     """
     if not isinstance(metadata, dict) or not isinstance(metadata.get("stack"), list):
         return metadata
+    return {**metadata, "stack": resolve_stack(metadata["stack"])}
+
+
+def resolve_stack(stack: list[Any]) -> list[dict]:
+    """A structured-trace stack (``dynamo_start``'s, a guard's ``user_stack``) with each frame's
+    interned filename index replaced by its path."""
     from torch._logging import structured
 
     paths = {index: text for text, index in structured.INTERN_TABLE.items()}
-    stack = [
-        {**frame, "filename": paths.get(frame.get("filename"), frame.get("filename"))}
-        for frame in metadata["stack"]
-        if isinstance(frame, dict)
-    ]
-    return {**metadata, "stack": stack}
+    return [{**frame, "filename": paths.get(frame.get("filename"), frame.get("filename"))}
+            for frame in stack if isinstance(frame, dict)]
 
 
 @contextlib.contextmanager

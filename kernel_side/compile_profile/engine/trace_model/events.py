@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from ...profile_run import AutotuneResult, CacheStats, Graph, GraphBreak, Kernel, Recompile
-from .. import mode_events
+from .. import guards, mode_events
 from ..backend import RecordedGraph
 from ..stack import frames_of_stack, parse_frames
 from ..torch_features import caller_lines_reliable
@@ -220,7 +220,28 @@ def _on_recompile_reasons(state: TraceState, ev: TraceEvent) -> None:
     for reason in reasons:
         if _is_backend_switch(reason):
             continue  # the profiler compiling the same code for its next variant
-        state.out.recompiles.append(Recompile(reason=reason, variant=state.variant, compile_id=ev.compile_id))
+        source = guards.failed_guard_source(reason)
+        line = state.locator.first_line_reading(guards.root_name(source)) if source else None
+        state.out.recompiles.append(Recompile(reason=reason, variant=state.variant, compile_id=ev.compile_id,
+                                              source=source, line=line))
+
+
+def _dynamo_graph_of(state: TraceState, ev: TraceEvent) -> Graph | None:
+    # Guards are logged after the frame's graph; a frame that produced no graph has no Dynamo
+    # graph to hold its guards, and they are dropped.
+    return next((g for g in reversed(state.out.graphs) if g.kind == "dynamo" and g.compile_id == ev.compile_id), None)
+
+
+def _on_guard_tree(state: TraceState, ev: TraceEvent) -> None:
+    dynamo = _dynamo_graph_of(state, ev)
+    if dynamo is not None:
+        dynamo.guards = guards.guards_of_tree(ev.payload or "", state.locator)
+
+
+def _on_guard_list(state: TraceState, ev: TraceEvent) -> None:
+    dynamo = _dynamo_graph_of(state, ev)
+    if dynamo is not None and not dynamo.guards:  # the tree, where logged too, says the same with kinds
+        dynamo.guards = guards.guards_of_compile(_json(ev.payload), state.locator, state.compile(ev).outer)
 
 
 def _is_backend_switch(reason: str) -> bool:
@@ -293,6 +314,8 @@ HANDLERS: dict[str, Handler] = {
     "inductor_provenance_tracking_kernel_stack_traces": _on_provenance_stack_traces,
     "dynamo_graph_break_reason": _on_graph_break,
     "recompile_reasons": _on_recompile_reasons,
+    "dynamo_cpp_guards_str": _on_guard_tree,
+    "dynamo_guards": _on_guard_list,
     "fx_graph_cache_hit": _counts("fx_graph_hits"),
     "fx_graph_bundled_cache_hit": _counts("fx_graph_hits"),
     "fx_graph_cache_miss": _counts("fx_graph_misses"),

@@ -54,6 +54,15 @@ class CellLocator:
             return ""
         return self.lines[cell_line - 1].strip()
 
+    def first_line_reading(self, name: str) -> int | None:
+        """The first cell line that names ``name`` as a variable (not as an attribute, a magic or a comment)."""
+        word = re.compile(rf"(?<![\w.]){re.escape(name)}\b")
+        for i, text in enumerate(self.lines):
+            code = text.split("#", 1)[0]
+            if not text.lstrip().startswith("%") and word.search(code):
+                return i + 1
+        return None
+
     def innermost_cell_line(self, stack: list[tuple]) -> int | None:
         """The cell line a stack passes through last (the call in the cell that led to it)."""
         for filename, line, *code in reversed(stack):

@@ -1,0 +1,126 @@
+"""Dynamo's guards read as a reader asks about them: what each checks, on which value, from which cell line.
+
+Dynamo logs the guards of each compiled frame in the structured trace: as the C++ guard manager's
+tree (``dynamo_cpp_guards_str``, torch 2.13: one ``+- TYPE: code  # user code  # file:line`` leaf
+per guard) and, where the Python guard list is logged, as ``dynamo_guards`` (one ``{"code",
+"stack", "user_stack"}`` per guard).  ``code`` is the check as Dynamo prints it, e.g.
+``check_tensor(L['x'], Tensor, ..., size=[8], stride=[1])``.  A recompile's reason names the
+guard that failed (``tensor 'x' size mismatch at index 0. expected 8, actual 16``, or the failed
+check itself).  This module classifies a guard's code by what it checks (``GUARD_KINDS``, first
+match wins), finds the value it checks (``L['x']``: a local of the cell function, ``G['model']``:
+a notebook global) and the cell line that value comes from: the guard's own user stack where it
+names a cell line, else the first cell line that reads the name.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from ..profile_run import Guard
+from .stack import frames_of_stack
+from .trace_capture import resolve_stack
+
+if TYPE_CHECKING:
+    from .trace_model.locator import CellLocator
+
+# What a guard checks, from its type and code ("TENSOR_MATCH: check_tensor(L['x'], ...)"); first
+# match wins.  A cell's guards are mostly tensor matches (dtype, device, shape, strides,
+# requires_grad) with the dynamic-shape marks checked beside each tensor, and type or identity
+# checks on the modules and functions it reads; a few are the ambient state every frame checks.
+GUARD_KINDS: list[tuple[str, re.Pattern[str]]] = [
+    ("global state", re.compile(r"GLOBAL_STATE|TORCH_FUNCTION_MODE_STACK|DEFAULT_DEVICE|___check_global_state"
+                                r"|BACKEND_MATCH|___check_current_backend|init_ambient_guards")),
+    ("dynamic-shape marks", re.compile(r"DIMENSION_DYNAMIC_MARKING|_dynamo_\w*(dynamic|static|unbacked)_indices")),
+    ("tensor", re.compile(r"TENSOR_MATCH|check_tensor\(|___check_tensors")),
+    ("aliasing", re.compile(r"NO_TENSOR_ALIASING|check_no_aliasing|STORAGE_OVERLAPPING|check_overlapping")),
+    ("shape", re.compile(r"\.size\(\)|\.stride\(\)|\.storage_offset\(\)|SHAPE_ENV")),
+    ("type", re.compile(r"TYPE_MATCH|___check_type_id")),
+    ("identity", re.compile(r"ID_MATCH|___check_obj_id|\bis\b")),
+    ("length", re.compile(r"LENGTH_CHECK|\blen\(")),
+    ("attribute", re.compile(r"HASATTR|hasattr\(")),
+    ("dict", re.compile(r"DICT_VERSION|DICT_CONTAINS|DICT_KEYS|___dict_contains")),
+    ("value", re.compile(r"EQUALS_MATCH|CONSTANT_MATCH|==|!=")),
+]
+
+# A value as Dynamo names it: L['x'] or G['model'], then attributes and constant subscripts.
+_SOURCE = re.compile(r"""\b[LG]\[['"][^'"]+['"]\](?:\.[A-Za-z_]\w*(?![\w(])|\[['"][^'"]*['"]\]|\[\d+\])*""")
+_ROOT_NAME = re.compile(r"""^[LG]\[['"]([^'"]+)['"]\]""")
+# The value a recompile reason names when it gives no L[...] / G[...] source: "tensor 'x' ..."
+_QUOTED_NAME = re.compile(r"""^\s*(?:tensor|type|id|len)?\s*'([A-Za-z_]\w*)'""")
+
+
+def guard_kind(code: str) -> str:
+    return next((kind for kind, pattern in GUARD_KINDS if pattern.search(code)), "other")
+
+
+def guard_source(code: str) -> str:
+    """The value ``code`` checks (the first ``L[...]``/``G[...]`` it names), or ""."""
+    found = _SOURCE.search(code)
+    return found.group(0) if found else ""
+
+
+def root_name(source: str) -> str:
+    """``L['model']._modules['0']`` -> ``model``; a bare name stays as it is."""
+    found = _ROOT_NAME.match(source)
+    return found.group(1) if found else source
+
+
+def guards_of_compile(payload: Any, locator: CellLocator, outer: list[tuple] | None = None) -> list[Guard]:
+    """The guards of one compiled frame from its ``dynamo_guards`` payload (a JSON list)."""
+    if not isinstance(payload, list):
+        return []
+    out = []
+    for entry in payload:
+        if not isinstance(entry, dict) or not entry.get("code"):
+            continue
+        code = str(entry["code"])
+        source = guard_source(code)
+        if root_name(source).startswith(_OWN[0]):
+            continue
+        user_stack = entry.get("user_stack")
+        frames = frames_of_stack(resolve_stack(user_stack)) if isinstance(user_stack, list) else []
+        line = locator.innermost_cell_line((outer or []) + frames) if frames else None
+        if line is None and source:
+            line = locator.first_line_reading(root_name(source))
+        out.append(Guard(code=code, kind=guard_kind(code), source=source, line=line))
+    return out
+
+
+# A leaf of the guard tree torch logs as ``dynamo_cpp_guards_str`` (torch >= 2.6 with C++ guard
+# managers): "+- TYPE: code  # user code  # file:line in fn (why)".  Ambient guards name a torch
+# file after one "#" and no user code.
+_TREE_LEAF = re.compile(r"\+- (?P<type>[A-Z][A-Z_]+): (?P<rest>.*)$")
+_USER_AT = re.compile(r"\s+# (?P<code>.*?)\s+# (?P<file>[^#]+?):(?P<line>\d+) in [^#]*$")
+# The tool's own names in the cell function (engine/cell.py's publish setters and unset marker):
+# their guards are the instrumentation's, not the user's code's, and are left out.
+_OWN = ("__compile_profile", "<compile-profile-publish>")
+
+
+def guards_of_tree(text: str, locator: CellLocator) -> list[Guard]:
+    """The guards of one compiled frame from its ``dynamo_cpp_guards_str`` tree, the tool's own left out."""
+    out = []
+    for raw in (text or "").splitlines():
+        leaf = _TREE_LEAF.search(raw)
+        if leaf is None:
+            continue
+        kind_and_rest = f"{leaf['type']}: {leaf['rest']}"
+        at = _USER_AT.search(leaf["rest"])
+        code = (leaf["rest"][:at.start()] if at else leaf["rest"].split("  #")[0]).strip()
+        source = guard_source(code)
+        if any(own in root_name(source) or (at and own in at["file"]) for own in _OWN):
+            continue
+        line = locator.cell_line(at["file"], int(at["line"]), at["code"]) if at and at["code"].strip() else None
+        if line is None and source:
+            line = locator.first_line_reading(root_name(source))
+        out.append(Guard(code=code, kind=guard_kind(kind_and_rest), source=source, line=line))
+    return out
+
+
+def failed_guard_source(reason: str) -> str:
+    """The value whose guard a recompile reason says failed: its ``L[...]`` source, else a quoted name."""
+    source = guard_source(reason)
+    if source:
+        return source
+    quoted = _QUOTED_NAME.match(reason)
+    return quoted.group(1) if quoted else ""

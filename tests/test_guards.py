@@ -1,0 +1,78 @@
+"""Guards: what each checks, on which value, from which cell line (``engine.guards``), from the trace
+torch logs, and the guard a recompile failed on."""
+
+from __future__ import annotations
+
+import torch
+
+from compile_profile.engine.backend import RecordingBackend
+from compile_profile.engine.cell import cell_to_function
+from compile_profile.engine.guards import failed_guard_source, guard_kind, guards_of_tree, root_name
+from compile_profile.engine.trace_capture import capture_compiles
+from compile_profile.engine.trace_model import CellLocator, build_variant_trace
+
+CELL = "<compile-profile-cell-abc>"
+LOCATOR = CellLocator(CELL, ["y = (x * 2).relu()", "z = y + w"])
+
+# Leaves of a dynamo_cpp_guards_str tree as torch 2.13 logs them (abridged).
+TREE = f"""
+TREE_GUARD_MANAGER:
++- RootGuardManager
+| +- GLOBAL_STATE: ___check_global_state() against {{"grad_mode":true}}
+| +- DEFAULT_DEVICE: utils_device.CURRENT_DEVICE == None                           # _dynamo/output_graph.py:1122 in init_ambient_guards
+| +- GuardManager: source=L['__compile_profile_publish_0__'], accessed_by=FrameLocalsGuardAccessor(key='x')
+| | | +- ID_MATCH: ___check_obj_id(L['__compile_profile_publish_0__'].__code__, 1), type=<class 'code'>  # y = (x * 2).relu()  # {CELL}:1 in __compile_profile_cell__
+| | | +- TENSOR_MATCH: check_tensor(G['w'], Tensor, DispatchKeySet(CPU), torch.float32, device=None, requires_grad=False, size=[8], stride=[1])  # z = y + w  # {CELL}:2 in __compile_profile_cell__
+| | | +- DIMENSION_DYNAMIC_MARKING_GUARD: hasattr(G['w'], '_dynamo_dynamic_indices') == False           # z = y + w  # {CELL}:2 in __compile_profile_cell__
+| | | +- TYPE_MATCH: ___check_type_id(G['model'], 94), type=<class 'Linear'>
++- LAMBDA_GUARD: G['w'].size()[0] == G['x'].size()[0]  # z = y + w  # {CELL}:2 in __compile_profile_cell__ (_subclasses/fake_impls.py:1960 in infer_size)
+"""
+
+
+def test_guards_of_a_tree_say_what_each_checks_on_which_value_and_cell_line():
+    guards = guards_of_tree(TREE, CellLocator(CELL, ["y = (x * 2).relu()", "z = y + w", "out = model(z)"]))
+    assert [(g.kind, g.source, g.line) for g in guards] == [
+        ("global state", "", None),
+        ("global state", "", None),
+        ("tensor", "G['w']", 2),
+        ("dynamic-shape marks", "G['w']", 2),
+        ("type", "G['model']", 3),  # no user code logged: the first line that reads model
+        ("shape", "G['w']", 2),
+    ]
+    assert guards[2].code.startswith("check_tensor(G['w'], Tensor") and "# z = y + w" not in guards[2].code
+
+
+def test_the_tools_own_guards_are_left_out():
+    guards = guards_of_tree(TREE, LOCATOR)
+    assert not any("__compile_profile" in g.code for g in guards)
+
+
+def test_guard_kinds_and_sources_from_code_alone():
+    assert guard_kind("___check_obj_id(G['torch'], 1)") == "identity"
+    assert guard_kind("len(L['xs']) == 2") == "length"
+    assert guard_kind("L['n'] == 3") == "value"
+    assert root_name("L['model']._modules['0'].weight") == "model"
+    assert failed_guard_source("0/0: tensor 'G['w']' size mismatch at index 0. expected 8, actual 16") == "G['w']"
+    assert failed_guard_source("tensor 'x' size mismatch at index 0. expected 8, actual 16") == "x"
+
+
+def test_a_compiled_cell_has_its_guards_and_a_recompile_names_the_failed_guards_line():
+    torch._dynamo.reset()
+    ns = {"x": torch.randn(8), "w": torch.randn(8)}
+    cell = cell_to_function("y = (x * 2).relu()\nz = y + w\n", ns)
+    backend = RecordingBackend()
+    with capture_compiles() as recorder:
+        compiled = torch.compile(cell.fn, backend=backend)
+        cell.call_with(compiled)
+        ns.update(x=torch.randn(16), w=torch.randn(16))  # a new shape: the tensor guards fail
+        cell.call_with(compiled)
+    result = build_variant_trace(recorder.take(), backend.graphs, variant="v",
+                                 locator=CellLocator(cell.filename, cell.source.splitlines()))
+    first = next(g for g in result.graphs if g.kind == "dynamo")
+    by_source = {g.source: g for g in first.guards if g.kind == "tensor"}
+    assert by_source["G['x']"].line == 1 and by_source["G['w']"].line == 2
+    assert "size=[8]" in by_source["G['x']"].code
+    assert not any("__compile_profile" in g.code for g in first.guards)
+    (recompile,) = result.recompiles
+    assert "size mismatch" in recompile.reason
+    assert (recompile.source, recompile.line) in {("G['x']", 1), ("G['w']", 2)}
