@@ -2,7 +2,7 @@
  * One run's detail in the panel: Overview, Compile, Graph breaks, Graphs, Kernels and Lines tabs.
  * The Overview shows the digest's headline, speedup phrase, verdict and payback sentences and the
  * breakdown of a call (breakdownview.tsx); the Lines tab lays out every variant the digest's time
- * per line names, eager's column first when it was measured.
+ * per line names, eager's column first when it was measured, each cell as linecell.ts words it.
  */
 
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
@@ -23,6 +23,7 @@ import {
   pageOf,
   sortKernels
 } from './kernels';
+import { lineCell } from './linecell';
 import { IKernel, ILineRow, IPlotlyFigure, IProfileRun } from './types';
 
 export interface IDetailServices {
@@ -429,21 +430,16 @@ function variantLabel(variant: string): string {
   return variant || 'kernels';
 }
 
-/** One variant's time on one line, the kernels it came from, and how many of them other lines share. */
+/** One variant's time on one line and what it came from (linecell.ts): blank where the text view is blank. */
 function LineCell({ variant, row }: { variant: string; row: ILineRow }): JSX.Element {
-  const kernels = row.kernels[variant] ?? [];
-  if (!kernels.length) {
+  const cell = lineCell(variant, row);
+  if (!cell) {
     return <td data-variant={variant} />;
   }
-  const shared = row.shared[variant] ?? 0;
   return (
-    <td data-variant={variant} title={kernels.join('\n')}>
-      <span className="cp-LineTime">{formatMs(row.time_ms[variant])}</span>
-      <span className="cp-LineKernels">
-        {' '}
-        · {kernels.length} kernel{kernels.length === 1 ? '' : 's'}
-        {shared ? `, ${shared} shared` : ''}
-      </span>
+    <td data-variant={variant} title={cell.title || undefined}>
+      <span className="cp-LineTime">{cell.time}</span>
+      {cell.note ? <span className="cp-LineKernels"> · {cell.note}</span> : null}
     </td>
   );
 }

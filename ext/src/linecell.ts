@@ -1,0 +1,38 @@
+/**
+ * What one cell of the Lines tab shows: a variant's time on a cell line (digest/lines.py LineRow),
+ * blank where the variant has nothing on that line, exactly where the text view leaves it blank
+ * (LineRow.time_text).  Beside the time, a compiled variant's cell counts its kernels and how many
+ * it shares with other lines (their time split evenly); eager's cell names the line's largest ATen
+ * ops, which is what the digest lists for eager (eager generates no kernels and splits nothing).
+ * Pure: the digest gives every figure, this module words the count and formats the time.
+ */
+
+import { formatMs } from './format';
+import { ILineRow } from './types';
+
+/** The variant whose per-line time the profiler measured op by op (digest/lines.py). */
+export const EAGER = 'eager';
+
+export interface ILineCell {
+  /** the time as Python's format_ms words it ("—" when not measured) */
+  time: string;
+  /** what the time came from: "2 kernels, 1 shared", or eager's ops "aten::mm, aten::relu" */
+  note: string;
+  /** the kernels or ops, one a line, for a tooltip */
+  title: string;
+}
+
+/** The cell of `variant` on `row`, or null for a blank cell. */
+export function lineCell(variant: string, row: ILineRow): ILineCell | null {
+  if (!Object.prototype.hasOwnProperty.call(row.kernels, variant)) {
+    return null;
+  }
+  const names = row.kernels[variant] ?? [];
+  const time = formatMs(row.time_ms[variant]);
+  if (variant === EAGER) {
+    return { time, note: names.join(', '), title: names.join('\n') };
+  }
+  const shared = row.shared[variant] ?? 0;
+  const note = `${names.length} kernel${names.length === 1 ? '' : 's'}${shared ? `, ${shared} shared` : ''}`;
+  return { time, note, title: names.join('\n') };
+}

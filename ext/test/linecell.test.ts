@@ -1,0 +1,49 @@
+/** linecell.ts: a Lines-tab cell blank where the text view is blank, its time in Python's words, its note. */
+
+import { lineCell } from '../src/linecell';
+import { ILineRow } from '../src/types';
+
+function row(extra: Partial<ILineRow> = {}): ILineRow {
+  return { line: 4, code: 'y = torch.relu(x @ x) + 1', kernels: {}, time_ms: {}, shared: {}, graph_breaks: 0, ...extra };
+}
+
+describe('lineCell', () => {
+  it('is blank where the variant has nothing on the line', () => {
+    expect(lineCell('inductor/default', row())).toBeNull();
+    expect(lineCell('eager', row({ kernels: { 'inductor/default': ['k0'] } }))).toBeNull();
+  });
+
+  it('counts a compiled variant\'s kernels and those shared with other lines', () => {
+    const r = row({
+      kernels: { 'inductor/default': ['triton_poi_0', 'extern_mm'] },
+      time_ms: { 'inductor/default': 0.2085 },
+      shared: { 'inductor/default': 1 }
+    });
+    expect(lineCell('inductor/default', r)).toEqual({
+      time: '208 µs',
+      note: '2 kernels, 1 shared',
+      title: 'triton_poi_0\nextern_mm'
+    });
+    const one = row({ kernels: { v: ['k'] }, time_ms: { v: 1.5 } });
+    expect(lineCell('v', one)?.note).toBe('1 kernel');
+  });
+
+  it('names eager\'s ATen ops on the line', () => {
+    const r = row({ kernels: { eager: ['aten::mm', 'aten::add', 'aten::relu'] }, time_ms: { eager: 2.25 } });
+    expect(lineCell('eager', r)).toEqual({
+      time: '2.25 ms',
+      note: 'aten::mm, aten::add, aten::relu',
+      title: 'aten::mm\naten::add\naten::relu'
+    });
+  });
+
+  it('shows the time of a line whose eager ops were not named, as the text view does', () => {
+    const r = row({ kernels: { eager: [] }, time_ms: { eager: 0.03125 } });
+    expect(lineCell('eager', r)).toEqual({ time: '31.2 µs', note: '', title: '' });
+  });
+
+  it('shows a dash for kernels without a measured time', () => {
+    const r = row({ kernels: { '': ['cpp_fused_0'] }, time_ms: { '': null } });
+    expect(lineCell('', r)?.time).toBe('—');
+  });
+});
