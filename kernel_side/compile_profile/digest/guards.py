@@ -1,0 +1,78 @@
+"""Guards as a reader asks about them: per compiled graph, what its guards check, grouped by kind and
+value, each with the cell line the value comes from; and, for a recompile, which guard failed on
+which value at which cell line (pytorch #114015 asks for exactly this).
+
+Derived here once for every view (text, HTML, report, panel through the digest's JSON).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+
+from ..profile_run import Graph, ProfileRun, Recompile
+
+# The order kinds are listed in: what a user changes most often first.
+KIND_ORDER = ["tensor", "shape", "dynamic-shape marks", "type", "identity", "length", "value", "attribute", "dict",
+              "aliasing", "global state", "other"]
+
+
+@dataclass
+class GuardGroup:
+    """The guards of one kind on one value (``source``), e.g. the tensor match and its shape guards on ``x``."""
+
+    kind: str
+    source: str
+    line: int | None
+    count: int
+    codes: list[str] = field(default_factory=list)  # the checks themselves, as Dynamo prints them
+
+
+@dataclass
+class GraphGuards:
+    graph_id: str
+    variant: str
+    compile_id: str
+    total: int
+    by_kind: dict[str, int]  # kind -> count, in KIND_ORDER
+    groups: list[GuardGroup]
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _kind_rank(kind: str) -> int:
+    return KIND_ORDER.index(kind) if kind in KIND_ORDER else len(KIND_ORDER)
+
+
+def graph_guards(graph: Graph) -> GraphGuards:
+    counts = Counter(g.kind for g in graph.guards)
+    groups: dict[tuple[str, str], GuardGroup] = {}
+    for g in graph.guards:
+        group = groups.setdefault((g.kind, g.source), GuardGroup(kind=g.kind, source=g.source, line=g.line, count=0))
+        group.count += 1
+        group.codes.append(g.code)
+        if group.line is None:
+            group.line = g.line
+    ordered = sorted(groups.values(), key=lambda grp: (_kind_rank(grp.kind), grp.line or 10**9, grp.source))
+    return GraphGuards(graph_id=graph.id, variant=graph.variant, compile_id=graph.compile_id,
+                       total=len(graph.guards), by_kind={k: counts[k] for k in sorted(counts, key=_kind_rank)},
+                       groups=ordered)
+
+
+def run_guards(run: ProfileRun) -> list[GraphGuards]:
+    """The guards of each Dynamo graph that has any, in the run's graph order."""
+    return [graph_guards(g) for g in run.graphs if g.kind == "dynamo" and g.guards]
+
+
+def kinds_text(by_kind: dict[str, int]) -> str:
+    """``12 tensor, 3 shape, 4 global state``."""
+    return ", ".join(f"{n} {kind}" for kind, n in by_kind.items())
+
+
+def failed_guard_text(r: Recompile) -> str:
+    """What a recompile's failed guard was on, e.g. ``the guard on x (cell line 2) failed``; "" when unknown."""
+    if not r.source:
+        return ""
+    where = f" (cell line {r.line})" if r.line is not None else ""
+    return f"the guard on {r.source}{where} failed"
