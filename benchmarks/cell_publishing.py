@@ -1,4 +1,4 @@
-"""Per-call cost of publishing a cell's assignments to the namespace (engine/cell.py).
+"""Per-call cost of publishing a cell's assignments to the namespace (engine/cell.py, engine/cell_rewrite.py).
 
 Compiles a four-assignment cell with the publishing setters and without, and times
 back-to-back calls of each (compiled and eager), alternating, two rounds each:
@@ -17,6 +17,7 @@ import time
 import torch
 
 import compile_profile.engine.cell as cell_module
+import compile_profile.engine.cell_rewrite as cell_rewrite
 
 CELL = "a = lin(inp)\nb = a.relu()\nc = b * 2\nd = c + a\n"
 
@@ -25,12 +26,12 @@ def make_cell(device: str, publish: bool):
     ns = {"torch": torch, "lin": torch.nn.Linear(16, 16).to(device), "inp": torch.randn(4, 16, device=device)}
     if publish:
         return cell_module.cell_to_function(CELL, ns)
-    original = cell_module._PublishBindings.transform
-    cell_module._PublishBindings.transform = lambda self, statements: statements
+    original = cell_rewrite._PublishBindings.transform
+    cell_rewrite._PublishBindings.transform = lambda self, statements: statements
     try:
         return cell_module.cell_to_function(CELL, ns)
     finally:
-        cell_module._PublishBindings.transform = original
+        cell_rewrite._PublishBindings.transform = original
 
 
 def per_call_us(call, device: str, calls: int = 200, rounds: int = 30) -> float:
