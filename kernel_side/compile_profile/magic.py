@@ -106,7 +106,7 @@ class CompileProfileMagics(Magics):
         return args
 
     def _profile(self, args, body: str, source: str, line_offset: int):
-        from .engine.cell import CellSyntaxError, UnknownKeptName
+        from .engine.cell import CellSyntaxError, EmptyCell, UnknownKeptName
         from .engine.profiler import profile_cell
 
         progress = _ProgressLine()
@@ -124,6 +124,9 @@ class CompileProfileMagics(Magics):
         except UnknownKeptName as exc:
             progress.clear()
             raise UsageError(f"--keep {exc}") from None
+        except EmptyCell as exc:
+            progress.clear()
+            raise UsageError(f"{exc}: write the code to profile below the %%compile_profile line\n\n{_usage()}") from None
         finally:
             progress.clear()
         run = result.run

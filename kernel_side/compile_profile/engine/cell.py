@@ -90,6 +90,10 @@ class UnknownKeptName(ValueError):
     """``keep`` names something the cell does not assign."""
 
 
+class EmptyCell(ValueError):
+    """The cell holds no statement (empty, blank or comments only): there is nothing to profile."""
+
+
 @dataclass
 class CellFunction:
     """The compiled-or-not function of a cell, and how a run's values get in and out of the namespace.
@@ -231,6 +235,8 @@ def cell_to_function(
         tree = compile(padded, filename, "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
     except SyntaxError as exc:
         raise CellSyntaxError(exc.msg, (filename, exc.lineno, exc.offset, exc.text)) from None
+    if not tree.body:  # compiling an empty function body fails inside Python's compiler ("AST node line range")
+        raise EmptyCell("the cell has no code to profile")
     reject_unsupported(tree, filename)
     assigned_anywhere = top_level_assigned_names(tree.body)
     declared_global = {name for node in ast.walk(tree) if isinstance(node, ast.Global) for name in node.names}
