@@ -69,10 +69,14 @@ def test_bad_arguments_give_a_usage_message(ip, ns, line, message):
         ip.run_cell_magic("compile_profile", line, "z = lin(inp)")
 
 
-@pytest.mark.parametrize("body", ["", "\n\n", "# only a comment\n"])
-def test_an_empty_cell_is_a_usage_message_not_a_compiler_traceback(ip, ns, body):
+@pytest.mark.parametrize(("body", "message"), [
+    ("", "the cell body is empty"),  # IPython's own message
+    ("\n\n", "the cell has no code to profile: write the code to profile below"),
+    ("# only a comment\n", "the cell has no code to profile: write the code to profile below"),
+])
+def test_an_empty_cell_is_a_usage_message_not_a_compiler_traceback(ip, ns, body, message):
     ns["untouched"] = 1
-    with pytest.raises(UsageError, match="the cell has no code to profile: write the code to profile below"):
+    with pytest.raises(UsageError, match=message):
         ip.run_cell_magic("compile_profile", "--no-store", body)
     assert ns["untouched"] == 1
 
