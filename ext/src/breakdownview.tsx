@@ -28,6 +28,20 @@ export function CallVerdict({ summary }: { summary: IRunSummary | undefined }): 
   );
 }
 
+/** A variant's name that may break after each "/" (inductor/<wbr>max-autotune) in a narrow panel. */
+function breakable(name: string): React.ReactNode[] {
+  return name.split('/').flatMap((part, i) =>
+    i
+      ? [
+          <React.Fragment key={i}>
+            /<wbr />
+          </React.Fragment>,
+          part
+        ]
+      : [part]
+  );
+}
+
 /** The breakdown table and chart; nothing when the run has no breakdown. */
 export function CallBreakdown(props: {
   summary: IRunSummary | undefined;
@@ -41,30 +55,32 @@ export function CallBreakdown(props: {
   return (
     <div className="cp-Breakdown">
       <h4 className="cp-Breakdown-title">Where a call's time goes</h4>
-      <table className="cp-Table cp-BreakdownTable">
-        <thead>
-          <tr>
-            <th>variant</th>
-            {BREAKDOWN_COLUMNS.map(c => (
-              <th key={c.key} data-part={c.key}>
-                {c.label}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r, i) => (
-            <tr key={`${i}:${r.variant}`} data-variant={r.variant} data-method={r.method}>
-              <td className="cp-BreakdownVariant">{r.variant}</td>
+      <div className="cp-BreakdownScroll">
+        <table className="cp-Table cp-BreakdownTable">
+          <thead>
+            <tr>
+              <th>variant</th>
               {BREAKDOWN_COLUMNS.map(c => (
-                <td key={c.key} data-part={c.key}>
-                  {r.parts[c.key]}
-                </td>
+                <th key={c.key} data-part={c.key}>
+                  {c.label}
+                </th>
               ))}
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {rows.map((r, i) => (
+              <tr key={`${i}:${r.variant}`} data-variant={r.variant} data-method={r.method}>
+                <td className="cp-BreakdownVariant">{breakable(r.variant)}</td>
+                {BREAKDOWN_COLUMNS.map(c => (
+                  <td key={c.key} data-part={c.key}>
+                    {r.parts[c.key]}
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       <Chart name="breakdown" figure={props.figure} charts={props.charts} height={220} />
     </div>
   );
