@@ -11,12 +11,15 @@ import random
 
 from compile_profile.profile_run import (
     CacheStats,
+    CallBreakdown,
     Correctness,
     Device,
+    EagerLineTime,
     ErrorInfo,
     Graph,
     GraphBreak,
     Kernel,
+    KernelProfile,
     ProfileRun,
     Recommendation,
     Recompile,
@@ -108,9 +111,35 @@ def _timing(median: float, spread: float, n: int, seed: int) -> Timing:
     )
 
 
+def _profile(method: str, library: float, generated: float, aten: float, copy: float,
+             lines: list[EagerLineTime] | None = None) -> KernelProfile:
+    """A profiler pass's figures for one variant: its call breakdown (and eager's time per cell line)."""
+    b = CallBreakdown(library_ms=library, generated_ms=generated, aten_ms=aten, copy_ms=copy)
+    on_lines = sum(e.time_ms for e in lines or [])
+    return KernelProfile(calls=10, total_ms=b.kernels_ms, attributed_ms=on_lines if lines else b.kernels_ms,
+                         method=method, breakdown=b, eager_lines=list(lines or []))
+
+
+def without_breakdown(run: ProfileRun) -> ProfileRun:
+    """``run`` as a profile from before the call breakdown: no breakdown, no eager line times."""
+    for v in run.variants:
+        if v.kernel_profile is not None:
+            v.kernel_profile.breakdown = None
+            v.kernel_profile.eager_lines = []
+    return run
+
+
 def cuda_run() -> ProfileRun:
     """A CUDA run with a sweep: two compiled variants, a graph break, a recompile and timed Triton kernels."""
-    eager = Variant(name="eager", timing=_timing(4.12, 0.3, 50, 1), peak_memory_bytes=25_165_824)
+    # Eager: cuBLAS mm, ATen's relu, add, sum, mul and softmax kernels, randn's normal_, print's copy to host.
+    eager = Variant(name="eager", timing=_timing(4.12, 0.3, 50, 1), peak_memory_bytes=25_165_824,
+                    kernel_profile=_profile("cupti", library=1.05, generated=0.0, aten=2.5, copy=0.0078125, lines=[
+                        EagerLineTime(line=2, time_ms=0.03125, ops=["aten::normal_"]),
+                        EagerLineTime(line=3, time_ms=0.03125, ops=["aten::normal_"]),
+                        EagerLineTime(line=4, time_ms=2.25, ops=["aten::mm", "aten::add", "aten::relu"]),
+                        EagerLineTime(line=5, time_ms=0.15625, ops=["aten::sum", "aten::_local_scalar_dense"]),
+                        EagerLineTime(line=6, time_ms=1.0703125, ops=["aten::_softmax", "aten::mul"]),
+                    ]))
     default = Variant(
         name="inductor/default",
         backend="inductor",
@@ -120,6 +149,8 @@ def cuda_run() -> ProfileRun:
         compile_s=12.3,
         peak_memory_bytes=16_777_216,
         torch_compile_call="torch.compile(fn)",
+        # the kernels below: extern mm, two Triton kernels; print's sum and copy run in ATen between the graphs
+        kernel_profile=_profile("cupti", library=1.05, generated=0.57, aten=0.078125, copy=0.0078125),
     )
     autotune = Variant(
         name="inductor/max-autotune",
@@ -131,6 +162,7 @@ def cuda_run() -> ProfileRun:
         peak_memory_bytes=18_874_368,
         recompiled_during_timing=True,
         torch_compile_call='torch.compile(fn, mode="max-autotune")',
+        kernel_profile=_profile("cupti", library=0.96875, generated=0.40625, aten=0.078125, copy=0.0078125),
     )
     kernels = [
         Kernel(
@@ -222,9 +254,18 @@ def cpu_run() -> ProfileRun:
         device=Device(type="cpu", name="x86_64"),
         torch_version="2.13.0",
         variants=[
-            Variant(name="eager", timing=_timing(9.6, 0.8, 20, 4)),
+            # host times of each op's call: mkldnn/BLAS mm, ATen's elementwise ops and softmax
+            Variant(name="eager", timing=_timing(9.6, 0.8, 20, 4),
+                    kernel_profile=_profile("host", library=4.5, generated=0.0, aten=3.75, copy=0.0, lines=[
+                        EagerLineTime(line=2, time_ms=0.5, ops=["aten::normal_"]),
+                        EagerLineTime(line=3, time_ms=0.5, ops=["aten::normal_"]),
+                        EagerLineTime(line=4, time_ms=5.5, ops=["aten::mm", "aten::relu", "aten::add"]),
+                        EagerLineTime(line=5, time_ms=0.25, ops=["aten::sum"]),
+                        EagerLineTime(line=6, time_ms=1.5, ops=["aten::_softmax", "aten::mul"]),
+                    ])),
             Variant(name="inductor/default", backend="inductor", mode="default", timing=_timing(10.1, 0.9, 20, 5),
-                    compile_s=0.8, first_call_s=1.1),
+                    compile_s=0.8, first_call_s=1.1,
+                    kernel_profile=_profile("host", library=4.5, generated=3.25, aten=0.75, copy=0.0)),
         ],
         speedup=Speedup(value=0.95, low=0.88, high=1.03, variant="inductor/default"),
         graphs=[Graph(id="g0", kind="dynamo", code=GRAPH_CODE, variant="inductor/default", lines=[2, 3, 4])],
@@ -471,24 +512,45 @@ def _consistency_kernels(variant: str, times: dict[str, float], start: int) -> l
     ]
 
 
+# Eager's call on the H200, the same in both runs: cuBLAS mm, ATen's relu, add, mul, softmax and sum kernels,
+# randn's normal_, a memset; each op on the cell line that called it.
+CONSISTENCY_EAGER_LINES = [
+    EagerLineTime(line=2, time_ms=0.0625, ops=["aten::normal_"]),
+    EagerLineTime(line=3, time_ms=2.375, ops=["aten::mm", "aten::relu", "aten::add"]),
+    EagerLineTime(line=4, time_ms=0.75, ops=["aten::_softmax", "aten::mul"]),
+    EagerLineTime(line=5, time_ms=0.1875, ops=["aten::sum"]),
+]
+
+
 def _consistency_run(run_id: str, label: str, created_at: str, eager_ms: float, default_ms: float, autotune_ms: float,
                      default_times: dict[str, float], autotune_times: dict[str, float]) -> ProfileRun:
     best, best_ms = min((("inductor/default", default_ms), ("inductor/max-autotune", autotune_ms)), key=lambda t: t[1])
     value = eager_ms / best_ms
     kernels = _consistency_kernels("inductor/default", default_times, 0) + _consistency_kernels("inductor/max-autotune", autotune_times, 3)
+    eager_profile = _profile("cupti", library=1.875, generated=0.0, aten=1.5, copy=0.0625, lines=CONSISTENCY_EAGER_LINES)
     return ProfileRun(
         id=run_id, created_at=created_at, label=label, cell_source=CONSISTENCY_CELL,
         device=Device(type="cuda", name="NVIDIA H200"), torch_version="2.13.0",
         variants=[
-            Variant(name="eager", timing=_steady_timing(eager_ms)),
+            Variant(name="eager", timing=_steady_timing(eager_ms), kernel_profile=eager_profile),
             Variant(name="inductor/default", backend="inductor", mode="default", timing=_steady_timing(default_ms),
-                    compile_s=3.2),
+                    compile_s=3.2, cache_state="cold"),
             Variant(name="inductor/max-autotune", backend="inductor", mode="max-autotune", timing=_steady_timing(autotune_ms),
-                    compile_s=21.7),
+                    compile_s=21.7, cache_state="cold"),
         ],
         speedup=Speedup(value=value, low=value * 0.97, high=value * 1.03, variant=best),
         kernels=kernels,
     )
+
+
+def _profile_compiled(run: ProfileRun) -> ProfileRun:
+    """Each compiled variant's breakdown from its kernels: extern calls are library, Triton kernels generated."""
+    for v in run.compiled_variants:
+        mine = [k for k in run.kernels if k.variant == v.name]
+        v.kernel_profile = _profile(
+            "cupti", library=sum(k.device_time_ms for k in mine if k.language == "extern"),
+            generated=sum(k.device_time_ms for k in mine if k.language == "triton"), aten=0.0, copy=0.0)
+    return run
 
 
 def slower_and_faster_runs() -> list[ProfileRun]:
@@ -513,4 +575,4 @@ def slower_and_faster_runs() -> list[ProfileRun]:
                                id="inductor/default:triton_poi_fused_cat_9",
                                # 312.5 µs, an exact tie: Python's .3g rounds it to even, "312 µs"
                                device_time_ms=0.3125))
-    return [slow, fast]
+    return [_profile_compiled(slow), _profile_compiled(fast)]

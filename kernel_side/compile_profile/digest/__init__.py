@@ -8,14 +8,18 @@ adapters (magic, CLI, server, store) carry them.  A view never computes a figure
 card, the text, the report, the widget, the CLI and the panel cannot disagree.
 
 Modules: ``format`` (numbers in words), ``facts`` (break groups, correctness, kept tensors, drift,
-kernel counts), ``lines`` (time per cell line), ``summary`` (headline, warnings, ``summarize`` for
+kernel counts), ``lines`` (time per cell line, eager's too), ``breakdown`` (where a call's time goes per
+variant: library, generated, ATen, copies, outside kernels; the verdict sentence on why compiled is
+faster or slower), ``payback`` (after how many calls compiling pays for itself), ``summary`` (headline, warnings, ``summarize`` for
 lists and the card, ``run_digest`` for one run's detail), ``compare`` (two runs).  Nothing here
 imports a renderer, IPython, plotly or torch.
 """
 
+from .breakdown import BreakdownRow, breakdown, verdict
 from .compare import Comparison, compare
 from .lines import LineTimes, line_times
+from .payback import payback
 from .summary import DIGEST_VERSION, headline, run_digest, speedup_phrase, summarize, warnings
 
-__all__ = ["DIGEST_VERSION", "Comparison", "LineTimes", "compare", "headline", "line_times", "run_digest",
-           "speedup_phrase", "summarize", "warnings"]
+__all__ = ["DIGEST_VERSION", "BreakdownRow", "Comparison", "LineTimes", "breakdown", "compare", "headline",
+           "line_times", "payback", "run_digest", "speedup_phrase", "summarize", "verdict", "warnings"]

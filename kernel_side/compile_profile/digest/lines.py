@@ -8,7 +8,12 @@ the call's time.  Counting a fused kernel fully on each of its lines, as the pan
 lines add up to more than the call.  Each row says how many of its kernels it shares with other
 lines, so a reader sees where the split applied.
 
-Times are per call, per variant (the variants that have timed kernels), never summed over variants.
+Eager has no generated kernels: its time per line is the profiler's (``KernelProfile.eager_lines``), each
+op counted on the cell line that was running when it was called, so no split applies; its "kernels" on a
+line are that line's largest ATen ops.
+
+Times are per call, per variant (eager, when it has line times, then the variants that have timed
+kernels), never summed over variants.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ class LineRow:
 
     line: int
     code: str
-    kernels: dict[str, list[str]] = field(default_factory=dict)  # variant -> kernel names, generation order
+    kernels: dict[str, list[str]] = field(default_factory=dict)  # variant -> kernel names (eager: its ATen ops)
     time_ms: dict[str, float | None] = field(default_factory=dict)  # variant -> its share of kernel time
     shared: dict[str, int] = field(default_factory=dict)  # variant -> kernels also counted on other lines
     graph_breaks: int = 0
@@ -34,7 +39,7 @@ class LineRow:
     def time_text(self, variant: str) -> str:
         """The row's time for ``variant`` as every view words it: blank where the variant has no kernel
         on this line, "—" where it has kernels but no measured time (a CPU run without device times)."""
-        return format_ms(self.time_ms.get(variant)) if self.kernels.get(variant) else ""
+        return format_ms(self.time_ms.get(variant)) if variant in self.kernels else ""
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -44,7 +49,7 @@ class LineRow:
 class LineTimes:
     """Every cell line with kernels or graph breaks, and what no line could claim."""
 
-    variants: list[str]  # variants with kernels, the speedup's variant first
+    variants: list[str]  # "eager" when it has line times, then variants with kernels, the speedup's variant first
     rows: list[LineRow]
     unattributed: dict[str, int]  # variant -> kernels tied to no cell line
     unattributed_ms: dict[str, float | None]
@@ -54,7 +59,8 @@ class LineTimes:
                 "unattributed": self.unattributed, "unattributed_ms": self.unattributed_ms}
 
 
-RULE = "a kernel fused from several lines is split evenly over them, so a variant's lines add up to its kernels' time"
+RULE = ("a kernel fused from several lines is split evenly over them, so a variant's lines add up to its kernels' "
+        "time; eager time is counted on the line that was running when each op was called")
 
 
 def _add(total: float | None, ms: float | None) -> float | None:
@@ -64,6 +70,10 @@ def _add(total: float | None, ms: float | None) -> float | None:
 def line_times(run: ProfileRun) -> LineTimes:
     focus, _ = focus_kernels(run)
     variants = sorted(kernel_variants(run), key=lambda v: v != focus)  # the speedup's variant first
+    eager = run.eager
+    eager_lines = eager.kernel_profile.eager_lines if eager is not None and eager.kernel_profile is not None else []
+    if eager_lines:
+        variants = ["eager", *(v for v in variants if v != "eager")]
     rows: dict[int, LineRow] = {}
 
     def row(line: int) -> LineRow:
@@ -71,6 +81,10 @@ def line_times(run: ProfileRun) -> LineTimes:
             rows[line] = LineRow(line=line, code=cell_code(run, line))
         return rows[line]
 
+    for e in eager_lines:
+        r = row(e.line)
+        r.kernels["eager"] = list(e.ops)
+        r.time_ms["eager"] = _add(r.time_ms.get("eager"), e.time_ms)
     unattributed: dict[str, int] = {}
     unattributed_ms: dict[str, float | None] = {}
     for k in run.kernels:

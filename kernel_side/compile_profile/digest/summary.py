@@ -12,12 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 from ..profile_run import ProfileRun, Speedup, Variant
+from .breakdown import OVERHEAD_BOUND, REDUCE_OVERHEAD, breakdown, clamp_warning, verdict
 from .facts import break_groups, break_summary, correctness_text, kept_tensor_warnings, speedup_drift
 from .format import format_bytes, format_ms, format_s, format_speedup
 from .lines import line_times
+from .payback import payback
 
 # Bumped whenever a field is added to, or a wording changes in, ``summarize``'s dict.
-DIGEST_VERSION = 3
+DIGEST_VERSION = 4
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 
@@ -110,7 +112,6 @@ NOISY_SPREAD = 2.0  # p90 / p10 beyond which samples are not one steady state
 # on an H200 read 0.3-1.5 %; one GPT-2 profile on a freshly started machine read 2.34x [1.86, 3.20]
 # where the same code timed 3.2x a minute later.
 WIDE_INTERVAL = 0.1
-OVERHEAD_BOUND = 0.5  # kernels' share of a compiled call below which the call is overhead-bound
 
 
 def timing_warnings(run: ProfileRun) -> list[str]:
@@ -139,14 +140,20 @@ def timing_warnings(run: ProfileRun) -> list[str]:
             f"{format_speedup(drift.early_speedup)} → {format_speedup(drift.late_speedup)}, further than its interval "
             f"allows; warm up longer (--warmup), re-run, or time for longer (--budget)"
         )
+    clamped = clamp_warning(run)
+    if clamped:
+        out.append(clamped)
     best = run.variant(run.speedup.variant) if run.speedup else None
     profile = getattr(best, "kernel_profile", None) if best else None
-    if best is not None and best.timing is not None and profile is not None and profile.total_ms > 0:
+    # A run with a breakdown says this in its verdict (digest.breakdown), with eager's figures beside it;
+    # older runs, profiled before the breakdown, keep this warning.
+    if (verdict(run) is None and best is not None and best.timing is not None and profile is not None
+            and profile.total_ms > 0):
         share = profile.total_ms / best.timing.median_ms
         if share < OVERHEAD_BOUND:
             advice = ""
             if run.device.type == "cuda" and "reduce-overhead" not in (best.mode or ""):
-                advice = "; mode='reduce-overhead' (CUDA graphs) removes launch overhead"
+                advice = f"; {REDUCE_OVERHEAD}"
             out.append(
                 f"{best.name}: kernels take {format_ms(profile.total_ms)} of each {format_ms(best.timing.median_ms)} "
                 f"call ({share:.0%}); the rest is outside the kernels (Python, guards, launches){advice}"
@@ -208,6 +215,9 @@ def summarize(run: ProfileRun) -> dict[str, Any]:
             if run.recommendation
             else None
         ),
+        "breakdown": [r.as_dict() for r in breakdown(run)],
+        "verdict": verdict(run),
+        "payback": payback(run),
     }
 
 

@@ -1,0 +1,148 @@
+"""Where a call's time goes, per variant, and the one sentence that says why compiled is faster or slower.
+
+A variant's ``KernelProfile.breakdown`` splits the kernel time of one call by kind of kernel (library,
+generated, ATen, copies; see ``CallBreakdown``).  The time outside kernels (Python, guards, launches;
+on CPU the host time between ops) is not measured apart: it is the timed median less the kernels, so
+the parts of a row add up to the call every view shows.  The profiler pass runs after timing and
+under the profiler, so its kernels can take longer than the timed median; then the outside time is
+clamped to 0 and ``clamp_warning`` says so once.
+
+``verdict`` compares the speedup's variant with eager part by part: whether the kernels or the time
+outside them made the difference, in numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from ..profile_run import ProfileRun, Variant
+from .format import format_ms
+
+OVERHEAD_BOUND = 0.5  # kernels' share of a compiled call below which the call is overhead-bound
+REDUCE_OVERHEAD = "mode='reduce-overhead' removes launch overhead"
+
+
+@dataclass
+class BreakdownRow:
+    """One variant's call: its kinds of kernel time, the time outside kernels and the timed median (ms)."""
+
+    variant: str
+    method: str  # "cupti" (device times) or "host" (host times of each op's call)
+    median_ms: float
+    library_ms: float
+    generated_ms: float
+    aten_ms: float
+    copy_ms: float
+    kernels_ms: float
+    outside_ms: float  # median - kernels, 0 when the profiled kernels took longer than the median
+    clamped: bool = False
+
+    def parts(self) -> dict[str, float]:
+        """The parts of the call in the order they add up, then the call, as every view's columns name them."""
+        return {"library": self.library_ms, "generated": self.generated_ms, "aten": self.aten_ms,
+                "copies": self.copy_ms, "outside": self.outside_ms, "call": self.median_ms}
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+# The columns every view shows, keyed as ``BreakdownRow.parts``: (key, heading).
+COLUMNS = (("library", "library"), ("generated", "generated"), ("aten", "ATen"), ("copies", "copies"),
+           ("outside", "outside kernels"), ("call", "call"))
+TITLE = "Where a call's time goes"
+
+
+def breakdown_note(rows: list[BreakdownRow]) -> str:
+    """What the table's figures are, said under it: device or host time, and what "outside kernels" is."""
+    if rows and all(r.method == "host" for r in rows):
+        return ("host time of each call's ops, by kind; outside kernels is the timed call less its ops: "
+                "Python, guards, dispatch")
+    return ("device time of each call's kernels, by kind; outside kernels is the timed call less its kernels: "
+            "Python, guards, launches")
+
+
+def breakdown_row(v: Variant) -> BreakdownRow | None:
+    profile = v.kernel_profile
+    b = profile.breakdown if profile is not None else None
+    if b is None or v.timing is None:
+        return None
+    median, kernels = v.timing.median_ms, b.kernels_ms
+    outside = median - kernels
+    return BreakdownRow(variant=v.name, method=profile.method, median_ms=median, library_ms=b.library_ms,
+                        generated_ms=b.generated_ms, aten_ms=b.aten_ms, copy_ms=b.copy_ms, kernels_ms=kernels,
+                        outside_ms=max(outside, 0.0), clamped=outside < 0)
+
+
+def breakdown(run: ProfileRun) -> list[BreakdownRow]:
+    """A row per timed variant with a breakdown, in the run's order of variants."""
+    return [row for v in run.variants if (row := breakdown_row(v)) is not None]
+
+
+def clamp_warning(run: ProfileRun) -> str | None:
+    """One warning for every variant whose profiled kernels took longer than its timed call."""
+    clamped = [r for r in breakdown(run) if r.clamped]
+    if not clamped:
+        return None
+    which = ", ".join(f"{r.variant} {format_ms(r.kernels_ms)} against {format_ms(r.median_ms)}" for r in clamped)
+    return (f"the profiled calls ran slower than the timed ones (kernels {which}), so the time outside kernels "
+            "reads 0 there")
+
+
+def _subject(run: ProfileRun, variant: str) -> str:
+    """``compiled`` when the run has one compiled variant, else the variant's name."""
+    return "compiled" if len(run.compiled_variants) <= 1 else variant
+
+
+def _advice(run: ProfileRun, best: Variant) -> str:
+    """CUDA graphs remove launch overhead: said on CUDA, unless the variant already uses them."""
+    if run.device.type != "cuda" or "reduce-overhead" in (best.mode or "") or "reduce-overhead" in best.name:
+        return ""
+    return f"; {REDUCE_OVERHEAD}"
+
+
+def verdict(run: ProfileRun) -> str | None:
+    """Why the speedup's variant is faster or slower than eager, in one sentence with numbers.
+
+    None when the run has no speedup or either side has no breakdown.
+    """
+    s = run.speedup
+    eager = run.eager
+    if s is None or eager is None:
+        return None
+    best = next((v for v in run.variants if v.name == s.variant), None)
+    e = breakdown_row(eager)
+    c = breakdown_row(best) if best is not None else None
+    if e is None or c is None:
+        return None
+    who = _subject(run, c.variant)
+    host = c.method == "host"
+    kernels = f"its kernels take {format_ms(c.kernels_ms)}" + (" of host time" if host else "")
+    kernels += f" (eager {format_ms(e.kernels_ms)})"
+    outside = (f"each call spends {format_ms(c.outside_ms)}" + (" of host time" if host else "")
+               + f" outside them (eager {format_ms(e.outside_ms)})")
+    overhead_bound = c.median_ms > 0 and c.kernels_ms < OVERHEAD_BOUND * c.median_ms
+    kernel_change = c.kernels_ms - e.kernels_ms  # > 0: compiled's kernels take longer
+    outside_change = c.outside_ms - e.outside_ms
+
+    if s.includes_one:
+        return f"{who} is about as fast as eager (the speedup's interval includes 1×): {kernels} and {outside}"
+    if s.value < 1:
+        if outside_change >= kernel_change:
+            return f"{who} is slower: {kernels} but {outside}{_advice(run, best)}"
+        grew = max(((f"library kernels {format_ms(c.library_ms)} (eager {format_ms(e.library_ms)})",
+                     c.library_ms - e.library_ms),
+                    (f"generated and ATen kernels {format_ms(c.generated_ms + c.aten_ms)} "
+                     f"(eager {format_ms(e.generated_ms + e.aten_ms)})",
+                     c.generated_ms + c.aten_ms - e.generated_ms - e.aten_ms),
+                    (f"copies {format_ms(c.copy_ms)} (eager {format_ms(e.copy_ms)})", c.copy_ms - e.copy_ms)),
+                   key=lambda t: t[1])[0]
+        return (f"{who} is slower: {kernels}, {grew}; outside kernels {format_ms(c.outside_ms)} "
+                f"(eager {format_ms(e.outside_ms)})")
+    advice = _advice(run, best) if overhead_bound else ""
+    if -outside_change > -kernel_change:  # the saving is mostly outside the kernels (CUDA graphs, fewer launches)
+        return f"{who} is faster: {outside}; {kernels}{advice}"
+    replaced = ""
+    if c.generated_ms > 0 and e.aten_ms > 0:
+        replaced = f", generated kernels ({format_ms(c.generated_ms)}) replacing {format_ms(e.aten_ms)} of eager ATen kernels"
+    return (f"{who} is faster: {kernels}{replaced}; outside kernels {format_ms(c.outside_ms)} "
+            f"(eager {format_ms(e.outside_ms)}){advice}")

@@ -1,0 +1,54 @@
+"""When compiling pays for itself: the speedup's variant's compile time over what it saves a call.
+
+The compile time is the variant's first call's, as measured: with a cold cache, or a warm one (the
+cache state says which).  The saving is eager's median less the variant's.  ``calls`` is the whole
+number of calls whose savings first reach the compile time; the sentence rounds it to three
+significant figures, since both medians carry noise.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..profile_run import ProfileRun
+from .format import format_ms, format_s
+
+CACHE_WORDS = {"cold": "cold cache", "warm": "warm cache", "mixed": "partly cached"}
+
+
+def round_calls(n: int) -> int:
+    """``n`` to three significant figures (2449 -> 2450, 123456 -> 123000)."""
+    if n < 1000:
+        return n
+    digits = len(str(n)) - 3
+    return int(round(n, -digits))
+
+
+def calls_text(n: int) -> str:
+    r = round_calls(n)
+    return f"~{r:,} call{'' if r == 1 else 's'}"
+
+
+def payback(run: ProfileRun) -> dict[str, Any] | None:
+    """``{compile_s, saving_ms, calls, text}`` for the speedup's variant; None without a compile time or timing."""
+    s, eager = run.speedup, run.eager
+    if s is None or eager is None or eager.timing is None:
+        return None
+    best = next((v for v in run.variants if v.name == s.variant), None)
+    if best is None or best.timing is None or best.compile_s is None:
+        return None
+    saving_ms = eager.timing.median_ms - best.timing.median_ms
+    who = "compiled" if len(run.compiled_variants) <= 1 else best.name
+    calls: int | None = None
+    if s.includes_one:
+        text = "no measurable saving: compiling does not pay back"
+    elif saving_ms <= 0:
+        text = f"{who} is slower: compiling never pays back"
+    else:
+        calls = max(1, math.ceil(round(best.compile_s * 1000 / saving_ms, 9)))  # 3.2 s / 0.8 ms is 4000, not 4001
+        state = best.cache_state if best.cache_state in CACHE_WORDS else run.cache.state
+        cache = f" ({CACHE_WORDS[state]})" if state in CACHE_WORDS else ""
+        text = (f"compiling cost {format_s(best.compile_s)}{cache} and saves {format_ms(saving_ms)} a call: "
+                f"it pays back after {calls_text(calls)}")
+    return {"compile_s": best.compile_s, "saving_ms": saving_ms, "calls": calls, "text": text}
