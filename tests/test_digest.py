@@ -13,12 +13,18 @@ import json
 import math
 
 import pytest
-from render_fixtures import ALL_RUNS, ParsedHTML, slower_and_faster_runs
+from render_fixtures import ALL_RUNS, ParsedHTML, cpu_run, cuda_run, failed_run, slower_and_faster_runs, without_breakdown
 
 from compile_profile.cli import main as cli_main
-from compile_profile.digest import compare, headline, line_times, run_digest, speedup_phrase, summarize
+from compile_profile.digest import (DIGEST_VERSION, breakdown, compare, headline, line_times, payback, run_digest,
+                                    speedup_phrase, summarize, verdict, warnings)
+from compile_profile.digest.breakdown import COLUMNS as BREAKDOWN_COLUMNS
+from compile_profile.digest.breakdown import TITLE as BREAKDOWN_TITLE
+from compile_profile.digest.format import format_ms
 from compile_profile.digest.lines import RULE
-from compile_profile.profile_run import Speedup
+from compile_profile.digest.payback import round_calls
+from compile_profile.profile_run import Speedup, Timing
+from compile_profile.render.charts import figures
 from compile_profile.render.mime import MIME_TYPE, mime_bundle
 from compile_profile.render.report import render_report_html
 from compile_profile.render.widget import explorer
@@ -111,12 +117,13 @@ def test_speedup_phrase_never_puts_a_factor_below_one_before_slower(value):
 def test_lines_split_a_fused_kernel_evenly_and_add_up_to_the_kernels_time(runs):
     for run in runs:
         lt = line_times(run)
-        for variant in lt.variants:
+        assert lt.variants[0] == "eager" and lt.variants[1] == run.speedup.variant
+        for variant in lt.variants[1:]:
             kernels = [k for k in run.kernels if k.variant == variant]
             on_lines = sum(k.device_time_ms for k in kernels if k.lines)
             assert math.isclose(sum(r.time_ms.get(variant) or 0.0 for r in lt.rows), on_lines, rel_tol=1e-9)
             assert math.isclose(lt.unattributed_ms[variant], sum(k.device_time_ms for k in kernels if not k.lines))
-        fused = next(k for k in run.kernels if k.variant == lt.variants[0] and len(k.lines) == 2)
+        fused = next(k for k in run.kernels if k.variant == lt.variants[1] and len(k.lines) == 2)
         rows = {r.line: r for r in lt.rows}
         for line in fused.lines:
             assert rows[line].shared[fused.variant] == 1
@@ -192,3 +199,216 @@ def test_every_view_opens_with_the_digests_headline(name):
     words = headline(run)
     assert str(run).splitlines()[0] == words
     assert html.escape(words, quote=False) in mime_bundle(run)["text/html"]
+
+
+# -- where a call's time goes, the verdict and the payback (issue 13) --------------------------------------------
+
+
+def _breakdown_words(run) -> dict[str, list[str]]:
+    """The digest's breakdown as every view words it: variant -> its parts and call by format_ms."""
+    return {r.variant: [format_ms(ms) for ms in r.parts().values()] for r in breakdown(run)}
+
+
+def _text_breakdown(text: str) -> dict[str, list[str]]:
+    """The text view's breakdown table, read by column: variant -> its cells."""
+    lines = text.splitlines()
+    start = next(i for i, t in enumerate(lines) if t.startswith(BREAKDOWN_TITLE.lower()))
+    header = lines[start + 1]
+    headings = ["variant", *(h for _, h in BREAKDOWN_COLUMNS)]
+    starts = [header.index(h) for h in headings] + [None]
+    out = {}
+    for row in lines[start + 2:]:
+        if not row.startswith("  ") or row.startswith("  line"):
+            break
+        cells = [row[a:b].strip() for a, b in zip(starts, starts[1:])]
+        out[cells[0]] = cells[1:]
+    return out
+
+
+def _html_breakdown(markup: str) -> dict[str, list[str]]:
+    parsed = ParsedHTML(markup)
+    start = parsed.rows.index(["variant", *(h for _, h in BREAKDOWN_COLUMNS)])
+    out = {}
+    for row in parsed.rows[start + 1:]:
+        if len(row) != 1 + len(BREAKDOWN_COLUMNS) or row[0] in out:
+            break
+        out[row[0]] = row[1:]
+    return out
+
+
+def test_the_runs_have_a_breakdown_and_the_slower_and_faster_verdicts(runs):
+    slow, fast = runs
+    assert verdict(slow) == (
+        "inductor/default is slower: its kernels take 3.85 ms (eager 3.44 ms) but each call spends 3.35 ms "
+        "outside them (eager 562 µs); mode='reduce-overhead' removes launch overhead")
+    assert verdict(fast) == (
+        "inductor/max-autotune is faster: its kernels take 2.71 ms (eager 3.44 ms), generated kernels (1.01 ms) "
+        "replacing 1.5 ms of eager ATen kernels; outside kernels 189 µs (eager 562 µs)")
+    assert payback(slow)["text"] == "inductor/default is slower: compiling never pays back"
+    assert payback(fast)["text"] == ("compiling cost 21.7 s (cold cache) and saves 1.1 ms a call: "
+                                     "it pays back after ~19,700 calls")
+
+
+def test_card_text_report_widget_and_cli_show_one_verdict_payback_and_breakdown(runs, cli):
+    for run in runs:
+        words, pays, parts = verdict(run), payback(run)["text"], _breakdown_words(run)
+        assert words and pays and set(parts) == {v.name for v in run.variants}
+        summary = mime_bundle(run)[MIME_TYPE]["summary"]  # what the JupyterLab card shows
+        assert summary["verdict"] == words and summary["payback"]["text"] == pays
+        assert {r["variant"]: [format_ms(r[f]) for f in ("library_ms", "generated_ms", "aten_ms", "copy_ms",
+                                                          "outside_ms", "median_ms")]
+                for r in summary["breakdown"]} == parts
+        shown = cli("show", run.id)
+        for text in (str(run), mime_bundle(run)["text/plain"], shown):
+            lines = text.splitlines()
+            assert words in lines and pays in lines
+            assert _text_breakdown(text) == parts
+        for markup in (mime_bundle(run)["text/html"], render_report_html(run), explorer(run).overview.children[0].value):
+            assert words in _text_of(markup) and pays in _text_of(markup)
+            assert _html_breakdown(markup) == parts
+
+
+def test_breakdown_parts_and_outside_add_up_to_the_median_exactly(runs):
+    for run in [*runs, cuda_run(), cpu_run()]:
+        rows = breakdown(run)
+        assert [r.variant for r in rows] == [v.name for v in run.variants if v.timing is not None]
+        for r in rows:
+            b = run.variant(r.variant).kernel_profile.breakdown
+            assert (r.library_ms, r.generated_ms, r.aten_ms, r.copy_ms) == (b.library_ms, b.generated_ms, b.aten_ms,
+                                                                             b.copy_ms)
+            assert r.kernels_ms == b.kernels_ms and not r.clamped
+            assert r.library_ms + r.generated_ms + r.aten_ms + r.copy_ms + r.outside_ms == r.median_ms
+            assert r.outside_ms == r.median_ms - r.kernels_ms
+
+
+def test_profiled_kernels_longer_than_the_call_clamp_outside_to_zero_and_warn_once(runs):
+    _, fast = runs
+    for v in fast.compiled_variants:
+        v.kernel_profile.breakdown.aten_ms += 2.0  # the profiled calls ran slower than the timed ones
+    rows = {r.variant: r for r in breakdown(fast)}
+    for name in ("inductor/default", "inductor/max-autotune"):
+        assert rows[name].outside_ms == 0.0 and rows[name].clamped
+    assert not rows["eager"].clamped
+    said = [w for w in warnings(fast) if "profiled calls ran slower than the timed ones" in w]
+    assert len(said) == 1 and "inductor/default" in said[0] and "inductor/max-autotune" in said[0]
+    assert summarize(fast)["warnings"].count(said[0]) == 1
+
+
+def test_a_slower_call_whose_kernels_grew_says_which_kernels(runs):
+    slow, _ = runs
+    slow.variant("inductor/default").kernel_profile.breakdown.library_ms += 3.0  # outside shrinks by as much
+    assert verdict(slow) == ("inductor/default is slower: its kernels take 6.85 ms (eager 3.44 ms), library kernels "
+                             "5.5 ms (eager 1.88 ms); outside kernels 350 µs (eager 562 µs)")
+
+
+def test_cuda_graph_advice_only_on_cuda_and_not_for_reduce_overhead(runs):
+    slow, _ = runs
+    slow.variant("inductor/default").mode = "reduce-overhead"
+    assert verdict(slow).endswith("outside them (eager 562 µs)")
+    cpu = cpu_run()
+    cpu.speedup = Speedup(value=0.5, low=0.45, high=0.55, variant="inductor/default")
+    cpu.variants[1].kernel_profile.breakdown.generated_ms = 0.0  # its kernels no slower than eager's
+    words = verdict(cpu)
+    assert words.startswith("compiled is slower: its kernels take 5.25 ms of host time (eager 8.25 ms) but each "
+                            "call spends 5.07 ms of host time outside them")
+    assert "reduce-overhead" not in words and "launch" not in words
+
+
+def test_the_verdict_replaces_the_overhead_bound_warning(runs):
+    slow, _ = runs  # inductor/default's kernels take 3.85 of its 7.2 ms: over half, so make it overhead-bound
+    best = slow.variant("inductor/default")
+    best.kernel_profile.breakdown.library_ms = 0.5
+    best.kernel_profile.total_ms = best.kernel_profile.breakdown.kernels_ms
+    assert "kernels take 1.85 ms" in verdict(slow)
+    assert not [w for w in warnings(slow) if "of each" in w]
+    without_breakdown(slow)  # a run profiled before the breakdown keeps the warning, and has no verdict
+    assert verdict(slow) is None
+    assert [w for w in warnings(slow) if "kernels take 1.85 ms of each 7.2 ms call (26%)" in w]
+
+
+def _timed(run, eager_ms: float, compiled_ms: float, compile_s: float | None, low: float, high: float):
+    run.variants[0].timing = Timing(median_ms=eager_ms, p10_ms=eager_ms, p90_ms=eager_ms, n=9)
+    run.variants[1].timing = Timing(median_ms=compiled_ms, p10_ms=compiled_ms, p90_ms=compiled_ms, n=9)
+    run.variants[1].compile_s = compile_s
+    run.speedup = Speedup(value=eager_ms / compiled_ms, low=low, high=high, variant=run.variants[1].name)
+    return run
+
+
+def test_payback_arithmetic():
+    run = _timed(cpu_run(), 50.0, 21.0, 71.0, 2.2, 2.6)
+    run.cache.state = "cold"
+    p = payback(run)
+    assert p["compile_s"] == 71.0 and p["saving_ms"] == 29.0 and p["calls"] == 2449  # ceil(71000 / 29)
+    assert p["text"] == "compiling cost 71 s (cold cache) and saves 29 ms a call: it pays back after ~2,450 calls"
+    run.variants[1].cache_state = "warm"  # the variant's own state wins over the run's
+    assert "(warm cache)" in payback(run)["text"]
+    assert payback(_timed(cpu_run(), 4.0, 3.2, 3.2, 1.2, 1.3))["calls"] == 4000  # 3200 / 0.8, not 4001
+    assert payback(_timed(cpu_run(), 4.0, 3.0, 0.0005, 1.2, 1.4))["text"].endswith("after ~1 call")
+    assert round_calls(123456) == 123000 and round_calls(999) == 999
+
+
+def test_payback_never_and_not_measurable_and_none():
+    slower = payback(_timed(cpu_run(), 4.0, 7.2, 3.2, 0.5, 0.6))
+    assert slower == {"compile_s": 3.2, "saving_ms": 4.0 - 7.2, "calls": None,
+                      "text": "compiled is slower: compiling never pays back"}
+    same = payback(_timed(cpu_run(), 4.0, 4.0, 3.2, math.nan, math.nan))  # no saving, and no interval to blame
+    assert same["calls"] is None and same["text"] == "compiled is slower: compiling never pays back"
+    level = payback(_timed(cpu_run(), 4.0, 3.9, 3.2, 0.98, 1.07))  # faster by its median, but the interval includes 1
+    assert level["calls"] is None and level["text"] == "no measurable saving: compiling does not pay back"
+    assert payback(_timed(cpu_run(), 4.0, 3.0, None, 1.2, 1.4)) is None  # no compile time
+    assert payback(failed_run()) is None  # no timing of a compiled variant
+
+
+def test_summary_carries_breakdown_verdict_and_payback(runs):
+    for run in runs:
+        s = json.loads(json.dumps(summarize(run)))
+        assert s["digest"] == DIGEST_VERSION == 4
+        assert s["verdict"] == verdict(run) and s["payback"] == payback(run)
+        assert s["breakdown"] == [r.as_dict() for r in breakdown(run)]
+        assert set(s["breakdown"][0]) >= {"variant", "method", "median_ms", "library_ms", "generated_ms", "aten_ms",
+                                          "copy_ms", "kernels_ms", "outside_ms"}
+
+
+def test_lines_carry_eager_and_compiled_time(runs):
+    for run in [*runs, cuda_run(), cpu_run()]:
+        lt = line_times(run)
+        assert lt.variants[0] == "eager"
+        rows = {r.line: r for r in lt.rows}
+        for e in run.eager.kernel_profile.eager_lines:
+            assert rows[e.line].time_ms["eager"] == e.time_ms and rows[e.line].kernels["eager"] == e.ops
+            assert rows[e.line].time_text("eager") == format_ms(e.time_ms)
+        assert any(r.time_text("eager") and r.time_text(lt.variants[1]) for r in lt.rows)
+    assert "eager time is counted on the line that was running when each op was called" in RULE
+
+
+@pytest.mark.parametrize("make", [cuda_run, cpu_run, lambda: slower_and_faster_runs()[1]])
+def test_a_run_without_breakdown_shows_none_of_it(make, tmp_path, capsys):
+    run = without_breakdown(make())
+    assert breakdown(run) == [] and verdict(run) is None
+    assert line_times(run).variants[0] != "eager"
+    s = summarize(run)
+    assert s["breakdown"] == [] and s["verdict"] is None
+    text = str(run)
+    assert BREAKDOWN_TITLE.lower() not in text and "outside kernels" not in text
+    for markup in (mime_bundle(run)["text/html"], render_report_html(run), explorer(run).overview.children[0].value):
+        assert BREAKDOWN_TITLE not in _text_of(markup) and "outside kernels" not in _text_of(markup)
+    assert 'data-figure="breakdown"' not in render_report_html(run)
+    assert figures(run)["breakdown"]["data"] == []  # drawable, says why
+    db = tmp_path / "runs.sqlite"
+    with RunStore(db) as store:
+        store.put(run)
+    assert cli_main(["--db", str(db), "show", run.id]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == headline(run)
+
+
+def test_the_breakdown_chart_stacks_the_parts_per_variant(runs):
+    _, fast = runs
+    fig = figures(fast)["breakdown"]
+    assert [t["name"] for t in fig["data"]] == ["library", "generated", "ATen", "copies", "outside kernels"]
+    assert fig["layout"]["barmode"] == "stack"
+    rows = {r.variant: r for r in breakdown(fast)}
+    for t in fig["data"]:
+        assert t["orientation"] == "h" and t["y"] == ["inductor/max-autotune", "inductor/default", "eager"]
+    for i, name in enumerate(fig["data"][0]["y"]):
+        assert sum(t["x"][i] for t in fig["data"]) == rows[name].median_ms
+    assert 'data-figure="breakdown"' in render_report_html(fast)

@@ -7,11 +7,12 @@ from html import escape
 
 import plotly.graph_objects as go
 import pytest
-from render_fixtures import ALL_RUNS, HOSTILE, big_run, cpu_run, cuda_run, failed_run, hostile_run
+from render_fixtures import (ALL_RUNS, HOSTILE, big_run, cpu_run, cuda_run, failed_run, hostile_run,
+                             without_breakdown)
 
 from compile_profile.render.charts import TOP_CHART_KERNELS, figures
 
-FIGURE_NAMES = {"variants", "samples", "compile_phases", "kernels", "lines"}
+FIGURE_NAMES = {"variants", "samples", "compile_phases", "kernels", "lines", "breakdown"}
 
 
 def _keys(tree, path=""):
@@ -118,7 +119,7 @@ def test_kernels_chart_shares_and_repeated_names():
 
 
 def test_cpu_run_without_device_times_has_an_empty_kernels_chart_and_counts_per_line():
-    figs = figures(cpu_run())
+    figs = figures(without_breakdown(cpu_run()))  # no eager line times either
     assert figs["kernels"]["data"] == [] and figs["kernels"]["layout"]["height"] == 160
     assert figs["kernels"]["layout"]["annotations"][0]["text"] == "no kernel device times were recorded"
     (bar,) = figs["lines"]["data"]
@@ -126,8 +127,13 @@ def test_cpu_run_without_device_times_has_an_empty_kernels_chart_and_counts_per_
     assert bar["customdata"] == [[2, 0, "y = torch.relu(x @ w) + 1"]]  # kernels, of them shared, code
 
 
+def _trace(fig, name):
+    (trace,) = [t for t in fig["data"] if t["name"] == name]
+    return trace
+
+
 def test_lines_chart_sums_device_time_of_each_lines_kernels():
-    (bar,) = figures(cuda_run())["lines"]["data"]
+    (bar,) = figures(without_breakdown(cuda_run()))["lines"]["data"]
     assert bar["x"] == ["line 4", "line 6"]
     assert bar["y"] == pytest.approx([0.42 + 1.05, 0.15])
     assert [c[0] for c in bar["customdata"]] == [2, 1]
@@ -141,8 +147,12 @@ def test_lines_chart_has_a_bar_per_variant_the_speedups_first_and_kernels_chart_
         k.device_time_ms = 10.0
     run.kernels += autotune_kernels
     figs = figures(run)
-    autotune, default = figs["lines"]["data"]
-    # The speedup's variant is max-autotune: its bars come first; no variant's time is summed into another's.
+    eager, autotune, default = figs["lines"]["data"]
+    # Eager's line times come first, then the speedup's variant (max-autotune); no variant's time is summed
+    # into another's.
+    assert eager["name"] == "eager" and eager["y"] == pytest.approx([0.03125, 0.03125, 2.25, 0.15625, 1.0703125])
+    run.variants[0].kernel_profile.eager_lines = []
+    autotune, default = figures(run)["lines"]["data"]
     assert autotune["name"] == "inductor/max-autotune" and autotune["y"] == pytest.approx([20.0, 10.0])
     assert default["name"] == "inductor/default" and default["y"] == pytest.approx([0.42 + 1.05, 0.15])
     assert figs["lines"]["layout"]["barmode"] == "group"
@@ -150,7 +160,7 @@ def test_lines_chart_has_a_bar_per_variant_the_speedups_first_and_kernels_chart_
 
 
 def test_lines_chart_splits_a_fused_kernel_evenly_over_its_lines():
-    run = cuda_run()
+    run = without_breakdown(cuda_run())
     run.kernels[0].lines = [4, 6]  # 0.42 ms over two lines
     (bar,) = figures(run)["lines"]["data"]
     assert bar["y"] == pytest.approx([0.21 + 1.05, 0.15 + 0.21])
@@ -165,6 +175,6 @@ def test_user_text_is_escaped_for_plotly_labels():
     (bar,) = figures(run)["kernels"]["data"]
     assert escape(f"triton_{HOSTILE}", quote=False) in bar["y"]
     run.kernels[0].lines = [5]
-    (lines,) = figures(run)["lines"]["data"]
+    (lines,) = figures(without_breakdown(run))["lines"]["data"]
     assert lines["x"] == ["line 4", "line 5", "line 6"]
     assert lines["customdata"][1] == [1, 0, escape(f"print('{HOSTILE}')", quote=False)]

@@ -8,7 +8,7 @@ import ipywidgets as widgets
 import pytest
 from render_fixtures import HOSTILE, ParsedHTML, big_run, cpu_run, cuda_run, hostile_run
 
-from compile_profile.render.charts import figures
+from compile_profile.render.charts import OVERVIEW_FIGURES, figures
 from compile_profile.render.highlight import highlight_code
 from compile_profile.render.html import render_html
 from compile_profile.render.widget import RunExplorer, explorer
@@ -43,7 +43,7 @@ def test_overview_figures_are_the_shared_figures():
         else:  # a plotly FigureWidget, where anywidget is installed
             shown.append(child.to_plotly_json())
     expected = figures(run)
-    assert [fig["data"] for fig in shown] == [expected[name]["data"] for name in ("variants", "samples", "compile_phases", "lines")]
+    assert [fig["data"] for fig in shown] == [expected[name]["data"] for name in OVERVIEW_FIGURES]
 
 
 def test_kernel_picker_shows_the_picked_kernels_source():

@@ -16,9 +16,10 @@ from html import escape
 from typing import Any
 
 from ..profile_run import ProfileRun
+from ..digest.breakdown import COLUMNS, TITLE, breakdown
 from ..digest.facts import focus_kernels, median_ratio, top_kernels
 from ..digest.lines import line_times
-from ..digest.format import format_interval, format_speedup
+from ..digest.format import format_interval, format_ms, format_speedup
 
 TOP_CHART_KERNELS = 20
 
@@ -183,29 +184,82 @@ def kernels_figure(run: ProfileRun, top: int = TOP_CHART_KERNELS) -> Figure:
 
 
 def lines_figure(run: ProfileRun) -> Figure:
-    """Time per cell line, a bar per variant with kernels: ``digest.lines``, the rule the panel's table shows."""
+    """Time per cell line, a bar per variant with kernels (eager's first, when it has line times):
+    ``digest.lines``, the rule the panel's table shows.  With any time measured, a variant with none is left out."""
     lt = line_times(run)
     rows = [r for r in lt.rows if r.kernels]
     if not rows:
         return _empty("Kernels per cell line", "no kernel was traced back to a cell line")
-    timed = any(t is not None for r in rows for t in r.time_ms.values())
+    timed_variants = [v for v in lt.variants if any(r.time_ms.get(v) is not None for r in rows)]
+    timed = bool(timed_variants)
     traces = []
-    for variant in lt.variants:
+    for variant in timed_variants if timed else lt.variants:
         counts = [len(r.kernels.get(variant, [])) for r in rows]
+        if variant == "eager":
+            hover = ("%{x}: %{y:.4g} ms of eager kernels from %{customdata[0]} ops (each op counted on the line "
+                     "running when it was called)<br>%{customdata[2]}<extra></extra>")
+        elif timed:
+            hover = ("%{x}: %{y:.4g} ms from %{customdata[0]} kernels (%{customdata[1]} shared with "
+                     "other lines, split evenly)<br>%{customdata[2]}<extra></extra>")
+        else:
+            hover = "%{x}: %{customdata[0]} kernels<br>%{customdata[2]}<extra></extra>"
         traces.append({
             "type": "bar",
             "name": _text(variant or "kernels"),
             "x": [f"line {r.line}" for r in rows],
             "y": [r.time_ms.get(variant) or 0.0 for r in rows] if timed else counts,
             "customdata": [[n, r.shared.get(variant, 0), _text(r.code)] for n, r in zip(counts, rows)],
-            "hovertemplate": ("%{x}: %{y:.4g} ms from %{customdata[0]} kernels (%{customdata[1]} shared with "
-                              "other lines, split evenly)<br>%{customdata[2]}<extra></extra>") if timed else
-                             "%{x}: %{customdata[0]} kernels<br>%{customdata[2]}<extra></extra>",
+            "hovertemplate": hover,
         })
-    title = "Device time per cell line" if timed else "Kernels per cell line"
-    axis = "device time (ms)" if timed else "kernels"
+    host = run.device.type == "cpu"
+    title = ("Host time per cell line" if host else "Device time per cell line") if timed else "Kernels per cell line"
+    axis = ("host time (ms)" if host else "device time (ms)") if timed else "kernels"
     return {"data": traces, "layout": _layout(title, yaxis={"title": {"text": axis}}, xaxis={"type": "category"},
                                               barmode="group", showlegend=len(traces) > 1)}
+
+
+def breakdown_figure(run: ProfileRun) -> Figure:
+    """Where a call's time goes: a stacked bar per variant (``digest.breakdown``), the parts in the table's order.
+
+    Every part is a trace even where it is 0, so each part keeps its place in the frontend's colorway
+    (the same colour in a light and a dark theme, and from run to run).
+    """
+    rows = breakdown(run)
+    title = TITLE
+    if not rows:
+        return _empty(title, "no call breakdown was measured")
+    rows = list(reversed(rows))  # plotly draws the first category at the bottom: eager on top
+    labels = _unique([_text(r.variant) for r in rows])
+    traces = []
+    for key, heading in COLUMNS:
+        if key == "call":
+            continue
+        values = [r.parts()[key] for r in rows]
+        traces.append({
+            "type": "bar",
+            "orientation": "h",
+            "name": _text(heading),
+            "y": labels,
+            "x": values,
+            "customdata": [[format_ms(ms), format_ms(r.median_ms)] for ms, r in zip(values, rows)],
+            "hovertemplate": "%{y}: %{fullData.name} %{customdata[0]} of a %{customdata[1]} call<extra></extra>",
+        })
+    unit = "host time per call (ms)" if all(r.method == "host" for r in rows) else "time per call (ms)"
+    return {
+        "data": traces,
+        "layout": _layout(title, barmode="stack", showlegend=True, height=140 + 40 * len(rows),
+                          xaxis={"title": {"text": unit}, "rangemode": "tozero"}, yaxis={"automargin": True},
+                          legend={"traceorder": "normal"}),
+    }
+
+
+# The figures the report's and the widget's Overview draw, in order.
+OVERVIEW_FIGURES = ("variants", "breakdown", "samples", "compile_phases", "lines")
+
+
+def overview_figures(run: ProfileRun) -> list[str]:
+    """``OVERVIEW_FIGURES`` this run has something for: a run profiled before the call breakdown has none."""
+    return [name for name in OVERVIEW_FIGURES if name != "breakdown" or breakdown(run)]
 
 
 def figures(run: ProfileRun) -> dict[str, Figure]:
@@ -215,4 +269,5 @@ def figures(run: ProfileRun) -> dict[str, Figure]:
         "compile_phases": compile_phases_figure(run),
         "kernels": kernels_figure(run),
         "lines": lines_figure(run),
+        "breakdown": breakdown_figure(run),
     }

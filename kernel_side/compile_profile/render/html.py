@@ -30,7 +30,9 @@ from ..digest.format import (
     format_speedup,
     one_line,
 )
+from ..digest.breakdown import COLUMNS, TITLE, breakdown, breakdown_note, verdict
 from ..digest.compare import Comparison
+from ..digest.payback import payback
 from ..digest.lines import RULE, line_times
 from ..digest.summary import headline, warnings
 
@@ -82,6 +84,26 @@ def _variants(run: ProfileRun) -> str:
         ])
     header = ["variant", "median", "p10", "p90", "n", "eager ÷ median", "compile", "first call", "peak memory", ""]
     return html_table(header, rows, numeric={1, 2, 3, 4, 5, 6, 7})
+
+
+def _verdict(run: ProfileRun) -> str:
+    """Why compiled is faster or slower, and when compiling pays back (``digest.breakdown``, ``digest.payback``)."""
+    pays = payback(run)
+    return "".join(f'<div class="{cls}" style="margin:2px 0">{escape(text)}</div>'
+                   for cls, text in (("cp-verdict", verdict(run)), ("cp-payback", pays["text"] if pays else None))
+                   if text)
+
+
+def breakdown_html(run: ProfileRun) -> str:
+    """Where a call's time goes, a row per variant: library, generated, ATen, copies, outside kernels, call."""
+    rows = breakdown(run)
+    if not rows:
+        return ""
+    cells = [[escape(r.variant), *(format_ms(ms) for ms in r.parts().values())] for r in rows]
+    return (f"<div {_H}>{escape(TITLE)}</div>"
+            + html_table(["variant", *(escape(heading) for _, heading in COLUMNS)], cells,
+                         numeric=set(range(1, 1 + len(COLUMNS))))
+            + f"<div {_MUTED}>{escape(breakdown_note(rows))}</div>")
 
 
 def _facts(run: ProfileRun) -> str:
@@ -167,7 +189,7 @@ def lines_html(run: ProfileRun) -> str:
     rows = []
     for r in lt.rows[:MAX_ROWS * 3]:
         times = [r.time_text(v) for v in lt.variants]
-        kernels = sum(len(names) for names in r.kernels.values())
+        kernels = sum(len(names) for v, names in r.kernels.items() if v != "eager")  # eager's are ops, not kernels
         rows.append([str(r.line), _code(r.code), *times, str(kernels) + (" (break)" if r.graph_breaks else "")])
     variants = [escape(v or "kernels") for v in lt.variants]
     return (f"<div {_H}>Time per cell line</div>"
@@ -211,8 +233,10 @@ def render_html(run: ProfileRun) -> str:
         '<div class="compile-profile-run" style="line-height:1.4">',
         f'<div style="font-weight:600;font-size:110%">{escape(headline(run))}</div>',
         f"<div {_MUTED}>{' · '.join(meta)}</div>",
+        _verdict(run),
         f'<ul style="margin:4px 0">{warn}</ul>' if warn else "",
         _variants(run),
+        breakdown_html(run),
         _facts(run),
         _graph_breaks(run),
         _recompiles(run),

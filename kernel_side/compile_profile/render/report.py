@@ -17,14 +17,12 @@ from typing import Any
 from plotly.offline import get_plotlyjs
 
 from ..profile_run import Graph, Kernel, ProfileRun
-from .charts import figures
+from .charts import OVERVIEW_FIGURES, figures, overview_figures  # noqa: F401 (OVERVIEW_FIGURES: the names)
 from ..digest.facts import break_groups, top_kernels
 from ..digest.format import format_ms, one_line
 from .highlight import highlight_code, stylesheet
 from .html import render_html
 from ..digest.summary import first_code_line
-
-OVERVIEW_FIGURES = ("variants", "samples", "compile_phases", "lines")
 
 _PAGE_CSS = """
 :root { color-scheme: light dark; }
@@ -93,7 +91,7 @@ def _overview(run: ProfileRun) -> str:
         if run.cell_source
         else ""
     )
-    charts = "".join(_figure_div(name) for name in OVERVIEW_FIGURES)
+    charts = "".join(_figure_div(name) for name in overview_figures(run))
     return f'<section id="overview"><h2>Summary</h2>{render_html(run)}{charts}{source}</section>'
 
 

@@ -2,8 +2,9 @@
 and the plain-text tables the CLI prints (``text_table``, ``comparison_text``).
 
 The first line is the digest's headline, the card's; the second reads like ``%timeit``'s: each
-variant's median with its spread, then the speedup with its interval.  The lines after them say what
-compiling did.  Every figure and sentence comes from ``compile_profile.digest``.
+variant's median with its spread, then the speedup with its interval; then why compiled is faster or
+slower and when compiling pays back.  The lines after them say what compiling did and where a call's
+time goes.  Every figure and sentence comes from ``compile_profile.digest``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from collections.abc import Sequence
 from ..profile_run import ProfileRun, Variant
 from ..digest.facts import break_groups, break_place, cache_counts, correctness_text, kernel_counts, peak_memory_text
 from ..digest.format import format_diff, format_interval, format_ms, format_s, format_speedup, format_timing, one_line
+from ..digest.breakdown import COLUMNS, TITLE, breakdown, breakdown_note, verdict
 from ..digest.compare import Comparison
+from ..digest.payback import payback
 from ..digest.lines import RULE, line_times
 from ..digest.summary import headline, timing_warnings
 
@@ -127,6 +130,22 @@ def _kernel_line(run: ProfileRun) -> str:
     return f"kernels: {len(run.kernels)}" + (f" ({detail})" if detail else "")
 
 
+def _breakdown_lines(run: ProfileRun) -> list[str]:
+    """Where a call's time goes, a row per variant (``digest.breakdown``)."""
+    rows = breakdown(run)
+    if not rows:
+        return []
+    table = text_table(["  variant", *(heading for _, heading in COLUMNS)],
+                       [[f"  {r.variant}", *(format_ms(ms) for ms in r.parts().values())] for r in rows])
+    return [f"{TITLE.lower()} ({breakdown_note(rows)}):", table]
+
+
+def _verdict_lines(run: ProfileRun) -> list[str]:
+    """Why compiled is faster or slower, and when compiling pays back: the digest's sentences."""
+    pays = payback(run)
+    return [t for t in (verdict(run), pays["text"] if pays else None) if t]
+
+
 def _lines_lines(run: ProfileRun) -> list[str]:
     lt = line_times(run)
     rows = [r for r in lt.rows if r.kernels]
@@ -192,6 +211,7 @@ def cell_runs_text(n: int) -> str:
 
 def render_text(run: ProfileRun) -> str:
     lines = [headline(run)] + [t for t in [timing_line(run)] if t]
+    lines += _verdict_lines(run)
     lines += _compile_lines(run)
     lines += _graph_lines(run)
     memory = _memory_line(run)
@@ -201,6 +221,7 @@ def render_text(run: ProfileRun) -> str:
     if correctness:
         lines.append(correctness)
     lines.append(_kernel_line(run))
+    lines += _breakdown_lines(run)
     lines += _lines_lines(run)
     if run.cell_runs:
         lines.append(cell_runs_text(run.cell_runs))

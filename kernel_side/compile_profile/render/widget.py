@@ -13,14 +13,12 @@ from html import escape
 import ipywidgets as widgets
 
 from ..profile_run import ProfileRun
-from .charts import Figure, figures
+from .charts import OVERVIEW_FIGURES, Figure, figures, overview_figures  # noqa: F401 (OVERVIEW_FIGURES: the names)
 from ..digest.compare import compare
 from ..digest.facts import break_groups, top_kernels
 from ..digest.format import format_ms, one_line
 from .highlight import highlight_code
 from .html import comparison_html, html_table, render_html
-
-OVERVIEW_FIGURES = ("variants", "samples", "compile_phases", "lines")
 
 
 def figure_widget(fig: Figure) -> widgets.Widget:
@@ -62,7 +60,7 @@ class RunExplorer(widgets.Tab):
         self.kernels = top_kernels(run.kernels, len(run.kernels))  # slowest first, the order people look in
 
         self.overview = widgets.VBox(
-            [widgets.HTML(render_html(run))] + [figure_widget(self.figures[name]) for name in OVERVIEW_FIGURES]
+            [widgets.HTML(render_html(run))] + [figure_widget(self.figures[name]) for name in overview_figures(run)]
         )
         self.graph_breaks_view = widgets.HTML(self._graph_breaks_html())
 
