@@ -3,7 +3,8 @@
 Runs are the synthetic ones of tests/render_fixtures.py (no torch needed), with ids and times of
 their own, and two runs of one cell (``consistency_runs``: one slower than eager, one faster, each
 with two compiled variants and timed kernels on cell lines) whose Python views' words are written to
-``expected.json`` next to the store, for consistency.spec.ts to find in the panel.  ``--add ID``
+``expected.json`` next to the store (headline, verdict, payback, the breakdown of a call, time per cell
+line with eager's, the comparison), for consistency.spec.ts to find in the panel.  ``--add ID``
 later puts one more run, as a kernel would, to test that the panel picks it up without a refresh.
 """
 
@@ -23,7 +24,8 @@ sys.path.insert(0, str(HERE.parent / "kernel_side"))
 
 from render_fixtures import CELL, big_run, cpu_run, cuda_run, hostile_run, slower_and_faster_runs  # noqa: E402
 
-from compile_profile.digest import compare, line_times, run_digest  # noqa: E402
+from compile_profile.digest import breakdown, compare, line_times, run_digest  # noqa: E402
+from compile_profile.digest.format import format_ms  # noqa: E402
 from compile_profile.profile_run import GraphBreak, ProfileRun  # noqa: E402
 from compile_profile.render.mime import mime_bundle  # noqa: E402
 from compile_profile.render.text import render_text  # noqa: E402
@@ -97,10 +99,25 @@ def line_texts(run: ProfileRun) -> list[dict]:
     return rows
 
 
+def breakdown_texts(run: ProfileRun) -> list[dict]:
+    """Where a call's time goes, as the text view words each cell (render/text.py ``_breakdown_lines``): a row per
+    variant, each part and the call by ``format_ms``."""
+    text = render_text(run)
+    rows = []
+    for r in breakdown(run):
+        parts = {key: format_ms(ms) for key, ms in r.parts().items()}
+        shown = next(t for t in text.splitlines() if t.startswith(f"  {r.variant}  "))
+        assert shown.split()[1:] == " ".join(parts.values()).split(), (shown, parts)  # the text view's own words
+        rows.append({"variant": r.variant, "parts": parts})
+    return rows
+
+
 def expected_json(slow: ProfileRun, fast: ProfileRun) -> dict:
     def run_words(run: ProfileRun) -> dict:
         digest = run_digest(run)
         return {"id": run.id, "headline": digest["headline"], "phrase": digest["speedup"]["phrase"],
+                "verdict": digest["verdict"], "payback": digest["payback"]["text"] if digest["payback"] else None,
+                "breakdown": breakdown_texts(run),
                 "variants": digest["lines"]["variants"], "lines": line_texts(run)}
 
     comparison = compare(slow, fast).as_dict()
