@@ -367,9 +367,9 @@ def test_a_failing_pass_is_an_error_of_its_stage_not_a_failed_run(monkeypatch):
     ns = {"torch": torch, "x": torch.randn(128, 64)}
     run = run_cell("y = (x * 3).relu().sum()\n", ns)
     assert run.status == "ok" and run.speedup is not None
-    (err,) = run.errors
-    assert err.stage == "kernel timing" and err.variant == "inductor/default"
-    assert "profiler unavailable" in err.message
+    # the eager variant's pass records its trace the same way, and fails on its own
+    assert sorted(e.variant for e in run.errors) == ["eager", "inductor/default"]
+    assert all(e.stage == "kernel timing" and "profiler unavailable" in e.message for e in run.errors)
 
 
 PARTITIONED_CODE = """

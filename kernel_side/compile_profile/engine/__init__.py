@@ -21,7 +21,9 @@ uses them:
   correctness.py       eager vs compiled outputs, judged against a float64 reference (reference.py)
   after_timing.py      figures measured after timing: kernel times (kernel_profiler.py, which runs
                        torch.profiler, and kernel_attribution.py, which assigns its events to kernels,
-                       reading chrome_trace.py and kernel_index.py), roofline ceilings (roofline.py),
+                       reading chrome_trace.py and kernel_index.py; eager_profile.py, the same pass for
+                       the eager variant, with its time per cell line; kernel_breakdown.py, library,
+                       generated, ATen and copy time per call), roofline ceilings (roofline.py),
                        memory ratio
   optimizer_state.py   optimizers as each variant finds them; kept.py: large tensors a cell keeps
   dynamo_state.py      Dynamo's caches left as the profile found them

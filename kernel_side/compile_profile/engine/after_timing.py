@@ -1,5 +1,6 @@
 """Figures measured after the timed runs, so the timed samples stay clean: per-kernel time
-(a torch.profiler pass per compiled variant), the device's ceilings and each kernel's
+(a torch.profiler pass per variant: ``eager_profile`` for eager, with its time per cell line,
+``kernel_profiler`` for each compiled one), the device's ceilings and each kernel's
 roofline figures, and the peak-memory ratio.  Each part that fails becomes an ``ErrorInfo``
 and leaves the others standing."""
 
@@ -10,7 +11,7 @@ import gc
 from typing import Any, Callable
 
 from ..profile_run import ErrorInfo, ProfileRun
-from . import kernel_profiler, roofline
+from . import eager_profile, kernel_profiler, roofline
 from .failures import error_info
 
 
@@ -26,10 +27,16 @@ def memory_ratio(run: ProfileRun) -> float | None:
 
 
 def measure_after_timing(
-    run: ProfileRun, compiled: dict[str, Callable[[], Any]], before_each: Callable[[], None]
+    run: ProfileRun, compiled: dict[str, Callable[[], Any]], before_each: Callable[[], None],
+    eager: eager_profile.EagerCall | None = None,
 ) -> list[ErrorInfo]:
     errors: list[ErrorInfo] = []
     run.memory_ratio = memory_ratio(run)
+    if eager is not None and run.eager is not None:
+        try:
+            eager_profile.measure_eager(run, eager)
+        except Exception as exc:  # noqa: BLE001 - the eager pass failing leaves the compiled ones
+            errors.append(error_info("kernel timing", exc, variant="eager"))
     results = []
     for name, call in compiled.items():
         try:

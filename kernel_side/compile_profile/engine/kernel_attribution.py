@@ -71,6 +71,7 @@ class VariantKernelTimes:
     outside_graphs_us: float | None = None
     in_cuda_graphs_us: float = 0.0
     unmatched: collections.Counter = field(default_factory=collections.Counter)  # (name, where) -> us
+    unmatched_copy_us: float = 0.0  # the memcpy/memset events among the unmatched (copies, in the breakdown)
     notes: list[str] = field(default_factory=list)
 
 
@@ -289,6 +290,8 @@ class KernelAttribution:
             if isinstance(d.args.get("block"), list):
                 obs.blocks[tuple(d.args["block"])] += 1
             return
+        if d.cat in ("gpu_memcpy", "gpu_memset"):
+            self.result.unmatched_copy_us += d.dur
         if region is None and not d.in_cuda_graph:
             where = "outside compiled graphs"
             self.result.outside_graphs_us = (self.result.outside_graphs_us or 0.0) + d.dur

@@ -6,8 +6,10 @@ the profiler's events to the kernels the trace model found in Inductor's output 
 and writes what it returns into the ``ProfileRun``: each kernel's time fields and the
 variant's ``kernel_profile``.  It is the only part of the pass that writes into the run.
 
-It does not match events to kernels (``kernel_attribution`` does) and does not compute
-roofline figures (``roofline`` does, from the same ``VariantKernelTimes``).
+It does not match events to kernels (``kernel_attribution`` does), does not classify kernel time
+(``kernel_breakdown`` does) and does not compute roofline figures (``roofline`` does, from the same
+``VariantKernelTimes``).  The eager variant goes through the same ``record_trace`` and ``calls_for``
+in ``eager_profile``.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from ..profile_run import KernelProfile, ProfileRun, UnmatchedKernel
 from . import chrome_trace
 from .chrome_trace import ChromeTrace
 from .kernel_attribution import VariantKernelTimes, attribute, python_event_needed
+from .kernel_breakdown import compiled_breakdown
 
 # Profiled time per variant: few calls for slow cells, more for fast ones.  Attribution needs few;
 # each call's trace (the Python tracer's above all) costs host time to export and parse.
@@ -40,8 +43,11 @@ def calls_for(median_ms: float | None) -> int:
 
 
 def record_trace(call: Callable[[], Any], before_each: Callable[[], None], *, calls: int,
-                 device_type: str) -> ChromeTrace:
-    """Run ``call`` under torch.profiler (one discarded warm-up step, then ``calls`` steps)."""
+                 device_type: str, with_stack: bool = True, record_shapes: bool = True) -> ChromeTrace:
+    """Run ``call`` under torch.profiler (one discarded warm-up step, then ``calls`` steps).
+
+    ``with_stack=False`` leaves the Python tracer off and ``record_shapes=False`` the launch
+    arguments' shapes unrecorded (the eager pass marks its lines itself and needs no shapes)."""
     import torch
     from torch.profiler import ProfilerActivity, profile, schedule
 
@@ -52,8 +58,8 @@ def record_trace(call: Callable[[], Any], before_each: Callable[[], None], *, ca
     prof = profile(
         activities=activities,
         schedule=schedule(wait=0, warmup=1, active=calls, repeat=1),
-        record_shapes=True,  # launch arguments' shapes: bytes moved and FLOPs
-        with_stack=True,  # the Python tracer names the output-code module and C++ binding calls
+        record_shapes=record_shapes,  # launch arguments' shapes: bytes moved and FLOPs
+        with_stack=with_stack,  # the Python tracer names the output-code module and C++ binding calls
     )
     with _cupti_torn_down_afterwards(device_type):
         with _native_stderr_silenced():
@@ -72,7 +78,7 @@ def record_trace(call: Callable[[], Any], before_each: Callable[[], None], *, ca
     os.close(fd)
     try:
         prof.export_chrome_trace(path)
-        return chrome_trace.load(path, keep_python=python_event_needed)
+        return chrome_trace.load(path, keep_python=python_event_needed if with_stack else (lambda name: False))
     finally:
         os.unlink(path)
 
@@ -155,6 +161,7 @@ def apply(result: VariantKernelTimes, run: ProfileRun) -> None:
         in_cuda_graphs_ms=result.in_cuda_graphs_us / 1e3 / calls,
         unmatched=unmatched,
         note="; ".join(result.notes),
+        breakdown=compiled_breakdown(result),
     )
     if result.method == "cupti" and result.outside_graphs_us is None:
         profile.outside_graphs_ms = 0.0

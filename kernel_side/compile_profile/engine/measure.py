@@ -159,10 +159,14 @@ class Measuring:
         self._current = "kernel timing"
         self.progress("profiling kernels")
         from .after_timing import measure_after_timing
+        from .eager_profile import EagerCall
 
+        t = self.target
+        eager = EagerCall(call=self.calls.eager, before_each=lambda: self.calls.reset("eager"),
+                          code=getattr(t.function, "__code__", None), line_offset=t.locator.line_offset)
         try:
             self.run_obj.errors.extend(measure_after_timing(self.run_obj, self.compiled,
-                                                            lambda: self.calls.reset("compiled")))
+                                                            lambda: self.calls.reset("compiled"), eager))
         except Exception as exc:  # noqa: BLE001 - a failed profiler pass loses its figures, never the run
             self.run_obj.errors.append(self._error("kernel timing", exc))
         # as after _measure_memory, the namespace ends as after an eager run

@@ -1,0 +1,229 @@
+"""The eager variant's kernel time: the profiler pass the compiled variants get, plus the cell line
+each op ran on.
+
+Contract: ``measure_eager`` runs the eager call ``kernel_profiler.calls_for(median)`` more times
+under ``torch.profiler`` (after the timed samples, through the counted eager call with its reset
+before each, as the compiled variants' pass does) and writes ``run.eager.kernel_profile``:
+
+* ``total_ms``: per call, on CUDA (``method="cupti"``) every device event of the trace, as for a
+  compiled variant; on CPU (``"host"``) the host time of the top-level ATen ops (those not inside
+  another ATen op) the call ran;
+* ``breakdown``: that time split by ``kernel_breakdown``'s rules (``generated_ms`` is 0);
+* ``eager_lines``: each op's time on the one cell line that was running when its top-level ATen op
+  was called (a device event through the runtime call that launched it); ``attributed_ms`` is their
+  sum, at most ``total_ms``.  Each line lists its largest top-level ATen ops (``aten::matmul``).
+
+Lines are marked while the profiled calls run, never during the timed samples: a ``sys.settrace``
+function that traces only frames of the profiled code object opens a ``record_function`` range
+named after the cell line at each line event and closes it at the next line event, at return and
+at an exception; the previous trace function is chained for every other frame and restored after
+each call, also when it raises.  A target without a code object (a builtin) gets no lines.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import sys
+from dataclasses import dataclass, field
+from types import CodeType
+from typing import Any, Callable, Iterator
+
+from ..profile_run import CallBreakdown, EagerLineTime, KernelProfile, ProfileRun
+from . import kernel_profiler
+from .chrome_trace import ChromeTrace, HostEvent
+from .kernel_breakdown import ATEN, COPY, LIBRARY, device_kind, op_kind
+
+LINE_RANGE = "compile_profile: cell line "  # + the 1-based cell line
+CALL_RANGE = "compile_profile: eager call"
+MAX_OPS_PER_LINE = 5
+
+
+@dataclass
+class EagerCall:
+    """The eager variant as the pass calls it: counted, with the namespace reset before each call."""
+
+    call: Callable[[], Any]
+    before_each: Callable[[], None]
+    code: CodeType | None  # the profiled function's code, whose frames' lines are marked
+    line_offset: int = 0  # added to a frame's line number to get the cell line
+
+
+@dataclass
+class EagerTimes:
+    """What the eager pass measured, summed over ``calls`` profiled calls (microseconds)."""
+
+    calls: int
+    method: str
+    total_us: float = 0.0
+    parts: dict[str, float] = field(default_factory=lambda: {LIBRARY: 0.0, ATEN: 0.0, COPY: 0.0})
+    line_us: collections.Counter = field(default_factory=collections.Counter)  # cell line -> us
+    line_ops: dict[int, collections.Counter] = field(default_factory=dict)  # cell line -> op -> us
+
+
+# -- marking lines -------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def marking_lines(code: CodeType | None, line_offset: int = 0) -> Iterator[None]:
+    """While the block runs, each line of a frame running ``code`` is a profiler range named
+    ``LINE_RANGE + str(cell line)``."""
+    if code is None:
+        yield
+        return
+    from torch.autograd.profiler import record_function
+
+    current: list[Any] = [None]
+
+    def close() -> None:
+        rf, current[0] = current[0], None
+        if rf is not None:
+            rf.__exit__(None, None, None)
+
+    def trace_line(frame, event, arg):  # noqa: ANN001 - the trace-function signature
+        if event == "line":
+            close()
+            rf = record_function(f"{LINE_RANGE}{frame.f_lineno + line_offset}")
+            rf.__enter__()
+            current[0] = rf
+        elif event in ("return", "exception"):
+            close()  # an exception the frame catches is followed by the next line's event
+        return trace_line
+
+    previous = sys.gettrace()
+
+    def trace_call(frame, event, arg):  # noqa: ANN001
+        if frame.f_code is code:
+            return trace_line
+        return previous(frame, event, arg) if previous is not None else None
+
+    sys.settrace(trace_call)
+    try:
+        yield
+    finally:
+        sys.settrace(previous)
+        close()
+
+
+# -- reading the trace -----------------------------------------------------------------------
+
+
+def _is_aten(ev: HostEvent) -> bool:
+    return ev.cat == "cpu_op" and "::" in ev.name  # our ranges (and ProfilerStep#N) have no "::"
+
+
+def _line_of(ev: HostEvent) -> int | None:
+    for a in ev.ancestors():
+        if a.name.startswith(LINE_RANGE):
+            try:
+                return int(a.name[len(LINE_RANGE):])
+            except ValueError:
+                return None
+    return None
+
+
+def _in_call(ev: HostEvent) -> bool:
+    return any(a.name == CALL_RANGE for a in ev.ancestors())
+
+
+def _op_children(ev: HostEvent) -> list[HostEvent]:
+    """The ATen ops directly under ``ev`` (looking through events that are not ops)."""
+    out, stack = [], list(ev.children)
+    while stack:
+        child = stack.pop()
+        if _is_aten(child):
+            out.append(child)
+        else:
+            stack.extend(child.children)
+    return out
+
+
+def _split_host(op: HostEvent, inherited: str | None, parts: dict[str, float]) -> None:
+    """Each op's own time (its time minus its ATen children's) goes to the innermost library or copy op
+    enclosing it (itself included), as on CUDA each kernel goes by its innermost such op."""
+    kind = op_kind(op.name) or inherited
+    children = _op_children(op)
+    own = op.dur - sum(c.dur for c in children)
+    if kind is not None:
+        parts[kind] += own
+    for child in children:
+        _split_host(child, kind, parts)
+
+
+def _count_on_line(times: EagerTimes, line: int | None, op: str | None, us: float) -> None:
+    if line is None:
+        return
+    times.line_us[line] += us
+    if op is not None:
+        times.line_ops.setdefault(line, collections.Counter())[op] += us
+
+
+def attribute_eager(trace: ChromeTrace, *, calls: int, device_type: str) -> EagerTimes:
+    """The eager pass's times from its trace (``calls`` profiled calls)."""
+    times = EagerTimes(calls=calls, method="cupti" if device_type == "cuda" else "host")
+    if times.method == "host":
+        for ev in trace.host:
+            if not _is_aten(ev) or any(_is_aten(a) for a in ev.ancestors()) or not _in_call(ev):
+                continue
+            times.total_us += ev.dur
+            split = {LIBRARY: 0.0, COPY: 0.0}
+            _split_host(ev, None, split)
+            times.parts[LIBRARY] += split[LIBRARY]
+            times.parts[COPY] += split[COPY]
+            times.parts[ATEN] += ev.dur - split[LIBRARY] - split[COPY]  # the rest of the op: exact sum
+            _count_on_line(times, _line_of(ev), ev.name, ev.dur)
+        return times
+    for d in trace.device:
+        times.total_us += d.dur
+        chain = [a for a in d.launcher.ancestors() if _is_aten(a)] if d.launcher is not None else []
+        times.parts[device_kind(d.cat, d.name, [a.name for a in chain])] += d.dur
+        _count_on_line(times, _line_of(d.launcher) if d.launcher is not None else None,
+                       chain[-1].name if chain else None, d.dur)
+    return times
+
+
+# -- the pass and what it writes ----------------------------------------------------------------
+
+
+def apply(times: EagerTimes, run: ProfileRun) -> KernelProfile:
+    calls = max(1, times.calls)
+
+    def ms(us: float) -> float:
+        return us / 1e3 / calls
+
+    lines = [EagerLineTime(line=line, time_ms=ms(us),
+                           ops=[op for op, _ in times.line_ops.get(line, collections.Counter()).most_common(
+                               MAX_OPS_PER_LINE)])
+             for line, us in sorted(times.line_us.items())]
+    profile = KernelProfile(
+        calls=times.calls,
+        total_ms=ms(times.total_us),
+        attributed_ms=sum(line.time_ms for line in lines),
+        method=times.method,  # type: ignore[arg-type]
+        breakdown=CallBreakdown(library_ms=ms(times.parts[LIBRARY]), generated_ms=0.0,
+                                aten_ms=ms(times.parts[ATEN]), copy_ms=ms(times.parts[COPY])),
+        eager_lines=lines,
+    )
+    run.variant("eager").kernel_profile = profile
+    return profile
+
+
+def measure_eager(run: ProfileRun, eager: EagerCall) -> EagerTimes:
+    """Profile the eager variant once more and fill its ``kernel_profile`` (lines included)."""
+    from torch.autograd.profiler import record_function
+
+    variant = run.variant("eager")
+    calls = kernel_profiler.calls_for(variant.timing.median_ms if variant.timing else None)
+
+    def marked_call() -> Any:
+        with record_function(CALL_RANGE), marking_lines(eager.code, eager.line_offset):
+            return eager.call()
+
+    # No shapes and no Python tracer: eager needs neither, and on CPU each op's host time under the
+    # profiler is what the pass reports.  Recording shapes inflated it: on 2 cores, one thread, three
+    # small cells, profiled op time over the timed median was 1.1-2.2x with shapes, 0.97-1.2x without.
+    trace = kernel_profiler.record_trace(marked_call, eager.before_each, calls=calls,
+                                         device_type=run.device.type, with_stack=False, record_shapes=False)
+    times = attribute_eager(trace, calls=calls, device_type=run.device.type)
+    apply(times, run)
+    return times
