@@ -1,12 +1,15 @@
 /**
- * compile-profile in a real JupyterLab and Chromium: the in-cell card, the sidebar panel, kernel
- * source, graph-break navigation, live updates, the dark theme.  The server starts on a store
- * seeded by seed_runs.py; screenshots go to test-artifacts/.
+ * compile-profile in a real JupyterLab and Chromium: the in-cell card (with its verdict and payback
+ * sentences), the sidebar panel, kernel source, graph-break navigation, live updates, the dark
+ * theme.  The server starts on a store seeded by seed_runs.py; screenshots go to test-artifacts/.
+ * Colour helpers live in colours.ts.
  */
 import { execFileSync } from 'child_process';
 import * as path from 'path';
 
 import { expect, galata, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+
+import { luminance, normalizeColour } from './colours';
 
 const ARTIFACTS = process.env.CP_UI_ARTIFACTS ?? path.resolve(__dirname, '..', '..', 'test-artifacts');
 const PANEL = '#compile-profile-panel';
@@ -58,6 +61,10 @@ test('the card renders in the cell with a speedup figure and a chart', async ({ 
   const card = page.locator('.jp-NotebookPanel .cp-Card').first();
   await expect(card.locator('.cp-Card-headline')).toContainText(/inductor\/default [\d.]+× slower: [\d.]+ ms → [\d.]+ ms/);
   await expect(card.locator('.cp-Badge')).toHaveText('0.95×');
+  // Under the headline, the digest's verdict and payback sentences (issue 13; consistency.spec.ts
+  // holds the panel's to Python's words).
+  await expect(card.locator('.cp-Card-verdict')).toHaveText(/^compiled is /);
+  await expect(card.locator('.cp-Card-payback')).not.toBeEmpty();
   await expect(card.locator('.cp-Card-warnings')).toContainText('compiled results differ from eager');
   await expect(card.locator('.js-plotly-plot .bars path').first()).toBeVisible();
   await shot(page, 'card-light');
@@ -242,23 +249,5 @@ test('a real %%compile_profile cell: card, panel, C++ kernel source, graph break
   await shot(page, 'real-graph-break');
 });
 
-/** A CSS colour as "r,g,b" (alpha dropped), as the browser resolves it. */
-async function normalizeColour(page: IJupyterLabPageFixture, colour: string): Promise<string> {
-  const resolved = await page.evaluate(c => {
-    const probe = document.createElement('div');
-    probe.style.color = c;
-    document.body.appendChild(probe);
-    const out = getComputedStyle(probe).color;
-    probe.remove();
-    return out;
-  }, colour);
-  return (resolved.match(/[\d.]+/g) ?? []).slice(0, 3).join(',');
-}
-
-function luminance(rgb: string): number {
-  const [r, g, b] = (rgb.match(/[\d.]+/g) ?? ['255', '255', '255']).map(Number);
-  return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
-}
-
-// Keep the import of galata used for its types when the helpers above change.
+// Keep the import of galata used for its types when the helpers change.
 void galata;

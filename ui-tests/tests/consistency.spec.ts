@@ -2,13 +2,18 @@
  * The panel says what Python says (issue 12: each figure derived once, in Python).  seed_runs.py
  * seeds two runs of one cell, one slower than eager and one faster, each with two compiled variants
  * and timed kernels on cell lines, and writes the Python views' words for them to expected.json next
- * to the store: the digest's headline and speedup phrase, the text view's time per cell line, and
- * the comparison's rows.  The panel must show those words, character for character.
+ * to the store: the digest's headline and speedup phrase, its verdict and payback sentences and each
+ * variant's breakdown of a call (issue 13), the text view's time per cell line (eager's column
+ * first), and the comparison's rows.  The panel must show those words, character for character, and
+ * draw the breakdown chart in the light and the dark theme.
  */
 import * as fs from 'fs';
 import * as path from 'path';
 
 import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+import { Locator } from '@playwright/test';
+
+import { normalizeColour, themeFontColour } from './colours';
 
 const PANEL = '#compile-profile-panel';
 
@@ -20,7 +25,14 @@ interface IExpectedRun {
   phrase: string;
   variants: string[];
   lines: { line: number; times: Record<string, string> }[];
+  verdict: string | null;
+  payback: string | null;
+  /** per variant, each part of a call and the call as format_ms words them */
+  breakdown: { variant: string; parts: Record<BreakdownPart, string> }[];
 }
+
+const BREAKDOWN_PARTS = ['library', 'generated', 'aten', 'copies', 'outside', 'call'] as const;
+type BreakdownPart = (typeof BREAKDOWN_PARTS)[number];
 
 interface IExpected {
   runs: IExpectedRun[];
@@ -52,6 +64,23 @@ async function selectRun(page: IJupyterLabPageFixture, id: string, tab: string):
   await page.locator(`${PANEL} .cp-Tab`, { hasText: tab }).click();
 }
 
+/** Its text, exactly: toHaveText waits for it but folds runs of whitespace. */
+async function expectExactText(locator: Locator, text: string): Promise<void> {
+  await expect(locator).toHaveText(text);
+  expect(await locator.textContent()).toBe(text);
+}
+
+/** How many of a chart's bars plotly drew with an area (a zero part draws an empty path). */
+function drawnBars(chart: Locator): Promise<number> {
+  return chart.evaluate(
+    el =>
+      Array.from(el.querySelectorAll('.js-plotly-plot .bars path')).filter(p => {
+        const box = p.getBoundingClientRect();
+        return box.width > 0 && box.height > 0;
+      }).length
+  );
+}
+
 test('the seeded runs are one slower and one faster than eager', () => {
   const runs = expected().runs;
   expect(runs).toHaveLength(2);
@@ -59,6 +88,13 @@ test('the seeded runs are one slower and one faster than eager', () => {
   expect(runs[1].phrase).toMatch(/^\d+\.\d+× faster$/);
   // A line's time in one variant with no kernels there: the text view leaves it blank.
   expect(runs.some(r => r.lines.some(l => Object.values(l.times).includes('')))).toBe(true);
+  // The breakdown, verdict and payback tests below check something.
+  for (const run of runs) {
+    expect(run.breakdown.length).toBeGreaterThan(0);
+    expect(run.variants[0]).toBe('eager');
+  }
+  expect(runs.some(r => r.verdict)).toBe(true);
+  expect(runs.some(r => r.payback)).toBe(true);
 });
 
 test('the Overview words the speedup as the digest does, a slowdown by its factor above 1', async ({ page }) => {
@@ -78,12 +114,85 @@ test('the Overview words the speedup as the digest does, a slowdown by its facto
   expect(pageErrors).toEqual([]);
 });
 
+test('the Overview shows the verdict, the payback and where a call\'s time goes as Python words them', async ({
+  page
+}) => {
+  const pageErrors: string[] = [];
+  page.on('pageerror', e => pageErrors.push(e.message));
+  await openPanel(page);
+  for (const run of expected().runs) {
+    await selectRun(page, run.id, 'Overview');
+    const overview = page.locator(`${PANEL} .cp-Detail[data-run-id="${run.id}"] .cp-Overview`);
+    for (const [cls, text] of [
+      ['.cp-Verdict', run.verdict],
+      ['.cp-Payback', run.payback]
+    ] as const) {
+      if (text) {
+        await expectExactText(overview.locator(cls), text);
+      } else {
+        await expect(overview.locator(cls)).toHaveCount(0);
+      }
+    }
+    const table = overview.locator('.cp-BreakdownTable');
+    await expect(table.locator('thead th[data-part]')).toHaveText([
+      'library',
+      'generated',
+      'ATen',
+      'copies',
+      'outside kernels',
+      'call'
+    ]);
+    const rows = table.locator('tbody tr');
+    await expect(rows).toHaveCount(run.breakdown.length);
+    for (const [j, b] of run.breakdown.entries()) {
+      const tr = rows.nth(j);
+      await expect(tr).toHaveAttribute('data-variant', b.variant);
+      await expectExactText(tr.locator('td').first(), b.variant);
+      expect(Object.keys(b.parts).sort()).toEqual([...BREAKDOWN_PARTS].sort());
+      for (const part of BREAKDOWN_PARTS) {
+        await expectExactText(tr.locator(`td[data-part="${part}"]`), b.parts[part]);
+      }
+    }
+    await expect.poll(() => drawnBars(overview.locator('.cp-ChartHost[data-chart="breakdown"]'))).toBeGreaterThan(0);
+  }
+  expect(pageErrors).toEqual([]);
+});
+
+test('the breakdown chart is drawn in the light and the dark theme', async ({ page }) => {
+  const pageErrors: string[] = [];
+  page.on('pageerror', e => pageErrors.push(e.message));
+  await openPanel(page);
+  const run = expected().runs[0];
+  await selectRun(page, run.id, 'Overview');
+  const chart = page.locator(`${PANEL} .cp-ChartHost[data-chart="breakdown"]`);
+  // plotly writes a tick label's colour as an inline fill: the theme's text colour.
+  const tick = chart.locator('.js-plotly-plot g.xtick text, .js-plotly-plot g.ytick text').first();
+  for (const theme of ['light', 'dark', 'light'] as const) {
+    if (theme === 'dark') {
+      await page.theme.setDarkTheme();
+    } else if ((await page.evaluate(() => document.body.dataset.jpThemeLight)) === 'false') {
+      await page.theme.setLightTheme();
+    }
+    expect(await page.evaluate(() => document.body.dataset.jpThemeLight)).toBe(theme === 'light' ? 'true' : 'false');
+    const font = await themeFontColour(page);
+    await expect.poll(() => drawnBars(chart)).toBeGreaterThan(0);
+    await expect
+      .poll(async () => normalizeColour(page, (await tick.evaluate(el => (el as SVGElement).style.fill)) || ''))
+      .toBe(font);
+  }
+  expect(pageErrors).toEqual([]);
+});
+
 test('the Lines tab shows the text view\'s time per cell line, per variant', async ({ page }) => {
   await openPanel(page);
   for (const run of expected().runs) {
     await selectRun(page, run.id, 'Lines');
     const table = page.locator(`${PANEL} .cp-LineTable`);
     await expect(table.locator('thead th[data-variant]')).toHaveText(run.variants);
+    // Eager's time per line comes first, its column headed "eager".
+    await expect(table.locator('thead th[data-variant]').first()).toHaveAttribute('data-variant', 'eager');
+    await expectExactText(table.locator('thead th[data-variant="eager"]'), 'eager');
+    expect(run.lines.some(l => l.times.eager)).toBe(true);
     for (const row of run.lines) {
       const tr = table.locator(`tbody tr[data-line="${row.line}"]`);
       await expect(tr).toHaveCount(1);
