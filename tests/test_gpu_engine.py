@@ -252,3 +252,45 @@ def test_eager_calls_of_a_training_step_see_the_optimizer_dynamo_has_not_rewritt
     assert steps and all(step.device.type == "cpu" for step in steps), "as the eager run left them"
     assert all(group["capturable"] is False for group in opt.param_groups)
     assert {b.line for b in run.graph_breaks} == {3, 4}, "backward, and the optimizer's own breaks"
+
+
+def mlp_lines(x, w1, w2):
+    h = x @ w1
+    h = torch.nn.functional.gelu(h)
+    return h @ w2
+
+
+def test_eager_time_is_profiled_by_kind_and_cell_line():
+    """The eager variant's pass (engine/eager_profile.py): an MLP's eager kernel time is mostly cuBLAS
+    (library), the breakdown adds up to the total, and the time sits on the two matmul lines."""
+    torch.manual_seed(0)
+    x = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
+    w1 = torch.randn(4096, 8192, device="cuda", dtype=torch.bfloat16) / 64
+    w2 = torch.randn(8192, 4096, device="cuda", dtype=torch.bfloat16) / 90
+    run = _profile(mlp_lines, x, w1, w2)
+    eager = run.variant("eager")
+    kp = eager.kernel_profile
+    assert kp is not None and kp.method == "cupti" and kp.calls >= 3
+    assert 0 < kp.total_ms <= eager.timing.median_ms * 1.05  # device time within the timed wall time
+    b = kp.breakdown
+    assert b is not None and b.generated_ms == 0
+    assert b.kernels_ms == pytest.approx(kp.total_ms, rel=0.01)
+    assert b.library_ms / kp.total_ms > 0.5, b  # two 4096x4096x8192 GEMMs against one GELU
+    assert b.copy_ms / kp.total_ms < 0.01, b
+    # every kernel is launched on a line of the function (counted from its def line: 2, 3, 4)
+    lines = {line.line: line for line in kp.eager_lines}
+    assert set(lines) <= {2, 3, 4} and {2, 4} <= set(lines), kp.eager_lines
+    assert sum(line.time_ms for line in kp.eager_lines) == pytest.approx(kp.attributed_ms, rel=1e-6)
+    assert kp.attributed_ms / kp.total_ms > 0.95
+    assert lines[2].ops[0] == lines[4].ops[0] == "aten::matmul"
+    assert (lines[2].time_ms + lines[4].time_ms) / kp.attributed_ms > 0.5
+    assert lines[3].ops == ["aten::gelu"]
+    # the compiled variant: cuBLAS calls are its library time, the fused GELU its generated time
+    compiled = run.variant("inductor/default").kernel_profile
+    cb = compiled.breakdown
+    assert cb.kernels_ms == pytest.approx(compiled.total_ms, rel=0.01)
+    externs = [k for k in run.kernels if k.language == "extern" and k.variant == "inductor/default"]
+    triton = [k for k in run.kernels if k.language == "triton" and k.variant == "inductor/default"]
+    assert cb.library_ms == pytest.approx(sum(k.device_time_ms for k in externs), rel=1e-6)
+    assert cb.generated_ms == pytest.approx(sum(k.device_time_ms for k in triton), rel=1e-6)
+    assert cb.library_ms / compiled.total_ms > 0.5

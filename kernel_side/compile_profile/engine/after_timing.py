@@ -32,17 +32,18 @@ def measure_after_timing(
 ) -> list[ErrorInfo]:
     errors: list[ErrorInfo] = []
     run.memory_ratio = memory_ratio(run)
-    if eager is not None and run.eager is not None:
-        try:
-            eager_profile.measure_eager(run, eager)
-        except Exception as exc:  # noqa: BLE001 - the eager pass failing leaves the compiled ones
-            errors.append(error_info("kernel timing", exc, variant="eager"))
     results = []
-    for name, call in compiled.items():
-        try:
-            results.append(kernel_profiler.measure_variant(run, name, call, before_each))
-        except Exception as exc:  # noqa: BLE001 - one variant's failed pass leaves the others
-            errors.append(error_info("kernel timing", exc, variant=name))
+    with kernel_profiler.profiler_passes(run.device.type):
+        if eager is not None and run.eager is not None:
+            try:
+                eager_profile.measure_eager(run, eager)
+            except Exception as exc:  # noqa: BLE001 - the eager pass failing leaves the compiled ones
+                errors.append(error_info("kernel timing", exc, variant="eager"))
+        for name, call in compiled.items():
+            try:
+                results.append(kernel_profiler.measure_variant(run, name, call, before_each))
+            except Exception as exc:  # noqa: BLE001 - one variant's failed pass leaves the others
+                errors.append(error_info("kernel timing", exc, variant=name))
     if run.device.type == "cuda" and results:
         try:
             import torch

@@ -61,19 +61,18 @@ def record_trace(call: Callable[[], Any], before_each: Callable[[], None], *, ca
         record_shapes=record_shapes,  # launch arguments' shapes: bytes moved and FLOPs
         with_stack=with_stack,  # the Python tracer names the output-code module and C++ binding calls
     )
-    with _cupti_torn_down_afterwards(device_type):
+    with _native_stderr_silenced():
+        prof.start()
+    try:
+        for _ in range(calls + 1):
+            before_each()
+            call()
+            sync()
+            with _native_stderr_silenced():  # the schedule starts and stops Kineto inside step()
+                prof.step()
+    finally:
         with _native_stderr_silenced():
-            prof.start()
-        try:
-            for _ in range(calls + 1):
-                before_each()
-                call()
-                sync()
-                with _native_stderr_silenced():  # the schedule starts and stops Kineto inside step()
-                    prof.step()
-        finally:
-            with _native_stderr_silenced():
-                prof.stop()
+            prof.stop()
     fd, path = tempfile.mkstemp(prefix="compile_profile_trace_", suffix=".json")
     os.close(fd)
     try:
@@ -84,12 +83,44 @@ def record_trace(call: Callable[[], Any], before_each: Callable[[], None], *, ca
 
 
 @contextlib.contextmanager
+def profiler_passes(device_type: str) -> Iterator[None]:
+    """Around all of a profile's passes (eager and every compiled variant): CUPTI is torn down once,
+    after the last pass, and the first pass is preceded by an empty profiler session.
+
+    After a teardown the next profiler session re-initialises CUPTI lazily and, on torch 2.11 (cu130,
+    H200), records no device event at all: passes alternated between 6 kernels and none, with or
+    without the Python tracer; the session after that one works.  So passes inside one profile do
+    not tear down between them, and an empty session absorbs the previous profile's teardown (it
+    costs a profiler start and stop, no call of the cell)."""
+    if device_type != "cuda":
+        yield
+        return
+    _empty_session()
+    try:
+        yield
+    finally:
+        with _cupti_torn_down_afterwards(device_type):
+            _empty_session()
+
+
+def _empty_session() -> None:
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    prof = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
+    with _native_stderr_silenced():
+        prof.start()
+        torch.cuda.synchronize()
+        prof.stop()
+
+
+@contextlib.contextmanager
 def _cupti_torn_down_afterwards(device_type: str) -> Iterator[None]:
     """Left subscribed after profiling, CUPTI slows every later launch by 10-20 % (pytorch#144455;
     measured here on an H200: host-heavy cells 15-45 % slower for the rest of the process).  Kineto
     tears it down at the profiler's stop when TEARDOWN_CUPTI=1; torch itself sets 0 where CUDA
     graphs crash on re-init (CUDA < 12.6), and an explicit choice is kept.  The variable is set
-    for the pass only."""
+    for the last session of a profile only (``profiler_passes``)."""
     import torch
 
     try:
