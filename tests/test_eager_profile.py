@@ -276,3 +276,31 @@ def test_kernel_kinds():
     assert kernel_kind("extern", "extern_kernels.mm") == "library"
     assert kernel_kind("extern", "torch.ops.aten._scaled_dot_product_flash_attention.default") == "library"
     assert kernel_kind("extern", "torch.ops.aten.sort.default") == "aten"
+
+
+def test_cuda_compiled_breakdown_splits_generated_library_copies_and_the_rest(tmp_path):
+    """On a synthetic compiled trace: Triton kernels are generated, the matmuls' cuBLAS kernels
+    library, a memcpy outside the graphs a copy, and the unmatched kernel outside them ATen."""
+    from test_kernel_timing import OUTPUT_CODE, TraceBuilder, kernels_of, one_call, run_of
+
+    from compile_profile.engine.kernel_attribution import attribute
+
+    module_path = tmp_path / "cabc.py"
+    module_path.write_text(OUTPUT_CODE)
+    b = TraceBuilder()
+    for i in range(2):
+        one_call(b, 1000.0 + 200 * i, str(module_path))
+    b.launch(2000.0, "elementwise_kernel", 2010.0, 4.0)  # eager code around a graph break
+    b.launch(2100.0, "Memcpy HtoD (Pageable -> Device)", 2110.0, 6.0, runtime="cudaMemcpyAsync")
+    b.events[-1]["cat"] = "gpu_memcpy"
+    kernels = kernels_of(OUTPUT_CODE)
+    result = attribute(b.trace(), kernels, variant="inductor/default", calls=2, device_type="cuda")
+    run = run_of(kernels)
+    kernel_profiler.apply(result, run)
+    kp = run.variant("inductor/default").kernel_profile
+    bd = kp.breakdown
+    assert bd.generated_ms == pytest.approx((2.0 + 3.0) / 1e3)  # per call: the add and the sum
+    assert bd.library_ms == pytest.approx((8.0 + 6.0) / 1e3)  # the two mm calls' gemm kernels
+    assert bd.copy_ms == pytest.approx(6.0 / 2 / 1e3)
+    assert bd.aten_ms == pytest.approx(4.0 / 2 / 1e3)
+    assert bd.kernels_ms == pytest.approx(kp.total_ms)
