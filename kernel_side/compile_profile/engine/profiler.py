@@ -8,8 +8,8 @@ Order of work, chosen so each figure is measured cleanly:
   3. warm-up, then interleaved timed rounds (capture stays on to catch recompiles);
   4. correctness (same RNG seed and same in-place state for eager and compiled);
   5. peak memory (CUDA only);
-  6. a separate torch.profiler pass for per-kernel time (``after_timing``), so its
-     overhead never touches the timed samples.
+  6. a separate torch.profiler pass per variant for kernel time by kind, per kernel (compiled)
+     and per cell line (eager) (``after_timing``), so its overhead never touches the timed samples.
 An interrupt at any point keeps what was measured and marks the run.
 """
 
