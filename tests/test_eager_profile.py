@@ -304,3 +304,43 @@ def test_cuda_compiled_breakdown_splits_generated_library_copies_and_the_rest(tm
     assert bd.copy_ms == pytest.approx(6.0 / 2 / 1e3)
     assert bd.aten_ms == pytest.approx(4.0 / 2 / 1e3)
     assert bd.kernels_ms == pytest.approx(kp.total_ms)
+
+
+def test_an_op_on_another_thread_is_on_the_line_running_when_it_started():
+    """A CUDA backward runs on the autograd engine's device thread while ``loss.backward()`` waits on
+    the main one: its kernels are on that line, by time, not lost."""
+    events = [
+        {"ph": "X", "cat": "user_annotation", "name": CALL_RANGE, "ts": 0, "dur": 500, "tid": 1, "pid": 1, "args": {}},
+        {"ph": "X", "cat": "user_annotation", "name": f"{LINE_RANGE}4", "ts": 10, "dur": 300, "tid": 1, "pid": 1,
+         "args": {}},
+        {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 50, "dur": 30, "tid": 2, "pid": 1, "args": {}},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 51, "dur": 1, "tid": 2, "pid": 1,
+         "args": {"correlation": 1}},
+        {"ph": "X", "cat": "kernel", "name": "sm90_xmma_gemm", "ts": 1051, "dur": 20.0, "tid": 7, "pid": 0,
+         "args": {"correlation": 1}},
+    ]
+    times = attribute_eager(chrome_trace.parse({"traceEvents": events}), calls=1, device_type="cuda")
+    assert dict(times.line_us) == pytest.approx({4: 20.0})
+    assert times.parts["library"] == pytest.approx(20.0)
+
+
+def test_a_matmul_a_compiled_variant_ran_eagerly_is_library_as_in_eager(tmp_path):
+    """Around a graph break a compiled variant runs ATen ops eagerly; they go by eager's rules, so
+    the breakdowns of the two variants compare like with like."""
+    from test_kernel_timing import OUTPUT_CODE, TraceBuilder, kernels_of, one_call, run_of
+
+    from compile_profile.engine.kernel_attribution import attribute
+
+    module_path = tmp_path / "cabc.py"
+    module_path.write_text(OUTPUT_CODE)
+    b = TraceBuilder()
+    one_call(b, 1000.0, str(module_path))
+    b.host("aten::mm", 1999.0, 5.0)
+    b.launch(2000.0, "splitKreduce_kernel", 2010.0, 9.0)  # under aten::mm, outside the graphs
+    kernels = kernels_of(OUTPUT_CODE)
+    result = attribute(b.trace(), kernels, variant="inductor/default", calls=1, device_type="cuda")
+    run = run_of(kernels)
+    kernel_profiler.apply(result, run)
+    bd = run.variant("inductor/default").kernel_profile.breakdown
+    assert bd.library_ms == pytest.approx((8.0 + 6.0 + 9.0) / 1e3)  # the graph's two gemms and the eager mm
+    assert bd.aten_ms == pytest.approx(0.0)

@@ -22,6 +22,7 @@ each call, also when it raises.  A target without a code object (a builtin) gets
 
 from __future__ import annotations
 
+import bisect
 import collections
 import contextlib
 import sys
@@ -112,18 +113,42 @@ def _is_aten(ev: HostEvent) -> bool:
     return ev.cat == "cpu_op" and "::" in ev.name  # our ranges (and ProfilerStep#N) have no "::"
 
 
-def _line_of(ev: HostEvent) -> int | None:
-    for a in ev.ancestors():
-        if a.name.startswith(LINE_RANGE):
-            try:
-                return int(a.name[len(LINE_RANGE):])
-            except ValueError:
-                return None
-    return None
+def _range_line(name: str) -> int | None:
+    try:
+        return int(name[len(LINE_RANGE):])
+    except ValueError:
+        return None
 
 
-def _in_call(ev: HostEvent) -> bool:
-    return any(a.name == CALL_RANGE for a in ev.ancestors())
+class _Ranges:
+    """The line and call ranges of the trace, to place each op on the line that was running.
+
+    An op inside a line's range (same thread) is on that line.  An op on another thread is on the
+    line whose range was open when it started: the autograd engine runs a CUDA backward on a device
+    thread of its own while ``loss.backward()`` waits on the main one (on an H200 training step,
+    44 % of the eager kernels, all of the backward's, were on no line before this fallback)."""
+
+    def __init__(self, trace: ChromeTrace):
+        self.lines = sorted((ev.ts, ev.end, line) for ev in trace.host
+                            if ev.name.startswith(LINE_RANGE) and (line := _range_line(ev.name)) is not None)
+        self.calls = sorted((ev.ts, ev.end) for ev in trace.host if ev.name == CALL_RANGE)
+        self._starts = [start for start, _, _ in self.lines]
+        self._call_starts = [start for start, _ in self.calls]
+
+    def line_of(self, ev: HostEvent) -> int | None:
+        for a in ev.ancestors():
+            if a.name.startswith(LINE_RANGE):
+                return _range_line(a.name)
+        i = bisect.bisect_right(self._starts, ev.ts) - 1
+        if i >= 0 and self.lines[i][0] <= ev.ts < self.lines[i][1]:
+            return self.lines[i][2]
+        return None
+
+    def in_call(self, ev: HostEvent) -> bool:
+        if any(a.name == CALL_RANGE for a in ev.ancestors()):
+            return True
+        i = bisect.bisect_right(self._call_starts, ev.ts) - 1
+        return i >= 0 and self.calls[i][0] <= ev.ts < self.calls[i][1]
 
 
 def _op_children(ev: HostEvent) -> list[HostEvent]:
@@ -161,9 +186,10 @@ def _count_on_line(times: EagerTimes, line: int | None, op: str | None, us: floa
 def attribute_eager(trace: ChromeTrace, *, calls: int, device_type: str) -> EagerTimes:
     """The eager pass's times from its trace (``calls`` profiled calls)."""
     times = EagerTimes(calls=calls, method="cupti" if device_type == "cuda" else "host")
+    ranges = _Ranges(trace)
     if times.method == "host":
         for ev in trace.host:
-            if not _is_aten(ev) or any(_is_aten(a) for a in ev.ancestors()) or not _in_call(ev):
+            if not _is_aten(ev) or any(_is_aten(a) for a in ev.ancestors()) or not ranges.in_call(ev):
                 continue
             times.total_us += ev.dur
             split = {LIBRARY: 0.0, COPY: 0.0}
@@ -171,13 +197,13 @@ def attribute_eager(trace: ChromeTrace, *, calls: int, device_type: str) -> Eage
             times.parts[LIBRARY] += split[LIBRARY]
             times.parts[COPY] += split[COPY]
             times.parts[ATEN] += ev.dur - split[LIBRARY] - split[COPY]  # the rest of the op: exact sum
-            _count_on_line(times, _line_of(ev), ev.name, ev.dur)
+            _count_on_line(times, ranges.line_of(ev), ev.name, ev.dur)
         return times
     for d in trace.device:
         times.total_us += d.dur
         chain = [a for a in d.launcher.ancestors() if _is_aten(a)] if d.launcher is not None else []
         times.parts[device_kind(d.cat, d.name, [a.name for a in chain])] += d.dur
-        _count_on_line(times, _line_of(d.launcher) if d.launcher is not None else None,
+        _count_on_line(times, ranges.line_of(d.launcher) if d.launcher is not None else None,
                        chain[-1].name if chain else None, d.dur)
     return times
 

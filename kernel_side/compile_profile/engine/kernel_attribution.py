@@ -37,6 +37,7 @@ from typing import Any, Iterable
 
 from ..profile_run import Kernel
 from .chrome_trace import ChromeTrace, DeviceEvent, HostEvent
+from .kernel_breakdown import device_kind
 from .kernel_index import CallSite, KernelIndex, ModuleInfo
 
 REGION_PREFIX = "## Call CompiledFxGraph"
@@ -71,7 +72,8 @@ class VariantKernelTimes:
     outside_graphs_us: float | None = None
     in_cuda_graphs_us: float = 0.0
     unmatched: collections.Counter = field(default_factory=collections.Counter)  # (name, where) -> us
-    unmatched_copy_us: float = 0.0  # the memcpy/memset events among the unmatched (copies, in the breakdown)
+    # the unmatched device events by kind (library, ATen, copy: ``kernel_breakdown.device_kind``)
+    unmatched_kinds: collections.Counter = field(default_factory=collections.Counter)
     notes: list[str] = field(default_factory=list)
 
 
@@ -290,8 +292,8 @@ class KernelAttribution:
             if isinstance(d.args.get("block"), list):
                 obs.blocks[tuple(d.args["block"])] += 1
             return
-        if d.cat in ("gpu_memcpy", "gpu_memset"):
-            self.result.unmatched_copy_us += d.dur
+        ops = [a.name for a in d.launcher.ancestors() if a.cat == "cpu_op"] if d.launcher is not None else []
+        self.result.unmatched_kinds[device_kind(d.cat, d.name, ops)] += d.dur
         if region is None and not d.in_cuda_graph:
             where = "outside compiled graphs"
             self.result.outside_graphs_us = (self.result.outside_graphs_us or 0.0) + d.dur
