@@ -249,6 +249,13 @@ def test_the_runs_have_a_breakdown_and_the_slower_and_faster_verdicts(runs):
                                      "it pays back after ~19,700 calls")
 
 
+def test_a_faster_verdict_says_which_aten_kernels_the_compiled_variant_kept(runs):
+    _, fast = runs
+    bd = fast.variant(fast.speedup.variant).kernel_profile.breakdown
+    bd.aten_ms, bd.generated_ms = 0.37, bd.generated_ms - 0.37  # Dynamo left part of the code eager
+    assert ", generated kernels (641 µs) and ATen kernels (370 µs) where eager ran 1.5 ms of ATen kernels;" in verdict(fast)
+
+
 def test_card_text_report_widget_and_cli_show_one_verdict_payback_and_breakdown(runs, cli):
     for run in runs:
         words, pays, parts = verdict(run), payback(run)["text"], _breakdown_words(run)
