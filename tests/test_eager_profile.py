@@ -107,13 +107,14 @@ def test_a_compiled_variant_breakdown_is_its_kernels_from_the_same_pass(matmul_r
     run, _ = matmul_run
     kp = run.variant("inductor/default").kernel_profile
     b = kp.breakdown
-    assert b is not None and b.kernels_ms == pytest.approx(kp.total_ms, rel=1e-9)
+    # on CPU the output code's own Python around the kernels is in total_ms but no part: no kernel
+    assert b is not None and 0 < b.kernels_ms <= kp.total_ms * (1 + 1e-9)
     cpp = [k for k in run.kernels if k.language == "cpp"]
     externs = [k for k in run.kernels if k.language == "extern"]
     assert cpp and externs, [k.name for k in run.kernels]
     assert b.generated_ms == pytest.approx(sum(k.device_time_ms for k in cpp), rel=1e-9)
     assert b.library_ms == pytest.approx(sum(k.device_time_ms for k in externs), rel=1e-9)
-    assert b.copy_ms == 0 and b.aten_ms >= 0
+    assert b.copy_ms == 0 and b.aten_ms == 0
 
 
 def test_the_namespace_ends_as_after_an_eager_run(matmul_run):

@@ -94,7 +94,9 @@ class CallBreakdown:
     generated (Triton, C++), 0 for eager; ``aten_ms``: other ATen kernels (eager's elementwise ops and
     reductions; in a compiled variant, ATen ops that ran outside its graphs); ``copy_ms``: memcpy,
     memset and copy ops.  The time outside kernels is not stored: the digest derives it from the
-    timed median, the figure both variants are timed by.
+    timed median, the figure both variants are timed by.  The parts add up to ``KernelProfile.total_ms``
+    except for a compiled variant on CPU, whose ``total_ms`` also counts the output code's own Python
+    around its kernels, which is no kernel and so counts as outside them.
     """
 
     library_ms: float = 0.0
