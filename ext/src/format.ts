@@ -63,6 +63,25 @@ export function formatSpeedup(x: number | null | undefined): string {
   return x < 10 ? `${x.toFixed(2)}×` : `${x.toFixed(1)}×`;
 }
 
+/**
+ * A rate with its unit, three significant digits and no exponent: "2810 GB/s", "81.2 TFLOP/s",
+ * "0.512 GB/s" (a thousand or more is rounded to a whole number); "—" when not measured.
+ */
+export function formatRate(x: number | null | undefined, unit: string): string {
+  if (x === null || x === undefined || !Number.isFinite(x)) {
+    return '—';
+  }
+  return `${Math.abs(x) >= 1000 ? Math.round(x) : threeSig(x)} ${unit}`;
+}
+
+/** A share of a whole as Python's `f"{x:.0%}"` words it ("84%"); "—" when not measured. */
+export function formatShare(share: number | null | undefined): string {
+  if (share === null || share === undefined || !Number.isFinite(share)) {
+    return '—';
+  }
+  return `${Math.round(share * 100)}%`;
+}
+
 export function formatBytes(n: number | null | undefined): string {
   if (n === null || n === undefined) {
     return 'not measured';

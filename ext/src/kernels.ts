@@ -1,13 +1,32 @@
-/** The kernel table's sorting and paging, and which highlighter each kernel language uses. */
+/**
+ * The kernel table's sorting and paging, its roofline cells (achieved GB/s and TFLOP/s with their
+ * share of the peak, figures engine/roofline.py measured), and which highlighter each kernel
+ * language uses.
+ */
 
+import { formatRate, formatShare } from './format';
 import { IKernel, KernelLanguage } from './types';
 
-export type KernelSortKey = 'name' | 'language' | 'device_time_ms' | 'aten_ops' | 'lines';
+export type KernelSortKey =
+  | 'name'
+  | 'language'
+  | 'device_time_ms'
+  | 'achieved_gbps'
+  | 'achieved_tflops'
+  | 'aten_ops'
+  | 'lines';
+
+/** Columns whose first click sorts the largest first. */
+const NUMERIC_KEYS: readonly KernelSortKey[] = ['device_time_ms', 'achieved_gbps', 'achieved_tflops'];
 export type SortDirection = 'asc' | 'desc';
 
 export interface IKernelSort {
   key: KernelSortKey;
   direction: SortDirection;
+}
+
+function finite(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
 /** The rows a sort key compares; unmeasured times sort after measured ones in either direction. */
@@ -18,7 +37,9 @@ function sortValue(kernel: IKernel, key: KernelSortKey): string | number | null 
     case 'language':
       return kernel.language;
     case 'device_time_ms':
-      return kernel.device_time_ms ?? null;
+    case 'achieved_gbps':
+    case 'achieved_tflops':
+      return finite(kernel[key]);
     case 'aten_ops':
       return (kernel.aten_ops ?? []).join(', ');
     case 'lines':
@@ -48,12 +69,25 @@ export function sortKernels(kernels: IKernel[], sort: IKernelSort): IKernel[] {
   });
 }
 
-/** Clicking a column sorts by it; clicking it again flips the direction. Times start descending. */
+/** Clicking a column sorts by it; clicking it again flips the direction. Times and rates start descending. */
 export function nextSort(current: IKernelSort, key: KernelSortKey): IKernelSort {
   if (current.key === key) {
     return { key, direction: current.direction === 'asc' ? 'desc' : 'asc' };
   }
-  return { key, direction: key === 'device_time_ms' ? 'desc' : 'asc' };
+  return { key, direction: NUMERIC_KEYS.includes(key) ? 'desc' : 'asc' };
+}
+
+/** What a kernel's roofline cell shows: the achieved rate and its share of the peak, "—" for either unknown. */
+export interface IRateCell {
+  rate: string;
+  share: string;
+}
+
+/** A kernel's achieved bandwidth (GB/s) or compute (TFLOP/s) and its share of the measured peak. */
+export function kernelRate(kernel: IKernel, what: 'bandwidth' | 'compute'): IRateCell {
+  return what === 'bandwidth'
+    ? { rate: formatRate(finite(kernel.achieved_gbps), 'GB/s'), share: formatShare(finite(kernel.bandwidth_share)) }
+    : { rate: formatRate(finite(kernel.achieved_tflops), 'TFLOP/s'), share: formatShare(finite(kernel.compute_share)) };
 }
 
 export interface IPage<T> {

@@ -4,7 +4,9 @@
  * bundle data (render/mime.py).  Field names are the Python ones; only what the frontend reads is
  * typed.  Every figure and sentence comes from the digest: the frontend formats and lays them out.
  * Fields newer than the oldest stored runs and saved notebooks are optional (the call breakdown,
- * verdict and payback of issue 13): an older run lacks them and shows nothing in their place.
+ * verdict and payback of issue 13; its guards, recompiles' failed guards and what was measured:
+ * device peaks, memory ratio, autotune choices, CUDA-graph skips and roofline): an older run lacks
+ * them and shows nothing in their place.
  */
 
 export const RUN_MIME_TYPE = 'application/vnd.compile-profile.run+json';
@@ -84,6 +86,12 @@ export interface IKernel {
   variant?: string;
   device_time_ms?: number | null;
   share?: number | null;
+  /** roofline (engine/roofline.py): achieved bandwidth and its share of the measured peak; null when not known */
+  achieved_gbps?: number | null;
+  bandwidth_share?: number | null;
+  /** achieved compute and its share of the measured low-precision matmul peak; null when not known */
+  achieved_tflops?: number | null;
+  compute_share?: number | null;
 }
 
 export interface ICacheStats {
@@ -249,9 +257,93 @@ export interface ILineTimes {
   unattributed_ms: Record<string, number | null>;
 }
 
+/** The guards on one value of one kind (digest/guards.py GuardGroup). */
+export interface IGuardGroup {
+  kind: string;
+  /** the value checked, as Dynamo names it: "G['x']", "L['self'].weight" */
+  source: string;
+  /** the cell line the value comes from; null when none */
+  line: number | null;
+  count: number;
+  /** the checks themselves, as Dynamo prints them */
+  codes: string[];
+}
+
+/** One Dynamo graph's guards (digest/guards.py GraphGuards, with kinds_text). */
+export interface IGraphGuards {
+  graph_id: string;
+  variant: string;
+  compile_id: string;
+  total: number;
+  /** kind -> count, in the digest's order */
+  by_kind: Record<string, number>;
+  /** "12 tensor, 3 shape, 4 global state" */
+  kinds_text: string;
+  groups: IGuardGroup[];
+}
+
+/** A recompile as the digest words it: which guard failed on which value at which cell line. */
+export interface IRecompileRow {
+  variant: string;
+  reason: string;
+  during_timing: boolean;
+  source: string;
+  line: number | null;
+  /** "the guard on G['x'] (cell line 1) failed"; "" when unknown */
+  failed_guard: string;
+}
+
+/** One max-autotune choice: the op, its shape, what won and how long tuning took (digest "measured"). */
+export interface IAutotuneRow {
+  variant: string;
+  op: string;
+  shape: string;
+  choices: number;
+  best: string;
+  best_ms: number | null;
+  best_triton: string | null;
+  best_triton_ms: number | null;
+  autotune_s: number | null;
+  /** the digest's sentence for this choice */
+  text: string;
+}
+
+/** Why CUDA graphs were skipped in one variant. */
+export interface ICudagraphSkip {
+  variant: string;
+  reasons: string[];
+}
+
+/** One kernel against the roofline: achieved bandwidth and compute, their shares of the peaks. */
+export interface IRooflineRow {
+  kernel_id: string;
+  name: string;
+  variant: string;
+  achieved_gbps: number | null;
+  bandwidth_share: number | null;
+  achieved_tflops: number | null;
+  compute_share: number | null;
+  /** the digest's sentence for this kernel */
+  text: string;
+}
+
+/** What was measured beside the timing (issue 13 §4): the digest's figures and sentences. */
+export interface IMeasured {
+  device_peaks: { text: string; method: string } | null;
+  memory_ratio: { value: number; text: string } | null;
+  autotune: IAutotuneRow[];
+  cudagraph_skips: ICudagraphSkip[];
+  roofline: IRooflineRow[];
+}
+
 /** One run's digest as the server sends it with the run: digest/summary.py run_digest(). */
 export interface IRunDigest extends IRunSummary {
   lines?: ILineTimes;
+  /** per Dynamo graph with guards; absent in older runs */
+  guards?: IGraphGuards[];
+  /** each recompile with its failed guard; absent in older runs */
+  recompiles?: IRecompileRow[];
+  measured?: IMeasured;
 }
 
 /** A run as the comparison names it (digest/compare.py RunRef). */

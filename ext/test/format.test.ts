@@ -2,7 +2,9 @@ import {
   formatAge,
   formatBytes,
   formatMs,
+  formatRate,
   formatS,
+  formatShare,
   formatSpeedup,
   speedupTone,
   threeSig
@@ -67,6 +69,30 @@ describe('formatSpeedup and formatBytes', () => {
     expect(formatBytes(25_165_824)).toBe('24.0 MiB');
     expect(formatBytes(3 * 1024 ** 4)).toBe('3072.0 GiB');
     expect(formatBytes(null)).toBe('not measured');
+  });
+});
+
+describe('formatRate and formatShare', () => {
+  it('gives a rate three significant digits and no exponent', () => {
+    expect(formatRate(2810.6, 'GB/s')).toBe('2811 GB/s');
+    expect(formatRate(812.34, 'GB/s')).toBe('812 GB/s');
+    expect(formatRate(81.25, 'TFLOP/s')).toBe('81.2 TFLOP/s'); // ties to even, as Python's .3g
+    expect(formatRate(0.5123, 'GB/s')).toBe('0.512 GB/s');
+    expect(formatRate(0, 'GB/s')).toBe('0 GB/s');
+  });
+
+  it('words a share as a whole percent', () => {
+    expect(formatShare(0.84)).toBe('84%');
+    expect(formatShare(0.036)).toBe('4%');
+    expect(formatShare(1)).toBe('100%');
+  });
+
+  it('writes "—" for what was not measured', () => {
+    expect(formatRate(null, 'GB/s')).toBe('—');
+    expect(formatRate(undefined, 'TFLOP/s')).toBe('—');
+    expect(formatRate(Number.NaN, 'GB/s')).toBe('—');
+    expect(formatShare(null)).toBe('—');
+    expect(formatShare(undefined)).toBe('—');
   });
 });
 

@@ -1,4 +1,4 @@
-import { filterKernels, highlightLanguage, nextSort, pageOf, sortKernels } from '../src/kernels';
+import { filterKernels, highlightLanguage, kernelRate, nextSort, pageOf, sortKernels } from '../src/kernels';
 import { kernel } from './fixtures';
 
 const kernels = [
@@ -34,6 +34,43 @@ describe('sortKernels', () => {
     expect(nextSort({ key: 'name', direction: 'asc' }, 'name')).toEqual({ key: 'name', direction: 'desc' });
     expect(nextSort({ key: 'name', direction: 'asc' }, 'device_time_ms')).toEqual({ key: 'device_time_ms', direction: 'desc' });
     expect(nextSort({ key: 'device_time_ms', direction: 'desc' }, 'lines')).toEqual({ key: 'lines', direction: 'asc' });
+  });
+});
+
+describe('roofline columns', () => {
+  const rated = [
+    kernel('k_slow', { achieved_gbps: 120.4, bandwidth_share: 0.036, achieved_tflops: 2.5, compute_share: 0.0033 }),
+    kernel('k_none', { achieved_gbps: null, bandwidth_share: null }),
+    kernel('k_fast', { achieved_gbps: 2810.6, bandwidth_share: 0.84, achieved_tflops: null, compute_share: null }),
+    kernel('k_old') // a run older than the roofline
+  ];
+
+  it('sorts by achieved GB/s and TFLOP/s, unmeasured last in either direction', () => {
+    const by = (key: 'achieved_gbps' | 'achieved_tflops', direction: 'asc' | 'desc') =>
+      sortKernels(rated, { key, direction }).map(k => k.name);
+    expect(by('achieved_gbps', 'desc')).toEqual(['k_fast', 'k_slow', 'k_none', 'k_old']);
+    expect(by('achieved_gbps', 'asc')).toEqual(['k_slow', 'k_fast', 'k_none', 'k_old']);
+    expect(by('achieved_tflops', 'desc')).toEqual(['k_slow', 'k_fast', 'k_none', 'k_old']);
+  });
+
+  it('starts the rate columns descending', () => {
+    expect(nextSort({ key: 'name', direction: 'asc' }, 'achieved_gbps')).toEqual({ key: 'achieved_gbps', direction: 'desc' });
+    expect(nextSort({ key: 'achieved_gbps', direction: 'desc' }, 'achieved_tflops')).toEqual({
+      key: 'achieved_tflops',
+      direction: 'desc'
+    });
+    expect(nextSort({ key: 'achieved_tflops', direction: 'desc' }, 'achieved_tflops')).toEqual({
+      key: 'achieved_tflops',
+      direction: 'asc'
+    });
+  });
+
+  it('words a rate and its share of the peak, "—" when not measured', () => {
+    expect(kernelRate(rated[0], 'bandwidth')).toEqual({ rate: '120 GB/s', share: '4%' });
+    expect(kernelRate(rated[0], 'compute')).toEqual({ rate: '2.5 TFLOP/s', share: '0%' });
+    expect(kernelRate(rated[2], 'bandwidth')).toEqual({ rate: '2811 GB/s', share: '84%' });
+    expect(kernelRate(rated[2], 'compute')).toEqual({ rate: '—', share: '—' });
+    expect(kernelRate(rated[3], 'bandwidth')).toEqual({ rate: '—', share: '—' });
   });
 });
 

@@ -1,0 +1,115 @@
+/**
+ * "Show what is measured" (issue 13 §4): the digest's device peaks and memory ratio sentences (the
+ * Overview), max-autotune's choices and the CUDA-graph skip reasons (the Compile tab) and each
+ * kernel's roofline sentence (the Kernels tab), all from the summary's `measured` key
+ * (digest/summary.py run_digest).  Pure: the digest derives every figure and sentence, this module
+ * picks them out and formats the autotune table's times with formatMs / formatS (format.ts mirrors
+ * Python's format_ms).  Runs older than `measured` yield no text and no rows.
+ */
+
+import { formatMs, formatS } from './format';
+import { IRunDigest } from './types';
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function nonEmpty(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() ? value : null;
+}
+
+function asNumber(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+function records(value: unknown): Record<string, unknown>[] {
+  return Array.isArray(value) ? value.filter(isRecord) : [];
+}
+
+function measured(summary: Partial<IRunDigest> | null | undefined): Record<string, unknown> {
+  const m: unknown = summary?.measured;
+  return isRecord(m) ? m : {};
+}
+
+/** The device's peaks in the digest's words and how they were measured; null when not measured. */
+export function devicePeaks(
+  summary: Partial<IRunDigest> | null | undefined
+): { text: string; method: string } | null {
+  const peaks = measured(summary).device_peaks;
+  const text = isRecord(peaks) ? nonEmpty(peaks.text) : null;
+  return text && isRecord(peaks) ? { text, method: nonEmpty(peaks.method) ?? '' } : null;
+}
+
+/** The memory ratio (compiled peak memory against eager's) in the digest's words; null when none. */
+export function memoryRatioText(summary: Partial<IRunDigest> | null | undefined): string | null {
+  const ratio = measured(summary).memory_ratio;
+  return isRecord(ratio) ? nonEmpty(ratio.text) : null;
+}
+
+/** A column of the autotune table: its key (the cell's data-field) and heading. */
+export interface IAutotuneColumn {
+  key: 'op' | 'shape' | 'picked' | 'best_ms' | 'best_triton' | 'best_triton_ms' | 'choices' | 'tune';
+  label: string;
+}
+
+export const AUTOTUNE_COLUMNS: readonly IAutotuneColumn[] = [
+  { key: 'op', label: 'op' },
+  { key: 'shape', label: 'shape' },
+  { key: 'picked', label: 'picked' },
+  { key: 'best_ms', label: 'time' },
+  { key: 'best_triton', label: 'best Triton' },
+  { key: 'best_triton_ms', label: 'Triton time' },
+  { key: 'choices', label: 'choices' },
+  { key: 'tune', label: 'tuning' }
+];
+
+export interface IAutotuneTableRow {
+  variant: string;
+  /** the digest's sentence for this choice */
+  text: string;
+  /** column key -> the cell's text ("—" for a missing figure) */
+  cells: Record<IAutotuneColumn['key'], string>;
+}
+
+/** One row per autotuned op, in the digest's order; none for older runs. */
+export function autotuneRows(summary: Partial<IRunDigest> | null | undefined): IAutotuneTableRow[] {
+  return records(measured(summary).autotune).map(r => {
+    const choices = asNumber(r.choices);
+    return {
+      variant: nonEmpty(r.variant) ?? '',
+      text: nonEmpty(r.text) ?? '',
+      cells: {
+        op: nonEmpty(r.op) ?? '—',
+        shape: nonEmpty(r.shape) ?? '—',
+        picked: nonEmpty(r.best) ?? '—',
+        best_ms: formatMs(asNumber(r.best_ms)),
+        best_triton: nonEmpty(r.best_triton) ?? '—',
+        best_triton_ms: formatMs(asNumber(r.best_triton_ms)),
+        choices: choices === null ? '—' : String(choices),
+        tune: formatS(asNumber(r.autotune_s))
+      }
+    };
+  });
+}
+
+/** Why CUDA graphs were skipped, per variant with a reason; none for older runs. */
+export function cudagraphSkips(
+  summary: Partial<IRunDigest> | null | undefined
+): { variant: string; reasons: string[] }[] {
+  return records(measured(summary).cudagraph_skips)
+    .map(s => ({
+      variant: nonEmpty(s.variant) ?? '',
+      reasons: Array.isArray(s.reasons) ? s.reasons.filter((r): r is string => nonEmpty(r) !== null) : []
+    }))
+    .filter(s => s.reasons.length > 0);
+}
+
+/** Each kernel's roofline sentence, in the digest's order; none for older runs. */
+export function rooflineTexts(
+  summary: Partial<IRunDigest> | null | undefined
+): { kernelId: string; variant: string; text: string }[] {
+  return records(measured(summary).roofline).flatMap(r => {
+    const text = nonEmpty(r.text);
+    return text ? [{ kernelId: nonEmpty(r.kernel_id) ?? '', variant: nonEmpty(r.variant) ?? '', text }] : [];
+  });
+}
