@@ -5,32 +5,38 @@
  */
 
 /**
- * `x` to three significant digits as a mantissa "d.dd" and its exponent, rounded as Python rounds:
- * an exact tie goes to the even digit (312.5 is "3.12e2"), where JavaScript's toExponential rounds it
- * up (313).  Below 1e-20 or so a double's exact expansion runs past 100 digits and is no tie.
+ * `x` to `n` significant digits as a mantissa "d.dd" and its exponent, rounded as Python rounds: an
+ * exact tie goes to the even digit (312.5 is "3.12e2" to three digits), where JavaScript's
+ * toExponential rounds it up (313).  Below 1e-20 or so a double's exact expansion runs past 100
+ * digits and is no tie.
  */
-function threeDigits(x: number): [string, number] {
-  const [mantissa, exp] = x.toExponential(2).split('e');
+function sigDigits(x: number, n: number): [string, number] {
+  const [mantissa, exp] = x.toExponential(n - 1).split('e');
   const [exact, exactExp] = x.toExponential(99).split('e');
   const digits = exact.replace('-', '').replace('.', '');
-  if (digits[3] === '5' && /^0*$/.test(digits.slice(4)) && Number(digits[2]) % 2 === 0) {
-    return [exact.slice(0, exact.indexOf('.') + 3), Number(exactExp)];
+  if (digits[n] === '5' && /^0*$/.test(digits.slice(n + 1)) && Number(digits[n - 1]) % 2 === 0) {
+    return [exact.slice(0, n === 1 ? exact.indexOf('.') : exact.indexOf('.') + n), Number(exactExp)];
   }
   return [mantissa, Number(exp)];
 }
 
-/** Python's `f"{x:.3g}"`: three significant digits, trailing zeros dropped, ties to even. */
-export function threeSig(x: number): string {
+/** Python's `f"{x:.{n}g}"`: `n` significant digits, trailing zeros dropped, ties to even. */
+function generalFormat(x: number, n: number): string {
   if (x === 0) {
     return '0';
   }
-  // Like .3g, decide on the exponent after rounding to three digits (999.5 becomes 1e+03).
-  const [mantissa, exponent] = threeDigits(x);
-  if (exponent < -4 || exponent >= 3) {
-    const m = mantissa.replace(/\.?0+$/, '');
+  // Like .Ng, decide on the exponent after rounding to N digits (999.5 becomes 1e+03 at three).
+  const [mantissa, exponent] = sigDigits(x, n);
+  if (exponent < -4 || exponent >= n) {
+    const m = mantissa.includes('.') ? mantissa.replace(/\.?0+$/, '') : mantissa;
     return `${m}e${exponent < 0 ? '-' : '+'}${String(Math.abs(exponent)).padStart(2, '0')}`;
   }
   return String(Number(`${mantissa}e${exponent}`));
+}
+
+/** Python's `f"{x:.3g}"`: three significant digits, trailing zeros dropped, ties to even. */
+export function threeSig(x: number): string {
+  return generalFormat(x, 3);
 }
 
 export function formatMs(ms: number | null | undefined): string {
@@ -63,23 +69,38 @@ export function formatSpeedup(x: number | null | undefined): string {
   return x < 10 ? `${x.toFixed(2)}×` : `${x.toFixed(1)}×`;
 }
 
-/**
- * A rate with its unit, three significant digits and no exponent: "2810 GB/s", "81.2 TFLOP/s",
- * "0.512 GB/s" (a thousand or more is rounded to a whole number); "—" when not measured.
- */
-export function formatRate(x: number | null | undefined, unit: string): string {
-  if (x === null || x === undefined || !Number.isFinite(x)) {
-    return '—';
-  }
-  return `${Math.abs(x) >= 1000 ? Math.round(x) : threeSig(x)} ${unit}`;
+function measuredNumber(x: number | null | undefined): x is number {
+  return x !== null && x !== undefined && Number.isFinite(x);
 }
 
-/** A share of a whole as Python's `f"{x:.0%}"` words it ("84%"); "—" when not measured. */
-export function formatShare(share: number | null | undefined): string {
-  if (share === null || share === undefined || !Number.isFinite(share)) {
+/** Python's `f"{x:.0f}"` for x >= 0: the nearest whole number, an exact tie to the even one. */
+function wholeNumber(x: number): string {
+  return x % 1 === 0.5 ? String(Math.floor(x) % 2 === 0 ? Math.floor(x) : Math.ceil(x)) : x.toFixed(0);
+}
+
+/** A bandwidth as Python's format_gbps words it: "2.81 TB/s" from 1000 GB/s up, else "612 GB/s". */
+export function formatGbps(gbps: number | null | undefined): string {
+  if (!measuredNumber(gbps)) {
     return '—';
   }
-  return `${Math.round(share * 100)}%`;
+  return gbps >= 1000 ? `${threeSig(gbps / 1000)} TB/s` : `${threeSig(gbps)} GB/s`;
+}
+
+/** A compute rate as Python's format_tflops words it: "612 TFLOP/s", below 1 TFLOP/s in GFLOP/s. */
+export function formatTflops(tflops: number | null | undefined): string {
+  if (!measuredNumber(tflops)) {
+    return '—';
+  }
+  return tflops >= 1 ? `${threeSig(tflops)} TFLOP/s` : `${threeSig(tflops * 1000)} GFLOP/s`;
+}
+
+/** A share of a ceiling as Python's format_share words it: "46%"; below 1 % one significant figure, "0.4%". */
+export function formatShare(share: number | null | undefined): string {
+  if (!measuredNumber(share)) {
+    return '—';
+  }
+  const percent = share * 100;
+  return percent >= 1 || percent === 0 ? `${wholeNumber(percent)}%` : `${generalFormat(percent, 1)}%`;
 }
 
 export function formatBytes(n: number | null | undefined): string {

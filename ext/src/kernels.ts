@@ -4,7 +4,7 @@
  * language uses.
  */
 
-import { formatRate, formatShare } from './format';
+import { formatGbps, formatShare, formatTflops } from './format';
 import { IKernel, KernelLanguage } from './types';
 
 export type KernelSortKey =
@@ -83,11 +83,11 @@ export interface IRateCell {
   share: string;
 }
 
-/** A kernel's achieved bandwidth (GB/s) or compute (TFLOP/s) and its share of the measured peak. */
+/** A kernel's achieved bandwidth or compute and its share of the measured peak, as Python's format_gbps, format_tflops and format_share word them. */
 export function kernelRate(kernel: IKernel, what: 'bandwidth' | 'compute'): IRateCell {
   return what === 'bandwidth'
-    ? { rate: formatRate(finite(kernel.achieved_gbps), 'GB/s'), share: formatShare(finite(kernel.bandwidth_share)) }
-    : { rate: formatRate(finite(kernel.achieved_tflops), 'TFLOP/s'), share: formatShare(finite(kernel.compute_share)) };
+    ? { rate: formatGbps(finite(kernel.achieved_gbps)), share: formatShare(finite(kernel.bandwidth_share)) }
+    : { rate: formatTflops(finite(kernel.achieved_tflops)), share: formatShare(finite(kernel.compute_share)) };
 }
 
 export interface IPage<T> {

@@ -2,10 +2,11 @@ import {
   formatAge,
   formatBytes,
   formatMs,
-  formatRate,
+  formatGbps,
   formatS,
   formatShare,
   formatSpeedup,
+  formatTflops,
   speedupTone,
   threeSig
 } from '../src/format';
@@ -72,25 +73,52 @@ describe('formatSpeedup and formatBytes', () => {
   });
 });
 
-describe('formatRate and formatShare', () => {
-  it('gives a rate three significant digits and no exponent', () => {
-    expect(formatRate(2810.6, 'GB/s')).toBe('2811 GB/s');
-    expect(formatRate(812.34, 'GB/s')).toBe('812 GB/s');
-    expect(formatRate(81.25, 'TFLOP/s')).toBe('81.2 TFLOP/s'); // ties to even, as Python's .3g
-    expect(formatRate(0.5123, 'GB/s')).toBe('0.512 GB/s');
-    expect(formatRate(0, 'GB/s')).toBe('0 GB/s');
+describe('formatGbps, formatTflops and formatShare mirror digest/format.py', () => {
+  // Each pair as Python's format_gbps, format_tflops and format_share word it.
+  it.each([
+    [2810.6, '2.81 TB/s'],
+    [999.6, '1e+03 GB/s'],
+    [999.4, '999 GB/s'],
+    [812.34, '812 GB/s'],
+    [0.5123, '0.512 GB/s'],
+    [0, '0 GB/s'],
+    [1000, '1 TB/s'],
+    [123456, '123 TB/s']
+  ])('bandwidth %p is %p', (gbps, text) => {
+    expect(formatGbps(gbps)).toBe(text);
   });
 
-  it('words a share as a whole percent', () => {
-    expect(formatShare(0.84)).toBe('84%');
-    expect(formatShare(0.036)).toBe('4%');
-    expect(formatShare(1)).toBe('100%');
+  it.each([
+    [612.4, '612 TFLOP/s'],
+    [1.0, '1 TFLOP/s'],
+    [0.5123, '512 GFLOP/s'],
+    [0.00049, '0.49 GFLOP/s'],
+    [1500.5, '1.5e+03 TFLOP/s'],
+    [0, '0 GFLOP/s']
+  ])('compute %p is %p', (tflops, text) => {
+    expect(formatTflops(tflops)).toBe(text);
+  });
+
+  it.each([
+    [0.84, '84%'],
+    [0.025, '2%'], // 2.5 %: a tie, to the even digit
+    [0.015, '2%'],
+    [0.004, '0.4%'],
+    [0.0036, '0.4%'],
+    [0.0095, '0.9%'], // 0.95 is a little below .95 as a double
+    [0.00005, '0.005%'],
+    [0.0000001, '1e-05%'],
+    [0, '0%'],
+    [1, '100%'],
+    [0.99999, '100%']
+  ])('share %p is %p', (share, text) => {
+    expect(formatShare(share)).toBe(text);
   });
 
   it('writes "—" for what was not measured', () => {
-    expect(formatRate(null, 'GB/s')).toBe('—');
-    expect(formatRate(undefined, 'TFLOP/s')).toBe('—');
-    expect(formatRate(Number.NaN, 'GB/s')).toBe('—');
+    expect(formatGbps(null)).toBe('—');
+    expect(formatTflops(undefined)).toBe('—');
+    expect(formatGbps(Number.NaN)).toBe('—');
     expect(formatShare(null)).toBe('—');
     expect(formatShare(undefined)).toBe('—');
   });

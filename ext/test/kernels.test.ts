@@ -67,8 +67,8 @@ describe('roofline columns', () => {
 
   it('words a rate and its share of the peak, "—" when not measured', () => {
     expect(kernelRate(rated[0], 'bandwidth')).toEqual({ rate: '120 GB/s', share: '4%' });
-    expect(kernelRate(rated[0], 'compute')).toEqual({ rate: '2.5 TFLOP/s', share: '0%' });
-    expect(kernelRate(rated[2], 'bandwidth')).toEqual({ rate: '2811 GB/s', share: '84%' });
+    expect(kernelRate(rated[0], 'compute')).toEqual({ rate: '2.5 TFLOP/s', share: '0.3%' });
+    expect(kernelRate(rated[2], 'bandwidth')).toEqual({ rate: '2.81 TB/s', share: '84%' });
     expect(kernelRate(rated[2], 'compute')).toEqual({ rate: '—', share: '—' });
     expect(kernelRate(rated[3], 'bandwidth')).toEqual({ rate: '—', share: '—' });
   });
