@@ -10,14 +10,17 @@ from __future__ import annotations
 import random
 
 from compile_profile.profile_run import (
+    AutotuneResult,
     CacheStats,
     CallBreakdown,
     Correctness,
     Device,
+    DevicePeaks,
     EagerLineTime,
     ErrorInfo,
     Graph,
     GraphBreak,
+    Guard,
     Kernel,
     KernelProfile,
     ProfileRun,
@@ -120,6 +123,57 @@ def _profile(method: str, library: float, generated: float, aten: float, copy: f
                          method=method, breakdown=b, eager_lines=list(lines or []))
 
 
+# The ceilings the engine measured on an H200 (engine/roofline.py's method, in form).
+H200_PEAKS = DevicePeaks(
+    copy_gbps=4100.0, bf16_matmul_tflops=790.0, vendor_gbps=4800.0, vendor_bf16_tflops=989.0,
+    method=("measured this session on NVIDIA H200: device-to-device copy of 1.00 GiB (read + write), best of 20; "
+            "bf16 torch.mm on random data, best of 10 for each of 8192x8192x8192 (best: 8192x8192x8192); "
+            "vendor figures from datasheets (dense, no sparsity)"),
+)
+
+
+def _rates(kernels: list[Kernel], peaks: DevicePeaks, moved: dict[str, int], flops: dict[str, int],
+           low_precision: bool = False) -> list[Kernel]:
+    """Each kernel's bytes and FLOPs per call, its achieved rates over its device time and their shares of
+    ``peaks``, as engine/roofline.py fills them (a compute share only for bf16/fp16 operands); keyed by
+    the kernel's name without Inductor's trailing counter."""
+    for k in kernels:
+        key = k.name.rstrip("0123456789").rstrip("_")
+        if key not in moved or not k.device_time_ms:
+            continue
+        seconds = k.device_time_ms / 1e3
+        k.bytes, k.bytes_source = moved[key], "inductor"
+        k.achieved_gbps = k.bytes / seconds / 1e9
+        if 0 < k.achieved_gbps <= peaks.copy_gbps:
+            k.bandwidth_share = k.achieved_gbps / peaks.copy_gbps
+        if key in flops:
+            k.flops = flops[key]
+            k.achieved_tflops = k.flops / seconds / 1e12
+            if low_precision:
+                k.compute_share = k.achieved_tflops / peaks.bf16_matmul_tflops
+    return kernels
+
+
+def _guards(x: str, w: str, x_line: int, w_line: int, size: int) -> list[Guard]:
+    """What Dynamo guards a graph of ``x @ w`` on, in form as torch 2.13 prints it (C++ guard manager leaves)."""
+    def tensor(src: str) -> str:
+        return (f"check_tensor({src}, Tensor, DispatchKeySet(CUDA, BackendSelect, ADInplaceOrView, AutogradCUDA), "
+                f"torch.float32, device=0, requires_grad=False, size=[{size}, {size}], stride=[{size}, 1])")
+    return [
+        Guard(code="___check_global_state()", kind="global state"),
+        Guard(code="___check_torch_function_mode_stack()", kind="global state"),
+        Guard(code=tensor(x), kind="tensor", source=x, line=x_line),
+        Guard(code=f"hasattr({x}, '_dynamo_dynamic_indices') == False", kind="dynamic-shape marks", source=x,
+              line=x_line),
+        Guard(code=tensor(w), kind="tensor", source=w, line=w_line),
+        Guard(code=f"hasattr({w}, '_dynamo_dynamic_indices') == False", kind="dynamic-shape marks", source=w,
+              line=w_line),
+        Guard(code=f"check_no_aliasing({x}, {w})", kind="aliasing", source=x, line=x_line),
+        Guard(code="___check_obj_id(G['torch'], 139872113449344)", kind="identity", source="G['torch']"),
+        Guard(code="___check_obj_id(G['torch'].relu, 139872025431152)", kind="identity", source="G['torch'].relu"),
+    ]
+
+
 def without_breakdown(run: ProfileRun) -> ProfileRun:
     """``run`` as a profile from before the call breakdown: no breakdown, no eager line times."""
     for v in run.variants:
@@ -163,6 +217,10 @@ def cuda_run() -> ProfileRun:
         recompiled_during_timing=True,
         torch_compile_call='torch.compile(fn, mode="max-autotune")',
         kernel_profile=_profile("cupti", library=0.96875, generated=0.40625, aten=0.078125, copy=0.0078125),
+        # as mode_events.autotune_result reads an mm_template_autotuning span: cuBLAS beat the Triton configs
+        autotune=[AutotuneResult(op="mm", shape="[[1024, 1024], [1024, 1024]]", dtypes="[torch.float32, torch.float32]",
+                                 choices=18, triton_choices=17, best="mm", best_description="extern_mm", best_ms=0.41,
+                                 best_triton="triton_mm_4", best_triton_ms=0.45, autotune_s=12.3, compile_id="0/0")],
     )
     kernels = [
         Kernel(
@@ -209,9 +267,14 @@ def cuda_run() -> ProfileRun:
         variants=[eager, default, autotune],
         speedup=Speedup(value=2.71, low=2.60, high=2.83, variant="inductor/max-autotune"),
         graphs=[
-            Graph(id="g0", kind="dynamo", code=GRAPH_CODE, variant="inductor/default", compile_id="0/0", lines=[2, 3, 4]),
+            Graph(id="g0", kind="dynamo", code=GRAPH_CODE, variant="inductor/default", compile_id="0/0", lines=[2, 3, 4],
+                  guards=_guards("L['x']", "L['w']", 2, 3, 1024)),
             Graph(id="g1", kind="dynamo", code="def forward(self, L_y_):\n    return ((L_y_ * 2).softmax(-1),)\n",
-                  variant="inductor/default", compile_id="1/0", lines=[6]),
+                  variant="inductor/default", compile_id="1/0", lines=[6],
+                  guards=[Guard(code="___check_global_state()", kind="global state"),
+                          Guard(code="check_tensor(L['y'], Tensor, DispatchKeySet(CUDA, BackendSelect, ADInplaceOrView, "
+                                     "AutogradCUDA), torch.float32, device=0, requires_grad=False, size=[1024, 1024], "
+                                     "stride=[1024, 1])", kind="tensor", source="L['y']", line=4)]),
             Graph(id="g0-post", kind="post_grad", code=GRAPH_CODE, variant="inductor/default", compile_id="0/0"),
         ],
         graph_breaks=[
@@ -229,9 +292,15 @@ def cuda_run() -> ProfileRun:
                 variant="inductor/max-autotune",
                 compile_id="0/1",
                 during_timing=True,
+                source="L['x']",
+                line=2,
             )
         ],
-        kernels=kernels,
+        kernels=_rates(kernels, H200_PEAKS, moved={"triton_poi_fused_add_relu": 8_388_608, "extern_kernels.mm": 12_582_912,
+                                                   "triton_per_fused__softmax_mul": 8_388_608},
+                       flops={"extern_kernels.mm": 2 * 1024 ** 3}),
+        device_peaks=H200_PEAKS,
+        memory_ratio=25_165_824 / 18_874_368,  # eager's peak over the speedup's variant's
         compile_phases={"dynamo": 1.2, "aot_autograd": 0.9, "inductor_codegen": 3.4, "triton_compile": 6.8},
         cache=CacheStats(fx_graph_hits=0, fx_graph_misses=2, state="cold"),
         correctness=Correctness(ok=True, max_abs_diff=1.9e-6, max_rel_diff=4.1e-7, compared=["y", "z"]),
@@ -323,6 +392,11 @@ def hostile_run() -> ProfileRun:
     run.graph_breaks[0].reason = f"builtin: print {HOSTILE}"
     run.graph_breaks[0].code_line = f"print('{HOSTILE}')"
     run.recompiles[0].reason = f"guard failed {HOSTILE}"
+    run.recompiles[0].source = f"L['{HOSTILE}']"
+    run.graphs[0].guards[2].code = f"check_tensor(L['x'], {HOSTILE})"
+    run.graphs[0].guards[2].source = f"L['{HOSTILE}']"
+    run.variants[2].autotune[0].best = f"triton_{HOSTILE}"
+    run.variants[2].cudagraph_skips = [f"skipping cudagraphs due to {HOSTILE}"]
     run.graphs[0].code = GRAPH_CODE + f"    # {HOSTILE}\n"
     run.kernels[0].name = f"triton_{HOSTILE}"
     run.kernels[0].source = TRITON_SOURCE + f"# {HOSTILE}\n"
@@ -331,6 +405,22 @@ def hostile_run() -> ProfileRun:
     run.correctness = Correctness(ok=False, max_abs_diff=0.5, mismatched=[HOSTILE], note=HOSTILE)
     run.notes = [f"note {HOSTILE}"]
     run.recommendation = Recommendation(variant="inductor/max-autotune", call=f"torch.compile({HOSTILE})", reason=HOSTILE)
+    return run
+
+
+def reduce_overhead_run() -> ProfileRun:
+    """``cuda_run`` with a reduce-overhead variant whose CUDA graphs Inductor skipped (a mutated input)."""
+    run = cuda_run()
+    run.id = "redovh000001"
+    run.variants.append(Variant(
+        name="inductor/reduce-overhead", backend="inductor", mode="reduce-overhead", timing=_timing(1.84, 0.1, 50, 9),
+        first_call_s=13.4, compile_s=12.8, peak_memory_bytes=16_777_216,
+        torch_compile_call='torch.compile(fn, mode="reduce-overhead")',
+        kernel_profile=_profile("cupti", library=1.05, generated=0.57, aten=0.078125, copy=0.0078125),
+        # as Inductor words it in compilation_metrics' cudagraph_skip_reason
+        cudagraph_skips=["skipping cudagraphs due to mutated inputs (1 instances). Found from : \n"
+                         "   File \"<compile-profile cell>\", line 4, in <cell>\n    y = torch.relu(x @ w) + 1"],
+    ))
     return run
 
 
@@ -362,6 +452,7 @@ ALL_RUNS = {
     "interrupted": interrupted_run,
     "hostile": hostile_run,
     "big": big_run,
+    "reduce_overhead": reduce_overhead_run,
 }
 
 
@@ -522,8 +613,14 @@ CONSISTENCY_EAGER_LINES = [
 ]
 
 
+# bytes each kernel moves per call: 16 MiB fp32 operands
+CONSISTENCY_BYTES = {"extern_kernels.mm": 3 * 16_777_216, "triton_poi_fused_add_relu": 2 * 16_777_216,
+                     "triton_per_fused__softmax_mul_sum": 2 * 16_777_216, "triton_poi_fused_clone": 2 * 16_777_216}
+
+
 def _consistency_run(run_id: str, label: str, created_at: str, eager_ms: float, default_ms: float, autotune_ms: float,
-                     default_times: dict[str, float], autotune_times: dict[str, float]) -> ProfileRun:
+                     default_times: dict[str, float], autotune_times: dict[str, float],
+                     autotune: AutotuneResult) -> ProfileRun:
     best, best_ms = min((("inductor/default", default_ms), ("inductor/max-autotune", autotune_ms)), key=lambda t: t[1])
     value = eager_ms / best_ms
     kernels = _consistency_kernels("inductor/default", default_times, 0) + _consistency_kernels("inductor/max-autotune", autotune_times, 3)
@@ -532,14 +629,23 @@ def _consistency_run(run_id: str, label: str, created_at: str, eager_ms: float, 
         id=run_id, created_at=created_at, label=label, cell_source=CONSISTENCY_CELL,
         device=Device(type="cuda", name="NVIDIA H200"), torch_version="2.13.0",
         variants=[
-            Variant(name="eager", timing=_steady_timing(eager_ms), kernel_profile=eager_profile),
+            Variant(name="eager", timing=_steady_timing(eager_ms), kernel_profile=eager_profile,
+                    peak_memory_bytes=83_886_080),
             Variant(name="inductor/default", backend="inductor", mode="default", timing=_steady_timing(default_ms),
-                    compile_s=3.2, cache_state="cold"),
+                    compile_s=3.2, cache_state="cold", peak_memory_bytes=50_331_648),
             Variant(name="inductor/max-autotune", backend="inductor", mode="max-autotune", timing=_steady_timing(autotune_ms),
-                    compile_s=21.7, cache_state="cold"),
+                    compile_s=21.7, cache_state="cold", peak_memory_bytes=50_331_648, autotune=[autotune]),
         ],
         speedup=Speedup(value=value, low=value * 0.97, high=value * 1.03, variant=best),
-        kernels=kernels,
+        graphs=[Graph(id=f"g-{v}", kind="dynamo", code="", variant=v, compile_id="0/0", lines=[2, 3, 4, 5],
+                      guards=_guards("G['x']", "G['x']", 2, 2, 2048)[:4] + _guards("G['x']", "G['x']", 2, 2, 2048)[7:])
+                for v in ("inductor/default", "inductor/max-autotune")],
+        # the cell ran again with x of another size: the guard on its shape failed (engine/guards.py's source)
+        recompiles=[Recompile(reason="tensor 'G['x']' size mismatch at index 0. expected 2048, actual 4096",
+                              variant="inductor/default", compile_id="0/1", source="G['x']", line=2)],
+        kernels=_rates(kernels, H200_PEAKS, moved=CONSISTENCY_BYTES, flops={"extern_kernels.mm": 2 * 2048 ** 3}),
+        device_peaks=H200_PEAKS,
+        memory_ratio=83_886_080 / 50_331_648,
     )
 
 
@@ -562,6 +668,9 @@ def slower_and_faster_runs() -> list[ProfileRun]:
                        "triton_per_fused__softmax_mul_sum": 0.9, "triton_poi_fused_clone": 0.05},
         autotune_times={"extern_kernels.mm": 2.2, "triton_poi_fused_add_relu": 0.3125,
                         "triton_per_fused__softmax_mul_sum": 1.37, "triton_poi_fused_clone": 0.0625},
+        autotune=AutotuneResult(op="mm", shape="[[2048, 2048], [2048, 2048]]", dtypes="[torch.float32, torch.float32]",
+                                choices=20, triton_choices=19, best="mm", best_description="extern_mm", best_ms=2.19,
+                                best_triton="triton_mm_3", best_triton_ms=2.46, autotune_s=14.6, compile_id="0/0"),
     )
     fast = _consistency_run(
         FAST_RUN_ID, "consistency fast", "2026-11-30T09:10:00+00:00", eager_ms=4.0, default_ms=3.2, autotune_ms=2.9,
@@ -569,6 +678,9 @@ def slower_and_faster_runs() -> list[ProfileRun]:
                        "triton_per_fused__softmax_mul_sum": 0.0173, "triton_poi_fused_clone": 0.0123},
         autotune_times={"extern_kernels.mm": 1.7, "triton_poi_fused_add_relu": 0.333,
                         "triton_per_fused__softmax_mul_sum": 0.6666, "triton_poi_fused_clone": 0.011},
+        autotune=AutotuneResult(op="mm", shape="[[2048, 2048], [2048, 2048]]", dtypes="[torch.float32, torch.float32]",
+                                choices=20, triton_choices=19, best="mm", best_description="extern_mm", best_ms=1.69,
+                                best_triton="triton_mm_5", best_triton_ms=1.83, autotune_s=13.9, compile_id="0/0"),
     )
     fast.kernels.append(Kernel(name="triton_poi_fused_cat_9", language="triton", source="# cat", graph_id="g",
                                aten_ops=["aten.cat"], lines=[2], variant="inductor/default",

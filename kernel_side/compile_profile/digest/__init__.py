@@ -10,7 +10,9 @@ card, the text, the report, the widget, the CLI and the panel cannot disagree.
 Modules: ``format`` (numbers in words), ``facts`` (break groups, correctness, kept tensors, drift,
 kernel counts), ``lines`` (time per cell line, eager's too), ``breakdown`` (where a call's time goes per
 variant: library, generated, ATen, copies, outside kernels; the verdict sentence on why compiled is
-faster or slower), ``payback`` (after how many calls compiling pays for itself), ``summary`` (headline, warnings, ``summarize`` for
+faster or slower), ``payback`` (after how many calls compiling pays for itself), ``guards`` (each Dynamo graph's guards by kind
+and value, a recompile's failed guard), ``measured`` (device peaks, memory ratio, max-autotune's choices,
+CUDA-graph skips, each kernel's roofline figures), ``summary`` (headline, warnings, ``summarize`` for
 lists and the card, ``run_digest`` for one run's detail), ``compare`` (two runs).  Nothing here
 imports a renderer, IPython, plotly or torch.
 """

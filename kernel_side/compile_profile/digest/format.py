@@ -62,3 +62,25 @@ def one_line(text: str, limit: int = 160) -> str:
     if len(first) > limit:
         first, more = first[: limit - 1].rstrip(), True
     return first + ("…" if more else "")
+
+
+def format_gbps(gbps: float | None) -> str:
+    """A bandwidth: ``1.9 TB/s`` from 1000 GB/s up, else ``612 GB/s``."""
+    if gbps is None:
+        return "—"
+    return f"{gbps / 1000:.3g} TB/s" if gbps >= 1000 else f"{gbps:.3g} GB/s"
+
+
+def format_tflops(tflops: float | None) -> str:
+    """A compute rate: ``612 TFLOP/s``, below 1 TFLOP/s in GFLOP/s."""
+    if tflops is None:
+        return "—"
+    return f"{tflops:.3g} TFLOP/s" if tflops >= 1 else f"{tflops * 1000:.3g} GFLOP/s"
+
+
+def format_share(share: float | None) -> str:
+    """A share of a ceiling: ``46%``; below 1 % with one significant figure, ``0.4%``."""
+    if share is None:
+        return "—"
+    percent = share * 100
+    return f"{percent:.0f}%" if percent >= 1 or percent == 0 else f"{percent:.1g}%"

@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from ..profile_run import Graph, ProfileRun, Recompile
+from .format import one_line
 
 # The order kinds are listed in: what a user changes most often first.
 KIND_ORDER = ["tensor", "shape", "dynamic-shape marks", "type", "identity", "length", "value", "attribute", "dict",
@@ -76,3 +77,38 @@ def failed_guard_text(r: Recompile) -> str:
         return ""
     where = f" (cell line {r.line})" if r.line is not None else ""
     return f"the guard on {r.source}{where} failed"
+
+
+def recompile_text(r: Recompile) -> str:
+    """``the guard on G['x'] (cell line 1) failed: tensor 'G['x']' size mismatch at index 0…``, or the reason alone."""
+    failed = failed_guard_text(r)
+    reason = one_line(r.reason)
+    return f"{failed}: {reason}" if failed else reason
+
+
+def graph_heading(gg: GraphGuards) -> str:
+    """``graph 0/0 (inductor/default): 23 guards: 12 tensor, 3 shape, 8 global state``."""
+    name = gg.compile_id or gg.graph_id
+    variant = f" ({gg.variant})" if gg.variant else ""
+    return f"graph {name}{variant}: {gg.total} guard{'' if gg.total == 1 else 's'}: {kinds_text(gg.by_kind)}"
+
+
+def group_text(group: GuardGroup) -> str:
+    """``3 tensor guards on G['x'] (cell line 1)``; ``2 global state guards`` for the ambient ones."""
+    what = f"{group.count} {group.kind} guard{'' if group.count == 1 else 's'}"
+    if group.source:
+        what += f" on {group.source}"
+    if group.line is not None:
+        what += f" (cell line {group.line})"
+    return what
+
+
+def guards_digest(run: ProfileRun) -> list[dict]:
+    """What the REST API serves per Dynamo graph: ``GraphGuards.as_dict()`` and its ``kinds_text``."""
+    return [{**gg.as_dict(), "kinds_text": kinds_text(gg.by_kind)} for gg in run_guards(run)]
+
+
+def recompiles_digest(run: ProfileRun) -> list[dict]:
+    """Each recompile with the guard that failed (``failed_guard``, "" when unknown)."""
+    return [{"variant": r.variant, "reason": r.reason, "during_timing": r.during_timing, "source": r.source,
+             "line": r.line, "failed_guard": failed_guard_text(r)} for r in run.recompiles]

@@ -15,11 +15,13 @@ from ..profile_run import ProfileRun, Speedup, Variant
 from .breakdown import OVERHEAD_BOUND, REDUCE_OVERHEAD, breakdown, clamp_warning, verdict
 from .facts import break_groups, break_summary, correctness_text, kept_tensor_warnings, speedup_drift
 from .format import format_bytes, format_ms, format_s, format_speedup
+from .guards import failed_guard_text, guards_digest, recompiles_digest
 from .lines import line_times
+from .measured import cudagraph_warnings, measured
 from .payback import payback
 
 # Bumped whenever a field is added to, or a wording changes in, ``summarize``'s dict.
-DIGEST_VERSION = 4
+DIGEST_VERSION = 5
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 
@@ -94,10 +96,14 @@ def warnings(run: ProfileRun) -> list[str]:
         out.append(f"… and {rest} more graph break{'s' if rest != 1 else ''} elsewhere (see the panel)")
     if run.recompiles:
         timed = [r for r in run.recompiles if r.during_timing]
+        # the first recompile's failed guard says what to fix (mark the value dynamic, keep its shape)
+        failed = next((t for r in (timed or run.recompiles) if (t := failed_guard_text(r))), "")
         out.append(
             f"{len(run.recompiles)} recompile{'s' if len(run.recompiles) != 1 else ''}"
             + (f", {len(timed)} during timed runs" if timed else "")
+            + (f": {failed}" if failed else "")
         )
+    out.extend(cudagraph_warnings(run))
     if run.speedup is not None and run.speedup.includes_one:
         out.append("the speedup interval includes 1×: no measurable difference")
     out.extend(timing_warnings(run))
@@ -222,9 +228,11 @@ def summarize(run: ProfileRun) -> dict[str, Any]:
 
 
 def run_digest(run: ProfileRun) -> dict[str, Any]:
-    """``summarize`` plus what one run's detail shows (per-line times): what the REST API serves with a run.
+    """``summarize`` plus what one run's detail shows (per-line times, each Dynamo graph's guards, each
+    recompile's failed guard, what was measured beside the timings): what the REST API serves with a run.
 
     Kept apart from ``summarize``, which the store caches for every run in its list and the MIME bundle
     carries: a 24-layer training step's per-line rows name hundreds of kernels.
     """
-    return {**summarize(run), "lines": line_times(run).as_dict()}
+    return {**summarize(run), "lines": line_times(run).as_dict(), "guards": guards_digest(run),
+            "recompiles": recompiles_digest(run), "measured": measured(run)}

@@ -1,0 +1,144 @@
+"""digest.measured and the digest's guards: the words for what the engine measured beside the timings
+(device peaks, memory ratio, max-autotune's choices, CUDA-graph skips, each kernel's roofline figures) and
+for each Dynamo graph's guards and a recompile's failed guard; what the REST API serves for them; and
+every Python view (card, ``str(run)``, the cell's HTML, the report, the widget, the CLI) showing those words.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from render_fixtures import (HOSTILE, cpu_run, cuda_run, hostile_run, reduce_overhead_run,
+                             slower_and_faster_runs)
+
+from compile_profile.digest import run_digest, summarize, warnings
+from compile_profile.digest.format import format_gbps, format_share, format_tflops
+from compile_profile.digest.guards import graph_heading, group_text, recompile_text, run_guards
+from compile_profile.digest.measured import (ROOFLINE_ROWS, autotune_rows, autotune_text, cudagraph_text,
+                                             device_peaks_text, dtype_words, memory_ratio_text, roofline_rows,
+                                             roofline_text, shape_words)
+from compile_profile.profile_run import AutotuneResult, DevicePeaks, Kernel
+
+
+def test_formatters():
+    assert format_gbps(4100.0) == "4.1 TB/s" and format_gbps(612.4) == "612 GB/s" and format_gbps(None) == "—"
+    assert format_tflops(790.2) == "790 TFLOP/s" and format_tflops(0.25) == "250 GFLOP/s"
+    assert format_share(0.462) == "46%" and format_share(0.004) == "0.4%" and format_share(0.0) == "0%"
+
+
+def test_device_peaks_and_memory_ratio_words():
+    run = cuda_run()
+    assert device_peaks_text(run.device_peaks) == ("device peaks measured here: copy 4.1 TB/s (vendor 4.8 TB/s), "
+                                                   "bf16 matmul 790 TFLOP/s (vendor 989)")
+    assert device_peaks_text(DevicePeaks(copy_gbps=900.0, bf16_matmul_tflops=120.0)) == (
+        "device peaks measured here: copy 900 GB/s, bf16 matmul 120 TFLOP/s")
+    assert memory_ratio_text(run) == "eager peak memory is 1.33× inductor/max-autotune's"
+    run.memory_ratio = 0.8  # the compiled variant used more
+    assert memory_ratio_text(run) == "inductor/max-autotune's peak memory is 1.25× eager's"
+    run.variants = run.variants[:2]
+    run.memory_ratio = 1.8
+    assert memory_ratio_text(run) == "eager peak memory is 1.80× the compiled variant's"
+    assert memory_ratio_text(cpu_run()) is None and cpu_run().device_peaks is None
+
+
+def test_autotune_words():
+    assert shape_words("[[4096, 4096], [4096, 64]]") == "[4096×4096, 4096×64]" and shape_words("?") == "?"
+    assert dtype_words("[torch.bfloat16, torch.bfloat16]") == "bf16"
+    r = AutotuneResult(op="mm", shape="[[4096, 4096], [4096, 4096]]", dtypes="[torch.bfloat16, torch.bfloat16]",
+                       choices=18, best="mm", best_ms=0.41, best_triton="triton_mm_4", best_triton_ms=0.45,
+                       autotune_s=12.3)
+    assert autotune_text(r) == ("mm [4096×4096, 4096×4096] bf16: picked mm at 410 µs over the best Triton config "
+                                "at 450 µs, 18 choices, tuned in 12.3 s")
+    r.best, r.best_ms = "triton_mm_4", 0.45  # a Triton config won
+    assert autotune_text(r).startswith("mm [4096×4096, 4096×4096] bf16: picked Triton config triton_mm_4 at 450 µs, ")
+    (row,) = autotune_rows(cuda_run())
+    assert row.variant == "inductor/max-autotune" and row.shape == "[1024×1024, 1024×1024]"
+    assert row.text == ("mm [1024×1024, 1024×1024] fp32: picked mm at 410 µs over the best Triton config at 450 µs, "
+                        "18 choices, tuned in 12.3 s")
+
+
+def test_roofline_words_closer_ceiling_and_doubtful_bytes():
+    peaks = DevicePeaks(copy_gbps=4100.0, bf16_matmul_tflops=790.0)
+    mm = Kernel(name="mm", language="extern", source="", graph_id="g", achieved_tflops=612.0, compute_share=612 / 790,
+                achieved_gbps=1230.0, bandwidth_share=0.3)
+    assert roofline_text(mm, peaks) == "612 TFLOP/s, 77% of the bf16 matmul peak; 1.23 TB/s, 30% of the copy peak"
+    add = Kernel(name="add", language="triton", source="", graph_id="g", achieved_gbps=1900.0,
+                 bandwidth_share=1900 / 4100)
+    assert roofline_text(add, peaks) == "1.9 TB/s, 46% of the copy peak"
+    gather = Kernel(name="gather", language="triton", source="", graph_id="g", achieved_gbps=16000.0)
+    assert roofline_text(gather, peaks) == "16 TB/s, above the copy peak: its byte count overstates what it moved"
+    fp32 = Kernel(name="mm", language="extern", source="", graph_id="g", achieved_tflops=2.05, achieved_gbps=12.0,
+                  bandwidth_share=12 / 4100)
+    assert roofline_text(fp32, peaks) == "2.05 TFLOP/s; 12 GB/s, 0.3% of the copy peak"  # no share: not bf16
+
+
+def test_roofline_rows_most_time_first_and_bounded():
+    _, fast = slower_and_faster_runs()
+    rows = roofline_rows(fast)
+    times = {k.id: k.device_time_ms for k in fast.kernels}
+    assert [times[r.kernel_id] for r in rows] == sorted((times[r.kernel_id] for r in rows), reverse=True)
+    many = cuda_run()
+    many.kernels = many.kernels * 10
+    assert len(roofline_rows(many)) == ROOFLINE_ROWS
+    assert roofline_rows(cpu_run()) == []
+
+
+def test_cudagraph_skip_words_and_the_cards_warning():
+    run = reduce_overhead_run()
+    reason = run.variant("inductor/reduce-overhead").cudagraph_skips[0]
+    words = "inductor/reduce-overhead did not use CUDA graphs: skipping cudagraphs due to mutated inputs (1 instances). Found from :…"
+    assert cudagraph_text("inductor/reduce-overhead", [reason]) == words
+    assert words in warnings(run) and words in summarize(run)["warnings"]
+    assert cudagraph_text("v", ["a", "b", "c"], first_only=True) == "v did not use CUDA graphs: a (and 2 more reasons)"
+    assert not [w for w in warnings(cuda_run()) if "CUDA graphs" in w]
+
+
+def test_guard_and_recompile_words():
+    run = cuda_run()
+    g0, g1 = run_guards(run)
+    assert graph_heading(g0) == ("graph 0/0 (inductor/default): 9 guards: 2 tensor, 2 dynamic-shape marks, "
+                                 "2 identity, 1 aliasing, 2 global state")
+    assert group_text(g0.groups[0]) == "1 tensor guard on L['x'] (cell line 2)"
+    assert group_text(g0.groups[-1]) == "2 global state guards"
+    assert recompile_text(run.recompiles[0]) == ("the guard on L['x'] (cell line 2) failed: tensor 'L['x']' size "
+                                                 "mismatch at index 0. expected 1024, actual 2048")
+    # the card says the failed guard with the recompile count
+    assert "1 recompile, 1 during timed runs: the guard on L['x'] (cell line 2) failed" in summarize(run)["warnings"]
+
+
+def test_the_rest_api_serves_guards_recompiles_and_measured_with_the_agreed_keys():
+    for run in [cuda_run(), *slower_and_faster_runs(), reduce_overhead_run(), cpu_run()]:
+        d = json.loads(json.dumps(run_digest(run)))
+        for g in d["guards"]:
+            assert set(g) == {"graph_id", "variant", "compile_id", "total", "by_kind", "kinds_text", "groups"}
+            assert all(set(grp) == {"kind", "source", "line", "count", "codes"} for grp in g["groups"])
+            assert sum(g["by_kind"].values()) == g["total"] == sum(grp["count"] for grp in g["groups"])
+        for r in d["recompiles"]:
+            assert set(r) == {"variant", "reason", "during_timing", "source", "line", "failed_guard"}
+        m = d["measured"]
+        assert set(m) == {"device_peaks", "memory_ratio", "autotune", "cudagraph_skips", "roofline"}
+        assert m["device_peaks"] is None or set(m["device_peaks"]) == {"text", "method"}
+        assert m["memory_ratio"] is None or set(m["memory_ratio"]) == {"value", "text"}
+        assert all(set(a) == {"variant", "op", "shape", "choices", "best", "best_ms", "best_triton", "best_triton_ms",
+                              "autotune_s", "text"} for a in m["autotune"])
+        assert all(set(s) == {"variant", "reasons"} for s in m["cudagraph_skips"])
+        assert all(set(r) == {"kernel_id", "name", "variant", "achieved_gbps", "bandwidth_share", "achieved_tflops",
+                              "compute_share", "text"} for r in m["roofline"])
+    cpu = run_digest(cpu_run())
+    assert cpu["guards"] == [] and cpu["recompiles"] == []
+    assert cpu["measured"] == {"device_peaks": None, "memory_ratio": None, "autotune": [], "cudagraph_skips": [],
+                               "roofline": []}
+    cuda = run_digest(cuda_run())
+    assert cuda["recompiles"][0]["failed_guard"] == "the guard on L['x'] (cell line 2) failed"
+    assert [g["kinds_text"] for g in cuda["guards"]] == [
+        "2 tensor, 2 dynamic-shape marks, 2 identity, 1 aliasing, 2 global state", "1 tensor, 1 global state"]
+    assert cuda["measured"]["memory_ratio"]["value"] == pytest.approx(4 / 3)
+    assert run_digest(reduce_overhead_run())["measured"]["cudagraph_skips"][0]["variant"] == "inductor/reduce-overhead"
+    assert "guards" not in summarize(cuda_run()) and "measured" not in summarize(cuda_run())  # the card stays small
+
+
+def test_hostile_text_reaches_the_digest_as_text():
+    d = run_digest(hostile_run())
+    assert HOSTILE in d["guards"][0]["groups"][0]["source"] and HOSTILE in d["guards"][0]["groups"][0]["codes"][0]
+    assert HOSTILE in d["recompiles"][0]["failed_guard"]
