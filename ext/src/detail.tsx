@@ -1,8 +1,12 @@
 /**
- * One run's detail in the panel: Overview, Compile, Graph breaks, Graphs, Kernels and Lines tabs.
- * The Overview shows the digest's headline, speedup phrase, verdict and payback sentences and the
- * breakdown of a call (breakdownview.tsx); the Lines tab lays out every variant the digest's time
- * per line names, eager's column first when it was measured, each cell as linecell.ts words it.
+ * One run's detail in the panel: Overview, Compile, Graph breaks, Graphs, Guards, Kernels and Lines
+ * tabs.  The Overview shows the digest's headline, speedup phrase, verdict and payback sentences,
+ * the breakdown of a call (breakdownview.tsx) and the memory ratio and device peaks; the Compile tab
+ * max-autotune's choices and the CUDA-graph skips; the Kernels tab each kernel's achieved GB/s and
+ * TFLOP/s with their share of the peak and the roofline (measuredview.tsx); the Guards tab each
+ * Dynamo graph's guards and the recompiles' failed guards (guardsview.tsx); the Lines tab every
+ * variant the digest's time per line names, eager's column first when it was measured, each cell as
+ * linecell.ts words it.
  */
 
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
@@ -13,10 +17,13 @@ import { Chart } from './chart';
 import { ChartRenderer } from './charts';
 import { CodeView } from './codeview';
 import { formatBytes, formatMs, formatS, formatSpeedup } from './format';
+import { GuardsTab } from './guardsview';
 import {
   filterKernels,
   highlightLanguage,
   IKernelSort,
+  IRateCell,
+  kernelRate,
   KernelSortKey,
   languageLabel,
   nextSort,
@@ -24,6 +31,7 @@ import {
   sortKernels
 } from './kernels';
 import { lineCell } from './linecell';
+import { AutotuneChoices, CudagraphSkips, MeasuredNotes, Roofline } from './measuredview';
 import { IKernel, ILineRow, IPlotlyFigure, IProfileRun } from './types';
 
 export interface IDetailServices {
@@ -32,7 +40,7 @@ export interface IDetailServices {
   revealLine: (run: IProfileRun, line: number | null) => Promise<boolean>;
 }
 
-export const DETAIL_TABS = ['Overview', 'Compile', 'Graph breaks', 'Graphs', 'Kernels', 'Lines'] as const;
+export const DETAIL_TABS = ['Overview', 'Compile', 'Graph breaks', 'Graphs', 'Guards', 'Kernels', 'Lines'] as const;
 export type DetailTab = (typeof DETAIL_TABS)[number];
 
 const KERNEL_PAGE = 50;
@@ -71,6 +79,7 @@ export function RunDetail(props: {
         {tab === 'Compile' && <Compile {...props} />}
         {tab === 'Graph breaks' && <GraphBreaks {...props} />}
         {tab === 'Graphs' && <Graphs {...props} />}
+        {tab === 'Guards' && <GuardsTab run={run} revealLine={props.services.revealLine} />}
         {tab === 'Kernels' && <Kernels {...props} />}
         {tab === 'Lines' && <Lines {...props} />}
       </div>
@@ -124,6 +133,7 @@ function Overview({ run, figures, services }: TabProps): JSX.Element {
           ))}
         </tbody>
       </table>
+      <MeasuredNotes summary={run.summary} />
       <CallBreakdown summary={run.summary} figure={figures?.breakdown} charts={services.charts} />
       {run.summary?.correctness && (
         <p className={`cp-Correctness cp-mod-${run.summary.correctness.ok === false ? 'bad' : 'ok'}`}>
@@ -190,6 +200,8 @@ function Compile({ run, figures, services }: TabProps): JSX.Element {
         </tbody>
       </table>
       <Chart name="compile_phases" figure={figures?.compile_phases} charts={services.charts} height={240} />
+      <AutotuneChoices summary={run.summary} />
+      <CudagraphSkips summary={run.summary} />
       {run.recompiles.length > 0 && (
         <>
           <h4>Recompiles</h4>
@@ -275,6 +287,8 @@ const KERNEL_COLUMNS: { key: KernelSortKey; label: string }[] = [
   { key: 'name', label: 'kernel' },
   { key: 'language', label: 'kind' },
   { key: 'device_time_ms', label: 'time' },
+  { key: 'achieved_gbps', label: 'GB/s' },
+  { key: 'achieved_tflops', label: 'TFLOP/s' },
   { key: 'aten_ops', label: 'ATen ops' },
   { key: 'lines', label: 'lines' }
 ];
@@ -284,7 +298,7 @@ function kernelRowId(k: IKernel): string {
   return k.id || k.name;
 }
 
-function Kernels({ run, services }: TabProps): JSX.Element {
+function Kernels({ run, figures, services }: TabProps): JSX.Element {
   const [sort, setSort] = React.useState<IKernelSort>({ key: 'device_time_ms', direction: 'desc' });
   const [query, setQuery] = React.useState('');
   const [page, setPage] = React.useState(0);
@@ -306,40 +320,44 @@ function Kernels({ run, services }: TabProps): JSX.Element {
           setPage(0);
         }}
       />
-      <table className="cp-Table cp-KernelTable">
-        <thead>
-          <tr>
-            {KERNEL_COLUMNS.map(c => (
-              <th
-                key={c.key}
-                className="cp-Sortable"
-                aria-sort={sort.key === c.key ? (sort.direction === 'asc' ? 'ascending' : 'descending') : 'none'}
-                onClick={() => setSort(nextSort(sort, c.key))}
-              >
-                {c.label}
-                {sort.key === c.key ? (sort.direction === 'asc' ? ' ▲' : ' ▼') : ''}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {shown.items.map(k => (
-            <tr
-              key={kernelRowId(k)}
-              className={kernelRowId(k) === selected ? 'cp-mod-selected' : ''}
-              data-kernel={k.name}
-              title={k.variant ? `${k.name} (${k.variant})` : k.name}
-              onClick={() => setSelected(kernelRowId(k))}
-            >
-              <td className="cp-KernelName">{k.name}</td>
-              <td>{languageLabel(k.language)}</td>
-              <td>{k.device_time_ms !== null && k.device_time_ms !== undefined ? formatMs(k.device_time_ms) : '—'}</td>
-              <td>{(k.aten_ops ?? []).join(', ')}</td>
-              <td>{(k.lines ?? []).join(', ')}</td>
+      <div className="cp-KernelScroll">
+        <table className="cp-Table cp-KernelTable">
+          <thead>
+            <tr>
+              {KERNEL_COLUMNS.map(c => (
+                <th
+                  key={c.key}
+                  className="cp-Sortable"
+                  aria-sort={sort.key === c.key ? (sort.direction === 'asc' ? 'ascending' : 'descending') : 'none'}
+                  onClick={() => setSort(nextSort(sort, c.key))}
+                >
+                  {c.label}
+                  {sort.key === c.key ? (sort.direction === 'asc' ? ' ▲' : ' ▼') : ''}
+                </th>
+              ))}
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {shown.items.map(k => (
+              <tr
+                key={kernelRowId(k)}
+                className={kernelRowId(k) === selected ? 'cp-mod-selected' : ''}
+                data-kernel={k.name}
+                title={k.variant ? `${k.name} (${k.variant})` : k.name}
+                onClick={() => setSelected(kernelRowId(k))}
+              >
+                <td className="cp-KernelName">{k.name}</td>
+                <td>{languageLabel(k.language)}</td>
+                <td>{k.device_time_ms !== null && k.device_time_ms !== undefined ? formatMs(k.device_time_ms) : '—'}</td>
+                <RateCell field="achieved_gbps" cell={kernelRate(k, 'bandwidth')} />
+                <RateCell field="achieved_tflops" cell={kernelRate(k, 'compute')} />
+                <td>{(k.aten_ops ?? []).join(', ')}</td>
+                <td>{(k.lines ?? []).join(', ')}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       <div className="cp-Pager">
         <button className="jp-Button jp-mod-minimal" disabled={shown.page === 0} onClick={() => setPage(shown.page - 1)}>
           ‹ prev
@@ -363,7 +381,18 @@ function Kernels({ run, services }: TabProps): JSX.Element {
           label={kernel.name}
         />
       )}
+      <Roofline summary={run.summary} figure={figures?.roofline} charts={services.charts} />
     </div>
+  );
+}
+
+/** A kernel's achieved rate and, beside it, its share of the peak ("—" when not measured). */
+function RateCell({ field, cell }: { field: string; cell: IRateCell }): JSX.Element {
+  return (
+    <td data-field={field} className="cp-Rate">
+      {cell.rate}
+      {cell.rate !== '—' && cell.share !== '—' ? <span className="cp-RateShare"> · {cell.share}</span> : null}
+    </td>
   );
 }
 

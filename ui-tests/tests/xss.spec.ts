@@ -16,7 +16,7 @@ const PANEL = '#compile-profile-panel';
 const HOSTILE_RUN = 'uihostile001'; // seeded by seed_runs.py
 const NOTEBOOK = 'xss-card.ipynb';
 const SENTINEL = '<script>window.__xss=1</script><img src=x onerror="window.__xss=2;alert(2)">';
-const DETAIL_TABS = ['Overview', 'Compile', 'Graph breaks', 'Graphs', 'Kernels', 'Lines'];
+const DETAIL_TABS = ['Overview', 'Compile', 'Graph breaks', 'Graphs', 'Guards', 'Kernels', 'Lines'];
 
 test.use({ autoGoto: true });
 
