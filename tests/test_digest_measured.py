@@ -142,3 +142,94 @@ def test_hostile_text_reaches_the_digest_as_text():
     d = run_digest(hostile_run())
     assert HOSTILE in d["guards"][0]["groups"][0]["source"] and HOSTILE in d["guards"][0]["groups"][0]["codes"][0]
     assert HOSTILE in d["recompiles"][0]["failed_guard"]
+
+
+# -- every Python view shows the digest's words ---------------------------------------------------
+
+
+def _views(run, tmp_path, capsys) -> dict[str, str]:
+    """Each view's text: str(run), the CLI's show, and the visible text of the cell's HTML, the report and the
+    widget's overview."""
+    from compile_profile.cli import main as cli_main
+    from compile_profile.render.mime import mime_bundle
+    from compile_profile.render.report import render_report_html
+    from compile_profile.render.widget import explorer
+    from compile_profile.store import RunStore
+    from render_fixtures import ParsedHTML
+
+    db = tmp_path / f"{run.id}.sqlite"
+    with RunStore(db) as store:
+        store.put(run)
+    assert cli_main(["--db", str(db), "show", run.id]) == 0
+    bundle = mime_bundle(run)
+    return {"text": str(run), "cli": capsys.readouterr().out, "plain": bundle["text/plain"],
+            "html": ParsedHTML(bundle["text/html"]).text, "report": ParsedHTML(render_report_html(run)).text,
+            "widget": ParsedHTML(explorer(run).overview.children[0].value).text}
+
+
+@pytest.mark.parametrize("make", [cuda_run, reduce_overhead_run, lambda: slower_and_faster_runs()[0],
+                                  lambda: slower_and_faster_runs()[1]])
+def test_card_text_report_widget_and_cli_show_one_set_of_guard_and_measured_words(make, tmp_path, capsys):
+    from compile_profile.render.mime import MIME_TYPE, mime_bundle
+
+    run = make()
+    d = run_digest(run)
+    views = _views(run, tmp_path, capsys)
+    card = mime_bundle(run)[MIME_TYPE]["summary"]
+    failed = [r["failed_guard"] for r in d["recompiles"] if r["failed_guard"]]
+    assert failed and any(failed[0] in w for w in card["warnings"])  # the card: the failed guard, with the count
+    m = d["measured"]
+    words = ([g["kinds_text"] for g in d["guards"]] + failed + [a["text"] for a in m["autotune"]]
+             + [r["text"] for r in m["roofline"][:10]] + [m["device_peaks"]["text"], m["memory_ratio"]["text"]]
+             + [cudagraph_text(s["variant"], s["reasons"]) for s in m["cudagraph_skips"]])
+    assert d["guards"] and m["autotune"] and m["roofline"]
+    for name, shown in views.items():
+        for w in words:
+            assert w in shown, (name, w)
+    for r in run.recompiles:  # the text view's recompile line: the failed guard, then the reason
+        assert f": {recompile_text(r)}" in views["text"] and f": {recompile_text(r)}" in views["cli"]
+    for gg in run_guards(run):
+        assert graph_heading(gg) in views["text"] and graph_heading(gg) in views["report"]
+        assert all(group_text(g) in views["text"] for g in gg.groups)
+    for r in m["roofline"]:  # the text view and the report list every row the digest serves
+        assert r["text"] in views["text"] and r["text"] in views["report"]
+
+
+def test_the_report_lists_every_guards_check_and_draws_the_roofline():
+    from compile_profile.render.charts import figures
+    from compile_profile.render.report import render_report_html
+    from render_fixtures import ParsedHTML
+
+    run = cuda_run()
+    parsed = ParsedHTML(render_report_html(run))
+    for g in run.graphs:
+        assert all(guard.code in parsed.text for guard in g.guards)
+    assert 'data-figure="roofline"' in render_report_html(run)
+    fig = figures(run)["roofline"]
+    (trace,) = fig["data"]
+    rows = [r for r in roofline_rows(run) if r.bound() is not None]
+    assert trace["y"][::-1] == [r.name for r in rows]  # most time on top
+    assert trace["x"][::-1] == [r.bound()[1] * 100 for r in rows]
+    assert [c[0] for c in trace["customdata"]][::-1] == [r.text for r in rows]
+    cpu = cpu_run()
+    assert figures(cpu)["roofline"]["data"] == [] and 'data-figure="roofline"' not in render_report_html(cpu)
+    assert 'id="guards"' not in render_report_html(cpu)
+
+
+def test_hostile_guards_sources_and_kernel_names_stay_text_in_every_html_view():
+    from compile_profile.render.charts import figures
+    from compile_profile.render.mime import mime_bundle
+    from compile_profile.render.report import render_report_html
+    from compile_profile.render.widget import explorer
+    from render_fixtures import ParsedHTML
+
+    run = hostile_run()
+    for markup in (render_report_html(run), mime_bundle(run)["text/html"], explorer(run).overview.children[0].value):
+        parsed = ParsedHTML(markup)
+        assert HOSTILE not in markup
+        assert not parsed.event_handler_attributes() and not [a for a in parsed.named("img")]
+        assert f"the guard on L['{HOSTILE}'] (cell line 2) failed" in parsed.text
+        assert f"skipping cudagraphs due to {HOSTILE}" in parsed.text
+    report = ParsedHTML(render_report_html(run)).text
+    assert f"check_tensor(L['x'], {HOSTILE})" in report and f"picked triton_{HOSTILE}" in report
+    assert HOSTILE not in json.dumps(figures(run)["roofline"])

@@ -12,7 +12,7 @@ from render_fixtures import (ALL_RUNS, HOSTILE, big_run, cpu_run, cuda_run, fail
 
 from compile_profile.render.charts import TOP_CHART_KERNELS, figures
 
-FIGURE_NAMES = {"variants", "samples", "compile_phases", "kernels", "lines", "breakdown"}
+FIGURE_NAMES = {"variants", "samples", "compile_phases", "kernels", "lines", "breakdown", "roofline"}
 
 
 def _keys(tree, path=""):

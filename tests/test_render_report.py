@@ -59,7 +59,8 @@ def test_report_draws_every_figure_of_the_run(cuda_report):
 
 def test_report_sections_hold_every_graph_and_kernel_highlighted(cuda_report):
     run, html = cuda_report
-    assert [s["id"] for s in ParsedHTML(html).named("section")] == ["overview", "graph-breaks", "graphs", "kernels"]
+    assert [s["id"] for s in ParsedHTML(html).named("section")] == ["overview", "graph-breaks", "graphs", "guards",
+                                                                    "kernels"]
     for k in run.kernels:
         assert highlight_code(k.source, k.language) in html
     for g in run.graphs:

@@ -91,7 +91,8 @@ def test_graph_breaks_give_cell_line_code_and_one_line_reason():
     assert lines[i + 1] == (
         "    reason: Dynamo does not know how to trace builtin operator `print` with argument types ['Tensor'] (has_kwargs False)"
     )
-    assert "  recompile (inductor/max-autotune) [during timing]: tensor 'L['x']' size mismatch" in text
+    assert ("  recompile (inductor/max-autotune) [during timing]: the guard on L['x'] (cell line 2) failed: "
+            "tensor 'L['x']' size mismatch") in text
 
 
 @pytest.mark.parametrize(
@@ -190,7 +191,7 @@ def test_thousand_kernels_keep_the_text_short():
     run = big_run(1000)
     text = render_text(run)
     assert "kernels: 1000 (750 triton, 250 extern)" in text
-    assert len(text) < 3000
+    assert len(text) < 5000  # the guards, device peaks and autotune lines are bounded on their own
     assert run.kernels[0].name not in text
 
 

@@ -19,6 +19,7 @@ from ..profile_run import ProfileRun
 from ..digest.breakdown import COLUMNS, TITLE, breakdown
 from ..digest.facts import focus_kernels, median_ratio, top_kernels
 from ..digest.lines import line_times
+from ..digest.measured import roofline_rows
 from ..digest.format import format_interval, format_ms, format_speedup
 
 TOP_CHART_KERNELS = 20
@@ -253,6 +254,34 @@ def breakdown_figure(run: ProfileRun) -> Figure:
     }
 
 
+def roofline_figure(run: ProfileRun) -> Figure:
+    """Each top kernel's share of the ceiling it comes closest to (``digest.measured``: the copy peak or the
+    bf16 matmul peak), a horizontal bar per kernel, most device time on top; the hover gives its rates."""
+    rows = [r for r in roofline_rows(run) if r.bound() is not None]
+    title = "Share of the device peak per kernel"
+    if not rows:
+        return _empty(title, "no kernel's rate was measured against a device peak")
+    several = len({r.variant for r in rows}) > 1
+    labels = _unique([_text(r.name + (f" ({r.variant})" if several and r.variant else "")) for r in rows])
+    rows, labels = rows[::-1], labels[::-1]  # plotly draws the last bar on top
+    trace = {
+        "type": "bar",
+        "orientation": "h",
+        "y": labels,
+        "x": [r.bound()[1] * 100 for r in rows],
+        "text": [_text(r.bound()[0]) for r in rows],
+        "textposition": "auto",
+        "customdata": [[_text(r.text)] for r in rows],
+        "hovertemplate": "%{y}<br>%{customdata[0]}<extra></extra>",
+    }
+    return {
+        "data": [trace],
+        "layout": _layout(title, xaxis={"title": {"text": "% of the closer device peak"},
+                                        "range": [0, 100]},
+                          yaxis={"automargin": True}, height=120 + 22 * len(rows)),
+    }
+
+
 # The figures the report's and the widget's Overview draw, in order.
 OVERVIEW_FIGURES = ("variants", "breakdown", "samples", "compile_phases", "lines")
 
@@ -270,4 +299,5 @@ def figures(run: ProfileRun) -> dict[str, Figure]:
         "kernels": kernels_figure(run),
         "lines": lines_figure(run),
         "breakdown": breakdown_figure(run),
+        "roofline": roofline_figure(run),
     }

@@ -32,6 +32,9 @@ from ..digest.format import (
 )
 from ..digest.breakdown import COLUMNS, TITLE, breakdown, breakdown_note, verdict
 from ..digest.compare import Comparison
+from ..digest.guards import failed_guard_text, kinds_text, run_guards
+from ..digest.measured import (autotune_rows, cudagraph_skips, cudagraph_text, device_peaks_text, memory_ratio_text,
+                               roofline_kernels, roofline_note, roofline_rows)
 from ..digest.payback import payback
 from ..digest.lines import RULE, line_times
 from ..digest.summary import headline, warnings
@@ -155,9 +158,54 @@ def _graph_breaks(run: ProfileRun) -> str:
 def _recompiles(run: ProfileRun) -> str:
     if not run.recompiles:
         return ""
-    rows = [[escape(r.variant), "yes" if r.during_timing else "", escape(one_line(r.reason))] for r in run.recompiles[:MAX_ROWS]]
-    return (f"<div {_H}>Recompiles</div>" + html_table(["variant", "while timed", "reason"], rows)
+    rows = [[escape(r.variant), "yes" if r.during_timing else "", escape(failed_guard_text(r)), escape(one_line(r.reason))]
+            for r in run.recompiles[:MAX_ROWS]]
+    return (f"<div {_H}>Recompiles</div>" + html_table(["variant", "while timed", "failed guard", "reason"], rows)
             + _more(min(MAX_ROWS, len(run.recompiles)), len(run.recompiles), "recompiles"))
+
+
+def guards_html(run: ProfileRun) -> str:
+    """A row per Dynamo graph: its guards by kind (``digest.guards``); the report lists each guard."""
+    graphs = run_guards(run)
+    if not graphs:
+        return ""
+    rows = [[escape(gg.compile_id or gg.graph_id), escape(gg.variant), str(gg.total), escape(kinds_text(gg.by_kind))]
+            for gg in graphs[:MAX_ROWS]]
+    return (f"<div {_H}>Guards</div>" + html_table(["graph", "variant", "guards", "what they check"], rows, numeric={2})
+            + _more(min(MAX_ROWS, len(graphs)), len(graphs), "graphs with guards"))
+
+
+def measured_html(run: ProfileRun) -> str:
+    """Device peaks, memory ratio, CUDA-graph skips, max-autotune's choices and the top kernels' roofline
+    figures (``digest.measured``)."""
+    facts = []
+    if run.device_peaks is not None:
+        facts.append(["device peaks", escape(device_peaks_text(run.device_peaks))
+                      + (f" <span {_MUTED}>({escape(one_line(run.device_peaks.method, 400))})</span>"
+                         if run.device_peaks.method else "")])
+    ratio = memory_ratio_text(run)
+    if ratio:
+        facts.append(["peak memory", escape(ratio)])
+    facts += [["CUDA graphs", escape(cudagraph_text(c["variant"], c["reasons"]))] for c in cudagraph_skips(run)]
+    out = ""
+    if facts:
+        body = "".join(f"<tr><th {_TH}>{k}</th><td {_TD}>{v}</td></tr>" for k, v in facts)
+        out += f"<table {_TABLE}><tbody>{body}</tbody></table>"
+    tuned = autotune_rows(run)
+    if tuned:
+        out += (f"<div {_H}>Autotune</div>"
+                + html_table(["variant", "op", "choice"], [[escape(r.variant), escape(r.op), escape(r.text)]
+                                                           for r in tuned[:MAX_ROWS]])
+                + _more(min(MAX_ROWS, len(tuned)), len(tuned), "tuned ops"))
+    rows = roofline_rows(run, MAX_ROWS)
+    if rows:
+        total = len(roofline_kernels(run))
+        out += (f"<div {_H}>Roofline</div>"
+                + html_table(["kernel", "variant", "achieved"],
+                             [[_code(r.name), escape(r.variant), escape(r.text)] for r in rows])
+                + _more(len(rows), total, "kernels with rates")
+                + f"<div {_MUTED}>{escape(roofline_note(run))}</div>")
+    return out
 
 
 def _kernels(run: ProfileRun) -> str:
@@ -240,7 +288,9 @@ def render_html(run: ProfileRun) -> str:
         _facts(run),
         _graph_breaks(run),
         _recompiles(run),
+        guards_html(run),
         _kernels(run),
+        measured_html(run),
         lines_html(run),
         _errors(run),
         f'<ul style="margin:4px 0;opacity:.8">{notes}</ul>' if notes else "",

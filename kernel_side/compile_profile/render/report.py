@@ -19,7 +19,9 @@ from plotly.offline import get_plotlyjs
 from ..profile_run import Graph, Kernel, ProfileRun
 from .charts import OVERVIEW_FIGURES, figures, overview_figures  # noqa: F401 (OVERVIEW_FIGURES: the names)
 from ..digest.facts import break_groups, top_kernels
-from ..digest.format import format_ms, one_line
+from ..digest.format import format_ms, format_s, one_line
+from ..digest.guards import failed_guard_text, graph_heading, run_guards
+from ..digest.measured import autotune_rows, device_peaks_text, roofline_kernels, roofline_note, roofline_rows
 from .highlight import highlight_code, stylesheet
 from .html import render_html
 from ..digest.summary import first_code_line
@@ -97,8 +99,6 @@ def _overview(run: ProfileRun) -> str:
 
 def _graph_breaks(run: ProfileRun) -> str:
     groups = break_groups(run)
-    if not groups:
-        return '<section id="graph-breaks"><h2>Graph breaks</h2><p>No graph breaks.</p></section>'
     rows = []
     for g in groups:
         where = f"cell line {g.line}" if g.line is not None else "outside the cell"
@@ -110,19 +110,72 @@ def _graph_breaks(run: ProfileRun) -> str:
         )
     recompiles = "".join(
         f"<tr><td>{escape(r.variant)}</td><td>{'yes' if r.during_timing else ''}</td>"
+        f"<td>{escape(failed_guard_text(r))}</td>"
         f'<td><pre class="text">{escape(r.reason)}</pre></td></tr>'
         for r in run.recompiles
     )
     recompile_table = (
-        "<h2>Recompiles</h2><table class=\"list\"><thead><tr><th>variant</th><th>while timed</th><th>reason</th>"
-        f"</tr></thead><tbody>{recompiles}</tbody></table>"
+        "<h2>Recompiles</h2><table class=\"list\"><thead><tr><th>variant</th><th>while timed</th>"
+        f"<th>failed guard</th><th>reason</th></tr></thead><tbody>{recompiles}</tbody></table>"
         if recompiles else ""
     )
-    return (
-        '<section id="graph-breaks"><h2>Graph breaks</h2><table class="list"><thead><tr><th>where</th><th>code</th>'
+    breaks = (
+        '<table class="list"><thead><tr><th>where</th><th>code</th>'
         "<th>inside</th><th>times</th><th>variant</th><th>reason</th></tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table>{recompile_table}</section>"
+        f"<tbody>{''.join(rows)}</tbody></table>"
+        if rows else "<p>No graph breaks.</p>"
     )
+    return f'<section id="graph-breaks"><h2>Graph breaks</h2>{breaks}{recompile_table}</section>'
+
+
+def _guards(run: ProfileRun) -> str:
+    """Every guard of each Dynamo graph, grouped by kind and value, the checks as Dynamo prints them."""
+    graphs = run_guards(run)
+    if not graphs:
+        return ""
+    body = []
+    for gg in graphs:
+        rows = "".join(
+            f"<tr><td>{escape(g.kind)}</td><td><code>{escape(g.source)}</code></td>"
+            f"<td>{g.line if g.line is not None else ''}</td><td>{g.count}</td>"
+            f'<td><pre class="text">{escape(chr(10).join(g.codes))}</pre></td></tr>'
+            for g in gg.groups
+        )
+        body.append(f"<h3>{escape(graph_heading(gg))}</h3>"
+                    '<table class="list"><thead><tr><th>kind</th><th>value</th><th>cell line</th><th>guards</th>'
+                    f"<th>checks</th></tr></thead><tbody>{rows}</tbody></table>")
+    return f'<section id="guards"><h2>Guards</h2>{"".join(body)}</section>'
+
+
+def _measured(run: ProfileRun) -> str:
+    """The device's ceilings, every kernel with rates against them, and max-autotune's choices."""
+    out = ""
+    if run.device_peaks is not None:
+        out += (f"<p>{escape(device_peaks_text(run.device_peaks))}</p>"
+                + (f'<p class="meta">{escape(run.device_peaks.method)}</p>' if run.device_peaks.method else ""))
+    rows = roofline_rows(run, len(roofline_kernels(run)))
+    if rows:
+        body = "".join(
+            f"<tr><td><code>{escape(r.name)}</code></td><td>{escape(r.variant)}</td><td>{escape(r.text)}</td></tr>"
+            for r in rows
+        )
+        out += (f"<h2>Roofline</h2>{_figure_div('roofline')}<p class=\"meta\">{escape(roofline_note(run))}</p>"
+                '<table class="list"><thead><tr><th>kernel</th><th>variant</th><th>achieved</th></tr></thead>'
+                f"<tbody>{body}</tbody></table>")
+    tuned = autotune_rows(run)
+    if tuned:
+        body = "".join(
+            f"<tr><td>{escape(r.variant)}</td><td>{escape(r.op)}</td><td>{escape(r.shape)}</td>"
+            f"<td><code>{escape(r.best)}</code></td><td>{format_ms(r.best_ms)}</td>"
+            f"<td><code>{escape(r.best_triton)}</code></td><td>{format_ms(r.best_triton_ms)}</td>"
+            f"<td>{'' if r.choices is None else r.choices}</td><td>{format_s(r.autotune_s)}</td>"
+            f"<td>{escape(r.text)}</td></tr>"
+            for r in tuned
+        )
+        out += ('<h2>Autotune</h2><table class="list"><thead><tr><th>variant</th><th>op</th><th>shape</th>'
+                "<th>picked</th><th>time</th><th>best Triton</th><th>time</th><th>choices</th><th>tuning</th>"
+                f"<th>in words</th></tr></thead><tbody>{body}</tbody></table>")
+    return out
 
 
 def _graph(g: Graph) -> str:
@@ -156,7 +209,7 @@ def _kernel(k: Kernel) -> str:
 def _kernels(run: ProfileRun) -> str:
     body = "".join(_kernel(k) for k in top_kernels(run.kernels, len(run.kernels))) or "<p>No kernels were generated.</p>"
     return (f'<section id="kernels"><h2>Kernels ({len(run.kernels)})</h2>'
-            f'{_figure_div("kernels")}{body}</section>')
+            f'{_figure_div("kernels")}{body}{_measured(run)}</section>')
 
 
 def _errors(run: ProfileRun) -> str:
@@ -176,9 +229,13 @@ def _errors(run: ProfileRun) -> str:
 
 
 def render_report_html(run: ProfileRun) -> str:
-    sections = [_overview(run), _graph_breaks(run), _graphs(run), _kernels(run), _errors(run)]
+    guards = _guards(run)
+    sections = [_overview(run), _graph_breaks(run), _graphs(run), guards, _kernels(run), _errors(run)]
     tabs = [("overview", "Overview"), ("graph-breaks", f"Graph breaks ({len(run.graph_breaks)})"),
-            ("graphs", "Graphs"), ("kernels", "Kernels")]
+            ("graphs", "Graphs")]
+    if guards:
+        tabs.append(("guards", f"Guards ({sum(gg.total for gg in run_guards(run))})"))
+    tabs.append(("kernels", "Kernels"))
     if run.errors:
         tabs.append(("errors", f"Errors ({len(run.errors)})"))
     nav = "".join(f'<a href="#{sid}">{escape(name)}</a>' for sid, name in tabs)

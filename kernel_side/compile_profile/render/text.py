@@ -3,7 +3,9 @@ and the plain-text tables the CLI prints (``text_table``, ``comparison_text``).
 
 The first line is the digest's headline, the card's; the second reads like ``%timeit``'s: each
 variant's median with its spread, then the speedup with its interval; then why compiled is faster or
-slower and when compiling pays back.  The lines after them say what compiling did and where a call's
+slower and when compiling pays back.  The lines after them say what compiling did (graphs, guards,
+recompiles and the guard each failed on), what was measured beside the timings (device peaks, memory
+ratio, each kernel's roofline figures, max-autotune's choices, CUDA-graph skips) and where a call's
 time goes.  Every figure and sentence comes from ``compile_profile.digest``.
 """
 
@@ -16,6 +18,9 @@ from ..digest.facts import break_groups, break_place, cache_counts, correctness_
 from ..digest.format import format_diff, format_interval, format_ms, format_s, format_speedup, format_timing, one_line
 from ..digest.breakdown import COLUMNS, TITLE, breakdown, breakdown_note, verdict
 from ..digest.compare import Comparison
+from ..digest.guards import graph_heading, group_text, recompile_text, run_guards
+from ..digest.measured import (autotune_rows, cudagraph_skips, cudagraph_text, device_peaks_text, memory_ratio_text,
+                               roofline_kernels, roofline_note, roofline_rows)
 from ..digest.payback import payback
 from ..digest.lines import RULE, line_times
 from ..digest.summary import headline, timing_warnings
@@ -95,9 +100,45 @@ def _graph_lines(run: ProfileRun) -> list[str]:
     for r in run.recompiles[:MAX_LISTED]:
         tag = " [during timing]" if r.during_timing else ""
         variant = f" ({r.variant})" if r.variant else ""
-        out.append(f"  recompile{variant}{tag}: {one_line(r.reason)}")
+        out.append(f"  recompile{variant}{tag}: {recompile_text(r)}")
     if len(run.recompiles) > MAX_LISTED:
         out.append(f"  … and {len(run.recompiles) - MAX_LISTED} more recompiles")
+    return out
+
+
+def _guard_lines(run: ProfileRun) -> list[str]:
+    """Each Dynamo graph's guards by kind, then grouped by value with its cell line (``digest.guards``)."""
+    graphs = run_guards(run)
+    if not graphs:
+        return []
+    out = ["guards:"]
+    for gg in graphs[:MAX_LISTED]:
+        out.append(f"  {graph_heading(gg)}")
+        out += [f"    {group_text(g)}" for g in gg.groups[:MAX_LISTED]]
+        if len(gg.groups) > MAX_LISTED:
+            out.append(f"    … and {len(gg.groups) - MAX_LISTED} more groups")
+    if len(graphs) > MAX_LISTED:
+        out.append(f"  … and {len(graphs) - MAX_LISTED} more graphs with guards")
+    return out
+
+
+def _measured_lines(run: ProfileRun) -> list[str]:
+    """The device's ceilings, each timed kernel's share of them, max-autotune's choices and CUDA-graph skips
+    (``digest.measured``)."""
+    out = []
+    if run.device_peaks is not None:
+        out.append(device_peaks_text(run.device_peaks))
+        if run.device_peaks.method:
+            out.append(f"  ({one_line(run.device_peaks.method, 400)})")
+    rows = roofline_rows(run)
+    if rows:
+        out.append(f"roofline ({roofline_note(run)}):")
+        out += [f"  {one_line(r.name, 60)} ({r.variant}): {r.text}" for r in rows]
+        rest = len(roofline_kernels(run)) - len(rows)
+        if rest > 0:
+            out.append(f"  … and {rest} more kernels with rates")
+    out += [f"autotune ({r.variant}): {r.text}" for r in autotune_rows(run)[:MAX_LISTED * 2]]
+    out += [cudagraph_text(s["variant"], s["reasons"]) for s in cudagraph_skips(run)]
     return out
 
 
@@ -214,13 +255,18 @@ def render_text(run: ProfileRun) -> str:
     lines += _verdict_lines(run)
     lines += _compile_lines(run)
     lines += _graph_lines(run)
+    lines += _guard_lines(run)
     memory = _memory_line(run)
     if memory:
         lines.append(memory)
+    ratio = memory_ratio_text(run)
+    if ratio:
+        lines.append(ratio)
     correctness = _correctness_line(run)
     if correctness:
         lines.append(correctness)
     lines.append(_kernel_line(run))
+    lines += _measured_lines(run)
     lines += _breakdown_lines(run)
     lines += _lines_lines(run)
     if run.cell_runs:

@@ -16,6 +16,7 @@ from ..profile_run import ProfileRun
 from .charts import OVERVIEW_FIGURES, Figure, figures, overview_figures  # noqa: F401 (OVERVIEW_FIGURES: the names)
 from ..digest.compare import compare
 from ..digest.facts import break_groups, top_kernels
+from ..digest.measured import roofline_rows
 from ..digest.format import format_ms, one_line
 from .highlight import highlight_code
 from .html import comparison_html, html_table, render_html
@@ -100,7 +101,8 @@ class RunExplorer(widgets.Tab):
             self.overview,
             self.graph_breaks_view,
             widgets.VBox([self.graph_picker, self.graph_code]),
-            widgets.VBox([self.kernel_picker, self.kernel_info, self.kernel_source, figure_widget(self.figures["kernels"])]),
+            widgets.VBox([self.kernel_picker, self.kernel_info, self.kernel_source, figure_widget(self.figures["kernels"])]
+                         + ([figure_widget(self.figures["roofline"])] if roofline_rows(run) else [])),
             widgets.VBox([self.compare_picker, self.compare_table]),
         ]
         self.titles = ("Overview", f"Graph breaks ({len(run.graph_breaks)})", f"Graphs ({len(run.graphs)})",
