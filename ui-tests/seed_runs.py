@@ -4,7 +4,8 @@ Runs are the synthetic ones of tests/render_fixtures.py (no torch needed), with 
 their own, and two runs of one cell (``consistency_runs``: one slower than eager, one faster, each
 with two compiled variants and timed kernels on cell lines) whose Python views' words are written to
 ``expected.json`` next to the store (headline, verdict, payback, the breakdown of a call, time per cell
-line with eager's, the comparison), for consistency.spec.ts to find in the panel.  ``--add ID``
+line with eager's, each Dynamo graph's kinds of guards, each recompile's failed guard, max-autotune's
+choices, the roofline sentences, the device peaks and memory ratio, the comparison), for consistency.spec.ts to find in the panel.  ``--add ID``
 later puts one more run, as a kernel would, to test that the panel picks it up without a refresh.
 """
 
@@ -93,7 +94,8 @@ def line_texts(run: ProfileRun) -> list[dict]:
         if not r.kernels:
             continue
         times = {v: r.time_text(v) for v in lt.variants}
-        shown = next(t for t in text.splitlines() if t.strip().startswith(f"{r.line} "))
+        # the table's row: two spaces, the line number (a guard group "    2 global state guards" is not one)
+        shown = next(t for t in text.splitlines() if t.startswith(f"  {r.line} "))
         assert all(t in shown for t in times.values()), (shown, times)  # these are the text view's own words
         rows.append({"line": r.line, "times": times})
     return rows
@@ -112,13 +114,36 @@ def breakdown_texts(run: ProfileRun) -> list[dict]:
     return rows
 
 
+def guard_and_measured_texts(run: ProfileRun) -> dict:
+    """Each Dynamo graph's kinds of guards, each recompile's failed guard, max-autotune's choices, the roofline
+    sentences, the device peaks and the memory ratio: the digest's words (``run_digest``), each checked to be
+    what the text view shows (render/text.py ``_guard_lines``, ``_graph_lines``, ``_measured_lines``)."""
+    digest = run_digest(run)
+    measured = digest["measured"]
+    words = {
+        "guards": [{"graph_id": g["graph_id"], "kinds_text": g["kinds_text"]} for g in digest["guards"]],
+        "recompiles": [{"failed_guard": r["failed_guard"]} for r in digest["recompiles"]],
+        "autotune": [a["text"] for a in measured["autotune"]],
+        "roofline": [r["text"] for r in measured["roofline"]],
+        "device_peaks": measured["device_peaks"]["text"] if measured["device_peaks"] else None,
+        "memory_ratio": measured["memory_ratio"]["text"] if measured["memory_ratio"] else None,
+    }
+    text = render_text(run)
+    shown = [g["kinds_text"] for g in words["guards"]] + [r["failed_guard"] for r in words["recompiles"]]
+    shown += words["autotune"] + words["roofline"] + [t for t in (words["device_peaks"], words["memory_ratio"]) if t]
+    missing = [t for t in shown if t and t not in text]
+    assert not missing, missing  # these are the text view's own words
+    return words
+
+
 def expected_json(slow: ProfileRun, fast: ProfileRun) -> dict:
     def run_words(run: ProfileRun) -> dict:
         digest = run_digest(run)
         return {"id": run.id, "headline": digest["headline"], "phrase": digest["speedup"]["phrase"],
                 "verdict": digest["verdict"], "payback": digest["payback"]["text"] if digest["payback"] else None,
                 "breakdown": breakdown_texts(run),
-                "variants": digest["lines"]["variants"], "lines": line_texts(run)}
+                "variants": digest["lines"]["variants"], "lines": line_texts(run),
+                **guard_and_measured_texts(run)}
 
     comparison = compare(slow, fast).as_dict()
     return {
