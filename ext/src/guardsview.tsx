@@ -1,8 +1,9 @@
 /**
  * The Guards tab (issue 13 §5): per Dynamo graph, the digest's words for what its guards check and a
- * table of its guards grouped by kind and value, each with the cell line the value comes from (a
+ * list of its guards grouped by kind and value, each with the cell line the value comes from (a
  * click reveals it in the notebook, as the Lines tab does) and the checks themselves in a collapsible
- * block; then each recompile with the guard that failed and Dynamo's reason.  guards.ts picks the
+ * block; then each recompile with the guard that failed (a click reveals its line) and Dynamo's
+ * reason.  A list, not a table: five columns do not fit the sidebar.  guards.ts picks the
  * digest's figures out; this file lays them out.  A run older than the guards says it has none.
  *
  * A tab of its own rather than a section of Graphs: Graphs shows one graph's code at a time (AOT and
@@ -34,29 +35,28 @@ function LineButton(props: { run: IProfileRun; line: number | null; revealLine: 
   );
 }
 
+/** One group: its kind, the value it checks, the line that value comes from, how many guards; then the checks. */
 function GuardRow(props: { row: IGuardRow; run: IProfileRun; revealLine: RevealLine }): JSX.Element {
   const { row } = props;
   return (
-    <tr className="cp-GuardGroup" data-kind={row.kind}>
-      <td>{row.kind}</td>
-      <td>
-        <code>{row.source}</code>
-      </td>
-      <td>
+    <li className="cp-GuardGroup" data-kind={row.kind}>
+      <div className="cp-GuardGroup-head">
+        <span className="cp-GuardKind">{row.kind}</span>
+        {row.source ? <code className="cp-GuardSource">{row.source}</code> : null}
         <LineButton run={props.run} line={row.line} revealLine={props.revealLine} />
-      </td>
-      <td className="cp-GuardCount">{row.count}</td>
-      <td>
-        {row.codes.length ? (
-          <details className="cp-GuardCodes">
-            <summary>
-              {row.codes.length} check{row.codes.length === 1 ? '' : 's'}
-            </summary>
-            <pre>{row.codes.join('\n')}</pre>
-          </details>
-        ) : null}
-      </td>
-    </tr>
+        <span className="cp-GuardCount" title="guards">
+          ×{row.count}
+        </span>
+      </div>
+      {row.codes.length ? (
+        <details className="cp-GuardCodes">
+          <summary>
+            {row.codes.length} check{row.codes.length === 1 ? '' : 's'}
+          </summary>
+          <pre>{row.codes.join('\n')}</pre>
+        </details>
+      ) : null}
+    </li>
   );
 }
 
@@ -67,42 +67,40 @@ function GuardSection(props: { section: IGuardSection; run: IProfileRun; revealL
       <h4 className="cp-GuardGraph-title">{sectionTitle(section)}</h4>
       <p className="cp-GuardKinds">{section.kindsText}</p>
       {section.rows.length ? (
-        <div className="cp-GuardScroll">
-          <table className="cp-Table cp-GuardTable">
-            <thead>
-              <tr>
-                <th>kind</th>
-                <th>value</th>
-                <th>from</th>
-                <th>guards</th>
-                <th>checks</th>
-              </tr>
-            </thead>
-            <tbody>
-              {section.rows.map((row, i) => (
-                <GuardRow key={`${i}:${row.kind}:${row.source}`} row={row} run={props.run} revealLine={props.revealLine} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ul className="cp-GuardGroups">
+          {section.rows.map((row, i) => (
+            <GuardRow key={`${i}:${row.kind}:${row.source}`} row={row} run={props.run} revealLine={props.revealLine} />
+          ))}
+        </ul>
       ) : null}
     </section>
   );
 }
 
+/** A recompile: its failed guard (a click reveals the value's line) and Dynamo's reason. */
 function Recompile(props: { item: IRecompileItem; run: IProfileRun; revealLine: RevealLine }): JSX.Element {
-  const { item } = props;
+  const { item, run } = props;
+  const line = item.line;
   return (
     <li className="cp-Recompile" data-variant={item.variant}>
       {item.variant ? <span className="cp-Recompile-variant">{item.variant}: </span> : null}
-      {item.failedGuard ? <span className="cp-FailedGuard">{item.failedGuard}</span> : null}
-      {item.line !== null ? (
+      {item.failedGuard && line !== null ? (
+        <button
+          className="cp-GuardLine cp-FailedGuard"
+          title="Show this line in the notebook"
+          onClick={() => void props.revealLine(run, line)}
+        >
+          {item.failedGuard}
+        </button>
+      ) : item.failedGuard ? (
+        <span className="cp-FailedGuard">{item.failedGuard}</span>
+      ) : null}
+      {item.duringTiming ? (
         <>
           {' '}
-          <LineButton run={props.run} line={item.line} revealLine={props.revealLine} />
+          <span className="cp-Badge cp-mod-slower">during timed runs</span>
         </>
       ) : null}
-      {item.duringTiming ? <span className="cp-Badge cp-mod-slower">during timed runs</span> : null}
       {item.reason ? <pre className="cp-Recompile-reason">{item.reason}</pre> : null}
     </li>
   );

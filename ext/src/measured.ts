@@ -104,12 +104,14 @@ export function cudagraphSkips(
     .filter(s => s.reasons.length > 0);
 }
 
-/** Each kernel's roofline sentence, in the digest's order; none for older runs. */
+/** Each kernel's name and roofline sentence (which names no kernel), in the digest's order; none for older runs. */
 export function rooflineTexts(
   summary: Partial<IRunDigest> | null | undefined
-): { kernelId: string; variant: string; text: string }[] {
+): { kernelId: string; name: string; variant: string; text: string }[] {
   return records(measured(summary).roofline).flatMap(r => {
     const text = nonEmpty(r.text);
-    return text ? [{ kernelId: nonEmpty(r.kernel_id) ?? '', variant: nonEmpty(r.variant) ?? '', text }] : [];
+    return text
+      ? [{ kernelId: nonEmpty(r.kernel_id) ?? '', name: nonEmpty(r.name) ?? '', variant: nonEmpty(r.variant) ?? '', text }]
+      : [];
   });
 }

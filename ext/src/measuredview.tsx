@@ -132,8 +132,8 @@ export function Roofline(props: {
       {texts.length ? (
         <ul className="cp-List cp-RooflineTexts">
           {texts.map((t, i) => (
-            <li key={i} className="cp-RooflineText" data-kernel-id={t.kernelId} data-variant={t.variant}>
-              {t.text}
+            <li key={i} className="cp-RooflineRow" data-kernel-id={t.kernelId} data-variant={t.variant}>
+              <code className="cp-KernelName">{t.name}</code>: <span className="cp-RooflineText">{t.text}</span>
             </li>
           ))}
         </ul>

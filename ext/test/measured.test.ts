@@ -99,9 +99,9 @@ describe('cudagraphSkips and rooflineTexts', () => {
       achieved_tflops: null,
       compute_share: null
     };
-    const d = digest({ roofline: [{ ...row, text: 'triton_poi_fused_add_0: 2810 GB/s, 84% of the peak' }, { ...row, text: '' }] });
+    const d = digest({ roofline: [{ ...row, text: '2.81 TB/s, 84% of the copy peak' }, { ...row, text: '' }] });
     expect(rooflineTexts(d)).toEqual([
-      { kernelId: 'k1', variant: 'inductor/default', text: 'triton_poi_fused_add_0: 2810 GB/s, 84% of the peak' }
+      { kernelId: 'k1', name: 'triton_poi_fused_add_0', variant: 'inductor/default', text: '2.81 TB/s, 84% of the copy peak' }
     ]);
     expect(rooflineTexts(digest(undefined))).toEqual([]);
   });
