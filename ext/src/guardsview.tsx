@@ -112,8 +112,9 @@ export function GuardsTab(props: { run: IProfileRun; revealLine: RevealLine }): 
   if (!sections.length && !recompiles.length) {
     return <p className="cp-Empty">No guards were recorded for this run.</p>;
   }
+  // Keyed by run: another run's graphs start with their checks folded, not as this run's were left.
   return (
-    <div className="cp-Guards">
+    <div className="cp-Guards" key={props.run.id}>
       {sections.map((s, i) => (
         <GuardSection key={`${i}:${s.graphId}`} section={s} run={props.run} revealLine={props.revealLine} />
       ))}

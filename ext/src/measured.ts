@@ -8,7 +8,7 @@
  */
 
 import { formatMs, formatS } from './format';
-import { IRunDigest } from './types';
+import { IPlotlyFigure, IRunDigest } from './types';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -114,4 +114,10 @@ export function rooflineTexts(
       ? [{ kernelId: nonEmpty(r.kernel_id) ?? '', name: nonEmpty(r.name) ?? '', variant: nonEmpty(r.variant) ?? '', text }]
       : [];
   });
+}
+
+/** The roofline chart's height: the figure's own (a bar per kernel), else `fallback`. */
+export function figureHeight(figure: IPlotlyFigure | undefined, fallback: number): number {
+  const height: unknown = figure?.layout?.height;
+  return typeof height === 'number' && Number.isFinite(height) && height > 0 ? height : fallback;
 }

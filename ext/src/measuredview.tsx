@@ -10,7 +10,15 @@ import * as React from 'react';
 
 import { Chart } from './chart';
 import { ChartRenderer } from './charts';
-import { AUTOTUNE_COLUMNS, autotuneRows, cudagraphSkips, devicePeaks, memoryRatioText, rooflineTexts } from './measured';
+import {
+  AUTOTUNE_COLUMNS,
+  autotuneRows,
+  cudagraphSkips,
+  devicePeaks,
+  figureHeight,
+  memoryRatioText,
+  rooflineTexts
+} from './measured';
 import { IPlotlyFigure, IRunDigest } from './types';
 
 type Summary = IRunDigest | undefined;
@@ -128,7 +136,7 @@ export function Roofline(props: {
   return (
     <div className="cp-Roofline">
       <h4>Against the roofline</h4>
-      {props.figure ? <Chart name="roofline" figure={props.figure} charts={props.charts} height={300} /> : null}
+      {props.figure ? <Chart name="roofline" figure={props.figure} charts={props.charts} height={figureHeight(props.figure, 300)} /> : null}
       {texts.length ? (
         <ul className="cp-List cp-RooflineTexts">
           {texts.map((t, i) => (

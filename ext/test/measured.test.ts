@@ -1,6 +1,14 @@
 /** measured.ts: device peaks, memory ratio, autotune, CUDA-graph skips and roofline in the digest's words. */
 
-import { AUTOTUNE_COLUMNS, autotuneRows, cudagraphSkips, devicePeaks, memoryRatioText, rooflineTexts } from '../src/measured';
+import {
+  AUTOTUNE_COLUMNS,
+  autotuneRows,
+  cudagraphSkips,
+  devicePeaks,
+  figureHeight,
+  memoryRatioText,
+  rooflineTexts
+} from '../src/measured';
 import { IAutotuneRow, IMeasured, IRunDigest } from '../src/types';
 import { summary } from './fixtures';
 
@@ -104,5 +112,14 @@ describe('cudagraphSkips and rooflineTexts', () => {
       { kernelId: 'k1', name: 'triton_poi_fused_add_0', variant: 'inductor/default', text: '2.81 TB/s, 84% of the copy peak' }
     ]);
     expect(rooflineTexts(digest(undefined))).toEqual([]);
+  });
+});
+
+describe('figureHeight', () => {
+  it('takes the figure\'s own height, else the fallback', () => {
+    expect(figureHeight({ data: [], layout: { height: 186 } }, 300)).toBe(186);
+    expect(figureHeight({ data: [] }, 300)).toBe(300);
+    expect(figureHeight({ data: [], layout: { height: 'auto' } }, 300)).toBe(300);
+    expect(figureHeight(undefined, 300)).toBe(300);
   });
 });

@@ -4,8 +4,12 @@
  * and timed kernels on cell lines, and writes the Python views' words for them to expected.json next
  * to the store: the digest's headline and speedup phrase, its verdict and payback sentences and each
  * variant's breakdown of a call (issue 13), the text view's time per cell line (eager's column
- * first), and the comparison's rows.  The panel must show those words, character for character, and
- * draw the breakdown chart in the light and the dark theme.
+ * first), and the comparison's rows; and what the Guards tab, the Compile tab, the Kernels tab and the
+ * Overview show of guards and what was measured (issue 13 §4-5): each Dynamo graph's kinds of
+ * guards, each recompile's failed guard, max-autotune's choices, each kernel's roofline sentence,
+ * the device's peaks and the memory ratio.  The panel must show those words, character for
+ * character, and draw the breakdown and roofline charts (the breakdown in the light and the dark
+ * theme) with no page error.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -29,6 +33,17 @@ interface IExpectedRun {
   payback: string | null;
   /** per variant, each part of a call and the call as format_ms words them */
   breakdown: { variant: string; parts: Record<BreakdownPart, string> }[];
+  /** per Dynamo graph with guards, the digest's words for its kinds ("12 tensor, 3 shape") */
+  guards: { graph_id: string; kinds_text: string }[];
+  /** per recompile, the digest's words for its failed guard ("" when unknown) */
+  recompiles: { failed_guard: string }[];
+  /** max-autotune's choices, each as the digest words it */
+  autotune: string[];
+  /** each kernel's roofline sentence, in the digest's order */
+  roofline: string[];
+  /** the device's peaks and the memory ratio as the digest words them; null when not measured */
+  device_peaks: string | { text: string } | null;
+  memory_ratio: string | { text: string } | null;
 }
 
 const BREAKDOWN_PARTS = ['library', 'generated', 'aten', 'copies', 'outside', 'call'] as const;
@@ -81,6 +96,12 @@ function drawnBars(chart: Locator): Promise<number> {
   );
 }
 
+/** A sentence expected.json gives either as text or as the digest's {text}; null when there is none. */
+function wordsOf(value: string | { text: string } | null | undefined): string | null {
+  const text = typeof value === 'string' ? value : value?.text;
+  return text ? text : null;
+}
+
 test('the seeded runs are one slower and one faster than eager', () => {
   const runs = expected().runs;
   expect(runs).toHaveLength(2);
@@ -95,6 +116,13 @@ test('the seeded runs are one slower and one faster than eager', () => {
   }
   expect(runs.some(r => r.verdict)).toBe(true);
   expect(runs.some(r => r.payback)).toBe(true);
+  // So do the guards and measured tests.
+  expect(runs.some(r => r.guards.length > 0)).toBe(true);
+  expect(runs.some(r => r.recompiles.some(c => c.failed_guard))).toBe(true);
+  expect(runs.some(r => r.autotune.length > 0)).toBe(true);
+  expect(runs.some(r => r.roofline.length > 0)).toBe(true);
+  expect(runs.some(r => wordsOf(r.device_peaks))).toBe(true);
+  expect(runs.some(r => wordsOf(r.memory_ratio))).toBe(true);
 });
 
 test('the Overview words the speedup as the digest does, a slowdown by its factor above 1', async ({ page }) => {
@@ -229,6 +257,100 @@ test('the Compare view shows the comparison\'s rows as Python words them', async
       await expect(change).toHaveClass('cp-mod-worse');
     } else {
       await expect(change).not.toHaveClass(/cp-mod-/);
+    }
+  }
+});
+
+test('the Guards tab shows each graph\'s kinds of guards and each recompile\'s failed guard as Python words them', async ({
+  page
+}) => {
+  const pageErrors: string[] = [];
+  page.on('pageerror', e => pageErrors.push(e.message));
+  await openPanel(page);
+  for (const run of expected().runs) {
+    await selectRun(page, run.id, 'Guards');
+    const tab = page.locator(`${PANEL} .cp-Detail[data-run-id="${run.id}"] .cp-TabBody[data-tab="Guards"]`);
+    const sections = tab.locator('.cp-GuardGraph');
+    await expect(sections).toHaveCount(run.guards.length);
+    for (const [i, g] of run.guards.entries()) {
+      await expect(sections.nth(i)).toHaveAttribute('data-graph-id', g.graph_id);
+      await expectExactText(sections.nth(i).locator('.cp-GuardKinds'), g.kinds_text);
+    }
+    if (run.guards.length) {
+      // A group's checks fold away; opened, they read as text.
+      const codes = sections.first().locator('.cp-GuardCodes').first();
+      expect(await codes.getAttribute('open')).toBeNull(); // folded, also after another run's were opened
+      await codes.locator('summary').click();
+      await expect(codes.locator('pre')).toBeVisible();
+      expect((await codes.locator('pre').textContent())?.length).toBeGreaterThan(0);
+    }
+    const failed = run.recompiles.map(r => r.failed_guard).filter(Boolean);
+    await expect(tab.locator('.cp-Recompile')).toHaveCount(run.recompiles.length);
+    await expect(tab.locator('.cp-Recompile .cp-FailedGuard')).toHaveText(failed);
+    for (const [i, text] of failed.entries()) {
+      await expectExactText(tab.locator('.cp-Recompile .cp-FailedGuard').nth(i), text);
+    }
+  }
+  expect(pageErrors).toEqual([]);
+});
+
+test('the Compile tab shows max-autotune\'s choices as Python words them', async ({ page }) => {
+  await openPanel(page);
+  for (const run of expected().runs) {
+    await selectRun(page, run.id, 'Compile');
+    const tab = page.locator(`${PANEL} .cp-Detail[data-run-id="${run.id}"] .cp-Compile`);
+    await expect(tab.locator('.cp-AutotuneText')).toHaveCount(run.autotune.length);
+    for (const [i, text] of run.autotune.entries()) {
+      await expectExactText(tab.locator('.cp-AutotuneText').nth(i), text);
+    }
+    await expect(tab.locator('.cp-AutotuneTable tbody tr')).toHaveCount(run.autotune.length);
+  }
+});
+
+test('the Kernels tab shows each kernel\'s roofline as Python words it and draws the roofline chart', async ({
+  page
+}) => {
+  const pageErrors: string[] = [];
+  page.on('pageerror', e => pageErrors.push(e.message));
+  await openPanel(page);
+  for (const run of expected().runs) {
+    await selectRun(page, run.id, 'Kernels');
+    const tab = page.locator(`${PANEL} .cp-Detail[data-run-id="${run.id}"] .cp-Kernels`);
+    await expect(tab.locator('.cp-KernelTable thead th')).toContainText(['GB/s', 'TFLOP/s']);
+    await expect(tab.locator('.cp-RooflineText')).toHaveCount(run.roofline.length);
+    for (const [i, text] of run.roofline.entries()) {
+      await expectExactText(tab.locator('.cp-RooflineText').nth(i), text);
+    }
+    if (run.roofline.length) {
+      const chart = tab.locator('.cp-ChartHost[data-chart="roofline"]');
+      await expect(chart.locator('.js-plotly-plot')).toBeVisible();
+      // a bar per kernel with a rate against a device peak
+      await expect.poll(() => drawnBars(chart)).toBeGreaterThan(0);
+    }
+    // The rate columns sort like the others, the largest first (the tab keeps its sort across runs).
+    const gbps = tab.locator('.cp-KernelTable thead th', { hasText: 'GB/s' });
+    const before = await gbps.getAttribute('aria-sort');
+    await gbps.click();
+    await expect(gbps).toHaveAttribute('aria-sort', before === 'descending' ? 'ascending' : 'descending');
+  }
+  expect(pageErrors).toEqual([]);
+});
+
+test('the Overview shows the device\'s peaks and the memory ratio as Python words them', async ({ page }) => {
+  await openPanel(page);
+  for (const run of expected().runs) {
+    await selectRun(page, run.id, 'Overview');
+    const overview = page.locator(`${PANEL} .cp-Detail[data-run-id="${run.id}"] .cp-Overview`);
+    for (const [cls, value] of [
+      ['.cp-DevicePeaks', run.device_peaks],
+      ['.cp-MemoryRatio', run.memory_ratio]
+    ] as const) {
+      const text = wordsOf(value);
+      if (text) {
+        await expectExactText(overview.locator(cls), text);
+      } else {
+        await expect(overview.locator(cls)).toHaveCount(0);
+      }
     }
   }
 });
