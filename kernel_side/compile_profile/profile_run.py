@@ -5,7 +5,7 @@ the run store, the server, the JupyterLab extension).  Field names are part of
 the public JSON shape documented by ``schema/profile_run.schema.json``; add
 fields freely, rename none.
 
-About 440 lines, kept in one module on purpose: the dataclass tree is the schema, and the JSON
+About 500 lines, kept in one module on purpose: the dataclass tree is the schema, and the JSON
 Schema is generated from this one file (``serialize``); it holds data and the few properties that
 read it (``eager``, ``variant()``), and derives no figure for a reader (that is ``digest``).
 """

@@ -19,7 +19,7 @@ Only the standard library's ``sqlite3`` is used.  The summaries are the digest's
 version words runs differently; the migrations only shape tables and never call the digest, so a
 released migration does the same thing forever.
 
-It is one module of about 430 lines on purpose: the connection, the transaction and locking
+It is one module of about 440 lines on purpose: the connection, the transaction and locking
 rules, the migrations and the queries are one set of invariants, and a reader checks them together.
 """
 
