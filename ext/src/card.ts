@@ -1,8 +1,8 @@
 /**
  * The in-cell renderer of `application/vnd.compile-profile.run+json`: a compact card with the
  * headline, under it the digest's verdict (why compiled is faster or slower) and payback sentences
- * when the run has them, a bar chart of the variants, the warnings and a button to open the run in
- * the panel.  Built from the output's own data, so it renders after a kernel restart or a page
+ * when the run has them, a bar chart of the variants, the warnings and an "Open" button that opens
+ * the run's detail in a main-area tab beside the notebook.  Built from the output's own data, so it renders after a kernel restart or a page
  * reload; an output saved before the verdict and payback existed shows neither.
  */
 
@@ -29,7 +29,7 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, className: string, te
 export class RunCard extends Panel implements IRenderMime.IRenderer {
   constructor(
     private readonly _charts: ChartRenderer,
-    private readonly _openInPanel: (runId: string) => void
+    private readonly _openRun: (runId: string) => void
   ) {
     super();
     this.addClass('cp-Card');
@@ -52,8 +52,9 @@ export class RunCard extends Panel implements IRenderMime.IRenderer {
     this._chart = null;
     this.addWidget(this._summaryWidget(data));
     const actions = new Widget({ node: el('div', 'cp-Card-actions') });
-    const open = el('button', 'jp-Button jp-mod-styled jp-mod-accept cp-Card-open', 'Open in panel');
-    open.addEventListener('click', () => this._openInPanel(data.run_id));
+    const open = el('button', 'jp-Button jp-mod-styled jp-mod-accept cp-Card-open', 'Open');
+    open.title = 'Open this run in a tab beside the notebook';
+    open.addEventListener('click', () => this._openRun(data.run_id));
     actions.node.append(open);
     this.addWidget(actions);
     if (this.isAttached) {
@@ -132,11 +133,11 @@ export class RunCard extends Panel implements IRenderMime.IRenderer {
   private _stopFollowing: () => void = () => {};
 }
 
-export function runCardFactory(charts: ChartRenderer, openInPanel: (runId: string) => void): IRenderMime.IRendererFactory {
+export function runCardFactory(charts: ChartRenderer, openRun: (runId: string) => void): IRenderMime.IRendererFactory {
   return {
     safe: true,
     mimeTypes: [RUN_MIME_TYPE],
     defaultRank: 0,
-    createRenderer: () => new RunCard(charts, openInPanel)
+    createRenderer: () => new RunCard(charts, openRun)
   };
 }

@@ -1,6 +1,8 @@
 /**
  * compile-profile's JupyterLab extension: the in-cell renderer of a run, the "Compile Profile"
- * sidebar panel and its `compile-profile:open` command.
+ * sidebar panel (run list and Compare), a run's detail in a main-area tab, and their commands:
+ * `compile-profile:open` shows the panel (and, given a runId, opens that run's tab),
+ * `compile-profile:open-run` opens a run's tab beside the notebook.
  */
 
 import { ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
@@ -12,7 +14,8 @@ import { LabIcon } from '@jupyterlab/ui-components';
 
 import { OPEN_COMMAND, runCardFactory } from './card';
 import { ChartRenderer, ThemeWatcher } from './charts';
-import { DETAIL_TABS, DetailTab } from './detail';
+import { DETAIL_TABS, isDetailTab } from './detail';
+import { OPEN_RUN_COMMAND, RunDetailTabs } from './detailwidget';
 import { PanelModel } from './model';
 import { CompileProfilePanel } from './panel';
 import { revealCellLine } from './navigate';
@@ -24,9 +27,17 @@ const ICON_SVG =
 
 const compileProfileIcon = new LabIcon({ name: 'compile-profile:icon', svgstr: ICON_SVG });
 
+const RUN_ARGS = {
+  type: 'object',
+  properties: {
+    runId: { type: 'string', description: 'The run to show' },
+    tab: { type: 'string', enum: [...DETAIL_TABS] }
+  }
+};
+
 const plugin: JupyterFrontEndPlugin<void> = {
   id: 'compile-profile:plugin',
-  description: 'Renders compile-profile runs in cells and lists every run in a sidebar panel.',
+  description: 'Renders compile-profile runs in cells, lists every run in a sidebar panel and opens a run in the main area.',
   autoStart: true,
   requires: [IRenderMimeRegistry, INotebookTracker, IEditorLanguageRegistry],
   optional: [ICommandPalette, IThemeManager, ILayoutRestorer],
@@ -45,47 +56,52 @@ const plugin: JupyterFrontEndPlugin<void> = {
       () => notebooks.currentWidget?.context.path ?? null,
       () => runIdsShownIn(notebooks.currentWidget?.model?.cells ?? [])
     );
-    const panel = new CompileProfilePanel(model, {
-      charts,
-      languages,
-      revealLine: (run, line) => revealCellLine(app, notebooks, run, line)
-    });
+    const details = new RunDetailTabs(
+      app,
+      { charts, languages, revealLine: (run, line) => revealCellLine(app, notebooks, run, line) },
+      compileProfileIcon
+    );
+    const panel = new CompileProfilePanel(model, runId => void app.commands.execute(OPEN_RUN_COMMAND, { runId }));
     panel.title.icon = compileProfileIcon;
     panel.title.caption = 'Compile Profile';
     app.shell.add(panel, 'right', { rank: 900 });
-    restorer?.add(panel, 'compile-profile');
+    if (restorer) {
+      restorer.add(panel, 'compile-profile');
+      details.restore(restorer);
+    }
     notebooks.currentChanged.connect(() => model.notebookChanged());
+    details.tracker.currentChanged.connect(() => model.setCurrentRun(details.currentRunId));
+    model.removed.connect((_, runId) => details.close(runId));
     void model.refresh();
+
+    app.commands.addCommand(OPEN_RUN_COMMAND, {
+      label: 'Open Compile Profile Run',
+      caption: "Open a run's detail in the main area (or activate its tab)",
+      icon: compileProfileIcon,
+      describedBy: { args: RUN_ARGS },
+      execute: async args => {
+        if (typeof args.runId === 'string' && args.runId) {
+          await details.open(args.runId, isDetailTab(args.tab) ? args.tab : undefined);
+        }
+      }
+    });
 
     app.commands.addCommand(OPEN_COMMAND, {
       label: 'Open Compile Profile',
-      caption: 'Show the Compile Profile panel (optionally one run in it)',
+      caption: 'Show the Compile Profile panel (and, given a run, open it in the main area)',
       icon: compileProfileIcon,
-      describedBy: {
-        args: {
-          type: 'object',
-          properties: {
-            runId: { type: 'string', description: 'The run to show' },
-            tab: { type: 'string', enum: [...DETAIL_TABS] }
-          }
-        }
-      },
+      describedBy: { args: RUN_ARGS },
       execute: async args => {
         app.shell.activateById(panel.id);
-        const runId = typeof args.runId === 'string' ? args.runId : null;
-        const tab = DETAIL_TABS.includes(args.tab as DetailTab) ? (args.tab as DetailTab) : undefined;
-        if (runId) {
-          await model.refresh();
-          await model.select(runId, tab);
-        } else if (tab) {
-          model.setTab(tab);
+        if (typeof args.runId === 'string' && args.runId) {
+          await app.commands.execute(OPEN_RUN_COMMAND, args);
         }
       }
     });
     palette?.addItem({ command: OPEN_COMMAND, category: 'Compile Profile' });
 
     rendermime.addFactory(
-      runCardFactory(charts, runId => void app.commands.execute(OPEN_COMMAND, { runId })),
+      runCardFactory(charts, runId => void app.commands.execute(OPEN_RUN_COMMAND, { runId })),
       0
     );
   }

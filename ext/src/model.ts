@@ -1,15 +1,16 @@
 /**
- * The panel's state: the run list from the store, the selected run, and a cheap poll of the
- * store's change token so runs written by any kernel appear without a refresh.
+ * The sidebar panel's state: the run list from the store, which view (runs or compare) it shows,
+ * which run's main-area tab is current (highlighted in the list), and a cheap poll of the store's
+ * change token so runs written by any kernel appear without a refresh.  A run's detail has a model
+ * of its own (detailmodel.ts).
  */
 
 import { Poll } from '@lumino/polling';
 import { ISignal, Signal } from '@lumino/signaling';
 
 import * as api from './api';
-import { DetailTab } from './detail';
 import { filterByNotebook, newestFirst } from './runlist';
-import { IPlotlyFigure, IProfileRun, IRunSummary } from './types';
+import { IRunSummary } from './types';
 
 /** Summaries are small; the newest this many are listed, the count says if there are more. */
 export const LIST_LIMIT = 500;
@@ -32,14 +33,17 @@ export class PanelModel {
     return this._changed;
   }
 
+  /** A run was deleted from the store through the panel. */
+  get removed(): ISignal<this, string> {
+    return this._removed;
+  }
+
   runs: IRunSummary[] = [];
   total = 0;
   error: string | null = null;
   thisNotebookOnly = false;
-  selected: IProfileRun | null = null;
-  selectedFigures: Record<string, IPlotlyFigure> | null = null;
-  loadingId: string | null = null;
-  tab: DetailTab = 'Overview';
+  /** The run whose main-area tab is current, highlighted in the list. */
+  currentRunId: string | null = null;
   view: 'runs' | 'compare' = 'runs';
 
   get visibleRuns(): IRunSummary[] {
@@ -55,61 +59,23 @@ export class PanelModel {
       this.total = page.total;
       this._token = page.token;
       this.error = null;
-      if (this.selected && !this.runs.some(r => r.id === this.selected!.id)) {
-        this.selected = null; // deleted elsewhere
-        this.selectedFigures = null;
-      }
     } catch (error) {
       this.error = `Cannot read the run store: ${(error as Error).message}`;
     }
     this._changed.emit();
   }
 
-  async select(id: string | null, tab?: DetailTab): Promise<void> {
-    if (tab) {
-      this.tab = tab;
-    }
-    this.view = 'runs';
-    if (id === null) {
-      this.selected = null;
-      this.selectedFigures = null;
+  setCurrentRun(id: string | null): void {
+    if (id !== this.currentRunId) {
+      this.currentRunId = id;
       this._changed.emit();
-      return;
     }
-    this.loadingId = id;
-    this._changed.emit();
-    try {
-      const run = await api.getRun(id);
-      if (this.loadingId !== id) {
-        return; // another selection overtook this one
-      }
-      this.selected = run;
-      this.selectedFigures = null;
-      this.error = null;
-      this._changed.emit();
-      this.selectedFigures = await api.getFigures(id).catch(() => null);
-    } catch (error) {
-      this.error = `Cannot load run ${id}: ${(error as Error).message}`;
-    } finally {
-      if (this.loadingId === id) {
-        this.loadingId = null;
-      }
-    }
-    this._changed.emit();
   }
 
   async remove(id: string): Promise<void> {
     await api.deleteRun(id);
-    if (this.selected?.id === id) {
-      this.selected = null;
-      this.selectedFigures = null;
-    }
+    this._removed.emit(id);
     await this.refresh();
-  }
-
-  setTab(tab: DetailTab): void {
-    this.tab = tab;
-    this._changed.emit();
   }
 
   setView(view: 'runs' | 'compare'): void {
@@ -144,4 +110,5 @@ export class PanelModel {
   private _token: number | null = null;
   private _poll: Poll;
   private _changed = new Signal<this, void>(this);
+  private _removed = new Signal<this, string>(this);
 }

@@ -1,4 +1,7 @@
-/** The "Compile Profile" sidebar panel: the run list, a run's detail, and the comparison of two runs. */
+/**
+ * The "Compile Profile" sidebar panel: the run list (a click opens the run's detail in the main
+ * area, detailwidget.tsx) and the comparison of two runs.
+ */
 
 import { Dialog, showDialog } from '@jupyterlab/apputils';
 import { ReactWidget, UseSignal } from '@jupyterlab/ui-components';
@@ -6,7 +9,6 @@ import * as React from 'react';
 
 import * as api from './api';
 import { deltaClass, kernelCountText } from './compare';
-import { IDetailServices, RunDetail } from './detail';
 import { formatAge, speedupTone } from './format';
 import { PanelModel } from './model';
 import { runTitle } from './runlist';
@@ -17,7 +19,7 @@ export const PANEL_ID = 'compile-profile-panel';
 export class CompileProfilePanel extends ReactWidget {
   constructor(
     readonly model: PanelModel,
-    private readonly _services: IDetailServices
+    private readonly _openRun: (runId: string) => void
   ) {
     super();
     this.id = PANEL_ID;
@@ -32,13 +34,13 @@ export class CompileProfilePanel extends ReactWidget {
   protected render(): JSX.Element {
     return (
       <UseSignal signal={this.model.changed}>
-        {() => <PanelView model={this.model} services={this._services} />}
+        {() => <PanelView model={this.model} openRun={this._openRun} />}
       </UseSignal>
     );
   }
 }
 
-function PanelView({ model, services }: { model: PanelModel; services: IDetailServices }): JSX.Element {
+function PanelView({ model, openRun }: { model: PanelModel; openRun: (runId: string) => void }): JSX.Element {
   const runs = model.visibleRuns;
   return (
     <div className="cp-PanelBody">
@@ -79,19 +81,7 @@ function PanelView({ model, services }: { model: PanelModel; services: IDetailSe
               ↻
             </button>
           </div>
-          <RunList model={model} runs={runs} />
-          {model.loadingId && !model.selected ? <div className="cp-Loading">Loading…</div> : null}
-          {model.selected ? (
-            <RunDetail
-              run={model.selected}
-              figures={model.selectedFigures}
-              services={services}
-              tab={model.tab}
-              onTab={tab => model.setTab(tab)}
-            />
-          ) : runs.length ? (
-            <p className="cp-Empty">Select a run to see its detail.</p>
-          ) : null}
+          <RunList model={model} runs={runs} openRun={openRun} />
         </>
       ) : (
         <Compare runs={model.runs} />
@@ -100,7 +90,8 @@ function PanelView({ model, services }: { model: PanelModel; services: IDetailSe
   );
 }
 
-function RunList({ model, runs }: { model: PanelModel; runs: IRunSummary[] }): JSX.Element {
+function RunList(props: { model: PanelModel; runs: IRunSummary[]; openRun: (runId: string) => void }): JSX.Element {
+  const { model, runs, openRun } = props;
   if (!runs.length) {
     return (
       <p className="cp-Empty">
@@ -112,13 +103,14 @@ function RunList({ model, runs }: { model: PanelModel; runs: IRunSummary[] }): J
   return (
     <ul className="cp-RunList" aria-label="runs">
       {runs.map(run => {
-        const selected = model.selected?.id === run.id;
+        const selected = model.currentRunId === run.id;
         return (
           <li
             key={run.id}
             className={`cp-RunItem${selected ? ' cp-mod-selected' : ''}`}
             data-run-id={run.id}
-            onClick={() => void model.select(run.id)}
+            title={`Open ${runTitle(run)} in the main area`}
+            onClick={() => openRun(run.id)}
           >
             <span className={`cp-Badge cp-mod-${speedupTone(run.speedup)}`}>
               {run.speedup ? run.speedup.text : run.status}

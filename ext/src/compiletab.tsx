@@ -1,0 +1,70 @@
+/**
+ * A run's Compile tab: cache hits and misses, compile time per variant and phase, the phases chart,
+ * max-autotune's choices and CUDA-graph skips (measuredview.tsx) and the recompiles.
+ */
+
+import * as React from 'react';
+
+import { Chart } from './chart';
+import { ITabProps } from './detailprops';
+import { formatS } from './format';
+import { AutotuneChoices, CudagraphSkips } from './measuredview';
+
+export function Compile({ run, figures, services }: ITabProps): JSX.Element {
+  const c = run.cache;
+  return (
+    <div className="cp-Compile">
+      <table className="cp-Table">
+        <tbody>
+          <tr>
+            <th>cache</th>
+            <td>{c.state}</td>
+          </tr>
+          <tr>
+            <th>FX graph cache</th>
+            <td>
+              {c.fx_graph_hits} hits, {c.fx_graph_misses} misses
+            </td>
+          </tr>
+          <tr>
+            <th>AOTAutograd cache</th>
+            <td>
+              {c.aot_autograd_hits} hits, {c.aot_autograd_misses} misses
+            </td>
+          </tr>
+          {run.variants
+            .filter(v => v.compile_s !== null && v.compile_s !== undefined)
+            .map(v => (
+              <tr key={v.name}>
+                <th>compile {v.name}</th>
+                <td>{formatS(v.compile_s)}</td>
+              </tr>
+            ))}
+          {Object.entries(run.compile_phases).map(([phase, seconds]) => (
+            <tr key={phase}>
+              <th>{phase}</th>
+              <td>{formatS(seconds)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <Chart name="compile_phases" figure={figures?.compile_phases} charts={services.charts} height={240} />
+      <AutotuneChoices summary={run.summary} />
+      <CudagraphSkips summary={run.summary} />
+      {run.recompiles.length > 0 && (
+        <>
+          <h4>Recompiles</h4>
+          <ul className="cp-List">
+            {run.recompiles.map((r, i) => (
+              <li key={i}>
+                {r.variant ? `${r.variant}: ` : ''}
+                {r.reason}
+                {r.during_timing ? ' (during timed runs)' : ''}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </div>
+  );
+}

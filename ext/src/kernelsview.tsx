@@ -1,0 +1,150 @@
+/**
+ * A run's Kernels tab: a page of kernels at a time (kernels.ts sorts, filters and pages), each name
+ * on one line (an ellipsis, the full name on hover), achieved GB/s and TFLOP/s with their share of
+ * the peak; the selected kernel's source beside the table where there is room, below it where not;
+ * then the roofline chart and sentences (measuredview.tsx).
+ */
+
+import * as React from 'react';
+
+import { CodeView } from './codeview';
+import { ITabProps } from './detailprops';
+import { formatMs } from './format';
+import {
+  filterKernels,
+  highlightLanguage,
+  IKernelSort,
+  IRateCell,
+  kernelRate,
+  KernelSortKey,
+  languageLabel,
+  nextSort,
+  pageOf,
+  sortKernels
+} from './kernels';
+import { Roofline } from './measuredview';
+import { IKernel } from './types';
+
+/** Rows per page: what a main-area tab shows without scrolling far, and renders at once. */
+const KERNEL_PAGE = 50;
+
+const KERNEL_COLUMNS: { key: KernelSortKey; label: string }[] = [
+  { key: 'name', label: 'kernel' },
+  { key: 'language', label: 'kind' },
+  { key: 'device_time_ms', label: 'time' },
+  { key: 'achieved_gbps', label: 'GB/s' },
+  { key: 'achieved_tflops', label: 'TFLOP/s' },
+  { key: 'aten_ops', label: 'ATen ops' },
+  { key: 'lines', label: 'lines' }
+];
+
+/** A kernel's row in the table: its run-unique id, or its name in runs that predate ids. */
+function kernelRowId(k: IKernel): string {
+  return k.id || k.name;
+}
+
+export function Kernels({ run, figures, services }: ITabProps): JSX.Element {
+  const [sort, setSort] = React.useState<IKernelSort>({ key: 'device_time_ms', direction: 'desc' });
+  const [query, setQuery] = React.useState('');
+  const [page, setPage] = React.useState(0);
+  const [selected, setSelected] = React.useState<string | null>(run.kernels[0] ? kernelRowId(run.kernels[0]) : null);
+  const rows = React.useMemo(() => sortKernels(filterKernels(run.kernels, query), sort), [run, query, sort]);
+  if (!run.kernels.length) {
+    return <p className="cp-Empty">No kernels were generated.</p>;
+  }
+  const shown = pageOf(rows, page, KERNEL_PAGE);
+  const kernel = run.kernels.find(k => kernelRowId(k) === selected) ?? null;
+  return (
+    <div className="cp-Kernels">
+      <div className="cp-KernelsMain">
+      <div className="cp-KernelsList">
+      <input
+        className="cp-Filter"
+        placeholder="Filter by kernel or ATen op"
+        value={query}
+        onChange={e => {
+          setQuery(e.target.value);
+          setPage(0);
+        }}
+      />
+      <div className="cp-KernelScroll">
+        <table className="cp-Table cp-KernelTable">
+          <thead>
+            <tr>
+              {KERNEL_COLUMNS.map(c => (
+                <th
+                  key={c.key}
+                  className="cp-Sortable"
+                  aria-sort={sort.key === c.key ? (sort.direction === 'asc' ? 'ascending' : 'descending') : 'none'}
+                  onClick={() => setSort(nextSort(sort, c.key))}
+                >
+                  {c.label}
+                  {sort.key === c.key ? (sort.direction === 'asc' ? ' ▲' : ' ▼') : ''}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {shown.items.map(k => (
+              <tr
+                key={kernelRowId(k)}
+                className={kernelRowId(k) === selected ? 'cp-mod-selected' : ''}
+                data-kernel={k.name}
+                title={k.variant ? `${k.name} (${k.variant})` : k.name}
+                onClick={() => setSelected(kernelRowId(k))}
+              >
+                <td className="cp-KernelName" title={k.name}>
+                  <span className="cp-KernelName-text">{k.name}</span>
+                </td>
+                <td>{languageLabel(k.language)}</td>
+                <td>{k.device_time_ms !== null && k.device_time_ms !== undefined ? formatMs(k.device_time_ms) : '—'}</td>
+                <RateCell field="achieved_gbps" cell={kernelRate(k, 'bandwidth')} />
+                <RateCell field="achieved_tflops" cell={kernelRate(k, 'compute')} />
+                <td>{(k.aten_ops ?? []).join(', ')}</td>
+                <td>{(k.lines ?? []).join(', ')}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <div className="cp-Pager">
+        <button className="jp-Button jp-mod-minimal" disabled={shown.page === 0} onClick={() => setPage(shown.page - 1)}>
+          ‹ prev
+        </button>
+        <span>
+          page {shown.page + 1} of {shown.pageCount} · {shown.total} kernel{shown.total === 1 ? '' : 's'}
+        </span>
+        <button
+          className="jp-Button jp-mod-minimal"
+          disabled={shown.page >= shown.pageCount - 1}
+          onClick={() => setPage(shown.page + 1)}
+        >
+          next ›
+        </button>
+      </div>
+      </div>
+      <div className="cp-KernelsSource">
+      {kernel && (
+        <CodeView
+          code={kernel.source}
+          language={highlightLanguage(kernel.language)}
+          languages={services.languages}
+          label={kernel.name}
+        />
+      )}
+      </div>
+      </div>
+      <Roofline summary={run.summary} figure={figures?.roofline} charts={services.charts} />
+    </div>
+  );
+}
+
+/** A kernel's achieved rate and, beside it, its share of the peak ("—" when not measured). */
+function RateCell({ field, cell }: { field: string; cell: IRateCell }): JSX.Element {
+  return (
+    <td data-field={field} className="cp-Rate">
+      {cell.rate}
+      {cell.rate !== '—' && cell.share !== '—' ? <span className="cp-RateShare"> · {cell.share}</span> : null}
+    </td>
+  );
+}

@@ -1,0 +1,89 @@
+/**
+ * A run's Lines tab: every variant the digest's time per line names, eager's column first when it
+ * was measured, each cell as linecell.ts words it, and the kernels tied to no cell line.
+ */
+
+import * as React from 'react';
+
+import { Chart } from './chart';
+import { ITabProps } from './detailprops';
+import { formatMs } from './format';
+import { lineCell } from './linecell';
+import { ILineRow } from './types';
+
+export function Lines({ run, figures, services }: ITabProps): JSX.Element {
+  const lines = run.summary?.lines;
+  if (!lines) {
+    return <p className="cp-Empty">This server sent no time per cell line.</p>;
+  }
+  const loose = Object.entries(lines.unattributed).filter(([, n]) => n > 0);
+  return (
+    <div className="cp-Lines">
+      {figures?.lines ? <Chart name="lines" figure={figures.lines} charts={services.charts} height={240} /> : null}
+      {lines.rows.length ? (
+        <table className="cp-Table cp-LineTable">
+          <thead>
+            <tr>
+              <th>line</th>
+              <th>code</th>
+              {lines.variants.map(v => (
+                <th key={v} data-variant={v}>
+                  {variantLabel(v)}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {lines.rows.map(r => (
+              <tr
+                key={r.line}
+                data-line={r.line}
+                onClick={() => void services.revealLine(run, r.line)}
+                className="cp-LineRow"
+              >
+                <td>{r.line}</td>
+                <td>
+                  <code>{r.code}</code>
+                  {r.graph_breaks ? <span className="cp-Badge cp-mod-slower">break</span> : null}
+                </td>
+                {lines.variants.map(v => (
+                  <LineCell key={v} variant={v} row={r} />
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <p className="cp-Empty">No kernel or graph break was traced back to a cell line.</p>
+      )}
+      {loose.length > 0 && (
+        <p className="cp-Note cp-Unattributed">
+          tied to no cell line:{' '}
+          {loose
+            .map(([v, n]) => `${variantLabel(v)} ${n} kernel${n === 1 ? '' : 's'} (${formatMs(lines.unattributed_ms[v])})`)
+            .join(', ')}
+        </p>
+      )}
+      <p className="cp-Note cp-LineRule">Time per cell line: {lines.rule}.</p>
+    </div>
+  );
+}
+
+/** Kernels recorded without a variant are named as kernels, as the text view names them. */
+function variantLabel(variant: string): string {
+  return variant || 'kernels';
+}
+
+/** One variant's time on one line and what it came from (linecell.ts): blank where the text view is blank. */
+function LineCell({ variant, row }: { variant: string; row: ILineRow }): JSX.Element {
+  const cell = lineCell(variant, row);
+  if (!cell) {
+    return <td data-variant={variant} />;
+  }
+  return (
+    <td data-variant={variant} title={cell.title || undefined}>
+      <span className="cp-LineTime">{cell.time}</span>
+      {cell.note ? <span className="cp-LineKernels"> · {cell.note}</span> : null}
+    </td>
+  );
+}

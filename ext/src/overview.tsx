@@ -1,0 +1,86 @@
+/**
+ * A run's Overview tab: the digest's headline, speedup phrase and interval, verdict and payback
+ * sentences, each variant's timing, the breakdown of a call (breakdownview.tsx), the memory ratio
+ * and device peaks (measuredview.tsx), correctness, warnings, errors and the variants and samples
+ * charts.
+ */
+
+import * as React from 'react';
+
+import { CallBreakdown, CallVerdict } from './breakdownview';
+import { Chart } from './chart';
+import { ITabProps } from './detailprops';
+import { formatBytes, formatMs, formatS, formatSpeedup } from './format';
+import { MeasuredNotes } from './measuredview';
+
+export function Overview({ run, figures, services }: ITabProps): JSX.Element {
+  // The digest's words (digest/summary.py): a slowdown reads "1.80× slower", as on the card.
+  const s = run.summary?.speedup ?? null;
+  const confidence = run.speedup?.confidence ?? 0.95;
+  return (
+    <div className="cp-Overview">
+      {run.summary?.headline ? <p className="cp-Headline">{run.summary.headline}</p> : null}
+      {s ? (
+        <p className="cp-Speedup">
+          <strong>{s.phrase}</strong> with {s.variant}{' '}
+          <span className="cp-Interval">
+            {s.has_interval
+              ? `(${Math.round(confidence * 100)}% interval ${formatSpeedup(s.low)}–${formatSpeedup(s.high)})`
+              : '(too few samples for an interval)'}
+          </span>
+        </p>
+      ) : (
+        <p className="cp-Speedup">No speedup figure: {run.status}.</p>
+      )}
+      <CallVerdict summary={run.summary} />
+      <table className="cp-Table">
+        <thead>
+          <tr>
+            <th>variant</th>
+            <th>median</th>
+            <th>p10–p90</th>
+            <th>n</th>
+            <th>compile</th>
+            <th>peak memory</th>
+          </tr>
+        </thead>
+        <tbody>
+          {run.variants.map(v => (
+            <tr key={v.name}>
+              <td>{v.name}</td>
+              <td>{v.timing ? formatMs(v.timing.median_ms) : v.error ? 'failed' : '—'}</td>
+              <td>{v.timing ? `${formatMs(v.timing.p10_ms)}–${formatMs(v.timing.p90_ms)}` : ''}</td>
+              <td>{v.timing?.n ?? ''}</td>
+              <td>{formatS(v.compile_s)}</td>
+              <td>{v.peak_memory_bytes !== null && v.peak_memory_bytes !== undefined ? formatBytes(v.peak_memory_bytes) : '—'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <MeasuredNotes summary={run.summary} />
+      <CallBreakdown summary={run.summary} figure={figures?.breakdown} charts={services.charts} />
+      {run.summary?.correctness && (
+        <p className={`cp-Correctness cp-mod-${run.summary.correctness.ok === false ? 'bad' : 'ok'}`}>
+          {run.summary.correctness.text}
+        </p>
+      )}
+      {run.summary?.warnings.length ? (
+        <ul className="cp-List cp-Warnings">
+          {run.summary.warnings.map((w, i) => (
+            <li key={i}>{w}</li>
+          ))}
+        </ul>
+      ) : null}
+      {run.errors.map((e, i) => (
+        <p key={i} className="cp-Error">
+          {e.stage}
+          {e.variant ? ` (${e.variant})` : ''}
+          {e.line ? `, cell line ${e.line}` : ''}: {e.message}
+        </p>
+      ))}
+      {run.memory_note ? <p className="cp-Note">{run.memory_note}</p> : null}
+      <Chart name="variants" figure={figures?.variants} charts={services.charts} height={260} />
+      <Chart name="samples" figure={figures?.samples} charts={services.charts} height={280} />
+    </div>
+  );
+}
