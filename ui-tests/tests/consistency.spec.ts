@@ -1,5 +1,5 @@
 /**
- * The panel says what Python says (issue 12: each figure derived once, in Python).  seed_runs.py
+ * The panel and a run's detail (a main-area tab, rundetail.ts opens it) say what Python says (issue 12: each figure derived once, in Python).  seed_runs.py
  * seeds two runs of one cell, one slower than eager and one faster, each with two compiled variants
  * and timed kernels on cell lines, and writes the Python views' words for them to expected.json next
  * to the store: the digest's headline and speedup phrase, its verdict and payback sentences and each
@@ -18,8 +18,7 @@ import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
 import { Locator } from '@playwright/test';
 
 import { normalizeColour, themeFontColour } from './colours';
-
-const PANEL = '#compile-profile-panel';
+import { openPanel, PANEL, selectRun } from './rundetail';
 
 test.use({ autoGoto: true });
 
@@ -62,21 +61,6 @@ interface IExpected {
 function expected(): IExpected {
   const db = JSON.parse(process.env.CP_SEED_ENV!).COMPILE_PROFILE_DB as string;
   return JSON.parse(fs.readFileSync(path.join(path.dirname(db), 'expected.json'), 'utf-8'));
-}
-
-async function openPanel(page: IJupyterLabPageFixture): Promise<void> {
-  await page.evaluate(async () => {
-    const app = (window as any).jupyterapp;
-    await app.restored;
-    await app.commands.execute('compile-profile:open', {});
-  });
-  await expect(page.locator(PANEL)).toBeVisible();
-}
-
-async function selectRun(page: IJupyterLabPageFixture, id: string, tab: string): Promise<void> {
-  await page.locator(`${PANEL} .cp-RunItem[data-run-id="${id}"]`).click();
-  await expect(page.locator(`${PANEL} .cp-Detail[data-run-id="${id}"]`)).toBeVisible();
-  await page.locator(`${PANEL} .cp-Tab`, { hasText: tab }).click();
 }
 
 /** Its text, exactly: toHaveText waits for it but folds runs of whitespace. */
@@ -131,8 +115,7 @@ test('the Overview words the speedup as the digest does, a slowdown by its facto
   page.on('pageerror', e => pageErrors.push(e.message));
   await openPanel(page);
   for (const run of expected().runs) {
-    await selectRun(page, run.id, 'Overview');
-    const overview = page.locator(`${PANEL} .cp-Overview`);
+    const overview = (await selectRun(page, run.id, 'Overview')).locator('.cp-Overview');
     await expect(overview.locator('.cp-Headline')).toHaveText(run.headline);
     await expect(overview.locator('.cp-Speedup strong')).toHaveText(run.phrase);
     await expect(overview.locator('.cp-Speedup')).toContainText(run.phrase);
@@ -149,8 +132,7 @@ test('the Overview shows the verdict, the payback and where a call\'s time goes 
   page.on('pageerror', e => pageErrors.push(e.message));
   await openPanel(page);
   for (const run of expected().runs) {
-    await selectRun(page, run.id, 'Overview');
-    const overview = page.locator(`${PANEL} .cp-Detail[data-run-id="${run.id}"] .cp-Overview`);
+    const overview = (await selectRun(page, run.id, 'Overview')).locator('.cp-Overview');
     for (const [cls, text] of [
       ['.cp-Verdict', run.verdict],
       ['.cp-Payback', run.payback]
@@ -191,8 +173,7 @@ test('the breakdown chart is drawn in the light and the dark theme', async ({ pa
   page.on('pageerror', e => pageErrors.push(e.message));
   await openPanel(page);
   const run = expected().runs[0];
-  await selectRun(page, run.id, 'Overview');
-  const chart = page.locator(`${PANEL} .cp-ChartHost[data-chart="breakdown"]`);
+  const chart = (await selectRun(page, run.id, 'Overview')).locator('.cp-ChartHost[data-chart="breakdown"]');
   // plotly writes a tick label's colour as an inline fill: the theme's text colour.
   const tick = chart.locator('.js-plotly-plot g.xtick text, .js-plotly-plot g.ytick text').first();
   for (const theme of ['light', 'dark', 'light'] as const) {
@@ -214,8 +195,8 @@ test('the breakdown chart is drawn in the light and the dark theme', async ({ pa
 test('the Lines tab shows the text view\'s time per cell line, per variant', async ({ page }) => {
   await openPanel(page);
   for (const run of expected().runs) {
-    await selectRun(page, run.id, 'Lines');
-    const table = page.locator(`${PANEL} .cp-LineTable`);
+    const detail = await selectRun(page, run.id, 'Lines');
+    const table = detail.locator('.cp-LineTable');
     await expect(table.locator('thead th[data-variant]')).toHaveText(run.variants);
     // Eager's time per line comes first, its column headed "eager".
     await expect(table.locator('thead th[data-variant]').first()).toHaveAttribute('data-variant', 'eager');
@@ -233,8 +214,8 @@ test('the Lines tab shows the text view\'s time per cell line, per variant', asy
         }
       }
     }
-    await expect(page.locator(`${PANEL} .cp-LineRule`)).toContainText('split evenly');
-    await expect(page.locator(`${PANEL} .cp-Unattributed`)).toContainText('tied to no cell line');
+    await expect(detail.locator('.cp-LineRule')).toContainText('split evenly');
+    await expect(detail.locator('.cp-Unattributed')).toContainText('tied to no cell line');
   }
 });
 
@@ -268,8 +249,7 @@ test('the Guards tab shows each graph\'s kinds of guards and each recompile\'s f
   page.on('pageerror', e => pageErrors.push(e.message));
   await openPanel(page);
   for (const run of expected().runs) {
-    await selectRun(page, run.id, 'Guards');
-    const tab = page.locator(`${PANEL} .cp-Detail[data-run-id="${run.id}"] .cp-TabBody[data-tab="Guards"]`);
+    const tab = (await selectRun(page, run.id, 'Guards')).locator('.cp-TabBody[data-tab="Guards"]');
     const sections = tab.locator('.cp-GuardGraph');
     await expect(sections).toHaveCount(run.guards.length);
     for (const [i, g] of run.guards.entries()) {
@@ -297,8 +277,7 @@ test('the Guards tab shows each graph\'s kinds of guards and each recompile\'s f
 test('the Compile tab shows max-autotune\'s choices as Python words them', async ({ page }) => {
   await openPanel(page);
   for (const run of expected().runs) {
-    await selectRun(page, run.id, 'Compile');
-    const tab = page.locator(`${PANEL} .cp-Detail[data-run-id="${run.id}"] .cp-Compile`);
+    const tab = (await selectRun(page, run.id, 'Compile')).locator('.cp-Compile');
     await expect(tab.locator('.cp-AutotuneText')).toHaveCount(run.autotune.length);
     for (const [i, text] of run.autotune.entries()) {
       await expectExactText(tab.locator('.cp-AutotuneText').nth(i), text);
@@ -314,8 +293,7 @@ test('the Kernels tab shows each kernel\'s roofline as Python words it and draws
   page.on('pageerror', e => pageErrors.push(e.message));
   await openPanel(page);
   for (const run of expected().runs) {
-    await selectRun(page, run.id, 'Kernels');
-    const tab = page.locator(`${PANEL} .cp-Detail[data-run-id="${run.id}"] .cp-Kernels`);
+    const tab = (await selectRun(page, run.id, 'Kernels')).locator('.cp-Kernels');
     await expect(tab.locator('.cp-KernelTable thead th')).toContainText(['GB/s', 'TFLOP/s']);
     await expect(tab.locator('.cp-RooflineText')).toHaveCount(run.roofline.length);
     for (const [i, text] of run.roofline.entries()) {
@@ -327,7 +305,7 @@ test('the Kernels tab shows each kernel\'s roofline as Python words it and draws
       // a bar per kernel with a rate against a device peak
       await expect.poll(() => drawnBars(chart)).toBeGreaterThan(0);
     }
-    // The rate columns sort like the others, the largest first (the tab keeps its sort across runs).
+    // The rate columns sort like the others, the largest first (each run's tab keeps its own sort).
     const gbps = tab.locator('.cp-KernelTable thead th', { hasText: 'GB/s' });
     const before = await gbps.getAttribute('aria-sort');
     await gbps.click();
@@ -339,8 +317,7 @@ test('the Kernels tab shows each kernel\'s roofline as Python words it and draws
 test('the Overview shows the device\'s peaks and the memory ratio as Python words them', async ({ page }) => {
   await openPanel(page);
   for (const run of expected().runs) {
-    await selectRun(page, run.id, 'Overview');
-    const overview = page.locator(`${PANEL} .cp-Detail[data-run-id="${run.id}"] .cp-Overview`);
+    const overview = (await selectRun(page, run.id, 'Overview')).locator('.cp-Overview');
     for (const [cls, value] of [
       ['.cp-DevicePeaks', run.device_peaks],
       ['.cp-MemoryRatio', run.memory_ratio]

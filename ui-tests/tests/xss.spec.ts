@@ -2,8 +2,8 @@
  * Markup that a cell controls never runs in JupyterLab.  The text includes labels, the cell
  * source, graph-break reasons, graph code, kernel names and source, and notes.  Two views are
  * opened with a dialog listener and a sentinel (`window.__xss`) watching: the in-cell card of a
- * hostile run, and every tab of the panel on the seeded hostile run.  Both runs are
- * tests/render_fixtures.py's hostile_run().  Its payload opens an alert; for the card it also
+ * hostile run, and every tab of the seeded hostile run's detail (a main-area tab, rundetail.ts).
+ * Both runs are tests/render_fixtures.py's hostile_run().  Its payload opens an alert; for the card it also
  * sets the sentinel.  The exported report and the static HTML are checked the same way from
  * pytest (tests/test_reliability_text.py).
  */
@@ -12,7 +12,8 @@ import * as path from 'path';
 
 import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
 
-const PANEL = '#compile-profile-panel';
+import { PANEL, runDetail } from './rundetail';
+
 const HOSTILE_RUN = 'uihostile001'; // seeded by seed_runs.py
 const NOTEBOOK = 'xss-card.ipynb';
 const SENTINEL = '<script>window.__xss=1</script><img src=x onerror="window.__xss=2;alert(2)">';
@@ -55,7 +56,7 @@ async function expectNothingRan(page: IJupyterLabPageFixture, dialogs: string[])
   expect(await page.evaluate(() => (window as any).__xss)).toBeUndefined();
   expect(dialogs).toEqual([]);
   await expect(page.locator('img[src="x"]')).toHaveCount(0);
-  await expect(page.locator(`${PANEL} script, .cp-Card script`)).toHaveCount(0);
+  await expect(page.locator(`${PANEL} script, .cp-Card script, .cp-DetailWidget script`)).toHaveCount(0);
 }
 
 test('the card of a hostile run shows its markup as text', async ({ page }) => {
@@ -74,33 +75,34 @@ test('the card of a hostile run shows its markup as text', async ({ page }) => {
   await page.contents.deleteFile(NOTEBOOK);
 });
 
-test('every panel tab of a hostile run shows its markup as text', async ({ page }) => {
+test('every detail tab of a hostile run shows its markup as text', async ({ page }) => {
   const dialogs = watchDialogs(page);
   await page.evaluate(async runId => {
     const app = (window as any).jupyterapp;
     await app.restored;
     await app.commands.execute('compile-profile:open', { runId, tab: 'Overview' });
   }, HOSTILE_RUN);
-  await expect(page.locator(`${PANEL} .cp-Detail[data-run-id="${HOSTILE_RUN}"]`)).toBeVisible();
+  const detail = runDetail(page, HOSTILE_RUN);
+  await expect(detail).toBeVisible();
   const shown: string[] = [];
   for (const tab of DETAIL_TABS) {
-    await page.locator(`${PANEL} .cp-Tab`, { hasText: tab }).click();
+    await detail.locator('.cp-Tab', { hasText: tab }).click();
     if (tab === 'Graphs') {
-      const picker = page.locator(`${PANEL} .cp-Graphs select`);
+      const picker = detail.locator('.cp-Graphs select');
       for (const value of await picker.locator('option').evaluateAll(os => os.map(o => (o as HTMLOptionElement).value))) {
         await picker.selectOption(value);
-        shown.push(await page.locator(PANEL).innerText());
+        shown.push(await detail.innerText());
       }
     } else if (tab === 'Kernels') {
-      for (const row of await page.locator(`${PANEL} .cp-KernelTable tbody tr`).all()) {
+      for (const row of await detail.locator('.cp-KernelTable tbody tr').all()) {
         await row.click();
-        shown.push(await page.locator(PANEL).innerText());
+        shown.push(await detail.innerText());
       }
     } else {
-      for (const plot of await page.locator(`${PANEL} .js-plotly-plot`).all()) {
+      for (const plot of await detail.locator('.js-plotly-plot').all()) {
         await plot.hover();
       }
-      shown.push(await page.locator(PANEL).innerText());
+      shown.push(await detail.innerText());
     }
   }
   const text = shown.join('\n');
