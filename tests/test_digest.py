@@ -104,6 +104,12 @@ def test_a_slowdown_is_worded_by_its_factor_above_one_everywhere(runs, cli):
         assert f"{slow.speedup.value:.2f}× slower" not in shown
 
 
+def test_the_panel_and_card_get_the_interval_as_the_text_view_words_it(runs):
+    for run in runs:
+        interval = summarize(run)["speedup"]["interval_text"]
+        assert interval.endswith("95% CI") and interval in str(run).splitlines()[1]
+
+
 @pytest.mark.parametrize("value", [0.01, 0.3, 0.56, 0.999, 1.0, 1.8, 40.0])
 def test_speedup_phrase_never_puts_a_factor_below_one_before_slower(value):
     phrase = speedup_phrase(Speedup(value=value, low=value, high=value, variant="v"))
@@ -369,7 +375,7 @@ def test_payback_never_and_not_measurable_and_none():
 def test_summary_carries_breakdown_verdict_and_payback(runs):
     for run in runs:
         s = json.loads(json.dumps(summarize(run)))
-        assert s["digest"] == DIGEST_VERSION == 5
+        assert s["digest"] == DIGEST_VERSION == 6
         assert s["verdict"] == verdict(run) and s["payback"] == payback(run)
         assert s["breakdown"] == [r.as_dict() for r in breakdown(run)]
         assert set(s["breakdown"][0]) >= {"variant", "method", "median_ms", "library_ms", "generated_ms", "aten_ms",

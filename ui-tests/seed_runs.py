@@ -140,6 +140,7 @@ def expected_json(slow: ProfileRun, fast: ProfileRun) -> dict:
     def run_words(run: ProfileRun) -> dict:
         digest = run_digest(run)
         return {"id": run.id, "headline": digest["headline"], "phrase": digest["speedup"]["phrase"],
+                "interval": digest["speedup"]["interval_text"],
                 "verdict": digest["verdict"], "payback": digest["payback"]["text"] if digest["payback"] else None,
                 "breakdown": breakdown_texts(run),
                 "variants": digest["lines"]["variants"], "lines": line_texts(run),

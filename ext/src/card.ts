@@ -79,7 +79,9 @@ export class RunCard extends Panel implements IRenderMime.IRenderer {
       summary.speedup ? formatSpeedup(summary.speedup.value) : summary.status
     );
     badge.title = summary.speedup
-      ? hasInterval(summary.speedup)
+      ? summary.speedup.interval_text
+        ? `speedup of ${summary.speedup.variant}: ${summary.speedup.interval_text}`
+        : hasInterval(summary.speedup)
         ? `speedup of ${summary.speedup.variant}: ${formatSpeedup(summary.speedup.low)}–${formatSpeedup(summary.speedup.high)} (95% interval)`
         : `speedup of ${summary.speedup.variant}: too few samples for an interval`
       : '';

@@ -24,9 +24,10 @@ export function Overview({ run, figures, services }: ITabProps): JSX.Element {
         <p className="cp-Speedup">
           <strong>{s.phrase}</strong> with {s.variant}{' '}
           <span className="cp-Interval">
-            {s.has_interval
-              ? `(${Math.round(confidence * 100)}% interval ${formatSpeedup(s.low)}–${formatSpeedup(s.high)})`
-              : '(too few samples for an interval)'}
+            {s.interval_text ??
+              (s.has_interval
+                ? `(${Math.round(confidence * 100)}% interval ${formatSpeedup(s.low)}–${formatSpeedup(s.high)})`
+                : '(too few samples for an interval)')}
           </span>
         </p>
       ) : (

@@ -163,6 +163,8 @@ export interface ISpeedupSummary {
   phrase: string;
   has_interval: boolean;
   includes_one: boolean;
+  /** `[0.50, 0.62] 95% CI`, as the text view words it (absent in runs before digest 6) */
+  interval_text?: string;
 }
 
 /** Where one call's time goes in one variant (digest summary "breakdown"); times in ms. */

@@ -26,6 +26,7 @@ interface IExpectedRun {
   id: string;
   headline: string;
   phrase: string;
+  interval: string;
   variants: string[];
   lines: { line: number; times: Record<string, string> }[];
   verdict: string | null;
@@ -118,6 +119,8 @@ test('the Overview words the speedup as the digest does, a slowdown by its facto
     const overview = (await selectRun(page, run.id, 'Overview')).locator('.cp-Overview');
     await expect(overview.locator('.cp-Headline')).toHaveText(run.headline);
     await expect(overview.locator('.cp-Speedup strong')).toHaveText(run.phrase);
+    // the interval as the text view's timing line words it, not a wording of the panel's own
+    await expect(overview.locator('.cp-Interval')).toHaveText(run.interval);
     await expect(overview.locator('.cp-Speedup')).toContainText(run.phrase);
     // Never "0.56× slower": a factor below 1 in front of "slower" contradicts the card.
     await expect(overview).not.toContainText(/\b0\.\d+× slower/);

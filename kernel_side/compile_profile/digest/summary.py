@@ -12,16 +12,16 @@ from __future__ import annotations
 from typing import Any
 
 from ..profile_run import ProfileRun, Speedup, Variant
-from .breakdown import OVERHEAD_BOUND, REDUCE_OVERHEAD, breakdown, clamp_warning, verdict
-from .facts import break_groups, break_summary, correctness_text, kept_tensor_warnings, speedup_drift
-from .format import format_bytes, format_ms, format_s, format_speedup
+from .breakdown import OVERHEAD_BOUND, breakdown, clamp_warning, reduce_overhead_advice, verdict
+from .facts import break_groups, break_summary, cache_words, correctness_text, kept_tensor_warnings, speedup_drift
+from .format import format_bytes, format_interval, format_ms, format_s, format_speedup
 from .guards import failed_guard_text, guards_digest, recompiles_digest
 from .lines import line_times
 from .measured import cudagraph_warnings, measured
 from .payback import payback
 
 # Bumped whenever a field is added to, or a wording changes in, ``summarize``'s dict.
-DIGEST_VERSION = 5
+DIGEST_VERSION = 6
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 
@@ -77,7 +77,7 @@ def headline(run: ProfileRun) -> str:
         f"{format_ms(eager.timing.median_ms)} → {format_ms(best.timing.median_ms)}"
     ]
     if best.compile_s is not None:
-        cache = {"cold": "cold cache", "warm": "warm cache", "mixed": "partly cached"}.get(run.cache.state)
+        cache = cache_words(run)
         parts.append(f"compile {format_s(best.compile_s)}" + (f", {cache}" if cache else ""))
     nb = len(run.graph_breaks)
     if nb:
@@ -157,9 +157,7 @@ def timing_warnings(run: ProfileRun) -> list[str]:
             and profile.total_ms > 0):
         share = profile.total_ms / best.timing.median_ms
         if share < OVERHEAD_BOUND:
-            advice = ""
-            if run.device.type == "cuda" and "reduce-overhead" not in (best.mode or ""):
-                advice = f"; {REDUCE_OVERHEAD}"
+            advice = reduce_overhead_advice(run, best)
             out.append(
                 f"{best.name}: kernels take {format_ms(profile.total_ms)} of each {format_ms(best.timing.median_ms)} "
                 f"call ({share:.0%}); the rest is outside the kernels (Python, guards, launches){advice}"
@@ -192,6 +190,7 @@ def summarize(run: ProfileRun) -> dict[str, Any]:
                 "phrase": speedup_phrase(run.speedup),
                 "has_interval": run.speedup.has_interval,
                 "includes_one": run.speedup.includes_one,
+                "interval_text": format_interval(run.speedup),
             }
             if run.speedup
             else None
