@@ -52,7 +52,7 @@ class StoreError(Exception):
 
 
 class RunNotFound(KeyError):
-    """No run (or no kernel in a run) with that name."""
+    """No run with that id."""
 
     def __str__(self) -> str:  # KeyError would print the message with quotes around it
         return str(self.args[0]) if self.args else "run not found"

@@ -93,7 +93,7 @@ def _subject(run: ProfileRun, variant: str) -> str:
     return "compiled" if len(run.compiled_variants) <= 1 else variant
 
 
-def _advice(run: ProfileRun, best: Variant) -> str:
+def reduce_overhead_advice(run: ProfileRun, best: Variant) -> str:
     """CUDA graphs remove launch overhead: said on CUDA, unless the variant already uses them."""
     if run.device.type != "cuda" or "reduce-overhead" in (best.mode or "") or "reduce-overhead" in best.name:
         return ""
@@ -128,7 +128,7 @@ def verdict(run: ProfileRun) -> str | None:
         return f"{who} is about as fast as eager (the speedup's interval includes 1×): {kernels} and {outside}"
     if s.value < 1:
         if outside_change >= kernel_change:
-            return f"{who} is slower: {kernels} but {outside}{_advice(run, best)}"
+            return f"{who} is slower: {kernels} but {outside}{reduce_overhead_advice(run, best)}"
         grew = max(((f"library kernels {format_ms(c.library_ms)} (eager {format_ms(e.library_ms)})",
                      c.library_ms - e.library_ms),
                     (f"generated and ATen kernels {format_ms(c.generated_ms + c.aten_ms)} "
@@ -138,7 +138,7 @@ def verdict(run: ProfileRun) -> str | None:
                    key=lambda t: t[1])[0]
         return (f"{who} is slower: {kernels}, {grew}; outside kernels {format_ms(c.outside_ms)} "
                 f"(eager {format_ms(e.outside_ms)})")
-    advice = _advice(run, best) if overhead_bound else ""
+    advice = reduce_overhead_advice(run, best) if overhead_bound else ""
     if -outside_change > -kernel_change:  # the saving is mostly outside the kernels (CUDA graphs, fewer launches)
         return f"{who} is faster: {outside}; {kernels}{advice}"
     replaced = ""

@@ -275,3 +275,13 @@ def _median(values: list[float]) -> float:
     ordered = sorted(values)
     mid = len(ordered) // 2
     return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+CACHE_WORDS = {"cold": "cold cache", "warm": "warm cache", "mixed": "partly cached"}
+
+
+def cache_words(run: ProfileRun, variant: Variant | None = None) -> str:
+    """``cold cache``, ``warm cache`` or ``partly cached`` for a compile: the variant's own cache state where
+    the engine recorded one (more precise), else the run's; "" when neither is known."""
+    own = CACHE_WORDS.get(variant.cache_state, "") if variant is not None else ""
+    return own or CACHE_WORDS.get(run.cache.state, "")

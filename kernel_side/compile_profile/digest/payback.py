@@ -12,9 +12,9 @@ import math
 from typing import Any
 
 from ..profile_run import ProfileRun
+from .facts import cache_words
 from .format import format_ms, format_s
 
-CACHE_WORDS = {"cold": "cold cache", "warm": "warm cache", "mixed": "partly cached"}
 
 
 def round_calls(n: int) -> int:
@@ -47,8 +47,8 @@ def payback(run: ProfileRun) -> dict[str, Any] | None:
         text = f"{who} is slower: compiling never pays back"
     else:
         calls = max(1, math.ceil(round(best.compile_s * 1000 / saving_ms, 9)))  # 3.2 s / 0.8 ms is 4000, not 4001
-        state = best.cache_state if best.cache_state in CACHE_WORDS else run.cache.state
-        cache = f" ({CACHE_WORDS[state]})" if state in CACHE_WORDS else ""
+        words = cache_words(run, best)
+        cache = f" ({words})" if words else ""
         text = (f"compiling cost {format_s(best.compile_s)}{cache} and saves {format_ms(saving_ms)} a call: "
                 f"it pays back after {calls_text(calls)}")
     return {"compile_s": best.compile_s, "saving_ms": saving_ms, "calls": calls, "text": text}

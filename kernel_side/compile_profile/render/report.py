@@ -17,10 +17,10 @@ from typing import Any
 from plotly.offline import get_plotlyjs
 
 from ..profile_run import Graph, Kernel, ProfileRun
-from .charts import OVERVIEW_FIGURES, figures, overview_figures  # noqa: F401 (OVERVIEW_FIGURES: the names)
+from .charts import figures, overview_figures
 from ..digest.facts import break_groups, top_kernels
 from ..digest.format import format_ms, format_s, one_line
-from ..digest.guards import failed_guard_text, graph_heading, run_guards
+from ..digest.guards import GraphGuards, failed_guard_text, graph_heading, run_guards
 from ..digest.measured import autotune_rows, device_peaks_text, roofline_kernels, roofline_note, roofline_rows
 from .highlight import highlight_code, stylesheet
 from .html import render_html
@@ -128,9 +128,8 @@ def _graph_breaks(run: ProfileRun) -> str:
     return f'<section id="graph-breaks"><h2>Graph breaks</h2>{breaks}{recompile_table}</section>'
 
 
-def _guards(run: ProfileRun) -> str:
+def _guards(graphs: list[GraphGuards]) -> str:
     """Every guard of each Dynamo graph, grouped by kind and value, the checks as Dynamo prints them."""
-    graphs = run_guards(run)
     if not graphs:
         return ""
     body = []
@@ -229,12 +228,13 @@ def _errors(run: ProfileRun) -> str:
 
 
 def render_report_html(run: ProfileRun) -> str:
-    guards = _guards(run)
+    graph_guards = run_guards(run)
+    guards = _guards(graph_guards)
     sections = [_overview(run), _graph_breaks(run), _graphs(run), guards, _kernels(run), _errors(run)]
     tabs = [("overview", "Overview"), ("graph-breaks", f"Graph breaks ({len(run.graph_breaks)})"),
             ("graphs", "Graphs")]
     if guards:
-        tabs.append(("guards", f"Guards ({sum(gg.total for gg in run_guards(run))})"))
+        tabs.append(("guards", f"Guards ({sum(gg.total for gg in graph_guards)})"))
     tabs.append(("kernels", "Kernels"))
     if run.errors:
         tabs.append(("errors", f"Errors ({len(run.errors)})"))

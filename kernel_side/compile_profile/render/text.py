@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..profile_run import ProfileRun, Variant
-from ..digest.facts import break_groups, break_place, cache_counts, correctness_text, kernel_counts, peak_memory_text
+from ..digest.facts import (break_groups, break_place, cache_counts, cache_words, correctness_text, kernel_counts,
+                            peak_memory_text)
 from ..digest.format import format_diff, format_interval, format_ms, format_s, format_speedup, format_timing, one_line
 from ..digest.breakdown import COLUMNS, TITLE, breakdown, breakdown_note, verdict
 from ..digest.compare import Comparison
@@ -64,17 +65,12 @@ def timing_line(run: ProfileRun) -> str:
     return " | ".join(segments)
 
 
-def _cache_text(state: str) -> str:
-    return {"cold": "cold cache", "warm": "warm cache", "mixed": "partly cached"}.get(state, "")
-
-
 def _compile_lines(run: ProfileRun) -> list[str]:
     out = []
     for v in run.compiled_variants:
         if v.compile_s is None and v.first_call_s is None:
             continue
-        # A variant's own cache state is more precise than the run's, when the engine recorded one.
-        state = _cache_text(v.cache_state) or _cache_text(run.cache.state)
+        state = cache_words(run, v)
         text = f"compile {v.name}: {format_s(v.compile_s)}" + (f" ({state})" if state else "")
         if v.first_call_s is not None:
             text += f"; first call {format_s(v.first_call_s)}"

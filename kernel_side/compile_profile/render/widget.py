@@ -13,7 +13,7 @@ from html import escape
 import ipywidgets as widgets
 
 from ..profile_run import ProfileRun
-from .charts import OVERVIEW_FIGURES, Figure, figures, overview_figures  # noqa: F401 (OVERVIEW_FIGURES: the names)
+from .charts import Figure, figures, overview_figures
 from ..digest.compare import compare
 from ..digest.facts import break_groups, top_kernels
 from ..digest.measured import roofline_rows
