@@ -118,14 +118,11 @@ class CompileProfileMagics(Magics):
         try:
             result, cell_fn = profile_cell(body, user_ns, opts, source=source, line_offset=line_offset)
         except CellSyntaxError as exc:
-            progress.clear()
             report = _syntax_message(exc, source)
             raise CellFailed(report, summary=report.splitlines()[0]) from None
         except UnknownKeptName as exc:
-            progress.clear()
             raise UsageError(f"--keep {exc}") from None
         except EmptyCell as exc:
-            progress.clear()
             raise UsageError(f"{exc}: write the code to profile below the %%compile_profile line\n\n{_usage()}") from None
         finally:
             progress.clear()

@@ -59,6 +59,10 @@ from .cell_rewrite import (
     walk_top_scope,
 )
 
+# Every name the tool adds to the cell function starts with OWN_NAME_PREFIX, and its publish setters
+# are compiled under SETTER_FILENAME: what Dynamo guards on them is the tool's, not the user's code's.
+OWN_NAME_PREFIX = "__compile_profile"
+SETTER_FILENAME = "<compile-profile-publish>"
 CELL_FUNCTION_NAME = "__compile_profile_cell__"
 LAST_EXPRESSION = "<last expression>"
 _SETTER_PARAMETER = "__compile_profile_publish_{}__"
@@ -373,7 +377,7 @@ def _setter(name: str, user_ns: dict[str, Any]) -> FunctionType:
         compile(
             f"def publish(value, unset=None, deleted=None):\n    global {name}\n"
             f"    {name} = deleted if value is unset else value\n",
-            "<compile-profile-publish>",
+            SETTER_FILENAME,
             "exec",
         ),
         scratch,

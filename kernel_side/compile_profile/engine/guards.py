@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..profile_run import Guard
 from .stack import frames_of_stack
-from .trace_capture import resolve_stack
+from .cell import OWN_NAME_PREFIX, SETTER_FILENAME
+from .trace_capture import intern_paths, resolve_stack
 
 if TYPE_CHECKING:
     from .trace_model.locator import CellLocator
@@ -71,15 +72,16 @@ def guards_of_compile(payload: Any, locator: CellLocator, outer: list[tuple] | N
     if not isinstance(payload, list):
         return []
     out = []
+    paths = intern_paths()
     for entry in payload:
         if not isinstance(entry, dict) or not entry.get("code"):
             continue
         code = str(entry["code"])
         source = guard_source(code)
-        if root_name(source).startswith(_OWN[0]):
+        if _is_own(source):
             continue
         user_stack = entry.get("user_stack")
-        frames = frames_of_stack(resolve_stack(user_stack)) if isinstance(user_stack, list) else []
+        frames = frames_of_stack(resolve_stack(user_stack, paths)) if isinstance(user_stack, list) else []
         line = locator.innermost_cell_line((outer or []) + frames) if frames else None
         if line is None and source:
             line = locator.first_line_reading(root_name(source))
@@ -92,9 +94,12 @@ def guards_of_compile(payload: Any, locator: CellLocator, outer: list[tuple] | N
 # file after one "#" and no user code.
 _TREE_LEAF = re.compile(r"\+- (?P<type>[A-Z][A-Z_]+): (?P<rest>.*)$")
 _USER_AT = re.compile(r"\s+# (?P<code>.*?)\s+# (?P<file>[^#]+?):(?P<line>\d+) in [^#]*$")
-# The tool's own names in the cell function (engine/cell.py's publish setters and unset marker):
-# their guards are the instrumentation's, not the user's code's, and are left out.
-_OWN = ("__compile_profile", "<compile-profile-publish>")
+
+
+def _is_own(source: str, filename: str = "") -> bool:
+    """A guard on the tool's own names in the cell function (its publish setters, the unset marker) or
+    from its setter's code: the instrumentation's, not the user's code's, and left out."""
+    return root_name(source).startswith(OWN_NAME_PREFIX) or filename == SETTER_FILENAME
 
 
 def guards_of_tree(text: str, locator: CellLocator) -> list[Guard]:
@@ -108,7 +113,7 @@ def guards_of_tree(text: str, locator: CellLocator) -> list[Guard]:
         at = _USER_AT.search(leaf["rest"])
         code = (leaf["rest"][:at.start()] if at else leaf["rest"].split("  #")[0]).strip()
         source = guard_source(code)
-        if any(own in root_name(source) or (at and own in at["file"]) for own in _OWN):
+        if _is_own(source, at["file"] if at else ""):
             continue
         line = locator.cell_line(at["file"], int(at["line"]), at["code"]) if at and at["code"].strip() else None
         if line is None and source:

@@ -152,12 +152,18 @@ def _resolve_stack(metadata: Any) -> Any:
     return {**metadata, "stack": resolve_stack(metadata["stack"])}
 
 
-def resolve_stack(stack: list[Any]) -> list[dict]:
-    """A structured-trace stack (``dynamo_start``'s, a guard's ``user_stack``) with each frame's
-    interned filename index replaced by its path."""
+def intern_paths() -> dict[int, str]:
+    """Torch's filename intern table, index -> path (inverted once per batch of stacks: it holds every file
+    torch has logged a frame of)."""
     from torch._logging import structured
 
-    paths = {index: text for text, index in structured.INTERN_TABLE.items()}
+    return {index: text for text, index in structured.INTERN_TABLE.items()}
+
+
+def resolve_stack(stack: list[Any], paths: dict[int, str] | None = None) -> list[dict]:
+    """A structured-trace stack (``dynamo_start``'s, a guard's ``user_stack``) with each frame's
+    interned filename index replaced by its path (``paths``: ``intern_paths()``, when resolving many)."""
+    paths = intern_paths() if paths is None else paths
     return [{**frame, "filename": paths.get(frame.get("filename"), frame.get("filename"))}
             for frame in stack if isinstance(frame, dict)]
 
