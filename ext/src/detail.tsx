@@ -17,8 +17,6 @@ import { Lines } from './linesview';
 import { Overview } from './overview';
 import { IPlotlyFigure, IProfileRun } from './types';
 
-export { IDetailServices } from './detailprops';
-
 export const DETAIL_TABS = ['Overview', 'Compile', 'Graph breaks', 'Graphs', 'Guards', 'Kernels', 'Lines'] as const;
 export type DetailTab = (typeof DETAIL_TABS)[number];
 
