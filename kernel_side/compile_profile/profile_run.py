@@ -103,10 +103,11 @@ class CallBreakdown:
     generated_ms: float = 0.0
     aten_ms: float = 0.0
     copy_ms: float = 0.0
+    collective_ms: float = 0.0  # collectives: NCCL kernels on CUDA, c10d/gloo ops' host time on CPU
 
     @property
     def kernels_ms(self) -> float:
-        return self.library_ms + self.generated_ms + self.aten_ms + self.copy_ms
+        return self.library_ms + self.generated_ms + self.aten_ms + self.copy_ms + self.collective_ms
 
 
 @dataclass
@@ -352,6 +353,49 @@ class Correctness:
 
 
 @dataclass
+class DistributedRank:
+    """Where a run sat in a ``torch.distributed`` job (e.g. under ``torchrun``).
+
+    One ``profile`` call on every rank of a job is one *job*: its runs share ``job_id``, which rank 0
+    makes and shares at the start of the call.  The ranks make the same calls of the step in the same
+    order in every stage (each decision that depends on a measurement is rank 0's, shared), so
+    ``calls_by_stage`` is the same on every rank unless something went wrong.
+    """
+
+    rank: int
+    world_size: int
+    backend: str  # the default process group's backend: "gloo", "nccl", ...
+    job_id: str
+    local_rank: int = 0
+    host: str = ""
+    torchrun_id: str = ""  # torchrun's run id (TORCHELASTIC_RUN_ID), when it set one
+    calls_by_stage: dict[str, int] = field(default_factory=dict)  # calls of the step made in each stage
+
+
+@dataclass
+class DdpBucket:
+    """One piece of a DDPOptimizer split: the parameters whose gradients DDP all-reduces together."""
+
+    index: int  # in the order the pieces run in the forward
+    params: list[str] = field(default_factory=list)  # as the graph names them, e.g. "layers.2.weight"
+    bytes: int = 0  # the parameters' size, as DDPOptimizer counts them against the bucket cap
+    graph_id: str = ""  # the AOT forward graph compiled for this piece, when one was recorded
+
+
+@dataclass
+class DdpSplit:
+    """DDPOptimizer split one Dynamo graph at DDP's gradient-bucket boundaries and compiled each piece
+    on its own, so that DDP's all-reduce of a bucket can overlap the backward of the next: pieces of
+    one graph, not graph breaks (``torch/_dynamo/backends/distributed.py``)."""
+
+    variant: str
+    compile_id: str
+    graph_id: str  # the Dynamo graph that was split
+    buckets: list[DdpBucket] = field(default_factory=list)
+    bucket_cap_bytes: int | None = None  # the DDP module's bucket_bytes_cap, when the profile saw it
+
+
+@dataclass
 class ErrorInfo:
     """Something that went wrong, at which stage, and the cell line when there is one."""
 
@@ -403,6 +447,8 @@ class ProfileRun:
     kept_names: list[str] = field(default_factory=list)  # what the cell keeps (published, bound after it)
     temporaries: list[str] = field(default_factory=list)  # what it assigns but does not keep (--keep)
     kept_tensors: list[KeptTensor] = field(default_factory=list)  # large kept intermediates
+    distributed: DistributedRank | None = None  # set when torch.distributed was initialised
+    ddp_splits: list[DdpSplit] = field(default_factory=list)  # graphs DDPOptimizer split at bucket boundaries
     schema_version: int = SCHEMA_VERSION
 
     @staticmethod
