@@ -3,7 +3,8 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 
-import { IComparison, IPlotlyFigure, IProfileRun, IRunsPage } from './types';
+import { parseJobPage } from './job';
+import { IComparison, IJobPage, IPlotlyFigure, IProfileRun, IRunsPage } from './types';
 
 const API_PATH = 'compile-profile/api';
 
@@ -64,6 +65,16 @@ export function getComparison(a: string, b: string): Promise<IComparison> {
 
 export function getFigures(id: string): Promise<Record<string, IPlotlyFigure>> {
   return request(`runs/${enc(id)}/figures`);
+}
+
+/** A distributed job: its digest (digest/job.py) and its runs' summaries, checked (job.ts). */
+export async function fetchJob(id: string): Promise<IJobPage> {
+  return parseJobPage(await request<unknown>(`jobs/${enc(id)}`));
+}
+
+/** Where the job's self-contained HTML report is served (opened in a browser tab). */
+export function jobReportUrl(id: string): string {
+  return URLExt.join(ServerConnection.makeSettings().baseUrl, API_PATH, 'jobs', enc(id), 'report');
 }
 
 export function deleteRun(id: string): Promise<void> {

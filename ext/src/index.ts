@@ -2,7 +2,8 @@
  * compile-profile's JupyterLab extension: the in-cell renderer of a run, the "Compile Profile"
  * sidebar panel (run list and Compare), a run's detail in a main-area tab, and their commands:
  * `compile-profile:open` shows the panel (and, given a runId, opens that run's tab),
- * `compile-profile:open-run` opens a run's tab beside the notebook.
+ * `compile-profile:open-run` opens a run's tab beside the notebook, `compile-profile:open-job` a
+ * distributed job's tab (its ranks side by side).
  */
 
 import { ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
@@ -16,6 +17,7 @@ import { OPEN_COMMAND, runCardFactory } from './card';
 import { ChartRenderer, ThemeWatcher } from './charts';
 import { DETAIL_TABS, isDetailTab } from './detail';
 import { OPEN_RUN_COMMAND, RunDetailTabs } from './detailwidget';
+import { JobTabs, OPEN_JOB_COMMAND } from './jobwidget';
 import { PanelModel } from './model';
 import { CompileProfilePanel } from './panel';
 import { revealCellLine } from './navigate';
@@ -33,6 +35,14 @@ const RUN_ARGS = {
     runId: { type: 'string', description: 'The run to show' },
     tab: { type: 'string', enum: [...DETAIL_TABS] }
   }
+};
+
+const JOB_ARGS = {
+  type: 'object',
+  properties: {
+    jobId: { type: 'string', description: 'The distributed job to show' }
+  },
+  required: ['jobId']
 };
 
 const plugin: JupyterFrontEndPlugin<void> = {
@@ -61,16 +71,20 @@ const plugin: JupyterFrontEndPlugin<void> = {
       { charts, languages, revealLine: (run, line) => revealCellLine(app, notebooks, run, line) },
       compileProfileIcon
     );
-    const panel = new CompileProfilePanel(model, runId => void app.commands.execute(OPEN_RUN_COMMAND, { runId }));
+    const openRun = (runId: string) => void app.commands.execute(OPEN_RUN_COMMAND, { runId });
+    const jobs = new JobTabs(app, openRun, compileProfileIcon);
+    const panel = new CompileProfilePanel(model, openRun, jobId => void app.commands.execute(OPEN_JOB_COMMAND, { jobId }));
     panel.title.icon = compileProfileIcon;
     panel.title.caption = 'Compile Profile';
     app.shell.add(panel, 'right', { rank: 900 });
     if (restorer) {
       restorer.add(panel, 'compile-profile');
       details.restore(restorer);
+      jobs.restore(restorer);
     }
     notebooks.currentChanged.connect(() => model.notebookChanged());
     details.tracker.currentChanged.connect(() => model.setCurrentRun(details.currentRunId));
+    jobs.tracker.currentChanged.connect(() => model.setCurrentJob(jobs.currentJobId));
     model.removed.connect((_, runId) => details.close(runId));
     void model.refresh();
 
@@ -82,6 +96,18 @@ const plugin: JupyterFrontEndPlugin<void> = {
       execute: async args => {
         if (typeof args.runId === 'string' && args.runId) {
           await details.open(args.runId, isDetailTab(args.tab) ? args.tab : undefined);
+        }
+      }
+    });
+
+    app.commands.addCommand(OPEN_JOB_COMMAND, {
+      label: 'Open Compile Profile Job',
+      caption: "Open a distributed job's ranks side by side in the main area (or activate its tab)",
+      icon: compileProfileIcon,
+      describedBy: { args: JOB_ARGS },
+      execute: async args => {
+        if (typeof args.jobId === 'string' && args.jobId) {
+          await jobs.open(args.jobId);
         }
       }
     });
@@ -100,10 +126,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     });
     palette?.addItem({ command: OPEN_COMMAND, category: 'Compile Profile' });
 
-    rendermime.addFactory(
-      runCardFactory(charts, runId => void app.commands.execute(OPEN_RUN_COMMAND, { runId })),
-      0
-    );
+    rendermime.addFactory(runCardFactory(charts, openRun), 0);
   }
 };
 

@@ -44,6 +44,8 @@ export class PanelModel {
   thisNotebookOnly = false;
   /** The run whose main-area tab is current, highlighted in the list. */
   currentRunId: string | null = null;
+  /** The job whose main-area tab is current, highlighted in the list. */
+  currentJobId: string | null = null;
   view: 'runs' | 'compare' = 'runs';
 
   get visibleRuns(): IRunSummary[] {
@@ -68,6 +70,13 @@ export class PanelModel {
   setCurrentRun(id: string | null): void {
     if (id !== this.currentRunId) {
       this.currentRunId = id;
+      this._changed.emit();
+    }
+  }
+
+  setCurrentJob(id: string | null): void {
+    if (id !== this.currentJobId) {
+      this.currentJobId = id;
       this._changed.emit();
     }
   }

@@ -1,6 +1,7 @@
 /**
  * The "Compile Profile" sidebar panel: the run list (a click opens the run's detail in the main
- * area, detailwidget.tsx) and the comparison of two runs.
+ * area, detailwidget.tsx; the ranks of a distributed job sit under one job row, which opens the
+ * job's view, jobwidget.tsx) and the comparison of two runs.
  */
 
 import { Dialog, showDialog } from '@jupyterlab/apputils';
@@ -11,7 +12,7 @@ import * as api from './api';
 import { deltaClass, kernelCountText } from './compare';
 import { formatAge, speedupTone } from './format';
 import { PanelModel } from './model';
-import { runTitle } from './runlist';
+import { groupJobs, jobTitle, runTitle } from './runlist';
 import { IComparison, IKernelCount, IRunSummary } from './types';
 
 export const PANEL_ID = 'compile-profile-panel';
@@ -19,7 +20,8 @@ export const PANEL_ID = 'compile-profile-panel';
 export class CompileProfilePanel extends ReactWidget {
   constructor(
     readonly model: PanelModel,
-    private readonly _openRun: (runId: string) => void
+    private readonly _openRun: (runId: string) => void,
+    private readonly _openJob: (jobId: string) => void
   ) {
     super();
     this.id = PANEL_ID;
@@ -34,13 +36,18 @@ export class CompileProfilePanel extends ReactWidget {
   protected render(): JSX.Element {
     return (
       <UseSignal signal={this.model.changed}>
-        {() => <PanelView model={this.model} openRun={this._openRun} />}
+        {() => <PanelView model={this.model} openRun={this._openRun} openJob={this._openJob} />}
       </UseSignal>
     );
   }
 }
 
-function PanelView({ model, openRun }: { model: PanelModel; openRun: (runId: string) => void }): JSX.Element {
+function PanelView(props: {
+  model: PanelModel;
+  openRun: (runId: string) => void;
+  openJob: (jobId: string) => void;
+}): JSX.Element {
+  const { model, openRun, openJob } = props;
   const runs = model.visibleRuns;
   return (
     <div className="cp-PanelBody">
@@ -81,7 +88,7 @@ function PanelView({ model, openRun }: { model: PanelModel; openRun: (runId: str
               ↻
             </button>
           </div>
-          <RunList model={model} runs={runs} openRun={openRun} />
+          <RunList model={model} runs={runs} openRun={openRun} openJob={openJob} />
         </>
       ) : (
         <Compare runs={model.runs} />
@@ -90,8 +97,13 @@ function PanelView({ model, openRun }: { model: PanelModel; openRun: (runId: str
   );
 }
 
-function RunList(props: { model: PanelModel; runs: IRunSummary[]; openRun: (runId: string) => void }): JSX.Element {
-  const { model, runs, openRun } = props;
+function RunList(props: {
+  model: PanelModel;
+  runs: IRunSummary[];
+  openRun: (runId: string) => void;
+  openJob: (jobId: string) => void;
+}): JSX.Element {
+  const { model, runs, openRun, openJob } = props;
   if (!runs.length) {
     return (
       <p className="cp-Empty">
@@ -102,49 +114,82 @@ function RunList(props: { model: PanelModel; runs: IRunSummary[]; openRun: (runI
   }
   return (
     <ul className="cp-RunList" aria-label="runs">
-      {runs.map(run => {
-        const selected = model.currentRunId === run.id;
-        return (
+      {groupJobs(runs).map(entry =>
+        entry.kind === 'run' ? (
+          <RunItem key={entry.run.id} model={model} run={entry.run} openRun={openRun} />
+        ) : (
           <li
-            key={run.id}
-            className={`cp-RunItem${selected ? ' cp-mod-selected' : ''}`}
-            data-run-id={run.id}
-            title={`Open ${runTitle(run)} in the main area`}
-            onClick={() => openRun(run.id)}
+            key={`job-${entry.jobId}`}
+            className={`cp-JobItem${model.currentJobId === entry.jobId ? ' cp-mod-selected' : ''}`}
+            data-job-id={entry.jobId}
           >
-            <span className={`cp-Badge cp-mod-${speedupTone(run.speedup)}`}>
-              {run.speedup ? run.speedup.text : run.status}
-            </span>
-            <span className="cp-RunText">
-              <span className="cp-RunTitle">{runTitle(run)}</span>
-              <span className="cp-RunMeta">
-                {run.label && run.first_line ? `${run.first_line} · ` : ''}
-                {run.device.type}: {run.device.name} · {formatAge(run.created_at)}
-              </span>
-            </span>
-            <button
-              className="jp-Button jp-mod-minimal cp-Delete"
-              title="Delete this run from the store"
-              aria-label={`delete run ${run.id}`}
-              onClick={e => {
-                e.stopPropagation();
-                void showDialog({
-                  title: 'Delete run?',
-                  body: `Delete "${runTitle(run)}" (${run.id}) from the run store?`,
-                  buttons: [Dialog.cancelButton(), Dialog.warnButton({ label: 'Delete' })]
-                }).then(result => {
-                  if (result.button.accept) {
-                    void model.remove(run.id);
-                  }
-                });
-              }}
-            >
-              ✕
-            </button>
+            <div className="cp-JobHead" title={`Open job ${entry.jobId} in the main area`} onClick={() => openJob(entry.jobId)}>
+              <span className="cp-JobTitle">{jobTitle(entry)}</span>
+              <button
+                className="jp-Button jp-mod-minimal cp-OpenJob"
+                aria-label={`open job ${entry.jobId}`}
+                onClick={e => {
+                  e.stopPropagation();
+                  openJob(entry.jobId);
+                }}
+              >
+                Open job
+              </button>
+            </div>
+            <ul className="cp-JobRanks" aria-label={`ranks of job ${entry.jobId}`}>
+              {entry.runs.map(({ rank, run }) => (
+                <RunItem key={run.id} model={model} run={run} rank={rank} openRun={openRun} />
+              ))}
+            </ul>
           </li>
-        );
-      })}
+        )
+      )}
     </ul>
+  );
+}
+
+/** One run in the list; a rank of a job shows its rank before its figures. */
+function RunItem(props: { model: PanelModel; run: IRunSummary; rank?: number; openRun: (runId: string) => void }): JSX.Element {
+  const { model, run, rank, openRun } = props;
+  const selected = model.currentRunId === run.id;
+  return (
+    <li
+      className={`cp-RunItem${selected ? ' cp-mod-selected' : ''}`}
+      data-run-id={run.id}
+      title={`Open ${runTitle(run)} in the main area`}
+      onClick={() => openRun(run.id)}
+    >
+      {rank !== undefined ? <span className="cp-Rank">rank {rank}</span> : null}
+      <span className={`cp-Badge cp-mod-${speedupTone(run.speedup)}`}>
+        {run.speedup ? run.speedup.text : run.status}
+      </span>
+      <span className="cp-RunText">
+        <span className="cp-RunTitle">{runTitle(run)}</span>
+        <span className="cp-RunMeta">
+          {run.label && run.first_line ? `${run.first_line} · ` : ''}
+          {run.device.type}: {run.device.name} · {formatAge(run.created_at)}
+        </span>
+      </span>
+      <button
+        className="jp-Button jp-mod-minimal cp-Delete"
+        title="Delete this run from the store"
+        aria-label={`delete run ${run.id}`}
+        onClick={e => {
+          e.stopPropagation();
+          void showDialog({
+            title: 'Delete run?',
+            body: `Delete "${runTitle(run)}" (${run.id}) from the run store?`,
+            buttons: [Dialog.cancelButton(), Dialog.warnButton({ label: 'Delete' })]
+          }).then(result => {
+            if (result.button.accept) {
+              void model.remove(run.id);
+            }
+          });
+        }}
+      >
+        ✕
+      </button>
+    </li>
   );
 }
 

@@ -1,5 +1,6 @@
 /** The run list's ordering and filtering, kept apart from the widgets so it is testable. */
 
+import { distributedOf } from './job';
 import { IRunSummary, RUN_MIME_TYPE } from './types';
 
 /** Newest first by created_at; ties (same second) keep a stable order by id. */
@@ -69,4 +70,43 @@ function normalize(path: string): string {
 /** What the list shows for a run: its label, else its first code line, else its id. */
 export function runTitle(run: Pick<IRunSummary, 'label' | 'first_line' | 'id'>): string {
   return run.label || run.first_line || run.id;
+}
+
+/** One row of the run list: a run on its own, or the runs of one distributed job under one row. */
+export type RunListEntry =
+  | { kind: 'run'; run: IRunSummary }
+  | { kind: 'job'; jobId: string; worldSize: number; backend: string; runs: { rank: number; run: IRunSummary }[] };
+
+/**
+ * The list's rows: the runs of a distributed job (issue 14: one profile call on every rank) under
+ * one job row, where its newest run would stand, its ranks in rank order; other runs stay as they
+ * are, in the order given.
+ */
+export function groupJobs(runs: IRunSummary[]): RunListEntry[] {
+  const entries: RunListEntry[] = [];
+  const jobs = new Map<string, Extract<RunListEntry, { kind: 'job' }>>();
+  for (const run of runs) {
+    const d = distributedOf(run);
+    if (!d) {
+      entries.push({ kind: 'run', run });
+      continue;
+    }
+    let job = jobs.get(d.job_id);
+    if (!job) {
+      job = { kind: 'job', jobId: d.job_id, worldSize: d.world_size, backend: d.backend, runs: [] };
+      jobs.set(d.job_id, job);
+      entries.push(job);
+    }
+    job.runs.push({ rank: d.rank, run });
+  }
+  for (const job of jobs.values()) {
+    job.runs.sort((a, b) => a.rank - b.rank || a.run.id.localeCompare(b.run.id));
+  }
+  return entries;
+}
+
+/** A job row's words: "job 3f2a9c · 2 ranks (gloo)", "job 3f2a9c · 1 of 2 ranks (nccl)" while ranks are missing. */
+export function jobTitle(job: { jobId: string; worldSize: number; backend: string; runs: unknown[] }): string {
+  const ranks = job.runs.length === job.worldSize ? `${job.worldSize}` : `${job.runs.length} of ${job.worldSize}`;
+  return `job ${job.jobId} · ${ranks} rank${job.worldSize === 1 ? '' : 's'}${job.backend ? ` (${job.backend})` : ''}`;
 }

@@ -229,6 +229,20 @@ export interface IRunSummary {
   /** one sentence why compiled is faster or slower; null or absent when there is none */
   verdict?: string | null;
   payback?: IPayback | null;
+  /** the run's place in a distributed job (issue 14); null for a single-process run, absent in older runs */
+  distributed?: IDistributedSummary | null;
+}
+
+/** A run's place in a distributed job (digest/summary.py summarize()["distributed"]). */
+export interface IDistributedSummary {
+  rank: number;
+  world_size: number;
+  /** shared by every rank of one profile call */
+  job_id: string;
+  /** the process group's backend: "gloo", "nccl", ... */
+  backend: string;
+  /** "rank 1 of 2 (gloo), job 3f2a9c01d4e5" (digest/distributed.py distributed_text) */
+  text?: string;
 }
 
 /** One cell line's kernels and time per variant (digest/lines.py LineRow). */
@@ -405,4 +419,67 @@ export interface IRunsPage {
   runs: IRunSummary[];
   total: number;
   token: number;
+}
+
+/** One rank of a job (digest/job.py JobDigest rows): every figure with the digest's words for it. */
+export interface IJobRow {
+  rank: number;
+  run_id: string;
+  host: string;
+  status: string;
+  speedup: number | null;
+  speedup_text: string;
+  interval_text: string;
+  compile_s: number | null;
+  compile_text: string;
+  graphs: number;
+  ddp_buckets: number;
+  breaks: number;
+  recompiles: number;
+  cache_hits: number;
+  cache_misses: number;
+  peak_memory_bytes: number | null;
+  peak_memory_text: string;
+  collective_share: number | null;
+  collective_text: string;
+  /** calls of the step this rank made */
+  cell_runs: number;
+  /** this rank differs from the others; `reasons` says how */
+  divergent: boolean;
+  reasons: string[];
+}
+
+/** A way one rank differs from the rest of its job. */
+export interface IJobDivergence {
+  rank: number;
+  what: string;
+  text: string;
+}
+
+/** The compile times of a job's ranks, and the digest's sentence for their spread. */
+export interface ICompileSpread {
+  min_s: number | null;
+  median_s: number | null;
+  max_s: number | null;
+  text: string;
+}
+
+/** One profile call on every rank of a distributed job (digest/job.py job_digest). */
+export interface IJobDigest {
+  job_id: string;
+  world_size: number;
+  backend: string;
+  torchrun_id: string;
+  ranks: number[];
+  missing_ranks: number[];
+  headline: string;
+  compile_spread: ICompileSpread;
+  rows: IJobRow[];
+  divergences: IJobDivergence[];
+}
+
+/** GET jobs/<job_id>: the job's digest and its runs' summaries. */
+export interface IJobPage {
+  job: IJobDigest;
+  runs: IRunSummary[];
 }

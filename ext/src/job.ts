@@ -1,0 +1,149 @@
+/**
+ * A distributed job as the panel reads it (issue 14): one profile call on every rank of a torchrun
+ * job, its runs sharing a job id.  The server sends the job's digest (digest/job.py job_digest) and
+ * each run's summary carries its rank; this module checks what arrived and drops what is malformed,
+ * as the other readers of the digest do (guards.ts, measured.ts).  Pure: the digest derives every
+ * figure and sentence, the views lay them out.
+ */
+
+import { ICompileSpread, IDistributedSummary, IJobDigest, IJobDivergence, IJobPage, IJobRow, IRunSummary } from './types';
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+function count(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+function numberOrNull(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+/** A rank: a whole number from 0. */
+function rank(value: unknown): number | null {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null;
+}
+
+function records(value: unknown): Record<string, unknown>[] {
+  return Array.isArray(value) ? value.filter(isRecord) : [];
+}
+
+function ranks(value: unknown): number[] {
+  return Array.isArray(value) ? value.map(rank).filter((r): r is number => r !== null) : [];
+}
+
+function texts(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((t): t is string => typeof t === 'string' && t.trim() !== '') : [];
+}
+
+/** A run's place in a job, or null: a single-process run, an older run, or a malformed entry. */
+export function distributedOf(run: Pick<IRunSummary, 'distributed'>): IDistributedSummary | null {
+  const d: unknown = run.distributed;
+  if (!isRecord(d) || typeof d.job_id !== 'string' || !d.job_id) {
+    return null;
+  }
+  const r = rank(d.rank);
+  const worldSize = rank(d.world_size);
+  if (r === null || worldSize === null || worldSize < 1) {
+    return null;
+  }
+  return { rank: r, world_size: worldSize, job_id: d.job_id, backend: text(d.backend) };
+}
+
+function jobRow(r: Record<string, unknown>): IJobRow | null {
+  const n = rank(r.rank);
+  if (n === null || typeof r.run_id !== 'string') {
+    return null;
+  }
+  return {
+    rank: n,
+    run_id: r.run_id,
+    host: text(r.host),
+    status: text(r.status),
+    speedup: numberOrNull(r.speedup),
+    speedup_text: text(r.speedup_text),
+    interval_text: text(r.interval_text),
+    compile_s: numberOrNull(r.compile_s),
+    compile_text: text(r.compile_text),
+    graphs: count(r.graphs),
+    ddp_buckets: count(r.ddp_buckets),
+    breaks: count(r.breaks),
+    recompiles: count(r.recompiles),
+    cache_hits: count(r.cache_hits),
+    cache_misses: count(r.cache_misses),
+    peak_memory_bytes: numberOrNull(r.peak_memory_bytes),
+    peak_memory_text: text(r.peak_memory_text),
+    collective_share: numberOrNull(r.collective_share),
+    collective_text: text(r.collective_text),
+    cell_runs: count(r.cell_runs),
+    divergent: r.divergent === true,
+    reasons: texts(r.reasons)
+  };
+}
+
+function compileSpread(value: unknown): ICompileSpread {
+  const s = isRecord(value) ? value : {};
+  return {
+    min_s: numberOrNull(s.min_s),
+    median_s: numberOrNull(s.median_s),
+    max_s: numberOrNull(s.max_s),
+    text: text(s.text)
+  };
+}
+
+function divergence(d: Record<string, unknown>): IJobDivergence | null {
+  const n = rank(d.rank);
+  return n === null || !text(d.text) ? null : { rank: n, what: text(d.what), text: text(d.text) };
+}
+
+/** The job's digest as the server sent it, malformed rows dropped; throws when it is not a job at all. */
+export function parseJobDigest(value: unknown): IJobDigest {
+  if (!isRecord(value) || typeof value.job_id !== 'string' || !value.job_id || !Array.isArray(value.rows)) {
+    throw new Error('the server sent no job digest');
+  }
+  return {
+    job_id: value.job_id,
+    world_size: count(value.world_size),
+    backend: text(value.backend),
+    torchrun_id: text(value.torchrun_id),
+    ranks: ranks(value.ranks),
+    missing_ranks: ranks(value.missing_ranks),
+    headline: text(value.headline),
+    compile_spread: compileSpread(value.compile_spread),
+    rows: records(value.rows)
+      .map(jobRow)
+      .filter((r): r is IJobRow => r !== null),
+    divergences: records(value.divergences)
+      .map(divergence)
+      .filter((d): d is IJobDivergence => d !== null)
+  };
+}
+
+/** GET jobs/<id>'s answer: the digest and the runs' summaries (entries without an id dropped). */
+export function parseJobPage(value: unknown): IJobPage {
+  if (!isRecord(value)) {
+    throw new Error('the server sent no job');
+  }
+  return {
+    job: parseJobDigest(value.job),
+    runs: records(value.runs).filter(r => typeof r.id === 'string') as unknown as IRunSummary[]
+  };
+}
+
+/**
+ * The divergences no rank row shows among its reasons (a rank whose run is missing, say): the view
+ * lists these below the table, so each of the digest's sentences shows once.
+ */
+export function divergencesBesideRows(job: IJobDigest): IJobDivergence[] {
+  return job.divergences.filter(d => !job.rows.some(r => r.rank === d.rank && r.reasons.includes(d.text)));
+}
+
+/** The DOM id of a job's tab: the job id with anything outside [A-Za-z0-9_-] replaced. */
+export function jobWidgetId(jobId: string): string {
+  return `compile-profile-job-${jobId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+}
