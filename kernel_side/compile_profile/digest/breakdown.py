@@ -1,9 +1,9 @@
 """Where a call's time goes, per variant, and the one sentence that says why compiled is faster or slower.
 
 A variant's ``KernelProfile.breakdown`` splits the kernel time of one call by kind of kernel (library,
-generated, ATen, copies; see ``CallBreakdown``).  The time outside kernels (Python, guards, launches;
-on CPU the host time between ops) is not measured apart: it is the timed median less the kernels, so
-the parts of a row add up to the call every view shows.  The profiler pass runs after timing and
+generated, ATen, copies, and collectives in a distributed run; see ``CallBreakdown``).  The time outside
+kernels (Python, guards, launches; on CPU the host time between ops) is not measured apart: it is the
+timed median less the kernels, so the parts of a row add up to the call every view shows.  The profiler pass runs after timing and
 under the profiler, so its kernels can take longer than the timed median; then the outside time is
 clamped to 0 and ``clamp_warning`` says so once.
 
@@ -36,11 +36,23 @@ class BreakdownRow:
     kernels_ms: float
     outside_ms: float  # median - kernels, 0 when the profiled kernels took longer than the median
     clamped: bool = False
+    collective_ms: float = 0.0  # the process group's communication (all-reduce...); 0 outside distributed runs
 
     def parts(self) -> dict[str, float]:
-        """The parts of the call in the order they add up, then the call, as every view's columns name them."""
-        return {"library": self.library_ms, "generated": self.generated_ms, "aten": self.aten_ms,
-                "copies": self.copy_ms, "outside": self.outside_ms, "call": self.median_ms}
+        """The parts of the call in the order they add up, then the call, as every view's columns name them.
+
+        ``collectives`` is a part only where the call spent time in them (a distributed run); a table of
+        several rows takes its columns from ``columns(rows)`` and reads each with ``part``.
+        """
+        parts = {"library": self.library_ms, "generated": self.generated_ms, "aten": self.aten_ms,
+                 "copies": self.copy_ms}
+        if self.collective_ms > 0:
+            parts["collectives"] = self.collective_ms
+        return parts | {"outside": self.outside_ms, "call": self.median_ms}
+
+    def part(self, key: str) -> float:
+        """One column's time (0 for collectives in a row that spent none in them)."""
+        return self.parts().get(key, 0.0)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -49,16 +61,27 @@ class BreakdownRow:
 # The columns every view shows, keyed as ``BreakdownRow.parts``: (key, heading).
 COLUMNS = (("library", "library"), ("generated", "generated"), ("aten", "ATen"), ("copies", "copies"),
            ("outside", "outside kernels"), ("call", "call"))
+COLLECTIVES = ("collectives", "collectives")
 TITLE = "Where a call's time goes"
+
+
+def columns(rows: list[BreakdownRow]) -> tuple[tuple[str, str], ...]:
+    """``COLUMNS``, with ``collectives`` after copies when any row spent time in them."""
+    if not any(r.collective_ms > 0 for r in rows):
+        return COLUMNS
+    at = [key for key, _ in COLUMNS].index("copies") + 1
+    return (*COLUMNS[:at], COLLECTIVES, *COLUMNS[at:])
 
 
 def breakdown_note(rows: list[BreakdownRow]) -> str:
     """What the table's figures are, said under it: device or host time, and what "outside kernels" is."""
+    collectives = ("; collectives are the process group's communication (all-reduce, broadcast...)"
+                   if any(r.collective_ms > 0 for r in rows) else "")
     if rows and all(r.method == "host" for r in rows):
         return ("host time of each call's ops, by kind; outside kernels is the timed call less its ops: "
-                "Python, guards, dispatch")
+                "Python, guards, dispatch" + collectives)
     return ("device time of each call's kernels, by kind; outside kernels is the timed call less its kernels: "
-            "Python, guards, launches")
+            "Python, guards, launches" + collectives)
 
 
 def breakdown_row(v: Variant) -> BreakdownRow | None:
@@ -70,7 +93,7 @@ def breakdown_row(v: Variant) -> BreakdownRow | None:
     outside = median - kernels
     return BreakdownRow(variant=v.name, method=profile.method, median_ms=median, library_ms=b.library_ms,
                         generated_ms=b.generated_ms, aten_ms=b.aten_ms, copy_ms=b.copy_ms, kernels_ms=kernels,
-                        outside_ms=max(outside, 0.0), clamped=outside < 0)
+                        outside_ms=max(outside, 0.0), clamped=outside < 0, collective_ms=b.collective_ms)
 
 
 def breakdown(run: ProfileRun) -> list[BreakdownRow]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..profile_run import ProfileRun, Speedup, Variant
 from .breakdown import OVERHEAD_BOUND, breakdown, clamp_warning, reduce_overhead_advice, verdict
+from .distributed import ddp_splits_digest, distributed_summary
 from .facts import break_groups, break_summary, cache_words, correctness_text, kept_tensor_warnings, speedup_drift
 from .format import format_bytes, format_interval, format_ms, format_s, format_speedup
 from .guards import failed_guard_text, guards_digest, recompiles_digest
@@ -21,7 +22,7 @@ from .measured import cudagraph_warnings, measured
 from .payback import payback
 
 # Bumped whenever a field is added to, or a wording changes in, ``summarize``'s dict.
-DIGEST_VERSION = 6
+DIGEST_VERSION = 7
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 
@@ -223,6 +224,8 @@ def summarize(run: ProfileRun) -> dict[str, Any]:
         "breakdown": [r.as_dict() for r in breakdown(run)],
         "verdict": verdict(run),
         "payback": payback(run),
+        "distributed": distributed_summary(run),
+        "ddp_splits": ddp_splits_digest(run),
     }
 
 

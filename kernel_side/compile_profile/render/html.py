@@ -30,8 +30,9 @@ from ..digest.format import (
     format_speedup,
     one_line,
 )
-from ..digest.breakdown import COLUMNS, TITLE, breakdown, breakdown_note, verdict
+from ..digest.breakdown import TITLE, breakdown, breakdown_note, columns, verdict
 from ..digest.compare import Comparison
+from ..digest.distributed import ddp_split_text, distributed_text
 from ..digest.guards import failed_guard_text, kinds_text, run_guards
 from ..digest.measured import (autotune_rows, cudagraph_skips, cudagraph_text, device_peaks_text, memory_ratio_text,
                                roofline_kernels, roofline_note, roofline_rows)
@@ -102,10 +103,11 @@ def breakdown_html(run: ProfileRun) -> str:
     rows = breakdown(run)
     if not rows:
         return ""
-    cells = [[escape(r.variant), *(format_ms(ms) for ms in r.parts().values())] for r in rows]
+    cols = columns(rows)
+    cells = [[escape(r.variant), *(format_ms(r.part(key)) for key, _ in cols)] for r in rows]
     return (f"<div {_H}>{escape(TITLE)}</div>"
-            + html_table(["variant", *(escape(heading) for _, heading in COLUMNS)], cells,
-                         numeric=set(range(1, 1 + len(COLUMNS))))
+            + html_table(["variant", *(escape(heading) for _, heading in cols)], cells,
+                         numeric=set(range(1, 1 + len(cols))))
             + f"<div {_MUTED}>{escape(breakdown_note(rows))}</div>")
 
 
@@ -119,6 +121,7 @@ def _facts(run: ProfileRun) -> str:
     rows.append(["compile cache", run.cache.state + (f" ({'; '.join(counts)})" if counts else "")])
     rows.append(["Dynamo graphs", str(run.dynamo_graph_count)])
     rows.append(["graph breaks", str(len(run.graph_breaks))])
+    rows += [["DDP split", escape(ddp_split_text(run, split))] for split in run.ddp_splits]
     timed = sum(r.during_timing for r in run.recompiles)
     rows.append(["recompiles", f"{len(run.recompiles)}" + (f" ({timed} during timing)" if timed else "")])
     counts = ", ".join(f"{n} {escape(lang)}" for lang, n in kernel_counts(run).items())
@@ -275,6 +278,9 @@ def render_html(run: ProfileRun) -> str:
     meta = [f"run {escape(run.id)}", f"{escape(run.device.type)} ({escape(run.device.name)})", f"torch {escape(run.torch_version)}"]
     if run.label:
         meta.insert(0, f"<b>{escape(one_line(run.label, 120))}</b>")
+    place = distributed_text(run)
+    if place:
+        meta.append(escape(place))
     warn = "".join(f"<li>{escape(w)}</li>" for w in warnings(run))
     notes = "".join(f"<li>{escape(one_line(n, 300))}</li>" for n in run.notes)
     parts = [

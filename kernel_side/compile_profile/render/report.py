@@ -18,6 +18,7 @@ from plotly.offline import get_plotlyjs
 
 from ..profile_run import Graph, Kernel, ProfileRun
 from .charts import figures, overview_figures
+from ..digest.distributed import ddp_split_text
 from ..digest.facts import break_groups, top_kernels
 from ..digest.format import format_ms, format_s, one_line
 from ..digest.guards import GraphGuards, failed_guard_text, graph_heading, run_guards
@@ -125,7 +126,8 @@ def _graph_breaks(run: ProfileRun) -> str:
         f"<tbody>{''.join(rows)}</tbody></table>"
         if rows else "<p>No graph breaks.</p>"
     )
-    return f'<section id="graph-breaks"><h2>Graph breaks</h2>{breaks}{recompile_table}</section>'
+    splits = "".join(f'<p class="ddp-split">{escape(ddp_split_text(run, split))}</p>' for split in run.ddp_splits)
+    return f'<section id="graph-breaks"><h2>Graph breaks</h2>{breaks}{splits}{recompile_table}</section>'
 
 
 def _guards(graphs: list[GraphGuards]) -> str:

@@ -4,9 +4,9 @@ and the plain-text tables the CLI prints (``text_table``, ``comparison_text``).
 The first line is the digest's headline, the card's; the second reads like ``%timeit``'s: each
 variant's median with its spread, then the speedup with its interval; then why compiled is faster or
 slower and when compiling pays back.  The lines after them say what compiling did (graphs, guards,
-recompiles and the guard each failed on), what was measured beside the timings (device peaks, memory
+recompiles and the guard each failed on, DDPOptimizer's splits), what was measured beside the timings (device peaks, memory
 ratio, each kernel's roofline figures, max-autotune's choices, CUDA-graph skips) and where a call's
-time goes.  Every figure and sentence comes from ``compile_profile.digest``.
+time goes; a distributed run ends with its rank and job.  Every figure and sentence comes from ``compile_profile.digest``.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from ..profile_run import ProfileRun, Variant
 from ..digest.facts import (break_groups, break_place, cache_counts, cache_words, correctness_text, kernel_counts,
                             peak_memory_text)
 from ..digest.format import format_diff, format_interval, format_ms, format_s, format_speedup, format_timing, one_line
-from ..digest.breakdown import COLUMNS, TITLE, breakdown, breakdown_note, verdict
+from ..digest.breakdown import TITLE, breakdown, breakdown_note, columns, verdict
 from ..digest.compare import Comparison
+from ..digest.distributed import ddp_split_text, distributed_text
 from ..digest.guards import graph_heading, group_text, recompile_text, run_guards
 from ..digest.measured import (autotune_rows, cudagraph_skips, cudagraph_text, device_peaks_text, memory_ratio_text,
                                roofline_kernels, roofline_note, roofline_rows)
@@ -99,6 +100,7 @@ def _graph_lines(run: ProfileRun) -> list[str]:
         out.append(f"  recompile{variant}{tag}: {recompile_text(r)}")
     if len(run.recompiles) > MAX_LISTED:
         out.append(f"  … and {len(run.recompiles) - MAX_LISTED} more recompiles")
+    out += [f"  {ddp_split_text(run, split)}" for split in run.ddp_splits]
     return out
 
 
@@ -172,8 +174,9 @@ def _breakdown_lines(run: ProfileRun) -> list[str]:
     rows = breakdown(run)
     if not rows:
         return []
-    table = text_table(["  variant", *(heading for _, heading in COLUMNS)],
-                       [[f"  {r.variant}", *(format_ms(ms) for ms in r.parts().values())] for r in rows])
+    cols = columns(rows)
+    table = text_table(["  variant", *(heading for _, heading in cols)],
+                       [[f"  {r.variant}", *(format_ms(r.part(key)) for key, _ in cols)] for r in rows])
     return [f"{TITLE.lower()} ({breakdown_note(rows)}):", table]
 
 
@@ -275,6 +278,9 @@ def render_text(run: ProfileRun) -> str:
         lines.append(f"recommendation (--sweep): {r.variant}: {r.call}" + (f" ({one_line(r.reason)})" if r.reason else ""))
     lines += [f"note: {one_line(n, 240)}" for n in run.notes]
     lines += [f"warning: {w}" for w in timing_warnings(run)]
+    place = distributed_text(run)
+    if place:
+        lines.append(place)
     label = f" {one_line(run.label, 80)!r}" if run.label else ""
     lines.append(f"run {run.id}{label} on {run.device.type} ({run.device.name}), torch {run.torch_version}")
     return "\n".join(lines)

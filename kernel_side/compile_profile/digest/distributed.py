@@ -1,0 +1,67 @@
+"""A run's place in a distributed job and DDPOptimizer's splits, in words: facts of one run.
+
+``distributed_text`` says which rank of which job a run was (``rank 1 of 2 (gloo), job 3f2a…``);
+``ddp_split_text`` says how DDPOptimizer cut a Dynamo graph at DDP's gradient-bucket boundaries, which
+the views show beside the graph breaks because it, too, makes several graphs of one, but is no break.
+The job's view across ranks is ``digest.job``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..profile_run import DdpSplit, ProfileRun
+from .format import format_bytes
+
+PARAMS_LISTED = 3  # parameters named per piece; the rest are counted
+PIECES_LISTED = 8
+
+
+def distributed_text(run: ProfileRun) -> str | None:
+    """``rank 1 of 2 (gloo), job 3f2a9c01d4e5``; None for a run outside ``torch.distributed``."""
+    d = run.distributed
+    if d is None:
+        return None
+    backend = f" ({d.backend})" if d.backend else ""
+    return f"rank {d.rank} of {d.world_size}{backend}, job {d.job_id}"
+
+
+def distributed_summary(run: ProfileRun) -> dict[str, Any] | None:
+    """What the run list needs to group a job's runs: ``summarize(run)["distributed"]``."""
+    d = run.distributed
+    if d is None:
+        return None
+    return {"rank": d.rank, "world_size": d.world_size, "job_id": d.job_id, "backend": d.backend,
+            "text": distributed_text(run)}
+
+
+def ddp_bucket_count(run: ProfileRun) -> int:
+    """The pieces of every DDPOptimizer split in the run (a graph not split counts none)."""
+    return sum(len(s.buckets) for s in run.ddp_splits)
+
+
+def _piece_text(index: int, params: list[str], size: int) -> str:
+    named = ", ".join(params[:PARAMS_LISTED])
+    if len(params) > PARAMS_LISTED:
+        return f"piece {index}: {named}, … ({len(params)} parameters, {format_bytes(size)})"
+    return f"piece {index}: {named or 'no parameters'} ({format_bytes(size)})"
+
+
+def ddp_split_text(run: ProfileRun, split: DdpSplit) -> str:
+    """``DDPOptimizer split graph 0/0 into 2 pieces at DDP's bucket boundaries (not graph breaks): piece 0:
+    layers.3.weight, layers.3.bias (1.0 MiB); piece 1: …``."""
+    name = split.compile_id or split.graph_id
+    variant = f" ({split.variant})" if split.variant and len(run.compiled_variants) > 1 else ""
+    n = len(split.buckets)
+    pieces = "; ".join(_piece_text(b.index, b.params, b.bytes) for b in split.buckets[:PIECES_LISTED])
+    if n > PIECES_LISTED:
+        pieces += f"; … and {n - PIECES_LISTED} more pieces"
+    cap = f"; bucket cap {format_bytes(split.bucket_cap_bytes)}" if split.bucket_cap_bytes is not None else ""
+    return (f"DDPOptimizer split graph {name}{variant} into {n} piece{'' if n == 1 else 's'} at DDP's bucket "
+            f"boundaries (not graph breaks): {pieces}{cap}")
+
+
+def ddp_splits_digest(run: ProfileRun) -> list[dict[str, Any]]:
+    """Each split with its sentence, as ``summarize`` serves it."""
+    return [{"variant": s.variant, "compile_id": s.compile_id, "graph_id": s.graph_id, "pieces": len(s.buckets),
+             "bucket_cap_bytes": s.bucket_cap_bytes, "text": ddp_split_text(run, s)} for s in run.ddp_splits]
