@@ -7,6 +7,7 @@ uses them:
   options.py           ``ProfileOptions`` and the one option table (magic arguments, usage, README)
   cell.py              a notebook cell as a function Dynamo can compile, and its namespace contract
   profiler.py          ``profile`` / ``profile_cell``: the session that runs the stages below
+  distributed.py       a profile on every rank of a torch.distributed job: lock-step decisions, the job id
   cell_calls.py        every call of the cell, counted, and the one namespace reset before it
   variants.py          which compiled variants to run, and the ``torch.compile`` call each stands for
   backend.py           the recording backend: a plain function from graph to Inductor's callable

@@ -22,7 +22,7 @@ import tempfile
 from typing import Any, Callable, Iterator
 
 from ..profile_run import KernelProfile, ProfileRun, UnmatchedKernel
-from . import chrome_trace
+from . import chrome_trace, distributed
 from .chrome_trace import ChromeTrace
 from .kernel_attribution import VariantKernelTimes, attribute, python_event_needed
 from .kernel_breakdown import compiled_breakdown
@@ -37,9 +37,13 @@ CUDA_GRAPH_MODES = ("reduce-overhead", "max-autotune")
 
 
 def calls_for(median_ms: float | None) -> int:
+    """The profiled calls for a variant whose timed median is ``median_ms``; in a distributed job
+    rank 0's count, so every rank makes the same calls (``distributed``)."""
     if not median_ms or not math.isfinite(median_ms) or median_ms <= 0:
-        return MIN_CALLS
-    return int(min(MAX_CALLS, max(MIN_CALLS, round(PROFILE_TARGET_S * 1e3 / median_ms))))
+        calls = MIN_CALLS
+    else:
+        calls = int(min(MAX_CALLS, max(MIN_CALLS, round(PROFILE_TARGET_S * 1e3 / median_ms))))
+    return distributed.shared(calls)
 
 
 def record_trace(call: Callable[[], Any], before_each: Callable[[], None], *, calls: int,

@@ -16,6 +16,7 @@ import torch
 
 from ..profile_run import Recommendation, Speedup
 from . import correctness as correctness_mod
+from . import distributed
 from . import reference as reference_mod
 from .failures import let_go, one_line
 from .optimizer_state import OptimizerViews
@@ -43,7 +44,8 @@ class Measuring:
         self.recorder.take()
         fastest = warm_up(timed, plan, device_sync(device_type))
         self._note_recompiles(self.recorder.take(), during_timing=False)
-        number = calls_per_sample_for(min(fastest.values()), device_type)
+        self._stage_done("warm-up")
+        number = distributed.shared(calls_per_sample_for(min(fastest.values()), device_type))
         self.progress(f"timing {len(timed)} variants, {number} call(s) per sample")
         last_report = [time.perf_counter()]
 
@@ -54,7 +56,9 @@ class Measuring:
                 self.progress(f"timing: round {i}")
 
         try:
-            run_interleaved(timed, plan, device_type=device_type, calls_per_sample=number, on_round=on_round)
+            run_interleaved(timed, plan, device_type=device_type, calls_per_sample=number, on_round=on_round,
+                            decide=distributed.shared)
+            self._stage_done("timing")
         finally:
             self._record_timings(timed, device_type)
             self._note_recompiles(self.recorder.take(), during_timing=True)
@@ -104,6 +108,7 @@ class Measuring:
                 "before each correctness run, and the namespace ends as after the last run"
             )
         best = self.run_obj.speedup.variant if self.run_obj.speedup else next(iter(self.compiled))
+        best = distributed.shared(best)  # each rank timed its own; rank 0's choice runs on all of them
         self._restore_state()
         reference, reference_note = self._float64_reference()
         results = []
@@ -129,6 +134,9 @@ class Measuring:
         t = self.target
         if t.call_with_arguments is None:
             return None, ""
+        if self.run_obj.distributed is not None:
+            return None, ("no float64 reference: a step of a distributed job (its collectives would run on "
+                          "float64 copies of the model on every rank)")
         self.calls.reset("eager")
         names = reference_mod.names_read(t.function, t.globals)
         originals = {name: t.globals[name] for name in names}

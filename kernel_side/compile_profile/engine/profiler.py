@@ -10,7 +10,9 @@ Order of work, chosen so each figure is measured cleanly:
   5. peak memory (CUDA only);
   6. a separate torch.profiler pass per variant for kernel time by kind, per kernel (compiled)
      and per cell line (eager) (``after_timing``), so its overhead never touches the timed samples.
-An interrupt at any point keeps what was measured and marks the run.
+An interrupt at any point keeps what was measured and marks the run.  In a ``torch.distributed``
+job every rank runs these stages in lock-step (``distributed``): the same calls in the same order,
+each decision a measurement makes shared, and a rank stops where any rank's first calls failed.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import torch
 
 from ..profile_run import Device, ErrorInfo, ProfileRun, Variant
 from . import correctness as correctness_mod
+from . import distributed
 from .backend import RecordingBackend, register
 from .cell import CellFunction, cell_line_of_exception, cell_to_function
 from .cell_calls import CellCalls
@@ -196,7 +199,10 @@ def profile_target(target: Target, opts: ProfileOptions) -> ProfileResult:
     specs = build_variants(
         backend=opts.backend, modes=opts.modes, dynamic=opts.dynamic, fullgraph=opts.fullgraph, options=opts.options
     )
-    return _Session(target, opts, specs).run()
+    with distributed.job() as rank:
+        session = _Session(target, opts, specs)
+        session.run_obj.distributed = rank
+        return session.run()
 
 
 class _Session(Compiling, Measuring):
@@ -229,6 +235,8 @@ class _Session(Compiling, Measuring):
         self.eager_error: BaseException | None = None
         self.backends: dict[str, RecordingBackend] = {}
         self.graphs_seen: dict[str, int] = {}  # graphs each backend had recorded when last read
+        self.ddp_bucket_caps: list[int] = []  # of the DDP modules the code uses
+        self._calls_at_stage_start = 0
 
     # -- driver ------------------------------------------------------------
     def run(self) -> ProfileResult:
@@ -239,17 +247,22 @@ class _Session(Compiling, Measuring):
             with capture_compiles(self.recorder), contextlib.ExitStack() as quiet:
                 with contextlib.redirect_stdout(self.stdout):
                     self._eager_first()
-                    if run.status != "failed":
+                    if self._all_ranks_ran_eager():
                         if self.opts.quiet_display is not None:
                             quiet.enter_context(self.opts.quiet_display())
                         self._compile_variants()  # stderr stays: torch's warnings while compiling are news
-                        if self._has_timed_variants():
+                        self._keep_variants_compiled_on_every_rank()
+                        self._stage_done("first calls")
+                        if not distributed.ranks_where_false(self._has_timed_variants()):
                             # A tqdm bar or a print to stderr in the cell would show once per run.
                             quiet.enter_context(contextlib.redirect_stderr(io.StringIO()))
                             self._time()
                             self._check_correctness()
+                            self._stage_done("correctness")
                             self._measure_memory()
+                            self._stage_done("memory")
                             self._measure_kernels()
+                            self._stage_done("kernel pass")
         except KeyboardInterrupt as exc:
             interrupted = exc
             run.status = "interrupted"
@@ -308,11 +321,53 @@ class _Session(Compiling, Measuring):
             )
         self.calls.reset("eager")  # the namespace as the cell found it, without what the run published
         self.calls.optimizers = OptimizerViews(optimizers_in([*used.values(), *t.inputs]))
+        self.ddp_bucket_caps = distributed.ddp_bucket_caps([*used.values(), *t.inputs])
         self.mutable = correctness_mod.MutableState(t.namespace) if t.namespace else None
         self.run_obj.variants.append(Variant(name="eager", first_call_s=first_s))
 
+    def _all_ranks_ran_eager(self) -> bool:
+        """Whether every rank's first eager call returned; a rank whose own call returned stops too when
+        another's failed, so that none waits in a collective for it."""
+        run = self.run_obj
+        failed = distributed.ranks_where_false(run.status != "failed")
+        if failed and run.status != "failed" and run.distributed is not None:
+            ranks = ", ".join(map(str, failed))
+            run.status = "failed"
+            run.errors.append(ErrorInfo(
+                stage="eager", type="OtherRankFailed",
+                message=f"the first eager call failed on rank {ranks}; every rank stops there, so that none waits "
+                        "in a collective for it (that rank's run has the error)"))
+        return not failed
+
+    def _keep_variants_compiled_on_every_rank(self) -> None:
+        """Drop a variant that compiled here but failed on another rank: timing it here alone would leave
+        this rank waiting in the step's collectives."""
+        if self.run_obj.distributed is None:
+            return
+        everywhere = set(self.compiled)
+        for names in distributed.job_gathered(sorted(self.compiled)):
+            everywhere &= set(names)
+        for name in [n for n in self.compiled if n not in everywhere]:
+            del self.compiled[name]
+            self.run_obj.variant(name).error = "compiled here but failed on another rank; not timed"
+            self.run_obj.errors.append(ErrorInfo(
+                stage="compile", variant=name, type="OtherRankFailed",
+                message="this variant failed on another rank (its run has the error); it is not timed on any rank, "
+                        "so that no rank waits in a collective for it"))
+
+    def _stage_done(self, stage: str) -> None:
+        """Record the calls of the step the stage made (a job's ranks must all make the same)."""
+        rank = self.run_obj.distributed
+        if rank is not None:
+            rank.calls_by_stage[stage] = self.run_obj.cell_runs - self._calls_at_stage_start
+        self._calls_at_stage_start = self.run_obj.cell_runs
+
     def _finish(self) -> None:
         run = self.run_obj
+        if self.ddp_bucket_caps and len(set(self.ddp_bucket_caps)) == 1:
+            for split in run.ddp_splits:
+                if split.bucket_cap_bytes is None:
+                    split.bucket_cap_bytes = self.ddp_bucket_caps[0]
         if run.kernels and (missing := missing_features_note()):
             run.notes.append(missing)
         if run.cache.fx_graph_hits and not logs_post_grad_graph_on_cache_hit():

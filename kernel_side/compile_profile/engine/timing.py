@@ -81,9 +81,13 @@ def run_interleaved(
     device_type: str,
     calls_per_sample: int,
     on_round: Callable[[int], None] | None = None,
+    decide: Callable[[bool], bool] = lambda stop: stop,
 ) -> None:
     """Take samples round-robin, rotating the order each round, until each variant
-    has ``plan.repeat`` samples or the budget is spent (but at least ``min_samples``)."""
+    has ``plan.repeat`` samples or the budget is spent (but at least ``min_samples``).
+
+    ``decide`` turns this process's wish to stop into the decision followed (in a distributed job,
+    rank 0's, so every rank takes the same number of samples)."""
     sync = device_sync(device_type)
     use_events = device_type == "cuda"
     if use_events:
@@ -95,7 +99,7 @@ def run_interleaved(
     round_index = 0
     while True:
         n = min(len(v.samples_s) for v in variants)
-        if n >= plan.repeat or (n >= plan.min_samples and time.perf_counter() >= deadline):
+        if decide(n >= plan.repeat or (n >= plan.min_samples and time.perf_counter() >= deadline)):
             break
         shift = round_index % len(variants)
         for v in variants[shift:] + variants[:shift]:

@@ -1,0 +1,64 @@
+"""A compiled DDP step profiled on both ranks of a real ``torchrun`` job (gloo, CPU).
+
+One torchrun launch (tests/distributed_step.py) makes two jobs: one the same on every rank, one where
+rank 1 breaks the graph.  The launch is guarded by a timeout, so a lost lock-step fails the test
+instead of hanging it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from compile_profile import ProfileRun
+
+HERE = Path(__file__).resolve().parent
+LAUNCH_TIMEOUT_S = 420  # two profiles of a 4-layer MLP on 2 cores take ~60 s; a hang would wait forever
+
+pytestmark = pytest.mark.timeout(LAUNCH_TIMEOUT_S + 60)
+
+
+@pytest.fixture(scope="module")
+def job_runs(tmp_path_factory):
+    out = tmp_path_factory.mktemp("ranks")
+    env = dict(os.environ, COMPILE_PROFILE_DB=str(out / "runs.sqlite"), OMP_NUM_THREADS="1",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(HERE.parent / "kernel_side"),
+                                                        os.environ.get("PYTHONPATH")])))
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
+           str(HERE / "distributed_step.py"), str(out)]
+    try:
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=LAUNCH_TIMEOUT_S)
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"the torchrun job did not finish in {LAUNCH_TIMEOUT_S} s (ranks out of step?):\n"
+                    f"{(exc.stderr or b'')[-3000:]}")
+    (out / "torchrun.log").write_text(done.stdout + done.stderr)
+    assert done.returncode == 0, done.stderr[-5000:]
+    runs = {path.stem: ProfileRun.from_json(path.read_text()) for path in sorted(out.glob("*.json"))}
+    return out, runs
+
+
+def test_both_ranks_write_a_run_of_one_job_with_the_same_calls_in_every_stage(job_runs):
+    _, runs = job_runs
+    rank0, rank1 = runs["same-rank0"], runs["same-rank1"]
+    assert (rank0.distributed.rank, rank1.distributed.rank) == (0, 1)
+    assert rank0.distributed.world_size == rank1.distributed.world_size == 2
+    assert rank0.distributed.backend == rank1.distributed.backend == "gloo"
+    assert rank0.distributed.job_id == rank1.distributed.job_id
+    assert rank0.distributed.job_id != runs["divergent-rank0"].distributed.job_id  # one job per profile call
+    stages = rank0.distributed.calls_by_stage
+    assert list(stages) == ["first calls", "warm-up", "timing", "correctness", "memory", "kernel pass"]
+    assert stages == rank1.distributed.calls_by_stage
+    assert stages["timing"] > 0 and stages["kernel pass"] > 0
+    assert rank0.cell_runs == rank1.cell_runs == sum(stages.values())
+    for name in ("eager", "inductor/default"):
+        assert rank0.variant(name).timing.n == rank1.variant(name).timing.n
+    assert rank0.status == rank1.status == "ok"
+
+
+def test_the_float64_reference_is_left_out_of_a_distributed_step_and_says_why(job_runs):
+    _, runs = job_runs
+    assert "a step of a distributed job" in runs["same-rank0"].correctness.note
