@@ -4,9 +4,10 @@ try:
     from ._version import __version__
 except ImportError:  # a source checkout that was never built (the version file is generated)
     __version__ = "0+unknown"
+from .job import Job
 from .profile_run import ProfileRun
 
-__all__ = ["ProfileRun", "__version__", "profile", "load_ipython_extension", "unload_ipython_extension"]
+__all__ = ["Job", "ProfileRun", "__version__", "profile", "load_ipython_extension", "unload_ipython_extension"]
 
 
 def profile(fn, *args, **options) -> ProfileRun:

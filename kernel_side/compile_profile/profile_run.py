@@ -526,6 +526,15 @@ class ProfileRun:
 
         return render_report_html(self)
 
+    def save(self, db: str | Path | None = None) -> str:
+        """Write this run to the run store at ``db`` (default: ``$COMPILE_PROFILE_DB``, else the Jupyter data
+        directory's) and return its id; a distributed job's ranks each save theirs into one store."""
+        from .store import RunStore
+
+        with RunStore(db) as store:
+            store.put(self)
+        return self.id
+
     def show(self, compare_with: list[ProfileRun] | None = None):
         """An ipywidgets explorer of this run, optionally compared with other runs."""
         from .render.widget import explorer

@@ -12,14 +12,15 @@ One file per user (``default_db_path()``), written by several processes at once
   and any other file at the path (another program's database, a corrupt or
   non-SQLite file) is refused and left untouched;
 * each row keeps the run's JSON plus the columns listing needs, including the
-  run's summary as JSON, so listing never parses whole runs.
+  run's summary as JSON, so listing never parses whole runs, and the distributed
+  job it belongs to (``job_id``), so a job's ranks are found by one index.
 
 Only the standard library's ``sqlite3`` is used.  The summaries are the digest's
 (``digest.summarize``), stamped with ``DIGEST_VERSION`` and derived again on listing when a later
 version words runs differently; the migrations only shape tables and never call the digest, so a
 released migration does the same thing forever.
 
-It is one module of about 440 lines on purpose: the connection, the transaction and locking
+It is one module of about 480 lines on purpose: the connection, the transaction and locking
 rules, the migrations and the queries are one set of invariants, and a reader checks them together.
 """
 
@@ -108,9 +109,21 @@ def _add_summaries_and_change_counter(conn: sqlite3.Connection) -> None:
     conn.execute("INSERT INTO store_state (key, value) VALUES ('changes', 0)")
 
 
+def _add_job_ids(conn: sqlite3.Connection) -> None:
+    # The distributed job a run belongs to (``DistributedRank.job_id``), NULL for a single-process run.
+    # Filled from each stored run's own JSON, by SQL alone (no digest), so the step never changes.
+    conn.execute("ALTER TABLE runs ADD COLUMN job_id TEXT")
+    conn.execute(
+        "UPDATE runs SET job_id = CASE WHEN json_valid(run_json) "
+        "THEN json_extract(run_json, '$.distributed.job_id') END"
+    )
+    conn.execute("CREATE INDEX runs_by_job ON runs (job_id) WHERE job_id IS NOT NULL")
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _create_runs_table,  # -> version 1
     _add_summaries_and_change_counter,  # -> version 2
+    _add_job_ids,  # -> version 3
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -185,16 +198,18 @@ class RunStore:
             run.status,
             run_json,
             summary_json,
+            run.distributed.job_id if run.distributed is not None else None,
         )
         with self._write() as conn:
             conn.execute(
                 """
-                INSERT INTO runs (id, created_at, created_ts, notebook, label, status, run_json, summary_json)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO runs (id, created_at, created_ts, notebook, label, status, run_json, summary_json,
+                                  job_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET
                     created_at = excluded.created_at, created_ts = excluded.created_ts,
                     notebook = excluded.notebook, label = excluded.label, status = excluded.status,
-                    run_json = excluded.run_json, summary_json = excluded.summary_json
+                    run_json = excluded.run_json, summary_json = excluded.summary_json, job_id = excluded.job_id
                 """,
                 row,
             )
@@ -222,8 +237,25 @@ class RunStore:
             raise RunNotFound(f"no run with id {run_id!r} in {self.path}")
         return json.loads(row[0])
 
-    def list(self, *, limit: int | None = 50, offset: int = 0, notebook: str | None = None) -> list[dict[str, Any]]:
-        """Summaries (``digest.summarize``) of the newest runs first, optionally of one notebook.
+    def job(self, job_id: str) -> list[ProfileRun]:
+        """The runs of a distributed job ordered by rank, by the job's id or the id of any of its runs.
+
+        Raises ``RunNotFound`` when neither a job nor a run of a job has that id.
+        """
+        validate_run_id(job_id)
+        rows = self._query_all("SELECT run_json FROM runs WHERE job_id = ?", (job_id,))
+        if not rows:
+            row = self._query_one("SELECT job_id FROM runs WHERE id = ?", (job_id,))
+            if row is not None and row[0] is not None:
+                rows = self._query_all("SELECT run_json FROM runs WHERE job_id = ?", (row[0],))
+        if not rows:
+            raise RunNotFound(f"no job with id {job_id!r} (nor a run of one) in {self.path}")
+        runs = [ProfileRun.from_dict(json.loads(r[0])) for r in rows]
+        return sorted(runs, key=lambda r: (r.distributed.rank if r.distributed is not None else 0, r.created_at))
+
+    def list(self, *, limit: int | None = 50, offset: int = 0, notebook: str | None = None,
+             job: str | None = None) -> list[dict[str, Any]]:
+        """Summaries (``digest.summarize``) of the newest runs first, optionally of one notebook or one job.
 
         A summary cached by an older version (or none, after migration 2) is derived again from the run
         and written back, so the list never words a run differently from the run's own view.
@@ -232,7 +264,7 @@ class RunStore:
             raise ValueError(f"limit must be a non-negative integer or None, not {limit!r}")
         if not isinstance(offset, int) or offset < 0:
             raise ValueError(f"offset must be a non-negative integer, not {offset!r}")
-        where, params = ("WHERE notebook = ?", [notebook]) if notebook is not None else ("", [])
+        where, params = self._where(notebook, job)
         rows = self._query_all(
             f"SELECT id, summary_json FROM runs {where} ORDER BY created_ts DESC, rowid DESC LIMIT ? OFFSET ?",
             (*params, -1 if limit is None else limit, offset),
@@ -258,12 +290,18 @@ class RunStore:
             pass  # listing must not fail because the file is read-only; the next writer refreshes them
         return fresh
 
-    def count(self, *, notebook: str | None = None) -> int:
-        if notebook is None:
-            row = self._query_one("SELECT count(*) FROM runs", ())
-        else:
-            row = self._query_one("SELECT count(*) FROM runs WHERE notebook = ?", (notebook,))
+    def count(self, *, notebook: str | None = None, job: str | None = None) -> int:
+        where, params = self._where(notebook, job)
+        row = self._query_one(f"SELECT count(*) FROM runs {where}", tuple(params))
         return row[0] if row else 0
+
+    @staticmethod
+    def _where(notebook: str | None, job: str | None) -> tuple[str, list[str]]:
+        """The WHERE clause (and its parameters) of a listing filtered by notebook and/or job."""
+        clauses = [(column, value) for column, value in (("notebook", notebook), ("job_id", job)) if value is not None]
+        if not clauses:
+            return "", []
+        return "WHERE " + " AND ".join(f"{column} = ?" for column, _ in clauses), [value for _, value in clauses]
 
     def change_token(self) -> int:
         """A number that changes whenever a run is put or deleted, by any process."""

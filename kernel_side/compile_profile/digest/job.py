@@ -1,0 +1,323 @@
+"""A distributed job across its ranks: every figure and sentence of a job's view, derived once.
+
+One ``profile`` call on every rank of a ``torchrun`` job is one *job*; each rank's ``ProfileRun`` carries
+its ``DistributedRank`` (rank, world size, the job id rank 0 shared).  ``job_digest(runs)`` lays the ranks
+side by side, each with the figures ``summarize(run)`` gives that run (speedup, compile time, graphs,
+breaks, recompiles), and says where a rank diverges from the rest of its job.  The views
+(``render.job_text``, ``render.job_report``, the panel) only lay this dict out.
+
+A rank is compared with the other ranks, figure by figure: what most ranks have is the job's figure,
+and a rank with another one diverges.  Where no figure has a majority (two ranks that differ), a count
+that should not grow (Dynamo graphs, graph breaks, recompiles) is expected at its smallest, so the rank
+with more diverges; a figure with no better side (calls per stage, DDP buckets) is expected as rank 0 has
+it, the rank whose decisions the others follow.  The rules, each with its sentence:
+
+* ``graphs``: another number of Dynamo graphs;
+* ``breaks``: other graph breaks (grouped as the run's view groups them, by cell line and reason);
+* ``recompiles``: recompiled where the others did not, or another number of times (with the first
+  recompile's failed guard and reason);
+* ``compile_time``: compiled for more than ``SLOW_COMPILE_FACTOR`` times the others' median and more than
+  ``SLOW_COMPILE_S`` longer;
+* ``calls``: made another number of calls of the step in some stage: the ranks fell out of lock-step;
+* ``status``: failed or was interrupted where the others finished (such a rank's other figures are
+  partial and not compared);
+* ``ddp_buckets``: DDPOptimizer cut its graphs into another number of pieces;
+* ``missing``: a rank of the world size has no run.
+
+A job of one run has nothing to compare and no divergences.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from collections.abc import Callable, Hashable
+from typing import Any
+
+from ..profile_run import ProfileRun, Variant
+from .breakdown import breakdown_row
+from .distributed import ddp_bucket_count
+from .facts import BreakGroup, break_groups, break_summary, peak_memory_text
+from .format import format_ms, format_s, format_share, format_speedup, one_line
+from .guards import recompile_text
+from .summary import summarize
+
+SLOW_COMPILE_FACTOR = 1.5
+SLOW_COMPILE_S = 1.0
+HEADLINE_RANKS = 3  # divergent ranks the headline names; the rest are counted
+DIVERGENCE_KINDS = ("missing", "status", "calls", "graphs", "breaks", "recompiles", "compile_time", "ddp_buckets")
+MISSING_TEXT = "no run (it did not finish profiling, or its run was not saved or imported)"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _times(n: int) -> str:
+    return "once" if n == 1 else f"{n} times"
+
+
+def value_range(values: list[float], fmt: Callable[[float], str]) -> str:
+    """``0.98×–1.07×``, ``3.1–3.4 s`` (one unit said once), ``950 ms–1.2 s``, or one figure when they agree."""
+    low, high = fmt(min(values)), fmt(max(values))
+    if low == high:
+        return low
+    if " " in low and " " in high and low.rsplit(" ", 1)[1] == high.rsplit(" ", 1)[1]:
+        return f"{low.rsplit(' ', 1)[0]}–{high}"
+    return f"{low}–{high}"
+
+
+# -- one rank -----------------------------------------------------------------------------------
+
+
+def _rank_of(run: ProfileRun) -> int:
+    return run.distributed.rank if run.distributed is not None else 0
+
+
+def _speedup_variant(run: ProfileRun) -> Variant | None:
+    """The compiled variant the speedup names, else the first compiled one."""
+    if run.speedup is not None:
+        return next((v for v in run.variants if v.name == run.speedup.variant), None)
+    return run.compiled_variants[0] if run.compiled_variants else None
+
+
+def _collective_share(variant: Variant | None) -> tuple[float | None, str]:
+    row = breakdown_row(variant) if variant is not None else None
+    if row is None or row.kernels_ms <= 0:
+        return None, "not measured"
+    share = row.collective_ms / row.kernels_ms
+    if row.collective_ms <= 0:
+        return share, "0% of kernel time"
+    return share, f"{format_share(share)} of kernel time ({format_ms(row.collective_ms)})"
+
+
+def _row(run: ProfileRun, summary: dict[str, Any]) -> dict[str, Any]:
+    """A rank's figures: the run digest's own (``summarize``) where it has them."""
+    best = _speedup_variant(run)
+    speedup = summary["speedup"]
+    share, share_text = _collective_share(best)
+    peak = best.peak_memory_bytes if best is not None else None
+    d = run.distributed
+    return {
+        "rank": _rank_of(run),
+        "run_id": run.id,
+        "host": d.host if d is not None else "",
+        "status": run.status,
+        "speedup": speedup["value"] if speedup else None,
+        "speedup_text": speedup["text"] if speedup else "—",
+        "interval_text": speedup["interval_text"] if speedup else "",
+        "compile_s": summary["compile_s"],
+        "compile_text": format_s(summary["compile_s"]),
+        "graphs": summary["graph_count"],
+        "ddp_buckets": ddp_bucket_count(run),
+        "breaks": summary["graph_break_count"],
+        "recompiles": summary["recompile_count"],
+        "cache_hits": run.cache.fx_graph_hits + run.cache.aot_autograd_hits,
+        "cache_misses": run.cache.fx_graph_misses + run.cache.aot_autograd_misses,
+        "peak_memory_bytes": peak,
+        "peak_memory_text": peak_memory_text(run, best) if best is not None else "—",
+        "collective_share": share,
+        "collective_text": share_text,
+        "cell_runs": run.cell_runs,
+        "divergent": False,
+        "reasons": [],
+    }
+
+
+# -- what the job's figure is -------------------------------------------------------------------
+
+
+def _expected(values: dict[int, Hashable], size: Callable[[Any], float] | None = None) -> Any:
+    """The job's figure: what most ranks have; without a majority, the smallest by ``size`` (a count that
+    should not grow), or rank 0's (the lowest rank present) when neither side is better."""
+    counts = Counter(values.values())
+    value, n = counts.most_common(1)[0]
+    if 2 * n > len(values):
+        return value
+    if size is not None:
+        return min(values.values(), key=size)  # a tie keeps the first, the lowest rank's
+    return values[min(values)]
+
+
+def _who(values: dict[int, Hashable], rank: int, expected: Any) -> str:
+    """``the others`` when every other rank has the job's figure, else ``most ranks``."""
+    return "the others" if all(v == expected for r, v in values.items() if r != rank) else "most ranks"
+
+
+def _break_key(g: BreakGroup) -> tuple:
+    return (g.line, g.inside, g.reason)
+
+
+def _break_text(mine: list[BreakGroup], theirs: list[BreakGroup], who: str) -> str:
+    keys = {_break_key(g) for g in theirs}
+    my_keys = {_break_key(g) for g in mine}
+    extra = [f"extra {break_summary(g)}" for g in mine if _break_key(g) not in keys]
+    missing = [f"missing {break_summary(g)}" for g in theirs if _break_key(g) not in my_keys]
+    return f"graph breaks differ from {who}': " + "; ".join(extra + missing)
+
+
+def _divergences(runs: dict[int, ProfileRun], summaries: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every way a rank differs from its job, rank by rank, in ``DIVERGENCE_KINDS`` order."""
+    found: list[dict[str, Any]] = []
+
+    def add(rank: int, what: str, text: str) -> None:
+        found.append({"rank": rank, "what": what, "text": text})
+
+    if len(runs) < 2:
+        return found
+
+    # status: a rank that failed or was interrupted has partial figures; only the others are compared
+    statuses = {r: run.status for r, run in runs.items()}
+    status = _expected(statuses, size=lambda s: s != "ok")  # two ranks, one failed: the failed one diverges
+    for r, s in statuses.items():
+        if s != status:
+            who = _who(statuses, r, status)
+            error = runs[r].errors[0] if runs[r].errors else None
+            why = f": {error.stage}: {one_line(error.message)}" if error is not None else ""
+            add(r, "status", f"{s} where {who} {'are ok' if status == 'ok' else f'were {status}'}{why}")
+    compared = {r: run for r, run in runs.items() if statuses[r] == status}
+    if len(compared) < 2:
+        return found
+
+    calls = {r: tuple(sorted(run.distributed.calls_by_stage.items())) if run.distributed else ()
+             for r, run in compared.items()}
+    expected_calls = _expected(calls)
+    for r, mine in calls.items():
+        if mine != expected_calls:
+            theirs, own = dict(expected_calls), dict(compared[r].distributed.calls_by_stage if mine else {})
+            stage = next(s for s in [*own, *theirs] if own.get(s, 0) != theirs.get(s, 0))
+            add(r, "calls", f"broke the lock-step: {_plural(own.get(stage, 0), 'call')} of the step in stage "
+                            f"{stage!r} where {_who(calls, r, expected_calls)} made {theirs.get(stage, 0)}")
+
+    graphs = {r: summaries[r]["graph_count"] for r in compared}
+    expected_graphs = _expected(graphs, size=lambda n: n)
+    for r, n in graphs.items():
+        if n != expected_graphs:
+            add(r, "graphs", f"{_plural(n, 'Dynamo graph')} where {_who(graphs, r, expected_graphs)} have "
+                             f"{expected_graphs}")
+
+    groups = {r: break_groups(run) for r, run in compared.items()}
+    breaks = {r: frozenset(_break_key(g) for g in gs) for r, gs in groups.items()}
+    expected_breaks = _expected(breaks, size=len)
+    reference = next(r for r, keys in breaks.items() if keys == expected_breaks)
+    for r, keys in breaks.items():
+        if keys != expected_breaks:
+            add(r, "breaks", _break_text(groups[r], groups[reference], _who(breaks, r, expected_breaks)))
+
+    recompiles = {r: summaries[r]["recompile_count"] for r in compared}
+    expected_recompiles = _expected(recompiles, size=lambda n: n)
+    for r, n in recompiles.items():
+        if n != expected_recompiles:
+            who = _who(recompiles, r, expected_recompiles)
+            if n == 0:
+                add(r, "recompiles", f"did not recompile where {who} recompiled {_times(expected_recompiles)}")
+                continue
+            theirs = "did not" if expected_recompiles == 0 else f"recompiled {_times(expected_recompiles)}"
+            first = recompile_text(compared[r].recompiles[0])
+            add(r, "recompiles", f"recompiled {_times(n)} where {who} {theirs}; the first: {first}")
+
+    compile_s = {r: summaries[r]["compile_s"] for r in compared if summaries[r]["compile_s"] is not None}
+    for r, seconds in compile_s.items():
+        others = [s for o, s in compile_s.items() if o != r]
+        if not others:
+            continue
+        median = statistics.median(others)
+        if seconds > SLOW_COMPILE_FACTOR * median and seconds - median > SLOW_COMPILE_S:
+            than = (f"the other rank took {format_s(median)}" if len(others) == 1
+                    else f"the others' median is {format_s(median)}")
+            add(r, "compile_time", f"compile {format_s(seconds)} where {than}")
+
+    buckets = {r: ddp_bucket_count(run) for r, run in compared.items()}
+    expected_buckets = _expected(buckets)
+    for r, n in buckets.items():
+        if n != expected_buckets:
+            add(r, "ddp_buckets", f"{_plural(n, 'DDP bucket')} where {_who(buckets, r, expected_buckets)} have "
+                                  f"{expected_buckets}")
+    return found
+
+
+# -- the job ------------------------------------------------------------------------------------
+
+
+def _unique_ranks(runs: list[ProfileRun]) -> dict[int, ProfileRun]:
+    """One run per rank, in rank order; a rank stored twice (imported again) keeps its newest run."""
+    by_rank: dict[int, ProfileRun] = {}
+    for run in runs:
+        r = _rank_of(run)
+        if r not in by_rank or run.created_at >= by_rank[r].created_at:
+            by_rank[r] = run
+    return dict(sorted(by_rank.items()))
+
+
+def _headline(n_ranks: int, world_size: int, backend: str, rows: list[dict[str, Any]],
+              divergences: list[dict[str, Any]], missing: list[int]) -> str:
+    ranks = f"{n_ranks} of {world_size} ranks" if missing else _plural(n_ranks, "rank")
+    figures = []
+    speedups = [row["speedup"] for row in rows if row["speedup"] is not None]
+    figures.append(f"speedup {value_range(speedups, format_speedup)}" if speedups else "no speedup")
+    compiles = [row["compile_s"] for row in rows if row["compile_s"] is not None]
+    if compiles:
+        figures.append(f"compile {value_range(compiles, format_s)}")
+    head = f"{ranks}{f' ({backend})' if backend else ''}: {', '.join(figures)}"
+    tail: list[str] = []
+    if missing:
+        tail.append(f"no run from rank{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))}")
+    by_rank: dict[int, list[str]] = {}
+    for d in divergences:
+        if d["what"] != "missing":
+            by_rank.setdefault(d["rank"], []).append(d["text"])
+    for r, texts in list(by_rank.items())[:HEADLINE_RANKS]:
+        more = f" (and {len(texts) - 1} more)" if len(texts) > 1 else ""
+        tail.append(f"rank {r} diverges: {texts[0]}{more}")
+    if len(by_rank) > HEADLINE_RANKS:
+        tail.append(f"{len(by_rank) - HEADLINE_RANKS} more ranks diverge")
+    if not tail and n_ranks > 1:
+        tail.append("the ranks agree")
+    return "; ".join([head, *tail])
+
+
+def compile_spread(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    times = [row["compile_s"] for row in rows if row["compile_s"] is not None]
+    if not times:
+        return {"min_s": None, "median_s": None, "max_s": None, "text": "no rank measured a compile time"}
+    median = statistics.median(times)
+    spread = value_range(times, format_s)
+    if len(times) == 1:
+        text = f"compile {spread}"
+    elif format_s(min(times)) == format_s(max(times)):
+        text = f"compile {spread} on each of {len(times)} ranks"
+    else:
+        text = f"compile {spread} across {len(times)} ranks (median {format_s(median)})"
+    return {"min_s": min(times), "median_s": median, "max_s": max(times), "text": text}
+
+
+def job_digest(runs: list[ProfileRun]) -> dict[str, Any]:
+    """The job of ``runs`` (one per rank, in any order) as its views show it; see the module's docstring."""
+    if not runs:
+        raise ValueError("a job needs at least one run")
+    by_rank = _unique_ranks(runs)
+    first = next(iter(by_rank.values()))
+    d = first.distributed
+    world_size = max([run.distributed.world_size for run in by_rank.values() if run.distributed] or [1])
+    summaries = {r: summarize(run) for r, run in by_rank.items()}
+    rows = [_row(run, summaries[r]) for r, run in by_rank.items()]
+    missing = [r for r in range(world_size) if r not in by_rank]
+    divergences = [{"rank": r, "what": "missing", "text": MISSING_TEXT} for r in missing]
+    divergences += sorted(_divergences(by_rank, summaries),
+                          key=lambda x: (x["rank"], DIVERGENCE_KINDS.index(x["what"])))
+    for row in rows:
+        row["reasons"] = [x["text"] for x in divergences if x["rank"] == row["rank"]]
+        row["divergent"] = bool(row["reasons"])
+    backend = d.backend if d is not None else ""
+    return {
+        "job_id": d.job_id if d is not None else first.id,
+        "world_size": world_size,
+        "backend": backend,
+        "torchrun_id": d.torchrun_id if d is not None else "",
+        "ranks": list(by_rank),
+        "missing_ranks": missing,
+        "headline": _headline(len(by_rank), world_size, backend, rows, divergences, missing),
+        "compile_spread": compile_spread(rows),
+        "rows": rows,
+        "divergences": sorted(divergences, key=lambda x: (x["rank"], DIVERGENCE_KINDS.index(x["what"]))),
+    }

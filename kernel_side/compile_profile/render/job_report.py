@@ -1,0 +1,88 @@
+"""One self-contained HTML file for a distributed job: ``Job.to_html()``, ``compile-profile job ID --html`` and
+the server's job report.
+
+It lays out ``digest.job.job_digest``'s dict as a table of ranks; a divergent rank's row has the class
+``cp-divergent`` and its reasons in its last cell; the divergences follow, missing ranks included.  It
+holds no script and fetches nothing, and every string from a run (ids, hosts, reasons quoting the
+user's code) goes through ``html.escape``.  ``job_html`` is the fragment alone, for a notebook's output.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from ..digest.format import one_line
+
+_CSS = """
+:root { color-scheme: light dark; }
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0 auto; max-width: 1300px;
+       padding: 16px; }
+h1 { font-size: 1.3em; margin: 0; }
+h2 { font-size: 1.1em; }
+.meta { opacity: .7; }
+"""
+
+# Inline in the fragment, so it reads the same in a notebook, where the page's <style> is absent.
+_TABLE = 'style="border-collapse:collapse;margin:4px 0 8px 0;font-size:90%"'
+_CELL = "text-align:left;padding:2px 10px 2px 0;border-bottom:1px solid rgba(127,127,127,.25);vertical-align:top"
+_DIVERGENT = "background:rgba(230,120,0,.16)"
+
+COLUMNS = ["rank", "run", "host", "status", "speedup", "interval", "compile", "graphs", "DDP buckets", "breaks",
+           "recompiles", "cache hit/miss", "peak memory", "collectives", "cell runs", "diverges"]
+
+
+def _row(row: dict[str, Any]) -> str:
+    reasons = "".join(f"<li>{escape(r)}</li>" for r in row["reasons"])
+    cells = [str(row["rank"]), f"<code>{escape(row['run_id'])}</code>", escape(row["host"] or "—"),
+             escape(row["status"]), escape(row["speedup_text"]), escape(row["interval_text"] or "—"),
+             escape(row["compile_text"]), str(row["graphs"]), str(row["ddp_buckets"]), str(row["breaks"]),
+             str(row["recompiles"]), f"{row['cache_hits']}/{row['cache_misses']}", escape(row["peak_memory_text"]),
+             escape(row["collective_text"]), str(row["cell_runs"]),
+             f'<ul style="margin:0;padding-left:1.2em">{reasons}</ul>' if reasons else ""]
+    cls = ' class="cp-divergent"' if row["divergent"] else ""
+    style = f' style="{_DIVERGENT}"' if row["divergent"] else ""
+    return f"<tr{cls}{style}>" + "".join(f'<td style="{_CELL}">{c}</td>' for c in cells) + "</tr>"
+
+
+def job_html(digest: dict[str, Any]) -> str:
+    """The job as an HTML fragment: headline, compile spread, a row per rank, the divergences."""
+    head = "".join(f'<th style="{_CELL}">{escape(c)}</th>' for c in COLUMNS)
+    body = "".join(_row(row) for row in digest["rows"])
+    missing = "".join(
+        f'<tr class="cp-divergent cp-missing" style="{_DIVERGENT}"><td style="{_CELL}">{r}</td>'
+        f'<td style="{_CELL}" colspan="{len(COLUMNS) - 1}">no run</td></tr>'
+        for r in digest["missing_ranks"]
+    )
+    divergences = "".join(
+        f'<li class="cp-divergence" data-rank="{d["rank"]}" data-what="{escape(d["what"])}">'
+        f'rank {d["rank"]}: {escape(d["text"])}</li>'
+        for d in digest["divergences"]
+    )
+    return (
+        '<div class="compile-profile-job" style="line-height:1.4">'
+        f'<div class="cp-headline" style="font-weight:600;font-size:110%">{escape(digest["headline"])}</div>'
+        f'<div class="cp-compile-spread" style="opacity:.7">{escape(digest["compile_spread"]["text"])}</div>'
+        f"<table {_TABLE}><thead><tr>{head}</tr></thead><tbody>{body}{missing}</tbody></table>"
+        + (f'<div style="font-weight:600;margin:8px 0 2px 0">Divergences</div><ul class="cp-divergences">'
+           f"{divergences}</ul>" if divergences else "")
+        + "</div>"
+    )
+
+
+def render_job_report_html(digest: dict[str, Any]) -> str:
+    """The whole page: opens offline, holds no script."""
+    title = f"compile-profile: job {one_line(digest['job_id'], 80)}"
+    meta = [f"{digest['world_size']} ranks" if digest["world_size"] != 1 else "1 rank"]
+    if digest["backend"]:
+        meta.append(f"backend {digest['backend']}")
+    if digest["torchrun_id"]:
+        meta.append(f"torchrun {digest['torchrun_id']}")
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>"
+        f'<header><h1>{escape(title)}</h1><div class="meta">{escape(" · ".join(meta))}</div></header>'
+        f"<main>{job_html(digest)}</main></body></html>\n"
+    )

@@ -1,0 +1,36 @@
+"""Plain-text view of a distributed job: ``str(job)`` and ``compile-profile job ID``.
+
+The job's headline, the spread of its compile times, a row per rank, then each divergence as
+``rank 1: …``.  It lays out ``digest.job.job_digest``'s dict and words nothing itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .text import text_table
+
+HEADERS = ["RANK", "RUN", "HOST", "STATUS", "SPEEDUP", "INTERVAL", "COMPILE", "GRAPHS", "DDP BUCKETS", "BREAKS",
+           "RECOMPILES", "CACHE HIT/MISS", "PEAK MEMORY", "COLLECTIVES", "CELL RUNS", ""]
+
+
+def _cells(row: dict[str, Any]) -> list[str]:
+    return [str(row["rank"]), row["run_id"], row["host"] or "—", row["status"], row["speedup_text"],
+            row["interval_text"] or "—", row["compile_text"], str(row["graphs"]), str(row["ddp_buckets"]),
+            str(row["breaks"]), str(row["recompiles"]), f"{row['cache_hits']}/{row['cache_misses']}",
+            row["peak_memory_text"], row["collective_text"], str(row["cell_runs"]),
+            "DIVERGES" if row["divergent"] else ""]
+
+
+def render_job_text(digest: dict[str, Any]) -> str:
+    torchrun = f", torchrun {digest['torchrun_id']}" if digest["torchrun_id"] else ""
+    lines = [
+        f"job {digest['job_id']}{torchrun}",
+        digest["headline"],
+        digest["compile_spread"]["text"],
+        text_table(HEADERS, [_cells(row) for row in digest["rows"]]),
+    ]
+    if digest["divergences"]:
+        lines.append("divergences:")
+        lines += [f"  rank {d['rank']}: {d['text']}" for d in digest["divergences"]]
+    return "\n".join(lines)
