@@ -1,7 +1,8 @@
-"""``compile-profile``: list, show, compare, export and delete saved runs, and profile a whole notebook.
+"""``compile-profile``: list, show, compare, export and delete saved runs, show a distributed job across its
+ranks, import runs written as JSON, and profile a whole notebook.
 
-Exit codes: 0 success; 1 the notebook (or a renderer) failed; 2 bad input: an
-unknown or invalid run id, a missing file, a bad option, an unusable run store.
+Exit codes: 0 success; 1 the notebook (or a renderer) failed, or no such job; 2 bad input: an
+unknown or invalid run id, a missing or unreadable file, a bad option, an unusable run store.
 Every error is one line on stderr, never a traceback.
 """
 
@@ -18,8 +19,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from .digest import compare
+from .digest.job import job_digest
+from .digest.summary import summarize
 from .digest.format import format_ms, format_speedup, one_line
 from .profile_run import ProfileRun
+from .render.job_report import render_job_report_html
+from .render.job_text import render_job_text
 from .render.mime import MIME_TYPE as RUN_MIME_TYPE
 from .render.report import render_report_html
 from .render.text import comparison_text, render_text, text_table
@@ -92,15 +97,25 @@ def _write_file(path: str, text: str) -> None:
 # -- ls, show, rm ------------------------------------------------------------------
 
 
+def _job_text(summary: dict[str, Any]) -> str:
+    """``rank 1/2 job 3f2a9c01d4e5`` for a run of a distributed job, "" for any other."""
+    d = summary.get("distributed")
+    if not isinstance(d, dict):
+        return ""
+    return f"rank {d.get('rank')}/{d.get('world_size')} job {d.get('job_id')}"
+
+
 def cmd_ls(args: argparse.Namespace, store: RunStore) -> int:
     if args.limit < 1:
         raise CliError("--limit must be 1 or more")
-    rows = store.list(limit=args.limit, notebook=args.notebook)
+    job = validate_run_id(args.job) if args.job is not None else None
+    rows = store.list(limit=args.limit, notebook=args.notebook, job=job)
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
     if not rows:
         where = f" for notebook {args.notebook}" if args.notebook is not None else ""
+        where += f" of job {job}" if job is not None else ""
         print(f"no runs{where} in {store.path}")
         return 0
     table = [
@@ -115,8 +130,13 @@ def cmd_ls(args: argparse.Namespace, store: RunStore) -> int:
         ]
         for s in rows
     ]
-    print(text_table(["ID", "CREATED", "LABEL", "FIRST LINE", "DEVICE", "SPEEDUP (INTERVAL)", "STATUS"], table))
-    total = store.count(notebook=args.notebook)
+    headers = ["ID", "CREATED", "LABEL", "FIRST LINE", "DEVICE", "SPEEDUP (INTERVAL)", "STATUS"]
+    jobs = [_job_text(s) for s in rows]
+    if any(jobs):  # a column for the runs of distributed jobs, only when the list has one
+        headers.append("RANK/JOB")
+        table = [row + [job_text] for row, job_text in zip(table, jobs)]
+    print(text_table(headers, table))
+    total = store.count(notebook=args.notebook, job=job)
     if total > len(rows):
         print(f"({len(rows)} of {total} runs; --limit N shows more)")
     return 0
@@ -138,6 +158,70 @@ def cmd_rm(args: argparse.Namespace, store: RunStore) -> int:
             print(f"removed {run_id}")
     if missing:
         raise CliError(f"no run with id {', '.join(missing)} in {store.path}")
+    return 0
+
+
+# -- job, import ----------------------------------------------------------------------
+
+
+def _job_runs(store: RunStore, job_id: str) -> list[ProfileRun]:
+    try:
+        return store.job(validate_run_id(job_id))
+    except RunNotFound:
+        raise CliError(
+            f"no job {job_id} in {store.path}: `{PROG} ls` lists runs with their rank and job; runs saved "
+            f"elsewhere (one file per rank, run.to_json()) come in with `{PROG} import FILE...`", 1) from None
+
+
+def cmd_job(args: argparse.Namespace, store: RunStore) -> int:
+    runs = _job_runs(store, args.id)
+    digest = job_digest(runs)
+    if args.html:
+        _write_file(args.html, render_job_report_html(digest))
+    if args.json:
+        print(json.dumps({"job": digest, "runs": [summarize(run) for run in runs]}, indent=2))
+    else:
+        print(render_job_text(digest))
+    if args.html:
+        print(f"wrote {args.html}", file=sys.stderr if args.json else sys.stdout)
+    return 0
+
+
+def _read_run(path: str) -> ProfileRun:
+    try:
+        text = pathlib.Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CliError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise CliError(f"{path} is not a run's JSON (run.to_json()): not UTF-8 text") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CliError(f"{path} is not a run's JSON (run.to_json()): {exc}") from None
+    if not isinstance(data, dict):
+        raise CliError(f"{path} is not a run's JSON (run.to_json()): it holds a {type(data).__name__}")
+    try:
+        run = ProfileRun.from_dict(data)
+        validate_run_id(run.id)
+    except Exception as exc:  # noqa: BLE001 - a missing field or a wrong type: name the file and what
+        raise CliError(f"{path} is not a run's JSON (run.to_json()): {one_line(str(exc), 200)}") from None
+    return run
+
+
+def cmd_import(args: argparse.Namespace, store: RunStore) -> int:
+    runs = [_read_run(path) for path in args.files]  # every file read before any is stored
+    for run in runs:
+        store.put(run)
+    jobs: dict[str, list[int]] = {}
+    for run in runs:
+        if run.distributed is None:
+            print(f"imported run {run.id} (not part of a distributed job)")
+        else:
+            jobs.setdefault(run.distributed.job_id, []).append(run.distributed.rank)
+    for job_id, ranks in jobs.items():
+        ranks = sorted(ranks)
+        print(f"imported job {job_id}: rank{'s' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))} "
+              f"(`{PROG} job {job_id}` shows it)")
     return 0
 
 
@@ -337,6 +421,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ls = commands.add_parser("ls", parents=[db_option], help="list saved runs, newest first")
     ls.add_argument("--notebook", metavar="NB", help="only runs of this notebook (its absolute path)")
+    ls.add_argument("--job", metavar="ID", help="only the runs of this distributed job")
     ls.add_argument("--limit", type=int, default=50, metavar="N", help="show at most N runs (default 50)")
     ls.add_argument("--json", action="store_true", help="print the run summaries as JSON")
     ls.set_defaults(handler=cmd_ls)
@@ -361,6 +446,18 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--html", metavar="OUT", help="self-contained HTML report")
     export.add_argument("--json", metavar="OUT", help="the run as JSON")
     export.set_defaults(handler=cmd_export)
+
+    job = commands.add_parser("job", parents=[db_option],
+                              help="a distributed job's ranks side by side, and where they diverge")
+    job.add_argument("id", metavar="ID", help="the job's id, or the id of any of its runs")
+    job.add_argument("--html", metavar="OUT", help="also write the job's self-contained HTML report")
+    job.add_argument("--json", action="store_true", help="print the job's digest and its runs' summaries as JSON")
+    job.set_defaults(handler=cmd_job)
+
+    imp = commands.add_parser("import", parents=[db_option],
+                              help="add runs saved as JSON (run.to_json(), e.g. one file per rank) to the store")
+    imp.add_argument("files", nargs="+", metavar="FILE")
+    imp.set_defaults(handler=cmd_import)
 
     run = commands.add_parser("run", parents=[db_option], help="execute a notebook and tabulate its profiled cells")
     run.add_argument("notebook", metavar="NOTEBOOK.ipynb")
