@@ -1,4 +1,6 @@
-"""REST handlers over the run store, under ``<base_url>/compile-profile/api/``.
+"""REST handlers over the run store, under ``<base_url>/compile-profile/api/``: runs, their figures, a
+comparison, the change token, and a distributed job (``jobs/<id>``: its digest; ``jobs/<id>/report``: its
+HTML report).
 
 Every handler is an authenticated ``APIHandler``: the runs hold the user's code,
 so they are served only to whoever may run that code in the first place.
@@ -13,9 +15,11 @@ import tornado.web
 from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 
-from ..digest import compare, run_digest
+from ..digest import compare, run_digest, summarize
+from ..digest.job import job_digest
 from ..profile_run import ProfileRun
 from ..render.charts import figures
+from ..render.job_report import render_job_report_html
 from ..store import RunNotFound, RunStore, StoreError, validate_run_id
 
 API_PREFIX = "compile-profile/api"
@@ -126,6 +130,44 @@ class CompareHandler(_StoreHandler):
         self.write_json(compare(a, b).as_dict())
 
 
+class _JobHandler(_StoreHandler):
+    def job_runs(self, job_id: str) -> list[ProfileRun]:
+        """The job's runs by rank, by its id or the id of any of its runs; 404 when there is none."""
+        job_id = self.checked_id(job_id)
+        try:
+            return self.store().job(job_id)
+        except RunNotFound:
+            raise tornado.web.HTTPError(
+                404, f"no job {job_id}: no run of a distributed job has this job id or run id") from None
+
+
+class JobHandler(_JobHandler):
+    @tornado.web.authenticated
+    def get(self, job_id: str) -> None:
+        """The job's digest (``digest.job``) and each rank's run summary, in rank order."""
+        runs = self.job_runs(job_id)
+        self.write_json({"job": job_digest(runs), "runs": [summarize(run) for run in runs]})
+
+
+# The job report holds no script and loads nothing: on top of the API's policy (default-src 'none', the
+# server's frame-ancestors and report-uri) only its inline styles are allowed, so a hostile string that
+# escaped the escaping could still run nothing and fetch nothing.
+REPORT_CSP = "style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+
+
+class JobReportHandler(_JobHandler):
+    @property
+    def content_security_policy(self) -> str:
+        return f"{super().content_security_policy}; {REPORT_CSP}"
+
+    @tornado.web.authenticated
+    def get(self, job_id: str) -> None:
+        """The job's self-contained HTML report (``render.job_report``), served as a page of its own."""
+        page = render_job_report_html(job_digest(self.job_runs(job_id)))
+        self.set_header("X-Content-Type-Options", "nosniff")
+        self.finish(page, set_content_type="text/html; charset=utf-8")
+
+
 class ChangesHandler(_StoreHandler):
     @tornado.web.authenticated
     def get(self) -> None:
@@ -141,6 +183,8 @@ def setup_handlers(web_app) -> None:
             (url_path_join(base, "compare") + "/?", CompareHandler),
             (url_path_join(base, "runs", _SEGMENT) + "/?", RunHandler),
             (url_path_join(base, "runs", _SEGMENT, "figures") + "/?", FiguresHandler),
+            (url_path_join(base, "jobs", _SEGMENT) + "/?", JobHandler),
+            (url_path_join(base, "jobs", _SEGMENT, "report") + "/?", JobReportHandler),
             (url_path_join(base, "changes") + "/?", ChangesHandler),
         ],
     )
