@@ -89,6 +89,7 @@ class Compiling:
         run.graph_breaks.extend(trace.graph_breaks)
         run.recompiles.extend(trace.recompiles)
         run.kernels.extend(trace.kernels)
+        run.ddp_splits.extend(trace.ddp_splits)
         variant.compile_s = trace.compile_s or None
         variant.compile_phases = trace.phases
         variant.cache_state = trace.cache.state
@@ -126,6 +127,7 @@ class Compiling:
             self.run_obj.recompiles.extend(trace.recompiles)
             self.run_obj.graphs.extend(trace.graphs)
             self.run_obj.kernels.extend(trace.kernels)
+            self.run_obj.ddp_splits.extend(trace.ddp_splits)
             dynamo_graphs = [g for g in trace.graphs if g.kind == "dynamo"]
             if during_timing and (trace.recompiles or dynamo_graphs) and name in self.backends:
                 self.run_obj.variant(name).recompiled_during_timing = True

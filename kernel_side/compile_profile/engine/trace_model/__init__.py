@@ -2,7 +2,8 @@
 
   events.py      ``build_variant_trace`` and ``HANDLERS``: one small handler per trace event kind
   kernels.py     the kernels of each compile's output modules: ids, ATen ops, cell lines
-  graph_text.py  printed FX graphs read as text: op counts, nodes with their op and frame
+  graph_text.py  printed FX graphs read as text: op counts, nodes with their op and frame, inputs
+  ddp.py         DDPOptimizer's pieces: their parameters' names and bytes
   locator.py     ``CellLocator``: which cell line a traced (file, line, code) is
 
 The events themselves, and the parsed ``chromium_event`` span, are ``engine.trace_capture``'s.

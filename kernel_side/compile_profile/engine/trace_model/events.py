@@ -4,7 +4,10 @@ Each event carries its compile id (``frame/compile``); a Dynamo frame compile
 yields a Dynamo graph, AOTAutograd graphs (forward/backward or inference),
 post-grad graphs and one Inductor output module per compiled graph, in that
 order.  The backward is compiled lazily, on the first backward call, so its
-events arrive later under the same compile id.
+events arrive later under the same compile id.  When DDPOptimizer splits a Dynamo graph at DDP's
+bucket boundaries, one compile id has one AOTAutograd (and Inductor) compile per piece, in the
+pieces' order: the k-th AOT graph of a kind in a compile is ``<kind>#k`` (k > 0), the pieces'
+forward graphs are the split's buckets' graphs, and our backend saw each piece as a graph of its own.
 
 Contract: an event is dispatched on its kind (an artifact's name, else the event's name;
 ``TraceEvent.kind``) to one handler ``(TraceState, TraceEvent) -> None``, which only adds to the
@@ -21,12 +24,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-from ...profile_run import AutotuneResult, CacheStats, Graph, GraphBreak, Kernel, Recompile
+from ...profile_run import AutotuneResult, CacheStats, DdpBucket, DdpSplit, Graph, GraphBreak, Kernel, Recompile
 from .. import guards, mode_events
 from ..backend import RecordedGraph
 from ..stack import frames_of_stack, parse_frames
 from ..torch_features import caller_lines_reliable
 from ..trace_capture import TraceEvent
+from . import ddp
 from .graph_text import op_counts_from_code
 from .kernels import CompileState, compile_kernels
 from .locator import CellLocator
@@ -46,6 +50,7 @@ class VariantTrace:
     failures: list[str] = field(default_factory=list)
     autotune: list[AutotuneResult] = field(default_factory=list)
     cudagraph_skips: list[str] = field(default_factory=list)
+    ddp_splits: list[DdpSplit] = field(default_factory=list)
 
 
 @dataclass
@@ -59,6 +64,8 @@ class TraceState:
     compiles: dict[str, CompileState] = field(default_factory=dict)  # by compile id, in order of first event
     # begin timestamps of the open chromium spans, by (span name, compile id)
     open_spans: dict[tuple[str, str], list[float]] = field(default_factory=lambda: collections.defaultdict(list))
+    # each DDPOptimizer split with the number of forward graphs its compile had logged before it
+    ddp_forwards_before: list[tuple[DdpSplit, int]] = field(default_factory=list)
 
     def compile(self, ev: TraceEvent) -> CompileState:
         return self.compiles.setdefault(ev.compile_id, CompileState())
@@ -84,6 +91,7 @@ def build_variant_trace(
         if handler is not None:
             handler(state, ev)
     out = state.out
+    _place_ddp_pieces(state)
     for cid, compile_state in state.compiles.items():
         out.kernels.extend(compile_kernels(compile_state, variant=variant, cid=cid, locator=locator))
     _dedupe_breaks(out)
@@ -103,12 +111,7 @@ def _on_dynamo_graph(state: TraceState, ev: TraceEvent) -> None:
     compile_state = state.compile(ev)
     rec = compile_state.recorded = next(state.recorded, None)
     code = ev.payload or (rec.code if rec else "")
-    lines = (
-        sorted({ln for stack in rec.node_stacks
-                if (ln := state.locator.innermost_cell_line(compile_state.outer + stack)) is not None})
-        if rec
-        else state.locator.cell_lines_in(code)
-    )
+    lines = _recorded_lines(state, compile_state, rec) if rec else state.locator.cell_lines_in(code)
     compile_state.dynamo_lines = lines
     state.out.graphs.append(
         Graph(
@@ -124,12 +127,22 @@ def _on_dynamo_graph(state: TraceState, ev: TraceEvent) -> None:
     )
 
 
+def _recorded_lines(state: TraceState, compile_state: CompileState, rec: RecordedGraph) -> list[int]:
+    return sorted({ln for stack in rec.node_stacks
+                   if (ln := state.locator.innermost_cell_line(compile_state.outer + stack)) is not None})
+
+
 def _on_aot_graph(state: TraceState, ev: TraceEvent) -> None:
     kind = "aot_" + ev.name.split("_")[1]  # aot_forward_graph -> aot_forward
     compile_state = state.compile(ev)
-    compile_state.aot_graph_ids[kind] = state.graph_id(ev, kind)
+    n = compile_state.aot_seen[kind]  # > 0 for the pieces after the first of a DDPOptimizer split
+    compile_state.aot_seen[kind] += 1
+    id_kind = f"{kind}#{n}" if n else kind
+    compile_state.aot_graph_ids[kind] = state.graph_id(ev, id_kind)
     compile_state.aot_code.append(ev.payload or "")
-    _add_printed_graph(state, ev, kind, kind)
+    if kind == "aot_backward":
+        compile_state.aot_backward.append((state.graph_id(ev, id_kind), ev.payload or ""))
+    _add_printed_graph(state, ev, kind, id_kind)
 
 
 def _on_post_grad_graph(state: TraceState, ev: TraceEvent) -> None:
@@ -152,6 +165,56 @@ def _add_printed_graph(state: TraceState, ev: TraceEvent, kind: str, id_kind: st
             lines=state.locator.cell_lines_in(code),
         )
     )
+
+
+# -- DDPOptimizer's splits ------------------------------------------------------
+
+def _on_ddp_split_graph(state: TraceState, ev: TraceEvent) -> None:
+    dynamo = _dynamo_graph_of(state, ev)
+    split = DdpSplit(variant=state.variant, compile_id=ev.compile_id,
+                     graph_id=dynamo.id if dynamo else state.graph_id(ev, "dynamo"))
+    forwards = sum(state.compile(ev).aot_seen[k] for k in ("aot_forward", "aot_inference"))
+    state.out.ddp_splits.append(split)
+    state.ddp_forwards_before.append((split, forwards))
+    if dynamo is not None:  # the graph the pieces come from: their inputs, not the first piece's
+        dynamo.input_shapes = ddp.input_shapes(ev.payload or "") or []
+
+
+def _on_ddp_split_child(state: TraceState, ev: TraceEvent) -> None:
+    split = next((s for s in reversed(state.out.ddp_splits) if s.compile_id == ev.compile_id), None)
+    if split is None:
+        return
+    params = ddp.piece_params(ev.payload or "")
+    split.buckets.append(DdpBucket(index=len(split.buckets), params=[name for name, _ in params],
+                                   bytes=sum(size for _, size in params)))
+    if len(split.buckets) > 1:
+        # our backend saw each piece as a graph: the first went with the Dynamo graph, the others join it
+        _join_recorded_piece(state, ev)
+
+
+def _join_recorded_piece(state: TraceState, ev: TraceEvent) -> None:
+    rec = next(state.recorded, None)
+    dynamo = _dynamo_graph_of(state, ev)
+    if rec is None or dynamo is None:
+        return
+    compile_state = state.compile(ev)
+    counts = dict(dynamo.op_counts)  # a copy: the first piece's counts are its recorded graph's own dict
+    for op, n in rec.op_counts.items():
+        counts[op] = counts.get(op, 0) + n
+    dynamo.op_counts = counts
+    dynamo.lines = sorted(set(dynamo.lines) | set(_recorded_lines(state, compile_state, rec)))
+    compile_state.dynamo_lines = dynamo.lines
+
+
+def _place_ddp_pieces(state: TraceState) -> None:
+    """Piece k of a split is the k-th forward (or inference) graph its compile logged after the split;
+    when their number is not the pieces' (an AOTAutograd cache hit logs no graph) none is named."""
+    for split, before in state.ddp_forwards_before:
+        forwards = [g.id for g in state.out.graphs
+                    if g.compile_id == split.compile_id and g.kind in ("aot_forward", "aot_inference")][before:]
+        if len(forwards) == len(split.buckets):
+            for bucket, graph_id in zip(split.buckets, forwards):
+                bucket.graph_id = graph_id
 
 
 # -- what kernels are built from, once all events are in -----------------------
@@ -307,6 +370,8 @@ HANDLERS: dict[str, Handler] = {
     "aot_forward_graph": _on_aot_graph,
     "aot_backward_graph": _on_aot_graph,
     "aot_inference_graph": _on_aot_graph,
+    "optimize_ddp_split_graph": _on_ddp_split_graph,
+    "optimize_ddp_split_child": _on_ddp_split_child,
     "inductor_post_grad_graph": _on_post_grad_graph,
     "after_post_grad_graph": _on_post_grad_graph,
     "inductor_output_code": _on_output_code,

@@ -2,7 +2,8 @@
 
 Contract: ``op_counts_from_code`` counts the ``torch.ops`` calls of a graph; ``graph_nodes`` is
 the one parser of a graph's nodes: each node's name, the op it calls and the frame of its
-``# File:`` comment.
+``# File:`` comment; ``placeholders`` reads its inputs (name and annotation) from its ``forward``
+signature, on one line or one per line as AOTAutograd prints it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from .locator import GRAPH_FILE_COMMENT
 
 _ATEN_OP = re.compile(r"torch\.ops\.(\w+)\.(\w+)\.\w+\(")
 _ASSIGNMENT = re.compile(r'^\s*(\w+)(?:: "[^"]*")? = (.*)$')
+_SIGNATURE = re.compile(r"def forward\((.*?)\):[ \t]*$", re.S | re.M)
+_PLACEHOLDER = re.compile(r'(\w+): "([^"]*)"')
 
 
 def op_counts_from_code(code: str) -> dict[str, int]:
@@ -23,6 +26,14 @@ def op_counts_from_code(code: str) -> dict[str, int]:
         f"{ns}.{op}" for ns, op in _ATEN_OP.findall(code)
     )
     return dict(counts)
+
+
+def placeholders(code: str) -> list[tuple[str, str]]:
+    """The inputs of the first ``forward`` of a printed graph, in order: ``(name, annotation)`` such as
+    ``("l_self_modules_layers_modules_0_parameters_weight_", "f32[512, 64]")``; ``self`` and unannotated
+    inputs are left out."""
+    signature = _SIGNATURE.search(code)
+    return _PLACEHOLDER.findall(signature.group(1)) if signature else []
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from ..backend import RecordedGraph
 from ..output_code import ParsedKernel, ops_from_kernel_name, parse_output_code
 from ..stack import Frame, parse_frames
 from ..trace_capture import TraceEvent
-from .graph_text import GraphNode, graph_nodes
+from .graph_text import GraphNode, graph_nodes, placeholders
 from .locator import CellLocator
 
 _AOT_KIND = {"forward": "aot_forward", "backward": "aot_backward", "inference": "aot_inference"}
@@ -33,7 +33,10 @@ class CompileState:
     aot_code: list[str] = field(default_factory=list)  # AOTAutograd's graphs: fresh unless its own cache hit
     provenance: list = field(default_factory=list)  # parsed node mappings (a dict, or None if unreadable)
     stack_traces: list = field(default_factory=list)  # parsed kernel stack traces (likewise)
-    aot_graph_ids: dict[str, str] = field(default_factory=dict)
+    aot_graph_ids: dict[str, str] = field(default_factory=dict)  # the latest AOT graph id of each kind
+    aot_seen: collections.Counter = field(default_factory=collections.Counter)  # AOT graphs so far, by kind
+    # (id, code) of each backward graph: a compile DDPOptimizer split has one per piece, compiled lazily
+    aot_backward: list[tuple[str, str]] = field(default_factory=list)
     # each output module with the AOTAutograd graph ids and the post-grad graph index current when it came
     output_code: list[tuple[TraceEvent, dict[str, str], int]] = field(default_factory=list)
 
@@ -70,7 +73,8 @@ def _module_kernels(
 ) -> list[Kernel]:
     parsed = parse_output_code(output_code)
     aot_kind = _AOT_KIND.get(parsed.graph_kind, "")
-    graph_id = aot_graph_ids.get(aot_kind) or f"{variant}/{cid}/{aot_kind or 'output'}"
+    graph_id = (_backward_graph_id(state, post_grad) if aot_kind == "aot_backward" else None) or \
+        aot_graph_ids.get(aot_kind) or f"{variant}/{cid}/{aot_kind or 'output'}"
     post_grad_nodes = graph_nodes(post_grad)
     node_ops = {node.name: node.op for node in post_grad_nodes if node.op}
     mappings = provenance if isinstance(provenance, dict) else {}
@@ -106,6 +110,17 @@ def _module_kernels(
             )
         )
     return kernels
+
+
+def _backward_graph_id(state: CompileState, post_grad: str) -> str | None:
+    """Of a compile with several backward graphs (DDPOptimizer's pieces, whose backwards compile
+    lazily in the order they run, the last piece's first), the one whose inputs the module's
+    post-grad graph takes; None when there is one backward graph or no single match."""
+    if len(state.aot_backward) < 2 or not post_grad:
+        return None
+    inputs = placeholders(post_grad)
+    matches = [graph_id for graph_id, code in state.aot_backward if placeholders(code) == inputs]
+    return matches[0] if len(matches) == 1 else None
 
 
 def _kernel_lines(
