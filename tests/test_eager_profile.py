@@ -251,7 +251,7 @@ def test_cuda_eager_kernels_go_by_library_name_innermost_op_and_copy_events():
     times = attribute_eager(_cuda_trace(), calls=1, device_type="cuda")
     assert times.method == "cupti"
     assert times.total_us == pytest.approx(40 + 5 + 3 + 7 + 11 + 13)
-    assert times.parts == pytest.approx({"library": 43.0, "copy": 16.0, "aten": 20.0})
+    assert times.parts == pytest.approx({"library": 43.0, "copy": 16.0, "aten": 20.0, "collective": 0.0})
     assert dict(times.line_us) == pytest.approx({2: 40.0, 3: 8.0, 4: 24.0})
     assert list(times.line_ops[3]) == ["aten::matmul"]  # the line's top-level op, not its inner ones
     assert times.line_ops[4].most_common() == [("aten::gelu", 13.0), ("aten::to", 11.0)]

@@ -33,7 +33,7 @@ from typing import Any, Callable, Iterator
 from ..profile_run import CallBreakdown, EagerLineTime, KernelProfile, ProfileRun
 from . import kernel_profiler
 from .chrome_trace import ChromeTrace, HostEvent
-from .kernel_breakdown import ATEN, COPY, LIBRARY, device_kind, op_kind
+from .kernel_breakdown import ATEN, COLLECTIVE, COPY, LIBRARY, device_kind, host_op_kind
 
 LINE_RANGE = "compile_profile: cell line "  # + the 1-based cell line
 CALL_RANGE = "compile_profile: eager call"
@@ -57,7 +57,7 @@ class EagerTimes:
     calls: int
     method: str
     total_us: float = 0.0
-    parts: dict[str, float] = field(default_factory=lambda: {LIBRARY: 0.0, ATEN: 0.0, COPY: 0.0})
+    parts: dict[str, float] = field(default_factory=lambda: {LIBRARY: 0.0, ATEN: 0.0, COPY: 0.0, COLLECTIVE: 0.0})
     line_us: collections.Counter = field(default_factory=collections.Counter)  # cell line -> us
     line_ops: dict[int, collections.Counter] = field(default_factory=dict)  # cell line -> op -> us
 
@@ -165,8 +165,9 @@ def _op_children(ev: HostEvent) -> list[HostEvent]:
 
 def _split_host(op: HostEvent, inherited: str | None, parts: dict[str, float]) -> None:
     """Each op's own time (its time minus its ATen children's) goes to the innermost library or copy op
-    enclosing it (itself included), as on CUDA each kernel goes by its innermost such op."""
-    kind = op_kind(op.name) or inherited
+    enclosing it (itself included), as on CUDA each kernel goes by its innermost such op; all of a
+    collective op's time is collective (``kernel_breakdown.host_op_kind``)."""
+    kind = host_op_kind(op.name, inherited)
     children = _op_children(op)
     own = op.dur - sum(c.dur for c in children)
     if kind is not None:
@@ -192,11 +193,11 @@ def attribute_eager(trace: ChromeTrace, *, calls: int, device_type: str) -> Eage
             if not _is_aten(ev) or any(_is_aten(a) for a in ev.ancestors()) or not ranges.in_call(ev):
                 continue
             times.total_us += ev.dur
-            split = {LIBRARY: 0.0, COPY: 0.0}
+            split = {LIBRARY: 0.0, COPY: 0.0, COLLECTIVE: 0.0}
             _split_host(ev, None, split)
-            times.parts[LIBRARY] += split[LIBRARY]
-            times.parts[COPY] += split[COPY]
-            times.parts[ATEN] += ev.dur - split[LIBRARY] - split[COPY]  # the rest of the op: exact sum
+            for kind, us in split.items():
+                times.parts[kind] += us
+            times.parts[ATEN] += ev.dur - sum(split.values())  # the rest of the op: exact sum
             _count_on_line(times, ranges.line_of(ev), ev.name, ev.dur)
         return times
     for d in trace.device:
@@ -227,7 +228,8 @@ def apply(times: EagerTimes, run: ProfileRun) -> KernelProfile:
         attributed_ms=sum(line.time_ms for line in lines),
         method=times.method,  # type: ignore[arg-type]
         breakdown=CallBreakdown(library_ms=ms(times.parts[LIBRARY]), generated_ms=0.0,
-                                aten_ms=ms(times.parts[ATEN]), copy_ms=ms(times.parts[COPY])),
+                                aten_ms=ms(times.parts[ATEN]), copy_ms=ms(times.parts[COPY]),
+                                collective_ms=ms(times.parts[COLLECTIVE])),
         eager_lines=lines,
     )
     run.variant("eager").kernel_profile = profile

@@ -1,4 +1,4 @@
-"""What kind of kernel each profiled event is (library, generated, ATen, copy), and a compiled
+"""What kind of kernel each profiled event is (library, generated, ATen, copy, collective), and a compiled
 variant's ``CallBreakdown`` from its attributed kernel times.
 
 Contract: ``CallBreakdown`` parts are per call and add up to the variant's ``KernelProfile.total_ms``
@@ -6,6 +6,17 @@ Contract: ``CallBreakdown`` parts are per call and add up to the variant's ``Ker
 digest does that from the timed median).  The rules, shared by the eager pass (``eager_profile``)
 and the compiled variants:
 
+* collective: communication between ranks (``is_collective``), decided before the other kinds and
+  for everything an enclosing collective op ran: functional collectives
+  (``_c10d_functional::all_reduce``, ``all_gather_into_tensor``, ``reduce_scatter_tensor``,
+  ``wait_tensor``; ``_c10d_functional_autograd::*``, the legacy ``c10d_functional::*``; in output
+  code ``torch.ops._c10d_functional.all_reduce_.default``, in Dynamo's graphs
+  ``torch._ops._c10d_functional.all_reduce``), the process-group ops (``c10d::allreduce_``,
+  ``c10d::allgather_``...), the profiler's communication ranges (``record_param_comms``,
+  ``gloo:all_reduce``, ``nccl:all_reduce``) and NCCL's device kernels
+  (``ncclDevKernel_AllReduce_Sum_f32_RING_LL``, ``ncclKernel_*``); a compiled variant's collective is
+  an extern call (the kernel Inductor wrote to fill its buffer, ``cpp_fused_all_reduce_mul_0``,
+  stays generated);
 * library: matmul, convolution and attention (ATen ops ``aten::mm``, ``addmm``, ``bmm``,
   ``baddbmm``, ``matmul``, ``linear``, ``conv*``, ``cudnn_*``, ``_scaled_dot_product_*``,
   ``_flash_attention*``, ``_efficient_attention*``, ...; or a device kernel whose name says it is
@@ -42,7 +53,19 @@ LIBRARY_KERNEL = re.compile(r"gemm|gemv|cutlass|cublas|cudnn|flash|xmma|sm\d+_xm
                             re.IGNORECASE)
 COPY_DEVICE_CATEGORIES = frozenset({"gpu_memcpy", "gpu_memset"})
 
-LIBRARY, GENERATED, ATEN, COPY = "library", "generated", "aten", "copy"
+# c10d's namespaces, as the profiler (``c10d::``), an ATen graph (``c10d.``), a Dynamo graph
+# (``torch._ops.c10d.``) or output code (``torch.ops.c10d.``) name them
+COLLECTIVE_NAMESPACE = re.compile(r"^(?:torch\._?ops\.)?"
+                                  r"(?:c10d|_c10d_functional|_c10d_functional_autograd|c10d_functional)(?:::|\.)")
+# the profiler's communication ranges and NCCL's kernels: gloo:all_reduce, nccl:all_reduce, ncclDevKernel_*
+COLLECTIVE_RANGE = re.compile(r"^(?:(?:gloo|nccl|mpi|ucc|xccl):|nccl(?:Dev)?Kernel|record_param_comms$)")
+
+LIBRARY, GENERATED, ATEN, COPY, COLLECTIVE = "library", "generated", "aten", "copy", "collective"
+
+
+def is_collective(name: str) -> bool:
+    """An op, profiler range or kernel that communicates between ranks (the module docstring lists the names)."""
+    return bool(COLLECTIVE_NAMESPACE.match(name) or COLLECTIVE_RANGE.match(name))
 
 
 def _op_base(name: str) -> str:
@@ -62,10 +85,21 @@ def op_kind(name: str) -> str | None:
     return None
 
 
+def host_op_kind(name: str, enclosing: str | None) -> str | None:
+    """The kind an op's own host time goes by, given its enclosing op's: everything a collective runs is
+    collective; else the op's own library or copy kind, else the enclosing op's (None: ATen)."""
+    if enclosing == COLLECTIVE or is_collective(name):
+        return COLLECTIVE
+    return op_kind(name) or enclosing
+
+
 def device_kind(category: str, name: str, op_chain: list[str]) -> str:
-    """The kind of one eager device event: memcpy/memset are copies, a library-named kernel is library,
+    """The kind of one eager device event: an NCCL kernel, or one launched under a collective op anywhere
+    in the chain, is collective; memcpy/memset are copies, a library-named kernel is library,
     otherwise the innermost op of the chain (innermost first) that is library or copy decides, and the
     rest is ATen.  Innermost first: a ``contiguous`` copy inside ``aten::matmul`` is a copy kernel."""
+    if is_collective(name) or any(is_collective(op) for op in op_chain):
+        return COLLECTIVE
     if category in COPY_DEVICE_CATEGORIES:
         return COPY
     if LIBRARY_KERNEL.search(name):
@@ -78,11 +112,15 @@ def device_kind(category: str, name: str, op_chain: list[str]) -> str:
 
 
 def kernel_kind(language: str, name: str) -> str:
-    """A compiled variant's kernel: generated for Triton/C++; an extern call by its ATen op (a fallback
-    such as ``aten.sort`` is ATen, ``extern_kernels.mm`` library)."""
+    """A compiled variant's kernel: generated for Triton/C++; an extern call by its op (a fallback
+    such as ``aten.sort`` is ATen, ``extern_kernels.mm`` library, a functional collective
+    ``torch.ops._c10d_functional.all_reduce_.default`` collective)."""
     if language in ("triton", "cpp"):
         return GENERATED
-    kind = op_kind(extern_op_name(name))
+    op = extern_op_name(name)
+    if is_collective(op) or is_collective(name):
+        return COLLECTIVE
+    kind = op_kind(op)
     if kind is None and name.startswith("extern_kernels."):
         return LIBRARY  # extern_kernels holds only the library calls (mm, bmm, addmm, convolution...)
     return kind or ATEN
@@ -104,7 +142,7 @@ def compiled_breakdown(result: VariantKernelTimes) -> CallBreakdown:
     total over two runs), 9-10 % on a 256x256 matmul + relu + sum.
     """
     calls = max(1, result.calls)
-    parts = {LIBRARY: 0.0, GENERATED: 0.0, ATEN: 0.0, COPY: 0.0}
+    parts = {LIBRARY: 0.0, GENERATED: 0.0, ATEN: 0.0, COPY: 0.0, COLLECTIVE: 0.0}
     for obs in result.observations.values():
         parts[kernel_kind(obs.kernel.language, obs.kernel.name)] += obs.time_us
     for kind, us in result.unmatched_kinds.items():
@@ -115,4 +153,5 @@ def compiled_breakdown(result: VariantKernelTimes) -> CallBreakdown:
     # out of the parts, the digest counts it outside kernels (the CPU CNN of notebook 06 read "ATen
     # 134 µs" for a variant whose ATen ops had all become C++ kernels and extern calls).
     return CallBreakdown(library_ms=parts[LIBRARY] / 1e3 / calls, generated_ms=parts[GENERATED] / 1e3 / calls,
-                         aten_ms=parts[ATEN] / 1e3 / calls, copy_ms=parts[COPY] / 1e3 / calls)
+                         aten_ms=parts[ATEN] / 1e3 / calls, copy_ms=parts[COPY] / 1e3 / calls,
+                         collective_ms=parts[COLLECTIVE] / 1e3 / calls)
