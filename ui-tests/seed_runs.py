@@ -5,7 +5,9 @@ their own, and two runs of one cell (``consistency_runs``: one slower than eager
 with two compiled variants and timed kernels on cell lines) whose Python views' words are written to
 ``expected.json`` next to the store (headline, verdict, payback, the breakdown of a call, time per cell
 line with eager's, each Dynamo graph's kinds of guards, each recompile's failed guard, max-autotune's
-choices, the roofline sentences, the device peaks and memory ratio, the comparison), for consistency.spec.ts to find in the panel.  ``--add ID``
+choices, the roofline sentences, the device peaks and memory ratio, the comparison), for consistency.spec.ts to find in the panel, and
+a distributed job of two ranks where rank 1 diverges (``job_runs``: an extra Dynamo graph, a compile 3× longer) with the job
+digest's words, for job.spec.ts.  ``--add ID``
 later puts one more run, as a kernel would, to test that the panel picks it up without a refresh.
 """
 
@@ -27,7 +29,7 @@ from render_fixtures import CELL, big_run, cpu_run, cuda_run, hostile_run, slowe
 
 from compile_profile.digest import breakdown, compare, line_times, run_digest  # noqa: E402
 from compile_profile.digest.format import format_ms  # noqa: E402
-from compile_profile.profile_run import GraphBreak, ProfileRun  # noqa: E402
+from compile_profile.profile_run import DistributedRank, Graph, GraphBreak, ProfileRun  # noqa: E402
 from compile_profile.render.mime import mime_bundle  # noqa: E402
 from compile_profile.render.text import render_text  # noqa: E402
 from compile_profile.store import RunStore  # noqa: E402
@@ -157,6 +159,54 @@ def expected_json(slow: ProfileRun, fast: ProfileRun) -> dict:
     }
 
 
+# -- a distributed job of two ranks, rank 1 diverging, for job.spec.ts -------------------------------
+
+JOB_ID = "uijob0000001"
+JOB_RUN_IDS = ("uijobrank000", "uijobrank001")
+
+
+def job_runs() -> list[ProfileRun]:
+    """One profile call on both ranks of a gloo job, built from the CPU fixture run: rank 1 compiled one more
+    Dynamo graph and took three times as long to compile.  Older than every other seeded run, so they list last."""
+    runs = []
+    for rank, run_id in enumerate(JOB_RUN_IDS):
+        run = cpu_run()
+        run.id = run_id
+        run.label = "seeded job step"
+        run.created_at = minutes_ago(240 - rank)
+        run.cell_runs = 40  # the calls of the step each stage made, as calls_by_stage counts them
+        run.distributed = DistributedRank(rank=rank, world_size=2, backend="gloo", job_id=JOB_ID, local_rank=rank,
+                                          host="uinode0", calls_by_stage={"eager": 20, "inductor/default": 20})
+        runs.append(run)
+    diverging = runs[1]
+    extra = Graph(id="g1", kind="dynamo", code=diverging.graphs[0].code, variant="inductor/default", lines=[5, 6])
+    diverging.graphs.append(extra)
+    for variant in diverging.compiled_variants:
+        variant.compile_s = variant.compile_s * 3 if variant.compile_s is not None else None
+        variant.first_call_s = variant.first_call_s * 3 if variant.first_call_s is not None else None
+    diverging.compile_phases = {k: v * 3 for k, v in diverging.compile_phases.items()}
+    return runs
+
+
+def job_expected(runs: list[ProfileRun]) -> dict | None:
+    """The job digest's words (digest/job.py), for job.spec.ts to find in the job's tab; None before it exists."""
+    try:
+        from compile_profile.digest.job import job_digest
+    except ImportError:
+        return None
+    job = job_digest(runs)
+    job = job.as_dict() if hasattr(job, "as_dict") else job
+    return {
+        "job_id": job["job_id"],
+        "headline": job["headline"],
+        "compile_spread": job["compile_spread"]["text"],
+        "missing_ranks": job["missing_ranks"],
+        "rows": [{k: r[k] for k in ("rank", "run_id", "host", "speedup_text", "interval_text", "compile_text",
+                                    "graphs", "cell_runs", "divergent", "reasons")} for r in job["rows"]],
+        "divergences": [d["text"] for d in job["divergences"]],
+    }
+
+
 def notebook_json(cpu) -> dict:
     bundle = mime_bundle(cpu)
     code = lambda source, outputs=(): {  # noqa: E731
@@ -204,11 +254,13 @@ def main() -> None:
         Path(str(DB) + suffix).unlink(missing_ok=True)
     runs = seeded_runs()
     slow, fast = consistency_runs()
+    job = job_runs()
     with RunStore(DB) as store:
-        for run in [*runs, slow, fast]:
+        for run in [*runs, slow, fast, *job]:
             store.put(run)
     (ROOT / NOTEBOOK).write_text(json.dumps(notebook_json(runs[0]), indent=1))
-    EXPECTED.write_text(json.dumps(expected_json(slow, fast), indent=1, ensure_ascii=False))
+    expected = {**expected_json(slow, fast), "job": job_expected(job)}
+    EXPECTED.write_text(json.dumps(expected, indent=1, ensure_ascii=False))
 
 
 if __name__ == "__main__":

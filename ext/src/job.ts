@@ -135,12 +135,30 @@ export function parseJobPage(value: unknown): IJobPage {
   };
 }
 
+/** A rank of the world size with no run, and the digest's sentence for it ("" when it has none). */
+export interface IMissingRank {
+  rank: number;
+  text: string;
+}
+
+/** The ranks with no run, each with the digest's "missing" sentence for it. */
+export function missingRanks(job: IJobDigest): IMissingRank[] {
+  return job.missing_ranks.map(rank => ({
+    rank,
+    text: job.divergences.find(d => d.rank === rank && d.what === 'missing')?.text ?? ''
+  }));
+}
+
 /**
- * The divergences no rank row shows among its reasons (a rank whose run is missing, say): the view
- * lists these below the table, so each of the digest's sentences shows once.
+ * The divergences neither a rank row (among its reasons) nor the missing ranks show: the view lists
+ * these below the table, so each of the digest's sentences shows once and none is lost.
  */
 export function divergencesBesideRows(job: IJobDigest): IJobDivergence[] {
-  return job.divergences.filter(d => !job.rows.some(r => r.rank === d.rank && r.reasons.includes(d.text)));
+  return job.divergences.filter(
+    d =>
+      !job.rows.some(r => r.rank === d.rank && r.reasons.includes(d.text)) &&
+      !(d.what === 'missing' && job.missing_ranks.includes(d.rank))
+  );
 }
 
 /** The DOM id of a job's tab: the job id with anything outside [A-Za-z0-9_-] replaced. */

@@ -7,11 +7,11 @@
 
 import * as React from 'react';
 
-import { divergencesBesideRows } from './job';
+import { divergencesBesideRows, missingRanks } from './job';
 import { IJobPage, IJobRow } from './types';
 
-/** The table's columns: heading, tooltip and what a row shows under it. */
-const COLUMNS: { head: string; title: string; cell: (r: IJobRow) => React.ReactNode }[] = [
+/** The table's columns: heading, tooltip, what a row shows under it, and whether its words may wrap. */
+const COLUMNS: { head: string; title: string; cell: (r: IJobRow) => React.ReactNode; wrap?: boolean }[] = [
   { head: 'host', title: 'the host this rank ran on', cell: r => r.host },
   {
     head: 'speedup',
@@ -29,8 +29,8 @@ const COLUMNS: { head: string; title: string; cell: (r: IJobRow) => React.ReactN
   { head: 'breaks', title: 'graph breaks', cell: r => String(r.breaks) },
   { head: 'recompiles', title: 'recompiles', cell: r => String(r.recompiles) },
   { head: 'cache hits / misses', title: "the compile cache's hits and misses", cell: r => `${r.cache_hits} / ${r.cache_misses}` },
-  { head: 'peak memory', title: "the compiled step's peak memory", cell: r => r.peak_memory_text },
-  { head: 'collective share', title: "the share of a call's time in collectives", cell: r => r.collective_text },
+  { head: 'peak memory', title: "the compiled step's peak memory", cell: r => r.peak_memory_text, wrap: true },
+  { head: 'collective share', title: "the share of a call's time in collectives", cell: r => r.collective_text, wrap: true },
   { head: 'calls', title: 'calls of the step this rank made', cell: r => String(r.cell_runs) }
 ];
 
@@ -44,6 +44,7 @@ export interface IJobViewProps {
 export function JobView({ page, openRun, reportUrl, onReload }: IJobViewProps): JSX.Element {
   const { job } = page;
   const beside = divergencesBesideRows(job);
+  const missing = missingRanks(job);
   return (
     <div className="cp-Job" data-job-id={job.job_id}>
       <div className="cp-JobHeader">
@@ -64,55 +65,67 @@ export function JobView({ page, openRun, reportUrl, onReload }: IJobViewProps): 
       </div>
       <p className="cp-JobHeadline">{job.headline}</p>
       {job.compile_spread.text ? <p className="cp-JobSpread">{job.compile_spread.text}</p> : null}
-      {job.missing_ranks.length ? (
-        <p className="cp-JobMissing">
-          missing ranks (no run stored): <span className="cp-JobMissingRanks">{job.missing_ranks.join(', ')}</span>
-        </p>
-      ) : null}
-      <table className="cp-Table cp-JobTable">
-        <thead>
-          <tr>
-            <th title="the process's rank in the job">rank</th>
-            {COLUMNS.map(c => (
-              <th key={c.head} title={c.title}>
-                {c.head}
-              </th>
+      {missing.length ? (
+        <div className="cp-JobMissing">
+          <span>missing rank{missing.length === 1 ? '' : 's'}:</span>
+          <ul>
+            {missing.map(m => (
+              <li key={m.rank} data-rank={m.rank}>
+                rank {m.rank}
+                {m.text ? `: ${m.text}` : ''}
+              </li>
             ))}
-          </tr>
-        </thead>
-        {job.rows.map(row => (
-          <tbody key={row.rank} className={`cp-JobRank${row.divergent ? ' cp-mod-divergent' : ''}`} data-rank={row.rank}>
-            <tr
-              className="cp-JobRow"
-              data-rank={row.rank}
-              data-run-id={row.run_id}
-              title={`Open rank ${row.rank}'s run (${row.run_id})`}
-              onClick={() => openRun(row.run_id)}
-            >
-              <th>
-                <button className="cp-LinkButton" aria-label={`open rank ${row.rank}'s run`}>
-                  {row.rank}
-                </button>
-                {row.status && row.status !== 'ok' ? <span className="cp-Note"> {row.status}</span> : null}
-              </th>
+          </ul>
+        </div>
+      ) : null}
+      <div className="cp-JobTableWrap">
+        <table className="cp-Table cp-JobTable">
+          <thead>
+            <tr>
+              <th title="the process's rank in the job">rank</th>
               {COLUMNS.map(c => (
-                <td key={c.head}>{c.cell(row)}</td>
+                <th key={c.head} title={c.title}>
+                  {c.head}
+                </th>
               ))}
             </tr>
-            {row.reasons.length ? (
-              <tr className="cp-JobReasons" data-rank={row.rank}>
-                <td colSpan={COLUMNS.length + 1}>
-                  <ul>
-                    {row.reasons.map((reason, i) => (
-                      <li key={i}>{reason}</li>
-                    ))}
-                  </ul>
-                </td>
+          </thead>
+          {job.rows.map(row => (
+            <tbody key={row.rank} className={`cp-JobRank${row.divergent ? ' cp-mod-divergent' : ''}`} data-rank={row.rank}>
+              <tr
+                className="cp-JobRow"
+                data-rank={row.rank}
+                data-run-id={row.run_id}
+                title={`Open rank ${row.rank}'s run (${row.run_id})`}
+                onClick={() => openRun(row.run_id)}
+              >
+                <th>
+                  <button className="cp-LinkButton" aria-label={`open rank ${row.rank}'s run`}>
+                    {row.rank}
+                  </button>
+                  {row.status && row.status !== 'ok' ? <span className="cp-Note"> {row.status}</span> : null}
+                </th>
+                {COLUMNS.map(c => (
+                  <td key={c.head} className={c.wrap ? 'cp-mod-wrap' : undefined}>
+                    {c.cell(row)}
+                  </td>
+                ))}
               </tr>
-            ) : null}
-          </tbody>
-        ))}
-      </table>
+              {row.reasons.length ? (
+                <tr className="cp-JobReasons" data-rank={row.rank}>
+                  <td colSpan={COLUMNS.length + 1}>
+                    <ul>
+                      {row.reasons.map((reason, i) => (
+                        <li key={i}>{reason}</li>
+                      ))}
+                    </ul>
+                  </td>
+                </tr>
+              ) : null}
+            </tbody>
+          ))}
+        </table>
+      </div>
       {beside.length ? (
         <ul className="cp-JobDivergences">
           {beside.map((d, i) => (

@@ -1,4 +1,4 @@
-import { distributedOf, divergencesBesideRows, jobWidgetId, parseJobDigest, parseJobPage } from '../src/job';
+import { distributedOf, divergencesBesideRows, jobWidgetId, missingRanks, parseJobDigest, parseJobPage } from '../src/job';
 import { groupJobs, jobTitle } from '../src/runlist';
 import { summary } from './fixtures';
 
@@ -152,6 +152,16 @@ describe('the job\'s digest', () => {
     const extra = { rank: 3, what: 'missing', text: 'rank 3 stored no run' };
     const job = parseJobDigest(digest({ divergences: [...(digest().divergences as unknown[]), extra] }));
     expect(divergencesBesideRows(job)).toEqual([extra]);
+  });
+
+  it('names each missing rank with the digest\'s sentence, which is then not listed again', () => {
+    const gone = { rank: 2, what: 'missing', text: 'no run (it did not finish profiling)' };
+    const job = parseJobDigest(digest({ world_size: 4, missing_ranks: [2, 3], divergences: [...(digest().divergences as unknown[]), gone] }));
+    expect(missingRanks(job)).toEqual([
+      { rank: 2, text: 'no run (it did not finish profiling)' },
+      { rank: 3, text: '' }
+    ]);
+    expect(divergencesBesideRows(job)).toEqual([]);
   });
 
   it('makes a DOM id of any job id', () => {

@@ -78,7 +78,7 @@ test('the panel lists the runs newest first, as text; the card\'s Open opens the
   await expect(page.locator('#jp-main-dock-panel .lm-TabBar-tab.lm-mod-current')).toContainText('seeded cpu run');
   await openPanel(page);
   const items = page.locator(`${PANEL} .cp-RunItem`);
-  await expect(items).toHaveCount(6);
+  await expect(items).toHaveCount(8); // with the two ranks of the seeded job (job.spec.ts)
   await expect(items.nth(0)).toHaveAttribute('data-run-id', CPU_RUN);
   await expect(items.nth(0)).toContainText('seeded cpu run');
   await expect(items.nth(0)).toContainText('cpu: x86_64');
@@ -240,7 +240,7 @@ test('comparing two runs shows the server\'s deltas and kernel matches', async (
 
 test('a new run appears without a refresh, and the list survives a reload', async ({ page }) => {
   await openPanel(page);
-  await expect(page.locator(`${PANEL} .cp-RunItem`)).toHaveCount(6);
+  await expect(page.locator(`${PANEL} .cp-RunItem`)).toHaveCount(8);
   execFileSync(process.env.CP_PYTHON!, [path.join(__dirname, '..', 'seed_runs.py'), '--add', 'uiadded00001'], {
     env: { ...process.env, ...JSON.parse(process.env.CP_SEED_ENV!) }
   });
@@ -250,7 +250,7 @@ test('a new run appears without a refresh, and the list survives a reload', asyn
   await page.reload();
   await page.waitForSelector('#jupyterlab-splash', { state: 'detached' });
   await openPanel(page);
-  await expect(page.locator(`${PANEL} .cp-RunItem`)).toHaveCount(7);
+  await expect(page.locator(`${PANEL} .cp-RunItem`)).toHaveCount(9);
 });
 
 test('the dark theme applies to the panel, the run\'s detail, the card and their charts', async ({ page }) => {
