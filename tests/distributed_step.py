@@ -1,11 +1,13 @@
 """A compiled DDP training step profiled on every rank of a torchrun job (tests/test_distributed.py).
 
-Run as ``torchrun --standalone --nproc-per-node 2 tests/distributed_step.py OUT_DIR``: two profile
+Run as ``torchrun --standalone --nproc-per-node 2 tests/distributed_step.py OUT_DIR [gloo|nccl]`` (nccl:
+one GPU a rank, tests/test_gpu_distributed.py): two profile
 calls, two jobs.  The first is the same on every rank; in the second, rank 1's step prints its loss
-(a graph break that rank 0 does not have), so rank 1 has more graphs than rank 0.  Each rank writes
+(a graph break that rank 0 does not have), so rank 1 has one graph more than rank 0.  Each rank writes
 its runs as JSON files (``OUT_DIR/<label>-rank<R>.json``) and into the run store ($COMPILE_PROFILE_DB).
 """
 
+import os
 import sys
 from pathlib import Path
 
@@ -30,13 +32,17 @@ class MLP(nn.Module):
         return self.layers[-1](x)
 
 
-def main(out: Path) -> None:
-    dist.init_process_group("gloo")
+def main(out: Path, backend: str) -> None:
+    device = torch.device("cpu")
+    if backend == "nccl":
+        device = torch.device("cuda", int(os.environ["LOCAL_RANK"]))
+        torch.cuda.set_device(device)
+    dist.init_process_group(backend)
     rank = dist.get_rank()
     torch.manual_seed(0)
-    model = DistributedDataParallel(MLP(), bucket_cap_mb=1)
+    model = DistributedDataParallel(MLP().to(device), bucket_cap_mb=1)
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    x = torch.randn(32, 64)
+    x = torch.randn(32, 64, device=device)
 
     def step(x):
         opt.zero_grad()
@@ -48,17 +54,17 @@ def main(out: Path) -> None:
     def divergent_step(x):
         loss = model(x).pow(2).mean()
         if rank == 1:
-            print("rank 1 loss", loss)  # a graph break on rank 1 only
+            print("rank 1 loss", loss)  # a graph break on rank 1 only: its step is two graphs there
+        loss = loss * 2
         loss.backward()
         return loss
 
     for label, fn in (("same", step), ("divergent", divergent_step)):
         run = compile_profile.profile(fn, x, label=label, budget=0.5, repeat=20)
         (out / f"{label}-rank{rank}.json").write_text(run.to_json())
-        if hasattr(run, "save"):
-            run.save()
+        run.save()
     dist.destroy_process_group()
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    main(Path(sys.argv[1]), sys.argv[2] if len(sys.argv) > 2 else "gloo")

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from compile_profile import ProfileRun
+from compile_profile import Job, ProfileRun
+from compile_profile.digest.job import job_digest
+from compile_profile.store import RunStore
 
 HERE = Path(__file__).resolve().parent
 LAUNCH_TIMEOUT_S = 420  # two profiles of a 4-layer MLP on 2 cores take ~60 s; a hang would wait forever
@@ -62,3 +64,45 @@ def test_both_ranks_write_a_run_of_one_job_with_the_same_calls_in_every_stage(jo
 def test_the_float64_reference_is_left_out_of_a_distributed_step_and_says_why(job_runs):
     _, runs = job_runs
     assert "a step of a distributed job" in runs["same-rank0"].correctness.note
+
+
+def test_ddp_optimizer_s_split_is_reported_as_pieces_at_bucket_boundaries_not_as_graph_breaks(job_runs):
+    _, runs = job_runs
+    run = runs["same-rank0"]
+    (split,) = run.ddp_splits
+    # bucket_cap_mb=1, parameters counted from the last layer back: 8x512+8 and 512x512+512 floats fill the
+    # first-made bucket, the next 512x512+512 the second, the first layer what is left
+    assert [bucket.params for bucket in split.buckets] == [
+        ["layers.0.weight", "layers.0.bias"], ["layers.1.weight", "layers.1.bias"],
+        ["layers.2.weight", "layers.2.bias", "layers.3.weight", "layers.3.bias"]]
+    assert [bucket.bytes for bucket in split.buckets] == [4 * (512 * 64 + 512), 4 * (512 * 512 + 512),
+                                                          4 * (512 * 512 + 512 + 8 * 512 + 8)]
+    assert split.bucket_cap_bytes == 1024 * 1024
+    assert run.graphs and split.graph_id in {g.id for g in run.graphs if g.kind == "dynamo"}
+    assert not any(b.compile_id == split.compile_id for b in run.graph_breaks)  # the split is no break
+    assert "split" in str(run) and "layers.1.weight" in str(run)
+
+
+def test_both_ranks_land_in_one_store_file_and_make_one_job(job_runs):
+    out, runs = job_runs
+    with RunStore(out / "runs.sqlite") as store:
+        stored = store.job(runs["same-rank1"].distributed.job_id)
+    assert [r.id for r in stored] == [runs["same-rank0"].id, runs["same-rank1"].id]
+    digest = Job(stored).summary()
+    assert digest["world_size"] == 2 and digest["missing_ranks"] == []
+    assert digest["divergences"] == []
+    assert digest["headline"].endswith("the ranks agree")
+
+
+def test_a_rank_that_breaks_the_graph_where_the_other_does_not_shows_as_divergent(job_runs):
+    _, runs = job_runs
+    rank0, rank1 = runs["divergent-rank0"], runs["divergent-rank1"]
+    assert rank0.distributed.calls_by_stage == rank1.distributed.calls_by_stage  # still in lock-step
+    assert rank1.dynamo_graph_count > rank0.dynamo_graph_count
+    digest = job_digest([rank0, rank1])
+    rows = {row["rank"]: row for row in digest["rows"]}
+    assert not rows[0]["divergent"] and rows[1]["divergent"]
+    kinds = {d["what"] for d in digest["divergences"] if d["rank"] == 1}
+    assert {"graphs", "breaks"} <= kinds
+    assert "rank 1 diverges" in digest["headline"]
+    assert any("print" in reason for reason in rows[1]["reasons"])

@@ -394,12 +394,24 @@ class _Session(Compiling, Measuring):
 
 
 def _named_values_used(fn: Callable[..., Any], outputs: dict[str, Any]) -> dict[str, Any]:
-    """The values of the names the profiled code reads or assigns (its globals and what it returned)."""
+    """The values of the names the profiled code reads or assigns (its globals, the variables it closes
+    over, as a training step defined in ``main()`` reads its model and optimizer, and what it returned)."""
     code = getattr(fn, "__code__", None)
     if code is None:
         return dict(outputs)
-    values = {**getattr(fn, "__globals__", {}), **outputs}
-    return {name: values[name] for name in set(code.co_names) | set(code.co_varnames) if name in values} | outputs
+    values = {**getattr(fn, "__globals__", {}), **_closure_values(fn), **outputs}
+    names = set(code.co_names) | set(code.co_varnames) | set(code.co_freevars)
+    return {name: values[name] for name in names if name in values} | outputs
+
+
+def _closure_values(fn: Callable[..., Any]) -> dict[str, Any]:
+    values = {}
+    for name, cell in zip(fn.__code__.co_freevars, getattr(fn, "__closure__", None) or ()):
+        try:
+            values[name] = cell.cell_contents
+        except ValueError:  # a cell not yet bound
+            pass
+    return values
 
 
 def _compiled_callables(named_values: dict[str, Any]) -> list[str]:
