@@ -1,9 +1,10 @@
 """A compiled DDP training step profiled on every rank of a torchrun job (tests/test_distributed.py).
 
 Run as ``torchrun --standalone --nproc-per-node 2 tests/distributed_step.py OUT_DIR [gloo|nccl]`` (nccl:
-one GPU a rank, tests/test_gpu_distributed.py): two profile
-calls, two jobs.  The first is the same on every rank; in the second, rank 1's step prints its loss
-(a graph break that rank 0 does not have), so rank 1 has one graph more than rank 0.  Each rank writes
+one GPU a rank, tests/test_gpu_distributed.py): three profile
+calls, three jobs.  The first is the same on every rank; in the second, rank 1's step prints its loss
+(a graph break that rank 0 does not have), so rank 1 has one graph more than rank 0; in the
+third, rank 1's first call raises after the step's all-reduce, so both ranks stop there.  Each rank writes
 its runs as JSON files (``OUT_DIR/<label>-rank<R>.json``) and into the run store ($COMPILE_PROFILE_DB).
 """
 
@@ -59,7 +60,14 @@ def main(out: Path, backend: str) -> None:
         loss.backward()
         return loss
 
-    for label, fn in (("same", step), ("divergent", divergent_step)):
+    def failing_step(x):
+        loss = model(x).pow(2).mean()
+        loss.backward()  # DDP's all-reduce has met its partner on both ranks
+        if rank == 1:
+            raise RuntimeError("rank 1 ran out of data")
+        return loss
+
+    for label, fn in (("same", step), ("divergent", divergent_step), ("failing", failing_step)):
         run = compile_profile.profile(fn, x, label=label, budget=0.5, repeat=20)
         (out / f"{label}-rank{rank}.json").write_text(run.to_json())
         run.save()

@@ -1,7 +1,7 @@
 """A compiled DDP step profiled on both ranks of a real ``torchrun`` job (gloo, CPU).
 
-One torchrun launch (tests/distributed_step.py) makes two jobs: one the same on every rank, one where
-rank 1 breaks the graph.  The launch is guarded by a timeout, so a lost lock-step fails the test
+One torchrun launch (tests/distributed_step.py) makes three jobs: one the same on every rank, one where
+rank 1 breaks the graph, one where rank 1's first call raises.  The launch is guarded by a timeout, so a lost lock-step fails the test
 instead of hanging it.
 """
 
@@ -106,3 +106,19 @@ def test_a_rank_that_breaks_the_graph_where_the_other_does_not_shows_as_divergen
     assert {"graphs", "breaks"} <= kinds
     assert "rank 1 diverges" in digest["headline"]
     assert any("print" in reason for reason in rows[1]["reasons"])
+
+
+def test_when_one_rank_s_first_call_raises_every_rank_stops_there_and_says_which(job_runs):
+    _, runs = job_runs
+    rank0, rank1 = runs["failing-rank0"], runs["failing-rank1"]
+    assert rank0.status == rank1.status == "failed"
+    assert rank0.cell_runs == rank1.cell_runs == 1  # nobody went on to compile and wait for the other
+    assert "rank 1 ran out of data" in rank1.errors[0].message
+    (error,) = rank0.errors
+    assert error.type == "OtherRankFailed"
+    assert error.message.startswith("the first eager call failed on rank 1; every rank stops there")
+    digest = job_digest([rank0, rank1])
+    (divergence,) = digest["divergences"]
+    assert divergence["rank"] == 1 and divergence["what"] == "status"
+    assert divergence["text"] == ("failed: eager: RuntimeError: rank 1 ran out of data; "
+                                  "the others stopped there with it")

@@ -372,6 +372,10 @@ class DistributedRank:
     calls_by_stage: dict[str, int] = field(default_factory=dict)  # calls of the step made in each stage
 
 
+# ErrorInfo.type of a rank that stopped because another rank's first call failed (the lock-step)
+OTHER_RANK_FAILED = "OtherRankFailed"
+
+
 @dataclass
 class DdpBucket:
     """One piece of a DDPOptimizer split: the parameters whose gradients DDP all-reduces together."""

@@ -20,7 +20,8 @@ it, the rank whose decisions the others follow.  The rules, each with its senten
   ``SLOW_COMPILE_S`` longer;
 * ``calls``: made another number of calls of the step in some stage: the ranks fell out of lock-step;
 * ``status``: failed or was interrupted where the others finished (such a rank's other figures are
-  partial and not compared);
+  partial and not compared); a rank whose first call failed is the one that diverges, not the ranks
+  that stopped with it (their only error is ``OTHER_RANK_FAILED``);
 * ``ddp_buckets``: DDPOptimizer cut its graphs into another number of pieces;
 * ``missing``: a rank of the world size has no run.
 
@@ -34,7 +35,7 @@ from collections import Counter
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from ..profile_run import ProfileRun, Variant
+from ..profile_run import OTHER_RANK_FAILED, ProfileRun, Variant
 from .breakdown import breakdown_row
 from .distributed import ddp_bucket_count
 from .facts import BreakGroup, break_groups, break_summary, peak_memory_text
@@ -144,6 +145,11 @@ def _who(values: dict[int, Hashable], rank: int, expected: Any) -> str:
     return "the others" if all(v == expected for r, v in values.items() if r != rank) else "most ranks"
 
 
+def _stopped_for_another_rank(run: ProfileRun) -> bool:
+    """Failed only because another rank's first call failed (every error is ``OTHER_RANK_FAILED``)."""
+    return run.status == "failed" and bool(run.errors) and all(e.type == OTHER_RANK_FAILED for e in run.errors)
+
+
 def _break_key(g: BreakGroup) -> tuple:
     return (g.line, g.inside, g.reason)
 
@@ -166,16 +172,22 @@ def _divergences(runs: dict[int, ProfileRun], summaries: dict[int, dict[str, Any
     if len(runs) < 2:
         return found
 
-    # status: a rank that failed or was interrupted has partial figures; only the others are compared
-    statuses = {r: run.status for r, run in runs.items()}
+    # status: a rank that failed or was interrupted has partial figures; only the others are compared.
+    # A rank that stopped only because another's first call failed (the lock-step) counts as ok here:
+    # the rank whose own call failed is the one that diverges.
+    stopped = {r for r, run in runs.items() if _stopped_for_another_rank(run)}
+    statuses = {r: "ok" if r in stopped else run.status for r, run in runs.items()}
     status = _expected(statuses, size=lambda s: s != "ok")  # two ranks, one failed: the failed one diverges
     for r, s in statuses.items():
         if s != status:
             who = _who(statuses, r, status)
             error = runs[r].errors[0] if runs[r].errors else None
             why = f": {error.stage}: {one_line(error.message)}" if error is not None else ""
-            add(r, "status", f"{s} where {who} {'are ok' if status == 'ok' else f'were {status}'}{why}")
-    compared = {r: run for r, run in runs.items() if statuses[r] == status}
+            if stopped and all(other in stopped for other in runs if other != r):
+                add(r, "status", f"{s}{why}; {who} stopped there with it")
+            else:
+                add(r, "status", f"{s} where {who} {'are ok' if status == 'ok' else f'were {status}'}{why}")
+    compared = {r: run for r, run in runs.items() if statuses[r] == status and r not in stopped}
     if len(compared) < 2:
         return found
 

@@ -28,7 +28,7 @@ from typing import Any, Callable
 
 import torch
 
-from ..profile_run import Device, ErrorInfo, ProfileRun, Variant
+from ..profile_run import OTHER_RANK_FAILED, Device, ErrorInfo, ProfileRun, Variant
 from . import correctness as correctness_mod
 from . import distributed
 from .backend import RecordingBackend, register
@@ -334,7 +334,7 @@ class _Session(Compiling, Measuring):
             ranks = ", ".join(map(str, failed))
             run.status = "failed"
             run.errors.append(ErrorInfo(
-                stage="eager", type="OtherRankFailed",
+                stage="eager", type=OTHER_RANK_FAILED,
                 message=f"the first eager call failed on rank {ranks}; every rank stops there, so that none waits "
                         "in a collective for it (that rank's run has the error)"))
         return not failed
@@ -351,7 +351,7 @@ class _Session(Compiling, Measuring):
             del self.compiled[name]
             self.run_obj.variant(name).error = "compiled here but failed on another rank; not timed"
             self.run_obj.errors.append(ErrorInfo(
-                stage="compile", variant=name, type="OtherRankFailed",
+                stage="compile", variant=name, type=OTHER_RANK_FAILED,
                 message="this variant failed on another rank (its run has the error); it is not timed on any rank, "
                         "so that no rank waits in a collective for it"))
 
