@@ -1,11 +1,11 @@
 """A compiled DDP training step profiled on every rank of a torchrun job (tests/test_distributed.py).
 
 Run as ``torchrun --standalone --nproc-per-node 2 tests/distributed_step.py OUT_DIR [gloo|nccl]`` (nccl:
-one GPU a rank, tests/test_gpu_distributed.py): three profile
-calls, three jobs.  The first is the same on every rank; in the second, rank 1's step prints its loss
-(a graph break that rank 0 does not have), so rank 1 has one graph more than rank 0; in the
-third, rank 1's first call raises after the step's all-reduce, so both ranks stop there.  Each rank writes
-its runs as JSON files (``OUT_DIR/<label>-rank<R>.json``) and into the run store ($COMPILE_PROFILE_DB).
+one GPU a rank, tests/test_gpu_distributed.py): four profile calls, four jobs.  The first is the
+same on every rank; in the second, rank 1's step prints its loss (a graph break that rank 0 does not
+have), so rank 1 has one graph more than rank 0; in the third, rank 1's first call raises after the
+step's all-reduce, so both ranks stop there; in the fourth (no DDP), rank 1 cannot compile under
+fullgraph=True, so no rank times the compiled variant.  Each rank writes its runs as JSON files (``OUT_DIR/<label>-rank<R>.json``) and into the run store ($COMPILE_PROFILE_DB).
 """
 
 import os
@@ -67,8 +67,16 @@ def main(out: Path, backend: str) -> None:
             raise RuntimeError("rank 1 ran out of data")
         return loss
 
-    for label, fn in (("same", step), ("divergent", divergent_step), ("failing", failing_step)):
-        run = compile_profile.profile(fn, x, label=label, budget=0.5, repeat=20)
+    def one_rank_breaks_fullgraph(x):  # no collective inside: a rank that fails to compile cannot hang here
+        y = x.relu()
+        if rank == 1:
+            print("rank 1")  # with fullgraph=True a graph break is a compile error, on rank 1 only
+        return y.sum()
+
+    jobs = (("same", step, {}), ("divergent", divergent_step, {}), ("failing", failing_step, {}),
+            ("fullgraph", one_rank_breaks_fullgraph, {"fullgraph": True}))
+    for label, fn, options in jobs:
+        run = compile_profile.profile(fn, x, label=label, budget=0.5, repeat=20, **options)
         (out / f"{label}-rank{rank}.json").write_text(run.to_json())
         run.save()
     dist.destroy_process_group()

@@ -1,7 +1,7 @@
 """A compiled DDP step profiled on both ranks of a real ``torchrun`` job (gloo, CPU).
 
-One torchrun launch (tests/distributed_step.py) makes three jobs: one the same on every rank, one where
-rank 1 breaks the graph, one where rank 1's first call raises.  The launch is guarded by a timeout, so a lost lock-step fails the test
+One torchrun launch (tests/distributed_step.py) makes four jobs: one the same on every rank, one where
+rank 1 breaks the graph, one where rank 1's first call raises, one where only rank 1 cannot compile.  The launch is guarded by a timeout, so a lost lock-step fails the test
 instead of hanging it.
 """
 
@@ -122,3 +122,16 @@ def test_when_one_rank_s_first_call_raises_every_rank_stops_there_and_says_which
     assert divergence["rank"] == 1 and divergence["what"] == "status"
     assert divergence["text"] == ("failed: eager: RuntimeError: rank 1 ran out of data; "
                                   "the others stopped there with it")
+
+
+def test_a_variant_that_failed_to_compile_on_one_rank_is_timed_on_none(job_runs):
+    _, runs = job_runs
+    rank0, rank1 = runs["fullgraph-rank0"], runs["fullgraph-rank1"]
+    assert rank1.variant("inductor/default/fullgraph").error  # its own compile error (fullgraph=True and a print)
+    assert rank0.variant("inductor/default/fullgraph").error == "compiled here but failed on another rank; not timed"
+    assert any(e.type == "OtherRankFailed" and e.variant == "inductor/default/fullgraph" for e in rank0.errors)
+    for run in (rank0, rank1):
+        assert run.variant("inductor/default/fullgraph").timing is None and run.speedup is None
+    assert rank0.distributed.calls_by_stage == rank1.distributed.calls_by_stage
+    (divergence,) = job_digest([rank0, rank1])["divergences"]
+    assert divergence["rank"] == 1 and divergence["text"].startswith("failed: compile: Unsupported")
