@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from ..engine.cell import CELL_FILENAME_PREFIX
-from ..profile_run import Correctness, Kernel, ProfileRun, Variant
+from ..profile_run import Correctness, GraphBreak, Kernel, ProfileRun, Variant
 from .format import format_bytes, format_diff, format_ms
 
 TOP_KERNELS = 10
@@ -114,9 +114,26 @@ class BreakGroup:
     reason_full: str
     count: int = 0
     variants: list[str] = field(default_factory=list)
+    ddp_wrapper: bool = False  # in DDP's own forward wrapper (``is_ddp_wrapper_break``): not the user's to fix
+    note: str = ""  # ``DDP_WRAPPER_NOTE`` for such a group, else ""
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+# DistributedDataParallel runs its forward wrapper eagerly by design (Dynamo skips ``_inside_ddp_forward``
+# and cannot trace its logger) and compiles the user's module inside it, so a step that calls a DDP model,
+# and ``torch.compile(DDP(model))`` too, breaks there: torch/nn/parallel/distributed.py:1757
+# (``self.logger.set_runtime_stats_and_log()``) and twice at contextlib.py:105, entering
+# ``DistributedDataParallel._inside_ddp_forward``.  They are graph breaks (``torch._dynamo.explain`` counts
+# them), counted as such, but marked so nobody chases them.
+DDP_WRAPPER_FILE = "torch/nn/parallel/distributed.py"
+DDP_WRAPPER_NOTE = "in DDP's own wrapper, which runs eagerly by design; not yours to fix"
+
+
+def is_ddp_wrapper_break(b: GraphBreak) -> bool:
+    """The break's innermost frame is in DDP's module, or its reason names DistributedDataParallel."""
+    return b.filename.replace("\\", "/").endswith(DDP_WRAPPER_FILE) or "DistributedDataParallel" in b.reason
 
 
 def short_path(filename: str) -> str:
@@ -143,6 +160,8 @@ def break_groups(run: ProfileRun) -> list[BreakGroup]:
                                                   inside_code=(b.file_code or "").strip() if in_library else "",
                                                   reason=reason, reason_full=b.reason))
         group.count += 1
+        if is_ddp_wrapper_break(b):
+            group.ddp_wrapper, group.note = True, DDP_WRAPPER_NOTE
         if b.variant and b.variant not in group.variants:
             group.variants.append(b.variant)
     return list(groups.values())
@@ -159,10 +178,30 @@ def break_place(group: BreakGroup) -> str:
 
 
 def break_summary(group: BreakGroup) -> str:
-    """One line per group: how many, where, and why."""
+    """One line per group: how many, where, and why (and, for DDP's wrapper, that it is not the user's)."""
     times = f" ×{group.count}" if group.count > 1 else ""
     at = "at " if group.line is not None else ""
-    return f"graph break{times} {at}{break_place(group)}: {group.reason}"
+    note = f" ({group.note})" if group.note else ""
+    return f"graph break{times} {at}{break_place(group)}: {group.reason}{note}"
+
+
+def break_count_text(run: ProfileRun, groups: list[BreakGroup] | None = None) -> str:
+    """``7 graph breaks, 3 in DDP's wrapper``; ``1 graph break``; ``0 graph breaks``."""
+    n = len(run.graph_breaks)
+    ddp = sum(g.count for g in (break_groups(run) if groups is None else groups) if g.ddp_wrapper)
+    return f"{n} graph break{'' if n == 1 else 's'}" + (f", {ddp} in DDP's wrapper" if ddp else "")
+
+
+def ddp_wrapper_text(groups: list[BreakGroup]) -> str:
+    """``3 graph breaks in DDP's own wrapper (torch/nn/parallel/distributed.py:1757, contextlib.py:105), which
+    runs eagerly by design; not yours to fix``: the card's one line for them all; "" when there are none."""
+    ddp = [g for g in groups if g.ddp_wrapper]
+    if not ddp:
+        return ""
+    n = sum(g.count for g in ddp)
+    places = ", ".join(dict.fromkeys(g.inside or break_place(g) for g in ddp))
+    return (f"{n} graph break{'' if n == 1 else 's'} in DDP's own wrapper ({places}), which runs eagerly by "
+            "design; not yours to fix")
 
 
 # -- correctness ----------------------------------------------------------------------------

@@ -12,9 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..profile_run import ProfileRun, Speedup, Variant
-from .breakdown import OVERHEAD_BOUND, breakdown, clamp_warning, reduce_overhead_advice, verdict
+from .breakdown import OVERHEAD_BOUND, breakdown, clamp_warning, columns, reduce_overhead_advice, verdict
 from .distributed import ddp_splits_digest, distributed_summary
-from .facts import break_groups, break_summary, cache_words, correctness_text, kept_tensor_warnings, speedup_drift
+from .facts import (break_count_text, break_groups, break_summary, cache_words, correctness_text, ddp_wrapper_text,
+                    kept_tensor_warnings, speedup_drift)
 from .format import format_bytes, format_interval, format_ms, format_s, format_speedup
 from .guards import failed_guard_text, guards_digest, recompiles_digest
 from .lines import line_times
@@ -22,7 +23,7 @@ from .measured import cudagraph_warnings, measured
 from .payback import payback
 
 # Bumped whenever a field is added to, or a wording changes in, ``summarize``'s dict.
-DIGEST_VERSION = 7
+DIGEST_VERSION = 8
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 
@@ -80,9 +81,8 @@ def headline(run: ProfileRun) -> str:
     if best.compile_s is not None:
         cache = cache_words(run)
         parts.append(f"compile {format_s(best.compile_s)}" + (f", {cache}" if cache else ""))
-    nb = len(run.graph_breaks)
-    if nb:
-        parts.append(f"{nb} graph break{'s' if nb != 1 else ''}")
+    if run.graph_breaks:
+        parts.append(break_count_text(run))  # "7 graph breaks, 3 in DDP's wrapper"
     return "; ".join(parts)
 
 
@@ -90,11 +90,15 @@ def warnings(run: ProfileRun) -> list[str]:
     out: list[str] = []
     if run.correctness is not None and run.correctness.ok is False:
         out.append(correctness_text(run.correctness))
-    groups = break_groups(run)
+    every = break_groups(run)
+    groups = [g for g in every if not g.ddp_wrapper]
     out.extend(break_summary(g) for g in groups[:MAX_BREAK_WARNINGS])
     if len(groups) > MAX_BREAK_WARNINGS:
         rest = sum(g.count for g in groups[MAX_BREAK_WARNINGS:])
         out.append(f"… and {rest} more graph break{'s' if rest != 1 else ''} elsewhere (see the panel)")
+    ddp = ddp_wrapper_text(every)
+    if ddp:  # one line for all of them, after the user's own: nothing in them to act on
+        out.append(ddp)
     if run.recompiles:
         timed = [r for r in run.recompiles if r.during_timing]
         # the first recompile's failed guard says what to fix (mark the value dynamic, keep its shape)
@@ -200,6 +204,8 @@ def summarize(run: ProfileRun) -> dict[str, Any]:
         "cache_state": run.cache.state,
         "graph_count": run.dynamo_graph_count,
         "graph_break_count": len(run.graph_breaks),
+        "graph_break_text": break_count_text(run, groups),  # "7 graph breaks, 3 in DDP's wrapper"
+        "ddp_wrapper_break_count": sum(g.count for g in groups if g.ddp_wrapper),
         "recompile_count": len(run.recompiles),
         "kernel_count": len(run.kernels),
         "cell_runs": run.cell_runs,
@@ -222,6 +228,9 @@ def summarize(run: ProfileRun) -> dict[str, Any]:
             else None
         ),
         "breakdown": [r.as_dict() for r in breakdown(run)],
+        # the breakdown's columns in order, keyed as BreakdownRow.parts (collectives only where a call spent
+        # time in them), so the panel lays out what the text and HTML views do
+        "breakdown_columns": [{"key": key, "label": label} for key, label in columns(breakdown(run))],
         "verdict": verdict(run),
         "payback": payback(run),
         "distributed": distributed_summary(run),

@@ -16,7 +16,7 @@ from html import escape
 from typing import Any
 
 from ..profile_run import ProfileRun
-from ..digest.breakdown import COLUMNS, TITLE, breakdown
+from ..digest.breakdown import TITLE, breakdown, columns
 from ..digest.facts import focus_kernels, median_ratio, top_kernels
 from ..digest.lines import line_times
 from ..digest.measured import roofline_rows
@@ -222,8 +222,10 @@ def lines_figure(run: ProfileRun) -> Figure:
 def breakdown_figure(run: ProfileRun) -> Figure:
     """Where a call's time goes: a stacked bar per variant (``digest.breakdown``), the parts in the table's order.
 
-    Every part is a trace even where it is 0, so each part keeps its place in the frontend's colorway
-    (the same colour in a light and a dark theme, and from run to run).
+    The parts are the table's columns (``digest.breakdown.columns``: collectives only where a call spent time
+    in them).  Every part is a trace even where it is 0, and each trace names its part in ``meta.part``, so
+    the frontend gives a part the same colour in a light and a dark theme and from run to run, whether or
+    not the run has collectives.
     """
     rows = breakdown(run)
     title = TITLE
@@ -232,12 +234,13 @@ def breakdown_figure(run: ProfileRun) -> Figure:
     rows = list(reversed(rows))  # plotly draws the first category at the bottom: eager on top
     labels = _unique([_text(r.variant) for r in rows])
     traces = []
-    for key, heading in COLUMNS:
+    for key, heading in columns(rows):
         if key == "call":
             continue
-        values = [r.parts()[key] for r in rows]
+        values = [r.part(key) for r in rows]
         traces.append({
             "type": "bar",
+            "meta": {"part": key},
             "orientation": "h",
             "name": _text(heading),
             "y": labels,

@@ -14,6 +14,7 @@ from html import escape
 from ..profile_run import ProfileRun
 from ..digest.facts import (
     TOP_KERNELS,
+    break_count_text,
     break_groups,
     cache_counts,
     correctness_text,
@@ -120,7 +121,9 @@ def _facts(run: ProfileRun) -> str:
     counts = cache_counts(run)
     rows.append(["compile cache", run.cache.state + (f" ({'; '.join(counts)})" if counts else "")])
     rows.append(["Dynamo graphs", str(run.dynamo_graph_count)])
-    rows.append(["graph breaks", str(len(run.graph_breaks))])
+    groups = break_groups(run)  # where some are DDP's, the digest's words: "7 graph breaks, 3 in DDP's wrapper"
+    rows.append(["graph breaks", escape(break_count_text(run, groups)) if any(g.ddp_wrapper for g in groups)
+                 else str(len(run.graph_breaks))])
     rows += [["DDP split", escape(ddp_split_text(run, split))] for split in run.ddp_splits]
     timed = sum(r.during_timing for r in run.recompiles)
     rows.append(["recompiles", f"{len(run.recompiles)}" + (f" ({timed} during timing)" if timed else "")])
@@ -151,7 +154,7 @@ def _graph_breaks(run: ProfileRun) -> str:
     rows = [
         [str(g.line) if g.line is not None else "—", _code(g.code_line),
          escape(g.inside) + (" " + _code(g.inside_code) if g.inside_code else ""), str(g.count),
-         escape(one_line(g.reason))]
+         escape(one_line(g.reason)) + (f'<div class="cp-ddp-wrapper" {_MUTED}>{escape(g.note)}</div>' if g.note else "")]
         for g in groups[:MAX_ROWS]
     ]
     return (f"<div {_H}>Graph breaks</div>" + html_table(["cell line", "code", "inside", "times", "reason"], rows)

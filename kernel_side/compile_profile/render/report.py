@@ -19,7 +19,7 @@ from plotly.offline import get_plotlyjs
 from ..profile_run import Graph, Kernel, ProfileRun
 from .charts import figures, overview_figures
 from ..digest.distributed import ddp_split_text
-from ..digest.facts import break_groups, top_kernels
+from ..digest.facts import break_count_text, break_groups, top_kernels
 from ..digest.format import format_ms, format_s, one_line
 from ..digest.guards import GraphGuards, failed_guard_text, graph_heading, run_guards
 from ..digest.measured import autotune_rows, device_peaks_text, roofline_kernels, roofline_note, roofline_rows
@@ -104,8 +104,11 @@ def _graph_breaks(run: ProfileRun) -> str:
     for g in groups:
         where = f"cell line {g.line}" if g.line is not None else "outside the cell"
         inside = escape(g.inside) + (f" <code>{escape(g.inside_code)}</code>" if g.inside_code else "")
+        # DDP's own wrapper: said under the place, so nobody chases it
+        note = f'<p class="meta ddp-wrapper">{escape(g.note)}</p>' if g.note else ""
+        tr = '<tr class="ddp-wrapper">' if g.ddp_wrapper else "<tr>"
         rows.append(
-            f"<tr><td>{escape(where)}</td><td><code>{escape(g.code_line)}</code></td><td>{inside}</td>"
+            f"{tr}<td>{escape(where)}{note}</td><td><code>{escape(g.code_line)}</code></td><td>{inside}</td>"
             f"<td>{g.count}</td><td>{escape(', '.join(g.variants))}</td>"
             f'<td><pre class="text">{escape(g.reason_full)}</pre></td></tr>'
         )
@@ -121,6 +124,7 @@ def _graph_breaks(run: ProfileRun) -> str:
         if recompiles else ""
     )
     breaks = (
+        f'<p class="meta">{escape(break_count_text(run, groups))}</p>'
         '<table class="list"><thead><tr><th>where</th><th>code</th>'
         "<th>inside</th><th>times</th><th>variant</th><th>reason</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..profile_run import ProfileRun, Variant
-from ..digest.facts import (break_groups, break_place, cache_counts, cache_words, correctness_text, kernel_counts,
+from ..digest.facts import (break_count_text, break_groups, break_place, cache_counts, cache_words, correctness_text, kernel_counts,
                             peak_memory_text)
 from ..digest.format import format_diff, format_interval, format_ms, format_s, format_speedup, format_timing, one_line
 from ..digest.breakdown import TITLE, breakdown, breakdown_note, columns, verdict
@@ -85,13 +85,15 @@ def _compile_lines(run: ProfileRun) -> list[str]:
 def _graph_lines(run: ProfileRun) -> list[str]:
     out = [
         f"graphs: {_plural(run.dynamo_graph_count, 'Dynamo graph')}, "
-        f"{_plural(len(run.graph_breaks), 'graph break')}, {_plural(len(run.recompiles), 'recompile')}"
+        f"{break_count_text(run)}, {_plural(len(run.recompiles), 'recompile')}"
     ]
     groups = break_groups(run)
     for g in groups[:MAX_LISTED]:
         times = f" ×{g.count}" if g.count > 1 else ""
         out.append(f"  graph break{times} {'at ' if g.line is not None else ''}{break_place(g)}")
         out.append(f"    reason: {one_line(g.reason)}")
+        if g.note:
+            out.append(f"    note: {g.note}")
     if len(groups) > MAX_LISTED:
         out.append(f"  … and {sum(g.count for g in groups[MAX_LISTED:])} more graph breaks")
     for r in run.recompiles[:MAX_LISTED]:
