@@ -11,12 +11,30 @@ import { IBreakdownRow, IRunSummary } from './types';
 
 /** A column of the table: its key (also the cell's data-part), its heading and the row's field. */
 export interface IBreakdownColumn {
-  key: 'library' | 'generated' | 'aten' | 'copies' | 'outside' | 'call';
+  /** library, generated, aten, copies, collectives (a distributed run), outside, call */
+  key: string;
   label: string;
   field: keyof IBreakdownRow;
 }
 
-/** The parts of a call in the order they add up, then the whole call. */
+/**
+ * The row's field of each part the digest names (digest/breakdown.py BreakdownRow.parts); a column
+ * whose key is not here has no figure to show and is left out.
+ */
+const PART_FIELDS: Readonly<Record<string, keyof IBreakdownRow>> = {
+  library: 'library_ms',
+  generated: 'generated_ms',
+  aten: 'aten_ms',
+  copies: 'copy_ms',
+  collectives: 'collective_ms',
+  outside: 'outside_ms',
+  call: 'median_ms'
+};
+
+/**
+ * The parts of a call in the order they add up, then the whole call: the columns of a digest that
+ * does not list its own (before digest 8), which had no collectives.
+ */
 export const BREAKDOWN_COLUMNS: readonly IBreakdownColumn[] = [
   { key: 'library', label: 'library', field: 'library_ms' },
   { key: 'generated', label: 'generated', field: 'generated_ms' },
@@ -30,7 +48,7 @@ export interface IBreakdownTableRow {
   variant: string;
   method: string;
   /** column key -> the time as Python's format_ms words it ("—" for a missing figure) */
-  parts: Record<IBreakdownColumn['key'], string>;
+  parts: Record<string, string>;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -41,15 +59,31 @@ function asNumber(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
+/**
+ * The table's columns as the digest lists them ("breakdown_columns": collectives after copies when a
+ * call spent time in them); BREAKDOWN_COLUMNS for a digest that lists none.
+ */
+export function breakdownColumns(summary: Partial<IRunSummary> | null | undefined): IBreakdownColumn[] {
+  const listed: unknown = summary?.breakdown_columns;
+  if (!Array.isArray(listed)) {
+    return [...BREAKDOWN_COLUMNS];
+  }
+  return listed
+    .filter(isRecord)
+    .filter(c => typeof c.key === 'string' && typeof c.label === 'string' && c.key in PART_FIELDS)
+    .map(c => ({ key: c.key as string, label: c.label as string, field: PART_FIELDS[c.key as string] }));
+}
+
 /** One row per measured variant, in the digest's order; none for older runs or a malformed key. */
 export function breakdownRows(summary: Partial<IRunSummary> | null | undefined): IBreakdownTableRow[] {
   const rows: unknown = summary?.breakdown;
   if (!Array.isArray(rows)) {
     return [];
   }
+  const columns = breakdownColumns(summary);
   return rows.filter(isRecord).map(row => {
-    const parts = {} as IBreakdownTableRow['parts'];
-    for (const column of BREAKDOWN_COLUMNS) {
+    const parts: Record<string, string> = {};
+    for (const column of columns) {
       parts[column.key] = formatMs(asNumber(row[column.field]));
     }
     return {

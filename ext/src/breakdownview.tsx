@@ -1,14 +1,15 @@
 /**
  * The Overview's account of one call (issue 13): the digest's verdict (why compiled is faster or
  * slower) and payback sentences, and "Where a call's time goes": a table of each variant's library,
- * generated, ATen and copy kernel time, time outside kernels and the whole call, with the digest's
+ * generated, ATen and copy kernel time (and collectives in a distributed run: the digest's columns),
+ * time outside kernels and the whole call, with the digest's
  * stacked-bar "breakdown" figure.  breakdown.ts picks the figures out; this file lays them out.
  * A run older than the breakdown shows nothing here.
  */
 
 import * as React from 'react';
 
-import { BREAKDOWN_COLUMNS, breakdownRows, paybackText, verdictText } from './breakdown';
+import { breakdownColumns, breakdownRows, paybackText, verdictText } from './breakdown';
 import { Chart } from './chart';
 import { ChartRenderer } from './charts';
 import { IPlotlyFigure, IRunSummary } from './types';
@@ -49,6 +50,7 @@ export function CallBreakdown(props: {
   charts: ChartRenderer;
 }): JSX.Element | null {
   const rows = breakdownRows(props.summary);
+  const columns = breakdownColumns(props.summary); // the digest's: collectives only in a distributed run
   if (!rows.length) {
     return null;
   }
@@ -60,7 +62,7 @@ export function CallBreakdown(props: {
           <thead>
             <tr>
               <th>variant</th>
-              {BREAKDOWN_COLUMNS.map(c => (
+              {columns.map(c => (
                 <th key={c.key} data-part={c.key}>
                   {c.label}
                 </th>
@@ -71,7 +73,7 @@ export function CallBreakdown(props: {
             {rows.map((r, i) => (
               <tr key={`${i}:${r.variant}`} data-variant={r.variant} data-method={r.method}>
                 <td className="cp-BreakdownVariant">{breakable(r.variant)}</td>
-                {BREAKDOWN_COLUMNS.map(c => (
+                {columns.map(c => (
                   <td key={c.key} data-part={c.key}>
                     {r.parts[c.key]}
                   </td>

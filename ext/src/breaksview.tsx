@@ -1,4 +1,8 @@
-/** A run's Graph breaks tab: the digest's groups of breaks, each with its cell line (a click reveals it). */
+/**
+ * A run's Graph breaks tab: the digest's groups of breaks, each with its cell line (a click reveals it).
+ * Breaks in DDP's own forward wrapper (which runs eagerly by design) carry the digest's note, and the
+ * tab opens with the digest's count ("7 graph breaks, 3 in DDP's wrapper"); the panel derives neither.
+ */
 
 import * as React from 'react';
 
@@ -9,29 +13,35 @@ export function GraphBreaks({ run, services }: ITabProps): JSX.Element {
   if (!groups.length) {
     return <p className="cp-Empty">No graph breaks: Dynamo traced the cell in whole graphs.</p>;
   }
+  // said only where some breaks are DDP's: otherwise the count is the tab's own badge
+  const countText = run.summary?.ddp_wrapper_break_count ? run.summary.graph_break_text : undefined;
   return (
-    <ul className="cp-Breaks">
-      {groups.map((b, i) => (
-        <li key={i} className="cp-Break">
-          <button
-            className="cp-Break-line"
-            disabled={b.line === null}
-            title={b.line === null ? 'outside the cell' : 'Show this line in the notebook'}
-            onClick={() => void services.revealLine(run, b.line)}
-          >
-            {b.line === null ? 'outside the cell' : `cell line ${b.line}`}
-          </button>
-          {b.count > 1 ? <span className="cp-Break-count">×{b.count}</span> : null}
-          {b.code_line ? <code className="cp-Break-code">{b.code_line}</code> : null}
-          {b.inside ? (
-            <div className="cp-Break-inside">
-              inside <span className="cp-Break-file">{b.inside}</span>
-              {b.inside_code ? <code className="cp-Break-code">{b.inside_code}</code> : null}
-            </div>
-          ) : null}
-          <pre className="cp-Break-reason">{b.reason_full}</pre>
-        </li>
-      ))}
-    </ul>
+    <>
+      {countText ? <p className="cp-Breaks-count">{countText}</p> : null}
+      <ul className="cp-Breaks">
+        {groups.map((b, i) => (
+          <li key={i} className={b.ddp_wrapper ? 'cp-Break cp-mod-ddpWrapper' : 'cp-Break'}>
+            <button
+              className="cp-Break-line"
+              disabled={b.line === null}
+              title={b.line === null ? 'outside the cell' : 'Show this line in the notebook'}
+              onClick={() => void services.revealLine(run, b.line)}
+            >
+              {b.line === null ? 'outside the cell' : `cell line ${b.line}`}
+            </button>
+            {b.count > 1 ? <span className="cp-Break-count">×{b.count}</span> : null}
+            {b.code_line ? <code className="cp-Break-code">{b.code_line}</code> : null}
+            {b.inside ? (
+              <div className="cp-Break-inside">
+                inside <span className="cp-Break-file">{b.inside}</span>
+                {b.inside_code ? <code className="cp-Break-code">{b.inside_code}</code> : null}
+              </div>
+            ) : null}
+            {b.note ? <div className="cp-Break-note">{b.note}</div> : null}
+            <pre className="cp-Break-reason">{b.reason_full}</pre>
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }

@@ -14,6 +14,37 @@ export interface IChartPalette {
   colorway: string[];
 }
 
+/**
+ * Where each part of the breakdown figure (render/charts.py breakdown_figure names it in each trace's
+ * meta.part) takes its colour from the colorway: the places the parts have always had, so a part keeps
+ * its colour whether or not a run has collectives (which come between copies and outside kernels).
+ */
+export const PART_COLOURWAY_INDEX: Readonly<Record<string, number>> = {
+  library: 0,
+  generated: 1,
+  aten: 2,
+  copies: 3,
+  outside: 4
+};
+
+/**
+ * The collectives part of a distributed run's breakdown: a mid purple, a hue none of the colorway's
+ * theme variables has, with a contrast of at least 3:1 (WCAG's bar for graphics) against the light
+ * theme's white and the dark theme's #111 and #212121 backgrounds (4.8, 3.9 and 3.3).
+ */
+export const COLLECTIVES_COLOUR = '#ab47bc';
+
+/** A breakdown part's colour in this palette; null for a trace that names no part it knows. */
+export function partColour(part: unknown, palette: IChartPalette): string | null {
+  if (part === 'collectives') {
+    return COLLECTIVES_COLOUR;
+  }
+  if (typeof part !== 'string' || !Object.prototype.hasOwnProperty.call(PART_COLOURWAY_INDEX, part)) {
+    return null;
+  }
+  return palette.colorway.length ? palette.colorway[PART_COLOURWAY_INDEX[part] % palette.colorway.length] : null;
+}
+
 /** The axis keys plotly accepts: xaxis, xaxis2, ..., yaxis, yaxis3, ... */
 const AXIS_KEY = /^[xy]axis\d*$/;
 
@@ -54,6 +85,11 @@ export function themedFigure(figure: IPlotlyFigure, palette: IChartPalette, heig
   // Error bars and box outlines default to a dark grey that vanishes on a dark background.
   data.forEach((trace, i) => {
     const colour = palette.colorway[i % palette.colorway.length];
+    // a breakdown part keeps its colour from run to run (collectives or not), unless the figure set one
+    const part = partColour(isRecord(trace.meta) ? trace.meta.part : undefined, palette);
+    if (part) {
+      trace.marker = { color: part, ...(isRecord(trace.marker) ? trace.marker : {}) };
+    }
     for (const key of ['error_y', 'error_x']) {
       if (isRecord(trace[key]) && !('color' in (trace[key] as object))) {
         trace[key] = { ...(trace[key] as object), color: palette.font };

@@ -138,6 +138,10 @@ export interface IBreakGroup {
   reason_full: string;
   count: number;
   variants: string[];
+  /** in DDP's own forward wrapper, which runs eagerly by design: not the user's to fix (digest 8) */
+  ddp_wrapper?: boolean;
+  /** the digest's words for such a group ("in DDP's own wrapper, ..."); "" otherwise (digest 8) */
+  note?: string;
 }
 
 export interface IVariantRow {
@@ -188,6 +192,14 @@ export interface IBreakdownRow {
   outside_ms: number;
   /** the profiled kernels took longer than the timed call, so outside_ms reads 0 (a warning says so) */
   clamped?: boolean;
+  /** the process group's communication (all-reduce...); 0 outside distributed runs */
+  collective_ms?: number;
+}
+
+/** A column of the breakdown table (digest summary "breakdown_columns"), keyed as BreakdownRow.parts. */
+export interface IBreakdownColumnSummary {
+  key: string;
+  label: string;
 }
 
 /** What compiling cost and when it pays back (digest summary "payback"). */
@@ -219,6 +231,10 @@ export interface IRunSummary {
   cache_state: string;
   graph_count: number;
   graph_break_count: number;
+  /** "7 graph breaks, 3 in DDP's wrapper" (digest 8) */
+  graph_break_text?: string;
+  /** how many of the graph breaks are in DDP's own wrapper (digest 8) */
+  ddp_wrapper_break_count?: number;
   recompile_count: number;
   kernel_count: number;
   warnings: string[];
@@ -226,6 +242,8 @@ export interface IRunSummary {
   graph_breaks?: IBreakGroup[];
   /** where a call's time goes, per variant; [] when not measured, absent in older runs */
   breakdown?: IBreakdownRow[];
+  /** the breakdown's columns in order: collectives after copies where a call spent time in them (digest 8) */
+  breakdown_columns?: IBreakdownColumnSummary[];
   /** one sentence why compiled is faster or slower; null or absent when there is none */
   verdict?: string | null;
   payback?: IPayback | null;

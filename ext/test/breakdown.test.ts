@@ -1,6 +1,6 @@
 /** breakdown.ts: the breakdown table's rows in Python's words, and the verdict and payback sentences. */
 
-import { BREAKDOWN_COLUMNS, breakdownRows, paybackText, verdictText } from '../src/breakdown';
+import { BREAKDOWN_COLUMNS, breakdownColumns, breakdownRows, paybackText, verdictText } from '../src/breakdown';
 import { IBreakdownRow } from '../src/types';
 import { summary } from './fixtures';
 
@@ -91,6 +91,55 @@ describe('breakdownRows', () => {
       outside: '—',
       call: '210 µs'
     });
+  });
+});
+
+describe('breakdownColumns', () => {
+  // as summarize() serves a distributed run's (digest/breakdown.py columns: collectives after copies)
+  const distributed = [
+    { key: 'library', label: 'library' },
+    { key: 'generated', label: 'generated' },
+    { key: 'aten', label: 'ATen' },
+    { key: 'copies', label: 'copies' },
+    { key: 'collectives', label: 'collectives' },
+    { key: 'outside', label: 'outside kernels' },
+    { key: 'call', label: 'call' }
+  ];
+
+  it("takes the digest's columns, collectives included, each read from its row field", () => {
+    const columns = breakdownColumns(summary('r', '', { breakdown_columns: distributed }));
+    expect(columns.map(c => c.key)).toEqual(distributed.map(c => c.key));
+    expect(columns.map(c => c.label)).toEqual(distributed.map(c => c.label));
+    expect(columns.find(c => c.key === 'collectives')?.field).toBe('collective_ms');
+    expect(columns.find(c => c.key === 'copies')?.field).toBe('copy_ms');
+  });
+
+  it('words the collectives part of each row in the digest order', () => {
+    const rows = breakdownRows(
+      summary('r', '', {
+        breakdown_columns: distributed,
+        breakdown: [row({ variant: 'eager', method: 'host', collective_ms: 0.4828 }), row({ collective_ms: 0 })]
+      })
+    );
+    expect(Object.keys(rows[0].parts)).toEqual(distributed.map(c => c.key));
+    expect(rows[0].parts.collectives).toBe('483 µs');
+    expect(rows[1].parts.collectives).toBe('0 ns'); // a row that spent none in them, in a run where one did
+  });
+
+  it('has no collectives column where the digest lists none', () => {
+    const plain = distributed.filter(c => c.key !== 'collectives');
+    const rows = breakdownRows(summary('r', '', { breakdown_columns: plain, breakdown: [row()] }));
+    expect(Object.keys(rows[0].parts)).toEqual(plain.map(c => c.key));
+  });
+
+  it('falls back to the fixed columns for a digest before breakdown_columns', () => {
+    expect(breakdownColumns(summary('r', '', { breakdown: [row()] }))).toEqual([...BREAKDOWN_COLUMNS]);
+    expect(breakdownColumns(undefined)).toEqual([...BREAKDOWN_COLUMNS]);
+  });
+
+  it('leaves out a column it cannot read and what is not a column', () => {
+    const odd = [{ key: 'library', label: 'library' }, { key: 'mystery', label: '?' }, null, { key: 3 }];
+    expect(breakdownColumns({ breakdown_columns: odd } as any).map(c => c.key)).toEqual(['library']);
   });
 });
 

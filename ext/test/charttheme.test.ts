@@ -1,4 +1,4 @@
-import { themedFigure } from '../src/charttheme';
+import { COLLECTIVES_COLOUR, partColour, themedFigure } from '../src/charttheme';
 
 const dark = { font: '#eee', fontFamily: 'Inter', grid: '#333', line: '#555', colorway: ['#1', '#2'] };
 
@@ -28,5 +28,51 @@ describe('themedFigure', () => {
   it('does not touch the input figure', () => {
     expect((figure.layout as any).font).toBeUndefined();
     expect((figure.data[0] as any).error_y.color).toBeUndefined();
+  });
+});
+
+/** WCAG's contrast ratio of two #rrggbb colours. */
+function contrast(a: string, b: string): number {
+  const luminance = (hex: string) => {
+    const [r, g, bl] = [1, 3, 5].map(i => {
+      const c = parseInt(hex.slice(i, i + 2), 16) / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+describe('breakdown parts', () => {
+  const palette = { ...dark, colorway: ['#c0', '#c1', '#c2', '#c3', '#c4', '#c5'] };
+  // render/charts.py breakdown_figure: a trace per part, each naming it in meta.part
+  const parts = (keys: string[]) => ({
+    data: keys.map(k => ({ type: 'bar', name: k, meta: { part: k }, x: [1], y: ['eager'] })),
+    layout: { barmode: 'stack' }
+  });
+  const colours = (keys: string[]) => themedFigure(parts(keys), palette).data.map((t: any) => t.marker.color);
+
+  it('keeps each part its colour whether or not the run has collectives', () => {
+    const plain = ['library', 'generated', 'aten', 'copies', 'outside'];
+    const distributed = ['library', 'generated', 'aten', 'copies', 'collectives', 'outside'];
+    expect(colours(plain)).toEqual(['#c0', '#c1', '#c2', '#c3', '#c4']);
+    expect(colours(distributed)).toEqual(['#c0', '#c1', '#c2', '#c3', COLLECTIVES_COLOUR, '#c4']);
+  });
+
+  it('gives collectives a colour that shows on the light and the dark theme', () => {
+    for (const background of ['#ffffff', '#111111', '#212121']) {
+      expect(contrast(COLLECTIVES_COLOUR, background)).toBeGreaterThanOrEqual(3);
+    }
+    expect(palette.colorway).not.toContain(COLLECTIVES_COLOUR);
+  });
+
+  it('leaves other traces, and colours a figure set itself, alone', () => {
+    expect(partColour(undefined, palette)).toBeNull();
+    expect(partColour('toString', palette)).toBeNull();
+    expect(partColour('mystery', palette)).toBeNull();
+    const own = { data: [{ type: 'bar', meta: { part: 'library' }, marker: { color: 'red' } }], layout: {} };
+    expect((themedFigure(own, palette).data[0] as any).marker.color).toBe('red');
+    expect((themedFigure({ data: [{ type: 'bar', x: [1] }], layout: {} }, palette).data[0] as any).marker).toBeUndefined();
   });
 });
