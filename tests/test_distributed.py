@@ -135,3 +135,30 @@ def test_a_variant_that_failed_to_compile_on_one_rank_is_timed_on_none(job_runs)
     assert rank0.distributed.calls_by_stage == rank1.distributed.calls_by_stage
     (divergence,) = job_digest([rank0, rank1])["divergences"]
     assert divergence["rank"] == 1 and divergence["text"].startswith("failed: compile: Unsupported")
+
+
+ONLY_RANK_0_PROFILES = """
+import sys, time, torch, torch.distributed as dist
+import compile_profile
+dist.init_process_group("gloo")
+if dist.get_rank() == 0:
+    try:
+        compile_profile.profile(lambda x: x.relu(), torch.randn(8, 8), budget=0.2)
+    except Exception as exc:
+        print(f"{type(exc).__name__}: {exc}", flush=True)
+        sys.exit(3)
+else:
+    time.sleep(8)  # never calls profile
+"""
+
+
+def test_a_profile_called_on_one_rank_only_ends_in_a_message_that_says_so_not_a_hang(tmp_path):
+    script = tmp_path / "only_rank_0.py"
+    script.write_text(ONLY_RANK_0_PROFILES)
+    env = dict(os.environ, COMPILE_PROFILE_DIST_TIMEOUT="3",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(HERE.parent / "kernel_side"), os.environ.get("PYTHONPATH")])))
+    done = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
+                           str(script)], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    assert ("RanksOutOfStep: rank 0 waited more than 3 s (COMPILE_PROFILE_DIST_TIMEOUT) for the other ranks to start "
+            "the profile: call compile_profile.profile on every rank of the job") in done.stdout

@@ -12,7 +12,8 @@ both are the identity, so single-process profiles take exactly the same path.
 The decisions travel over a gloo group of the profile's own, made at the start and destroyed at
 the end (on error too): they need no device synchronisation and never queue behind the step's own
 NCCL work on the device.  Its timeout (``COMPILE_PROFILE_DIST_TIMEOUT`` seconds, default 600)
-turns a rank that never arrives (it raised, or took another path) into an error instead of a hang.
+turns a rank that never arrives (it raised, took another path, or never called ``profile``) into a
+``RanksOutOfStep`` error that says so instead of a hang; the session keeps what it measured before.
 
 ``job`` yields the run's ``DistributedRank``: rank, world size, the default group's backend, the
 job id (rank 0 makes one per profile call and shares it), local rank, host and torchrun's run id.
@@ -40,6 +41,19 @@ DEFAULT_TIMEOUT_S = 600.0
 _NO_RUN_ID = {"", "none"}
 
 
+class RanksOutOfStep(RuntimeError):
+    """A rank waited longer than the timeout for the others at one of the profile's shared decisions."""
+
+
+def _out_of_step(exc: Exception, where: str) -> RanksOutOfStep:
+    import torch.distributed as dist
+
+    return RanksOutOfStep(
+        f"rank {dist.get_rank()} waited more than {timeout_s():g} s (COMPILE_PROFILE_DIST_TIMEOUT) for the other "
+        f"ranks {where}: call compile_profile.profile on every rank of the job, with the same step and options, "
+        f"at the same point of the script ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})")
+
+
 class Lockstep:
     """The profile's control channel between ranks (a gloo group, or the default group without gloo)."""
 
@@ -52,13 +66,19 @@ class Lockstep:
     def shared(self, value: T) -> T:
         """Rank 0's ``value``, on every rank."""
         box = [value]
-        self.dist.broadcast_object_list(box, src=0, group=self.group)
+        try:
+            self.dist.broadcast_object_list(box, src=0, group=self.group)
+        except Exception as exc:  # noqa: BLE001 - gloo's timeout is a RuntimeError, the store's a DistStoreError
+            raise _out_of_step(exc, "at a decision rank 0 shares") from exc
         return box[0]
 
     def gathered(self, value: T) -> list[T]:
         """Every rank's ``value``, in rank order."""
         out: list[Any] = [None] * self.dist.get_world_size(self.group)
-        self.dist.all_gather_object(out, value, group=self.group)
+        try:
+            self.dist.all_gather_object(out, value, group=self.group)
+        except Exception as exc:  # noqa: BLE001
+            raise _out_of_step(exc, "at a check every rank answers") from exc
         return out
 
 
@@ -107,7 +127,10 @@ def job() -> Iterator[DistributedRank | None]:
 
     timeout = datetime.timedelta(seconds=timeout_s())
     own_group = dist.is_gloo_available()
-    group = dist.new_group(backend="gloo", timeout=timeout) if own_group else None
+    try:
+        group = dist.new_group(backend="gloo", timeout=timeout) if own_group else None
+    except Exception as exc:  # noqa: BLE001 - a rank that never entered the profile: the store times out
+        raise _out_of_step(exc, "to start the profile") from exc
     lockstep = Lockstep(group)
     token = _active.set(lockstep)
     try:

@@ -263,6 +263,9 @@ class _Session(Compiling, Measuring):
                             self._stage_done("memory")
                             self._measure_kernels()
                             self._stage_done("kernel pass")
+        except distributed.RanksOutOfStep as exc:  # what was measured before stays, with the reason
+            run.status = "failed"
+            run.errors.append(error_info(self._current or "profile", exc, variant=""))
         except KeyboardInterrupt as exc:
             interrupted = exc
             run.status = "interrupted"
