@@ -24,7 +24,6 @@ import sys
 import tempfile
 import threading
 import time
-from pathlib import Path
 
 from .job import Job
 
