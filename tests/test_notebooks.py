@@ -3,6 +3,8 @@
 Each notebook is executed once, in a fresh kernel of this venv, with its own run store; the tests
 then read the runs it stored (found through the run ids in its cell outputs) and the text its cells
 printed.  The Inductor cache is the suite's shared one, so a second run of the suite compiles little.
+08 profiles nothing in its own kernel: it launches torchrun jobs whose ranks save their runs into the
+notebook's store, and its test reads the jobs from there.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from compile_profile import Job
 from compile_profile.profile_run import ProfileRun
 from compile_profile.render.mime import MIME_TYPE
 from compile_profile.store import RunStore
@@ -25,7 +28,8 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
-NAMES = [
+# Notebooks whose profiles run in the notebook's own kernel, one card per profiled cell
+SINGLE_PROCESS = [
     "01_quickstart",
     "02_graph_breaks_and_recompiles",
     "03_training_step",
@@ -34,12 +38,15 @@ NAMES = [
     "06_modes",
     "07_custom_triton_kernel",
 ]
+# 08's profiles run in the ranks of the torchrun jobs it launches; test_08_* checks them in its store
+NAMES = SINGLE_PROCESS + ["08_distributed"]
 
 
 @dataclass
 class ExecutedNotebook:
     path: Path
     nb: nbformat.NotebookNode
+    db: Path  # the notebook's run store
     runs: dict[str, ProfileRun]  # by label
     stored: int  # runs in the notebook's store
     seconds: float
@@ -85,7 +92,7 @@ def _execute(name: str, workdir: Path) -> ExecutedNotebook:
         stored = store.count()
     by_label = {r.label: r for r in runs}
     assert len(by_label) == len(runs), "every profiled cell has a label of its own"
-    return ExecutedNotebook(path=path, nb=nb, runs=by_label, stored=stored, seconds=seconds)
+    return ExecutedNotebook(path=path, nb=nb, db=db, runs=by_label, stored=stored, seconds=seconds)
 
 
 @pytest.fixture(scope="module")
@@ -105,11 +112,11 @@ def executed(tmp_path_factory):
         yield get
 
 
-def test_notebooks_are_the_seven_of_the_issue():
+def test_notebooks_are_the_seven_of_the_issue_and_the_distributed_one():
     assert sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb")) == NAMES
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", SINGLE_PROCESS)
 def test_notebook_runs_cleanly_and_every_profile_is_ok(executed, name):
     ran = executed(name)
     errors = [o for c in ran.nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
@@ -271,3 +278,41 @@ def test_07_says_why_triton_is_skipped_and_profiles_inductor(executed):
     assert any("softmax" in op or op in ("aten.amax", "aten.exp") for op in cpp[0].aten_ops)
     assert "torch.softmax, Inductor (cpp)" in ran.stdout("rows = []")
     assert cpp[0].source[:200] in ran.stdout("import inspect")
+
+
+def test_08_launches_a_ddp_job_and_flags_the_rank_that_diverges(executed):
+    ran = executed("08_distributed")
+    errors = [o for c in ran.nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert not errors
+    with RunStore(ran.db) as store:
+        summaries = store.list(limit=None)[::-1]
+        job_ids = list(dict.fromkeys(s["distributed"]["job_id"] for s in summaries))
+        same, diverged = (Job(store.job(job_id)) for job_id in job_ids)
+    assert len(summaries) == 4, "two jobs of two ranks, and nothing else"
+    for job, label in ((same, "DDP step"), (diverged, "DDP step, rank 0 logs")):
+        assert [(r.distributed.rank, r.distributed.world_size, r.distributed.backend) for r in job.runs] == [
+            (0, 2, "gloo"), (1, 2, "gloo")]
+        assert {r.label for r in job.runs} == {label}
+        assert all(r.status == "ok" and not r.errors for r in job.runs), [r.errors for r in job.runs]
+        assert job.runs[0].distributed.calls_by_stage == job.runs[1].distributed.calls_by_stage
+        for run in job.runs:
+            (split,) = run.ddp_splits  # bucket_cap_mb=1: the first layer, one 512x512 layer, the rest
+            assert [b.params[0] for b in split.buckets] == ["layers.0.weight", "layers.1.weight", "layers.2.weight"]
+            assert not any(b.compile_id == split.compile_id for b in run.graph_breaks)
+            assert any("distributed.py" in b.filename for b in run.graph_breaks), "DDP's wrapper runs eagerly"
+    assert same.summary()["divergences"] == []
+    digest = diverged.summary()
+    assert "rank 0 diverges" in digest["headline"]
+    rows = {row["rank"]: row for row in digest["rows"]}
+    assert rows[0]["divergent"] and not rows[1]["divergent"]
+    assert any("print" in reason for reason in rows[0]["reasons"])
+    # what the notebook shows: the ranks' streamed output, the job views, the divergence it prints
+    assert "[default0]:" in ran.stdout("jobs = compile_profile.launch(")
+    views = [o["data"]["text/html"] for c in ran.nb.cells if c.cell_type == "code" for o in c.outputs
+             if o.output_type == "execute_result" and "text/html" in o.get("data", {})]
+    assert len(views) == 2 and "cp-divergent" not in views[0] and "cp-divergent" in views[1]
+    printed = ran.stdout("summary = diverged.summary()")
+    assert "rank 0 diverges" in printed and "rank 0 (breaks)" in printed
+    assert "rank 0 of 2 (gloo)" in ran.stdout("for run in job.runs:\n    d = run.distributed")
+    assert "piece 2: layers.2.weight, layers.2.bias, head.weight, head.bias" in ran.stdout("run = job.runs[0]")
+    assert ran.stdout("print((WORKDIR").startswith("loss tensor(")
