@@ -10,6 +10,7 @@ import torch
 import torch.distributed as dist
 
 import compile_profile
+from compile_profile.digest.distributed import collective_texts
 from compile_profile.engine.kernel_breakdown import (
     COLLECTIVE,
     compiled_breakdown,
@@ -115,6 +116,12 @@ def test_an_all_reduce_counts_as_collective_time_in_eager_and_compiled(gloo_grou
         dynamo.op_counts)
     post_grad = next(g for g in run.graphs if g.kind == "post_grad")
     assert {"_c10d_functional.all_reduce_", "_c10d_functional.wait_tensor"} <= set(post_grad.op_counts)
+    # the views name them: the digest's sentence in the text, the cell's HTML and the report
+    graph_text = f"graph {dynamo.compile_id} runs collectives: all_reduce ×1, wait_tensor ×1"
+    assert graph_text in collective_texts(run)
+    assert graph_text in str(run) and graph_text in run.to_html()
+    assert any(text.startswith("collective kernels: torch.ops._c10d_functional.all_reduce_.default (")
+               for text in collective_texts(run))
 
 
 def test_a_functional_collective_is_an_extern_call_of_the_compiled_graph(gloo_group):

@@ -2,7 +2,10 @@
 
 ``distributed_text`` says which rank of which job a run was (``rank 1 of 2 (gloo), job 3f2a…``);
 ``ddp_split_text`` says how DDPOptimizer cut a Dynamo graph at DDP's gradient-bucket boundaries, which
-the views show beside the graph breaks because it, too, makes several graphs of one, but is no break.
+the views show beside the graph breaks because it, too, makes several graphs of one, but is no break;
+``collective_texts`` names the collectives the compiled code runs (functional collectives that
+Dynamo traced into a graph, FSDP's in a traced graph) and the kernels that run them, by the one naming
+rules the breakdown's collectives part uses (``engine.kernel_breakdown``).
 The job's view across ranks is ``digest.job``.
 """
 
@@ -10,8 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..engine.kernel_breakdown import COLLECTIVE, is_collective, kernel_kind
 from ..profile_run import DdpSplit, ProfileRun
-from .format import format_bytes
+from .format import format_bytes, format_ms
 
 PARAMS_LISTED = 3  # parameters named per piece; the rest are counted
 PIECES_LISTED = 8
@@ -65,3 +69,33 @@ def ddp_splits_digest(run: ProfileRun) -> list[dict[str, Any]]:
     """Each split with its sentence, as ``summarize`` serves it."""
     return [{"variant": s.variant, "compile_id": s.compile_id, "graph_id": s.graph_id, "pieces": len(s.buckets),
              "bucket_cap_bytes": s.bucket_cap_bytes, "text": ddp_split_text(run, s)} for s in run.ddp_splits]
+
+
+def _op_name(name: str) -> str:
+    """``torch._ops._c10d_functional.all_reduce`` / ``_c10d_functional.all_reduce_`` -> ``all_reduce``."""
+    return name.rsplit(".", 1)[-1].rstrip("_") or name
+
+
+def collective_texts(run: ProfileRun) -> list[str]:
+    """``graph 0/0 runs collectives: all_reduce ×1, wait_tensor ×1`` for each Dynamo graph with some, then
+    ``collective kernels: torch.ops._c10d_functional.all_reduce_.default (0.41 ms a call), …``."""
+    out = []
+    for g in run.graphs:
+        if g.kind != "dynamo":
+            continue
+        counts: dict[str, int] = {}
+        for name, n in g.op_counts.items():
+            if is_collective(name):
+                counts[_op_name(name)] = counts.get(_op_name(name), 0) + n
+        if counts:
+            variant = f" ({g.variant})" if g.variant and len(run.compiled_variants) > 1 else ""
+            ops = ", ".join(f"{name} ×{n}" for name, n in counts.items())
+            out.append(f"graph {g.compile_id or g.id}{variant} runs collectives: {ops}")
+    # as the breakdown counts them: extern calls of collective ops (a C++ kernel named after the all-reduce
+    # whose buffer it fills is generated code, not communication)
+    kernels = [k for k in run.kernels if kernel_kind(k.language, k.name) == COLLECTIVE]
+    if kernels:
+        named = ", ".join(k.name + (f" ({format_ms(k.device_time_ms)} a call)" if k.device_time_ms is not None else "")
+                          for k in kernels)
+        out.append(f"collective kernels: {named}")
+    return out

@@ -33,7 +33,7 @@ from ..digest.format import (
 )
 from ..digest.breakdown import TITLE, breakdown, breakdown_note, columns, verdict
 from ..digest.compare import Comparison
-from ..digest.distributed import ddp_split_text, distributed_text
+from ..digest.distributed import collective_texts, ddp_split_text, distributed_text
 from ..digest.guards import failed_guard_text, kinds_text, run_guards
 from ..digest.measured import (autotune_rows, cudagraph_skips, cudagraph_text, device_peaks_text, memory_ratio_text,
                                roofline_kernels, roofline_note, roofline_rows)
@@ -125,6 +125,7 @@ def _facts(run: ProfileRun) -> str:
     rows.append(["graph breaks", escape(break_count_text(run, groups)) if any(g.ddp_wrapper for g in groups)
                  else str(len(run.graph_breaks))])
     rows += [["DDP split", escape(ddp_split_text(run, split))] for split in run.ddp_splits]
+    rows += [["collectives", escape(text)] for text in collective_texts(run)]
     timed = sum(r.during_timing for r in run.recompiles)
     rows.append(["recompiles", f"{len(run.recompiles)}" + (f" ({timed} during timing)" if timed else "")])
     counts = ", ".join(f"{n} {escape(lang)}" for lang, n in kernel_counts(run).items())

@@ -18,7 +18,7 @@ from plotly.offline import get_plotlyjs
 
 from ..profile_run import Graph, Kernel, ProfileRun
 from .charts import figures, overview_figures
-from ..digest.distributed import ddp_split_text
+from ..digest.distributed import collective_texts, ddp_split_text
 from ..digest.facts import break_count_text, break_groups, top_kernels
 from ..digest.format import format_ms, format_s, one_line
 from ..digest.guards import GraphGuards, failed_guard_text, graph_heading, run_guards
@@ -131,6 +131,7 @@ def _graph_breaks(run: ProfileRun) -> str:
         if rows else "<p>No graph breaks.</p>"
     )
     splits = "".join(f'<p class="ddp-split">{escape(ddp_split_text(run, split))}</p>' for split in run.ddp_splits)
+    splits += "".join(f'<p class="collectives">{escape(text)}</p>' for text in collective_texts(run))
     return f'<section id="graph-breaks"><h2>Graph breaks</h2>{breaks}{splits}{recompile_table}</section>'
 
 

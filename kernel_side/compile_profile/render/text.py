@@ -19,7 +19,7 @@ from ..digest.facts import (break_count_text, break_groups, break_place, cache_c
 from ..digest.format import format_diff, format_interval, format_ms, format_s, format_speedup, format_timing, one_line
 from ..digest.breakdown import TITLE, breakdown, breakdown_note, columns, verdict
 from ..digest.compare import Comparison
-from ..digest.distributed import ddp_split_text, distributed_text
+from ..digest.distributed import collective_texts, ddp_split_text, distributed_text
 from ..digest.guards import graph_heading, group_text, recompile_text, run_guards
 from ..digest.measured import (autotune_rows, cudagraph_skips, cudagraph_text, device_peaks_text, memory_ratio_text,
                                roofline_kernels, roofline_note, roofline_rows)
@@ -103,6 +103,7 @@ def _graph_lines(run: ProfileRun) -> list[str]:
     if len(run.recompiles) > MAX_LISTED:
         out.append(f"  … and {len(run.recompiles) - MAX_LISTED} more recompiles")
     out += [f"  {ddp_split_text(run, split)}" for split in run.ddp_splits]
+    out += [f"  {text}" for text in collective_texts(run)]
     return out
 
 
