@@ -324,7 +324,8 @@ def test_cpu_pass_times_cpp_kernels_and_externs_by_host_time(cpu_run):
     v = run.variant("inductor/default")
     kp = v.kernel_profile
     assert kp is not None and kp.method == "host" and kp.calls >= kernel_profiler.MIN_CALLS
-    assert kp.outside_graphs_ms is None and kp.in_cuda_graphs_ms == 0
+    # one graph: no op ran outside it (on CPU the pass counts host ops outside compiled graphs)
+    assert kp.outside_graphs_ms == 0 and kp.in_cuda_graphs_ms == 0 and not kp.unmatched
     cpp = [k for k in run.kernels if k.language == "cpp"]
     assert cpp and all(k.device_time_ms and k.device_time_ms > 0 for k in cpp)
     assert all(k.launches_per_call == pytest.approx(1.0) for k in cpp)
@@ -408,3 +409,123 @@ def test_graph_partitions_and_fallback_ops_are_launch_sites():
     sdpa = kernels["torch.ops.aten._scaled_dot_product_flash_attention.default"]
     assert sdpa.language == "extern" and sdpa.aten_ops == ["aten._scaled_dot_product_flash_attention"]
     assert kernels["extern_kernels.mm"].aten_ops == ["aten.mm"]  # no comment above: named after the callee
+
+
+# -- CPU: host ops a compiled variant ran outside its graphs -----------------------------------
+
+CPU_OUTPUT_CODE = """
+from torch._inductor.select_algorithm import extern_kernels
+async_compile = AsyncCompile()
+
+cpp_fused_relu_0 = async_compile.cpp_pybinding(['float*', 'const float*'], r'''
+extern "C" void kernel(float* in_out_ptr0, const float* in_ptr0) {}
+''')
+
+def call(args):
+    arg0_1, arg1_1 = args
+    buf0 = empty_strided_cpu((64, 64), (64, 1), torch.float32)
+    extern_kernels.mm(arg0_1, arg1_1, out=buf0)
+    cpp_fused_relu_0(buf0, arg0_1)
+    return (buf0, )
+"""
+CPU_GRAPH = "inductor/default/0/0/aot_forward"
+
+
+def cpu_region(b: TraceBuilder, t: float, module_path: str, dur: float = 100.0) -> None:
+    """One compiled graph on CPU: region > call() > [aten::mm (the extern call, 40), kernel binding (30)]."""
+    b.host("## Call CompiledFxGraph cpu ##", t, dur, cat="user_annotation")
+    b.host(f"{module_path}(9): call", t + 1, dur - 2, cat="python_function")
+    b.host("aten::mm", t + 2, 40)
+    b.host("<built-in function kernel>", t + 50, 30, cat="python_function")
+
+
+def cpu_step_trace(module_path: str, call_range: str) -> TraceBuilder:
+    """One profiled call of a compiled training step on CPU, with what it ran outside its graphs:
+    a clone and a matmul around a graph break, the compiled backward (a region inside an autograd
+    op, with a contiguous copy of its gradient outside the region), a gradient hook's all-reduce,
+    an op on another thread while the call ran, and the reset before the call (outside it)."""
+    b = TraceBuilder()
+    b.host("aten::zero_", 0, 30)  # the reset before each call: no part of the call
+    b.host(call_range, 100, 1000, cat="user_annotation")
+    b.host("Torch-Compiled Region: 0/0", 105, 120)  # Dynamo's range: an op, no '::'
+    b.host("CompiledFunction", 108, 110)
+    cpu_region(b, 110, module_path)
+    b.host("aten::clone", 300, 50)
+    b.host("aten::empty_like", 301, 5)
+    b.host("aten::copy_", 310, 35)
+    b.host("aten::matmul", 400, 60)
+    b.host("aten::mm", 405, 50)
+    b.host("autograd::engine::evaluate_function: CompiledFunctionBackward", 500, 200)
+    b.host("CompiledFunctionBackward", 501, 198)
+    b.host("aten::contiguous", 502, 10)
+    b.host("aten::clone", 503, 8)
+    cpu_region(b, 520, module_path, dur=150)
+    b.host("autograd::engine::evaluate_function: torch::autograd::AccumulateGrad", 800, 100)
+    b.host("aten::detach", 801, 5)
+    b.host("c10d::allreduce_", 810, 60)
+    b.host("aten::add_", 811, 10)  # whatever a collective runs is collective
+    b.events.append({"ph": "X", "cat": "cpu_op", "name": "aten::add", "ts": 850, "dur": 20, "tid": 2, "pid": 1,
+                     "args": {}})  # another thread, while the call ran
+    b.events.append({"ph": "X", "cat": "user_annotation", "name": "gloo:all_reduce", "ts": 860, "dur": 20,
+                     "tid": 3, "pid": 1, "args": {}})  # a range, no op: eager does not count it either
+    return b
+
+
+@pytest.fixture
+def cpu_module_path(tmp_path):
+    path = tmp_path / "ccpu.py"
+    path.write_text(CPU_OUTPUT_CODE)
+    return str(path)
+
+
+def test_cpu_ops_outside_compiled_graphs_count_by_the_eager_rule_once(cpu_module_path):
+    from compile_profile.engine.kernel_attribution import CALL_RANGE
+
+    kernels = kernels_of(CPU_OUTPUT_CODE, CPU_GRAPH)
+    result = attribute(cpu_step_trace(cpu_module_path, CALL_RANGE).trace(), kernels, variant="inductor/default",
+                       calls=1, device_type="cpu")
+    times = {obs.kernel.name: obs.time_us for obs in result.observations.values()}
+    assert times == {"extern_kernels.mm": 80.0, "cpp_fused_relu_0": 60.0}  # both regions' calls
+    # outside the graphs: clone 50 + matmul 60 + contiguous 10 (not the backward's wrapper around its
+    # region) + AccumulateGrad 100 + the other thread's add 20; not the reset's zero_, not the regions' ops
+    assert result.outside_graphs_us == pytest.approx(240.0)
+    assert result.total_us == pytest.approx(100 + 150 + 240)
+    assert dict(result.unmatched_kinds) == pytest.approx(
+        {"copy": 60.0, "library": 60.0, "collective": 60.0, "aten": 60.0})
+    assert result.unmatched[("aten::contiguous", "outside compiled graphs")] == pytest.approx(10.0)
+    assert not any("CompiledFunctionBackward" in name for name, _ in result.unmatched)
+    run = run_of(kernels)
+    run.device = Device("cpu", "cpu")
+    kernel_profiler.apply(result, run)
+    kp = run.variant("inductor/default").kernel_profile
+    bd = kp.breakdown
+    assert (bd.library_ms, bd.generated_ms, bd.copy_ms, bd.collective_ms, bd.aten_ms) == pytest.approx(
+        (0.140, 0.060, 0.060, 0.060, 0.060))
+    # the regions' time outside their kernels and extern calls (the output code's Python) is no part
+    assert kp.total_ms - bd.kernels_ms == pytest.approx((250 - 80 - 60) / 1e3)
+    assert kp.outside_graphs_ms == pytest.approx(0.240)
+
+
+def test_cpu_ops_outside_graphs_split_as_the_eager_pass_splits_the_same_ops(cpu_module_path):
+    """The eager pass's CPU rule and the compiled variant's, on the same op trees."""
+    from compile_profile.engine.eager_profile import CALL_RANGE as EAGER_CALL, attribute_eager
+    from compile_profile.engine.kernel_attribution import CALL_RANGE
+
+    b = cpu_step_trace(cpu_module_path, EAGER_CALL)
+    b.events = [e for e in b.events if e["ts"] < 500 or e["ts"] >= 800]  # no compiled backward in eager
+    eager = attribute_eager(b.trace(), calls=1, device_type="cpu")
+    for e in b.events:
+        e["name"] = CALL_RANGE if e["name"] == EAGER_CALL else e["name"]
+    compiled = attribute(b.trace(), kernels_of(CPU_OUTPUT_CODE, CPU_GRAPH), variant="inductor/default", calls=1,
+                         device_type="cpu")
+    # eager also counts the matmul inside the region (an op there, a region only to the compiled variant)
+    assert eager.parts == pytest.approx({"library": 60.0 + 40.0, "copy": 50.0, "collective": 60.0, "aten": 60.0})
+    assert dict(compiled.unmatched_kinds) == pytest.approx(
+        {"library": 60.0, "copy": 50.0, "collective": 60.0, "aten": 60.0})
+
+
+def test_a_cpu_trace_without_the_call_range_counts_no_op_outside_graphs(cpu_module_path):
+    result = attribute(cpu_step_trace(cpu_module_path, "some other range").trace(),
+                       kernels_of(CPU_OUTPUT_CODE, CPU_GRAPH), variant="inductor/default", calls=1, device_type="cpu")
+    assert result.outside_graphs_us is None and not result.unmatched_kinds
+    assert result.total_us == pytest.approx(250.0)

@@ -20,6 +20,10 @@ trace model found in Inductor's output code, this ties what the profiler saw to 
   kernels belong to the one extern call site between them in the module, if
   there is exactly one.
 
+* on CPU, the host ops each profiled call (``CALL_RANGE``) ran outside the regions (around graph
+  breaks, in autograd hooks, an eager optimizer step) are unmatched time outside compiled graphs,
+  split by kind by the rule eager's ops go by (``kernel_breakdown.host_op_parts``).
+
 What cannot be tied to a kernel is kept as unmatched time, never dropped.
 
 The result is a plain ``VariantKernelTimes`` (summed microseconds over all profiled calls).
@@ -30,6 +34,7 @@ which graph a module is) is ``kernel_index``'s.
 
 from __future__ import annotations
 
+import bisect
 import collections
 import re
 from dataclasses import dataclass, field
@@ -37,10 +42,13 @@ from typing import Any, Iterable
 
 from ..profile_run import Kernel
 from .chrome_trace import ChromeTrace, DeviceEvent, HostEvent
-from .kernel_breakdown import device_kind
+from .kernel_breakdown import device_kind, host_op_parts, is_host_op
 from .kernel_index import CallSite, KernelIndex, ModuleInfo
 
 REGION_PREFIX = "## Call CompiledFxGraph"
+# the range ``kernel_profiler`` opens around each profiled call of a compiled variant (the warm-up
+# and the reset before each call stay outside it)
+CALL_RANGE = "compile_profile: compiled call"
 CPP_BINDING_CALL = "<built-in function kernel>"  # Inductor's C++ kernels are bound as "kernel"
 _CALL_EVENT = re.compile(r"^(?P<path>.+\.py)\((?P<line>\d+)\): call$")
 
@@ -72,7 +80,8 @@ class VariantKernelTimes:
     outside_graphs_us: float | None = None
     in_cuda_graphs_us: float = 0.0
     unmatched: collections.Counter = field(default_factory=collections.Counter)  # (name, where) -> us
-    # the unmatched device events by kind (library, ATen, copy: ``kernel_breakdown.device_kind``)
+    # the time tied to no kernel, by kind: unmatched device events (``kernel_breakdown.device_kind``)
+    # and, on CPU, the host ops the calls ran outside compiled graphs (``kernel_breakdown.host_op_parts``)
     unmatched_kinds: collections.Counter = field(default_factory=collections.Counter)
     notes: list[str] = field(default_factory=list)
 
@@ -136,6 +145,7 @@ class KernelAttribution:
         self._attribute_call_sites()
         if self.method == "host":
             self.result.total_us = sum(r.dur for r in self.regions)
+            self._attribute_host_ops_outside_regions()
         else:
             self._attribute_device()
         if not self.regions:
@@ -245,6 +255,45 @@ class KernelAttribution:
             obs = self.observe(site.kernel)
             obs.time_us += ev.dur
             obs.launches += 1
+
+    def _attribute_host_ops_outside_regions(self) -> None:
+        """On CPU, the host ops each profiled call ran outside compiled graphs (around graph breaks, in
+        autograd hooks such as DDP's reducer copying gradients into its buckets and its all-reduce, an
+        eager optimizer step) count by the rule eager's ops do (``kernel_breakdown.host_op_parts``), so the
+        same op is the same kind of time in both variants.
+
+        Counted: each op (``is_host_op``) inside a profiled call (``CALL_RANGE``; on another thread, one
+        that started while a call ran, as eager counts its ops) that is in no region and in no other
+        counted op.  An op with a region inside it (``autograd::engine::evaluate_function:
+        CompiledFunctionBackward``, which runs a compiled backward) is not counted itself: its time
+        outside the region is the compiled code's own Python, outside kernels as in the regions; the
+        ops under it outside the region are counted.  A trace without ``CALL_RANGE`` counts none."""
+        calls = sorted((ev.ts, ev.end) for ev in self.trace.host if ev.name == CALL_RANGE)
+        if not calls:
+            return
+        self.result.outside_graphs_us = self.result.outside_graphs_us or 0.0
+        starts = [start for start, _ in calls]
+        wrappers = {a for region in self.regions for a in region.ancestors()}  # events holding a region
+
+        def in_call(ev: HostEvent) -> bool:
+            if any(a.name == CALL_RANGE for a in ev.ancestors()):
+                return True
+            i = bisect.bisect_right(starts, ev.ts) - 1
+            return i >= 0 and calls[i][0] <= ev.ts < calls[i][1]
+
+        result = self.result
+        for ev in self.trace.host:
+            if not is_host_op(ev) or ev in wrappers:
+                continue
+            if any(is_region(a) or (is_host_op(a) and a not in wrappers) for a in ev.ancestors()):
+                continue  # in a compiled graph, or counted with the op it is in
+            if not in_call(ev):
+                continue
+            for kind, us in host_op_parts(ev).items():
+                result.unmatched_kinds[kind] += us
+            result.total_us += ev.dur
+            result.outside_graphs_us = (result.outside_graphs_us or 0.0) + ev.dur
+            result.unmatched[(ev.name, "outside compiled graphs")] += ev.dur
 
     def _attribute_device(self) -> None:
         result = self.result

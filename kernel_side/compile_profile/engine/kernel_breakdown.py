@@ -26,13 +26,22 @@ and the compiled variants:
 * generated: kernels Inductor wrote (Triton, C++), compiled variants only;
 * ATen: everything else.
 
+On CPU the times are host times, by the host rule (``host_op_parts``): each top-level op (an event
+with ``::`` in its name: ATen, c10d, autograd's ``evaluate_function``, DDP's reducer ops) is split into
+the own times of it and the ops under it, each going by the innermost library or copy op enclosing
+it.  Eager counts every top-level op of its calls so; a compiled variant counts its C++ kernels and
+extern calls inside its compiled graphs' regions by ``kernel_kind``, and every op its calls ran outside
+those regions (around graph breaks, in autograd hooks, DDP's gradient copies and all-reduce, an eager
+optimizer step) by the host rule, as eager counts the same op; an op that holds a region (the autograd
+op that runs a compiled backward) is not counted itself, only the ops under it outside the region.
+
 This module reads a ``VariantKernelTimes`` and kernel/op names; it runs nothing.
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..profile_run import CallBreakdown
 from .kernel_index import extern_op_name
@@ -93,6 +102,45 @@ def host_op_kind(name: str, enclosing: str | None) -> str | None:
     return op_kind(name) or enclosing
 
 
+def is_host_op(ev: Any) -> bool:
+    """A host event the host rule counts: an ATen, c10d or autograd op (``aten::mm``, ``c10d::allreduce_``,
+    ``autograd::engine::evaluate_function: MmBackward0``); the profiler's and our own ranges have no ``::``."""
+    return ev.cat == "cpu_op" and "::" in ev.name
+
+
+def _op_children(ev: Any) -> list[Any]:
+    """The ops (``is_host_op``) directly under ``ev``, looking through events that are not ops."""
+    out, stack = [], list(ev.children)
+    while stack:
+        child = stack.pop()
+        if is_host_op(child):
+            out.append(child)
+        else:
+            stack.extend(child.children)
+    return out
+
+
+def _split_host(op: Any, inherited: str | None, parts: dict[str, float]) -> None:
+    kind = host_op_kind(op.name, inherited)
+    children = _op_children(op)
+    if kind is not None:
+        parts[kind] += op.dur - sum(c.dur for c in children)
+    for child in children:
+        _split_host(child, kind, parts)
+
+
+def host_op_parts(op: Any) -> dict[str, float]:
+    """A top-level op's host time (a ``chrome_trace.HostEvent``) by kind, the host rule: each op's own
+    time (its time less its op children's) goes by ``host_op_kind`` of the innermost library or copy op
+    enclosing it, itself included, everything a collective op runs is collective, and the rest is ATen;
+    the parts add up to ``op.dur``.  The eager pass (``eager_profile``) splits its ops by the same rule,
+    and a compiled variant on CPU its ops outside compiled graphs (``kernel_attribution``)."""
+    parts = {LIBRARY: 0.0, COPY: 0.0, COLLECTIVE: 0.0}
+    _split_host(op, None, parts)
+    parts[ATEN] = max(0.0, op.dur - sum(parts.values()))  # the rest of the op (a float residue clamped to 0)
+    return parts
+
+
 def device_kind(category: str, name: str, op_chain: list[str]) -> str:
     """The kind of one eager device event: an NCCL kernel, or one launched under a collective op anywhere
     in the chain, is collective; memcpy/memset are copies, a library-named kernel is library,
@@ -134,12 +182,19 @@ def compiled_breakdown(result: VariantKernelTimes) -> CallBreakdown:
     few in a graph that no call site explains) go by the eager rule (``device_kind``), so a matmul
     that ran eagerly in a compiled variant is library there as in eager: on an H200 a training step
     whose forward and backward Dynamo left eager read "library 0, ATen 1.27 ms" before, against eager's
-    library 1.11 ms.  The remainder goes into ``aten_ms``: on CPU, where ``total_us`` is the compiled
-    graphs' host time, the region time outside C++ kernels and extern calls: the output code's own
-    Python (buffer allocations through Inductor's ``empty_strided_cpu``, which bypasses the
-    dispatcher and shows as no ATen op, views, the calls between launches).  Measured with one
-    thread: 9 us of a 101 us region on a 256x64 matmul + GELU + layer norm cell (16-17 % of its
-    total over two runs), 9-10 % on a 256x256 matmul + relu + sum.
+    library 1.11 ms.  On CUDA the remainder goes into ``aten_ms``.
+
+    On CPU the host ops the calls ran outside compiled graphs go by the host rule (``host_op_parts``,
+    in ``result.unmatched_kinds``), so they are the same kind of time as in eager: a DDP training step
+    (gloo, two ranks, 2 cores) read compiled "ATen 0, copies 0, collectives 0, outside kernels 13.1 ms"
+    before, against eager's copies 328 µs and collectives 462 µs; DDP's gradient hooks, its reducer's
+    copies and all-reduce, are now copies and collectives in both (a later run: compiled copies 377 µs,
+    eager 345 µs; collectives, which include waiting for the other rank, 4.35 ms and 2.37 ms).  ``total_us`` there is the
+    regions' host time plus those ops'; the regions' time outside C++ kernels and extern calls is the
+    output code's own Python (buffer allocations through Inductor's ``empty_strided_cpu``, which
+    bypasses the dispatcher and shows as no ATen op, views, the calls between launches), no part.
+    Measured with one thread: 9 us of a 101 us region on a 256x64 matmul + GELU + layer norm cell
+    (16-17 % of its total over two runs), 9-10 % on a 256x256 matmul + relu + sum.
     """
     calls = max(1, result.calls)
     parts = {LIBRARY: 0.0, GENERATED: 0.0, ATEN: 0.0, COPY: 0.0, COLLECTIVE: 0.0}

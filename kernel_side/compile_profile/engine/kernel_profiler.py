@@ -9,7 +9,9 @@ variant's ``kernel_profile``.  It is the only part of the pass that writes into 
 It does not match events to kernels (``kernel_attribution`` does), does not classify kernel time
 (``kernel_breakdown`` does) and does not compute roofline figures (``roofline`` does, from the same
 ``VariantKernelTimes``).  The eager variant goes through the same ``record_trace`` and ``calls_for``
-in ``eager_profile``.
+in ``eager_profile``.  Each profiled call of a compiled variant runs inside a
+``kernel_attribution.CALL_RANGE`` range, as eager's inside its own: on CPU the attribution counts the
+host ops a call ran outside its compiled graphs within it, and not the reset before each call.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any, Callable, Iterator
 from ..profile_run import KernelProfile, ProfileRun, UnmatchedKernel
 from . import chrome_trace, distributed
 from .chrome_trace import ChromeTrace
-from .kernel_attribution import VariantKernelTimes, attribute, python_event_needed
+from .kernel_attribution import CALL_RANGE, VariantKernelTimes, attribute, python_event_needed
 from .kernel_breakdown import compiled_breakdown
 
 # Profiled time per variant: few calls for slow cells, more for fast ones.  Attribution needs few;
@@ -207,9 +209,16 @@ def measure_variant(
     run: ProfileRun, name: str, call: Callable[[], Any], before_each: Callable[[], None]
 ) -> VariantKernelTimes:
     """Profile one compiled variant once more and fill its kernels' times and ``kernel_profile``."""
+    from torch.autograd.profiler import record_function
+
     variant = run.variant(name)
     calls = calls_for(variant.timing.median_ms if variant.timing else None)
-    trace = record_trace(call, before_each, calls=calls, device_type=run.device.type)
+
+    def marked_call() -> Any:  # on CPU the ops it runs outside compiled graphs are counted within this range
+        with record_function(CALL_RANGE):
+            return call()
+
+    trace = record_trace(marked_call, before_each, calls=calls, device_type=run.device.type)
     kernels = [k for k in run.kernels if k.variant == name]
     result = attribute(trace, kernels, variant=name, calls=calls, device_type=run.device.type)
     if (run.device.type == "cuda" and variant.mode in CUDA_GRAPH_MODES and result.total_us > 0
