@@ -325,7 +325,12 @@ class _Session(Compiling, Measuring):
         self.calls.reset("eager")  # the namespace as the cell found it, without what the run published
         self.calls.optimizers = OptimizerViews(optimizers_in([*used.values(), *t.inputs]))
         self.ddp_bucket_caps = distributed.ddp_bucket_caps([*used.values(), *t.inputs])
-        self.mutable = correctness_mod.MutableState(t.namespace) if t.namespace else None
+        # what the runs may change in place (an optimizer step): a cell's namespace; a function's globals,
+        # closure variables and arguments, so that a training step passed to profile() is judged from
+        # the same weights in both variants (without it, every such step read "mismatch")
+        state = t.namespace or {**{name: value for name, value in used.items() if name not in self.first_outputs},
+                                **{f"argument {i}": value for i, value in enumerate(t.inputs)}}
+        self.mutable = correctness_mod.MutableState(state) if state else None
         self.run_obj.variants.append(Variant(name="eager", first_call_s=first_s))
 
     def _all_ranks_ran_eager(self) -> bool:
