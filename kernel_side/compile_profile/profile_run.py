@@ -77,7 +77,8 @@ class Variant:
 
 @dataclass
 class UnmatchedKernel:
-    """A device kernel the profiling pass saw but could not tie to a generated kernel or extern call."""
+    """A device kernel the profiling pass saw but could not tie to a generated kernel or extern call (on
+    CPU: a host op a compiled variant's calls ran outside its compiled graphs)."""
 
     name: str
     time_ms: float
@@ -93,10 +94,14 @@ class CallBreakdown:
     cuDNN, flash attention; a compiled variant's extern calls); ``generated_ms``: kernels Inductor
     generated (Triton, C++), 0 for eager; ``aten_ms``: other ATen kernels (eager's elementwise ops and
     reductions; in a compiled variant, ATen ops that ran outside its graphs); ``copy_ms``: memcpy,
-    memset and copy ops.  The time outside kernels is not stored: the digest derives it from the
-    timed median, the figure both variants are timed by.  The parts add up to ``KernelProfile.total_ms``
-    except for a compiled variant on CPU, whose ``total_ms`` also counts the output code's own Python
-    around its kernels, which is no kernel and so counts as outside them.
+    memset and copy ops; ``collective_ms``: communication between ranks.  On CPU a compiled variant's
+    parts also hold the host ops its calls ran outside its compiled graphs (around graph breaks, in
+    autograd hooks such as DDP's gradient copies and all-reduce, an eager optimizer step), each by
+    eager's rule, so the same op is the same kind of time in both variants.  The time outside kernels
+    is not stored: the digest derives it from the timed median, the figure both variants are timed by.
+    The parts add up to ``KernelProfile.total_ms`` except for a compiled variant on CPU, whose
+    ``total_ms`` also counts the output code's own Python around its kernels, which is no kernel and
+    so counts as outside them.
     """
 
     library_ms: float = 0.0
@@ -134,7 +139,7 @@ class KernelProfile:
     total_ms: float
     attributed_ms: float
     method: Literal["cupti", "host"] = "cupti"
-    outside_graphs_ms: float | None = None  # device time of code Dynamo did not compile (around graph breaks)
+    outside_graphs_ms: float | None = None  # time of code Dynamo did not compile (device; CPU: host ops' time)
     in_cuda_graphs_ms: float = 0.0
     unmatched: list[UnmatchedKernel] = field(default_factory=list)  # largest first, bounded
     note: str = ""
