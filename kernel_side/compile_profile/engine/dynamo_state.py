@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from torch._C._dynamo.eval_frame import _debug_get_cache_entry_list, reset_code
-from torch._dynamo import convert_frame
+from torch._dynamo import convert_frame, utils
 
 from .backend import RecordingBackend
 from .torch_features import cache_entry_backend
@@ -75,7 +75,22 @@ class DynamoCodeTracker:
                     still_used.update(entry.code.co_names)
         for name in [n for n in self.namespace if n not in self.names_before]:
             if name.startswith(_INSTALLED_GLOBAL_PREFIXES) and name not in still_used:
-                del self.namespace[name]
+                _drop_installed_global(self.namespace, name)
+
+
+def _drop_installed_global(namespace: dict[str, Any], name: str) -> None:
+    """Run Dynamo's own cleanup hook for the global (it deletes the name and keeps Dynamo's count), so
+    that the hook does not fire again when its code object dies: a plain ``del`` left it to raise
+    ``KeyError`` at interpreter exit ("Exception ignored in ... ExactWeakKeyDictionary"), printed once
+    per global by every script that profiled a function."""
+    hooks_by_code = getattr(getattr(utils.CleanupManager, "instance", None), "values", {})
+    for hooks in list(hooks_by_code.values()):
+        for hook in list(hooks):
+            if getattr(hook, "scope", None) is namespace and getattr(hook, "name", None) == name:
+                hooks.remove(hook)
+                hook()
+                return
+    namespace.pop(name, None)
 
 
 def _seen_codes() -> list[Any]:
