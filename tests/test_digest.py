@@ -114,7 +114,14 @@ def test_the_panel_and_card_get_the_interval_as_the_text_view_words_it(runs):
 def test_speedup_phrase_never_puts_a_factor_below_one_before_slower(value):
     phrase = speedup_phrase(Speedup(value=value, low=value, high=value, variant="v"))
     factor = float(phrase.split("×")[0])
-    assert factor >= 1 and phrase.endswith("faster" if value >= 1 else "slower")
+    assert factor >= 1 and phrase.removesuffix(" (within noise)").endswith("faster" if value >= 1 else "slower")
+
+
+def test_a_speedup_whose_interval_includes_one_is_worded_within_noise_in_the_headline():
+    # a user read "1.30× slower" in the headline and "no measurable difference" on the next line
+    assert speedup_phrase(Speedup(value=0.77, low=0.44, high=1.37, variant="v")) == "1.30× slower (within noise)"
+    assert speedup_phrase(Speedup(value=0.77, low=0.70, high=0.85, variant="v")) == "1.30× slower"
+    assert speedup_phrase(Speedup(value=1.2, low=float("nan"), high=float("nan"), variant="v")) == "1.20× faster"
 
 
 # -- time per cell line ---------------------------------------------------------------------------------
@@ -375,7 +382,7 @@ def test_payback_never_and_not_measurable_and_none():
 def test_summary_carries_breakdown_verdict_and_payback(runs):
     for run in runs:
         s = json.loads(json.dumps(summarize(run)))
-        assert s["digest"] == DIGEST_VERSION == 8
+        assert s["digest"] == DIGEST_VERSION == 9
         assert s["verdict"] == verdict(run) and s["payback"] == payback(run)
         assert s["breakdown"] == [r.as_dict() for r in breakdown(run)]
         assert set(s["breakdown"][0]) >= {"variant", "method", "median_ms", "library_ms", "generated_ms", "aten_ms",

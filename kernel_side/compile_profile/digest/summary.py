@@ -23,7 +23,7 @@ from .measured import cudagraph_warnings, measured
 from .payback import payback
 
 # Bumped whenever a field is added to, or a wording changes in, ``summarize``'s dict.
-DIGEST_VERSION = 8
+DIGEST_VERSION = 9
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 
@@ -56,10 +56,14 @@ def _variant_row(v: Variant) -> dict[str, Any]:
 
 
 def speedup_phrase(s: Speedup) -> str:
-    """``1.25× faster`` or ``1.80× slower``: a slowdown is worded by its factor above 1, never "0.56× slower"."""
+    """``1.25× faster`` or ``1.80× slower``: a slowdown is worded by its factor above 1, never "0.56× slower";
+    ``1.30× slower (within noise)`` when the interval includes 1×, so the headline never states a
+    difference the next line calls unmeasurable."""
     if s.value >= 1:
-        return f"{format_speedup(s.value)} faster"
-    return f"{format_speedup(1 / s.value)} slower" if s.value > 0 else "slower"
+        phrase = f"{format_speedup(s.value)} faster"
+    else:
+        phrase = f"{format_speedup(1 / s.value)} slower" if s.value > 0 else "slower"
+    return f"{phrase} (within noise)" if s.includes_one else phrase
 
 
 def headline(run: ProfileRun) -> str:
