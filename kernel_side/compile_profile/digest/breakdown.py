@@ -123,6 +123,11 @@ def reduce_overhead_advice(run: ProfileRun, best: Variant) -> str:
     return f"; {REDUCE_OVERHEAD}"
 
 
+def _waits_for_ranks(run: ProfileRun) -> bool:
+    """A rank of a job of several: its time outside kernels includes waiting in collectives for slower ranks."""
+    return run.distributed is not None and run.distributed.world_size > 1
+
+
 def verdict(run: ProfileRun) -> str | None:
     """Why the speedup's variant is faster or slower than eager, in one sentence with numbers.
 
@@ -141,8 +146,11 @@ def verdict(run: ProfileRun) -> str | None:
     host = c.method == "host"
     kernels = f"its kernels take {format_ms(c.kernels_ms)}" + (" of host time" if host else "")
     kernels += f" (eager {format_ms(e.kernels_ms)})"
+    # A rank's wait for a slower rank (one that recompiled, say) shows as time outside its own kernels
+    waiting = (f"; {'Python, guards, dispatch' if host else 'Python, guards, launches'} and waiting for other ranks"
+               if _waits_for_ranks(run) else "")
     outside = (f"each call spends {format_ms(c.outside_ms)}" + (" of host time" if host else "")
-               + f" outside them (eager {format_ms(e.outside_ms)})")
+               + f" outside them (eager {format_ms(e.outside_ms)}{waiting})")
     overhead_bound = c.median_ms > 0 and c.kernels_ms < OVERHEAD_BOUND * c.median_ms
     kernel_change = c.kernels_ms - e.kernels_ms  # > 0: compiled's kernels take longer
     outside_change = c.outside_ms - e.outside_ms
@@ -160,7 +168,7 @@ def verdict(run: ProfileRun) -> str | None:
                     (f"copies {format_ms(c.copy_ms)} (eager {format_ms(e.copy_ms)})", c.copy_ms - e.copy_ms)),
                    key=lambda t: t[1])[0]
         return (f"{who} is slower: {kernels}, {grew}; outside kernels {format_ms(c.outside_ms)} "
-                f"(eager {format_ms(e.outside_ms)})")
+                f"(eager {format_ms(e.outside_ms)}{waiting})")
     advice = reduce_overhead_advice(run, best) if overhead_bound else ""
     if -outside_change > -kernel_change:  # the saving is mostly outside the kernels (CUDA graphs, fewer launches)
         return f"{who} is faster: {outside}; {kernels}{advice}"
@@ -174,4 +182,4 @@ def verdict(run: ProfileRun) -> str | None:
     elif c.generated_ms > 0 and e.aten_ms > 0:
         replaced = f", generated kernels ({format_ms(c.generated_ms)}) replacing {format_ms(e.aten_ms)} of eager ATen kernels"
     return (f"{who} is faster: {kernels}{replaced}; outside kernels {format_ms(c.outside_ms)} "
-            f"(eager {format_ms(e.outside_ms)}){advice}")
+            f"(eager {format_ms(e.outside_ms)}{waiting}){advice}")
