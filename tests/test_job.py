@@ -19,8 +19,9 @@ from render_fixtures import HOSTILE, ParsedHTML, cpu_run, failed_run
 import compile_profile
 from compile_profile.cli import main as cli_main
 from compile_profile.digest import breakdown, summarize
-from compile_profile.digest.breakdown import COLUMNS, columns
+from compile_profile.digest.breakdown import COLUMNS, columns, verdict
 from compile_profile.digest.distributed import ddp_split_text, distributed_text
+from compile_profile.digest.format import format_ms
 from compile_profile.digest.job import job_digest, value_range
 from compile_profile.render.html import render_html
 from compile_profile.render.job_report import job_html, render_job_report_html
@@ -30,7 +31,8 @@ from compile_profile.store import SCHEMA_VERSION, RunNotFound, RunStore
 
 ROW_KEYS = {"rank", "run_id", "host", "status", "speedup", "speedup_text", "interval_text", "compile_s", "compile_text",
             "graphs", "ddp_buckets", "breaks", "recompiles", "cache_hits", "cache_misses", "peak_memory_bytes",
-            "peak_memory_text", "collective_share", "collective_text", "cell_runs", "divergent", "reasons"}
+            "peak_memory_text", "collective_share", "collective_text", "cell_runs", "divergent", "reasons",
+            "eager_text", "compiled_text", "correctness_text", "error_text", "notes"}
 
 
 def divergences(runs) -> list[tuple[int, str, str]]:
@@ -44,7 +46,7 @@ def test_a_job_digest_has_the_agreed_keys_and_survives_json():
     digest = job_digest(job_runs(2))
     assert json.loads(json.dumps(digest)) == digest
     assert set(digest) == {"job_id", "world_size", "backend", "torchrun_id", "ranks", "missing_ranks", "headline",
-                           "compile_spread", "rows", "divergences"}
+                           "compile_spread", "rows", "divergences", "peak_memory_note", "ddp_note"}
     assert set(digest["compile_spread"]) == {"min_s", "median_s", "max_s", "text"}
     assert all(set(row) == ROW_KEYS for row in digest["rows"])
     assert (digest["job_id"], digest["world_size"], digest["backend"], digest["torchrun_id"]) == (JOB_ID, 2, "gloo",
@@ -96,10 +98,122 @@ def test_the_collective_share_is_of_the_speedups_variants_kernel_time():
 
 
 def test_cache_and_peak_memory_per_rank():
-    (row,) = job_digest([rank_run(0, 1)])["rows"]
+    digest = job_digest([rank_run(0, 1)])
+    (row,) = digest["rows"]
     assert (row["cache_hits"], row["cache_misses"]) == (1, 0)
     assert row["peak_memory_bytes"] is None
-    assert row["peak_memory_text"] == "not measured on CPU (peak memory is read from the CUDA allocator)"
+    # A short cell; why is said once, under the table, in the run digest's words
+    assert row["peak_memory_text"] == "not measured (CPU)"
+    assert digest["peak_memory_note"] == ("peak memory: not measured on CPU (peak memory is read from the CUDA "
+                                          "allocator)")
+    runs = job_runs(2)
+    runs[1].memory_note = "peak memory is measured on CUDA devices only; this run was on CPU"
+    assert job_digest(runs)["peak_memory_note"] == (
+        "peak memory: rank 0: not measured on CPU (peak memory is read from the CUDA allocator); rank 1: peak memory "
+        "is measured on CUDA devices only; this run was on CPU")
+    for run in runs:
+        run.variants[1].peak_memory_bytes = 3 * 1024**2
+    digest = job_digest(runs)
+    assert [r["peak_memory_text"] for r in digest["rows"]] == ["3.0 MiB"] * 2 and digest["peak_memory_note"] == ""
+
+
+def test_each_ranks_eager_and_compiled_medians_are_the_run_digests_variant_rows():
+    runs = job_runs(2)
+    runs[1].variants[1].timing.median_ms = 20.0
+    digest = job_digest(runs)
+    assert [(r["eager_text"], r["compiled_text"]) for r in digest["rows"]] == [("9.43 ms", "10.3 ms"),
+                                                                                ("9.43 ms", "20 ms")]
+    for run, row in zip(runs, digest["rows"]):
+        eager, compiled = summarize(run)["variants"]
+        assert row["eager_text"] == format_ms(eager["median_ms"]) and row["compiled_text"] == format_ms(
+            compiled["median_ms"])
+
+
+def test_each_ranks_correctness_is_the_run_digests_sentence_and_another_verdict_diverges():
+    runs = job_runs(3)
+    digest = job_digest(runs)
+    for run, row in zip(runs, digest["rows"]):
+        assert row["correctness_text"] == summarize(run)["correctness"]["text"]
+    assert digest["rows"][0]["correctness_text"] == ("compiled results differ from eager in y (max abs diff 0.031); "
+                                                     "judged by dtype tolerance only")
+    assert digest["divergences"] == []  # every rank differs the same way: no rank diverges
+    runs[0].correctness.ok, runs[1].correctness.ok = True, True
+    assert divergences(runs) == [(2, "correctness", "compiled results differ from eager where the others' match "
+                                                    "eager (max abs diff 0.031)")]
+    two = job_runs(2)
+    two[0].correctness.ok = True  # no majority: the rank whose results differ diverges
+    assert divergences(two) == [(1, "correctness", "compiled results differ from eager where the others' match "
+                                                   "eager (max abs diff 0.031)")]
+    two[1].correctness = None  # a rank that did not check is not compared
+    assert divergences(two) == [] and job_digest(two)["rows"][1]["correctness_text"] == "not checked"
+
+
+def test_a_rank_whose_first_graph_took_other_input_shapes_diverges():
+    runs = job_runs(3)
+    for run in runs:
+        run.graphs[0].input_shapes = [[512, 128], [512], [32, 128]]
+    runs[2].graphs[0].input_shapes = [[512, 128], [512], [64, 128]]
+    assert divergences(runs) == [(2, "inputs", "inputs [64, 128] where the others have [32, 128]")]
+    assert job_digest(runs)["headline"].endswith("rank 2 diverges: inputs [64, 128] where the others have [32, 128]")
+    runs[2].graphs[0].input_shapes = [[512, 128], [512]]
+    assert divergences(runs) == [(2, "inputs", "2 graph inputs where the others have 3")]
+    runs[2].graphs[0].input_shapes = []  # a run that recorded no shapes is not compared
+    assert divergences(runs) == []
+
+
+def test_every_rank_failing_the_same_way_says_so_with_the_error():
+    runs = [rank_run(r, base=failed_run()) for r in range(2)]
+    digest = job_digest(runs)
+    assert digest["headline"] == ("2 ranks (gloo): every rank failed at compile: LoweringException: "
+                                  "NotImplementedError: aten.weird…")
+    assert [r["error_text"] for r in digest["rows"]] == ["compile: LoweringException: NotImplementedError: "
+                                                         "aten.weird…"] * 2
+    assert [r["compiled_text"] for r in digest["rows"]] == ["failed"] * 2
+    assert digest["compile_spread"]["text"] == "no compiled variant finished"
+    assert digest["divergences"] == []
+    runs[1].errors[0].stage, runs[1].errors[0].message = "compiled run", "AssertionError: First bucket should be"
+    assert job_digest(runs)["headline"] == (
+        "2 ranks (gloo): every rank failed: rank 0 at compile: LoweringException: NotImplementedError: aten.weird…; "
+        "rank 1 in the compiled run: AssertionError: First bucket should be")
+    assert job_digest(job_runs(2))["rows"][0]["error_text"] == ""
+
+
+def test_a_rank_waiting_for_a_diverging_rank_says_so_in_a_note():
+    runs = job_runs(2)
+    add_recompile(runs[1])
+    for run in runs:  # both calls mostly outside their kernels: rank 0 waits in the all-reduce for rank 1
+        run.variants[1].timing.median_ms = 200.0
+    digest = job_digest(runs)
+    assert [r["notes"] for r in digest["rows"]] == [
+        ["its compiled call (200 ms, of which kernels 8.5 ms) includes waiting for rank 1, which diverges in "
+         "recompiles"], []]
+    assert [d["rank"] for d in digest["divergences"]] == [1]  # a note, not a divergence
+    runs[0].variants[1].timing.median_ms = 10.0  # its kernels are most of its call: no wait to speak of
+    assert [r["notes"] for r in job_digest(runs)["rows"]] == [[], []]
+
+
+def test_a_ranks_verdict_counts_the_wait_for_other_ranks_outside_its_kernels():
+    runs = job_runs(2)
+    assert verdict(runs[0]) == (
+        "compiled is about as fast as eager (the speedup's interval includes 1×): its kernels take 8.5 ms of host "
+        "time (eager 8.25 ms) and each call spends 1.82 ms of host time outside them (eager 1.18 ms; Python, guards, "
+        "dispatch and waiting for other ranks)")
+    assert verdict(rank_run(0, 1)).endswith("outside them (eager 1.18 ms)")  # a job of one rank waits for none
+    assert verdict(cpu_run()).endswith("outside them (eager 1.18 ms)")
+
+
+def test_ddp_buckets_order_is_said_once_where_they_are_shown():
+    runs = job_runs(2)
+    assert job_digest(runs)["ddp_note"] == ""
+    for run in runs:
+        add_ddp_split(run, 2)
+    digest = job_digest(runs)
+    assert digest["ddp_note"] == (
+        "DDP buckets: DDPOptimizer's pieces, numbered in forward order (piece 0 holds the first layers); DDP "
+        "all-reduces its buckets the other way round, the last layers' first, as the backward produces their "
+        "gradients")
+    text, page = render_job_text(digest), render_job_report_html(digest)
+    assert text.count("numbered in forward order") == 1 and page.count("numbered in forward order") == 1
 
 
 # -- divergence rules -------------------------------------------------------------------------
@@ -301,10 +415,12 @@ def test_the_text_view_shows_the_digests_words(divergent_job):
     assert lines[:3] == [f"job {JOB_ID}, torchrun tr-42", digest["headline"], digest["compile_spread"]["text"]]
     for row in digest["rows"]:
         line = next(line for line in lines if line.startswith(f"{row['rank']}  "))
-        for word in (row["run_id"], row["speedup_text"], row["interval_text"], row["compile_text"],
-                     row["collective_text"]):
+        for word in (row["run_id"], row["eager_text"], row["compiled_text"], row["speedup_text"],
+                     row["interval_text"], row["compile_text"], row["collective_text"]):
             assert word in line
         assert line.rstrip().endswith("DIVERGES") == row["divergent"]
+        assert f"rank {row['rank']} correctness: {row['correctness_text']}" in lines
+    assert digest["peak_memory_note"] in lines
     for d in digest["divergences"]:
         assert f"  rank {d['rank']}: {d['text']}" in lines
 
@@ -319,7 +435,9 @@ def test_the_html_report_highlights_divergent_ranks_with_their_reasons(divergent
     assert divergent_rows == sum(row["divergent"] for row in digest["rows"]) == 2
     for row in digest["rows"]:
         (cells,) = [r for r in parsed.rows if r and r[0] == str(row["rank"])]
-        assert cells[1] == row["run_id"] and cells[4] == row["speedup_text"] and cells[6] == row["compile_text"]
+        assert cells[1] == row["run_id"] and cells[6] == row["speedup_text"] and cells[8] == row["compile_text"]
+        assert (cells[4], cells[5]) == (row["eager_text"], row["compiled_text"])
+        assert row["correctness_text"] in cells
         for reason in row["reasons"]:
             assert reason in cells[-1]
     for d in digest["divergences"]:

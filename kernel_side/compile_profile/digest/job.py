@@ -19,13 +19,26 @@ it, the rank whose decisions the others follow.  The rules, each with its senten
 * ``compile_time``: compiled for more than ``SLOW_COMPILE_FACTOR`` times the others' median and more than
   ``SLOW_COMPILE_S`` longer;
 * ``calls``: made another number of calls of the step in some stage: the ranks fell out of lock-step;
+* ``inputs``: its first Dynamo graph took inputs of other shapes (``Graph.input_shapes``; another batch
+  size on one rank: imbalanced ranks), naming only the inputs that differ;
 * ``status``: failed or was interrupted where the others finished (such a rank's other figures are
   partial and not compared); a rank whose first call failed is the one that diverges, not the ranks
   that stopped with it (their only error is ``OTHER_RANK_FAILED``);
+* ``correctness``: its compiled results match eager where the others' differ, or the other way round, or
+  were not compared (the verdict, ``Correctness.ok``; without a majority the rank whose results differ
+  diverges); each row's ``correctness_text`` is the run digest's sentence;
 * ``ddp_buckets``: DDPOptimizer cut its graphs into another number of pieces;
 * ``missing``: a rank of the world size has no run.
 
 A job of one run has nothing to compare and no divergences.
+
+Beside the divergences, each row has the rank's eager and compiled medians (``eager_text``,
+``compiled_text``, from the run digest's variant rows), its first error (``error_text``) and ``notes``:
+a rank whose compiled call is mostly outside its kernels while another rank diverges in Dynamo graphs,
+recompiles or compile time is waiting for that rank in its collectives, and its row says so (the rank
+itself did nothing different, so it is a note, not a divergence).  A job whose every rank failed says so
+in its headline, with the error.  ``peak_memory_note`` says once why a rank's peak memory was not
+measured, and ``ddp_note`` in which order DDP all-reduces the pieces the DDP buckets column counts.
 """
 
 from __future__ import annotations
@@ -36,18 +49,25 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 from ..profile_run import OTHER_RANK_FAILED, ProfileRun, Variant
-from .breakdown import breakdown_row
+from .breakdown import OVERHEAD_BOUND, breakdown_row
 from .distributed import ddp_bucket_count
 from .facts import BreakGroup, break_groups, break_summary, peak_memory_text
-from .format import format_ms, format_s, format_share, format_speedup, one_line
+from .format import format_diff, format_ms, format_s, format_share, format_speedup, one_line
 from .guards import recompile_text
 from .summary import summarize
 
 SLOW_COMPILE_FACTOR = 1.5
 SLOW_COMPILE_S = 1.0
 HEADLINE_RANKS = 3  # divergent ranks the headline names; the rest are counted
-DIVERGENCE_KINDS = ("missing", "status", "calls", "graphs", "breaks", "recompiles", "compile_time", "ddp_buckets")
+DIVERGENCE_KINDS = ("missing", "status", "calls", "inputs", "graphs", "breaks", "recompiles", "compile_time",
+                    "correctness", "ddp_buckets")
 MISSING_TEXT = "no run (it did not finish profiling, or its run was not saved or imported)"
+# Divergences that make a rank slower, so the ranks waiting for it in collectives are slow too (``notes``)
+SLOWING_KINDS = {"graphs": "Dynamo graphs", "recompiles": "recompiles", "compile_time": "compile time"}
+NOT_FINISHED_TEXT = "no compiled variant finished"
+DDP_NOTE = ("DDP buckets: DDPOptimizer's pieces, numbered in forward order (piece 0 holds the first "
+            "layers); DDP all-reduces its buckets the other way round, the last layers' first, as the backward "
+            "produces their gradients")
 
 
 def _plural(n: int, word: str) -> str:
@@ -92,6 +112,33 @@ def _collective_share(variant: Variant | None) -> tuple[float | None, str]:
     return share, f"{format_share(share)} of kernel time ({format_ms(row.collective_ms)})"
 
 
+def _median_text(summary: dict[str, Any], name: str | None) -> str:
+    """A variant's timed median as the run digest has it, ``failed`` when it failed, ``—`` when not timed."""
+    row = next((v for v in summary["variants"] if v["name"] == name), None)
+    if row is None:
+        return "—"
+    if row["median_ms"] is not None:
+        return format_ms(row["median_ms"])
+    return "failed" if row["error"] else "—"
+
+
+def _error_text(run: ProfileRun) -> str:
+    """The run's first error: ``compiled run: AssertionError: First bucket …``, or ``""``."""
+    e = run.errors[0] if run.errors else None
+    return f"{e.stage}: {one_line(e.message)}" if e is not None else ""
+
+
+def _peak_cell(run: ProfileRun, best: Variant | None) -> str:
+    """A short cell: the peak, or ``not measured (CPU)``; why it was not measured is said once, under the table."""
+    if best is None:
+        return "—"
+    if best.peak_memory_bytes is not None:
+        return peak_memory_text(run, best)
+    if best.error:
+        return "—"
+    return "not measured (CPU)" if run.device.type == "cpu" else "not measured"
+
+
 def _row(run: ProfileRun, summary: dict[str, Any]) -> dict[str, Any]:
     """A rank's figures: the run digest's own (``summarize``) where it has them."""
     best = _speedup_variant(run)
@@ -99,6 +146,7 @@ def _row(run: ProfileRun, summary: dict[str, Any]) -> dict[str, Any]:
     share, share_text = _collective_share(best)
     peak = best.peak_memory_bytes if best is not None else None
     d = run.distributed
+    correctness = summary["correctness"]
     return {
         "rank": _rank_of(run),
         "run_id": run.id,
@@ -116,12 +164,17 @@ def _row(run: ProfileRun, summary: dict[str, Any]) -> dict[str, Any]:
         "cache_hits": run.cache.fx_graph_hits + run.cache.aot_autograd_hits,
         "cache_misses": run.cache.fx_graph_misses + run.cache.aot_autograd_misses,
         "peak_memory_bytes": peak,
-        "peak_memory_text": peak_memory_text(run, best) if best is not None else "—",
+        "peak_memory_text": _peak_cell(run, best),
         "collective_share": share,
         "collective_text": share_text,
         "cell_runs": run.cell_runs,
+        "eager_text": _median_text(summary, run.eager.name if run.eager is not None else None),
+        "compiled_text": _median_text(summary, best.name if best is not None else None),
+        "correctness_text": correctness["text"] if correctness else "not checked",
+        "error_text": _error_text(run),
         "divergent": False,
         "reasons": [],
+        "notes": [],
     }
 
 
@@ -160,6 +213,28 @@ def _break_text(mine: list[BreakGroup], theirs: list[BreakGroup], who: str) -> s
     extra = [f"extra {break_summary(g)}" for g in mine if _break_key(g) not in keys]
     missing = [f"missing {break_summary(g)}" for g in theirs if _break_key(g) not in my_keys]
     return f"graph breaks differ from {who}': " + "; ".join(extra + missing)
+
+
+def _input_shapes(run: ProfileRun) -> tuple[tuple[int, ...], ...]:
+    """The input shapes of the run's first Dynamo graph (empty for a run that recorded none)."""
+    graph = next((g for g in run.graphs if g.kind == "dynamo"), None)
+    return tuple(tuple(s) for s in graph.input_shapes) if graph is not None else ()
+
+
+def _shape(shape: tuple[int, ...]) -> str:
+    return f"[{', '.join(map(str, shape))}]"
+
+
+def _inputs_text(mine: tuple, theirs: tuple, who: str) -> str:
+    """``inputs [64, 128] where the others have [32, 128]``: only the inputs whose shapes differ."""
+    if len(mine) != len(theirs):
+        return f"{_plural(len(mine), 'graph input')} where {who} have {len(theirs)}"
+    at = [i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b]
+    return (f"inputs {', '.join(_shape(mine[i]) for i in at)} where {who} have "
+            f"{', '.join(_shape(theirs[i]) for i in at)}")
+
+
+_VERDICT = {True: "match eager", False: "differ from eager", None: "were not compared"}
 
 
 def _divergences(runs: dict[int, ProfileRun], summaries: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
@@ -201,6 +276,13 @@ def _divergences(runs: dict[int, ProfileRun], summaries: dict[int, dict[str, Any
             add(r, "calls", f"broke the lock-step: {_plural(own.get(stage, 0), 'call')} of the step in stage "
                             f"{stage!r} where {_who(calls, r, expected_calls)} made {theirs.get(stage, 0)}")
 
+    shapes = {r: s for r, run in compared.items() if (s := _input_shapes(run))}
+    if len(shapes) > 1:
+        expected_shapes = _expected(shapes)
+        for r, mine in shapes.items():
+            if mine != expected_shapes:
+                add(r, "inputs", _inputs_text(mine, expected_shapes, _who(shapes, r, expected_shapes)))
+
     graphs = {r: summaries[r]["graph_count"] for r in compared}
     expected_graphs = _expected(graphs, size=lambda n: n)
     for r, n in graphs.items():
@@ -239,6 +321,16 @@ def _divergences(runs: dict[int, ProfileRun], summaries: dict[int, dict[str, Any
                     else f"the others' median is {format_s(median)}")
             add(r, "compile_time", f"compile {format_s(seconds)} where {than}")
 
+    verdicts = {r: run.correctness.ok for r, run in compared.items() if run.correctness is not None}
+    if len(verdicts) > 1:
+        expected_verdict = _expected(verdicts, size=lambda ok: ok is not True)  # two ranks: the one that differs
+        for r, ok in verdicts.items():
+            if ok != expected_verdict:
+                diff = compared[r].correctness.max_abs_diff
+                at = f" (max abs diff {format_diff(diff)})" if ok is not None and diff is not None else ""
+                add(r, "correctness", f"compiled results {_VERDICT[ok]} where "
+                                      f"{_who(verdicts, r, expected_verdict)}' {_VERDICT[expected_verdict]}{at}")
+
     buckets = {r: ddp_bucket_count(run) for r, run in compared.items()}
     expected_buckets = _expected(buckets)
     for r, n in buckets.items():
@@ -261,9 +353,38 @@ def _unique_ranks(runs: list[ProfileRun]) -> dict[int, ProfileRun]:
     return dict(sorted(by_rank.items()))
 
 
-def _headline(n_ranks: int, world_size: int, backend: str, rows: list[dict[str, Any]],
+_STAGE = {"compile": "at compile", "compiled run": "in the compiled run", "eager": "in the eager run"}
+
+
+def _failed_at(run: ProfileRun) -> str:
+    """``in the compiled run: AssertionError: First bucket …``: where and how the run's first error stopped it."""
+    e = run.errors[0] if run.errors else None
+    return f"{_STAGE.get(e.stage, f'at {e.stage}')}: {one_line(e.message)}" if e is not None else ""
+
+
+def _every_rank_stopped(runs: dict[int, ProfileRun]) -> str:
+    """``every rank failed in the compiled run: AssertionError: …`` when no rank finished, else ``""``."""
+    statuses = {run.status for run in runs.values()}
+    if len(runs) < 2 or "ok" in statuses or len(statuses) != 1:
+        return ""
+    every = f"every rank {'was ' if 'interrupted' in statuses else ''}{statuses.pop()}"
+    errors = {_failed_at(run) for run in runs.values()}
+    if len(errors) == 1:
+        error = errors.pop()
+        return f"{every} {error}" if error else every
+    named = [f"rank {r} {at}" for r, run in runs.items() if (at := _failed_at(run))]
+    more = f"; {len(named) - HEADLINE_RANKS} more ranks" if len(named) > HEADLINE_RANKS else ""
+    return f"{every}: {'; '.join(named[:HEADLINE_RANKS])}{more}"
+
+
+def _headline(runs: dict[int, ProfileRun], world_size: int, backend: str, rows: list[dict[str, Any]],
               divergences: list[dict[str, Any]], missing: list[int]) -> str:
+    n_ranks = len(runs)
     ranks = f"{n_ranks} of {world_size} ranks" if missing else _plural(n_ranks, "rank")
+    stopped = _every_rank_stopped(runs)
+    if stopped and not any(d["what"] == "status" for d in divergences):
+        tail = [f"no run from rank{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))}"] if missing else []
+        return "; ".join([f"{ranks}{f' ({backend})' if backend else ''}: {stopped}", *tail])
     figures = []
     speedups = [row["speedup"] for row in rows if row["speedup"] is not None]
     figures.append(f"speedup {value_range(speedups, format_speedup)}" if speedups else "no speedup")
@@ -291,7 +412,11 @@ def _headline(n_ranks: int, world_size: int, backend: str, rows: list[dict[str, 
 def compile_spread(rows: list[dict[str, Any]]) -> dict[str, Any]:
     times = [row["compile_s"] for row in rows if row["compile_s"] is not None]
     if not times:
-        return {"min_s": None, "median_s": None, "max_s": None, "text": "no rank measured a compile time"}
+        # A failed variant's compile may have been measured, but no compiled variant gave a compile time to
+        # compare (the run digest's compile_s is the speedup's variant's)
+        failed = any(row["compiled_text"] == "failed" for row in rows)
+        text = NOT_FINISHED_TEXT if failed else "no rank measured a compile time"
+        return {"min_s": None, "median_s": None, "max_s": None, "text": text}
     median = statistics.median(times)
     spread = value_range(times, format_s)
     if len(times) == 1:
@@ -301,6 +426,50 @@ def compile_spread(rows: list[dict[str, Any]]) -> dict[str, Any]:
     else:
         text = f"compile {spread} across {len(times)} ranks (median {format_s(median)})"
     return {"min_s": min(times), "median_s": median, "max_s": max(times), "text": text}
+
+
+def _waiting_notes(runs: dict[int, ProfileRun], rows: list[dict[str, Any]],
+                   divergences: list[dict[str, Any]]) -> dict[int, list[str]]:
+    """A rank whose compiled call is mostly outside its kernels while another rank diverges in Dynamo graphs,
+    recompiles or compile time: its call includes waiting for that rank in the collectives."""
+    slow: dict[int, list[str]] = {}
+    for d in divergences:
+        if d["what"] in SLOWING_KINDS and SLOWING_KINDS[d["what"]] not in slow.get(d["rank"], []):
+            slow.setdefault(d["rank"], []).append(SLOWING_KINDS[d["what"]])
+    notes: dict[int, list[str]] = {}
+    if not slow:
+        return notes
+    for row in rows:
+        r = row["rank"]
+        if r in slow:
+            continue
+        best = _speedup_variant(runs[r])
+        c = breakdown_row(best) if best is not None else None
+        if c is None or c.median_ms <= 0 or c.kernels_ms >= OVERHEAD_BOUND * c.median_ms:
+            continue
+        for other, kinds in slow.items():
+            notes.setdefault(r, []).append(
+                f"its compiled call ({format_ms(c.median_ms)}, of which kernels {format_ms(c.kernels_ms)}) includes "
+                f"waiting for rank {other}, which diverges in {' and '.join(kinds)}")
+    return notes
+
+
+def peak_memory_note(runs: dict[int, ProfileRun], rows: list[dict[str, Any]]) -> str:
+    """Why the peak memory column reads ``not measured``, said once: the run digest's note (``memory_note``)."""
+    notes: dict[str, list[int]] = {}
+    for row in rows:
+        run = runs[row["rank"]]
+        best = _speedup_variant(run)
+        if best is not None and best.peak_memory_bytes is None and not best.error:
+            notes.setdefault(peak_memory_text(run, best), []).append(row["rank"])
+    if not notes:
+        return ""
+    if len(notes) == 1:
+        text = next(iter(notes))
+    else:
+        text = "; ".join(f"rank{'s' if len(r) > 1 else ''} {', '.join(map(str, r))}: {note}"
+                         for note, r in notes.items())
+    return text if text.startswith("peak memory") else f"peak memory: {text}"  # under the table, say which column
 
 
 def job_digest(runs: list[ProfileRun]) -> dict[str, Any]:
@@ -317,9 +486,11 @@ def job_digest(runs: list[ProfileRun]) -> dict[str, Any]:
     divergences = [{"rank": r, "what": "missing", "text": MISSING_TEXT} for r in missing]
     divergences += sorted(_divergences(by_rank, summaries),
                           key=lambda x: (x["rank"], DIVERGENCE_KINDS.index(x["what"])))
+    notes = _waiting_notes(by_rank, rows, divergences)
     for row in rows:
         row["reasons"] = [x["text"] for x in divergences if x["rank"] == row["rank"]]
         row["divergent"] = bool(row["reasons"])
+        row["notes"] = notes.get(row["rank"], [])
     backend = d.backend if d is not None else ""
     return {
         "job_id": d.job_id if d is not None else first.id,
@@ -328,8 +499,10 @@ def job_digest(runs: list[ProfileRun]) -> dict[str, Any]:
         "torchrun_id": d.torchrun_id if d is not None else "",
         "ranks": list(by_rank),
         "missing_ranks": missing,
-        "headline": _headline(len(by_rank), world_size, backend, rows, divergences, missing),
+        "headline": _headline(by_rank, world_size, backend, rows, divergences, missing),
         "compile_spread": compile_spread(rows),
         "rows": rows,
         "divergences": sorted(divergences, key=lambda x: (x["rank"], DIVERGENCE_KINDS.index(x["what"]))),
+        "peak_memory_note": peak_memory_note(by_rank, rows),
+        "ddp_note": DDP_NOTE if any(row["ddp_buckets"] for row in rows) else "",
     }

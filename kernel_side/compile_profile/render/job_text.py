@@ -1,7 +1,9 @@
 """Plain-text view of a distributed job: ``str(job)`` and ``compile-profile job ID``.
 
-The job's headline, the spread of its compile times, a row per rank, then each divergence as
-``rank 1: …``.  It lays out ``digest.job.job_digest``'s dict and words nothing itself.
+The job's headline, the spread of its compile times, a row per rank (with its eager and compiled medians),
+the notes on the table's columns (why peak memory was not measured, DDP's bucket order), each rank's
+correctness sentence, error and notes, then each divergence as ``rank 1: …``.  It lays out
+``digest.job.job_digest``'s dict and words nothing itself.
 """
 
 from __future__ import annotations
@@ -10,12 +12,13 @@ from typing import Any
 
 from .text import text_table
 
-HEADERS = ["RANK", "RUN", "HOST", "STATUS", "SPEEDUP", "INTERVAL", "COMPILE", "GRAPHS", "DDP BUCKETS", "BREAKS",
-           "RECOMPILES", "CACHE HIT/MISS", "PEAK MEMORY", "COLLECTIVES", "CELL RUNS", ""]
+HEADERS = ["RANK", "RUN", "HOST", "STATUS", "EAGER", "COMPILED", "SPEEDUP", "INTERVAL", "COMPILE", "GRAPHS",
+           "DDP BUCKETS", "BREAKS", "RECOMPILES", "CACHE HIT/MISS", "PEAK MEMORY", "COLLECTIVES", "CELL RUNS", ""]
 
 
 def _cells(row: dict[str, Any]) -> list[str]:
-    return [str(row["rank"]), row["run_id"], row["host"] or "—", row["status"], row["speedup_text"],
+    return [str(row["rank"]), row["run_id"], row["host"] or "—", row["status"], row.get("eager_text", "—"),
+            row.get("compiled_text", "—"), row["speedup_text"],
             row["interval_text"] or "—", row["compile_text"], str(row["graphs"]), str(row["ddp_buckets"]),
             str(row["breaks"]), str(row["recompiles"]), f"{row['cache_hits']}/{row['cache_misses']}",
             row["peak_memory_text"], row["collective_text"], str(row["cell_runs"]),
@@ -30,6 +33,13 @@ def render_job_text(digest: dict[str, Any]) -> str:
         digest["compile_spread"]["text"],
         text_table(HEADERS, [_cells(row) for row in digest["rows"]]),
     ]
+    lines += [note for note in (digest.get("peak_memory_note"), digest.get("ddp_note")) if note]
+    for row in digest["rows"]:
+        if row.get("correctness_text"):
+            lines.append(f"rank {row['rank']} correctness: {row['correctness_text']}")
+        if row.get("error_text"):
+            lines.append(f"rank {row['rank']} error: {row['error_text']}")
+        lines += [f"rank {row['rank']} note: {note}" for note in row.get("notes", [])]
     if digest["divergences"]:
         lines.append("divergences:")
         lines += [f"  rank {d['rank']}: {d['text']}" for d in digest["divergences"]]
