@@ -6,8 +6,8 @@ with two compiled variants and timed kernels on cell lines) whose Python views' 
 ``expected.json`` next to the store (headline, verdict, payback, the breakdown of a call, time per cell
 line with eager's, each Dynamo graph's kinds of guards, each recompile's failed guard, max-autotune's
 choices, the roofline sentences, the device peaks and memory ratio, the comparison), for consistency.spec.ts to find in the panel, and
-a distributed job of two ranks where rank 1 diverges (``job_runs``: an extra Dynamo graph, a compile 3× longer) with the job
-digest's words, for job.spec.ts.  ``--add ID``
+a distributed job of two ranks where rank 1 diverges (``job_runs``: an extra Dynamo graph, a compile 3× longer;
+rank 0's compiled call waits for it; both split into DDP buckets) with the job digest's words, for job.spec.ts.  ``--add ID``
 later puts one more run, as a kernel would, to test that the panel picks it up without a refresh.
 """
 
@@ -167,7 +167,10 @@ JOB_RUN_IDS = ("uijobrank000", "uijobrank001")
 
 def job_runs() -> list[ProfileRun]:
     """One profile call on both ranks of a gloo job, built from the CPU fixture run: rank 1 compiled one more
-    Dynamo graph and took three times as long to compile.  Older than every other seeded run, so they list last."""
+    Dynamo graph and took three times as long to compile, and both ranks' compiled calls take 25 ms, mostly
+    outside their kernels (rank 0 waits for rank 1 in the all-reduce); DDPOptimizer split each rank's graph into
+    two pieces.  Older than every other seeded run, so they list last."""
+    from job_fixtures import add_ddp_split
     runs = []
     for rank, run_id in enumerate(JOB_RUN_IDS):
         run = cpu_run()
@@ -177,6 +180,11 @@ def job_runs() -> list[ProfileRun]:
         run.cell_runs = 40  # the calls of the step each stage made, as calls_by_stage counts them
         run.distributed = DistributedRank(rank=rank, world_size=2, backend="gloo", job_id=JOB_ID, local_rank=rank,
                                           host="uinode0", calls_by_stage={"eager": 20, "inductor/default": 20})
+        compiled = run.compiled_variants[0]
+        compiled.timing.median_ms = 25.0
+        value = run.eager.timing.median_ms / compiled.timing.median_ms
+        run.speedup.value, run.speedup.low, run.speedup.high = value, value * 0.95, value * 1.05
+        add_ddp_split(run, 2)
         runs.append(run)
     diverging = runs[1]
     extra = Graph(id="g1", kind="dynamo", code=diverging.graphs[0].code, variant="inductor/default", lines=[5, 6])
@@ -201,9 +209,12 @@ def job_expected(runs: list[ProfileRun]) -> dict | None:
         "headline": job["headline"],
         "compile_spread": job["compile_spread"]["text"],
         "missing_ranks": job["missing_ranks"],
-        "rows": [{k: r[k] for k in ("rank", "run_id", "host", "speedup_text", "interval_text", "compile_text",
-                                    "graphs", "cell_runs", "divergent", "reasons")} for r in job["rows"]],
+        "rows": [{k: r.get(k) for k in ("rank", "run_id", "host", "speedup_text", "interval_text", "compile_text",
+                                        "graphs", "cell_runs", "divergent", "reasons", "eager_text", "compiled_text",
+                                        "correctness_text", "error_text", "notes")} for r in job["rows"]],
         "divergences": [d["text"] for d in job["divergences"]],
+        "peak_memory_note": job.get("peak_memory_note", ""),
+        "ddp_note": job.get("ddp_note", ""),
     }
 
 

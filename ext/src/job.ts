@@ -8,6 +8,32 @@
 
 import { ICompileSpread, IDistributedSummary, IJobDigest, IJobDivergence, IJobPage, IJobRow, IRunSummary } from './types';
 
+/** A rank's row with what the digest adds beside its figures; every field is text ("" when the digest sent none). */
+export interface IJobRank extends IJobRow {
+  /** this rank's eager and compiled medians ("9.43 ms", "failed", "—") */
+  eager_text: string;
+  compiled_text: string;
+  /** the run digest's correctness sentence */
+  correctness_text: string;
+  /** the run's first error, "stage: message" */
+  error_text: string;
+  /** what the rank's figures include but it did not cause (waiting for a diverging rank) */
+  notes: string[];
+}
+
+/** The job's digest with its rows' added fields and the notes under the table. */
+export interface IJob extends IJobDigest {
+  rows: IJobRank[];
+  /** why the peak memory column reads "not measured", said once */
+  peak_memory_note: string;
+  /** the order DDP all-reduces the pieces the DDP buckets column counts */
+  ddp_note: string;
+}
+
+export interface IJobTab extends IJobPage {
+  job: IJob;
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -55,7 +81,7 @@ export function distributedOf(run: Pick<IRunSummary, 'distributed'>): IDistribut
   return { rank: r, world_size: worldSize, job_id: d.job_id, backend: text(d.backend) };
 }
 
-function jobRow(r: Record<string, unknown>): IJobRow | null {
+function jobRow(r: Record<string, unknown>): IJobRank | null {
   const n = rank(r.rank);
   if (n === null || typeof r.run_id !== 'string') {
     return null;
@@ -81,8 +107,13 @@ function jobRow(r: Record<string, unknown>): IJobRow | null {
     collective_share: numberOrNull(r.collective_share),
     collective_text: text(r.collective_text),
     cell_runs: count(r.cell_runs),
+    eager_text: text(r.eager_text),
+    compiled_text: text(r.compiled_text),
+    correctness_text: text(r.correctness_text),
+    error_text: text(r.error_text),
     divergent: r.divergent === true,
-    reasons: texts(r.reasons)
+    reasons: texts(r.reasons),
+    notes: texts(r.notes)
   };
 }
 
@@ -102,7 +133,7 @@ function divergence(d: Record<string, unknown>): IJobDivergence | null {
 }
 
 /** The job's digest as the server sent it, malformed rows dropped; throws when it is not a job at all. */
-export function parseJobDigest(value: unknown): IJobDigest {
+export function parseJobDigest(value: unknown): IJob {
   if (!isRecord(value) || typeof value.job_id !== 'string' || !value.job_id || !Array.isArray(value.rows)) {
     throw new Error('the server sent no job digest');
   }
@@ -117,15 +148,17 @@ export function parseJobDigest(value: unknown): IJobDigest {
     compile_spread: compileSpread(value.compile_spread),
     rows: records(value.rows)
       .map(jobRow)
-      .filter((r): r is IJobRow => r !== null),
+      .filter((r): r is IJobRank => r !== null),
     divergences: records(value.divergences)
       .map(divergence)
-      .filter((d): d is IJobDivergence => d !== null)
+      .filter((d): d is IJobDivergence => d !== null),
+    peak_memory_note: text(value.peak_memory_note),
+    ddp_note: text(value.ddp_note)
   };
 }
 
 /** GET jobs/<id>'s answer: the digest and the runs' summaries (entries without an id dropped). */
-export function parseJobPage(value: unknown): IJobPage {
+export function parseJobPage(value: unknown): IJobTab {
   if (!isRecord(value)) {
     throw new Error('the server sent no job');
   }

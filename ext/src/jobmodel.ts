@@ -3,7 +3,7 @@
 import { ISignal, Signal } from '@lumino/signaling';
 
 import * as api from './api';
-import { IJobPage } from './types';
+import { IJobTab } from './job';
 
 export class JobModel {
   constructor(readonly jobId: string) {}
@@ -12,13 +12,14 @@ export class JobModel {
     return this._changed;
   }
 
-  page: IJobPage | null = null;
+  page: IJobTab | null = null;
   error: string | null = null;
 
   /** (Re)load the job; an error is shown in the tab (over the last job shown, if any). */
   async load(): Promise<void> {
     try {
-      this.page = await api.fetchJob(this.jobId);
+      // fetchJob reads the answer with parseJobPage, which keeps the rows' added fields and the notes
+      this.page = (await api.fetchJob(this.jobId)) as IJobTab;
       this.error = null;
     } catch (error) {
       this.error = `Cannot load job ${this.jobId}: ${(error as Error).message}`;

@@ -1,18 +1,20 @@
 /**
  * A distributed job laid out (issue 14): the digest's headline and compile-spread sentence, one row
  * per rank with the digest's words for each figure, the ranks that differ from the rest highlighted
- * with the digest's reasons under them, the ranks whose runs are missing, and the job's HTML report.
+ * with the digest's reasons under them, a rank's error and notes under its row, the notes on the columns
+ * (peak memory, DDP's bucket order) under the table, the ranks whose runs are missing, and the job's HTML report.
  * A rank's row opens that run's detail.  Every figure and sentence is the digest's (digest/job.py).
  */
 
 import * as React from 'react';
 
-import { divergencesBesideRows, missingRanks } from './job';
-import { IJobPage, IJobRow } from './types';
+import { divergencesBesideRows, IJobRank, IJobTab, missingRanks } from './job';
 
 /** The table's columns: heading, tooltip, what a row shows under it, and whether its words may wrap. */
-const COLUMNS: { head: string; title: string; cell: (r: IJobRow) => React.ReactNode; wrap?: boolean }[] = [
+const COLUMNS: { head: string; title: string; cell: (r: IJobRank) => React.ReactNode; wrap?: boolean | 'wide' }[] = [
   { head: 'host', title: 'the host this rank ran on', cell: r => r.host },
+  { head: 'eager', title: "eager's median call on this rank", cell: r => r.eager_text },
+  { head: 'compiled', title: "the compiled variant's median call on this rank", cell: r => r.compiled_text },
   {
     head: 'speedup',
     title: 'compiled over eager on this rank, with its interval',
@@ -31,11 +33,12 @@ const COLUMNS: { head: string; title: string; cell: (r: IJobRow) => React.ReactN
   { head: 'cache hits / misses', title: "the compile cache's hits and misses", cell: r => `${r.cache_hits} / ${r.cache_misses}` },
   { head: 'peak memory', title: "the compiled step's peak memory", cell: r => r.peak_memory_text, wrap: true },
   { head: 'collective share', title: "the share of a call's time in collectives", cell: r => r.collective_text, wrap: true },
+  { head: 'correctness', title: "this rank's correctness check", cell: r => r.correctness_text, wrap: 'wide' },
   { head: 'calls', title: 'calls of the step this rank made', cell: r => String(r.cell_runs) }
 ];
 
 export interface IJobViewProps {
-  page: IJobPage;
+  page: IJobTab;
   openRun: (runId: string) => void;
   reportUrl: string;
   onReload: () => void;
@@ -106,7 +109,7 @@ export function JobView({ page, openRun, reportUrl, onReload }: IJobViewProps): 
                   {row.status && row.status !== 'ok' ? <span className="cp-Note"> {row.status}</span> : null}
                 </th>
                 {COLUMNS.map(c => (
-                  <td key={c.head} className={c.wrap ? 'cp-mod-wrap' : undefined}>
+                  <td key={c.head} className={c.wrap ? `cp-mod-wrap${c.wrap === 'wide' ? ' cp-mod-wide' : ''}` : undefined}>
                     {c.cell(row)}
                   </td>
                 ))}
@@ -122,10 +125,33 @@ export function JobView({ page, openRun, reportUrl, onReload }: IJobViewProps): 
                   </td>
                 </tr>
               ) : null}
+              {row.error_text ? (
+                <tr className="cp-JobError" data-rank={row.rank}>
+                  <td colSpan={COLUMNS.length + 1}>error: {row.error_text}</td>
+                </tr>
+              ) : null}
+              {row.notes.length ? (
+                <tr className="cp-JobNotes" data-rank={row.rank}>
+                  <td colSpan={COLUMNS.length + 1}>
+                    <ul>
+                      {row.notes.map((note, i) => (
+                        <li key={i}>{note}</li>
+                      ))}
+                    </ul>
+                  </td>
+                </tr>
+              ) : null}
             </tbody>
           ))}
         </table>
       </div>
+      {[job.peak_memory_note, job.ddp_note]
+        .filter(note => note)
+        .map((note, i) => (
+          <p key={i} className="cp-Note cp-JobTableNote">
+            {note}
+          </p>
+        ))}
       {beside.length ? (
         <ul className="cp-JobDivergences">
           {beside.map((d, i) => (

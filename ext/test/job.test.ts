@@ -28,8 +28,13 @@ function row(rank: number, extra: Record<string, unknown> = {}): Record<string, 
     collective_share: 0.25,
     collective_text: '25%',
     cell_runs: 40,
+    eager_text: '9.43 ms',
+    compiled_text: '6.29 ms',
+    correctness_text: 'compiled results match eager within dtype tolerance (max abs diff 0)',
+    error_text: '',
     divergent: false,
     reasons: [],
+    notes: [],
     ...extra
   };
 }
@@ -46,6 +51,8 @@ function digest(extra: Record<string, unknown> = {}): Record<string, unknown> {
     compile_spread: { min_s: 2, median_s: 4, max_s: 6, text: 'compile 2.00 s to 6.00 s across ranks' },
     rows: [row(0), row(1, { divergent: true, reasons: ['rank 1 compiled 2 graphs, rank 0 1'] })],
     divergences: [{ rank: 1, what: 'graphs', text: 'rank 1 compiled 2 graphs, rank 0 1' }],
+    peak_memory_note: 'peak memory is measured on CUDA devices only; this run was on CPU',
+    ddp_note: '',
     ...extra
   };
 }
@@ -132,6 +139,38 @@ describe('the job\'s digest', () => {
     expect(job.rows).toHaveLength(1);
     expect(job.rows[0]).toMatchObject({ graphs: 0, reasons: ['why'], divergent: false, speedup: null });
     expect(job.divergences).toEqual([{ rank: 3, what: 'missing', text: 'rank 3 stored no run' }]);
+  });
+
+  it('keeps each rank\'s medians, correctness, error and notes, and the notes under the table, as text', () => {
+    const job = parseJobDigest(
+      digest({
+        ddp_note: 'DDP buckets: numbered in forward order',
+        rows: [
+          row(0, { notes: ['its compiled call (204 ms, of which kernels 3.79 ms) includes waiting for rank 1', 7, ''] }),
+          row(1, { compiled_text: 'failed', error_text: 'compiled run: AssertionError: First bucket <b>', correctness_text: 5 })
+        ]
+      })
+    );
+    expect(job.rows.map(r => [r.eager_text, r.compiled_text, r.error_text, r.notes])).toEqual([
+      ['9.43 ms', '6.29 ms', '', ['its compiled call (204 ms, of which kernels 3.79 ms) includes waiting for rank 1']],
+      ['9.43 ms', 'failed', 'compiled run: AssertionError: First bucket <b>', []]
+    ]);
+    expect(job.rows[1].correctness_text).toBe('');
+    expect(job.peak_memory_note).toBe('peak memory is measured on CUDA devices only; this run was on CPU');
+    expect(job.ddp_note).toBe('DDP buckets: numbered in forward order');
+  });
+
+  it('reads a digest from before the added fields: empty words, no notes', () => {
+    const old = digest({ rows: [row(0)] });
+    delete old.peak_memory_note;
+    delete old.ddp_note;
+    const oldRow = (old.rows as Record<string, unknown>[])[0];
+    for (const key of ['eager_text', 'compiled_text', 'correctness_text', 'error_text', 'notes']) {
+      delete oldRow[key];
+    }
+    const job = parseJobDigest(old);
+    expect(job.rows[0]).toMatchObject({ eager_text: '', compiled_text: '', correctness_text: '', error_text: '', notes: [] });
+    expect([job.peak_memory_note, job.ddp_note]).toEqual(['', '']);
   });
 
   it('refuses what is no job', () => {

@@ -1,9 +1,11 @@
 /**
  * A distributed job (issue 14) in the panel and in its main-area tab (ext/src/jobwidget.tsx).
  * seed_runs.py seeds a gloo job of two ranks built from one fixture run, rank 1 with an extra Dynamo
- * graph and a compile three times as long, and writes the job digest's words (digest/job.py) to
- * expected.json: the panel lists both ranks under one job row, the job's tab shows a row per rank
- * with the digest's words, rank 1 marked with the digest's reasons, in the light and the dark theme.
+ * graph and a compile three times as long (rank 0's compiled call waiting for it), both split into DDP
+ * buckets, and writes the job digest's words (digest/job.py) to expected.json: the panel lists both ranks
+ * under one job row, the job's tab shows a row per rank with the digest's words (eager and compiled medians,
+ * correctness), rank 1 marked with the digest's reasons, rank 0's note that it waits for rank 1, the peak
+ * memory and DDP bucket order notes once under the table, in the light and the dark theme.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -34,8 +36,15 @@ interface IExpectedJob {
     cell_runs: number;
     divergent: boolean;
     reasons: string[];
+    eager_text: string;
+    compiled_text: string;
+    correctness_text: string;
+    error_text: string;
+    notes: string[];
   }[];
   divergences: string[];
+  peak_memory_note: string;
+  ddp_note: string;
 }
 
 /** Read when a test runs: the seed script writes it as the server starts, after this file is loaded. */
@@ -74,6 +83,10 @@ test('the seeded job has rank 1 diverging, as the digest says', () => {
   ]);
   expect(job.rows[1].reasons.length).toBeGreaterThan(0);
   expect(job.rows[1].graphs).toBe(job.rows[0].graphs + 1);
+  // rank 0 waits for rank 1 (a note, not a divergence); the notes under the table are there to show
+  expect(job.rows[0].notes).toEqual([expect.stringContaining('includes waiting for rank 1')]);
+  expect(job.peak_memory_note).toBeTruthy();
+  expect(job.ddp_note).toContain('forward order');
 });
 
 test('the panel lists a job\'s ranks under one job row; its tab shows each rank in the digest\'s words', async ({ page }) => {
@@ -110,9 +123,12 @@ test('the panel lists a job\'s ranks under one job row; its tab shows each rank 
     const cells = row.locator('th, td');
     await expect(cells.nth(0)).toHaveText(String(r.rank));
     await expect(cells.nth(1)).toHaveText(r.host);
-    await expect(cells.nth(2)).toHaveText(`${r.speedup_text} ${r.interval_text}`);
-    await expect(cells.nth(3)).toHaveText(r.compile_text);
-    await expect(cells.nth(4)).toHaveText(String(r.graphs));
+    await expect(cells.nth(2)).toHaveText(r.eager_text);
+    await expect(cells.nth(3)).toHaveText(r.compiled_text);
+    await expect(cells.nth(4)).toHaveText(`${r.speedup_text} ${r.interval_text}`);
+    await expect(cells.nth(5)).toHaveText(r.compile_text);
+    await expect(cells.nth(6)).toHaveText(String(r.graphs));
+    await expect(cells.nth(-2)).toHaveText(r.correctness_text);
     await expect(cells.last()).toHaveText(String(r.cell_runs));
     const rank = view.locator(`tbody.cp-JobRank[data-rank="${r.rank}"]`);
     if (r.divergent) {
@@ -124,7 +140,14 @@ test('the panel lists a job\'s ranks under one job row; its tab shows each rank 
     const reasons = rank.locator('.cp-JobReasons li');
     await expect(reasons).toHaveCount(r.reasons.length);
     expect(await reasons.allTextContents()).toEqual(r.reasons);
+    // Its notes (time it spent waiting for a diverging rank) and its error, each once, exactly.
+    expect(await rank.locator('.cp-JobNotes li').allTextContents()).toEqual(r.notes);
+    await expect(rank.locator('.cp-JobError')).toHaveCount(r.error_text ? 1 : 0);
   }
+  // What the peak memory and DDP buckets columns cannot say in a cell, said once under the table.
+  expect(await view.locator('.cp-JobTableNote').allTextContents()).toEqual(
+    [job.peak_memory_note, job.ddp_note].filter(note => note)
+  );
   // Every divergence the digest names shows, under its rank's row.
   expect(await view.locator('.cp-JobReasons li').allTextContents()).toEqual(job.divergences);
   await expect(view.locator('.cp-JobDivergences')).toHaveCount(0);
