@@ -260,7 +260,10 @@ class GraphBreak:
 
 @dataclass
 class Recompile:
-    """A guard failure that made Dynamo compile a frame again."""
+    """One recompilation of a frame (one new compile id): the guard failure that made Dynamo compile it again.
+
+    ``reason`` is the failed guard of the frame's most recent compiled entry (its first line), then the
+    failures of its older entries, a few of them; Dynamo checks every entry before it compiles anew."""
 
     reason: str
     variant: str = ""
@@ -268,6 +271,9 @@ class Recompile:
     during_timing: bool = False
     source: str = ""  # the value whose guard failed, as Dynamo names it (``L['x']``)
     line: int | None = None  # the cell line that value comes from
+    # the Dynamo limit this compile hit, as torch names it with its value (``recompile_limit (8)``): Dynamo
+    # compiled nothing and from then on runs the frame eagerly (unless an earlier entry's guards pass); "" if none
+    limit: str = ""
 
 
 @dataclass

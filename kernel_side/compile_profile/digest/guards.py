@@ -71,12 +71,20 @@ def kinds_text(by_kind: dict[str, int]) -> str:
     return ", ".join(f"{n} {kind}" for kind, n in by_kind.items())
 
 
-def failed_guard_text(r: Recompile) -> str:
-    """What a recompile's failed guard was on, e.g. ``the guard on x (cell line 2) failed``; "" when unknown."""
-    if not r.source:
+def limit_text(r: Recompile) -> str:
+    """``compile 1/8 hit torch._dynamo.config.recompile_limit (8): Dynamo runs this frame eagerly from now on``
+    for a compile that hit Dynamo's recompile limit; "" for any other."""
+    if not r.limit:
         return ""
+    return f"compile {r.compile_id} hit torch._dynamo.config.{r.limit}: Dynamo runs this frame eagerly from now on"
+
+
+def failed_guard_text(r: Recompile) -> str:
+    """What a recompile's failed guard was on, e.g. ``the guard on x (cell line 2) failed``, after the
+    recompile limit it hit (``limit_text``) if any; "" when neither is known."""
     where = f" (cell line {r.line})" if r.line is not None else ""
-    return f"the guard on {r.source}{where} failed"
+    guard = f"the guard on {r.source}{where} failed" if r.source else ""
+    return "; ".join(t for t in (limit_text(r), guard) if t)
 
 
 def recompile_text(r: Recompile) -> str:
@@ -109,6 +117,7 @@ def guards_digest(run: ProfileRun) -> list[dict]:
 
 
 def recompiles_digest(run: ProfileRun) -> list[dict]:
-    """Each recompile with the guard that failed (``failed_guard``, "" when unknown)."""
+    """Each recompile with the guard that failed (``failed_guard``, "" when unknown; it starts with the
+    recompile limit the compile hit, ``limit_text``, if any)."""
     return [{"variant": r.variant, "reason": r.reason, "during_timing": r.during_timing, "source": r.source,
              "line": r.line, "failed_guard": failed_guard_text(r)} for r in run.recompiles]

@@ -14,7 +14,7 @@ import time
 
 import torch
 
-from ..profile_run import Graph, Variant
+from ..profile_run import Graph, Recompile, Variant
 from .backend import RecordingBackend
 from .failures import is_compile_error, let_go, one_line
 from .timing import device_sync
@@ -88,6 +88,7 @@ class Compiling:
         run.graphs.extend(trace.graphs)
         run.graph_breaks.extend(trace.graph_breaks)
         run.recompiles.extend(trace.recompiles)
+        self._note_recompile_limits(trace.recompiles)
         run.kernels.extend(trace.kernels)
         run.ddp_splits.extend(trace.ddp_splits)
         variant.compile_s = trace.compile_s or None
@@ -125,6 +126,7 @@ class Compiling:
             for r in trace.recompiles:
                 r.during_timing = during_timing
             self.run_obj.recompiles.extend(trace.recompiles)
+            self._note_recompile_limits(trace.recompiles)
             self.run_obj.graphs.extend(trace.graphs)
             self.run_obj.kernels.extend(trace.kernels)
             self.run_obj.ddp_splits.extend(trace.ddp_splits)
@@ -134,6 +136,15 @@ class Compiling:
                 self.run_obj.notes.append(
                     f"{name}: Dynamo compiled again during the timed runs ({len(dynamo_graphs)} graph(s)); "
                     "those samples include compile time"
+                )
+
+    def _note_recompile_limits(self, recompiles: list[Recompile]) -> None:
+        for r in recompiles:
+            if r.limit:
+                self.run_obj.notes.append(
+                    f"{r.variant}: compile {r.compile_id} hit torch._dynamo.config.{r.limit}: Dynamo runs this "
+                    "frame eagerly from now on (only a call that an earlier compile's guards accept runs compiled)"
+                    + ("; the timed samples after it ran eager code" if r.during_timing else "")
                 )
 
 

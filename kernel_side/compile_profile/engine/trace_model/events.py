@@ -24,6 +24,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
+from torch._dynamo import config as dynamo_config
+
 from ...profile_run import AutotuneResult, CacheStats, DdpBucket, DdpSplit, Graph, GraphBreak, Kernel, Recompile
 from .. import guards, mode_events
 from ..backend import RecordedGraph
@@ -66,6 +68,7 @@ class TraceState:
     open_spans: dict[tuple[str, str], list[float]] = field(default_factory=lambda: collections.defaultdict(list))
     # each DDPOptimizer split with the number of forward graphs its compile had logged before it
     ddp_forwards_before: list[tuple[DdpSplit, int]] = field(default_factory=list)
+    recompiles: dict[str, Recompile] = field(default_factory=dict)  # by compile id: one recompile each
 
     def compile(self, ev: TraceEvent) -> CompileState:
         return self.compiles.setdefault(ev.compile_id, CompileState())
@@ -278,15 +281,83 @@ def _dedupe_breaks(out: VariantTrace) -> None:
 
 
 def _on_recompile_reasons(state: TraceState, ev: TraceEvent) -> None:
+    # One event per new compile of a frame that already has compiled entries; it lists the guard
+    # failure of each entry, the most recent first (Dynamo checked them all before compiling anew),
+    # so it is one recompile, whose cause is the newest entry's failure (Dynamo's own "last reason").
     data = _json(ev.payload)
-    reasons = [str(r) for r in data] if isinstance(data, list) else ([ev.payload.strip()] if ev.payload else [])
-    for reason in reasons:
-        if _is_backend_switch(reason):
-            continue  # the profiler compiling the same code for its next variant
-        source = guards.failed_guard_source(reason)
-        line = state.locator.first_line_reading(guards.root_name(source)) if source else None
-        state.out.recompiles.append(Recompile(reason=reason, variant=state.variant, compile_id=ev.compile_id,
-                                              source=source, line=line))
+    if isinstance(data, list):
+        reasons = [str(r) for r in data]
+    elif isinstance(data, str):
+        reasons = [data]
+    else:
+        reasons = [ev.payload] if ev.payload and ev.payload.strip() else []
+    reasons = [r for r in reasons if r.strip() and not _is_backend_switch(r)]
+    if not reasons or ev.compile_id in state.recompiles:
+        return  # the profiler compiling the same code for its next variant; or a compile's reasons again
+    primary = trim_guard_comments(reasons[0])
+    source = guards.failed_guard_source(primary)
+    line = state.locator.first_line_reading(guards.root_name(source)) if source else None
+    recompile = Recompile(reason=_with_older_entries(primary, reasons[1:]), variant=state.variant,
+                          compile_id=ev.compile_id, source=source, line=line)
+    state.recompiles[ev.compile_id] = recompile
+    state.out.recompiles.append(recompile)
+
+
+MAX_OLDER_REASONS = 3  # the older entries' failures kept in a recompile's reason
+
+
+def trim_guard_comments(reason: str) -> str:
+    """A guard failure without the comment Dynamo pads each failed check with (``G['n'] == 1   # n = …  #
+    file.py:4 in f``: the user code and where it is, which the recompile's line says); its ``User stack
+    trace`` is kept."""
+    head, sep, stack = reason.partition("User stack trace:")
+    checks = [ln.split("  # ", 1)[0].rstrip() for ln in head.splitlines()]
+    return "\n".join(ln for ln in checks if ln.strip()) + ("\n" + sep + stack.rstrip() if sep else "")
+
+
+def _with_older_entries(primary: str, older: list[str]) -> str:
+    if not older:
+        return primary
+    firsts = [trim_guard_comments(r).splitlines()[0] for r in older[:MAX_OLDER_REASONS]]
+    more = f"; … {len(older) - MAX_OLDER_REASONS} more" if len(older) > MAX_OLDER_REASONS else ""
+    return f"{primary}\nolder entries failed too ({len(older)}): " + "; ".join(firsts) + more
+
+
+# How Dynamo says a compile hit its recompile limit: torch 2.13 fails the compile with Unsupported
+# ("Dynamo recompile limit exceeded … Limit type: recompile_limit", "currently set to 8"); torch 2.6
+# with RecompileLimitExceeded ("cache_size_limit reached", logged as bwd_compilation_metrics), or
+# Unsupported with the same text where recursive skipping is off.
+_LIMIT_TYPE = re.compile(r"Limit type: (\w+)|\b(\w*(?:recompile|cache_size)_limit) reached")
+_LIMIT_VALUE = re.compile(r"currently set to (\d+)")
+
+
+def recompile_limit_hit(metrics: dict) -> str:
+    """``recompile_limit (8)`` when a compile's metrics say it hit a Dynamo recompile limit, else ""."""
+    fail_type, fail_reason = str(metrics.get("fail_type") or ""), str(metrics.get("fail_reason") or "")
+    found = _LIMIT_TYPE.search(fail_reason)
+    if not found and not (fail_type in ("RecompileLimitExceeded", "CacheLimitExceeded")
+                          or "recompile limit exceeded" in fail_reason.lower()):
+        return ""
+    limit_type = (found.group(1) or found.group(2)) if found else "recompile_limit"
+    value = _LIMIT_VALUE.search(fail_reason)
+    limit = value.group(1) if value else getattr(dynamo_config, limit_type, None)
+    return f"{limit_type} ({limit})" if limit is not None else limit_type
+
+
+def _note_limit(state: TraceState, ev: TraceEvent, metrics: dict) -> None:
+    limit = recompile_limit_hit(metrics)
+    if not limit:
+        return
+    compile_id = ev.compile_id or str(metrics.get("compile_id") or "")
+    recompile = state.recompiles.get(compile_id)
+    if recompile is None:  # no reasons logged for it (or only the profiler's backend switch)
+        reason = trim_guard_comments(str(metrics.get("recompile_reason") or ""))
+        source = guards.failed_guard_source(reason) if reason else ""
+        recompile = state.recompiles[compile_id] = Recompile(
+            reason=reason, variant=state.variant, compile_id=compile_id, source=source,
+            line=state.locator.first_line_reading(guards.root_name(source)) if source else None)
+        state.out.recompiles.append(recompile)
+    recompile.limit = limit
 
 
 def _dynamo_graph_of(state: TraceState, ev: TraceEvent) -> Graph | None:
@@ -344,12 +415,15 @@ def _on_compilation_metrics(state: TraceState, ev: TraceEvent) -> None:
     state.out.compile_s += float(m.get("entire_frame_compile_time_s") or 0.0)
     if m.get("fail_type"):
         state.out.failures.append(f"{m.get('fail_type')}: {m.get('fail_reason')}")
+        _note_limit(state, ev, m)
     state.out.cudagraph_skips.extend(mode_events.cudagraph_skips(m))
 
 
 def _on_bwd_compilation_metrics(state: TraceState, ev: TraceEvent) -> None:
     if not isinstance(ev.metadata, dict):
         return
+    if ev.metadata.get("fail_type"):  # torch 2.6 logs a frame's recompile-limit failure as this event
+        _note_limit(state, ev, ev.metadata)
     state.out.compile_s += float(ev.metadata.get("inductor_compile_time_s") or 0.0)
     state.out.cudagraph_skips.extend(mode_events.cudagraph_skips(ev.metadata))
 
