@@ -175,3 +175,16 @@ def test_a_frame_past_the_recompile_limit_counts_as_dynamo_logs_and_the_limit_is
                for n in run.notes), run.notes
     assert "recompile_limit (3): Dynamo runs this frame eagerly from now on" in str(run)
     assert all("  # " not in r.reason.splitlines()[0] for r in run.recompiles)
+
+
+def test_compiles_after_timing_count_too_as_dynamo_logs_them():
+    # every call recompiles; the correctness run and the profiler pass call the compiled code after the
+    # timed rounds, and their compiles were dropped (a rank-dependent step hit the limit there, unsaid)
+    ns = {"torch": torch, "state": {"k": 0}}
+    body = "state['k'] += 1\ny = torch.ones(3) * state['k']\n"
+    with torch._dynamo.config.patch(recompile_limit=64):
+        run, logged = _profile_counting_recompile_logs(body, ns, **{**FAST, "repeat": 3})
+    assert len(run.recompiles) == logged, [r.compile_id for r in run.recompiles]
+    after_timing = [r for r in run.recompiles if not r.during_timing]
+    assert len(after_timing) > 2, "warm-up's, the correctness run's and the profiler pass's"
+    assert all(r.variant == "inductor/default" for r in run.recompiles)

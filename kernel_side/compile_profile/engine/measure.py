@@ -95,6 +95,16 @@ class Measuring:
 
         return prepare
 
+    def _tagged(self, name: str, call: Callable[[], Any]) -> Callable[[], Any]:
+        """``call`` with the trace events it causes tagged with its variant (a recompile after timing)."""
+        recorder = self.recorder
+
+        def tagged() -> Any:
+            recorder.context = name
+            return call()
+
+        return tagged
+
     def _check_correctness(self) -> None:
         if not self.opts.check_correctness:
             return
@@ -114,7 +124,7 @@ class Measuring:
         results = []
         for name, call in ((best, self.compiled[best]), ("eager", self.calls.eager)):
             self._restore_state()
-            self.calls.reset(name)
+            self._before(name)()
             with correctness_mod.same_rng(0):
                 result = call()
             results.append(correctness_mod.snapshot(t.outputs(result)))
@@ -173,7 +183,8 @@ class Measuring:
         eager = EagerCall(call=self.calls.eager, before_each=lambda: self.calls.reset("eager"),
                           code=getattr(t.function, "__code__", None), line_offset=t.locator.line_offset)
         try:
-            self.run_obj.errors.extend(measure_after_timing(self.run_obj, self.compiled,
+            tagged = {name: self._tagged(name, call) for name, call in self.compiled.items()}
+            self.run_obj.errors.extend(measure_after_timing(self.run_obj, tagged,
                                                             lambda: self.calls.reset("compiled"), eager))
         except Exception as exc:  # noqa: BLE001 - a failed profiler pass loses its figures, never the run
             self.run_obj.errors.append(self._error("kernel timing", exc))
@@ -191,7 +202,7 @@ class Measuring:
             call = self.calls.eager if variant.name == "eager" else self.compiled.get(variant.name)
             if call is None:
                 continue
-            self.calls.reset(variant.name)
+            self._before(variant.name)()
             torch.cuda.synchronize()
             torch.cuda.reset_peak_memory_stats()
             call()

@@ -257,12 +257,14 @@ class _Session(Compiling, Measuring):
                             # A tqdm bar or a print to stderr in the cell would show once per run.
                             quiet.enter_context(contextlib.redirect_stderr(io.StringIO()))
                             self._time()
-                            self._check_correctness()
-                            self._stage_done("correctness")
-                            self._measure_memory()
-                            self._stage_done("memory")
-                            self._measure_kernels()
-                            self._stage_done("kernel pass")
+                            for stage, measure in (("correctness", self._check_correctness),
+                                                   ("memory", self._measure_memory),
+                                                   ("kernel pass", self._measure_kernels)):
+                                measure()
+                                # a compile these calls caused is a recompile too (the limit was hit
+                                # in the correctness run of a rank-dependent step)
+                                self._note_recompiles(self.recorder.take(), during_timing=False)
+                                self._stage_done(stage)
         except distributed.RanksOutOfStep as exc:  # what was measured before stays, with the reason
             run.status = "failed"
             run.errors.append(error_info(self._current or "profile", exc, variant=""))
