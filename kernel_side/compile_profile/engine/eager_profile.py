@@ -33,7 +33,7 @@ from typing import Any, Callable, Iterator
 from ..profile_run import CallBreakdown, EagerLineTime, KernelProfile, ProfileRun
 from . import kernel_profiler
 from .chrome_trace import ChromeTrace, HostEvent
-from .kernel_breakdown import ATEN, COLLECTIVE, COPY, LIBRARY, device_kind, host_op_kind
+from .kernel_breakdown import ATEN, COLLECTIVE, COPY, LIBRARY, device_kind, host_op_parts, is_host_op
 
 LINE_RANGE = "compile_profile: cell line "  # + the 1-based cell line
 CALL_RANGE = "compile_profile: eager call"
@@ -109,10 +109,6 @@ def marking_lines(code: CodeType | None, line_offset: int = 0) -> Iterator[None]
 # -- reading the trace -----------------------------------------------------------------------
 
 
-def _is_aten(ev: HostEvent) -> bool:
-    return ev.cat == "cpu_op" and "::" in ev.name  # our ranges (and ProfilerStep#N) have no "::"
-
-
 def _range_line(name: str) -> int | None:
     try:
         return int(name[len(LINE_RANGE):])
@@ -151,31 +147,6 @@ class _Ranges:
         return i >= 0 and self.calls[i][0] <= ev.ts < self.calls[i][1]
 
 
-def _op_children(ev: HostEvent) -> list[HostEvent]:
-    """The ATen ops directly under ``ev`` (looking through events that are not ops)."""
-    out, stack = [], list(ev.children)
-    while stack:
-        child = stack.pop()
-        if _is_aten(child):
-            out.append(child)
-        else:
-            stack.extend(child.children)
-    return out
-
-
-def _split_host(op: HostEvent, inherited: str | None, parts: dict[str, float]) -> None:
-    """Each op's own time (its time minus its ATen children's) goes to the innermost library or copy op
-    enclosing it (itself included), as on CUDA each kernel goes by its innermost such op; all of a
-    collective op's time is collective (``kernel_breakdown.host_op_kind``)."""
-    kind = host_op_kind(op.name, inherited)
-    children = _op_children(op)
-    own = op.dur - sum(c.dur for c in children)
-    if kind is not None:
-        parts[kind] += own
-    for child in children:
-        _split_host(child, kind, parts)
-
-
 def _count_on_line(times: EagerTimes, line: int | None, op: str | None, us: float) -> None:
     if line is None:
         return
@@ -190,19 +161,16 @@ def attribute_eager(trace: ChromeTrace, *, calls: int, device_type: str) -> Eage
     ranges = _Ranges(trace)
     if times.method == "host":
         for ev in trace.host:
-            if not _is_aten(ev) or any(_is_aten(a) for a in ev.ancestors()) or not ranges.in_call(ev):
+            if not is_host_op(ev) or any(is_host_op(a) for a in ev.ancestors()) or not ranges.in_call(ev):
                 continue
             times.total_us += ev.dur
-            split = {LIBRARY: 0.0, COPY: 0.0, COLLECTIVE: 0.0}
-            _split_host(ev, None, split)
-            for kind, us in split.items():
+            for kind, us in host_op_parts(ev).items():  # the host rule, as for a compiled variant's ops
                 times.parts[kind] += us
-            times.parts[ATEN] += ev.dur - sum(split.values())  # the rest of the op: exact sum
             _count_on_line(times, ranges.line_of(ev), ev.name, ev.dur)
         return times
     for d in trace.device:
         times.total_us += d.dur
-        chain = [a for a in d.launcher.ancestors() if _is_aten(a)] if d.launcher is not None else []
+        chain = [a for a in d.launcher.ancestors() if is_host_op(a)] if d.launcher is not None else []
         times.parts[device_kind(d.cat, d.name, [a.name for a in chain])] += d.dur
         _count_on_line(times, ranges.line_of(d.launcher) if d.launcher is not None else None,
                        chain[-1].name if chain else None, d.dur)
