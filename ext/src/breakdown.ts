@@ -8,6 +8,7 @@
 
 import { formatMs } from './format';
 import { IBreakdownRow, IRunSummary } from './types';
+import { asNumber, isRecord } from './json';
 
 /** A column of the table: its key (also the cell's data-part), its heading and the row's field. */
 export interface IBreakdownColumn {
@@ -49,14 +50,6 @@ export interface IBreakdownTableRow {
   method: string;
   /** column key -> the time as Python's format_ms words it ("—" for a missing figure) */
   parts: Record<string, string>;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function asNumber(value: unknown): number | null {
-  return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 
 import { IPlotlyFigure } from './types';
+import { isRecord } from './json';
 
 export interface IChartPalette {
   font: string;
@@ -47,10 +48,6 @@ export function partColour(part: unknown, palette: IChartPalette): string | null
 
 /** The axis keys plotly accepts: xaxis, xaxis2, ..., yaxis, yaxis3, ... */
 const AXIS_KEY = /^[xy]axis\d*$/;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * A copy of `figure` in the palette's colours; the input is left alone (it may be a notebook

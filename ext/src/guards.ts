@@ -7,6 +7,7 @@
  */
 
 import { IRunDigest } from './types';
+import { count, isRecord, text } from './json';
 
 /** One row of a graph's guards: a kind, the value it checks and the checks themselves. */
 export interface IGuardRow {
@@ -35,18 +36,6 @@ export interface IRecompileItem {
   reason: string;
   duringTiming: boolean;
   line: number | null;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}
-
-function count(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
 }
 
 /** A cell line: a positive whole number, else null. */

@@ -7,6 +7,7 @@
  */
 
 import { ICompileSpread, IDistributedSummary, IJobDigest, IJobDivergence, IJobPage, IJobRow, IRunSummary } from './types';
+import { asNumber, count, isRecord, text } from './json';
 
 /** A rank's row with what the digest adds beside its figures; every field is text ("" when the digest sent none). */
 export interface IJobRank extends IJobRow {
@@ -32,22 +33,6 @@ export interface IJob extends IJobDigest {
 
 export interface IJobTab extends IJobPage {
   job: IJob;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}
-
-function count(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-}
-
-function numberOrNull(value: unknown): number | null {
-  return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
 /** A rank: a whole number from 0. */
@@ -91,10 +76,10 @@ function jobRow(r: Record<string, unknown>): IJobRank | null {
     run_id: r.run_id,
     host: text(r.host),
     status: text(r.status),
-    speedup: numberOrNull(r.speedup),
+    speedup: asNumber(r.speedup),
     speedup_text: text(r.speedup_text),
     interval_text: text(r.interval_text),
-    compile_s: numberOrNull(r.compile_s),
+    compile_s: asNumber(r.compile_s),
     compile_text: text(r.compile_text),
     graphs: count(r.graphs),
     ddp_buckets: count(r.ddp_buckets),
@@ -102,9 +87,9 @@ function jobRow(r: Record<string, unknown>): IJobRank | null {
     recompiles: count(r.recompiles),
     cache_hits: count(r.cache_hits),
     cache_misses: count(r.cache_misses),
-    peak_memory_bytes: numberOrNull(r.peak_memory_bytes),
+    peak_memory_bytes: asNumber(r.peak_memory_bytes),
     peak_memory_text: text(r.peak_memory_text),
-    collective_share: numberOrNull(r.collective_share),
+    collective_share: asNumber(r.collective_share),
     collective_text: text(r.collective_text),
     cell_runs: count(r.cell_runs),
     eager_text: text(r.eager_text),
@@ -120,9 +105,9 @@ function jobRow(r: Record<string, unknown>): IJobRank | null {
 function compileSpread(value: unknown): ICompileSpread {
   const s = isRecord(value) ? value : {};
   return {
-    min_s: numberOrNull(s.min_s),
-    median_s: numberOrNull(s.median_s),
-    max_s: numberOrNull(s.max_s),
+    min_s: asNumber(s.min_s),
+    median_s: asNumber(s.median_s),
+    max_s: asNumber(s.max_s),
     text: text(s.text)
   };
 }

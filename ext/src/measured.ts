@@ -9,17 +9,10 @@
 
 import { formatMs, formatS } from './format';
 import { IPlotlyFigure, IRunDigest } from './types';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { asNumber, isRecord } from './json';
 
 function nonEmpty(value: unknown): string | null {
   return typeof value === 'string' && value.trim() ? value : null;
-}
-
-function asNumber(value: unknown): number | null {
-  return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
 function records(value: unknown): Record<string, unknown>[] {
