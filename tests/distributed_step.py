@@ -1,11 +1,12 @@
 """A compiled DDP training step profiled on every rank of a torchrun job (tests/test_distributed.py).
 
 Run as ``torchrun --standalone --nproc-per-node 2 tests/distributed_step.py OUT_DIR [gloo|nccl]`` (nccl:
-one GPU a rank, tests/test_gpu_distributed.py): four profile calls, four jobs.  The first is the
+one GPU a rank, tests/test_gpu_distributed.py): five profile calls, five jobs.  The first is the
 same on every rank; in the second, rank 1's step prints its loss (a graph break that rank 0 does not
 have), so rank 1 has one graph more than rank 0; in the third, rank 1's first call raises after the
 step's all-reduce, so both ranks stop there; in the fourth (no DDP), rank 1 cannot compile under
-fullgraph=True, so no rank times the compiled variant.  Each rank writes its runs as JSON files (``OUT_DIR/<label>-rank<R>.json``) and into the run store ($COMPILE_PROFILE_DB).
+fullgraph=True, so no rank times the compiled variant; the fifth is an FSDP2 (fully_shard) step.
+Each rank writes its runs as JSON files (``OUT_DIR/<label>-rank<R>.json``) and into the run store ($COMPILE_PROFILE_DB).
 """
 
 import os
@@ -73,8 +74,23 @@ def main(out: Path, backend: str) -> None:
             print("rank 1")  # with fullgraph=True a graph break is a compile error, on rank 1 only
         return y.sum()
 
+    from torch.distributed.fsdp import fully_shard
+
+    sharded = MLP().to(device)
+    for layer in sharded.layers:
+        fully_shard(layer)
+    fully_shard(sharded)  # FSDP2: each layer's parameters all-gathered before its forward, and so on
+    sharded_opt = torch.optim.SGD(sharded.parameters(), lr=0.01)
+
+    def fsdp2_step(x):
+        sharded_opt.zero_grad()
+        loss = sharded(x).pow(2).mean()
+        loss.backward()
+        sharded_opt.step()
+        return loss
+
     jobs = (("same", step, {}), ("divergent", divergent_step, {}), ("failing", failing_step, {}),
-            ("fullgraph", one_rank_breaks_fullgraph, {"fullgraph": True}))
+            ("fullgraph", one_rank_breaks_fullgraph, {"fullgraph": True}), ("fsdp2", fsdp2_step, {}))
     for label, fn, options in jobs:
         run = compile_profile.profile(fn, x, label=label, budget=0.5, repeat=20, **options)
         (out / f"{label}-rank{rank}.json").write_text(run.to_json())

@@ -1,7 +1,8 @@
 """A compiled DDP step profiled on both ranks of a real ``torchrun`` job (gloo, CPU).
 
-One torchrun launch (tests/distributed_step.py) makes four jobs: one the same on every rank, one where
-rank 1 breaks the graph, one where rank 1's first call raises, one where only rank 1 cannot compile.  The launch is guarded by a timeout, so a lost lock-step fails the test
+One torchrun launch (tests/distributed_step.py) makes five jobs: one the same on every rank, one where
+rank 1 breaks the graph, one where rank 1's first call raises, one where only rank 1 cannot compile, and
+an FSDP2 step.  The launch is guarded by a timeout, so a lost lock-step fails the test
 instead of hanging it.
 """
 
@@ -135,6 +136,20 @@ def test_a_variant_that_failed_to_compile_on_one_rank_is_timed_on_none(job_runs)
     assert rank0.distributed.calls_by_stage == rank1.distributed.calls_by_stage
     (divergence,) = job_digest([rank0, rank1])["divergences"]
     assert divergence["rank"] == 1 and divergence["text"].startswith("failed: compile: Unsupported")
+
+
+def test_an_fsdp2_step_runs_in_lock_step_with_its_collectives_in_both_variants_and_no_ddp_split(job_runs):
+    _, runs = job_runs
+    rank0, rank1 = runs["fsdp2-rank0"], runs["fsdp2-rank1"]
+    assert rank0.status == rank1.status == "ok"
+    assert rank0.distributed.calls_by_stage == rank1.distributed.calls_by_stage
+    for run in (rank0, rank1):
+        assert not run.ddp_splits
+        # FSDP2's hooks run eagerly around the compiled layers: their all-gathers and reduce-scatters
+        # (c10d ops on the host) are collective time in eager and compiled alike
+        for variant in run.variants:
+            assert variant.kernel_profile.breakdown.collective_ms > 0, variant.name
+        assert run.correctness.ok is True, run.correctness  # each run from the same weights
 
 
 ONLY_RANK_0_PROFILES = """
