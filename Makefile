@@ -72,7 +72,7 @@ test-ui: setup browser
 # 3-4 GB; they run on the CPU). .ci/run calls it after `make test`.
 COMPAT_TORCH ?= 2.6.0 2.10.0
 COMPAT_TESTS := tests/test_engine_cell.py tests/test_engine_correctness.py tests/test_engine_profile.py \
-	tests/test_magic.py tests/test_reliability_cells.py tests/test_fidelity.py tests/test_distributed.py
+	tests/test_magic.py tests/test_reliability_cells.py tests/test_fidelity.py
 COMPAT_DEPS := numpy scipy ipython pygments plotly ipywidgets nbformat nbclient ipykernel jupyter_server tqdm \
 	"pytest>=8" pytest-timeout jsonschema
 
