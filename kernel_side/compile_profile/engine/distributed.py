@@ -146,6 +146,13 @@ def job() -> Iterator[DistributedRank | None]:
             host=socket.gethostname(),
             torchrun_id="" if run_id.strip().lower() in _NO_RUN_ID else run_id,
         )
+        if own_group:
+            # every rank leaves together: on torch 2.6 a rank destroying the group while another had
+            # gone on to make the next profile's group hung both (2 of 4 torchrun launches)
+            try:
+                dist.barrier(group=group)
+            except Exception:  # noqa: BLE001 - a rank already out of step (its run says so); destroy anyway
+                pass
     finally:
         _active.reset(token)
         if own_group:
