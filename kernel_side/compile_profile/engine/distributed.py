@@ -103,10 +103,6 @@ def job_gathered(value: T) -> list[T]:
     return [value] if lockstep is None else lockstep.gathered(value)
 
 
-def in_job() -> bool:
-    return _active.get() is not None
-
-
 def timeout_s() -> float:
     raw = os.environ.get("COMPILE_PROFILE_DIST_TIMEOUT", "").strip()
     try:
