@@ -76,15 +76,29 @@ COMPAT_TESTS := tests/test_engine_cell.py tests/test_engine_correctness.py tests
 COMPAT_DEPS := numpy scipy ipython pygments plotly ipywidgets nbformat nbclient ipykernel jupyter_server tqdm \
 	"pytest>=8" pytest-timeout jsonschema
 
+# Each release's CUDA build takes 5.7 GB (2.6.0) to 7.3 GB (2.10.0) in its venv, and pip holds the
+# downloaded wheels besides while it installs; a CI run with both venvs at once ran out of disk
+# (stop 18). So pip keeps no cache, and COMPAT_KEEP=0 (.ci/run) removes each venv after its tests.
+COMPAT_KEEP ?= 1
+COMPAT_FREE_GB := 10
+
 test-compat:
 	set -e; for v in $(COMPAT_TORCH); do \
 	  venv=.venv-torch-$$v; \
-	  [ -x $$venv/bin/python ] || python3 -m venv $$venv; \
-	  $$venv/bin/python -c "import torch" 2>/dev/null || $$venv/bin/python -m pip install -q "torch==$$v"; \
-	  $$venv/bin/python -m pip install -q $(COMPAT_DEPS); \
+	  if ! $$venv/bin/python -c "import torch" 2>/dev/null; then \
+	    free=$$(df -Pk . | awk 'NR==2 {print int($$4 / 1048576)}'); \
+	    if [ "$$free" -lt $(COMPAT_FREE_GB) ]; then \
+	      echo "test-compat: torch $$v's CUDA build needs about $(COMPAT_FREE_GB) GB free to install; $$free GB are free here. Free disk space (make clean removes every venv) and run it again."; \
+	      exit 1; \
+	    fi; \
+	    [ -x $$venv/bin/python ] || python3 -m venv $$venv; \
+	    $$venv/bin/python -m pip install -q --no-cache-dir "torch==$$v"; \
+	  fi; \
+	  $$venv/bin/python -m pip install -q --no-cache-dir $(COMPAT_DEPS); \
 	  echo "== torch $$v"; \
 	  PYTHONPATH=kernel_side TORCHINDUCTOR_CACHE_DIR=$(CURDIR)/.cache/inductor-$$v \
 	    $$venv/bin/python -m pytest -q -m "not gpu" -p no:cacheprovider -p no:hypothesispytest $(COMPAT_TESTS); \
+	  [ "$(COMPAT_KEEP)" = 1 ] || rm -rf $$venv; \
 	done
 
 clean:
