@@ -37,6 +37,9 @@ def _is_profile_backend(backend: Any) -> bool:
 # Globals Dynamo installs in the compiled function's module (the notebook's namespace) for the
 # bytecode it rewrites: the graph's callable and the continuations after a graph break.
 _INSTALLED_GLOBAL_PREFIXES = ("__compiled_fn_", "__resume_at_")
+# ... and a copy of the builtins for each compile (torch 2.x), which guards read rather than bytecode:
+# three more names in the notebook's namespace per profile of a cell whose model's forward lived on.
+_BUILTINS_DICT_PREFIX = "__builtins_dict__"
 
 
 class DynamoCodeTracker:
@@ -69,12 +72,21 @@ class DynamoCodeTracker:
 
     def _drop_unused_installed_globals(self) -> None:
         still_used: set[str] = set()
+        entry_appeared = False  # an entry made during the profile that is not ours (the cell's own torch.compile)
         for code in _seen_codes():
-            for entry in _debug_get_cache_entry_list(code):
+            entries = _debug_get_cache_entry_list(code)
+            entry_appeared |= len(entries) > self.entries_before.get(id(code), 0)
+            for entry in entries:
                 if entry.code is not None:  # None: an entry Dynamo invalidated (e.g. a class redefined)
                     still_used.update(entry.code.co_names)
         for name in [n for n in self.namespace if n not in self.names_before]:
-            if name.startswith(_INSTALLED_GLOBAL_PREFIXES) and name not in still_used:
+            if name.startswith(_INSTALLED_GLOBAL_PREFIXES):
+                unused = name not in still_used
+            else:
+                # Guards, not bytecode, read a builtins dict, and an entry does not say which it reads:
+                # the new ones go only when no entry made during the profile is left.
+                unused = name.startswith(_BUILTINS_DICT_PREFIX) and not entry_appeared
+            if unused:
                 _drop_installed_global(self.namespace, name)
 
 
