@@ -21,7 +21,7 @@ from typing import Any
 from .digest import compare
 from .digest.job import job_digest
 from .digest.summary import summarize
-from .digest.format import format_ms, format_speedup, one_line
+from .digest.format import format_ms, format_speedup_interval, one_line
 from .profile_run import ProfileRun
 from .render.job_report import render_job_report_html
 from .render.job_text import render_job_text
@@ -72,10 +72,8 @@ def _age(created_at: str, now: dt.datetime | None = None) -> str:
 def _speedup_text(speedup: dict[str, Any] | None) -> str:
     if not speedup:
         return "—"
-    return (
-        f"{format_speedup(speedup['value'])} "
-        f"({format_speedup(speedup['low'])}–{format_speedup(speedup['high'])}) {speedup.get('variant', '')}"
-    ).rstrip()
+    interval = format_speedup_interval(speedup["value"], speedup.get("low"), speedup.get("high"))
+    return f"{interval} {speedup.get('variant', '')}".rstrip()
 
 
 def _medians_text(summary: dict[str, Any]) -> str:

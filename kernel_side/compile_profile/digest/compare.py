@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from ..profile_run import ProfileRun
-from .format import format_bytes, format_ms, format_s, format_speedup
+from .format import format_bytes, format_ms, format_s, format_speedup, format_speedup_interval
 
 _KERNEL_COUNTER = re.compile(r"_\d+$")
 
@@ -89,10 +89,7 @@ def _delta(metric: str, a: float | None, b: float | None, fmt, lower_is_better: 
 
 def _speedup_text(run: ProfileRun) -> str:
     s = run.speedup
-    if s is None:
-        return "—"
-    interval = f" [{format_speedup(s.low)}–{format_speedup(s.high)}]" if s.has_interval else ""
-    return f"{format_speedup(s.value)}{interval} {s.variant}"
+    return "—" if s is None else f"{format_speedup_interval(s.value, s.low, s.high)} {s.variant}"
 
 
 def _ref(run: ProfileRun) -> RunRef:

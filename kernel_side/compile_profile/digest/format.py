@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from ..profile_run import Speedup
 
 
@@ -27,6 +29,14 @@ def format_speedup(x: float | None) -> str:
     if x is None:
         return "—"
     return f"{x:.2f}×" if x < 10 else f"{x:.1f}×"
+
+
+def format_speedup_interval(value: float | None, low: float | None, high: float | None) -> str:
+    """``1.25× [1.20×–1.31×]``; ``1.25×`` alone when there were too few samples for an interval."""
+    if value is None:
+        return "—"
+    finite = all(isinstance(x, (int, float)) and math.isfinite(x) for x in (low, high))
+    return f"{format_speedup(value)} [{format_speedup(low)}–{format_speedup(high)}]" if finite else format_speedup(value)
 
 
 def format_bytes(n: int | None) -> str:
