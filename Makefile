@@ -69,10 +69,10 @@ test-ui: setup browser
 # -- older torch (docs/compatibility.md) ------------------------------------------------------
 # The engine, magic and cell tests on each torch release of COMPAT_TORCH, each in a venv of its own
 # with the package's runtime dependencies (PyPI's builds of these releases are CUDA builds of
-# 3-4 GB; they run on the CPU). .ci/run calls it after `make test`.
+# 5.7-7.3 GB; they run on the CPU). .ci/run calls it after `make test`.
 COMPAT_TORCH ?= 2.6.0 2.10.0
 COMPAT_TESTS := tests/test_engine_cell.py tests/test_engine_correctness.py tests/test_engine_profile.py \
-	tests/test_magic.py tests/test_reliability_cells.py tests/test_fidelity.py
+	tests/test_magic.py tests/test_reliability_cells.py tests/test_fidelity.py tests/test_distributed.py
 COMPAT_DEPS := numpy scipy ipython pygments plotly ipywidgets nbformat nbclient ipykernel jupyter_server tqdm \
 	"pytest>=8" pytest-timeout jsonschema
 

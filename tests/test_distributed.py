@@ -148,7 +148,15 @@ def test_an_fsdp2_step_runs_in_lock_step_with_its_collectives_in_both_variants_a
         assert rank1.status == rank0.status == "failed" and rank0.cell_runs == rank1.cell_runs
         assert tuple(int(p) for p in torch.__version__.split(".")[:2]) < (2, 8)
         return
-    assert rank0.status == rank1.status == "ok"
+    if rank0.errors and "modified by an inplace operation" in rank0.errors[0].message:
+        # torch 2.10's compiled FSDP2 backward fails so on CPU, under a plain torch.compile of the same step
+        # too (docs/compatibility.md): the compiled variant fails on both ranks, in step, so none is timed
+        assert tuple(int(p) for p in torch.__version__.split(".")[:2]) < (2, 13)
+        for run in (rank0, rank1):
+            assert run.status == "failed" and run.speedup is None and run.eager.error is None
+            assert [e.variant for e in run.errors] == ["inductor/default"], run.errors
+        return
+    assert rank0.status == rank1.status == "ok", [(e.variant, e.message) for e in rank0.errors + rank1.errors]
     for run in (rank0, rank1):
         assert not run.ddp_splits
         # FSDP2's hooks run eagerly around the compiled layers: their all-gathers and reduce-scatters
