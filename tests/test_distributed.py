@@ -17,6 +17,7 @@ import pytest
 import torch
 
 from compile_profile import Job, ProfileRun
+from compile_profile.profile_run import OTHER_RANK_FAILED
 from compile_profile.digest.job import job_digest
 from compile_profile.store import RunStore
 
@@ -117,7 +118,7 @@ def test_when_one_rank_s_first_call_raises_every_rank_stops_there_and_says_which
     assert rank0.cell_runs == rank1.cell_runs == 1  # nobody went on to compile and wait for the other
     assert "rank 1 ran out of data" in rank1.errors[0].message
     (error,) = rank0.errors
-    assert error.type == "OtherRankFailed"
+    assert error.type == OTHER_RANK_FAILED
     assert error.message.startswith("the first eager call failed on rank 1; every rank stops there")
     digest = job_digest([rank0, rank1])
     (divergence,) = digest["divergences"]
@@ -131,7 +132,7 @@ def test_a_variant_that_failed_to_compile_on_one_rank_is_timed_on_none(job_runs)
     rank0, rank1 = runs["fullgraph-rank0"], runs["fullgraph-rank1"]
     assert rank1.variant("inductor/default/fullgraph").error  # its own compile error (fullgraph=True and a print)
     assert rank0.variant("inductor/default/fullgraph").error == "compiled here but failed on another rank; not timed"
-    assert any(e.type == "OtherRankFailed" and e.variant == "inductor/default/fullgraph" for e in rank0.errors)
+    assert any(e.type == OTHER_RANK_FAILED and e.variant == "inductor/default/fullgraph" for e in rank0.errors)
     for run in (rank0, rank1):
         assert run.variant("inductor/default/fullgraph").timing is None and run.speedup is None
     assert rank0.distributed.calls_by_stage == rank1.distributed.calls_by_stage

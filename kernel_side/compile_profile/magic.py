@@ -97,7 +97,6 @@ class CompileProfileMagics(Magics):
             keep=_kept_names(args.keep),
             label=_unquote(args.label),
             backend=_unquote(args.backend),
-            min_samples=min(5, args.repeat),  # --repeat is checked before it
         )
         try:
             args.profile_options = ProfileOptions(**values)
