@@ -23,6 +23,7 @@ from torch._dynamo.backends import registry
 from torch._dynamo.backends.registry import lookup_backend
 
 from .stack import Frame, parse_frames
+from .variants import VariantSpec
 
 
 
@@ -59,6 +60,11 @@ class RecordingBackend:
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
         self._inner_fn = _make_inner(self.inner, self.mode, self.options, self.dynamic)
+
+    @classmethod
+    def for_variant(cls, spec: VariantSpec) -> RecordingBackend:
+        """A fresh backend compiling as ``spec.torch_compile_call()`` says (``fullgraph`` goes to torch.compile)."""
+        return cls(inner=spec.backend, mode=spec.mode, options=dict(spec.options) or None, dynamic=spec.dynamic)
 
     @property
     def __name__(self) -> str:  # Dynamo names compiled functions after their backend

@@ -20,15 +20,13 @@ from .failures import is_compile_error, let_go, one_line
 from .timing import device_sync
 from .trace_capture import TraceEvent
 from .trace_model import build_variant_trace
-from .variants import VariantSpec, build_variants, sweep_modes
+from .variants import VariantSpec, sweep_modes
 
 
 class Compiling:
     def _compile_variants(self) -> None:
         if self.opts.sweep:  # the modes worth trying depend on the device the eager run used
-            self.specs = build_variants(backend=self.opts.backend, modes=sweep_modes(self.run_obj.device.type),
-                                        dynamic=self.opts.dynamic, fullgraph=self.opts.fullgraph,
-                                        options=self.opts.options)
+            self.specs = self.opts.variant_specs(sweep_modes(self.run_obj.device.type))
         for spec in self.specs:
             self._compile_one(spec)
         if self.calls.optimizers.record_compiled():
@@ -42,8 +40,7 @@ class Compiling:
         name = spec.name
         self._current = name
         self.progress(f"{name}: compiling")
-        backend = RecordingBackend(inner=spec.backend, mode=spec.mode, options=dict(spec.options) or None,
-                                   dynamic=spec.dynamic)
+        backend = RecordingBackend.for_variant(spec)
         variant = Variant(
             name=name, backend=spec.backend, mode=spec.mode or "default", dynamic=spec.dynamic,
             fullgraph=spec.fullgraph, options=dict(spec.options), torch_compile_call=spec.torch_compile_call(),

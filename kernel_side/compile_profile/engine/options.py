@@ -18,7 +18,7 @@ import keyword
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .variants import MODES
+from .variants import MODES, VariantSpec, build_variants
 
 Progress = Callable[[str], None]
 
@@ -190,6 +190,11 @@ class ProfileOptions:
             raise OptionError(f"--options takes KEY=VALUE (options= a dict), got {self.options!r}")
         _check_compile_settings(self)
 
+    def variant_specs(self, modes: list[str] | None = None) -> list[VariantSpec]:
+        """The compiled variants to profile: one per mode (``modes``: --sweep's, else --mode's)."""
+        return build_variants(backend=self.backend, modes=modes or self.modes, dynamic=self.dynamic,
+                              fullgraph=self.fullgraph, options=self.options)
+
 
 def _check_count(flag: str, value: Any, *, least: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
@@ -202,15 +207,12 @@ def _check_compile_settings(opts: ProfileOptions) -> None:
     """Build the backends now, so a backend or option torch.compile refuses is refused here, not as
     a traceback from the first compiled call."""
     from .backend import RecordingBackend, register
-    from .variants import build_variants
 
     register()  # backend="compile_profile" resolves
     # Options and backend names are checked the same way whatever the mode, so --sweep needs no more.
     try:
-        for spec in build_variants(backend=opts.backend, modes=opts.modes, dynamic=opts.dynamic,
-                                   fullgraph=opts.fullgraph, options=opts.options):
-            RecordingBackend(inner=spec.backend, mode=spec.mode, options=dict(spec.options) or None,
-                             dynamic=spec.dynamic)
+        for spec in opts.variant_specs():
+            RecordingBackend.for_variant(spec)
     except Exception as exc:  # noqa: BLE001 - torch says RuntimeError, InvalidBackend, TypeError, ...
         lines = str(exc).strip().splitlines() or [type(exc).__name__]
         reason = lines[0].split(", known options are")[0]  # not the list of every Inductor option

@@ -48,7 +48,7 @@ from .timing import device_sync
 from .torch_features import logs_post_grad_graph_on_cache_hit, missing_features_note
 from .trace_capture import TraceEvent, TraceRecorder, capture_compiles
 from .trace_model import CellLocator
-from .variants import VariantSpec, build_variants
+from .variants import VariantSpec
 
 
 _PHASE_TEXT = {
@@ -196,11 +196,8 @@ def profile_cell(
 
 def profile_target(target: Target, opts: ProfileOptions) -> ProfileResult:
     register()
-    specs = build_variants(
-        backend=opts.backend, modes=opts.modes, dynamic=opts.dynamic, fullgraph=opts.fullgraph, options=opts.options
-    )
     with distributed.job() as rank:
-        session = _Session(target, opts, specs)
+        session = _Session(target, opts, opts.variant_specs())
         session.run_obj.distributed = rank
         return session.run()
 
