@@ -483,6 +483,19 @@ class ProfileRun:
     def compiled_variants(self) -> list[Variant]:
         return [v for v in self.variants if v.name != "eager"]
 
+    @property
+    def speedup_variant(self) -> Variant | None:
+        """The compiled variant the speedup names (the fastest timed); None when there is no speedup."""
+        return self.variant(self.speedup.variant) if self.speedup is not None else None
+
+    @property
+    def memory_variant(self) -> Variant | None:
+        """The compiled variant ``memory_ratio`` compares eager with: the speedup's when its memory was
+        measured, else the first measured one."""
+        measured = [v for v in self.compiled_variants if v.peak_memory_bytes]
+        best = next((v for v in measured if self.speedup is not None and v.name == self.speedup.variant), None)
+        return best or (measured[0] if measured else None)
+
     def variant(self, name: str) -> Variant:
         for v in self.variants:
             if v.name == name:

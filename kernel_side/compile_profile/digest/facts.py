@@ -236,7 +236,7 @@ MATERIAL_SHARE = 0.1  # of the compiled call: a kept intermediate costing less i
 
 def kept_tensor_warnings(run: ProfileRun) -> list[str]:
     """Kept intermediates whose memory traffic alone is a material share of the fastest compiled call."""
-    best = run.variant(run.speedup.variant) if run.speedup else None
+    best = run.speedup_variant
     if best is None or best.timing is None or best.timing.median_ms <= 0:
         return []
     material = [t for t in run.kept_tensors

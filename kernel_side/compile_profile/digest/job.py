@@ -97,9 +97,7 @@ def _rank_of(run: ProfileRun) -> int:
 
 def _speedup_variant(run: ProfileRun) -> Variant | None:
     """The compiled variant the speedup names, else the first compiled one."""
-    if run.speedup is not None:
-        return next((v for v in run.variants if v.name == run.speedup.variant), None)
-    return run.compiled_variants[0] if run.compiled_variants else None
+    return run.speedup_variant or (run.compiled_variants[0] if run.compiled_variants else None)
 
 
 def _collective_share(variant: Variant | None) -> tuple[float | None, str]:

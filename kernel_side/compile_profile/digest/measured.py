@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import asdict, dataclass
 
-from ..profile_run import AutotuneResult, DevicePeaks, Kernel, ProfileRun, Variant
+from ..profile_run import AutotuneResult, DevicePeaks, Kernel, ProfileRun
 from .format import format_gbps, format_ms, format_s, format_share, format_speedup, format_tflops, one_line
 
 ROOFLINE_ROWS = 20  # kernels with rates listed, most time first; the rest are counted
@@ -35,19 +35,12 @@ def device_peaks_text(peaks: DevicePeaks) -> str:
     return f"device peaks measured here: {copy}, {matmul}"
 
 
-def memory_variant(run: ProfileRun) -> Variant | None:
-    """The compiled variant ``run.memory_ratio`` compares eager with: the speedup's, else the first measured."""
-    compiled = [v for v in run.compiled_variants if v.peak_memory_bytes]
-    best = next((v for v in compiled if run.speedup and v.name == run.speedup.variant), None)
-    return best or (compiled[0] if compiled else None)
-
-
 def memory_ratio_text(run: ProfileRun) -> str | None:
     """``eager peak memory is 1.8× the compiled variant's``, or the compiled variant's over eager's when it uses more."""
     ratio = run.memory_ratio
     if ratio is None or ratio <= 0:
         return None
-    v = memory_variant(run)
+    v = run.memory_variant
     who = "the compiled variant" if v is None or len(run.compiled_variants) <= 1 else v.name
     if ratio >= 1:
         return f"eager peak memory is {format_speedup(ratio)} {who}'s"

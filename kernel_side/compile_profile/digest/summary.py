@@ -77,7 +77,7 @@ def headline(run: ProfileRun) -> str:
         if not run.graphs and run.status == "ok":
             return "nothing was compiled: the cell ran no torch operations that Dynamo could capture"
         return f"profile {run.status}"
-    best = run.variant(run.speedup.variant)
+    best = run.speedup_variant
     parts = [
         f"{best.name} {speedup_phrase(run.speedup)}: "
         f"{format_ms(eager.timing.median_ms)} → {format_ms(best.timing.median_ms)}"
@@ -158,7 +158,7 @@ def timing_warnings(run: ProfileRun) -> list[str]:
     clamped = clamp_warning(run)
     if clamped:
         out.append(clamped)
-    best = run.variant(run.speedup.variant) if run.speedup else None
+    best = run.speedup_variant
     profile = getattr(best, "kernel_profile", None) if best else None
     # A run with a breakdown says this in its verdict (digest.breakdown), with eager's figures beside it;
     # older runs, profiled before the breakdown, keep this warning.
@@ -175,7 +175,7 @@ def timing_warnings(run: ProfileRun) -> list[str]:
 
 
 def summarize(run: ProfileRun) -> dict[str, Any]:
-    best = run.variant(run.speedup.variant) if run.speedup else None
+    best = run.speedup_variant
     groups = break_groups(run)
     return {
         "digest": DIGEST_VERSION,

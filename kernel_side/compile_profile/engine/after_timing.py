@@ -20,9 +20,7 @@ def memory_ratio(run: ProfileRun) -> float | None:
     eager = run.eager
     if eager is None or not eager.peak_memory_bytes:
         return None
-    compiled = [v for v in run.compiled_variants if v.peak_memory_bytes]
-    best = next((v for v in compiled if run.speedup and v.name == run.speedup.variant), None)
-    best = best or (compiled[0] if compiled else None)
+    best = run.memory_variant
     return eager.peak_memory_bytes / best.peak_memory_bytes if best else None
 
 
