@@ -10,7 +10,8 @@ Each rank, in one process:
     ``DIR/<wrap>-<model>-rank<R>.json``;
   * independent references, in lock-step on every rank (fixed iteration counts): the same step
     eager and under plain ``torch.compile`` (default backend), each timed by a bare back-to-back
-    loop (CUDA events on GPU) before the profile, the eager loop again after it, and
+    loop (CUDA events on GPU) before the profile, then eager and compiled loops in turn (10 rounds: drift
+    reaches both, as in the tool's interleaved samples), the eager loop again after the profile, and
     ``torch._dynamo.explain`` of the step for its graph and break counts;
   * ``FIGURE`` lines: the tool's eager and compiled medians against the bare loops' (target within
     10 %: a training step with collectives is noisier than a kernel), its speedup against the loops' ratio, its Dynamo graphs plus DDPOptimizer's
@@ -100,10 +101,10 @@ def wrap(model: nn.Module, how: str, device: torch.device) -> nn.Module:
     raise SystemExit(f"unknown --wrap {how!r}: use ddp or fsdp2")
 
 
-def bare_loop_ms(fn, x, *, iters: int, cuda: bool) -> float:
-    """Median ms per call over ``iters`` back-to-back calls, 5 rounds (the same count on every rank)."""
-    rounds = []
-    for _ in range(5):
+def bare_loop_ms(fn, x, *, iters: int, cuda: bool, rounds: int = 5) -> float:
+    """Median ms per call over ``iters`` back-to-back calls, ``rounds`` times (the same count on every rank)."""
+    times = []
+    for _ in range(rounds):
         if cuda:
             torch.cuda.synchronize()
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -112,13 +113,23 @@ def bare_loop_ms(fn, x, *, iters: int, cuda: bool) -> float:
                 fn(x)
             end.record()
             torch.cuda.synchronize()
-            rounds.append(start.elapsed_time(end) / iters)
+            times.append(start.elapsed_time(end) / iters)
         else:
             t0 = time.perf_counter()
             for _ in range(iters):
                 fn(x)
-            rounds.append((time.perf_counter() - t0) * 1e3 / iters)
-    return statistics.median(rounds)
+            times.append((time.perf_counter() - t0) * 1e3 / iters)
+    return statistics.median(times)
+
+
+def interleaved_loops_ms(eager, compiled, x, *, iters: int, cuda: bool, rounds: int = 10) -> tuple[float, float, float]:
+    """Eager and compiled loops taken in turn, ``rounds`` times: their median ms per call and the median of
+    the rounds' ratios. Drift in the process (these host-bound steps move up to 25 % across a profile)
+    reaches both alike, as in the tool's interleaved samples, which back-to-back loops do not give."""
+    pairs = [(bare_loop_ms(eager, x, iters=iters, cuda=cuda, rounds=1),
+              bare_loop_ms(compiled, x, iters=iters, cuda=cuda, rounds=1)) for _ in range(rounds)]
+    return (statistics.median(e for e, _ in pairs), statistics.median(c for _, c in pairs),
+            statistics.median(e / c for e, c in pairs))
 
 
 def main() -> int:
@@ -161,6 +172,7 @@ def main() -> int:
     for _ in range(3):
         compiled(x)
     compiled_ms = bare_loop_ms(compiled, x, iters=args.iters, cuda=cuda)
+    interleaved = interleaved_loops_ms(step, compiled, x, iters=args.iters, cuda=cuda)
     torch._dynamo.reset()
 
     t0 = time.perf_counter()
@@ -180,6 +192,8 @@ def main() -> int:
         "tool_speedup": run.speedup.value if run.speedup else None,
         "loop_eager_ms": eager_ms, "loop_eager_after_ms": eager_after_ms, "loop_compiled_ms": compiled_ms,
         "loop_speedup": eager_ms / compiled_ms,
+        "interleaved_eager_ms": interleaved[0], "interleaved_compiled_ms": interleaved[1],
+        "interleaved_speedup": interleaved[2],
         "tool_graphs": run.dynamo_graph_count,
         # explain counts each piece DDPOptimizer compiled as a graph
         "tool_graphs_and_pieces": run.dynamo_graph_count + sum(len(s.buckets) - 1 for s in run.ddp_splits),
@@ -193,7 +207,7 @@ def main() -> int:
     }
     (out / f"{name}-rank{rank}-figures.json").write_text(json.dumps(figures, indent=2))
     for key in ("tool_eager_ms", "loop_eager_ms", "loop_eager_after_ms", "tool_compiled_ms", "loop_compiled_ms", "tool_speedup",
-                "loop_speedup", "tool_graphs", "tool_graphs_and_pieces", "explain_graphs", "tool_breaks", "explain_breaks", "ddp_pieces",
+                "loop_speedup", "interleaved_eager_ms", "interleaved_compiled_ms", "interleaved_speedup", "tool_graphs", "tool_graphs_and_pieces", "explain_graphs", "tool_breaks", "explain_breaks", "ddp_pieces",
                 "collective_ms", "calls_by_stage"):
         print(f"FIGURE rank{rank} {name} {key} {figures[key]}", flush=True)
     dist.barrier()
