@@ -164,16 +164,31 @@ def test_random_cells_are_not_reported_as_mismatches():
         assert "random" in run.correctness.note
 
 
-def test_recompile_during_timing_is_flagged():
+def test_recompiles_in_the_warm_up_are_waited_out_so_no_timed_sample_holds_a_compile():
     import itertools
 
     sizes = itertools.cycle([3, 4, 5, 6, 7])
     ns = {"torch": torch, "next_size": lambda: next(sizes)}
     run = run_cell("n = next_size()\nv = torch.ones(n).cumsum(0)\n", ns, dynamic=False).run
+    assert len(run.recompiles) == 4, "sizes 4 to 7, each once; the cycle then finds its entries"
+    assert not any(r.during_timing for r in run.recompiles)
+    assert not any(v.recompiled_during_timing for v in run.compiled_variants)
+    assert any("warm-up calls kept compiling" in n for n in run.notes), run.notes
+
+
+def test_a_variant_still_compiling_when_the_warm_up_gives_up_is_flagged_in_its_samples(monkeypatch):
+    import itertools
+
+    from compile_profile.engine import timing
+
+    monkeypatch.setattr(timing, "SETTLE_S", 0.0)  # no settling calls: the samples meet the recompiles
+    sizes = itertools.cycle([3, 4, 5, 6, 7])
+    ns = {"torch": torch, "next_size": lambda: next(sizes)}
+    run = run_cell("n = next_size()\nv = torch.ones(n).cumsum(0)\n", ns, dynamic=False).run
     assert run.recompiles, "a new size under dynamic=False must recompile"
-    assert any(r.during_timing for r in run.recompiles) or any(
-        v.recompiled_during_timing for v in run.compiled_variants
-    )
+    assert any(r.during_timing for r in run.recompiles)
+    assert all(v.recompiled_during_timing for v in run.compiled_variants)
+    assert "[recompiled while timed]" in str(run)
 
 
 def test_interrupt_keeps_partial_results_and_marks_the_run():

@@ -188,3 +188,48 @@ def test_compiles_after_timing_count_too_as_dynamo_logs_them():
     after_timing = [r for r in run.recompiles if not r.during_timing]
     assert len(after_timing) > 2, "warm-up's, the correctness run's and the profiler pass's"
     assert all(r.variant == "inductor/default" for r in run.recompiles)
+
+
+def test_a_scheduled_learning_rate_recompiles_in_the_warm_up_not_in_the_samples_and_the_fix_is_named():
+    # SGD's step frame guards on the float lr; ExponentialLR changes it each call, so the frame recompiles
+    # on each of the next calls until the recompile limit sends it to eager (a Llama step read 386x
+    # slower when its samples held those compiles; steady state 1.57x faster)
+    import compile_profile
+    from compile_profile.digest.guards import FLOAT_LR_HINT
+
+    torch.manual_seed(0)
+    model = torch.nn.Linear(8, 4)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    sched = torch.optim.lr_scheduler.ExponentialLR(opt, 0.9)
+
+    def step(x):
+        opt.zero_grad()
+        loss = model(x).pow(2).mean()
+        loss.backward()
+        opt.step()
+        sched.step()
+        return loss
+
+    with torch._dynamo.config.patch(recompile_limit=4):
+        run = compile_profile.profile(step, torch.randn(4, 8), backend="aot_eager", **FAST)
+    lr_recompiles = [r for r in run.recompiles if r.source == "self.param_groups[0]['lr']"]
+    assert len(lr_recompiles) == 4 and lr_recompiles[-1].limit == "recompile_limit (4)", run.recompiles
+    assert not any(r.during_timing for r in run.recompiles), "the warm-up waited them out"
+    assert not run.variant("aot_eager").recompiled_during_timing
+    assert any("warm-up calls kept compiling" in n for n in run.notes), run.notes
+    text = str(run)
+    assert "recompile ×4 (aot_eager): compile" in text and FLOAT_LR_HINT in text
+    assert text.count(FLOAT_LR_HINT) == 1, "said once for the four recompiles together"
+    assert any(FLOAT_LR_HINT in w for w in run.summary()["warnings"]), "and on the card"
+
+
+def test_a_guard_compared_by_its_name_in_the_frame_is_the_failed_guards_source():
+    from compile_profile.engine.guards import failed_guard_source
+
+    assert failed_guard_source("4/0: self.param_groups[0]['lr'] == 0.09000000000000001") == \
+        "self.param_groups[0]['lr']"
+    assert failed_guard_source("0/0: tensor 'x' size mismatch at index 0. expected 8, actual 16") == "x"
+    r = Recompile(reason="4/0: self.param_groups[0]['lr'] == 0.09", source="self.param_groups[0]['lr']")
+    assert failed_guard_text(r).startswith("the guard on self.param_groups[0]['lr'] failed: the learning rate "
+                                           "changes each step")
+    assert "learning rate" not in failed_guard_text(Recompile(reason="", source="L['x']"))

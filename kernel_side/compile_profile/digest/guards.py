@@ -7,6 +7,8 @@ Derived here once for every view (text, HTML, report, panel through the digest's
 
 from __future__ import annotations
 
+import re
+
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
@@ -79,11 +81,21 @@ def limit_text(r: Recompile) -> str:
     return f"compile {r.compile_id} hit torch._dynamo.config.{r.limit}: Dynamo runs this frame eagerly from now on"
 
 
+# An optimizer's step frame guards on each group's learning rate as a Python float, so an LR scheduler
+# makes it recompile every step until the recompile limit (a tensor lr: none; checked with SGD, torch 2.13).
+_FLOAT_LR = re.compile(r"""param_groups\[\d+\]\[['"]lr['"]\]""")
+FLOAT_LR_HINT = ("the learning rate changes each step (an LR scheduler); a tensor learning rate, e.g. "
+                 "SGD(params, lr=torch.tensor(0.1)), keeps one compiled optimizer step")
+
+
 def failed_guard_text(r: Recompile) -> str:
     """What a recompile's failed guard was on, e.g. ``the guard on x (cell line 2) failed``, after the
-    recompile limit it hit (``limit_text``) if any; "" when neither is known."""
+    recompile limit it hit (``limit_text``) if any, then what to do where the value says it
+    (``FLOAT_LR_HINT``); "" when none is known."""
     where = f" (cell line {r.line})" if r.line is not None else ""
     guard = f"the guard on {r.source}{where} failed" if r.source else ""
+    if guard and _FLOAT_LR.search(r.source):
+        guard += f": {FLOAT_LR_HINT}"
     return "; ".join(t for t in (limit_text(r), guard) if t)
 
 
@@ -92,6 +104,21 @@ def recompile_text(r: Recompile) -> str:
     failed = failed_guard_text(r)
     reason = one_line(r.reason)
     return f"{failed}: {reason}" if failed else reason
+
+
+def recompile_runs(run: ProfileRun) -> list[list[Recompile]]:
+    """The recompiles in order, consecutive ones of one frame whose same guard failed (a float learning
+    rate: one per step up to the recompile limit) together, so a view can say them once with a count."""
+    out: list[list[Recompile]] = []
+    for r in run.recompiles:
+        last = out[-1][-1] if out else None
+        if (last is not None and r.source and (r.variant, r.source, r.during_timing) == (last.variant, last.source,
+                                                                                          last.during_timing)
+                and r.compile_id.split("/")[0] == last.compile_id.split("/")[0]):
+            out[-1].append(r)
+        else:
+            out.append([r])
+    return out
 
 
 def graph_heading(gg: GraphGuards) -> str:

@@ -48,7 +48,10 @@ GUARD_KINDS: list[tuple[str, re.Pattern[str]]] = [
 _SOURCE = re.compile(r"""\b[LG]\[['"][^'"]+['"]\](?:\.[A-Za-z_]\w*(?![\w(])|\[['"][^'"]*['"]\]|\[\d+\])*""")
 _ROOT_NAME = re.compile(r"""^[LG]\[['"]([^'"]+)['"]\]""")
 # The value a recompile reason names when it gives no L[...] / G[...] source: "tensor 'x' ..."
-_QUOTED_NAME = re.compile(r"""^\s*(?:tensor|type|id|len)?\s*'([A-Za-z_]\w*)'""")
+_QUOTED_NAME = re.compile(r"""^\s*(?:\d+/\d+:\s*)?(?:tensor|type|id|len)?\s*'([A-Za-z_]\w*)'""")
+# ... or compares a value by its name in the frame: "self.param_groups[0]['lr'] == 0.09" (an optimizer's
+# step frame, recompiled for each learning rate an LR scheduler sets)
+_COMPARED_NAME = re.compile(r"""^\s*(?:\d+/\d+:\s*)?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\[\d+\]|\[['"][^'"]*['"]\])*)\s*(?:==|!=|<=|>=|<|>)""")
 
 
 def guard_kind(code: str) -> str:
@@ -127,5 +130,5 @@ def failed_guard_source(reason: str) -> str:
     source = guard_source(reason)
     if source:
         return source
-    quoted = _QUOTED_NAME.match(reason)
-    return quoted.group(1) if quoted else ""
+    found = _QUOTED_NAME.match(reason) or _COMPARED_NAME.match(reason)
+    return found.group(1) if found else ""

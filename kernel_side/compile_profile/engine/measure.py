@@ -22,6 +22,7 @@ from .failures import let_go, one_line
 from .optimizer_state import OptimizerViews
 from .timing import (
     TimedCallable,
+    SETTLED_CALLS,
     TimingPlan,
     calls_per_sample_for,
     device_sync,
@@ -30,6 +31,7 @@ from .timing import (
     summarize_samples,
     warm_up,
 )
+from .torch_features import recompile_limit
 
 
 class Measuring:
@@ -42,10 +44,23 @@ class Measuring:
         timed += [TimedCallable(name, call, self._before(name)) for name, call in self.compiled.items()]
         self.progress("warming up")
         self.recorder.take()
-        fastest = warm_up(timed, plan, device_sync(device_type))
+        backends = self.backends
+        settled = warm_up(
+            timed, plan, device_sync(device_type),
+            compiles=lambda name: len(backends[name].graphs) if name in backends else 0,
+            # a frame recompiling on each call stops at the limit; calls without a compile come between
+            settling_calls=(recompile_limit() + 1) * SETTLED_CALLS,
+            decide=lambda more: bool(distributed.ranks_where_false(not more)),  # any rank compiled
+        )
         self._note_recompiles(self.recorder.take(), during_timing=False)
+        for name, extra in settled.items():
+            if extra:
+                self.run_obj.notes.append(
+                    f"{name}: its warm-up calls kept compiling (recompiles), so it had {extra} more "
+                    f"before timing, until {SETTLED_CALLS} calls in a row compiled nothing"
+                )
         self._stage_done("warm-up")
-        number = distributed.shared(calls_per_sample_for(min(fastest.values()), device_type))
+        number = distributed.shared(calls_per_sample_for(min(v.fastest_s for v in timed), device_type))
         self.progress(f"timing {len(timed)} variants, {number} call(s) per sample")
         last_report = [time.perf_counter()]
 

@@ -27,6 +27,12 @@ MIN_SAMPLE_S_CUDA = 10e-3
 # the host ahead when timing starts, as in a back-to-back loop (a host-heavy training step measured
 # 9 % slow with 4-call samples otherwise).  It is real work, counted in the cell's runs.
 PRIMING_CALLS = {"cuda": 1}
+# The longest a variant's warm-up goes on while its calls still compile (``warm_up``): 8 recompiles of
+# a Llama optimizer step took 18 s on a 2-core CPU.
+SETTLE_S = 60.0
+# Calls in a row that compiled nothing before a warm-up that compiled counts as settled: inputs that
+# cycle through shapes reach a size not yet compiled after one or two calls that found their entries.
+SETTLED_CALLS = 3
 
 
 def priming_calls(device_type: str) -> int:
@@ -40,6 +46,7 @@ class TimedCallable:
     before: Callable[[], None] = lambda: None  # untimed preparation before each sample
     samples_s: list[float] = field(default_factory=list)
     host_samples_s: list[float] = field(default_factory=list)
+    fastest_s: float = math.inf  # its fastest warm-up call (``warm_up``)
 
 
 @dataclass
@@ -58,20 +65,60 @@ def device_sync(device_type: str) -> Callable[[], None]:
     return lambda: None
 
 
-def warm_up(variants: list[TimedCallable], plan: TimingPlan, sync: Callable[[], None]) -> dict[str, float]:
-    """Run each variant ``plan.warmup`` times; return each one's fastest warm-up call in seconds."""
-    fastest: dict[str, float] = {}
+def warm_up(
+    variants: list[TimedCallable],
+    plan: TimingPlan,
+    sync: Callable[[], None],
+    *,
+    compiles: Callable[[str], int] = lambda name: 0,
+    settling_calls: int = 0,
+    settle_s: float | None = None,
+    decide: Callable[[bool], bool] = lambda more: more,
+) -> dict[str, int]:
+    """Run each variant ``plan.warmup`` times, then, if one of them compiled (``compiles(name)`` grew),
+    on until ``SETTLED_CALLS`` calls in a row compiled nothing, at most ``settling_calls`` more: a call
+    that compiles is no steady state.  An LR scheduler
+    changes a float the optimizer's frame is guarded on, so that frame recompiles on each call until
+    Dynamo's recompile limit sends it to eager (a Llama training step: 7 more calls of 2-3 s each on
+    CPU); samples taken meanwhile read 386x slower where the steady state is 1.57x faster.  The
+    settling calls of one variant stop after ``settle_s`` (default ``SETTLE_S``) too; what still
+    compiles then is flagged where it lands in the samples.
+
+    Sets each variant's ``fastest_s`` (its fastest warm-up call that compiled nothing, else its
+    fastest) and returns how many settling calls each one took.  ``decide`` turns this process's wish
+    to go on into the decision followed (in a distributed job: go on while any rank compiled)."""
+    settle_s = SETTLE_S if settle_s is None else settle_s
+    settled: dict[str, int] = {}
     for v in variants:
-        best = math.inf
-        for _ in range(max(1, plan.warmup)):
+        best, best_compiling = math.inf, math.inf
+        calls = since_compile = 0
+        compiled_any = False
+        settle_start = math.inf
+        while True:
+            before = compiles(v.name)
             v.before()
             sync()
             t0 = time.perf_counter()
             v.call()
             sync()
-            best = min(best, time.perf_counter() - t0)
-        fastest[v.name] = best
-    return fastest
+            elapsed = time.perf_counter() - t0
+            if compiles(v.name) > before:
+                best_compiling = min(best_compiling, elapsed)
+                compiled_any, since_compile = True, 0
+            else:
+                best = min(best, elapsed)
+                since_compile += 1
+            calls += 1
+            extra = calls - max(1, plan.warmup)
+            if extra == 0:
+                settle_start = time.perf_counter()
+            unsettled = compiled_any and since_compile < SETTLED_CALLS
+            in_time = time.perf_counter() - settle_start < settle_s
+            if extra >= 0 and not decide(unsettled and extra < settling_calls and in_time):
+                break
+        v.fastest_s = best if math.isfinite(best) else best_compiling
+        settled[v.name] = max(0, calls - max(1, plan.warmup))
+    return settled
 
 
 def run_interleaved(

@@ -72,3 +72,13 @@ def caller_lines_reliable() -> bool:
 def cache_entry_backend(entry: Any) -> Any:
     """The backend a Dynamo cache entry was compiled with, or None where torch does not record it."""
     return getattr(entry, "backend", None)
+
+
+def recompile_limit() -> int:
+    """Dynamo's limit on compiles of one frame (``recompile_limit``; ``cache_size_limit`` before 2.7)."""
+    import torch._dynamo.config as dynamo_config
+
+    value = getattr(dynamo_config, "recompile_limit", None)
+    if value is None:
+        value = getattr(dynamo_config, "cache_size_limit", 8)
+    return int(value)

@@ -20,7 +20,7 @@ from ..digest.format import format_diff, format_interval, format_ms, format_s, f
 from ..digest.breakdown import TITLE, breakdown, breakdown_note, columns, verdict
 from ..digest.compare import Comparison
 from ..digest.distributed import collective_texts, ddp_split_text, distributed_text
-from ..digest.guards import graph_heading, group_text, recompile_text, run_guards
+from ..digest.guards import graph_heading, group_text, recompile_runs, recompile_text, run_guards
 from ..digest.measured import (autotune_rows, cudagraph_skips, cudagraph_text, device_peaks_text, memory_ratio_text,
                                roofline_kernels, roofline_note, roofline_rows)
 from ..digest.payback import payback
@@ -96,12 +96,15 @@ def _graph_lines(run: ProfileRun) -> list[str]:
             out.append(f"    note: {g.note}")
     if len(groups) > MAX_LISTED:
         out.append(f"  … and {sum(g.count for g in groups[MAX_LISTED:])} more graph breaks")
-    for r in run.recompiles[:MAX_LISTED]:
+    runs = recompile_runs(run)
+    for same in runs[:MAX_LISTED]:
+        r = same[-1]  # the last says the limit, when one was hit
         tag = " [during timing]" if r.during_timing else ""
         variant = f" ({r.variant})" if r.variant else ""
-        out.append(f"  recompile{variant}{tag}: {recompile_text(r)}")
-    if len(run.recompiles) > MAX_LISTED:
-        out.append(f"  … and {len(run.recompiles) - MAX_LISTED} more recompiles")
+        times = f" ×{len(same)}" if len(same) > 1 else ""
+        out.append(f"  recompile{times}{variant}{tag}: {recompile_text(r)}")
+    if len(runs) > MAX_LISTED:
+        out.append(f"  … and {sum(len(same) for same in runs[MAX_LISTED:])} more recompiles")
     out += [f"  {ddp_split_text(run, split)}" for split in run.ddp_splits]
     out += [f"  {text}" for text in collective_texts(run)]
     return out
