@@ -314,6 +314,16 @@ def test_profiled_kernels_longer_than_the_call_clamp_outside_to_zero_and_warn_on
     assert summarize(fast)["warnings"].count(said[0]) == 1
 
 
+def test_a_verdict_whose_profiled_calls_ran_slower_than_the_timed_ones_does_not_say_where_the_time_went(runs):
+    _, fast = runs
+    best = fast.variant(fast.speedup.variant)
+    best.kernel_profile.breakdown.aten_ms += 2.0  # kernels now exceed the timed call: outside reads 0
+    said = verdict(fast)
+    assert said.startswith(f"{best.name} is faster, but the profiler pass cannot say where: it ran slower than "
+                           "the timed calls (")
+    assert f"{best.name}'s kernels" in said and "outside them" not in said and "eager" not in said.split("(")[1]
+
+
 def test_a_slower_call_whose_kernels_grew_says_which_kernels(runs):
     slow, _ = runs
     slow.variant("inductor/default").kernel_profile.breakdown.library_ms += 3.0  # outside shrinks by as much

@@ -155,6 +155,15 @@ def verdict(run: ProfileRun) -> str | None:
     kernel_change = c.kernels_ms - e.kernels_ms  # > 0: compiled's kernels take longer
     outside_change = c.outside_ms - e.outside_ms
 
+    if e.clamped or c.clamped:
+        # The profiler pass ran slower than the timed calls (on CPU its per-op cost lands in each op's host
+        # time): its kernels and the time outside them say nothing about where the timed difference lies.
+        # A BERT cell read "faster: 0 ns outside kernels (eager 0 ns); its kernels take 108 ms (eager 48 ms)".
+        pace = "about as fast as eager" if s.includes_one else ("faster" if s.value >= 1 else "slower")
+        slow = ", ".join(f"{r.variant}'s kernels {format_ms(r.kernels_ms)} against a {format_ms(r.median_ms)} call"
+                         for r in (e, c) if r.clamped)
+        return (f"{who} is {pace}, but the profiler pass cannot say where: it ran slower than the timed calls "
+                f"({slow})")
     if s.includes_one:
         return f"{who} is about as fast as eager (the speedup's interval includes 1×): {kernels} and {outside}"
     if s.value < 1:
