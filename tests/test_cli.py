@@ -255,6 +255,18 @@ def test_compare_lists_variants_of_either_run(store):
                        "max-autotune median": (None, 1.0, None)}
 
 
+def test_compare_says_a_cold_and_a_warm_compile_are_not_comparable_and_words_each_cache(store):
+    a, b = make_run("a1"), make_run("b1")
+    a.variants[1].compile_s, b.variants[1].compile_s = 8.39, 4.83
+    a.variants[1].cache_state, b.variants[1].cache_state = "cold", "warm"
+    (d,) = [d for d in compare(a, b).deltas if d.metric == "inductor compile"]
+    assert (d.a_text, d.b_text) == ("8.39 s (cold cache)", "4.83 s (warm cache)")
+    assert d.change is None and d.better == "" and d.change_text == "not comparable: cold cache vs warm cache"
+    b.variants[1].cache_state = "cold"  # the same cache state: a change the code made
+    (d,) = [d for d in compare(a, b).deltas if d.metric == "inductor compile"]
+    assert d.change == pytest.approx(4.83 / 8.39 - 1) and d.better == "b"
+
+
 # -- export ------------------------------------------------------------------------------------------
 
 
