@@ -233,3 +233,12 @@ def test_hostile_guards_sources_and_kernel_names_stay_text_in_every_html_view():
     report = ParsedHTML(render_report_html(run)).text
     assert f"check_tensor(L['x'], {HOSTILE})" in report and f"picked triton_{HOSTILE}" in report
     assert HOSTILE not in json.dumps(figures(run)["roofline"])
+
+
+def test_the_roofline_note_promises_a_share_of_a_peak_only_where_one_was_measured():
+    from compile_profile.digest.measured import roofline_note
+
+    assert "as a share of the device peak measured in this session" in roofline_note(cuda_run())
+    cpu = cpu_run()
+    assert cpu.device_peaks is None
+    assert "share" not in roofline_note(cpu) and "absolute rates" in roofline_note(cpu)

@@ -200,6 +200,9 @@ def roofline_rows(run: ProfileRun, limit: int = ROOFLINE_ROWS) -> list[RooflineR
 
 def roofline_note(run: ProfileRun) -> str:
     """What the roofline figures are, said under them."""
+    if run.device_peaks is None:  # CPU: no peak is measured, so a rate is not a share of anything
+        return ("achieved rate per kernel: bytes it moved or matmul FLOPs it did per call over its time, "
+                "absolute rates (no device peak is measured here to hold them against)")
     return ("achieved rate per kernel: bytes it moved or matmul FLOPs it did per call over its device time, "
             "as a share of the device peak measured in this session")
 
