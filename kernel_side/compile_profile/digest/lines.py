@@ -12,12 +12,19 @@ Eager has no generated kernels: its time per line is the profiler's (``KernelPro
 op counted on the cell line that was running when it was called, so no split applies; its "kernels" on a
 line are that line's largest ATen ops.
 
+A compiled variant's backward kernels came from forward lines (their provenance), but they run when
+the backward does: they are counted on the cell line that runs it (``loss.backward()``), as eager's
+backward ops are, when the cell has exactly one such line.  Counted on their forward lines, a Llama
+training step read compiled forward 1.56 ms against eager's 1.19 ms and a free backward, where the
+compiled forward took 0.29 ms and its backward 1.27 ms (eager 1.76 ms).
+
 Times are per call, per variant (eager, when it has line times, then the variants that have timed
 kernels), never summed over variants.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 
 from ..profile_run import ProfileRun
@@ -60,7 +67,17 @@ class LineTimes:
 
 
 RULE = ("a kernel fused from several lines is split evenly over them, so a variant's lines add up to its kernels' "
-        "time; eager time is counted on the line that was running when each op was called")
+        "time; eager time is counted on the line that was running when each op was called, and a compiled "
+        "backward's kernels on the line that runs the backward")
+
+_RUNS_BACKWARD = re.compile(r"\.backward\(|\bautograd\.(?:backward|grad)\(")
+
+
+def backward_line(run: ProfileRun) -> int | None:
+    """The one cell line that runs a backward (``loss.backward()``), or None when there is none or several."""
+    found = [i for i, text in enumerate(run.cell_source.splitlines(), 1)
+             if _RUNS_BACKWARD.search(text.split("#", 1)[0])]
+    return found[0] if len(found) == 1 else None
 
 
 def _add(total: float | None, ms: float | None) -> float | None:
@@ -87,8 +104,12 @@ def line_times(run: ProfileRun) -> LineTimes:
         r.time_ms["eager"] = _add(r.time_ms.get("eager"), e.time_ms)
     unattributed: dict[str, int] = {}
     unattributed_ms: dict[str, float | None] = {}
+    backward = backward_line(run)
+    backward_graphs = {g.id for g in run.graphs if g.kind == "aot_backward"}
     for k in run.kernels:
         lines = sorted(set(k.lines))
+        if backward is not None and lines and k.graph_id in backward_graphs:
+            lines = [backward]
         if not lines:
             unattributed[k.variant] = unattributed.get(k.variant, 0) + 1
             unattributed_ms[k.variant] = _add(unattributed_ms.get(k.variant), k.device_time_ms)
