@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from ..engine.cell import CELL_FILENAME_PREFIX
-from ..profile_run import Correctness, GraphBreak, Kernel, ProfileRun, Variant
+from ..profile_run import Correctness, GraphBreak, Kernel, OutputCheck, ProfileRun, Variant
 from .format import format_bytes, format_diff, format_ms
 
 TOP_KERNELS = 10
@@ -216,10 +216,7 @@ def correctness_text(c: Correctness) -> str:
     if c.ok:
         by_rmse = [k for k in c.checks if k.compiled_rmse is not None]
         if by_rmse:
-            worst = max(by_rmse, key=lambda k: k.compiled_rmse / max(k.allowed_rmse or 0.0, 1e-300))
-            return (f"compiled results match eager ({diff}): judged against a float64 run of the same code, "
-                    f"compiled's error (RMSE {format_diff(worst.compiled_rmse)} in {worst.path}) is within "
-                    f"eager's own (RMSE {format_diff(worst.eager_rmse)}), as PyTorch's benchmark runner judges")
+            return _float64_pass_text(by_rmse)
         return f"compiled results match eager within dtype tolerance ({diff})"
     failed = [k for k in c.checks if not k.ok]
     first = failed[0] if failed else None
@@ -227,6 +224,57 @@ def correctness_text(c: Correctness) -> str:
     why = f": {first.path} {first.reason}" if first is not None and first.reason else ""
     how = "" if c.method == "float64" else (f"; {c.note}" if c.note else "; judged by dtype tolerance only")
     return f"compiled results differ from eager{where} ({diff}){why}{how}"
+
+
+# Eager this much further from float64 than compiled: not the rounding noise of two ways to compute the same
+# thing (their RMSEs were within 0.70-1.01x of each other for GPT-2, ViT, ResNet-18 and an MLP) but an
+# output that rounding moves a long way, such as one computed after a branch on a value near 0.
+ILL_CONDITIONED_RATIO = 10.0
+MORE_OUTPUTS_NAMED = 3
+
+
+def _float64_pass_text(by_rmse: list[OutputCheck]) -> str:
+    """Outputs that differ from eager beyond their dtype's tolerance yet pass because their RMSE against the
+    float64 run is within the benchmark runner's allowance.  They do not match eager, so the sentence says by
+    how much they differ (in the output that differs most), how far eager itself is from float64 there, and
+    how compiled got within the allowance: no further than eager, within the multiplier, or only within the
+    absolute slack."""
+    lead = max(by_rmse, key=lambda k: (k.max_abs_diff or 0.0, _allowance_used(k)))
+    ill = (f" ({lead.path} is ill-conditioned, e.g. a branch on a value near 0)"
+           if lead.eager_rmse > ILL_CONDITIONED_RATIO * lead.compiled_rmse else "")
+    text = (f"compiled results pass by the float64 rule, as PyTorch's benchmark runner judges: compiled differs "
+            f"from eager by {format_diff(lead.max_abs_diff)} in {lead.path}, beyond its dtype tolerance, but eager "
+            f"is itself {format_diff(lead.eager_rmse)} RMSE from a float64 run of the same code there{ill}; "
+            f"compiled is {format_diff(lead.compiled_rmse)} from it{_within(lead)}")
+    rest = [k for k in by_rmse if k is not lead]
+    # another output whose error exceeds eager's came closer to failing than the lead may have: name it
+    worse = [k for k in rest if k.compiled_rmse > k.eager_rmse]
+    if worse:
+        k = max(worse, key=_allowance_used)
+        text += (f"; {k.path}: compiled {format_diff(k.compiled_rmse)} RMSE from float64, eager "
+                 f"{format_diff(k.eager_rmse)}{_within(k)}")
+        rest.remove(k)
+    if rest:
+        names = ", ".join(k.path for k in rest[:MORE_OUTPUTS_NAMED])
+        more = f" and {len(rest) - MORE_OUTPUTS_NAMED} more" if len(rest) > MORE_OUTPUTS_NAMED else ""
+        text += f"; {names}{more} also passed by the float64 rule"
+    return text
+
+
+def _allowance_used(k: OutputCheck) -> float:
+    return (k.compiled_rmse or 0.0) / max(k.allowed_rmse or 0.0, 1e-300)
+
+
+def _within(k: OutputCheck) -> str:
+    """How compiled's RMSE against float64 got within the allowance (multiplier x eager's + slack)."""
+    if k.compiled_rmse <= k.eager_rmse:
+        return ", no further than eager"
+    if k.rmse_multiplier is None or k.rmse_slack is None:  # runs stored before the two were recorded
+        return f", within the allowed {format_diff(k.allowed_rmse)}"
+    if k.compiled_rmse <= k.rmse_multiplier * k.eager_rmse:
+        return f", within {k.rmse_multiplier:g}x eager's"
+    return (f", over {k.rmse_multiplier:g}x eager's but within the rule's absolute slack of "
+            f"{format_diff(k.rmse_slack)}")
 
 
 # -- what the cell keeps ---------------------------------------------------------------------

@@ -129,6 +129,7 @@ def judge_output(path: str, expected: Any, actual: Any, reference: Any = None) -
     check.eager_rmse = _rmse(ew[keep], rw[keep])
     multiplier = 3.0 if e.dtype in LOW_PRECISION or e.numel() < SMALL_TENSOR else 2.0
     slack = RMSE_TOL.get(torch.float32 if isinstance(expected, float) else e.dtype, 1e-4) / 10
+    check.rmse_multiplier, check.rmse_slack = multiplier, slack
     check.allowed_rmse = multiplier * check.eager_rmse + slack
     if not check.compiled_rmse <= check.allowed_rmse:
         check.ok = False
