@@ -233,3 +233,23 @@ def test_a_guard_compared_by_its_name_in_the_frame_is_the_failed_guards_source()
     assert failed_guard_text(r).startswith("the guard on self.param_groups[0]['lr'] failed: the learning rate "
                                            "changes each step")
     assert "learning rate" not in failed_guard_text(Recompile(reason="", source="L['x']"))
+
+
+def test_a_guard_in_a_librarys_frame_is_placed_on_the_cell_line_that_called_into_it_and_names_that_frame():
+    # GPT-2 over two sequence lengths: transformers' ForCausalLMLoss recompiled on its own parameter `labels`,
+    # and the cell line that merely read a variable of that name was blamed (review)
+    from compile_profile.engine.torch_features import caller_lines_reliable
+
+    lib = "/venv/lib/python3.11/site-packages/transformers/loss/loss_utils.py"
+    stack = [{"filename": "<cell>", "line": 2, "name": "<module>", "loc": "y = torch.ones(n) * 2"},
+             {"filename": lib, "line": 51, "name": "ForCausalLMLoss"}]
+    start = event("dynamo_start", None, {"stack": stack}, (5, 1))
+    result = trace([reasons((5, 1), "5/0: tensor 'n' size mismatch at index 1. expected 8, actual 16"), start])
+    (r,) = result.recompiles
+    assert (r.source, r.frame, r.filename, r.file_line) == ("n", "ForCausalLMLoss", lib, 51)
+    assert r.line == (2 if caller_lines_reliable() else None), "not cell line 1, which reads another n"
+    assert failed_guard_text(r).startswith("the guard on n in ForCausalLMLoss (transformers/loss/loss_utils.py:51")
+    # the cell's own frame: its variable, on the first line that reads it
+    own = event("dynamo_start", None, {"stack": [stack[0]]}, (0, 1))
+    (r,) = trace([reasons((0, 1), "0/0: tensor 'n' size mismatch at index 0. expected 3, actual 4"), own]).recompiles
+    assert (r.frame, r.line) == ("", 1)

@@ -274,6 +274,11 @@ class Recompile:
     # the Dynamo limit this compile hit, as torch names it with its value (``recompile_limit (8)``): Dynamo
     # compiled nothing and from then on runs the frame eagerly (unless an earlier entry's guards pass); "" if none
     limit: str = ""
+    # the recompiled frame when it is not the cell's own (``ForCausalLMLoss`` in transformers/loss/loss_utils.py,
+    # line 51): then ``source`` is that frame's variable and ``line`` the cell line that called into it
+    frame: str = ""
+    filename: str = ""
+    file_line: int | None = None
 
 
 @dataclass

@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from ..profile_run import Graph, ProfileRun, Recompile
+from .facts import short_path
 from .format import one_line
 
 # The order kinds are listed in: what a user changes most often first.
@@ -93,6 +94,9 @@ def failed_guard_text(r: Recompile) -> str:
     recompile limit it hit (``limit_text``) if any, then what to do where the value says it
     (``FLOAT_LR_HINT``); "" when none is known."""
     where = f" (cell line {r.line})" if r.line is not None else ""
+    if r.frame:  # a library's frame: its variable, reached from the cell line that called into it
+        at = f"{short_path(r.filename)}:{r.file_line}" if r.file_line is not None else short_path(r.filename)
+        where = f" in {r.frame} ({at}{f', called from cell line {r.line}' if r.line is not None else ''})"
     guard = f"the guard on {r.source}{where} failed" if r.source else ""
     if guard and _FLOAT_LR.search(r.source):
         guard += f": {FLOAT_LR_HINT}"

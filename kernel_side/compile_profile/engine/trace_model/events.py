@@ -95,6 +95,7 @@ def build_variant_trace(
             handler(state, ev)
     out = state.out
     _place_ddp_pieces(state)
+    _place_recompiles(state)
     for cid, compile_state in state.compiles.items():
         out.kernels.extend(compile_kernels(compile_state, variant=variant, cid=cid, locator=locator))
     _dedupe_breaks(out)
@@ -105,9 +106,14 @@ def build_variant_trace(
 # -- graphs ------------------------------------------------------------------
 
 def _on_dynamo_start(state: TraceState, ev: TraceEvent) -> None:
-    if isinstance(ev.metadata, dict) and caller_lines_reliable():
+    if not isinstance(ev.metadata, dict):
+        return
+    stack = ev.metadata.get("stack") or []
+    if stack and isinstance(stack[-1], dict):
+        state.compile(ev).frame = stack[-1]
+    if caller_lines_reliable():
         # the last frame is the compiled code itself (at its first line); the ones before called it
-        state.compile(ev).outer = frames_of_stack(ev.metadata.get("stack") or [])[:-1]
+        state.compile(ev).outer = frames_of_stack(stack)[:-1]
 
 
 def _on_dynamo_graph(state: TraceState, ev: TraceEvent) -> None:
@@ -296,11 +302,38 @@ def _on_recompile_reasons(state: TraceState, ev: TraceEvent) -> None:
         return  # the profiler compiling the same code for its next variant; or a compile's reasons again
     primary = trim_guard_comments(reasons[0])
     source = guards.failed_guard_source(primary)
-    line = state.locator.first_line_reading(guards.root_name(source)) if source else None
     recompile = Recompile(reason=_with_older_entries(primary, reasons[1:]), variant=state.variant,
-                          compile_id=ev.compile_id, source=source, line=line)
+                          compile_id=ev.compile_id, source=source)
     state.recompiles[ev.compile_id] = recompile
     state.out.recompiles.append(recompile)
+
+
+def _place_recompiles(state: TraceState) -> None:
+    """Each recompile's frame and cell line, once the frames' ``dynamo_start`` events are in (Dynamo logs a
+    recompile's reasons before it starts that compile).  A guard in the cell's own frame names a cell
+    variable: its line is the first that reads it.  A guard in a library's frame names that frame's
+    variable (``labels`` in transformers' ``ForCausalLMLoss``), so its line is the cell line that called
+    into the frame, never a cell line that happens to read a variable of the same name."""
+    for r in state.out.recompiles:
+        compile_state = _compile_of(state, r.compile_id)
+        frame = compile_state.frame
+        filename, first_line = str(frame.get("filename") or ""), int(frame.get("line") or 0)
+        if not frame or state.locator.cell_line(filename, first_line) is not None:
+            r.line = state.locator.first_line_reading(guards.root_name(r.source)) if r.source else None
+            continue
+        r.frame, r.filename, r.file_line = str(frame.get("name") or "?"), filename, first_line or None
+        r.line = state.locator.innermost_cell_line(compile_state.outer)
+
+
+def _compile_of(state: TraceState, compile_id: str) -> CompileState:
+    """The compile state of ``compile_id`` where it logged its frame, else of another compile of the same
+    frame that did (a compile that hit the recompile limit starts none)."""
+    own = state.compiles.get(compile_id)
+    if own is not None and own.frame:
+        return own
+    frame_id = compile_id.split("/")[0]
+    return next((cs for cid, cs in state.compiles.items() if cid.split("/")[0] == frame_id and cs.frame),
+                own or CompileState())
 
 
 MAX_OLDER_REASONS = 3  # the older entries' failures kept in a recompile's reason
@@ -354,8 +387,7 @@ def _note_limit(state: TraceState, ev: TraceEvent, metrics: dict) -> None:
         reason = trim_guard_comments(str(metrics.get("recompile_reason") or ""))
         source = guards.failed_guard_source(reason) if reason else ""
         recompile = state.recompiles[compile_id] = Recompile(
-            reason=reason, variant=state.variant, compile_id=compile_id, source=source,
-            line=state.locator.first_line_reading(guards.root_name(source)) if source else None)
+            reason=reason, variant=state.variant, compile_id=compile_id, source=source)
         state.out.recompiles.append(recompile)
     recompile.limit = limit
 

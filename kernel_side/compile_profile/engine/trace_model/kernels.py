@@ -27,6 +27,7 @@ class CompileState:
     """What one compile (one compile id) logged, gathered for pairing once its events are all in."""
 
     outer: list[Frame] = field(default_factory=list)  # the frames that called the compiled one (dynamo_start)
+    frame: dict = field(default_factory=dict)  # the compiled frame itself (dynamo_start): name, filename, line
     recorded: RecordedGraph | None = None  # the Dynamo graph our backend saw: fresh, never from a cache
     dynamo_lines: list[int] = field(default_factory=list)
     post_grad: list[str] = field(default_factory=list)
