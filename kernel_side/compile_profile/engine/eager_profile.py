@@ -218,8 +218,9 @@ def measure_eager(run: ProfileRun, eager: EagerCall) -> EagerTimes:
     # No shapes and no Python tracer: eager needs neither, and on CPU each op's host time under the
     # profiler is what the pass reports.  Recording shapes inflated it: on 2 cores, one thread, three
     # small cells, profiled op time over the timed median was 1.1-2.2x with shapes, 0.97-1.2x without.
-    trace = kernel_profiler.record_trace(marked_call, eager.before_each, calls=calls,
-                                         device_type=run.device.type, with_stack=False, record_shapes=False)
+    call_times: list[float] = []
+    trace = kernel_profiler.record_trace(marked_call, eager.before_each, calls=calls, device_type=run.device.type,
+                                         with_stack=False, record_shapes=False, call_times=call_times)
     times = attribute_eager(trace, calls=calls, device_type=run.device.type)
-    apply(times, run)
+    apply(times, run).profiled_call_ms = kernel_profiler.profiled_call_ms(call_times)
     return times

@@ -84,6 +84,7 @@ class VariantKernelTimes:
     # and, on CPU, the host ops the calls ran outside compiled graphs (``kernel_breakdown.host_op_parts``)
     unmatched_kinds: collections.Counter = field(default_factory=collections.Counter)
     notes: list[str] = field(default_factory=list)
+    profiled_call_ms: float | None = None  # a profiled call's median wall time (``kernel_profiler.record_trace``)
 
 
 def python_event_needed(name: str) -> bool:

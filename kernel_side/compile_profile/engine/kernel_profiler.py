@@ -19,8 +19,10 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import statistics
 import sys
 import tempfile
+import time
 from typing import Any, Callable, Iterator
 
 from ..profile_run import KernelProfile, ProfileRun, UnmatchedKernel
@@ -38,6 +40,11 @@ MAX_UNMATCHED = 20
 CUDA_GRAPH_MODES = ("reduce-overhead", "max-autotune")
 
 
+def profiled_call_ms(call_times: list[float]) -> float | None:
+    """The median wall time of a profiled call in ms: against the timed median, what profiling cost a call."""
+    return statistics.median(call_times) * 1e3 if call_times else None
+
+
 def calls_for(median_ms: float | None) -> int:
     """The profiled calls for a variant whose timed median is ``median_ms``; in a distributed job
     rank 0's count, so every rank makes the same calls (``distributed``)."""
@@ -49,11 +56,13 @@ def calls_for(median_ms: float | None) -> int:
 
 
 def record_trace(call: Callable[[], Any], before_each: Callable[[], None], *, calls: int,
-                 device_type: str, with_stack: bool = True, record_shapes: bool = True) -> ChromeTrace:
+                 device_type: str, with_stack: bool = True, record_shapes: bool = True,
+                 call_times: list[float] | None = None) -> ChromeTrace:
     """Run ``call`` under torch.profiler (one discarded warm-up step, then ``calls`` steps).
 
     ``with_stack=False`` leaves the Python tracer off and ``record_shapes=False`` the launch
-    arguments' shapes unrecorded (the eager pass marks its lines itself and needs no shapes)."""
+    arguments' shapes unrecorded (the eager pass marks its lines itself and needs no shapes).
+    ``call_times`` gets each profiled step's wall time in seconds (``profiled_call_ms``)."""
     import torch
     from torch.profiler import ProfilerActivity, profile, schedule
 
@@ -70,10 +79,13 @@ def record_trace(call: Callable[[], Any], before_each: Callable[[], None], *, ca
     with _native_stderr_silenced():
         prof.start()
     try:
-        for _ in range(calls + 1):
+        for step in range(calls + 1):
             before_each()
+            t0 = time.perf_counter()
             call()
             sync()
+            if step and call_times is not None:  # step 0 is the profiler's warm-up, discarded
+                call_times.append(time.perf_counter() - t0)
             with _native_stderr_silenced():  # the schedule starts and stops Kineto inside step()
                 prof.step()
     finally:
@@ -199,6 +211,7 @@ def apply(result: VariantKernelTimes, run: ProfileRun) -> None:
         unmatched=unmatched,
         note="; ".join(result.notes),
         breakdown=compiled_breakdown(result),
+        profiled_call_ms=result.profiled_call_ms,
     )
     if result.method == "cupti" and result.outside_graphs_us is None:
         profile.outside_graphs_ms = 0.0
@@ -218,9 +231,11 @@ def measure_variant(
         with record_function(CALL_RANGE):
             return call()
 
-    trace = record_trace(marked_call, before_each, calls=calls, device_type=run.device.type)
+    call_times: list[float] = []
+    trace = record_trace(marked_call, before_each, calls=calls, device_type=run.device.type, call_times=call_times)
     kernels = [k for k in run.kernels if k.variant == name]
     result = attribute(trace, kernels, variant=name, calls=calls, device_type=run.device.type)
+    result.profiled_call_ms = profiled_call_ms(call_times)
     if (run.device.type == "cuda" and variant.mode in CUDA_GRAPH_MODES and result.total_us > 0
             and result.in_cuda_graphs_us == 0):
         result.notes.append("no kernel ran inside a CUDA graph: Inductor did not use CUDA graphs for this variant"
