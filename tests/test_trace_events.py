@@ -177,3 +177,16 @@ def test_recorded_events_of_a_compiled_cell_give_its_graphs_and_kernels_on_its_l
     assert 0 < result.phases["GraphLowering.codegen"] < result.phases["entire_frame_compile"]
     # compilation_metrics rounds its seconds; the span is timed in microseconds
     assert result.compile_s == pytest.approx(result.phases["entire_frame_compile"], abs=1e-3)
+
+
+def test_a_kernels_ops_are_read_from_its_name_as_registered_op_names_never_invented_from_its_words():
+    from compile_profile.engine.output_code import ops_from_kernel_name
+
+    # the CPU attention backward of every transformer training step (review: ten "ops", eight unreal)
+    assert ops_from_kernel_name("cpp_fused__scaled_dot_product_flash_attention_for_cpu_backward_transpose_view_4") \
+        == ["aten._scaled_dot_product_flash_attention_for_cpu_backward", "aten.transpose", "aten.view"]
+    assert ops_from_kernel_name("triton_red_fused__log_softmax_nll_loss_forward_2") == [
+        "aten._log_softmax", "aten.nll_loss_forward"]
+    assert ops_from_kernel_name("cpp_fused_add_copy__0") == ["aten.add", "aten.copy_"]
+    assert ops_from_kernel_name("triton_poi_fused_frobnicate_relu_0") == ["aten.relu"], "no aten.frobnicate"
+    assert ops_from_kernel_name("extern_kernels.mm") == []

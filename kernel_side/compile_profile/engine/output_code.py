@@ -10,6 +10,7 @@ kernel sources exact, whatever quoting Inductor chose.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -186,35 +187,43 @@ def dotted_name(node: ast.expr) -> str:
 
 
 def ops_from_kernel_name(name: str) -> list[str]:
-    """Inductor names fused kernels after their original ATen ops (``cpp_fused_add_relu_0``)."""
+    """Inductor names fused kernels after their original ATen ops (``cpp_fused_add_relu_0``), joined by ``_``
+    though op names hold ``_`` too: the name is read as the longest registered op names in turn, and a word
+    that starts none is dropped.  Split at every ``_``, the CPU attention backward's kernel read as ten ops,
+    ``aten.scaled``, ``aten.dot``, ``aten.for``, ``aten.cpu`` ... of which eight do not exist."""
     match = re.match(r"^(?:cpp|triton)_(?:\w+?_)?fused_(.*?)(?:_\d+)?$", name)
     if not match:
         return []
-    return [f"aten.{op}" for op in _split_op_names(match.group(1))]
+    return _split_op_names(match.group(1))
 
 
-_KNOWN_MULTIWORD = (
-    "threshold_backward", "native_layer_norm_backward", "native_layer_norm", "native_batch_norm_backward",
-    "_native_batch_norm_legit_functional", "_native_batch_norm_legit_no_training", "native_dropout_backward",
-    "native_dropout", "gelu_backward", "sigmoid_backward", "tanh_backward", "silu_backward", "embedding_dense_backward",
-    "_softmax_backward_data", "_log_softmax_backward_data", "_log_softmax", "_softmax", "log_softmax", "max_pool2d_with_indices",
-    "avg_pool2d", "adaptive_avg_pool2d", "convolution_backward", "_to_copy", "clamp_min", "clamp_max", "index_put",
-    "scatter_add", "new_zeros", "full_like", "zeros_like", "ones_like", "_unsafe_view", "native_group_norm",
-    "rsqrt", "bernoulli", "masked_fill", "where", "nll_loss_forward", "nll_loss_backward", "amax", "logsumexp",
-)
+@functools.lru_cache(maxsize=1)
+def _registered_ops() -> dict[str, str]:
+    """Each ATen and prims op name (no overload) -> its dotted name; ATen's where both have it."""
+    import torch
+
+    names: dict[str, str] = {}
+    for full in torch._C._dispatch_get_all_op_names():
+        namespace, _, rest = full.partition("::")
+        if namespace in ("aten", "prims"):
+            op = rest.split(".", 1)[0]
+            if namespace == "aten" or op not in names:
+                names[op] = f"{namespace}.{op}"
+    return names
 
 
 def _split_op_names(joined: str) -> list[str]:
-    ops = []
-    rest = joined
-    while rest:
-        for known in sorted(_KNOWN_MULTIWORD, key=len, reverse=True):
-            if rest == known or rest.startswith(known + "_"):
-                ops.append(known)
-                rest = rest[len(known) + 1 :]
-                break
-        else:
-            head, _, rest = rest.partition("_")
-            if head:
-                ops.append(head)
+    registered = _registered_ops()
+    ops, i = [], 0
+    while i < len(joined):
+        ends = [j for j in range(len(joined), i, -1) if j == len(joined) or joined[j] == "_"]
+        found = next((joined[i:j] for j in ends if joined[i:j] in registered), None)
+        if found is not None:
+            ops.append(registered[found])
+            i += len(found) + 1  # and the "_" after it
+            continue
+        following = joined.find("_", i + 1)
+        if following < 0:
+            break
+        i = following + 1
     return ops
