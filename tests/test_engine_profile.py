@@ -354,3 +354,14 @@ def test_the_run_is_on_the_device_of_the_tensors_the_cell_used():
     assert run_device_type({"cpu"}, fallback="cuda") == "cpu"
     assert run_device_type({"cpu", "cuda"}, fallback="cpu") == "cuda"
     assert run_device_type(set(), fallback="cuda") == "cuda", "no tensors: where torch was working"
+
+
+def test_a_keyword_meant_for_the_model_is_refused_with_how_to_pass_it_and_the_lambda_that_does_works():
+    import compile_profile
+
+    lin = torch.nn.Linear(4, 4)
+    x = torch.randn(2, 4)
+    with pytest.raises(TypeError, match=r"'input'.*no profile option.*profile\(lambda: fn\(input=\.\.\.\)\)"):
+        compile_profile.profile(lin, input=x)
+    run = compile_profile.profile(lambda: lin(input=x), **FAST)
+    assert run.status == "ok" and run.speedup is not None and run.correctness.ok is True

@@ -122,6 +122,15 @@ def profile(fn: Callable[..., Any], *args: Any, **options: Any) -> ProfileRun:
     if options.get("keep") is not None:
         raise TypeError("keep= applies to notebook cells (%%compile_profile --keep NAMES); "
                         "a function's results are what it returns")
+    unknown = [name for name in options if name not in ProfileOptions.__dataclass_fields__]
+    if unknown:  # Hugging Face models take keywords: profile(m, input_ids=ids) read as an unknown option
+        options_list = ", ".join(["mode", *(f for f in ProfileOptions.__dataclass_fields__ if f != "modes")])
+        raise TypeError(
+            f"profile() got {', '.join(map(repr, unknown))}, which is no profile option: profile(fn, *args, "
+            f"**options) passes its positional arguments to fn and takes keywords as its own options "
+            f"({options_list}). To call fn with keyword arguments, profile a function that does: "
+            f"profile(lambda: fn({unknown[0]}=...))"
+        )
     opts = ProfileOptions(**options)
     code = getattr(fn, "__code__", None)
     try:
