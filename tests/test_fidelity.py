@@ -158,6 +158,25 @@ def test_a_material_kept_intermediate_is_named_on_the_card_with_its_size_and_the
     assert "keeps s" not in " ".join(warnings(run))
 
 
+def test_kept_intermediates_each_minor_but_together_material_are_named_together_with_their_sum():
+    # GPT-2's logits and their log_softmax, 9 % of the compiled call each: together the whole speedup (review)
+    from compile_profile.profile_run import KeptTensor
+
+    run = attention_run(compiled_ms=0.73)
+    (s,) = run.kept_tensors
+    half = s.traffic_ms * 0.09 / (s.traffic_ms / 0.73)  # 9 % of the call each
+    run.kept_tensors = [KeptTensor(name="logits", line=1, used_at=[2], shape=[2, 128, 50257], dtype="float32",
+                                   bytes=51_463_168, traffic_ms=half),
+                        KeptTensor(name="lp", line=2, used_at=[3], shape=[2, 128, 50257], dtype="float32",
+                                   bytes=51_463_168, traffic_ms=half)]
+    run.kept_names = ["logits", "lp", "nll"]
+    (said,) = [w for w in warnings(run) if "the cell keeps" in w]
+    assert said.startswith("the cell keeps logits (49.1 MiB, line 1), lp (49.1 MiB, line 2)")
+    assert "together at least" in said and "18% of the compiled call" in said and "--keep nll" in said
+    run.kept_tensors[1].traffic_ms = 0.1 * half  # 0.9 %: left out, and 9 % alone is not material
+    assert not [w for w in warnings(run) if "the cell keeps" in w]
+
+
 # -- 2. no false "results differ" ----------------------------------------------------------------
 
 
