@@ -142,8 +142,8 @@ def test_memory_on_cuda_per_variant():
 
 def test_correctness_kernels_and_recommendation_lines():
     cuda = render_text(cuda_run()).splitlines()
-    assert ("correctness: ok: compiled results match eager within dtype tolerance (max abs diff 1.9e-06); "
-            "max rel diff 4.1e-07") in cuda
+    assert "correctness: ok: compiled results match eager within dtype tolerance (max abs diff 1.9e-06)" in cuda
+    assert "max rel diff" not in " ".join(cuda), "a relative difference only beside a mismatch"
     assert "kernels: 3 (2 triton, 1 extern)" in cuda
     assert 'recommendation (--sweep): inductor/max-autotune: torch.compile(fn, mode="max-autotune")' in cuda[-2]
     cpu = render_text(cpu_run()).splitlines()
