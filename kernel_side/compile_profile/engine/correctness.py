@@ -22,6 +22,8 @@ bf16 logits), 0.70 (ViT-S bf16), 1.01 (ResNet-18 TF32) and 1.00 (MLP TF32).
 from __future__ import annotations
 
 import contextlib
+import copy
+import types
 from typing import Any, Iterator
 
 import torch
@@ -55,17 +57,35 @@ RANDOM_OPS = frozenset(
 )
 
 
-def _leaves(value: Any, path: str) -> Iterator[tuple[str, Any]]:
+# Objects inside a returned container whose attributes are read for tensors, this many levels down: a Hugging
+# Face model's output holds its KV cache as a ``DynamicCache`` (``.layers[i].keys``/``.values``), which went
+# uncompared and unsaid.  Only inside a container: a cell's own objects (an optimizer holding the model's
+# parameters, a dataset) are state, not results, and copying them for each run would cost their size.
+OBJECT_DEPTH = 3
+
+
+def _leaves(value: Any, path: str, objects: int = 0, nested: bool = False) -> Iterator[tuple[str, Any]]:
     if isinstance(value, torch.Tensor):
         yield path, value
     elif isinstance(value, (list, tuple)):
         for i, item in enumerate(value):
-            yield from _leaves(item, f"{path}[{i}]")
+            yield from _leaves(item, f"{path}[{i}]", objects, True)
     elif isinstance(value, dict):
         for key, item in value.items():
-            yield from _leaves(item, f"{path}[{key!r}]")
+            yield from _leaves(item, f"{path}[{key!r}]", objects, True)
     elif isinstance(value, (int, float, bool, complex)):
-        yield path, value
+        if not objects:  # an object's own numbers (counters, flags) are its state, not a result
+            yield path, value
+    elif nested and objects < OBJECT_DEPTH and _holds_attributes(value):
+        for key, item in vars(value).items():
+            if not key.startswith("_"):
+                yield from _leaves(item, f"{path}.{key}", objects + 1, True)
+
+
+def _holds_attributes(value: Any) -> bool:
+    """A plain object whose attributes may hold result tensors (not a module, optimizer, class or function)."""
+    return (hasattr(value, "__dict__") and not callable(value)
+            and not isinstance(value, (torch.nn.Module, torch.optim.Optimizer, type, types.ModuleType)))
 
 
 PYTHON_FLOAT_TOLERANCE = (1.3e-6, 1e-9)  # a Python float is usually a float32 tensor's .item()
@@ -208,15 +228,20 @@ def _leaves_of(outputs: dict[str, Any]) -> Iterator[tuple[str, Any]]:
 def snapshot(outputs: dict[str, Any]) -> dict[str, Any]:
     """Clone tensors so later runs (which may reuse buffers or mutate in place) cannot change them."""
 
-    def clone(value: Any) -> Any:
+    def clone(value: Any, nested: bool = False) -> Any:
         if isinstance(value, torch.Tensor):
             return value.detach().clone()
         if isinstance(value, list):
-            return [clone(v) for v in value]
+            return [clone(v, True) for v in value]
         if isinstance(value, tuple):
-            return tuple(clone(v) for v in value)
+            return tuple(clone(v, True) for v in value)
         if isinstance(value, dict):
-            return {k: clone(v) for k, v in value.items()}
+            return {k: clone(v, True) for k, v in value.items()}
+        if nested and any(isinstance(t, torch.Tensor) for _, t in _leaves(value, "", nested=True)):
+            try:  # a KV cache object: its tensors, as they are now
+                return copy.deepcopy(value)
+            except Exception:  # noqa: BLE001 - an object that cannot be copied is compared as later runs leave it
+                return value
         return value
 
     return {k: clone(v) for k, v in outputs.items()}
