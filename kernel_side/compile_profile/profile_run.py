@@ -169,6 +169,15 @@ class AutotuneResult:
 
 
 @dataclass
+class HostLoad:
+    """What other processes used of the machine's CPUs while the profile timed (``engine.host_load``)."""
+
+    other_processes_cores: float  # their busy CPU time over the timed rounds' wall time, in cores
+    cores: int  # the cores this process may run on
+    threads: int  # the threads the profiled code wanted: torch's intra-op threads on CPU, 1 on a GPU
+
+
+@dataclass
 class DevicePeaks:
     """Ceilings measured on the device in the same session, with the vendor's figures beside them."""
 
@@ -474,6 +483,7 @@ class ProfileRun:
     kept_tensors: list[KeptTensor] = field(default_factory=list)  # large kept intermediates
     distributed: DistributedRank | None = None  # set when torch.distributed was initialised
     ddp_splits: list[DdpSplit] = field(default_factory=list)  # graphs DDPOptimizer split at bucket boundaries
+    host_load: HostLoad | None = None  # other processes' CPU use while timing (Linux)
     schema_version: int = SCHEMA_VERSION
 
     @staticmethod

@@ -129,9 +129,32 @@ NOISY_SPREAD = 2.0  # p90 / p10 beyond which samples are not one steady state
 WIDE_INTERVAL = 0.1
 
 
+# Other processes' busy cores from which a shared machine is said to have competed with the timing: below
+# half a core it is background noise (a shell, a kernel thread).
+CONTENDED_CORES = 0.5
+
+
+def contention_warning(run: ProfileRun) -> str | None:
+    """Other processes kept cores busy that the profiled code's threads needed while it was timed."""
+    load = run.host_load
+    if load is None or load.other_processes_cores < CONTENDED_CORES:
+        return None
+    if load.other_processes_cores + load.threads <= load.cores:
+        return None
+    whose = "torch's" if run.device.type == "cpu" else "the host thread's"
+    return (f"other processes kept {load.other_processes_cores:.1f} of the {load.cores} cores busy while timing, "
+            f"beside {whose} {load.threads} thread{'s' if load.threads != 1 else ''}: the CPU was oversubscribed, so "
+            "both sides' timings may be inflated and the speedup off (a training step's eager loop read 554 ms "
+            "with one other busy process on 2 cores, 11 ms without); re-run on an idle machine, or give torch "
+            "fewer threads (torch.set_num_threads)")
+
+
 def timing_warnings(run: ProfileRun) -> list[str]:
     """What the timings themselves say about how far to trust, or how to read, the speedup."""
     out: list[str] = []
+    contended = contention_warning(run)
+    if contended:
+        out.append(contended)
     for v in run.variants:
         t = v.timing
         if t is not None and t.n >= 3 and t.p10_ms > 0 and t.p90_ms / t.p10_ms > NOISY_SPREAD:

@@ -16,7 +16,7 @@ import torch
 
 from ..profile_run import Recommendation, Speedup
 from . import correctness as correctness_mod
-from . import distributed
+from . import distributed, host_load
 from . import reference as reference_mod
 from .failures import let_go, one_line
 from .optimizer_state import OptimizerViews
@@ -70,11 +70,13 @@ class Measuring:
                 last_report[0] = now
                 self.progress(f"timing: round {i}")
 
+        load = host_load.measure(threads=torch.get_num_threads() if device_type == "cpu" else 1)
         try:
             run_interleaved(timed, plan, device_type=device_type, calls_per_sample=number, on_round=on_round,
                             decide=distributed.shared)
             self._stage_done("timing")
         finally:
+            self.run_obj.host_load = load()
             self._record_timings(timed, device_type)
             self._note_recompiles(self.recorder.take(), during_timing=True)
 
