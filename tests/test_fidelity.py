@@ -247,6 +247,49 @@ def test_a_real_miscompile_is_still_a_mismatch(change, request):
     assert "differ from eager" in " ".join(warnings(run))
 
 
+def _backend_that_scales_in_place_updates() -> str:
+    """aot_eager after each in-place ``mul_`` in the graph was given a factor 1 % larger."""
+    from torch._dynamo.backends.registry import _COMPILER_FNS, lookup_backend, register_backend
+
+    def backend(gm, example_inputs):
+        for node in gm.graph.nodes:
+            if node.op == "call_method" and node.target == "mul_":
+                node.args = (node.args[0], node.args[1] * 1.01)
+        gm.recompile()
+        return lookup_backend("aot_eager")(gm, example_inputs)
+
+    if "test_scales_updates" not in _COMPILER_FNS:
+        register_backend(backend, name="test_scales_updates")
+    return "test_scales_updates"
+
+
+def test_a_compiled_step_that_returns_the_right_value_but_updates_state_wrongly_is_a_mismatch():
+    # what a training step changes in place (weights, optimizer state) is its result as much as the loss it
+    # returns: a compiled step whose update went wrong read "ok" on its loss alone (review)
+    ns = {"torch": torch, "x": torch.randn(8), "w": torch.ones(4)}
+    # a factor of 1: the runs (hundreds of them) leave w as it was, where 2 overflowed it to inf, which equals inf
+    run = run_cell("w.mul_(1.0)\ny = x.sum()\n", ns, backend=_backend_that_scales_in_place_updates(),
+                   kernel_timing=False)
+    c = run.correctness
+    assert c.ok is False, correctness_text(c)
+    assert c.mismatched == ["w (changed in place)"] and "y" in c.compared
+    run = run_cell("w.mul_(1.0)\ny = x.sum()\n", ns, backend="aot_eager", kernel_timing=False)
+    assert run.correctness.ok is True and "w (changed in place)" in run.correctness.compared
+
+
+def test_a_training_steps_weights_and_optimizer_state_are_compared_after_the_step():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4))
+    ns = {"torch": torch, "model": model, "x": torch.randn(8, 16),
+          "opt": torch.optim.AdamW(model.parameters(), lr=0.1)}
+    run = run_cell("opt.zero_grad()\nloss = model(x).pow(2).mean()\nloss.backward()\nopt.step()\n", ns,
+                   kernel_timing=False)
+    c = run.correctness
+    assert c.ok is True, correctness_text(c)
+    assert {"loss", "model.0.weight (changed in place)", "opt.state[model.2.bias]['exp_avg'] (changed in place)"} \
+        <= set(c.compared)
+
+
 # -- 3. every kernel on a cell line ----------------------------------------------------------------
 
 LIBRARY = '''

@@ -29,7 +29,7 @@ from typing import Any, Iterator
 import torch
 
 from ..profile_run import Correctness, OutputCheck
-from .reachable import reachable_tensors
+from .reachable import named_tensors
 
 # (rtol, atol) per dtype for "close to eager"; looser than torch.testing's defaults for low
 # precision, as in Inductor's own accuracy checks.
@@ -265,25 +265,51 @@ def same_rng(seed: int = 0) -> Iterator[None]:
             torch.cuda.set_rng_state_all(cuda_states)
 
 
+# The most the in-place-changed tensors may take for the correctness runs to compare them: two more copies
+# (eager's and compiled's) beside MutableState's own, and a float64 one.
+STATE_COMPARED_BYTES = 1 << 30
+IN_PLACE = " (changed in place)"
+
+
+def in_place_outputs(values: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """A run's in-place-changed tensors as outputs to compare: ``model.w (changed in place)``."""
+    return {f"{name}{IN_PLACE}": value for name, value in values.items()}
+
+
 class MutableState:
     """Tensors reachable from the namespace that a run changes in place, so they can be
     put back before each correctness run (optimizer steps, ``x.add_(1)``)."""
 
     def __init__(self, namespace: dict[str, Any]):
         # names only, not containers: the notebook namespace holds ``Out`` and long lists of numbers
-        values = [value for name, value in list(namespace.items()) if not name.startswith("_")]
-        self._tensors = [t for t in reachable_tensors(values, container_depth=0) if not t.is_inference()]
+        values = {name: value for name, value in list(namespace.items()) if not name.startswith("_")}
+        named = named_tensors(values, container_depth=0)
+        self._names = [name for name, t in named.items() if not t.is_inference()]
+        self._tensors = [named[name] for name in self._names]
         self._versions = [t._version for t in self._tensors]
         self._saved: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]] = []
+        self._saved_names: list[str] = []
 
     def save_mutated_since_creation(self) -> int:
         """Snapshot the tensors whose version counter moved since construction; return how many."""
-        self._saved = [
-            (t, t.detach().clone(), t.grad.detach().clone() if t.grad is not None else None)
-            for t, v in zip(self._tensors, self._versions)
-            if t._version != v
-        ]
+        mutated = [(name, t) for name, t, v in zip(self._names, self._tensors, self._versions) if t._version != v]
+        self._saved = [(t, t.detach().clone(), t.grad.detach().clone() if t.grad is not None else None)
+                       for _, t in mutated]
+        self._saved_names = [name for name, _ in mutated]
         return len(self._saved)
+
+    @property
+    def mutated_names(self) -> list[str]:
+        return list(self._saved_names)
+
+    @property
+    def mutated_bytes(self) -> int:
+        return sum(t.numel() * t.element_size() for t, _, _ in self._saved)
+
+    def after_run(self) -> dict[str, torch.Tensor]:
+        """What a run left in the tensors it changes in place, by name (a training step's weights and
+        optimizer state: its result as much as the loss it returns)."""
+        return {name: t.detach().clone() for name, (t, _, _) in zip(self._saved_names, self._saved)}
 
     def restore(self) -> None:
         with torch.no_grad():

@@ -20,6 +20,7 @@ from . import distributed, host_load
 from . import reference as reference_mod
 from .failures import let_go, one_line
 from .optimizer_state import OptimizerViews
+from .reachable import named_tensors
 from .timing import (
     TimedCallable,
     SETTLED_CALLS,
@@ -136,15 +137,26 @@ class Measuring:
             )
         best = self.run_obj.speedup.variant if self.run_obj.speedup else next(iter(self.compiled))
         best = distributed.shared(best)  # each rank timed its own; rank 0's choice runs on all of them
+        # What a step changes in place (weights, optimizer state) is compared as its outputs are: a compiled
+        # step that returned the right loss and left the weights where they were read "ok" (review).
+        state_compared = bool(mutated) and self.mutable.mutated_bytes <= correctness_mod.STATE_COMPARED_BYTES
+        if mutated and not state_compared:
+            self.run_obj.notes.append(
+                f"the {mutated} tensor(s) the cell changes in place ({self.mutable.mutated_bytes / 2**30:.1f} GiB) were "
+                "not compared between eager and compiled runs, only what it returns: comparing copies that size "
+                "is more memory than a check should take")
         self._restore_state()
-        reference, reference_note = self._float64_reference()
+        reference, reference_note = self._float64_reference(state_compared)
         results = []
         for name, call in ((best, self.compiled[best]), ("eager", self.calls.eager)):
             self._restore_state()
             self._before(name)()
             with correctness_mod.same_rng(0):
                 result = call()
-            results.append(correctness_mod.snapshot(t.outputs(result)))
+            outputs = correctness_mod.snapshot(t.outputs(result))
+            if state_compared:
+                outputs.update(correctness_mod.in_place_outputs(self.mutable.after_run()))
+            results.append(outputs)
         compiled_out, eager_out = results
         random_ops = correctness_mod.random_ops_in(self.variant_ops.get(best, []))
         self.run_obj.correctness = correctness_mod.compare_outputs(
@@ -156,8 +168,9 @@ class Measuring:
             self.calls.optimizers.install(OptimizerViews.EAGER)  # the view whose tensors MutableState saved
             self.mutable.restore()
 
-    def _float64_reference(self) -> tuple[dict[str, Any] | None, str]:
-        """The outputs of one eager run on float64 copies of what the code reads, or why there are none."""
+    def _float64_reference(self, state_compared: bool = False) -> tuple[dict[str, Any] | None, str]:
+        """The outputs of one eager run on float64 copies of what the code reads, or why there are none;
+        with ``state_compared``, the copies of what it changes in place too, named as ``MutableState`` names them."""
         t = self.target
         if t.call_with_arguments is None:
             return None, ""
@@ -178,6 +191,11 @@ class Measuring:
             with reference_mod.substituted(t.globals, swapped), correctness_mod.same_rng(0):
                 result = t.call_with_arguments([copies[key] for key in argument_keys])
                 outputs = correctness_mod.snapshot(t.outputs(result))
+                if state_compared:
+                    changed = set(self.mutable.mutated_names)
+                    outputs.update(correctness_mod.in_place_outputs(
+                        {name: tensor.detach().clone() for name, tensor in named_tensors(copies, container_depth=0).items()
+                         if name in changed}))
         except reference_mod.ReferenceUnavailable as exc:
             return None, f"no float64 reference: {exc}"
         except Exception as exc:  # noqa: BLE001 - the code may not run in float64 (e.g. it makes bf16 tensors)

@@ -21,30 +21,42 @@ import torch
 
 def reachable_tensors(values: Iterable[Any], *, container_depth: int | None = None) -> list[torch.Tensor]:
     """The distinct tensors reachable from ``values`` (see the module docstring)."""
-    found: dict[int, torch.Tensor] = {}
+    return [t for t, _ in _walk([("", v) for v in values], container_depth).values()]
+
+
+def named_tensors(namespace: dict[str, Any], *, container_depth: int | None = None) -> dict[str, torch.Tensor]:
+    """The same walk over a namespace, each tensor under the name a reader would write for it
+    (``model.layers.0.weight``, ``opt.state[model.layers.0.weight]['exp_avg']``, ``xs[1]``)."""
+    return {name: t for t, name in _walk(list(namespace.items()), container_depth).values()}
+
+
+def _walk(values: list[tuple[str, Any]], container_depth: int | None) -> dict[int, tuple[torch.Tensor, str]]:
+    found: dict[int, tuple[torch.Tensor, str]] = {}
     walked: set[int] = set()  # containers already walked
 
-    def visit(value: Any, depth: int) -> None:
+    def visit(value: Any, name: str, depth: int) -> None:
         if isinstance(value, torch.Tensor):
-            found.setdefault(id(value), value)
+            found.setdefault(id(value), (value, name))
         elif isinstance(value, torch.nn.Module):
-            for t in [*value.parameters(), *value.buffers()]:
-                found.setdefault(id(t), t)
+            for key, t in [*value.named_parameters(), *value.named_buffers()]:
+                found.setdefault(id(t), (t, f"{name}.{key}" if name else key))
         elif isinstance(value, torch.optim.Optimizer):
-            for state in value.state.values():
-                for t in state.values():
+            for param, state in value.state.items():
+                param_name = found[id(param)][1] if id(param) in found else f"#{len(found)}"
+                for key, t in state.items():
                     if isinstance(t, torch.Tensor):
-                        found.setdefault(id(t), t)
+                        found.setdefault(id(t), (t, f"{name}.state[{param_name}][{key!r}]"))
         elif isinstance(value, (list, tuple, dict)):
             if (container_depth is not None and depth >= container_depth) or id(value) in walked:
                 return
             walked.add(id(value))
-            for item in value.values() if isinstance(value, dict) else value:
-                visit(item, depth + 1)
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for key, item in items:
+                visit(item, f"{name}[{key!r}]" if isinstance(value, dict) else f"{name}[{key}]", depth + 1)
 
-    for value in values:
-        visit(value, 0)
-    return list(found.values())
+    for name, value in values:
+        visit(value, name, 0)
+    return found
 
 
 def device_types(values: Iterable[Any]) -> set[str]:
