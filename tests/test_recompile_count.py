@@ -7,11 +7,13 @@ its k cache entries (newest first); reading one recompile per listed failure cou
 from __future__ import annotations
 
 import json
+import math
 import logging
 
 import torch
 
 from cell_runs import FAST, run_cell
+from compile_profile.digest.format import format_s
 from compile_profile.digest.guards import failed_guard_text, limit_text, recompile_text
 from compile_profile.engine.trace_capture import TraceEvent
 from compile_profile.engine.trace_model import CellLocator, build_variant_trace
@@ -253,3 +255,21 @@ def test_a_guard_in_a_librarys_frame_is_placed_on_the_cell_line_that_called_into
     own = event("dynamo_start", None, {"stack": [stack[0]]}, (0, 1))
     (r,) = trace([reasons((0, 1), "0/0: tensor 'n' size mismatch at index 0. expected 3, actual 4"), own]).recompiles
     assert (r.frame, r.line) == ("", 1)
+
+
+def test_recompiling_is_compile_time_the_headline_and_the_pay_back_count():
+    from render_fixtures import cpu_run
+
+    from compile_profile.digest import headline, payback
+
+    run = cpu_run()
+    best = run.speedup_variant
+    run.speedup.value, run.speedup.low, run.speedup.high = 2.0, 1.9, 2.1  # faster: a pay-back to count
+    run.eager.timing.median_ms = 2 * best.timing.median_ms
+    saving_ms = run.eager.timing.median_ms - best.timing.median_ms
+    before = payback(run)["calls"]
+    best.recompile_s = 3 * best.compile_s
+    assert f"(+{format_s(best.recompile_s)} recompiling)" in headline(run)
+    pays = payback(run)
+    assert pays["calls"] == math.ceil(round((best.compile_s + best.recompile_s) * 1000 / saving_ms, 9))
+    assert pays["calls"] > 3 * before and f"and {format_s(best.recompile_s)} more recompiling" in pays["text"]

@@ -65,6 +65,9 @@ class Variant:
     first_call_s: float | None = None
     peak_memory_bytes: int | None = None
     compile_s: float | None = None
+    # compiling again after the first call (recompiles: a learning rate an LR scheduler changes, a new shape);
+    # a Llama step's 7 recompiles took 18 s beside its first call's 9 s
+    recompile_s: float | None = None
     recompiled_during_timing: bool = False
     torch_compile_call: str | None = None
     error: str | None = None

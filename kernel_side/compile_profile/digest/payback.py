@@ -46,9 +46,11 @@ def payback(run: ProfileRun) -> dict[str, Any] | None:
     elif saving_ms <= 0:
         text = f"{who} is slower: compiling never pays back"
     else:
-        calls = max(1, math.ceil(round(best.compile_s * 1000 / saving_ms, 9)))  # 3.2 s / 0.8 ms is 4000, not 4001
+        cost_s = best.compile_s + (best.recompile_s or 0.0)  # recompiles are compile time the program pays too
+        calls = max(1, math.ceil(round(cost_s * 1000 / saving_ms, 9)))  # 3.2 s / 0.8 ms is 4000, not 4001
         words = cache_words(run, best)
         cache = f" ({words})" if words else ""
-        text = (f"compiling cost {format_s(best.compile_s)}{cache} and saves {format_ms(saving_ms)} a call: "
+        more = f" and {format_s(best.recompile_s)} more recompiling" if best.recompile_s else ""
+        text = (f"compiling cost {format_s(best.compile_s)}{cache}{more} and saves {format_ms(saving_ms)} a call: "
                 f"it pays back after {calls_text(calls)}")
     return {"compile_s": best.compile_s, "saving_ms": saving_ms, "calls": calls, "text": text}

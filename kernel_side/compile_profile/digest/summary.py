@@ -49,6 +49,7 @@ def _variant_row(v: Variant) -> dict[str, Any]:
         "n": t.n if t else 0,
         "first_call_s": v.first_call_s,
         "compile_s": v.compile_s,
+        "recompile_s": v.recompile_s,
         "peak_memory_bytes": v.peak_memory_bytes,
         "recompiled_during_timing": v.recompiled_during_timing,
         "error": v.error,
@@ -84,7 +85,8 @@ def headline(run: ProfileRun) -> str:
     ]
     if best.compile_s is not None:
         cache = cache_words(run)
-        parts.append(f"compile {format_s(best.compile_s)}" + (f", {cache}" if cache else ""))
+        again = f" (+{format_s(best.recompile_s)} recompiling)" if best.recompile_s else ""
+        parts.append(f"compile {format_s(best.compile_s)}{again}" + (f", {cache}" if cache else ""))
     if run.graph_breaks:
         parts.append(break_count_text(run))  # "7 graph breaks, 3 in DDP's wrapper"
     return "; ".join(parts)

@@ -122,6 +122,9 @@ class Compiling:
             trace = build_variant_trace(variant_events, new_graphs, variant=name, locator=self.target.locator)
             for r in trace.recompiles:
                 r.during_timing = during_timing
+            if trace.compile_s and name in self.backends:
+                v = self.run_obj.variant(name)
+                v.recompile_s = (v.recompile_s or 0.0) + trace.compile_s
             self.run_obj.recompiles.extend(trace.recompiles)
             self._note_recompile_limits(trace.recompiles)
             self.run_obj.graphs.extend(trace.graphs)

@@ -75,6 +75,8 @@ def _compile_lines(run: ProfileRun) -> list[str]:
         text = f"compile {v.name}: {format_s(v.compile_s)}" + (f" ({state})" if state else "")
         if v.first_call_s is not None:
             text += f"; first call {format_s(v.first_call_s)}"
+        if v.recompile_s:
+            text += f"; recompiling {format_s(v.recompile_s)} more"
         out.append(text)
     counts = cache_counts(run)
     if counts:
