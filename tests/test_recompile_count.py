@@ -251,6 +251,9 @@ def test_a_guard_in_a_librarys_frame_is_placed_on_the_cell_line_that_called_into
     assert (r.source, r.frame, r.filename, r.file_line) == ("n", "ForCausalLMLoss", lib, 51)
     assert r.line == (2 if caller_lines_reliable() else None), "not cell line 1, which reads another n"
     assert failed_guard_text(r).startswith("the guard on n in ForCausalLMLoss (transformers/loss/loss_utils.py:51")
+    unnamed = Recompile(reason="5/0: len(args[0]) == 2", frame="wrapper", filename=lib, file_line=9, line=2)
+    assert failed_guard_text(unnamed) == ("a guard in wrapper (transformers/loss/loss_utils.py:9, called from cell "
+                                          "line 2) failed")
     # the cell's own frame: its variable, on the first line that reads it
     own = event("dynamo_start", None, {"stack": [stack[0]]}, (0, 1))
     (r,) = trace([reasons((0, 1), "0/0: tensor 'n' size mismatch at index 0. expected 3, actual 4"), own]).recompiles

@@ -97,7 +97,7 @@ def failed_guard_text(r: Recompile) -> str:
     if r.frame:  # a library's frame: its variable, reached from the cell line that called into it
         at = f"{short_path(r.filename)}:{r.file_line}" if r.file_line is not None else short_path(r.filename)
         where = f" in {r.frame} ({at}{f', called from cell line {r.line}' if r.line is not None else ''})"
-    guard = f"the guard on {r.source}{where} failed" if r.source else ""
+    guard = f"the guard on {r.source}{where} failed" if r.source else (f"a guard{where} failed" if r.frame else "")
     if guard and _FLOAT_LR.search(r.source):
         guard += f": {FLOAT_LR_HINT}"
     return "; ".join(t for t in (limit_text(r), guard) if t)
