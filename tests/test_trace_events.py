@@ -190,3 +190,21 @@ def test_a_kernels_ops_are_read_from_its_name_as_registered_op_names_never_inven
     assert ops_from_kernel_name("cpp_fused_add_copy__0") == ["aten.add", "aten.copy_"]
     assert ops_from_kernel_name("triton_poi_fused_frobnicate_relu_0") == ["aten.relu"], "no aten.frobnicate"
     assert ops_from_kernel_name("extern_kernels.mm") == []
+
+
+def test_a_compile_dynamo_restarted_after_its_first_graph_keeps_only_the_graph_it_ran():
+    # GPT-2 under dynamic=True: Inductor compiled a first 181-node graph for compile 3/0, Dynamo restarted the
+    # analysis and kept a 153-node one (a backend wrapping Inductor is called for both under plain torch.compile)
+    from compile_profile.engine.trace_capture import TraceEvent
+    from compile_profile.engine.trace_model import CellLocator, build_variant_trace
+
+    def event(kind, payload, compile_id=(3, 0)):
+        return TraceEvent(kind, {}, payload, *compile_id, 0, 0.0)
+
+    first = "def forward(self, L_x_):\n    a = L_x_ + 1\n    b = a * 2\n    return (b,)\n"
+    kept = "def forward(self, L_x_):\n    a = L_x_ + 1\n    return (a,)\n"
+    out = build_variant_trace([event("dynamo_output_graph", first), event("dynamo_output_graph", kept),
+                               event("dynamo_output_graph", kept, (5, 0))],
+                              [], variant="v", locator=CellLocator("<cell>", ["y = x + 1"]))
+    dynamo = [g for g in out.graphs if g.kind == "dynamo"]
+    assert [(g.compile_id, g.code) for g in dynamo] == [("3/0", kept), ("5/0", kept)]

@@ -117,6 +117,8 @@ def _on_dynamo_start(state: TraceState, ev: TraceEvent) -> None:
 
 
 def _on_dynamo_graph(state: TraceState, ev: TraceEvent) -> None:
+    if any(g.kind == "dynamo" and g.compile_id == ev.compile_id for g in state.out.graphs):
+        _abandon_attempt(state, ev.compile_id)
     compile_state = state.compile(ev)
     rec = compile_state.recorded = next(state.recorded, None)
     code = ev.payload or (rec.code if rec else "")
@@ -134,6 +136,16 @@ def _on_dynamo_graph(state: TraceState, ev: TraceEvent) -> None:
             input_shapes=rec.input_shapes if rec else [],
         )
     )
+
+
+def _abandon_attempt(state: TraceState, compile_id: str) -> None:
+    """A second Dynamo graph for one compile id: Dynamo restarted the frame's analysis after the first had
+    been compiled (GPT-2 under dynamic=True: a 181-node graph compiled, then dropped for a 153-node one, as
+    a backend wrapping Inductor sees under plain torch.compile too).  The first attempt's graphs and
+    kernels never run, so they leave the run; its compile time stays, since it was spent."""
+    state.out.graphs = [g for g in state.out.graphs if g.compile_id != compile_id]
+    old = state.compiles[compile_id]
+    state.compiles[compile_id] = CompileState(outer=old.outer, frame=old.frame)
 
 
 def _recorded_lines(state: TraceState, compile_state: CompileState, rec: RecordedGraph) -> list[int]:
