@@ -12,6 +12,7 @@ an entry's backend (2.8 and older), the entries that appeared during the profile
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from torch._C._dynamo.eval_frame import _debug_get_cache_entry_list, reset_code
@@ -36,10 +37,12 @@ def _is_profile_backend(backend: Any) -> bool:
 
 # Globals Dynamo installs in the compiled function's module (the notebook's namespace) for the
 # bytecode it rewrites: the graph's callable and the continuations after a graph break.
-_INSTALLED_GLOBAL_PREFIXES = ("__compiled_fn_", "__resume_at_")
+_INSTALLED_GLOBAL = re.compile(r"^(?:__compiled_fn_|__resume_at_)")
 # ... and a copy of the builtins for each compile (torch 2.x), which guards read rather than bytecode:
 # three more names in the notebook's namespace per profile of a cell whose model's forward lived on.
-_BUILTINS_DICT_PREFIX = "__builtins_dict__"
+# ... and values it names by id, which guards read too (``install_global_by_id("", torch)`` for a
+# ``type(tensor)``: ``_139753049763936_c10``, two more per profile of a ViT training step).
+_GUARD_READ_GLOBAL = re.compile(r"^(?:__builtins_dict__|_\d+_c\d)")
 
 
 class DynamoCodeTracker:
@@ -80,12 +83,12 @@ class DynamoCodeTracker:
                 if entry.code is not None:  # None: an entry Dynamo invalidated (e.g. a class redefined)
                     still_used.update(entry.code.co_names)
         for name in [n for n in self.namespace if n not in self.names_before]:
-            if name.startswith(_INSTALLED_GLOBAL_PREFIXES):
+            if _INSTALLED_GLOBAL.match(name):
                 unused = name not in still_used
             else:
-                # Guards, not bytecode, read a builtins dict, and an entry does not say which it reads:
+                # Guards, not bytecode, read these, and an entry does not say which it reads:
                 # the new ones go only when no entry made during the profile is left.
-                unused = name.startswith(_BUILTINS_DICT_PREFIX) and not entry_appeared
+                unused = bool(_GUARD_READ_GLOBAL.match(name)) and not entry_appeared
             if unused:
                 _drop_installed_global(self.namespace, name)
 
