@@ -269,6 +269,7 @@ def same_rng(seed: int = 0) -> Iterator[None]:
 # (eager's and compiled's) beside MutableState's own, and a float64 one.
 STATE_COMPARED_BYTES = 1 << 30
 IN_PLACE = " (changed in place)"
+STEP_COUNTER = "['step']"  # an optimizer's per-parameter step count, as ``named_tensors`` names it
 
 
 def in_place_outputs(values: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
@@ -299,8 +300,9 @@ class MutableState:
         return len(self._saved)
 
     @property
-    def mutated_names(self) -> list[str]:
-        return list(self._saved_names)
+    def compared_names(self) -> list[str]:
+        """The names ``after_run`` gives."""
+        return [name for name in self._saved_names if not name.endswith(STEP_COUNTER)]
 
     @property
     def mutated_bytes(self) -> int:
@@ -308,8 +310,11 @@ class MutableState:
 
     def after_run(self) -> dict[str, torch.Tensor]:
         """What a run left in the tensors it changes in place, by name (a training step's weights and
-        optimizer state: its result as much as the loss it returns)."""
-        return {name: t.detach().clone() for name, (t, _, _) in zip(self._saved_names, self._saved)}
+        optimizer state: its result as much as the loss it returns).  Not an optimizer's step counters:
+        a count, and on CUDA the compiled variant's are other tensors (``OptimizerViews``), so the eager
+        view's would read as never advanced by a compiled step."""
+        return {name: t.detach().clone() for name, (t, _, _) in zip(self._saved_names, self._saved)
+                if not name.endswith(STEP_COUNTER)}
 
     def restore(self) -> None:
         with torch.no_grad():

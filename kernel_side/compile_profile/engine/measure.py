@@ -192,7 +192,7 @@ class Measuring:
                 result = t.call_with_arguments([copies[key] for key in argument_keys])
                 outputs = correctness_mod.snapshot(t.outputs(result))
                 if state_compared:
-                    changed = set(self.mutable.mutated_names)
+                    changed = set(self.mutable.compared_names)
                     outputs.update(correctness_mod.in_place_outputs(
                         {name: tensor.detach().clone() for name, tensor in named_tensors(copies, container_depth=0).items()
                          if name in changed}))
