@@ -93,7 +93,10 @@ PYTHON_FLOAT_TOLERANCE = (1.3e-6, 1e-9)  # a Python float is usually a float32 t
 
 def _as_tensor(value: Any) -> torch.Tensor | None:
     if isinstance(value, torch.Tensor):
-        return value.detach()
+        # an FSDP2 parameter is a DTensor: each rank compares its own shard (a boolean mask on a DTensor
+        # runs sharding propagation on fake tensors, which cannot give nonzero's shape: torch 2.11, H200)
+        local = getattr(value, "to_local", None)
+        return (local() if callable(local) else value).detach()
     if isinstance(value, float):
         return torch.tensor(value, dtype=torch.float64)
     if isinstance(value, (bool, int, complex)):
