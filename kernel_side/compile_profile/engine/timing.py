@@ -72,7 +72,6 @@ def warm_up(
     *,
     compiles: Callable[[str], int] = lambda name: 0,
     settling_calls: int = 0,
-    settle_s: float | None = None,
     decide: Callable[[bool], bool] = lambda more: more,
 ) -> dict[str, int]:
     """Run each variant ``plan.warmup`` times, then, if one of them compiled (``compiles(name)`` grew),
@@ -81,13 +80,12 @@ def warm_up(
     changes a float the optimizer's frame is guarded on, so that frame recompiles on each call until
     Dynamo's recompile limit sends it to eager (a Llama training step: 7 more calls of 2-3 s each on
     CPU); samples taken meanwhile read 386x slower where the steady state is 1.57x faster.  The
-    settling calls of one variant stop after ``settle_s`` (default ``SETTLE_S``) too; what still
+    settling calls of one variant stop after ``SETTLE_S`` too; what still
     compiles then is flagged where it lands in the samples.
 
     Sets each variant's ``fastest_s`` (its fastest warm-up call that compiled nothing, else its
     fastest) and returns how many settling calls each one took.  ``decide`` turns this process's wish
     to go on into the decision followed (in a distributed job: go on while any rank compiled)."""
-    settle_s = SETTLE_S if settle_s is None else settle_s
     settled: dict[str, int] = {}
     for v in variants:
         best, best_compiling = math.inf, math.inf
@@ -113,7 +111,7 @@ def warm_up(
             if extra == 0:
                 settle_start = time.perf_counter()
             unsettled = compiled_any and since_compile < SETTLED_CALLS
-            in_time = time.perf_counter() - settle_start < settle_s
+            in_time = time.perf_counter() - settle_start < SETTLE_S
             if extra >= 0 and not decide(unsettled and extra < settling_calls and in_time):
                 break
         v.fastest_s = best if math.isfinite(best) else best_compiling
