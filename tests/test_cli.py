@@ -7,7 +7,6 @@ import os
 import pathlib
 import subprocess
 import sys
-import types
 
 import nbformat
 import pytest
