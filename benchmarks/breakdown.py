@@ -57,8 +57,13 @@ def _mlp() -> dict[str, Any]:
 def _ln_gelu() -> dict[str, Any]:
     rows, width = (8192, 4096) if CUDA else (256, 256)
     dtype = torch.bfloat16 if CUDA else torch.float32
-    return {"torch": torch, "F": torch.nn.functional, "x": torch.randn(rows, width, device=DEVICE, dtype=dtype),
-            "w": torch.randn(width, device=DEVICE, dtype=dtype), "b": torch.randn(width, device=DEVICE, dtype=dtype)}
+    return {
+        "torch": torch,
+        "F": torch.nn.functional,
+        "x": torch.randn(rows, width, device=DEVICE, dtype=dtype),
+        "w": torch.randn(width, device=DEVICE, dtype=dtype),
+        "b": torch.randn(width, device=DEVICE, dtype=dtype),
+    }
 
 
 def _train_step() -> dict[str, Any]:
@@ -71,8 +76,12 @@ def _train_step() -> dict[str, Any]:
 WORKLOADS = [
     CellWorkload("mlp_tf32", _mlp, "h = model(x)\ny = h.sum()\n", "h, y"),
     CellWorkload("ln_gelu", _ln_gelu, "h = F.layer_norm(x, x.shape[-1:], w, b)\ny = F.gelu(h)\n", "h, y"),
-    CellWorkload("train_step", _train_step,
-                 "opt.zero_grad()\nloss = model(x).square().mean()\nloss.backward()\nopt.step()\n", "loss"),
+    CellWorkload(
+        "train_step",
+        _train_step,
+        "opt.zero_grad()\nloss = model(x).square().mean()\nloss.backward()\nopt.step()\n",
+        "loss",
+    ),
 ]
 
 
@@ -89,8 +98,7 @@ def reference_kernel_ms(call: Callable[[], Any], calls: int = 10) -> float | Non
         for _ in range(calls):
             call()
         sync()
-    total_us = sum(e.device_time_total for e in prof.events()
-                   if e.device_type == torch.autograd.DeviceType.CUDA)
+    total_us = sum(e.device_time_total for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA)
     return total_us / 1e3 / calls
 
 
@@ -123,8 +131,12 @@ def measure(w: CellWorkload, budget: float) -> Figures:
     compiled()
     compiled_ms = bare_loop_ms(compiled)
     compiled_kernels = reference_kernel_ms(compiled)
-    val["reference"] = {"eager_ms": eager_ms, "compiled_ms": compiled_ms, "eager_kernels_ms": eager_kernels,
-                        "compiled_kernels_ms": compiled_kernels}
+    val["reference"] = {
+        "eager_ms": eager_ms,
+        "compiled_ms": compiled_ms,
+        "eager_kernels_ms": eager_kernels,
+        "compiled_kernels_ms": compiled_kernels,
+    }
     rows = {r["variant"]: r for r in digest.get("breakdown") or []}
     focus = run.speedup.variant if run.speedup else None
     for variant, bare, kernels in (("eager", eager_ms, eager_kernels), (focus, compiled_ms, compiled_kernels)):
@@ -139,12 +151,17 @@ def measure(w: CellWorkload, budget: float) -> Figures:
         if kernels:
             val[f"{tag}_kernels_over_reference_profiler"] = row["kernels_ms"] / kernels
             fig.verdicts[f"{tag}_kernels_over_reference_profiler"] = (
-                "ok" if abs(row["kernels_ms"] / kernels - 1) <= 0.05 else "MISS")
+                "ok" if abs(row["kernels_ms"] / kernels - 1) <= 0.05 else "MISS"
+            )
     eager_profile = run.eager.kernel_profile if run.eager else None
     if eager_profile is not None and eager_profile.eager_lines:
         on_lines = sum(line.time_ms for line in eager_profile.eager_lines)
-        val["eager_lines_over_attributed"] = on_lines / eager_profile.attributed_ms if eager_profile.attributed_ms else None
-        val["eager_attributed_share"] = eager_profile.attributed_ms / eager_profile.total_ms if eager_profile.total_ms else None
+        val["eager_lines_over_attributed"] = (
+            on_lines / eager_profile.attributed_ms if eager_profile.attributed_ms else None
+        )
+        val["eager_attributed_share"] = (
+            eager_profile.attributed_ms / eager_profile.total_ms if eager_profile.total_ms else None
+        )
         fig.verdicts["eager_attributed_share"] = "ok" if (val["eager_attributed_share"] or 0) >= 0.95 else "MISS"
     return fig
 
@@ -163,8 +180,14 @@ def main(argv: list[str] | None = None) -> int:
             continue
         fig = measure(w, args.budget)
         for key, verdict in fig.verdicts.items():
-            print("FIGURE", w.name, key, fig.values.get(key), "target 0.95-1.05" if "over" in key else "target >= 0.95",
-                  verdict)
+            print(
+                "FIGURE",
+                w.name,
+                key,
+                fig.values.get(key),
+                "target 0.95-1.05" if "over" in key else "target >= 0.95",
+                verdict,
+            )
         for row in fig.values.get("breakdown") or []:
             print("BREAKDOWN", w.name, json.dumps(row))
         print("VERDICT", w.name, fig.values.get("verdict"))

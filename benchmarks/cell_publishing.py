@@ -62,8 +62,10 @@ def main() -> None:
             compiled_us = per_call_us(lambda: compiled(*arguments), args.device)
             eager_us = per_call_us(lambda: cell.fn(*arguments), args.device)
         graphs = torch._dynamo.utils.counters["stats"]["unique_graphs"]
-        print(f"OVERHEAD {args.device} {args.backend} publish={publish}: compiled {compiled_us:.1f} us  "
-              f"eager {eager_us:.1f} us  graphs so far {graphs}")
+        print(
+            f"OVERHEAD {args.device} {args.backend} publish={publish}: compiled {compiled_us:.1f} us  "
+            f"eager {eager_us:.1f} us  graphs so far {graphs}"
+        )
 
 
 if __name__ == "__main__":

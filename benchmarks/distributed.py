@@ -78,8 +78,14 @@ def build(model_name: str, device: torch.device):
     if model_name == "gpt2":
         from transformers import GPT2Config, GPT2LMHeadModel
 
-        config = GPT2Config(n_layer=4, n_embd=768 if cuda else 128, n_head=12 if cuda else 4, vocab_size=50257 if cuda
-                            else 1000, n_positions=1024, attn_implementation="sdpa")
+        config = GPT2Config(
+            n_layer=4,
+            n_embd=768 if cuda else 128,
+            n_head=12 if cuda else 4,
+            vocab_size=50257 if cuda else 1000,
+            n_positions=1024,
+            attn_implementation="sdpa",
+        )
         model = GPT2LMHeadModel(config).to(device)
         ids = torch.randint(0, config.vocab_size, (8 if cuda else 2, 512 if cuda else 64), device=device)
         return model, ids, lambda out: out.logits.float().pow(2).mean()
@@ -90,8 +96,11 @@ def wrap(model: nn.Module, how: str, device: torch.device) -> nn.Module:
     if how == "ddp":
         from torch.nn.parallel import DistributedDataParallel
 
-        return DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None,
-                                       bucket_cap_mb=8 if device.type == "cuda" else 1)
+        return DistributedDataParallel(
+            model,
+            device_ids=[device.index] if device.type == "cuda" else None,
+            bucket_cap_mb=8 if device.type == "cuda" else 1,
+        )
     if how == "fsdp2":
         from torch.distributed.fsdp import fully_shard
 
@@ -126,10 +135,18 @@ def interleaved_loops_ms(eager, compiled, x, *, iters: int, cuda: bool, rounds: 
     """Eager and compiled loops taken in turn, ``rounds`` times: their median ms per call and the median of
     the rounds' ratios. Drift in the process (these host-bound steps move up to 25 % across a profile)
     reaches both alike, as in the tool's interleaved samples, which back-to-back loops do not give."""
-    pairs = [(bare_loop_ms(eager, x, iters=iters, cuda=cuda, rounds=1),
-              bare_loop_ms(compiled, x, iters=iters, cuda=cuda, rounds=1)) for _ in range(rounds)]
-    return (statistics.median(e for e, _ in pairs), statistics.median(c for _, c in pairs),
-            statistics.median(e / c for e, c in pairs))
+    pairs = [
+        (
+            bare_loop_ms(eager, x, iters=iters, cuda=cuda, rounds=1),
+            bare_loop_ms(compiled, x, iters=iters, cuda=cuda, rounds=1),
+        )
+        for _ in range(rounds)
+    ]
+    return (
+        statistics.median(e for e, _ in pairs),
+        statistics.median(c for _, c in pairs),
+        statistics.median(e / c for e, c in pairs),
+    )
 
 
 def main() -> int:
@@ -185,35 +202,63 @@ def main() -> int:
 
     best = run.variant(run.speedup.variant) if run.speedup else None
     figures = {
-        "rank": rank, "world_size": world, "backend": str(dist.get_backend()), "wrap": args.wrap,
-        "model": args.model, "profile_s": profile_s, "status": run.status,
+        "rank": rank,
+        "world_size": world,
+        "backend": str(dist.get_backend()),
+        "wrap": args.wrap,
+        "model": args.model,
+        "profile_s": profile_s,
+        "status": run.status,
         "tool_eager_ms": run.eager.timing.median_ms if run.eager and run.eager.timing else None,
         "tool_compiled_ms": best.timing.median_ms if best and best.timing else None,
         "tool_speedup": run.speedup.value if run.speedup else None,
-        "loop_eager_ms": eager_ms, "loop_eager_after_ms": eager_after_ms, "loop_compiled_ms": compiled_ms,
+        "loop_eager_ms": eager_ms,
+        "loop_eager_after_ms": eager_after_ms,
+        "loop_compiled_ms": compiled_ms,
         "loop_speedup": eager_ms / compiled_ms,
-        "interleaved_eager_ms": interleaved[0], "interleaved_compiled_ms": interleaved[1],
+        "interleaved_eager_ms": interleaved[0],
+        "interleaved_compiled_ms": interleaved[1],
         "interleaved_speedup": interleaved[2],
         "tool_graphs": run.dynamo_graph_count,
         # explain counts each piece DDPOptimizer compiled as a graph
         "tool_graphs_and_pieces": run.dynamo_graph_count + sum(len(s.buckets) - 1 for s in run.ddp_splits),
         "explain_graphs": explained.graph_count,
-        "tool_breaks": len(run.graph_breaks), "explain_breaks": explained.graph_break_count,
+        "tool_breaks": len(run.graph_breaks),
+        "explain_breaks": explained.graph_break_count,
         "ddp_pieces": [len(s.buckets) for s in run.ddp_splits],
         "collective_ms": best.kernel_profile.breakdown.collective_ms
-        if best and best.kernel_profile and best.kernel_profile.breakdown else None,
+        if best and best.kernel_profile and best.kernel_profile.breakdown
+        else None,
         "calls_by_stage": run.distributed.calls_by_stage if run.distributed else None,
         "errors": [f"{e.stage}: {e.message}" for e in run.errors],
     }
     (out / f"{name}-rank{rank}-figures.json").write_text(json.dumps(figures, indent=2))
-    for key in ("tool_eager_ms", "loop_eager_ms", "loop_eager_after_ms", "tool_compiled_ms", "loop_compiled_ms", "tool_speedup",
-                "loop_speedup", "interleaved_eager_ms", "interleaved_compiled_ms", "interleaved_speedup", "tool_graphs", "tool_graphs_and_pieces", "explain_graphs", "tool_breaks", "explain_breaks", "ddp_pieces",
-                "collective_ms", "calls_by_stage"):
+    for key in (
+        "tool_eager_ms",
+        "loop_eager_ms",
+        "loop_eager_after_ms",
+        "tool_compiled_ms",
+        "loop_compiled_ms",
+        "tool_speedup",
+        "loop_speedup",
+        "interleaved_eager_ms",
+        "interleaved_compiled_ms",
+        "interleaved_speedup",
+        "tool_graphs",
+        "tool_graphs_and_pieces",
+        "explain_graphs",
+        "tool_breaks",
+        "explain_breaks",
+        "ddp_pieces",
+        "collective_ms",
+        "calls_by_stage",
+    ):
         print(f"FIGURE rank{rank} {name} {key} {figures[key]}", flush=True)
     dist.barrier()
     if rank == 0:
-        job = compile_profile.Job([compile_profile.ProfileRun.from_json((out / f"{name}-rank{r}.json").read_text())
-                                   for r in range(world)])
+        job = compile_profile.Job(
+            [compile_profile.ProfileRun.from_json((out / f"{name}-rank{r}.json").read_text()) for r in range(world)]
+        )
         print(job)
         (out / f"{name}-job.html").write_text(job.to_html())
     dist.destroy_process_group()

@@ -120,8 +120,9 @@ class ResNet18(nn.Module):
 
     def __init__(self, classes=1000):
         super().__init__()
-        self.stem = nn.Sequential(nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(),
-                                  nn.MaxPool2d(3, 2, 1))
+        self.stem = nn.Sequential(
+            nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(), nn.MaxPool2d(3, 2, 1)
+        )
         layers, cin = [], 64
         for cout, stride in ((64, 1), (128, 2), (256, 2), (512, 2)):
             layers += [BasicBlock(cin, cout, stride), BasicBlock(cout, cout, 1)]
@@ -144,24 +145,46 @@ def workloads(scale: float) -> list[Workload]:
     s = lambda n: max(8, int(n * scale))
     d = DEVICE
     x = torch.randn(s(8192), 4096, device=d, dtype=DTYPE)
-    out = [Workload("ln_gelu", ln_gelu, (x, torch.randn(4096, device=d, dtype=DTYPE),
-                                         torch.randn(4096, device=d, dtype=DTYPE)),
-                    "pointwise + reduction chain, memory-bound")]
+    out = [
+        Workload(
+            "ln_gelu",
+            ln_gelu,
+            (x, torch.randn(4096, device=d, dtype=DTYPE), torch.randn(4096, device=d, dtype=DTYPE)),
+            "pointwise + reduction chain, memory-bound",
+        )
+    ]
     width, hidden, seq = (4096, 16384, 2048) if CUDA else (512, 2048, 256)  # CPU: a 2-core CI box
     mlp = MLP(width, hidden).to(d, DTYPE)
-    out.append(Workload("mlp", mlp_inference, (mlp, torch.randn(s(8192), width, device=d, dtype=DTYPE)),
-                        "two matmuls (extern cuBLAS) + GELU"))
+    out.append(
+        Workload(
+            "mlp",
+            mlp_inference,
+            (mlp, torch.randn(s(8192), width, device=d, dtype=DTYPE)),
+            "two matmuls (extern cuBLAS) + GELU",
+        )
+    )
     q, k, v = (torch.randn(s(8), 16, seq, 64, device=d, dtype=DTYPE) for _ in range(3))
     out.append(Workload("attention_vanilla", vanilla_attention, (q, k, v), "matmul-softmax-matmul"))
     out.append(Workload("attention_sdpa", sdpa_attention, (q, k, v), "scaled_dot_product_attention"))
     layer = nn.TransformerEncoderLayer(1024, 16, 4096, dropout=0.0, batch_first=True).to(d)
     opt = torch.optim.SGD(layer.parameters(), lr=1e-4)
-    out.append(Workload("encoder_train", encoder_train_step, (layer, opt, torch.randn(s(32), 512, 1024, device=d)),
-                        "TransformerEncoderLayer fwd+bwd+SGD step, bf16 autocast"))
+    out.append(
+        Workload(
+            "encoder_train",
+            encoder_train_step,
+            (layer, opt, torch.randn(s(32), 512, 1024, device=d)),
+            "TransformerEncoderLayer fwd+bwd+SGD step, bf16 autocast",
+        )
+    )
     resnet = ResNet18().to(d, DTYPE).eval()
-    out.append(Workload("resnet18", resnet_inference,
-                        (resnet, torch.randn(s(64), 3, 224, 224, device=d, dtype=DTYPE)),
-                        "ResNet-18 inference, random weights"))
+    out.append(
+        Workload(
+            "resnet18",
+            resnet_inference,
+            (resnet, torch.randn(s(64), 3, 224, 224, device=d, dtype=DTYPE)),
+            "ResNet-18 inference, random weights",
+        )
+    )
     return out
 
 
@@ -175,8 +198,11 @@ def sync():
 
 def bare_loop_ms(call: Callable[[], Any], *, target_s: float = 0.05, rounds: int = 15) -> float:
     """Median over rounds of back-to-back calls timed with CUDA events (host clock on CPU)."""
-    call(); sync()
-    t0 = time.perf_counter(); call(); sync()
+    call()
+    sync()
+    t0 = time.perf_counter()
+    call()
+    sync()
     one = max(time.perf_counter() - t0, 1e-6)
     n = max(1, min(1000, int(target_s / one)))
     per_call = []
@@ -289,7 +315,8 @@ def measure(w: Workload, *, repeats: int, budget: float, compile_rounds: int) ->
     eager_call = lambda: w.fn(*w.args)
     plain = torch.compile(w.fn)  # the code the tool timed: same Inductor output (cache hit)
     plain_call = lambda: plain(*w.args)
-    plain_call(); sync()
+    plain_call()
+    sync()
     val["tool_eager_ms"] = run.variant("eager").timing.median_ms
     val["tool_compiled_ms"] = run.variant("inductor/default").timing.median_ms
     val["speedup"] = run.speedup.value if run.speedup else None
@@ -334,7 +361,9 @@ def measure(w: Workload, *, repeats: int, budget: float, compile_rounds: int) ->
     recorded = torch.compile(w.fn, backend="compile_profile")
     plain = torch.compile(w.fn)
     rec_call, plain_call = (lambda: recorded(*w.args)), (lambda: plain(*w.args))
-    rec_call(); plain_call(); sync()
+    rec_call()
+    plain_call()
+    sync()
     ratios = []
     for _ in range(3):  # interleaved, so drift hits both
         a, b = bare_loop_ms(rec_call, rounds=7), bare_loop_ms(plain_call, rounds=7)
@@ -379,8 +408,12 @@ def _gpt2_train() -> dict[str, Any]:
     torch.manual_seed(0)
     model = GPT2LMHeadModel(GPT2Config(n_layer=2)).to(DEVICE)
     model.train()
-    return {"torch": torch, "model": model, "opt": torch.optim.AdamW(model.parameters(), lr=1e-4),
-            "ids": torch.randint(0, 50257, (4, 256), device=DEVICE)}
+    return {
+        "torch": torch,
+        "model": model,
+        "opt": torch.optim.AdamW(model.parameters(), lr=1e-4),
+        "ids": torch.randint(0, 50257, (4, 256), device=DEVICE),
+    }
 
 
 GPT2_TRAIN = "out = model(ids, labels=ids)\nout.loss.backward()\nopt.step()\nopt.zero_grad(set_to_none=True)\n"
@@ -408,8 +441,12 @@ def _train_step() -> dict[str, Any]:
     torch.manual_seed(0)
     d, heads, ff, tokens = (768, 12, 3072, (16, 512)) if CUDA else (64, 4, 128, (4, 32))
     layer = nn.TransformerEncoderLayer(d, heads, ff, norm_first=True, batch_first=True).to(DEVICE)
-    return {"torch": torch, "layer": layer, "opt": torch.optim.AdamW(layer.parameters(), lr=1e-4),
-            "x": torch.randn(*tokens, d, device=DEVICE)}
+    return {
+        "torch": torch,
+        "layer": layer,
+        "opt": torch.optim.AdamW(layer.parameters(), lr=1e-4),
+        "x": torch.randn(*tokens, d, device=DEVICE),
+    }
 
 
 def _attention() -> dict[str, Any]:
@@ -420,30 +457,64 @@ def _attention() -> dict[str, Any]:
 
 
 ATTENTION = "s = (q @ k.transpose(-2, -1)) / 8.0\no = torch.softmax(s.float(), -1).to(q.dtype) @ v\n"
-TRAIN = ("out = layer(x)\nloss = out.float().pow(2).mean()\nloss.backward()\nopt.step()\n"
-         "opt.zero_grad(set_to_none=True)\n")
+TRAIN = (
+    "out = layer(x)\nloss = out.float().pow(2).mean()\nloss.backward()\nopt.step()\nopt.zero_grad(set_to_none=True)\n"
+)
 
 
 def cell_workloads() -> list[CellWorkload]:
     indent = lambda body: "".join("    " + line + "\n" for line in body.splitlines())  # noqa: E731
     return [
-        CellWorkload("cell_gpt2", _gpt2, "with torch.no_grad():\n    logits = model(ids).logits\n",
-                     "def ref():\n    with torch.no_grad():\n        return model(ids).logits\n",
-                     note="HF transformers GPT-2, 6 layers, random weights, inference"),
-        CellWorkload("cell_gpt2_train", _gpt2_train, GPT2_TRAIN, "def ref():\n" + indent(GPT2_TRAIN),
-                     note="HF transformers GPT-2, 2 layers, fp32/TF32, a training step with AdamW"),
-        CellWorkload("cell_vit", _vit, "with torch.no_grad():\n    y = vit(images)\n",
-                     "def ref():\n    with torch.no_grad():\n        return vit(images)\n",
-                     note="timm ViT-S/16, random weights, inference"),
-        CellWorkload("cell_resnet18", _resnet, "with torch.no_grad():\n    y = resnet(images)\n",
-                     "def ref():\n    with torch.no_grad():\n        return resnet(images)\n",
-                     note="torchvision ResNet-18, fp32 with TF32, inference"),
-        CellWorkload("cell_train_step", _train_step, TRAIN, "def ref():\n" + indent(TRAIN),
-                     note="TransformerEncoderLayer(768, 12, 3072, norm_first) + AdamW, the five-line cell"),
-        CellWorkload("cell_attention_keep_o", _attention, ATTENTION, "def ref():\n" + indent(ATTENTION) + "    return o\n",
-                     keep=["o"], note="hand-written attention keeping only o (--keep o)"),
-        CellWorkload("cell_attention", _attention, ATTENTION, "def ref():\n" + indent(ATTENTION) + "    return s, o\n",
-                     note="hand-written attention keeping s and o (the default): the card names s"),
+        CellWorkload(
+            "cell_gpt2",
+            _gpt2,
+            "with torch.no_grad():\n    logits = model(ids).logits\n",
+            "def ref():\n    with torch.no_grad():\n        return model(ids).logits\n",
+            note="HF transformers GPT-2, 6 layers, random weights, inference",
+        ),
+        CellWorkload(
+            "cell_gpt2_train",
+            _gpt2_train,
+            GPT2_TRAIN,
+            "def ref():\n" + indent(GPT2_TRAIN),
+            note="HF transformers GPT-2, 2 layers, fp32/TF32, a training step with AdamW",
+        ),
+        CellWorkload(
+            "cell_vit",
+            _vit,
+            "with torch.no_grad():\n    y = vit(images)\n",
+            "def ref():\n    with torch.no_grad():\n        return vit(images)\n",
+            note="timm ViT-S/16, random weights, inference",
+        ),
+        CellWorkload(
+            "cell_resnet18",
+            _resnet,
+            "with torch.no_grad():\n    y = resnet(images)\n",
+            "def ref():\n    with torch.no_grad():\n        return resnet(images)\n",
+            note="torchvision ResNet-18, fp32 with TF32, inference",
+        ),
+        CellWorkload(
+            "cell_train_step",
+            _train_step,
+            TRAIN,
+            "def ref():\n" + indent(TRAIN),
+            note="TransformerEncoderLayer(768, 12, 3072, norm_first) + AdamW, the five-line cell",
+        ),
+        CellWorkload(
+            "cell_attention_keep_o",
+            _attention,
+            ATTENTION,
+            "def ref():\n" + indent(ATTENTION) + "    return o\n",
+            keep=["o"],
+            note="hand-written attention keeping only o (--keep o)",
+        ),
+        CellWorkload(
+            "cell_attention",
+            _attention,
+            ATTENTION,
+            "def ref():\n" + indent(ATTENTION) + "    return s, o\n",
+            note="hand-written attention keeping s and o (the default): the card names s",
+        ),
     ]
 
 
@@ -511,7 +582,9 @@ def measure_cell(w: CellWorkload, *, budget: float, cold_lines: bool = True) -> 
         val["correctness_ok"] = c.ok if c else None
         val["correctness_method"] = c.method if c else None
         val["max_abs_diff"] = c.max_abs_diff if c else None
-        val["correctness_checks"] = [(k.path, k.ok, k.max_abs_diff, k.compiled_rmse, k.eager_rmse) for k in c.checks] if c else []
+        val["correctness_checks"] = (
+            [(k.path, k.ok, k.max_abs_diff, k.compiled_rmse, k.eager_rmse) for k in c.checks] if c else []
+        )
         val["no_false_mismatch"] = 0.0 if c is not None and c.ok is False else 1.0
         val["warnings"] = run.summary()["warnings"]
         val["notes"] = list(run.notes)
@@ -522,7 +595,8 @@ def measure_cell(w: CellWorkload, *, budget: float, cold_lines: bool = True) -> 
         from torch._dynamo.utils import counters
 
         counters.clear()
-        plain(); sync()
+        plain()
+        sync()
         val["ref_graph_breaks"] = sum(counters["graph_break"].values())
         val["ref_compiled_bare_ms"], val["ref_compiled_do_bench_ms"] = bare_loop_ms(plain), do_bench_ms(plain)
     val["ref_speedup_bare"] = val["ref_eager_bare_ms"] / val["ref_compiled_bare_ms"]
@@ -548,7 +622,8 @@ def measure_cell(w: CellWorkload, *, budget: float, cold_lines: bool = True) -> 
     ref()
     torch._dynamo.reset()
     with _fresh_inductor_cache():
-        torch.compile(ref)(); sync()
+        torch.compile(ref)()
+        sync()
         torch._dynamo.reset()
         warm = profile_cell_once(w, ns, min(budget, 1.0))
         val["cache_after_plain"] = warm.cache.state
@@ -597,8 +672,12 @@ def environment() -> dict[str, str]:
         try:
             import subprocess
 
-            env["driver"] = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-                                           capture_output=True, text=True, timeout=20).stdout.strip()
+            env["driver"] = subprocess.run(
+                ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                capture_output=True,
+                text=True,
+                timeout=20,
+            ).stdout.strip()
         except (OSError, subprocess.SubprocessError):
             env["driver"] = "unknown"
     else:
@@ -610,8 +689,15 @@ def environment() -> dict[str, str]:
 
 def write_json(path: str, env: dict[str, str], results: list[Figures]) -> None:
     with open(path, "w") as f:
-        json.dump({"env": env, "results": [{"workload": r.workload, "values": r.values, "verdicts": r.verdicts}
-                                           for r in results]}, f, indent=1, default=str)
+        json.dump(
+            {
+                "env": env,
+                "results": [{"workload": r.workload, "values": r.values, "verdicts": r.verdicts} for r in results],
+            },
+            f,
+            indent=1,
+            default=str,
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -622,8 +708,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", type=float, default=1.0 if CUDA else 1 / 64, help="batch-size scale")
     parser.add_argument("--compile-rounds", type=int, default=1, help="from-scratch compiles of each kind")
     parser.add_argument("--json", help="write every figure here")
-    parser.add_argument("--no-cold-lines", action="store_true",
-                        help="cell workloads: skip the cold-cache profile that measures kernel time on lines")
+    parser.add_argument(
+        "--no-cold-lines",
+        action="store_true",
+        help="cell workloads: skip the cold-cache profile that measures kernel time on lines",
+    )
     args = parser.parse_args(argv)
     env = environment()
     print("ENV " + " ".join(f"{k}={v}" for k, v in env.items()), flush=True)
@@ -631,8 +720,10 @@ def main(argv: list[str] | None = None) -> int:
     jobs: list[tuple[str, Callable[[], Figures]]] = [
         (w.name, lambda w=w: measure(w, repeats=args.repeats, budget=args.budget, compile_rounds=args.compile_rounds))
         for w in workloads(args.scale)
-    ] + [(w.name, lambda w=w: measure_cell(w, budget=args.budget, cold_lines=not args.no_cold_lines))
-         for w in cell_workloads()]
+    ] + [
+        (w.name, lambda w=w: measure_cell(w, budget=args.budget, cold_lines=not args.no_cold_lines))
+        for w in cell_workloads()
+    ]
     for name, job in jobs:
         if args.only and name not in args.only:
             continue
@@ -655,8 +746,10 @@ def main(argv: list[str] | None = None) -> int:
             target = TARGETS.get(key)
             verdict = fig.verdicts.get(key, "")
             shown = f"{value:.4g}" if isinstance(value, float) else str(value)
-            print(f"FIGURE {name} {key} {shown}" + (f" target {target[0]}..{target[1]} {verdict}" if target else ""),
-                  flush=True)
+            print(
+                f"FIGURE {name} {key} {shown}" + (f" target {target[0]}..{target[1]} {verdict}" if target else ""),
+                flush=True,
+            )
             if verdict == "MISSED":
                 missed.append((name, key))
     if args.json:

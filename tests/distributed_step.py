@@ -89,8 +89,13 @@ def main(out: Path, backend: str) -> None:
         sharded_opt.step()
         return loss
 
-    jobs = (("same", step, {}), ("divergent", divergent_step, {}), ("failing", failing_step, {}),
-            ("fullgraph", one_rank_breaks_fullgraph, {"fullgraph": True}), ("fsdp2", fsdp2_step, {}))
+    jobs = (
+        ("same", step, {}),
+        ("divergent", divergent_step, {}),
+        ("failing", failing_step, {}),
+        ("fullgraph", one_rank_breaks_fullgraph, {"fullgraph": True}),
+        ("fsdp2", fsdp2_step, {}),
+    )
     for label, fn, options in jobs:
         run = compile_profile.profile(fn, x, label=label, budget=0.5, repeat=20, **options)
         (out / f"{label}-rank{rank}.json").write_text(run.to_json())

@@ -22,9 +22,16 @@ def rank_run(rank: int, world_size: int = 2, *, job_id: str = JOB_ID, base: Prof
     run.id = f"{job_id[:6]}r{rank}"
     run.created_at = f"2026-12-01T10:00:0{rank % 10}+00:00"
     run.cell_runs = sum(CALLS.values())
-    run.distributed = DistributedRank(rank=rank, world_size=world_size, backend="gloo", job_id=job_id,
-                                      local_rank=rank, host=f"node{rank // 8}", torchrun_id="tr-42",
-                                      calls_by_stage=dict(CALLS))
+    run.distributed = DistributedRank(
+        rank=rank,
+        world_size=world_size,
+        backend="gloo",
+        job_id=job_id,
+        local_rank=rank,
+        host=f"node{rank // 8}",
+        torchrun_id="tr-42",
+        calls_by_stage=dict(CALLS),
+    )
     return run
 
 
@@ -35,26 +42,58 @@ def job_runs(world_size: int = 2, **kwargs) -> list[ProfileRun]:
 def add_graphs(run: ProfileRun, n: int) -> None:
     """``n`` more Dynamo graphs, as a break before the softmax line would make."""
     for i in range(n):
-        run.graphs.append(Graph(id=f"g{i + 1}", kind="dynamo", code=GRAPH_CODE, variant="inductor/default",
-                                compile_id=f"{i + 1}/0", lines=[6]))
+        run.graphs.append(
+            Graph(
+                id=f"g{i + 1}",
+                kind="dynamo",
+                code=GRAPH_CODE,
+                variant="inductor/default",
+                compile_id=f"{i + 1}/0",
+                lines=[6],
+            )
+        )
 
 
 def add_print_break(run: ProfileRun) -> None:
-    run.graph_breaks.append(GraphBreak(reason="builtin: print", line=5, code_line="print(y.sum())",
-                                       variant="inductor/default", compile_id="0/0"))
+    run.graph_breaks.append(
+        GraphBreak(
+            reason="builtin: print", line=5, code_line="print(y.sum())", variant="inductor/default", compile_id="0/0"
+        )
+    )
 
 
 def add_recompile(run: ProfileRun) -> None:
-    run.recompiles.append(Recompile(reason="tensor 'L['x']' size mismatch at index 0. expected 1024, actual 512",
-                                    variant="inductor/default", compile_id="0/1", source="L['x']", line=2))
+    run.recompiles.append(
+        Recompile(
+            reason="tensor 'L['x']' size mismatch at index 0. expected 1024, actual 512",
+            variant="inductor/default",
+            compile_id="0/1",
+            source="L['x']",
+            line=2,
+        )
+    )
 
 
 def add_ddp_split(run: ProfileRun, pieces: int = 2) -> None:
     """DDPOptimizer's split of graph 0/0 into ``pieces`` buckets, the last layers' first."""
-    buckets = [DdpBucket(index=i, params=[f"layers.{pieces - i}.weight", f"layers.{pieces - i}.bias"],
-                         bytes=1_048_576 + 4096, graph_id=f"g0-piece{i}") for i in range(pieces)]
-    run.ddp_splits.append(DdpSplit(variant="inductor/default", compile_id="0/0", graph_id="g0", buckets=buckets,
-                                   bucket_cap_bytes=25 * 1_048_576))
+    buckets = [
+        DdpBucket(
+            index=i,
+            params=[f"layers.{pieces - i}.weight", f"layers.{pieces - i}.bias"],
+            bytes=1_048_576 + 4096,
+            graph_id=f"g0-piece{i}",
+        )
+        for i in range(pieces)
+    ]
+    run.ddp_splits.append(
+        DdpSplit(
+            variant="inductor/default",
+            compile_id="0/0",
+            graph_id="g0",
+            buckets=buckets,
+            bucket_cap_bytes=25 * 1_048_576,
+        )
+    )
 
 
 def add_collectives(run: ProfileRun, ms: float) -> None:
@@ -73,4 +112,3 @@ def put_job(path: str, job_id: str, ranks: list[int], world_size: int) -> None:
             run.id = f"{job_id[:6]}r{rank}-{k}"
             store.put(run)
     store.close()
-

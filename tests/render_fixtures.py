@@ -42,7 +42,7 @@ print(y.sum())
 z = (y * 2).softmax(-1)
 """
 
-TRITON_SOURCE = '''\
+TRITON_SOURCE = """\
 import triton
 import triton.language as tl
 
@@ -58,7 +58,7 @@ def triton_poi_fused_add_relu_0(in_out_ptr0, xnumel, XBLOCK : tl.constexpr):
     tmp3 = 1.0
     tmp4 = tmp2 + tmp3
     tl.store(in_out_ptr0 + (xindex), tmp4, None)
-'''
+"""
 
 CPP_SOURCE = """\
 extern "C"  void kernel(float* in_out_ptr0)
@@ -114,26 +114,39 @@ def _timing(median: float, spread: float, n: int, seed: int) -> Timing:
     )
 
 
-def _profile(method: str, library: float, generated: float, aten: float, copy: float,
-             lines: list[EagerLineTime] | None = None) -> KernelProfile:
+def _profile(
+    method: str, library: float, generated: float, aten: float, copy: float, lines: list[EagerLineTime] | None = None
+) -> KernelProfile:
     """A profiler pass's figures for one variant: its call breakdown (and eager's time per cell line)."""
     b = CallBreakdown(library_ms=library, generated_ms=generated, aten_ms=aten, copy_ms=copy)
     on_lines = sum(e.time_ms for e in lines or [])
-    return KernelProfile(calls=10, total_ms=b.kernels_ms, attributed_ms=on_lines if lines else b.kernels_ms,
-                         method=method, breakdown=b, eager_lines=list(lines or []))
+    return KernelProfile(
+        calls=10,
+        total_ms=b.kernels_ms,
+        attributed_ms=on_lines if lines else b.kernels_ms,
+        method=method,
+        breakdown=b,
+        eager_lines=list(lines or []),
+    )
 
 
 # The ceilings the engine measured on an H200 (engine/roofline.py's method, in form).
 H200_PEAKS = DevicePeaks(
-    copy_gbps=4100.0, bf16_matmul_tflops=790.0, vendor_gbps=4800.0, vendor_bf16_tflops=989.0,
-    method=("measured this session on NVIDIA H200: device-to-device copy of 1.00 GiB (read + write), best of 20; "
-            "bf16 torch.mm on random data, best of 10 for each of 8192x8192x8192 (best: 8192x8192x8192); "
-            "vendor figures from datasheets (dense, no sparsity)"),
+    copy_gbps=4100.0,
+    bf16_matmul_tflops=790.0,
+    vendor_gbps=4800.0,
+    vendor_bf16_tflops=989.0,
+    method=(
+        "measured this session on NVIDIA H200: device-to-device copy of 1.00 GiB (read + write), best of 20; "
+        "bf16 torch.mm on random data, best of 10 for each of 8192x8192x8192 (best: 8192x8192x8192); "
+        "vendor figures from datasheets (dense, no sparsity)"
+    ),
 )
 
 
-def _rates(kernels: list[Kernel], peaks: DevicePeaks, moved: dict[str, int], flops: dict[str, int],
-           low_precision: bool = False) -> list[Kernel]:
+def _rates(
+    kernels: list[Kernel], peaks: DevicePeaks, moved: dict[str, int], flops: dict[str, int], low_precision: bool = False
+) -> list[Kernel]:
     """Each kernel's bytes and FLOPs per call, its achieved rates over its device time and their shares of
     ``peaks``, as engine/roofline.py fills them (a compute share only for bf16/fp16 operands); keyed by
     the kernel's name without Inductor's trailing counter."""
@@ -156,18 +169,24 @@ def _rates(kernels: list[Kernel], peaks: DevicePeaks, moved: dict[str, int], flo
 
 def _guards(x: str, w: str, x_line: int, w_line: int, size: int) -> list[Guard]:
     """What Dynamo guards a graph of ``x @ w`` on, in form as torch 2.13 prints it (C++ guard manager leaves)."""
+
     def tensor(src: str) -> str:
-        return (f"check_tensor({src}, Tensor, DispatchKeySet(CUDA, BackendSelect, ADInplaceOrView, AutogradCUDA), "
-                f"torch.float32, device=0, requires_grad=False, size=[{size}, {size}], stride=[{size}, 1])")
+        return (
+            f"check_tensor({src}, Tensor, DispatchKeySet(CUDA, BackendSelect, ADInplaceOrView, AutogradCUDA), "
+            f"torch.float32, device=0, requires_grad=False, size=[{size}, {size}], stride=[{size}, 1])"
+        )
+
     return [
         Guard(code="___check_global_state()", kind="global state"),
         Guard(code="___check_torch_function_mode_stack()", kind="global state"),
         Guard(code=tensor(x), kind="tensor", source=x, line=x_line),
-        Guard(code=f"hasattr({x}, '_dynamo_dynamic_indices') == False", kind="dynamic-shape marks", source=x,
-              line=x_line),
+        Guard(
+            code=f"hasattr({x}, '_dynamo_dynamic_indices') == False", kind="dynamic-shape marks", source=x, line=x_line
+        ),
         Guard(code=tensor(w), kind="tensor", source=w, line=w_line),
-        Guard(code=f"hasattr({w}, '_dynamo_dynamic_indices') == False", kind="dynamic-shape marks", source=w,
-              line=w_line),
+        Guard(
+            code=f"hasattr({w}, '_dynamo_dynamic_indices') == False", kind="dynamic-shape marks", source=w, line=w_line
+        ),
         Guard(code=f"check_no_aliasing({x}, {w})", kind="aliasing", source=x, line=x_line),
         Guard(code="___check_obj_id(G['torch'], 139872113449344)", kind="identity", source="G['torch']"),
         Guard(code="___check_obj_id(G['torch'].relu, 139872025431152)", kind="identity", source="G['torch'].relu"),
@@ -186,14 +205,25 @@ def without_breakdown(run: ProfileRun) -> ProfileRun:
 def cuda_run() -> ProfileRun:
     """A CUDA run with a sweep: two compiled variants, a graph break, a recompile and timed Triton kernels."""
     # Eager: cuBLAS mm, ATen's relu, add, sum, mul and softmax kernels, randn's normal_, print's copy to host.
-    eager = Variant(name="eager", timing=_timing(4.12, 0.3, 50, 1), peak_memory_bytes=25_165_824,
-                    kernel_profile=_profile("cupti", library=1.05, generated=0.0, aten=2.5, copy=0.0078125, lines=[
-                        EagerLineTime(line=2, time_ms=0.03125, ops=["aten::normal_"]),
-                        EagerLineTime(line=3, time_ms=0.03125, ops=["aten::normal_"]),
-                        EagerLineTime(line=4, time_ms=2.25, ops=["aten::mm", "aten::add", "aten::relu"]),
-                        EagerLineTime(line=5, time_ms=0.15625, ops=["aten::sum", "aten::_local_scalar_dense"]),
-                        EagerLineTime(line=6, time_ms=1.0703125, ops=["aten::_softmax", "aten::mul"]),
-                    ]))
+    eager = Variant(
+        name="eager",
+        timing=_timing(4.12, 0.3, 50, 1),
+        peak_memory_bytes=25_165_824,
+        kernel_profile=_profile(
+            "cupti",
+            library=1.05,
+            generated=0.0,
+            aten=2.5,
+            copy=0.0078125,
+            lines=[
+                EagerLineTime(line=2, time_ms=0.03125, ops=["aten::normal_"]),
+                EagerLineTime(line=3, time_ms=0.03125, ops=["aten::normal_"]),
+                EagerLineTime(line=4, time_ms=2.25, ops=["aten::mm", "aten::add", "aten::relu"]),
+                EagerLineTime(line=5, time_ms=0.15625, ops=["aten::sum", "aten::_local_scalar_dense"]),
+                EagerLineTime(line=6, time_ms=1.0703125, ops=["aten::_softmax", "aten::mul"]),
+            ],
+        ),
+    )
     default = Variant(
         name="inductor/default",
         backend="inductor",
@@ -218,9 +248,22 @@ def cuda_run() -> ProfileRun:
         torch_compile_call='torch.compile(fn, mode="max-autotune")',
         kernel_profile=_profile("cupti", library=0.96875, generated=0.40625, aten=0.078125, copy=0.0078125),
         # as mode_events.autotune_result reads an mm_template_autotuning span: cuBLAS beat the Triton configs
-        autotune=[AutotuneResult(op="mm", shape="[[1024, 1024], [1024, 1024]]", dtypes="[torch.float32, torch.float32]",
-                                 choices=18, triton_choices=17, best="mm", best_description="extern_mm", best_ms=0.41,
-                                 best_triton="triton_mm_4", best_triton_ms=0.45, autotune_s=12.3, compile_id="0/0")],
+        autotune=[
+            AutotuneResult(
+                op="mm",
+                shape="[[1024, 1024], [1024, 1024]]",
+                dtypes="[torch.float32, torch.float32]",
+                choices=18,
+                triton_choices=17,
+                best="mm",
+                best_description="extern_mm",
+                best_ms=0.41,
+                best_triton="triton_mm_4",
+                best_triton_ms=0.45,
+                autotune_s=12.3,
+                compile_id="0/0",
+            )
+        ],
     )
     kernels = [
         Kernel(
@@ -267,14 +310,34 @@ def cuda_run() -> ProfileRun:
         variants=[eager, default, autotune],
         speedup=Speedup(value=2.71, low=2.60, high=2.83, variant="inductor/max-autotune"),
         graphs=[
-            Graph(id="g0", kind="dynamo", code=GRAPH_CODE, variant="inductor/default", compile_id="0/0", lines=[2, 3, 4],
-                  guards=_guards("L['x']", "L['w']", 2, 3, 1024)),
-            Graph(id="g1", kind="dynamo", code="def forward(self, L_y_):\n    return ((L_y_ * 2).softmax(-1),)\n",
-                  variant="inductor/default", compile_id="1/0", lines=[6],
-                  guards=[Guard(code="___check_global_state()", kind="global state"),
-                          Guard(code="check_tensor(L['y'], Tensor, DispatchKeySet(CUDA, BackendSelect, ADInplaceOrView, "
-                                     "AutogradCUDA), torch.float32, device=0, requires_grad=False, size=[1024, 1024], "
-                                     "stride=[1024, 1])", kind="tensor", source="L['y']", line=4)]),
+            Graph(
+                id="g0",
+                kind="dynamo",
+                code=GRAPH_CODE,
+                variant="inductor/default",
+                compile_id="0/0",
+                lines=[2, 3, 4],
+                guards=_guards("L['x']", "L['w']", 2, 3, 1024),
+            ),
+            Graph(
+                id="g1",
+                kind="dynamo",
+                code="def forward(self, L_y_):\n    return ((L_y_ * 2).softmax(-1),)\n",
+                variant="inductor/default",
+                compile_id="1/0",
+                lines=[6],
+                guards=[
+                    Guard(code="___check_global_state()", kind="global state"),
+                    Guard(
+                        code="check_tensor(L['y'], Tensor, DispatchKeySet(CUDA, BackendSelect, ADInplaceOrView, "
+                        "AutogradCUDA), torch.float32, device=0, requires_grad=False, size=[1024, 1024], "
+                        "stride=[1024, 1])",
+                        kind="tensor",
+                        source="L['y']",
+                        line=4,
+                    ),
+                ],
+            ),
             Graph(id="g0-post", kind="post_grad", code=GRAPH_CODE, variant="inductor/default", compile_id="0/0"),
         ],
         graph_breaks=[
@@ -296,9 +359,16 @@ def cuda_run() -> ProfileRun:
                 line=2,
             )
         ],
-        kernels=_rates(kernels, H200_PEAKS, moved={"triton_poi_fused_add_relu": 8_388_608, "extern_kernels.mm": 12_582_912,
-                                                   "triton_per_fused__softmax_mul": 8_388_608},
-                       flops={"extern_kernels.mm": 2 * 1024 ** 3}),
+        kernels=_rates(
+            kernels,
+            H200_PEAKS,
+            moved={
+                "triton_poi_fused_add_relu": 8_388_608,
+                "extern_kernels.mm": 12_582_912,
+                "triton_per_fused__softmax_mul": 8_388_608,
+            },
+            flops={"extern_kernels.mm": 2 * 1024**3},
+        ),
         device_peaks=H200_PEAKS,
         memory_ratio=25_165_824 / 18_874_368,  # eager's peak over the speedup's variant's
         compile_phases={"dynamo": 1.2, "aot_autograd": 0.9, "inductor_codegen": 3.4, "triton_compile": 6.8},
@@ -324,25 +394,55 @@ def cpu_run() -> ProfileRun:
         torch_version="2.13.0",
         variants=[
             # host times of each op's call: mkldnn/BLAS mm, ATen's elementwise ops and softmax
-            Variant(name="eager", timing=_timing(9.6, 0.8, 20, 4),
-                    kernel_profile=_profile("host", library=4.5, generated=0.0, aten=3.75, copy=0.0, lines=[
+            Variant(
+                name="eager",
+                timing=_timing(9.6, 0.8, 20, 4),
+                kernel_profile=_profile(
+                    "host",
+                    library=4.5,
+                    generated=0.0,
+                    aten=3.75,
+                    copy=0.0,
+                    lines=[
                         EagerLineTime(line=2, time_ms=0.5, ops=["aten::normal_"]),
                         EagerLineTime(line=3, time_ms=0.5, ops=["aten::normal_"]),
                         EagerLineTime(line=4, time_ms=5.5, ops=["aten::mm", "aten::relu", "aten::add"]),
                         EagerLineTime(line=5, time_ms=0.25, ops=["aten::sum"]),
                         EagerLineTime(line=6, time_ms=1.5, ops=["aten::_softmax", "aten::mul"]),
-                    ])),
-            Variant(name="inductor/default", backend="inductor", mode="default", timing=_timing(10.1, 0.9, 20, 5),
-                    compile_s=0.8, first_call_s=1.1,
-                    kernel_profile=_profile("host", library=4.5, generated=3.25, aten=0.75, copy=0.0)),
+                    ],
+                ),
+            ),
+            Variant(
+                name="inductor/default",
+                backend="inductor",
+                mode="default",
+                timing=_timing(10.1, 0.9, 20, 5),
+                compile_s=0.8,
+                first_call_s=1.1,
+                kernel_profile=_profile("host", library=4.5, generated=3.25, aten=0.75, copy=0.0),
+            ),
         ],
         speedup=Speedup(value=0.95, low=0.88, high=1.03, variant="inductor/default"),
         graphs=[Graph(id="g0", kind="dynamo", code=GRAPH_CODE, variant="inductor/default", lines=[2, 3, 4])],
         kernels=[
-            Kernel(name="cpp_fused_add_relu_0", language="cpp", source=CPP_SOURCE, graph_id="g0",
-                   aten_ops=["aten.relu", "aten.add"], lines=[4], variant="inductor/default"),
-            Kernel(name="extern_kernels.mm", language="extern", source="extern_kernels.mm(arg0_1, arg1_1, out=buf0)",
-                   graph_id="g0", aten_ops=["aten.mm"], lines=[4], variant="inductor/default"),
+            Kernel(
+                name="cpp_fused_add_relu_0",
+                language="cpp",
+                source=CPP_SOURCE,
+                graph_id="g0",
+                aten_ops=["aten.relu", "aten.add"],
+                lines=[4],
+                variant="inductor/default",
+            ),
+            Kernel(
+                name="extern_kernels.mm",
+                language="extern",
+                source="extern_kernels.mm(arg0_1, arg1_1, out=buf0)",
+                graph_id="g0",
+                aten_ops=["aten.mm"],
+                lines=[4],
+                variant="inductor/default",
+            ),
         ],
         compile_phases={"dynamo": 0.2, "inductor_codegen": 0.4},
         cache=CacheStats(fx_graph_hits=1, fx_graph_misses=0, state="warm"),
@@ -365,8 +465,14 @@ def failed_run() -> ProfileRun:
             Variant(name="inductor/default", backend="inductor", error="InductorError: LoweringException"),
         ],
         errors=[
-            ErrorInfo(stage="compile", message="LoweringException: NotImplementedError: aten.weird\n  target: aten.weird",
-                      type="InductorError", variant="inductor/default", line=4, traceback="Traceback ...")
+            ErrorInfo(
+                stage="compile",
+                message="LoweringException: NotImplementedError: aten.weird\n  target: aten.weird",
+                type="InductorError",
+                variant="inductor/default",
+                line=4,
+                traceback="Traceback ...",
+            )
         ],
         status="failed",
         memory_note="not measured on CPU",
@@ -379,7 +485,9 @@ def interrupted_run() -> ProfileRun:
     run.status = "interrupted"
     run.speedup = None
     run.variants[1].timing = None
-    run.errors = [ErrorInfo(stage="timing", message="KeyboardInterrupt", type="KeyboardInterrupt", variant="inductor/default")]
+    run.errors = [
+        ErrorInfo(stage="timing", message="KeyboardInterrupt", type="KeyboardInterrupt", variant="inductor/default")
+    ]
     return run
 
 
@@ -404,7 +512,9 @@ def hostile_run() -> ProfileRun:
     run.errors = [ErrorInfo(stage="correctness", message=f"mismatch {HOSTILE}", variant="inductor/default", line=5)]
     run.correctness = Correctness(ok=False, max_abs_diff=0.5, mismatched=[HOSTILE], note=HOSTILE)
     run.notes = [f"note {HOSTILE}"]
-    run.recommendation = Recommendation(variant="inductor/max-autotune", call=f"torch.compile({HOSTILE})", reason=HOSTILE)
+    run.recommendation = Recommendation(
+        variant="inductor/max-autotune", call=f"torch.compile({HOSTILE})", reason=HOSTILE
+    )
     return run
 
 
@@ -412,15 +522,24 @@ def reduce_overhead_run() -> ProfileRun:
     """``cuda_run`` with a reduce-overhead variant whose CUDA graphs Inductor skipped (a mutated input)."""
     run = cuda_run()
     run.id = "redovh000001"
-    run.variants.append(Variant(
-        name="inductor/reduce-overhead", backend="inductor", mode="reduce-overhead", timing=_timing(1.84, 0.1, 50, 9),
-        first_call_s=13.4, compile_s=12.8, peak_memory_bytes=16_777_216,
-        torch_compile_call='torch.compile(fn, mode="reduce-overhead")',
-        kernel_profile=_profile("cupti", library=1.05, generated=0.57, aten=0.078125, copy=0.0078125),
-        # as Inductor words it in compilation_metrics' cudagraph_skip_reason
-        cudagraph_skips=["skipping cudagraphs due to mutated inputs (1 instances). Found from : \n"
-                         "   File \"<compile-profile cell>\", line 4, in <cell>\n    y = torch.relu(x @ w) + 1"],
-    ))
+    run.variants.append(
+        Variant(
+            name="inductor/reduce-overhead",
+            backend="inductor",
+            mode="reduce-overhead",
+            timing=_timing(1.84, 0.1, 50, 9),
+            first_call_s=13.4,
+            compile_s=12.8,
+            peak_memory_bytes=16_777_216,
+            torch_compile_call='torch.compile(fn, mode="reduce-overhead")',
+            kernel_profile=_profile("cupti", library=1.05, generated=0.57, aten=0.078125, copy=0.0078125),
+            # as Inductor words it in compilation_metrics' cudagraph_skip_reason
+            cudagraph_skips=[
+                "skipping cudagraphs due to mutated inputs (1 instances). Found from : \n"
+                '   File "<compile-profile cell>", line 4, in <cell>\n    y = torch.relu(x @ w) + 1'
+            ],
+        )
+    )
     return run
 
 
@@ -535,14 +654,27 @@ def attention_run(compiled_ms: float = 0.73) -> ProfileRun:
 
     run = cuda_run()
     run.cell_source = "s = (q @ k.transpose(-2, -1)) / 8.0\no = torch.softmax(s.float(), -1).to(q.dtype) @ v\n"
-    run.variants = [Variant(name="eager", timing=_timing(2.23, 0.01, 30, 7)),
-                    Variant(name="inductor/default", timing=_timing(compiled_ms, 0.005, 30, 8))]
-    run.speedup = Speedup(value=2.23 / compiled_ms, low=2.2 / compiled_ms, high=2.26 / compiled_ms,
-                          variant="inductor/default")
+    run.variants = [
+        Variant(name="eager", timing=_timing(2.23, 0.01, 30, 7)),
+        Variant(name="inductor/default", timing=_timing(compiled_ms, 0.005, 30, 8)),
+    ]
+    run.speedup = Speedup(
+        value=2.23 / compiled_ms, low=2.2 / compiled_ms, high=2.26 / compiled_ms, variant="inductor/default"
+    )
     run.kept_names, run.temporaries = ["s", "o"], []
     size = 16 * 16 * 1024 * 1024 * 2
-    run.kept_tensors = [KeptTensor(name="s", line=1, used_at=[2], shape=[16, 16, 1024, 1024], dtype="bfloat16",
-                                   bytes=size, bandwidth_gbps=4300.0, traffic_ms=2 * size / 4300e9 * 1e3)]
+    run.kept_tensors = [
+        KeptTensor(
+            name="s",
+            line=1,
+            used_at=[2],
+            shape=[16, 16, 1024, 1024],
+            dtype="bfloat16",
+            bytes=size,
+            bandwidth_gbps=4300.0,
+            traffic_ms=2 * size / 4300e9 * 1e3,
+        )
+    ]
     return run
 
 
@@ -559,9 +691,10 @@ def drifting_run(*, eager_late: float, compiled_late: float, n: int = 30) -> Pro
 
     eager, compiled = samples(5.9, eager_late), samples(3.0, compiled_late)
     run = cpu_run()
-    run.variants = [Variant(name="eager", timing=summarize_samples([s / 1e3 for s in eager], method="host")),
-                    Variant(name="inductor/default", timing=summarize_samples([s / 1e3 for s in compiled],
-                                                                              method="host"))]
+    run.variants = [
+        Variant(name="eager", timing=summarize_samples([s / 1e3 for s in eager], method="host")),
+        Variant(name="inductor/default", timing=summarize_samples([s / 1e3 for s in compiled], method="host")),
+    ]
     value, low, high = speedup_interval(eager, compiled)
     run.speedup = Speedup(value=value, low=low, high=high, variant="inductor/default")
     return run
@@ -583,8 +716,16 @@ out = z.sum()
 
 def _steady_timing(median_ms: float) -> Timing:
     samples = [median_ms * (1 + d) for d in (-0.04, -0.02, -0.01, 0.0, 0.0, 0.01, 0.02, 0.03, 0.05)]
-    return Timing(median_ms=median_ms, p10_ms=samples[1], p90_ms=samples[-2], n=len(samples),
-                  mean_ms=sum(samples) / len(samples), min_ms=samples[0], samples_ms=samples, method="cuda_events")
+    return Timing(
+        median_ms=median_ms,
+        p10_ms=samples[1],
+        p90_ms=samples[-2],
+        n=len(samples),
+        mean_ms=sum(samples) / len(samples),
+        min_ms=samples[0],
+        samples_ms=samples,
+        method="cuda_events",
+    )
 
 
 def _consistency_kernels(variant: str, times: dict[str, float], start: int) -> list[Kernel]:
@@ -597,8 +738,17 @@ def _consistency_kernels(variant: str, times: dict[str, float], start: int) -> l
         (f"triton_poi_fused_clone_{start + 2}", "triton", ["aten.clone"], []),
     ]
     return [
-        Kernel(name=name, language=language, source=f"# {name}", graph_id=f"g-{variant}", aten_ops=ops, lines=lines,
-               variant=variant, id=f"{variant}:{name}", device_time_ms=times[name.rstrip("0123456789").rstrip("_")])
+        Kernel(
+            name=name,
+            language=language,
+            source=f"# {name}",
+            graph_id=f"g-{variant}",
+            aten_ops=ops,
+            lines=lines,
+            variant=variant,
+            id=f"{variant}:{name}",
+            device_time_ms=times[name.rstrip("0123456789").rstrip("_")],
+        )
         for name, language, ops, lines in shapes
     ]
 
@@ -614,36 +764,91 @@ CONSISTENCY_EAGER_LINES = [
 
 
 # bytes each kernel moves per call: 16 MiB fp32 operands
-CONSISTENCY_BYTES = {"extern_kernels.mm": 3 * 16_777_216, "triton_poi_fused_add_relu": 2 * 16_777_216,
-                     "triton_per_fused__softmax_mul_sum": 2 * 16_777_216, "triton_poi_fused_clone": 2 * 16_777_216}
+CONSISTENCY_BYTES = {
+    "extern_kernels.mm": 3 * 16_777_216,
+    "triton_poi_fused_add_relu": 2 * 16_777_216,
+    "triton_per_fused__softmax_mul_sum": 2 * 16_777_216,
+    "triton_poi_fused_clone": 2 * 16_777_216,
+}
 
 
-def _consistency_run(run_id: str, label: str, created_at: str, eager_ms: float, default_ms: float, autotune_ms: float,
-                     default_times: dict[str, float], autotune_times: dict[str, float],
-                     autotune: AutotuneResult) -> ProfileRun:
+def _consistency_run(
+    run_id: str,
+    label: str,
+    created_at: str,
+    eager_ms: float,
+    default_ms: float,
+    autotune_ms: float,
+    default_times: dict[str, float],
+    autotune_times: dict[str, float],
+    autotune: AutotuneResult,
+) -> ProfileRun:
     best, best_ms = min((("inductor/default", default_ms), ("inductor/max-autotune", autotune_ms)), key=lambda t: t[1])
     value = eager_ms / best_ms
-    kernels = _consistency_kernels("inductor/default", default_times, 0) + _consistency_kernels("inductor/max-autotune", autotune_times, 3)
-    eager_profile = _profile("cupti", library=1.875, generated=0.0, aten=1.5, copy=0.0625, lines=CONSISTENCY_EAGER_LINES)
+    kernels = _consistency_kernels("inductor/default", default_times, 0) + _consistency_kernels(
+        "inductor/max-autotune", autotune_times, 3
+    )
+    eager_profile = _profile(
+        "cupti", library=1.875, generated=0.0, aten=1.5, copy=0.0625, lines=CONSISTENCY_EAGER_LINES
+    )
     return ProfileRun(
-        id=run_id, created_at=created_at, label=label, cell_source=CONSISTENCY_CELL,
-        device=Device(type="cuda", name="NVIDIA H200"), torch_version="2.13.0",
+        id=run_id,
+        created_at=created_at,
+        label=label,
+        cell_source=CONSISTENCY_CELL,
+        device=Device(type="cuda", name="NVIDIA H200"),
+        torch_version="2.13.0",
         variants=[
-            Variant(name="eager", timing=_steady_timing(eager_ms), kernel_profile=eager_profile,
-                    peak_memory_bytes=83_886_080),
-            Variant(name="inductor/default", backend="inductor", mode="default", timing=_steady_timing(default_ms),
-                    compile_s=3.2, cache_state="cold", peak_memory_bytes=50_331_648),
-            Variant(name="inductor/max-autotune", backend="inductor", mode="max-autotune", timing=_steady_timing(autotune_ms),
-                    compile_s=21.7, cache_state="cold", peak_memory_bytes=50_331_648, autotune=[autotune]),
+            Variant(
+                name="eager",
+                timing=_steady_timing(eager_ms),
+                kernel_profile=eager_profile,
+                peak_memory_bytes=83_886_080,
+            ),
+            Variant(
+                name="inductor/default",
+                backend="inductor",
+                mode="default",
+                timing=_steady_timing(default_ms),
+                compile_s=3.2,
+                cache_state="cold",
+                peak_memory_bytes=50_331_648,
+            ),
+            Variant(
+                name="inductor/max-autotune",
+                backend="inductor",
+                mode="max-autotune",
+                timing=_steady_timing(autotune_ms),
+                compile_s=21.7,
+                cache_state="cold",
+                peak_memory_bytes=50_331_648,
+                autotune=[autotune],
+            ),
         ],
         speedup=Speedup(value=value, low=value * 0.97, high=value * 1.03, variant=best),
-        graphs=[Graph(id=f"g-{v}", kind="dynamo", code="", variant=v, compile_id="0/0", lines=[2, 3, 4, 5],
-                      guards=_guards("G['x']", "G['x']", 2, 2, 2048)[:4] + _guards("G['x']", "G['x']", 2, 2, 2048)[7:])
-                for v in ("inductor/default", "inductor/max-autotune")],
+        graphs=[
+            Graph(
+                id=f"g-{v}",
+                kind="dynamo",
+                code="",
+                variant=v,
+                compile_id="0/0",
+                lines=[2, 3, 4, 5],
+                guards=_guards("G['x']", "G['x']", 2, 2, 2048)[:4] + _guards("G['x']", "G['x']", 2, 2, 2048)[7:],
+            )
+            for v in ("inductor/default", "inductor/max-autotune")
+        ],
         # the cell ran again with x of another size: the guard on its shape failed (engine/guards.py's source)
-        recompiles=[Recompile(reason="tensor 'G['x']' size mismatch at index 0. expected 2048, actual 4096",
-                              variant="inductor/default", compile_id="0/1", source="G['x']", line=2)],
-        kernels=_rates(kernels, H200_PEAKS, moved=CONSISTENCY_BYTES, flops={"extern_kernels.mm": 2 * 2048 ** 3}),
+        recompiles=[
+            Recompile(
+                reason="tensor 'G['x']' size mismatch at index 0. expected 2048, actual 4096",
+                variant="inductor/default",
+                compile_id="0/1",
+                source="G['x']",
+                line=2,
+            )
+        ],
+        kernels=_rates(kernels, H200_PEAKS, moved=CONSISTENCY_BYTES, flops={"extern_kernels.mm": 2 * 2048**3}),
         device_peaks=H200_PEAKS,
         memory_ratio=83_886_080 / 50_331_648,
     )
@@ -654,8 +859,12 @@ def _profile_compiled(run: ProfileRun) -> ProfileRun:
     for v in run.compiled_variants:
         mine = [k for k in run.kernels if k.variant == v.name]
         v.kernel_profile = _profile(
-            "cupti", library=sum(k.device_time_ms for k in mine if k.language == "extern"),
-            generated=sum(k.device_time_ms for k in mine if k.language == "triton"), aten=0.0, copy=0.0)
+            "cupti",
+            library=sum(k.device_time_ms for k in mine if k.language == "extern"),
+            generated=sum(k.device_time_ms for k in mine if k.language == "triton"),
+            aten=0.0,
+            copy=0.0,
+        )
     return run
 
 
@@ -663,28 +872,85 @@ def slower_and_faster_runs() -> list[ProfileRun]:
     """Two runs of one cell, A slower than eager and B faster, each with two compiled variants and timed
     kernels on cell lines (one fused over two lines), for the tests that every view words them alike."""
     slow = _consistency_run(
-        SLOW_RUN_ID, "consistency slow", "2026-11-30T09:00:00+00:00", eager_ms=4.0, default_ms=7.2, autotune_ms=8.05,
-        default_times={"extern_kernels.mm": 2.5, "triton_poi_fused_add_relu": 0.4,
-                       "triton_per_fused__softmax_mul_sum": 0.9, "triton_poi_fused_clone": 0.05},
-        autotune_times={"extern_kernels.mm": 2.2, "triton_poi_fused_add_relu": 0.3125,
-                        "triton_per_fused__softmax_mul_sum": 1.37, "triton_poi_fused_clone": 0.0625},
-        autotune=AutotuneResult(op="mm", shape="[[2048, 2048], [2048, 2048]]", dtypes="[torch.float32, torch.float32]",
-                                choices=20, triton_choices=19, best="mm", best_description="extern_mm", best_ms=2.19,
-                                best_triton="triton_mm_3", best_triton_ms=2.46, autotune_s=14.6, compile_id="0/0"),
+        SLOW_RUN_ID,
+        "consistency slow",
+        "2026-11-30T09:00:00+00:00",
+        eager_ms=4.0,
+        default_ms=7.2,
+        autotune_ms=8.05,
+        default_times={
+            "extern_kernels.mm": 2.5,
+            "triton_poi_fused_add_relu": 0.4,
+            "triton_per_fused__softmax_mul_sum": 0.9,
+            "triton_poi_fused_clone": 0.05,
+        },
+        autotune_times={
+            "extern_kernels.mm": 2.2,
+            "triton_poi_fused_add_relu": 0.3125,
+            "triton_per_fused__softmax_mul_sum": 1.37,
+            "triton_poi_fused_clone": 0.0625,
+        },
+        autotune=AutotuneResult(
+            op="mm",
+            shape="[[2048, 2048], [2048, 2048]]",
+            dtypes="[torch.float32, torch.float32]",
+            choices=20,
+            triton_choices=19,
+            best="mm",
+            best_description="extern_mm",
+            best_ms=2.19,
+            best_triton="triton_mm_3",
+            best_triton_ms=2.46,
+            autotune_s=14.6,
+            compile_id="0/0",
+        ),
     )
     fast = _consistency_run(
-        FAST_RUN_ID, "consistency fast", "2026-11-30T09:10:00+00:00", eager_ms=4.0, default_ms=3.2, autotune_ms=2.9,
-        default_times={"extern_kernels.mm": 1.9, "triton_poi_fused_add_relu": 0.21,
-                       "triton_per_fused__softmax_mul_sum": 0.0173, "triton_poi_fused_clone": 0.0123},
-        autotune_times={"extern_kernels.mm": 1.7, "triton_poi_fused_add_relu": 0.333,
-                        "triton_per_fused__softmax_mul_sum": 0.6666, "triton_poi_fused_clone": 0.011},
-        autotune=AutotuneResult(op="mm", shape="[[2048, 2048], [2048, 2048]]", dtypes="[torch.float32, torch.float32]",
-                                choices=20, triton_choices=19, best="mm", best_description="extern_mm", best_ms=1.69,
-                                best_triton="triton_mm_5", best_triton_ms=1.83, autotune_s=13.9, compile_id="0/0"),
+        FAST_RUN_ID,
+        "consistency fast",
+        "2026-11-30T09:10:00+00:00",
+        eager_ms=4.0,
+        default_ms=3.2,
+        autotune_ms=2.9,
+        default_times={
+            "extern_kernels.mm": 1.9,
+            "triton_poi_fused_add_relu": 0.21,
+            "triton_per_fused__softmax_mul_sum": 0.0173,
+            "triton_poi_fused_clone": 0.0123,
+        },
+        autotune_times={
+            "extern_kernels.mm": 1.7,
+            "triton_poi_fused_add_relu": 0.333,
+            "triton_per_fused__softmax_mul_sum": 0.6666,
+            "triton_poi_fused_clone": 0.011,
+        },
+        autotune=AutotuneResult(
+            op="mm",
+            shape="[[2048, 2048], [2048, 2048]]",
+            dtypes="[torch.float32, torch.float32]",
+            choices=20,
+            triton_choices=19,
+            best="mm",
+            best_description="extern_mm",
+            best_ms=1.69,
+            best_triton="triton_mm_5",
+            best_triton_ms=1.83,
+            autotune_s=13.9,
+            compile_id="0/0",
+        ),
     )
-    fast.kernels.append(Kernel(name="triton_poi_fused_cat_9", language="triton", source="# cat", graph_id="g",
-                               aten_ops=["aten.cat"], lines=[2], variant="inductor/default",
-                               id="inductor/default:triton_poi_fused_cat_9",
-                               # 312.5 µs, an exact tie: Python's .3g rounds it to even, "312 µs"
-                               device_time_ms=0.3125))
+    fast.kernels.append(
+        Kernel(
+            name="triton_poi_fused_cat_9",
+            language="triton",
+            source="# cat",
+            graph_id="g",
+            aten_ops=["aten.cat"],
+            lines=[2],
+            variant="inductor/default",
+            id="inductor/default:triton_poi_fused_cat_9",
+            # 312.5 µs, an exact tie: Python's .3g rounds it to even, "312 µs"
+            device_time_ms=0.3125,
+        )
+    )
     return [_profile_compiled(slow), _profile_compiled(fast)]

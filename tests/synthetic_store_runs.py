@@ -50,8 +50,13 @@ def make_run(
         variants=[
             Variant(
                 name="eager",
-                timing=Timing(median_ms=eager_ms, p10_ms=eager_ms * 0.9, p90_ms=eager_ms * 1.1, n=30,
-                              samples_ms=[eager_ms * 0.9, eager_ms, eager_ms * 1.1]),
+                timing=Timing(
+                    median_ms=eager_ms,
+                    p10_ms=eager_ms * 0.9,
+                    p90_ms=eager_ms * 1.1,
+                    n=30,
+                    samples_ms=[eager_ms * 0.9, eager_ms, eager_ms * 1.1],
+                ),
             ),
             Variant(
                 name="inductor",

@@ -166,13 +166,19 @@ def test_runs_as_a_module_with_exit_codes(store, db):
     env = {**os.environ, "PYTHONPATH": str(pathlib.Path(compile_profile.__file__).parents[1])}
     listed = subprocess.run(
         [sys.executable, "-m", "compile_profile.cli", "--db", str(db), "ls", "--json"],
-        capture_output=True, text=True, env=env, timeout=60,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
     )
     assert listed.returncode == 0, listed.stderr
     assert [row["id"] for row in json.loads(listed.stdout)] == ["newer2", "older1"]
     missing = subprocess.run(
         [sys.executable, "-m", "compile_profile.cli", "--db", str(db), "show", "nope"],
-        capture_output=True, text=True, env=env, timeout=60,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
     )
     assert missing.returncode == 2
     assert_one_line_error(missing.stderr, "nope")
@@ -250,8 +256,11 @@ def test_compare_lists_variants_of_either_run(store):
     b.variants[1].name = "max-autotune"
     b.speedup.variant = "max-autotune"
     medians = {d.metric: (d.a, d.b, d.change) for d in compare(a, b).deltas if d.metric.endswith(" median")}
-    assert medians == {"eager median": (2.0, 2.0, 0.0), "inductor median": (1.0, None, None),
-                       "max-autotune median": (None, 1.0, None)}
+    assert medians == {
+        "eager median": (2.0, 2.0, 0.0),
+        "inductor median": (1.0, None, None),
+        "max-autotune median": (None, 1.0, None),
+    }
 
 
 def test_compare_says_a_cold_and_a_warm_compile_are_not_comparable_and_words_each_cache(store):
@@ -270,8 +279,9 @@ def test_compare_says_a_cold_and_a_warm_compile_are_not_comparable_and_words_eac
 
 
 def test_export_json_and_html(cli, store, tmp_path, monkeypatch):
-    monkeypatch.setattr("compile_profile.cli.render_report_html",
-                        lambda run: f"<!DOCTYPE html><p>report {run.id}</p>\n")
+    monkeypatch.setattr(
+        "compile_profile.cli.render_report_html", lambda run: f"<!DOCTYPE html><p>report {run.id}</p>\n"
+    )
     code, out, _ = cli("export", "older1", "--json", str(tmp_path / "r.json"), "--html", str(tmp_path / "r.html"))
     assert code == 0
     assert json.loads((tmp_path / "r.json").read_text()) == store.get_dict("older1")
@@ -319,8 +329,9 @@ def payload_for(run) -> dict:
 def test_run_executes_the_notebook_and_tabulates_profiled_cells(cli, store, db, tmp_path, monkeypatch):
     hostile = make_run("hostile3", label="<script>alert(1)</script>")
     store.put(hostile)
-    monkeypatch.setattr("compile_profile.cli.render_report_html",
-                        lambda run: f"<!DOCTYPE html><p>report \"{run.id}\"</p>")
+    monkeypatch.setattr(
+        "compile_profile.cli.render_report_html", lambda run: f'<!DOCTYPE html><p>report "{run.id}"</p>'
+    )
     notebook = tmp_path / "work" / "profiled.ipynb"
     notebook.parent.mkdir()
     write_notebook(
@@ -344,8 +355,17 @@ def test_run_executes_the_notebook_and_tabulates_profiled_cells(cli, store, db, 
     assert code == 0, err
 
     table = out.splitlines()
-    assert table[0].split() == ["CELL", "RUN", "LABEL", "VARIANTS", "MEDIANS", "SPEEDUP", "(INTERVAL)", "GRAPHS",
-                                "BREAKS"]
+    assert table[0].split() == [
+        "CELL",
+        "RUN",
+        "LABEL",
+        "VARIANTS",
+        "MEDIANS",
+        "SPEEDUP",
+        "(INTERVAL)",
+        "GRAPHS",
+        "BREAKS",
+    ]
     rows = {line.split()[1]: line for line in table[1:4]}
     assert rows["older1"].startswith("3 ") and "first try" in rows["older1"]
     assert "eager, inductor" in rows["older1"] and "eager 2 ms, inductor 1 ms" in rows["older1"]

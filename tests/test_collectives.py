@@ -22,19 +22,38 @@ from compile_profile.engine.kernel_breakdown import (
 
 COLLECTIVE_NAMES = [
     # functional collectives: profiler, graph (op_counts) and output-code spellings
-    "_c10d_functional::all_reduce", "_c10d_functional::all_gather_into_tensor",
-    "_c10d_functional::reduce_scatter_tensor", "_c10d_functional::wait_tensor",
-    "_c10d_functional.all_reduce_", "torch.ops._c10d_functional.all_reduce_.default",
-    "torch.ops._c10d_functional.wait_tensor.default", "torch._ops._c10d_functional.all_reduce", "_c10d_functional_autograd::all_to_all_single",
+    "_c10d_functional::all_reduce",
+    "_c10d_functional::all_gather_into_tensor",
+    "_c10d_functional::reduce_scatter_tensor",
+    "_c10d_functional::wait_tensor",
+    "_c10d_functional.all_reduce_",
+    "torch.ops._c10d_functional.all_reduce_.default",
+    "torch.ops._c10d_functional.wait_tensor.default",
+    "torch._ops._c10d_functional.all_reduce",
+    "_c10d_functional_autograd::all_to_all_single",
     "torch.ops._c10d_functional_autograd.reduce_scatter_tensor.default",
     "c10d_functional::all_reduce",  # legacy
-    "c10d::allreduce_", "c10d.allgather_", "torch.ops.c10d.broadcast_.default",
+    "c10d::allreduce_",
+    "c10d.allgather_",
+    "torch.ops.c10d.broadcast_.default",
     # the profiler's ranges and NCCL's kernels
-    "record_param_comms", "gloo:all_reduce", "nccl:all_reduce",
-    "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "ncclKernel_AllGather_RING_LL_Sum_int8_t",
+    "record_param_comms",
+    "gloo:all_reduce",
+    "nccl:all_reduce",
+    "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+    "ncclKernel_AllGather_RING_LL_Sum_int8_t",
 ]
-NOT_COLLECTIVE = ["aten::mm", "aten::copy_", "extern_kernels.mm", "cpp_fused_all_reduce_mul_0",
-                  "triton_red_fused_sum_0", "aten::all", "mylib::c10d_helper", "record_param_comms_extra", "Memcpy DtoD (Device -> Device)"]
+NOT_COLLECTIVE = [
+    "aten::mm",
+    "aten::copy_",
+    "extern_kernels.mm",
+    "cpp_fused_all_reduce_mul_0",
+    "triton_red_fused_sum_0",
+    "aten::all",
+    "mylib::c10d_helper",
+    "record_param_comms_extra",
+    "Memcpy DtoD (Device -> Device)",
+]
 
 
 @pytest.mark.parametrize("name", COLLECTIVE_NAMES)
@@ -51,8 +70,10 @@ def test_a_device_event_is_collective_when_an_nccl_kernel_or_under_a_collective_
     assert device_kind("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL", []) == COLLECTIVE
     # a copy kernel DDP's all-reduce launched is the collective's time, the op anywhere in the chain
     assert device_kind("gpu_memcpy", "Memcpy DtoD", ["aten::copy_", "c10d::allreduce_"]) == COLLECTIVE
-    assert device_kind("kernel", "vectorized_elementwise_kernel",
-                       ["aten::clone", "_c10d_functional::all_reduce"]) == COLLECTIVE
+    assert (
+        device_kind("kernel", "vectorized_elementwise_kernel", ["aten::clone", "_c10d_functional::all_reduce"])
+        == COLLECTIVE
+    )
     assert device_kind("gpu_memcpy", "Memcpy DtoD", ["aten::copy_"]) == "copy"
 
 
@@ -81,6 +102,7 @@ def test_the_compiled_breakdown_has_a_collective_part():
 
 
 # -- a real one-process gloo group ------------------------------------------------------
+
 
 def _free_port() -> int:
     with socket.socket() as s:
@@ -113,15 +135,18 @@ def test_an_all_reduce_counts_as_collective_time_in_eager_and_compiled(gloo_grou
     assert compiled.kernel_profile.breakdown.collective_ms > 0
     dynamo = next(g for g in run.graphs if g.kind == "dynamo")
     assert {"torch._ops._c10d_functional.all_reduce", "torch._ops._c10d_functional.wait_tensor"} <= set(
-        dynamo.op_counts)
+        dynamo.op_counts
+    )
     post_grad = next(g for g in run.graphs if g.kind == "post_grad")
     assert {"_c10d_functional.all_reduce_", "_c10d_functional.wait_tensor"} <= set(post_grad.op_counts)
     # the views name them: the digest's sentence in the text, the cell's HTML and the report
     graph_text = f"graph {dynamo.compile_id} runs collectives: all_reduce ×1, wait_tensor ×1"
     assert graph_text in collective_texts(run)
     assert graph_text in str(run) and graph_text in run.to_html()
-    assert any(text.startswith("collective kernels: torch.ops._c10d_functional.all_reduce_.default (")
-               for text in collective_texts(run))
+    assert any(
+        text.startswith("collective kernels: torch.ops._c10d_functional.all_reduce_.default (")
+        for text in collective_texts(run)
+    )
 
 
 def test_a_functional_collective_is_an_extern_call_of_the_compiled_graph(gloo_group):

@@ -18,8 +18,13 @@ from job_fixtures import add_print_break
 from render_fixtures import cpu_run
 
 from compile_profile.digest.breakdown import breakdown, columns
-from compile_profile.digest.facts import (DDP_WRAPPER_NOTE, break_count_text, break_groups, break_summary,
-                                          is_ddp_wrapper_break)
+from compile_profile.digest.facts import (
+    DDP_WRAPPER_NOTE,
+    break_count_text,
+    break_groups,
+    break_summary,
+    is_ddp_wrapper_break,
+)
 from compile_profile.digest.job import job_digest
 from compile_profile.digest.summary import headline, summarize, warnings
 from compile_profile.profile_run import GraphBreak, ProfileRun
@@ -29,13 +34,17 @@ from compile_profile.render.report import render_report_html
 
 FIXTURE = pathlib.Path(__file__).with_name("ddp_step_run.json")
 
-LOGGER_REASON = ("Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):\n\n"
-                 "Unsupported method call\n  Explanation: Dynamo does not know how to trace method "
-                 "`set_runtime_stats_and_log` of class `Logger`\n")
-SKIPPED_REASON = ("Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):\n\n"
-                  "Attempted to call function marked as skipped\n  Explanation: Dynamo developers have intentionally "
-                  "marked that the function `DistributedDataParallel._inside_ddp_forward` in file "
-                  "`/site-packages/torch/nn/parallel/distributed.py` should not be traced.\n")
+LOGGER_REASON = (
+    "Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):\n\n"
+    "Unsupported method call\n  Explanation: Dynamo does not know how to trace method "
+    "`set_runtime_stats_and_log` of class `Logger`\n"
+)
+SKIPPED_REASON = (
+    "Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):\n\n"
+    "Attempted to call function marked as skipped\n  Explanation: Dynamo developers have intentionally "
+    "marked that the function `DistributedDataParallel._inside_ddp_forward` in file "
+    "`/site-packages/torch/nn/parallel/distributed.py` should not be traced.\n"
+)
 
 
 @pytest.fixture
@@ -50,8 +59,10 @@ def _ddp_groups(run):
 def test_ddp_s_wrapper_breaks_are_marked_with_the_note_and_the_user_s_are_not(ddp_run):
     groups = break_groups(ddp_run)
     marked = {g.inside: (g.count, g.note) for g in groups if g.ddp_wrapper}
-    assert marked == {"torch/nn/parallel/distributed.py:1757": (1, DDP_WRAPPER_NOTE),
-                      "contextlib.py:105": (2, DDP_WRAPPER_NOTE)}
+    assert marked == {
+        "torch/nn/parallel/distributed.py:1757": (1, DDP_WRAPPER_NOTE),
+        "contextlib.py:105": (2, DDP_WRAPPER_NOTE),
+    }
     mine = [g for g in groups if not g.ddp_wrapper]
     assert [g.code_line for g in mine] == ["opt.zero_grad()", "loss.backward()", "opt.step()"]
     assert all(g.note == "" for g in mine)
@@ -60,12 +71,16 @@ def test_ddp_s_wrapper_breaks_are_marked_with_the_note_and_the_user_s_are_not(dd
 
 def test_the_rule_is_the_innermost_file_or_a_reason_naming_ddp():
     site = "/venv/lib/python3.11/site-packages/"
-    assert is_ddp_wrapper_break(GraphBreak(reason=LOGGER_REASON, line=3,
-                                           filename=site + "torch/nn/parallel/distributed.py", file_line=1757))
-    assert is_ddp_wrapper_break(GraphBreak(reason=SKIPPED_REASON, line=3, filename="/usr/lib/python3.11/contextlib.py",
-                                           file_line=105))
+    assert is_ddp_wrapper_break(
+        GraphBreak(reason=LOGGER_REASON, line=3, filename=site + "torch/nn/parallel/distributed.py", file_line=1757)
+    )
+    assert is_ddp_wrapper_break(
+        GraphBreak(reason=SKIPPED_REASON, line=3, filename="/usr/lib/python3.11/contextlib.py", file_line=105)
+    )
     assert not is_ddp_wrapper_break(GraphBreak(reason="builtin: print", line=4, filename="<compile_profile cell>"))
-    assert not is_ddp_wrapper_break(GraphBreak(reason=LOGGER_REASON, line=3, filename=site + "torch/optim/optimizer.py"))
+    assert not is_ddp_wrapper_break(
+        GraphBreak(reason=LOGGER_REASON, line=3, filename=site + "torch/optim/optimizer.py")
+    )
 
 
 def test_headline_and_summary_say_how_many_breaks_are_ddp_s(ddp_run):
@@ -92,8 +107,10 @@ def test_warnings_list_the_user_s_breaks_and_ddp_s_in_one_line_after_them(ddp_ru
     out = warnings(ddp_run)
     breaks = [w for w in out if "graph break" in w]
     assert [w for w in breaks if "opt.zero_grad()" in w or "loss.backward()" in w or "opt.step()" in w] == breaks[:3]
-    assert breaks[3] == ("3 graph breaks in DDP's own wrapper (torch/nn/parallel/distributed.py:1757, "
-                         "contextlib.py:105), which runs eagerly by design; not yours to fix")
+    assert breaks[3] == (
+        "3 graph breaks in DDP's own wrapper (torch/nn/parallel/distributed.py:1757, "
+        "contextlib.py:105), which runs eagerly by design; not yours to fix"
+    )
     assert len(breaks) == 4  # DDP's take none of the card's slots for the user's own
 
 
@@ -112,8 +129,8 @@ def test_html_and_report_say_the_note(ddp_run):
     html = render_html(ddp_run)
     assert html.count(note) == 2 and ">7 graph breaks, 3 in DDP&#x27;s wrapper</td>" in html
     report = render_report_html(ddp_run)
-    section = report[report.index('<section id="graph-breaks">'):]
-    section = section[:section.index("</section>")]
+    section = report[report.index('<section id="graph-breaks">') :]
+    section = section[: section.index("</section>")]
     assert '<p class="meta">7 graph breaks, 3 in DDP&#x27;s wrapper</p>' in section
     assert section.count(f'<p class="meta ddp-wrapper">{note}</p>') == 2
     assert section.count('<tr class="ddp-wrapper">') == 2
@@ -167,4 +184,10 @@ def test_breakdown_chart_has_no_collectives_part_outside_distributed_runs():
     fig = breakdown_figure(run)
     assert [t["meta"]["part"] for t in fig["data"]] == ["library", "generated", "aten", "copies", "outside"]
     assert [c["key"] for c in summarize(run)["breakdown_columns"]] == [
-        "library", "generated", "aten", "copies", "outside", "call"]
+        "library",
+        "generated",
+        "aten",
+        "copies",
+        "outside",
+        "call",
+    ]

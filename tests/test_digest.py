@@ -13,11 +13,30 @@ import json
 import math
 
 import pytest
-from render_fixtures import ALL_RUNS, ParsedHTML, cpu_run, cuda_run, failed_run, slower_and_faster_runs, without_breakdown
+from render_fixtures import (
+    ALL_RUNS,
+    ParsedHTML,
+    cpu_run,
+    cuda_run,
+    failed_run,
+    slower_and_faster_runs,
+    without_breakdown,
+)
 
 from compile_profile.cli import main as cli_main
-from compile_profile.digest import (DIGEST_VERSION, breakdown, compare, headline, line_times, payback, run_digest,
-                                    speedup_phrase, summarize, verdict, warnings)
+from compile_profile.digest import (
+    DIGEST_VERSION,
+    breakdown,
+    compare,
+    headline,
+    line_times,
+    payback,
+    run_digest,
+    speedup_phrase,
+    summarize,
+    verdict,
+    warnings,
+)
 from compile_profile.digest.breakdown import COLUMNS as BREAKDOWN_COLUMNS
 from compile_profile.digest.breakdown import TITLE as BREAKDOWN_TITLE
 from compile_profile.digest.format import format_ms
@@ -57,7 +76,7 @@ def _text_of(markup: str) -> str:
 def _html_line_times(markup: str, line: int, variants: list[str]) -> list[str]:
     """The times of cell line ``line`` in an HTML view's time-per-line table (line, code, times, kernels)."""
     (row,) = [r for r in ParsedHTML(markup).rows if r and r[0] == str(line) and len(r) == 3 + len(variants)]
-    return row[2:2 + len(variants)]
+    return row[2 : 2 + len(variants)]
 
 
 def _text_line_times(text: list[str], line: int, variants: list[str]) -> list[str]:
@@ -144,8 +163,9 @@ def test_lines_split_a_fused_kernel_evenly_and_add_up_to_the_kernels_time(runs):
 
 
 def test_text_report_widget_and_cli_show_one_time_per_line(runs, cli):
-    assert any(not r.kernels.get(v) for run in runs for lt in [line_times(run)] for r in lt.rows
-               for v in lt.variants), "a blank cell (a variant with no kernel on a line) is compared too"
+    assert any(
+        not r.kernels.get(v) for run in runs for lt in [line_times(run)] for r in lt.rows for v in lt.variants
+    ), "a blank cell (a variant with no kernel on a line) is compared too"
     for run in runs:
         lt = line_times(run)
         text = str(run).splitlines()
@@ -230,7 +250,7 @@ def _text_breakdown(text: str) -> dict[str, list[str]]:
     headings = ["variant", *(h for _, h in BREAKDOWN_COLUMNS)]
     starts = [header.index(h) for h in headings] + [None]
     out = {}
-    for row in lines[start + 2:]:
+    for row in lines[start + 2 :]:
         if not row.startswith("  ") or row.startswith("  line"):
             break
         cells = [row[a:b].strip() for a, b in zip(starts, starts[1:])]
@@ -242,7 +262,7 @@ def _html_breakdown(markup: str) -> dict[str, list[str]]:
     parsed = ParsedHTML(markup)
     start = parsed.rows.index(["variant", *(h for _, h in BREAKDOWN_COLUMNS)])
     out = {}
-    for row in parsed.rows[start + 1:]:
+    for row in parsed.rows[start + 1 :]:
         if len(row) != 1 + len(BREAKDOWN_COLUMNS) or row[0] in out:
             break
         out[row[0]] = row[1:]
@@ -253,20 +273,25 @@ def test_the_runs_have_a_breakdown_and_the_slower_and_faster_verdicts(runs):
     slow, fast = runs
     assert verdict(slow) == (
         "inductor/default is slower: its kernels take 3.85 ms (eager 3.44 ms) but each call spends 3.35 ms "
-        "outside them (eager 562 µs); mode='reduce-overhead' removes launch overhead")
+        "outside them (eager 562 µs); mode='reduce-overhead' removes launch overhead"
+    )
     assert verdict(fast) == (
         "inductor/max-autotune is faster: its kernels take 2.71 ms (eager 3.44 ms), generated kernels (1.01 ms) "
-        "replacing 1.5 ms of eager ATen kernels; outside kernels 189 µs (eager 562 µs)")
+        "replacing 1.5 ms of eager ATen kernels; outside kernels 189 µs (eager 562 µs)"
+    )
     assert payback(slow)["text"] == "inductor/default is slower: compiling never pays back"
-    assert payback(fast)["text"] == ("compiling cost 21.7 s (cold cache) and saves 1.1 ms a call: "
-                                     "it pays back after ~19,700 calls")
+    assert payback(fast)["text"] == (
+        "compiling cost 21.7 s (cold cache) and saves 1.1 ms a call: it pays back after ~19,700 calls"
+    )
 
 
 def test_a_faster_verdict_says_which_aten_kernels_the_compiled_variant_kept(runs):
     _, fast = runs
     bd = fast.variant(fast.speedup.variant).kernel_profile.breakdown
     bd.aten_ms, bd.generated_ms = 0.37, bd.generated_ms - 0.37  # Dynamo left part of the code eager
-    assert ", generated kernels (641 µs) and ATen kernels (370 µs) where eager ran 1.5 ms of ATen kernels;" in verdict(fast)
+    assert ", generated kernels (641 µs) and ATen kernels (370 µs) where eager ran 1.5 ms of ATen kernels;" in verdict(
+        fast
+    )
 
 
 def test_card_text_report_widget_and_cli_show_one_verdict_payback_and_breakdown(runs, cli):
@@ -275,15 +300,22 @@ def test_card_text_report_widget_and_cli_show_one_verdict_payback_and_breakdown(
         assert words and pays and set(parts) == {v.name for v in run.variants}
         summary = mime_bundle(run)[MIME_TYPE]["summary"]  # what the JupyterLab card shows
         assert summary["verdict"] == words and summary["payback"]["text"] == pays
-        assert {r["variant"]: [format_ms(r[f]) for f in ("library_ms", "generated_ms", "aten_ms", "copy_ms",
-                                                          "outside_ms", "median_ms")]
-                for r in summary["breakdown"]} == parts
+        assert {
+            r["variant"]: [
+                format_ms(r[f]) for f in ("library_ms", "generated_ms", "aten_ms", "copy_ms", "outside_ms", "median_ms")
+            ]
+            for r in summary["breakdown"]
+        } == parts
         shown = cli("show", run.id)
         for text in (str(run), mime_bundle(run)["text/plain"], shown):
             lines = text.splitlines()
             assert words in lines and pays in lines
             assert _text_breakdown(text) == parts
-        for markup in (mime_bundle(run)["text/html"], render_report_html(run), explorer(run).overview.children[0].value):
+        for markup in (
+            mime_bundle(run)["text/html"],
+            render_report_html(run),
+            explorer(run).overview.children[0].value,
+        ):
             assert words in _text_of(markup) and pays in _text_of(markup)
             assert _html_breakdown(markup) == parts
 
@@ -294,8 +326,12 @@ def test_breakdown_parts_and_outside_add_up_to_the_median_exactly(runs):
         assert [r.variant for r in rows] == [v.name for v in run.variants if v.timing is not None]
         for r in rows:
             b = run.variant(r.variant).kernel_profile.breakdown
-            assert (r.library_ms, r.generated_ms, r.aten_ms, r.copy_ms) == (b.library_ms, b.generated_ms, b.aten_ms,
-                                                                             b.copy_ms)
+            assert (r.library_ms, r.generated_ms, r.aten_ms, r.copy_ms) == (
+                b.library_ms,
+                b.generated_ms,
+                b.aten_ms,
+                b.copy_ms,
+            )
             assert r.kernels_ms == b.kernels_ms and not r.clamped
             assert r.library_ms + r.generated_ms + r.aten_ms + r.copy_ms + r.outside_ms == r.median_ms
             assert r.outside_ms == r.median_ms - r.kernels_ms
@@ -319,16 +355,19 @@ def test_a_verdict_whose_profiled_calls_ran_slower_than_the_timed_ones_does_not_
     best = fast.variant(fast.speedup.variant)
     best.kernel_profile.breakdown.aten_ms += 2.0  # kernels now exceed the timed call: outside reads 0
     said = verdict(fast)
-    assert said.startswith(f"{best.name} is faster, but the profiler pass cannot say where: it ran slower than "
-                           "the timed calls (")
+    assert said.startswith(
+        f"{best.name} is faster, but the profiler pass cannot say where: it ran slower than the timed calls ("
+    )
     assert f"{best.name}'s kernels" in said and "outside them" not in said and "eager" not in said.split("(")[1]
 
 
 def test_a_slower_call_whose_kernels_grew_says_which_kernels(runs):
     slow, _ = runs
     slow.variant("inductor/default").kernel_profile.breakdown.library_ms += 3.0  # outside shrinks by as much
-    assert verdict(slow) == ("inductor/default is slower: its kernels take 6.85 ms (eager 3.44 ms), library kernels "
-                             "5.5 ms (eager 1.88 ms); outside kernels 350 µs (eager 562 µs)")
+    assert verdict(slow) == (
+        "inductor/default is slower: its kernels take 6.85 ms (eager 3.44 ms), library kernels "
+        "5.5 ms (eager 1.88 ms); outside kernels 350 µs (eager 562 µs)"
+    )
 
 
 def test_cuda_graph_advice_only_on_cuda_and_not_for_reduce_overhead(runs):
@@ -339,8 +378,10 @@ def test_cuda_graph_advice_only_on_cuda_and_not_for_reduce_overhead(runs):
     cpu.speedup = Speedup(value=0.5, low=0.45, high=0.55, variant="inductor/default")
     cpu.variants[1].kernel_profile.breakdown.generated_ms = 0.0  # its kernels no slower than eager's
     words = verdict(cpu)
-    assert words.startswith("compiled is slower: its kernels take 5.25 ms of host time (eager 8.25 ms) but each "
-                            "call spends 5.07 ms of host time outside them")
+    assert words.startswith(
+        "compiled is slower: its kernels take 5.25 ms of host time (eager 8.25 ms) but each "
+        "call spends 5.07 ms of host time outside them"
+    )
     assert "reduce-overhead" not in words and "launch" not in words
 
 
@@ -379,8 +420,12 @@ def test_payback_arithmetic():
 
 def test_payback_never_and_not_measurable_and_none():
     slower = payback(_timed(cpu_run(), 4.0, 7.2, 3.2, 0.5, 0.6))
-    assert slower == {"compile_s": 3.2, "saving_ms": 4.0 - 7.2, "calls": None,
-                      "text": "compiled is slower: compiling never pays back"}
+    assert slower == {
+        "compile_s": 3.2,
+        "saving_ms": 4.0 - 7.2,
+        "calls": None,
+        "text": "compiled is slower: compiling never pays back",
+    }
     same = payback(_timed(cpu_run(), 4.0, 4.0, 3.2, math.nan, math.nan))  # no saving, and no interval to blame
     assert same["calls"] is None and same["text"] == "compiled is slower: compiling never pays back"
     level = payback(_timed(cpu_run(), 4.0, 3.9, 3.2, 0.98, 1.07))  # faster by its median, but the interval includes 1
@@ -395,8 +440,17 @@ def test_summary_carries_breakdown_verdict_and_payback(runs):
         assert s["digest"] == DIGEST_VERSION == 10
         assert s["verdict"] == verdict(run) and s["payback"] == payback(run)
         assert s["breakdown"] == [r.as_dict() for r in breakdown(run)]
-        assert set(s["breakdown"][0]) >= {"variant", "method", "median_ms", "library_ms", "generated_ms", "aten_ms",
-                                          "copy_ms", "kernels_ms", "outside_ms"}
+        assert set(s["breakdown"][0]) >= {
+            "variant",
+            "method",
+            "median_ms",
+            "library_ms",
+            "generated_ms",
+            "aten_ms",
+            "copy_ms",
+            "kernels_ms",
+            "outside_ms",
+        }
 
 
 def test_lines_carry_eager_and_compiled_time(runs):

@@ -21,30 +21,54 @@ from compile_profile.profile_run import Correctness, OutputCheck
 from compile_profile.render.html import render_html
 
 
-def _check(path: str, diff: float, compiled: float | None = None, eager: float | None = None,
-           multiplier: float | None = 3.0, slack: float | None = 1e-5, dtype: str = "float32") -> OutputCheck:
+def _check(
+    path: str,
+    diff: float,
+    compiled: float | None = None,
+    eager: float | None = None,
+    multiplier: float | None = 3.0,
+    slack: float | None = 1e-5,
+    dtype: str = "float32",
+) -> OutputCheck:
     allowed = None if compiled is None else (multiplier or 3.0) * eager + (slack or 1e-5)
-    return OutputCheck(path=path, dtype=dtype, ok=True, max_abs_diff=diff, compiled_rmse=compiled, eager_rmse=eager,
-                       allowed_rmse=allowed, rmse_multiplier=None if compiled is None else multiplier,
-                       rmse_slack=None if compiled is None else slack)
+    return OutputCheck(
+        path=path,
+        dtype=dtype,
+        ok=True,
+        max_abs_diff=diff,
+        compiled_rmse=compiled,
+        eager_rmse=eager,
+        allowed_rmse=allowed,
+        rmse_multiplier=None if compiled is None else multiplier,
+        rmse_slack=None if compiled is None else slack,
+    )
 
 
 def branch_divergence() -> Correctness:
     """The checks of the reviewer's BERT cell, as the engine stored them."""
-    checks = [_check("y", 0.9949819648463745, 4.22788834086551e-08, 0.6207422404624238, 2.0, 1e-5),
-              _check("s", 1.6763806343078613e-08, 1.3038516041147252e-08, 3.725290301931361e-09, 3.0, 1e-5,
-                     dtype="float64"),
-              _check("h", 7.152557373046875e-07)]
-    return Correctness(ok=True, max_abs_diff=0.9949819648463745, max_rel_diff=2070.0, compared=["y", "s", "h"],
-                       method="float64", checks=checks)
+    checks = [
+        _check("y", 0.9949819648463745, 4.22788834086551e-08, 0.6207422404624238, 2.0, 1e-5),
+        _check("s", 1.6763806343078613e-08, 1.3038516041147252e-08, 3.725290301931361e-09, 3.0, 1e-5, dtype="float64"),
+        _check("h", 7.152557373046875e-07),
+    ]
+    return Correctness(
+        ok=True,
+        max_abs_diff=0.9949819648463745,
+        max_rel_diff=2070.0,
+        compared=["y", "s", "h"],
+        method="float64",
+        checks=checks,
+    )
 
 
 def test_an_output_that_passes_only_by_the_float64_rule_is_not_said_to_match_eager():
     text = correctness_text(branch_divergence())
     assert "match eager" not in text
-    assert text.startswith("compiled results pass by the float64 rule, as PyTorch's benchmark runner judges: "
-                           "compiled differs from eager by 0.995 in y, beyond its dtype tolerance, but eager is "
-                           "itself 0.621 RMSE from a float64 run of the same code there")
+    assert text.startswith(
+        "compiled results pass by the float64 rule, as PyTorch's benchmark runner judges: "
+        "compiled differs from eager by 0.995 in y, beyond its dtype tolerance, but eager is "
+        "itself 0.621 RMSE from a float64 run of the same code there"
+    )
 
 
 def test_the_output_quoted_is_the_one_that_differs_most_from_eager_not_the_one_nearest_its_allowance():
@@ -56,8 +80,10 @@ def test_the_output_quoted_is_the_one_that_differs_most_from_eager_not_the_one_n
 def test_a_pass_on_the_absolute_slack_is_not_called_within_eagers_own_error():
     text = correctness_text(branch_divergence())
     assert "within eager's own" not in text
-    assert ("; s: compiled 1.3e-08 RMSE from float64, eager 3.73e-09, over 3x eager's but within the rule's "
-            "absolute slack of 1e-05") in text
+    assert (
+        "; s: compiled 1.3e-08 RMSE from float64, eager 3.73e-09, over 3x eager's but within the rule's "
+        "absolute slack of 1e-05"
+    ) in text
 
 
 def test_an_output_far_closer_to_float64_than_eager_is_called_ill_conditioned():
@@ -66,13 +92,16 @@ def test_an_output_far_closer_to_float64_than_eager_is_called_ill_conditioned():
 
 def test_rounding_differences_as_far_from_float64_as_eagers_are_not_called_ill_conditioned():
     # TF32 on an H200: compiled 1.01x eager's RMSE against float64, within the 2x multiplier
-    c = Correctness(ok=True, max_abs_diff=2.1e-3, method="float64",
-                    checks=[_check("logits", 2.1e-3, 5.05e-4, 5.0e-4, 2.0, 1e-5)])
+    c = Correctness(
+        ok=True, max_abs_diff=2.1e-3, method="float64", checks=[_check("logits", 2.1e-3, 5.05e-4, 5.0e-4, 2.0, 1e-5)]
+    )
     text = correctness_text(c)
     assert "ill-conditioned" not in text
-    assert text.endswith("compiled differs from eager by 0.0021 in logits, beyond its dtype tolerance, but eager is "
-                         "itself 0.0005 RMSE from a float64 run of the same code there; compiled is 0.000505 from "
-                         "it, within 2x eager's")
+    assert text.endswith(
+        "compiled differs from eager by 0.0021 in logits, beyond its dtype tolerance, but eager is "
+        "itself 0.0005 RMSE from a float64 run of the same code there; compiled is 0.000505 from "
+        "it, within 2x eager's"
+    )
 
 
 def test_other_outputs_judged_by_the_float64_rule_are_named_after_the_one_described():
@@ -82,8 +111,12 @@ def test_other_outputs_judged_by_the_float64_rule_are_named_after_the_one_descri
 
 
 def test_runs_stored_before_the_multiplier_and_slack_were_recorded_give_the_allowance():
-    c = Correctness(ok=True, max_abs_diff=1e-3, method="float64",
-                    checks=[_check("y", 1e-3, 9e-4, 5e-4, multiplier=None, slack=None)])
+    c = Correctness(
+        ok=True,
+        max_abs_diff=1e-3,
+        method="float64",
+        checks=[_check("y", 1e-3, 9e-4, 5e-4, multiplier=None, slack=None)],
+    )
     assert correctness_text(c).endswith("compiled is 0.0009 from it, within the allowed 0.00151")
 
 
@@ -109,14 +142,16 @@ def test_the_engine_records_the_multiplier_and_slack_an_output_was_judged_by():
     check = judge_output("y", eager, eager + 1e-3, ref)  # beyond fp32 tolerance, 2x eager's error
     assert (check.rmse_multiplier, check.rmse_slack) == (3.0, 1e-5)  # fewer than 1000 elements
     assert check.ok and check.allowed_rmse == 3.0 * check.eager_rmse + 1e-5
-    assert "within 3x eager's" in correctness_text(compare_outputs({"y": eager}, {"y": eager + 1e-3}, random_ops=[],
-                                                                   reference={"y": ref}))
+    assert "within 3x eager's" in correctness_text(
+        compare_outputs({"y": eager}, {"y": eager + 1e-3}, random_ops=[], reference={"y": ref})
+    )
 
 
 # bf16: eager rounds x + 1 to bf16 before subtracting 1, compiled (fused, in fp32) and float64 do not, so
 # eager's s is 0.0078 and theirs 0: eager takes softmax, compiled and float64 tanh
-BRANCH_ON_NEAR_ZERO = ("s = ((x + 1) - 1 - x).sum().item()\n"
-                       "if s > 0:\n    y = x.float().softmax(-1)\nelse:\n    y = x.float().tanh()\n")
+BRANCH_ON_NEAR_ZERO = (
+    "s = ((x + 1) - 1 - x).sum().item()\nif s > 0:\n    y = x.float().softmax(-1)\nelse:\n    y = x.float().tanh()\n"
+)
 
 
 def test_a_branch_on_a_value_near_zero_is_worded_as_a_difference_from_eager_in_the_branchs_output():

@@ -13,13 +13,29 @@ TRAINING_STEP = "opt.zero_grad()\nloss = model(x).pow(2).mean()\nloss.backward()
 def _training_run(cell: str = TRAINING_STEP):
     run = cpu_run()
     run.cell_source = cell
-    run.graphs = [Graph(id="g/fw", kind="aot_forward", code="", variant="inductor/default"),
-                  Graph(id="g/bw", kind="aot_backward", code="", variant="inductor/default")]
+    run.graphs = [
+        Graph(id="g/fw", kind="aot_forward", code="", variant="inductor/default"),
+        Graph(id="g/bw", kind="aot_backward", code="", variant="inductor/default"),
+    ]
     run.kernels = [  # both came from line 2 (their provenance); the backward one runs on line 3
-        Kernel(name="cpp_fused_pow_0", language="cpp", source="", graph_id="g/fw", lines=[2], device_time_ms=0.29,
-               variant="inductor/default"),
-        Kernel(name="cpp_fused_pow_backward_0", language="cpp", source="", graph_id="g/bw", lines=[2],
-               device_time_ms=1.27, variant="inductor/default"),
+        Kernel(
+            name="cpp_fused_pow_0",
+            language="cpp",
+            source="",
+            graph_id="g/fw",
+            lines=[2],
+            device_time_ms=0.29,
+            variant="inductor/default",
+        ),
+        Kernel(
+            name="cpp_fused_pow_backward_0",
+            language="cpp",
+            source="",
+            graph_id="g/bw",
+            lines=[2],
+            device_time_ms=1.27,
+            variant="inductor/default",
+        ),
     ]
     return run
 

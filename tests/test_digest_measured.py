@@ -9,15 +9,23 @@ from __future__ import annotations
 import json
 
 import pytest
-from render_fixtures import (HOSTILE, cpu_run, cuda_run, hostile_run, reduce_overhead_run,
-                             slower_and_faster_runs)
+from render_fixtures import HOSTILE, cpu_run, cuda_run, hostile_run, reduce_overhead_run, slower_and_faster_runs
 
 from compile_profile.digest import run_digest, summarize, warnings
 from compile_profile.digest.format import format_gbps, format_share, format_tflops
 from compile_profile.digest.guards import graph_heading, group_text, recompile_text, run_guards
-from compile_profile.digest.measured import (ROOFLINE_ROWS, autotune_rows, autotune_text, cudagraph_text,
-                                             device_peaks_text, dtype_words, memory_ratio_text, roofline_rows,
-                                             roofline_text, shape_words)
+from compile_profile.digest.measured import (
+    ROOFLINE_ROWS,
+    autotune_rows,
+    autotune_text,
+    cudagraph_text,
+    device_peaks_text,
+    dtype_words,
+    memory_ratio_text,
+    roofline_rows,
+    roofline_text,
+    shape_words,
+)
 from compile_profile.profile_run import AutotuneResult, DevicePeaks, Kernel
 
 
@@ -29,10 +37,12 @@ def test_formatters():
 
 def test_device_peaks_and_memory_ratio_words():
     run = cuda_run()
-    assert device_peaks_text(run.device_peaks) == ("device peaks measured here: copy 4.1 TB/s (vendor 4.8 TB/s), "
-                                                   "bf16 matmul 790 TFLOP/s (vendor 989)")
+    assert device_peaks_text(run.device_peaks) == (
+        "device peaks measured here: copy 4.1 TB/s (vendor 4.8 TB/s), bf16 matmul 790 TFLOP/s (vendor 989)"
+    )
     assert device_peaks_text(DevicePeaks(copy_gbps=900.0, bf16_matmul_tflops=120.0)) == (
-        "device peaks measured here: copy 900 GB/s, bf16 matmul 120 TFLOP/s")
+        "device peaks measured here: copy 900 GB/s, bf16 matmul 120 TFLOP/s"
+    )
     assert memory_ratio_text(run) == "eager peak memory is 1.33× inductor/max-autotune's"
     run.memory_ratio = 0.8  # the compiled variant used more
     assert memory_ratio_text(run) == "inductor/max-autotune's peak memory is 1.25× eager's"
@@ -45,31 +55,59 @@ def test_device_peaks_and_memory_ratio_words():
 def test_autotune_words():
     assert shape_words("[[4096, 4096], [4096, 64]]") == "[4096×4096, 4096×64]" and shape_words("?") == "?"
     assert dtype_words("[torch.bfloat16, torch.bfloat16]") == "bf16"
-    r = AutotuneResult(op="mm", shape="[[4096, 4096], [4096, 4096]]", dtypes="[torch.bfloat16, torch.bfloat16]",
-                       choices=18, best="mm", best_ms=0.41, best_triton="triton_mm_4", best_triton_ms=0.45,
-                       autotune_s=12.3)
-    assert autotune_text(r) == ("mm [4096×4096, 4096×4096] bf16: picked mm at 410 µs over the best Triton config "
-                                "at 450 µs, 18 choices, tuned in 12.3 s")
+    r = AutotuneResult(
+        op="mm",
+        shape="[[4096, 4096], [4096, 4096]]",
+        dtypes="[torch.bfloat16, torch.bfloat16]",
+        choices=18,
+        best="mm",
+        best_ms=0.41,
+        best_triton="triton_mm_4",
+        best_triton_ms=0.45,
+        autotune_s=12.3,
+    )
+    assert autotune_text(r) == (
+        "mm [4096×4096, 4096×4096] bf16: picked mm at 410 µs over the best Triton config "
+        "at 450 µs, 18 choices, tuned in 12.3 s"
+    )
     r.best, r.best_ms = "triton_mm_4", 0.45  # a Triton config won
     assert autotune_text(r).startswith("mm [4096×4096, 4096×4096] bf16: picked Triton config triton_mm_4 at 450 µs, ")
     (row,) = autotune_rows(cuda_run())
     assert row.variant == "inductor/max-autotune" and row.shape == "[1024×1024, 1024×1024]"
-    assert row.text == ("mm [1024×1024, 1024×1024] fp32: picked mm at 410 µs over the best Triton config at 450 µs, "
-                        "18 choices, tuned in 12.3 s")
+    assert row.text == (
+        "mm [1024×1024, 1024×1024] fp32: picked mm at 410 µs over the best Triton config at 450 µs, "
+        "18 choices, tuned in 12.3 s"
+    )
 
 
 def test_roofline_words_closer_ceiling_and_doubtful_bytes():
     peaks = DevicePeaks(copy_gbps=4100.0, bf16_matmul_tflops=790.0)
-    mm = Kernel(name="mm", language="extern", source="", graph_id="g", achieved_tflops=612.0, compute_share=612 / 790,
-                achieved_gbps=1230.0, bandwidth_share=0.3)
+    mm = Kernel(
+        name="mm",
+        language="extern",
+        source="",
+        graph_id="g",
+        achieved_tflops=612.0,
+        compute_share=612 / 790,
+        achieved_gbps=1230.0,
+        bandwidth_share=0.3,
+    )
     assert roofline_text(mm, peaks) == "612 TFLOP/s, 77% of the bf16 matmul peak; 1.23 TB/s, 30% of the copy peak"
-    add = Kernel(name="add", language="triton", source="", graph_id="g", achieved_gbps=1900.0,
-                 bandwidth_share=1900 / 4100)
+    add = Kernel(
+        name="add", language="triton", source="", graph_id="g", achieved_gbps=1900.0, bandwidth_share=1900 / 4100
+    )
     assert roofline_text(add, peaks) == "1.9 TB/s, 46% of the copy peak"
     gather = Kernel(name="gather", language="triton", source="", graph_id="g", achieved_gbps=16000.0)
     assert roofline_text(gather, peaks) == "16 TB/s, above the copy peak: its byte count overstates what it moved"
-    fp32 = Kernel(name="mm", language="extern", source="", graph_id="g", achieved_tflops=2.05, achieved_gbps=12.0,
-                  bandwidth_share=12 / 4100)
+    fp32 = Kernel(
+        name="mm",
+        language="extern",
+        source="",
+        graph_id="g",
+        achieved_tflops=2.05,
+        achieved_gbps=12.0,
+        bandwidth_share=12 / 4100,
+    )
     assert roofline_text(fp32, peaks) == "2.05 TFLOP/s; 12 GB/s, 0.3% of the copy peak"  # no share: not bf16
 
 
@@ -97,12 +135,15 @@ def test_cudagraph_skip_words_and_the_cards_warning():
 def test_guard_and_recompile_words():
     run = cuda_run()
     g0, g1 = run_guards(run)
-    assert graph_heading(g0) == ("graph 0/0 (inductor/default): 9 guards: 2 tensor, 2 dynamic-shape marks, "
-                                 "2 identity, 1 aliasing, 2 global state")
+    assert graph_heading(g0) == (
+        "graph 0/0 (inductor/default): 9 guards: 2 tensor, 2 dynamic-shape marks, "
+        "2 identity, 1 aliasing, 2 global state"
+    )
     assert group_text(g0.groups[0]) == "1 tensor guard on L['x'] (cell line 2)"
     assert group_text(g0.groups[-1]) == "2 global state guards"
-    assert recompile_text(run.recompiles[0]) == ("the guard on L['x'] (cell line 2) failed: tensor 'L['x']' size "
-                                                 "mismatch at index 0. expected 1024, actual 2048")
+    assert recompile_text(run.recompiles[0]) == (
+        "the guard on L['x'] (cell line 2) failed: tensor 'L['x']' size mismatch at index 0. expected 1024, actual 2048"
+    )
     # the card says the failed guard with the recompile count
     assert "1 recompile, 1 during timed runs: the guard on L['x'] (cell line 2) failed" in summarize(run)["warnings"]
 
@@ -120,19 +161,52 @@ def test_the_rest_api_serves_guards_recompiles_and_measured_with_the_agreed_keys
         assert set(m) == {"device_peaks", "memory_ratio", "autotune", "cudagraph_skips", "roofline"}
         assert m["device_peaks"] is None or set(m["device_peaks"]) == {"text", "method"}
         assert m["memory_ratio"] is None or set(m["memory_ratio"]) == {"value", "text"}
-        assert all(set(a) == {"variant", "op", "shape", "choices", "best", "best_ms", "best_triton", "best_triton_ms",
-                              "autotune_s", "text"} for a in m["autotune"])
+        assert all(
+            set(a)
+            == {
+                "variant",
+                "op",
+                "shape",
+                "choices",
+                "best",
+                "best_ms",
+                "best_triton",
+                "best_triton_ms",
+                "autotune_s",
+                "text",
+            }
+            for a in m["autotune"]
+        )
         assert all(set(s) == {"variant", "reasons"} for s in m["cudagraph_skips"])
-        assert all(set(r) == {"kernel_id", "name", "variant", "achieved_gbps", "bandwidth_share", "achieved_tflops",
-                              "compute_share", "text"} for r in m["roofline"])
+        assert all(
+            set(r)
+            == {
+                "kernel_id",
+                "name",
+                "variant",
+                "achieved_gbps",
+                "bandwidth_share",
+                "achieved_tflops",
+                "compute_share",
+                "text",
+            }
+            for r in m["roofline"]
+        )
     cpu = run_digest(cpu_run())
     assert cpu["guards"] == [] and cpu["recompiles"] == []
-    assert cpu["measured"] == {"device_peaks": None, "memory_ratio": None, "autotune": [], "cudagraph_skips": [],
-                               "roofline": []}
+    assert cpu["measured"] == {
+        "device_peaks": None,
+        "memory_ratio": None,
+        "autotune": [],
+        "cudagraph_skips": [],
+        "roofline": [],
+    }
     cuda = run_digest(cuda_run())
     assert cuda["recompiles"][0]["failed_guard"] == "the guard on L['x'] (cell line 2) failed"
     assert [g["kinds_text"] for g in cuda["guards"]] == [
-        "2 tensor, 2 dynamic-shape marks, 2 identity, 1 aliasing, 2 global state", "1 tensor, 1 global state"]
+        "2 tensor, 2 dynamic-shape marks, 2 identity, 1 aliasing, 2 global state",
+        "1 tensor, 1 global state",
+    ]
     assert cuda["measured"]["memory_ratio"]["value"] == pytest.approx(4 / 3)
     assert run_digest(reduce_overhead_run())["measured"]["cudagraph_skips"][0]["variant"] == "inductor/reduce-overhead"
     assert "guards" not in summarize(cuda_run()) and "measured" not in summarize(cuda_run())  # the card stays small
@@ -162,13 +236,19 @@ def _views(run, tmp_path, capsys) -> dict[str, str]:
         store.put(run)
     assert cli_main(["--db", str(db), "show", run.id]) == 0
     bundle = mime_bundle(run)
-    return {"text": str(run), "cli": capsys.readouterr().out, "plain": bundle["text/plain"],
-            "html": ParsedHTML(bundle["text/html"]).text, "report": ParsedHTML(render_report_html(run)).text,
-            "widget": ParsedHTML(explorer(run).overview.children[0].value).text}
+    return {
+        "text": str(run),
+        "cli": capsys.readouterr().out,
+        "plain": bundle["text/plain"],
+        "html": ParsedHTML(bundle["text/html"]).text,
+        "report": ParsedHTML(render_report_html(run)).text,
+        "widget": ParsedHTML(explorer(run).overview.children[0].value).text,
+    }
 
 
-@pytest.mark.parametrize("make", [cuda_run, reduce_overhead_run, lambda: slower_and_faster_runs()[0],
-                                  lambda: slower_and_faster_runs()[1]])
+@pytest.mark.parametrize(
+    "make", [cuda_run, reduce_overhead_run, lambda: slower_and_faster_runs()[0], lambda: slower_and_faster_runs()[1]]
+)
 def test_card_text_report_widget_and_cli_show_one_set_of_guard_and_measured_words(make, tmp_path, capsys):
     from compile_profile.render.mime import MIME_TYPE, mime_bundle
 
@@ -179,9 +259,14 @@ def test_card_text_report_widget_and_cli_show_one_set_of_guard_and_measured_word
     failed = [r["failed_guard"] for r in d["recompiles"] if r["failed_guard"]]
     assert failed and any(failed[0] in w for w in card["warnings"])  # the card: the failed guard, with the count
     m = d["measured"]
-    words = ([g["kinds_text"] for g in d["guards"]] + failed + [a["text"] for a in m["autotune"]]
-             + [r["text"] for r in m["roofline"][:10]] + [m["device_peaks"]["text"], m["memory_ratio"]["text"]]
-             + [cudagraph_text(s["variant"], s["reasons"]) for s in m["cudagraph_skips"]])
+    words = (
+        [g["kinds_text"] for g in d["guards"]]
+        + failed
+        + [a["text"] for a in m["autotune"]]
+        + [r["text"] for r in m["roofline"][:10]]
+        + [m["device_peaks"]["text"], m["memory_ratio"]["text"]]
+        + [cudagraph_text(s["variant"], s["reasons"]) for s in m["cudagraph_skips"]]
+    )
     assert d["guards"] and m["autotune"] and m["roofline"]
     for name, shown in views.items():
         for w in words:

@@ -30,16 +30,29 @@ pytestmark = pytest.mark.timeout(LAUNCH_TIMEOUT_S + 60)
 @pytest.fixture(scope="module")
 def job_runs(tmp_path_factory):
     out = tmp_path_factory.mktemp("ranks")
-    env = dict(os.environ, COMPILE_PROFILE_DB=str(out / "runs.sqlite"), OMP_NUM_THREADS="1",
-               PYTHONPATH=os.pathsep.join(filter(None, [str(HERE.parent / "kernel_side"),
-                                                        os.environ.get("PYTHONPATH")])))
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
-           str(HERE / "distributed_step.py"), str(out)]
+    env = dict(
+        os.environ,
+        COMPILE_PROFILE_DB=str(out / "runs.sqlite"),
+        OMP_NUM_THREADS="1",
+        PYTHONPATH=os.pathsep.join(filter(None, [str(HERE.parent / "kernel_side"), os.environ.get("PYTHONPATH")])),
+    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        "--nproc-per-node",
+        "2",
+        str(HERE / "distributed_step.py"),
+        str(out),
+    ]
     try:
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=LAUNCH_TIMEOUT_S)
     except subprocess.TimeoutExpired as exc:
-        pytest.fail(f"the torchrun job did not finish in {LAUNCH_TIMEOUT_S} s (ranks out of step?):\n"
-                    f"{(exc.stderr or b'')[-3000:]}")
+        pytest.fail(
+            f"the torchrun job did not finish in {LAUNCH_TIMEOUT_S} s (ranks out of step?):\n"
+            f"{(exc.stderr or b'')[-3000:]}"
+        )
     (out / "torchrun.log").write_text(done.stdout + done.stderr)
     assert done.returncode == 0, done.stderr[-5000:]
     runs = {path.stem: ProfileRun.from_json(path.read_text()) for path in sorted(out.glob("*.json"))}
@@ -76,10 +89,15 @@ def test_ddp_optimizer_s_split_is_reported_as_pieces_at_bucket_boundaries_not_as
     # bucket_cap_mb=1, parameters counted from the last layer back: 8x512+8 and 512x512+512 floats fill the
     # first-made bucket, the next 512x512+512 the second, the first layer what is left
     assert [bucket.params for bucket in split.buckets] == [
-        ["layers.0.weight", "layers.0.bias"], ["layers.1.weight", "layers.1.bias"],
-        ["layers.2.weight", "layers.2.bias", "layers.3.weight", "layers.3.bias"]]
-    assert [bucket.bytes for bucket in split.buckets] == [4 * (512 * 64 + 512), 4 * (512 * 512 + 512),
-                                                          4 * (512 * 512 + 512 + 8 * 512 + 8)]
+        ["layers.0.weight", "layers.0.bias"],
+        ["layers.1.weight", "layers.1.bias"],
+        ["layers.2.weight", "layers.2.bias", "layers.3.weight", "layers.3.bias"],
+    ]
+    assert [bucket.bytes for bucket in split.buckets] == [
+        4 * (512 * 64 + 512),
+        4 * (512 * 512 + 512),
+        4 * (512 * 512 + 512 + 8 * 512 + 8),
+    ]
     assert split.bucket_cap_bytes == 1024 * 1024
     assert run.graphs and split.graph_id in {g.id for g in run.graphs if g.kind == "dynamo"}
     assert not any(b.compile_id == split.compile_id for b in run.graph_breaks)  # the split is no break
@@ -123,8 +141,9 @@ def test_when_one_rank_s_first_call_raises_every_rank_stops_there_and_says_which
     digest = job_digest([rank0, rank1])
     (divergence,) = digest["divergences"]
     assert divergence["rank"] == 1 and divergence["what"] == "status"
-    assert divergence["text"] == ("failed: eager: RuntimeError: rank 1 ran out of data; "
-                                  "the others stopped there with it")
+    assert divergence["text"] == (
+        "failed: eager: RuntimeError: rank 1 ran out of data; the others stopped there with it"
+    )
 
 
 def test_a_variant_that_failed_to_compile_on_one_rank_is_timed_on_none(job_runs):
@@ -185,10 +204,20 @@ else:
 def test_a_profile_called_on_one_rank_only_ends_in_a_message_that_says_so_not_a_hang(tmp_path):
     script = tmp_path / "only_rank_0.py"
     script.write_text(ONLY_RANK_0_PROFILES)
-    env = dict(os.environ, COMPILE_PROFILE_DIST_TIMEOUT="3",
-               PYTHONPATH=os.pathsep.join(filter(None, [str(HERE.parent / "kernel_side"), os.environ.get("PYTHONPATH")])))
-    done = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
-                           str(script)], env=env, capture_output=True, text=True, timeout=120)
+    env = dict(
+        os.environ,
+        COMPILE_PROFILE_DIST_TIMEOUT="3",
+        PYTHONPATH=os.pathsep.join(filter(None, [str(HERE.parent / "kernel_side"), os.environ.get("PYTHONPATH")])),
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", str(script)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode != 0
-    assert ("RanksOutOfStep: rank 0 waited more than 3 s (COMPILE_PROFILE_DIST_TIMEOUT) for the other ranks to start "
-            "the profile: call compile_profile.profile on every rank of the job") in done.stdout
+    assert (
+        "RanksOutOfStep: rank 0 waited more than 3 s (COMPILE_PROFILE_DIST_TIMEOUT) for the other ranks to start "
+        "the profile: call compile_profile.profile on every rank of the job"
+    ) in done.stdout

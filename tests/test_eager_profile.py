@@ -67,8 +67,15 @@ def test_eager_lines_add_up_to_the_attributed_time_within_the_total(matmul_run):
 def _run_with_eager(device_type="cpu"):
     from compile_profile.profile_run import Device, ProfileRun, Variant
 
-    return ProfileRun(id="r", created_at="", label="", cell_source="", device=Device(device_type, "dev"),
-                      torch_version="", variants=[Variant("eager")])
+    return ProfileRun(
+        id="r",
+        created_at="",
+        label="",
+        cell_source="",
+        device=Device(device_type, "dev"),
+        torch_version="",
+        variants=[Variant("eager")],
+    )
 
 
 def test_eager_lines_agree_with_torch_profiler_run_by_the_test(one_thread):
@@ -88,8 +95,9 @@ def test_eager_lines_agree_with_torch_profiler_run_by_the_test(one_thread):
     tool, reference = [], []
     for _ in range(3):
         run = _run_with_eager()
-        eager_profile.measure_eager(run, eager_profile.EagerCall(call=step, before_each=lambda: None,
-                                                                 code=step.__code__))
+        eager_profile.measure_eager(
+            run, eager_profile.EagerCall(call=step, before_each=lambda: None, code=step.__code__)
+        )
         lines = {line.line: line.time_ms for line in run.eager.kernel_profile.eager_lines}
         tool.append(lines[2] / (lines[2] + lines[3]))
         with profile(activities=[ProfilerActivity.CPU]) as prof:
@@ -219,8 +227,18 @@ def _cuda_trace() -> chrome_trace.ChromeTrace:
     def launch(ts, device_name, device_dur, cat="kernel", runtime="cudaLaunchKernel"):
         corr[0] += 1
         host(runtime, ts, 1.0, cat="cuda_runtime", correlation=corr[0])
-        events.append({"ph": "X", "cat": cat, "name": device_name, "ts": 1000 + ts, "dur": device_dur,
-                       "tid": 7, "pid": 0, "args": {"correlation": corr[0]}})
+        events.append(
+            {
+                "ph": "X",
+                "cat": cat,
+                "name": device_name,
+                "ts": 1000 + ts,
+                "dur": device_dur,
+                "tid": 7,
+                "pid": 0,
+                "args": {"correlation": corr[0]},
+            }
+        )
 
     host(CALL_RANGE, 0, 500, cat="user_annotation")
     host(f"{LINE_RANGE}2", 1, 100, cat="user_annotation")
@@ -312,13 +330,37 @@ def test_an_op_on_another_thread_is_on_the_line_running_when_it_started():
     the main one: its kernels are on that line, by time, not lost."""
     events = [
         {"ph": "X", "cat": "user_annotation", "name": CALL_RANGE, "ts": 0, "dur": 500, "tid": 1, "pid": 1, "args": {}},
-        {"ph": "X", "cat": "user_annotation", "name": f"{LINE_RANGE}4", "ts": 10, "dur": 300, "tid": 1, "pid": 1,
-         "args": {}},
+        {
+            "ph": "X",
+            "cat": "user_annotation",
+            "name": f"{LINE_RANGE}4",
+            "ts": 10,
+            "dur": 300,
+            "tid": 1,
+            "pid": 1,
+            "args": {},
+        },
         {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 50, "dur": 30, "tid": 2, "pid": 1, "args": {}},
-        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 51, "dur": 1, "tid": 2, "pid": 1,
-         "args": {"correlation": 1}},
-        {"ph": "X", "cat": "kernel", "name": "sm90_xmma_gemm", "ts": 1051, "dur": 20.0, "tid": 7, "pid": 0,
-         "args": {"correlation": 1}},
+        {
+            "ph": "X",
+            "cat": "cuda_runtime",
+            "name": "cudaLaunchKernel",
+            "ts": 51,
+            "dur": 1,
+            "tid": 2,
+            "pid": 1,
+            "args": {"correlation": 1},
+        },
+        {
+            "ph": "X",
+            "cat": "kernel",
+            "name": "sm90_xmma_gemm",
+            "ts": 1051,
+            "dur": 20.0,
+            "tid": 7,
+            "pid": 0,
+            "args": {"correlation": 1},
+        },
     ]
     times = attribute_eager(chrome_trace.parse({"traceEvents": events}), calls=1, device_type="cuda")
     assert dict(times.line_us) == pytest.approx({4: 20.0})

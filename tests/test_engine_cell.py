@@ -11,7 +11,9 @@ from compile_profile.engine.cell import CellSyntaxError, cell_line_of_exception,
 
 def test_assigned_names_become_outputs_and_last_expression_is_returned():
     ns = {"a": 2}
-    cell = cell_to_function("import math\nb = a * 3\ndef f(v):\n    inner = v\n    return inner\n[q for q in range(2)]\nb + 1", ns)
+    cell = cell_to_function(
+        "import math\nb = a * 3\ndef f(v):\n    inner = v\n    return inner\n[q for q in range(2)]\nb + 1", ns
+    )
     # not `inner` (function scope) nor `q` (comprehension); `f`, a definition, stays a plain global
     assert cell.assigned == ["math", "b"] and cell.global_names == ["f"]
     returned = cell()
@@ -165,8 +167,9 @@ def test_global_declarations_in_the_cell_or_its_functions_keep_names_global():
 
 def test_star_import_is_refused_with_its_cell_line():
     with pytest.raises(CellSyntaxError) as info:
-        cell_to_function("x = 1\nfrom math import *\n", {}, source="%%compile_profile\nx = 1\nfrom math import *\n",
-                         line_offset=1)
+        cell_to_function(
+            "x = 1\nfrom math import *\n", {}, source="%%compile_profile\nx = 1\nfrom math import *\n", line_offset=1
+        )
     assert info.value.lineno == 3 and "import *" in info.value.msg
 
 
@@ -190,7 +193,9 @@ def test_reading_a_name_the_run_has_not_bound_is_a_name_error(body):
 
 def test_the_name_error_idiom_and_tuple_deletes_work_as_in_a_plain_cell():
     ns: dict = {}
-    _run_like_the_profiler(cell_to_function("try:\n    counter\nexcept NameError:\n    counter = 0\ncounter += 1\n", ns))
+    _run_like_the_profiler(
+        cell_to_function("try:\n    counter\nexcept NameError:\n    counter = 0\ncounter += 1\n", ns)
+    )
     assert ns["counter"] == 1
     ns2 = {"len": lambda _: 99}
     returned = _run_like_the_profiler(cell_to_function("a = 1\nb = 2\ndel (a, b)\ndel len\nlen([1, 2])\n", ns2))
@@ -199,5 +204,7 @@ def test_the_name_error_idiom_and_tuple_deletes_work_as_in_a_plain_cell():
 
 def test_walrus_in_defaults_and_class_bases_binds_in_the_cell():
     ns: dict = {}
-    _run_like_the_profiler(cell_to_function("def f(a=(w := 3)):\n    return a\nclass A((B := object)):\n    pass\n", ns))
+    _run_like_the_profiler(
+        cell_to_function("def f(a=(w := 3)):\n    return a\nclass A((B := object)):\n    pass\n", ns)
+    )
     assert ns["w"] == 3 and ns["B"] is object and ns["f"]() == 3

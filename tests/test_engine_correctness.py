@@ -58,14 +58,17 @@ def test_a_kv_cache_object_in_the_outputs_has_its_tensors_compared_and_its_count
 
     k, v = torch.randn(2, 4, 8), torch.randn(2, 4, 8)
     eager = snapshot({"out": {"logits": torch.ones(3), "past_key_values": _KvCache(k, v, seen=16)}})
-    same = compare_outputs(eager, {"out": {"logits": torch.ones(3), "past_key_values": _KvCache(k.clone(), v.clone(),
-                                                                                                 seen=17)}},
-                           random_ops=[])
+    same = compare_outputs(
+        eager,
+        {"out": {"logits": torch.ones(3), "past_key_values": _KvCache(k.clone(), v.clone(), seen=17)}},
+        random_ops=[],
+    )
     assert same.ok is True
     assert "out['past_key_values'].layers[0].keys" in same.compared
     assert not any("seen_tokens" in p or "is_initialized" in p for p in same.compared)
-    wrong = compare_outputs(eager, {"out": {"logits": torch.ones(3), "past_key_values": _KvCache(k, v + 1, seen=16)}},
-                            random_ops=[])
+    wrong = compare_outputs(
+        eager, {"out": {"logits": torch.ones(3), "past_key_values": _KvCache(k, v + 1, seen=16)}}, random_ops=[]
+    )
     assert wrong.ok is False and wrong.mismatched == ["out['past_key_values'].layers[0].values"]
     v.add_(1)  # a later run writing into the cache: the snapshot kept the values as they were
     assert torch.equal(eager["out"]["past_key_values"].layers[0].values + 1, v)
@@ -77,7 +80,9 @@ def test_an_object_the_cell_itself_keeps_is_state_not_a_result_and_is_neither_co
     cache = _KvCache(torch.randn(2, 2), torch.randn(2, 2), seen=1)
     kept = snapshot({"cache": cache})
     assert kept["cache"] is cache
-    result = compare_outputs({"cache": cache, "y": torch.ones(2)},
-                             {"cache": _KvCache(torch.zeros(2, 2), torch.zeros(2, 2), seen=1), "y": torch.ones(2)},
-                             random_ops=[])
+    result = compare_outputs(
+        {"cache": cache, "y": torch.ones(2)},
+        {"cache": _KvCache(torch.zeros(2, 2), torch.zeros(2, 2), seen=1), "y": torch.ones(2)},
+        random_ops=[],
+    )
     assert result.ok is True and result.compared == ["y"]

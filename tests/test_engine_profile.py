@@ -81,10 +81,10 @@ def test_assignments_land_once_and_the_run_round_trips(training_result):
 def test_graph_breaks_are_reported_at_their_cell_lines():
     ns = {"torch": torch, "x": torch.randn(6)}
     body = (
-        "a = x.sin()\n"                # line 2
-        "print('side effect')\n"       # line 3: graph break
-        "b = a.cos()\n"                # line 4
-        "if b.sum().item() > 0:\n"     # line 5: graph break (data-dependent branch)
+        "a = x.sin()\n"  # line 2
+        "print('side effect')\n"  # line 3: graph break
+        "b = a.cos()\n"  # line 4
+        "if b.sum().item() > 0:\n"  # line 5: graph break (data-dependent branch)
         "    b = b + 1\n"
         "c = b * 2\n"
     )
@@ -147,6 +147,7 @@ def test_mismatching_backend_is_reported_as_incorrect():
     def off_by_one(gm, example_inputs):
         def run(*args):
             return [o + 1 for o in gm(*args)]
+
         return run
 
     if "test_off_by_one" not in _COMPILER_FNS:
@@ -157,8 +158,9 @@ def test_mismatching_backend_is_reported_as_incorrect():
 
 
 def test_random_cells_are_not_reported_as_mismatches():
-    run = run_cell("noise = torch.nn.functional.dropout(x, p=0.5, training=True)\n",
-                   {"torch": torch, "x": torch.ones(64)}).run
+    run = run_cell(
+        "noise = torch.nn.functional.dropout(x, p=0.5, training=True)\n", {"torch": torch, "x": torch.ones(64)}
+    ).run
     assert run.correctness.ok is not False
     if run.correctness.ok is None:
         assert "random" in run.correctness.note
@@ -286,8 +288,15 @@ def test_autotuning_spans_name_the_op_in_the_progress_line():
     from compile_profile.engine.trace_capture import TraceEvent
 
     def begin(name: str, ph: str = "B") -> TraceEvent:
-        event = {"name": name, "ts": 1795965554099722.2, "args": {"compile_id": "0/0"}, "ph": ph,
-                 "cat": "dynamo_timed", "tid": 0, "pid": 0}
+        event = {
+            "name": name,
+            "ts": 1795965554099722.2,
+            "args": {"compile_id": "0/0"},
+            "ph": ph,
+            "cat": "dynamo_timed",
+            "tid": 0,
+            "pid": 0,
+        }
         return TraceEvent("chromium_event", {}, json.dumps(event, indent=0), 0, 0, 0, 0.0)
 
     assert phase_text(begin("mm_template_autotuning")) == "max-autotune: benchmarking mm candidates"
@@ -338,7 +347,9 @@ def test_a_cell_that_calls_compiled_code_is_told_its_eager_variant_is_not_eager(
     layer = torch.nn.Linear(8, 8)
     ns = {"torch": torch, "layer": layer, "inp": torch.randn(4, 8)}
     result = run_cell("wrapped = torch.compile(layer)\nout = wrapped(inp)\n", ns)
-    assert any("the cell calls wrapped, already wrapped by torch.compile" in n for n in result.run.notes), result.run.notes
+    assert any("the cell calls wrapped, already wrapped by torch.compile" in n for n in result.run.notes), (
+        result.run.notes
+    )
     plain = run_cell("out = layer(inp)\n", ns)
     assert not any("already wrapped" in n for n in plain.run.notes)
 

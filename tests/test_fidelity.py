@@ -36,6 +36,7 @@ def run_cell(body: str, ns: dict, **options):
 def _break_keys(breaks, own_file: str = "") -> list[tuple[str, int | None, str]]:
     """Breaks by place and reason; a break in the profiled code itself (the cell, or the reference
     function's file) is "<code>" at its line within that code."""
+
     def place(b):
         own = b.filename.startswith("<") or b.filename == own_file
         return ("<code>", b.line) if own else (b.filename.rsplit("/", 1)[-1], b.file_line)
@@ -45,15 +46,20 @@ def _break_keys(breaks, own_file: str = "") -> list[tuple[str, int | None, str]]
 
 # -- 1. the program measured is the one the user would compile ---------------------------------
 
-TRAINING_STEP = ("out = layer(x)\nloss = out.float().pow(2).mean()\nloss.backward()\n"
-                 "opt.step()\nopt.zero_grad(set_to_none=True)\n")
+TRAINING_STEP = (
+    "out = layer(x)\nloss = out.float().pow(2).mean()\nloss.backward()\nopt.step()\nopt.zero_grad(set_to_none=True)\n"
+)
 
 
 def _training_namespace() -> dict:
     torch.manual_seed(0)
     layer = torch.nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, norm_first=True, batch_first=True)
-    return {"torch": torch, "layer": layer, "opt": torch.optim.AdamW(layer.parameters(), lr=1e-3),
-            "x": torch.randn(2, 8, 32)}
+    return {
+        "torch": torch,
+        "layer": layer,
+        "opt": torch.optim.AdamW(layer.parameters(), lr=1e-3),
+        "x": torch.randn(2, 8, 32),
+    }
 
 
 def test_a_training_step_is_compiled_as_the_cell_written_as_a_plain_function_would_be():
@@ -73,8 +79,9 @@ def test_a_training_step_is_compiled_as_the_cell_written_as_a_plain_function_wou
         plain()
     # the locator reads the function's lines as cell lines (its "def" line is where %%compile_profile is)
     locator = CellLocator(filename, source.splitlines())
-    plain_breaks = build_variant_trace(recorder.take(), plain_backend.graphs, variant="plain",
-                                       locator=locator).graph_breaks
+    plain_breaks = build_variant_trace(
+        recorder.take(), plain_backend.graphs, variant="plain", locator=locator
+    ).graph_breaks
     torch._dynamo.reset()
 
     run = run_cell(TRAINING_STEP, ns, backend="aot_eager")
@@ -124,7 +131,13 @@ def test_keep_makes_the_other_names_temporaries_that_compiled_code_need_not_writ
     kept_all = run_cell(body, ns, backend="aot_eager")
     assert kept_all.kept_names == ["s", "o"] and kept_all.temporaries == []
     (big,) = kept_all.kept_tensors
-    assert (big.name, big.line, big.used_at, big.shape, big.bytes) == ("s", 2, [3], [2, 4, 256, 256], 2 * 4 * 256 * 256 * 4)
+    assert (big.name, big.line, big.used_at, big.shape, big.bytes) == (
+        "s",
+        2,
+        [3],
+        [2, 4, 256, 256],
+        2 * 4 * 256 * 256 * 4,
+    )
     assert big.traffic_ms and big.traffic_ms > 0 and big.bandwidth_gbps > 0
     assert {"s", "o"} <= set(ns)
 
@@ -165,10 +178,20 @@ def test_kept_intermediates_each_minor_but_together_material_are_named_together_
     run = attention_run(compiled_ms=0.73)
     (s,) = run.kept_tensors
     half = s.traffic_ms * 0.09 / (s.traffic_ms / 0.73)  # 9 % of the call each
-    run.kept_tensors = [KeptTensor(name="logits", line=1, used_at=[2], shape=[2, 128, 50257], dtype="float32",
-                                   bytes=51_463_168, traffic_ms=half),
-                        KeptTensor(name="lp", line=2, used_at=[3], shape=[2, 128, 50257], dtype="float32",
-                                   bytes=51_463_168, traffic_ms=half)]
+    run.kept_tensors = [
+        KeptTensor(
+            name="logits",
+            line=1,
+            used_at=[2],
+            shape=[2, 128, 50257],
+            dtype="float32",
+            bytes=51_463_168,
+            traffic_ms=half,
+        ),
+        KeptTensor(
+            name="lp", line=2, used_at=[3], shape=[2, 128, 50257], dtype="float32", bytes=51_463_168, traffic_ms=half
+        ),
+    ]
     run.kept_names = ["logits", "lp", "nll"]
     (said,) = [w for w in warnings(run) if "the cell keeps" in w]
     assert said.startswith("the cell keeps logits (49.1 MiB, line 1), lp (49.1 MiB, line 2)")
@@ -180,14 +203,19 @@ def test_kept_intermediates_each_minor_but_together_material_are_named_together_
 # -- 2. no false "results differ" ----------------------------------------------------------------
 
 
-BF16_CHAIN = ("h = x\nfor _ in range(6):\n"
-              "    h = torch.nn.functional.layer_norm(h + torch.tanh(h @ w * 1.7 + 0.1) * 1.3, (64,))\n")
+BF16_CHAIN = (
+    "h = x\nfor _ in range(6):\n"
+    "    h = torch.nn.functional.layer_norm(h + torch.tanh(h @ w * 1.7 + 0.1) * 1.3, (64,))\n"
+)
 
 
 def test_low_precision_rounding_differences_are_not_called_a_mismatch():
     torch.manual_seed(0)
-    ns = {"torch": torch, "x": torch.randn(64, 64, dtype=torch.bfloat16),
-          "w": (torch.randn(64, 64) / 8).to(torch.bfloat16)}
+    ns = {
+        "torch": torch,
+        "x": torch.randn(64, 64, dtype=torch.bfloat16),
+        "w": (torch.randn(64, 64) / 8).to(torch.bfloat16),
+    }
     run = run_cell(BF16_CHAIN, ns)
     c = run.correctness
     assert c.ok is True and c.method == "float64", correctness_text(c)
@@ -268,8 +296,9 @@ def test_a_compiled_step_that_returns_the_right_value_but_updates_state_wrongly_
     # returns: a compiled step whose update went wrong read "ok" on its loss alone (review)
     ns = {"torch": torch, "x": torch.randn(8), "w": torch.ones(4)}
     # a factor of 1: the runs (hundreds of them) leave w as it was, where 2 overflowed it to inf, which equals inf
-    run = run_cell("w.mul_(1.0)\ny = x.sum()\n", ns, backend=_backend_that_scales_in_place_updates(),
-                   kernel_timing=False)
+    run = run_cell(
+        "w.mul_(1.0)\ny = x.sum()\n", ns, backend=_backend_that_scales_in_place_updates(), kernel_timing=False
+    )
     c = run.correctness
     assert c.ok is False, correctness_text(c)
     assert c.mismatched == ["w (changed in place)"] and "y" in c.compared
@@ -280,21 +309,24 @@ def test_a_compiled_step_that_returns_the_right_value_but_updates_state_wrongly_
 def test_a_training_steps_weights_and_optimizer_state_are_compared_after_the_step():
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4))
-    ns = {"torch": torch, "model": model, "x": torch.randn(8, 16),
-          "opt": torch.optim.AdamW(model.parameters(), lr=0.1)}
-    run = run_cell("opt.zero_grad()\nloss = model(x).pow(2).mean()\nloss.backward()\nopt.step()\n", ns,
-                   kernel_timing=False)
+    ns = {"torch": torch, "model": model, "x": torch.randn(8, 16), "opt": torch.optim.AdamW(model.parameters(), lr=0.1)}
+    run = run_cell(
+        "opt.zero_grad()\nloss = model(x).pow(2).mean()\nloss.backward()\nopt.step()\n", ns, kernel_timing=False
+    )
     c = run.correctness
     assert c.ok is True, correctness_text(c)
-    assert {"loss", "model.0.weight (changed in place)", "opt.state[model.2.bias]['exp_avg'] (changed in place)"} \
-        <= set(c.compared)
+    assert {
+        "loss",
+        "model.0.weight (changed in place)",
+        "opt.state[model.2.bias]['exp_avg'] (changed in place)",
+    } <= set(c.compared)
     # a count, and on CUDA the compiled view's counters are other tensors (OptimizerViews)
     assert not any("['step']" in path for path in c.compared)
 
 
 # -- 3. every kernel on a cell line ----------------------------------------------------------------
 
-LIBRARY = '''
+LIBRARY = """
 import torch
 
 
@@ -319,7 +351,7 @@ class Model(torch.nn.Module):
         for block in self.blocks:
             x = block(x)
         return x
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -373,7 +405,8 @@ def test_kernels_keep_their_cell_lines_when_the_compile_brought_no_provenance(tm
     frames are the user's functions, not the cell: the kernels are still found on the cell's lines,
     through the Dynamo graph traced afresh for this cell."""
     (tmp_path / "user_functions.py").write_text(
-        "import torch\n\n\ndef f(x, w):\n    return torch.relu(x @ w)\n\n\ndef g(a):\n    return (a * 2).sum(-1)\n")
+        "import torch\n\n\ndef f(x, w):\n    return torch.relu(x @ w)\n\n\ndef g(a):\n    return (a * 2).sum(-1)\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     import user_functions
 
@@ -395,8 +428,9 @@ def test_kernels_keep_their_cell_lines_when_the_compile_brought_no_provenance(tm
     full = build_variant_trace(events, backend.graphs, variant="v", locator=locator)
     assert full.kernels and all(k.lines for k in full.kernels)
     provenance = ("inductor_provenance_tracking_node_mappings", "inductor_provenance_tracking_kernel_stack_traces")
-    without = build_variant_trace([e for e in events if e.artifact_name not in provenance], backend.graphs,
-                                  variant="v", locator=locator)
+    without = build_variant_trace(
+        [e for e in events if e.artifact_name not in provenance], backend.graphs, variant="v", locator=locator
+    )
     assert sum(1 for k in without.kernels if k.lines) >= 0.95 * len(without.kernels)
     assert all(set(k.lines) <= {1, 2} for k in without.kernels)
     assert {line for k in without.kernels for line in k.lines} == {1, 2}
@@ -423,7 +457,9 @@ def test_a_speedup_that_drifted_more_than_its_interval_is_called_out():
     assert not any("machine moved" in w for w in warnings(slightly))
     drifted = drifting_run(eager_late=5.3, compiled_late=1.6)
     (note,) = [w for w in warnings(drifted) if "machine moved" in w]
-    assert re.search(r"eager went 5\.9\d* ms → 5\.[23]\d* ms and inductor/default 3(\.0\d*)? ms → 1\.6\d* ms", note), note
+    assert re.search(r"eager went 5\.9\d* ms → 5\.[23]\d* ms and inductor/default 3(\.0\d*)? ms → 1\.6\d* ms", note), (
+        note
+    )
     assert "speedup went 1.9" in note and "--budget" in note
 
 
@@ -443,13 +479,13 @@ def test_no_kernel_reads_above_a_ceiling_and_a_raised_one_says_why():
     from compile_profile.engine.kernel_attribution import VariantKernelTimes
     from compile_profile.profile_run import DevicePeaks
 
-    peaks = DevicePeaks(copy_gbps=4300.0, bf16_matmul_tflops=764.0, vendor_gbps=4800.0, vendor_bf16_tflops=989.0,
-                        method="measured")
+    peaks = DevicePeaks(
+        copy_gbps=4300.0, bf16_matmul_tflops=764.0, vendor_gbps=4800.0, vendor_bf16_tflops=989.0, method="measured"
+    )
     mm = _observation("extern_kernels.mm", tflops=865.0)  # cuBLAS beat the measured matmul rate
     gather = _observation("triton_per_fused_embedding_0", gbps=16000.0)  # counts the whole embedding table
     add = _observation("triton_poi_fused_add_1", gbps=4400.0)  # exact bytes, past the copy probe
-    results = [VariantKernelTimes(variant="v", calls=1, method="cupti",
-                                  observations={"a": mm, "b": gather, "c": add})]
+    results = [VariantKernelTimes(variant="v", calls=1, method="cupti", observations={"a": mm, "b": gather, "c": add})]
     roofline.ceilings_at_least_best_seen(peaks, results)
     roofline.apply_shares(results, peaks)
     assert peaks.bf16_matmul_tflops == 865.0 and "raised to 865 TFLOP/s, reached by extern_kernels.mm" in peaks.method

@@ -27,11 +27,22 @@ def nccl_runs(tmp_path_factory):
     if not torch.cuda.is_available():
         pytest.fail("the gpu tests need a CUDA device")
     out = tmp_path_factory.mktemp("ranks")
-    env = dict(os.environ, COMPILE_PROFILE_DB=str(out / "runs.sqlite"),
-               PYTHONPATH=os.pathsep.join(filter(None, [str(HERE.parent / "kernel_side"),
-                                                        os.environ.get("PYTHONPATH")])))
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "1",
-           str(HERE / "distributed_step.py"), str(out), "nccl"]
+    env = dict(
+        os.environ,
+        COMPILE_PROFILE_DB=str(out / "runs.sqlite"),
+        PYTHONPATH=os.pathsep.join(filter(None, [str(HERE.parent / "kernel_side"), os.environ.get("PYTHONPATH")])),
+    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        "--nproc-per-node",
+        "1",
+        str(HERE / "distributed_step.py"),
+        str(out),
+        "nccl",
+    ]
     try:
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=LAUNCH_TIMEOUT_S)
     except subprocess.TimeoutExpired as exc:

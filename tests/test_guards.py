@@ -66,8 +66,9 @@ def test_a_compiled_cell_has_its_guards_and_a_recompile_names_the_failed_guards_
         cell.call_with(compiled)
         ns.update(x=torch.randn(16), w=torch.randn(16))  # a new shape: the tensor guards fail
         cell.call_with(compiled)
-    result = build_variant_trace(recorder.take(), backend.graphs, variant="v",
-                                 locator=CellLocator(cell.filename, cell.source.splitlines()))
+    result = build_variant_trace(
+        recorder.take(), backend.graphs, variant="v", locator=CellLocator(cell.filename, cell.source.splitlines())
+    )
     first = next(g for g in result.graphs if g.kind == "dynamo")
     by_source = {g.source: g for g in first.guards if g.kind == "tensor"}
     assert by_source["G['x']"].line == 1 and by_source["G['w']"].line == 2

@@ -55,8 +55,10 @@ def test_an_oversubscribed_cpu_is_warned_of_and_a_spare_core_is_not():
     run = cpu_run()
     run.host_load = HostLoad(other_processes_cores=1.0, cores=2, threads=2)
     said = contention_warning(run)
-    assert said and said.startswith("other processes kept 1.0 of the 2 cores busy while timing, beside torch's 2 "
-                                    "threads: the CPU was oversubscribed")
+    assert said and said.startswith(
+        "other processes kept 1.0 of the 2 cores busy while timing, beside torch's 2 "
+        "threads: the CPU was oversubscribed"
+    )
     assert said in warnings(run)
     run.host_load = HostLoad(other_processes_cores=1.0, cores=8, threads=2)  # room to spare
     assert contention_warning(run) is None

@@ -12,8 +12,17 @@ import multiprocessing
 import sqlite3
 
 import pytest
-from job_fixtures import (JOB_ID, add_collectives, add_ddp_split, add_graphs, add_print_break, add_recompile,
-                          job_runs, put_job, rank_run)
+from job_fixtures import (
+    JOB_ID,
+    add_collectives,
+    add_ddp_split,
+    add_graphs,
+    add_print_break,
+    add_recompile,
+    job_runs,
+    put_job,
+    rank_run,
+)
 from render_fixtures import HOSTILE, ParsedHTML, cpu_run, failed_run
 
 import compile_profile
@@ -29,10 +38,35 @@ from compile_profile.render.job_text import render_job_text
 from compile_profile.render.report import render_report_html
 from compile_profile.store import SCHEMA_VERSION, RunNotFound, RunStore
 
-ROW_KEYS = {"rank", "run_id", "host", "status", "speedup", "speedup_text", "interval_text", "compile_s", "compile_text",
-            "graphs", "ddp_buckets", "breaks", "recompiles", "cache_hits", "cache_misses", "peak_memory_bytes",
-            "peak_memory_text", "collective_share", "collective_text", "cell_runs", "divergent", "reasons",
-            "eager_text", "compiled_text", "correctness_text", "error_text", "notes"}
+ROW_KEYS = {
+    "rank",
+    "run_id",
+    "host",
+    "status",
+    "speedup",
+    "speedup_text",
+    "interval_text",
+    "compile_s",
+    "compile_text",
+    "graphs",
+    "ddp_buckets",
+    "breaks",
+    "recompiles",
+    "cache_hits",
+    "cache_misses",
+    "peak_memory_bytes",
+    "peak_memory_text",
+    "collective_share",
+    "collective_text",
+    "cell_runs",
+    "divergent",
+    "reasons",
+    "eager_text",
+    "compiled_text",
+    "correctness_text",
+    "error_text",
+    "notes",
+}
 
 
 def divergences(runs) -> list[tuple[int, str, str]]:
@@ -45,20 +79,40 @@ def divergences(runs) -> list[tuple[int, str, str]]:
 def test_a_job_digest_has_the_agreed_keys_and_survives_json():
     digest = job_digest(job_runs(2))
     assert json.loads(json.dumps(digest)) == digest
-    assert set(digest) == {"job_id", "world_size", "backend", "torchrun_id", "ranks", "missing_ranks", "headline",
-                           "compile_spread", "rows", "divergences", "peak_memory_note", "ddp_note"}
+    assert set(digest) == {
+        "job_id",
+        "world_size",
+        "backend",
+        "torchrun_id",
+        "ranks",
+        "missing_ranks",
+        "headline",
+        "compile_spread",
+        "rows",
+        "divergences",
+        "peak_memory_note",
+        "ddp_note",
+    }
     assert set(digest["compile_spread"]) == {"min_s", "median_s", "max_s", "text"}
     assert all(set(row) == ROW_KEYS for row in digest["rows"])
-    assert (digest["job_id"], digest["world_size"], digest["backend"], digest["torchrun_id"]) == (JOB_ID, 2, "gloo",
-                                                                                                 "tr-42")
+    assert (digest["job_id"], digest["world_size"], digest["backend"], digest["torchrun_id"]) == (
+        JOB_ID,
+        2,
+        "gloo",
+        "tr-42",
+    )
 
 
 def test_ranks_that_agree_say_so_in_the_headline():
     digest = job_digest(list(reversed(job_runs(2))))
     assert digest["ranks"] == [0, 1] and digest["missing_ranks"] == [] and digest["divergences"] == []
     assert digest["headline"] == "2 ranks (gloo): speedup 0.95×, compile 800 ms; the ranks agree"
-    assert digest["compile_spread"] == {"min_s": 0.8, "median_s": 0.8, "max_s": 0.8,
-                                        "text": "compile 800 ms on each of 2 ranks"}
+    assert digest["compile_spread"] == {
+        "min_s": 0.8,
+        "median_s": 0.8,
+        "max_s": 0.8,
+        "text": "compile 800 ms on each of 2 ranks",
+    }
     assert [row["divergent"] for row in digest["rows"]] == [False, False]
 
 
@@ -72,8 +126,11 @@ def test_each_ranks_speedup_and_compile_time_are_the_run_digests_own():
         assert row["speedup"] == s["speedup"]["value"] and row["speedup_text"] == s["speedup"]["text"]
         assert row["interval_text"] == s["speedup"]["interval_text"]
         assert row["compile_s"] == s["compile_s"]
-        assert (row["graphs"], row["breaks"], row["recompiles"]) == (s["graph_count"], s["graph_break_count"],
-                                                                     s["recompile_count"])
+        assert (row["graphs"], row["breaks"], row["recompiles"]) == (
+            s["graph_count"],
+            s["graph_break_count"],
+            s["recompile_count"],
+        )
         assert row["run_id"] == run.id and row["host"] == "node0" and row["cell_runs"] == 46
     assert digest["headline"] == "3 ranks (gloo): speedup 0.95×–1.07×, compile 800–950 ms; the ranks agree"
     assert digest["compile_spread"]["text"] == "compile 800–950 ms across 3 ranks (median 800 ms)"
@@ -104,13 +161,15 @@ def test_cache_and_peak_memory_per_rank():
     assert row["peak_memory_bytes"] is None
     # A short cell; why is said once, under the table, in the run digest's words
     assert row["peak_memory_text"] == "not measured (CPU)"
-    assert digest["peak_memory_note"] == ("peak memory: not measured on CPU (peak memory is read from the CUDA "
-                                          "allocator)")
+    assert digest["peak_memory_note"] == (
+        "peak memory: not measured on CPU (peak memory is read from the CUDA allocator)"
+    )
     runs = job_runs(2)
     runs[1].memory_note = "peak memory is measured on CUDA devices only; this run was on CPU"
     assert job_digest(runs)["peak_memory_note"] == (
         "peak memory: rank 0: not measured on CPU (peak memory is read from the CUDA allocator); rank 1: peak memory "
-        "is measured on CUDA devices only; this run was on CPU")
+        "is measured on CUDA devices only; this run was on CPU"
+    )
     for run in runs:
         run.variants[1].peak_memory_bytes = 3 * 1024**2
     digest = job_digest(runs)
@@ -121,12 +180,15 @@ def test_each_ranks_eager_and_compiled_medians_are_the_run_digests_variant_rows(
     runs = job_runs(2)
     runs[1].variants[1].timing.median_ms = 20.0
     digest = job_digest(runs)
-    assert [(r["eager_text"], r["compiled_text"]) for r in digest["rows"]] == [("9.43 ms", "10.3 ms"),
-                                                                                ("9.43 ms", "20 ms")]
+    assert [(r["eager_text"], r["compiled_text"]) for r in digest["rows"]] == [
+        ("9.43 ms", "10.3 ms"),
+        ("9.43 ms", "20 ms"),
+    ]
     for run, row in zip(runs, digest["rows"]):
         eager, compiled = summarize(run)["variants"]
         assert row["eager_text"] == format_ms(eager["median_ms"]) and row["compiled_text"] == format_ms(
-            compiled["median_ms"])
+            compiled["median_ms"]
+        )
 
 
 def test_each_ranks_correctness_is_the_run_digests_sentence_and_another_verdict_diverges():
@@ -134,16 +196,19 @@ def test_each_ranks_correctness_is_the_run_digests_sentence_and_another_verdict_
     digest = job_digest(runs)
     for run, row in zip(runs, digest["rows"]):
         assert row["correctness_text"] == summarize(run)["correctness"]["text"]
-    assert digest["rows"][0]["correctness_text"] == ("compiled results differ from eager in y (max abs diff 0.031); "
-                                                     "judged by dtype tolerance only")
+    assert digest["rows"][0]["correctness_text"] == (
+        "compiled results differ from eager in y (max abs diff 0.031); judged by dtype tolerance only"
+    )
     assert digest["divergences"] == []  # every rank differs the same way: no rank diverges
     runs[0].correctness.ok, runs[1].correctness.ok = True, True
-    assert divergences(runs) == [(2, "correctness", "compiled results differ from eager where the others' match "
-                                                    "eager (max abs diff 0.031)")]
+    assert divergences(runs) == [
+        (2, "correctness", "compiled results differ from eager where the others' match eager (max abs diff 0.031)")
+    ]
     two = job_runs(2)
     two[0].correctness.ok = True  # no majority: the rank whose results differ diverges
-    assert divergences(two) == [(1, "correctness", "compiled results differ from eager where the others' match "
-                                                   "eager (max abs diff 0.031)")]
+    assert divergences(two) == [
+        (1, "correctness", "compiled results differ from eager where the others' match eager (max abs diff 0.031)")
+    ]
     two[1].correctness = None  # a rank that did not check is not compared
     assert divergences(two) == [] and job_digest(two)["rows"][1]["correctness_text"] == "not checked"
 
@@ -164,17 +229,20 @@ def test_a_rank_whose_first_graph_took_other_input_shapes_diverges():
 def test_every_rank_failing_the_same_way_says_so_with_the_error():
     runs = [rank_run(r, base=failed_run()) for r in range(2)]
     digest = job_digest(runs)
-    assert digest["headline"] == ("2 ranks (gloo): every rank failed at compile: LoweringException: "
-                                  "NotImplementedError: aten.weird…")
-    assert [r["error_text"] for r in digest["rows"]] == ["compile: LoweringException: NotImplementedError: "
-                                                         "aten.weird…"] * 2
+    assert digest["headline"] == (
+        "2 ranks (gloo): every rank failed at compile: LoweringException: NotImplementedError: aten.weird…"
+    )
+    assert [r["error_text"] for r in digest["rows"]] == [
+        "compile: LoweringException: NotImplementedError: aten.weird…"
+    ] * 2
     assert [r["compiled_text"] for r in digest["rows"]] == ["failed"] * 2
     assert digest["compile_spread"]["text"] == "no compiled variant finished"
     assert digest["divergences"] == []
     runs[1].errors[0].stage, runs[1].errors[0].message = "compiled run", "AssertionError: First bucket should be"
     assert job_digest(runs)["headline"] == (
         "2 ranks (gloo): every rank failed: rank 0 at compile: LoweringException: NotImplementedError: aten.weird…; "
-        "rank 1 in the compiled run: AssertionError: First bucket should be")
+        "rank 1 in the compiled run: AssertionError: First bucket should be"
+    )
     assert job_digest(job_runs(2))["rows"][0]["error_text"] == ""
 
 
@@ -185,8 +253,12 @@ def test_a_rank_waiting_for_a_diverging_rank_says_so_in_a_note():
         run.variants[1].timing.median_ms = 200.0
     digest = job_digest(runs)
     assert [r["notes"] for r in digest["rows"]] == [
-        ["its compiled call (200 ms, of which kernels 8.5 ms) includes waiting for rank 1, which diverges in "
-         "recompiles"], []]
+        [
+            "its compiled call (200 ms, of which kernels 8.5 ms) includes waiting for rank 1, which diverges in "
+            "recompiles"
+        ],
+        [],
+    ]
     assert [d["rank"] for d in digest["divergences"]] == [1]  # a note, not a divergence
     runs[0].variants[1].timing.median_ms = 10.0  # its kernels are most of its call: no wait to speak of
     assert [r["notes"] for r in job_digest(runs)["rows"]] == [[], []]
@@ -197,7 +269,8 @@ def test_a_ranks_verdict_counts_the_wait_for_other_ranks_outside_its_kernels():
     assert verdict(runs[0]) == (
         "compiled is about as fast as eager (the speedup's interval includes 1×): its kernels take 8.5 ms of host "
         "time (eager 8.25 ms) and each call spends 1.82 ms of host time outside them (eager 1.18 ms; Python, guards, "
-        "dispatch and waiting for other ranks)")
+        "dispatch and waiting for other ranks)"
+    )
     assert verdict(rank_run(0, 1)).endswith("outside them (eager 1.18 ms)")  # a job of one rank waits for none
     assert verdict(cpu_run()).endswith("outside them (eager 1.18 ms)")
 
@@ -211,7 +284,8 @@ def test_ddp_buckets_order_is_said_once_where_they_are_shown():
     assert digest["ddp_note"] == (
         "DDP buckets: DDPOptimizer's pieces, numbered in forward order (piece 0 holds the first layers); DDP "
         "all-reduces its buckets the other way round, the last layers' first, as the backward produces their "
-        "gradients")
+        "gradients"
+    )
     text, page = render_job_text(digest), render_job_report_html(digest)
     assert text.count("numbered in forward order") == 1 and page.count("numbered in forward order") == 1
 
@@ -224,8 +298,9 @@ def test_a_rank_with_more_dynamo_graphs_diverges():
     add_graphs(runs[1], 2)
     assert divergences(runs) == [(1, "graphs", "3 Dynamo graphs where the others have 1")]
     digest = job_digest(runs)
-    assert digest["headline"] == ("2 ranks (gloo): speedup 0.95×, compile 800 ms; "
-                                  "rank 1 diverges: 3 Dynamo graphs where the others have 1")
+    assert digest["headline"] == (
+        "2 ranks (gloo): speedup 0.95×, compile 800 ms; rank 1 diverges: 3 Dynamo graphs where the others have 1"
+    )
     assert digest["rows"][1]["divergent"]
     assert digest["rows"][1]["reasons"] == ["3 Dynamo graphs where the others have 1"]
     assert not digest["rows"][0]["divergent"]
@@ -239,28 +314,46 @@ def test_a_rank_is_compared_with_most_of_the_others():
     runs = job_runs(4)
     add_graphs(runs[2], 1)
     add_graphs(runs[3], 2)
-    assert divergences(runs) == [(2, "graphs", "2 Dynamo graphs where most ranks have 1"),
-                                 (3, "graphs", "3 Dynamo graphs where most ranks have 1")]
+    assert divergences(runs) == [
+        (2, "graphs", "2 Dynamo graphs where most ranks have 1"),
+        (3, "graphs", "3 Dynamo graphs where most ranks have 1"),
+    ]
 
 
 def test_a_rank_that_breaks_elsewhere_diverges_naming_the_break():
     runs = job_runs(2)
     add_print_break(runs[1])
-    assert divergences(runs) == [(1, "breaks", "graph breaks differ from the others': extra graph break at cell "
-                                               "line 5 (print(y.sum())): builtin: print")]
+    assert divergences(runs) == [
+        (
+            1,
+            "breaks",
+            "graph breaks differ from the others': extra graph break at cell line 5 (print(y.sum())): builtin: print",
+        )
+    ]
     runs = job_runs(3)
     add_print_break(runs[0])
     add_print_break(runs[1])
-    assert divergences(runs) == [(2, "breaks", "graph breaks differ from the others': missing graph break at cell "
-                                               "line 5 (print(y.sum())): builtin: print")]
+    assert divergences(runs) == [
+        (
+            2,
+            "breaks",
+            "graph breaks differ from the others': missing graph break at cell line 5 (print(y.sum())): builtin: print",
+        )
+    ]
 
 
 def test_a_rank_that_recompiled_alone_diverges_naming_the_first_recompile():
     runs = job_runs(2)
     add_recompile(runs[0])
-    assert divergences(runs) == [(0, "recompiles", "recompiled once where the others did not; the first: the guard on "
-                                                   "L['x'] (cell line 2) failed: tensor 'L['x']' size mismatch at "
-                                                   "index 0. expected 1024, actual 512")]
+    assert divergences(runs) == [
+        (
+            0,
+            "recompiles",
+            "recompiled once where the others did not; the first: the guard on "
+            "L['x'] (cell line 2) failed: tensor 'L['x']' size mismatch at "
+            "index 0. expected 1024, actual 512",
+        )
+    ]
     runs = job_runs(3)
     for run in runs:
         add_recompile(run)
@@ -302,22 +395,27 @@ def test_a_cold_ranks_compile_is_held_only_to_other_cold_ranks():
 def test_a_rank_out_of_lock_step_names_the_stage():
     runs = job_runs(3)
     runs[1].distributed.calls_by_stage["timing"] = 41
-    assert divergences(runs) == [(1, "calls", "broke the lock-step: 41 calls of the step in stage 'timing' where "
-                                              "the others made 40")]
+    assert divergences(runs) == [
+        (1, "calls", "broke the lock-step: 41 calls of the step in stage 'timing' where the others made 40")
+    ]
     runs = job_runs(2)
     runs[1].distributed.calls_by_stage["warm-up"] = 2  # two ranks: rank 0's calls are the job's
-    assert divergences(runs) == [(1, "calls", "broke the lock-step: 2 calls of the step in stage 'warm-up' where "
-                                              "the others made 3")]
+    assert divergences(runs) == [
+        (1, "calls", "broke the lock-step: 2 calls of the step in stage 'warm-up' where the others made 3")
+    ]
 
 
 def test_a_failed_rank_diverges_and_its_partial_figures_are_not_compared():
     runs = job_runs(2)
     runs[1] = rank_run(1, base=failed_run())  # no graphs, no compile time: not reported as such
-    assert divergences(runs) == [(1, "status", "failed where the others are ok: compile: LoweringException: "
-                                               "NotImplementedError: aten.weird…")]
-    assert job_digest(runs)["headline"] == ("2 ranks (gloo): speedup 0.95×, compile 800 ms; rank 1 diverges: failed "
-                                            "where the others are ok: compile: LoweringException: "
-                                            "NotImplementedError: aten.weird…")
+    assert divergences(runs) == [
+        (1, "status", "failed where the others are ok: compile: LoweringException: NotImplementedError: aten.weird…")
+    ]
+    assert job_digest(runs)["headline"] == (
+        "2 ranks (gloo): speedup 0.95×, compile 800 ms; rank 1 diverges: failed "
+        "where the others are ok: compile: LoweringException: "
+        "NotImplementedError: aten.weird…"
+    )
 
 
 def test_a_different_ddp_bucket_count_diverges():
@@ -334,8 +432,9 @@ def test_a_rank_with_no_run_is_missing():
     runs = [rank_run(0, 4), rank_run(1, 4), rank_run(3, 4)]
     digest = job_digest(runs)
     assert digest["ranks"] == [0, 1, 3] and digest["missing_ranks"] == [2]
-    assert divergences(runs) == [(2, "missing", "no run (it did not finish profiling, or its run was not saved or "
-                                                "imported)")]
+    assert divergences(runs) == [
+        (2, "missing", "no run (it did not finish profiling, or its run was not saved or imported)")
+    ]
     assert digest["headline"] == "3 of 4 ranks (gloo): speedup 0.95×, compile 800 ms; no run from rank 2"
 
 
@@ -353,8 +452,9 @@ def test_every_divergence_of_a_rank_is_its_reason_and_the_headline_counts_the_re
     add_recompile(runs[1])
     row = job_digest(runs)["rows"][1]
     assert row["reasons"] == [t for r, _, t in divergences(runs) if r == 1] and len(row["reasons"]) == 2
-    assert job_digest(runs)["headline"].endswith("rank 1 diverges: 3 Dynamo graphs where the others have 1 "
-                                                 "(and 1 more)")
+    assert job_digest(runs)["headline"].endswith(
+        "rank 1 diverges: 3 Dynamo graphs where the others have 1 (and 1 more)"
+    )
 
 
 def test_a_rank_imported_twice_keeps_its_newest_run():
@@ -369,8 +469,13 @@ def test_a_rank_imported_twice_keeps_its_newest_run():
 
 def test_a_distributed_runs_summary_text_and_html_name_its_rank_and_job():
     run = rank_run(1)
-    assert summarize(run)["distributed"] == {"rank": 1, "world_size": 2, "job_id": JOB_ID, "backend": "gloo",
-                                             "text": f"rank 1 of 2 (gloo), job {JOB_ID}"}
+    assert summarize(run)["distributed"] == {
+        "rank": 1,
+        "world_size": 2,
+        "job_id": JOB_ID,
+        "backend": "gloo",
+        "text": f"rank 1 of 2 (gloo), job {JOB_ID}",
+    }
     assert summarize(cpu_run())["distributed"] is None and summarize(cpu_run())["ddp_splits"] == []
     assert f"rank 1 of 2 (gloo), job {JOB_ID}" in str(run).splitlines()
     assert distributed_text(run) in ParsedHTML(render_html(run)).text
@@ -379,19 +484,30 @@ def test_a_distributed_runs_summary_text_and_html_name_its_rank_and_job():
 def test_a_ddp_split_is_told_beside_the_graph_breaks_not_as_one():
     run = rank_run(0)
     add_ddp_split(run, 2)
-    text = ("DDPOptimizer split graph 0/0 into 2 pieces at DDP's bucket boundaries (not graph breaks): piece 0: "
-            "layers.2.weight, layers.2.bias (1.0 MiB); piece 1: layers.1.weight, layers.1.bias (1.0 MiB); "
-            "bucket cap 25.0 MiB")
+    text = (
+        "DDPOptimizer split graph 0/0 into 2 pieces at DDP's bucket boundaries (not graph breaks): piece 0: "
+        "layers.2.weight, layers.2.bias (1.0 MiB); piece 1: layers.1.weight, layers.1.bias (1.0 MiB); "
+        "bucket cap 25.0 MiB"
+    )
     assert ddp_split_text(run, run.ddp_splits[0]) == text
-    assert summarize(run)["ddp_splits"] == [{"variant": "inductor/default", "compile_id": "0/0", "graph_id": "g0",
-                                             "pieces": 2, "bucket_cap_bytes": 25 * 1_048_576, "text": text}]
+    assert summarize(run)["ddp_splits"] == [
+        {
+            "variant": "inductor/default",
+            "compile_id": "0/0",
+            "graph_id": "g0",
+            "pieces": 2,
+            "bucket_cap_bytes": 25 * 1_048_576,
+            "text": text,
+        }
+    ]
     lines = str(run).splitlines()
     assert lines[lines.index("graphs: 1 Dynamo graph, 0 graph breaks, 0 recompiles") + 1] == f"  {text}"
     assert text in ParsedHTML(render_html(run)).text
     assert text in ParsedHTML(render_report_html(run)).text
     run.ddp_splits[0].buckets[0].params = [f"layers.2.p{i}" for i in range(5)]
     assert "piece 0: layers.2.p0, layers.2.p1, layers.2.p2, … (5 parameters, 1.0 MiB)" in ddp_split_text(
-        run, run.ddp_splits[0])
+        run, run.ddp_splits[0]
+    )
 
 
 def test_collectives_are_a_breakdown_column_only_when_a_call_spent_time_in_them():
@@ -399,12 +515,28 @@ def test_collectives_are_a_breakdown_column_only_when_a_call_spent_time_in_them(
     assert columns(breakdown(run)) == COLUMNS and "collectives" not in str(run)
     add_collectives(run, 1.0)
     rows = breakdown(run)
-    assert [key for key, _ in columns(rows)] == ["library", "generated", "aten", "copies", "collectives", "outside",
-                                                  "call"]
+    assert [key for key, _ in columns(rows)] == [
+        "library",
+        "generated",
+        "aten",
+        "copies",
+        "collectives",
+        "outside",
+        "call",
+    ]
     assert rows[1].parts()["collectives"] == 1.0 and summarize(run)["breakdown"][1]["collective_ms"] == 1.0
     header = next(line for line in str(run).splitlines() if line.strip().startswith("variant"))
-    assert header.split() == ["variant", "library", "generated", "ATen", "copies", "collectives", "outside",
-                              "kernels", "call"]
+    assert header.split() == [
+        "variant",
+        "library",
+        "generated",
+        "ATen",
+        "copies",
+        "collectives",
+        "outside",
+        "kernels",
+        "call",
+    ]
     assert "collectives" in [c for row in ParsedHTML(render_html(run)).rows for c in row]
 
 
@@ -427,8 +559,15 @@ def test_the_text_view_shows_the_digests_words(divergent_job):
     assert lines[:3] == [f"job {JOB_ID}, torchrun tr-42", digest["headline"], digest["compile_spread"]["text"]]
     for row in digest["rows"]:
         line = next(line for line in lines if line.startswith(f"{row['rank']}  "))
-        for word in (row["run_id"], row["eager_text"], row["compiled_text"], row["speedup_text"],
-                     row["interval_text"], row["compile_text"], row["collective_text"]):
+        for word in (
+            row["run_id"],
+            row["eager_text"],
+            row["compiled_text"],
+            row["speedup_text"],
+            row["interval_text"],
+            row["compile_text"],
+            row["collective_text"],
+        ):
             assert word in line
         assert line.rstrip().endswith("DIVERGES") == row["divergent"]
         assert f"rank {row['rank']} correctness: {row['correctness_text']}" in lines
@@ -530,8 +669,10 @@ def test_migration_3_files_existing_runs_under_their_job(db):
     with sqlite3.connect(db) as conn:  # back to a version 2 file, as an older compile-profile left it
         conn.execute("DROP INDEX runs_by_job")
         conn.execute("ALTER TABLE runs DROP COLUMN job_id")
-        conn.execute("INSERT INTO runs (id, created_at, created_ts, status, run_json) VALUES "
-                     "('broken', '2026-01-01', 0, 'ok', '{not json')")
+        conn.execute(
+            "INSERT INTO runs (id, created_at, created_ts, status, run_json) VALUES "
+            "('broken', '2026-01-01', 0, 'ok', '{not json')"
+        )
         conn.execute("PRAGMA user_version = 2")
     with RunStore(db) as store:
         assert store.job(JOB_ID) == runs
@@ -600,8 +741,10 @@ def test_cli_import_reads_each_ranks_json_and_names_the_jobs(cli, db, tmp_path):
         files.append(str(path))
     code, out, err = cli("import", *files)
     assert code == 0 and err == ""
-    assert out.splitlines() == [f"imported run {cpu_run().id} (not part of a distributed job)",
-                                f"imported job {JOB_ID}: ranks 0, 1 (`compile-profile job {JOB_ID}` shows it)"]
+    assert out.splitlines() == [
+        f"imported run {cpu_run().id} (not part of a distributed job)",
+        f"imported job {JOB_ID}: ranks 0, 1 (`compile-profile job {JOB_ID}` shows it)",
+    ]
     with RunStore(db) as store:
         assert store.job(JOB_ID) == job_runs(2)
 

@@ -50,8 +50,9 @@ async def test_a_job_is_its_digest_and_its_runs_summaries_by_rank(jp_fetch, stor
         assert response.headers["Content-Type"].startswith("application/json")
         body = json.loads(response.body)
         assert body == json.loads(json.dumps({"job": job_digest(runs), "runs": [summarize(r) for r in runs]}))
-    assert body["job"]["headline"] == ("2 ranks (gloo): speedup 0.95×, compile 800 ms; "
-                                       "rank 1 diverges: 3 Dynamo graphs where the others have 1")
+    assert body["job"]["headline"] == (
+        "2 ranks (gloo): speedup 0.95×, compile 800 ms; rank 1 diverges: 3 Dynamo graphs where the others have 1"
+    )
 
 
 async def test_an_unknown_job_is_404_with_a_message(jp_fetch, store):
@@ -88,8 +89,13 @@ async def test_a_hostile_host_stays_text_in_the_served_report(jp_fetch, store, r
 async def test_the_run_list_carries_each_runs_place_in_its_job(jp_fetch, store, runs):
     body = json.loads((await jp_fetch(API, "runs")).body)
     by_id = {row["id"]: row for row in body["runs"]}
-    assert by_id[runs[1].id]["distributed"] == {"rank": 1, "world_size": 2, "job_id": JOB_ID, "backend": "gloo",
-                                                "text": f"rank 1 of 2 (gloo), job {JOB_ID}"}
+    assert by_id[runs[1].id]["distributed"] == {
+        "rank": 1,
+        "world_size": 2,
+        "job_id": JOB_ID,
+        "backend": "gloo",
+        "text": f"rank 1 of 2 (gloo), job {JOB_ID}",
+    }
     assert by_id[cpu_run().id]["distributed"] is None
 
 

@@ -14,14 +14,14 @@ from compile_profile.engine.kernel_attribution import KernelAttribution, attribu
 from compile_profile.engine.kernel_index import call_sites, extern_op_name
 from compile_profile.profile_run import Device, Kernel, KernelProfile, ProfileRun, UnmatchedKernel, Variant
 
-TRITON_SOURCE = '''
+TRITON_SOURCE = """
 import triton
 import triton.language as tl
 
 @triton.jit
 def {name}(in_out_ptr0, in_ptr0, xnumel, XBLOCK : tl.constexpr):
     xoffset = tl.program_id(0) * XBLOCK
-'''
+"""
 
 OUTPUT_CODE = """
 # AOT ID: ['0_inference']
@@ -44,8 +44,9 @@ def call(args):
         extern_kernels.mm(buf0, arg1_1, out=buf1)
         triton_red_fused_sum_1.run(buf1, 64, 64, stream=stream0)
     return (buf1, )
-""".format(add=TRITON_SOURCE.format(name="triton_poi_fused_add_0"),
-           red=TRITON_SOURCE.format(name="triton_red_fused_sum_1"))
+""".format(
+    add=TRITON_SOURCE.format(name="triton_poi_fused_add_0"), red=TRITON_SOURCE.format(name="triton_red_fused_sum_1")
+)
 
 GRAPH = "inductor/default/0/0/aot_inference"
 
@@ -55,9 +56,17 @@ def kernels_of(code: str, graph_id: str = GRAPH) -> list[Kernel]:
 
     out = []
     for k in parse_output_code(code).kernels:
-        out.append(Kernel(name=k.name, language=k.language, source=k.source, graph_id=graph_id,
-                          variant="inductor/default", lines=[2] if "add" in k.name else [3, 4],
-                          id=f"{graph_id}/{k.name}" + (f":{len(out)}" if k.language == "extern" else "")))
+        out.append(
+            Kernel(
+                name=k.name,
+                language=k.language,
+                source=k.source,
+                graph_id=graph_id,
+                variant="inductor/default",
+                lines=[2] if "add" in k.name else [3, 4],
+                id=f"{graph_id}/{k.name}" + (f":{len(out)}" if k.language == "extern" else ""),
+            )
+        )
     return out
 
 
@@ -69,8 +78,9 @@ class TraceBuilder:
         self.correlation = 0
 
     def host(self, name, ts, dur, cat="cpu_op", **args):
-        self.events.append({"ph": "X", "cat": cat, "name": name, "ts": ts, "dur": dur, "tid": 1, "pid": 1,
-                            "args": args})
+        self.events.append(
+            {"ph": "X", "cat": cat, "name": name, "ts": ts, "dur": dur, "tid": 1, "pid": 1, "args": args}
+        )
 
     def launch(self, ts, kernel_name, device_ts, device_dur, runtime="cudaLaunchKernel", grid=(16, 1, 1)):
         self.correlation += 1
@@ -78,9 +88,18 @@ class TraceBuilder:
         self.device(kernel_name, device_ts, device_dur, grid=grid)
 
     def device(self, name, ts, dur, grid=(16, 1, 1), correlation=None):
-        self.events.append({"ph": "X", "cat": "kernel", "name": name, "ts": ts, "dur": dur, "tid": 7, "pid": 0,
-                            "args": {"correlation": correlation or self.correlation, "grid": list(grid),
-                                     "block": [128, 1, 1]}})
+        self.events.append(
+            {
+                "ph": "X",
+                "cat": "kernel",
+                "name": name,
+                "ts": ts,
+                "dur": dur,
+                "tid": 7,
+                "pid": 0,
+                "args": {"correlation": correlation or self.correlation, "grid": list(grid), "block": [128, 1, 1]},
+            }
+        )
 
     def trace(self):
         return chrome_trace.parse({"traceEvents": self.events})
@@ -91,13 +110,24 @@ def one_call(b: TraceBuilder, t: float, module_path: str, *, with_python: bool =
     b.host("## Call CompiledFxGraph abc ##", t, 100, cat="user_annotation")
     if with_python:
         b.host(f"{module_path}(12): call", t + 1, 98, cat="python_function")
-    b.host("aten::mm", t + 2, 10, **{"Input Dims": [[64, 64], [64, 64], [64, 64]],
-                                      "Input type": ["float", "float", "float"]})
+    b.host(
+        "aten::mm",
+        t + 2,
+        10,
+        **{"Input Dims": [[64, 64], [64, 64], [64, 64]], "Input type": ["float", "float", "float"]},
+    )
     b.host("aten::empty", t + 3, 3)  # an op inside mm: the kernel launches from deeper down
     b.launch(t + 5, "sm90_xmma_gemm_f32f32", t + 20, 8.0)
-    b.host("triton_poi_fused_add_0", t + 20, 5, kernel_file="/x.py", num_warps=4, num_stages=1,
-           kernel_kwargs="XBLOCK=256", **{"Input Dims": [[64, 64], [64, 64], []],
-                                         "Input type": ["float", "float", "Scalar"]})
+    b.host(
+        "triton_poi_fused_add_0",
+        t + 20,
+        5,
+        kernel_file="/x.py",
+        num_warps=4,
+        num_stages=1,
+        kernel_kwargs="XBLOCK=256",
+        **{"Input Dims": [[64, 64], [64, 64], []], "Input type": ["float", "float", "Scalar"]},
+    )
     b.launch(t + 21, "triton_poi_fused_add_0", t + 30, 2.0, runtime="cuLaunchKernelEx")
     b.host("aten::mm", t + 30, 10)
     b.launch(t + 31, "sm90_xmma_gemm_f32f32", t + 40, 6.0)
@@ -106,8 +136,16 @@ def one_call(b: TraceBuilder, t: float, module_path: str, *, with_python: bool =
 
 
 def run_of(kernels: list[Kernel]) -> ProfileRun:
-    return ProfileRun(id="r", created_at="", label="", cell_source="", device=Device("cuda", "gpu"),
-                      torch_version="", variants=[Variant("eager"), Variant("inductor/default")], kernels=kernels)
+    return ProfileRun(
+        id="r",
+        created_at="",
+        label="",
+        cell_source="",
+        device=Device("cuda", "gpu"),
+        torch_version="",
+        variants=[Variant("eager"), Variant("inductor/default")],
+        kernels=kernels,
+    )
 
 
 @pytest.fixture
@@ -120,12 +158,16 @@ def module_path(tmp_path):
 def test_call_sites_are_in_source_order_with_their_kind():
     sites = call_sites(OUTPUT_CODE)
     assert [(kind, name) for kind, name, _ in sites] == [
-        ("extern", "extern_kernels.mm"), ("triton", "triton_poi_fused_add_0"),
-        ("extern", "extern_kernels.mm"), ("triton", "triton_red_fused_sum_1"),
+        ("extern", "extern_kernels.mm"),
+        ("triton", "triton_poi_fused_add_0"),
+        ("extern", "extern_kernels.mm"),
+        ("triton", "triton_red_fused_sum_1"),
     ]
     assert extern_op_name("extern_kernels.addmm") == "aten::addmm"
-    assert extern_op_name("torch.ops.aten._scaled_dot_product_flash_attention.default") == \
-        "aten::_scaled_dot_product_flash_attention"
+    assert (
+        extern_op_name("torch.ops.aten._scaled_dot_product_flash_attention.default")
+        == "aten::_scaled_dot_product_flash_attention"
+    )
 
 
 def test_chrome_trace_nests_host_events_by_time_and_links_kernels_to_their_launch():
@@ -186,7 +228,8 @@ def test_without_the_python_tracer_triton_kernels_are_still_matched_by_name():
 
 def test_same_named_kernels_of_two_graphs_are_told_apart_by_module(tmp_path):
     other_code = OUTPUT_CODE.replace("# AOT ID: ['0_inference']", "# AOT ID: ['1_inference']").replace(
-        "xoffset", "xoffset2")
+        "xoffset", "xoffset2"
+    )
     paths = [tmp_path / "a.py", tmp_path / "b.py"]
     paths[0].write_text(OUTPUT_CODE)
     paths[1].write_text(other_code)
@@ -206,8 +249,12 @@ def test_cuda_graph_replays_mark_kernels_and_align_library_kernels_to_their_call
     b.host("## Call CompiledFxGraph abc ##", 1000.0, 50, cat="user_annotation")
     b.correlation = 99
     b.host("cudaGraphLaunch", 1010.0, 2.0, cat="cuda_runtime", correlation=99)
-    for ts, name, dur in ((1020, "sm90_xmma_gemm_f32f32", 8.0), (1030, "triton_poi_fused_add_0", 2.0),
-                          (1035, "sm90_xmma_gemm_f32f32", 6.0), (1045, "triton_red_fused_sum_1", 3.0)):
+    for ts, name, dur in (
+        (1020, "sm90_xmma_gemm_f32f32", 8.0),
+        (1030, "triton_poi_fused_add_0", 2.0),
+        (1035, "sm90_xmma_gemm_f32f32", 6.0),
+        (1045, "triton_red_fused_sum_1", 3.0),
+    ):
         b.device(name, ts, dur, correlation=99)
     kernels = kernels_of(OUTPUT_CODE)
     # the module is known from an earlier (non-replay) call of the same region key
@@ -217,8 +264,7 @@ def test_cuda_graph_replays_mark_kernels_and_align_library_kernels_to_their_call
     obs = {o.kernel.id: o for o in result.observations.values()}
     add = next(o for o in obs.values() if o.kernel.name == "triton_poi_fused_add_0")
     assert add.in_cuda_graph and add.outside_cuda_graph and add.time_us == pytest.approx(4.0)
-    first_mm, second_mm = sorted((o for o in obs.values() if o.kernel.language == "extern"),
-                                 key=lambda o: o.kernel.id)
+    first_mm, second_mm = sorted((o for o in obs.values() if o.kernel.language == "extern"), key=lambda o: o.kernel.id)
     assert first_mm.time_us == pytest.approx(16.0) and second_mm.time_us == pytest.approx(12.0)
     assert not result.unmatched
 
@@ -226,8 +272,9 @@ def test_cuda_graph_replays_mark_kernels_and_align_library_kernels_to_their_call
 def one_call_attributed(module_path: str) -> KernelAttribution:
     b = TraceBuilder()
     one_call(b, 1000.0, module_path)
-    attribution = KernelAttribution(b.trace(), kernels_of(OUTPUT_CODE), variant="inductor/default", calls=1,
-                                    device_type="cuda")
+    attribution = KernelAttribution(
+        b.trace(), kernels_of(OUTPUT_CODE), variant="inductor/default", calls=1, device_type="cuda"
+    )
     attribution.attribute()
     return attribution
 
@@ -238,14 +285,20 @@ def test_the_attribution_knows_which_graph_and_module_each_region_ran(module_pat
     assert attribution.region_graph == {region: GRAPH}
     assert attribution.graph_of_key == {"## Call CompiledFxGraph abc ##": GRAPH}
     module = attribution.region_module[region]
-    assert [(s.kind, s.op) for s in module.sites] == [("extern", "aten::mm"), ("triton", ""), ("extern", "aten::mm"),
-                                                      ("triton", "")]
+    assert [(s.kind, s.op) for s in module.sites] == [
+        ("extern", "aten::mm"),
+        ("triton", ""),
+        ("extern", "aten::mm"),
+        ("triton", ""),
+    ]
 
 
 def test_the_attribution_ties_each_launching_host_op_to_its_kernel(module_path):
     attribution = one_call_attributed(module_path)
     assert {ev.name: k.name for ev, k in attribution.launch_kernel.items()} == {
-        "triton_poi_fused_add_0": "triton_poi_fused_add_0", "triton_red_fused_sum_1": "triton_red_fused_sum_1"}
+        "triton_poi_fused_add_0": "triton_poi_fused_add_0",
+        "triton_red_fused_sum_1": "triton_red_fused_sum_1",
+    }
     # the two aten::mm ops go to the two extern call sites, in source order
     by_time = sorted(attribution.extern_op.items(), key=lambda item: item[0].ts)
     assert [k.id for _, k in by_time] == sorted(k.id for k in kernels_of(OUTPUT_CODE) if k.language == "extern")
@@ -282,7 +335,8 @@ def test_a_trace_without_compiled_graph_regions_is_unmatched_time_with_a_note():
 def test_a_stored_run_with_the_old_per_line_split_still_loads():
     run = run_of([])
     run.variant("inductor/default").kernel_profile = KernelProfile(
-        calls=3, total_ms=0.5, attributed_ms=0.4, method="host", unmatched=[UnmatchedKernel("k", 0.1)])
+        calls=3, total_ms=0.5, attributed_ms=0.4, method="host", unmatched=[UnmatchedKernel("k", 0.1)]
+    )
     data = json.loads(run.to_json())
     assert "lines" not in data["variants"][1]["kernel_profile"]
     data["variants"][1]["kernel_profile"]["lines"] = [{"line": 2, "time_ms": 0.4, "share": 0.8, "kernels": ["a"]}]
@@ -305,8 +359,9 @@ FAST = dict(warmup=1, repeat=6, min_samples=3, budget=0.2)
 def run_cell(body: str, ns: dict, **options):
     from compile_profile.engine.profiler import ProfileOptions, profile_cell
 
-    result, cell = profile_cell(body, ns, ProfileOptions(**{**FAST, **options}),
-                                source="%%compile_profile\n" + body, line_offset=1)
+    result, cell = profile_cell(
+        body, ns, ProfileOptions(**{**FAST, **options}), source="%%compile_profile\n" + body, line_offset=1
+    )
     return result.run
 
 
@@ -405,7 +460,9 @@ def test_graph_partitions_and_fallback_ops_are_launch_sites():
         ("extern", "extern_kernels.mm"),
     ]
     kernels = {k.name: k for k in parse_output_code(PARTITIONED_CODE).kernels}
-    assert kernels["triton_poi_fused_add_0"].launches == ["triton_poi_fused_add_0.run(arg0_1, buf0, 4096, stream=stream0)"]
+    assert kernels["triton_poi_fused_add_0"].launches == [
+        "triton_poi_fused_add_0.run(arg0_1, buf0, 4096, stream=stream0)"
+    ]
     sdpa = kernels["torch.ops.aten._scaled_dot_product_flash_attention.default"]
     assert sdpa.language == "extern" and sdpa.aten_ops == ["aten._scaled_dot_product_flash_attention"]
     assert kernels["extern_kernels.mm"].aten_ops == ["aten.mm"]  # no comment above: named after the callee
@@ -464,10 +521,21 @@ def cpu_step_trace(module_path: str, call_range: str) -> TraceBuilder:
     b.host("aten::detach", 801, 5)
     b.host("c10d::allreduce_", 810, 60)
     b.host("aten::add_", 811, 10)  # whatever a collective runs is collective
-    b.events.append({"ph": "X", "cat": "cpu_op", "name": "aten::add", "ts": 850, "dur": 20, "tid": 2, "pid": 1,
-                     "args": {}})  # another thread, while the call ran
-    b.events.append({"ph": "X", "cat": "user_annotation", "name": "gloo:all_reduce", "ts": 860, "dur": 20,
-                     "tid": 3, "pid": 1, "args": {}})  # a range, no op: eager does not count it either
+    b.events.append(
+        {"ph": "X", "cat": "cpu_op", "name": "aten::add", "ts": 850, "dur": 20, "tid": 2, "pid": 1, "args": {}}
+    )  # another thread, while the call ran
+    b.events.append(
+        {
+            "ph": "X",
+            "cat": "user_annotation",
+            "name": "gloo:all_reduce",
+            "ts": 860,
+            "dur": 20,
+            "tid": 3,
+            "pid": 1,
+            "args": {},
+        }
+    )  # a range, no op: eager does not count it either
     return b
 
 
@@ -482,8 +550,13 @@ def test_cpu_ops_outside_compiled_graphs_count_by_the_eager_rule_once(cpu_module
     from compile_profile.engine.kernel_attribution import CALL_RANGE
 
     kernels = kernels_of(CPU_OUTPUT_CODE, CPU_GRAPH)
-    result = attribute(cpu_step_trace(cpu_module_path, CALL_RANGE).trace(), kernels, variant="inductor/default",
-                       calls=1, device_type="cpu")
+    result = attribute(
+        cpu_step_trace(cpu_module_path, CALL_RANGE).trace(),
+        kernels,
+        variant="inductor/default",
+        calls=1,
+        device_type="cpu",
+    )
     times = {obs.kernel.name: obs.time_us for obs in result.observations.values()}
     assert times == {"extern_kernels.mm": 80.0, "cpp_fused_relu_0": 60.0}  # both regions' calls
     # outside the graphs: clone 50 + matmul 60 + contiguous 10 (not the backward's wrapper around its
@@ -491,7 +564,8 @@ def test_cpu_ops_outside_compiled_graphs_count_by_the_eager_rule_once(cpu_module
     assert result.outside_graphs_us == pytest.approx(240.0)
     assert result.total_us == pytest.approx(100 + 150 + 240)
     assert dict(result.unmatched_kinds) == pytest.approx(
-        {"copy": 60.0, "library": 60.0, "collective": 60.0, "aten": 60.0})
+        {"copy": 60.0, "library": 60.0, "collective": 60.0, "aten": 60.0}
+    )
     assert result.unmatched[("aten::contiguous", "outside compiled graphs")] == pytest.approx(10.0)
     assert not any("CompiledFunctionBackward" in name for name, _ in result.unmatched)
     run = run_of(kernels)
@@ -500,7 +574,8 @@ def test_cpu_ops_outside_compiled_graphs_count_by_the_eager_rule_once(cpu_module
     kp = run.variant("inductor/default").kernel_profile
     bd = kp.breakdown
     assert (bd.library_ms, bd.generated_ms, bd.copy_ms, bd.collective_ms, bd.aten_ms) == pytest.approx(
-        (0.140, 0.060, 0.060, 0.060, 0.060))
+        (0.140, 0.060, 0.060, 0.060, 0.060)
+    )
     # the regions' time outside their kernels and extern calls (the output code's Python) is no part
     assert kp.total_ms - bd.kernels_ms == pytest.approx((250 - 80 - 60) / 1e3)
     assert kp.outside_graphs_ms == pytest.approx(0.240)
@@ -516,16 +591,23 @@ def test_cpu_ops_outside_graphs_split_as_the_eager_pass_splits_the_same_ops(cpu_
     eager = attribute_eager(b.trace(), calls=1, device_type="cpu")
     for e in b.events:
         e["name"] = CALL_RANGE if e["name"] == EAGER_CALL else e["name"]
-    compiled = attribute(b.trace(), kernels_of(CPU_OUTPUT_CODE, CPU_GRAPH), variant="inductor/default", calls=1,
-                         device_type="cpu")
+    compiled = attribute(
+        b.trace(), kernels_of(CPU_OUTPUT_CODE, CPU_GRAPH), variant="inductor/default", calls=1, device_type="cpu"
+    )
     # eager also counts the matmul inside the region (an op there, a region only to the compiled variant)
     assert eager.parts == pytest.approx({"library": 60.0 + 40.0, "copy": 50.0, "collective": 60.0, "aten": 60.0})
     assert dict(compiled.unmatched_kinds) == pytest.approx(
-        {"library": 60.0, "copy": 50.0, "collective": 60.0, "aten": 60.0})
+        {"library": 60.0, "copy": 50.0, "collective": 60.0, "aten": 60.0}
+    )
 
 
 def test_a_cpu_trace_without_the_call_range_counts_no_op_outside_graphs(cpu_module_path):
-    result = attribute(cpu_step_trace(cpu_module_path, "some other range").trace(),
-                       kernels_of(CPU_OUTPUT_CODE, CPU_GRAPH), variant="inductor/default", calls=1, device_type="cpu")
+    result = attribute(
+        cpu_step_trace(cpu_module_path, "some other range").trace(),
+        kernels_of(CPU_OUTPUT_CODE, CPU_GRAPH),
+        variant="inductor/default",
+        calls=1,
+        device_type="cpu",
+    )
     assert result.outside_graphs_us is None and not result.unmatched_kinds
     assert result.total_us == pytest.approx(250.0)

@@ -21,8 +21,10 @@ from compile_profile.store import RunStore
 
 HERE = Path(__file__).resolve().parent
 LAUNCH_TIMEOUT_S = 300  # two profiles of a tiny MLP on 2 cores take ~30 s
-ENV = {"PYTHONPATH": os.pathsep.join(filter(None, [str(HERE.parent / "kernel_side"), os.environ.get("PYTHONPATH")])),
-       "OMP_NUM_THREADS": "1"}
+ENV = {
+    "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE.parent / "kernel_side"), os.environ.get("PYTHONPATH")])),
+    "OMP_NUM_THREADS": "1",
+}
 
 pytestmark = pytest.mark.timeout(LAUNCH_TIMEOUT_S + 60)
 
@@ -40,8 +42,7 @@ def launched(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         captured = []
         mp.setattr("sys.stdout", _Tee(captured))
-        jobs = compile_profile.launch(HERE / "launch_step.py", nproc=2, db=db, timeout=LAUNCH_TIMEOUT_S,
-                                      env=ENV)
+        jobs = compile_profile.launch(HERE / "launch_step.py", nproc=2, db=db, timeout=LAUNCH_TIMEOUT_S, env=ENV)
     return out, db, jobs, "".join(captured)
 
 
@@ -83,8 +84,10 @@ def test_the_ranks_output_is_streamed_with_their_rank(launched):
 
 def test_a_failing_rank_is_named_with_its_exit_code_and_its_last_lines(tmp_path, capsys):
     script = tmp_path / "fails.py"
-    script.write_text("import os, sys\nrank = int(os.environ['RANK'])\nprint('working on rank', rank)\n"
-                      "if rank == 1:\n    print('giving up', file=sys.stderr)\n    sys.exit(3)\n")
+    script.write_text(
+        "import os, sys\nrank = int(os.environ['RANK'])\nprint('working on rank', rank)\n"
+        "if rank == 1:\n    print('giving up', file=sys.stderr)\n    sys.exit(3)\n"
+    )
     with pytest.raises(LaunchError) as err:
         compile_profile.launch(script, db=tmp_path / "runs.sqlite", timeout=120)
     assert err.value.rank == 1 and err.value.exit_code == 3
@@ -100,9 +103,11 @@ def test_a_timeout_kills_the_whole_process_group_and_says_so(tmp_path):
     script = tmp_path / "hangs.py"
     pids = tmp_path / "pids"
     pids.mkdir()
-    script.write_text("import os, sys, time\n"
-                      f"open(os.path.join({str(pids)!r}, os.environ['RANK']), 'w').write(str(os.getpid()))\n"
-                      "print('waiting forever', flush=True)\ntime.sleep(600)\n")
+    script.write_text(
+        "import os, sys, time\n"
+        f"open(os.path.join({str(pids)!r}, os.environ['RANK']), 'w').write(str(os.getpid()))\n"
+        "print('waiting forever', flush=True)\ntime.sleep(600)\n"
+    )
     started = time.monotonic()
     with pytest.raises(LaunchTimeout) as err:
         compile_profile.launch(script, db=tmp_path / "runs.sqlite", timeout=15)

@@ -21,7 +21,9 @@ def ns(ip):
 
 def test_cell_magic_displays_the_run_stores_it_and_binds_it(ip, ns, private_run_store):
     with capture_output() as out:
-        result = ip.run_cell(f"%%compile_profile {FAST} -o prof --label 'the demo'\nh = lin(inp)\nprint('printed once')\nh.sum()")
+        result = ip.run_cell(
+            f"%%compile_profile {FAST} -o prof --label 'the demo'\nh = lin(inp)\nprint('printed once')\nh.sum()"
+        )
     assert result.error_in_exec is None
     run = ns["prof"]
     assert run.label == "the demo" and run.status == "ok"
@@ -69,11 +71,14 @@ def test_bad_arguments_give_a_usage_message(ip, ns, line, message):
         ip.run_cell_magic("compile_profile", line, "z = lin(inp)")
 
 
-@pytest.mark.parametrize(("body", "message"), [
-    ("", "the cell body is empty"),  # IPython's own message
-    ("\n\n", "the cell has no code to profile: write the code to profile below"),
-    ("# only a comment\n", "the cell has no code to profile: write the code to profile below"),
-])
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("", "the cell body is empty"),  # IPython's own message
+        ("\n\n", "the cell has no code to profile: write the code to profile below"),
+        ("# only a comment\n", "the cell has no code to profile: write the code to profile below"),
+    ],
+)
 def test_an_empty_cell_is_a_usage_message_not_a_compiler_traceback(ip, ns, body, message):
     ns["untouched"] = 1
     with pytest.raises(UsageError, match=message):
@@ -92,7 +97,9 @@ def test_syntax_error_names_the_cell_line_and_changes_nothing(ip, ns):
 
 def test_eager_error_shows_the_cell_traceback(ip, ns):
     with capture_output() as out:
-        result = ip.run_cell(f"%%compile_profile {FAST} --no-store -o failed\nok = 1\nraise RuntimeError('cell failed here')")
+        result = ip.run_cell(
+            f"%%compile_profile {FAST} --no-store -o failed\nok = 1\nraise RuntimeError('cell failed here')"
+        )
     report = result.error_in_exec.report
     assert "RuntimeError: cell failed here" in report and "line 3" in report and "magic.py" not in report
     assert "raise RuntimeError" in out.stdout, "IPython shows the cell's traceback with its code line"
@@ -127,8 +134,11 @@ def test_split_line_magic(line, options, statement):
 def test_an_eager_backend_is_not_the_baseline_and_warmup_zero_is_counted(ip, ns):
     ns["counter"] = torch.zeros(1)
     with capture_output():
-        ip.run_cell_magic("compile_profile", "--backend eager --warmup 0 --repeat 3 --budget 0.1 --no-store -o p_eager",
-                          "counter.add_(1)\ndoubled = counter * 2")
+        ip.run_cell_magic(
+            "compile_profile",
+            "--backend eager --warmup 0 --repeat 3 --budget 0.1 --no-store -o p_eager",
+            "counter.add_(1)\ndoubled = counter * 2",
+        )
     run = ns["p_eager"]
     assert [v.name for v in run.variants] == ["eager", "eager/default"]
     assert run.variant("eager").timing is not run.variant("eager/default").timing
@@ -138,8 +148,11 @@ def test_an_eager_backend_is_not_the_baseline_and_warmup_zero_is_counted(ip, ns)
 
 def test_quoted_option_values_are_unquoted(ip, ns):
     with capture_output():
-        ip.run_cell_magic("compile_profile", f"{FAST} --no-store -o p_quoted --mode 'default' --options 'epilogue_fusion=False'",
-                          "z = lin(inp).relu()")
+        ip.run_cell_magic(
+            "compile_profile",
+            f"{FAST} --no-store -o p_quoted --mode 'default' --options 'epilogue_fusion=False'",
+            "z = lin(inp).relu()",
+        )
     variant = ns["p_quoted"].variants[1]
     assert variant.options == {"epilogue_fusion": False} and variant.mode == "default"
 
@@ -147,8 +160,9 @@ def test_quoted_option_values_are_unquoted(ip, ns):
 def test_keep_leaves_only_the_kept_names_bound(ip, ns):
     ns.pop("hidden", None)
     with capture_output():
-        ip.run_cell_magic("compile_profile", f"{FAST} --no-store -o p_keep --keep shown",
-                          "hidden = lin(inp)\nshown = hidden.relu()")
+        ip.run_cell_magic(
+            "compile_profile", f"{FAST} --no-store -o p_keep --keep shown", "hidden = lin(inp)\nshown = hidden.relu()"
+        )
     assert "hidden" not in ns and torch.equal(ns["shown"], lin_relu(ns))
     assert ns["p_keep"].kept_names == ["shown"] and ns["p_keep"].temporaries == ["hidden"]
 
@@ -165,7 +179,9 @@ def test_the_last_expression_is_the_cells_value_as_in_a_plain_cell(ip, ns):
     with capture_output():
         quiet = ip.run_cell(f"%%compile_profile {FAST} --no-store\nlin(inp).relu().sum();")
     assert quiet.result is None, "a trailing ';' silences it"
-    assert torch.equal(ip.run_line_magic("compile_profile", f"{FAST} --no-store lin(inp).sum()"), lin_sum := ns["lin"](ns["inp"]).sum()), lin_sum
+    assert torch.equal(
+        ip.run_line_magic("compile_profile", f"{FAST} --no-store lin(inp).sum()"), lin_sum := ns["lin"](ns["inp"]).sum()
+    ), lin_sum
 
 
 def test_display_and_stderr_of_the_repeated_runs_are_not_shown(ip, ns):

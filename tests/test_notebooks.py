@@ -61,8 +61,10 @@ class ExecutedNotebook:
 def _run_ids(nb: nbformat.NotebookNode) -> list[str]:
     return [
         o["data"][MIME_TYPE]["run_id"]
-        for c in nb.cells if c.cell_type == "code"
-        for o in c.outputs if MIME_TYPE in o.get("data", {})
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if MIME_TYPE in o.get("data", {})
     ]
 
 
@@ -170,7 +172,9 @@ def test_02_a_shape_change_recompiles_unless_shapes_are_dynamic(executed):
     for run in (static, dynamic):
         assert [b.line for b in run.graph_breaks] == [2], "next() on the cycle stays in Python"
     assert static.variant("inductor/default/static").dynamic is False
-    mismatch = [re.search(r"size mismatch at index 0\. expected (\d+), actual (\d+)", r.reason) for r in static.recompiles]
+    mismatch = [
+        re.search(r"size mismatch at index 0\. expected (\d+), actual (\d+)", r.reason) for r in static.recompiles
+    ]
     assert any(mismatch), [r.reason for r in static.recompiles]
     expected, actual = (int(n) for n in next(m for m in mismatch if m).groups())
     batch_inputs = [re.findall(r'"f32\[(\d+), ', g.code) for g in static.graphs if g.kind == "dynamo"]
@@ -181,7 +185,7 @@ def test_02_a_shape_change_recompiles_unless_shapes_are_dynamic(executed):
     assert not dynamic.recompiles
     aten = next(g for g in dynamic.graphs if g.kind == "aot_inference")
     assert "Sym(s" in aten.code
-    assert "Sym(s" in ran.stdout("print(f\"recompiles: static")
+    assert "Sym(s" in ran.stdout('print(f"recompiles: static')
 
 
 def test_03_training_step_has_forward_backward_and_optimizer_graphs(executed):
@@ -291,7 +295,9 @@ def test_08_launches_a_ddp_job_and_flags_the_rank_that_diverges(executed):
     assert len(summaries) == 4, "two jobs of two ranks, and nothing else"
     for job, label in ((same, "DDP step"), (diverged, "DDP step, rank 0 logs")):
         assert [(r.distributed.rank, r.distributed.world_size, r.distributed.backend) for r in job.runs] == [
-            (0, 2, "gloo"), (1, 2, "gloo")]
+            (0, 2, "gloo"),
+            (1, 2, "gloo"),
+        ]
         assert {r.label for r in job.runs} == {label}
         assert all(r.status == "ok" and not r.errors for r in job.runs), [r.errors for r in job.runs]
         assert job.runs[0].distributed.calls_by_stage == job.runs[1].distributed.calls_by_stage
@@ -308,8 +314,13 @@ def test_08_launches_a_ddp_job_and_flags_the_rank_that_diverges(executed):
     assert any("print" in reason for reason in rows[0]["reasons"])
     # what the notebook shows: the ranks' streamed output, the job views, the divergence it prints
     assert "[default0]:" in ran.stdout("jobs = compile_profile.launch(")
-    views = [o["data"]["text/html"] for c in ran.nb.cells if c.cell_type == "code" for o in c.outputs
-             if o.output_type == "execute_result" and "text/html" in o.get("data", {})]
+    views = [
+        o["data"]["text/html"]
+        for c in ran.nb.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if o.output_type == "execute_result" and "text/html" in o.get("data", {})
+    ]
     assert len(views) == 2 and "cp-divergent" not in views[0] and "cp-divergent" in views[1]
     printed = ran.stdout("summary = diverged.summary()")
     assert "rank 0 diverges" in printed and "rank 0 (breaks)" in printed

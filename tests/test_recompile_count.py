@@ -35,20 +35,25 @@ def reasons(compile_id: tuple[int, int], *failures: str) -> TraceEvent:
 
 def guard(entry: int, value: int) -> str:
     # as torch 2.13 words one entry's failure: the check padded to 60 columns, its user code and place
-    return (f"0/{entry}: G['calls'][0] == {value}{PAD}# calls[0] += 1  # rc/repro.py:5 in f\n"
-            "User stack trace:\n  File \"/tmp/rc/repro.py\", line 5, in f\n    calls[0] += 1")
+    return (
+        f"0/{entry}: G['calls'][0] == {value}{PAD}# calls[0] += 1  # rc/repro.py:5 in f\n"
+        'User stack trace:\n  File "/tmp/rc/repro.py", line 5, in f\n    calls[0] += 1'
+    )
 
 
 def trace(events):
     return build_variant_trace(events, [], variant="v", locator=LOCATOR)
 
 
-LIMIT_213 = ("Dynamo recompile limit exceeded\n  Explanation: Dynamo attempted to recompile the code object too many "
-             "times, exceeding the recompile_limit cache size limit (currently set to 8). Excessive recompilations "
-             "…\n\n  Developer debug context: Limit type: recompile_limit\n")
+LIMIT_213 = (
+    "Dynamo recompile limit exceeded\n  Explanation: Dynamo attempted to recompile the code object too many "
+    "times, exceeding the recompile_limit cache size limit (currently set to 8). Excessive recompilations "
+    "…\n\n  Developer debug context: Limit type: recompile_limit\n"
+)
 
 
 # -- the handler, fed events as torch logs them -----------------------------------------------
+
 
 def test_the_kth_recompile_lists_k_entries_and_is_one_recompile_with_the_newest_entrys_failure():
     events = [reasons((0, k), *[guard(e, e + 1) for e in reversed(range(k))]) for k in range(1, 8)]
@@ -57,8 +62,10 @@ def test_the_kth_recompile_lists_k_entries_and_is_one_recompile_with_the_newest_
     first_lines = [r.reason.splitlines()[0] for r in result.recompiles]
     assert first_lines == [f"0/{k - 1}: G['calls'][0] == {k}" for k in range(1, 8)], "the newest entry, trimmed"
     last = result.recompiles[-1].reason
-    assert "older entries failed too (6): 0/5: G['calls'][0] == 6; 0/4: G['calls'][0] == 5; " \
-           "0/3: G['calls'][0] == 4; … 3 more" in last
+    assert (
+        "older entries failed too (6): 0/5: G['calls'][0] == 6; 0/4: G['calls'][0] == 5; "
+        "0/3: G['calls'][0] == 4; … 3 more" in last
+    )
     assert "# calls[0] += 1" not in last and "rc/repro.py:5 in f" not in last
     assert 'File "/tmp/rc/repro.py", line 5' in last, "the user stack trace stays"
     assert {r.source for r in result.recompiles} == {"G['calls'][0]"}
@@ -66,53 +73,77 @@ def test_the_kth_recompile_lists_k_entries_and_is_one_recompile_with_the_newest_
 
 def test_the_profilers_backend_switch_entries_are_left_out_and_a_compile_counts_once():
     switch = "0/0: ___check_current_backend(140000)"
-    result = trace([reasons((0, 1), switch),  # the next variant's first compile: no recompile
-                    reasons((0, 2), "0/1: tensor 'L['x']' size mismatch at index 0. expected 3, actual 4", switch),
-                    reasons((0, 2), "0/1: tensor 'L['x']' size mismatch at index 0. expected 3, actual 4", switch)])
+    result = trace(
+        [
+            reasons((0, 1), switch),  # the next variant's first compile: no recompile
+            reasons((0, 2), "0/1: tensor 'L['x']' size mismatch at index 0. expected 3, actual 4", switch),
+            reasons((0, 2), "0/1: tensor 'L['x']' size mismatch at index 0. expected 3, actual 4", switch),
+        ]
+    )
     (r,) = result.recompiles
     assert (r.compile_id, r.reason) == ("0/2", "0/1: tensor 'L['x']' size mismatch at index 0. expected 3, actual 4")
 
 
 def test_a_comment_is_trimmed_from_each_failed_check_not_from_the_stack():
-    text = f"0/0: L['n'] == 1{PAD}# x * n  # f.py:2 in f\nL['m'] == 2{PAD}# m  # f.py:3 in f\n" \
-           "User stack trace:\n    y = x * n  # keep me"
+    text = (
+        f"0/0: L['n'] == 1{PAD}# x * n  # f.py:2 in f\nL['m'] == 2{PAD}# m  # f.py:3 in f\n"
+        "User stack trace:\n    y = x * n  # keep me"
+    )
     assert trim_guard_comments(text) == "0/0: L['n'] == 1\nL['m'] == 2\nUser stack trace:\n    y = x * n  # keep me"
     assert trim_guard_comments("0/0: G['calls'][0] == 1" + PAD) == "0/0: G['calls'][0] == 1"  # torch 2.6 pads only
 
 
 def test_the_compile_that_hit_the_recompile_limit_is_marked_on_torch_2_13_and_2_6():
-    metrics_213 = {"compile_id": "0/8", "fail_type": "Unsupported", "fail_reason": LIMIT_213,
-                   "recompile_reason": guard(7, 8)}
-    result = trace([reasons((0, 8), *[guard(e, e + 1) for e in reversed(range(8))]),
-                    event("compilation_metrics", metadata=metrics_213, compile_id=(0, 8))])
+    metrics_213 = {
+        "compile_id": "0/8",
+        "fail_type": "Unsupported",
+        "fail_reason": LIMIT_213,
+        "recompile_reason": guard(7, 8),
+    }
+    result = trace(
+        [
+            reasons((0, 8), *[guard(e, e + 1) for e in reversed(range(8))]),
+            event("compilation_metrics", metadata=metrics_213, compile_id=(0, 8)),
+        ]
+    )
     (r,) = result.recompiles
     assert (r.compile_id, r.limit) == ("0/8", "recompile_limit (8)")
     # torch 2.6: bwd_compilation_metrics, RecompileLimitExceeded, "cache_size_limit reached", no value given
     metrics_26 = {"compile_id": "0/8", "fail_type": "RecompileLimitExceeded", "fail_reason": "cache_size_limit reached"}
-    result = trace([reasons((0, 8), guard(7, 8), guard(6, 7)),
-                    event("bwd_compilation_metrics", metadata=metrics_26, compile_id=(0, 8))])
+    result = trace(
+        [
+            reasons((0, 8), guard(7, 8), guard(6, 7)),
+            event("bwd_compilation_metrics", metadata=metrics_26, compile_id=(0, 8)),
+        ]
+    )
     (r,) = result.recompiles
     assert r.limit.startswith("cache_size_limit")  # its value read from torch's config where the text has none
     # a limit with no reasons logged for it still makes one recompile, from the metrics' own reason
     result = trace([event("compilation_metrics", metadata=metrics_213, compile_id=(0, 8))])
     (r,) = result.recompiles
-    assert (r.limit, r.reason.splitlines()[0], r.source) == ("recompile_limit (8)", "0/7: G['calls'][0] == 8",
-                                                             "G['calls'][0]")
+    assert (r.limit, r.reason.splitlines()[0], r.source) == (
+        "recompile_limit (8)",
+        "0/7: G['calls'][0] == 8",
+        "G['calls'][0]",
+    )
 
 
 def test_other_compile_failures_are_no_limit():
     assert recompile_limit_hit({"fail_type": "Unsupported", "fail_reason": "call_function UserDefinedObject"}) == ""
     assert recompile_limit_hit({"fail_type": "Unsupported", "fail_reason": LIMIT_213}) == "recompile_limit (8)"
-    assert recompile_limit_hit({"fail_type": "RecompileLimitExceeded",
-                                "fail_reason": "accumulated_cache_size_limit reached"}).startswith(
-        "accumulated_cache_size_limit")
-    assert trace([event("compilation_metrics", metadata={"fail_type": "Unsupported", "fail_reason": "x"})]).recompiles \
+    assert recompile_limit_hit(
+        {"fail_type": "RecompileLimitExceeded", "fail_reason": "accumulated_cache_size_limit reached"}
+    ).startswith("accumulated_cache_size_limit")
+    assert (
+        trace([event("compilation_metrics", metadata={"fail_type": "Unsupported", "fail_reason": "x"})]).recompiles
         == []
+    )
 
 
 def test_the_digest_words_the_limit_where_recompiles_are_shown():
-    r = Recompile(reason="0/7: G['calls'][0] == 8", compile_id="0/8", source="G['calls'][0]", line=1,
-                  limit="recompile_limit (8)")
+    r = Recompile(
+        reason="0/7: G['calls'][0] == 8", compile_id="0/8", source="G['calls'][0]", line=1, limit="recompile_limit (8)"
+    )
     said = "compile 0/8 hit torch._dynamo.config.recompile_limit (8): Dynamo runs this frame eagerly from now on"
     assert limit_text(r) == said
     assert failed_guard_text(r) == f"{said}; the guard on G['calls'][0] (cell line 1) failed"
@@ -121,6 +152,7 @@ def test_the_digest_words_the_limit_where_recompiles_are_shown():
 
 
 # -- real compiles: the count agrees with TORCH_LOGS=recompiles --------------------------------
+
 
 class _Count(logging.Handler):
     def __init__(self):
@@ -173,8 +205,9 @@ def test_a_frame_past_the_recompile_limit_counts_as_dynamo_logs_and_the_limit_is
     limited = [r for r in run.recompiles if r.limit]
     assert [r.limit for r in limited] == ["recompile_limit (3)"]
     assert limited[0] is run.recompiles[-1] and limited[0].compile_id.endswith("/3")
-    assert any(f"compile {limited[0].compile_id} hit torch._dynamo.config.recompile_limit (3)" in n
-               for n in run.notes), run.notes
+    assert any(
+        f"compile {limited[0].compile_id} hit torch._dynamo.config.recompile_limit (3)" in n for n in run.notes
+    ), run.notes
     assert "recompile_limit (3): Dynamo runs this frame eagerly from now on" in str(run)
     assert all("  # " not in r.reason.splitlines()[0] for r in run.recompiles)
 
@@ -228,12 +261,12 @@ def test_a_scheduled_learning_rate_recompiles_in_the_warm_up_not_in_the_samples_
 def test_a_guard_compared_by_its_name_in_the_frame_is_the_failed_guards_source():
     from compile_profile.engine.guards import failed_guard_source
 
-    assert failed_guard_source("4/0: self.param_groups[0]['lr'] == 0.09000000000000001") == \
-        "self.param_groups[0]['lr']"
+    assert failed_guard_source("4/0: self.param_groups[0]['lr'] == 0.09000000000000001") == "self.param_groups[0]['lr']"
     assert failed_guard_source("0/0: tensor 'x' size mismatch at index 0. expected 8, actual 16") == "x"
     r = Recompile(reason="4/0: self.param_groups[0]['lr'] == 0.09", source="self.param_groups[0]['lr']")
-    assert failed_guard_text(r).startswith("the guard on self.param_groups[0]['lr'] failed: the learning rate "
-                                           "changes each step")
+    assert failed_guard_text(r).startswith(
+        "the guard on self.param_groups[0]['lr'] failed: the learning rate changes each step"
+    )
     assert "learning rate" not in failed_guard_text(Recompile(reason="", source="L['x']"))
 
 
@@ -243,8 +276,10 @@ def test_a_guard_in_a_librarys_frame_is_placed_on_the_cell_line_that_called_into
     from compile_profile.engine.torch_features import caller_lines_reliable
 
     lib = "/venv/lib/python3.11/site-packages/transformers/loss/loss_utils.py"
-    stack = [{"filename": "<cell>", "line": 2, "name": "<module>", "loc": "y = torch.ones(n) * 2"},
-             {"filename": lib, "line": 51, "name": "ForCausalLMLoss"}]
+    stack = [
+        {"filename": "<cell>", "line": 2, "name": "<module>", "loc": "y = torch.ones(n) * 2"},
+        {"filename": lib, "line": 51, "name": "ForCausalLMLoss"},
+    ]
     start = event("dynamo_start", None, {"stack": stack}, (5, 1))
     result = trace([reasons((5, 1), "5/0: tensor 'n' size mismatch at index 1. expected 8, actual 16"), start])
     (r,) = result.recompiles
@@ -252,8 +287,9 @@ def test_a_guard_in_a_librarys_frame_is_placed_on_the_cell_line_that_called_into
     assert r.line == (2 if caller_lines_reliable() else None), "not cell line 1, which reads another n"
     assert failed_guard_text(r).startswith("the guard on n in ForCausalLMLoss (transformers/loss/loss_utils.py:51")
     unnamed = Recompile(reason="5/0: len(args[0]) == 2", frame="wrapper", filename=lib, file_line=9, line=2)
-    assert failed_guard_text(unnamed) == ("a guard in wrapper (transformers/loss/loss_utils.py:9, called from cell "
-                                          "line 2) failed")
+    assert failed_guard_text(unnamed) == (
+        "a guard in wrapper (transformers/loss/loss_utils.py:9, called from cell line 2) failed"
+    )
     # the cell's own frame: its variable, on the first line that reads it
     own = event("dynamo_start", None, {"stack": [stack[0]]}, (0, 1))
     (r,) = trace([reasons((0, 1), "0/0: tensor 'n' size mismatch at index 0. expected 3, actual 4"), own]).recompiles

@@ -45,7 +45,11 @@ def request_raw(http_server_client, jp_base_url):
     async def send(path: str, *, method: str = "GET", headers: dict | None = None):
         url = jp_base_url.rstrip("/") + "/" + path
         response = await http_server_client.fetch(
-            url, method=method, headers=headers or {}, raise_error=False, follow_redirects=False,
+            url,
+            method=method,
+            headers=headers or {},
+            raise_error=False,
+            follow_redirects=False,
             allow_nonstandard_methods=True,
         )
         return response.code, response.body.decode("utf-8", "replace"), response
@@ -90,8 +94,9 @@ async def test_another_site_cannot_use_the_users_session(request_raw, jp_auth_he
     assert status == 200 and json.loads(body)["id"] == run_id
     # Another site riding on that cookie can neither read nor delete.
     for method in ("GET", "DELETE"):
-        status, body, _ = await request_raw(_path("runs", run_id), method=method,
-                                            headers={"Cookie": cookie, "Origin": EVIL})
+        status, body, _ = await request_raw(
+            _path("runs", run_id), method=method, headers={"Cookie": cookie, "Origin": EVIL}
+        )
         assert status in (403, 404), (method, status)
         assert "cell_source" not in body
     # A same-origin write without the XSRF token (a form post from elsewhere) is refused too.
@@ -103,7 +108,8 @@ async def test_another_site_cannot_use_the_users_session(request_raw, jp_auth_he
     assert store.count() == 1, "nothing was deleted"
     # With the XSRF token from the lab's own page, the same delete goes through.
     status, _, _ = await request_raw(
-        _path("runs", run_id), method="DELETE",
+        _path("runs", run_id),
+        method="DELETE",
         headers={"Cookie": cookie, "X-XSRFToken": session_cookies["_xsrf"]},
     )
     assert status == 204 and store.count() == 0
@@ -120,7 +126,7 @@ HOSTILE_IDS = [
     "' OR '1'='1",
     "cpu000000001' --",
     "1; DROP TABLE runs; --",
-    "\" OR \"\"=\"",
+    '" OR ""="',
     "x" * 10_000,
     "\U0001d518\U0001d52b\U0001d526",  # mathematical letters: not ASCII letters
     "\u202ecpu000000001",  # right-to-left override

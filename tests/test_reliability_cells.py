@@ -241,8 +241,10 @@ def test_exception_only_in_the_compiled_variant_keeps_the_eager_results(shell, p
     before = torch_state()
     result, out, run = profile(shell, "--backend reliability_fails_when_run", "y = x.sin()\nz = y + 1\n")
     assert result.error_in_exec is None
-    assert "error [compiled run, reliability_fails_when_run, cell line 2]: RuntimeError: compiled-only failure" \
+    assert (
+        "error [compiled run, reliability_fails_when_run, cell line 2]: RuntimeError: compiled-only failure"
         in shown_text(out)
+    )
     assert run.status == "failed" and run.speedup is None
     assert torch.equal(shell.user_ns["z"], torch.ones(4).sin() + 1), "the eager results land"
     assert_stored_whole(private_run_store, run, "failed")
@@ -346,8 +348,11 @@ def test_interrupt_inside_inductors_compile(shell, private_run_store, monkeypatc
 
     before = torch_state()
     # A cache hit would skip Inductor's compile, and the interrupt with it.
-    with monkeypatch.context() as patched, inductor_config.patch(fx_graph_cache=False), \
-            functorch_config.patch(enable_autograd_cache=False):
+    with (
+        monkeypatch.context() as patched,
+        inductor_config.patch(fx_graph_cache=False),
+        functorch_config.patch(enable_autograd_cache=False),
+    ):
         patched.setattr(compile_fx_module, "compile_fx", compile_fx_interrupted_in_lowering)
         result, out, run = profile(shell, "", "y = x.sin()\nz = y + 1\n")
     assert_interrupted(result, out, run, private_run_store, "compile")
@@ -363,6 +368,7 @@ def test_interrupt_during_timing_keeps_the_samples_taken(shell, private_run_stor
         def on_round_then_interrupt(i):
             if i == 2:
                 raise KeyboardInterrupt
+
         return real_run_interleaved(*args, on_round=on_round_then_interrupt, **kwargs)
 
     before = torch_state()
@@ -389,6 +395,7 @@ def test_interrupt_during_the_kernel_profiling_pass(shell, private_run_store, mo
         def wrapped():
             tick()
             return call()
+
         return wrapped
 
     before = torch_state()
@@ -429,9 +436,7 @@ def test_optimizer_step_ran_n_times_and_the_loss_is_the_last_steps(shell, privat
     lr = 0.01
     shell.user_ns.update(model=model, inputs=inputs, opt=torch.optim.SGD(model.parameters(), lr=lr))
     before = torch_state()
-    result, out, run = profile(
-        shell, "", "opt.zero_grad()\nloss = model(inputs).sum()\nloss.backward()\nopt.step()\n"
-    )
+    result, out, run = profile(shell, "", "opt.zero_grad()\nloss = model(inputs).sum()\nloss.backward()\nopt.step()\n")
     assert result.error_in_exec is None and run.status == "ok", run.errors
     n = run.cell_runs
     assert f"the cell ran {n} times" in shown_text(out)
@@ -452,7 +457,9 @@ def test_functions_from_earlier_cells_see_what_the_cell_assigns_compiled_too(she
     before = torch_state()
     result, out, run = profile(shell, "", "scale = 5.0\nz = scaled_ones()\nprint('break')\nw = z * scale\n")
     assert result.error_in_exec is None and run.status == "ok", run.errors
-    assert torch.equal(shell.user_ns["z"], torch.full((2,), 5.0)) and torch.equal(shell.user_ns["w"], torch.full((2,), 25.0))
+    assert torch.equal(shell.user_ns["z"], torch.full((2,), 5.0)) and torch.equal(
+        shell.user_ns["w"], torch.full((2,), 25.0)
+    )
     assert run.correctness.ok is True
     assert [b.line for b in run.graph_breaks] == [4]
     assert sum(g.kind == "dynamo" for g in run.graphs) == 2, "Dynamo compiles on after the break"
@@ -580,9 +587,13 @@ def test_out_of_memory_in_the_compiled_variant_releases_memory(shell, private_ru
 
 
 def test_profiles_leave_no_dynamo_globals_behind_but_a_users_compiled_code_keeps_its_own(shell, private_run_store):
-    installed = lambda: sorted(n for n in shell.user_ns if n.startswith(("__compiled_fn_", "__resume_at_", "__builtins_dict__")))  # noqa: E731
-    shell.run_cell("def users_step(t):\n    u = t.sin()\n    print('break')\n    return u.cos()\n"
-                   "users_compiled = torch.compile(users_step, backend='eager')\nkept = users_compiled(x)\n")
+    installed = lambda: sorted(
+        n for n in shell.user_ns if n.startswith(("__compiled_fn_", "__resume_at_", "__builtins_dict__"))
+    )  # noqa: E731
+    shell.run_cell(
+        "def users_step(t):\n    u = t.sin()\n    print('break')\n    return u.cos()\n"
+        "users_compiled = torch.compile(users_step, backend='eager')\nkept = users_compiled(x)\n"
+    )
     users_names = installed()
     assert users_names, "Dynamo installed the user's compiled graph and continuation in the namespace"
     for _ in range(2):

@@ -26,10 +26,21 @@ VALUES = {
     "--backend": st.sampled_from(["inductor", "eager", "aot_eager", "compile_profile", "nosuch_backend", "''"]),
     "--mode": st.sampled_from([*MODES, "fastest", "''"]),
     "--options": st.one_of(
-        st.sampled_from([
-            "max_autotune=true", "max_autotune=1", "epilogue_fusion=false", "triton.cudagraphs=true",
-            "bogus_option=1", "=1", "a=", "a==b", "freezing=yes", "cpp.threads=2", "size_asserts=0.5",
-        ]),
+        st.sampled_from(
+            [
+                "max_autotune=true",
+                "max_autotune=1",
+                "epilogue_fusion=false",
+                "triton.cudagraphs=true",
+                "bogus_option=1",
+                "=1",
+                "a=",
+                "a==b",
+                "freezing=yes",
+                "cpp.threads=2",
+                "size_asserts=0.5",
+            ]
+        ),
         st.builds("{}={}".format, junk, junk),
     ),
     "--warmup": numbers,

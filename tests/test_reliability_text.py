@@ -172,7 +172,10 @@ def test_no_payload_runs_in_a_browser(hostile, tmp_path):
     script.write_text(_BROWSER_CHECK)
     done = subprocess.run(
         [node, str(script), str(report), str(static), str(control)],
-        capture_output=True, text=True, timeout=180, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=ROOT,
         env={**os.environ, "NODE_PATH": str(ROOT / "node_modules"), "CP_CHROMIUM": chromium},
     )
     assert done.returncode == 0, done.stderr[-2000:]

@@ -7,8 +7,7 @@ from html import escape
 
 import plotly.graph_objects as go
 import pytest
-from render_fixtures import (ALL_RUNS, HOSTILE, big_run, cpu_run, cuda_run, failed_run, hostile_run,
-                             without_breakdown)
+from render_fixtures import ALL_RUNS, HOSTILE, big_run, cpu_run, cuda_run, failed_run, hostile_run, without_breakdown
 
 from compile_profile.render.charts import TOP_CHART_KERNELS, figures
 
@@ -41,7 +40,9 @@ def test_figures_are_theme_neutral(name):
         layout = fig["layout"]
         assert layout["template"] == {}
         assert layout["paper_bgcolor"] == layout["plot_bgcolor"] == "rgba(0,0,0,0)"
-        colours = [(p, k) for p, k, _ in _keys(fig) if "color" in k.lower() and k not in ("paper_bgcolor", "plot_bgcolor")]
+        colours = [
+            (p, k) for p, k, _ in _keys(fig) if "color" in k.lower() and k not in ("paper_bgcolor", "plot_bgcolor")
+        ]
         assert colours == []
 
 

@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 import pytest
-from render_fixtures import (ALL_RUNS, HOSTILE, ParsedHTML, big_run, cpu_run, cuda_run, failed_run, hostile_run,
-                             without_breakdown)
+from render_fixtures import (
+    ALL_RUNS,
+    HOSTILE,
+    ParsedHTML,
+    big_run,
+    cpu_run,
+    cuda_run,
+    failed_run,
+    hostile_run,
+    without_breakdown,
+)
 
 from compile_profile.digest.format import format_ms
 from compile_profile.render.html import render_html
@@ -45,8 +54,16 @@ def test_variant_rows_match_the_run():
     parsed = ParsedHTML(render_html(run))
     for v in run.variants:
         row = _row(parsed, v.name, 10)
-        assert row[1:5] == [format_ms(v.timing.median_ms), format_ms(v.timing.p10_ms), format_ms(v.timing.p90_ms), str(v.timing.n)]
-    assert _row(parsed, "inductor/default", 10)[5] == f"{run.eager.timing.median_ms / run.variant('inductor/default').timing.median_ms:.2f}×"
+        assert row[1:5] == [
+            format_ms(v.timing.median_ms),
+            format_ms(v.timing.p10_ms),
+            format_ms(v.timing.p90_ms),
+            str(v.timing.n),
+        ]
+    assert (
+        _row(parsed, "inductor/default", 10)[5]
+        == f"{run.eager.timing.median_ms / run.variant('inductor/default').timing.median_ms:.2f}×"
+    )
     assert _row(parsed, "speedup")[1] == "2.71× [2.60, 2.83] 95% CI (inductor/max-autotune)"
     assert _row(parsed, "inductor/max-autotune", 10)[9] == "recompiled while timed"
 
@@ -57,8 +74,13 @@ def test_facts_rows():
     assert _row(parsed, "recompiles")[1] == "1 (1 during timing)"
     assert _row(parsed, "kernels")[1] == "3 (2 triton, 1 extern)"
     assert _row(parsed, "compile cache")[1] == "cold (FX graph 0 hits, 2 missed)"
-    assert _row(parsed, "correctness", 2)[1] == "ok: compiled results match eager within dtype tolerance (max abs diff 1.9e-06)"
-    assert _row(parsed, "recommendation (--sweep)")[1].startswith('inductor/max-autotune: torch.compile(fn, mode="max-autotune")')
+    assert (
+        _row(parsed, "correctness", 2)[1]
+        == "ok: compiled results match eager within dtype tolerance (max abs diff 1.9e-06)"
+    )
+    assert _row(parsed, "recommendation (--sweep)")[1].startswith(
+        'inductor/max-autotune: torch.compile(fn, mode="max-autotune")'
+    )
 
 
 def test_cpu_memory_is_the_note():
@@ -71,7 +93,11 @@ def test_cpu_memory_is_the_note():
 
 def test_failed_run_shows_the_error_and_status():
     parsed = ParsedHTML(render_html(failed_run()))
-    assert _row(parsed, "compile", 4)[1:] == ["inductor/default", "4", "LoweringException: NotImplementedError: aten.weird…"]
+    assert _row(parsed, "compile", 4)[1:] == [
+        "inductor/default",
+        "4",
+        "LoweringException: NotImplementedError: aten.weird…",
+    ]
     assert _row(parsed, "status")[1] == "failed"
     assert _row(parsed, "inductor/default", 10)[1] == "—"
 

@@ -44,8 +44,22 @@ def test_bundle_of_a_reloaded_run_is_the_same():
 
 def test_summary_in_the_payload_keeps_the_keys_frontends_read():
     summary = mime_bundle(cuda_run())[MIME_TYPE]["summary"]
-    for key in ("id", "label", "headline", "variants", "speedup", "compile_s", "graph_break_count",
-                "recompile_count", "kernel_count", "peak_memory", "memory_note", "correctness", "warnings", "errors"):
+    for key in (
+        "id",
+        "label",
+        "headline",
+        "variants",
+        "speedup",
+        "compile_s",
+        "graph_break_count",
+        "recompile_count",
+        "kernel_count",
+        "peak_memory",
+        "memory_note",
+        "correctness",
+        "warnings",
+        "errors",
+    ):
         assert key in summary
     assert summary["speedup"]["value"] == 2.71
 

@@ -59,8 +59,13 @@ def test_report_draws_every_figure_of_the_run(cuda_report):
 
 def test_report_sections_hold_every_graph_and_kernel_highlighted(cuda_report):
     run, html = cuda_report
-    assert [s["id"] for s in ParsedHTML(html).named("section")] == ["overview", "graph-breaks", "graphs", "guards",
-                                                                    "kernels"]
+    assert [s["id"] for s in ParsedHTML(html).named("section")] == [
+        "overview",
+        "graph-breaks",
+        "graphs",
+        "guards",
+        "kernels",
+    ]
     for k in run.kernels:
         assert highlight_code(k.source, k.language) in html
     for g in run.graphs:
@@ -124,9 +129,20 @@ def test_report_opens_offline_in_a_browser_and_draws_its_charts(tmp_path):
     page = tmp_path / "report.html"
     page.write_text(render_report_html(hostile_run()), encoding="utf-8")
     dom = subprocess.run(
-        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--host-resolver-rules=MAP * ~NOTFOUND",
-         "--virtual-time-budget=10000", "--dump-dom", page.as_uri()],
-        capture_output=True, text=True, timeout=120, check=True,
+        [
+            chromium,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--host-resolver-rules=MAP * ~NOTFOUND",
+            "--virtual-time-budget=10000",
+            "--dump-dom",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     ).stdout
     # Plotly marks each div it drew; the page script hid all but the first tab.
     assert len(re.findall(r'class="[^"]*js-plotly-plot', dom)) == len(figures(hostile_run()))

@@ -91,17 +91,28 @@ def test_graph_breaks_give_cell_line_code_and_one_line_reason():
     assert lines[i + 1] == (
         "    reason: Dynamo does not know how to trace builtin operator `print` with argument types ['Tensor'] (has_kwargs False)"
     )
-    assert ("  recompile (inductor/max-autotune) [during timing]: the guard on L['x'] (cell line 2) failed: "
-            "tensor 'L['x']' size mismatch") in text
+    assert (
+        "  recompile (inductor/max-autotune) [during timing]: the guard on L['x'] (cell line 2) failed: "
+        "tensor 'L['x']' size mismatch"
+    ) in text
 
 
 @pytest.mark.parametrize(
     ("reason", "shown"),
     [
-        ("Encountered graph break when attempting to trace CALL: a function call:\n\nUnsupported context manager\n"
-         "  Hint: remove it", "Unsupported context manager"),
-        ("call_function BuiltinVariable(open) [ConstantVariable(str)] {}", "call_function BuiltinVariable(open) [ConstantVariable(str)] {}"),
-        ("data dependent operator: aten._local_scalar_dense.default\nsee more", "data dependent operator: aten._local_scalar_dense.default"),
+        (
+            "Encountered graph break when attempting to trace CALL: a function call:\n\nUnsupported context manager\n"
+            "  Hint: remove it",
+            "Unsupported context manager",
+        ),
+        (
+            "call_function BuiltinVariable(open) [ConstantVariable(str)] {}",
+            "call_function BuiltinVariable(open) [ConstantVariable(str)] {}",
+        ),
+        (
+            "data dependent operator: aten._local_scalar_dense.default\nsee more",
+            "data dependent operator: aten._local_scalar_dense.default",
+        ),
         ("x" * 300, "x" * 159 + "…"),
     ],
 )
@@ -135,9 +146,10 @@ def test_memory_on_cpu_is_the_note_never_a_number():
 
 
 def test_memory_on_cuda_per_variant():
-    assert "peak memory: eager 24.0 MiB | inductor/default 16.0 MiB | inductor/max-autotune 18.0 MiB" in render_text(
-        cuda_run()
-    ).splitlines()
+    assert (
+        "peak memory: eager 24.0 MiB | inductor/default 16.0 MiB | inductor/max-autotune 18.0 MiB"
+        in render_text(cuda_run()).splitlines()
+    )
 
 
 def test_correctness_kernels_and_recommendation_lines():
@@ -147,8 +159,10 @@ def test_correctness_kernels_and_recommendation_lines():
     assert "kernels: 3 (2 triton, 1 extern)" in cuda
     assert 'recommendation (--sweep): inductor/max-autotune: torch.compile(fn, mode="max-autotune")' in cuda[-2]
     cpu = render_text(cpu_run()).splitlines()
-    assert ("correctness: MISMATCH: compiled results differ from eager in y (max abs diff 0.031); judged by dtype "
-            "tolerance only; max rel diff 0.002") in cpu
+    assert (
+        "correctness: MISMATCH: compiled results differ from eager in y (max abs diff 0.031); judged by dtype "
+        "tolerance only; max rel diff 0.002"
+    ) in cpu
     assert "kernels: 2 (1 cpp, 1 extern)" in cpu
 
 
@@ -156,7 +170,10 @@ def test_failed_run_says_where_it_failed():
     lines = render_text(failed_run()).splitlines()
     assert lines[0] == headline(failed_run())
     assert lines[1].endswith("| inductor/default failed")
-    assert "error [compile, inductor/default, cell line 4]: InductorError: LoweringException: NotImplementedError: aten.weird…" in lines
+    assert (
+        "error [compile, inductor/default, cell line 4]: InductorError: LoweringException: NotImplementedError: aten.weird…"
+        in lines
+    )
     assert "status: failed" in lines
     # The variant's own error string is not repeated when an ErrorInfo already reports it.
     assert sum("error [" in line for line in lines) == 1
@@ -178,7 +195,10 @@ def test_untimed_runs_still_say_what_happened():
     assert "error [eager]: NameError: name 'device' is not defined" in lines
     # Without any variant there is no timing line: the headline alone opens the text.
     run.variants = []
-    assert render_text(run).splitlines()[:2] == ["profile failed", "graphs: 0 Dynamo graphs, 0 graph breaks, 0 recompiles"]
+    assert render_text(run).splitlines()[:2] == [
+        "profile failed",
+        "graphs: 0 Dynamo graphs, 0 graph breaks, 0 recompiles",
+    ]
 
 
 def test_repr_is_the_text_view():
@@ -206,8 +226,13 @@ def test_noisy_timings_and_overhead_bound_calls_are_called_out():
     noisy = Timing(median_ms=14.6, p10_ms=0.306, p90_ms=15.9, n=8)
     run.variants = [
         Variant(name="eager", timing=noisy),
-        Variant(name="inductor/default", backend="inductor", mode="default", timing=steady,
-                kernel_profile=KernelProfile(calls=10, total_ms=0.1, attributed_ms=0.1, method="host")),
+        Variant(
+            name="inductor/default",
+            backend="inductor",
+            mode="default",
+            timing=steady,
+            kernel_profile=KernelProfile(calls=10, total_ms=0.1, attributed_ms=0.1, method="host"),
+        ),
     ]
     run.speedup = Speedup(value=14.6, low=10.0, high=20.0, variant="inductor/default")
     found = warnings(run)

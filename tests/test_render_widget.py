@@ -53,7 +53,9 @@ def test_kernel_picker_shows_the_picked_kernels_source():
     assert [label.split(" · ")[0] for label, _ in ex.kernel_picker.options] == [
         f"#{i} {k.name}" for i, k in enumerate(slowest_first)
     ]
-    assert ex.kernel_source.value == highlight_code(slowest_first[0].source, slowest_first[0].language, inline_styles=True)
+    assert ex.kernel_source.value == highlight_code(
+        slowest_first[0].source, slowest_first[0].language, inline_styles=True
+    )
     ex.kernel_picker.value = 2
     assert ex.kernel_source.value == highlight_code(slowest_first[2].source, "triton", inline_styles=True)
     assert "triton_per_fused__softmax_mul_1" in ex.kernel_info.value and "cell lines 6" in ex.kernel_info.value

@@ -106,7 +106,6 @@ async def test_hostile_text_comes_back_unaltered_as_json(jp_fetch, store):
     assert json.loads(raw)["label"] == f"label {HOSTILE}"
 
 
-
 async def test_unknown_run_is_404(jp_fetch, store):
     store.put(cpu_run())
     error = await expect_status(jp_fetch, 404, API, "runs", "nosuchrun")
@@ -151,6 +150,7 @@ async def test_compare_needs_two_known_runs(jp_fetch, store):
 
 
 # -- figures --------------------------------------------------------------------
+
 
 async def test_figures_are_plotly_dicts(jp_fetch, store):
     run = cuda_run()

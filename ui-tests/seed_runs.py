@@ -141,20 +141,28 @@ def guard_and_measured_texts(run: ProfileRun) -> dict:
 def expected_json(slow: ProfileRun, fast: ProfileRun) -> dict:
     def run_words(run: ProfileRun) -> dict:
         digest = run_digest(run)
-        return {"id": run.id, "headline": digest["headline"], "phrase": digest["speedup"]["phrase"],
-                "interval": digest["speedup"]["interval_text"],
-                "verdict": digest["verdict"], "payback": digest["payback"]["text"] if digest["payback"] else None,
-                "breakdown": breakdown_texts(run),
-                "variants": digest["lines"]["variants"], "lines": line_texts(run),
-                **guard_and_measured_texts(run)}
+        return {
+            "id": run.id,
+            "headline": digest["headline"],
+            "phrase": digest["speedup"]["phrase"],
+            "interval": digest["speedup"]["interval_text"],
+            "verdict": digest["verdict"],
+            "payback": digest["payback"]["text"] if digest["payback"] else None,
+            "breakdown": breakdown_texts(run),
+            "variants": digest["lines"]["variants"],
+            "lines": line_texts(run),
+            **guard_and_measured_texts(run),
+        }
 
     comparison = compare(slow, fast).as_dict()
     return {
         "runs": [run_words(slow), run_words(fast)],
         "compare": {
-            "a": slow.id, "b": fast.id,
-            "deltas": [{k: d[k] for k in ("metric", "a_text", "b_text", "change_text", "better")}
-                       for d in comparison["deltas"]],
+            "a": slow.id,
+            "b": fast.id,
+            "deltas": [
+                {k: d[k] for k in ("metric", "a_text", "b_text", "change_text", "better")} for d in comparison["deltas"]
+            ],
         },
     }
 
@@ -171,6 +179,7 @@ def job_runs() -> list[ProfileRun]:
     outside their kernels (rank 0 waits for rank 1 in the all-reduce); DDPOptimizer split each rank's graph into
     two pieces.  Older than every other seeded run, so they list last."""
     from job_fixtures import add_ddp_split
+
     runs = []
     for rank, run_id in enumerate(JOB_RUN_IDS):
         run = cpu_run()
@@ -178,8 +187,15 @@ def job_runs() -> list[ProfileRun]:
         run.label = "seeded job step"
         run.created_at = minutes_ago(240 - rank)
         run.cell_runs = 40  # the calls of the step each stage made, as calls_by_stage counts them
-        run.distributed = DistributedRank(rank=rank, world_size=2, backend="gloo", job_id=JOB_ID, local_rank=rank,
-                                          host="uinode0", calls_by_stage={"eager": 20, "inductor/default": 20})
+        run.distributed = DistributedRank(
+            rank=rank,
+            world_size=2,
+            backend="gloo",
+            job_id=JOB_ID,
+            local_rank=rank,
+            host="uinode0",
+            calls_by_stage={"eager": 20, "inductor/default": 20},
+        )
         compiled = run.compiled_variants[0]
         compiled.timing.median_ms = 25.0
         value = run.eager.timing.median_ms / compiled.timing.median_ms
@@ -209,9 +225,29 @@ def job_expected(runs: list[ProfileRun]) -> dict | None:
         "headline": job["headline"],
         "compile_spread": job["compile_spread"]["text"],
         "missing_ranks": job["missing_ranks"],
-        "rows": [{k: r.get(k) for k in ("rank", "run_id", "host", "speedup_text", "interval_text", "compile_text",
-                                        "graphs", "cell_runs", "divergent", "reasons", "eager_text", "compiled_text",
-                                        "correctness_text", "error_text", "notes")} for r in job["rows"]],
+        "rows": [
+            {
+                k: r.get(k)
+                for k in (
+                    "rank",
+                    "run_id",
+                    "host",
+                    "speedup_text",
+                    "interval_text",
+                    "compile_text",
+                    "graphs",
+                    "cell_runs",
+                    "divergent",
+                    "reasons",
+                    "eager_text",
+                    "compiled_text",
+                    "correctness_text",
+                    "error_text",
+                    "notes",
+                )
+            }
+            for r in job["rows"]
+        ],
         "divergences": [d["text"] for d in job["divergences"]],
         "peak_memory_note": job.get("peak_memory_note", ""),
         "ddp_note": job.get("ddp_note", ""),

@@ -5,14 +5,22 @@ try:
 except ImportError:  # a source checkout that was never built (the version file is generated)
     __version__ = "0+unknown"
 from .job import Job
+
 # Imported here, not on first call as profile is: importing the submodule compile_profile.launch binds the
 # package's name 'launch' to the module, and this import binds it to the function for good.  The module
 # itself is light (it imports the run store when called).
 from .launch import launch
 from .profile_run import ProfileRun
 
-__all__ = ["Job", "ProfileRun", "__version__", "launch", "profile", "load_ipython_extension",
-           "unload_ipython_extension"]
+__all__ = [
+    "Job",
+    "ProfileRun",
+    "__version__",
+    "launch",
+    "profile",
+    "load_ipython_extension",
+    "unload_ipython_extension",
+]
 
 
 def profile(fn, *args, **options) -> ProfileRun:

@@ -168,7 +168,9 @@ def _job_runs(store: RunStore, job_id: str) -> list[ProfileRun]:
     except RunNotFound:
         raise CliError(
             f"no job {job_id} in {store.path}: `{PROG} ls` lists runs with their rank and job; runs saved "
-            f"elsewhere (one file per rank, run.to_json()) come in with `{PROG} import FILE...`", 1) from None
+            f"elsewhere (one file per rank, run.to_json()) come in with `{PROG} import FILE...`",
+            1,
+        ) from None
 
 
 def cmd_job(args: argparse.Namespace, store: RunStore) -> int:
@@ -218,8 +220,10 @@ def cmd_import(args: argparse.Namespace, store: RunStore) -> int:
             jobs.setdefault(run.distributed.job_id, []).append(run.distributed.rank)
     for job_id, ranks in jobs.items():
         ranks = sorted(ranks)
-        print(f"imported job {job_id}: rank{'s' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))} "
-              f"(`{PROG} job {job_id}` shows it)")
+        print(
+            f"imported job {job_id}: rank{'s' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))} "
+            f"(`{PROG} job {job_id}` shows it)"
+        )
     return 0
 
 
@@ -320,6 +324,7 @@ def _execute_notebook(nb: Any, path: pathlib.Path, store: RunStore, args: argpar
         on_cell_execute=on_cell_execute,
         on_cell_executed=on_cell_executed,
     )
+
     def where() -> str:  # the cell running when the error came
         return f"cell {current['number']}"
 
@@ -367,25 +372,30 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
         if summary is None and run is not None:
             summary = run.summary()
         summary = summary or {}
-        rows.append([
-            str(cell),
-            run_id,
-            _clip(one_line(summary.get("label") or ""), 28),
-            ", ".join(v["name"] for v in summary.get("variants", [])) or "—",
-            _medians_text(summary) or "—",
-            _speedup_text(summary.get("speedup")),
-            str(summary.get("graph_count", "—")),
-            str(summary.get("graph_break_count", "—")),
-        ])
-        exported.append({"cell": cell, "run_id": run_id, "summary": summary,
-                         "run": run.to_dict() if run is not None else None})
+        rows.append(
+            [
+                str(cell),
+                run_id,
+                _clip(one_line(summary.get("label") or ""), 28),
+                ", ".join(v["name"] for v in summary.get("variants", [])) or "—",
+                _medians_text(summary) or "—",
+                _speedup_text(summary.get("speedup")),
+                str(summary.get("graph_count", "—")),
+                str(summary.get("graph_break_count", "—")),
+            ]
+        )
+        exported.append(
+            {"cell": cell, "run_id": run_id, "summary": summary, "run": run.to_dict() if run is not None else None}
+        )
         if run is not None:
             report_runs.append((cell, run))
         else:
             print(f"{PROG}: warning: run {run_id} (cell {cell}) is not in {store.path}", file=sys.stderr)
 
     if rows:
-        print(text_table(["CELL", "RUN", "LABEL", "VARIANTS", "MEDIANS", "SPEEDUP (INTERVAL)", "GRAPHS", "BREAKS"], rows))
+        print(
+            text_table(["CELL", "RUN", "LABEL", "VARIANTS", "MEDIANS", "SPEEDUP (INTERVAL)", "GRAPHS", "BREAKS"], rows)
+        )
     else:
         print(f"no profiled cells in {path.name} (no %%compile_profile output)")
 
@@ -410,11 +420,14 @@ def build_parser() -> argparse.ArgumentParser:
     # --db is accepted before or after the subcommand; SUPPRESS keeps a later default from erasing it.
     db_option = _Parser(add_help=False)
     db_option.add_argument(
-        "--db", default=argparse.SUPPRESS, metavar="PATH",
+        "--db",
+        default=argparse.SUPPRESS,
+        metavar="PATH",
         help="run store file (default: $COMPILE_PROFILE_DB, else the Jupyter data dir)",
     )
-    parser = _Parser(prog=PROG, description="Saved compile-profile runs, and profiling whole notebooks.",
-                     parents=[db_option])
+    parser = _Parser(
+        prog=PROG, description="Saved compile-profile runs, and profiling whole notebooks.", parents=[db_option]
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     ls = commands.add_parser("ls", parents=[db_option], help="list saved runs, newest first")
@@ -445,15 +458,19 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--json", metavar="OUT", help="the run as JSON")
     export.set_defaults(handler=cmd_export)
 
-    job = commands.add_parser("job", parents=[db_option],
-                              help="a distributed job's ranks side by side, and where they diverge")
+    job = commands.add_parser(
+        "job", parents=[db_option], help="a distributed job's ranks side by side, and where they diverge"
+    )
     job.add_argument("id", metavar="ID", help="the job's id, or the id of any of its runs")
     job.add_argument("--html", metavar="OUT", help="also write the job's self-contained HTML report")
     job.add_argument("--json", action="store_true", help="print the job's digest and its runs' summaries as JSON")
     job.set_defaults(handler=cmd_job)
 
-    imp = commands.add_parser("import", parents=[db_option],
-                              help="add runs saved as JSON (run.to_json(), e.g. one file per rank) to the store")
+    imp = commands.add_parser(
+        "import",
+        parents=[db_option],
+        help="add runs saved as JSON (run.to_json(), e.g. one file per rank) to the store",
+    )
     imp.add_argument("files", nargs="+", metavar="FILE")
     imp.set_defaults(handler=cmd_import)
 

@@ -36,8 +36,15 @@ _FAILURE = re.compile(r"^\s*rank\s*:\s*(\d+)\s*\(local_rank:\s*(\d+)\)\s*\n\s*ex
 class LaunchError(RuntimeError):
     """The job failed: ``rank`` (None if torchrun itself failed), ``exit_code``, ``returncode`` and all ``output``."""
 
-    def __init__(self, message: str, *, output: str, returncode: int | None, rank: int | None = None,
-                 exit_code: int | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        output: str,
+        returncode: int | None,
+        rank: int | None = None,
+        exit_code: int | None = None,
+    ):
         super().__init__(message)
         self.output, self.returncode, self.rank, self.exit_code = output, returncode, rank, exit_code
 
@@ -46,8 +53,14 @@ class LaunchTimeout(LaunchError, TimeoutError):
     """The job ran past ``timeout`` and its process group was killed."""
 
 
-def launch(script: str | os.PathLike[str], *args: object, nproc: int = 2, db: str | os.PathLike[str] | None = None,
-           timeout: float | None = None, env: dict[str, str] | None = None) -> list[Job]:
+def launch(
+    script: str | os.PathLike[str],
+    *args: object,
+    nproc: int = 2,
+    db: str | os.PathLike[str] | None = None,
+    timeout: float | None = None,
+    env: dict[str, str] | None = None,
+) -> list[Job]:
     """Run ``script *args`` on ``nproc`` ranks with torchrun; return the jobs its ranks saved, oldest first.
 
     ``db``: the run store the ranks save to (default: the one the panel reads, ``$COMPILE_PROFILE_DB`` or the
@@ -63,14 +76,25 @@ def launch(script: str | os.PathLike[str], *args: object, nproc: int = 2, db: st
     since = float(int(time.time()))  # run timestamps have whole seconds
     before = _run_ids_since(store, since)
     with tempfile.TemporaryDirectory(prefix="compile-profile-launch-") as logs:
-        cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc-per-node={nproc}",
-               "--tee=3", f"--log-dir={logs}", os.fspath(script), *map(str, args)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            f"--nproc-per-node={nproc}",
+            "--tee=3",
+            f"--log-dir={logs}",
+            os.fspath(script),
+            *map(str, args),
+        ]
         output, returncode, timed_out = _run(cmd, child_env, timeout)
     if timed_out:
         raise LaunchTimeout(
             f"the job did not finish in {timeout:g} s: its process group (torchrun and all {nproc} ranks) was "
             f"killed. The last lines of its output:\n{_tail(output.splitlines())}",
-            output=output, returncode=returncode)
+            output=output,
+            returncode=returncode,
+        )
     if returncode != 0:
         raise _failure(output, returncode)
     with store:
@@ -79,9 +103,17 @@ def launch(script: str | os.PathLike[str], *args: object, nproc: int = 2, db: st
 
 def _run(cmd: list[str], env: dict[str, str], timeout: float | None) -> tuple[str, int, bool]:
     """Run ``cmd`` in a process group of its own, echoing its output; (output, return code, timed out)."""
-    proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, errors="replace", bufsize=1,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        cmd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        errors="replace",
+        bufsize=1,
+        start_new_session=True,
+    )
     lines: queue.Queue[str | None] = queue.Queue()
 
     def read() -> None:
@@ -144,8 +176,11 @@ def _failure(output: str, returncode: int) -> LaunchError:
     root = output.rfind("Root Cause")
     match = _FAILURE.search(output, root if root >= 0 else 0)
     if match is None:
-        return LaunchError(f"torchrun exited with code {returncode}. The last lines of its output:\n"
-                           f"{_tail(output.splitlines())}", output=output, returncode=returncode)
+        return LaunchError(
+            f"torchrun exited with code {returncode}. The last lines of its output:\n{_tail(output.splitlines())}",
+            output=output,
+            returncode=returncode,
+        )
     rank, local_rank, code = (int(g) for g in match.groups())
     how = f"exit code {code}"
     if code < 0:
@@ -154,11 +189,16 @@ def _failure(output: str, returncode: int) -> LaunchError:
         except ValueError:
             pass
     prefix = f"[default{local_rank}]:"
-    own = [line[len(prefix):] for line in output.splitlines() if line.startswith(prefix)]
+    own = [line[len(prefix) :] for line in output.splitlines() if line.startswith(prefix)]
     others = sorted({int(r) for r, _, _ in _FAILURE.findall(output)} - {rank})
     also = f" (ranks {', '.join(map(str, others))} failed too)" if others else ""
-    return LaunchError(f"rank {rank} failed with {how}{also}. The last lines of its output:\n{_tail(own)}",
-                       output=output, returncode=returncode, rank=rank, exit_code=code)
+    return LaunchError(
+        f"rank {rank} failed with {how}{also}. The last lines of its output:\n{_tail(own)}",
+        output=output,
+        returncode=returncode,
+        rank=rank,
+        exit_code=code,
+    )
 
 
 def _created_ts(summary: dict) -> float:

@@ -122,7 +122,9 @@ class CompileProfileMagics(Magics):
         except UnknownKeptName as exc:
             raise UsageError(f"--keep {exc}") from None
         except EmptyCell as exc:
-            raise UsageError(f"{exc}: write the code to profile below the %%compile_profile line\n\n{_usage()}") from None
+            raise UsageError(
+                f"{exc}: write the code to profile below the %%compile_profile line\n\n{_usage()}"
+            ) from None
         finally:
             progress.clear()
         run = result.run
@@ -192,7 +194,7 @@ def split_line_magic(line: str) -> tuple[str, str]:
         elif token.startswith("-") and not token.startswith("-("):
             expect_value = token.split("=", 1)[0] in takes_value and "=" not in token
         else:
-            return line[:pos].strip(), line[match.start(1):].strip()
+            return line[:pos].strip(), line[match.start(1) :].strip()
         pos = match.end()
     return line.strip(), ""
 
@@ -231,7 +233,9 @@ class _ProgressLine:
 
     def __call__(self, message: str) -> None:
         now = time.perf_counter()
-        if message == self._last_message or (now - self._last < 0.25 and message.split(":")[0] == self._last_message.split(":")[0]):
+        if message == self._last_message or (
+            now - self._last < 0.25 and message.split(":")[0] == self._last_message.split(":")[0]
+        ):
             return  # a new stage shows at once; updates within a stage at most 4 times a second
         self._last, self._last_message = now, message
         text = f"compile_profile [{now - self._started:5.1f} s] {message}"

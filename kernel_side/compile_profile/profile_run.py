@@ -563,8 +563,10 @@ class ProfileRun:
 
     def __repr__(self) -> str:
         speedup = f" speedup={self.speedup.value:.3g}x" if self.speedup is not None else ""
-        return (f"<ProfileRun {self.id} {self.status} on {self.device.type}: {len(self.variants)} variants"
-                f"{speedup}, {len(self.graphs)} graphs, {len(self.kernels)} kernels>")
+        return (
+            f"<ProfileRun {self.id} {self.status} on {self.device.type}: {len(self.variants)} variants"
+            f"{speedup}, {len(self.graphs)} graphs, {len(self.kernels)} kernels>"
+        )
 
     def __str__(self) -> str:
         from .render.text import render_text

@@ -137,8 +137,12 @@ def _summarize(run_id: str, run_json: str) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001 - one unreadable run must not hide the others
         known = data if isinstance(data, dict) else {}
         return {key: known.get(key, "") for key in ("created_at", "notebook", "label", "status")} | {
-            "id": run_id, "digest": DIGEST_VERSION, "headline": f"summary unavailable: {exc}", "variants": [],
-            "warnings": []}
+            "id": run_id,
+            "digest": DIGEST_VERSION,
+            "headline": f"summary unavailable: {exc}",
+            "variants": [],
+            "warnings": [],
+        }
 
 
 def _epoch_seconds(created_at: str) -> float:
@@ -253,8 +257,9 @@ class RunStore:
         runs = [ProfileRun.from_dict(json.loads(r[0])) for r in rows]
         return sorted(runs, key=lambda r: (r.distributed.rank if r.distributed is not None else 0, r.created_at))
 
-    def list(self, *, limit: int | None = 50, offset: int = 0, notebook: str | None = None,
-             job: str | None = None) -> list[dict[str, Any]]:
+    def list(
+        self, *, limit: int | None = 50, offset: int = 0, notebook: str | None = None, job: str | None = None
+    ) -> list[dict[str, Any]]:
         """Summaries (``digest.summarize``) of the newest runs first, optionally of one notebook or one job.
 
         A summary cached by an older version (or none, after migration 2) is derived again from the run
@@ -284,8 +289,10 @@ class RunStore:
                 fresh[run_id] = _summarize(run_id, row[0])
         try:
             with self._write() as conn:
-                conn.executemany("UPDATE runs SET summary_json = ? WHERE id = ?",
-                                 [(json.dumps(summary), run_id) for run_id, summary in fresh.items()])
+                conn.executemany(
+                    "UPDATE runs SET summary_json = ? WHERE id = ?",
+                    [(json.dumps(summary), run_id) for run_id, summary in fresh.items()],
+                )
         except StoreError:
             pass  # listing must not fail because the file is read-only; the next writer refreshes them
         return fresh
@@ -359,9 +366,7 @@ class RunStore:
                             f"cannot create the folder for the run store {self.path}: {exc.strerror or exc}; "
                             f"make it writable or {_FIX_PATH}"
                         ) from None
-                conn = sqlite3.connect(
-                    self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False
-                )
+                conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
                 try:
                     self._check_is_ours(conn)
                     self._prepare(conn)
@@ -379,9 +384,7 @@ class RunStore:
             if own_transaction:
                 conn.execute("BEGIN")
             try:
-                tables = [
-                    r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
-                ]
+                tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")]
                 app_id = conn.execute("PRAGMA application_id").fetchone()[0]
                 version = conn.execute("PRAGMA user_version").fetchone()[0]
             finally:
@@ -472,7 +475,6 @@ class RunStore:
             )
         if "not a database" in lowered or "malformed" in lowered or "corrupt" in lowered:
             return (
-                f"{where}: the file is corrupt or not a compile-profile run store ({text}); "
-                f"move it away or {_FIX_PATH}"
+                f"{where}: the file is corrupt or not a compile-profile run store ({text}); move it away or {_FIX_PATH}"
             )
         return f"{where}: {text}"

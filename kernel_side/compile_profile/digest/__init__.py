@@ -23,5 +23,19 @@ from .lines import LineTimes, line_times
 from .payback import payback
 from .summary import DIGEST_VERSION, headline, run_digest, speedup_phrase, summarize, warnings
 
-__all__ = ["DIGEST_VERSION", "BreakdownRow", "Comparison", "LineTimes", "breakdown", "compare", "headline",
-           "line_times", "payback", "run_digest", "speedup_phrase", "summarize", "verdict", "warnings"]
+__all__ = [
+    "DIGEST_VERSION",
+    "BreakdownRow",
+    "Comparison",
+    "LineTimes",
+    "breakdown",
+    "compare",
+    "headline",
+    "line_times",
+    "payback",
+    "run_digest",
+    "speedup_phrase",
+    "summarize",
+    "verdict",
+    "warnings",
+]

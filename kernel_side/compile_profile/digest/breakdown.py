@@ -48,8 +48,12 @@ class BreakdownRow:
     @property
     def inflated(self) -> bool:
         """A host-time row whose profiled calls ran ``PROFILER_INFLATION`` times slower than the timed ones."""
-        return (self.method == "host" and self.profiled_ms is not None and self.median_ms > 0
-                and self.profiled_ms > PROFILER_INFLATION * self.median_ms)
+        return (
+            self.method == "host"
+            and self.profiled_ms is not None
+            and self.median_ms > 0
+            and self.profiled_ms > PROFILER_INFLATION * self.median_ms
+        )
 
     def parts(self) -> dict[str, float]:
         """The parts of the call in the order they add up, then the call, as every view's columns name them.
@@ -57,8 +61,12 @@ class BreakdownRow:
         ``collectives`` is a part only where the call spent time in them (a distributed run); a table of
         several rows takes its columns from ``columns(rows)`` and reads each with ``part``.
         """
-        parts = {"library": self.library_ms, "generated": self.generated_ms, "aten": self.aten_ms,
-                 "copies": self.copy_ms}
+        parts = {
+            "library": self.library_ms,
+            "generated": self.generated_ms,
+            "aten": self.aten_ms,
+            "copies": self.copy_ms,
+        }
         if self.collective_ms > 0:
             parts["collectives"] = self.collective_ms
         return parts | {"outside": self.outside_ms, "call": self.median_ms}
@@ -72,8 +80,14 @@ class BreakdownRow:
 
 
 # The columns every view shows, keyed as ``BreakdownRow.parts``: (key, heading).
-COLUMNS = (("library", "library"), ("generated", "generated"), ("aten", "ATen"), ("copies", "copies"),
-           ("outside", "outside kernels"), ("call", "call"))
+COLUMNS = (
+    ("library", "library"),
+    ("generated", "generated"),
+    ("aten", "ATen"),
+    ("copies", "copies"),
+    ("outside", "outside kernels"),
+    ("call", "call"),
+)
 COLLECTIVES = ("collectives", "collectives")
 TITLE = "Where a call's time goes"
 
@@ -88,13 +102,20 @@ def columns(rows: list[BreakdownRow]) -> tuple[tuple[str, str], ...]:
 
 def breakdown_note(rows: list[BreakdownRow]) -> str:
     """What the table's figures are, said under it: device or host time, and what "outside kernels" is."""
-    collectives = ("; collectives are the process group's communication (all-reduce, broadcast...)"
-                   if any(r.collective_ms > 0 for r in rows) else "")
+    collectives = (
+        "; collectives are the process group's communication (all-reduce, broadcast...)"
+        if any(r.collective_ms > 0 for r in rows)
+        else ""
+    )
     if rows and all(r.method == "host" for r in rows):
-        return ("host time of each call's ops, by kind; outside kernels is the timed call less its ops: "
-                "Python, guards, dispatch" + collectives)
-    return ("device time of each call's kernels, by kind; outside kernels is the timed call less its kernels: "
-            "Python, guards, launches" + collectives)
+        return (
+            "host time of each call's ops, by kind; outside kernels is the timed call less its ops: "
+            "Python, guards, dispatch" + collectives
+        )
+    return (
+        "device time of each call's kernels, by kind; outside kernels is the timed call less its kernels: "
+        "Python, guards, launches" + collectives
+    )
 
 
 def breakdown_row(v: Variant) -> BreakdownRow | None:
@@ -104,10 +125,20 @@ def breakdown_row(v: Variant) -> BreakdownRow | None:
         return None
     median, kernels = v.timing.median_ms, b.kernels_ms
     outside = median - kernels
-    return BreakdownRow(variant=v.name, method=profile.method, median_ms=median, library_ms=b.library_ms,
-                        generated_ms=b.generated_ms, aten_ms=b.aten_ms, copy_ms=b.copy_ms, kernels_ms=kernels,
-                        outside_ms=max(outside, 0.0), clamped=outside < 0, collective_ms=b.collective_ms,
-                        profiled_ms=profile.profiled_call_ms)
+    return BreakdownRow(
+        variant=v.name,
+        method=profile.method,
+        median_ms=median,
+        library_ms=b.library_ms,
+        generated_ms=b.generated_ms,
+        aten_ms=b.aten_ms,
+        copy_ms=b.copy_ms,
+        kernels_ms=kernels,
+        outside_ms=max(outside, 0.0),
+        clamped=outside < 0,
+        collective_ms=b.collective_ms,
+        profiled_ms=profile.profiled_call_ms,
+    )
 
 
 def breakdown(run: ProfileRun) -> list[BreakdownRow]:
@@ -124,12 +155,16 @@ def clamp_warning(run: ProfileRun) -> str | None:
     said = []
     if clamped:
         which = ", ".join(f"{r.variant} {format_ms(r.kernels_ms)} against {format_ms(r.median_ms)}" for r in clamped)
-        said.append(f"the profiled calls ran slower than the timed ones (kernels {which}), so the time outside "
-                    "kernels reads 0 there")
+        said.append(
+            f"the profiled calls ran slower than the timed ones (kernels {which}), so the time outside "
+            "kernels reads 0 there"
+        )
     if inflated:
         which = ", ".join(f"{r.variant} {r.profiled_ms / r.median_ms:.2f}×" for r in inflated)
-        said.append(f"the profiled calls ran slower than the timed ones ({which}): the profiler's cost per op "
-                    "lands in the ops' host time, so the time outside them reads too small there")
+        said.append(
+            f"the profiled calls ran slower than the timed ones ({which}): the profiler's cost per op "
+            "lands in the ops' host time, so the time outside them reads too small there"
+        )
     return "; ".join(said) or None
 
 
@@ -169,10 +204,16 @@ def verdict(run: ProfileRun) -> str | None:
     kernels = f"its kernels take {format_ms(c.kernels_ms)}" + (" of host time" if host else "")
     kernels += f" (eager {format_ms(e.kernels_ms)})"
     # A rank's wait for a slower rank (one that recompiled, say) shows as time outside its own kernels
-    waiting = (f"; {'Python, guards, dispatch' if host else 'Python, guards, launches'} and waiting for other ranks"
-               if _waits_for_ranks(run) else "")
-    outside = (f"each call spends {format_ms(c.outside_ms)}" + (" of host time" if host else "")
-               + f" outside them (eager {format_ms(e.outside_ms)}{waiting})")
+    waiting = (
+        f"; {'Python, guards, dispatch' if host else 'Python, guards, launches'} and waiting for other ranks"
+        if _waits_for_ranks(run)
+        else ""
+    )
+    outside = (
+        f"each call spends {format_ms(c.outside_ms)}"
+        + (" of host time" if host else "")
+        + f" outside them (eager {format_ms(e.outside_ms)}{waiting})"
+    )
     overhead_bound = c.median_ms > 0 and c.kernels_ms < OVERHEAD_BOUND * c.median_ms
     kernel_change = c.kernels_ms - e.kernels_ms  # > 0: compiled's kernels take longer
     outside_change = c.outside_ms - e.outside_ms
@@ -182,26 +223,38 @@ def verdict(run: ProfileRun) -> str | None:
         # time): its kernels and the time outside them say nothing about where the timed difference lies.
         # A BERT cell read "faster: 0 ns outside kernels (eager 0 ns); its kernels take 108 ms (eager 48 ms)".
         pace = "about as fast as eager" if s.includes_one else ("faster" if s.value >= 1 else "slower")
-        slow = ", ".join(f"{r.variant}'s kernels {format_ms(r.kernels_ms)} against a {format_ms(r.median_ms)} call"
-                         if r.clamped else
-                         f"{r.variant}'s profiled call {format_ms(r.profiled_ms)} against {format_ms(r.median_ms)}"
-                         for r in (e, c) if r.clamped or r.inflated)
-        return (f"{who} is {pace}, but the profiler pass cannot say where: it ran slower than the timed calls "
-                f"({slow})")
+        slow = ", ".join(
+            f"{r.variant}'s kernels {format_ms(r.kernels_ms)} against a {format_ms(r.median_ms)} call"
+            if r.clamped
+            else f"{r.variant}'s profiled call {format_ms(r.profiled_ms)} against {format_ms(r.median_ms)}"
+            for r in (e, c)
+            if r.clamped or r.inflated
+        )
+        return f"{who} is {pace}, but the profiler pass cannot say where: it ran slower than the timed calls ({slow})"
     if s.includes_one:
         return f"{who} is about as fast as eager (the speedup's interval includes 1×): {kernels} and {outside}"
     if s.value < 1:
         if outside_change >= kernel_change:
             return f"{who} is slower: {kernels} but {outside}{reduce_overhead_advice(run, best)}"
-        grew = max(((f"library kernels {format_ms(c.library_ms)} (eager {format_ms(e.library_ms)})",
-                     c.library_ms - e.library_ms),
-                    (f"generated and ATen kernels {format_ms(c.generated_ms + c.aten_ms)} "
-                     f"(eager {format_ms(e.generated_ms + e.aten_ms)})",
-                     c.generated_ms + c.aten_ms - e.generated_ms - e.aten_ms),
-                    (f"copies {format_ms(c.copy_ms)} (eager {format_ms(e.copy_ms)})", c.copy_ms - e.copy_ms)),
-                   key=lambda t: t[1])[0]
-        return (f"{who} is slower: {kernels}, {grew}; outside kernels {format_ms(c.outside_ms)} "
-                f"(eager {format_ms(e.outside_ms)}{waiting})")
+        grew = max(
+            (
+                (
+                    f"library kernels {format_ms(c.library_ms)} (eager {format_ms(e.library_ms)})",
+                    c.library_ms - e.library_ms,
+                ),
+                (
+                    f"generated and ATen kernels {format_ms(c.generated_ms + c.aten_ms)} "
+                    f"(eager {format_ms(e.generated_ms + e.aten_ms)})",
+                    c.generated_ms + c.aten_ms - e.generated_ms - e.aten_ms,
+                ),
+                (f"copies {format_ms(c.copy_ms)} (eager {format_ms(e.copy_ms)})", c.copy_ms - e.copy_ms),
+            ),
+            key=lambda t: t[1],
+        )[0]
+        return (
+            f"{who} is slower: {kernels}, {grew}; outside kernels {format_ms(c.outside_ms)} "
+            f"(eager {format_ms(e.outside_ms)}{waiting})"
+        )
     advice = reduce_overhead_advice(run, best) if overhead_bound else ""
     if -outside_change > -kernel_change:  # the saving is mostly outside the kernels (CUDA graphs, fewer launches)
         return f"{who} is faster: {outside}; {kernels}{advice}"
@@ -210,9 +263,15 @@ def verdict(run: ProfileRun) -> str | None:
         # ATen kernels left in the compiled variant (code Dynamo left eager, around graph breaks): the
         # generated ones replaced only part of eager's (an H200 training step: 220 µs generated and
         # 1.27 ms ATen against eager's 900 µs ATen, whose forward and backward Dynamo did not compile)
-        replaced = (f", generated kernels ({format_ms(c.generated_ms)}) and ATen kernels ({format_ms(c.aten_ms)}) "
-                    f"where eager ran {format_ms(e.aten_ms)} of ATen kernels")
+        replaced = (
+            f", generated kernels ({format_ms(c.generated_ms)}) and ATen kernels ({format_ms(c.aten_ms)}) "
+            f"where eager ran {format_ms(e.aten_ms)} of ATen kernels"
+        )
     elif c.generated_ms > 0 and e.aten_ms > 0:
-        replaced = f", generated kernels ({format_ms(c.generated_ms)}) replacing {format_ms(e.aten_ms)} of eager ATen kernels"
-    return (f"{who} is faster: {kernels}{replaced}; outside kernels {format_ms(c.outside_ms)} "
-            f"(eager {format_ms(e.outside_ms)}{waiting}){advice}")
+        replaced = (
+            f", generated kernels ({format_ms(c.generated_ms)}) replacing {format_ms(e.aten_ms)} of eager ATen kernels"
+        )
+    return (
+        f"{who} is faster: {kernels}{replaced}; outside kernels {format_ms(c.outside_ms)} "
+        f"(eager {format_ms(e.outside_ms)}{waiting}){advice}"
+    )

@@ -127,17 +127,21 @@ def compare(a: ProfileRun, b: ProfileRun) -> Comparison:
         ma, mb = getattr(va.get(name), "peak_memory_bytes", None), getattr(vb.get(name), "peak_memory_bytes", None)
         if ma is not None or mb is not None:
             deltas.append(_delta(f"{name} peak memory", ma, mb, format_bytes, True))
-    for metric, count in (("Dynamo graphs", lambda r: r.dynamo_graph_count),
-                          ("graph breaks", lambda r: len(r.graph_breaks)),
-                          ("recompiles", lambda r: len(r.recompiles)),
-                          ("kernels", lambda r: len(r.kernels))):
+    for metric, count in (
+        ("Dynamo graphs", lambda r: r.dynamo_graph_count),
+        ("graph breaks", lambda r: len(r.graph_breaks)),
+        ("recompiles", lambda r: len(r.recompiles)),
+        ("kernels", lambda r: len(r.kernels)),
+    ):
         d = _delta(metric, count(a), count(b), lambda n: "—" if n is None else str(n), None)
         d.change_text = f"{count(b) - count(a):+d}"
         deltas.append(d)
     ka = Counter(kernel_match_key(k.name) for k in a.kernels)
     kb = Counter(kernel_match_key(k.name) for k in b.kernels)
     return Comparison(
-        a=_ref(a), b=_ref(b), deltas=deltas,
+        a=_ref(a),
+        b=_ref(b),
+        deltas=deltas,
         kernels_added=[KernelCount(n, c) for n, c in sorted((kb - ka).items())],
         kernels_removed=[KernelCount(n, c) for n, c in sorted((ka - kb).items())],
         kernels_kept=sum((ka & kb).values()),

@@ -35,8 +35,13 @@ def distributed_summary(run: ProfileRun) -> dict[str, Any] | None:
     d = run.distributed
     if d is None:
         return None
-    return {"rank": d.rank, "world_size": d.world_size, "job_id": d.job_id, "backend": d.backend,
-            "text": distributed_text(run)}
+    return {
+        "rank": d.rank,
+        "world_size": d.world_size,
+        "job_id": d.job_id,
+        "backend": d.backend,
+        "text": distributed_text(run),
+    }
 
 
 def ddp_bucket_count(run: ProfileRun) -> int:
@@ -61,14 +66,25 @@ def ddp_split_text(run: ProfileRun, split: DdpSplit) -> str:
     if n > PIECES_LISTED:
         pieces += f"; … and {n - PIECES_LISTED} more pieces"
     cap = f"; bucket cap {format_bytes(split.bucket_cap_bytes)}" if split.bucket_cap_bytes is not None else ""
-    return (f"DDPOptimizer split graph {name}{variant} into {n} piece{'' if n == 1 else 's'} at DDP's bucket "
-            f"boundaries (not graph breaks): {pieces}{cap}")
+    return (
+        f"DDPOptimizer split graph {name}{variant} into {n} piece{'' if n == 1 else 's'} at DDP's bucket "
+        f"boundaries (not graph breaks): {pieces}{cap}"
+    )
 
 
 def ddp_splits_digest(run: ProfileRun) -> list[dict[str, Any]]:
     """Each split with its sentence, as ``summarize`` serves it."""
-    return [{"variant": s.variant, "compile_id": s.compile_id, "graph_id": s.graph_id, "pieces": len(s.buckets),
-             "bucket_cap_bytes": s.bucket_cap_bytes, "text": ddp_split_text(run, s)} for s in run.ddp_splits]
+    return [
+        {
+            "variant": s.variant,
+            "compile_id": s.compile_id,
+            "graph_id": s.graph_id,
+            "pieces": len(s.buckets),
+            "bucket_cap_bytes": s.bucket_cap_bytes,
+            "text": ddp_split_text(run, s),
+        }
+        for s in run.ddp_splits
+    ]
 
 
 def _op_name(name: str) -> str:
@@ -95,7 +111,9 @@ def collective_texts(run: ProfileRun) -> list[str]:
     # whose buffer it fills is generated code, not communication)
     kernels = [k for k in run.kernels if kernel_kind(k.language, k.name) == COLLECTIVE]
     if kernels:
-        named = ", ".join(k.name + (f" ({format_ms(k.device_time_ms)} a call)" if k.device_time_ms is not None else "")
-                          for k in kernels)
+        named = ", ".join(
+            k.name + (f" ({format_ms(k.device_time_ms)} a call)" if k.device_time_ms is not None else "")
+            for k in kernels
+        )
         out.append(f"collective kernels: {named}")
     return out

@@ -43,8 +43,10 @@ def cache_counts(run: ProfileRun) -> list[str]:
     c = run.cache
     return [
         f"{what} {hits} hit{'' if hits == 1 else 's'}, {misses} missed"
-        for what, hits, misses in (("FX graph", c.fx_graph_hits, c.fx_graph_misses),
-                                   ("AOTAutograd", c.aot_autograd_hits, c.aot_autograd_misses))
+        for what, hits, misses in (
+            ("FX graph", c.fx_graph_hits, c.fx_graph_misses),
+            ("AOTAutograd", c.aot_autograd_hits, c.aot_autograd_misses),
+        )
         if hits or misses
     ]
 
@@ -149,16 +151,29 @@ def break_groups(run: ProfileRun) -> list[BreakGroup]:
     groups: dict[tuple, BreakGroup] = {}
     for b in run.graph_breaks:
         code = b.code_line.strip() or cell_code(run, b.line)
-        in_library = bool(b.filename) and not b.filename.startswith(CELL_FILENAME_PREFIX) and (
-            b.line is None or (b.file_code or "").strip() != code
+        in_library = (
+            bool(b.filename)
+            and not b.filename.startswith(CELL_FILENAME_PREFIX)
+            and (b.line is None or (b.file_code or "").strip() != code)
         )
-        inside = f"{short_path(b.filename)}:{b.file_line}" if in_library and b.file_line is not None else (
-            short_path(b.filename) if in_library else "")
+        inside = (
+            f"{short_path(b.filename)}:{b.file_line}"
+            if in_library and b.file_line is not None
+            else (short_path(b.filename) if in_library else "")
+        )
         reason = break_reason(b.reason)
         key = (b.line, inside, reason)
-        group = groups.setdefault(key, BreakGroup(line=b.line, code_line=code, inside=inside,
-                                                  inside_code=(b.file_code or "").strip() if in_library else "",
-                                                  reason=reason, reason_full=b.reason))
+        group = groups.setdefault(
+            key,
+            BreakGroup(
+                line=b.line,
+                code_line=code,
+                inside=inside,
+                inside_code=(b.file_code or "").strip() if in_library else "",
+                reason=reason,
+                reason_full=b.reason,
+            ),
+        )
         group.count += 1
         if is_ddp_wrapper_break(b):
             group.ddp_wrapper, group.note = True, DDP_WRAPPER_NOTE
@@ -200,8 +215,10 @@ def ddp_wrapper_text(groups: list[BreakGroup]) -> str:
         return ""
     n = sum(g.count for g in ddp)
     places = ", ".join(dict.fromkeys(g.inside or break_place(g) for g in ddp))
-    return (f"{n} graph break{'' if n == 1 else 's'} in DDP's own wrapper ({places}), which runs eagerly by "
-            "design; not yours to fix")
+    return (
+        f"{n} graph break{'' if n == 1 else 's'} in DDP's own wrapper ({places}), which runs eagerly by "
+        "design; not yours to fix"
+    )
 
 
 # -- correctness ----------------------------------------------------------------------------
@@ -240,19 +257,26 @@ def _float64_pass_text(by_rmse: list[OutputCheck]) -> str:
     how compiled got within the allowance: no further than eager, within the multiplier, or only within the
     absolute slack."""
     lead = max(by_rmse, key=lambda k: (k.max_abs_diff or 0.0, _allowance_used(k)))
-    ill = (f" ({lead.path} is ill-conditioned, e.g. a branch on a value near 0)"
-           if lead.eager_rmse > ILL_CONDITIONED_RATIO * lead.compiled_rmse else "")
-    text = (f"compiled results pass by the float64 rule, as PyTorch's benchmark runner judges: compiled differs "
-            f"from eager by {format_diff(lead.max_abs_diff)} in {lead.path}, beyond its dtype tolerance, but eager "
-            f"is itself {format_diff(lead.eager_rmse)} RMSE from a float64 run of the same code there{ill}; "
-            f"compiled is {format_diff(lead.compiled_rmse)} from it{_within(lead)}")
+    ill = (
+        f" ({lead.path} is ill-conditioned, e.g. a branch on a value near 0)"
+        if lead.eager_rmse > ILL_CONDITIONED_RATIO * lead.compiled_rmse
+        else ""
+    )
+    text = (
+        f"compiled results pass by the float64 rule, as PyTorch's benchmark runner judges: compiled differs "
+        f"from eager by {format_diff(lead.max_abs_diff)} in {lead.path}, beyond its dtype tolerance, but eager "
+        f"is itself {format_diff(lead.eager_rmse)} RMSE from a float64 run of the same code there{ill}; "
+        f"compiled is {format_diff(lead.compiled_rmse)} from it{_within(lead)}"
+    )
     rest = [k for k in by_rmse if k is not lead]
     # another output whose error exceeds eager's came closer to failing than the lead may have: name it
     worse = [k for k in rest if k.compiled_rmse > k.eager_rmse]
     if worse:
         k = max(worse, key=_allowance_used)
-        text += (f"; {k.path}: compiled {format_diff(k.compiled_rmse)} RMSE from float64, eager "
-                 f"{format_diff(k.eager_rmse)}{_within(k)}")
+        text += (
+            f"; {k.path}: compiled {format_diff(k.compiled_rmse)} RMSE from float64, eager "
+            f"{format_diff(k.eager_rmse)}{_within(k)}"
+        )
         rest.remove(k)
     if rest:
         names = ", ".join(k.path for k in rest[:MORE_OUTPUTS_NAMED])
@@ -273,8 +297,7 @@ def _within(k: OutputCheck) -> str:
         return f", within the allowed {format_diff(k.allowed_rmse)}"
     if k.compiled_rmse <= k.rmse_multiplier * k.eager_rmse:
         return f", within {k.rmse_multiplier:g}x eager's"
-    return (f", over {k.rmse_multiplier:g}x eager's but within the rule's absolute slack of "
-            f"{format_diff(k.rmse_slack)}")
+    return f", over {k.rmse_multiplier:g}x eager's but within the rule's absolute slack of {format_diff(k.rmse_slack)}"
 
 
 # -- what the cell keeps ---------------------------------------------------------------------
@@ -292,8 +315,10 @@ def kept_tensor_warnings(run: ProfileRun) -> list[str]:
     if best is None or best.timing is None or best.timing.median_ms <= 0:
         return []
     call_ms = best.timing.median_ms
-    counted = sorted((t for t in run.kept_tensors if t.traffic_ms is not None and t.traffic_ms >= MINOR_SHARE * call_ms),
-                     key=lambda t: -t.traffic_ms)
+    counted = sorted(
+        (t for t in run.kept_tensors if t.traffic_ms is not None and t.traffic_ms >= MINOR_SHARE * call_ms),
+        key=lambda t: -t.traffic_ms,
+    )
     total_ms = sum(t.traffic_ms for t in counted)
     if total_ms < MATERIAL_SHARE * call_ms:
         return []
@@ -361,8 +386,13 @@ def speedup_drift(run: ProfileRun) -> Drift | None:
     if n < DRIFT_MIN_SAMPLES:
         return None
     k = n // 3
-    d = Drift(variant=best.name, eager_early_ms=_median(e[:k]), eager_late_ms=_median(e[n - k:n]),
-              compiled_early_ms=_median(c[:k]), compiled_late_ms=_median(c[n - k:n]))
+    d = Drift(
+        variant=best.name,
+        eager_early_ms=_median(e[:k]),
+        eager_late_ms=_median(e[n - k : n]),
+        compiled_early_ms=_median(c[:k]),
+        compiled_late_ms=_median(c[n - k : n]),
+    )
     if min(d.compiled_early_ms, d.compiled_late_ms) <= 0:
         return None
     moved = abs(d.late_speedup - d.early_speedup)

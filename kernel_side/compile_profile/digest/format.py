@@ -36,7 +36,9 @@ def format_speedup_interval(value: float | None, low: float | None, high: float 
     if value is None:
         return "—"
     finite = all(isinstance(x, (int, float)) and math.isfinite(x) for x in (low, high))
-    return f"{format_speedup(value)} [{format_speedup(low)}–{format_speedup(high)}]" if finite else format_speedup(value)
+    return (
+        f"{format_speedup(value)} [{format_speedup(low)}–{format_speedup(high)}]" if finite else format_speedup(value)
+    )
 
 
 def format_bytes(n: int | None) -> str:

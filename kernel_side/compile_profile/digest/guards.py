@@ -17,8 +17,20 @@ from .facts import short_path
 from .format import one_line
 
 # The order kinds are listed in: what a user changes most often first.
-KIND_ORDER = ["tensor", "shape", "dynamic-shape marks", "type", "identity", "length", "value", "attribute", "dict",
-              "aliasing", "global state", "other"]
+KIND_ORDER = [
+    "tensor",
+    "shape",
+    "dynamic-shape marks",
+    "type",
+    "identity",
+    "length",
+    "value",
+    "attribute",
+    "dict",
+    "aliasing",
+    "global state",
+    "other",
+]
 
 
 @dataclass
@@ -59,9 +71,14 @@ def graph_guards(graph: Graph) -> GraphGuards:
         if group.line is None:
             group.line = g.line
     ordered = sorted(groups.values(), key=lambda grp: (_kind_rank(grp.kind), grp.line or 10**9, grp.source))
-    return GraphGuards(graph_id=graph.id, variant=graph.variant, compile_id=graph.compile_id,
-                       total=len(graph.guards), by_kind={k: counts[k] for k in sorted(counts, key=_kind_rank)},
-                       groups=ordered)
+    return GraphGuards(
+        graph_id=graph.id,
+        variant=graph.variant,
+        compile_id=graph.compile_id,
+        total=len(graph.guards),
+        by_kind={k: counts[k] for k in sorted(counts, key=_kind_rank)},
+        groups=ordered,
+    )
 
 
 def run_guards(run: ProfileRun) -> list[GraphGuards]:
@@ -85,8 +102,10 @@ def limit_text(r: Recompile) -> str:
 # An optimizer's step frame guards on each group's learning rate as a Python float, so an LR scheduler
 # makes it recompile every step until the recompile limit (a tensor lr: none; checked with SGD, torch 2.13).
 _FLOAT_LR = re.compile(r"""param_groups\[\d+\]\[['"]lr['"]\]""")
-FLOAT_LR_HINT = ("the learning rate changes each step (an LR scheduler); a tensor learning rate, e.g. "
-                 "SGD(params, lr=torch.tensor(0.1)), keeps one compiled optimizer step")
+FLOAT_LR_HINT = (
+    "the learning rate changes each step (an LR scheduler); a tensor learning rate, e.g. "
+    "SGD(params, lr=torch.tensor(0.1)), keeps one compiled optimizer step"
+)
 
 
 def failed_guard_text(r: Recompile) -> str:
@@ -116,9 +135,12 @@ def recompile_runs(run: ProfileRun) -> list[list[Recompile]]:
     out: list[list[Recompile]] = []
     for r in run.recompiles:
         last = out[-1][-1] if out else None
-        if (last is not None and r.source and (r.variant, r.source, r.during_timing) == (last.variant, last.source,
-                                                                                          last.during_timing)
-                and r.compile_id.split("/")[0] == last.compile_id.split("/")[0]):
+        if (
+            last is not None
+            and r.source
+            and (r.variant, r.source, r.during_timing) == (last.variant, last.source, last.during_timing)
+            and r.compile_id.split("/")[0] == last.compile_id.split("/")[0]
+        ):
             out[-1].append(r)
         else:
             out.append([r])
@@ -150,5 +172,14 @@ def guards_digest(run: ProfileRun) -> list[dict]:
 def recompiles_digest(run: ProfileRun) -> list[dict]:
     """Each recompile with the guard that failed (``failed_guard``, "" when unknown; it starts with the
     recompile limit the compile hit, ``limit_text``, if any)."""
-    return [{"variant": r.variant, "reason": r.reason, "during_timing": r.during_timing, "source": r.source,
-             "line": r.line, "failed_guard": failed_guard_text(r)} for r in run.recompiles]
+    return [
+        {
+            "variant": r.variant,
+            "reason": r.reason,
+            "during_timing": r.during_timing,
+            "source": r.source,
+            "line": r.line,
+            "failed_guard": failed_guard_text(r),
+        }
+        for r in run.recompiles
+    ]

@@ -62,15 +62,27 @@ from .summary import summarize
 SLOW_COMPILE_FACTOR = 2.5
 SLOW_COMPILE_S = 1.0
 HEADLINE_RANKS = 3  # divergent ranks the headline names; the rest are counted
-DIVERGENCE_KINDS = ("missing", "status", "calls", "inputs", "graphs", "breaks", "recompiles", "compile_time",
-                    "correctness", "ddp_buckets")
+DIVERGENCE_KINDS = (
+    "missing",
+    "status",
+    "calls",
+    "inputs",
+    "graphs",
+    "breaks",
+    "recompiles",
+    "compile_time",
+    "correctness",
+    "ddp_buckets",
+)
 MISSING_TEXT = "no run (it did not finish profiling, or its run was not saved or imported)"
 # Divergences that make a rank slower, so the ranks waiting for it in collectives are slow too (``notes``)
 SLOWING_KINDS = {"graphs": "Dynamo graphs", "recompiles": "recompiles", "compile_time": "compile time"}
 NOT_FINISHED_TEXT = "no compiled variant finished"
-DDP_NOTE = ("DDP buckets: DDPOptimizer's pieces, numbered in forward order (piece 0 holds the first "
-            "layers); DDP all-reduces its buckets the other way round, the last layers' first, as the backward "
-            "produces their gradients")
+DDP_NOTE = (
+    "DDP buckets: DDPOptimizer's pieces, numbered in forward order (piece 0 holds the first "
+    "layers); DDP all-reduces its buckets the other way round, the last layers' first, as the backward "
+    "produces their gradients"
+)
 
 
 def _plural(n: int, word: str) -> str:
@@ -231,8 +243,9 @@ def _inputs_text(mine: tuple, theirs: tuple, who: str) -> str:
     if len(mine) != len(theirs):
         return f"{_plural(len(mine), 'graph input')} where {who} have {len(theirs)}"
     at = [i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b]
-    return (f"inputs {', '.join(_shape(mine[i]) for i in at)} where {who} have "
-            f"{', '.join(_shape(theirs[i]) for i in at)}")
+    return (
+        f"inputs {', '.join(_shape(mine[i]) for i in at)} where {who} have {', '.join(_shape(theirs[i]) for i in at)}"
+    )
 
 
 _VERDICT = {True: "match eager", False: "differ from eager", None: "were not compared"}
@@ -267,15 +280,21 @@ def _divergences(runs: dict[int, ProfileRun], summaries: dict[int, dict[str, Any
     if len(compared) < 2:
         return found
 
-    calls = {r: tuple(sorted(run.distributed.calls_by_stage.items())) if run.distributed else ()
-             for r, run in compared.items()}
+    calls = {
+        r: tuple(sorted(run.distributed.calls_by_stage.items())) if run.distributed else ()
+        for r, run in compared.items()
+    }
     expected_calls = _expected(calls)
     for r, mine in calls.items():
         if mine != expected_calls:
             theirs, own = dict(expected_calls), dict(compared[r].distributed.calls_by_stage if mine else {})
             stage = next(s for s in [*own, *theirs] if own.get(s, 0) != theirs.get(s, 0))
-            add(r, "calls", f"broke the lock-step: {_plural(own.get(stage, 0), 'call')} of the step in stage "
-                            f"{stage!r} where {_who(calls, r, expected_calls)} made {theirs.get(stage, 0)}")
+            add(
+                r,
+                "calls",
+                f"broke the lock-step: {_plural(own.get(stage, 0), 'call')} of the step in stage "
+                f"{stage!r} where {_who(calls, r, expected_calls)} made {theirs.get(stage, 0)}",
+            )
 
     shapes = {r: s for r, run in compared.items() if (s := _input_shapes(run))}
     if len(shapes) > 1:
@@ -288,8 +307,11 @@ def _divergences(runs: dict[int, ProfileRun], summaries: dict[int, dict[str, Any
     expected_graphs = _expected(graphs, size=lambda n: n)
     for r, n in graphs.items():
         if n != expected_graphs:
-            add(r, "graphs", f"{_plural(n, 'Dynamo graph')} where {_who(graphs, r, expected_graphs)} have "
-                             f"{expected_graphs}")
+            add(
+                r,
+                "graphs",
+                f"{_plural(n, 'Dynamo graph')} where {_who(graphs, r, expected_graphs)} have {expected_graphs}",
+            )
 
     groups = {r: break_groups(run) for r, run in compared.items()}
     breaks = {r: frozenset(_break_key(g) for g in gs) for r, gs in groups.items()}
@@ -322,8 +344,11 @@ def _divergences(runs: dict[int, ProfileRun], summaries: dict[int, dict[str, Any
             continue
         median = statistics.median(others)
         if seconds > SLOW_COMPILE_FACTOR * median and seconds - median > SLOW_COMPILE_S:
-            than = (f"the other rank took {format_s(median)}" if len(others) == 1
-                    else f"the others' median is {format_s(median)}")
+            than = (
+                f"the other rank took {format_s(median)}"
+                if len(others) == 1
+                else f"the others' median is {format_s(median)}"
+            )
             add(r, "compile_time", f"compile {format_s(seconds)} where {than}")
 
     verdicts = {r: run.correctness.ok for r, run in compared.items() if run.correctness is not None}
@@ -333,15 +358,22 @@ def _divergences(runs: dict[int, ProfileRun], summaries: dict[int, dict[str, Any
             if ok != expected_verdict:
                 diff = compared[r].correctness.max_abs_diff
                 at = f" (max abs diff {format_diff(diff)})" if ok is not None and diff is not None else ""
-                add(r, "correctness", f"compiled results {_VERDICT[ok]} where "
-                                      f"{_who(verdicts, r, expected_verdict)}' {_VERDICT[expected_verdict]}{at}")
+                add(
+                    r,
+                    "correctness",
+                    f"compiled results {_VERDICT[ok]} where "
+                    f"{_who(verdicts, r, expected_verdict)}' {_VERDICT[expected_verdict]}{at}",
+                )
 
     buckets = {r: ddp_bucket_count(run) for r, run in compared.items()}
     expected_buckets = _expected(buckets)
     for r, n in buckets.items():
         if n != expected_buckets:
-            add(r, "ddp_buckets", f"{_plural(n, 'DDP bucket')} where {_who(buckets, r, expected_buckets)} have "
-                                  f"{expected_buckets}")
+            add(
+                r,
+                "ddp_buckets",
+                f"{_plural(n, 'DDP bucket')} where {_who(buckets, r, expected_buckets)} have {expected_buckets}",
+            )
     return found
 
 
@@ -382,8 +414,14 @@ def _every_rank_stopped(runs: dict[int, ProfileRun]) -> str:
     return f"{every}: {'; '.join(named[:HEADLINE_RANKS])}{more}"
 
 
-def _headline(runs: dict[int, ProfileRun], world_size: int, backend: str, rows: list[dict[str, Any]],
-              divergences: list[dict[str, Any]], missing: list[int]) -> str:
+def _headline(
+    runs: dict[int, ProfileRun],
+    world_size: int,
+    backend: str,
+    rows: list[dict[str, Any]],
+    divergences: list[dict[str, Any]],
+    missing: list[int],
+) -> str:
     n_ranks = len(runs)
     ranks = f"{n_ranks} of {world_size} ranks" if missing else _plural(n_ranks, "rank")
     stopped = _every_rank_stopped(runs)
@@ -433,8 +471,9 @@ def compile_spread(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {"min_s": min(times), "median_s": median, "max_s": max(times), "text": text}
 
 
-def _waiting_notes(runs: dict[int, ProfileRun], rows: list[dict[str, Any]],
-                   divergences: list[dict[str, Any]]) -> dict[int, list[str]]:
+def _waiting_notes(
+    runs: dict[int, ProfileRun], rows: list[dict[str, Any]], divergences: list[dict[str, Any]]
+) -> dict[int, list[str]]:
     """A rank whose compiled call is mostly outside its kernels while another rank diverges in Dynamo graphs,
     recompiles or compile time: its call includes waiting for that rank in the collectives."""
     slow: dict[int, list[str]] = {}
@@ -455,7 +494,8 @@ def _waiting_notes(runs: dict[int, ProfileRun], rows: list[dict[str, Any]],
         for other, kinds in slow.items():
             notes.setdefault(r, []).append(
                 f"its compiled call ({format_ms(c.median_ms)}, of which kernels {format_ms(c.kernels_ms)}) includes "
-                f"waiting for rank {other}, which diverges in {' and '.join(kinds)}")
+                f"waiting for rank {other}, which diverges in {' and '.join(kinds)}"
+            )
     return notes
 
 
@@ -472,8 +512,9 @@ def peak_memory_note(runs: dict[int, ProfileRun], rows: list[dict[str, Any]]) ->
     if len(notes) == 1:
         text = next(iter(notes))
     else:
-        text = "; ".join(f"rank{'s' if len(r) > 1 else ''} {', '.join(map(str, r))}: {note}"
-                         for note, r in notes.items())
+        text = "; ".join(
+            f"rank{'s' if len(r) > 1 else ''} {', '.join(map(str, r))}: {note}" for note, r in notes.items()
+        )
     return text if text.startswith("peak memory") else f"peak memory: {text}"  # under the table, say which column
 
 
@@ -489,8 +530,9 @@ def job_digest(runs: list[ProfileRun]) -> dict[str, Any]:
     rows = [_row(run, summaries[r]) for r, run in by_rank.items()]
     missing = [r for r in range(world_size) if r not in by_rank]
     divergences = [{"rank": r, "what": "missing", "text": MISSING_TEXT} for r in missing]
-    divergences += sorted(_divergences(by_rank, summaries),
-                          key=lambda x: (x["rank"], DIVERGENCE_KINDS.index(x["what"])))
+    divergences += sorted(
+        _divergences(by_rank, summaries), key=lambda x: (x["rank"], DIVERGENCE_KINDS.index(x["what"]))
+    )
     notes = _waiting_notes(by_rank, rows, divergences)
     for row in rows:
         row["reasons"] = [x["text"] for x in divergences if x["rank"] == row["rank"]]

@@ -62,21 +62,29 @@ class LineTimes:
     unattributed_ms: dict[str, float | None]
 
     def as_dict(self) -> dict:
-        return {"rule": RULE, "variants": self.variants, "rows": [r.as_dict() for r in self.rows],
-                "unattributed": self.unattributed, "unattributed_ms": self.unattributed_ms}
+        return {
+            "rule": RULE,
+            "variants": self.variants,
+            "rows": [r.as_dict() for r in self.rows],
+            "unattributed": self.unattributed,
+            "unattributed_ms": self.unattributed_ms,
+        }
 
 
-RULE = ("a kernel fused from several lines is split evenly over them, so a variant's lines add up to its kernels' "
-        "time; eager time is counted on the line that was running when each op was called, and a compiled "
-        "backward's kernels on the line that runs the backward")
+RULE = (
+    "a kernel fused from several lines is split evenly over them, so a variant's lines add up to its kernels' "
+    "time; eager time is counted on the line that was running when each op was called, and a compiled "
+    "backward's kernels on the line that runs the backward"
+)
 
 _RUNS_BACKWARD = re.compile(r"\.backward\(|\bautograd\.(?:backward|grad)\(")
 
 
 def backward_line(run: ProfileRun) -> int | None:
     """The one cell line that runs a backward (``loss.backward()``), or None when there is none or several."""
-    found = [i for i, text in enumerate(run.cell_source.splitlines(), 1)
-             if _RUNS_BACKWARD.search(text.split("#", 1)[0])]
+    found = [
+        i for i, text in enumerate(run.cell_source.splitlines(), 1) if _RUNS_BACKWARD.search(text.split("#", 1)[0])
+    ]
     return found[0] if len(found) == 1 else None
 
 
@@ -124,6 +132,9 @@ def line_times(run: ProfileRun) -> LineTimes:
     for b in run.graph_breaks:
         if b.line is not None:
             row(b.line).graph_breaks += 1
-    return LineTimes(variants=variants, rows=[rows[line] for line in sorted(rows)],
-                     unattributed=unattributed, unattributed_ms=unattributed_ms)
-
+    return LineTimes(
+        variants=variants,
+        rows=[rows[line] for line in sorted(rows)],
+        unattributed=unattributed,
+        unattributed_ms=unattributed_ms,
+    )

@@ -17,8 +17,7 @@ ROOFLINE_ROWS = 20  # kernels with rates listed, most time first; the rest are c
 COPY_PEAK = "the copy peak"
 MATMUL_PEAK = "the bf16 matmul peak"
 
-_DTYPES = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32", "float64": "fp64", "half": "fp16",
-           "float": "fp32"}
+_DTYPES = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32", "float64": "fp64", "half": "fp16", "float": "fp32"}
 
 
 # -- the device's ceilings and memory -------------------------------------------------------------
@@ -105,10 +104,22 @@ def autotune_text(r: AutotuneResult) -> str:
 
 def autotune_rows(run: ProfileRun) -> list[AutotuneRow]:
     """Max-autotune's choice per tuned op, per variant in the run's order."""
-    return [AutotuneRow(variant=v.name, op=r.op, shape=shape_words(r.shape), choices=r.choices, best=r.best,
-                        best_ms=r.best_ms, best_triton=r.best_triton, best_triton_ms=r.best_triton_ms,
-                        autotune_s=r.autotune_s, text=autotune_text(r))
-            for v in run.variants for r in v.autotune]
+    return [
+        AutotuneRow(
+            variant=v.name,
+            op=r.op,
+            shape=shape_words(r.shape),
+            choices=r.choices,
+            best=r.best,
+            best_ms=r.best_ms,
+            best_triton=r.best_triton,
+            best_triton_ms=r.best_triton_ms,
+            autotune_s=r.autotune_s,
+            text=autotune_text(r),
+        )
+        for v in run.variants
+        for r in v.autotune
+    ]
 
 
 # -- CUDA graphs -----------------------------------------------------------------------------------
@@ -192,19 +203,32 @@ def roofline_kernels(run: ProfileRun) -> list[Kernel]:
 
 def roofline_rows(run: ProfileRun, limit: int = ROOFLINE_ROWS) -> list[RooflineRow]:
     """The top ``limit`` kernels with rates, most device time first."""
-    return [RooflineRow(kernel_id=k.id, name=k.name, variant=k.variant, achieved_gbps=k.achieved_gbps,
-                        bandwidth_share=k.bandwidth_share, achieved_tflops=k.achieved_tflops,
-                        compute_share=k.compute_share, text=roofline_text(k, run.device_peaks))
-            for k in roofline_kernels(run)[:limit]]
+    return [
+        RooflineRow(
+            kernel_id=k.id,
+            name=k.name,
+            variant=k.variant,
+            achieved_gbps=k.achieved_gbps,
+            bandwidth_share=k.bandwidth_share,
+            achieved_tflops=k.achieved_tflops,
+            compute_share=k.compute_share,
+            text=roofline_text(k, run.device_peaks),
+        )
+        for k in roofline_kernels(run)[:limit]
+    ]
 
 
 def roofline_note(run: ProfileRun) -> str:
     """What the roofline figures are, said under them."""
     if run.device_peaks is None:  # CPU: no peak is measured, so a rate is not a share of anything
-        return ("achieved rate per kernel: bytes it moved or matmul FLOPs it did per call over its time, "
-                "absolute rates (no device peak is measured here to hold them against)")
-    return ("achieved rate per kernel: bytes it moved or matmul FLOPs it did per call over its device time, "
-            "as a share of the device peak measured in this session")
+        return (
+            "achieved rate per kernel: bytes it moved or matmul FLOPs it did per call over its time, "
+            "absolute rates (no device peak is measured here to hold them against)"
+        )
+    return (
+        "achieved rate per kernel: bytes it moved or matmul FLOPs it did per call over its device time, "
+        "as a share of the device peak measured in this session"
+    )
 
 
 # -- all of it, as the REST API serves it --------------------------------------------------------

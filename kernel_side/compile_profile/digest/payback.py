@@ -16,7 +16,6 @@ from .facts import cache_words
 from .format import format_ms, format_s
 
 
-
 def round_calls(n: int) -> int:
     """``n`` to three significant figures (2449 -> 2450, 123456 -> 123000)."""
     if n < 1000:
@@ -51,6 +50,8 @@ def payback(run: ProfileRun) -> dict[str, Any] | None:
         words = cache_words(run, best)
         cache = f" ({words})" if words else ""
         more = f" and {format_s(best.recompile_s)} more recompiling" if best.recompile_s else ""
-        text = (f"compiling cost {format_s(best.compile_s)}{cache}{more} and saves {format_ms(saving_ms)} a call: "
-                f"it pays back after {calls_text(calls)}")
+        text = (
+            f"compiling cost {format_s(best.compile_s)}{cache}{more} and saves {format_ms(saving_ms)} a call: "
+            f"it pays back after {calls_text(calls)}"
+        )
     return {"compile_s": best.compile_s, "saving_ms": saving_ms, "calls": calls, "text": text}

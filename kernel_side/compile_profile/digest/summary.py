@@ -14,8 +14,16 @@ from typing import Any
 from ..profile_run import ProfileRun, Speedup, Variant
 from .breakdown import OVERHEAD_BOUND, breakdown, clamp_warning, columns, reduce_overhead_advice, verdict
 from .distributed import ddp_splits_digest, distributed_summary
-from .facts import (break_count_text, break_groups, break_summary, cache_words, correctness_text, ddp_wrapper_text,
-                    kept_tensor_warnings, speedup_drift)
+from .facts import (
+    break_count_text,
+    break_groups,
+    break_summary,
+    cache_words,
+    correctness_text,
+    ddp_wrapper_text,
+    kept_tensor_warnings,
+    speedup_drift,
+)
 from .format import format_bytes, format_interval, format_ms, format_s, format_speedup
 from .guards import failed_guard_text, guards_digest, recompiles_digest
 from .lines import line_times
@@ -144,11 +152,13 @@ def contention_warning(run: ProfileRun) -> str | None:
     if load.other_processes_cores + load.threads <= load.cores:
         return None
     whose = "torch's" if run.device.type == "cpu" else "the host thread's"
-    return (f"other processes kept {load.other_processes_cores:.1f} of the {load.cores} cores busy while timing, "
-            f"beside {whose} {load.threads} thread{'s' if load.threads != 1 else ''}: the CPU was oversubscribed, so "
-            "both sides' timings may be inflated and the speedup off (a training step's eager loop read 554 ms "
-            "with one other busy process on 2 cores, 11 ms without); re-run on an idle machine, or give torch "
-            "fewer threads (torch.set_num_threads)")
+    return (
+        f"other processes kept {load.other_processes_cores:.1f} of the {load.cores} cores busy while timing, "
+        f"beside {whose} {load.threads} thread{'s' if load.threads != 1 else ''}: the CPU was oversubscribed, so "
+        "both sides' timings may be inflated and the speedup off (a training step's eager loop read 554 ms "
+        "with one other busy process on 2 cores, 11 ms without); re-run on an idle machine, or give torch "
+        "fewer threads (torch.set_num_threads)"
+    )
 
 
 def timing_warnings(run: ProfileRun) -> list[str]:
@@ -187,8 +197,13 @@ def timing_warnings(run: ProfileRun) -> list[str]:
     profile = getattr(best, "kernel_profile", None) if best else None
     # A run with a breakdown says this in its verdict (digest.breakdown), with eager's figures beside it;
     # older runs, profiled before the breakdown, keep this warning.
-    if (verdict(run) is None and best is not None and best.timing is not None and profile is not None
-            and profile.total_ms > 0):
+    if (
+        verdict(run) is None
+        and best is not None
+        and best.timing is not None
+        and profile is not None
+        and profile.total_ms > 0
+    ):
         share = profile.total_ms / best.timing.median_ms
         if share < OVERHEAD_BOUND:
             advice = reduce_overhead_advice(run, best)
@@ -243,8 +258,13 @@ def summarize(run: ProfileRun) -> dict[str, Any]:
         },
         "memory_note": run.memory_note,
         "correctness": (
-            {"ok": run.correctness.ok, "max_abs_diff": run.correctness.max_abs_diff, "note": run.correctness.note,
-             "method": run.correctness.method, "text": correctness_text(run.correctness)}
+            {
+                "ok": run.correctness.ok,
+                "max_abs_diff": run.correctness.max_abs_diff,
+                "note": run.correctness.note,
+                "method": run.correctness.method,
+                "text": correctness_text(run.correctness),
+            }
             if run.correctness
             else None
         ),
@@ -252,9 +272,7 @@ def summarize(run: ProfileRun) -> dict[str, Any]:
         "warnings": warnings(run),
         "errors": [{"stage": e.stage, "message": e.message, "line": e.line, "variant": e.variant} for e in run.errors],
         "recommendation": (
-            {"variant": run.recommendation.variant, "call": run.recommendation.call}
-            if run.recommendation
-            else None
+            {"variant": run.recommendation.variant, "call": run.recommendation.call} if run.recommendation else None
         ),
         "breakdown": [r.as_dict() for r in breakdown(run)],
         # the breakdown's columns in order, keyed as BreakdownRow.parts (collectives only where a call spent
@@ -274,5 +292,10 @@ def run_digest(run: ProfileRun) -> dict[str, Any]:
     Kept apart from ``summarize``, which the store caches for every run in its list and the MIME bundle
     carries: a 24-layer training step's per-line rows name hundreds of kernels.
     """
-    return {**summarize(run), "lines": line_times(run).as_dict(), "guards": guards_digest(run),
-            "recompiles": recompiles_digest(run), "measured": measured(run)}
+    return {
+        **summarize(run),
+        "lines": line_times(run).as_dict(),
+        "guards": guards_digest(run),
+        "recompiles": recompiles_digest(run),
+        "measured": measured(run),
+    }

@@ -25,7 +25,9 @@ def memory_ratio(run: ProfileRun) -> float | None:
 
 
 def measure_after_timing(
-    run: ProfileRun, compiled: dict[str, Callable[[], Any]], before_each: Callable[[], None],
+    run: ProfileRun,
+    compiled: dict[str, Callable[[], Any]],
+    before_each: Callable[[], None],
     eager: eager_profile.EagerCall | None = None,
 ) -> list[ErrorInfo]:
     errors: list[ErrorInfo] = []

@@ -26,7 +26,6 @@ from .stack import Frame, parse_frames
 from .variants import VariantSpec
 
 
-
 @dataclass
 class RecordedGraph:
     """What the backend saw of one Dynamo graph."""

@@ -182,8 +182,9 @@ class CellFunction:
         while tb is not None:
             if tb.tb_frame.f_code is self.fn.__code__:
                 local_values = tb.tb_frame.f_locals
-                return None, {name: local_values[name] for name in self.kept
-                              if local_values.get(name, UNSET) is not UNSET}
+                return None, {
+                    name: local_values[name] for name in self.kept if local_values.get(name, UNSET) is not UNSET
+                }
             tb = tb.tb_next
         return None
 
@@ -253,8 +254,7 @@ def cell_to_function(
     captured = [name for name in assigned_anywhere if name in _cell_function_code(code).co_cellvars]
     if captured:
         global_names += captured
-        code = _compile_cell_function(tree, assigned_anywhere, global_names, kept_names, user_ns, filename,
-                                      line_offset)
+        code = _compile_cell_function(tree, assigned_anywhere, global_names, kept_names, user_ns, filename, line_offset)
     local_names = [name for name in assigned_anywhere if name not in global_names]
     published = [name for name in local_names if name in kept_names]
     parameters = _parameters(local_names, user_ns)
@@ -396,4 +396,3 @@ def cell_line_of_exception(exc: BaseException, filename: str) -> int | None:
             line = tb.tb_lineno
         tb = tb.tb_next
     return line
-

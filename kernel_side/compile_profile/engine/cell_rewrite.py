@@ -190,8 +190,11 @@ class _PublishBindings:
         calls = []
         for name in names:
             if name in self.setters:
-                call = ast.Call(func=ast.Name(id=self.setters[name], ctx=ast.Load()),
-                                args=[ast.Name(id=name, ctx=ast.Load())], keywords=[])
+                call = ast.Call(
+                    func=ast.Name(id=self.setters[name], ctx=ast.Load()),
+                    args=[ast.Name(id=name, ctx=ast.Load())],
+                    keywords=[],
+                )
                 calls.append(ast.copy_location(ast.Expr(value=call), where))
         return calls
 
@@ -209,8 +212,9 @@ class _PublishBindings:
             statement.handlers = [self._handler(h) for h in statement.handlers]
         if isinstance(statement, ast.Match):
             for case in statement.cases:
-                case.body = self._publish(top_level_assigned_names([case.pattern]), case.body[0]) \
-                    + self.transform(case.body)
+                case.body = self._publish(top_level_assigned_names([case.pattern]), case.body[0]) + self.transform(
+                    case.body
+                )
         return statement
 
     def _handler(self, handler: ast.ExceptHandler) -> ast.ExceptHandler:
@@ -221,11 +225,19 @@ class _PublishBindings:
             # the handler catches into a name of its own and unsets ``e`` (published: deleted) afterwards.
             name, self.caught = handler.name, self.caught + 1
             handler.name = _CAUGHT_NAME.format(self.caught)
-            bind = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=ast.Name(id=handler.name, ctx=ast.Load()))
-            unset = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())],
-                               value=ast.Name(id=UNSET_PARAMETER, ctx=ast.Load()))
-            body = [ast.copy_location(bind, handler)] + self._publish([name], handler) + body \
-                + [ast.copy_location(unset, handler)] + self._publish([name], handler)
+            bind = ast.Assign(
+                targets=[ast.Name(id=name, ctx=ast.Store())], value=ast.Name(id=handler.name, ctx=ast.Load())
+            )
+            unset = ast.Assign(
+                targets=[ast.Name(id=name, ctx=ast.Store())], value=ast.Name(id=UNSET_PARAMETER, ctx=ast.Load())
+            )
+            body = (
+                [ast.copy_location(bind, handler)]
+                + self._publish([name], handler)
+                + body
+                + [ast.copy_location(unset, handler)]
+                + self._publish([name], handler)
+            )
         handler.body = body
         return handler
 
@@ -258,11 +270,15 @@ def _flatten(targets):
 def _checked_read(name: str) -> ast.expr:
     """``name``, or when the run left it unbound what a plain cell's lookup gives: a builtin, or NameError."""
     return ast.IfExp(
-        test=ast.Compare(left=ast.Name(id=name, ctx=ast.Load()), ops=[ast.IsNot()],
-                         comparators=[ast.Name(id=UNSET_PARAMETER, ctx=ast.Load())]),
+        test=ast.Compare(
+            left=ast.Name(id=name, ctx=ast.Load()),
+            ops=[ast.IsNot()],
+            comparators=[ast.Name(id=UNSET_PARAMETER, ctx=ast.Load())],
+        ),
         body=ast.Name(id=name, ctx=ast.Load()),
-        orelse=ast.Call(func=ast.Name(id=UNBOUND_PARAMETER, ctx=ast.Load()), args=[ast.Constant(value=name)],
-                        keywords=[]),
+        orelse=ast.Call(
+            func=ast.Name(id=UNBOUND_PARAMETER, ctx=ast.Load()), args=[ast.Constant(value=name)], keywords=[]
+        ),
     )
 
 
@@ -331,4 +347,3 @@ class _DeleteToUnset(ast.NodeTransformer):
         return node
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = _leave
-

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-HOST_CATEGORIES = frozenset({"cpu_op", "user_annotation", "python_function", "cuda_runtime", "cuda_driver",
-                             "cpu_instant_event"})
+HOST_CATEGORIES = frozenset(
+    {"cpu_op", "user_annotation", "python_function", "cuda_runtime", "cuda_driver", "cpu_instant_event"}
+)
 RUNTIME_CATEGORIES = frozenset({"cuda_runtime", "cuda_driver"})
 DEVICE_CATEGORIES = frozenset({"kernel", "gpu_memcpy", "gpu_memset"})
 
@@ -99,11 +100,15 @@ def parse(data: dict[str, Any], keep_python: Callable[[str], bool] = lambda name
         if cat == "python_function" and not keep_python(str(e.get("name", ""))):
             continue
         if cat in HOST_CATEGORIES:
-            host.append(HostEvent(str(e.get("name", "")), cat, float(e["ts"]), float(e.get("dur", 0.0)),
-                                  e.get("tid"), args))
+            host.append(
+                HostEvent(str(e.get("name", "")), cat, float(e["ts"]), float(e.get("dur", 0.0)), e.get("tid"), args)
+            )
         elif cat in DEVICE_CATEGORIES:
-            device.append(DeviceEvent(str(e.get("name", "")), cat, float(e["ts"]), float(e.get("dur", 0.0)),
-                                      args.get("correlation"), args))
+            device.append(
+                DeviceEvent(
+                    str(e.get("name", "")), cat, float(e["ts"]), float(e.get("dur", 0.0)), args.get("correlation"), args
+                )
+            )
     _nest(host)
     runtime = {ev.args.get("correlation"): ev for ev in host if ev.cat in RUNTIME_CATEGORIES}
     for d in device:

@@ -42,8 +42,13 @@ class Compiling:
         self.progress(f"{name}: compiling")
         backend = RecordingBackend.for_variant(spec)
         variant = Variant(
-            name=name, backend=spec.backend, mode=spec.mode or "default", dynamic=spec.dynamic,
-            fullgraph=spec.fullgraph, options=dict(spec.options), torch_compile_call=spec.torch_compile_call(),
+            name=name,
+            backend=spec.backend,
+            mode=spec.mode or "default",
+            dynamic=spec.dynamic,
+            fullgraph=spec.fullgraph,
+            options=dict(spec.options),
+            torch_compile_call=spec.torch_compile_call(),
         )
         self.run_obj.variants.append(variant)
         t = self.target
@@ -69,13 +74,17 @@ class Compiling:
         self._merge_trace(variant, trace)
         if error is not None:
             variant.error = one_line(error)
-            self.run_obj.errors.append(self._error("compile" if is_compile_error(error) else "compiled run",
-                                                   error, variant=name))
+            self.run_obj.errors.append(
+                self._error("compile" if is_compile_error(error) else "compiled run", error, variant=name)
+            )
             let_go(error)
             return
-        self.variant_ops[name] = [op for g in trace.graphs if g.kind in ("aot_forward", "aot_inference",
-                                                                         "aot_backward", "post_grad")
-                                  for op in g.op_counts]
+        self.variant_ops[name] = [
+            op
+            for g in trace.graphs
+            if g.kind in ("aot_forward", "aot_inference", "aot_backward", "post_grad")
+            for op in g.op_counts
+        ]
         self.compiled[name] = call
         self.backends[name] = backend
         self.graphs_seen[name] = len(backend.graphs)
@@ -116,7 +125,7 @@ class Compiling:
             by_variant.setdefault(ev.context, []).append(ev)
         for name, variant_events in by_variant.items():
             backend = self.backends.get(name)
-            new_graphs = backend.graphs[self.graphs_seen[name]:] if backend else []
+            new_graphs = backend.graphs[self.graphs_seen[name] :] if backend else []
             if backend:
                 self.graphs_seen[name] = len(backend.graphs)
             trace = build_variant_trace(variant_events, new_graphs, variant=name, locator=self.target.locator)

@@ -42,17 +42,37 @@ TOLERANCES: dict[torch.dtype, tuple[float, float]] = {
     torch.complex128: (1e-7, 1e-7),
 }
 # The benchmark runner's ``tol`` per precision; a tenth of it is the RMSE slack.
-RMSE_TOL: dict[torch.dtype, float] = {torch.float64: 1e-7, torch.float32: 1e-4, torch.float16: 1e-3,
-                                      torch.bfloat16: 1e-2}
+RMSE_TOL: dict[torch.dtype, float] = {
+    torch.float64: 1e-7,
+    torch.float32: 1e-4,
+    torch.float16: 1e-3,
+    torch.bfloat16: 1e-2,
+}
 LOW_PRECISION = (torch.float16, torch.bfloat16)
 SMALL_TENSOR = 1000  # fewer elements: noise dominates the RMSE, so the larger multiplier
 
 RANDOM_OPS = frozenset(
     {
-        "aten.rand", "aten.randn", "aten.randint", "aten.randperm", "aten.bernoulli", "aten.native_dropout",
-        "aten.dropout", "aten.normal", "aten.uniform", "aten.multinomial", "aten.rand_like", "aten.randn_like",
-        "aten.randint_like", "aten.exponential", "aten.poisson", "aten.cauchy", "aten.geometric",
-        "aten.log_normal", "prims.inductor_random", "prims.inductor_seeds",
+        "aten.rand",
+        "aten.randn",
+        "aten.randint",
+        "aten.randperm",
+        "aten.bernoulli",
+        "aten.native_dropout",
+        "aten.dropout",
+        "aten.normal",
+        "aten.uniform",
+        "aten.multinomial",
+        "aten.rand_like",
+        "aten.randn_like",
+        "aten.randint_like",
+        "aten.exponential",
+        "aten.poisson",
+        "aten.cauchy",
+        "aten.geometric",
+        "aten.log_normal",
+        "prims.inductor_random",
+        "prims.inductor_seeds",
     }
 )
 
@@ -84,8 +104,11 @@ def _leaves(value: Any, path: str, objects: int = 0, nested: bool = False) -> It
 
 def _holds_attributes(value: Any) -> bool:
     """A plain object whose attributes may hold result tensors (not a module, optimizer, class or function)."""
-    return (hasattr(value, "__dict__") and not callable(value)
-            and not isinstance(value, (torch.nn.Module, torch.optim.Optimizer, type, types.ModuleType)))
+    return (
+        hasattr(value, "__dict__")
+        and not callable(value)
+        and not isinstance(value, (torch.nn.Module, torch.optim.Optimizer, type, types.ModuleType))
+    )
 
 
 PYTHON_FLOAT_TOLERANCE = (1.3e-6, 1e-9)  # a Python float is usually a float32 tensor's .item()
@@ -118,10 +141,16 @@ def judge_output(path: str, expected: Any, actual: Any, reference: Any = None) -
     e, a = _as_tensor(expected), _as_tensor(actual)
     dtype = str(e.dtype).removeprefix("torch.") if e is not None else type(expected).__name__
     if e is None or a is None:
-        return OutputCheck(path=path, dtype=dtype, ok=expected == actual, reason="" if expected == actual else "differs")
+        return OutputCheck(
+            path=path, dtype=dtype, ok=expected == actual, reason="" if expected == actual else "differs"
+        )
     if a.shape != e.shape or (a.dtype != e.dtype and isinstance(expected, torch.Tensor)):
-        return OutputCheck(path=path, dtype=dtype, ok=False,
-                           reason=f"compiled gave {a.dtype} {list(a.shape)}, eager {e.dtype} {list(e.shape)}")
+        return OutputCheck(
+            path=path,
+            dtype=dtype,
+            ok=False,
+            reason=f"compiled gave {a.dtype} {list(a.shape)}, eager {e.dtype} {list(e.shape)}",
+        )
     a = a.to(e.device)
     if e.numel() == 0:
         return OutputCheck(path=path, dtype=dtype, ok=True)
@@ -142,8 +171,12 @@ def judge_output(path: str, expected: Any, actual: Any, reference: Any = None) -
     if torch.allclose(aw[finite], ew[finite], rtol=rtol, atol=atol):
         return check
     r = _as_tensor(reference)
-    if r is None or r.shape != e.shape or not (r.is_floating_point() or r.is_complex()) \
-            or torch.equal(r.to(e.device), e):  # the same computation as eager: not a reference
+    if (
+        r is None
+        or r.shape != e.shape
+        or not (r.is_floating_point() or r.is_complex())
+        or torch.equal(r.to(e.device), e)
+    ):  # the same computation as eager: not a reference
         check.ok, check.reason = False, f"beyond {e.dtype} tolerance (rtol {rtol:g}, atol {atol:g})"
         return check
     rw = r.to(e.device, wide)
@@ -156,8 +189,9 @@ def judge_output(path: str, expected: Any, actual: Any, reference: Any = None) -
     check.allowed_rmse = multiplier * check.eager_rmse + slack
     if not check.compiled_rmse <= check.allowed_rmse:
         check.ok = False
-        check.reason = (f"RMSE against float64 {check.compiled_rmse:.3g}, more than {multiplier:g}x eager's "
-                        f"{check.eager_rmse:.3g}")
+        check.reason = (
+            f"RMSE against float64 {check.compiled_rmse:.3g}, more than {multiplier:g}x eager's {check.eager_rmse:.3g}"
+        )
     return check
 
 
@@ -209,8 +243,13 @@ def _max_rel_diff(eager: dict[str, Any], compiled: dict[str, Any], checks: list[
     best = None
     for c in checks:
         e, a = _as_tensor(eager[c.path]), _as_tensor(compiled[c.path])
-        if e is None or a is None or a.shape != e.shape or not (e.is_floating_point() or e.is_complex()) \
-                or e.numel() == 0:
+        if (
+            e is None
+            or a is None
+            or a.shape != e.shape
+            or not (e.is_floating_point() or e.is_complex())
+            or e.numel() == 0
+        ):
             continue
         wide = torch.complex128 if e.is_complex() else torch.float64
         ew, aw = e.to(wide), a.to(e.device, wide)
@@ -297,8 +336,9 @@ class MutableState:
     def save_mutated_since_creation(self) -> int:
         """Snapshot the tensors whose version counter moved since construction; return how many."""
         mutated = [(name, t) for name, t, v in zip(self._names, self._tensors, self._versions) if t._version != v]
-        self._saved = [(t, t.detach().clone(), t.grad.detach().clone() if t.grad is not None else None)
-                       for _, t in mutated]
+        self._saved = [
+            (t, t.detach().clone(), t.grad.detach().clone() if t.grad is not None else None) for _, t in mutated
+        ]
         self._saved_names = [name for name, _ in mutated]
         return len(self._saved)
 
@@ -316,8 +356,11 @@ class MutableState:
         optimizer state: its result as much as the loss it returns).  Not an optimizer's step counters:
         a count, and on CUDA the compiled variant's are other tensors (``OptimizerViews``), so the eager
         view's would read as never advanced by a compiled step."""
-        return {name: t.detach().clone() for name, (t, _, _) in zip(self._saved_names, self._saved)
-                if not name.endswith(STEP_COUNTER)}
+        return {
+            name: t.detach().clone()
+            for name, (t, _, _) in zip(self._saved_names, self._saved)
+            if not name.endswith(STEP_COUNTER)
+        }
 
     def restore(self) -> None:
         with torch.no_grad():

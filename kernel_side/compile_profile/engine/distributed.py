@@ -51,7 +51,8 @@ def _out_of_step(exc: Exception, where: str) -> RanksOutOfStep:
     return RanksOutOfStep(
         f"rank {dist.get_rank()} waited more than {timeout_s():g} s (COMPILE_PROFILE_DIST_TIMEOUT) for the other "
         f"ranks {where}: call compile_profile.profile on every rank of the job, with the same step and options, "
-        f"at the same point of the script ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})")
+        f"at the same point of the script ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
+    )
 
 
 class Lockstep:

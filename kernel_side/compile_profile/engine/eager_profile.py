@@ -111,7 +111,7 @@ def marking_lines(code: CodeType | None, line_offset: int = 0) -> Iterator[None]
 
 def _range_line(name: str) -> int | None:
     try:
-        return int(name[len(LINE_RANGE):])
+        return int(name[len(LINE_RANGE) :])
     except ValueError:
         return None
 
@@ -125,8 +125,11 @@ class _Ranges:
     44 % of the eager kernels, all of the backward's, were on no line before this fallback)."""
 
     def __init__(self, trace: ChromeTrace):
-        self.lines = sorted((ev.ts, ev.end, line) for ev in trace.host
-                            if ev.name.startswith(LINE_RANGE) and (line := _range_line(ev.name)) is not None)
+        self.lines = sorted(
+            (ev.ts, ev.end, line)
+            for ev in trace.host
+            if ev.name.startswith(LINE_RANGE) and (line := _range_line(ev.name)) is not None
+        )
         self.calls = sorted((ev.ts, ev.end) for ev in trace.host if ev.name == CALL_RANGE)
         self._starts = [start for start, _, _ in self.lines]
         self._call_starts = [start for start, _ in self.calls]
@@ -172,8 +175,12 @@ def attribute_eager(trace: ChromeTrace, *, calls: int, device_type: str) -> Eage
         times.total_us += d.dur
         chain = [a for a in d.launcher.ancestors() if is_host_op(a)] if d.launcher is not None else []
         times.parts[device_kind(d.cat, d.name, [a.name for a in chain])] += d.dur
-        _count_on_line(times, ranges.line_of(d.launcher) if d.launcher is not None else None,
-                       chain[-1].name if chain else None, d.dur)
+        _count_on_line(
+            times,
+            ranges.line_of(d.launcher) if d.launcher is not None else None,
+            chain[-1].name if chain else None,
+            d.dur,
+        )
     return times
 
 
@@ -186,18 +193,26 @@ def apply(times: EagerTimes, run: ProfileRun) -> KernelProfile:
     def ms(us: float) -> float:
         return us / 1e3 / calls
 
-    lines = [EagerLineTime(line=line, time_ms=ms(us),
-                           ops=[op for op, _ in times.line_ops.get(line, collections.Counter()).most_common(
-                               MAX_OPS_PER_LINE)])
-             for line, us in sorted(times.line_us.items())]
+    lines = [
+        EagerLineTime(
+            line=line,
+            time_ms=ms(us),
+            ops=[op for op, _ in times.line_ops.get(line, collections.Counter()).most_common(MAX_OPS_PER_LINE)],
+        )
+        for line, us in sorted(times.line_us.items())
+    ]
     profile = KernelProfile(
         calls=times.calls,
         total_ms=ms(times.total_us),
         attributed_ms=sum(line.time_ms for line in lines),
         method=times.method,  # type: ignore[arg-type]
-        breakdown=CallBreakdown(library_ms=ms(times.parts[LIBRARY]), generated_ms=0.0,
-                                aten_ms=ms(times.parts[ATEN]), copy_ms=ms(times.parts[COPY]),
-                                collective_ms=ms(times.parts[COLLECTIVE])),
+        breakdown=CallBreakdown(
+            library_ms=ms(times.parts[LIBRARY]),
+            generated_ms=0.0,
+            aten_ms=ms(times.parts[ATEN]),
+            copy_ms=ms(times.parts[COPY]),
+            collective_ms=ms(times.parts[COLLECTIVE]),
+        ),
         eager_lines=lines,
     )
     run.variant("eager").kernel_profile = profile
@@ -219,8 +234,15 @@ def measure_eager(run: ProfileRun, eager: EagerCall) -> EagerTimes:
     # profiler is what the pass reports.  Recording shapes inflated it: on 2 cores, one thread, three
     # small cells, profiled op time over the timed median was 1.1-2.2x with shapes, 0.97-1.2x without.
     call_times: list[float] = []
-    trace = kernel_profiler.record_trace(marked_call, eager.before_each, calls=calls, device_type=run.device.type,
-                                         with_stack=False, record_shapes=False, call_times=call_times)
+    trace = kernel_profiler.record_trace(
+        marked_call,
+        eager.before_each,
+        calls=calls,
+        device_type=run.device.type,
+        with_stack=False,
+        record_shapes=False,
+        call_times=call_times,
+    )
     times = attribute_eager(trace, calls=calls, device_type=run.device.type)
     apply(times, run).profiled_call_ms = kernel_profiler.profiled_call_ms(call_times)
     return times

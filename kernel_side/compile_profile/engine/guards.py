@@ -30,8 +30,13 @@ if TYPE_CHECKING:
 # requires_grad) with the dynamic-shape marks checked beside each tensor, and type or identity
 # checks on the modules and functions it reads; a few are the ambient state every frame checks.
 GUARD_KINDS: list[tuple[str, re.Pattern[str]]] = [
-    ("global state", re.compile(r"GLOBAL_STATE|TORCH_FUNCTION_MODE_STACK|DEFAULT_DEVICE|___check_global_state"
-                                r"|BACKEND_MATCH|___check_current_backend|init_ambient_guards")),
+    (
+        "global state",
+        re.compile(
+            r"GLOBAL_STATE|TORCH_FUNCTION_MODE_STACK|DEFAULT_DEVICE|___check_global_state"
+            r"|BACKEND_MATCH|___check_current_backend|init_ambient_guards"
+        ),
+    ),
     ("dynamic-shape marks", re.compile(r"DIMENSION_DYNAMIC_MARKING|_dynamo_\w*(dynamic|static|unbacked)_indices")),
     ("tensor", re.compile(r"TENSOR_MATCH|check_tensor\(|___check_tensors")),
     ("aliasing", re.compile(r"NO_TENSOR_ALIASING|check_no_aliasing|STORAGE_OVERLAPPING|check_overlapping")),
@@ -51,7 +56,9 @@ _ROOT_NAME = re.compile(r"""^[LG]\[['"]([^'"]+)['"]\]""")
 _QUOTED_NAME = re.compile(r"""^\s*(?:\d+/\d+:\s*)?(?:tensor|type|id|len)?\s*'([A-Za-z_]\w*)'""")
 # ... or compares a value by its name in the frame: "self.param_groups[0]['lr'] == 0.09" (an optimizer's
 # step frame, recompiled for each learning rate an LR scheduler sets)
-_COMPARED_NAME = re.compile(r"""^\s*(?:\d+/\d+:\s*)?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\[\d+\]|\[['"][^'"]*['"]\])*)\s*(?:==|!=|<=|>=|<|>)""")
+_COMPARED_NAME = re.compile(
+    r"""^\s*(?:\d+/\d+:\s*)?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\[\d+\]|\[['"][^'"]*['"]\])*)\s*(?:==|!=|<=|>=|<|>)"""
+)
 
 
 def guard_kind(code: str) -> str:
@@ -114,7 +121,7 @@ def guards_of_tree(text: str, locator: CellLocator) -> list[Guard]:
             continue
         kind_and_rest = f"{leaf['type']}: {leaf['rest']}"
         at = _USER_AT.search(leaf["rest"])
-        code = (leaf["rest"][:at.start()] if at else leaf["rest"].split("  #")[0]).strip()
+        code = (leaf["rest"][: at.start()] if at else leaf["rest"].split("  #")[0]).strip()
         source = guard_source(code)
         if _is_own(source, at["file"] if at else ""):
             continue

@@ -23,16 +23,24 @@ from ..profile_run import KeptTensor
 MIN_BYTES = 1 << 20  # smaller tensors cost too little to mention
 
 
-def kept_tensors(intermediates: dict[str, tuple[int, list[int]]], values: dict[str, Any],
-                 device_type: str) -> list[KeptTensor]:
+def kept_tensors(
+    intermediates: dict[str, tuple[int, list[int]]], values: dict[str, Any], device_type: str
+) -> list[KeptTensor]:
     """The kept intermediates among ``values`` (a run's kept names) that are tensors of at least ``MIN_BYTES``."""
     found = []
     for name, (line, used_at) in intermediates.items():
         value = values.get(name)
         if isinstance(value, torch.Tensor) and value.numel() * value.element_size() >= MIN_BYTES:
-            found.append(KeptTensor(name=name, line=line, used_at=list(used_at), shape=list(value.shape),
-                                    dtype=str(value.dtype).removeprefix("torch."),
-                                    bytes=value.numel() * value.element_size()))
+            found.append(
+                KeptTensor(
+                    name=name,
+                    line=line,
+                    used_at=list(used_at),
+                    shape=list(value.shape),
+                    dtype=str(value.dtype).removeprefix("torch."),
+                    bytes=value.numel() * value.element_size(),
+                )
+            )
     if found:
         gbps = copy_bandwidth_gbps(device_type)
         for t in found:

@@ -107,8 +107,9 @@ def _is_op(ev: HostEvent) -> bool:
     return ev.cat in ("cpu_op", "user_annotation")
 
 
-def attribute(trace: ChromeTrace, kernels: Iterable[Kernel], *, variant: str, calls: int,
-              device_type: str) -> VariantKernelTimes:
+def attribute(
+    trace: ChromeTrace, kernels: Iterable[Kernel], *, variant: str, calls: int, device_type: str
+) -> VariantKernelTimes:
     """Each kernel's observed time over the ``calls`` profiled calls in ``trace``."""
     return KernelAttribution(trace, kernels, variant=variant, calls=calls, device_type=device_type).attribute()
 
@@ -123,8 +124,7 @@ class KernelAttribution:
     ``result`` once; calling it again returns the same result.
     """
 
-    def __init__(self, trace: ChromeTrace, kernels: Iterable[Kernel], *, variant: str, calls: int,
-                 device_type: str):
+    def __init__(self, trace: ChromeTrace, kernels: Iterable[Kernel], *, variant: str, calls: int, device_type: str):
         self.trace = trace
         self.index = KernelIndex(kernels)
         self.method = "cupti" if device_type == "cuda" else "host"
@@ -189,7 +189,8 @@ class KernelAttribution:
             graph_id = self.region_graph.get(region) if region is not None else None
             if region is not None and graph_id is None:
                 graph_id = self.graph_of_key.get(region.name) or index.graph_by_names(
-                    e.name for e in region.descendants() if index.is_triton_launch(e))
+                    e.name for e in region.descendants() if index.is_triton_launch(e)
+                )
                 self.region_graph[region] = graph_id
                 if graph_id:
                     self.graph_of_key.setdefault(region.name, graph_id)
@@ -199,11 +200,15 @@ class KernelAttribution:
             self.launch_kernel[ev] = kernel
             obs = self.observe(kernel)
             obs.launch_args.append(ev.args)
-            config = ", ".join(str(x) for x in (
-                ev.args.get("kernel_kwargs"),
-                f"num_warps={ev.args['num_warps']}" if "num_warps" in ev.args else None,
-                f"num_stages={ev.args['num_stages']}" if "num_stages" in ev.args else None,
-            ) if x)
+            config = ", ".join(
+                str(x)
+                for x in (
+                    ev.args.get("kernel_kwargs"),
+                    f"num_warps={ev.args['num_warps']}" if "num_warps" in ev.args else None,
+                    f"num_stages={ev.args['num_stages']}" if "num_stages" in ev.args else None,
+                )
+                if x
+            )
             if config:
                 obs.configs[config] += 1
             if self.method == "host":  # a Triton kernel on CPU would be odd; count its host time all the same
@@ -216,9 +221,14 @@ class KernelAttribution:
             module = self.region_module.get(region)
             if module is None:
                 continue
-            top_ops = sorted((ev for ev in region.descendants() if ev.cat == "cpu_op"
-                              and _enclosing(ev, _is_op) is region and not self.index.is_triton_launch(ev)),
-                             key=lambda ev: ev.ts)
+            top_ops = sorted(
+                (
+                    ev
+                    for ev in region.descendants()
+                    if ev.cat == "cpu_op" and _enclosing(ev, _is_op) is region and not self.index.is_triton_launch(ev)
+                ),
+                key=lambda ev: ev.ts,
+            )
             pending: dict[str, collections.deque[CallSite]] = collections.defaultdict(collections.deque)
             for site in module.sites:
                 if site.kind == "extern" and site.kernel is not None:
@@ -237,12 +247,12 @@ class KernelAttribution:
                 self._attribute_cpp_calls(region, module)
 
     def _attribute_cpp_calls(self, region: HostEvent, module: ModuleInfo) -> None:
-        call_event = next((ev for ev in region.descendants() if ev.cat == "python_function"
-                           and _CALL_EVENT.match(ev.name)), None)
+        call_event = next(
+            (ev for ev in region.descendants() if ev.cat == "python_function" and _CALL_EVENT.match(ev.name)), None
+        )
         if call_event is None:
             return
-        binding_calls = sorted((ev for ev in call_event.children if ev.name == CPP_BINDING_CALL),
-                               key=lambda e: e.ts)
+        binding_calls = sorted((ev for ev in call_event.children if ev.name == CPP_BINDING_CALL), key=lambda e: e.ts)
         cpp_sites = [s for s in module.sites if s.kind == "cpp"]
         if len(binding_calls) == len(cpp_sites):
             pairs = list(zip(binding_calls, cpp_sites))
@@ -380,6 +390,6 @@ class KernelAttribution:
             if d not in unmatched_events:
                 continue
             before = max((position[id(e)] for e in replay[:i] if id(e) in position), default=-1)
-            after = min((position[id(e)] for e in replay[i + 1:] if id(e) in position), default=len(sites))
-            externs = [s for s in sites[before + 1:after] if s.kind == "extern" and s.kernel is not None]
+            after = min((position[id(e)] for e in replay[i + 1 :] if id(e) in position), default=len(sites))
+            externs = [s for s in sites[before + 1 : after] if s.kind == "extern" and s.kernel is not None]
             self._count(d, externs[0].kernel if len(externs) == 1 else None, region or launcher)

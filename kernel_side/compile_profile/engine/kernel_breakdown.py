@@ -49,23 +49,48 @@ from .kernel_index import extern_op_name
 if TYPE_CHECKING:  # kernel_attribution classifies its unmatched events with device_kind
     from .kernel_attribution import VariantKernelTimes
 
-LIBRARY_OPS = frozenset({
-    "mm", "addmm", "_addmm_activation", "bmm", "baddbmm", "matmul", "linear", "mv", "addmv", "dot",
-    "_int_mm", "_scaled_mm", "convolution", "_convolution",
-})
-LIBRARY_OP_PREFIXES = ("conv", "cudnn_", "miopen_", "mkldnn_", "_scaled_dot_product_", "_flash_attention",
-                       "_efficient_attention", "_cudnn_attention")
+LIBRARY_OPS = frozenset(
+    {
+        "mm",
+        "addmm",
+        "_addmm_activation",
+        "bmm",
+        "baddbmm",
+        "matmul",
+        "linear",
+        "mv",
+        "addmv",
+        "dot",
+        "_int_mm",
+        "_scaled_mm",
+        "convolution",
+        "_convolution",
+    }
+)
+LIBRARY_OP_PREFIXES = (
+    "conv",
+    "cudnn_",
+    "miopen_",
+    "mkldnn_",
+    "_scaled_dot_product_",
+    "_flash_attention",
+    "_efficient_attention",
+    "_cudnn_attention",
+)
 COPY_OPS = frozenset({"copy_", "_to_copy", "to", "contiguous", "clone", "_copy_from", "_copy_from_and_resize"})
 # device kernel names of the matmul/conv/attention libraries (cuBLAS's gemv/gemm/xmma kernels,
 # CUTLASS, cuDNN, FlashAttention, CK on ROCm)
-LIBRARY_KERNEL = re.compile(r"gemm|gemv|cutlass|cublas|cudnn|flash|xmma|sm\d+_xmma|fmha|ck_tile|wgmma|dot_kernel",
-                            re.IGNORECASE)
+LIBRARY_KERNEL = re.compile(
+    r"gemm|gemv|cutlass|cublas|cudnn|flash|xmma|sm\d+_xmma|fmha|ck_tile|wgmma|dot_kernel", re.IGNORECASE
+)
 COPY_DEVICE_CATEGORIES = frozenset({"gpu_memcpy", "gpu_memset"})
 
 # c10d's namespaces, as the profiler (``c10d::``), an ATen graph (``c10d.``), a Dynamo graph
 # (``torch._ops.c10d.``) or output code (``torch.ops.c10d.``) name them
-COLLECTIVE_NAMESPACE = re.compile(r"^(?:torch\._?ops\.)?"
-                                  r"(?:c10d|_c10d_functional|_c10d_functional_autograd|c10d_functional)(?:::|\.)")
+COLLECTIVE_NAMESPACE = re.compile(
+    r"^(?:torch\._?ops\.)?"
+    r"(?:c10d|_c10d_functional|_c10d_functional_autograd|c10d_functional)(?:::|\.)"
+)
 # the profiler's communication ranges and NCCL's kernels: gloo:all_reduce, nccl:all_reduce, ncclDevKernel_*
 COLLECTIVE_RANGE = re.compile(r"^(?:(?:gloo|nccl|mpi|ucc|xccl):|nccl(?:Dev)?Kernel|record_param_comms$)")
 
@@ -79,7 +104,7 @@ def is_collective(name: str) -> bool:
 
 def _op_base(name: str) -> str:
     """``aten::mm`` -> ``mm``; names of other namespaces are kept whole (``mylib::foo`` is no ATen op)."""
-    return name[len("aten::"):] if name.startswith("aten::") else ""
+    return name[len("aten::") :] if name.startswith("aten::") else ""
 
 
 def op_kind(name: str) -> str | None:
@@ -207,6 +232,10 @@ def compiled_breakdown(result: VariantKernelTimes) -> CallBreakdown:
     # On CPU the rest of the regions' host time is the output code's own Python, not a kernel: left
     # out of the parts, the digest counts it outside kernels (the CPU CNN of notebook 06 read "ATen
     # 134 µs" for a variant whose ATen ops had all become C++ kernels and extern calls).
-    return CallBreakdown(library_ms=parts[LIBRARY] / 1e3 / calls, generated_ms=parts[GENERATED] / 1e3 / calls,
-                         aten_ms=parts[ATEN] / 1e3 / calls, copy_ms=parts[COPY] / 1e3 / calls,
-                         collective_ms=parts[COLLECTIVE] / 1e3 / calls)
+    return CallBreakdown(
+        library_ms=parts[LIBRARY] / 1e3 / calls,
+        generated_ms=parts[GENERATED] / 1e3 / calls,
+        aten_ms=parts[ATEN] / 1e3 / calls,
+        copy_ms=parts[COPY] / 1e3 / calls,
+        collective_ms=parts[COLLECTIVE] / 1e3 / calls,
+    )

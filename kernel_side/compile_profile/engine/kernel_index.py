@@ -59,8 +59,9 @@ def call_sites(code: str) -> list[tuple[str, str, str]]:
 
     def sites_of(fn: ast.FunctionDef, inline: bool) -> list[tuple[str, str, str]]:
         out = []
-        statements = sorted((n for n in ast.walk(fn) if isinstance(n, (ast.Expr, ast.Assign))),
-                            key=lambda n: (n.lineno, n.col_offset))
+        statements = sorted(
+            (n for n in ast.walk(fn) if isinstance(n, (ast.Expr, ast.Assign))), key=lambda n: (n.lineno, n.col_offset)
+        )
         for stmt in statements:
             partition = _partition_called(stmt) if inline else None
             if partition is not None and partition in partitions:
@@ -157,6 +158,10 @@ class KernelIndex:
         return None
 
     def is_triton_launch(self, ev: HostEvent) -> bool:
-        return ev.cat == "cpu_op" and (
-            ev.args.get("kernel_backend") == "triton" or "kernel_file" in ev.args or ev.name in self.graphs_by_name
-        ) and not ev.name.startswith("aten::")
+        return (
+            ev.cat == "cpu_op"
+            and (
+                ev.args.get("kernel_backend") == "triton" or "kernel_file" in ev.args or ev.name in self.graphs_by_name
+            )
+            and not ev.name.startswith("aten::")
+        )

@@ -55,9 +55,16 @@ def calls_for(median_ms: float | None) -> int:
     return distributed.shared(calls)
 
 
-def record_trace(call: Callable[[], Any], before_each: Callable[[], None], *, calls: int,
-                 device_type: str, with_stack: bool = True, record_shapes: bool = True,
-                 call_times: list[float] | None = None) -> ChromeTrace:
+def record_trace(
+    call: Callable[[], Any],
+    before_each: Callable[[], None],
+    *,
+    calls: int,
+    device_type: str,
+    with_stack: bool = True,
+    record_shapes: bool = True,
+    call_times: list[float] | None = None,
+) -> ChromeTrace:
     """Run ``call`` under torch.profiler (one discarded warm-up step, then ``calls`` steps).
 
     ``with_stack=False`` leaves the Python tracer off and ``record_shapes=False`` the launch
@@ -199,8 +206,10 @@ def apply(result: VariantKernelTimes, run: ProfileRun) -> None:
         if result.method == "cupti" and obs.launches:
             k.in_cuda_graph = obs.in_cuda_graph and not obs.outside_cuda_graph
         k.device_kernels = [name for name, _ in obs.device_names.most_common(8)]
-    unmatched = [UnmatchedKernel(name=name, time_ms=us / 1e3 / calls, where=where)
-                 for (name, where), us in result.unmatched.most_common(MAX_UNMATCHED)]
+    unmatched = [
+        UnmatchedKernel(name=name, time_ms=us / 1e3 / calls, where=where)
+        for (name, where), us in result.unmatched.most_common(MAX_UNMATCHED)
+    ]
     profile = KernelProfile(
         calls=result.calls,
         total_ms=total_ms,
@@ -236,9 +245,15 @@ def measure_variant(
     kernels = [k for k in run.kernels if k.variant == name]
     result = attribute(trace, kernels, variant=name, calls=calls, device_type=run.device.type)
     result.profiled_call_ms = profiled_call_ms(call_times)
-    if (run.device.type == "cuda" and variant.mode in CUDA_GRAPH_MODES and result.total_us > 0
-            and result.in_cuda_graphs_us == 0):
-        result.notes.append("no kernel ran inside a CUDA graph: Inductor did not use CUDA graphs for this variant"
-                            + (f" ({'; '.join(variant.cudagraph_skips)})" if variant.cudagraph_skips else ""))
+    if (
+        run.device.type == "cuda"
+        and variant.mode in CUDA_GRAPH_MODES
+        and result.total_us > 0
+        and result.in_cuda_graphs_us == 0
+    ):
+        result.notes.append(
+            "no kernel ran inside a CUDA graph: Inductor did not use CUDA graphs for this variant"
+            + (f" ({'; '.join(variant.cudagraph_skips)})" if variant.cudagraph_skips else "")
+        )
     apply(result, run)
     return result

@@ -39,15 +39,21 @@ class Measuring:
     def _time(self) -> None:
         self._current = "timing"
         device_type = self.run_obj.device.type
-        plan = TimingPlan(warmup=self.opts.warmup, repeat=self.opts.repeat, min_samples=self.opts.min_samples,
-                          budget_s=self.opts.budget)
+        plan = TimingPlan(
+            warmup=self.opts.warmup,
+            repeat=self.opts.repeat,
+            min_samples=self.opts.min_samples,
+            budget_s=self.opts.budget,
+        )
         timed = [TimedCallable("eager", self.calls.eager, self._before("eager"))]
         timed += [TimedCallable(name, call, self._before(name)) for name, call in self.compiled.items()]
         self.progress("warming up")
         self.recorder.take()
         backends = self.backends
         settled = warm_up(
-            timed, plan, device_sync(device_type),
+            timed,
+            plan,
+            device_sync(device_type),
             compiles=lambda name: len(backends[name].graphs) if name in backends else 0,
             # a frame recompiling on each call stops at the limit; calls without a compile come between
             settling_calls=(recompile_limit() + 1) * SETTLED_CALLS,
@@ -73,8 +79,14 @@ class Measuring:
 
         load = host_load.measure(threads=torch.get_num_threads() if device_type == "cpu" else 1)
         try:
-            run_interleaved(timed, plan, device_type=device_type, calls_per_sample=number, on_round=on_round,
-                            decide=distributed.shared)
+            run_interleaved(
+                timed,
+                plan,
+                device_type=device_type,
+                calls_per_sample=number,
+                on_round=on_round,
+                decide=distributed.shared,
+            )
             self._stage_done("timing")
         finally:
             self.run_obj.host_load = load()
@@ -144,7 +156,8 @@ class Measuring:
             self.run_obj.notes.append(
                 f"the {mutated} tensor(s) the cell changes in place ({self.mutable.mutated_bytes / 2**30:.1f} GiB) were "
                 "not compared between eager and compiled runs, only what it returns: comparing copies that size "
-                "is more memory than a check should take")
+                "is more memory than a check should take"
+            )
         self._restore_state()
         reference, reference_note = self._float64_reference(state_compared)
         results = []
@@ -160,7 +173,8 @@ class Measuring:
         compiled_out, eager_out = results
         random_ops = correctness_mod.random_ops_in(self.variant_ops.get(best, []))
         self.run_obj.correctness = correctness_mod.compare_outputs(
-            eager_out, compiled_out, random_ops=random_ops, reference=reference, reference_note=reference_note)
+            eager_out, compiled_out, random_ops=random_ops, reference=reference, reference_note=reference_note
+        )
 
     def _restore_state(self) -> None:
         """Tensors the runs changed in place back as before the first compiled call (eager optimizer view)."""
@@ -175,8 +189,10 @@ class Measuring:
         if t.call_with_arguments is None:
             return None, ""
         if self.run_obj.distributed is not None:
-            return None, ("no float64 reference: a step of a distributed job (its collectives would run on "
-                          "float64 copies of the model on every rank)")
+            return None, (
+                "no float64 reference: a step of a distributed job (its collectives would run on "
+                "float64 copies of the model on every rank)"
+            )
         self.calls.reset("eager")
         names = reference_mod.names_read(t.function, t.globals)
         originals = {name: t.globals[name] for name in names}
@@ -193,17 +209,25 @@ class Measuring:
                 outputs = correctness_mod.snapshot(t.outputs(result))
                 if state_compared:
                     changed = set(self.mutable.compared_names)
-                    outputs.update(correctness_mod.in_place_outputs(
-                        {name: tensor.detach().clone() for name, tensor in named_tensors(copies, container_depth=0).items()
-                         if name in changed}))
+                    outputs.update(
+                        correctness_mod.in_place_outputs(
+                            {
+                                name: tensor.detach().clone()
+                                for name, tensor in named_tensors(copies, container_depth=0).items()
+                                if name in changed
+                            }
+                        )
+                    )
         except reference_mod.ReferenceUnavailable as exc:
             return None, f"no float64 reference: {exc}"
         except Exception as exc:  # noqa: BLE001 - the code may not run in float64 (e.g. it makes bf16 tensors)
             let_go(exc)
             return None, f"no float64 reference: the code failed on float64 copies ({one_line(exc)})"
         if reference_mod.changed(recorded):
-            return None, ("no float64 reference: the float64 run changed the notebook's own tensors (the code "
-                          "reaches them through an object that was not copied)")
+            return None, (
+                "no float64 reference: the float64 run changed the notebook's own tensors (the code "
+                "reaches them through an object that was not copied)"
+            )
         return outputs, ""
 
     def _measure_kernels(self) -> None:
@@ -215,12 +239,17 @@ class Measuring:
         from .eager_profile import EagerCall
 
         t = self.target
-        eager = EagerCall(call=self.calls.eager, before_each=lambda: self.calls.reset("eager"),
-                          code=getattr(t.function, "__code__", None), line_offset=t.locator.line_offset)
+        eager = EagerCall(
+            call=self.calls.eager,
+            before_each=lambda: self.calls.reset("eager"),
+            code=getattr(t.function, "__code__", None),
+            line_offset=t.locator.line_offset,
+        )
         try:
             tagged = {name: self._tagged(name, call) for name, call in self.compiled.items()}
-            self.run_obj.errors.extend(measure_after_timing(self.run_obj, tagged,
-                                                            lambda: self.calls.reset("compiled"), eager))
+            self.run_obj.errors.extend(
+                measure_after_timing(self.run_obj, tagged, lambda: self.calls.reset("compiled"), eager)
+            )
         except Exception as exc:  # noqa: BLE001 - a failed profiler pass loses its figures, never the run
             self.run_obj.errors.append(self._error("kernel timing", exc))
         # as after _measure_memory, the namespace ends as after an eager run

@@ -64,45 +64,92 @@ _MODE_LIST = ", ".join(MODES)
 # Flags whose dest is a ProfileOptions field set it (after the magic unquotes and splits values);
 # -o, --no-store and --widget are the magic's own.
 OPTION_TABLE: tuple[OptionRow, ...] = (
-    OptionRow(", ".join(f"`{m}`" for m in MODES) + "; repeat for several variants", (
-        _flag("--mode", metavar="MODE", dest="modes", action="append", default=None,
-              help=f"{_MODE_LIST}; repeat for several variants"),
-    )),
-    OptionRow("any registered `torch.compile` backend, run inside the recording backend (default `inductor`)", (
-        _flag("--backend", metavar="NAME", default="inductor", help="torch.compile backend inside the recording backend"),
-    )),
-    OptionRow("`torch.compile(dynamic=True/False)`", (
-        _flag("--dynamic", action="store_true", default=None, help="torch.compile(dynamic=True)"),
-        _flag("--static", dest="dynamic", action="store_false", help="torch.compile(dynamic=False)"),
-    )),
-    OptionRow("a graph break becomes an error", (
-        _flag("--fullgraph", action="store_true", help="torch.compile(fullgraph=True): a graph break is an error"),
-    )),
-    OptionRow("an Inductor option, repeatable", (
-        _flag("--options", metavar="KEY=VALUE", action="append", default=None, help="Inductor option; repeatable"),
-    )),
-    OptionRow("try the modes that make sense on this device and print the `torch.compile(...)` call to use", (
-        _flag("--sweep", action="store_true", help="try every mode that makes sense on this device and recommend one"),
-    )),
-    OptionRow("untimed calls per variant, most samples per variant, seconds for timing", (
-        _flag("--warmup", metavar="N", type=int, default=2, help="untimed calls per variant before timing (default 2)"),
-        _flag("--repeat", metavar="N", type=int, default=100, help="most timed samples per variant (default 100)"),
-        _flag("--budget", metavar="S", type=float, default=3.0, help="seconds for the timed runs (default 3)"),
-    )),
-    OptionRow("the names the cell keeps, comma-separated (default: all it assigns); the others are temporaries, "
-              "unbound after the cell, which compiled code need not write out", (
-        _flag("--keep", metavar="NAMES", action="append", default=None,
-              help="the names the cell keeps, comma-separated (default: all it assigns); the rest are temporaries, "
-                   "unbound after the cell, which compiled code need not write out"),
-    )),
-    OptionRow("bind the run, name it, don't store it, skip the correctness check, show the ipywidgets explorer", (
-        _flag("-o", "--output", metavar="NAME", dest="output", default=None, help="bind the ProfileRun to NAME"),
-        _flag("--label", metavar="TEXT", default="", help="a name for this run in the run list"),
-        _flag("--no-store", dest="store", action="store_false", help="do not save the run in the run store"),
-        _flag("--no-check", dest="check_correctness", action="store_false",
-              help="skip the eager/compiled output comparison"),
-        _flag("--widget", action="store_true", help="show the ipywidgets explorer instead of the summary"),
-    )),
+    OptionRow(
+        ", ".join(f"`{m}`" for m in MODES) + "; repeat for several variants",
+        (
+            _flag(
+                "--mode",
+                metavar="MODE",
+                dest="modes",
+                action="append",
+                default=None,
+                help=f"{_MODE_LIST}; repeat for several variants",
+            ),
+        ),
+    ),
+    OptionRow(
+        "any registered `torch.compile` backend, run inside the recording backend (default `inductor`)",
+        (
+            _flag(
+                "--backend",
+                metavar="NAME",
+                default="inductor",
+                help="torch.compile backend inside the recording backend",
+            ),
+        ),
+    ),
+    OptionRow(
+        "`torch.compile(dynamic=True/False)`",
+        (
+            _flag("--dynamic", action="store_true", default=None, help="torch.compile(dynamic=True)"),
+            _flag("--static", dest="dynamic", action="store_false", help="torch.compile(dynamic=False)"),
+        ),
+    ),
+    OptionRow(
+        "a graph break becomes an error",
+        (_flag("--fullgraph", action="store_true", help="torch.compile(fullgraph=True): a graph break is an error"),),
+    ),
+    OptionRow(
+        "an Inductor option, repeatable",
+        (_flag("--options", metavar="KEY=VALUE", action="append", default=None, help="Inductor option; repeatable"),),
+    ),
+    OptionRow(
+        "try the modes that make sense on this device and print the `torch.compile(...)` call to use",
+        (
+            _flag(
+                "--sweep", action="store_true", help="try every mode that makes sense on this device and recommend one"
+            ),
+        ),
+    ),
+    OptionRow(
+        "untimed calls per variant, most samples per variant, seconds for timing",
+        (
+            _flag(
+                "--warmup", metavar="N", type=int, default=2, help="untimed calls per variant before timing (default 2)"
+            ),
+            _flag("--repeat", metavar="N", type=int, default=100, help="most timed samples per variant (default 100)"),
+            _flag("--budget", metavar="S", type=float, default=3.0, help="seconds for the timed runs (default 3)"),
+        ),
+    ),
+    OptionRow(
+        "the names the cell keeps, comma-separated (default: all it assigns); the others are temporaries, "
+        "unbound after the cell, which compiled code need not write out",
+        (
+            _flag(
+                "--keep",
+                metavar="NAMES",
+                action="append",
+                default=None,
+                help="the names the cell keeps, comma-separated (default: all it assigns); the rest are temporaries, "
+                "unbound after the cell, which compiled code need not write out",
+            ),
+        ),
+    ),
+    OptionRow(
+        "bind the run, name it, don't store it, skip the correctness check, show the ipywidgets explorer",
+        (
+            _flag("-o", "--output", metavar="NAME", dest="output", default=None, help="bind the ProfileRun to NAME"),
+            _flag("--label", metavar="TEXT", default="", help="a name for this run in the run list"),
+            _flag("--no-store", dest="store", action="store_false", help="do not save the run in the run store"),
+            _flag(
+                "--no-check",
+                dest="check_correctness",
+                action="store_false",
+                help="skip the eager/compiled output comparison",
+            ),
+            _flag("--widget", action="store_true", help="show the ipywidgets explorer instead of the summary"),
+        ),
+    ),
 )
 
 
@@ -160,7 +207,9 @@ class ProfileOptions:
     label: str = ""
     notebook: str = ""
     check_correctness: bool = True
-    keep: list[str] | None = None  # a cell's names that stay after it (default: all it assigns); the rest are temporaries
+    keep: list[str] | None = (
+        None  # a cell's names that stay after it (default: all it assigns); the rest are temporaries
+    )
     kernel_timing: bool = True  # the torch.profiler pass after timing: per-kernel time, roofline
     progress: Progress | None = None
     # Silences what the frontend shows from a run (rich display output) after the first eager run,
@@ -174,8 +223,9 @@ class ProfileOptions:
             if mode not in MODES:
                 raise OptionError(f"unknown --mode {mode!r}: choose from {_MODE_LIST}")
         if self.sweep and self.modes:
-            raise OptionError("--sweep chooses the modes itself: leave out --mode, or drop --sweep to profile "
-                              "the modes given")
+            raise OptionError(
+                "--sweep chooses the modes itself: leave out --mode, or drop --sweep to profile the modes given"
+            )
         _check_count("--warmup", self.warmup, least=0)
         _check_count("--repeat", self.repeat, least=1)
         _check_count("min_samples", self.min_samples, least=1)
@@ -192,8 +242,13 @@ class ProfileOptions:
 
     def variant_specs(self, modes: list[str] | None = None) -> list[VariantSpec]:
         """The compiled variants to profile: one per mode (``modes``: --sweep's, else --mode's)."""
-        return build_variants(backend=self.backend, modes=modes or self.modes, dynamic=self.dynamic,
-                              fullgraph=self.fullgraph, options=self.options)
+        return build_variants(
+            backend=self.backend,
+            modes=modes or self.modes,
+            dynamic=self.dynamic,
+            fullgraph=self.fullgraph,
+            options=self.options,
+        )
 
 
 def _check_count(flag: str, value: Any, *, least: int) -> None:

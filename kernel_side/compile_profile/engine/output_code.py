@@ -65,8 +65,9 @@ def launcher_functions(tree: ast.Module) -> list[ast.FunctionDef]:
     """``call`` and, when Inductor partitioned the graph (CUDA graphs), each ``partition_N`` it calls."""
     functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
     call = [n for n in functions if n.name == "call"][:1]
-    partitions = sorted((n for n in functions if _PARTITION.match(n.name)),
-                        key=lambda n: int(_PARTITION.match(n.name).group(1)))
+    partitions = sorted(
+        (n for n in functions if _PARTITION.match(n.name)), key=lambda n: int(_PARTITION.match(n.name).group(1))
+    )
     return call + partitions
 
 
@@ -75,8 +76,11 @@ def launch_call(stmt: ast.stmt) -> ast.Call | None:
     (fallback ops such as SDPA return their outputs)."""
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
         return stmt.value
-    if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) \
-            and dotted_name(stmt.value.func).startswith(EXTERN_PREFIXES):
+    if (
+        isinstance(stmt, ast.Assign)
+        and isinstance(stmt.value, ast.Call)
+        and dotted_name(stmt.value.func).startswith(EXTERN_PREFIXES)
+    ):
         return stmt.value
     return None
 

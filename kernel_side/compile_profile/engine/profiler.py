@@ -120,8 +120,9 @@ def profile(fn: Callable[..., Any], *args: Any, **options: Any) -> ProfileRun:
     if "mode" in options:
         options["modes"] = options.pop("mode")
     if options.get("keep") is not None:
-        raise TypeError("keep= applies to notebook cells (%%compile_profile --keep NAMES); "
-                        "a function's results are what it returns")
+        raise TypeError(
+            "keep= applies to notebook cells (%%compile_profile --keep NAMES); a function's results are what it returns"
+        )
     unknown = [name for name in options if name not in ProfileOptions.__dataclass_fields__]
     if unknown:  # Hugging Face models take keywords: profile(m, input_ids=ids) read as an unknown option
         options_list = ", ".join(["mode", *(f for f in ProfileOptions.__dataclass_fields__ if f != "modes")])
@@ -263,9 +264,11 @@ class _Session(Compiling, Measuring):
                             # A tqdm bar or a print to stderr in the cell would show once per run.
                             quiet.enter_context(contextlib.redirect_stderr(io.StringIO()))
                             self._time()
-                            for stage, measure in (("correctness", self._check_correctness),
-                                                   ("memory", self._measure_memory),
-                                                   ("kernel pass", self._measure_kernels)):
+                            for stage, measure in (
+                                ("correctness", self._check_correctness),
+                                ("memory", self._measure_memory),
+                                ("kernel pass", self._measure_kernels),
+                            ):
                                 measure()
                                 # a compile these calls caused is a recompile too (the limit was hit
                                 # in the correctness run of a rank-dependent step)
@@ -280,8 +283,9 @@ class _Session(Compiling, Measuring):
             # While compiling, _current is the variant's name: report it as the compile stage of that variant.
             compiling = self._current in {v.name for v in run.compiled_variants}
             stage, variant = ("compile", self._current) if compiling else (self._current or "profile", "")
-            run.errors.append(ErrorInfo(stage=stage, variant=variant, message="interrupted by the user",
-                                        type="KeyboardInterrupt"))
+            run.errors.append(
+                ErrorInfo(stage=stage, variant=variant, message="interrupted by the user", type="KeyboardInterrupt")
+            )
         finally:
             tracker.release_new_entries()
         self._finish()
@@ -320,8 +324,7 @@ class _Session(Compiling, Measuring):
         self.run_obj.device = device(run_device_type(tensor_devices, fallback=current_device_type()))
         if t.cell is not None:
             self.run_obj.kept_names, self.run_obj.temporaries = list(t.cell.kept), list(t.cell.temporaries)
-            self.run_obj.kept_tensors = kept_tensors(t.cell.intermediates, self.first_outputs,
-                                                     self.run_obj.device.type)
+            self.run_obj.kept_tensors = kept_tensors(t.cell.intermediates, self.first_outputs, self.run_obj.device.type)
         already_compiled = _compiled_callables(used)
         if already_compiled:
             names = ", ".join(already_compiled)
@@ -336,8 +339,10 @@ class _Session(Compiling, Measuring):
         # what the runs may change in place (an optimizer step): a cell's namespace; a function's globals,
         # closure variables and arguments, so that a training step passed to profile() is judged from
         # the same weights in both variants (without it, every such step read "mismatch")
-        state = t.namespace or {**{name: value for name, value in used.items() if name not in self.first_outputs},
-                                **{f"argument {i}": value for i, value in enumerate(t.inputs)}}
+        state = t.namespace or {
+            **{name: value for name, value in used.items() if name not in self.first_outputs},
+            **{f"argument {i}": value for i, value in enumerate(t.inputs)},
+        }
         self.mutable = correctness_mod.MutableState(state) if state else None
         self.run_obj.variants.append(Variant(name="eager", first_call_s=first_s))
 
@@ -349,10 +354,14 @@ class _Session(Compiling, Measuring):
         if failed and run.status != "failed" and run.distributed is not None:
             ranks = ", ".join(map(str, failed))
             run.status = "failed"
-            run.errors.append(ErrorInfo(
-                stage="eager", type=OTHER_RANK_FAILED,
-                message=f"the first eager call failed on rank {ranks}; every rank stops there, so that none waits "
-                        "in a collective for it (that rank's run has the error)"))
+            run.errors.append(
+                ErrorInfo(
+                    stage="eager",
+                    type=OTHER_RANK_FAILED,
+                    message=f"the first eager call failed on rank {ranks}; every rank stops there, so that none waits "
+                    "in a collective for it (that rank's run has the error)",
+                )
+            )
         return not failed
 
     def _keep_variants_compiled_on_every_rank(self) -> None:
@@ -366,10 +375,15 @@ class _Session(Compiling, Measuring):
         for name in [n for n in self.compiled if n not in everywhere]:
             del self.compiled[name]
             self.run_obj.variant(name).error = "compiled here but failed on another rank; not timed"
-            self.run_obj.errors.append(ErrorInfo(
-                stage="compile", variant=name, type=OTHER_RANK_FAILED,
-                message="this variant failed on another rank (its run has the error); it is not timed on any rank, "
-                        "so that no rank waits in a collective for it"))
+            self.run_obj.errors.append(
+                ErrorInfo(
+                    stage="compile",
+                    variant=name,
+                    type=OTHER_RANK_FAILED,
+                    message="this variant failed on another rank (its run has the error); it is not timed on any rank, "
+                    "so that no rank waits in a collective for it",
+                )
+            )
 
     def _stage_done(self, stage: str) -> None:
         """Record the calls of the step the stage made (a job's ranks must all make the same)."""
@@ -387,8 +401,10 @@ class _Session(Compiling, Measuring):
         if run.kernels and (missing := missing_features_note()):
             run.notes.append(missing)
         if run.cache.fx_graph_hits and not logs_post_grad_graph_on_cache_hit():
-            run.notes.append(f"torch {torch.__version__} does not log the post-grad graph it loads from Inductor's "
-                             "cache, so cache hits show no post-grad graph; torch 2.8 and later do")
+            run.notes.append(
+                f"torch {torch.__version__} does not log the post-grad graph it loads from Inductor's "
+                "cache, so cache hits show no post-grad graph; torch 2.8 and later do"
+            )
         if run.status == "ok" and run.compiled_variants and not self.compiled:
             run.status = "failed"  # every compiled variant failed; eager results are still reported
         run.graphs = dedupe_graphs(run.graphs)
@@ -433,10 +449,19 @@ def _closure_values(fn: Callable[..., Any]) -> dict[str, Any]:
 def _compiled_callables(named_values: dict[str, Any]) -> list[str]:
     """The names that hold something torch.compile already wrapped."""
     return sorted(
-        name for name, value in named_values.items()
+        name
+        for name, value in named_values.items()
         if isinstance(value, torch._dynamo.eval_frame.OptimizedModule) or hasattr(value, "_torchdynamo_orig_callable")
     )
 
 
-__all__ = ["OptionError", "ProfileOptions", "ProfileResult", "Target", "profile", "profile_cell", "profile_target",
-           "run_device_type"]
+__all__ = [
+    "OptionError",
+    "ProfileOptions",
+    "ProfileResult",
+    "Target",
+    "profile",
+    "profile_cell",
+    "profile_target",
+    "run_device_type",
+]

@@ -23,8 +23,13 @@ import torch
 
 from .reachable import reachable_tensors
 
-_WIDE = {torch.float16: torch.float64, torch.bfloat16: torch.float64, torch.float32: torch.float64,
-         torch.complex32: torch.complex128, torch.complex64: torch.complex128}
+_WIDE = {
+    torch.float16: torch.float64,
+    torch.bfloat16: torch.float64,
+    torch.float32: torch.float64,
+    torch.complex32: torch.complex128,
+    torch.complex64: torch.complex128,
+}
 MEMORY_SHARE = 0.5  # of the free device (or host) memory the copies may take
 
 
@@ -112,8 +117,13 @@ def float64_copies(values: dict[str, Any]) -> dict[str, Any]:
     _check_memory(list(copyable.values()))
     memo: dict[int, Any] = {}
     out = dict(values)
-    order = sorted(copyable, key=lambda n: (not isinstance(copyable[n], torch.nn.Module),
-                                            not isinstance(copyable[n], torch.optim.Optimizer)))
+    order = sorted(
+        copyable,
+        key=lambda n: (
+            not isinstance(copyable[n], torch.nn.Module),
+            not isinstance(copyable[n], torch.optim.Optimizer),
+        ),
+    )
     name = ""
     try:
         for name in order:

@@ -48,9 +48,22 @@ VENDOR_PEAKS: tuple[tuple[str, float, float], ...] = (
 )
 
 ITEMSIZE = {
-    "double": 8, "float": 4, "c10::Half": 2, "c10::BFloat16": 2, "long int": 8, "int": 4, "short int": 2,
-    "signed char": 1, "unsigned char": 1, "bool": 1, "c10::Float8_e4m3fn": 1, "c10::Float8_e5m2": 1,
-    "c10::Float8_e4m3fnuz": 1, "c10::Float8_e5m2fnuz": 1, "c10::complex<float>": 8, "c10::complex<double>": 16,
+    "double": 8,
+    "float": 4,
+    "c10::Half": 2,
+    "c10::BFloat16": 2,
+    "long int": 8,
+    "int": 4,
+    "short int": 2,
+    "signed char": 1,
+    "unsigned char": 1,
+    "bool": 1,
+    "c10::Float8_e4m3fn": 1,
+    "c10::Float8_e5m2": 1,
+    "c10::Float8_e4m3fnuz": 1,
+    "c10::Float8_e5m2fnuz": 1,
+    "c10::complex<float>": 8,
+    "c10::complex<double>": 16,
 }
 LOW_PRECISION = frozenset({"c10::Half", "c10::BFloat16"})
 
@@ -100,9 +113,11 @@ def measure_peaks(device_index: int = 0) -> DevicePeaks:
         bf16_matmul_tflops=best_tflops,
         vendor_gbps=vendor[0] if vendor else None,
         vendor_bf16_tflops=vendor[1] if vendor else None,
-        method=(f"measured this session on {name}: device-to-device copy of {copy_bytes / 2**30:.2f} GiB "
-                f"(read + write), best of 20; bf16 torch.mm on random data, best of 10 for each of {shapes} "
-                f"(best: {'x'.join(map(str, best_shape))}); vendor figures from datasheets (dense, no sparsity)"),
+        method=(
+            f"measured this session on {name}: device-to-device copy of {copy_bytes / 2**30:.2f} GiB "
+            f"(read + write), best of 20; bf16 torch.mm on random data, best of 10 for each of {shapes} "
+            f"(best: {'x'.join(map(str, best_shape))}); vendor figures from datasheets (dense, no sparsity)"
+        ),
     )
 
 
@@ -300,20 +315,31 @@ def ceilings_at_least_best_seen(peaks: DevicePeaks, results: list[VariantKernelT
     ceiling is raised only to rates the memory can deliver: the datasheet's figure, or 1.25 x the
     probe where the part is unknown.  Kernels above that get no share (``apply_shares``)."""
     kernels = [obs for r in results for obs in r.observations.values()]
-    fastest = max((obs.kernel for obs in kernels if obs.kernel.achieved_tflops and obs.low_precision),
-                  key=lambda k: k.achieved_tflops, default=None)
+    fastest = max(
+        (obs.kernel for obs in kernels if obs.kernel.achieved_tflops and obs.low_precision),
+        key=lambda k: k.achieved_tflops,
+        default=None,
+    )
     if fastest is not None and fastest.achieved_tflops > peaks.bf16_matmul_tflops:
         peaks.bf16_matmul_tflops = fastest.achieved_tflops
-        peaks.method += (f"; bf16 ceiling raised to {fastest.achieved_tflops:.0f} TFLOP/s, "
-                         f"reached by {fastest.name} in this run")
+        peaks.method += (
+            f"; bf16 ceiling raised to {fastest.achieved_tflops:.0f} TFLOP/s, reached by {fastest.name} in this run"
+        )
     possible = peaks.vendor_gbps or 1.25 * peaks.copy_gbps
-    copy = max((obs.kernel for obs in kernels
-                if obs.kernel.achieved_gbps and peaks.copy_gbps < obs.kernel.achieved_gbps <= possible),
-               key=lambda k: k.achieved_gbps, default=None)
+    copy = max(
+        (
+            obs.kernel
+            for obs in kernels
+            if obs.kernel.achieved_gbps and peaks.copy_gbps < obs.kernel.achieved_gbps <= possible
+        ),
+        key=lambda k: k.achieved_gbps,
+        default=None,
+    )
     if copy is not None:
         peaks.copy_gbps = copy.achieved_gbps
-        peaks.method += (f"; bandwidth ceiling raised to {copy.achieved_gbps:.0f} GB/s, "
-                         f"reached by {copy.name} in this run")
+        peaks.method += (
+            f"; bandwidth ceiling raised to {copy.achieved_gbps:.0f} GB/s, reached by {copy.name} in this run"
+        )
 
 
 def apply_shares(results: list[VariantKernelTimes], peaks: DevicePeaks | None) -> None:

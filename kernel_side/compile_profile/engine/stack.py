@@ -18,5 +18,8 @@ def parse_frames(text: str) -> list[Frame]:
 
 def frames_of_stack(stack: list[dict]) -> list[Frame]:
     """Frames from a structured-trace stack (``dynamo_start``): dicts of filename, line and loc."""
-    return [(str(f.get("filename", "")), int(f.get("line") or 0), str(f.get("loc") or "").strip())
-            for f in stack if isinstance(f, dict)]
+    return [
+        (str(f.get("filename", "")), int(f.get("line") or 0), str(f.get("loc") or "").strip())
+        for f in stack
+        if isinstance(f, dict)
+    ]

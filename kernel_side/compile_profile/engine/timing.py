@@ -217,8 +217,14 @@ def speedup_interval(
     low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
     if not (math.isfinite(low) and math.isfinite(high)):  # BCa degenerates on constant samples
         result = stats.bootstrap(
-            (a, b), ratio, vectorized=True, paired=False, confidence_level=confidence,
-            n_resamples=2000, method="percentile", rng=np.random.default_rng(seed),
+            (a, b),
+            ratio,
+            vectorized=True,
+            paired=False,
+            confidence_level=confidence,
+            n_resamples=2000,
+            method="percentile",
+            rng=np.random.default_rng(seed),
         )
         low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
     return value, low, high

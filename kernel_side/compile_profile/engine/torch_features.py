@@ -44,12 +44,16 @@ def missing_features_note() -> str:
 
     missing = []
     if not provenance_patch():
-        missing.append("no Inductor provenance tracking, so kernels are placed on cell lines by the frames of "
-                       "their graph's nodes, and a kernel fused from several lines may show all of its graph's "
-                       "lines (torch 2.10 and later map each kernel to its own nodes)")
+        missing.append(
+            "no Inductor provenance tracking, so kernels are placed on cell lines by the frames of "
+            "their graph's nodes, and a kernel fused from several lines may show all of its graph's "
+            "lines (torch 2.10 and later map each kernel to its own nodes)"
+        )
     if not caller_lines_reliable():
-        missing.append("no reliable caller lines, so graphs Dynamo starts inside a library after a graph break "
-                       "there, and breaks inside them, show no cell line (torch 2.8 and later place them)")
+        missing.append(
+            "no reliable caller lines, so graphs Dynamo starts inside a library after a graph break "
+            "there, and breaks inside them, show no cell line (torch 2.8 and later place them)"
+        )
     return f"torch {torch.__version__} has " + "; and ".join(missing) if missing else ""
 
 

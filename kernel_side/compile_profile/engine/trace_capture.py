@@ -92,8 +92,12 @@ def parse_chromium(payload: Any) -> ChromiumEvent | None:
     if ts is None:
         return None
     args = data.get("args")
-    return ChromiumEvent(name=str(data.get("name", "")), phase=str(data.get("ph", "")), ts=ts,
-                         args=args if isinstance(args, dict) else {})
+    return ChromiumEvent(
+        name=str(data.get("name", "")),
+        phase=str(data.get("ph", "")),
+        ts=ts,
+        args=args if isinstance(args, dict) else {},
+    )
 
 
 class TraceRecorder(logging.Handler):
@@ -164,8 +168,11 @@ def resolve_stack(stack: list[Any], paths: dict[int, str] | None = None) -> list
     """A structured-trace stack (``dynamo_start``'s, a guard's ``user_stack``) with each frame's
     interned filename index replaced by its path (``paths``: ``intern_paths()``, when resolving many)."""
     paths = intern_paths() if paths is None else paths
-    return [{**frame, "filename": paths.get(frame.get("filename"), frame.get("filename"))}
-            for frame in stack if isinstance(frame, dict)]
+    return [
+        {**frame, "filename": paths.get(frame.get("filename"), frame.get("filename"))}
+        for frame in stack
+        if isinstance(frame, dict)
+    ]
 
 
 @contextlib.contextmanager

@@ -70,7 +70,12 @@ def build_variants(
     opts = tuple(sorted((options or {}).items()))
     seen: dict[str, VariantSpec] = {}
     for mode in modes:
-        spec = VariantSpec(backend=backend, mode=None if mode == "default" else mode, dynamic=dynamic,
-                           fullgraph=fullgraph, options=opts)
+        spec = VariantSpec(
+            backend=backend,
+            mode=None if mode == "default" else mode,
+            dynamic=dynamic,
+            fullgraph=fullgraph,
+            options=opts,
+        )
         seen.setdefault(spec.name, spec)
     return list(seen.values())

@@ -53,7 +53,9 @@ def _empty(title: str, why: str) -> Figure:
             height=160,  # a message, not a chart: no need for a chart's height
             xaxis={"visible": False},
             yaxis={"visible": False},
-            annotations=[{"text": _text(why), "showarrow": False, "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5}],
+            annotations=[
+                {"text": _text(why), "showarrow": False, "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5}
+            ],
         ),
     }
 
@@ -152,8 +154,13 @@ def compile_phases_figure(run: ProfileRun) -> Figure:
     ]
     return {
         "data": traces,
-        "layout": _layout(title, xaxis={"title": {"text": "seconds"}}, yaxis={"automargin": True},
-                          barmode="group", showlegend=len(series) > 1),
+        "layout": _layout(
+            title,
+            xaxis={"title": {"text": "seconds"}},
+            yaxis={"automargin": True},
+            barmode="group",
+            showlegend=len(series) > 1,
+        ),
     }
 
 
@@ -180,7 +187,9 @@ def kernels_figure(run: ProfileRun, top: int = TOP_CHART_KERNELS) -> Figure:
     height = 120 + 22 * len(timed)
     return {
         "data": [trace],
-        "layout": _layout(title, xaxis={"title": {"text": "device time (ms)"}}, yaxis={"automargin": True}, height=height),
+        "layout": _layout(
+            title, xaxis={"title": {"text": "device time (ms)"}}, yaxis={"automargin": True}, height=height
+        ),
     }
 
 
@@ -197,26 +206,40 @@ def lines_figure(run: ProfileRun) -> Figure:
     for variant in timed_variants if timed else lt.variants:
         counts = [len(r.kernels.get(variant, [])) for r in rows]
         if variant == "eager":
-            hover = ("%{x}: %{y:.4g} ms of eager kernels from %{customdata[0]} ops (each op counted on the line "
-                     "running when it was called)<br>%{customdata[2]}<extra></extra>")
+            hover = (
+                "%{x}: %{y:.4g} ms of eager kernels from %{customdata[0]} ops (each op counted on the line "
+                "running when it was called)<br>%{customdata[2]}<extra></extra>"
+            )
         elif timed:
-            hover = ("%{x}: %{y:.4g} ms from %{customdata[0]} kernels (%{customdata[1]} shared with "
-                     "other lines, split evenly)<br>%{customdata[2]}<extra></extra>")
+            hover = (
+                "%{x}: %{y:.4g} ms from %{customdata[0]} kernels (%{customdata[1]} shared with "
+                "other lines, split evenly)<br>%{customdata[2]}<extra></extra>"
+            )
         else:
             hover = "%{x}: %{customdata[0]} kernels<br>%{customdata[2]}<extra></extra>"
-        traces.append({
-            "type": "bar",
-            "name": _text(variant or "kernels"),
-            "x": [f"line {r.line}" for r in rows],
-            "y": [r.time_ms.get(variant) or 0.0 for r in rows] if timed else counts,
-            "customdata": [[n, r.shared.get(variant, 0), _text(r.code)] for n, r in zip(counts, rows)],
-            "hovertemplate": hover,
-        })
+        traces.append(
+            {
+                "type": "bar",
+                "name": _text(variant or "kernels"),
+                "x": [f"line {r.line}" for r in rows],
+                "y": [r.time_ms.get(variant) or 0.0 for r in rows] if timed else counts,
+                "customdata": [[n, r.shared.get(variant, 0), _text(r.code)] for n, r in zip(counts, rows)],
+                "hovertemplate": hover,
+            }
+        )
     host = run.device.type == "cpu"
     title = ("Host time per cell line" if host else "Device time per cell line") if timed else "Kernels per cell line"
     axis = ("host time (ms)" if host else "device time (ms)") if timed else "kernels"
-    return {"data": traces, "layout": _layout(title, yaxis={"title": {"text": axis}}, xaxis={"type": "category"},
-                                              barmode="group", showlegend=len(traces) > 1)}
+    return {
+        "data": traces,
+        "layout": _layout(
+            title,
+            yaxis={"title": {"text": axis}},
+            xaxis={"type": "category"},
+            barmode="group",
+            showlegend=len(traces) > 1,
+        ),
+    }
 
 
 def breakdown_figure(run: ProfileRun) -> Figure:
@@ -238,22 +261,30 @@ def breakdown_figure(run: ProfileRun) -> Figure:
         if key == "call":
             continue
         values = [r.part(key) for r in rows]
-        traces.append({
-            "type": "bar",
-            "meta": {"part": key},
-            "orientation": "h",
-            "name": _text(heading),
-            "y": labels,
-            "x": values,
-            "customdata": [[format_ms(ms), format_ms(r.median_ms)] for ms, r in zip(values, rows)],
-            "hovertemplate": "%{y}: %{fullData.name} %{customdata[0]} of a %{customdata[1]} call<extra></extra>",
-        })
+        traces.append(
+            {
+                "type": "bar",
+                "meta": {"part": key},
+                "orientation": "h",
+                "name": _text(heading),
+                "y": labels,
+                "x": values,
+                "customdata": [[format_ms(ms), format_ms(r.median_ms)] for ms, r in zip(values, rows)],
+                "hovertemplate": "%{y}: %{fullData.name} %{customdata[0]} of a %{customdata[1]} call<extra></extra>",
+            }
+        )
     unit = "host time per call (ms)" if all(r.method == "host" for r in rows) else "time per call (ms)"
     return {
         "data": traces,
-        "layout": _layout(title, barmode="stack", showlegend=True, height=140 + 40 * len(rows),
-                          xaxis={"title": {"text": unit}, "rangemode": "tozero"}, yaxis={"automargin": True},
-                          legend={"traceorder": "normal"}),
+        "layout": _layout(
+            title,
+            barmode="stack",
+            showlegend=True,
+            height=140 + 40 * len(rows),
+            xaxis={"title": {"text": unit}, "rangemode": "tozero"},
+            yaxis={"automargin": True},
+            legend={"traceorder": "normal"},
+        ),
     }
 
 
@@ -279,9 +310,12 @@ def roofline_figure(run: ProfileRun) -> Figure:
     }
     return {
         "data": [trace],
-        "layout": _layout(title, xaxis={"title": {"text": "% of the closer device peak"},
-                                        "range": [0, 100]},
-                          yaxis={"automargin": True}, height=120 + 22 * len(rows)),
+        "layout": _layout(
+            title,
+            xaxis={"title": {"text": "% of the closer device peak"}, "range": [0, 100]},
+            yaxis={"automargin": True},
+            height=120 + 22 * len(rows),
+        ),
     }
 
 

@@ -35,8 +35,16 @@ from ..digest.breakdown import TITLE, breakdown, breakdown_note, columns, verdic
 from ..digest.compare import Comparison
 from ..digest.distributed import collective_texts, ddp_split_text, distributed_text
 from ..digest.guards import failed_guard_text, kinds_text, run_guards
-from ..digest.measured import (autotune_rows, cudagraph_skips, cudagraph_text, device_peaks_text, memory_ratio_text,
-                               roofline_kernels, roofline_note, roofline_rows)
+from ..digest.measured import (
+    autotune_rows,
+    cudagraph_skips,
+    cudagraph_text,
+    device_peaks_text,
+    memory_ratio_text,
+    roofline_kernels,
+    roofline_note,
+    roofline_rows,
+)
 from ..digest.payback import payback
 from ..digest.lines import RULE, line_times
 from ..digest.summary import headline, warnings
@@ -74,19 +82,23 @@ def _variants(run: ProfileRun) -> str:
     for v in run.variants:
         t = v.timing
         ratio = median_ratio(run, v) if v.name != "eager" else None
-        status = escape(one_line(v.error)) if v.error else ("recompiled while timed" if v.recompiled_during_timing else "")
-        rows.append([
-            escape(v.name),
-            format_ms(t.median_ms) if t else "—",
-            format_ms(t.p10_ms) if t else "—",
-            format_ms(t.p90_ms) if t else "—",
-            str(t.n) if t else "0",
-            format_speedup(ratio) if ratio is not None else "",
-            format_s(v.compile_s) if v.compile_s is not None else "",
-            format_s(v.first_call_s) if v.first_call_s is not None else "",
-            escape(peak_memory_text(run, v)),
-            status,
-        ])
+        status = (
+            escape(one_line(v.error)) if v.error else ("recompiled while timed" if v.recompiled_during_timing else "")
+        )
+        rows.append(
+            [
+                escape(v.name),
+                format_ms(t.median_ms) if t else "—",
+                format_ms(t.p10_ms) if t else "—",
+                format_ms(t.p90_ms) if t else "—",
+                str(t.n) if t else "0",
+                format_speedup(ratio) if ratio is not None else "",
+                format_s(v.compile_s) if v.compile_s is not None else "",
+                format_s(v.first_call_s) if v.first_call_s is not None else "",
+                escape(peak_memory_text(run, v)),
+                status,
+            ]
+        )
     header = ["variant", "median", "p10", "p90", "n", "eager ÷ median", "compile", "first call", "peak memory", ""]
     return html_table(header, rows, numeric={1, 2, 3, 4, 5, 6, 7})
 
@@ -94,9 +106,11 @@ def _variants(run: ProfileRun) -> str:
 def _verdict(run: ProfileRun) -> str:
     """Why compiled is faster or slower, and when compiling pays back (``digest.breakdown``, ``digest.payback``)."""
     pays = payback(run)
-    return "".join(f'<div class="{cls}" style="margin:2px 0">{escape(text)}</div>'
-                   for cls, text in (("cp-verdict", verdict(run)), ("cp-payback", pays["text"] if pays else None))
-                   if text)
+    return "".join(
+        f'<div class="{cls}" style="margin:2px 0">{escape(text)}</div>'
+        for cls, text in (("cp-verdict", verdict(run)), ("cp-payback", pays["text"] if pays else None))
+        if text
+    )
 
 
 def breakdown_html(run: ProfileRun) -> str:
@@ -106,24 +120,30 @@ def breakdown_html(run: ProfileRun) -> str:
         return ""
     cols = columns(rows)
     cells = [[escape(r.variant), *(format_ms(r.part(key)) for key, _ in cols)] for r in rows]
-    return (f"<div {_H}>{escape(TITLE)}</div>"
-            + html_table(["variant", *(escape(heading) for _, heading in cols)], cells,
-                         numeric=set(range(1, 1 + len(cols))))
-            + f"<div {_MUTED}>{escape(breakdown_note(rows))}</div>")
+    return (
+        f"<div {_H}>{escape(TITLE)}</div>"
+        + html_table(
+            ["variant", *(escape(heading) for _, heading in cols)], cells, numeric=set(range(1, 1 + len(cols)))
+        )
+        + f"<div {_MUTED}>{escape(breakdown_note(rows))}</div>"
+    )
 
 
 def _facts(run: ProfileRun) -> str:
     rows: list[list[str]] = []
     s = run.speedup
     if s is not None:
-        rows.append(["speedup", f"<b>{format_speedup(s.value)}</b> {format_interval(s)}"
-                     f" ({escape(s.variant)})"])
+        rows.append(["speedup", f"<b>{format_speedup(s.value)}</b> {format_interval(s)} ({escape(s.variant)})"])
     counts = cache_counts(run)
     rows.append(["compile cache", run.cache.state + (f" ({'; '.join(counts)})" if counts else "")])
     rows.append(["Dynamo graphs", str(run.dynamo_graph_count)])
     groups = break_groups(run)  # where some are DDP's, the digest's words: "7 graph breaks, 3 in DDP's wrapper"
-    rows.append(["graph breaks", escape(break_count_text(run, groups)) if any(g.ddp_wrapper for g in groups)
-                 else str(len(run.graph_breaks))])
+    rows.append(
+        [
+            "graph breaks",
+            escape(break_count_text(run, groups)) if any(g.ddp_wrapper for g in groups) else str(len(run.graph_breaks)),
+        ]
+    )
     rows += [["DDP split", escape(ddp_split_text(run, split))] for split in run.ddp_splits]
     rows += [["collectives", escape(text)] for text in collective_texts(run)]
     timed = sum(r.during_timing for r in run.recompiles)
@@ -139,7 +159,9 @@ def _facts(run: ProfileRun) -> str:
         note = f"; {escape(one_line(c.note))}" if c.ok is not None and c.note else ""
         rows.append(["correctness", f"{verdict}{escape(correctness_text(c))}{note}"])
     if run.status != "ok":
-        rows.append(["status", f"<b>{escape(run.status)}</b>" + (" (partial results)" if run.status == "interrupted" else "")])
+        rows.append(
+            ["status", f"<b>{escape(run.status)}</b>" + (" (partial results)" if run.status == "interrupted" else "")]
+        )
     if run.recommendation is not None:
         r = run.recommendation
         reason = f" ({escape(one_line(r.reason))})" if r.reason else ""
@@ -153,22 +175,35 @@ def _graph_breaks(run: ProfileRun) -> str:
     if not groups:
         return ""
     rows = [
-        [str(g.line) if g.line is not None else "—", _code(g.code_line),
-         escape(g.inside) + (" " + _code(g.inside_code) if g.inside_code else ""), str(g.count),
-         escape(one_line(g.reason)) + (f'<div class="cp-ddp-wrapper" {_MUTED}>{escape(g.note)}</div>' if g.note else "")]
+        [
+            str(g.line) if g.line is not None else "—",
+            _code(g.code_line),
+            escape(g.inside) + (" " + _code(g.inside_code) if g.inside_code else ""),
+            str(g.count),
+            escape(one_line(g.reason))
+            + (f'<div class="cp-ddp-wrapper" {_MUTED}>{escape(g.note)}</div>' if g.note else ""),
+        ]
         for g in groups[:MAX_ROWS]
     ]
-    return (f"<div {_H}>Graph breaks</div>" + html_table(["cell line", "code", "inside", "times", "reason"], rows)
-            + _more(min(MAX_ROWS, len(groups)), len(groups), "kinds of graph break"))
+    return (
+        f"<div {_H}>Graph breaks</div>"
+        + html_table(["cell line", "code", "inside", "times", "reason"], rows)
+        + _more(min(MAX_ROWS, len(groups)), len(groups), "kinds of graph break")
+    )
 
 
 def _recompiles(run: ProfileRun) -> str:
     if not run.recompiles:
         return ""
-    rows = [[escape(r.variant), "yes" if r.during_timing else "", escape(failed_guard_text(r)), escape(one_line(r.reason))]
-            for r in run.recompiles[:MAX_ROWS]]
-    return (f"<div {_H}>Recompiles</div>" + html_table(["variant", "while timed", "failed guard", "reason"], rows)
-            + _more(min(MAX_ROWS, len(run.recompiles)), len(run.recompiles), "recompiles"))
+    rows = [
+        [escape(r.variant), "yes" if r.during_timing else "", escape(failed_guard_text(r)), escape(one_line(r.reason))]
+        for r in run.recompiles[:MAX_ROWS]
+    ]
+    return (
+        f"<div {_H}>Recompiles</div>"
+        + html_table(["variant", "while timed", "failed guard", "reason"], rows)
+        + _more(min(MAX_ROWS, len(run.recompiles)), len(run.recompiles), "recompiles")
+    )
 
 
 def guards_html(run: ProfileRun) -> str:
@@ -176,10 +211,15 @@ def guards_html(run: ProfileRun) -> str:
     graphs = run_guards(run)
     if not graphs:
         return ""
-    rows = [[escape(gg.compile_id or gg.graph_id), escape(gg.variant), str(gg.total), escape(kinds_text(gg.by_kind))]
-            for gg in graphs[:MAX_ROWS]]
-    return (f"<div {_H}>Guards</div>" + html_table(["graph", "variant", "guards", "what they check"], rows, numeric={2})
-            + _more(min(MAX_ROWS, len(graphs)), len(graphs), "graphs with guards"))
+    rows = [
+        [escape(gg.compile_id or gg.graph_id), escape(gg.variant), str(gg.total), escape(kinds_text(gg.by_kind))]
+        for gg in graphs[:MAX_ROWS]
+    ]
+    return (
+        f"<div {_H}>Guards</div>"
+        + html_table(["graph", "variant", "guards", "what they check"], rows, numeric={2})
+        + _more(min(MAX_ROWS, len(graphs)), len(graphs), "graphs with guards")
+    )
 
 
 def measured_html(run: ProfileRun) -> str:
@@ -187,9 +227,17 @@ def measured_html(run: ProfileRun) -> str:
     figures (``digest.measured``)."""
     facts = []
     if run.device_peaks is not None:
-        facts.append(["device peaks", escape(device_peaks_text(run.device_peaks))
-                      + (f" <span {_MUTED}>({escape(one_line(run.device_peaks.method, 400))})</span>"
-                         if run.device_peaks.method else "")])
+        facts.append(
+            [
+                "device peaks",
+                escape(device_peaks_text(run.device_peaks))
+                + (
+                    f" <span {_MUTED}>({escape(one_line(run.device_peaks.method, 400))})</span>"
+                    if run.device_peaks.method
+                    else ""
+                ),
+            ]
+        )
     ratio = memory_ratio_text(run)
     if ratio:
         facts.append(["peak memory", escape(ratio)])
@@ -200,18 +248,25 @@ def measured_html(run: ProfileRun) -> str:
         out += f"<table {_TABLE}><tbody>{body}</tbody></table>"
     tuned = autotune_rows(run)
     if tuned:
-        out += (f"<div {_H}>Autotune</div>"
-                + html_table(["variant", "op", "choice"], [[escape(r.variant), escape(r.op), escape(r.text)]
-                                                           for r in tuned[:MAX_ROWS]])
-                + _more(min(MAX_ROWS, len(tuned)), len(tuned), "tuned ops"))
+        out += (
+            f"<div {_H}>Autotune</div>"
+            + html_table(
+                ["variant", "op", "choice"],
+                [[escape(r.variant), escape(r.op), escape(r.text)] for r in tuned[:MAX_ROWS]],
+            )
+            + _more(min(MAX_ROWS, len(tuned)), len(tuned), "tuned ops")
+        )
     rows = roofline_rows(run, MAX_ROWS)
     if rows:
         total = len(roofline_kernels(run))
-        out += (f"<div {_H}>Roofline</div>"
-                + html_table(["kernel", "variant", "achieved"],
-                             [[_code(r.name), escape(r.variant), escape(r.text)] for r in rows])
-                + _more(len(rows), total, "kernels with rates")
-                + f"<div {_MUTED}>{escape(roofline_note(run))}</div>")
+        out += (
+            f"<div {_H}>Roofline</div>"
+            + html_table(
+                ["kernel", "variant", "achieved"], [[_code(r.name), escape(r.variant), escape(r.text)] for r in rows]
+            )
+            + _more(len(rows), total, "kernels with rates")
+            + f"<div {_MUTED}>{escape(roofline_note(run))}</div>"
+        )
     return out
 
 
@@ -221,19 +276,23 @@ def _kernels(run: ProfileRun) -> str:
     several = len(kernel_variants(run)) > 1
     rows = []
     for k in top_kernels(run.kernels, TOP_KERNELS):
-        rows.append([
-            _code(k.name) + (f" <span {_MUTED}>({escape(k.variant)})</span>" if several and k.variant else ""),
-            escape(k.language),
-            format_ms(k.device_time_ms) if k.device_time_ms is not None else "—",
-            f"{k.share * 100:.1f}%" if k.share is not None else "",
-            ", ".join(map(str, k.lines)),
-            escape(", ".join(k.aten_ops[:6]) + (" …" if len(k.aten_ops) > 6 else "")),
-        ])
+        rows.append(
+            [
+                _code(k.name) + (f" <span {_MUTED}>({escape(k.variant)})</span>" if several and k.variant else ""),
+                escape(k.language),
+                format_ms(k.device_time_ms) if k.device_time_ms is not None else "—",
+                f"{k.share * 100:.1f}%" if k.share is not None else "",
+                ", ".join(map(str, k.lines)),
+                escape(", ".join(k.aten_ops[:6]) + (" …" if len(k.aten_ops) > 6 else "")),
+            ]
+        )
     timed = any(k.device_time_ms is not None for k in run.kernels)
     title = "Top kernels by device time" if timed else "Kernels"
-    return (f"<div {_H}>{title}</div>"
-            + html_table(["kernel", "language", "device time", "share", "cell lines", "aten ops"], rows, numeric={2, 3})
-            + _more(min(TOP_KERNELS, len(run.kernels)), len(run.kernels), "kernels"))
+    return (
+        f"<div {_H}>{title}</div>"
+        + html_table(["kernel", "language", "device time", "share", "cell lines", "aten ops"], rows, numeric={2, 3})
+        + _more(min(TOP_KERNELS, len(run.kernels)), len(run.kernels), "kernels")
+    )
 
 
 def lines_html(run: ProfileRun) -> str:
@@ -242,44 +301,65 @@ def lines_html(run: ProfileRun) -> str:
     if not lt.rows:
         return ""
     rows = []
-    for r in lt.rows[:MAX_ROWS * 3]:
+    for r in lt.rows[: MAX_ROWS * 3]:
         times = [r.time_text(v) for v in lt.variants]
         kernels = sum(len(names) for v, names in r.kernels.items() if v != "eager")  # eager's are ops, not kernels
         rows.append([str(r.line), _code(r.code), *times, str(kernels) + (" (break)" if r.graph_breaks else "")])
     variants = [escape(v or "kernels") for v in lt.variants]
-    return (f"<div {_H}>Time per cell line</div>"
-            + html_table(["cell line", "code", *variants, "kernels"], rows, numeric=set(range(2, 2 + len(variants))))
-            + _more(min(MAX_ROWS * 3, len(lt.rows)), len(lt.rows), "lines")
-            + f"<div {_MUTED}>{escape(RULE)}</div>")
+    return (
+        f"<div {_H}>Time per cell line</div>"
+        + html_table(["cell line", "code", *variants, "kernels"], rows, numeric=set(range(2, 2 + len(variants))))
+        + _more(min(MAX_ROWS * 3, len(lt.rows)), len(lt.rows), "lines")
+        + f"<div {_MUTED}>{escape(RULE)}</div>"
+    )
 
 
 def comparison_html(c: Comparison) -> str:
     """A ``digest.compare`` comparison as a table: A before, B after, B's change."""
     rows = [[escape(d.metric), escape(d.a_text), escape(d.b_text), escape(d.change_text)] for d in c.deltas]
     kernels = "".join(
-        f"<div>{what}: " + (", ".join(f"<code>{escape(k.name)}</code>" + (f" ×{k.count}" if k.count > 1 else "")
-                                      for k in found) or "none") + "</div>"
+        f"<div>{what}: "
+        + (
+            ", ".join(f"<code>{escape(k.name)}</code>" + (f" ×{k.count}" if k.count > 1 else "") for k in found)
+            or "none"
+        )
+        + "</div>"
         for what, found in (("kernels added in B", c.kernels_added), ("kernels removed in B", c.kernels_removed))
     )
     title_a = escape(f"A {one_line(c.a.label, 40) or c.a.id}")
     title_b = escape(f"B {one_line(c.b.label, 40) or c.b.id}")
-    return (html_table(["", title_a, title_b, "B vs A"], rows)
-            + f"<div {_MUTED}>{c.kernels_kept} kernel(s) in both</div>" + kernels)
+    return (
+        html_table(["", title_a, title_b, "B vs A"], rows)
+        + f"<div {_MUTED}>{c.kernels_kept} kernel(s) in both</div>"
+        + kernels
+    )
 
 
 def _errors(run: ProfileRun) -> str:
     rows = [
-        [escape(e.stage), escape(e.variant), str(e.line) if e.line is not None else "", escape(one_line(e.message, 300))]
+        [
+            escape(e.stage),
+            escape(e.variant),
+            str(e.line) if e.line is not None else "",
+            escape(one_line(e.message, 300)),
+        ]
         for e in run.errors[:MAX_ROWS]
     ]
     if not rows:
         return ""
-    return (f"<div {_H}>Errors</div>" + html_table(["stage", "variant", "cell line", "message"], rows)
-            + _more(min(MAX_ROWS, len(run.errors)), len(run.errors), "errors"))
+    return (
+        f"<div {_H}>Errors</div>"
+        + html_table(["stage", "variant", "cell line", "message"], rows)
+        + _more(min(MAX_ROWS, len(run.errors)), len(run.errors), "errors")
+    )
 
 
 def render_html(run: ProfileRun) -> str:
-    meta = [f"run {escape(run.id)}", f"{escape(run.device.type)} ({escape(run.device.name)})", f"torch {escape(run.torch_version)}"]
+    meta = [
+        f"run {escape(run.id)}",
+        f"{escape(run.device.type)} ({escape(run.device.name)})",
+        f"torch {escape(run.torch_version)}",
+    ]
     if run.label:
         meta.insert(0, f"<b>{escape(one_line(run.label, 120))}</b>")
     place = distributed_text(run)

@@ -30,25 +30,61 @@ _TABLE = 'style="border-collapse:collapse;margin:4px 0 8px 0;font-size:90%"'
 _CELL = "text-align:left;padding:2px 10px 2px 0;border-bottom:1px solid rgba(127,127,127,.25);vertical-align:top"
 _DIVERGENT = "background:rgba(230,120,0,.16)"
 
-COLUMNS = ["rank", "run", "host", "status", "eager", "compiled", "speedup", "interval", "compile", "graphs",
-           "DDP buckets", "breaks", "recompiles", "cache hit/miss", "peak memory", "collectives", "correctness", "cell runs", "diverges"]
+COLUMNS = [
+    "rank",
+    "run",
+    "host",
+    "status",
+    "eager",
+    "compiled",
+    "speedup",
+    "interval",
+    "compile",
+    "graphs",
+    "DDP buckets",
+    "breaks",
+    "recompiles",
+    "cache hit/miss",
+    "peak memory",
+    "collectives",
+    "correctness",
+    "cell runs",
+    "diverges",
+]
 
 
 def _row(row: dict[str, Any]) -> str:
     reasons = "".join(f"<li>{escape(r)}</li>" for r in row["reasons"])
-    cells = [str(row["rank"]), f"<code>{escape(row['run_id'])}</code>", escape(row["host"] or "—"),
-             escape(row["status"]), escape(row.get("eager_text", "—")), escape(row.get("compiled_text", "—")),
-             escape(row["speedup_text"]), escape(row["interval_text"] or "—"),
-             escape(row["compile_text"]), str(row["graphs"]), str(row["ddp_buckets"]), str(row["breaks"]),
-             str(row["recompiles"]), f"{row['cache_hits']}/{row['cache_misses']}", escape(row["peak_memory_text"]),
-             escape(row["collective_text"]), escape(row.get("correctness_text", "")), str(row["cell_runs"]),
-             f'<ul style="margin:0;padding-left:1.2em">{reasons}</ul>' if reasons else ""]
+    cells = [
+        str(row["rank"]),
+        f"<code>{escape(row['run_id'])}</code>",
+        escape(row["host"] or "—"),
+        escape(row["status"]),
+        escape(row.get("eager_text", "—")),
+        escape(row.get("compiled_text", "—")),
+        escape(row["speedup_text"]),
+        escape(row["interval_text"] or "—"),
+        escape(row["compile_text"]),
+        str(row["graphs"]),
+        str(row["ddp_buckets"]),
+        str(row["breaks"]),
+        str(row["recompiles"]),
+        f"{row['cache_hits']}/{row['cache_misses']}",
+        escape(row["peak_memory_text"]),
+        escape(row["collective_text"]),
+        escape(row.get("correctness_text", "")),
+        str(row["cell_runs"]),
+        f'<ul style="margin:0;padding-left:1.2em">{reasons}</ul>' if reasons else "",
+    ]
     cls = ' class="cp-divergent"' if row["divergent"] else ""
     style = f' style="{_DIVERGENT}"' if row["divergent"] else ""
     below = [("cp-error", "error", row.get("error_text", ""))] if row.get("error_text") else []
     below += [("cp-note", "note", note) for note in row.get("notes", [])]
-    extra = "".join(f'<tr class="{c}"{style}><td style="{_CELL}"></td><td style="{_CELL}" colspan="{len(COLUMNS) - 1}">'
-                    f"{what}: {escape(text)}</td></tr>" for c, what, text in below)
+    extra = "".join(
+        f'<tr class="{c}"{style}><td style="{_CELL}"></td><td style="{_CELL}" colspan="{len(COLUMNS) - 1}">'
+        f"{what}: {escape(text)}</td></tr>"
+        for c, what, text in below
+    )
     return f"<tr{cls}{style}>" + "".join(f'<td style="{_CELL}">{c}</td>' for c in cells) + "</tr>" + extra
 
 
@@ -63,7 +99,7 @@ def job_html(digest: dict[str, Any]) -> str:
     )
     divergences = "".join(
         f'<li class="cp-divergence" data-rank="{d["rank"]}" data-what="{escape(d["what"])}">'
-        f'rank {d["rank"]}: {escape(d["text"])}</li>'
+        f"rank {d['rank']}: {escape(d['text'])}</li>"
         for d in digest["divergences"]
     )
     return (
@@ -71,10 +107,17 @@ def job_html(digest: dict[str, Any]) -> str:
         f'<div class="cp-headline" style="font-weight:600;font-size:110%">{escape(digest["headline"])}</div>'
         f'<div class="cp-compile-spread" style="opacity:.7">{escape(digest["compile_spread"]["text"])}</div>'
         f"<table {_TABLE}><thead><tr>{head}</tr></thead><tbody>{body}{missing}</tbody></table>"
-        + "".join(f'<div class="cp-table-note" style="opacity:.7">{escape(note)}</div>'
-                  for note in (digest.get("peak_memory_note"), digest.get("ddp_note")) if note)
-        + (f'<div style="font-weight:600;margin:8px 0 2px 0">Divergences</div><ul class="cp-divergences">'
-           f"{divergences}</ul>" if divergences else "")
+        + "".join(
+            f'<div class="cp-table-note" style="opacity:.7">{escape(note)}</div>'
+            for note in (digest.get("peak_memory_note"), digest.get("ddp_note"))
+            if note
+        )
+        + (
+            f'<div style="font-weight:600;margin:8px 0 2px 0">Divergences</div><ul class="cp-divergences">'
+            f"{divergences}</ul>"
+            if divergences
+            else ""
+        )
         + "</div>"
     )
 

@@ -12,17 +12,49 @@ from typing import Any
 
 from .text import text_table
 
-HEADERS = ["RANK", "RUN", "HOST", "STATUS", "EAGER", "COMPILED", "SPEEDUP", "INTERVAL", "COMPILE", "GRAPHS",
-           "DDP BUCKETS", "BREAKS", "RECOMPILES", "CACHE HIT/MISS", "PEAK MEMORY", "COLLECTIVES", "CELL RUNS", ""]
+HEADERS = [
+    "RANK",
+    "RUN",
+    "HOST",
+    "STATUS",
+    "EAGER",
+    "COMPILED",
+    "SPEEDUP",
+    "INTERVAL",
+    "COMPILE",
+    "GRAPHS",
+    "DDP BUCKETS",
+    "BREAKS",
+    "RECOMPILES",
+    "CACHE HIT/MISS",
+    "PEAK MEMORY",
+    "COLLECTIVES",
+    "CELL RUNS",
+    "",
+]
 
 
 def _cells(row: dict[str, Any]) -> list[str]:
-    return [str(row["rank"]), row["run_id"], row["host"] or "—", row["status"], row.get("eager_text", "—"),
-            row.get("compiled_text", "—"), row["speedup_text"],
-            row["interval_text"] or "—", row["compile_text"], str(row["graphs"]), str(row["ddp_buckets"]),
-            str(row["breaks"]), str(row["recompiles"]), f"{row['cache_hits']}/{row['cache_misses']}",
-            row["peak_memory_text"], row["collective_text"], str(row["cell_runs"]),
-            "DIVERGES" if row["divergent"] else ""]
+    return [
+        str(row["rank"]),
+        row["run_id"],
+        row["host"] or "—",
+        row["status"],
+        row.get("eager_text", "—"),
+        row.get("compiled_text", "—"),
+        row["speedup_text"],
+        row["interval_text"] or "—",
+        row["compile_text"],
+        str(row["graphs"]),
+        str(row["ddp_buckets"]),
+        str(row["breaks"]),
+        str(row["recompiles"]),
+        f"{row['cache_hits']}/{row['cache_misses']}",
+        row["peak_memory_text"],
+        row["collective_text"],
+        str(row["cell_runs"]),
+        "DIVERGES" if row["divergent"] else "",
+    ]
 
 
 def render_job_text(digest: dict[str, Any]) -> str:

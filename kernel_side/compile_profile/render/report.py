@@ -119,16 +119,18 @@ def _graph_breaks(run: ProfileRun) -> str:
         for r in run.recompiles
     )
     recompile_table = (
-        "<h2>Recompiles</h2><table class=\"list\"><thead><tr><th>variant</th><th>while timed</th>"
+        '<h2>Recompiles</h2><table class="list"><thead><tr><th>variant</th><th>while timed</th>'
         f"<th>failed guard</th><th>reason</th></tr></thead><tbody>{recompiles}</tbody></table>"
-        if recompiles else ""
+        if recompiles
+        else ""
     )
     breaks = (
         f'<p class="meta">{escape(break_count_text(run, groups))}</p>'
         '<table class="list"><thead><tr><th>where</th><th>code</th>'
         "<th>inside</th><th>times</th><th>variant</th><th>reason</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"
-        if rows else "<p>No graph breaks.</p>"
+        if rows
+        else "<p>No graph breaks.</p>"
     )
     splits = "".join(f'<p class="ddp-split">{escape(ddp_split_text(run, split))}</p>' for split in run.ddp_splits)
     splits += "".join(f'<p class="collectives">{escape(text)}</p>' for text in collective_texts(run))
@@ -147,9 +149,11 @@ def _guards(graphs: list[GraphGuards]) -> str:
             f'<td><pre class="text">{escape(chr(10).join(g.codes))}</pre></td></tr>'
             for g in gg.groups
         )
-        body.append(f"<h3>{escape(graph_heading(gg))}</h3>"
-                    '<table class="list"><thead><tr><th>kind</th><th>value</th><th>cell line</th><th>guards</th>'
-                    f"<th>checks</th></tr></thead><tbody>{rows}</tbody></table>")
+        body.append(
+            f"<h3>{escape(graph_heading(gg))}</h3>"
+            '<table class="list"><thead><tr><th>kind</th><th>value</th><th>cell line</th><th>guards</th>'
+            f"<th>checks</th></tr></thead><tbody>{rows}</tbody></table>"
+        )
     return f'<section id="guards"><h2>Guards</h2>{"".join(body)}</section>'
 
 
@@ -157,17 +161,20 @@ def _measured(run: ProfileRun) -> str:
     """The device's ceilings, every kernel with rates against them, and max-autotune's choices."""
     out = ""
     if run.device_peaks is not None:
-        out += (f"<p>{escape(device_peaks_text(run.device_peaks))}</p>"
-                + (f'<p class="meta">{escape(run.device_peaks.method)}</p>' if run.device_peaks.method else ""))
+        out += f"<p>{escape(device_peaks_text(run.device_peaks))}</p>" + (
+            f'<p class="meta">{escape(run.device_peaks.method)}</p>' if run.device_peaks.method else ""
+        )
     rows = roofline_rows(run, len(roofline_kernels(run)))
     if rows:
         body = "".join(
             f"<tr><td><code>{escape(r.name)}</code></td><td>{escape(r.variant)}</td><td>{escape(r.text)}</td></tr>"
             for r in rows
         )
-        out += (f"<h2>Roofline</h2>{_figure_div('roofline')}<p class=\"meta\">{escape(roofline_note(run))}</p>"
-                '<table class="list"><thead><tr><th>kernel</th><th>variant</th><th>achieved</th></tr></thead>'
-                f"<tbody>{body}</tbody></table>")
+        out += (
+            f'<h2>Roofline</h2>{_figure_div("roofline")}<p class="meta">{escape(roofline_note(run))}</p>'
+            '<table class="list"><thead><tr><th>kernel</th><th>variant</th><th>achieved</th></tr></thead>'
+            f"<tbody>{body}</tbody></table>"
+        )
     tuned = autotune_rows(run)
     if tuned:
         body = "".join(
@@ -178,9 +185,11 @@ def _measured(run: ProfileRun) -> str:
             f"<td>{escape(r.text)}</td></tr>"
             for r in tuned
         )
-        out += ('<h2>Autotune</h2><table class="list"><thead><tr><th>variant</th><th>op</th><th>shape</th>'
-                "<th>picked</th><th>time</th><th>best Triton</th><th>time</th><th>choices</th><th>tuning</th>"
-                f"<th>in words</th></tr></thead><tbody>{body}</tbody></table>")
+        out += (
+            '<h2>Autotune</h2><table class="list"><thead><tr><th>variant</th><th>op</th><th>shape</th>'
+            "<th>picked</th><th>time</th><th>best Triton</th><th>time</th><th>choices</th><th>tuning</th>"
+            f"<th>in words</th></tr></thead><tbody>{body}</tbody></table>"
+        )
     return out
 
 
@@ -213,9 +222,13 @@ def _kernel(k: Kernel) -> str:
 
 
 def _kernels(run: ProfileRun) -> str:
-    body = "".join(_kernel(k) for k in top_kernels(run.kernels, len(run.kernels))) or "<p>No kernels were generated.</p>"
-    return (f'<section id="kernels"><h2>Kernels ({len(run.kernels)})</h2>'
-            f'{_figure_div("kernels")}{body}{_measured(run)}</section>')
+    body = (
+        "".join(_kernel(k) for k in top_kernels(run.kernels, len(run.kernels))) or "<p>No kernels were generated.</p>"
+    )
+    return (
+        f'<section id="kernels"><h2>Kernels ({len(run.kernels)})</h2>'
+        f"{_figure_div('kernels')}{body}{_measured(run)}</section>"
+    )
 
 
 def _errors(run: ProfileRun) -> str:
@@ -238,8 +251,7 @@ def render_report_html(run: ProfileRun) -> str:
     graph_guards = run_guards(run)
     guards = _guards(graph_guards)
     sections = [_overview(run), _graph_breaks(run), _graphs(run), guards, _kernels(run), _errors(run)]
-    tabs = [("overview", "Overview"), ("graph-breaks", f"Graph breaks ({len(run.graph_breaks)})"),
-            ("graphs", "Graphs")]
+    tabs = [("overview", "Overview"), ("graph-breaks", f"Graph breaks ({len(run.graph_breaks)})"), ("graphs", "Graphs")]
     if guards:
         tabs.append(("guards", f"Guards ({sum(gg.total for gg in graph_guards)})"))
     tabs.append(("kernels", "Kernels"))

@@ -14,15 +14,31 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..profile_run import ProfileRun, Variant
-from ..digest.facts import (break_count_text, break_groups, break_place, cache_counts, cache_words, correctness_text, kernel_counts,
-                            peak_memory_text)
+from ..digest.facts import (
+    break_count_text,
+    break_groups,
+    break_place,
+    cache_counts,
+    cache_words,
+    correctness_text,
+    kernel_counts,
+    peak_memory_text,
+)
 from ..digest.format import format_diff, format_interval, format_ms, format_s, format_speedup, format_timing, one_line
 from ..digest.breakdown import TITLE, breakdown, breakdown_note, columns, verdict
 from ..digest.compare import Comparison
 from ..digest.distributed import collective_texts, ddp_split_text, distributed_text
 from ..digest.guards import graph_heading, group_text, recompile_runs, recompile_text, run_guards
-from ..digest.measured import (autotune_rows, cudagraph_skips, cudagraph_text, device_peaks_text, memory_ratio_text,
-                               roofline_kernels, roofline_note, roofline_rows)
+from ..digest.measured import (
+    autotune_rows,
+    cudagraph_skips,
+    cudagraph_text,
+    device_peaks_text,
+    memory_ratio_text,
+    roofline_kernels,
+    roofline_note,
+    roofline_rows,
+)
 from ..digest.payback import payback
 from ..digest.lines import RULE, line_times
 from ..digest.summary import headline, timing_warnings
@@ -143,7 +159,7 @@ def _measured_lines(run: ProfileRun) -> list[str]:
         rest = len(roofline_kernels(run)) - len(rows)
         if rest > 0:
             out.append(f"  … and {rest} more kernels with rates")
-    out += [f"autotune ({r.variant}): {r.text}" for r in autotune_rows(run)[:MAX_LISTED * 2]]
+    out += [f"autotune ({r.variant}): {r.text}" for r in autotune_rows(run)[: MAX_LISTED * 2]]
     out += [cudagraph_text(s["variant"], s["reasons"]) for s in cudagraph_skips(run)]
     return out
 
@@ -185,8 +201,10 @@ def _breakdown_lines(run: ProfileRun) -> list[str]:
     if not rows:
         return []
     cols = columns(rows)
-    table = text_table(["  variant", *(heading for _, heading in cols)],
-                       [[f"  {r.variant}", *(format_ms(r.part(key)) for key, _ in cols)] for r in rows])
+    table = text_table(
+        ["  variant", *(heading for _, heading in cols)],
+        [[f"  {r.variant}", *(format_ms(r.part(key)) for key, _ in cols)] for r in rows],
+    )
     return [f"{TITLE.lower()} ({breakdown_note(rows)}):", table]
 
 
@@ -203,17 +221,20 @@ def _lines_lines(run: ProfileRun) -> list[str]:
         return []
     table = text_table(
         ["  line", *(v or "kernels" for v in lt.variants), "code"],
-        [[f"  {r.line}", *(r.time_text(v) for v in lt.variants),
-          one_line(r.code, 60)] for r in rows[:MAX_LISTED * 2]],
+        [[f"  {r.line}", *(r.time_text(v) for v in lt.variants), one_line(r.code, 60)] for r in rows[: MAX_LISTED * 2]],
     )
     out = [f"time per cell line ({RULE}):", table]
     if len(rows) > MAX_LISTED * 2:
         out.append(f"  … and {len(rows) - MAX_LISTED * 2} more lines")
     loose = {v: n for v, n in lt.unattributed.items() if n}
     if loose:
-        out.append("  tied to no cell line: " + ", ".join(
-            f"{v or 'kernels'} {n} kernel{'' if n == 1 else 's'} ({format_ms(lt.unattributed_ms.get(v))})"
-            for v, n in loose.items()))
+        out.append(
+            "  tied to no cell line: "
+            + ", ".join(
+                f"{v or 'kernels'} {n} kernel{'' if n == 1 else 's'} ({format_ms(lt.unattributed_ms.get(v))})"
+                for v, n in loose.items()
+            )
+        )
     return out
 
 
@@ -285,7 +306,9 @@ def render_text(run: ProfileRun) -> str:
         lines.append(f"status: {run.status}" + (" (partial results)" if run.status == "interrupted" else ""))
     if run.recommendation is not None:
         r = run.recommendation
-        lines.append(f"recommendation (--sweep): {r.variant}: {r.call}" + (f" ({one_line(r.reason)})" if r.reason else ""))
+        lines.append(
+            f"recommendation (--sweep): {r.variant}: {r.call}" + (f" ({one_line(r.reason)})" if r.reason else "")
+        )
     lines += [f"note: {one_line(n, 240)}" for n in run.notes]
     lines += [f"warning: {w}" for w in timing_warnings(run)]
     place = distributed_text(run)

@@ -38,8 +38,14 @@ def figure_widget(fig: Figure) -> widgets.Widget:
     out.outputs = (
         {
             "output_type": "display_data",
-            "data": {"application/vnd.plotly.v1+json": {"data": fig["data"], "layout": fig["layout"], "config": {"displaylogo": False}},
-                     "text/plain": f"<plotly figure: {title}>"},
+            "data": {
+                "application/vnd.plotly.v1+json": {
+                    "data": fig["data"],
+                    "layout": fig["layout"],
+                    "config": {"displaylogo": False},
+                },
+                "text/plain": f"<plotly figure: {title}>",
+            },
             "metadata": {},
         },
     )
@@ -101,12 +107,19 @@ class RunExplorer(widgets.Tab):
             self.overview,
             self.graph_breaks_view,
             widgets.VBox([self.graph_picker, self.graph_code]),
-            widgets.VBox([self.kernel_picker, self.kernel_info, self.kernel_source, figure_widget(self.figures["kernels"])]
-                         + ([figure_widget(self.figures["roofline"])] if roofline_rows(run) else [])),
+            widgets.VBox(
+                [self.kernel_picker, self.kernel_info, self.kernel_source, figure_widget(self.figures["kernels"])]
+                + ([figure_widget(self.figures["roofline"])] if roofline_rows(run) else [])
+            ),
             widgets.VBox([self.compare_picker, self.compare_table]),
         ]
-        self.titles = ("Overview", f"Graph breaks ({len(run.graph_breaks)})", f"Graphs ({len(run.graphs)})",
-                       f"Kernels ({len(run.kernels)})", "Compare")
+        self.titles = (
+            "Overview",
+            f"Graph breaks ({len(run.graph_breaks)})",
+            f"Graphs ({len(run.graphs)})",
+            f"Kernels ({len(run.kernels)})",
+            "Compare",
+        )
 
     # -- views -----------------------------------------------------------
     def _graph_breaks_html(self) -> str:
@@ -136,7 +149,9 @@ class RunExplorer(widgets.Tab):
 
     def _show_graph(self, change=None) -> None:
         i = self.graph_picker.value
-        self.graph_code.value = "" if i is None else highlight_code(self.run.graphs[i].code, "python", inline_styles=True)
+        self.graph_code.value = (
+            "" if i is None else highlight_code(self.run.graphs[i].code, "python", inline_styles=True)
+        )
 
     def _show_kernel(self, change=None) -> None:
         i = self.kernel_picker.value
@@ -157,7 +172,9 @@ class RunExplorer(widgets.Tab):
     def _show_compare(self, change=None) -> None:
         i = self.compare_picker.value
         if i is None:
-            self.compare_table.value = "<p>Pass <code>compare_with=[other runs]</code> to compare this run with others.</p>"
+            self.compare_table.value = (
+                "<p>Pass <code>compare_with=[other runs]</code> to compare this run with others.</p>"
+            )
             return
         # The other run is A (before), this one B (after), as in the CLI's and the panel's comparison.
         self.compare_table.value = comparison_html(compare(self.others[i], self.run))

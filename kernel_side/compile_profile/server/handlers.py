@@ -138,7 +138,8 @@ class _JobHandler(_StoreHandler):
             return self.store().job(job_id)
         except RunNotFound:
             raise tornado.web.HTTPError(
-                404, f"no job {job_id}: no run of a distributed job has this job id or run id") from None
+                404, f"no job {job_id}: no run of a distributed job has this job id or run id"
+            ) from None
 
 
 class JobHandler(_JobHandler):

@@ -105,6 +105,7 @@ def build_variant_trace(
 
 # -- graphs ------------------------------------------------------------------
 
+
 def _on_dynamo_start(state: TraceState, ev: TraceEvent) -> None:
     if not isinstance(ev.metadata, dict):
         return
@@ -149,8 +150,13 @@ def _abandon_attempt(state: TraceState, compile_id: str) -> None:
 
 
 def _recorded_lines(state: TraceState, compile_state: CompileState, rec: RecordedGraph) -> list[int]:
-    return sorted({ln for stack in rec.node_stacks
-                   if (ln := state.locator.innermost_cell_line(compile_state.outer + stack)) is not None})
+    return sorted(
+        {
+            ln
+            for stack in rec.node_stacks
+            if (ln := state.locator.innermost_cell_line(compile_state.outer + stack)) is not None
+        }
+    )
 
 
 def _on_aot_graph(state: TraceState, ev: TraceEvent) -> None:
@@ -190,10 +196,12 @@ def _add_printed_graph(state: TraceState, ev: TraceEvent, kind: str, id_kind: st
 
 # -- DDPOptimizer's splits ------------------------------------------------------
 
+
 def _on_ddp_split_graph(state: TraceState, ev: TraceEvent) -> None:
     dynamo = _dynamo_graph_of(state, ev)
-    split = DdpSplit(variant=state.variant, compile_id=ev.compile_id,
-                     graph_id=dynamo.id if dynamo else state.graph_id(ev, "dynamo"))
+    split = DdpSplit(
+        variant=state.variant, compile_id=ev.compile_id, graph_id=dynamo.id if dynamo else state.graph_id(ev, "dynamo")
+    )
     forwards = sum(state.compile(ev).aot_seen[k] for k in ("aot_forward", "aot_inference"))
     state.out.ddp_splits.append(split)
     state.ddp_forwards_before.append((split, forwards))
@@ -206,8 +214,9 @@ def _on_ddp_split_child(state: TraceState, ev: TraceEvent) -> None:
     if split is None:
         return
     params = ddp.piece_params(ev.payload or "")
-    split.buckets.append(DdpBucket(index=len(split.buckets), params=[name for name, _ in params],
-                                   bytes=sum(size for _, size in params)))
+    split.buckets.append(
+        DdpBucket(index=len(split.buckets), params=[name for name, _ in params], bytes=sum(size for _, size in params))
+    )
     if len(split.buckets) > 1:
         # our backend saw each piece as a graph: the first went with the Dynamo graph, the others join it
         _join_recorded_piece(state, ev)
@@ -231,14 +240,18 @@ def _place_ddp_pieces(state: TraceState) -> None:
     """Piece k of a split is the k-th forward (or inference) graph its compile logged after the split;
     when their number is not the pieces' (an AOTAutograd cache hit logs no graph) none is named."""
     for split, before in state.ddp_forwards_before:
-        forwards = [g.id for g in state.out.graphs
-                    if g.compile_id == split.compile_id and g.kind in ("aot_forward", "aot_inference")][before:]
+        forwards = [
+            g.id
+            for g in state.out.graphs
+            if g.compile_id == split.compile_id and g.kind in ("aot_forward", "aot_inference")
+        ][before:]
         if len(forwards) == len(split.buckets):
             for bucket, graph_id in zip(split.buckets, forwards):
                 bucket.graph_id = graph_id
 
 
 # -- what kernels are built from, once all events are in -----------------------
+
 
 def _on_output_code(state: TraceState, ev: TraceEvent) -> None:
     compile_state = state.compile(ev)
@@ -255,6 +268,7 @@ def _on_provenance_stack_traces(state: TraceState, ev: TraceEvent) -> None:
 
 # -- graph breaks and recompiles ---------------------------------------------
 
+
 def _on_graph_break(state: TraceState, ev: TraceEvent) -> None:
     head, _, rest = (ev.payload or "").partition("\n")
     reason_text, _, user_tb = rest.partition("User code traceback:")
@@ -262,7 +276,9 @@ def _on_graph_break(state: TraceState, ev: TraceEvent) -> None:
     frames = parse_frames(user_tb)
     at = _BREAK_AT.search(head)
     filename, file_line = (at.group(1), int(at.group(2))) if at else (frames[-1][:2] if frames else ("", None))
-    line = state.locator.innermost_cell_line(state.compile(ev).outer + frames)  # the cell line whose call led to the break
+    line = state.locator.innermost_cell_line(
+        state.compile(ev).outer + frames
+    )  # the cell line whose call led to the break
     file_code = next((code for f, n, code in reversed(frames) if f == filename and n == file_line), "")
     state.out.graph_breaks.append(
         GraphBreak(
@@ -314,8 +330,9 @@ def _on_recompile_reasons(state: TraceState, ev: TraceEvent) -> None:
         return  # the profiler compiling the same code for its next variant; or a compile's reasons again
     primary = trim_guard_comments(reasons[0])
     source = guards.failed_guard_source(primary)
-    recompile = Recompile(reason=_with_older_entries(primary, reasons[1:]), variant=state.variant,
-                          compile_id=ev.compile_id, source=source)
+    recompile = Recompile(
+        reason=_with_older_entries(primary, reasons[1:]), variant=state.variant, compile_id=ev.compile_id, source=source
+    )
     state.recompiles[ev.compile_id] = recompile
     state.out.recompiles.append(recompile)
 
@@ -344,8 +361,9 @@ def _compile_of(state: TraceState, compile_id: str) -> CompileState:
     if own is not None and own.frame:
         return own
     frame_id = compile_id.split("/")[0]
-    return next((cs for cid, cs in state.compiles.items() if cid.split("/")[0] == frame_id and cs.frame),
-                own or CompileState())
+    return next(
+        (cs for cid, cs in state.compiles.items() if cid.split("/")[0] == frame_id and cs.frame), own or CompileState()
+    )
 
 
 MAX_OLDER_REASONS = 3  # the older entries' failures kept in a recompile's reason
@@ -380,8 +398,10 @@ def recompile_limit_hit(metrics: dict) -> str:
     """``recompile_limit (8)`` when a compile's metrics say it hit a Dynamo recompile limit, else ""."""
     fail_type, fail_reason = str(metrics.get("fail_type") or ""), str(metrics.get("fail_reason") or "")
     found = _LIMIT_TYPE.search(fail_reason)
-    if not found and not (fail_type in ("RecompileLimitExceeded", "CacheLimitExceeded")
-                          or "recompile limit exceeded" in fail_reason.lower()):
+    if not found and not (
+        fail_type in ("RecompileLimitExceeded", "CacheLimitExceeded")
+        or "recompile limit exceeded" in fail_reason.lower()
+    ):
         return ""
     limit_type = (found.group(1) or found.group(2)) if found else "recompile_limit"
     value = _LIMIT_VALUE.search(fail_reason)
@@ -399,7 +419,8 @@ def _note_limit(state: TraceState, ev: TraceEvent, metrics: dict) -> None:
         reason = trim_guard_comments(str(metrics.get("recompile_reason") or ""))
         source = guards.failed_guard_source(reason) if reason else ""
         recompile = state.recompiles[compile_id] = Recompile(
-            reason=reason, variant=state.variant, compile_id=compile_id, source=source)
+            reason=reason, variant=state.variant, compile_id=compile_id, source=source
+        )
         state.out.recompiles.append(recompile)
     recompile.limit = limit
 
@@ -429,10 +450,13 @@ def _is_backend_switch(reason: str) -> bool:
 
 # -- caches, phases, metrics ---------------------------------------------------
 
+
 def _counts(cache_field: str) -> Handler:
     """A handler counting the event in ``VariantTrace.cache.<cache_field>``."""
+
     def count(state: TraceState, ev: TraceEvent) -> None:
         setattr(state.out.cache, cache_field, getattr(state.out.cache, cache_field) + 1)
+
     return count
 
 

@@ -22,9 +22,7 @@ _PLACEHOLDER = re.compile(r'(\w+): "([^"]*)"')
 
 
 def op_counts_from_code(code: str) -> dict[str, int]:
-    counts: collections.Counter[str] = collections.Counter(
-        f"{ns}.{op}" for ns, op in _ATEN_OP.findall(code)
-    )
+    counts: collections.Counter[str] = collections.Counter(f"{ns}.{op}" for ns, op in _ATEN_OP.findall(code))
     return dict(counts)
 
 
@@ -62,12 +60,13 @@ def graph_nodes(code: str) -> list[GraphNode]:
         assignment = _ASSIGNMENT.match(text)
         if assignment:
             op = _ATEN_OP.search(assignment.group(2))
-            nodes.append((assignment.group(1), f"{op.group(1)}.{op.group(2)}" if op else "", frame,
-                          assignment.group(2)))
+            nodes.append(
+                (assignment.group(1), f"{op.group(1)}.{op.group(2)}" if op else "", frame, assignment.group(2))
+            )
     out: list[GraphNode] = []
     for i, (name, op, own, _) in enumerate(nodes):
         if own is None:
             uses = re.compile(rf"\b{re.escape(name)}\b")
-            own = next((f for _, _, f, rhs in nodes[i + 1:] if f is not None and uses.search(rhs)), None)
+            own = next((f for _, _, f, rhs in nodes[i + 1 :] if f is not None and uses.search(rhs)), None)
         out.append(GraphNode(name, op, own))
     return out

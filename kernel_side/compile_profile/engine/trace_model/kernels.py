@@ -48,7 +48,12 @@ def compile_kernels(state: CompileState, *, variant: str, cid: str, locator: Cel
     kernels: list[Kernel] = []
     for i, (ev, aot_ids, post_grad_index) in enumerate(state.output_code):
         kernels += _module_kernels(
-            ev.payload or "", variant=variant, cid=cid, locator=locator, aot_graph_ids=aot_ids, state=state,
+            ev.payload or "",
+            variant=variant,
+            cid=cid,
+            locator=locator,
+            aot_graph_ids=aot_ids,
+            state=state,
             provenance=_nth(state.provenance, i) or {},
             stack_traces=_nth(state.stack_traces, i) or {},
             post_grad=_nth(state.post_grad, post_grad_index) or "",
@@ -74,8 +79,11 @@ def _module_kernels(
 ) -> list[Kernel]:
     parsed = parse_output_code(output_code)
     aot_kind = _AOT_KIND.get(parsed.graph_kind, "")
-    graph_id = (_backward_graph_id(state, post_grad) if aot_kind == "aot_backward" else None) or \
-        aot_graph_ids.get(aot_kind) or f"{variant}/{cid}/{aot_kind or 'output'}"
+    graph_id = (
+        (_backward_graph_id(state, post_grad) if aot_kind == "aot_backward" else None)
+        or aot_graph_ids.get(aot_kind)
+        or f"{variant}/{cid}/{aot_kind or 'output'}"
+    )
     post_grad_nodes = graph_nodes(post_grad)
     node_ops = {node.name: node.op for node in post_grad_nodes if node.op}
     mappings = provenance if isinstance(provenance, dict) else {}
@@ -95,8 +103,11 @@ def _module_kernels(
         # an extern call (cuBLAS, SDPA) repeats within a graph: its provenance handle, else its
         # position, tells the calls apart (torch 2.6 has no handles)
         seen[k.name] += 1
-        suffix = f":{k.handles[0]}" if k.language == "extern" and k.handles else (
-            f"#{seen[k.name]}" if seen[k.name] > 1 else "")
+        suffix = (
+            f":{k.handles[0]}"
+            if k.language == "extern" and k.handles
+            else (f"#{seen[k.name]}" if seen[k.name] > 1 else "")
+        )
         kernels.append(
             Kernel(
                 id=f"{graph_id}/{k.name}{suffix}",
@@ -125,7 +136,12 @@ def _backward_graph_id(state: CompileState, post_grad: str) -> str | None:
 
 
 def _kernel_lines(
-    k: ParsedKernel, keys: list[str], state: CompileState, locator: CellLocator, stack_traces: dict, mappings: dict,
+    k: ParsedKernel,
+    keys: list[str],
+    state: CompileState,
+    locator: CellLocator,
+    stack_traces: dict,
+    mappings: dict,
     post_grad_nodes: list[GraphNode],
 ) -> set[int]:
     """The cell lines a kernel came from, by the first of these that gives any:
@@ -171,10 +187,12 @@ def _kernel_lines(
     if not lines and post_grad_nodes and rec is not None:
         ops = set(k.aten_ops) or set(ops_from_kernel_name(k.name))
         traced = _lines_by_innermost_frame(rec, state.outer, locator)
-        fresh = {node.name: node.frame for code in state.aot_code for node in graph_nodes(code)
-                 if node.frame is not None}
-        nodes = [(node.name, node.op, fresh.get(node.name, node.frame)) for node in post_grad_nodes
-                 if node.frame is not None]
+        fresh = {
+            node.name: node.frame for code in state.aot_code for node in graph_nodes(code) if node.frame is not None
+        }
+        nodes = [
+            (node.name, node.op, fresh.get(node.name, node.frame)) for node in post_grad_nodes if node.frame is not None
+        ]
         in_order = _lines_in_order(nodes, rec, state.outer, locator)
         for name, op, frame in nodes:
             if op in ops:
@@ -201,11 +219,15 @@ def _lines_by_innermost_frame(rec: RecordedGraph, outer: list[Frame], locator: C
     return out
 
 
-def _lines_in_order(nodes: list[tuple[str, str, Frame]], rec: RecordedGraph, outer: list[Frame],
-                    locator: CellLocator) -> dict:
+def _lines_in_order(
+    nodes: list[tuple[str, str, Frame]], rec: RecordedGraph, outer: list[Frame], locator: CellLocator
+) -> dict:
     """The ATen graph's source lines, in order of first use, paired with the Dynamo graph's cell lines in
     the same order, when there are as many of each."""
     sources = list(dict.fromkeys(frame[:2] for _, _, frame in nodes))
-    cell_lines = list(dict.fromkeys(line for stack in rec.node_stacks
-                                    if (line := locator.innermost_cell_line(outer + stack)) is not None))
+    cell_lines = list(
+        dict.fromkeys(
+            line for stack in rec.node_stacks if (line := locator.innermost_cell_line(outer + stack)) is not None
+        )
+    )
     return dict(zip(sources, cell_lines)) if len(sources) == len(cell_lines) else {}
