@@ -25,14 +25,15 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import torch
 import torch.nn as nn
 
 sys.path.insert(0, os.path.dirname(__file__))
-from fidelity import CUDA, DEVICE, Figures, bare_loop_ms, define_like_a_notebook, environment, sync, write_json  # noqa: E402
+from fidelity import CUDA, DEVICE, Figures, bare_loop_ms, define_like_a_notebook, environment, sync, write_json
 
 
 @dataclass

@@ -11,13 +11,13 @@ Prints one ``OVERHEAD`` line per round; results and their reading are in docs/be
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import time
 
-import torch
-
 import compile_profile.engine.cell as cell_module
 import compile_profile.engine.cell_rewrite as cell_rewrite
+import torch
 
 CELL = "a = lin(inp)\nb = a.relu()\nc = b * 2\nd = c + a\n"
 
@@ -59,8 +59,8 @@ def main() -> None:
         with torch.no_grad():
             for _ in range(20):
                 compiled(*arguments)
-            compiled_us = per_call_us(lambda: compiled(*arguments), args.device)
-            eager_us = per_call_us(lambda: cell.fn(*arguments), args.device)
+            compiled_us = per_call_us(functools.partial(compiled, *arguments), args.device)
+            eager_us = per_call_us(functools.partial(cell.fn, *arguments), args.device)
         graphs = torch._dynamo.utils.counters["stats"]["unique_graphs"]
         print(
             f"OVERHEAD {args.device} {args.backend} publish={publish}: compiled {compiled_us:.1f} us  "

@@ -31,12 +31,11 @@ import sys
 import time
 from pathlib import Path
 
+import compile_profile
 import torch
 import torch.distributed as dist
 import torch.nn.functional as F
 from torch import nn
-
-import compile_profile
 
 
 class Block(nn.Module):

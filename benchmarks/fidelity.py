@@ -39,8 +39,9 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import torch
 import torch.nn as nn
@@ -286,7 +287,6 @@ def tool_profile(w: Workload, **options):
 def compile_seconds(w: Workload, *, capture: bool) -> float:
     """First call (compile + run) from scratch: Inductor's caches off, Dynamo reset."""
     import torch._inductor.config as inductor_config
-
     from compile_profile.engine.backend import RecordingBackend
     from compile_profile.engine.trace_capture import capture_compiles
 
@@ -463,7 +463,7 @@ TRAIN = (
 
 
 def cell_workloads() -> list[CellWorkload]:
-    indent = lambda body: "".join("    " + line + "\n" for line in body.splitlines())  # noqa: E731
+    indent = lambda body: "".join("    " + line + "\n" for line in body.splitlines())
     return [
         CellWorkload(
             "cell_gpt2",

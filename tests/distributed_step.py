@@ -13,12 +13,11 @@ import os
 import sys
 from pathlib import Path
 
+import compile_profile
 import torch
 import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
-
-import compile_profile
 
 
 class MLP(nn.Module):

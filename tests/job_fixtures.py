@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import copy
 
-from render_fixtures import GRAPH_CODE, cpu_run
-
 from compile_profile.profile_run import DdpBucket, DdpSplit, DistributedRank, Graph, GraphBreak, ProfileRun, Recompile
 from compile_profile.store import RunStore
+from render_fixtures import GRAPH_CODE, cpu_run
 
 JOB_ID = "job0a1b2c3d4"
 CALLS = {"first call": 1, "warm-up": 3, "timing": 40, "check": 2}

@@ -4,12 +4,11 @@ Two profile calls, two jobs: ``same`` is the same on every rank; in ``divergent`
 a graph break rank 0 does not have.  Each rank saves its runs into the run store ($COMPILE_PROFILE_DB).
 """
 
+import compile_profile
 import torch
 import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
-
-import compile_profile
 
 
 class MLP(nn.Module):

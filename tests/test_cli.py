@@ -8,15 +8,14 @@ import pathlib
 import subprocess
 import sys
 
+import compile_profile
 import nbformat
 import pytest
-from synthetic_store_runs import make_run, timestamp
-
-import compile_profile
 from compile_profile.cli import main
 from compile_profile.digest import compare
 from compile_profile.render.mime import MIME_TYPE
 from compile_profile.store import RunStore
+from synthetic_store_runs import make_run, timestamp
 
 
 @pytest.fixture

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import socket
 
+import compile_profile
 import pytest
 import torch
 import torch.distributed as dist
-
-import compile_profile
 from compile_profile.digest.distributed import collective_texts
 from compile_profile.engine.kernel_breakdown import (
     COLLECTIVE,

@@ -14,9 +14,6 @@ import pathlib
 
 import plotly.graph_objects as go
 import pytest
-from job_fixtures import add_print_break
-from render_fixtures import cpu_run
-
 from compile_profile.digest.breakdown import breakdown, columns
 from compile_profile.digest.facts import (
     DDP_WRAPPER_NOTE,
@@ -31,6 +28,8 @@ from compile_profile.profile_run import GraphBreak, ProfileRun
 from compile_profile.render.charts import breakdown_figure
 from compile_profile.render.html import render_html
 from compile_profile.render.report import render_report_html
+from job_fixtures import add_print_break
+from render_fixtures import cpu_run
 
 FIXTURE = pathlib.Path(__file__).with_name("ddp_step_run.json")
 

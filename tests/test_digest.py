@@ -13,16 +13,6 @@ import json
 import math
 
 import pytest
-from render_fixtures import (
-    ALL_RUNS,
-    ParsedHTML,
-    cpu_run,
-    cuda_run,
-    failed_run,
-    slower_and_faster_runs,
-    without_breakdown,
-)
-
 from compile_profile.cli import main as cli_main
 from compile_profile.digest import (
     DIGEST_VERSION,
@@ -48,6 +38,15 @@ from compile_profile.render.mime import MIME_TYPE, mime_bundle
 from compile_profile.render.report import render_report_html
 from compile_profile.render.widget import explorer
 from compile_profile.store import RunStore
+from render_fixtures import (
+    ALL_RUNS,
+    ParsedHTML,
+    cpu_run,
+    cuda_run,
+    failed_run,
+    slower_and_faster_runs,
+    without_breakdown,
+)
 
 
 @pytest.fixture

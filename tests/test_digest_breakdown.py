@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from render_fixtures import cpu_run
-
 from compile_profile.digest import summarize
 from compile_profile.digest.breakdown import PROFILER_INFLATION, breakdown, clamp_warning, verdict
+from render_fixtures import cpu_run
 
 
 def test_a_host_time_breakdown_whose_profiled_calls_ran_much_slower_says_so_and_not_where_the_time_went():

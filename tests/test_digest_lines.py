@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from render_fixtures import cpu_run
-
 from compile_profile.digest.lines import backward_line, line_times
 from compile_profile.profile_run import Graph, Kernel
+from render_fixtures import cpu_run
 
 TRAINING_STEP = "opt.zero_grad()\nloss = model(x).pow(2).mean()\nloss.backward()  # grads\nopt.step()\n"
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from render_fixtures import HOSTILE, cpu_run, cuda_run, hostile_run, reduce_overhead_run, slower_and_faster_runs
-
 from compile_profile.digest import run_digest, summarize, warnings
 from compile_profile.digest.format import format_gbps, format_share, format_tflops
 from compile_profile.digest.guards import graph_heading, group_text, recompile_text, run_guards
@@ -27,6 +25,7 @@ from compile_profile.digest.measured import (
     shape_words,
 )
 from compile_profile.profile_run import AutotuneResult, DevicePeaks, Kernel
+from render_fixtures import HOSTILE, cpu_run, cuda_run, hostile_run, reduce_overhead_run, slower_and_faster_runs
 
 
 def test_formatters():

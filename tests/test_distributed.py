@@ -15,10 +15,9 @@ from pathlib import Path
 
 import pytest
 import torch
-
 from compile_profile import Job, ProfileRun
-from compile_profile.profile_run import OTHER_RANK_FAILED
 from compile_profile.digest.job import job_digest
+from compile_profile.profile_run import OTHER_RANK_FAILED
 from compile_profile.store import RunStore
 
 HERE = Path(__file__).resolve().parent

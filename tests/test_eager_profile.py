@@ -8,7 +8,6 @@ import sys
 
 import pytest
 import torch
-
 from cell_runs import run_cell
 from compile_profile.engine import chrome_trace, eager_profile, kernel_profiler
 from compile_profile.engine.eager_profile import CALL_RANGE, LINE_RANGE, attribute_eager, marking_lines
@@ -300,9 +299,8 @@ def test_kernel_kinds():
 def test_cuda_compiled_breakdown_splits_generated_library_copies_and_the_rest(tmp_path):
     """On a synthetic compiled trace: Triton kernels are generated, the matmuls' cuBLAS kernels
     library, a memcpy outside the graphs a copy, and the unmatched kernel outside them ATen."""
-    from test_kernel_timing import OUTPUT_CODE, TraceBuilder, kernels_of, one_call, run_of
-
     from compile_profile.engine.kernel_attribution import attribute
+    from test_kernel_timing import OUTPUT_CODE, TraceBuilder, kernels_of, one_call, run_of
 
     module_path = tmp_path / "cabc.py"
     module_path.write_text(OUTPUT_CODE)
@@ -370,9 +368,8 @@ def test_an_op_on_another_thread_is_on_the_line_running_when_it_started():
 def test_a_matmul_a_compiled_variant_ran_eagerly_is_library_as_in_eager(tmp_path):
     """Around a graph break a compiled variant runs ATen ops eagerly; they go by eager's rules, so
     the breakdowns of the two variants compare like with like."""
-    from test_kernel_timing import OUTPUT_CODE, TraceBuilder, kernels_of, one_call, run_of
-
     from compile_profile.engine.kernel_attribution import attribute
+    from test_kernel_timing import OUTPUT_CODE, TraceBuilder, kernels_of, one_call, run_of
 
     module_path = tmp_path / "cabc.py"
     module_path.write_text(OUTPUT_CODE)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import linecache
 
 import pytest
-
 from compile_profile.engine.cell import CellSyntaxError, cell_line_of_exception, cell_to_function
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import warnings
 
 import torch
-
 from compile_profile.engine.correctness import compare_outputs
 
 

@@ -12,7 +12,6 @@ import logging
 
 import pytest
 import torch
-
 from cell_runs import FAST, run_cell
 from compile_profile.engine.torch_features import logs_post_grad_graph_on_cache_hit
 from compile_profile.profile_run import ProfileRun

@@ -12,20 +12,19 @@ import re
 import sys
 import textwrap
 
+import cell_runs
 import pytest
 import torch
-
+from compile_profile.digest.facts import break_groups, correctness_text
+from compile_profile.digest.summary import warnings
 from compile_profile.engine.backend import RecordingBackend
 from compile_profile.engine.cell import UnknownKeptName, cell_to_function
 from compile_profile.engine.correctness import compare_outputs
 from compile_profile.engine.optimizer_state import OptimizerViews
-from compile_profile.engine.trace_capture import TraceRecorder, capture_compiles
 from compile_profile.engine.torch_features import caller_lines_reliable
+from compile_profile.engine.trace_capture import TraceRecorder, capture_compiles
 from compile_profile.engine.trace_model import CellLocator, build_variant_trace
-from compile_profile.digest.facts import break_groups, correctness_text
-from compile_profile.digest.summary import warnings
 from compile_profile.render.text import render_text
-import cell_runs
 from render_fixtures import attention_run, drifting_run
 
 

@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from compile_profile import Job, ProfileRun
 
 HERE = Path(__file__).resolve().parent

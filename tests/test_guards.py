@@ -4,7 +4,6 @@ torch logs, and the guard a recompile failed on."""
 from __future__ import annotations
 
 import torch
-
 from compile_profile.engine.backend import RecordingBackend
 from compile_profile.engine.cell import cell_to_function
 from compile_profile.engine.guards import failed_guard_source, guard_kind, guards_of_tree, root_name

@@ -7,11 +7,10 @@ import sys
 import time
 
 import pytest
-from render_fixtures import cpu_run
-
 from compile_profile.digest.summary import contention_warning, warnings
 from compile_profile.engine import host_load
 from compile_profile.profile_run import HostLoad, ProfileRun
+from render_fixtures import cpu_run
 
 
 def _cpu_s_of(pid: int) -> float:

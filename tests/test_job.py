@@ -11,7 +11,19 @@ import json
 import multiprocessing
 import sqlite3
 
+import compile_profile
 import pytest
+from compile_profile.cli import main as cli_main
+from compile_profile.digest import breakdown, summarize
+from compile_profile.digest.breakdown import COLUMNS, columns, verdict
+from compile_profile.digest.distributed import ddp_split_text, distributed_text
+from compile_profile.digest.format import format_ms
+from compile_profile.digest.job import job_digest, value_range
+from compile_profile.render.html import render_html
+from compile_profile.render.job_report import job_html, render_job_report_html
+from compile_profile.render.job_text import render_job_text
+from compile_profile.render.report import render_report_html
+from compile_profile.store import SCHEMA_VERSION, RunNotFound, RunStore
 from job_fixtures import (
     JOB_ID,
     add_collectives,
@@ -24,19 +36,6 @@ from job_fixtures import (
     rank_run,
 )
 from render_fixtures import HOSTILE, ParsedHTML, cpu_run, failed_run
-
-import compile_profile
-from compile_profile.cli import main as cli_main
-from compile_profile.digest import breakdown, summarize
-from compile_profile.digest.breakdown import COLUMNS, columns, verdict
-from compile_profile.digest.distributed import ddp_split_text, distributed_text
-from compile_profile.digest.format import format_ms
-from compile_profile.digest.job import job_digest, value_range
-from compile_profile.render.html import render_html
-from compile_profile.render.job_report import job_html, render_job_report_html
-from compile_profile.render.job_text import render_job_text
-from compile_profile.render.report import render_report_html
-from compile_profile.store import SCHEMA_VERSION, RunNotFound, RunStore
 
 ROW_KEYS = {
     "rank",

@@ -8,13 +8,12 @@ import json
 
 import pytest
 import tornado.httpclient
-from job_fixtures import JOB_ID, add_graphs, job_runs
-from render_fixtures import HOSTILE, ParsedHTML, cpu_run
-
 from compile_profile.digest import summarize
 from compile_profile.digest.job import job_digest
 from compile_profile.render.job_report import render_job_report_html
 from compile_profile.store import RunStore
+from job_fixtures import JOB_ID, add_graphs, job_runs
+from render_fixtures import HOSTILE, ParsedHTML, cpu_run
 
 pytest_plugins = ["pytest_jupyter.jupyter_server"]
 

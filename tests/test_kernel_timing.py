@@ -8,7 +8,6 @@ import json
 
 import pytest
 import torch
-
 from compile_profile.engine import chrome_trace, kernel_profiler
 from compile_profile.engine.kernel_attribution import KernelAttribution, attribute
 from compile_profile.engine.kernel_index import call_sites, extern_op_name
@@ -583,7 +582,8 @@ def test_cpu_ops_outside_compiled_graphs_count_by_the_eager_rule_once(cpu_module
 
 def test_cpu_ops_outside_graphs_split_as_the_eager_pass_splits_the_same_ops(cpu_module_path):
     """The eager pass's CPU rule and the compiled variant's, on the same op trees."""
-    from compile_profile.engine.eager_profile import CALL_RANGE as EAGER_CALL, attribute_eager
+    from compile_profile.engine.eager_profile import CALL_RANGE as EAGER_CALL
+    from compile_profile.engine.eager_profile import attribute_eager
     from compile_profile.engine.kernel_attribution import CALL_RANGE
 
     b = cpu_step_trace(cpu_module_path, EAGER_CALL)

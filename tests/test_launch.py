@@ -11,13 +11,12 @@ import os
 import time
 from pathlib import Path
 
-import pytest
-from job_fixtures import job_runs
-
 import compile_profile
+import pytest
 from compile_profile.launch import LaunchError, LaunchTimeout
 from compile_profile.profile_run import ProfileRun
 from compile_profile.store import RunStore
+from job_fixtures import job_runs
 
 HERE = Path(__file__).resolve().parent
 LAUNCH_TIMEOUT_S = 300  # two profiles of a tiny MLP on 2 cores take ~30 s

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 import torch
-from IPython.core.error import UsageError
-from IPython.utils.capture import capture_output
-
 from compile_profile.magic import CellFailed, split_line_magic
 from compile_profile.store import RunStore
+from IPython.core.error import UsageError
+from IPython.utils.capture import capture_output
 
 FAST = "--warmup 1 --repeat 6 --budget 0.2"
 

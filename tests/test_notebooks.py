@@ -18,7 +18,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from compile_profile import Job
 from compile_profile.profile_run import ProfileRun
 from compile_profile.render.mime import MIME_TYPE

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import re
 
+import compile_profile
 import pytest
 import torch
-from IPython.core.error import UsageError
-
-import compile_profile
 from compile_profile.engine.options import OptionError, ProfileOptions, markdown_table, usage_line
 from conftest import ROOT
+from IPython.core.error import UsageError
 
 
 def test_the_readme_options_table_is_the_generated_one():

@@ -7,11 +7,10 @@ its k cache entries (newest first); reading one recompile per listed failure cou
 from __future__ import annotations
 
 import json
-import math
 import logging
+import math
 
 import torch
-
 from cell_runs import FAST, run_cell
 from compile_profile.digest.format import format_s
 from compile_profile.digest.guards import failed_guard_text, limit_text, recompile_text
@@ -297,9 +296,8 @@ def test_a_guard_in_a_librarys_frame_is_placed_on_the_cell_line_that_called_into
 
 
 def test_recompiling_is_compile_time_the_headline_and_the_pay_back_count():
-    from render_fixtures import cpu_run
-
     from compile_profile.digest import headline, payback
+    from render_fixtures import cpu_run
 
     run = cpu_run()
     best = run.speedup_variant

@@ -13,7 +13,6 @@ import json
 import urllib.parse
 
 import pytest
-
 from compile_profile.store import RunStore
 from render_fixtures import cpu_run
 

@@ -25,17 +25,16 @@ import torch
 import torch._dynamo.config as dynamo_config
 import torch._inductor.config as inductor_config
 import torch.nn.modules.module as module_globals
-from IPython.utils.capture import capture_output
-from torch._C._dynamo.eval_frame import _debug_get_cache_entry_list, get_eval_frame_callback
-from torch._dynamo import convert_frame
-from torch._dynamo.backends import registry
-from torch._dynamo.callback import callback_handler
-
 from compile_profile.engine import measure
 from compile_profile.engine.dynamo_state import _is_profile_backend
 from compile_profile.engine.torch_features import cache_entry_backend
 from compile_profile.magic import CellFailed
 from compile_profile.store import RunStore
+from IPython.utils.capture import capture_output
+from torch._C._dynamo.eval_frame import _debug_get_cache_entry_list, get_eval_frame_callback
+from torch._dynamo import convert_frame
+from torch._dynamo.backends import registry
+from torch._dynamo.callback import callback_handler
 
 FAST = "--warmup 1 --repeat 5 --budget 0.2"
 
@@ -589,7 +588,7 @@ def test_out_of_memory_in_the_compiled_variant_releases_memory(shell, private_ru
 def test_profiles_leave_no_dynamo_globals_behind_but_a_users_compiled_code_keeps_its_own(shell, private_run_store):
     installed = lambda: sorted(
         n for n in shell.user_ns if n.startswith(("__compiled_fn_", "__resume_at_", "__builtins_dict__"))
-    )  # noqa: E731
+    )
     shell.run_cell(
         "def users_step(t):\n    u = t.sin()\n    print('break')\n    return u.cos()\n"
         "users_compiled = torch.compile(users_step, backend='eager')\nkept = users_compiled(x)\n"

@@ -8,12 +8,11 @@ Hand-picked bad options are in test_magic.test_bad_arguments_give_a_usage_messag
 from __future__ import annotations
 
 import pytest
+from compile_profile.engine.variants import MODES
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
-
-from compile_profile.engine.variants import MODES
 
 junk = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12)
 numbers = st.one_of(

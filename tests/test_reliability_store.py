@@ -15,11 +15,10 @@ import time
 
 import pytest
 import torch
-from IPython.utils.capture import capture_output
-from synthetic_store_runs import make_run
-
 from compile_profile import store as store_module
 from compile_profile.store import APPLICATION_ID, SCHEMA_VERSION, RunStore
+from IPython.utils.capture import capture_output
+from synthetic_store_runs import make_run
 
 CELL = "%%compile_profile --warmup 1 --repeat 5 --budget 0.2 -o stored_prof\ny = x.sin()\nz = y + 1\n"
 

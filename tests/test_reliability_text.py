@@ -21,13 +21,12 @@ from pathlib import Path
 import ipywidgets as widgets
 import pytest
 import torch
-from IPython.utils.capture import capture_output
-from render_fixtures import ParsedHTML, cuda_run
-
 from compile_profile.render.html import render_html
 from compile_profile.render.mime import mime_bundle
 from compile_profile.render.report import render_report_html
 from compile_profile.render.text import render_text
+from IPython.utils.capture import capture_output
+from render_fixtures import ParsedHTML, cuda_run
 
 ROOT = Path(__file__).resolve().parents[1]
 

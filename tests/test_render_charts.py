@@ -7,9 +7,8 @@ from html import escape
 
 import plotly.graph_objects as go
 import pytest
-from render_fixtures import ALL_RUNS, HOSTILE, big_run, cpu_run, cuda_run, failed_run, hostile_run, without_breakdown
-
 from compile_profile.render.charts import TOP_CHART_KERNELS, figures
+from render_fixtures import ALL_RUNS, HOSTILE, big_run, cpu_run, cuda_run, failed_run, hostile_run, without_breakdown
 
 FIGURE_NAMES = {"variants", "samples", "compile_phases", "kernels", "lines", "breakdown", "roofline"}
 

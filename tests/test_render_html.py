@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from compile_profile.digest.format import format_ms
+from compile_profile.render.html import render_html
 from render_fixtures import (
     ALL_RUNS,
     HOSTILE,
@@ -14,9 +16,6 @@ from render_fixtures import (
     hostile_run,
     without_breakdown,
 )
-
-from compile_profile.digest.format import format_ms
-from compile_profile.render.html import render_html
 
 
 def _row(parsed: ParsedHTML, first_cell: str, width: int | None = None) -> list[str]:

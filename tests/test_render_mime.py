@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from render_fixtures import ALL_RUNS, HOSTILE, big_run, cuda_run, hostile_run
-
+from compile_profile.digest.summary import summarize
 from compile_profile.profile_run import ProfileRun
 from compile_profile.render.charts import figures
 from compile_profile.render.html import render_html
 from compile_profile.render.mime import MIME_TYPE, mime_bundle
-from compile_profile.digest.summary import summarize
 from compile_profile.render.text import render_text
+from render_fixtures import ALL_RUNS, HOSTILE, big_run, cuda_run, hostile_run
 
 
 @pytest.mark.parametrize("name", sorted(ALL_RUNS))

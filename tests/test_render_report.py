@@ -8,12 +8,11 @@ import shutil
 import subprocess
 
 import pytest
-from plotly.offline import get_plotlyjs
-from render_fixtures import ALL_RUNS, HOSTILE, ParsedHTML, cpu_run, cuda_run, failed_run, hostile_run
-
 from compile_profile.render.charts import figures
 from compile_profile.render.highlight import highlight_code
 from compile_profile.render.report import render_report_html
+from plotly.offline import get_plotlyjs
+from render_fixtures import ALL_RUNS, HOSTILE, ParsedHTML, cpu_run, cuda_run, failed_run, hostile_run
 
 
 def _figures_in(parsed: ParsedHTML) -> dict:

@@ -7,11 +7,10 @@ import math
 import re
 
 import pytest
-from render_fixtures import ALL_RUNS, big_run, cpu_run, cuda_run, failed_run, interrupted_run
-
-from compile_profile.profile_run import GraphBreak, Timing, Variant
 from compile_profile.digest import headline
+from compile_profile.profile_run import GraphBreak, Timing, Variant
 from compile_profile.render.text import render_text
+from render_fixtures import ALL_RUNS, big_run, cpu_run, cuda_run, failed_run, interrupted_run
 
 _UNIT_MS = {"ns": 1e-6, "µs": 1e-3, "ms": 1.0, "s": 1000.0}
 _SEGMENT = re.compile(
@@ -218,8 +217,8 @@ def test_thousand_kernels_keep_the_text_short():
 def test_noisy_timings_and_overhead_bound_calls_are_called_out():
     import dataclasses
 
-    from compile_profile.profile_run import KernelProfile, Speedup, Timing, Variant
     from compile_profile.digest.summary import warnings
+    from compile_profile.profile_run import KernelProfile, Speedup, Timing, Variant
 
     run = cpu_run()
     steady = Timing(median_ms=1.0, p10_ms=0.95, p90_ms=1.1, n=20)

@@ -6,12 +6,11 @@ import json
 
 import ipywidgets as widgets
 import pytest
-from render_fixtures import HOSTILE, ParsedHTML, big_run, cpu_run, cuda_run, hostile_run
-
 from compile_profile.render.charts import OVERVIEW_FIGURES, figures
 from compile_profile.render.highlight import highlight_code
 from compile_profile.render.html import render_html
 from compile_profile.render.widget import RunExplorer, explorer
+from render_fixtures import HOSTILE, ParsedHTML, big_run, cpu_run, cuda_run, hostile_run
 
 
 def _all_widgets(w: widgets.Widget):

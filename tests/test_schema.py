@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import jsonschema
-
 from compile_profile.profile_run import SCHEMA_PATH, ProfileRun, json_schema
 
 

@@ -7,7 +7,6 @@ import urllib.parse
 
 import pytest
 import tornado.httpclient
-
 from compile_profile.store import RunStore
 from render_fixtures import HOSTILE, cpu_run, cuda_run, hostile_run
 from synthetic_store_runs import make_run, timestamp

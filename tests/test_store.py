@@ -14,8 +14,6 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from synthetic_store_runs import make_run, put_many, timestamp
-
 from compile_profile import store as store_module
 from compile_profile.digest.summary import DIGEST_VERSION, summarize
 from compile_profile.profile_run import ProfileRun
@@ -28,6 +26,7 @@ from compile_profile.store import (
     default_db_path,
     validate_run_id,
 )
+from synthetic_store_runs import make_run, put_many, timestamp
 
 
 @pytest.fixture

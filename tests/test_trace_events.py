@@ -7,7 +7,6 @@ import json
 
 import pytest
 import torch
-
 from compile_profile.engine import trace_capture
 from compile_profile.engine.backend import RecordingBackend
 from compile_profile.engine.cell import cell_to_function
@@ -32,7 +31,7 @@ def span(name: str, ph: str, ts: float, compile_id: tuple[int, int] = (0, 0), **
     data = {
         "name": name,
         "ts": ts,
-        "args": {"compile_id": "%d/%d" % compile_id, **args},
+        "args": {"compile_id": "{}/{}".format(*compile_id), **args},
         "ph": ph,
         "cat": "dynamo_timed",
         "tid": 0,

@@ -25,14 +25,13 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 sys.path.insert(0, str(HERE.parent / "kernel_side"))
 
-from render_fixtures import CELL, big_run, cpu_run, cuda_run, hostile_run, slower_and_faster_runs  # noqa: E402
-
 from compile_profile.digest import breakdown, compare, line_times, run_digest  # noqa: E402
 from compile_profile.digest.format import format_ms  # noqa: E402
 from compile_profile.profile_run import DistributedRank, Graph, GraphBreak, ProfileRun  # noqa: E402
 from compile_profile.render.mime import mime_bundle  # noqa: E402
 from compile_profile.render.text import render_text  # noqa: E402
 from compile_profile.store import RunStore  # noqa: E402
+from render_fixtures import CELL, big_run, cpu_run, cuda_run, hostile_run, slower_and_faster_runs  # noqa: E402
 
 ROOT = Path(os.environ["JUPYTERLAB_GALATA_ROOT_DIR"])
 DB = Path(os.environ["COMPILE_PROFILE_DB"])
@@ -256,7 +255,7 @@ def job_expected(runs: list[ProfileRun]) -> dict | None:
 
 def notebook_json(cpu) -> dict:
     bundle = mime_bundle(cpu)
-    code = lambda source, outputs=(): {  # noqa: E731
+    code = lambda source, outputs=(): {
         "cell_type": "code",
         "execution_count": None,
         "id": f"cell{abs(hash(source)) % 10**8}",

@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from .digest import compare
+from .digest.format import format_ms, format_speedup_interval, one_line
 from .digest.job import job_digest
 from .digest.summary import summarize
-from .digest.format import format_ms, format_speedup_interval, one_line
 from .profile_run import ProfileRun
 from .render.job_report import render_job_report_html
 from .render.job_text import render_job_text

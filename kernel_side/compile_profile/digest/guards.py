@@ -8,7 +8,6 @@ Derived here once for every view (text, HTML, report, panel through the digest's
 from __future__ import annotations
 
 import re
-
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 

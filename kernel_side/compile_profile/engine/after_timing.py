@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 import gc
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..profile_run import ErrorInfo, ProfileRun
 from . import eager_profile, kernel_profiler, roofline

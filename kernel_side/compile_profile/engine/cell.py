@@ -44,9 +44,10 @@ import builtins
 import hashlib
 import linecache
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import FunctionType
-from typing import Any, Callable
+from typing import Any
 
 from .cell_rewrite import (
     UNBOUND_PARAMETER,
@@ -322,7 +323,7 @@ def _compile_cell_function(
     setters = {name: _SETTER_PARAMETER.format(i) for i, name in enumerate(published)}
     statements, result = rewrite_body(tree.body, local_names, setters)
     anchor = tree.body[0] if tree.body else ast.Pass(lineno=line_offset + 1, col_offset=0)
-    unset_name = lambda: ast.Name(id=UNSET_PARAMETER, ctx=ast.Load())  # noqa: E731
+    unset_name = lambda: ast.Name(id=UNSET_PARAMETER, ctx=ast.Load())
     prologue: list[ast.stmt] = []
     if global_names:
         prologue.append(ast.copy_location(ast.Global(names=list(global_names)), anchor))

@@ -14,7 +14,8 @@ adds one Python call and an integer increment to each timed call, the same for e
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ..profile_run import ProfileRun
 from .optimizer_state import OptimizerViews

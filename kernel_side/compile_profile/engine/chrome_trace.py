@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import gc
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 HOST_CATEGORIES = frozenset(
     {"cpu_op", "user_annotation", "python_function", "cuda_runtime", "cuda_driver", "cpu_instant_event"}

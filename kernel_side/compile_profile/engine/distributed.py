@@ -69,7 +69,7 @@ class Lockstep:
         box = [value]
         try:
             self.dist.broadcast_object_list(box, src=0, group=self.group)
-        except Exception as exc:  # noqa: BLE001 - gloo's timeout is a RuntimeError, the store's a DistStoreError
+        except Exception as exc:
             raise _out_of_step(exc, "at a decision rank 0 shares") from exc
         return box[0]
 
@@ -78,7 +78,7 @@ class Lockstep:
         out: list[Any] = [None] * self.dist.get_world_size(self.group)
         try:
             self.dist.all_gather_object(out, value, group=self.group)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             raise _out_of_step(exc, "at a check every rank answers") from exc
         return out
 
@@ -126,7 +126,7 @@ def job() -> Iterator[DistributedRank | None]:
     own_group = dist.is_gloo_available()
     try:
         group = dist.new_group(backend="gloo", timeout=timeout) if own_group else None
-    except Exception as exc:  # noqa: BLE001 - a rank that never entered the profile: the store times out
+    except Exception as exc:
         raise _out_of_step(exc, "to start the profile") from exc
     lockstep = Lockstep(group)
     token = _active.set(lockstep)

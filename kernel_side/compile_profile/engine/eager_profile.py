@@ -26,9 +26,10 @@ import bisect
 import collections
 import contextlib
 import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from types import CodeType
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from ..profile_run import CallBreakdown, EagerLineTime, KernelProfile, ProfileRun
 from . import kernel_profiler
@@ -81,7 +82,7 @@ def marking_lines(code: CodeType | None, line_offset: int = 0) -> Iterator[None]
         if rf is not None:
             rf.__exit__(None, None, None)
 
-    def trace_line(frame, event, arg):  # noqa: ANN001 - the trace-function signature
+    def trace_line(frame, event, arg):
         if event == "line":
             close()
             rf = record_function(f"{LINE_RANGE}{frame.f_lineno + line_offset}")
@@ -93,7 +94,7 @@ def marking_lines(code: CodeType | None, line_offset: int = 0) -> Iterator[None]
 
     previous = sys.gettrace()
 
-    def trace_call(frame, event, arg):  # noqa: ANN001
+    def trace_call(frame, event, arg):
         if frame.f_code is code:
             return trace_line
         return previous(frame, event, arg) if previous is not None else None

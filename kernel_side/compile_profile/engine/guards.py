@@ -18,8 +18,8 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ..profile_run import Guard
-from .stack import frames_of_stack
 from .cell import OWN_NAME_PREFIX, SETTER_FILENAME
+from .stack import frames_of_stack
 from .trace_capture import intern_paths, resolve_stack
 
 if TYPE_CHECKING:

@@ -61,7 +61,7 @@ def copy_bandwidth_gbps(device_type: str) -> float | None:
         return None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _host_copy_gbps() -> float:
     src = torch.ones(1 << 24)  # 64 MiB of float32, past any cache
     dst = torch.empty_like(src)

@@ -37,8 +37,9 @@ from __future__ import annotations
 import bisect
 import collections
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from ..profile_run import Kernel
 from .chrome_trace import ChromeTrace, DeviceEvent, HostEvent

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import ast
 import collections
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from ..profile_run import Kernel
 from .chrome_trace import HostEvent

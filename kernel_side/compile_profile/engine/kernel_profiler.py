@@ -23,7 +23,8 @@ import statistics
 import sys
 import tempfile
 import time
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from ..profile_run import KernelProfile, ProfileRun, UnmatchedKernel
 from . import chrome_trace, distributed

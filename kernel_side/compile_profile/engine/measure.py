@@ -10,7 +10,8 @@ reset before it), ``compiled`` (variant name -> counted call), ``variant_ops``, 
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import torch
 
@@ -22,8 +23,8 @@ from .failures import let_go, one_line
 from .optimizer_state import OptimizerViews
 from .reachable import named_tensors
 from .timing import (
-    TimedCallable,
     SETTLED_CALLS,
+    TimedCallable,
     TimingPlan,
     calls_per_sample_for,
     device_sync,

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import contextlib
 import keyword
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from .variants import MODES, VariantSpec, build_variants
 
@@ -53,7 +54,7 @@ class OptionRow:
     flags: tuple[Flag, ...]
 
 
-def _flag(*names: str, help: str, metavar: str | None = None, **argparse: Any) -> Flag:  # noqa: A002
+def _flag(*names: str, help: str, metavar: str | None = None, **argparse: Any) -> Flag:
     if metavar:
         argparse["metavar"] = metavar
     return Flag(names=names, help=help, metavar=metavar, argparse=argparse)

@@ -23,8 +23,9 @@ import io
 import re
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import torch
 
@@ -34,11 +35,11 @@ from . import distributed
 from .backend import RecordingBackend, register
 from .cell import CellFunction, cell_line_of_exception, cell_to_function
 from .cell_calls import CellCalls
+from .compile_stage import Compiling, dedupe_graphs
 from .device import cpu_name, current_device_type, device, run_device_type
 from .dynamo_state import DynamoCodeTracker
 from .failures import error_info, one_line
 from .kept import kept_tensors
-from .compile_stage import Compiling, dedupe_graphs
 from .measure import Measuring
 from .optimizer_state import OptimizerViews, optimizers_in
 from .options import OptionError, ProfileOptions
@@ -49,7 +50,6 @@ from .torch_features import logs_post_grad_graph_on_cache_hit, missing_features_
 from .trace_capture import TraceEvent, TraceRecorder, capture_compiles
 from .trace_model import CellLocator
 from .variants import VariantSpec
-
 
 _PHASE_TEXT = {
     "entire_frame_compile": "Dynamo: tracing bytecode",  # opens with tracing; torch 2.6 has no bytecode_tracing span

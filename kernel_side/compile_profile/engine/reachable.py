@@ -14,7 +14,8 @@ the float64 reference copies containers at any depth, so it looks at any depth.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import torch
 

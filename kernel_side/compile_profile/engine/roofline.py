@@ -83,7 +83,7 @@ def vendor_peaks(device_name: str) -> tuple[float, float] | None:
 PEAK_MATMULS = ((8192, 8192, 8192), (4096, 4096, 4096), (16384, 8192, 4096), (8192, 8192, 2048))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def measure_peaks(device_index: int = 0) -> DevicePeaks:
     """Copy bandwidth and bf16 matrix rate of the CUDA device: the best repeat of each probe."""
     import torch
@@ -93,7 +93,7 @@ def measure_peaks(device_index: int = 0) -> DevicePeaks:
     copy_bytes = int(min(1 << 30, free // 8))
     src = torch.randint(0, 255, (copy_bytes,), dtype=torch.uint8, device=device)
     dst = torch.empty_like(src)
-    copy_s = _best_event_time(lambda: dst.copy_(src), repeat=20)
+    copy_s = _best_event_time(functools.partial(dst.copy_, src), repeat=20)
     del src, dst
     best_tflops, best_shape = 0.0, (0, 0, 0)
     for m, n, k in PEAK_MATMULS:
@@ -101,7 +101,7 @@ def measure_peaks(device_index: int = 0) -> DevicePeaks:
             continue
         a = torch.randn(m, k, dtype=torch.bfloat16, device=device)  # random data: zeros run faster
         b = torch.randn(k, n, dtype=torch.bfloat16, device=device)
-        tflops = 2 * m * n * k / _best_event_time(lambda: torch.mm(a, b), repeat=10) / 1e12
+        tflops = 2 * m * n * k / _best_event_time(functools.partial(torch.mm, a, b), repeat=10) / 1e12
         if tflops > best_tflops:
             best_tflops, best_shape = tflops, (m, n, k)
         del a, b
@@ -212,7 +212,10 @@ def _concrete(args: dict[str, Any], index: int):
 
 def _conv_out_shape(x: list[int], w: list[int], stride, padding, dilation) -> list[int]:
     spatial = len(x) - 2
-    as_list = lambda v: list(v) if isinstance(v, (list, tuple)) else [v if v is not None else 1] * spatial
+
+    def as_list(v) -> list:
+        return list(v) if isinstance(v, (list, tuple)) else [v if v is not None else 1] * spatial
+
     stride, dilation = as_list(stride or 1), as_list(dilation or 1)
     padding = as_list(padding if padding is not None else 0)
     out = [x[0], w[0]]

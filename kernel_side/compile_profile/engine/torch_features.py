@@ -25,7 +25,7 @@ import functools
 from typing import Any
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def provenance_patch() -> dict[str, Any]:
     """The Inductor config patch that turns provenance tracking on, or {} where torch has none."""
     import torch._inductor.config as inductor_config

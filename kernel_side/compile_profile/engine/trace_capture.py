@@ -18,8 +18,9 @@ import json
 import logging
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from .torch_features import provenance_patch
 

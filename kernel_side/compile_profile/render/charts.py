@@ -15,12 +15,12 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from ..profile_run import ProfileRun
 from ..digest.breakdown import TITLE, breakdown, columns
 from ..digest.facts import focus_kernels, median_ratio, top_kernels
+from ..digest.format import format_interval, format_ms, format_speedup
 from ..digest.lines import line_times
 from ..digest.measured import roofline_rows
-from ..digest.format import format_interval, format_ms, format_speedup
+from ..profile_run import ProfileRun
 
 TOP_CHART_KERNELS = 20
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from html import escape
 
-from ..profile_run import ProfileRun
+from ..digest.breakdown import TITLE, breakdown, breakdown_note, columns, verdict
+from ..digest.compare import Comparison
+from ..digest.distributed import collective_texts, ddp_split_text, distributed_text
 from ..digest.facts import (
     TOP_KERNELS,
     break_count_text,
@@ -31,10 +33,8 @@ from ..digest.format import (
     format_speedup,
     one_line,
 )
-from ..digest.breakdown import TITLE, breakdown, breakdown_note, columns, verdict
-from ..digest.compare import Comparison
-from ..digest.distributed import collective_texts, ddp_split_text, distributed_text
 from ..digest.guards import failed_guard_text, kinds_text, run_guards
+from ..digest.lines import RULE, line_times
 from ..digest.measured import (
     autotune_rows,
     cudagraph_skips,
@@ -46,8 +46,8 @@ from ..digest.measured import (
     roofline_rows,
 )
 from ..digest.payback import payback
-from ..digest.lines import RULE, line_times
 from ..digest.summary import headline, warnings
+from ..profile_run import ProfileRun
 
 MAX_ROWS = 10
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..digest.summary import summarize
 from ..profile_run import ProfileRun
 from .charts import variants_figure
 from .html import render_html
-from ..digest.summary import summarize
 from .text import render_text
 
 MIME_TYPE = "application/vnd.compile-profile.run+json"

@@ -16,16 +16,16 @@ from typing import Any
 
 from plotly.offline import get_plotlyjs
 
-from ..profile_run import Graph, Kernel, ProfileRun
-from .charts import figures, overview_figures
 from ..digest.distributed import collective_texts, ddp_split_text
 from ..digest.facts import break_count_text, break_groups, top_kernels
 from ..digest.format import format_ms, format_s, one_line
 from ..digest.guards import GraphGuards, failed_guard_text, graph_heading, run_guards
 from ..digest.measured import autotune_rows, device_peaks_text, roofline_kernels, roofline_note, roofline_rows
+from ..digest.summary import first_code_line
+from ..profile_run import Graph, Kernel, ProfileRun
+from .charts import figures, overview_figures
 from .highlight import highlight_code, stylesheet
 from .html import render_html
-from ..digest.summary import first_code_line
 
 _PAGE_CSS = """
 :root { color-scheme: light dark; }

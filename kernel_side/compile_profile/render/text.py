@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..profile_run import ProfileRun, Variant
+from ..digest.breakdown import TITLE, breakdown, breakdown_note, columns, verdict
+from ..digest.compare import Comparison
+from ..digest.distributed import collective_texts, ddp_split_text, distributed_text
 from ..digest.facts import (
     break_count_text,
     break_groups,
@@ -25,10 +27,8 @@ from ..digest.facts import (
     peak_memory_text,
 )
 from ..digest.format import format_diff, format_interval, format_ms, format_s, format_speedup, format_timing, one_line
-from ..digest.breakdown import TITLE, breakdown, breakdown_note, columns, verdict
-from ..digest.compare import Comparison
-from ..digest.distributed import collective_texts, ddp_split_text, distributed_text
 from ..digest.guards import graph_heading, group_text, recompile_runs, recompile_text, run_guards
+from ..digest.lines import RULE, line_times
 from ..digest.measured import (
     autotune_rows,
     cudagraph_skips,
@@ -40,8 +40,8 @@ from ..digest.measured import (
     roofline_rows,
 )
 from ..digest.payback import payback
-from ..digest.lines import RULE, line_times
 from ..digest.summary import headline, timing_warnings
+from ..profile_run import ProfileRun, Variant
 
 MAX_LISTED = 10  # graph breaks, recompiles and errors listed one by one; the rest are counted
 

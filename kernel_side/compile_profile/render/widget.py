@@ -12,12 +12,12 @@ from html import escape
 
 import ipywidgets as widgets
 
-from ..profile_run import ProfileRun
-from .charts import Figure, figures, overview_figures
 from ..digest.compare import compare
 from ..digest.facts import break_groups, top_kernels
-from ..digest.measured import roofline_rows
 from ..digest.format import format_ms, one_line
+from ..digest.measured import roofline_rows
+from ..profile_run import ProfileRun
+from .charts import Figure, figures, overview_figures
 from .highlight import highlight_code
 from .html import comparison_html, html_table, render_html
 

@@ -21,8 +21,8 @@ import collections
 import json
 import linecache
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
 
 from torch._dynamo import config as dynamo_config
 

@@ -194,7 +194,7 @@ def _kernel_lines(
             (node.name, node.op, fresh.get(node.name, node.frame)) for node in post_grad_nodes if node.frame is not None
         ]
         in_order = _lines_in_order(nodes, rec, state.outer, locator)
-        for name, op, frame in nodes:
+        for _name, op, frame in nodes:
             if op in ops:
                 line = locator.innermost_cell_line(state.outer + [frame])
                 if line is None:
