@@ -45,7 +45,9 @@ async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
 
 const enc = encodeURIComponent;
 
-export function listRuns(options: { limit?: number; offset?: number; notebook?: string } = {}): Promise<IRunsPage> {
+export function listRuns(
+  options: { limit?: number; offset?: number; notebook?: string } = {}
+): Promise<IRunsPage> {
   const query = URLExt.objectToQueryString({
     limit: String(options.limit ?? 200),
     offset: String(options.offset ?? 0),

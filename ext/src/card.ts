@@ -17,7 +17,11 @@ import { IRunMimeData, RUN_MIME_TYPE } from './types';
 
 export const OPEN_COMMAND = 'compile-profile:open';
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, className: string, text?: string): HTMLElementTagNameMap[K] {
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  className: string,
+  text?: string
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   node.className = className;
   if (text !== undefined) {
@@ -82,8 +86,8 @@ export class RunCard extends Panel implements IRenderMime.IRenderer {
       ? summary.speedup.interval_text
         ? `speedup of ${summary.speedup.variant}: ${summary.speedup.interval_text}`
         : hasInterval(summary.speedup)
-        ? `speedup of ${summary.speedup.variant}: ${formatSpeedup(summary.speedup.low)}–${formatSpeedup(summary.speedup.high)} (95% interval)`
-        : `speedup of ${summary.speedup.variant}: too few samples for an interval`
+          ? `speedup of ${summary.speedup.variant}: ${formatSpeedup(summary.speedup.low)}–${formatSpeedup(summary.speedup.high)} (95% interval)`
+          : `speedup of ${summary.speedup.variant}: too few samples for an interval`
       : '';
     head.append(badge, el('span', 'cp-Card-headline', summary.headline));
     node.append(head);
@@ -135,7 +139,10 @@ export class RunCard extends Panel implements IRenderMime.IRenderer {
   private _stopFollowing: () => void = () => {};
 }
 
-export function runCardFactory(charts: ChartRenderer, openRun: (runId: string) => void): IRenderMime.IRendererFactory {
+export function runCardFactory(
+  charts: ChartRenderer,
+  openRun: (runId: string) => void
+): IRenderMime.IRendererFactory {
   return {
     safe: true,
     mimeTypes: [RUN_MIME_TYPE],

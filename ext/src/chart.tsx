@@ -7,7 +7,12 @@ import * as React from 'react';
 import { ChartRenderer, followWidth } from './charts';
 import { IPlotlyFigure } from './types';
 
-export function Chart(props: { figure: IPlotlyFigure | undefined; charts: ChartRenderer; height?: number; name: string }): JSX.Element {
+export function Chart(props: {
+  figure: IPlotlyFigure | undefined;
+  charts: ChartRenderer;
+  height?: number;
+  name: string;
+}): JSX.Element {
   const host = React.useRef<HTMLDivElement>(null);
   const [themeVersion, setThemeVersion] = React.useState(0);
   React.useEffect(() => {

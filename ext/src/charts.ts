@@ -84,7 +84,9 @@ export class ChartRenderer {
     }
     const draw = () => {
       const themed = themedFigure(figure, this.theme.palette(), height);
-      return renderer.renderModel(new MimeModel({ data: { [PLOTLY_MIME_TYPE]: themed as any }, trusted: true }));
+      return renderer.renderModel(
+        new MimeModel({ data: { [PLOTLY_MIME_TYPE]: themed as any }, trusted: true })
+      );
     };
     return { widget: renderer, draw };
   }

@@ -43,7 +43,9 @@ export function partColour(part: unknown, palette: IChartPalette): string | null
   if (typeof part !== 'string' || !Object.prototype.hasOwnProperty.call(PART_COLOURWAY_INDEX, part)) {
     return null;
   }
-  return palette.colorway.length ? palette.colorway[PART_COLOURWAY_INDEX[part] % palette.colorway.length] : null;
+  return palette.colorway.length
+    ? palette.colorway[PART_COLOURWAY_INDEX[part] % palette.colorway.length]
+    : null;
 }
 
 /** The axis keys plotly accepts: xaxis, xaxis2, ..., yaxis, yaxis3, ... */
@@ -58,7 +60,11 @@ export function themedFigure(figure: IPlotlyFigure, palette: IChartPalette, heig
   const data: Record<string, unknown>[] = JSON.parse(JSON.stringify(figure.data ?? []));
   layout.paper_bgcolor = 'rgba(0,0,0,0)';
   layout.plot_bgcolor = 'rgba(0,0,0,0)';
-  layout.font = { family: palette.fontFamily, color: palette.font, ...(isRecord(layout.font) ? layout.font : {}) };
+  layout.font = {
+    family: palette.fontFamily,
+    color: palette.font,
+    ...(isRecord(layout.font) ? layout.font : {})
+  };
   layout.colorway = palette.colorway;
   if (height !== undefined) {
     layout.height = height;

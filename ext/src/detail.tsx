@@ -17,7 +17,15 @@ import { Lines } from './linesview';
 import { Overview } from './overview';
 import { IPlotlyFigure, IProfileRun } from './types';
 
-export const DETAIL_TABS = ['Overview', 'Compile', 'Graph breaks', 'Graphs', 'Guards', 'Kernels', 'Lines'] as const;
+export const DETAIL_TABS = [
+  'Overview',
+  'Compile',
+  'Graph breaks',
+  'Graphs',
+  'Guards',
+  'Kernels',
+  'Lines'
+] as const;
 export type DetailTab = (typeof DETAIL_TABS)[number];
 
 export function isDetailTab(value: unknown): value is DetailTab {

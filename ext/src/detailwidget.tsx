@@ -38,7 +38,11 @@ class RunDetailContent extends ReactWidget {
         {() => {
           const { run, error } = this.model;
           if (!run) {
-            return error ? <div className="cp-Error">{error}</div> : <div className="cp-Loading">Loading…</div>;
+            return error ? (
+              <div className="cp-Error">{error}</div>
+            ) : (
+              <div className="cp-Loading">Loading…</div>
+            );
           }
           return (
             <>

@@ -21,7 +21,12 @@ export function Graphs({ run, services }: ITabProps): JSX.Element {
   const graph = run.graphs[Math.min(index, run.graphs.length - 1)];
   return (
     <div className="cp-Graphs">
-      <select className="cp-Select" value={index} onChange={e => setIndex(Number(e.target.value))} aria-label="graph">
+      <select
+        className="cp-Select"
+        value={index}
+        onChange={e => setIndex(Number(e.target.value))}
+        aria-label="graph"
+      >
         {run.graphs.map((g, i) => (
           <option key={i} value={i}>
             {GRAPH_KIND_LABEL[g.kind] ?? g.kind} {g.id}
@@ -30,7 +35,9 @@ export function Graphs({ run, services }: ITabProps): JSX.Element {
           </option>
         ))}
       </select>
-      {graph.lines && graph.lines.length ? <p className="cp-Note">cell lines {graph.lines.join(', ')}</p> : null}
+      {graph.lines && graph.lines.length ? (
+        <p className="cp-Note">cell lines {graph.lines.join(', ')}</p>
+      ) : null}
       <CodeView code={graph.code} language="Python" languages={services.languages} label={graph.id} />
     </div>
   );

@@ -13,7 +13,14 @@
 
 import * as React from 'react';
 
-import { guardSections, IGuardRow, IGuardSection, IRecompileItem, recompileItems, sectionTitle } from './guards';
+import {
+  guardSections,
+  IGuardRow,
+  IGuardSection,
+  IRecompileItem,
+  recompileItems,
+  sectionTitle
+} from './guards';
 import { IProfileRun } from './types';
 
 type RevealLine = (run: IProfileRun, line: number | null) => Promise<boolean>;
@@ -60,7 +67,11 @@ function GuardRow(props: { row: IGuardRow; run: IProfileRun; revealLine: RevealL
   );
 }
 
-function GuardSection(props: { section: IGuardSection; run: IProfileRun; revealLine: RevealLine }): JSX.Element {
+function GuardSection(props: {
+  section: IGuardSection;
+  run: IProfileRun;
+  revealLine: RevealLine;
+}): JSX.Element {
   const { section } = props;
   return (
     <section className="cp-GuardGraph" data-graph-id={section.graphId} data-variant={section.variant}>
@@ -69,7 +80,12 @@ function GuardSection(props: { section: IGuardSection; run: IProfileRun; revealL
       {section.rows.length ? (
         <ul className="cp-GuardGroups">
           {section.rows.map((row, i) => (
-            <GuardRow key={`${i}:${row.kind}:${row.source}`} row={row} run={props.run} revealLine={props.revealLine} />
+            <GuardRow
+              key={`${i}:${row.kind}:${row.source}`}
+              row={row}
+              run={props.run}
+              revealLine={props.revealLine}
+            />
           ))}
         </ul>
       ) : null}

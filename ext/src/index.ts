@@ -47,7 +47,8 @@ const JOB_ARGS = {
 
 const plugin: JupyterFrontEndPlugin<void> = {
   id: 'compile-profile:plugin',
-  description: 'Renders compile-profile runs in cells, lists every run in a sidebar panel and opens a run in the main area.',
+  description:
+    'Renders compile-profile runs in cells, lists every run in a sidebar panel and opens a run in the main area.',
   autoStart: true,
   requires: [IRenderMimeRegistry, INotebookTracker, IEditorLanguageRegistry],
   optional: [ICommandPalette, IThemeManager, ILayoutRestorer],
@@ -73,7 +74,11 @@ const plugin: JupyterFrontEndPlugin<void> = {
     );
     const openRun = (runId: string) => void app.commands.execute(OPEN_RUN_COMMAND, { runId });
     const jobs = new JobTabs(app, openRun, compileProfileIcon);
-    const panel = new CompileProfilePanel(model, openRun, jobId => void app.commands.execute(OPEN_JOB_COMMAND, { jobId }));
+    const panel = new CompileProfilePanel(
+      model,
+      openRun,
+      jobId => void app.commands.execute(OPEN_JOB_COMMAND, { jobId })
+    );
     panel.title.icon = compileProfileIcon;
     panel.title.caption = 'Compile Profile';
     app.shell.add(panel, 'right', { rank: 900 });

@@ -6,7 +6,15 @@
  * figure and sentence, the views lay them out.
  */
 
-import { ICompileSpread, IDistributedSummary, IJobDigest, IJobDivergence, IJobPage, IJobRow, IRunSummary } from './types';
+import {
+  ICompileSpread,
+  IDistributedSummary,
+  IJobDigest,
+  IJobDivergence,
+  IJobPage,
+  IJobRow,
+  IRunSummary
+} from './types';
 import { asNumber, count, isRecord, text } from './json';
 
 /** A rank's row with what the digest adds beside its figures; every field is text ("" when the digest sent none). */
@@ -49,7 +57,9 @@ function ranks(value: unknown): number[] {
 }
 
 function texts(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((t): t is string => typeof t === 'string' && t.trim() !== '') : [];
+  return Array.isArray(value)
+    ? value.filter((t): t is string => typeof t === 'string' && t.trim() !== '')
+    : [];
 }
 
 /** A run's place in a job, or null: a single-process run, an older run, or a malformed entry. */

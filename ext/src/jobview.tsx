@@ -11,7 +11,12 @@ import * as React from 'react';
 import { divergencesBesideRows, IJobRank, IJobTab, missingRanks } from './job';
 
 /** The table's columns: heading, tooltip, what a row shows under it, and whether its words may wrap. */
-const COLUMNS: { head: string; title: string; cell: (r: IJobRank) => React.ReactNode; wrap?: boolean | 'wide' }[] = [
+const COLUMNS: {
+  head: string;
+  title: string;
+  cell: (r: IJobRank) => React.ReactNode;
+  wrap?: boolean | 'wide';
+}[] = [
   { head: 'host', title: 'the host this rank ran on', cell: r => r.host },
   { head: 'eager', title: "eager's median call on this rank", cell: r => r.eager_text },
   { head: 'compiled', title: "the compiled variant's median call on this rank", cell: r => r.compiled_text },
@@ -27,13 +32,36 @@ const COLUMNS: { head: string; title: string; cell: (r: IJobRank) => React.React
   },
   { head: 'compile', title: 'time spent compiling on this rank', cell: r => r.compile_text },
   { head: 'graphs', title: 'Dynamo graphs', cell: r => String(r.graphs) },
-  { head: 'DDP buckets', title: "pieces DDPOptimizer split the graphs into at DDP's bucket boundaries", cell: r => String(r.ddp_buckets) },
+  {
+    head: 'DDP buckets',
+    title: "pieces DDPOptimizer split the graphs into at DDP's bucket boundaries",
+    cell: r => String(r.ddp_buckets)
+  },
   { head: 'breaks', title: 'graph breaks', cell: r => String(r.breaks) },
   { head: 'recompiles', title: 'recompiles', cell: r => String(r.recompiles) },
-  { head: 'cache hits / misses', title: "the compile cache's hits and misses", cell: r => `${r.cache_hits} / ${r.cache_misses}` },
-  { head: 'peak memory', title: "the compiled step's peak memory", cell: r => r.peak_memory_text, wrap: true },
-  { head: 'collective share', title: "the share of a call's time in collectives", cell: r => r.collective_text, wrap: true },
-  { head: 'correctness', title: "this rank's correctness check", cell: r => r.correctness_text, wrap: 'wide' },
+  {
+    head: 'cache hits / misses',
+    title: "the compile cache's hits and misses",
+    cell: r => `${r.cache_hits} / ${r.cache_misses}`
+  },
+  {
+    head: 'peak memory',
+    title: "the compiled step's peak memory",
+    cell: r => r.peak_memory_text,
+    wrap: true
+  },
+  {
+    head: 'collective share',
+    title: "the share of a call's time in collectives",
+    cell: r => r.collective_text,
+    wrap: true
+  },
+  {
+    head: 'correctness',
+    title: "this rank's correctness check",
+    cell: r => r.correctness_text,
+    wrap: 'wide'
+  },
   { head: 'calls', title: 'calls of the step this rank made', cell: r => String(r.cell_runs) }
 ];
 
@@ -58,10 +86,20 @@ export function JobView({ page, openRun, reportUrl, onReload }: IJobViewProps): 
           {job.torchrun_id ? ` · torchrun ${job.torchrun_id}` : ''}
         </span>
         <span className="cp-JobActions">
-          <a className="jp-Button jp-mod-styled cp-JobReport" href={reportUrl} target="_blank" rel="noopener noreferrer">
+          <a
+            className="jp-Button jp-mod-styled cp-JobReport"
+            href={reportUrl}
+            target="_blank"
+            rel="noopener noreferrer"
+          >
             HTML report
           </a>
-          <button className="jp-Button jp-mod-minimal" title="Reload the job" aria-label="reload job" onClick={onReload}>
+          <button
+            className="jp-Button jp-mod-minimal"
+            title="Reload the job"
+            aria-label="reload job"
+            onClick={onReload}
+          >
             ↻
           </button>
         </span>
@@ -94,7 +132,11 @@ export function JobView({ page, openRun, reportUrl, onReload }: IJobViewProps): 
             </tr>
           </thead>
           {job.rows.map(row => (
-            <tbody key={row.rank} className={`cp-JobRank${row.divergent ? ' cp-mod-divergent' : ''}`} data-rank={row.rank}>
+            <tbody
+              key={row.rank}
+              className={`cp-JobRank${row.divergent ? ' cp-mod-divergent' : ''}`}
+              data-rank={row.rank}
+            >
               <tr
                 className="cp-JobRow"
                 data-rank={row.rank}
@@ -109,7 +151,10 @@ export function JobView({ page, openRun, reportUrl, onReload }: IJobViewProps): 
                   {row.status && row.status !== 'ok' ? <span className="cp-Note"> {row.status}</span> : null}
                 </th>
                 {COLUMNS.map(c => (
-                  <td key={c.head} className={c.wrap ? `cp-mod-wrap${c.wrap === 'wide' ? ' cp-mod-wide' : ''}` : undefined}>
+                  <td
+                    key={c.head}
+                    className={c.wrap ? `cp-mod-wrap${c.wrap === 'wide' ? ' cp-mod-wide' : ''}` : undefined}
+                  >
                     {c.cell(row)}
                   </td>
                 ))}

@@ -8,13 +8,7 @@ import { formatGbps, formatShare, formatTflops } from './format';
 import { IKernel, KernelLanguage } from './types';
 
 export type KernelSortKey =
-  | 'name'
-  | 'language'
-  | 'device_time_ms'
-  | 'achieved_gbps'
-  | 'achieved_tflops'
-  | 'aten_ops'
-  | 'lines';
+  'name' | 'language' | 'device_time_ms' | 'achieved_gbps' | 'achieved_tflops' | 'aten_ops' | 'lines';
 
 /** Columns whose first click sorts the largest first. */
 const NUMERIC_KEYS: readonly KernelSortKey[] = ['device_time_ms', 'achieved_gbps', 'achieved_tflops'];
@@ -87,7 +81,10 @@ export interface IRateCell {
 export function kernelRate(kernel: IKernel, what: 'bandwidth' | 'compute'): IRateCell {
   return what === 'bandwidth'
     ? { rate: formatGbps(finite(kernel.achieved_gbps)), share: formatShare(finite(kernel.bandwidth_share)) }
-    : { rate: formatTflops(finite(kernel.achieved_tflops)), share: formatShare(finite(kernel.compute_share)) };
+    : {
+        rate: formatTflops(finite(kernel.achieved_tflops)),
+        share: formatShare(finite(kernel.compute_share))
+      };
 }
 
 export interface IPage<T> {

@@ -47,7 +47,9 @@ export function Kernels({ run, figures, services }: ITabProps): JSX.Element {
   const [sort, setSort] = React.useState<IKernelSort>({ key: 'device_time_ms', direction: 'desc' });
   const [query, setQuery] = React.useState('');
   const [page, setPage] = React.useState(0);
-  const [selected, setSelected] = React.useState<string | null>(run.kernels[0] ? kernelRowId(run.kernels[0]) : null);
+  const [selected, setSelected] = React.useState<string | null>(
+    run.kernels[0] ? kernelRowId(run.kernels[0]) : null
+  );
   const rows = React.useMemo(() => sortKernels(filterKernels(run.kernels, query), sort), [run, query, sort]);
   if (!run.kernels.length) {
     return <p className="cp-Empty">No kernels were generated.</p>;
@@ -57,82 +59,92 @@ export function Kernels({ run, figures, services }: ITabProps): JSX.Element {
   return (
     <div className="cp-Kernels">
       <div className="cp-KernelsMain">
-      <div className="cp-KernelsList">
-      <input
-        className="cp-Filter"
-        placeholder="Filter by kernel or ATen op"
-        value={query}
-        onChange={e => {
-          setQuery(e.target.value);
-          setPage(0);
-        }}
-      />
-      <div className="cp-KernelScroll">
-        <table className="cp-Table cp-KernelTable">
-          <thead>
-            <tr>
-              {KERNEL_COLUMNS.map(c => (
-                <th
-                  key={c.key}
-                  className="cp-Sortable"
-                  aria-sort={sort.key === c.key ? (sort.direction === 'asc' ? 'ascending' : 'descending') : 'none'}
-                  onClick={() => setSort(nextSort(sort, c.key))}
-                >
-                  {c.label}
-                  {sort.key === c.key ? (sort.direction === 'asc' ? ' ▲' : ' ▼') : ''}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {shown.items.map(k => (
-              <tr
-                key={kernelRowId(k)}
-                className={kernelRowId(k) === selected ? 'cp-mod-selected' : ''}
-                data-kernel={k.name}
-                title={k.variant ? `${k.name} (${k.variant})` : k.name}
-                onClick={() => setSelected(kernelRowId(k))}
-              >
-                <td className="cp-KernelName" title={k.name}>
-                  <span className="cp-KernelName-text">{k.name}</span>
-                </td>
-                <td>{languageLabel(k.language)}</td>
-                <td>{k.device_time_ms !== null && k.device_time_ms !== undefined ? formatMs(k.device_time_ms) : '—'}</td>
-                <RateCell field="achieved_gbps" cell={kernelRate(k, 'bandwidth')} />
-                <RateCell field="achieved_tflops" cell={kernelRate(k, 'compute')} />
-                <td>{(k.aten_ops ?? []).join(', ')}</td>
-                <td>{(k.lines ?? []).join(', ')}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <div className="cp-Pager">
-        <button className="jp-Button jp-mod-minimal" disabled={shown.page === 0} onClick={() => setPage(shown.page - 1)}>
-          ‹ prev
-        </button>
-        <span>
-          page {shown.page + 1} of {shown.pageCount} · {shown.total} kernel{shown.total === 1 ? '' : 's'}
-        </span>
-        <button
-          className="jp-Button jp-mod-minimal"
-          disabled={shown.page >= shown.pageCount - 1}
-          onClick={() => setPage(shown.page + 1)}
-        >
-          next ›
-        </button>
-      </div>
-      </div>
-      <div className="cp-KernelsSource">
-      {kernel && (
-        <CodeView
-          code={kernel.source}
-          language={highlightLanguage(kernel.language)}
-          languages={services.languages}
-          label={kernel.name}
-        />
-      )}
-      </div>
+        <div className="cp-KernelsList">
+          <input
+            className="cp-Filter"
+            placeholder="Filter by kernel or ATen op"
+            value={query}
+            onChange={e => {
+              setQuery(e.target.value);
+              setPage(0);
+            }}
+          />
+          <div className="cp-KernelScroll">
+            <table className="cp-Table cp-KernelTable">
+              <thead>
+                <tr>
+                  {KERNEL_COLUMNS.map(c => (
+                    <th
+                      key={c.key}
+                      className="cp-Sortable"
+                      aria-sort={
+                        sort.key === c.key ? (sort.direction === 'asc' ? 'ascending' : 'descending') : 'none'
+                      }
+                      onClick={() => setSort(nextSort(sort, c.key))}
+                    >
+                      {c.label}
+                      {sort.key === c.key ? (sort.direction === 'asc' ? ' ▲' : ' ▼') : ''}
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {shown.items.map(k => (
+                  <tr
+                    key={kernelRowId(k)}
+                    className={kernelRowId(k) === selected ? 'cp-mod-selected' : ''}
+                    data-kernel={k.name}
+                    title={k.variant ? `${k.name} (${k.variant})` : k.name}
+                    onClick={() => setSelected(kernelRowId(k))}
+                  >
+                    <td className="cp-KernelName" title={k.name}>
+                      <span className="cp-KernelName-text">{k.name}</span>
+                    </td>
+                    <td>{languageLabel(k.language)}</td>
+                    <td>
+                      {k.device_time_ms !== null && k.device_time_ms !== undefined
+                        ? formatMs(k.device_time_ms)
+                        : '—'}
+                    </td>
+                    <RateCell field="achieved_gbps" cell={kernelRate(k, 'bandwidth')} />
+                    <RateCell field="achieved_tflops" cell={kernelRate(k, 'compute')} />
+                    <td>{(k.aten_ops ?? []).join(', ')}</td>
+                    <td>{(k.lines ?? []).join(', ')}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <div className="cp-Pager">
+            <button
+              className="jp-Button jp-mod-minimal"
+              disabled={shown.page === 0}
+              onClick={() => setPage(shown.page - 1)}
+            >
+              ‹ prev
+            </button>
+            <span>
+              page {shown.page + 1} of {shown.pageCount} · {shown.total} kernel{shown.total === 1 ? '' : 's'}
+            </span>
+            <button
+              className="jp-Button jp-mod-minimal"
+              disabled={shown.page >= shown.pageCount - 1}
+              onClick={() => setPage(shown.page + 1)}
+            >
+              next ›
+            </button>
+          </div>
+        </div>
+        <div className="cp-KernelsSource">
+          {kernel && (
+            <CodeView
+              code={kernel.source}
+              language={highlightLanguage(kernel.language)}
+              languages={services.languages}
+              label={kernel.name}
+            />
+          )}
+        </div>
       </div>
       <Roofline summary={run.summary} figure={figures?.roofline} charts={services.charts} />
     </div>

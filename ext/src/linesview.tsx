@@ -19,7 +19,9 @@ export function Lines({ run, figures, services }: ITabProps): JSX.Element {
   const loose = Object.entries(lines.unattributed).filter(([, n]) => n > 0);
   return (
     <div className="cp-Lines">
-      {figures?.lines ? <Chart name="lines" figure={figures.lines} charts={services.charts} height={240} /> : null}
+      {figures?.lines ? (
+        <Chart name="lines" figure={figures.lines} charts={services.charts} height={240} />
+      ) : null}
       {lines.rows.length ? (
         <table className="cp-Table cp-LineTable">
           <thead>
@@ -60,7 +62,10 @@ export function Lines({ run, figures, services }: ITabProps): JSX.Element {
         <p className="cp-Note cp-Unattributed">
           tied to no cell line:{' '}
           {loose
-            .map(([v, n]) => `${variantLabel(v)} ${n} kernel${n === 1 ? '' : 's'} (${formatMs(lines.unattributed_ms[v])})`)
+            .map(
+              ([v, n]) =>
+                `${variantLabel(v)} ${n} kernel${n === 1 ? '' : 's'} (${formatMs(lines.unattributed_ms[v])})`
+            )
             .join(', ')}
         </p>
       )}

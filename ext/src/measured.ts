@@ -104,7 +104,14 @@ export function rooflineTexts(
   return records(measured(summary).roofline).flatMap(r => {
     const text = nonEmpty(r.text);
     return text
-      ? [{ kernelId: nonEmpty(r.kernel_id) ?? '', name: nonEmpty(r.name) ?? '', variant: nonEmpty(r.variant) ?? '', text }]
+      ? [
+          {
+            kernelId: nonEmpty(r.kernel_id) ?? '',
+            name: nonEmpty(r.name) ?? '',
+            variant: nonEmpty(r.variant) ?? '',
+            text
+          }
+        ]
       : [];
   });
 }

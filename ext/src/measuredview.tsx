@@ -82,7 +82,11 @@ export function AutotuneChoices({ summary }: { summary: Summary }): JSX.Element 
               <tr key={i} data-variant={r.variant} title={r.variant}>
                 {AUTOTUNE_COLUMNS.map(c => (
                   <td key={c.key} data-field={c.key}>
-                    {c.key === 'picked' || c.key === 'best_triton' ? <code>{r.cells[c.key]}</code> : r.cells[c.key]}
+                    {c.key === 'picked' || c.key === 'best_triton' ? (
+                      <code>{r.cells[c.key]}</code>
+                    ) : (
+                      r.cells[c.key]
+                    )}
                   </td>
                 ))}
               </tr>
@@ -136,12 +140,20 @@ export function Roofline(props: {
   return (
     <div className="cp-Roofline">
       <h4>Against the roofline</h4>
-      {props.figure ? <Chart name="roofline" figure={props.figure} charts={props.charts} height={figureHeight(props.figure, 300)} /> : null}
+      {props.figure ? (
+        <Chart
+          name="roofline"
+          figure={props.figure}
+          charts={props.charts}
+          height={figureHeight(props.figure, 300)}
+        />
+      ) : null}
       {texts.length ? (
         <ul className="cp-List cp-RooflineTexts">
           {texts.map((t, i) => (
             <li key={i} className="cp-RooflineRow" data-kernel-id={t.kernelId} data-variant={t.variant}>
-              <code className="cp-KernelName">{t.name}</code>: <span className="cp-RooflineText">{t.text}</span>
+              <code className="cp-KernelName">{t.name}</code>:{' '}
+              <span className="cp-RooflineText">{t.text}</span>
             </li>
           ))}
         </ul>

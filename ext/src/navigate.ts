@@ -8,7 +8,10 @@ import { findCell } from './cellmatch';
 import { samePath } from './runlist';
 import { IProfileRun } from './types';
 
-function notebookFor(tracker: INotebookTracker, run: Pick<IProfileRun, 'notebook' | 'cell_source'>): NotebookPanel | null {
+function notebookFor(
+  tracker: INotebookTracker,
+  run: Pick<IProfileRun, 'notebook' | 'cell_source'>
+): NotebookPanel | null {
   const candidates: NotebookPanel[] = [];
   tracker.forEach(panel => candidates.push(panel));
   const byPath = candidates.find(p => samePath(run.notebook, p.context.path));
@@ -19,8 +22,13 @@ function notebookFor(tracker: INotebookTracker, run: Pick<IProfileRun, 'notebook
   const current = tracker.currentWidget;
   const ordered = current ? [current, ...candidates.filter(p => p !== current)] : candidates;
   return (
-    ordered.find(p => findCell(p.content.widgets.map(c => c.model.sharedModel.getSource()), run.cell_source, null)) ??
-    null
+    ordered.find(p =>
+      findCell(
+        p.content.widgets.map(c => c.model.sharedModel.getSource()),
+        run.cell_source,
+        null
+      )
+    ) ?? null
   );
 }
 
@@ -36,7 +44,11 @@ export async function revealCellLine(
 ): Promise<boolean> {
   const panel = notebookFor(tracker, run);
   const target = panel
-    ? findCell(panel.content.widgets.map(c => c.model.sharedModel.getSource()), run.cell_source, line)
+    ? findCell(
+        panel.content.widgets.map(c => c.model.sharedModel.getSource()),
+        run.cell_source,
+        line
+      )
     : null;
   if (!panel || !target) {
     Notification.warning(

@@ -53,7 +53,11 @@ export function Overview({ run, figures, services }: ITabProps): JSX.Element {
               <td>{v.timing ? `${formatMs(v.timing.p10_ms)}–${formatMs(v.timing.p90_ms)}` : ''}</td>
               <td>{v.timing?.n ?? ''}</td>
               <td>{formatS(v.compile_s)}</td>
-              <td>{v.peak_memory_bytes !== null && v.peak_memory_bytes !== undefined ? formatBytes(v.peak_memory_bytes) : '—'}</td>
+              <td>
+                {v.peak_memory_bytes !== null && v.peak_memory_bytes !== undefined
+                  ? formatBytes(v.peak_memory_bytes)
+                  : '—'}
+              </td>
             </tr>
           ))}
         </tbody>

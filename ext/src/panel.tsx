@@ -81,10 +81,17 @@ function PanelView(props: {
             </label>
             <span className="cp-Count">
               {runs.length}
-              {model.total > model.runs.length ? ` of newest ${model.runs.length} (${model.total} stored)` : ''} run
+              {model.total > model.runs.length
+                ? ` of newest ${model.runs.length} (${model.total} stored)`
+                : ''}{' '}
+              run
               {runs.length === 1 ? '' : 's'}
             </span>
-            <button className="jp-Button jp-mod-minimal" title="Reload the run list" onClick={() => void model.refresh()}>
+            <button
+              className="jp-Button jp-mod-minimal"
+              title="Reload the run list"
+              onClick={() => void model.refresh()}
+            >
               ↻
             </button>
           </div>
@@ -107,8 +114,8 @@ function RunList(props: {
   if (!runs.length) {
     return (
       <p className="cp-Empty">
-        No runs yet. Run a cell with <code>%load_ext compile_profile</code> and <code>%%compile_profile</code> on its
-        first line.
+        No runs yet. Run a cell with <code>%load_ext compile_profile</code> and <code>%%compile_profile</code>{' '}
+        on its first line.
       </p>
     );
   }
@@ -123,7 +130,11 @@ function RunList(props: {
             className={`cp-JobItem${model.currentJobId === entry.jobId ? ' cp-mod-selected' : ''}`}
             data-job-id={entry.jobId}
           >
-            <div className="cp-JobHead" title={`Open job ${entry.jobId} in the main area`} onClick={() => openJob(entry.jobId)}>
+            <div
+              className="cp-JobHead"
+              title={`Open job ${entry.jobId} in the main area`}
+              onClick={() => openJob(entry.jobId)}
+            >
               <span className="cp-JobTitle">{jobTitle(entry)}</span>
               <button
                 className="jp-Button jp-mod-minimal cp-OpenJob"
@@ -149,7 +160,12 @@ function RunList(props: {
 }
 
 /** One run in the list; a rank of a job shows its rank before its figures. */
-function RunItem(props: { model: PanelModel; run: IRunSummary; rank?: number; openRun: (runId: string) => void }): JSX.Element {
+function RunItem(props: {
+  model: PanelModel;
+  run: IRunSummary;
+  rank?: number;
+  openRun: (runId: string) => void;
+}): JSX.Element {
   const { model, run, rank, openRun } = props;
   const selected = model.currentRunId === run.id;
   return (
@@ -231,10 +247,16 @@ function Compare({ runs }: { runs: IRunSummary[] }): JSX.Element {
   return (
     <div className="cp-Compare">
       <label>
-        before <select className="cp-Select" value={aId} onChange={e => setA(e.target.value)} aria-label="before">{runs.map(option)}</select>
+        before{' '}
+        <select className="cp-Select" value={aId} onChange={e => setA(e.target.value)} aria-label="before">
+          {runs.map(option)}
+        </select>
       </label>
       <label>
-        after <select className="cp-Select" value={bId} onChange={e => setB(e.target.value)} aria-label="after">{runs.map(option)}</select>
+        after{' '}
+        <select className="cp-Select" value={bId} onChange={e => setB(e.target.value)} aria-label="after">
+          {runs.map(option)}
+        </select>
       </label>
       {error ? <div className="cp-Error">{error}</div> : null}
       {shown && (

@@ -75,7 +75,13 @@ export function runTitle(run: Pick<IRunSummary, 'label' | 'first_line' | 'id'>):
 /** One row of the run list: a run on its own, or the runs of one distributed job under one row. */
 export type RunListEntry =
   | { kind: 'run'; run: IRunSummary }
-  | { kind: 'job'; jobId: string; worldSize: number; backend: string; runs: { rank: number; run: IRunSummary }[] };
+  | {
+      kind: 'job';
+      jobId: string;
+      worldSize: number;
+      backend: string;
+      runs: { rank: number; run: IRunSummary }[];
+    };
 
 /**
  * The list's rows: the runs of a distributed job (issue 14: one profile call on every rank) under
@@ -106,7 +112,13 @@ export function groupJobs(runs: IRunSummary[]): RunListEntry[] {
 }
 
 /** A job row's words: "job 3f2a9c · 2 ranks (gloo)", "job 3f2a9c · 1 of 2 ranks (nccl)" while ranks are missing. */
-export function jobTitle(job: { jobId: string; worldSize: number; backend: string; runs: unknown[] }): string {
-  const ranks = job.runs.length === job.worldSize ? `${job.worldSize}` : `${job.runs.length} of ${job.worldSize}`;
+export function jobTitle(job: {
+  jobId: string;
+  worldSize: number;
+  backend: string;
+  runs: unknown[];
+}): string {
+  const ranks =
+    job.runs.length === job.worldSize ? `${job.worldSize}` : `${job.runs.length} of ${job.worldSize}`;
   return `job ${job.jobId} · ${ranks} rank${job.worldSize === 1 ? '' : 's'}${job.backend ? ` (${job.backend})` : ''}`;
 }

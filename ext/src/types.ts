@@ -238,7 +238,13 @@ export interface IRunSummary {
   recompile_count: number;
   kernel_count: number;
   warnings: string[];
-  correctness?: { ok: boolean | null; max_abs_diff: number | null; note: string; method?: string; text?: string } | null;
+  correctness?: {
+    ok: boolean | null;
+    max_abs_diff: number | null;
+    note: string;
+    method?: string;
+    text?: string;
+  } | null;
   graph_breaks?: IBreakGroup[];
   /** where a call's time goes, per variant; [] when not measured, absent in older runs */
   breakdown?: IBreakdownRow[];

@@ -1,6 +1,12 @@
 /** breakdown.ts: the breakdown table's rows in Python's words, and the verdict and payback sentences. */
 
-import { BREAKDOWN_COLUMNS, breakdownColumns, breakdownRows, paybackText, verdictText } from '../src/breakdown';
+import {
+  BREAKDOWN_COLUMNS,
+  breakdownColumns,
+  breakdownRows,
+  paybackText,
+  verdictText
+} from '../src/breakdown';
 import { IBreakdownRow } from '../src/types';
 import { summary } from './fixtures';
 
@@ -40,7 +46,9 @@ describe('breakdownRows', () => {
 
   it('words whole milliseconds and seconds as format_ms does', () => {
     const [r] = breakdownRows(
-      summary('r', '', { breakdown: [row({ median_ms: 1234, library_ms: 12.345, generated_ms: 1, outside_ms: 999.5 })] })
+      summary('r', '', {
+        breakdown: [row({ median_ms: 1234, library_ms: 12.345, generated_ms: 1, outside_ms: 999.5 })]
+      })
     );
     expect(r.parts.call).toBe('1.23 s');
     expect(r.parts.library).toBe('12.3 ms');
@@ -48,10 +56,14 @@ describe('breakdownRows', () => {
     expect(r.parts.outside).toBe('1e+03 ms');
   });
 
-  it('keeps the digest\'s order of variants, eager included', () => {
+  it("keeps the digest's order of variants, eager included", () => {
     const rows = breakdownRows(
       summary('r', '', {
-        breakdown: [row({ variant: 'eager', method: 'host' }), row(), row({ variant: 'inductor/max-autotune' })]
+        breakdown: [
+          row({ variant: 'eager', method: 'host' }),
+          row(),
+          row({ variant: 'inductor/max-autotune' })
+        ]
       })
     );
     expect(rows.map(r => r.variant)).toEqual(['eager', 'inductor/default', 'inductor/max-autotune']);
@@ -59,7 +71,14 @@ describe('breakdownRows', () => {
   });
 
   it('has a column for each part of a call, then the call', () => {
-    expect(BREAKDOWN_COLUMNS.map(c => c.key)).toEqual(['library', 'generated', 'aten', 'copies', 'outside', 'call']);
+    expect(BREAKDOWN_COLUMNS.map(c => c.key)).toEqual([
+      'library',
+      'generated',
+      'aten',
+      'copies',
+      'outside',
+      'call'
+    ]);
     expect(BREAKDOWN_COLUMNS.map(c => c.label)).toEqual([
       'library',
       'generated',
@@ -118,7 +137,10 @@ describe('breakdownColumns', () => {
     const rows = breakdownRows(
       summary('r', '', {
         breakdown_columns: distributed,
-        breakdown: [row({ variant: 'eager', method: 'host', collective_ms: 0.4828 }), row({ collective_ms: 0 })]
+        breakdown: [
+          row({ variant: 'eager', method: 'host', collective_ms: 0.4828 }),
+          row({ collective_ms: 0 })
+        ]
       })
     );
     expect(Object.keys(rows[0].parts)).toEqual(distributed.map(c => c.key));
@@ -153,7 +175,7 @@ describe('verdict and payback', () => {
     text: 'compiling cost 71 s (cold cache) and saves 29 ms a call: it pays back after ~2,450 calls'
   };
 
-  it('are the digest\'s sentences, unchanged', () => {
+  it("are the digest's sentences, unchanged", () => {
     const s = summary('r', '', { verdict, payback });
     expect(verdictText(s)).toBe(verdict);
     expect(paybackText(s)).toBe(payback.text);

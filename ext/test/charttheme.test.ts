@@ -4,8 +4,16 @@ const dark = { font: '#eee', fontFamily: 'Inter', grid: '#333', line: '#555', co
 
 describe('themedFigure', () => {
   const figure = {
-    data: [{ type: 'bar', error_y: { type: 'data', array: [1] } }, { type: 'box', y: [1, 2] }],
-    layout: { template: {}, yaxis: { title: { text: 'ms' } }, xaxis2: { gridcolor: 'red' }, title: { text: 'T' } }
+    data: [
+      { type: 'bar', error_y: { type: 'data', array: [1] } },
+      { type: 'box', y: [1, 2] }
+    ],
+    layout: {
+      template: {},
+      yaxis: { title: { text: 'ms' } },
+      xaxis2: { gridcolor: 'red' },
+      title: { text: 'T' }
+    }
   };
   const themed = themedFigure(figure, dark, 200);
 
@@ -73,6 +81,8 @@ describe('breakdown parts', () => {
     expect(partColour('mystery', palette)).toBeNull();
     const own = { data: [{ type: 'bar', meta: { part: 'library' }, marker: { color: 'red' } }], layout: {} };
     expect((themedFigure(own, palette).data[0] as any).marker.color).toBe('red');
-    expect((themedFigure({ data: [{ type: 'bar', x: [1] }], layout: {} }, palette).data[0] as any).marker).toBeUndefined();
+    expect(
+      (themedFigure({ data: [{ type: 'bar', x: [1] }], layout: {} }, palette).data[0] as any).marker
+    ).toBeUndefined();
   });
 });

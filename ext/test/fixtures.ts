@@ -24,7 +24,13 @@ export function run(extra: Partial<IProfileRun> = {}): IProfileRun {
     recompiles: [],
     kernels: [],
     compile_phases: {},
-    cache: { fx_graph_hits: 0, fx_graph_misses: 1, aot_autograd_hits: 0, aot_autograd_misses: 1, state: 'cold' },
+    cache: {
+      fx_graph_hits: 0,
+      fx_graph_misses: 1,
+      aot_autograd_hits: 0,
+      aot_autograd_misses: 1,
+      state: 'cold'
+    },
     correctness: null,
     errors: [],
     status: 'ok',

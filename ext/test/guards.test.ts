@@ -13,14 +13,20 @@ const GRAPH: IGraphGuards = {
   kinds_text: '1 tensor, 2 shape, 1 global state',
   groups: [
     { kind: 'tensor', source: "G['x']", line: 1, count: 1, codes: ["check_tensor(G['x'], Tensor, ...)"] },
-    { kind: 'shape', source: "G['x']", line: 1, count: 2, codes: ["G['x'].size()[0] == 8", "G['x'].stride()[0] == 1"] },
+    {
+      kind: 'shape',
+      source: "G['x']",
+      line: 1,
+      count: 2,
+      codes: ["G['x'].size()[0] == 8", "G['x'].stride()[0] == 1"]
+    },
     { kind: 'global state', source: '', line: null, count: 1, codes: ['___check_global_state()'] }
   ]
 };
 
 const RECOMPILE: IRecompileRow = {
   variant: 'inductor/default',
-  reason: "size mismatch at index 0. expected 8, actual 16",
+  reason: 'size mismatch at index 0. expected 8, actual 16',
   during_timing: true,
   source: "G['x']",
   line: 1,
@@ -32,7 +38,7 @@ function digest(extra: Partial<IRunDigest>): IRunDigest {
 }
 
 describe('guardSections', () => {
-  it('keeps the digest\'s kinds_text and groups, in its order', () => {
+  it("keeps the digest's kinds_text and groups, in its order", () => {
     const [section] = guardSections(digest({ guards: [GRAPH] }));
     expect(section.kindsText).toBe('1 tensor, 2 shape, 1 global state');
     expect(section.total).toBe(4);
@@ -84,7 +90,7 @@ describe('recompileItems', () => {
     expect(item.duringTiming).toBe(false);
   });
 
-  it('yields nothing for a run older than the recompiles\' words', () => {
+  it("yields nothing for a run older than the recompiles' words", () => {
     expect(recompileItems(summary('r', ''))).toEqual([]);
     expect(recompileItems(null)).toEqual([]);
   });

@@ -1,4 +1,11 @@
-import { distributedOf, divergencesBesideRows, jobWidgetId, missingRanks, parseJobDigest, parseJobPage } from '../src/job';
+import {
+  distributedOf,
+  divergencesBesideRows,
+  jobWidgetId,
+  missingRanks,
+  parseJobDigest,
+  parseJobPage
+} from '../src/job';
 import { groupJobs, jobTitle } from '../src/runlist';
 import { summary } from './fixtures';
 
@@ -57,7 +64,7 @@ function digest(extra: Record<string, unknown> = {}): Record<string, unknown> {
   };
 }
 
-describe('a run\'s place in a job', () => {
+describe("a run's place in a job", () => {
   it('reads a well-formed entry, and nothing from a single-process, older or malformed one', () => {
     expect(distributedOf(summary('a', '2026-01-01T00:00:00Z', dist(1)))).toEqual({
       rank: 1,
@@ -67,14 +74,19 @@ describe('a run\'s place in a job', () => {
     });
     expect(distributedOf(summary('a', '2026-01-01T00:00:00Z'))).toBeNull();
     expect(distributedOf(summary('a', '2026-01-01T00:00:00Z', { distributed: null }))).toBeNull();
-    const bad = [{ rank: -1, world_size: 2, job_id: 'j' }, { rank: 0, world_size: 0, job_id: 'j' }, { rank: 0, world_size: 2, job_id: '' }, 'rank 0'];
+    const bad = [
+      { rank: -1, world_size: 2, job_id: 'j' },
+      { rank: 0, world_size: 0, job_id: 'j' },
+      { rank: 0, world_size: 2, job_id: '' },
+      'rank 0'
+    ];
     for (const d of bad) {
       expect(distributedOf({ distributed: d as any })).toBeNull();
     }
   });
 });
 
-describe('the run list groups a job\'s ranks', () => {
+describe("the run list groups a job's ranks", () => {
   const runs = [
     summary('solo-new', '2026-01-03T00:00:00Z'),
     summary('j1r1', '2026-01-02T00:00:00Z', dist(1)),
@@ -83,7 +95,7 @@ describe('the run list groups a job\'s ranks', () => {
     summary('j1r0', '2026-01-01T00:00:00Z', dist(0))
   ];
 
-  it('puts a job\'s runs under one row where its newest run stands, ranks in order', () => {
+  it("puts a job's runs under one row where its newest run stands, ranks in order", () => {
     const entries = groupJobs(runs);
     expect(entries.map(e => (e.kind === 'run' ? e.run.id : `job:${e.jobId}`))).toEqual([
       'solo-new',
@@ -111,8 +123,8 @@ describe('the run list groups a job\'s ranks', () => {
   });
 });
 
-describe('the job\'s digest', () => {
-  it('keeps the digest\'s words as sent', () => {
+describe("the job's digest", () => {
+  it("keeps the digest's words as sent", () => {
     const job = parseJobDigest(digest());
     expect(job.headline).toBe('rank 1 differs');
     expect(job.compile_spread.text).toBe('compile 2.00 s to 6.00 s across ranks');
@@ -129,7 +141,12 @@ describe('the job\'s digest', () => {
         ranks: [0, 'one', 1.5, 1],
         missing_ranks: null,
         compile_spread: 'fast',
-        rows: [row(0, { graphs: 'two', reasons: ['', 3, 'why'], divergent: 'yes', speedup: NaN }), { rank: 1 }, 'row', row(-2)],
+        rows: [
+          row(0, { graphs: 'two', reasons: ['', 3, 'why'], divergent: 'yes', speedup: NaN }),
+          { rank: 1 },
+          'row',
+          row(-2)
+        ],
         divergences: [{ rank: 0, text: '' }, { rank: 3, what: 'missing', text: 'rank 3 stored no run' }, null]
       })
     );
@@ -141,18 +158,29 @@ describe('the job\'s digest', () => {
     expect(job.divergences).toEqual([{ rank: 3, what: 'missing', text: 'rank 3 stored no run' }]);
   });
 
-  it('keeps each rank\'s medians, correctness, error and notes, and the notes under the table, as text', () => {
+  it("keeps each rank's medians, correctness, error and notes, and the notes under the table, as text", () => {
     const job = parseJobDigest(
       digest({
         ddp_note: 'DDP buckets: numbered in forward order',
         rows: [
-          row(0, { notes: ['its compiled call (204 ms, of which kernels 3.79 ms) includes waiting for rank 1', 7, ''] }),
-          row(1, { compiled_text: 'failed', error_text: 'compiled run: AssertionError: First bucket <b>', correctness_text: 5 })
+          row(0, {
+            notes: ['its compiled call (204 ms, of which kernels 3.79 ms) includes waiting for rank 1', 7, '']
+          }),
+          row(1, {
+            compiled_text: 'failed',
+            error_text: 'compiled run: AssertionError: First bucket <b>',
+            correctness_text: 5
+          })
         ]
       })
     );
     expect(job.rows.map(r => [r.eager_text, r.compiled_text, r.error_text, r.notes])).toEqual([
-      ['9.43 ms', '6.29 ms', '', ['its compiled call (204 ms, of which kernels 3.79 ms) includes waiting for rank 1']],
+      [
+        '9.43 ms',
+        '6.29 ms',
+        '',
+        ['its compiled call (204 ms, of which kernels 3.79 ms) includes waiting for rank 1']
+      ],
       ['9.43 ms', 'failed', 'compiled run: AssertionError: First bucket <b>', []]
     ]);
     expect(job.rows[1].correctness_text).toBe('');
@@ -169,7 +197,13 @@ describe('the job\'s digest', () => {
       delete oldRow[key];
     }
     const job = parseJobDigest(old);
-    expect(job.rows[0]).toMatchObject({ eager_text: '', compiled_text: '', correctness_text: '', error_text: '', notes: [] });
+    expect(job.rows[0]).toMatchObject({
+      eager_text: '',
+      compiled_text: '',
+      correctness_text: '',
+      error_text: '',
+      notes: []
+    });
     expect([job.peak_memory_note, job.ddp_note]).toEqual(['', '']);
   });
 
@@ -181,7 +215,10 @@ describe('the job\'s digest', () => {
   });
 
   it('reads the page: the digest and the runs that have an id', () => {
-    const page = parseJobPage({ job: digest(), runs: [summary('r0', '2026-01-01T00:00:00Z'), { label: 'no id' }] });
+    const page = parseJobPage({
+      job: digest(),
+      runs: [summary('r0', '2026-01-01T00:00:00Z'), { label: 'no id' }]
+    });
     expect(page.job.job_id).toBe('job1');
     expect(page.runs.map(r => r.id)).toEqual(['r0']);
   });
@@ -193,9 +230,15 @@ describe('the job\'s digest', () => {
     expect(divergencesBesideRows(job)).toEqual([extra]);
   });
 
-  it('names each missing rank with the digest\'s sentence, which is then not listed again', () => {
+  it("names each missing rank with the digest's sentence, which is then not listed again", () => {
     const gone = { rank: 2, what: 'missing', text: 'no run (it did not finish profiling)' };
-    const job = parseJobDigest(digest({ world_size: 4, missing_ranks: [2, 3], divergences: [...(digest().divergences as unknown[]), gone] }));
+    const job = parseJobDigest(
+      digest({
+        world_size: 4,
+        missing_ranks: [2, 3],
+        divergences: [...(digest().divergences as unknown[]), gone]
+      })
+    );
     expect(missingRanks(job)).toEqual([
       { rank: 2, text: 'no run (it did not finish profiling)' },
       { rank: 3, text: '' }

@@ -11,7 +11,12 @@ const kernels = [
 describe('sortKernels', () => {
   it('sorts measured times descending, unmeasured last', () => {
     const names = sortKernels(kernels, { key: 'device_time_ms', direction: 'desc' }).map(k => k.name);
-    expect(names).toEqual(['triton_per_fused_softmax_1', 'triton_poi_fused_add_2', 'extern_kernels.mm', 'cpp_fused_relu_10']);
+    expect(names).toEqual([
+      'triton_per_fused_softmax_1',
+      'triton_poi_fused_add_2',
+      'extern_kernels.mm',
+      'cpp_fused_relu_10'
+    ]);
   });
 
   it('keeps unmeasured last when ascending too', () => {
@@ -22,26 +27,51 @@ describe('sortKernels', () => {
 
   it('sorts names with numbers in natural order', () => {
     const ks = [kernel('k_10'), kernel('k_2'), kernel('k_1')];
-    expect(sortKernels(ks, { key: 'name', direction: 'asc' }).map(k => k.name)).toEqual(['k_1', 'k_2', 'k_10']);
+    expect(sortKernels(ks, { key: 'name', direction: 'asc' }).map(k => k.name)).toEqual([
+      'k_1',
+      'k_2',
+      'k_10'
+    ]);
   });
 
   it('sorts by first cell line', () => {
     const names = sortKernels(kernels, { key: 'lines', direction: 'asc' }).map(k => k.name);
-    expect(names).toEqual(['cpp_fused_relu_10', 'triton_poi_fused_add_2', 'triton_per_fused_softmax_1', 'extern_kernels.mm']);
+    expect(names).toEqual([
+      'cpp_fused_relu_10',
+      'triton_poi_fused_add_2',
+      'triton_per_fused_softmax_1',
+      'extern_kernels.mm'
+    ]);
   });
 
   it('flips direction on the same column and starts times descending', () => {
     expect(nextSort({ key: 'name', direction: 'asc' }, 'name')).toEqual({ key: 'name', direction: 'desc' });
-    expect(nextSort({ key: 'name', direction: 'asc' }, 'device_time_ms')).toEqual({ key: 'device_time_ms', direction: 'desc' });
-    expect(nextSort({ key: 'device_time_ms', direction: 'desc' }, 'lines')).toEqual({ key: 'lines', direction: 'asc' });
+    expect(nextSort({ key: 'name', direction: 'asc' }, 'device_time_ms')).toEqual({
+      key: 'device_time_ms',
+      direction: 'desc'
+    });
+    expect(nextSort({ key: 'device_time_ms', direction: 'desc' }, 'lines')).toEqual({
+      key: 'lines',
+      direction: 'asc'
+    });
   });
 });
 
 describe('roofline columns', () => {
   const rated = [
-    kernel('k_slow', { achieved_gbps: 120.4, bandwidth_share: 0.036, achieved_tflops: 2.5, compute_share: 0.0033 }),
+    kernel('k_slow', {
+      achieved_gbps: 120.4,
+      bandwidth_share: 0.036,
+      achieved_tflops: 2.5,
+      compute_share: 0.0033
+    }),
     kernel('k_none', { achieved_gbps: null, bandwidth_share: null }),
-    kernel('k_fast', { achieved_gbps: 2810.6, bandwidth_share: 0.84, achieved_tflops: null, compute_share: null }),
+    kernel('k_fast', {
+      achieved_gbps: 2810.6,
+      bandwidth_share: 0.84,
+      achieved_tflops: null,
+      compute_share: null
+    }),
     kernel('k_old') // a run older than the roofline
   ];
 
@@ -54,7 +84,10 @@ describe('roofline columns', () => {
   });
 
   it('starts the rate columns descending', () => {
-    expect(nextSort({ key: 'name', direction: 'asc' }, 'achieved_gbps')).toEqual({ key: 'achieved_gbps', direction: 'desc' });
+    expect(nextSort({ key: 'name', direction: 'asc' }, 'achieved_gbps')).toEqual({
+      key: 'achieved_gbps',
+      direction: 'desc'
+    });
     expect(nextSort({ key: 'achieved_gbps', direction: 'desc' }, 'achieved_tflops')).toEqual({
       key: 'achieved_tflops',
       direction: 'desc'

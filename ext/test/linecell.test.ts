@@ -4,7 +4,15 @@ import { lineCell } from '../src/linecell';
 import { ILineRow } from '../src/types';
 
 function row(extra: Partial<ILineRow> = {}): ILineRow {
-  return { line: 4, code: 'y = torch.relu(x @ x) + 1', kernels: {}, time_ms: {}, shared: {}, graph_breaks: 0, ...extra };
+  return {
+    line: 4,
+    code: 'y = torch.relu(x @ x) + 1',
+    kernels: {},
+    time_ms: {},
+    shared: {},
+    graph_breaks: 0,
+    ...extra
+  };
 }
 
 describe('lineCell', () => {
@@ -13,7 +21,7 @@ describe('lineCell', () => {
     expect(lineCell('eager', row({ kernels: { 'inductor/default': ['k0'] } }))).toBeNull();
   });
 
-  it('counts a compiled variant\'s kernels and those shared with other lines', () => {
+  it("counts a compiled variant's kernels and those shared with other lines", () => {
     const r = row({
       kernels: { 'inductor/default': ['triton_poi_0', 'extern_mm'] },
       time_ms: { 'inductor/default': 0.2085 },
@@ -28,7 +36,7 @@ describe('lineCell', () => {
     expect(lineCell('v', one)?.note).toBe('1 kernel');
   });
 
-  it('names eager\'s ATen ops on the line', () => {
+  it("names eager's ATen ops on the line", () => {
     const r = row({ kernels: { eager: ['aten::mm', 'aten::add', 'aten::relu'] }, time_ms: { eager: 2.25 } });
     expect(lineCell('eager', r)).toEqual({
       time: '2.25 ms',

@@ -26,18 +26,31 @@ const AUTOTUNE: IAutotuneRow = {
 };
 
 function digest(measured: Partial<IMeasured> | undefined): IRunDigest {
-  const m: IMeasured = { device_peaks: null, memory_ratio: null, autotune: [], cudagraph_skips: [], roofline: [], ...measured };
+  const m: IMeasured = {
+    device_peaks: null,
+    memory_ratio: null,
+    autotune: [],
+    cudagraph_skips: [],
+    roofline: [],
+    ...measured
+  };
   return { ...summary('r', ''), measured: measured === undefined ? undefined : m };
 }
 
 describe('devicePeaks and memoryRatioText', () => {
-  it('give the digest\'s sentences', () => {
+  it("give the digest's sentences", () => {
     const d = digest({
-      device_peaks: { text: 'peaks: 3,350 GB/s copy, 756 TFLOP/s bf16 matmul', method: 'measured this session' },
-      memory_ratio: { value: 0.5, text: 'compiled peaks at 0.50× eager\'s memory' }
+      device_peaks: {
+        text: 'peaks: 3,350 GB/s copy, 756 TFLOP/s bf16 matmul',
+        method: 'measured this session'
+      },
+      memory_ratio: { value: 0.5, text: "compiled peaks at 0.50× eager's memory" }
     });
-    expect(devicePeaks(d)).toEqual({ text: 'peaks: 3,350 GB/s copy, 756 TFLOP/s bf16 matmul', method: 'measured this session' });
-    expect(memoryRatioText(d)).toBe('compiled peaks at 0.50× eager\'s memory');
+    expect(devicePeaks(d)).toEqual({
+      text: 'peaks: 3,350 GB/s copy, 756 TFLOP/s bf16 matmul',
+      method: 'measured this session'
+    });
+    expect(memoryRatioText(d)).toBe("compiled peaks at 0.50× eager's memory");
   });
 
   it('give nothing when not measured or for an older run', () => {
@@ -67,11 +80,15 @@ describe('autotuneRows', () => {
         }
       }
     ]);
-    expect(AUTOTUNE_COLUMNS.map(c => c.key)).toEqual(Object.keys(autotuneRows(digest({ autotune: [AUTOTUNE] }))[0].cells));
+    expect(AUTOTUNE_COLUMNS.map(c => c.key)).toEqual(
+      Object.keys(autotuneRows(digest({ autotune: [AUTOTUNE] }))[0].cells)
+    );
   });
 
   it('writes "—" where no Triton choice was timed', () => {
-    const [row] = autotuneRows(digest({ autotune: [{ ...AUTOTUNE, best: 'extern_mm', best_triton: null, best_triton_ms: null }] }));
+    const [row] = autotuneRows(
+      digest({ autotune: [{ ...AUTOTUNE, best: 'extern_mm', best_triton: null, best_triton_ms: null }] })
+    );
     expect(row.cells.best_triton).toBe('—');
     expect(row.cells.best_triton_ms).toBe('—');
     expect(row.cells.picked).toBe('extern_mm');
@@ -84,7 +101,7 @@ describe('autotuneRows', () => {
 });
 
 describe('cudagraphSkips and rooflineTexts', () => {
-  it('list each variant\'s skip reasons, dropping variants with none', () => {
+  it("list each variant's skip reasons, dropping variants with none", () => {
     const d = digest({
       cudagraph_skips: [
         { variant: 'inductor/reduce-overhead', reasons: ['skipping cudagraphs due to cpu device (arg2_1)'] },
@@ -97,7 +114,7 @@ describe('cudagraphSkips and rooflineTexts', () => {
     expect(cudagraphSkips(digest(undefined))).toEqual([]);
   });
 
-  it('give each kernel\'s roofline sentence, skipping empty ones', () => {
+  it("give each kernel's roofline sentence, skipping empty ones", () => {
     const row = {
       kernel_id: 'k1',
       name: 'triton_poi_fused_add_0',
@@ -107,16 +124,26 @@ describe('cudagraphSkips and rooflineTexts', () => {
       achieved_tflops: null,
       compute_share: null
     };
-    const d = digest({ roofline: [{ ...row, text: '2.81 TB/s, 84% of the copy peak' }, { ...row, text: '' }] });
+    const d = digest({
+      roofline: [
+        { ...row, text: '2.81 TB/s, 84% of the copy peak' },
+        { ...row, text: '' }
+      ]
+    });
     expect(rooflineTexts(d)).toEqual([
-      { kernelId: 'k1', name: 'triton_poi_fused_add_0', variant: 'inductor/default', text: '2.81 TB/s, 84% of the copy peak' }
+      {
+        kernelId: 'k1',
+        name: 'triton_poi_fused_add_0',
+        variant: 'inductor/default',
+        text: '2.81 TB/s, 84% of the copy peak'
+      }
     ]);
     expect(rooflineTexts(digest(undefined))).toEqual([]);
   });
 });
 
 describe('figureHeight', () => {
-  it('takes the figure\'s own height, else the fallback', () => {
+  it("takes the figure's own height, else the fallback", () => {
     expect(figureHeight({ data: [], layout: { height: 186 } }, 300)).toBe(186);
     expect(figureHeight({ data: [] }, 300)).toBe(300);
     expect(figureHeight({ data: [], layout: { height: 'auto' } }, 300)).toBe(300);

@@ -26,14 +26,23 @@ describe('run list', () => {
 
   it('keeps the runs whose cards a renamed notebook shows', () => {
     expect(filterByNotebook(runs, 'work/renamed.ipynb').map(r => r.id)).toEqual([]);
-    expect(filterByNotebook(runs, 'work/renamed.ipynb', new Set(['c', 'd'])).map(r => r.id)).toEqual(['c', 'd']);
+    expect(filterByNotebook(runs, 'work/renamed.ipynb', new Set(['c', 'd'])).map(r => r.id)).toEqual([
+      'c',
+      'd'
+    ]);
   });
 
-  it('finds the run ids in a notebook\'s outputs, only from code cells and run cards', () => {
-    const outputs = (...data: Record<string, unknown>[]) => ({ length: data.length, get: (i: number) => ({ data: data[i] }) });
+  it("finds the run ids in a notebook's outputs, only from code cells and run cards", () => {
+    const outputs = (...data: Record<string, unknown>[]) => ({
+      length: data.length,
+      get: (i: number) => ({ data: data[i] })
+    });
     const cells = [
       { type: 'markdown' },
-      { type: 'code', outputs: outputs({ 'text/plain': 'x' }, { [RUN_MIME_TYPE]: { run_id: 'r1', summary: {} } }) },
+      {
+        type: 'code',
+        outputs: outputs({ 'text/plain': 'x' }, { [RUN_MIME_TYPE]: { run_id: 'r1', summary: {} } })
+      },
       { type: 'code', outputs: outputs({ [RUN_MIME_TYPE]: { run_id: 42 } }) },
       { type: 'raw', outputs: outputs({ [RUN_MIME_TYPE]: { run_id: 'not-code' } }) },
       { type: 'code', outputs: outputs({ [RUN_MIME_TYPE]: { run_id: 'r2' } }) }

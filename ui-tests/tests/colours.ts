@@ -24,6 +24,8 @@ export function luminance(rgb: string): number {
 
 /** The current theme's text colour (--jp-ui-font-color1) as "r,g,b". */
 export async function themeFontColour(page: IJupyterLabPageFixture): Promise<string> {
-  const colour = await page.evaluate(() => getComputedStyle(document.body).getPropertyValue('--jp-ui-font-color1').trim());
+  const colour = await page.evaluate(() =>
+    getComputedStyle(document.body).getPropertyValue('--jp-ui-font-color1').trim()
+  );
   return normalizeColour(page, colour);
 }

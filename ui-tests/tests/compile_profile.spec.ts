@@ -36,13 +36,17 @@ async function openSeededNotebook(page: IJupyterLabPageFixture): Promise<void> {
 async function setActiveCell(page: IJupyterLabPageFixture, index: number): Promise<void> {
   await page.evaluate(i => {
     const app = (window as any).jupyterapp;
-    const notebook = Array.from(app.shell.widgets('main') as Iterable<any>).find(w => w.content?.widgets && 'activeCellIndex' in w.content);
+    const notebook = Array.from(app.shell.widgets('main') as Iterable<any>).find(
+      w => w.content?.widgets && 'activeCellIndex' in w.content
+    );
     notebook.content.activeCellIndex = i;
   }, index);
 }
 
 /** Where the notebook's cursor is: active cell index and the text of the cursor's line. */
-async function notebookCursor(page: IJupyterLabPageFixture): Promise<{ index: number; line: number; text: string }> {
+async function notebookCursor(
+  page: IJupyterLabPageFixture
+): Promise<{ index: number; line: number; text: string }> {
   return page.evaluate(() => {
     const panel = (window as any).jupyterapp.shell.currentWidget;
     const notebook = panel.content;
@@ -55,7 +59,9 @@ async function notebookCursor(page: IJupyterLabPageFixture): Promise<{ index: nu
 test('the card renders in the cell with a speedup figure and a chart', async ({ page }) => {
   await openSeededNotebook(page);
   const card = page.locator('.jp-NotebookPanel .cp-Card').first();
-  await expect(card.locator('.cp-Card-headline')).toContainText(/inductor\/default [\d.]+× slower( \(within noise\))?: [\d.]+ ms → [\d.]+ ms/);
+  await expect(card.locator('.cp-Card-headline')).toContainText(
+    /inductor\/default [\d.]+× slower( \(within noise\))?: [\d.]+ ms → [\d.]+ ms/
+  );
   await expect(card.locator('.cp-Badge')).toHaveText('0.95×');
   // Under the headline, the digest's verdict and payback sentences (issue 13; consistency.spec.ts
   // holds the panel's to Python's words).
@@ -66,7 +72,7 @@ test('the card renders in the cell with a speedup figure and a chart', async ({ 
   await shot(page, 'card-light');
 });
 
-test('the panel lists the runs newest first, as text; the card\'s Open opens the run beside the notebook', async ({
+test("the panel lists the runs newest first, as text; the card's Open opens the run beside the notebook", async ({
   page
 }) => {
   await openSeededNotebook(page);
@@ -75,7 +81,9 @@ test('the panel lists the runs newest first, as text; the card\'s Open opens the
   await open.click();
   // The card's button opened this run's detail in a main-area tab, titled as the list titles it.
   await expect(runDetail(page, CPU_RUN)).toBeVisible();
-  await expect(page.locator('#jp-main-dock-panel .lm-TabBar-tab.lm-mod-current')).toContainText('seeded cpu run');
+  await expect(page.locator('#jp-main-dock-panel .lm-TabBar-tab.lm-mod-current')).toContainText(
+    'seeded cpu run'
+  );
   await openPanel(page);
   const items = page.locator(`${PANEL} .cp-RunItem`);
   await expect(items).toHaveCount(8); // with the two ranks of the seeded job (job.spec.ts)
@@ -134,14 +142,17 @@ test('clicking a graph break moves the notebook to its cell and line', async ({ 
  * From the open (the command, or a click in the run list) to the Kernels tab's first page of rows
  * in view, timed in the page with performance.now(); then a filter keystroke to the rows it leaves.
  */
-async function timeOpenBigRun(page: IJupyterLabPageFixture, how: 'command' | 'click'): Promise<{ open: number; filter: number; request: number }> {
+async function timeOpenBigRun(
+  page: IJupyterLabPageFixture,
+  how: 'command' | 'click'
+): Promise<{ open: number; filter: number; request: number }> {
   return page.evaluate(
     async ({ runId, how }) => {
       const app = (window as any).jupyterapp;
       const rows = () =>
-        Array.from(document.querySelectorAll(`#compile-profile-run-${runId} .cp-KernelTable tbody tr`)).filter(
-          tr => (tr as HTMLElement).offsetParent !== null
-        );
+        Array.from(
+          document.querySelectorAll(`#compile-profile-run-${runId} .cp-KernelTable tbody tr`)
+        ).filter(tr => (tr as HTMLElement).offsetParent !== null);
       const until = (ok: () => boolean) =>
         new Promise<number>((resolve, reject) => {
           const deadline = performance.now() + 10000;
@@ -160,7 +171,9 @@ async function timeOpenBigRun(page: IJupyterLabPageFixture, how: 'command' | 'cl
       if (how === 'command') {
         void app.commands.execute('compile-profile:open-run', { runId, tab: 'Kernels' });
       } else {
-        (document.querySelector(`#compile-profile-panel .cp-RunItem[data-run-id="${runId}"]`) as HTMLElement).click();
+        (
+          document.querySelector(`#compile-profile-panel .cp-RunItem[data-run-id="${runId}"]`) as HTMLElement
+        ).click();
       }
       const open = (await until(() => rows().length === 50)) - started;
       const input = document.querySelector(`#compile-profile-run-${runId} .cp-Filter`) as HTMLInputElement;
@@ -170,7 +183,10 @@ async function timeOpenBigRun(page: IJupyterLabPageFixture, how: 'command' | 'cl
       input.dispatchEvent(new Event('input', { bubbles: true }));
       const filter = (await until(() => rows().length === 11)) - typed; // fused_99 and fused_990…999
       // How much of the open was the server's answer (GET runs/ID: the run and its digest).
-      const request = performance.getEntriesByType('resource').filter(e => e.name.includes(`/api/runs/${runId}?`)).pop();
+      const request = performance
+        .getEntriesByType('resource')
+        .filter(e => e.name.includes(`/api/runs/${runId}?`))
+        .pop();
       return { open, filter, request: request?.duration ?? NaN };
     },
     { runId: BIG_RUN, how }
@@ -195,7 +211,9 @@ test('a run of a thousand kernels opens paged and filterable, in the light and t
     // would share this machine's two cores with the server's answer.
     await page.waitForTimeout(1000);
     const timing = await timeOpenBigRun(page, how);
-    console.log(`${theme}: 1000-kernel run open to rows ${timing.open.toFixed(0)} ms (its request ${timing.request.toFixed(0)} ms), filter ${timing.filter.toFixed(0)} ms`);
+    console.log(
+      `${theme}: 1000-kernel run open to rows ${timing.open.toFixed(0)} ms (its request ${timing.request.toFixed(0)} ms), filter ${timing.filter.toFixed(0)} ms`
+    );
     // Half a second is the aim, and the log above says how near it came (415 and 532 ms on CI's 2 cores,
     // 243 and 389 ms of them the server's answer); a bound that tight failed CI on a busy machine, so the
     // test holds a regression only: rendering all 1000 rows instead of a page takes seconds.
@@ -210,7 +228,10 @@ test('a run of a thousand kernels opens paged and filterable, in the light and t
     await detail.locator('.cp-Filter').fill('');
     await expect(detail.locator('.cp-Pager')).toContainText('page 1 of 20 · 1000 kernels');
     await detail.locator('.cp-KernelTable th', { hasText: 'kernel' }).click();
-    await expect(detail.locator('.cp-KernelTable tbody tr').first()).toHaveAttribute('data-kernel', 'triton_poi_fused_0');
+    await expect(detail.locator('.cp-KernelTable tbody tr').first()).toHaveAttribute(
+      'data-kernel',
+      'triton_poi_fused_0'
+    );
     await detail.locator('.cp-Pager button', { hasText: 'next' }).click();
     await expect(detail.locator('.cp-Pager')).toContainText('page 2 of 20');
     // The source view beside the table takes the window's height, not a few lines.
@@ -228,12 +249,14 @@ test('a run of a thousand kernels opens paged and filterable, in the light and t
   await page.theme.setLightTheme();
 });
 
-test('comparing two runs shows the server\'s deltas and kernel matches', async ({ page }) => {
+test("comparing two runs shows the server's deltas and kernel matches", async ({ page }) => {
   await openPanel(page);
   await page.locator(`${PANEL} .cp-Views .cp-Tab`, { hasText: 'Compare' }).click();
   await page.locator(`${PANEL} select[aria-label="before"]`).selectOption('uicuda000001');
   await page.locator(`${PANEL} select[aria-label="after"]`).selectOption('uibig0000001');
-  const kernels = page.locator(`${PANEL} .cp-CompareTable tr`, { has: page.locator('th', { hasText: /^kernels$/ }) });
+  const kernels = page.locator(`${PANEL} .cp-CompareTable tr`, {
+    has: page.locator('th', { hasText: /^kernels$/ })
+  });
   await expect(kernels.locator('td')).toHaveText(['3', '1000', '+997']);
   // Matched by name without Inductor's counter (digest/compare.py): a thousand of one kernel.
   await expect(page.locator(`${PANEL} .cp-Compare h4`).first()).toHaveText('Kernels added');
@@ -244,9 +267,13 @@ test('comparing two runs shows the server\'s deltas and kernel matches', async (
 test('a new run appears without a refresh, and the list survives a reload', async ({ page }) => {
   await openPanel(page);
   await expect(page.locator(`${PANEL} .cp-RunItem`)).toHaveCount(8);
-  execFileSync(process.env.CP_PYTHON!, [path.join(__dirname, '..', 'seed_runs.py'), '--add', 'uiadded00001'], {
-    env: { ...process.env, ...JSON.parse(process.env.CP_SEED_ENV!) }
-  });
+  execFileSync(
+    process.env.CP_PYTHON!,
+    [path.join(__dirname, '..', 'seed_runs.py'), '--add', 'uiadded00001'],
+    {
+      env: { ...process.env, ...JSON.parse(process.env.CP_SEED_ENV!) }
+    }
+  );
   await expect(page.locator(`${PANEL} .cp-RunItem`).first()).toHaveAttribute('data-run-id', 'uiadded00001', {
     timeout: 15000
   });
@@ -256,7 +283,7 @@ test('a new run appears without a refresh, and the list survives a reload', asyn
   await expect(page.locator(`${PANEL} .cp-RunItem`)).toHaveCount(9);
 });
 
-test('the dark theme applies to the panel, the run\'s detail, the card and their charts', async ({ page }) => {
+test("the dark theme applies to the panel, the run's detail, the card and their charts", async ({ page }) => {
   await openSeededNotebook(page);
   await openPanel(page, { runId: CPU_RUN, tab: 'Overview' });
   await page.theme.setDarkTheme();
@@ -267,7 +294,9 @@ test('the dark theme applies to the panel, the run\'s detail, the card and their
   // plotly writes the title's colour as an inline fill (its alpha as fill-opacity): the dark theme's text colour.
   const cardTitle = page.locator('.jp-NotebookPanel .cp-Card .js-plotly-plot .gtitle').first();
   await expect
-    .poll(async () => normalizeColour(page, (await cardTitle.evaluate(el => (el as SVGElement).style.fill)) || ''))
+    .poll(async () =>
+      normalizeColour(page, (await cardTitle.evaluate(el => (el as SVGElement).style.fill)) || '')
+    )
     .toBe(await normalizeColour(page, fontColour));
   const panelBackground = await page.locator(PANEL).evaluate(el => getComputedStyle(el).backgroundColor);
   expect(luminance(panelBackground)).toBeLessThan(0.3);
@@ -290,19 +319,30 @@ const REAL_CELL = [
   'z = (y * 2).softmax(-1)'
 ].join('\n');
 
-test('a real %%compile_profile cell: card, panel, C++ kernel source, graph break', async ({ page, tmpPath }) => {
+test('a real %%compile_profile cell: card, panel, C++ kernel source, graph break', async ({
+  page,
+  tmpPath
+}) => {
   test.setTimeout(240 * 1000); // compiles on CPU; seconds with a warm Inductor cache
   // Saved under its final name before a kernel starts: the kernel records the path it started with.
   await page.evaluate(
     async ({ source, path: notebookPath }) => {
       const app = (window as any).jupyterapp;
-      const code = (text: string) => ({ cell_type: 'code', source: text, metadata: {}, outputs: [], execution_count: null });
+      const code = (text: string) => ({
+        cell_type: 'code',
+        source: text,
+        metadata: {},
+        outputs: [],
+        execution_count: null
+      });
       await app.serviceManager.contents.save(notebookPath, {
         type: 'notebook',
         format: 'json',
         content: {
           cells: [code('%load_ext compile_profile'), code(source), code('after = 1')],
-          metadata: { kernelspec: { name: 'python3', display_name: 'Python 3 (ipykernel)', language: 'python' } },
+          metadata: {
+            kernelspec: { name: 'python3', display_name: 'Python 3 (ipykernel)', language: 'python' }
+          },
           nbformat: 4,
           nbformat_minor: 5
         }
@@ -315,7 +355,9 @@ test('a real %%compile_profile cell: card, panel, C++ kernel source, graph break
   await page.notebook.run();
   const card = page.locator('.jp-NotebookPanel .cp-Card').first();
   await expect(card).toBeVisible({ timeout: 180 * 1000 });
-  await expect(card.locator('.cp-Card-headline')).toContainText(/[\d.]+× (faster|slower)( \(within noise\))?: [\d.]+ \S?s → [\d.]+ \S?s/);
+  await expect(card.locator('.cp-Card-headline')).toContainText(
+    /[\d.]+× (faster|slower)( \(within noise\))?: [\d.]+ \S?s → [\d.]+ \S?s/
+  );
   await expect(card.locator('.cp-Badge')).toHaveText(/^[\d.]+×$/);
   await expect(card.locator('.js-plotly-plot .bars path').first()).toBeVisible();
   const runId = await card.getAttribute('data-run-id');

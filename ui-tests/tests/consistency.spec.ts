@@ -110,7 +110,9 @@ test('the seeded runs are one slower and one faster than eager', () => {
   expect(runs.some(r => wordsOf(r.memory_ratio))).toBe(true);
 });
 
-test('the Overview words the speedup as the digest does, a slowdown by its factor above 1', async ({ page }) => {
+test('the Overview words the speedup as the digest does, a slowdown by its factor above 1', async ({
+  page
+}) => {
   // Switching runs while the Overview's charts load once crashed the panel (React's removeChild error).
   const pageErrors: string[] = [];
   page.on('pageerror', e => pageErrors.push(e.message));
@@ -128,7 +130,7 @@ test('the Overview words the speedup as the digest does, a slowdown by its facto
   expect(pageErrors).toEqual([]);
 });
 
-test('the Overview shows the verdict, the payback and where a call\'s time goes as Python words them', async ({
+test("the Overview shows the verdict, the payback and where a call's time goes as Python words them", async ({
   page
 }) => {
   const pageErrors: string[] = [];
@@ -166,7 +168,9 @@ test('the Overview shows the verdict, the payback and where a call\'s time goes 
         await expectExactText(tr.locator(`td[data-part="${part}"]`), b.parts[part]);
       }
     }
-    await expect.poll(() => drawnBars(overview.locator('.cp-ChartHost[data-chart="breakdown"]'))).toBeGreaterThan(0);
+    await expect
+      .poll(() => drawnBars(overview.locator('.cp-ChartHost[data-chart="breakdown"]')))
+      .toBeGreaterThan(0);
   }
   expect(pageErrors).toEqual([]);
 });
@@ -185,17 +189,21 @@ test('the breakdown chart is drawn in the light and the dark theme', async ({ pa
     } else if ((await page.evaluate(() => document.body.dataset.jpThemeLight)) === 'false') {
       await page.theme.setLightTheme();
     }
-    expect(await page.evaluate(() => document.body.dataset.jpThemeLight)).toBe(theme === 'light' ? 'true' : 'false');
+    expect(await page.evaluate(() => document.body.dataset.jpThemeLight)).toBe(
+      theme === 'light' ? 'true' : 'false'
+    );
     const font = await themeFontColour(page);
     await expect.poll(() => drawnBars(chart)).toBeGreaterThan(0);
     await expect
-      .poll(async () => normalizeColour(page, (await tick.evaluate(el => (el as SVGElement).style.fill)) || ''))
+      .poll(async () =>
+        normalizeColour(page, (await tick.evaluate(el => (el as SVGElement).style.fill)) || '')
+      )
       .toBe(font);
   }
   expect(pageErrors).toEqual([]);
 });
 
-test('the Lines tab shows the text view\'s time per cell line, per variant', async ({ page }) => {
+test("the Lines tab shows the text view's time per cell line, per variant", async ({ page }) => {
   await openPanel(page);
   for (const run of expected().runs) {
     const detail = await selectRun(page, run.id, 'Lines');
@@ -222,7 +230,7 @@ test('the Lines tab shows the text view\'s time per cell line, per variant', asy
   }
 });
 
-test('the Compare view shows the comparison\'s rows as Python words them', async ({ page }) => {
+test("the Compare view shows the comparison's rows as Python words them", async ({ page }) => {
   const { compare } = expected();
   await openPanel(page);
   await page.locator(`${PANEL} .cp-Views .cp-Tab`, { hasText: 'Compare' }).click();
@@ -245,7 +253,7 @@ test('the Compare view shows the comparison\'s rows as Python words them', async
   }
 });
 
-test('the Guards tab shows each graph\'s kinds of guards and each recompile\'s failed guard as Python words them', async ({
+test("the Guards tab shows each graph's kinds of guards and each recompile's failed guard as Python words them", async ({
   page
 }) => {
   const pageErrors: string[] = [];
@@ -277,7 +285,7 @@ test('the Guards tab shows each graph\'s kinds of guards and each recompile\'s f
   expect(pageErrors).toEqual([]);
 });
 
-test('the Compile tab shows max-autotune\'s choices as Python words them', async ({ page }) => {
+test("the Compile tab shows max-autotune's choices as Python words them", async ({ page }) => {
   await openPanel(page);
   for (const run of expected().runs) {
     const tab = (await selectRun(page, run.id, 'Compile')).locator('.cp-Compile');
@@ -289,7 +297,7 @@ test('the Compile tab shows max-autotune\'s choices as Python words them', async
   }
 });
 
-test('the Kernels tab shows each kernel\'s roofline as Python words it and draws the roofline chart', async ({
+test("the Kernels tab shows each kernel's roofline as Python words it and draws the roofline chart", async ({
   page
 }) => {
   const pageErrors: string[] = [];
@@ -317,7 +325,7 @@ test('the Kernels tab shows each kernel\'s roofline as Python words it and draws
   expect(pageErrors).toEqual([]);
 });
 
-test('the Overview shows the device\'s peaks and the memory ratio as Python words them', async ({ page }) => {
+test("the Overview shows the device's peaks and the memory ratio as Python words them", async ({ page }) => {
   await openPanel(page);
   for (const run of expected().runs) {
     const overview = (await selectRun(page, run.id, 'Overview')).locator('.cp-Overview');

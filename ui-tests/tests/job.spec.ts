@@ -51,7 +51,7 @@ interface IExpectedJob {
 function expectedJob(): IExpectedJob {
   const db = JSON.parse(process.env.CP_SEED_ENV!).COMPILE_PROFILE_DB as string;
   const job = JSON.parse(fs.readFileSync(path.join(path.dirname(db), 'expected.json'), 'utf-8')).job;
-  expect(job, 'seed_runs.py wrote the job digest\'s words (digest/job.py)').toBeTruthy();
+  expect(job, "seed_runs.py wrote the job digest's words (digest/job.py)").toBeTruthy();
   return job;
 }
 
@@ -89,7 +89,9 @@ test('the seeded job has rank 1 diverging, as the digest says', () => {
   expect(job.ddp_note).toContain('forward order');
 });
 
-test('the panel lists a job\'s ranks under one job row; its tab shows each rank in the digest\'s words', async ({ page }) => {
+test("the panel lists a job's ranks under one job row; its tab shows each rank in the digest's words", async ({
+  page
+}) => {
   const job = expectedJob();
   await openPanel(page);
   const group = page.locator(`${PANEL} .cp-JobItem[data-job-id="${JOB}"]`);
@@ -170,7 +172,7 @@ test('the panel lists a job\'s ranks under one job row; its tab shows each rank 
   await expect(runDetail(page, RANK_RUNS[1])).toBeVisible();
 });
 
-test('the job\'s tab in the dark theme: rank 1\'s mark and reasons readable', async ({ page }) => {
+test("the job's tab in the dark theme: rank 1's mark and reasons readable", async ({ page }) => {
   const job = expectedJob();
   await openPanel(page);
   await page.sidebar.close('left');
@@ -203,5 +205,7 @@ test('the job\'s tab in the dark theme: rank 1\'s mark and reasons readable', as
 
 test('an unknown job says so in its tab', async ({ page }) => {
   await openJob(page, 'nosuchjob001');
-  await expect(page.locator('#compile-profile-job-nosuchjob001 .cp-Error')).toContainText('Cannot load job nosuchjob001: 404');
+  await expect(page.locator('#compile-profile-job-nosuchjob001 .cp-Error')).toContainText(
+    'Cannot load job nosuchjob001: 404'
+  );
 });

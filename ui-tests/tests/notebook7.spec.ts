@@ -16,8 +16,12 @@ const ARTIFACTS = process.env.CP_UI_ARTIFACTS ?? path.resolve(__dirname, '..', '
 
 const CELLS = [
   '%load_ext compile_profile',
-  ["%%compile_profile --label 'notebook 7' --repeat 5 --warmup 1 --budget 1", 'import torch',
-    'x = torch.randn(64, 64)', 'y = torch.relu(x @ x) + 1'].join('\n'),
+  [
+    "%%compile_profile --label 'notebook 7' --repeat 5 --warmup 1 --budget 1",
+    'import torch',
+    'x = torch.randn(64, 64)',
+    'y = torch.relu(x @ x) + 1'
+  ].join('\n'),
   'after = 1'
 ];
 
@@ -36,14 +40,22 @@ test('a profiled cell in Notebook 7: card, Open, no page errors of ours', async 
     }
   });
   const notebook = `notebook7-${Date.now()}.ipynb`;
-  const cell = (source: string) => ({ cell_type: 'code', source, metadata: {}, outputs: [], execution_count: null });
+  const cell = (source: string) => ({
+    cell_type: 'code',
+    source,
+    metadata: {},
+    outputs: [],
+    execution_count: null
+  });
   const saved = await request.put(`/api/contents/${notebook}`, {
     data: {
       type: 'notebook',
       format: 'json',
       content: {
         cells: CELLS.map(cell),
-        metadata: { kernelspec: { name: 'python3', display_name: 'Python 3 (ipykernel)', language: 'python' } },
+        metadata: {
+          kernelspec: { name: 'python3', display_name: 'Python 3 (ipykernel)', language: 'python' }
+        },
         nbformat: 4,
         nbformat_minor: 5
       }
@@ -54,7 +66,9 @@ test('a profiled cell in Notebook 7: card, Open, no page errors of ours', async 
   await page.goto(`notebooks/${notebook}`);
   const cells = page.locator('.jp-Notebook .jp-Cell');
   await expect(cells).toHaveCount(3, { timeout: 60 * 1000 });
-  await expect(page.locator('#jp-notebook-kernel-status, .jp-Notebook-ExecutionIndicator').first()).toBeVisible();
+  await expect(
+    page.locator('#jp-notebook-kernel-status, .jp-Notebook-ExecutionIndicator').first()
+  ).toBeVisible();
   await cells.first().locator('.jp-InputArea-editor').click();
   await page.keyboard.press('Escape');
   for (let i = 0; i < CELLS.length; i++) {
@@ -62,12 +76,16 @@ test('a profiled cell in Notebook 7: card, Open, no page errors of ours', async 
   }
   const card = page.locator('.jp-Notebook .cp-Card').first();
   await expect(card).toBeVisible({ timeout: 180 * 1000 });
-  await expect(card.locator('.cp-Card-headline')).toContainText(/[\d.]+× (faster|slower)( \(within noise\))?: /);
+  await expect(card.locator('.cp-Card-headline')).toContainText(
+    /[\d.]+× (faster|slower)( \(within noise\))?: /
+  );
   const runId = await card.getAttribute('data-run-id');
   expect(runId).toMatch(/^[A-Za-z0-9_-]+$/);
 
   await card.locator('.cp-Card-open').click();
-  await expect(page.locator(`#compile-profile-run-${runId} .cp-Detail[data-run-id="${runId}"]`)).toBeVisible();
+  await expect(
+    page.locator(`#compile-profile-run-${runId} .cp-Detail[data-run-id="${runId}"]`)
+  ).toBeVisible();
   await page.screenshot({ path: path.join(ARTIFACTS, 'ui-notebook7.png') });
 
   expect(errors.filter(ours)).toEqual([]);

@@ -14,7 +14,10 @@ export function runDetail(page: IJupyterLabPageFixture, id: string): Locator {
 }
 
 /** Show the sidebar panel (compile-profile:open); given a runId, that run's tab opens too. */
-export async function openPanel(page: IJupyterLabPageFixture, args: Record<string, string> = {}): Promise<void> {
+export async function openPanel(
+  page: IJupyterLabPageFixture,
+  args: Record<string, string> = {}
+): Promise<void> {
   await page.evaluate(async a => {
     const app = (window as any).jupyterapp;
     await app.restored;

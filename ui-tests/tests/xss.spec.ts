@@ -89,7 +89,9 @@ test('every detail tab of a hostile run shows its markup as text', async ({ page
     await detail.locator('.cp-Tab', { hasText: tab }).click();
     if (tab === 'Graphs') {
       const picker = detail.locator('.cp-Graphs select');
-      for (const value of await picker.locator('option').evaluateAll(os => os.map(o => (o as HTMLOptionElement).value))) {
+      for (const value of await picker
+        .locator('option')
+        .evaluateAll(os => os.map(o => (o as HTMLOptionElement).value))) {
         await picker.selectOption(value);
         shown.push(await detail.innerText());
       }
