@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 TORCH_SPEC ?= torch==2.13.0
 export TORCHINDUCTOR_CACHE_DIR ?= $(CURDIR)/.cache/inductor
 
-.PHONY: setup setup-python setup-js browser lab test test-python test-js test-ui test-compat clean
+.PHONY: setup setup-python setup-js browser lab test test-js test-ui test-compat lint format clean
 
 setup: setup-python setup-js
 
@@ -17,7 +17,7 @@ $(PY):
 setup-python: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml package.json | $(PY)
 	$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install -q "$(TORCH_SPEC)"
-	$(PY) -m pip install -q -e ".[test]"
+	$(PY) -m pip install -q -e ".[test,lint]"
 	touch $@
 
 lab: setup
@@ -29,6 +29,24 @@ test: setup browser
 	mkdir -p .cache test-artifacts
 	$(VENV)/bin/pytest -m "not gpu" tests
 	$(MAKE) test-js test-ui
+
+# -- the quality gate: format, lint and types (.ci/run runs it before the tests; .pre-commit-config.yaml too) --
+PY_SOURCES := kernel_side tests benchmarks ui-tests
+TS_SOURCES := "ext/src/**/*.{ts,tsx}" "ext/test/**/*.ts" "ext/style/*.css" "ui-tests/tests/*.ts" "ui-tests/*.js" jest.config.js eslint.config.mjs
+
+lint: $(VENV)/.installed node_modules/.installed
+	$(VENV)/bin/ruff format --check $(PY_SOURCES)
+	$(VENV)/bin/ruff check $(PY_SOURCES)
+	npx prettier --check $(TS_SOURCES)
+	npx eslint ext ui-tests jest.config.js eslint.config.mjs
+	npx tsc --noEmit -p .
+	npx tsc -p ui-tests
+
+# what lint checks for format, rewritten in place
+format: $(VENV)/.installed node_modules/.installed
+	$(VENV)/bin/ruff format $(PY_SOURCES)
+	$(VENV)/bin/ruff check --fix $(PY_SOURCES)
+	npx prettier --write $(TS_SOURCES)
 
 # -- JupyterLab extension (ext/) --------------------------------------------------
 # setup-js builds the labextension and links it into the venv, so pip's build hook is skipped here.

@@ -30,7 +30,7 @@ async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
     return undefined as T;
   }
   const text = await response.text();
-  let body: any = null;
+  let body: { message?: string; reason?: string } | null = null;
   try {
     body = text ? JSON.parse(text) : null;
   } catch {

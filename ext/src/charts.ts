@@ -6,6 +6,7 @@
 
 import { IThemeManager } from '@jupyterlab/apputils';
 import { IRenderMimeRegistry, MimeModel } from '@jupyterlab/rendermime';
+import { ReadonlyPartialJSONObject } from '@lumino/coreutils';
 import { ISignal, Signal } from '@lumino/signaling';
 import { Widget } from '@lumino/widgets';
 
@@ -85,7 +86,10 @@ export class ChartRenderer {
     const draw = () => {
       const themed = themedFigure(figure, this.theme.palette(), height);
       return renderer.renderModel(
-        new MimeModel({ data: { [PLOTLY_MIME_TYPE]: themed as any }, trusted: true })
+        new MimeModel({
+          data: { [PLOTLY_MIME_TYPE]: themed as unknown as ReadonlyPartialJSONObject },
+          trusted: true
+        })
       );
     };
     return { widget: renderer, draw };
