@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 TORCH_SPEC ?= torch==2.13.0
 export TORCHINDUCTOR_CACHE_DIR ?= $(CURDIR)/.cache/inductor
 
-.PHONY: setup setup-python setup-js browser lab test test-js test-ui test-compat lint format clean
+.PHONY: setup setup-python setup-js browser lab test test-fast test-js test-ui test-compat lint format clean
 
 setup: setup-python setup-js
 
@@ -27,8 +27,16 @@ lab: setup
 # pytest opens exported reports in Chromium too, so the browser comes first.
 test: setup browser
 	mkdir -p .cache test-artifacts
-	$(VENV)/bin/pytest -m "not gpu" tests
+	$(VENV)/bin/pytest -m "not gpu" --durations=25 tests
 	$(MAKE) test-js test-ui
+
+# The edit loop's tier: the digest, the views, the schema, the store, the trace parsers and the frozen runs, none of
+# which compiles anything (48 s on a 2-core machine); make test runs them too.
+FAST_TESTS := tests/test_digest*.py tests/test_render_text.py tests/test_render_mime.py tests/test_render_charts.py \
+	tests/test_render_widget.py tests/test_schema.py tests/test_options.py tests/test_trace_events.py \
+	tests/test_frozen_runs.py tests/test_job.py tests/test_store.py tests/test_ddp_views.py tests/test_reliability_store.py
+test-fast: setup-python
+	$(VENV)/bin/pytest -q -m "not gpu and not slow" -p no:cacheprovider $(FAST_TESTS)
 
 # -- the quality gate: format, lint and types (.ci/run runs it before the tests; .pre-commit-config.yaml too) --
 PY_SOURCES := kernel_side tests benchmarks ui-tests
