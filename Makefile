@@ -34,7 +34,7 @@ test: setup browser
 # which compiles anything (48 s on a 2-core machine); make test runs them too.
 FAST_TESTS := tests/test_digest*.py tests/test_render_text.py tests/test_render_mime.py tests/test_render_charts.py \
 	tests/test_render_widget.py tests/test_schema.py tests/test_options.py tests/test_trace_events.py \
-	tests/test_frozen_runs.py tests/test_job.py tests/test_store.py tests/test_ddp_views.py tests/test_reliability_store.py
+	tests/test_frozen_runs.py tests/test_trace_fixtures.py tests/test_job.py tests/test_store.py tests/test_ddp_views.py tests/test_reliability_store.py
 test-fast: setup-python
 	$(VENV)/bin/pytest -q -m "not gpu and not slow" -p no:cacheprovider $(FAST_TESTS)
 

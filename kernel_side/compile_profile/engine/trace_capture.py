@@ -113,27 +113,15 @@ class TraceRecorder(logging.Handler):
         self.context = ""  # stamped on each event; the profiler sets it before each variant's calls
 
     def emit(self, record: logging.LogRecord) -> None:
-        metadata = getattr(record, "metadata", None)
-        if not isinstance(metadata, dict):
-            return
-        keys = [k for k in metadata if k not in _CONTEXT_KEYS]
-        if not keys:
-            return
-        name = keys[0]
-        if name == "str":
-            text, index = metadata["str"]
-            self.strings[index] = text
-            return
-        event = TraceEvent(
-            name=name,
-            metadata=_resolve_stack(metadata[name]) if name == "dynamo_start" else metadata[name],
-            payload=getattr(record, "payload", None),
-            frame_id=metadata.get("frame_id"),
-            frame_compile_id=metadata.get("frame_compile_id"),
-            attempt=metadata.get("attempt"),
-            time=time.perf_counter(),
+        event = trace_event(
+            getattr(record, "metadata", None),
+            getattr(record, "payload", None),
+            time.perf_counter(),
+            self.strings,
             context=self.context,
         )
+        if event is None:
+            return
         with self._events_lock:
             self.events.append(event)
         if self.on_event is not None:
@@ -146,15 +134,50 @@ class TraceRecorder(logging.Handler):
         return out
 
 
-def _resolve_stack(metadata: Any) -> Any:
+def trace_event(
+    metadata: Any,
+    payload: str | None,
+    at: float,
+    strings: dict[int, str],
+    *,
+    context: str = "",
+    paths: dict[int, str] | None = None,
+) -> TraceEvent | None:
+    """One structured-trace record (``trace_structured``'s metadata dict and payload) as a ``TraceEvent``;
+    ``None`` for a record that is no event: torch's interning of a filename (kept in ``strings``), or
+    metadata with nothing but context keys.  ``paths`` resolves ``dynamo_start``'s interned filenames
+    (default: the running process's own table, ``intern_paths``; a trace read from a file has its own)."""
+    if not isinstance(metadata, dict):
+        return None
+    keys = [k for k in metadata if k not in _CONTEXT_KEYS]
+    if not keys:
+        return None
+    name = keys[0]
+    if name == "str":
+        text, index = metadata["str"]
+        strings[index] = text
+        return None
+    return TraceEvent(
+        name=name,
+        metadata=_resolve_stack(metadata[name], paths) if name == "dynamo_start" else metadata[name],
+        payload=payload,
+        frame_id=metadata.get("frame_id"),
+        frame_compile_id=metadata.get("frame_compile_id"),
+        attempt=metadata.get("attempt"),
+        time=at,
+        context=context,
+    )
+
+
+def _resolve_stack(metadata: Any, paths: dict[int, str] | None = None) -> Any:
     """``dynamo_start``'s stack names files by their index in torch's intern table; name them by path.
 
     The table is process-wide and each string is logged once, when first interned, which may be
-    before this recorder was listening, so the table itself is read.
+    before this recorder was listening, so the table itself is read (unless ``paths`` is given).
     """
     if not isinstance(metadata, dict) or not isinstance(metadata.get("stack"), list):
         return metadata
-    return {**metadata, "stack": resolve_stack(metadata["stack"])}
+    return {**metadata, "stack": resolve_stack(metadata["stack"], paths)}
 
 
 def intern_paths() -> dict[int, str]:
