@@ -417,6 +417,9 @@ def test_on_cpu_a_compiled_variant_counts_the_ops_it_ran_outside_its_graphs_as_e
     # what Dynamo left outside: the disabled function's ops (the relus and the sum are in graphs)
     assert set(outside_ops) == {"aten::clone", "aten::matmul"}, outside_ops
     assert compiled.outside_graphs_ms == pytest.approx(sum(outside_ops.values()))
+    # and on the line that called the disabled function (fn's line 5), as eager's ops are on theirs
+    assert [(e.line, set(e.ops)) for e in compiled.eager_lines] == [(5, {"aten::clone", "aten::matmul"})]
+    assert compiled.eager_lines[0].time_ms == pytest.approx(compiled.outside_graphs_ms)
     e, c = eager.breakdown, compiled.breakdown
     externs = sum(k.device_time_ms or 0.0 for k in run.kernels if k.language == "extern")
     assert c.library_ms == pytest.approx(externs + outside_ops["aten::matmul"], rel=1e-6)

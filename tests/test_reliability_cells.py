@@ -386,9 +386,9 @@ def test_interrupt_during_the_kernel_profiling_pass(shell, private_run_store, mo
 
     real_measure = kernel_profiler.measure_variant
 
-    def measure_interrupted_on_second_call(run, name, call, before_each):
+    def measure_interrupted_on_second_call(run, name, call, before_each, **lines):
         # The interrupt lands inside torch.profiler's recording, on the variant's second call.
-        return real_measure(run, name, _then(call, _interrupt_on_call(2)), before_each)
+        return real_measure(run, name, _then(call, _interrupt_on_call(2)), before_each, **lines)
 
     def _then(call, tick):
         def wrapped():

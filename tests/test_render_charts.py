@@ -124,7 +124,8 @@ def test_cpu_run_without_device_times_has_an_empty_kernels_chart_and_counts_per_
     assert figs["kernels"]["layout"]["annotations"][0]["text"] == "no kernel device times were recorded"
     (bar,) = figs["lines"]["data"]
     assert bar["x"] == ["line 4"] and bar["y"] == [2]
-    assert bar["customdata"] == [[2, 0, "y = torch.relu(x @ w) + 1"]]  # kernels, of them shared, code
+    # kernels, of them shared, code, ops run outside compiled graphs
+    assert bar["customdata"] == [[2, 0, "y = torch.relu(x @ w) + 1", 0]]
 
 
 def _trace(fig, name):
@@ -177,4 +178,4 @@ def test_user_text_is_escaped_for_plotly_labels():
     run.kernels[0].lines = [5]
     (lines,) = figures(without_breakdown(run))["lines"]["data"]
     assert lines["x"] == ["line 4", "line 5", "line 6"]
-    assert lines["customdata"][1] == [1, 0, escape(f"print('{HOSTILE}')", quote=False)]
+    assert lines["customdata"][1] == [1, 0, escape(f"print('{HOSTILE}')", quote=False), 0]

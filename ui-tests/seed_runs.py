@@ -92,7 +92,7 @@ def line_texts(run: ProfileRun) -> list[dict]:
     text = render_text(run)
     rows = []
     for r in lt.rows:
-        if not r.kernels:
+        if not (r.kernels or r.eager_ops):
             continue
         times = {v: r.time_text(v) for v in lt.variants}
         # the table's row: two spaces, the line number (a guard group "    2 global state guards" is not one)

@@ -2,7 +2,8 @@
  * What one cell of the Lines tab shows: a variant's time on a cell line (digest/lines.py LineRow),
  * blank where the variant has nothing on that line, exactly where the text view leaves it blank
  * (LineRow.time_text).  Beside the time, a compiled variant's cell counts its kernels and how many
- * it shares with other lines (their time split evenly); eager's cell names the line's largest ATen
+ * it shares with other lines (their time split evenly) and names the ops it ran on the line outside
+ * its compiled graphs (a fused optimizer Dynamo skipped); eager's cell names the line's largest ATen
  * ops, which is what the digest lists for eager (eager generates no kernels and splits nothing).
  * Pure: the digest gives every figure, this module words the count and formats the time.
  */
@@ -24,7 +25,9 @@ export interface ILineCell {
 
 /** The cell of `variant` on `row`, or null for a blank cell. */
 export function lineCell(variant: string, row: ILineRow): ILineCell | null {
-  if (!Object.prototype.hasOwnProperty.call(row.kernels, variant)) {
+  const has = (m: Record<string, unknown> | undefined) =>
+    !!m && Object.prototype.hasOwnProperty.call(m, variant);
+  if (!has(row.kernels) && !has(row.eager_ops)) {
     return null;
   }
   const names = row.kernels[variant] ?? [];
@@ -32,7 +35,14 @@ export function lineCell(variant: string, row: ILineRow): ILineCell | null {
   if (variant === EAGER) {
     return { time, note: names.join(', '), title: names.join('\n') };
   }
+  const ops = row.eager_ops?.[variant] ?? [];
   const shared = row.shared[variant] ?? 0;
-  const note = `${names.length} kernel${names.length === 1 ? '' : 's'}${shared ? `, ${shared} shared` : ''}`;
-  return { time, note, title: names.join('\n') };
+  const parts = [];
+  if (names.length) {
+    parts.push(`${names.length} kernel${names.length === 1 ? '' : 's'}${shared ? `, ${shared} shared` : ''}`);
+  }
+  if (ops.length) {
+    parts.push(`outside compiled graphs: ${ops.join(', ')}`);
+  }
+  return { time, note: parts.join('; '), title: [...names, ...ops].join('\n') };
 }

@@ -16,7 +16,15 @@ export function Lines({ run, figures, services }: ITabProps): JSX.Element {
   if (!lines) {
     return <p className="cp-Empty">This server sent no time per cell line.</p>;
   }
-  const loose = Object.entries(lines.unattributed).filter(([, n]) => n > 0);
+  // the digest's words for what no line holds; a summary from before it had them names the kernels
+  const loose =
+    lines.off_lines_text ??
+    Object.entries(lines.unattributed)
+      .filter(([, n]) => n > 0)
+      .map(
+        ([v, n]) =>
+          `${variantLabel(v)} ${n} kernel${n === 1 ? '' : 's'} (${formatMs(lines.unattributed_ms[v])})`
+      );
   return (
     <div className="cp-Lines">
       {figures?.lines ? (
@@ -59,15 +67,7 @@ export function Lines({ run, figures, services }: ITabProps): JSX.Element {
         <p className="cp-Empty">No kernel or graph break was traced back to a cell line.</p>
       )}
       {loose.length > 0 && (
-        <p className="cp-Note cp-Unattributed">
-          tied to no cell line:{' '}
-          {loose
-            .map(
-              ([v, n]) =>
-                `${variantLabel(v)} ${n} kernel${n === 1 ? '' : 's'} (${formatMs(lines.unattributed_ms[v])})`
-            )
-            .join(', ')}
-        </p>
+        <p className="cp-Note cp-Unattributed">tied to no cell line: {loose.join(', ')}</p>
       )}
       <p className="cp-Note cp-LineRule">Time per cell line: {lines.rule}.</p>
     </div>

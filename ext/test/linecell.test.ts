@@ -36,6 +36,28 @@ describe('lineCell', () => {
     expect(lineCell('v', one)?.note).toBe('1 kernel');
   });
 
+  it('shows a compiled variant that ran only ops outside its compiled graphs on the line, and names them', () => {
+    // opt.step() with a fused optimizer Dynamo skipped: no kernel of the variant, its ops run eagerly
+    const only = row({
+      eager_ops: { 'inductor/default': ['aten::_fused_adamw_'] },
+      time_ms: { 'inductor/default': 0.156 }
+    });
+    expect(lineCell('inductor/default', only)).toEqual({
+      time: '156 µs',
+      note: 'outside compiled graphs: aten::_fused_adamw_',
+      title: 'aten::_fused_adamw_'
+    });
+    const both = row({
+      kernels: { 'inductor/default': ['cpp_fused_0'] },
+      eager_ops: { 'inductor/default': ['aten::_foreach_add_'] },
+      time_ms: { 'inductor/default': 0.2 }
+    });
+    expect(lineCell('inductor/default', both)?.note).toBe(
+      '1 kernel; outside compiled graphs: aten::_foreach_add_'
+    );
+    expect(lineCell('eager', only)).toBeNull();
+  });
+
   it("names eager's ATen ops on the line", () => {
     const r = row({ kernels: { eager: ['aten::mm', 'aten::add', 'aten::relu'] }, time_ms: { eager: 2.25 } });
     expect(lineCell('eager', r)).toEqual({

@@ -135,7 +135,9 @@ class KernelProfile:
     ``method == "cupti"`` they are device kernel times (plus copies and memsets);
     with ``"host"`` (CPU) they are host times of each kernel's call.  Compiled variants' kernel
     times are on their ``Kernel``s; the eager variant has no ``Kernel``s, so its time per cell line
-    is ``eager_lines`` (each op counted on the one cell line running when it was called).
+    is ``eager_lines`` (each op counted on the one cell line running when it was called).  A compiled
+    variant's ``eager_lines`` are what it ran outside its compiled graphs (around graph breaks, what
+    Dynamo skipped: a fused optimizer step), counted the same way.
     """
 
     calls: int
@@ -147,7 +149,7 @@ class KernelProfile:
     unmatched: list[UnmatchedKernel] = field(default_factory=list)  # largest first, bounded
     note: str = ""
     breakdown: CallBreakdown | None = None
-    eager_lines: list[EagerLineTime] = field(default_factory=list)  # eager variant only
+    eager_lines: list[EagerLineTime] = field(default_factory=list)  # compiled: ops run outside its graphs
     # a profiled call's median wall time: over the timed median, what profiling cost a call (on CPU each
     # op's cost lands in its host time: a T5 step with 4,869 ops a call ran 1.54x slower profiled)
     profiled_call_ms: float | None = None

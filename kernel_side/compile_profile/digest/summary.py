@@ -31,7 +31,7 @@ from .measured import cudagraph_warnings, measured
 from .payback import payback
 
 # Bumped whenever a field is added to, or a wording changes in, ``summarize``'s dict.
-DIGEST_VERSION = 10
+DIGEST_VERSION = 11
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 

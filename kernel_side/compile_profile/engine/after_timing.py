@@ -42,7 +42,16 @@ def measure_after_timing(
                 errors.append(error_info("kernel timing", exc, variant="eager"))
         for name, call in compiled.items():
             try:
-                results.append(kernel_profiler.measure_variant(run, name, call, before_each))
+                results.append(
+                    kernel_profiler.measure_variant(
+                        run,
+                        name,
+                        call,
+                        before_each,
+                        code=eager.code if eager is not None else None,
+                        line_offset=eager.line_offset if eager is not None else 0,
+                    )
+                )
             except Exception as exc:  # noqa: BLE001 - one variant's failed pass leaves the others
                 errors.append(error_info("kernel timing", exc, variant=name))
     if run.device.type == "cuda" and results:

@@ -13,32 +13,29 @@ before each, as the compiled variants' pass does) and writes ``run.eager.kernel_
   was called (a device event through the runtime call that launched it); ``attributed_ms`` is their
   sum, at most ``total_ms``.  Each line lists its largest top-level ATen ops (``aten::matmul``).
 
-Lines are marked while the profiled calls run, never during the timed samples: a ``sys.settrace``
-function that traces only frames of the profiled code object opens a ``record_function`` range
-named after the cell line at each line event and closes it at the next line event, at return and
-at an exception; the previous trace function is chained for every other frame and restored after
-each call, also when it raises.  A target without a code object (a builtin) gets no lines.
+Lines are marked while the profiled calls run, never during the timed samples (``line_marks``: a
+``sys.settrace`` function that traces only frames of the profiled code opens a ``record_function``
+range named after the cell line at each line event); the compiled variants' passes mark theirs the
+same way (``kernel_profiler``).  A target without a code object (a builtin) gets no lines.
 """
 
 from __future__ import annotations
 
-import bisect
 import collections
-import contextlib
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any
 
-from ..profile_run import CallBreakdown, EagerLineTime, KernelProfile, ProfileRun
+from ..profile_run import CallBreakdown, KernelProfile, ProfileRun
 from . import kernel_profiler
-from .chrome_trace import ChromeTrace, HostEvent
+from .chrome_trace import ChromeTrace
 from .kernel_breakdown import ATEN, COLLECTIVE, COPY, LIBRARY, device_kind, host_op_parts, is_host_op
+from .line_marks import LINE_RANGE, LineRanges, line_times, marking_lines
 
-LINE_RANGE = "compile_profile: cell line "  # + the 1-based cell line
+__all__ = ["CALL_RANGE", "LINE_RANGE", "EagerCall", "EagerTimes", "attribute_eager", "marking_lines", "measure_eager"]
+
 CALL_RANGE = "compile_profile: eager call"
-MAX_OPS_PER_LINE = 5
 
 
 @dataclass
@@ -63,94 +60,6 @@ class EagerTimes:
     line_ops: dict[int, collections.Counter] = field(default_factory=dict)  # cell line -> op -> us
 
 
-# -- marking lines -------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def marking_lines(code: CodeType | None, line_offset: int = 0) -> Iterator[None]:
-    """While the block runs, each line of a frame running ``code`` is a profiler range named
-    ``LINE_RANGE + str(cell line)``."""
-    if code is None:
-        yield
-        return
-    from torch.autograd.profiler import record_function
-
-    current: list[Any] = [None]
-
-    def close() -> None:
-        rf, current[0] = current[0], None
-        if rf is not None:
-            rf.__exit__(None, None, None)
-
-    def trace_line(frame, event, arg):
-        if event == "line":
-            close()
-            rf = record_function(f"{LINE_RANGE}{frame.f_lineno + line_offset}")
-            rf.__enter__()
-            current[0] = rf
-        elif event in ("return", "exception"):
-            close()  # an exception the frame catches is followed by the next line's event
-        return trace_line
-
-    previous = sys.gettrace()
-
-    def trace_call(frame, event, arg):
-        if frame.f_code is code:
-            return trace_line
-        return previous(frame, event, arg) if previous is not None else None
-
-    sys.settrace(trace_call)
-    try:
-        yield
-    finally:
-        sys.settrace(previous)
-        close()
-
-
-# -- reading the trace -----------------------------------------------------------------------
-
-
-def _range_line(name: str) -> int | None:
-    try:
-        return int(name[len(LINE_RANGE) :])
-    except ValueError:
-        return None
-
-
-class _Ranges:
-    """The line and call ranges of the trace, to place each op on the line that was running.
-
-    An op inside a line's range (same thread) is on that line.  An op on another thread is on the
-    line whose range was open when it started: the autograd engine runs a CUDA backward on a device
-    thread of its own while ``loss.backward()`` waits on the main one (on an H200 training step,
-    44 % of the eager kernels, all of the backward's, were on no line before this fallback)."""
-
-    def __init__(self, trace: ChromeTrace):
-        self.lines = sorted(
-            (ev.ts, ev.end, line)
-            for ev in trace.host
-            if ev.name.startswith(LINE_RANGE) and (line := _range_line(ev.name)) is not None
-        )
-        self.calls = sorted((ev.ts, ev.end) for ev in trace.host if ev.name == CALL_RANGE)
-        self._starts = [start for start, _, _ in self.lines]
-        self._call_starts = [start for start, _ in self.calls]
-
-    def line_of(self, ev: HostEvent) -> int | None:
-        for a in ev.ancestors():
-            if a.name.startswith(LINE_RANGE):
-                return _range_line(a.name)
-        i = bisect.bisect_right(self._starts, ev.ts) - 1
-        if i >= 0 and self.lines[i][0] <= ev.ts < self.lines[i][1]:
-            return self.lines[i][2]
-        return None
-
-    def in_call(self, ev: HostEvent) -> bool:
-        if any(a.name == CALL_RANGE for a in ev.ancestors()):
-            return True
-        i = bisect.bisect_right(self._call_starts, ev.ts) - 1
-        return i >= 0 and self.calls[i][0] <= ev.ts < self.calls[i][1]
-
-
 def _count_on_line(times: EagerTimes, line: int | None, op: str | None, us: float) -> None:
     if line is None:
         return
@@ -162,7 +71,7 @@ def _count_on_line(times: EagerTimes, line: int | None, op: str | None, us: floa
 def attribute_eager(trace: ChromeTrace, *, calls: int, device_type: str) -> EagerTimes:
     """The eager pass's times from its trace (``calls`` profiled calls)."""
     times = EagerTimes(calls=calls, method="cupti" if device_type == "cuda" else "host")
-    ranges = _Ranges(trace)
+    ranges = LineRanges(trace, CALL_RANGE)
     if times.method == "host":
         for ev in trace.host:
             if not is_host_op(ev) or any(is_host_op(a) for a in ev.ancestors()) or not ranges.in_call(ev):
@@ -194,14 +103,7 @@ def apply(times: EagerTimes, run: ProfileRun) -> KernelProfile:
     def ms(us: float) -> float:
         return us / 1e3 / calls
 
-    lines = [
-        EagerLineTime(
-            line=line,
-            time_ms=ms(us),
-            ops=[op for op, _ in times.line_ops.get(line, collections.Counter()).most_common(MAX_OPS_PER_LINE)],
-        )
-        for line, us in sorted(times.line_us.items())
-    ]
+    lines = line_times(times.line_us, times.line_ops, times.calls)
     profile = KernelProfile(
         calls=times.calls,
         total_ms=ms(times.total_us),

@@ -22,7 +22,10 @@ trace model found in Inductor's output code, this ties what the profiler saw to 
 
 * on CPU, the host ops each profiled call (``CALL_RANGE``) ran outside the regions (around graph
   breaks, in autograd hooks, an eager optimizer step) are unmatched time outside compiled graphs,
-  split by kind by the rule eager's ops go by (``kernel_breakdown.host_op_parts``).
+  split by kind by the rule eager's ops go by (``kernel_breakdown.host_op_parts``);
+* what ran outside compiled graphs (those host ops on CPU, the device events they launched on CUDA)
+  is also counted on the cell line whose range (``line_marks``) was open when it ran, as eager's ops
+  are: a fused optimizer step Dynamo skips (``torch.compiler.disable``) runs eagerly on ``opt.step()``.
 
 What cannot be tied to a kernel is kept as unmatched time, never dropped.
 
@@ -34,7 +37,6 @@ which graph a module is) is ``kernel_index``'s.
 
 from __future__ import annotations
 
-import bisect
 import collections
 import re
 from collections.abc import Iterable
@@ -45,6 +47,7 @@ from ..profile_run import Kernel
 from .chrome_trace import ChromeTrace, DeviceEvent, HostEvent
 from .kernel_breakdown import device_kind, host_op_parts, is_host_op
 from .kernel_index import CallSite, KernelIndex, ModuleInfo
+from .line_marks import LineRanges
 
 REGION_PREFIX = "## Call CompiledFxGraph"
 # the range ``kernel_profiler`` opens around each profiled call of a compiled variant (the warm-up
@@ -86,6 +89,9 @@ class VariantKernelTimes:
     unmatched_kinds: collections.Counter = field(default_factory=collections.Counter)
     notes: list[str] = field(default_factory=list)
     profiled_call_ms: float | None = None  # a profiled call's median wall time (``kernel_profiler.record_trace``)
+    # what the calls ran outside compiled graphs, by the cell line running it: line -> us, line -> op -> us
+    line_us: collections.Counter = field(default_factory=collections.Counter)
+    line_ops: dict[int, collections.Counter] = field(default_factory=dict)
 
 
 def python_event_needed(name: str) -> bool:
@@ -136,6 +142,7 @@ class KernelAttribution:
         self.graph_of_key: dict[str, str] = {}
         self.launch_kernel: dict[HostEvent, Kernel] = {}  # Triton launch host op -> its kernel
         self.extern_op: dict[HostEvent, Kernel] = {}  # extern call's ATen op -> its call site's kernel
+        self.ranges = LineRanges(trace, CALL_RANGE)
         self._done = False
 
     def attribute(self) -> VariantKernelTimes:
@@ -279,33 +286,34 @@ class KernelAttribution:
         counted op.  An op with a region inside it (``autograd::engine::evaluate_function:
         CompiledFunctionBackward``, which runs a compiled backward) is not counted itself: its time
         outside the region is the compiled code's own Python, outside kernels as in the regions; the
-        ops under it outside the region are counted.  A trace without ``CALL_RANGE`` counts none."""
-        calls = sorted((ev.ts, ev.end) for ev in self.trace.host if ev.name == CALL_RANGE)
-        if not calls:
+        ops under it outside the region are counted.  A trace without ``CALL_RANGE`` counts none.  Each
+        counted op is also on the cell line whose range was open when it ran (``_on_line``)."""
+        if not self.ranges.calls:
             return
         self.result.outside_graphs_us = self.result.outside_graphs_us or 0.0
-        starts = [start for start, _ in calls]
         wrappers = {a for region in self.regions for a in region.ancestors()}  # events holding a region
-
-        def in_call(ev: HostEvent) -> bool:
-            if any(a.name == CALL_RANGE for a in ev.ancestors()):
-                return True
-            i = bisect.bisect_right(starts, ev.ts) - 1
-            return i >= 0 and calls[i][0] <= ev.ts < calls[i][1]
-
         result = self.result
         for ev in self.trace.host:
             if not is_host_op(ev) or ev in wrappers:
                 continue
             if any(is_region(a) or (is_host_op(a) and a not in wrappers) for a in ev.ancestors()):
                 continue  # in a compiled graph, or counted with the op it is in
-            if not in_call(ev):
+            if not self.ranges.in_call(ev):
                 continue
             for kind, us in host_op_parts(ev).items():
                 result.unmatched_kinds[kind] += us
             result.total_us += ev.dur
             result.outside_graphs_us = (result.outside_graphs_us or 0.0) + ev.dur
             result.unmatched[(ev.name, "outside compiled graphs")] += ev.dur
+            self._on_line(self.ranges.line_of(ev), ev.name, ev.dur)
+
+    def _on_line(self, line: int | None, op: str | None, us: float) -> None:
+        """Time run outside compiled graphs, on the cell line that ran it (none: no line was open)."""
+        if line is None:
+            return
+        self.result.line_us[line] += us
+        if op is not None:
+            self.result.line_ops.setdefault(line, collections.Counter())[op] += us
 
     def _attribute_device(self) -> None:
         result = self.result
@@ -358,6 +366,9 @@ class KernelAttribution:
         if region is None and not d.in_cuda_graph:
             where = "outside compiled graphs"
             self.result.outside_graphs_us = (self.result.outside_graphs_us or 0.0) + d.dur
+            if d.launcher is not None:  # on the line as eager's device events are: its outermost op names it
+                top = [a.name for a in d.launcher.ancestors() if is_host_op(a)]
+                self._on_line(self.ranges.line_of(d.launcher), top[-1] if top else None, d.dur)
         else:
             where = "in CUDA graph" if d.in_cuda_graph else "in compiled graph"
         self.result.unmatched[(d.name, where)] += d.dur

@@ -11,7 +11,9 @@ It does not match events to kernels (``kernel_attribution`` does), does not clas
 ``VariantKernelTimes``).  The eager variant goes through the same ``record_trace`` and ``calls_for``
 in ``eager_profile``.  Each profiled call of a compiled variant runs inside a
 ``kernel_attribution.CALL_RANGE`` range, as eager's inside its own: on CPU the attribution counts the
-host ops a call ran outside its compiled graphs within it, and not the reset before each call.
+host ops a call ran outside its compiled graphs within it, and not the reset before each call.  Its
+cell lines are marked as eager's are (``line_marks.marking_lines``, given the profiled code): what a
+call ran outside its compiled graphs is written per line into ``kernel_profile.eager_lines``.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from types import CodeType
 from typing import Any
 
 from ..profile_run import KernelProfile, ProfileRun, UnmatchedKernel
@@ -31,6 +34,7 @@ from . import chrome_trace, distributed
 from .chrome_trace import ChromeTrace
 from .kernel_attribution import CALL_RANGE, VariantKernelTimes, attribute, python_event_needed
 from .kernel_breakdown import compiled_breakdown
+from .line_marks import line_times, marking_lines
 
 # Profiled time per variant: few calls for slow cells, more for fast ones.  Attribution needs few;
 # each call's trace (the Python tracer's above all) costs host time to export and parse.
@@ -221,6 +225,7 @@ def apply(result: VariantKernelTimes, run: ProfileRun) -> None:
         unmatched=unmatched,
         note="; ".join(result.notes),
         breakdown=compiled_breakdown(result),
+        eager_lines=line_times(result.line_us, result.line_ops, result.calls),
         profiled_call_ms=result.profiled_call_ms,
     )
     if result.method == "cupti" and result.outside_graphs_us is None:
@@ -229,16 +234,23 @@ def apply(result: VariantKernelTimes, run: ProfileRun) -> None:
 
 
 def measure_variant(
-    run: ProfileRun, name: str, call: Callable[[], Any], before_each: Callable[[], None]
+    run: ProfileRun,
+    name: str,
+    call: Callable[[], Any],
+    before_each: Callable[[], None],
+    *,
+    code: CodeType | None = None,
+    line_offset: int = 0,
 ) -> VariantKernelTimes:
-    """Profile one compiled variant once more and fill its kernels' times and ``kernel_profile``."""
+    """Profile one compiled variant once more and fill its kernels' times and ``kernel_profile``; ``code``
+    (the profiled function's, whose cell lines ``line_offset`` maps as eager's) has its lines marked."""
     from torch.autograd.profiler import record_function
 
     variant = run.variant(name)
     calls = calls_for(variant.timing.median_ms if variant.timing else None)
 
     def marked_call() -> Any:  # on CPU the ops it runs outside compiled graphs are counted within this range
-        with record_function(CALL_RANGE):
+        with record_function(CALL_RANGE), marking_lines(code, line_offset):
             return call()
 
     call_times: list[float] = []

@@ -197,7 +197,7 @@ def lines_figure(run: ProfileRun) -> Figure:
     """Time per cell line, a bar per variant with kernels (eager's first, when it has line times):
     ``digest.lines``, the rule the panel's table shows.  With any time measured, a variant with none is left out."""
     lt = line_times(run)
-    rows = [r for r in lt.rows if r.kernels]
+    rows = [r for r in lt.rows if r.kernels or r.eager_ops]
     if not rows:
         return _empty("Kernels per cell line", "no kernel was traced back to a cell line")
     timed_variants = [v for v in lt.variants if any(r.time_ms.get(v) is not None for r in rows)]
@@ -213,7 +213,8 @@ def lines_figure(run: ProfileRun) -> Figure:
         elif timed:
             hover = (
                 "%{x}: %{y:.4g} ms from %{customdata[0]} kernels (%{customdata[1]} shared with "
-                "other lines, split evenly)<br>%{customdata[2]}<extra></extra>"
+                "other lines, split evenly) and %{customdata[3]} ops run outside compiled graphs"
+                "<br>%{customdata[2]}<extra></extra>"
             )
         else:
             hover = "%{x}: %{customdata[0]} kernels<br>%{customdata[2]}<extra></extra>"
@@ -223,7 +224,10 @@ def lines_figure(run: ProfileRun) -> Figure:
                 "name": _text(variant or "kernels"),
                 "x": [f"line {r.line}" for r in rows],
                 "y": [r.time_ms.get(variant) or 0.0 for r in rows] if timed else counts,
-                "customdata": [[n, r.shared.get(variant, 0), _text(r.code)] for n, r in zip(counts, rows)],
+                "customdata": [
+                    [n, r.shared.get(variant, 0), _text(r.code), len(r.eager_ops.get(variant, []))]
+                    for n, r in zip(counts, rows)
+                ],
                 "hovertemplate": hover,
             }
         )

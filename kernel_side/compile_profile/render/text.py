@@ -216,7 +216,7 @@ def _verdict_lines(run: ProfileRun) -> list[str]:
 
 def _lines_lines(run: ProfileRun) -> list[str]:
     lt = line_times(run)
-    rows = [r for r in lt.rows if r.kernels]
+    rows = [r for r in lt.rows if r.kernels or r.eager_ops]
     if not rows:
         return []
     table = text_table(
@@ -226,15 +226,8 @@ def _lines_lines(run: ProfileRun) -> list[str]:
     out = [f"time per cell line ({RULE}):", table]
     if len(rows) > MAX_LISTED * 2:
         out.append(f"  … and {len(rows) - MAX_LISTED * 2} more lines")
-    loose = {v: n for v, n in lt.unattributed.items() if n}
-    if loose:
-        out.append(
-            "  tied to no cell line: "
-            + ", ".join(
-                f"{v or 'kernels'} {n} kernel{'' if n == 1 else 's'} ({format_ms(lt.unattributed_ms.get(v))})"
-                for v, n in loose.items()
-            )
-        )
+    if lt.off_lines_text:
+        out.append("  tied to no cell line: " + ", ".join(lt.off_lines_text))
     return out
 
 
