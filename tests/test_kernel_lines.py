@@ -1,11 +1,13 @@
 """Every kernel's time on a cell line: what a compiled variant runs outside its compiled graphs (a fused
 optimizer Dynamo skips under ``torch.compiler.disable``) on the line that ran it (engine/line_marks.py,
-engine/kernel_attribution.py); on synthetic Kineto traces (the CUDA rules) and on real CPU profiles
-checked against torch.profiler on plain ``torch.compile`` of the same code."""
+engine/kernel_attribution.py), and a graph resumed inside a helper of the user's own module on the cell
+line that called into it (engine/backend.py's caller frames); on synthetic Kineto traces (the CUDA rules)
+and on real CPU profiles checked against torch.profiler on plain ``torch.compile`` of the same code."""
 
 from __future__ import annotations
 
 import contextlib
+import importlib
 import io
 import sys
 
@@ -237,3 +239,50 @@ def test_every_variants_lines_hold_its_kernel_time_and_add_up_to_it(training_run
         on_lines = _column(run, variant)
         assert on_lines >= 0.95 * kernels_ms, (variant, on_lines, kernels_ms, lt.off_lines_text)
         assert on_lines + lt.off_lines_ms[variant] == pytest.approx(kernels_ms, rel=1e-9)
+
+
+HELPER_MODULE = """import torch
+
+
+def noisy_scale(h):
+    print("scaling", h.shape)
+    return h * 2 + 1
+"""
+HELPER_CELL = "h = torch.relu(x @ w)\ny = noisy_scale(h)\nz = y.sum()\n"  # cell lines 2-4
+
+
+@pytest.fixture(scope="module")
+def helper_run(one_thread, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("user_module")
+    (folder / "w2_helper.py").write_text(HELPER_MODULE)
+    sys.path.insert(0, str(folder))
+    try:
+        helper = importlib.import_module("w2_helper")
+        torch.manual_seed(0)
+        ns = {"torch": torch, "noisy_scale": helper.noisy_scale, "x": torch.randn(64, 64), "w": torch.randn(64, 64)}
+        with contextlib.redirect_stdout(io.StringIO()):
+            run = run_cell(HELPER_CELL, ns).run
+    finally:
+        sys.path.remove(str(folder))
+        sys.modules.pop("w2_helper", None)
+    return run
+
+
+def test_a_graph_resumed_in_a_helper_module_is_on_the_cell_line_that_called_it(helper_run):
+    run = helper_run
+    assert run.status == "ok" and not run.errors, run.errors
+    # the graph Dynamo resumed after the print in noisy_scale: its code names the helper's line 6, as
+    # tlparse maps its kernel, and no cell frame
+    resumed = [g for g in run.graphs if g.kind == "dynamo" and "w2_helper.py:6" in g.code]
+    assert len(resumed) == 1 and "compile-profile-cell" not in resumed[0].code, [g.code for g in run.graphs]
+    (kernel,) = [k for k in run.kernels if k.graph_id.startswith(resumed[0].id.rsplit("/", 1)[0] + "/")]
+    assert set(kernel.aten_ops) == {"aten.mul", "aten.add"}
+    assert kernel.lines == [3]
+    # eager, by its own marks (no Dynamo), ran the same ops on the same line
+    eager_line = next(e for e in run.eager.kernel_profile.eager_lines if e.line == 3)
+    assert {"aten::mul", "aten::add"} <= set(eager_line.ops)
+    lt = line_times(run)
+    assert lt.unattributed.get("inductor/default", 0) == 0
+    for variant in lt.variants:
+        kernels_ms = run.variant(variant).kernel_profile.breakdown.kernels_ms
+        assert _column(run, variant) >= 0.95 * kernels_ms, (variant, lt.off_lines_text)

@@ -13,6 +13,8 @@ inner backend returns, so code compiled under it is the code plain
 from __future__ import annotations
 
 import collections
+import linecache
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -39,6 +41,7 @@ class RecordedGraph:
     node_names: list[str] = field(default_factory=list)  # the node of each stack
     handoff_s: float = 0.0  # time spent in the inner backend (its compile)
     started_at: float = 0.0
+    caller_frames: list[Frame] = field(default_factory=list)  # ``caller_frames()`` when it was compiled
 
 
 @dataclass
@@ -113,7 +116,36 @@ def record_graph(gm: torch.fx.GraphModule, example_inputs: list[Any], *, index: 
         node_stacks=stacks,
         node_names=names,
         started_at=time.perf_counter(),
+        caller_frames=caller_frames(),
     )
+
+
+def caller_frames() -> list[Frame]:
+    """The Python frames running when Dynamo began compiling the frame this graph came from, outermost
+    first, each at the line it was running: the frame chain up to Dynamo's frame callback
+    (``torch/_dynamo/convert_frame.py``), [] when that is not on the stack (the backend called directly).
+
+    ``dynamo_start``'s stack names the callers too, but its traceback leaves out every frame running code
+    Dynamo transformed: a graph resumed in a helper of the user's module after a graph break there
+    (``print`` in ``noisy_scale``, called from a cell line) listed the notebook's module frame and torch's
+    ``compile_wrapper``, neither the cell's frame nor the helper's, so its kernel had no cell line; the
+    frame chain has both, at the lines that made the calls (the cell's ``y = noisy_scale(h)``)."""
+    import torch._dynamo.convert_frame as convert_frame
+
+    stop = convert_frame.__file__
+    frames = []
+    frame = sys._getframe(1)
+    while frame is not None:
+        frames.append(frame)
+        frame = frame.f_back
+    out: list[Frame] = []
+    for f in reversed(frames):
+        filename = f.f_code.co_filename
+        if filename == stop:
+            return out
+        line = f.f_lineno or 0
+        out.append((filename, line, linecache.getline(filename, line).strip()))
+    return []
 
 
 def _target_name(node: torch.fx.Node, gm: torch.fx.GraphModule) -> str:

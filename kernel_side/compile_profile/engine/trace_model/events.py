@@ -122,6 +122,10 @@ def _on_dynamo_graph(state: TraceState, ev: TraceEvent) -> None:
         _abandon_attempt(state, ev.compile_id)
     compile_state = state.compile(ev)
     rec = compile_state.recorded = next(state.recorded, None)
+    if rec is not None and rec.caller_frames:
+        # the frame chain as the backend saw it: with the frames running transformed code (the cell's,
+        # at the line that called into a helper), which dynamo_start's stack leaves out
+        compile_state.outer = rec.caller_frames
     code = ev.payload or (rec.code if rec else "")
     lines = _recorded_lines(state, compile_state, rec) if rec else state.locator.cell_lines_in(code)
     compile_state.dynamo_lines = lines

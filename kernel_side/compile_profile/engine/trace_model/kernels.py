@@ -26,7 +26,8 @@ _AOT_KIND = {"forward": "aot_forward", "backward": "aot_backward", "inference": 
 class CompileState:
     """What one compile (one compile id) logged, gathered for pairing once its events are all in."""
 
-    outer: list[Frame] = field(default_factory=list)  # the frames that called the compiled one (dynamo_start)
+    # the frames that called the compiled one: dynamo_start's stack, or the backend's frame chain (``caller_frames``)
+    outer: list[Frame] = field(default_factory=list)
     frame: dict = field(default_factory=dict)  # the compiled frame itself (dynamo_start): name, filename, line
     recorded: RecordedGraph | None = None  # the Dynamo graph our backend saw: fresh, never from a cache
     dynamo_lines: list[int] = field(default_factory=list)
