@@ -13,6 +13,7 @@ import nbformat
 import pytest
 from compile_profile.cli import main
 from compile_profile.digest import compare
+from compile_profile.profile_run import Correctness
 from compile_profile.render.mime import MIME_TYPE
 from compile_profile.store import RunStore
 from synthetic_store_runs import make_run, timestamp
@@ -76,6 +77,18 @@ def test_ls_table_newest_first_with_every_column(cli, store):
     assert "Test CPU" in first and first.rstrip().endswith("ok")
     assert "4.00× [3.60×–4.40×]" in first
     assert "2 h ago" in second and "2.00× [1.80×–2.20×]" in second
+
+
+def test_ls_says_results_differ_for_a_run_whose_compiled_results_differ_from_eager(cli, store):
+    # STATUS read "ok" beside a run whose card said "compiled results differ from eager in logits"
+    run = make_run("mismatch", created_at=timestamp(0))
+    run.correctness = Correctness(ok=False, max_abs_diff=2.73, compared=["logits"], mismatched=["logits"])
+    store.put(run)
+    code, out, _ = cli("ls")
+    rows = {line.split()[0]: line for line in out.strip().splitlines()[1:]}
+    assert code == 0
+    assert rows["mismatch"].rstrip().endswith("results differ")
+    assert rows["newer2"].rstrip().endswith("ok") and "differ" not in rows["newer2"]
 
 
 def test_ls_json_notebook_filter_and_limit(cli, store):

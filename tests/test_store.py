@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from compile_profile import store as store_module
 from compile_profile.digest.summary import DIGEST_VERSION, summarize
-from compile_profile.profile_run import ProfileRun
+from compile_profile.profile_run import Correctness, ProfileRun
 from compile_profile.store import (
     APPLICATION_ID,
     SCHEMA_VERSION,
@@ -290,6 +290,21 @@ def test_a_summary_cached_by_an_older_digest_is_derived_again_and_written_back(s
     with sqlite3.connect(db_path) as conn:
         (cached,) = conn.execute("SELECT summary_json FROM runs WHERE id = 'old-words'").fetchone()
     assert json.loads(cached)["digest"] == DIGEST_VERSION
+
+
+def test_a_run_whose_results_differ_is_listed_so_also_from_a_summary_cached_before_the_list_said_it(store, db_path):
+    # `compile-profile ls` said STATUS "ok" and the panel's run list showed nothing for a run whose card said
+    # "compiled results differ from eager"
+    run = make_run("differs")
+    run.correctness = Correctness(ok=False, max_abs_diff=0.5, compared=["y"], mismatched=["y"], method="float64")
+    store.put(run)
+    cached_before = {k: v for k, v in summarize(run).items() if k != "list_status"} | {"digest": 10}
+    with sqlite3.connect(db_path) as conn:
+        conn.execute("UPDATE runs SET summary_json = ? WHERE id = ?", (json.dumps(cached_before), "differs"))
+    store.put(make_run("fine"))
+    listed = {r["id"]: r for r in store.list()}
+    assert listed["differs"]["status"] == "ok" and listed["differs"]["list_status"] == "results differ"
+    assert listed["fine"]["list_status"] == "ok"
 
 
 def test_newer_schema_is_refused_and_left_alone(store, db_path):

@@ -12,7 +12,7 @@ import * as api from './api';
 import { deltaClass, kernelCountText } from './compare';
 import { formatAge, speedupTone } from './format';
 import { PanelModel } from './model';
-import { groupJobs, jobTitle, runTitle } from './runlist';
+import { groupJobs, jobTitle, runBadge, runFlag, runTitle } from './runlist';
 import { IComparison, IKernelCount, IRunSummary } from './types';
 
 export const PANEL_ID = 'compile-profile-panel';
@@ -168,6 +168,7 @@ function RunItem(props: {
 }): JSX.Element {
   const { model, run, rank, openRun } = props;
   const selected = model.currentRunId === run.id;
+  const flag = runFlag(run);
   return (
     <li
       className={`cp-RunItem${selected ? ' cp-mod-selected' : ''}`}
@@ -176,9 +177,12 @@ function RunItem(props: {
       onClick={() => openRun(run.id)}
     >
       {rank !== undefined ? <span className="cp-Rank">rank {rank}</span> : null}
-      <span className={`cp-Badge cp-mod-${speedupTone(run.speedup)}`}>
-        {run.speedup ? run.speedup.text : run.status}
-      </span>
+      <span className={`cp-Badge cp-mod-${speedupTone(run.speedup)}`}>{runBadge(run)}</span>
+      {flag ? (
+        <span className="cp-Badge cp-mod-slower cp-RunFlag" title={run.correctness?.text ?? flag}>
+          {flag}
+        </span>
+      ) : null}
       <span className="cp-RunText">
         <span className="cp-RunTitle">{runTitle(run)}</span>
         <span className="cp-RunMeta">
@@ -239,7 +243,8 @@ function Compare({ runs }: { runs: IRunSummary[] }): JSX.Element {
   }
   const option = (r: IRunSummary) => (
     <option key={r.id} value={r.id}>
-      {runTitle(r)} · {formatAge(r.created_at)} · {r.speedup ? r.speedup.text : r.status}
+      {runTitle(r)} · {formatAge(r.created_at)} · {runBadge(r)}
+      {runFlag(r) ? ` · ${runFlag(r)}` : ''}
     </option>
   );
   // A response for an earlier pair is not shown under the current selection.

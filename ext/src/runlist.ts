@@ -67,6 +67,25 @@ function normalize(path: string): string {
   return path.replace(/\\/g, '/').replace(/^\.\//, '').replace(/\/+$/, '');
 }
 
+/** The run's state as every list words it (digest `list_status`: "ok", "results differ", "error, results differ"). */
+export function runStatus(run: Pick<IRunSummary, 'status' | 'list_status'>): string {
+  return run.list_status ?? run.status;
+}
+
+/** The badge of a run in the list: its speedup, or its state where it has none. */
+export function runBadge(run: Pick<IRunSummary, 'status' | 'list_status' | 'speedup'>): string {
+  return run.speedup ? run.speedup.text : runStatus(run);
+}
+
+/**
+ * What the list says beside a run's speedup badge: its state where that is not "ok" (a mismatch the card
+ * reports, "results differ", must show in the list too); null where the badge already says it.
+ */
+export function runFlag(run: Pick<IRunSummary, 'status' | 'list_status' | 'speedup'>): string | null {
+  const status = runStatus(run);
+  return run.speedup && status && status !== 'ok' ? status : null;
+}
+
 /** What the list shows for a run: its label, else its first code line, else its id. */
 export function runTitle(run: Pick<IRunSummary, 'label' | 'first_line' | 'id'>): string {
   return run.label || run.first_line || run.id;

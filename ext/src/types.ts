@@ -221,6 +221,8 @@ export interface IRunSummary {
   label: string;
   created_at: string;
   status: string;
+  /** what lists show for the run: its status, or "results differ" beside it (digest 11) */
+  list_status?: string;
   notebook: string;
   device: { type: string; name: string };
   first_line: string;

@@ -1,4 +1,12 @@
-import { filterByNotebook, newestFirst, runIdsShownIn, runTitle, samePath } from '../src/runlist';
+import {
+  filterByNotebook,
+  newestFirst,
+  runBadge,
+  runFlag,
+  runIdsShownIn,
+  runTitle,
+  samePath
+} from '../src/runlist';
 import { RUN_MIME_TYPE } from '../src/types';
 import { summary } from './fixtures';
 
@@ -60,5 +68,38 @@ describe('run list', () => {
     expect(runTitle({ id: 'x', label: 'L', first_line: 'f' })).toBe('L');
     expect(runTitle({ id: 'x', label: '', first_line: 'f' })).toBe('f');
     expect(runTitle({ id: 'x', label: '', first_line: '' })).toBe('x');
+  });
+
+  const speedup = {
+    value: 1.5,
+    low: 1.4,
+    high: 1.6,
+    variant: 'inductor/default',
+    text: '1.50×',
+    phrase: '1.50× faster',
+    has_interval: true,
+    includes_one: false
+  };
+
+  it('flags a run whose compiled results differ beside its speedup, as the digest words it', () => {
+    const differ = summary('m', '2026-01-01T10:00:00+00:00', { speedup, list_status: 'results differ' });
+    expect(runBadge(differ)).toBe('1.50×');
+    expect(runFlag(differ)).toBe('results differ');
+    expect(runFlag({ ...differ, list_status: 'ok' })).toBeNull();
+  });
+
+  it('shows the state in the badge of a run without a speedup, and flags nothing twice', () => {
+    const failed = summary('f', '2026-01-01T10:00:00+00:00', {
+      status: 'error',
+      list_status: 'error, results differ'
+    });
+    expect(runBadge(failed)).toBe('error, results differ');
+    expect(runFlag(failed)).toBeNull();
+  });
+
+  it('reads the status of summaries written before list_status', () => {
+    const old = summary('o', '2026-01-01T10:00:00+00:00', { speedup, status: 'interrupted' });
+    expect(runFlag(old)).toBe('interrupted');
+    expect(runBadge({ ...old, speedup: null })).toBe('interrupted');
   });
 });

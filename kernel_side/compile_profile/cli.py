@@ -124,7 +124,7 @@ def cmd_ls(args: argparse.Namespace, store: RunStore) -> int:
             _clip(s.get("first_line") or "", 40),
             _clip(_device_text(s), 24),
             _speedup_text(s.get("speedup")),
-            s.get("status", ""),
+            s.get("list_status") or s.get("status", ""),
         ]
         for s in rows
     ]

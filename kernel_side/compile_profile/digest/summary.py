@@ -214,6 +214,18 @@ def timing_warnings(run: ProfileRun) -> list[str]:
     return out
 
 
+RESULTS_DIFFER = "results differ"
+
+
+def list_status(run: ProfileRun) -> str:
+    """The run's state in the words every list shows (``compile-profile ls``, the panel's run list): its status,
+    and "results differ" where the correctness check found compiled results that differ from eager, which a
+    list showing "ok" hid."""
+    if run.correctness is None or run.correctness.ok is not False:
+        return run.status
+    return RESULTS_DIFFER if run.status == "ok" else f"{run.status}, {RESULTS_DIFFER}"
+
+
 def summarize(run: ProfileRun) -> dict[str, Any]:
     best = run.speedup_variant
     groups = break_groups(run)
@@ -223,6 +235,7 @@ def summarize(run: ProfileRun) -> dict[str, Any]:
         "label": run.label,
         "created_at": run.created_at,
         "status": run.status,
+        "list_status": list_status(run),  # status, or "results differ" beside it
         "notebook": run.notebook,
         "device": {"type": run.device.type, "name": run.device.name},
         "torch_version": run.torch_version,
