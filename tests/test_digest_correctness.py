@@ -162,3 +162,118 @@ def test_a_branch_on_a_value_near_zero_is_worded_as_a_difference_from_eager_in_t
     assert "match eager" not in text
     assert f"compiled differs from eager by {y.max_abs_diff:.3g} in y" in text
     assert "(y is ill-conditioned, e.g. a branch on a value near 0); compiled is 0 from it" in text
+
+
+# -- which reference, eager's own spread, inputs that changed ---------------------------------------------
+
+
+def _moe_checks(ok: bool = True) -> list[OutputCheck]:
+    """The Mixtral-style MoE's logits on an H200 (issue 20): compiled 1.06x eager's RMSE against float32."""
+    check = _check("logits", 2.73, 0.0556, 0.0526, 3.0, 1e-3, dtype="bfloat16")
+    if not ok:
+        check.ok, check.compiled_rmse = False, 0.5
+        check.reason = "RMSE against the reference 0.5, more than 3x eager's 0.0526"
+    return [check]
+
+
+def test_a_reference_with_ops_run_in_float32_is_named_with_them_in_the_sentence():
+    c = Correctness(
+        ok=True,
+        max_abs_diff=2.73,
+        method="mixed",
+        checks=_moe_checks(),
+        reference_float32_ops=["aten._grouped_mm"],
+        reference_fallback="RuntimeError: Expected mat_a to be Float32, BFloat16 or Float16 matrix, got Double",
+    )
+    text = correctness_text(c)
+    assert text.startswith("compiled results pass by the reference rule, as PyTorch's benchmark runner judges")
+    assert (
+        "eager is itself 0.0526 RMSE from a float64 run of the same code, with aten._grouped_mm in float32 (it fails "
+        "in float64) there; compiled is 0.0556 from it, within 3x eager's"
+    ) in text
+    failed = correctness_text(
+        Correctness(
+            ok=False,
+            max_abs_diff=2.73,
+            mismatched=["logits"],
+            method="mixed",
+            checks=_moe_checks(ok=False),
+            reference_float32_ops=["aten._grouped_mm"],
+        )
+    )
+    assert failed == (
+        "compiled results differ from eager in logits (max abs diff 2.73): logits RMSE against the reference 0.5, "
+        "more than 3x eager's 0.0526; judged against a float64 run of the same code, with aten._grouped_mm in "
+        "float32 (it fails in float64)"
+    )
+
+
+def test_a_float32_reference_is_named_with_why_float64_could_not_run():
+    c = Correctness(
+        ok=True,
+        max_abs_diff=2.73,
+        method="float32",
+        checks=_moe_checks(),
+        reference_fallback="TypeError: only float16, bfloat16 and float32 are supported",
+    )
+    assert (
+        "from a float32 run of the same code (float64 could not run: TypeError: only float16, bfloat16 and float32 "
+        "are supported) there"
+    ) in correctness_text(c)
+
+
+def test_no_correctness_sentence_holds_a_placeholder_for_a_difference_it_could_not_take():
+    # "compiled results differ from eager in xb, yb (max abs diff —)": shapes that differ have no difference
+    check = OutputCheck(
+        path="xb", dtype="float32", ok=False, reason="compiled gave torch.float32 [8, 17], eager [8, 32]"
+    )
+    text = correctness_text(Correctness(ok=False, mismatched=["xb"], method="float64", checks=[check]))
+    assert text == "compiled results differ from eager in xb: xb compiled gave torch.float32 [8, 17], eager [8, 32]"
+    assert "—" not in correctness_text(Correctness(ok=True, method="tolerance", checks=[_check("n", 0.0)]))
+
+
+def test_a_pass_against_eagers_own_run_to_run_spread_says_so():
+    check = OutputCheck(
+        path="out",
+        dtype="bfloat16",
+        ok=True,
+        max_abs_diff=0.05,
+        eager_spread_rmse=0.012,
+        compiled_eager_rmse=0.013,
+        allowed_rmse=0.037,
+        rmse_multiplier=3.0,
+        rmse_slack=1e-3,
+    )
+    text = correctness_text(Correctness(ok=True, max_abs_diff=0.05, method="tolerance", checks=[check]))
+    assert text == (
+        "compiled results are within eager's own run-to-run spread: compiled differs from eager by 0.05 in out, "
+        "beyond its dtype tolerance, but eager differs from itself by 0.012 RMSE there from one run to the next "
+        "(nondeterministic kernels, and no reference run for it); compiled is 0.013 RMSE from eager, within 3x that"
+    )
+
+
+def test_outputs_a_second_eager_run_gave_otherwise_are_not_compared_and_the_sentence_says_why():
+    xb = OutputCheck(
+        path="xb",
+        dtype="float32",
+        ok=True,
+        changed_between_runs="eager gave torch.float32 [8, 17, 128], then torch.float32 [8, 32, 128]",
+    )
+    c = Correctness(ok=None, compared=["xb", "yb"], checks=[xb], changed_between_runs=["xb", "yb"])
+    text = correctness_text(c)
+    assert text == (
+        "not compared: eager itself gave other results on a second run in xb, yb (xb: eager gave torch.float32 "
+        "[8, 17, 128], then torch.float32 [8, 32, 128]), so the runs read other inputs: the cell advances an "
+        "iterator, a generator, a file or a data loader, or changes state it reads"
+    )
+    run = cpu_run()
+    run.correctness = c
+    assert summarize(run)["list_status"] == "ok"  # not compared is no mismatch
+    assert not any("differ from eager" in w for w in summarize(run)["warnings"])
+
+
+def test_a_mismatch_shows_in_the_list_status_and_a_passing_run_does_not():
+    run = cpu_run()  # its y differs from eager
+    assert summarize(run)["list_status"] == "results differ"
+    run.correctness = branch_divergence()
+    assert summarize(run)["list_status"] == "ok"

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import copy
 import warnings
 
+import pytest
 import torch
+from cell_runs import run_cell
 from compile_profile.engine.correctness import compare_outputs
 
 
@@ -85,3 +88,271 @@ def test_an_object_the_cell_itself_keeps_is_state_not_a_result_and_is_neither_co
         random_ops=[],
     )
     assert result.ok is True and result.compared == ["y"]
+
+
+# -- the reference where float64 cannot run ---------------------------------------------------------
+
+
+class TinyMoE(torch.nn.Module):
+    """A Mixtral-style sparse MoE layer: a router picks the top 2 of 8 experts per token, and the experts run as
+    one ``torch._grouped_mm`` over the tokens sorted by expert, as ``transformers``' grouped_mm experts do.
+    ``torch._grouped_mm`` has no float64 kernel."""
+
+    def __init__(self, d: int, h: int, experts: int = 8, top_k: int = 2):
+        super().__init__()
+        self.top_k, self.experts = top_k, experts
+        self.norm = torch.nn.LayerNorm(d)
+        self.router = torch.nn.Linear(d, experts, bias=False)
+        self.up = torch.nn.Parameter(torch.randn(experts, d, h) / d**0.5)
+        self.down = torch.nn.Parameter(torch.randn(experts, h, d) / h**0.5)
+
+    def forward(self, x):
+        z = self.norm(x)
+        weights, chosen = torch.topk(self.router(z).softmax(-1), self.top_k)
+        flat = chosen.reshape(-1)
+        order = flat.argsort(stable=True)
+        tokens = order // self.top_k
+        offs = (flat.unsqueeze(1) == torch.arange(self.experts)).sum(0).cumsum(0).to(torch.int32)
+        h = torch._grouped_mm(z[tokens], self.up, offs=offs)
+        y = torch._grouped_mm(torch.nn.functional.silu(h), self.down, offs=offs)
+        return x + torch.zeros_like(x).index_add_(0, tokens, y * weights.reshape(-1)[order, None])
+
+
+def _moe_namespace() -> dict:
+    torch.manual_seed(0)
+    layers = [TinyMoE(32, 64) for _ in range(4)]
+    model = torch.nn.Sequential(*layers, torch.nn.Linear(32, 256)).to(torch.bfloat16)
+    return {"model": model, "x": torch.randn(64, 32, dtype=torch.bfloat16)}
+
+
+def _float32_backend(name: str, change=None) -> str:
+    """A backend that runs each graph in float32 and rounds its outputs to their dtypes once, as Inductor's
+    fused bf16 kernels compute: more precise than eager, so beyond bf16 tolerance of it after a few MoE layers
+    (0.26 max abs diff in the logits here, at a 12x smaller RMSE against float32 than eager's).  ``change``
+    rewrites the output of the graph's last linear layer: a miscompile."""
+    from torch._dynamo.backends.registry import _COMPILER_FNS, register_backend
+
+    def backend(gm, example_inputs):
+        (out,) = [n for n in gm.graph.nodes if n.op == "output"]
+        dtypes = [getattr(v.meta.get("example_value"), "dtype", None) for v in out.args[0]]
+        if change is not None:
+            node = [n for n in gm.graph.nodes if n.op == "call_function" and "linear" in str(n.target)][-1]
+            with gm.graph.inserting_after(node):
+                changed = gm.graph.call_function(change, (node,))
+            node.replace_all_uses_with(changed, delete_user_cb=lambda user: user is not changed)
+            gm.recompile()
+
+        def run(*args):
+            wide = [a.float() if isinstance(a, torch.Tensor) and a.dtype == torch.bfloat16 else a for a in args]
+            return [o.to(d) if d is not None else o for o, d in zip(gm(*wide), dtypes)]
+
+        return run
+
+    if name not in _COMPILER_FNS:
+        register_backend(backend, name=name)
+    return name
+
+
+def test_a_moe_whose_grouped_mm_has_no_float64_kernel_is_judged_against_float64_with_that_op_in_float32():
+    # "compiled results differ from eager in logits (max abs diff 2.73) ... no float64 reference: the code failed
+    # on float64 copies (RuntimeError: Expected mat_a to be Float32, BFloat16 or Float16 matrix, got Double)"
+    from compile_profile.digest.facts import correctness_text
+
+    ns = _moe_namespace()
+    run = run_cell("y = model(x)\n", ns, backend=_float32_backend("test_moe_float32"), kernel_timing=False).run
+    c = run.correctness
+    (y,) = c.checks
+    assert c.ok is True, correctness_text(c)
+    assert c.method == "mixed" and c.reference_float32_ops == ["aten._grouped_mm"]
+    assert "Expected mat_a to be Float32" in c.reference_fallback
+    assert y.max_abs_diff > 0.1 and y.compiled_rmse is not None  # beyond bf16 tolerance: judged by the reference
+    # independently: eager's error against a float32 run of the same model, which the reference must match
+    model32 = copy.deepcopy(ns["model"]).float()
+    with torch.no_grad():
+        eager, exact = ns["model"](ns["x"]).double(), model32(ns["x"].float()).double()
+    assert abs(y.eager_rmse - float((eager - exact).pow(2).mean().sqrt())) < 0.02 * y.eager_rmse
+    assert "with aten._grouped_mm in float32 (it fails in float64)" in correctness_text(c)
+
+
+@pytest.mark.parametrize("change", [torch.neg, lambda t: t * 1.25], ids=["wrong-sign-logits", "logits-25%-off"])
+def test_a_miscompiled_moe_still_fails_against_the_reference_with_an_op_in_float32(change, request):
+    ns = _moe_namespace()
+    backend = _float32_backend(f"test_moe_miscompile_{request.node.callspec.id}", change)
+    c = run_cell("y = model(x)\n", ns, backend=backend, kernel_timing=False).run.correctness
+    assert c.ok is False and c.mismatched == ["y"] and c.method == "mixed"
+    (y,) = c.checks
+    assert y.compiled_rmse > y.allowed_rmse
+
+
+class _HalfPrecisionOnly(torch.nn.Module):
+    """A layer whose library checks dtypes in Python before it calls its kernel (as flash-attention wrappers
+    do): float64 stops it before any op runs, so no op-by-op fallback can help."""
+
+    def forward(self, x):
+        if x.dtype not in (torch.float16, torch.bfloat16, torch.float32):
+            raise TypeError(f"only float16, bfloat16 and float32 are supported, not {x.dtype}")
+        return x
+
+
+def test_bf16_code_that_cannot_run_in_float64_at_all_is_judged_against_a_float32_run():
+    from compile_profile.digest.facts import correctness_text
+
+    ns = _moe_namespace()
+    ns["model"] = torch.nn.Sequential(_HalfPrecisionOnly(), *ns["model"])
+    run = run_cell("y = model(x)\n", ns, backend=_float32_backend("test_moe_float32"), kernel_timing=False).run
+    c = run.correctness
+    assert c.ok is True and c.method == "float32", correctness_text(c)
+    assert c.reference_fallback.startswith("TypeError: only float16")
+    assert c.checks[0].compiled_rmse is not None
+    assert "from a float32 run of the same code (float64 could not run: TypeError" in correctness_text(c)
+
+
+def test_the_op_fallback_runs_ops_in_float64_where_it_can_and_writes_in_place_results_back():
+    from compile_profile.engine.op_fallback import HighestPrecision
+
+    @torch.library.custom_op("compile_profile_test::halve_", mutates_args=["x"])
+    def halve_(x: torch.Tensor) -> None:
+        if x.dtype == torch.float64:
+            raise RuntimeError("no float64 kernel")
+        x.mul_(0.5)
+
+    a = torch.randn(4, 8, dtype=torch.float64)
+    w = torch.randn(2, 8, 16, dtype=torch.float64, requires_grad=True)
+    offs = torch.tensor([1, 4], dtype=torch.int32)
+    mode = HighestPrecision()
+    with mode:
+        grouped = torch._grouped_mm(a, w, offs=offs)
+        grouped.sum().backward()  # backward's grouped_mm passes through the mode too
+        mixed = torch.randn(3, 8) @ a.T  # float32 @ float64: runs in float64 once the float32 side is cast up
+        kept = a.clone()
+        halve_(kept)
+    assert grouped.dtype == torch.float64 and w.grad.dtype == torch.float64
+    assert torch.equal(grouped, torch._grouped_mm(a.float(), w.float(), offs=offs).double())
+    assert mixed.dtype == torch.float64
+    assert torch.allclose(kept, a * 0.5)  # the float32 copy's result, written back into the float64 tensor
+    assert list(mode.float32_ops) == ["aten._grouped_mm", "compile_profile_test.halve_"]
+
+
+# -- cells that read from an iterator --------------------------------------------------------------
+
+
+def _batches(n: int = 10_000):
+    for i in range(n):
+        yield torch.randn(8, 17 + i % 16, 32)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        _batches,
+        lambda: iter(torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.randn(4096, 32)), batch_size=8)),
+        lambda: iter([torch.randn(8, 17 + i % 16, 32) for i in range(200)]),
+    ],
+    ids=["generator", "dataloader-iterator", "list-iterator"],
+)
+def test_a_cell_that_draws_a_batch_from_an_iterator_compares_eager_and_compiled_on_the_same_batch(make):
+    # "compiled results differ from eager in xb, yb (max abs diff —): xb compiled gave torch.float32
+    # [8, 17, 128], eager torch.float32 [8, 32, 128]": each run drew another batch
+    from compile_profile.digest.facts import correctness_text
+
+    torch.manual_seed(0)
+    batches = make()
+    ns = {"torch": torch, "model": torch.nn.Linear(32, 16), "batches": batches}
+    body = "xb = next(batches)\nxb = xb[0] if isinstance(xb, list) else xb\nyb = model(xb).tanh()\n"
+    run = run_cell(body, ns, backend="aot_eager", kernel_timing=False).run
+    c = run.correctness
+    assert c.ok is True and c.replayed == ["batches"], correctness_text(c)
+    assert c.method == "float64" and not c.note  # the float64 run was given float64 copies of the same batch
+    assert ns["batches"] is batches  # the user's own iterator is back, advanced as plain runs advance it
+    assert "every run was given the same items from batches" in correctness_text(c)
+    # the replay kept the iterator's type: Dynamo's guard on it held (the recompiles are the batches' sizes)
+    assert not any("batches" in r.reason for r in run.recompiles), [r.reason for r in run.recompiles]
+
+
+class _Feed:
+    """An iterator the cell reaches through an object's attribute: not found by its global name."""
+
+    def __init__(self):
+        self.it = _batches()
+
+
+def test_a_cell_whose_inputs_change_between_runs_unseen_is_not_compared_and_says_why():
+    from compile_profile.digest.facts import correctness_text
+
+    torch.manual_seed(0)
+    ns = {"model": torch.nn.Linear(32, 16), "feed": _Feed()}
+    c = run_cell("xb = next(feed.it)\nyb = model(xb)\n", ns, backend="aot_eager", kernel_timing=False).run.correctness
+    text = correctness_text(c)
+    assert c.ok is None and c.mismatched == [] and set(c.changed_between_runs) == {"xb", "yb"}, text
+    assert text.startswith("not compared: eager itself gave other results on a second run in xb, yb (xb: eager gave")
+    assert "differ" not in text.split("(")[0] and "—" not in text
+
+
+def test_an_iterator_that_cannot_be_replayed_without_recompiling_is_not_compared_where_eager_moved():
+    import io
+
+    from compile_profile.digest.facts import correctness_text
+
+    buf = io.StringIO("".join(f"{i}.5\n" for i in range(10_000)))  # an iterator, read here by readline()
+    ns = {"torch": torch, "buf": buf, "x": torch.ones(4)}
+    body = "s = torch.tensor(float(buf.readline()))\ny = (x * s).tanh()\n"
+    c = run_cell(body, ns, backend="aot_eager", kernel_timing=False).run.correctness
+    text = correctness_text(c)
+    # a file's type Dynamo guards on: a stand-in would recompile; any difference between eager runs is a change
+    assert c.ok is None and c.not_replayed == ["buf"] and "s" in c.changed_between_runs, text
+    assert "buf could not be given the same items on each run (generators, list, tuple and range" in text
+
+
+# -- nondeterministic eager -----------------------------------------------------------------------------
+
+
+@torch.library.custom_op("compile_profile_test::jitter", mutates_args=())
+def _jitter(x: torch.Tensor) -> torch.Tensor:
+    """Adds noise of 2 % of its input's RMS that torch's seed does not fix: eager differs from itself run to run,
+    as with bf16 atomics in a CUDA scatter, beyond bf16's tolerance."""
+    import numpy as np
+
+    noise = torch.from_numpy(np.random.standard_normal(tuple(x.shape))).to(x.dtype)
+    return x + noise * 0.02 * x.float().pow(2).mean().sqrt().to(x.dtype)
+
+
+@_jitter.register_fake
+def _(x):
+    return torch.empty_like(x)
+
+
+def _scale_backend(name: str, factor: float) -> str:
+    from torch._dynamo.backends.registry import _COMPILER_FNS, lookup_backend, register_backend
+
+    def backend(gm, example_inputs):
+        inner = lookup_backend("aot_eager")(gm, example_inputs)
+        return lambda *args: [
+            o * factor if isinstance(o, torch.Tensor) and o.is_floating_point() else o for o in inner(*args)
+        ]
+
+    if name not in _COMPILER_FNS:
+        register_backend(backend, name=name)
+    return name
+
+
+@pytest.mark.parametrize("factor, ok", [(1.0, True), (1.25, False)], ids=["right", "25%-off"])
+def test_where_eager_differs_from_itself_compiled_is_judged_against_that_spread(factor, ok, monkeypatch):
+    from compile_profile.digest.facts import correctness_text
+    from compile_profile.engine import reference
+
+    # no reference run (as for a model too large for a float64 copy): eager's own spread is what remains
+    monkeypatch.setattr(reference, "MEMORY_SHARE", 0.0)
+    torch.manual_seed(0)
+    model = torch.nn.Linear(64, 64).requires_grad_(False).to(torch.bfloat16)
+    ns = {"torch": torch, "model": model, "x": torch.randn(32, 64, dtype=torch.bfloat16)}
+    backend = _scale_backend(f"test_scale_{factor}", factor)
+    c = run_cell("y = torch.ops.compile_profile_test.jitter(model(x))\n", ns, backend=backend, kernel_timing=False)
+    c = c.run.correctness
+    (y,) = c.checks
+    assert c.ok is ok and c.method == "tolerance", correctness_text(c)
+    assert 0.01 < y.eager_spread_rmse < 0.02 and y.max_abs_diff > 0.02  # sqrt(2) x the noise's RMS (~0.012)
+    if ok:
+        assert y.compiled_eager_rmse < y.allowed_rmse
+        assert correctness_text(c).startswith("compiled results are within eager's own run-to-run spread")
+    else:
+        assert "between two eager runs" in y.reason

@@ -9,6 +9,7 @@ reset before it), ``compiled`` (variant name -> counted call), ``variant_ops``, 
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from typing import Any
@@ -20,8 +21,10 @@ from . import correctness as correctness_mod
 from . import distributed, host_load
 from . import reference as reference_mod
 from .failures import let_go, one_line
+from .op_fallback import HighestPrecision
 from .optimizer_state import OptimizerViews
 from .reachable import named_tensors
+from .replay import IteratorReplay, is_iterator
 from .timing import (
     SETTLED_CALLS,
     TimedCallable,
@@ -159,23 +162,62 @@ class Measuring:
                 "not compared between eager and compiled runs, only what it returns: comparing copies that size "
                 "is more memory than a check should take"
             )
+        # The iterators the code draws from give every run below the same items (replay.py); where the code
+        # cannot run on a replay, the runs draw as they would, and the second eager run tells what changed.
+        names = reference_mod.names_read(t.function, t.globals)
+        replay = IteratorReplay({name: t.globals[name] for name in names})
+        not_replayed = [f"argument {i}" for i, a in enumerate(t.arguments()) if is_iterator(a)]
+        not_replayed += replay.not_replayed
+        replay_error = ""
+        try:
+            reference, results = self._correctness_runs(best, state_compared, replay)
+        except Exception as exc:  # the code cannot run on a replay: again without one
+            if not replay.names:
+                raise
+            let_go(exc)
+            not_replayed += replay.names
+            replay_error = one_line(exc)
+            replay = IteratorReplay({})
+            reference, results = self._correctness_runs(best, state_compared, replay)
+        compiled_out, eager_out, rerun_out = results
+        random_ops = correctness_mod.random_ops_in(self.variant_ops.get(best, []))
+        correctness = correctness_mod.compare_outputs(
+            eager_out,
+            compiled_out,
+            random_ops=random_ops,
+            reference=reference.outputs,
+            reference_note=reference.note,
+            reference_method=reference.method,
+            reference_float32_ops=reference.float32_ops,
+            reference_fallback=reference.fallback,
+            eager_rerun=rerun_out,
+            inputs_may_change=bool(not_replayed),
+        )
+        correctness.replayed = [name for name, n in replay.drawn.items() if n]
+        replay.finish()
+        correctness.not_replayed, correctness.not_replayed_reason = not_replayed, replay_error
+        self.run_obj.correctness = correctness
+
+    def _correctness_runs(
+        self, best: str, state_compared: bool, replay: IteratorReplay
+    ) -> tuple[reference_mod.ReferenceRun, list[dict[str, Any]]]:
+        """The reference run, then the compiled variant ``best``, eager, and eager again (which tells
+        nondeterministic outputs and inputs that changed between runs), each from the same state, RNG seed
+        and iterator items."""
+        t = self.target
         self._restore_state()
-        reference, reference_note = self._float64_reference(state_compared)
+        reference = self._float64_reference(state_compared, replay)
         results = []
-        for name, call in ((best, self.compiled[best]), ("eager", self.calls.eager)):
+        for name, call in ((best, self.compiled[best]), ("eager", self.calls.eager), ("eager", self.calls.eager)):
             self._restore_state()
             self._before(name)()
-            with correctness_mod.same_rng(0):
+            with replay.run(t.globals), correctness_mod.same_rng(0):
                 result = call()
             outputs = correctness_mod.snapshot(t.outputs(result))
             if state_compared:
                 outputs.update(correctness_mod.in_place_outputs(self.mutable.after_run()))
             results.append(outputs)
-        compiled_out, eager_out = results
-        random_ops = correctness_mod.random_ops_in(self.variant_ops.get(best, []))
-        self.run_obj.correctness = correctness_mod.compare_outputs(
-            eager_out, compiled_out, random_ops=random_ops, reference=reference, reference_note=reference_note
-        )
+        return reference, results
 
     def _restore_state(self) -> None:
         """Tensors the runs changed in place back as before the first compiled call (eager optimizer view)."""
@@ -183,29 +225,43 @@ class Measuring:
             self.calls.optimizers.install(OptimizerViews.EAGER)  # the view whose tensors MutableState saved
             self.mutable.restore()
 
-    def _float64_reference(self, state_compared: bool = False) -> tuple[dict[str, Any] | None, str]:
-        """The outputs of one eager run on float64 copies of what the code reads, or why there are none;
-        with ``state_compared``, the copies of what it changes in place too, named as ``MutableState`` names them."""
+    def _float64_reference(
+        self, state_compared: bool = False, replay: IteratorReplay | None = None
+    ) -> reference_mod.ReferenceRun:
+        """The outputs of one eager run on float64 copies of what the code reads, at the highest precision
+        that runs (float64; float64 with the ops that fail there in float32; float32 for float16/bfloat16
+        code), or why there are none; with ``state_compared``, the copies of what it changes in place too,
+        named as ``MutableState`` names them."""
         t = self.target
         if t.call_with_arguments is None:
-            return None, ""
+            return reference_mod.ReferenceRun(None)
         if self.run_obj.distributed is not None:
-            return None, (
-                "no float64 reference: a step of a distributed job (its collectives would run on "
-                "float64 copies of the model on every rank)"
+            return reference_mod.ReferenceRun(
+                None,
+                note=(
+                    "no float64 reference: a step of a distributed job (its collectives would run on "
+                    "float64 copies of the model on every rank)"
+                ),
             )
-        self.calls.reset("eager")
+        replay = replay if replay is not None else IteratorReplay({})
         names = reference_mod.names_read(t.function, t.globals)
         originals = {name: t.globals[name] for name in names}
         arguments = t.arguments()
         argument_keys = [f"argument {i}" for i in range(len(arguments))]
         recorded = reference_mod.versions([*originals.values(), *arguments])
-        try:
-            copies = reference_mod.float64_copies({**originals, **dict(zip(argument_keys, arguments))})
+
+        def run_at(precision: torch.dtype, mode: HighestPrecision | None) -> dict[str, Any]:
+            self.calls.reset("eager")
+            copies = reference_mod.float64_copies({**originals, **dict(zip(argument_keys, arguments))}, precision)
             swapped = {name: copies[name] for name in names if copies[name] is not originals[name]}
             # not through self.calls: not counted in cell_runs, which count the runs that advance the
             # notebook's own state
-            with reference_mod.substituted(t.globals, swapped), correctness_mod.same_rng(0):
+            with (
+                reference_mod.substituted(t.globals, swapped),
+                replay.run(t.globals, lambda item: reference_mod.copy_at(item, precision)),
+                correctness_mod.same_rng(0),
+                mode if mode is not None else contextlib.nullcontext(),
+            ):
                 result = t.call_with_arguments([copies[key] for key in argument_keys])
                 outputs = correctness_mod.snapshot(t.outputs(result))
                 if state_compared:
@@ -219,17 +275,46 @@ class Measuring:
                             }
                         )
                     )
-        except reference_mod.ReferenceUnavailable as exc:
-            return None, f"no float64 reference: {exc}"
-        except Exception as exc:  # noqa: BLE001 - the code may not run in float64 (e.g. it makes bf16 tensors)
-            let_go(exc)
-            return None, f"no float64 reference: the code failed on float64 copies ({one_line(exc)})"
-        if reference_mod.changed(recorded):
-            return None, (
-                "no float64 reference: the float64 run changed the notebook's own tensors (the code "
-                "reaches them through an object that was not copied)"
-            )
-        return outputs, ""
+            return outputs
+
+        # float64 as it is; then with a dispatch mode that runs each op failing in float64 in float32
+        # (torch._grouped_mm has no float64 kernel: a Mixtral-style MoE); then float32 copies, worth it only
+        # for float16/bfloat16 code (a float32 copy of float32 code is eager again)
+        failures: dict[str, str] = {}  # method -> the error the code met on its copies
+        unavailable = ""  # why copies could not be made (memory, an object that cannot be copied)
+        for method in ("float64", "mixed", "float32"):
+            if method == "mixed" and "float64" not in failures:
+                continue  # float64 copies could not be made: an op fallback cannot help
+            if method == "float32" and not reference_mod.lower_than(torch.float32, [*originals.values(), *arguments]):
+                break
+            mode = HighestPrecision() if method == "mixed" else None
+            outputs = None
+            try:
+                outputs = run_at(torch.float32 if method == "float32" else torch.float64, mode)
+            except reference_mod.ReferenceUnavailable as exc:
+                unavailable = unavailable or str(exc)
+            except Exception as exc:  # noqa: BLE001 - the code may not run in float64 (e.g. it makes bf16 tensors)
+                let_go(exc)
+                failures[method] = one_line(exc)
+            if reference_mod.changed(recorded):
+                return reference_mod.ReferenceRun(
+                    None,
+                    note=(
+                        "no float64 reference: the float64 run changed the notebook's own tensors (the code "
+                        "reaches them through an object that was not copied)"
+                    ),
+                )
+            if outputs is not None:
+                float32_ops = list(mode.float32_ops) if mode is not None else []
+                if method == "mixed" and not float32_ops:  # every op ran in float64 once the others were cast up
+                    method = "float64"
+                return reference_mod.ReferenceRun(
+                    outputs,
+                    method=method,
+                    float32_ops=float32_ops,
+                    fallback="" if method == "float64" else failures.get("float64") or unavailable,
+                )
+        return reference_mod.ReferenceRun(None, note=_no_reference_note(failures, unavailable))
 
     def _measure_kernels(self) -> None:
         if not self.opts.kernel_timing:
@@ -276,3 +361,17 @@ class Measuring:
         # the namespace ends as after an eager run
         self.calls.reset("eager")
         self.calls.eager()
+
+
+def _no_reference_note(failures: dict[str, str], unavailable: str) -> str:
+    """Why no reference run could be made, from what each attempt met."""
+    if "float64" not in failures:
+        return f"no float64 reference: {unavailable}" + (
+            f"; the code failed on float32 copies ({failures['float32']})" if "float32" in failures else ""
+        )
+    note = f"no float64 reference: the code failed on float64 copies ({failures['float64']})"
+    if failures.get("mixed", failures["float64"]) != failures["float64"]:
+        note += f", and with the ops that failed there run in float32 ({failures['mixed']})"
+    if "float32" in failures:
+        note += f", and on float32 copies ({failures['float32']})"
+    return note
