@@ -247,7 +247,7 @@ def timed_calls_per_sample(run, *, warmup: int, correctness: bool = True) -> flo
     from compile_profile.engine.timing import priming_calls
 
     compiled = run.compiled_variants
-    other = 1 + len(compiled) + (2 if correctness else 0)  # first calls, correctness
+    other = 1 + len(compiled) + (3 if correctness else 0)  # first calls; correctness: compiled, eager twice
     if run.device.type == "cuda":
         other += len([v for v in run.variants if v.peak_memory_bytes]) + 1  # memory pass, final eager
     profiled = [v.kernel_profile for v in compiled if v.kernel_profile]
