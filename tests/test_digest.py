@@ -495,3 +495,48 @@ def test_the_breakdown_chart_stacks_the_parts_per_variant(runs):
     for i, name in enumerate(fig["data"][0]["y"]):
         assert sum(t["x"][i] for t in fig["data"]) == rows[name].median_ms
     assert 'data-figure="breakdown"' in render_report_html(fast)
+
+
+@pytest.mark.parametrize(
+    "cause, why",
+    [
+        ("iterator_ran_out", "an iterator it reads ran out (StopIteration)"),
+        ("later_run_failed", "it changes what its later runs read (a list it empties"),
+        ("recompile_failed", "the call compiled again, and that compile failed"),
+    ],
+)
+def test_a_later_run_that_failed_is_worded_once_for_every_view(cause, why):
+    from compile_profile.profile_run import Device, ErrorInfo, ProfileRun, Variant
+    from compile_profile.render.html import render_html
+    from compile_profile.render.text import render_text
+
+    run = ProfileRun(
+        id="later",
+        created_at="2026-12-02T00:00:00Z",
+        label="",
+        cell_source="%%compile_profile\nbatch = next(it)\n",
+        device=Device(type="cpu", name="cpu"),
+        torch_version="2.13",
+        variants=[Variant(name="eager", first_call_s=0.01), Variant(name="inductor/default", backend="inductor")],
+        status="failed",
+        cell_runs=7,
+        errors=[
+            ErrorInfo(
+                stage="warm-up",
+                message="StopIteration",
+                type="StopIteration",
+                variant="inductor/default",
+                line=2,
+                call=7,
+                cause=cause,
+            )
+        ],
+    )
+    sentence = warnings(run)[0]
+    assert sentence.startswith("the cell failed on its run 7 (warm-up, inductor/default, cell line 2), after 6 earlier")
+    assert why in sentence and "the names the cell binds are as after its first run" in sentence
+    assert headline(run) == "profile stopped at warm-up: the cell's run 7 raised StopIteration"
+    assert summarize(run)["errors"][0]["call"] == 7
+    assert f"warning: {sentence}" in render_text(run)
+    assert "error [warm-up, inductor/default, cell line 2, run 7]: StopIteration" in render_text(run)
+    assert html.escape(sentence) in render_html(run)

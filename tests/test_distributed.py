@@ -67,7 +67,15 @@ def test_both_ranks_write_a_run_of_one_job_with_the_same_calls_in_every_stage(jo
     assert rank0.distributed.job_id == rank1.distributed.job_id
     assert rank0.distributed.job_id != runs["divergent-rank0"].distributed.job_id  # one job per profile call
     stages = rank0.distributed.calls_by_stage
-    assert list(stages) == ["first calls", "warm-up", "timing", "correctness", "memory", "kernel pass"]
+    assert list(stages) == [
+        "first calls",
+        "warm-up",
+        "timing",
+        "correctness",
+        "memory",
+        "kernel pass",
+        "last eager run",
+    ]
     assert stages == rank1.distributed.calls_by_stage
     assert stages["timing"] > 0 and stages["kernel pass"] > 0
     assert rank0.cell_runs == rank1.cell_runs == sum(stages.values())

@@ -245,7 +245,7 @@ def test_eager_calls_of_a_training_step_see_the_optimizer_dynamo_has_not_rewritt
     ns = {"torch": torch, "layer": layer, "opt": opt, "x": torch.randn(8, 128, 256, device="cuda")}
     body = "out = layer(x)\nloss = out.float().pow(2).mean()\nloss.backward()\nopt.step()\nopt.zero_grad(set_to_none=True)\n"
     result, cell = profile_cell(body, ns, ProfileOptions(**FAST))
-    cell.commit(result.last_eager_result)
+    cell.commit(result.eager_result)
     run = result.run
     assert run.status == "ok", run.errors
     assert any("compiling changed the optimizer" in note for note in run.notes), run.notes

@@ -602,3 +602,227 @@ def test_profiles_leave_no_dynamo_globals_behind_but_a_users_compiled_code_keeps
     assert installed() == users_names, "a profile's own are gone, the user's stay"
     result = shell.run_cell("again = users_compiled(x)\n")
     assert result.error_in_exec is None and torch.equal(shell.user_ns["again"], shell.user_ns["kept"])
+
+
+# -- failures after the first calls ------------------------------------------------------------------
+
+
+def assert_later_run_failed(run, stages: tuple[str, ...], call: int | None, cause: str) -> None:
+    errors = [e for e in run.errors if e.stage in stages]
+    assert run.status == "failed" and len(errors) == 1, run.errors
+    error = errors[0]
+    assert (error.call, error.cause) == (call, cause), error
+    assert error.line == 2 and error.traceback
+
+
+def test_an_iterator_that_runs_out_after_the_first_calls_keeps_the_run_and_the_first_runs_names(
+    shell, private_run_store
+):
+    # issue 21, item 1: StopIteration escaped the magic from warm_up, nothing was stored, and batch and y
+    # were unbound where a plain cell binds batch = 0.
+    shell.run_cell("it = iter(range(6))")
+    before = torch_state()
+    result, out, run = profile(shell, "", "batch = next(it)\ny = x * batch\n")
+    assert result.error_in_exec is None, "a plain run of the cell succeeds, so the cell does not fail"
+    assert_later_run_failed(run, ("warm-up", "timing"), 7, "iterator_ran_out")
+    assert run.cell_runs == 7, "six runs took the iterator's six values, the seventh found it empty"
+    text = shown_text(out)
+    assert "error [warm-up, inductor/default, cell line 2, run 7]: StopIteration" in text
+    assert "an iterator it reads ran out" in text and "itertools.cycle" in text
+    assert "profile stopped at warm-up: the cell's run 7 raised StopIteration" in text
+    ns = shell.user_ns
+    assert ns["batch"] == 0 and torch.equal(ns["y"], ns["x"] * 0), "as after the first run"
+    assert_stored_whole(private_run_store, run, "failed")
+    assert_kernel_unharmed(shell, before)
+
+
+def test_a_list_emptied_by_repetition_keeps_what_was_measured_and_says_why(shell, private_run_store):
+    shell.user_ns["xs"] = list(range(10))
+    before = torch_state()
+    result, out, run = profile(shell, "", "first = xs[0]\ndel xs[0]\ny = x * first\n")
+    assert result.error_in_exec is None
+    assert_later_run_failed(run, ("warm-up", "timing"), 11, "later_run_failed")
+    assert run.variant("inductor/default").compile_s is not None, "the first calls' figures stay"
+    assert "it changes what its later runs read (a list it empties" in shown_text(out)
+    ns = shell.user_ns
+    assert ns["first"] == 0 and torch.equal(ns["y"], ns["x"] * 0) and ns["xs"] == []
+    assert_stored_whole(private_run_store, run, "failed")
+    assert_kernel_unharmed(shell, before)
+
+
+def _stage_that_makes_the_cell_fail(monkeypatch, stage: str, flag: list[bool]) -> None:
+    """From ``stage`` on, the cell's ``fail_now()`` raises."""
+    from compile_profile.engine import profiler
+
+    method = {
+        "timing": "_time",
+        "correctness": "_check_correctness",
+        "kernel timing": "_measure_kernels",
+        "last eager run": "_last_eager_run",
+    }[stage]
+    real = getattr(profiler._Session, method)
+
+    def failing_from_here(self):
+        flag[0] = True
+        return real(self)
+
+    monkeypatch.setattr(profiler._Session, method, failing_from_here)
+
+
+@pytest.mark.parametrize("stage", ["timing", "correctness", "kernel timing", "last eager run"])
+def test_every_stage_after_the_first_calls_is_guarded(shell, private_run_store, monkeypatch, stage):
+    # A step that fails on some later call, whichever stage that call is in.
+    flag = [False]
+
+    def fail_now():
+        if flag[0]:
+            raise RuntimeError("the step fails from now on")
+
+    shell.user_ns["fail_now"] = fail_now
+    before = torch_state()
+    with monkeypatch.context() as patched:
+        _stage_that_makes_the_cell_fail(patched, stage, flag)
+        result, out, run = profile(shell, "", "y = x.sin()\nfail_now()\nz = y + 1\n")
+    assert result.error_in_exec is None
+    stages = ("warm-up", "timing") if stage == "timing" else (stage,)
+    [error] = [e for e in run.errors if e.stage in stages]
+    assert run.status == "failed" and error.cause == "later_run_failed" and error.line == 3
+    assert error.call == run.cell_runs, "the failing call was the last one: nothing ran after it"
+    assert error.message == "RuntimeError: the step fails from now on"
+    if stage != "timing":
+        assert all(v.timing is not None for v in run.variants), "the timings taken before stay"
+    assert torch.equal(shell.user_ns["z"], shell.user_ns["x"].sin() + 1)
+    assert_stored_whole(private_run_store, run, "failed")
+    assert_kernel_unharmed(shell, before)
+
+
+def test_a_failing_stage_of_the_profilers_own_is_recorded_and_the_run_returned(monkeypatch):
+    import compile_profile
+    from compile_profile.engine import correctness
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the comparison itself failed")
+
+    monkeypatch.setattr(correctness, "compare_outputs", broken)
+    run = compile_profile.profile(lambda a: a.sin() * 2, torch.randn(8), warmup=1, repeat=3, budget=0.1)
+    [error] = run.errors
+    assert (error.stage, error.call, error.cause) == ("correctness", None, "")
+    assert run.status == "failed" and error.message == "RuntimeError: the comparison itself failed"
+    assert all(v.timing is not None for v in run.variants) and run.speedup is not None
+
+
+def test_a_step_that_fails_on_its_fifth_call_through_the_python_api_returns_a_run():
+    import itertools
+
+    import compile_profile
+
+    calls = itertools.count(1)
+
+    def step(a):
+        if next(calls) == 5:
+            raise RuntimeError("failed on its fifth call")
+        return a.sin() * 2
+
+    run = compile_profile.profile(step, torch.randn(8), warmup=1, repeat=3, budget=0.1)
+    [error] = run.errors
+    assert (error.stage, error.call, error.cause) == ("warm-up", 5, "later_run_failed")
+    assert run.cell_runs == 5 and run.status == "failed"
+
+
+def test_system_exit_from_the_first_run_is_a_failing_cell_that_keeps_its_output_and_assignments(
+    shell, private_run_store
+):
+    # argparse's parse_args() in a notebook: SystemExit escaped the profiler; no card, nothing printed.
+    shell.user_ns["argparse"] = __import__("argparse")
+    body = (
+        "early = x * 3\nprint('printed before the exit')\nparser = argparse.ArgumentParser()\n"
+        "parser.add_argument('--n', required=True)\nargs = parser.parse_args([])\n"
+    )
+    before = torch_state()
+    result, out, run = profile(shell, "", body)
+    assert isinstance(result.error_in_exec, CellFailed), "it stops Run All as a plain cell's SystemExit does"
+    assert "SystemExit: 2" in result.error_in_exec.report
+    assert "error [eager, cell line 6]: SystemExit: 2" in shown_text(out)
+    assert out.stdout.count("printed before the exit") == 1
+    ns = shell.user_ns
+    assert torch.equal(ns["early"], ns["x"] * 3) and "parser" in ns and "args" not in ns
+    assert_stored_whole(private_run_store, run, "failed")
+    assert_kernel_unharmed(shell, before)
+
+
+def test_system_exit_on_a_later_run_is_a_stage_failure(shell, private_run_store):
+    shell.user_ns["count"] = torch.zeros(1)
+    result, out, run = profile(shell, "", "count.add_(1)\nif count.item() > 3:\n    raise SystemExit(3)\nz = x * 2\n")
+    assert result.error_in_exec is None
+    [error] = [e for e in run.errors if e.type == "SystemExit"]
+    assert error.call == 4 and error.cause == "later_run_failed" and run.status == "failed"
+    assert torch.equal(shell.user_ns["z"], shell.user_ns["x"] * 2)
+
+
+def test_an_interrupt_the_cell_raises_keeps_what_it_printed(shell, private_run_store):
+    body = "y = x.sin()\nprint('-'.join(['printed', 'before', 'the', 'interrupt']))\nraise KeyboardInterrupt\n"
+    result, out, run = profile(shell, "", body)
+    assert isinstance(result.error_in_exec, KeyboardInterrupt) and run.status == "interrupted"
+    assert out.stdout.count("printed-before-the-interrupt") == 1
+
+
+# -- random draws -----------------------------------------------------------------------------------------
+
+
+def test_random_draws_the_printed_output_the_namespace_and_out_come_from_one_run(shell, private_run_store):
+    # issue 21, item 3: the cell printed the first run's sum (-0.931), r held the last run's draw, and the
+    # generator had advanced ~60 draws, so a seeded notebook diverged from this cell on.
+    torch.manual_seed(0)
+    plain_draw = torch.randn(3)
+    after_plain = torch.randn(2)
+    torch.manual_seed(0)
+    before = torch_state()
+    result, out, run = profile(shell, "", "r = torch.randn(3)\nprint(f'{r.sum().item():.6f}')\nr.sum()")
+    assert result.error_in_exec is None and run.status == "ok", run.errors
+    assert run.cell_runs > 10
+    printed = float(out.stdout.strip().splitlines()[0])
+    ns = shell.user_ns
+    assert torch.equal(ns["r"], plain_draw) and printed == pytest.approx(plain_draw.sum().item(), abs=1e-6)
+    assert torch.equal(result.result, plain_draw.sum()), "Out[n] is the same run's value"
+    assert torch.equal(torch.randn(2), after_plain), "the generator stands where one plain run leaves it"
+    assert not any("random draws differ" in note for note in run.notes)
+    assert_kernel_unharmed(shell, before)
+
+
+def test_every_generator_the_cell_reads_is_left_as_one_plain_run_leaves_it(shell, private_run_store):
+    import random
+
+    import numpy as np
+
+    body = "a = random.random()\nb = np.random.rand()\nc = torch.randn(2, generator=g)\nd = torch.rand(1) + x\n"
+
+    def seeded():
+        random.seed(1)
+        np.random.seed(2)
+        torch.manual_seed(3)
+        return torch.Generator().manual_seed(4)
+
+    plain = {"random": random, "np": np, "torch": torch, "x": torch.ones(1), "g": seeded()}
+    exec(body, plain)
+    next_plain = (random.random(), np.random.rand(), torch.randn(1, generator=plain["g"]), torch.rand(1))
+    shell.user_ns.update(random=random, np=np, g=seeded(), x=torch.ones(1))
+    result, out, run = profile(shell, "", body)
+    assert result.error_in_exec is None and run.status == "ok", run.errors
+    ns = shell.user_ns
+    assert (ns["a"], ns["b"]) == (plain["a"], plain["b"])
+    assert torch.equal(ns["c"], plain["c"]) and torch.equal(ns["d"], plain["d"])
+    next_profiled = (random.random(), np.random.rand(), torch.randn(1, generator=ns["g"]), torch.rand(1))
+    assert next_profiled[:2] == next_plain[:2]
+    assert torch.equal(next_profiled[2], next_plain[2]) and torch.equal(next_profiled[3], next_plain[3])
+
+
+def test_draws_that_depend_on_state_the_runs_change_are_said_and_the_generator_still_put_back(shell, private_run_store):
+    shell.user_ns["n"] = torch.zeros(1)
+    torch.manual_seed(0)
+    torch.randn(1)
+    after_plain = torch.randn(2)
+    torch.manual_seed(0)
+    result, out, run = profile(shell, "", "n.add_(1)\nr = torch.randn(int(n.item()))\n")
+    assert result.error_in_exec is None, run.errors
+    assert any("random draws differ between runs" in note for note in run.notes), run.notes
+    assert torch.equal(torch.randn(2), after_plain), "as after the first run, the one a plain cell makes"

@@ -118,7 +118,7 @@ export interface IProfileRun {
   compile_phases: Record<string, number>;
   cache: ICacheStats;
   correctness: { ok: boolean | null; max_abs_diff?: number | null; note?: string } | null;
-  errors: { stage: string; message: string; line?: number | null; variant?: string }[];
+  errors: { stage: string; message: string; line?: number | null; variant?: string; call?: number | null }[];
   status: string;
   notebook: string;
   cell_runs?: number;

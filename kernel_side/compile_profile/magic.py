@@ -145,7 +145,7 @@ class CompileProfileMagics(Magics):
             raise CellFailed(_user_traceback(eager_error.traceback, cell_fn.filename))
         if cell_fn.returns_value and result.has_eager_result and not body.rstrip().endswith(";"):
             # IPython shows it as Out[n], as for a plain cell; it cannot see a ';' inside a cell magic's body
-            return result.last_eager_result[0]
+            return result.eager_result[0]
         return None
 
 

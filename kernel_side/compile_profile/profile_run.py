@@ -468,6 +468,14 @@ class ErrorInfo:
     variant: str = ""
     line: int | None = None
     traceback: str = ""
+    # Which run of the cell raised (1 is the first eager run, counted as ``ProfileRun.cell_runs`` counts),
+    # when the cell's own code raised; None when the profiler failed outside the cell's code.
+    call: int | None = None
+    # What a failure after the first calls says about the cell: "iterator_ran_out" (StopIteration: it
+    # reads from an iterator that its runs used up), "recompile_failed" (a later call compiled again and
+    # that compile failed), "later_run_failed" (its code raised on a later run where earlier ones returned:
+    # it changes what later runs read, as a list it empties); "" for the first calls' errors.
+    cause: Literal["", "iterator_ran_out", "recompile_failed", "later_run_failed"] = ""
 
 
 @dataclass

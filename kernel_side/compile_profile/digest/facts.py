@@ -389,6 +389,36 @@ def _within(k: OutputCheck) -> str:
     return f", over {k.rmse_multiplier:g}x eager's but within the rule's absolute slack of {format_diff(k.rmse_slack)}"
 
 
+# -- a later run of the cell that failed -------------------------------------------------------------
+
+_WHY_LATER_RUN_FAILED = {
+    "iterator_ran_out": (
+        "an iterator it reads ran out (StopIteration): a profile runs the cell many times, so read from one "
+        "that does not run out (itertools.cycle(batches)), or take the batch in an earlier cell"
+    ),
+    "later_run_failed": (
+        "it changes what its later runs read (a list it empties, an iterator it consumes, a count it checks): "
+        "a profile runs the cell many times, so take what changes out of the cell"
+    ),
+    "recompile_failed": "the call compiled again, and that compile failed",
+}
+
+
+def later_run_failure_text(run: ProfileRun) -> str:
+    """Why the profile stopped after the first calls because the cell's own code raised on a later run, or ""."""
+    e = next((e for e in run.errors if e.call is not None and e.cause in _WHY_LATER_RUN_FAILED), None)
+    if e is None:
+        return ""
+    where = ", ".join(
+        part for part in (e.stage, e.variant, f"cell line {e.line}" if e.line is not None else "") if part
+    )
+    return (
+        f"the cell failed on its run {e.call} ({where}), after {e.call - 1} earlier run"
+        f"{'' if e.call == 2 else 's'}: {_WHY_LATER_RUN_FAILED[e.cause]}. What was measured before it stays; "
+        "the names the cell binds are as after its first run"
+    )
+
+
 # -- what the cell keeps ---------------------------------------------------------------------
 
 MATERIAL_SHARE = 0.1  # of the compiled call: kept intermediates costing less together are not worth a word

@@ -22,6 +22,7 @@ from .facts import (
     correctness_text,
     ddp_wrapper_text,
     kept_tensor_warnings,
+    later_run_failure_text,
     speedup_drift,
 )
 from .format import format_bytes, format_interval, format_ms, format_s, format_speedup
@@ -85,6 +86,9 @@ def headline(run: ProfileRun) -> str:
             return f"compile failed ({failed[0].name}): {failed[0].error}"
         if not run.graphs and run.status == "ok":
             return "nothing was compiled: the cell ran no torch operations that Dynamo could capture"
+        later = next((e for e in run.errors if e.call is not None), None)
+        if later is not None:
+            return f"profile stopped at {later.stage}: the cell's run {later.call} raised {later.message}"
         return f"profile {run.status}"
     best = run.speedup_variant
     parts = [
@@ -102,6 +106,9 @@ def headline(run: ProfileRun) -> str:
 
 def warnings(run: ProfileRun) -> list[str]:
     out: list[str] = []
+    later_failure = later_run_failure_text(run)
+    if later_failure:  # first: what follows was measured before it, and nothing after it
+        out.append(later_failure)
     if run.correctness is not None and run.correctness.ok is False:
         out.append(correctness_text(run.correctness))
     every = break_groups(run)
@@ -283,7 +290,10 @@ def summarize(run: ProfileRun) -> dict[str, Any]:
         ),
         "graph_breaks": [g.as_dict() for g in groups],
         "warnings": warnings(run),
-        "errors": [{"stage": e.stage, "message": e.message, "line": e.line, "variant": e.variant} for e in run.errors],
+        "errors": [
+            {"stage": e.stage, "message": e.message, "line": e.line, "variant": e.variant, "call": e.call}
+            for e in run.errors
+        ],
         "recommendation": (
             {"variant": run.recommendation.variant, "call": run.recommendation.call} if run.recommendation else None
         ),

@@ -28,6 +28,7 @@ uses them:
                        generated, ATen and copy time per call), roofline ceilings (roofline.py),
                        memory ratio
   optimizer_state.py   optimizers as each variant finds them; kept.py: large tensors a cell keeps
+  random_state.py      the random generators the cell draws from, taken and put back
   dynamo_state.py      Dynamo's caches left as the profile found them
   device.py reachable.py failures.py stack.py torch_features.py
                        the device of a run, the tensors a namespace reaches, what an exception

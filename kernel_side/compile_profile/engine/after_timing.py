@@ -2,7 +2,8 @@
 (a torch.profiler pass per variant: ``eager_profile`` for eager, with its time per cell line,
 ``kernel_profiler`` for each compiled one), the device's ceilings and each kernel's
 roofline figures, and the peak-memory ratio.  Each part that fails becomes an ``ErrorInfo``
-and leaves the others standing."""
+and leaves the others standing, except where the profiled code itself raised (``cell_raised``), which
+stops the passes as it stops the timed runs."""
 
 from __future__ import annotations
 
@@ -30,6 +31,8 @@ def measure_after_timing(
     compiled: dict[str, Callable[[], Any]],
     before_each: Callable[[], None],
     eager: eager_profile.EagerCall | None = None,
+    *,
+    cell_raised: Callable[[BaseException], bool] = lambda exc: False,
 ) -> list[ErrorInfo]:
     errors: list[ErrorInfo] = []
     run.memory_ratio = memory_ratio(run)
@@ -38,7 +41,9 @@ def measure_after_timing(
         if eager is not None and run.eager is not None:
             try:
                 eager_profile.measure_eager(run, eager)
-            except Exception as exc:  # noqa: BLE001 - the eager pass failing leaves the compiled ones
+            except Exception as exc:  # the eager pass failing leaves the compiled ones
+                if cell_raised(exc):
+                    raise
                 errors.append(error_info("kernel timing", exc, variant="eager"))
         for name, call in compiled.items():
             try:
@@ -53,6 +58,8 @@ def measure_after_timing(
                     )
                 )
             except Exception as exc:  # noqa: BLE001 - one variant's failed pass leaves the others
+                if cell_raised(exc):
+                    raise
                 errors.append(error_info("kernel timing", exc, variant=name))
     if run.device.type == "cuda" and results:
         try:

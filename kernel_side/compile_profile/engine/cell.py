@@ -121,7 +121,8 @@ class CellFunction:
     temporaries: list[str] = field(default_factory=list)  # assigned names unbound after the cell
     # kept locals that later lines of the cell read: name -> (line first assigned, lines reading it later)
     intermediates: dict[str, tuple[int, list[int]]] = field(default_factory=dict)
-    # the plain globals among the assigned names as the last eager run left them
+    # the plain globals among the assigned names as the first and the last eager run left them
+    _after_first_eager: dict[str, Any] | None = field(default=None, init=False, repr=False)
     _after_eager: dict[str, Any] | None = field(default=None, init=False, repr=False)
 
     def arguments(self) -> list[Any]:
@@ -140,11 +141,12 @@ class CellFunction:
             else:
                 self.user_ns[name] = value
 
-    def restore_locals(self) -> None:
-        """After the runs: the locals wait for ``commit``; names kept global hold what the last eager run
-        wrote (the last run may be a compiled one that failed halfway)."""
+    def restore_locals(self, after: str = "last") -> None:
+        """After the runs: the locals wait for ``commit``; names kept global hold what the ``after``
+        ("first" or "last") eager run wrote (the last run may be a compiled one that failed halfway)."""
         self.restore_namespace(self.assigned)
-        for name, value in (self._after_eager or {}).items():
+        kept = self._after_first_eager if after == "first" else self._after_eager
+        for name, value in (kept or {}).items():
             if value is _ABSENT:
                 self.user_ns.pop(name, None)
             else:
@@ -154,6 +156,8 @@ class CellFunction:
         """One eager run."""
         returned = self.call_with(self.fn)
         self._after_eager = {name: self.user_ns.get(name, _ABSENT) for name in self.global_names}
+        if self._after_first_eager is None:
+            self._after_first_eager = self._after_eager
         return returned
 
     def call_with(self, fn: Callable[..., Any]) -> tuple[Any, dict[str, Any]]:

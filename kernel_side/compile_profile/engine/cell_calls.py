@@ -7,6 +7,10 @@ number of times the cell's code ran, also when one raised or an interrupt stoppe
 The float64 reference run is not counted: it runs on copies and does not advance the notebook's
 own state, which is what the count tells the user about (docs/reliability.md).
 
+A call that raises is remembered (``failure``: the exception, which run of the cell it was and of
+which variant), so that a stage failing after the first calls can say on which call the cell's own
+code raised rather than the profiler's.
+
 ``reset`` is the one namespace reset: before every call, the names the cell assigns are put back as
 the cell found them and the optimizers look as the variant about to run saw them.  The counting
 adds one Python call and an integer increment to each timed call, the same for every variant.
@@ -15,6 +19,7 @@ adds one Python call and an integer increment to each timed call, the same for e
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..profile_run import ProfileRun
@@ -29,7 +34,9 @@ class CellCalls:
         self.target = target
         self.run = run
         self.optimizers = OptimizerViews([])  # set once the first eager run shows which the cell uses
+        self.first_eager: tuple[Any] | None = None  # (the value of the first eager call, once it returned,)
         self.last_eager: tuple[Any] | None = None  # (the value of the last eager call that returned,)
+        self.failure: CallFailure | None = None  # the last call that raised
 
     def reset(self, variant: str = "eager") -> None:
         """Before a call of ``variant``: the namespace as the cell found it, optimizers as that variant sees them."""
@@ -39,16 +46,49 @@ class CellCalls:
     def eager(self) -> Any:
         """One eager call, counted."""
         self.run.cell_runs += 1
-        result = self.target.eager_call()
+        number = self.run.cell_runs
+        try:
+            result = self.target.eager_call()
+        except BaseException as exc:
+            self.failure = CallFailure(exc, number, "eager")
+            raise
         self.last_eager = (result,)
+        if self.first_eager is None:
+            self.first_eager = self.last_eager
         return result
 
-    def compiled(self, compiled_fn: Callable[..., Any]) -> Callable[[], Any]:
-        """A call of what ``torch.compile`` made of the code, counted each time it is called."""
+    def compiled(self, compiled_fn: Callable[..., Any], variant: str) -> Callable[[], Any]:
+        """A call of what ``torch.compile`` made of the code (``variant``), counted each time it is called."""
         run, call_compiled = self.run, self.target.call_compiled
 
         def call() -> Any:
             run.cell_runs += 1
-            return call_compiled(compiled_fn)
+            number = run.cell_runs
+            try:
+                return call_compiled(compiled_fn)
+            except BaseException as exc:
+                self.failure = CallFailure(exc, number, variant)
+                raise
 
         return call
+
+    def failed_call(self, exc: BaseException) -> CallFailure | None:
+        """The call of the cell that raised ``exc`` (or raised what ``exc`` was raised from), if one did."""
+        failure = self.failure
+        if failure is None:
+            return None
+        seen: BaseException | None = exc
+        for _ in range(8):  # a stage may wrap the cell's exception in its own
+            if seen is None:
+                return None
+            if seen is failure.exception:
+                return failure
+            seen = seen.__cause__ or seen.__context__
+        return None
+
+
+@dataclass
+class CallFailure:
+    exception: BaseException
+    number: int  # which run of the cell, as ``ProfileRun.cell_runs`` counts them
+    variant: str  # "eager", or the compiled variant's name

@@ -60,7 +60,7 @@ class Compiling:
             self.run_obj.errors.append(self._error("compile", exc, variant=name))
             let_go(exc)
             return
-        call = self.calls.compiled(compiled_fn)
+        call = self.calls.compiled(compiled_fn, name)
         self.calls.reset(name)
         t0 = time.perf_counter()
         error: BaseException | None = None

@@ -41,7 +41,7 @@ from .torch_features import recompile_limit
 
 class Measuring:
     def _time(self) -> None:
-        self._current = "timing"
+        self._current = "warm-up"
         device_type = self.run_obj.device.type
         plan = TimingPlan(
             warmup=self.opts.warmup,
@@ -71,6 +71,7 @@ class Measuring:
                     f"before timing, until {SETTLED_CALLS} calls in a row compiled nothing"
                 )
         self._stage_done("warm-up")
+        self._current = "timing"
         number = distributed.shared(calls_per_sample_for(min(v.fastest_s for v in timed), device_type))
         self.progress(f"timing {len(timed)} variants, {number} call(s) per sample")
         last_report = [time.perf_counter()]
@@ -331,16 +332,23 @@ class Measuring:
             code=getattr(t.function, "__code__", None),
             line_offset=t.locator.line_offset,
         )
+
+        # the cell's own code raising in the pass (an iterator that ran out) stops the stages, as in the
+        # timed runs (``profiler._Session._measure_stages``); the pass failing otherwise loses its figures only
+        def cell_raised(exc: BaseException) -> bool:
+            return self.calls.failed_call(exc) is not None
+
         try:
             tagged = {name: self._tagged(name, call) for name, call in self.compiled.items()}
             self.run_obj.errors.extend(
-                measure_after_timing(self.run_obj, tagged, lambda: self.calls.reset("compiled"), eager)
+                measure_after_timing(
+                    self.run_obj, tagged, lambda: self.calls.reset("compiled"), eager, cell_raised=cell_raised
+                )
             )
-        except Exception as exc:  # noqa: BLE001 - a failed profiler pass loses its figures, never the run
+        except Exception as exc:  # a failed profiler pass loses its figures, never the run
+            if cell_raised(exc):
+                raise
             self.run_obj.errors.append(self._error("kernel timing", exc))
-        # as after _measure_memory, the namespace ends as after an eager run
-        self.calls.reset("eager")
-        self.calls.eager()
 
     def _measure_memory(self) -> None:
         run = self.run_obj
@@ -358,9 +366,6 @@ class Measuring:
             call()
             torch.cuda.synchronize()
             variant.peak_memory_bytes = int(torch.cuda.max_memory_allocated())
-        # the namespace ends as after an eager run
-        self.calls.reset("eager")
-        self.calls.eager()
 
 
 def _no_reference_note(failures: dict[str, str], unavailable: str) -> str:

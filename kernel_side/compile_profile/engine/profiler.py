@@ -10,7 +10,16 @@ Order of work, chosen so each figure is measured cleanly:
   5. peak memory (CUDA only);
   6. a separate torch.profiler pass per variant for kernel time by kind, per kernel (compiled)
      and per cell line (eager) (``after_timing``), so its overhead never touches the timed samples.
-An interrupt at any point keeps what was measured and marks the run.  In a ``torch.distributed``
+An interrupt at any point keeps what was measured and marks the run.  So does a failure in a stage
+after the first calls (stages 3-6, and the last eager run below): the cell's code raising on a later
+run (an iterator it reads ran out, a list it empties) or a stage of the profiler's own failing becomes
+an ``ErrorInfo`` naming the stage, the variant and which run of the cell raised, and the stages after
+it do not run.
+
+The namespace and the cell's value (``Out``) come from one eager run, and so does its printed output:
+after the stages, a last eager run replays the first run's random draws (``random_state``), and its
+values are kept; where a stage failed or an interrupt came, the first eager run's are.  Afterwards the
+random generators stand where one plain run of the cell leaves them.  In a ``torch.distributed``
 job every rank runs these stages in lock-step (``distributed``): the same calls in the same order,
 each decision a measurement makes shared, and a rank stops where any rank's first calls failed.
 """
@@ -38,11 +47,12 @@ from .cell_calls import CellCalls
 from .compile_stage import Compiling, dedupe_graphs
 from .device import cpu_name, current_device_type, device, run_device_type
 from .dynamo_state import DynamoCodeTracker
-from .failures import error_info, one_line
+from .failures import error_info, is_compile_error, let_go, one_line
 from .kept import kept_tensors
 from .measure import Measuring
 from .optimizer_state import OptimizerViews, optimizers_in
 from .options import OptionError, ProfileOptions
+from .random_state import RandomState
 from .reachable import device_types
 from .stack import parse_frames
 from .timing import device_sync
@@ -105,8 +115,12 @@ class ProfileResult:
     run: ProfileRun
     stdout: str = ""  # what the first eager run printed (later runs' output is dropped)
     interrupted: BaseException | None = None
-    last_eager_result: Any = None  # the return value of the last eager run, if any succeeded
+    # What the eager run whose values the namespace keeps returned (for a cell: its value and kept
+    # names): the last run, which replayed the first one's random draws, or the first run itself when
+    # a stage after the first calls failed or was interrupted
+    eager_result: Any = None
     has_eager_result: bool = False
+    kept_run: str = "last"  # which eager run ``eager_result`` is: "first" or "last"
     eager_error: BaseException | None = None  # what stopped the first eager run, if anything
 
 
@@ -171,8 +185,9 @@ def profile_cell(
 ) -> tuple[ProfileResult, CellFunction]:
     """Profile a notebook cell and commit it: the namespace ends as after one plain run of the cell.
 
-    That is the last eager run's kept values (its temporaries unbound), or, when the first eager run
-    raised, what the cell had assigned before the error, as a failing plain cell leaves it.  The
+    That is the kept values of the eager run ``ProfileResult.eager_result`` names (its temporaries
+    unbound), or, when the first eager run raised, what the cell had assigned before the error, as a
+    failing plain cell leaves it.  The
     ``CellFunction`` comes back for what a frontend shows (its filename, whether it has a value).
     """
     cell = cell_to_function(body, user_ns, source=source, line_offset=line_offset, keep=opts.keep)
@@ -193,10 +208,12 @@ def profile_cell(
     )
     try:
         result = profile_target(target, opts)
-    finally:
+    except BaseException:
         cell.restore_locals()
+        raise
+    cell.restore_locals(after=result.kept_run)
     if result.has_eager_result:
-        cell.commit(result.last_eager_result)
+        cell.commit(result.eager_result)
     elif result.eager_error is not None:
         partial = cell.values_at_failure(result.eager_error)
         if partial is not None:
@@ -244,6 +261,10 @@ class _Session(Compiling, Measuring):
         self.graphs_seen: dict[str, int] = {}  # graphs each backend had recorded when last read
         self.ddp_bucket_caps: list[int] = []  # of the DDP modules the code uses
         self._calls_at_stage_start = 0
+        self.kept_run = "last"  # which eager run the namespace keeps ("first" once a later stage failed)
+        self.random_generators: list[Any] = []
+        self.random_before_first: RandomState | None = None  # the generators before the first eager run
+        self.random_after_first: RandomState | None = None  # ... and after it: where one plain run leaves them
 
     # -- driver ------------------------------------------------------------
     def run(self) -> ProfileResult:
@@ -263,23 +284,15 @@ class _Session(Compiling, Measuring):
                         if not distributed.ranks_where_false(self._has_timed_variants()):
                             # A tqdm bar or a print to stderr in the cell would show once per run.
                             quiet.enter_context(contextlib.redirect_stderr(io.StringIO()))
-                            self._time()
-                            for stage, measure in (
-                                ("correctness", self._check_correctness),
-                                ("memory", self._measure_memory),
-                                ("kernel pass", self._measure_kernels),
-                            ):
-                                measure()
-                                # a compile these calls caused is a recompile too (the limit was hit
-                                # in the correctness run of a rank-dependent step)
-                                self._note_recompiles(self.recorder.take(), during_timing=False)
-                                self._stage_done(stage)
+                            self._measure_stages()
         except distributed.RanksOutOfStep as exc:  # what was measured before stays, with the reason
             run.status = "failed"
             run.errors.append(error_info(self._current or "profile", exc, variant=""))
+            self.kept_run = "first"
         except KeyboardInterrupt as exc:
             interrupted = exc
             run.status = "interrupted"
+            self.kept_run = "first"
             # While compiling, _current is the variant's name: report it as the compile stage of that variant.
             compiling = self._current in {v.name for v in run.compiled_variants}
             stage, variant = ("compile", self._current) if compiling else (self._current or "profile", "")
@@ -288,15 +301,102 @@ class _Session(Compiling, Measuring):
             )
         finally:
             tracker.release_new_entries()
+            if self.random_after_first is not None:  # the generators as one plain run of the cell leaves them
+                self.random_after_first.restore()
         self._finish()
+        kept = self.calls.first_eager if self.kept_run == "first" else self.calls.last_eager
         return ProfileResult(
             run=run,
             stdout=self.first_stdout,
             interrupted=interrupted,
-            last_eager_result=self.calls.last_eager[0] if self.calls.last_eager else None,
-            has_eager_result=self.calls.last_eager is not None,
+            eager_result=kept[0] if kept else None,
+            has_eager_result=kept is not None,
+            kept_run=self.kept_run,
             eager_error=self.eager_error,
         )
+
+    def _measure_stages(self) -> None:
+        """Stages 3-6 and the last eager run, each guarded: the first to fail is recorded (``_stage_failed``)
+        and the rest do not run; what the earlier ones measured stays."""
+        for stage, measure in (
+            (None, self._time),  # warm-up, then the timed rounds: it says when each is done
+            ("correctness", self._check_correctness),
+            ("memory", self._measure_memory),
+            ("kernel pass", self._measure_kernels),
+            ("last eager run", self._last_eager_run),
+        ):
+            failure: BaseException | None = None
+            try:
+                measure()
+            except (KeyboardInterrupt, distributed.RanksOutOfStep):
+                raise
+            except BaseException as exc:  # noqa: BLE001 - the cell's code raised (SystemExit too), or the stage
+                failure = exc
+            if failure is not None:
+                self._stage_failed(failure)
+            else:
+                # a compile these calls caused is a recompile too (the limit was hit in the correctness
+                # run of a rank-dependent step)
+                self._note_recompiles(self.recorder.take(), during_timing=False)
+                if stage is not None:
+                    self._stage_done(stage)
+            if self._any_rank_failed_a_stage(failure is not None):
+                return
+
+    def _stage_failed(self, exc: BaseException) -> None:
+        """Record a stage after the first calls that raised: at which stage and variant, on which run of
+        the cell (when the cell's code raised), and what that says (an iterator that ran out)."""
+        run = self.run_obj
+        failure = self.calls.failed_call(exc)
+        error = self._error(self._current or "profile", exc, variant=failure.variant if failure else "")
+        if failure is not None:
+            error.call = failure.number
+            if isinstance(exc, StopIteration):
+                error.cause = "iterator_ran_out"
+            elif is_compile_error(exc):
+                error.cause = "recompile_failed"
+            else:
+                error.cause = "later_run_failed"
+        run.errors.append(error)
+        run.status = "failed"
+        self.kept_run = "first"
+        self._note_recompiles(self.recorder.take(), during_timing=False)
+        let_go(exc)
+
+    def _any_rank_failed_a_stage(self, failed_here: bool) -> bool:
+        """Whether this rank or another failed the stage just run; every rank then stops there."""
+        failed = distributed.ranks_where_false(not failed_here)
+        if failed and not failed_here:
+            ranks = ", ".join(map(str, failed))
+            self.run_obj.status = "failed"
+            self.kept_run = "first"
+            self.run_obj.errors.append(
+                ErrorInfo(
+                    stage=self._current or "profile",
+                    type=OTHER_RANK_FAILED,
+                    message=f"this stage failed on rank {ranks}; every rank stops there, so that none waits "
+                    "in a collective for it (that rank's run has the error)",
+                )
+            )
+        return bool(failed)
+
+    def _last_eager_run(self) -> None:
+        """One more eager run, from the random state the first one started from, whose values the namespace
+        keeps: so they, ``Out`` and the printed output (the first run's) come from the same draws.  A note
+        says where its draws still ended elsewhere (how many the cell draws depends on state its runs change)."""
+        self._current = "last eager run"
+        self.calls.reset("eager")
+        if self.random_before_first is not None:
+            self.random_before_first.restore()
+        self.calls.eager()
+        device_sync(self.run_obj.device.type)()
+        after = RandomState.capture(self.random_generators)
+        if self.random_after_first is not None and not after.same_as(self.random_after_first):
+            self.run_obj.notes.append(
+                "the cell's random draws differ between runs that start from the same generator state (how "
+                "many it draws depends on state its runs change): the values it leaves come from its last run, "
+                "its printed output from its first; the random generators are left as after its first run"
+            )
 
     # -- stages ------------------------------------------------------------
     def _eager_first(self) -> None:
@@ -305,19 +405,25 @@ class _Session(Compiling, Measuring):
         t = self.target
         self.calls.reset("eager")
         start_len = self.stdout.tell()
+        # the generators the code reads by name (a torch.Generator in the namespace) and the global ones
+        self.random_generators = [*_named_values_used(t.function, {}).values(), *t.inputs]
+        self.random_before_first = RandomState.capture(self.random_generators)
         t0 = time.perf_counter()
         try:
             result = self.calls.eager()
             device_sync(current_device_type())()
-        except Exception as exc:  # noqa: BLE001 - the user's code raised: report it with the cell line
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - the user's code raised (SystemExit too): report it with the cell line
             self.eager_error = exc
             self.run_obj.status = "failed"
             self.run_obj.errors.append(self._error("eager", exc))
             self.run_obj.variants.append(Variant(name="eager", error=one_line(exc)))
-            self.first_stdout = self.stdout.getvalue()[start_len:]
             return
+        finally:  # also when the cell raised, or an interrupt landed in it: what it printed is shown
+            self.first_stdout = self.stdout.getvalue()[start_len:]
+            self.random_after_first = RandomState.capture(self.random_generators)
         first_s = time.perf_counter() - t0
-        self.first_stdout = self.stdout.getvalue()[start_len:]
         self.first_outputs = t.outputs(result)
         used = _named_values_used(t.function, self.first_outputs)
         tensor_devices = device_types([*used.values(), *t.inputs])

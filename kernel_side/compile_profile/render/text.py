@@ -24,6 +24,7 @@ from ..digest.facts import (
     cache_words,
     correctness_text,
     kernel_counts,
+    later_run_failure_text,
     peak_memory_text,
 )
 from ..digest.format import format_diff, format_interval, format_ms, format_s, format_speedup, format_timing, one_line
@@ -256,10 +257,15 @@ def _error_lines(run: ProfileRun) -> list[str]:
             where.append(e.variant)
         if e.line is not None:
             where.append(f"cell line {e.line}")
+        if e.call is not None:
+            where.append(f"run {e.call}")
         kind = f"{e.type}: " if e.type and not e.message.startswith(e.type) else ""
         out.append(f"error [{', '.join(where)}]: {kind}{one_line(e.message)}")
     if len(run.errors) > MAX_LISTED:
         out.append(f"… and {len(run.errors) - MAX_LISTED} more errors")
+    later_failure = later_run_failure_text(run)
+    if later_failure:
+        out.append(f"warning: {later_failure}")
     for v in run.variants:
         # A variant's own error is reported only when no ErrorInfo already tells it.
         if v.error and not any(v.name in (e.variant, e.stage) for e in run.errors):  # eager's is stage "eager"
