@@ -94,6 +94,17 @@ def test_syntax_error_names_the_cell_line_and_changes_nothing(ip, ns):
     assert ns["untouched"] == 1
 
 
+@pytest.mark.parametrize("line", ["%time z = lin(inp)", "files = !ls", "lin?"])
+def test_ipython_syntax_in_the_body_says_what_it_is(ip, ns, line):
+    # issue 21: the body of %%compile_profile reaches Python as written, where a magic read "invalid syntax"
+    ns["untouched"] = 1
+    with capture_output():
+        result = ip.run_cell(f"%%compile_profile --no-store\nuntouched = 2\n{line}\n")
+    report = result.error_in_exec.report
+    assert "cell line 3" in report and "IPython syntax (%magic, !shell command, obj?) is not Python" in report
+    assert "run it in a cell of its own" in report and ns["untouched"] == 1
+
+
 def test_eager_error_shows_the_cell_traceback(ip, ns):
     with capture_output() as out:
         result = ip.run_cell(

@@ -826,3 +826,27 @@ def test_draws_that_depend_on_state_the_runs_change_are_said_and_the_generator_s
     assert result.error_in_exec is None, run.errors
     assert any("random draws differ between runs" in note for note in run.notes), run.notes
     assert torch.equal(torch.randn(2), after_plain), "as after the first run, the one a plain cell makes"
+
+
+# -- what a plain cell's top level does --------------------------------------------------------------------
+
+
+def test_exec_eval_and_locals_at_the_top_level_bind_in_the_notebook_as_in_a_plain_cell(shell, private_run_store):
+    # issue 21, item 5: the cell runs as a function body, so these bound names in its own locals only.
+    for name in ("zz", "jj", "lw", "w", "seen", "ev"):
+        shell.user_ns.pop(name, None)
+    body = (
+        "y = x + 1\nexec('zz = 5')\nexec('import json as jj')\nlocals()['lw'] = 1\nw = y * zz\n"
+        "seen = sorted(k for k in vars() if k in ('y', 'zz', 'lw'))\nev = eval('y.sum() + lw')\n"
+    )
+    plain = {"torch": torch, "x": torch.ones(4)}
+    exec(body, plain)
+    before = torch_state()
+    result, out, run = profile(shell, "", body)
+    assert result.error_in_exec is None and run.status == "ok", run.errors
+    ns = shell.user_ns
+    assert ns["zz"] == 5 and ns["jj"] is __import__("json") and ns["lw"] == 1
+    assert ns["seen"] == plain["seen"] == ["lw", "y", "zz"]
+    assert torch.equal(ns["w"], plain["w"]) and torch.equal(ns["ev"], plain["ev"])
+    assert run.correctness.ok is True
+    assert_kernel_unharmed(shell, before)

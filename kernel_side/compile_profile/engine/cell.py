@@ -24,6 +24,9 @@ body of a function, and runs as a plain cell would:
 * Names that nested scopes use (functions, lambdas, classes and comprehensions the
   cell defines) or that the cell declares ``global`` are plain globals, so what
   the cell defines reads the namespace later, as after a normal run.
+* ``locals()``, ``vars()``, and ``exec``/``eval`` without namespaces of their own, at
+  the cell's top level read and bind the namespace, as at a plain cell's top level
+  (``CellScope``; ``exec('import json as jj')`` binds ``jj`` in the notebook).
 * Every run starts from the namespace as it was (``restore_namespace``), and the
   final values are committed once, so it ends as after one normal run.
 
@@ -43,19 +46,24 @@ import ast
 import builtins
 import hashlib
 import linecache
+import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass, field
 from types import FunctionType
 from typing import Any
 
 from .cell_rewrite import (
+    LOCALS_PARAMETER,
+    NAMESPACE_PARAMETER,
+    SCOPE_PARAMETER,
     UNBOUND_PARAMETER,
     UNSET_PARAMETER,
     CellSyntaxError,
     read_later,
     reject_unsupported,
     rewrite_body,
+    scope_builtin_calls,
     top_level_assigned_names,
     walk_top_scope,
 )
@@ -89,6 +97,15 @@ class _Deleted:
 
 
 DELETED = _Deleted()
+
+
+# A line IPython rewrites before Python sees it: a magic (%time, %%bash), a shell escape (!ls, files = !ls)
+# or a help request (obj?).  The body of %%compile_profile reaches Python as written, where it is invalid.
+_IPYTHON_SYNTAX = re.compile(r"^\s*(?:[\w.\[\], ]+=\s*)?(?:%|!)|^\s*[\w.]+\?{1,2}\s*$")
+IPYTHON_SYNTAX_HINT = (
+    "IPython syntax (%magic, !shell command, obj?) is not Python, and a profiled cell runs as Python: run it "
+    "in a cell of its own, or call get_ipython().run_line_magic(...) or get_ipython().system(...)"
+)
 
 
 class UnknownKeptName(ValueError):
@@ -244,7 +261,10 @@ def cell_to_function(
     try:
         tree = compile(padded, filename, "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
     except SyntaxError as exc:
-        raise CellSyntaxError(exc.msg, (filename, exc.lineno, exc.offset, exc.text)) from None
+        lines = padded.splitlines()
+        line = lines[exc.lineno - 1] if exc.lineno and 0 < exc.lineno <= len(lines) else ""
+        message = f"{exc.msg}: {IPYTHON_SYNTAX_HINT}" if _IPYTHON_SYNTAX.match(line) else exc.msg
+        raise CellSyntaxError(message, (filename, exc.lineno, exc.offset, exc.text)) from None
     if not tree.body:  # compiling an empty function body fails inside Python's compiler ("AST node line range")
         raise EmptyCell("the cell has no code to profile")
     reject_unsupported(tree, filename)
@@ -254,12 +274,14 @@ def cell_to_function(
     defined_here = {node.name for node in walk_top_scope(tree.body) if isinstance(node, _DEFINITIONS)}
     global_names = [name for name in assigned_anywhere if name in declared_global or name in defined_here]
     kept_names = _kept_names(assigned_anywhere, keep)
-    code = _compile_cell_function(tree, assigned_anywhere, global_names, kept_names, user_ns, filename, line_offset)
+    scope_calls = scope_builtin_calls(tree.body, assigned_anywhere)
+    compile_args = (kept_names, user_ns, filename, line_offset, scope_calls)
+    code = _compile_cell_function(tree, assigned_anywhere, global_names, *compile_args)
     # Locals that nested scopes use would become closure cells, frozen at the cell's values: make them globals.
     captured = [name for name in assigned_anywhere if name in _cell_function_code(code).co_cellvars]
     if captured:
         global_names += captured
-        code = _compile_cell_function(tree, assigned_anywhere, global_names, kept_names, user_ns, filename, line_offset)
+        code = _compile_cell_function(tree, assigned_anywhere, global_names, *compile_args)
     local_names = [name for name in assigned_anywhere if name not in global_names]
     published = [name for name in local_names if name in kept_names]
     parameters = _parameters(local_names, user_ns)
@@ -277,6 +299,11 @@ def cell_to_function(
         UNSET_PARAMETER: UNSET,
         UNBOUND_PARAMETER: _lookup_unbound,
         **{_SETTER_PARAMETER.format(i): _setter(name, user_ns) for i, name in enumerate(published)},
+        **(
+            {SCOPE_PARAMETER: _scope_of(user_ns), LOCALS_PARAMETER: builtins.locals, NAMESPACE_PARAMETER: user_ns}
+            if scope_calls
+            else {}
+        ),
     }
     return CellFunction(
         fn=fn,
@@ -319,13 +346,15 @@ def _compile_cell_function(
     user_ns: dict[str, Any],
     filename: str,
     line_offset: int,
+    scope_calls: bool,
 ):
     """The code of a module defining the cell function; its statements are the cell's."""
     local_names = [name for name in assigned if name not in global_names]
     parameters = _parameters(local_names, user_ns)
     published = [name for name in local_names if name in kept]
     setters = {name: _SETTER_PARAMETER.format(i) for i, name in enumerate(published)}
-    statements, result = rewrite_body(tree.body, local_names, setters)
+    statements, result = rewrite_body(tree.body, local_names, setters, scope_calls=scope_calls)
+    scope_parameters = [SCOPE_PARAMETER, LOCALS_PARAMETER, NAMESPACE_PARAMETER] if scope_calls else []
     anchor = tree.body[0] if tree.body else ast.Pass(lineno=line_offset + 1, col_offset=0)
     unset_name = lambda: ast.Name(id=UNSET_PARAMETER, ctx=ast.Load())
     prologue: list[ast.stmt] = []
@@ -344,8 +373,9 @@ def _compile_cell_function(
             posonlyargs=[],
             args=[ast.arg(arg=name) for name in parameters],
             kwonlyargs=[ast.arg(arg=UNSET_PARAMETER), ast.arg(arg=UNBOUND_PARAMETER)]
-            + [ast.arg(arg=setter) for setter in setters.values()],
-            kw_defaults=[ast.Constant(value=None) for _ in range(2 + len(setters))],
+            + [ast.arg(arg=setter) for setter in setters.values()]
+            + [ast.arg(arg=name) for name in scope_parameters],
+            kw_defaults=[ast.Constant(value=None) for _ in range(2 + len(setters) + len(scope_parameters))],
             defaults=[],
         ),
         body=prologue + statements + [ret],
@@ -363,6 +393,49 @@ def _compile_cell_function(
 
 def _cell_function_code(module_code):
     return next(c for c in module_code.co_consts if getattr(c, "co_name", None) == CELL_FUNCTION_NAME)
+
+
+class CellScope(MutableMapping):
+    """What ``locals()`` is at a plain cell's top level, for the cell function: the notebook's namespace,
+    seen through the function's own locals (the names the cell has bound so far), and taking every binding
+    (``exec('import json as jj')``, ``locals()['lw'] = 1``), as the plain cell's namespace does."""
+
+    def __init__(self, local_values: dict[str, Any], namespace: dict[str, Any]):
+        self._locals = {
+            name: value
+            for name, value in local_values.items()
+            if not name.startswith(OWN_NAME_PREFIX) and value is not UNSET
+        }
+        self._namespace = namespace
+
+    def __getitem__(self, name: str) -> Any:
+        return self._locals[name] if name in self._locals else self._namespace[name]
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        self._namespace[name] = value
+        if name in self._locals:
+            self._locals[name] = value
+
+    def __delitem__(self, name: str) -> None:
+        found = self._locals.pop(name, _ABSENT) is not _ABSENT
+        if self._namespace.pop(name, _ABSENT) is _ABSENT and not found:
+            raise KeyError(name)
+
+    def __iter__(self):
+        return iter({**self._namespace, **self._locals})
+
+    def __len__(self) -> int:
+        return len(self._namespace.keys() | self._locals.keys())
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+def _scope_of(user_ns: dict[str, Any]) -> Callable[[dict[str, Any]], CellScope]:
+    def scope(local_values: dict[str, Any]) -> CellScope:
+        return CellScope(local_values, user_ns)
+
+    return scope
 
 
 def _lookup_unbound(name: str):

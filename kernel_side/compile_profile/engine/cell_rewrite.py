@@ -27,9 +27,16 @@ expression statement, whose value the function returns:
    value mid-cell.  ``except ... as e`` catches into a name of its own, since Python unbinds ``e``
    after the handler.
 
+0. Where the cell's own scope calls ``locals()`` or ``vars()``, or ``exec(code)`` or ``eval(code)``
+   without their own namespaces (``scope_builtin_calls``), these read and bind what they do at a plain
+   cell's top level, the notebook's namespace: ``locals()`` becomes ``SCOPE_PARAMETER(LOCALS_PARAMETER())``
+   (``CellScope``: the namespace, seen through the function's locals, taking its bindings), and ``exec``
+   and ``eval`` get the namespace and that scope.  Without it ``exec('import json as jj')`` or
+   ``locals()['lw'] = 1`` bound a name in the function's own locals, and nothing in the notebook.
+
 The rewritten code refers to the cell function's keyword-only parameters ``UNSET_PARAMETER`` (the
-unset marker), ``UNBOUND_PARAMETER`` (the plain cell's lookup) and the setters that ``cell.py``
-names and supplies.
+unset marker), ``UNBOUND_PARAMETER`` (the plain cell's lookup), the setters that ``cell.py``
+names and supplies, and for step 0 ``SCOPE_PARAMETER``, ``LOCALS_PARAMETER`` and ``NAMESPACE_PARAMETER``.
 """
 
 from __future__ import annotations
@@ -39,6 +46,10 @@ import copy
 
 UNSET_PARAMETER = "__compile_profile_unset__"
 UNBOUND_PARAMETER = "__compile_profile_unbound__"
+SCOPE_PARAMETER = "__compile_profile_scope__"
+LOCALS_PARAMETER = "__compile_profile_locals__"
+NAMESPACE_PARAMETER = "__compile_profile_namespace__"
+_SCOPE_BUILTINS = frozenset({"locals", "vars", "exec", "eval"})
 _CAUGHT_NAME = "__compile_profile_caught_{}__"
 
 
@@ -47,12 +58,15 @@ class CellSyntaxError(SyntaxError):
 
 
 def rewrite_body(
-    body: list[ast.stmt], local_names: list[str], setters: dict[str, str]
+    body: list[ast.stmt], local_names: list[str], setters: dict[str, str], *, scope_calls: bool = False
 ) -> tuple[list[ast.stmt], ast.expr]:
     """The cell's statements rewritten for the cell function, and the expression it returns (the
-    cell's last expression, or None); ``setters`` maps each kept local to its setter's parameter.
+    cell's last expression, or None); ``setters`` maps each kept local to its setter's parameter;
+    ``scope_calls``: rewrite ``locals()``, ``exec(code)`` and the like (step 0; ``scope_builtin_calls``).
     ``body`` is left as it was."""
     body = copy.deepcopy(body)  # transformed in place; the next compile starts from the cell again
+    if scope_calls:
+        body = _ScopeBuiltinsToNamespace().visit(ast.Module(body=body, type_ignores=[])).body
     result: ast.expr = ast.Constant(value=None)
     if body and isinstance(body[-1], ast.Expr):
         result = body.pop().value
@@ -62,6 +76,22 @@ def rewrite_body(
     result = checker.visit(result)
     statements = _PublishBindings(setters).transform(statements)
     return statements, result
+
+
+def _is_scope_builtin_call(node: ast.AST) -> bool:
+    """``locals()``, ``vars()``, ``exec(code)`` or ``eval(code)``: a call that, at a plain cell's top level,
+    reads or binds the notebook's namespace."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _SCOPE_BUILTINS):
+        return False
+    if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+        return False
+    return len(node.args) == (0 if node.func.id in ("locals", "vars") else 1)
+
+
+def scope_builtin_calls(body: list[ast.stmt], assigned: list[str]) -> bool:
+    """Whether the cell's own scope makes such a call (of the builtins: the cell does not rebind their names)."""
+    own = set(assigned)
+    return any(_is_scope_builtin_call(node) and node.func.id not in own for node in walk_top_scope(body))
 
 
 def reject_unsupported(tree: ast.Module, filename: str) -> None:
@@ -282,24 +312,9 @@ def _checked_read(name: str) -> ast.expr:
     )
 
 
-class _CheckBoundReads(ast.NodeTransformer):
-    """Reads of the cell's locals in its own scope raise NameError while the local is unset."""
-
-    def __init__(self, local_names: set[str]):
-        self.local_names = local_names
-
-    def visit_Name(self, node: ast.Name):
-        if isinstance(node.ctx, ast.Load) and node.id in self.local_names:
-            return ast.copy_location(_checked_read(node.id), node)
-        return node
-
-    def visit_AugAssign(self, node: ast.AugAssign):
-        node.value = self.visit(node.value)
-        if isinstance(node.target, ast.Name) and node.target.id in self.local_names:
-            check = ast.copy_location(ast.Expr(value=_checked_read(node.target.id)), node)
-            return [check, node]
-        node.target = self.visit(node.target)
-        return node
+class _TopScopeTransformer(ast.NodeTransformer):
+    """Transforms the cell's own scope only: of nested functions, lambdas, classes and comprehensions,
+    only what runs where they are defined."""
 
     def _enclosing_parts_only(self, node):
         """A def, lambda or class: only what runs where it is defined (see _evaluated_in_enclosing_scope)."""
@@ -317,6 +332,45 @@ class _CheckBoundReads(ast.NodeTransformer):
         return node
 
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
+
+
+class _ScopeBuiltinsToNamespace(_TopScopeTransformer):
+    """``locals()``/``vars()`` -> ``SCOPE(LOCALS())``; ``exec(code)``/``eval(code)`` -> ``exec(code, NAMESPACE,
+    SCOPE(LOCALS()))``: what they read and bind at a plain cell's top level."""
+
+    def visit_Call(self, node: ast.Call):
+        self.generic_visit(node)
+        if not _is_scope_builtin_call(node):
+            return node
+        scope = ast.Call(
+            func=ast.Name(id=SCOPE_PARAMETER, ctx=ast.Load()),
+            args=[ast.Call(func=ast.Name(id=LOCALS_PARAMETER, ctx=ast.Load()), args=[], keywords=[])],
+            keywords=[],
+        )
+        if node.func.id in ("locals", "vars"):
+            return ast.copy_location(scope, node)
+        node.args = [*node.args, ast.Name(id=NAMESPACE_PARAMETER, ctx=ast.Load()), scope]
+        return node
+
+
+class _CheckBoundReads(_TopScopeTransformer):
+    """Reads of the cell's locals in its own scope raise NameError while the local is unset."""
+
+    def __init__(self, local_names: set[str]):
+        self.local_names = local_names
+
+    def visit_Name(self, node: ast.Name):
+        if isinstance(node.ctx, ast.Load) and node.id in self.local_names:
+            return ast.copy_location(_checked_read(node.id), node)
+        return node
+
+    def visit_AugAssign(self, node: ast.AugAssign):
+        node.value = self.visit(node.value)
+        if isinstance(node.target, ast.Name) and node.target.id in self.local_names:
+            check = ast.copy_location(ast.Expr(value=_checked_read(node.target.id)), node)
+            return [check, node]
+        node.target = self.visit(node.target)
+        return node
 
 
 class _DeleteToUnset(ast.NodeTransformer):
