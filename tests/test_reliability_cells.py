@@ -850,3 +850,38 @@ def test_exec_eval_and_locals_at_the_top_level_bind_in_the_notebook_as_in_a_plai
     assert torch.equal(ns["w"], plain["w"]) and torch.equal(ns["ev"], plain["ev"])
     assert run.correctness.ok is True
     assert_kernel_unharmed(shell, before)
+
+
+# -- the user's own hooks ----------------------------------------------------------------------------------------
+
+
+def test_the_kernel_pass_puts_back_a_users_profile_hook_and_cprofile():
+    import cProfile
+    import sys
+
+    from compile_profile.engine.kernel_profiler import record_trace
+
+    events = []
+
+    def hook(frame, event, arg):
+        events.append(event)
+
+    def step():
+        return torch.ones(8).sin()
+
+    sys.setprofile(hook)
+    try:
+        record_trace(step, lambda: None, calls=1, device_type="cpu", with_stack=True)
+        assert sys.getprofile() is hook
+        events.clear()
+        step()
+        assert events, "and it is called again"
+    finally:
+        sys.setprofile(None)
+    profiler = cProfile.Profile()
+    profiler.enable()
+    try:
+        record_trace(step, lambda: None, calls=1, device_type="cpu", with_stack=True)
+        assert sys.getprofile() is profiler, "IPython's %prun keeps profiling"
+    finally:
+        profiler.disable()

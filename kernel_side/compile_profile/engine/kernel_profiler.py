@@ -88,6 +88,10 @@ def record_trace(
         record_shapes=record_shapes,  # launch arguments' shapes: bytes moved and FLOPs
         with_stack=with_stack,  # the Python tracer names the output-code module and C++ binding calls
     )
+    # The Python tracer (with_stack) takes the thread's profile function and stops with it unset: a
+    # user's own sys.setprofile hook (cProfile's, a tracer's) was dropped for the rest of the session. It
+    # is not called during the pass (the tracer holds the one slot) and is put back after it, on error too.
+    previous_profile = sys.getprofile()
     with _native_stderr_silenced():
         prof.start()
     try:
@@ -101,8 +105,11 @@ def record_trace(
             with _native_stderr_silenced():  # the schedule starts and stops Kineto inside step()
                 prof.step()
     finally:
-        with _native_stderr_silenced():
-            prof.stop()
+        try:
+            with _native_stderr_silenced():
+                prof.stop()
+        finally:
+            _restore_profile_hook(previous_profile)
     fd, path = tempfile.mkstemp(prefix="compile_profile_trace_", suffix=".json")
     os.close(fd)
     try:
@@ -110,6 +117,16 @@ def record_trace(
         return chrome_trace.load(path, keep_python=python_event_needed if with_stack else (lambda name: False))
     finally:
         os.unlink(path)
+
+
+def _restore_profile_hook(previous: Any) -> None:
+    """Put back the thread's profile function as it was before a profiler session."""
+    if previous is None or callable(previous):
+        sys.setprofile(previous)
+    elif callable(getattr(previous, "enable", None)):
+        # cProfile (IPython's %prun) installs itself in C; sys.getprofile() gives its Profile object,
+        # which re-installs itself, keeping what it has counted and its flags
+        previous.enable()
 
 
 @contextlib.contextmanager
