@@ -852,6 +852,42 @@ def test_exec_eval_and_locals_at_the_top_level_bind_in_the_notebook_as_in_a_plai
     assert_kernel_unharmed(shell, before)
 
 
+# -- other threads --------------------------------------------------------------------------------------------
+
+
+def test_another_threads_torch_compile_during_a_profile_is_not_the_cells(private_run_store):
+    import threading
+
+    import compile_profile
+
+    stop, compiled_meanwhile = threading.Event(), []
+
+    def compiling_elsewhere():
+        n = 2
+        while not stop.is_set():
+            fresh = eval(f"lambda a: a.cos() + {n}")  # a code object of its own: each one compiles
+            torch.compile(fresh, backend="eager")(torch.randn(n))
+            compiled_meanwhile.append(n)
+            n += 1
+            stop.wait(0.02)
+
+    worker = threading.Thread(target=compiling_elsewhere, daemon=True)
+    worker.start()
+    try:
+        while not compiled_meanwhile:
+            stop.wait(0.05)
+        started = len(compiled_meanwhile)
+        run = compile_profile.profile(lambda a: (a.sin() * 2).relu(), torch.randn(64), warmup=1, repeat=5, budget=0.3)
+        during = len(compiled_meanwhile) - started
+    finally:
+        stop.set()
+        worker.join()
+    assert during > 0, "the other thread compiled while the profile ran"
+    assert run.status == "ok", run.errors
+    assert run.dynamo_graph_count == 1 and run.recompiles == [] and run.graph_breaks == []
+    assert {g.variant for g in run.graphs} == {"inductor/default"}
+
+
 # -- the user's own hooks ----------------------------------------------------------------------------------------
 
 

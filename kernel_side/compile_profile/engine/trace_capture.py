@@ -5,6 +5,13 @@ in memory while a profile runs.  ``capture_compiles()`` installs the handler
 and the Inductor config patches the profile needs, and removes both on exit,
 also when the body raises or is interrupted.
 
+Only the profiling thread's compiles are kept: a ``torch.compile`` that another thread of the process
+runs meanwhile logs to the same logger, and its graphs and recompiles read as the cell's (an eager
+variant "owning" two graphs).  An event that names a compile (``frame_id``) is kept when that compile
+started on the thread that entered ``capture_compiles``, also where a later part of it is logged from
+another thread (on CUDA, a lazily compiled backward runs in autograd's device thread); an event that
+names none is kept from any thread (Inductor compiles C++ in worker threads: ``compile_file``).
+
 A ``chromium_event`` payload (one begin or end of a timed compile span) is parsed here, once
 per event (``TraceEvent.chromium``), for all that reads it: the progress line, the compile
 phases and max-autotune's results.  A payload that is not such an event reads as ``None``.
@@ -111,6 +118,8 @@ class TraceRecorder(logging.Handler):
         self._events_lock = threading.Lock()
         self.on_event: Callable[[TraceEvent], None] | None = None  # e.g. progress reporting
         self.context = ""  # stamped on each event; the profiler sets it before each variant's calls
+        self.thread = threading.get_ident()  # the profiling thread (``capture_compiles`` sets it)
+        self._own_compiles: set[tuple[Any, Any]] = set()  # (frame_id, frame_compile_id) it started
 
     def emit(self, record: logging.LogRecord) -> None:
         event = trace_event(
@@ -120,12 +129,22 @@ class TraceRecorder(logging.Handler):
             self.strings,
             context=self.context,
         )
-        if event is None:
+        if event is None or not self._of_a_profiled_compile(event, record.thread):
             return
         with self._events_lock:
             self.events.append(event)
         if self.on_event is not None:
             self.on_event(event)
+
+    def _of_a_profiled_compile(self, event: TraceEvent, thread: int | None) -> bool:
+        """Whether ``event`` belongs to a compile the profiling thread started, or names none."""
+        if event.frame_id is None:
+            return True
+        compile_id = (event.frame_id, event.frame_compile_id)
+        if thread == self.thread:
+            self._own_compiles.add(compile_id)
+            return True
+        return compile_id in self._own_compiles  # else another thread's torch.compile
 
     def take(self) -> list[TraceEvent]:
         """Return the events so far and start a new batch."""
@@ -209,6 +228,7 @@ def capture_compiles(recorder: TraceRecorder | None = None) -> Iterator[TraceRec
     # Kernel-to-source provenance only adds comments to the generated code (the kernels are the
     # same), but it is what maps each kernel to ATen ops and cell lines; older torch has none.
     config_patch = inductor_config.patch(provenance_patch())
+    recorder.thread = threading.get_ident()
     trace_log.addHandler(recorder)
     try:
         # DEBUG records must reach our handler only, never the root logger's handlers
