@@ -852,6 +852,17 @@ def test_exec_eval_and_locals_at_the_top_level_bind_in_the_notebook_as_in_a_plai
     assert_kernel_unharmed(shell, before)
 
 
+def test_a_comprehension_with_a_graph_break_leaves_no_dynamo_global_to_fail_at_exit(shell, private_run_store):
+    result, out, run = profile(shell, "", "ys = [print(v) or v * x for v in range(2)]\nq = x * len(ys)\n")
+    assert result.error_in_exec is None and run.status == "ok", run.errors
+    ns = shell.user_ns
+    assert not [n for n in ns if n.startswith("___module_")], "Dynamo's ___module_range_/___module_iter_ globals"
+    from compile_profile.engine.dynamo_state import _hooked_names
+
+    # A hook whose name is gone raises KeyError when its code dies ("Exception ignored ..." at exit).
+    assert _hooked_names(ns) <= set(ns)
+
+
 # -- other threads --------------------------------------------------------------------------------------------
 
 

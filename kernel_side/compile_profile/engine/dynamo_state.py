@@ -13,6 +13,7 @@ an entry's backend (2.8 and older), the entries that appeared during the profile
 from __future__ import annotations
 
 import re
+import weakref
 from typing import Any
 
 from torch._C._dynamo.eval_frame import _debug_get_cache_entry_list, reset_code
@@ -36,7 +37,10 @@ def _is_profile_backend(backend: Any) -> bool:
 
 
 # Globals Dynamo installs in the compiled function's module (the notebook's namespace) for the
-# bytecode it rewrites: the graph's callable and the continuations after a graph break.
+# bytecode it rewrites: the graph's callable and the continuations after a graph break; any other it
+# installs with a cleanup hook is read by bytecode too (``___module_range_<id>_c<N>`` and
+# ``___module_iter_…``, which rebuild a comprehension's iterator after a graph break in it), unless
+# guards read it (below, and the weak references ``store_global_weakref_by_id`` installs).
 _INSTALLED_GLOBAL = re.compile(r"^(?:__compiled_fn_|__resume_at_)")
 # ... and a copy of the builtins for each compile (torch 2.x), which guards read rather than bytecode:
 # three more names in the notebook's namespace per profile of a cell whose model's forward lived on.
@@ -82,8 +86,10 @@ class DynamoCodeTracker:
             for entry in entries:
                 if entry.code is not None:  # None: an entry Dynamo invalidated (e.g. a class redefined)
                     still_used.update(entry.code.co_names)
+        hooked = _hooked_names(self.namespace)
         for name in [n for n in self.namespace if n not in self.names_before]:
-            if _INSTALLED_GLOBAL.match(name):
+            guard_read = bool(_GUARD_READ_GLOBAL.match(name)) or isinstance(self.namespace[name], weakref.ref)
+            if _INSTALLED_GLOBAL.match(name) or (name in hooked and not guard_read):
                 unused = name not in still_used
             else:
                 # Guards, not bytecode, read these, and an entry does not say which it reads:
@@ -93,13 +99,31 @@ class DynamoCodeTracker:
                 _drop_installed_global(self.namespace, name)
 
 
+def _cleanup_hooks() -> list[list[Any]]:
+    """Dynamo's cleanup hooks (each deletes one installed global when its code object dies), by code object."""
+    return list(getattr(getattr(utils.CleanupManager, "instance", None), "values", {}).values())
+
+
+def _hooked_names(namespace: dict[str, Any]) -> set[str]:
+    """The names Dynamo installed in ``namespace`` that a cleanup hook will delete."""
+    return {
+        hook.name for hooks in _cleanup_hooks() for hook in list(hooks) if getattr(hook, "scope", None) is namespace
+    }
+
+
+def drop_installed_globals(namespace: dict[str, Any]) -> None:
+    """Every global Dynamo installed in ``namespace``, dropped by its own hook (for a namespace about to be
+    cleared, whose compiled code is no longer called)."""
+    for name in _hooked_names(namespace):
+        _drop_installed_global(namespace, name)
+
+
 def _drop_installed_global(namespace: dict[str, Any], name: str) -> None:
     """Run Dynamo's own cleanup hook for the global (it deletes the name and keeps Dynamo's count), so
     that the hook does not fire again when its code object dies: a plain ``del`` left it to raise
     ``KeyError`` at interpreter exit ("Exception ignored in ... ExactWeakKeyDictionary"), printed once
     per global by every script that profiled a function."""
-    hooks_by_code = getattr(getattr(utils.CleanupManager, "instance", None), "values", {})
-    for hooks in list(hooks_by_code.values()):
+    for hooks in _cleanup_hooks():
         for hook in list(hooks):
             if getattr(hook, "scope", None) is namespace and getattr(hook, "name", None) == name:
                 hooks.remove(hook)
