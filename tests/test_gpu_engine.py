@@ -300,3 +300,35 @@ def test_eager_time_is_profiled_by_kind_and_cell_line():
     assert cb.library_ms == pytest.approx(sum(k.device_time_ms for k in externs), rel=1e-6)
     assert cb.generated_ms == pytest.approx(sum(k.device_time_ms for k in triton), rel=1e-6)
     assert cb.library_ms / compiled.total_ms > 0.5
+
+
+def test_cuda_random_draws_are_replayed_and_the_generator_left_as_one_plain_run_leaves_it():
+    """engine/random_state.py on CUDA: the kept run draws what the first (printed) one drew, and the CUDA
+    generator stands where one plain run of the cell leaves it."""
+    from compile_profile.engine.profiler import ProfileOptions, profile_cell
+
+    body = "r = torch.randn(1 << 20, device='cuda') * 2\nkept = torch.nn.functional.dropout(r, 0.5)\n"
+    ns = {"torch": torch}
+    torch.manual_seed(0)
+    exec(body, ns)
+    plain_r, plain_kept, after_plain = ns.pop("r"), ns.pop("kept"), torch.randn(4, device="cuda")
+    torch.manual_seed(0)
+    result, _ = profile_cell(body, ns, ProfileOptions(**FAST))
+    assert result.run.status == "ok" and result.run.cell_runs > 10, result.run.errors
+    assert torch.equal(ns["r"], plain_r) and torch.equal(ns["kept"], plain_kept)
+    assert torch.equal(torch.randn(4, device="cuda"), after_plain)
+
+
+def test_a_backward_compiled_in_autograds_device_thread_is_kept():
+    """engine/trace_capture.py keeps only the profiling thread's compiles; on CUDA AOTAutograd compiles the
+    backward lazily, in autograd's device thread, under the forward's compile id: it must stay."""
+
+    def step(w, x):
+        loss = (x @ w).relu().sum()
+        loss.backward()
+        return loss
+
+    w = torch.randn(512, 512, device="cuda", requires_grad=True)
+    run = _profile(step, w, torch.randn(256, 512, device="cuda"))
+    kinds = [g.kind for g in run.graphs if g.variant == "inductor/default"]
+    assert "aot_backward" in kinds and kinds.count("post_grad") >= 2, kinds
