@@ -57,7 +57,7 @@ def measure_after_timing(
                         line_offset=eager.line_offset if eager is not None else 0,
                     )
                 )
-            except Exception as exc:  # noqa: BLE001 - one variant's failed pass leaves the others
+            except Exception as exc:  # one variant's failed pass leaves the others
                 if cell_raised(exc):
                     raise
                 errors.append(error_info("kernel timing", exc, variant=name))
