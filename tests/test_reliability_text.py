@@ -12,15 +12,12 @@ test_render_html, test_render_mime, test_render_report and test_render_widget.
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import ipywidgets as widgets
 import pytest
 import torch
+from browser_pages import open_in_chromium
 from compile_profile.render.html import render_html
 from compile_profile.render.mime import mime_bundle
 from compile_profile.render.report import render_report_html
@@ -119,47 +116,8 @@ def test_report_has_only_its_own_two_scripts(hostile):
     assert payload(5) in parsed.text and payload(4) in parsed.text and LABEL in parsed.text
 
 
-# Opens each page, shows every tab of the report, hovers every chart, and reports
-# whether any payload ran (window.__xss, a dialog) and what markup the live DOM holds.
-_BROWSER_CHECK = r"""
-const { chromium } = require('playwright-core');
-(async () => {
-  const browser = await chromium.launch({ executablePath: process.env.CP_CHROMIUM,
-                                          args: ['--no-sandbox', '--headless', '--disable-gpu'] });
-  const out = {};
-  for (const file of process.argv.slice(2)) {
-    const page = await browser.newPage();
-    const dialogs = [];
-    page.on('dialog', d => { dialogs.push(d.message()); d.dismiss(); });
-    await page.route(/^https?:/, route => route.abort());  // offline, as the report promises
-    await page.goto('file://' + file);
-    await page.waitForLoadState('load');
-    for (const link of await page.$$('nav a')) {
-      await link.click();
-      for (const plot of await page.$$('section:not([hidden]) .js-plotly-plot')) await plot.hover();
-    }
-    await page.waitForTimeout(300);
-    out[file] = {
-      xss: await page.evaluate(() => window.__xss === undefined ? null : window.__xss),
-      dialogs,
-      imgs: await page.evaluate(() => document.querySelectorAll('img').length),
-      scripts: await page.evaluate(() => document.querySelectorAll('script').length),
-      text: await page.evaluate(() => document.body.textContent),
-    };
-    await page.close();
-  }
-  await browser.close();
-  console.log(JSON.stringify(out));
-})().catch(e => { console.error(e); process.exit(1); });
-"""
-
-
 @pytest.mark.browser
 def test_no_payload_runs_in_a_browser(hostile, tmp_path):
-    chromium = os.environ.get("CP_CHROMIUM") or shutil.which("chromium")
-    node = shutil.which("node")
-    assert chromium and node, "the browser tests need Chromium and Node (make browser setup-js)"
-    assert (ROOT / "node_modules" / "playwright-core").is_dir(), "run npm ci (make setup-js)"
     report = tmp_path / "report.html"
     report.write_text(render_report_html(hostile), encoding="utf-8")
     static = tmp_path / "static.html"
@@ -167,18 +125,7 @@ def test_no_payload_runs_in_a_browser(hostile, tmp_path):
     # A control page proves the check would see a payload that did run.
     control = tmp_path / "control.html"
     control.write_text(f"<!doctype html><html><body>{payload(9)}</body></html>", encoding="utf-8")
-    script = tmp_path / "check.js"
-    script.write_text(_BROWSER_CHECK)
-    done = subprocess.run(
-        [node, str(script), str(report), str(static), str(control)],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        cwd=ROOT,
-        env={**os.environ, "NODE_PATH": str(ROOT / "node_modules"), "CP_CHROMIUM": chromium},
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    pages = json.loads(done.stdout.strip().splitlines()[-1])
+    pages = open_in_chromium([report, static, control], tmp_path)
     assert pages[str(control)]["xss"] == 9
     for page in (report, static):
         seen = pages[str(page)]

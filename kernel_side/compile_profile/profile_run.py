@@ -217,8 +217,8 @@ class Speedup:
     """Median eager time over median compiled time, with a bootstrap interval."""
 
     value: float
-    low: float
-    high: float
+    low: float | None  # NaN (None once stored) when there were too few samples for an interval
+    high: float | None
     variant: str
     confidence: float = 0.95
 
@@ -569,13 +569,26 @@ class ProfileRun:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ProfileRun:
-        version = data.get("schema_version", SCHEMA_VERSION)
+        """A run from its JSON data; ``serialize.FormatError`` (a ``ValueError``) names the first field whose value
+        does not have its type (or a speedup naming no variant), and a newer schema is refused with the upgrade
+        to make."""
+        if not isinstance(data, dict):
+            raise serialize.FormatError(f"its JSON is {serialize.json_kind(data)}, not an object")
+        try:
+            version = serialize.from_dict(int, data.get("schema_version", SCHEMA_VERSION))
+        except serialize.FormatError as exc:
+            raise exc.inside("schema_version") from None
         if version > SCHEMA_VERSION:
             raise ValueError(
                 f"this run was written by a newer compile-profile (schema {version}); "
                 f"this one reads schema {SCHEMA_VERSION} or older: upgrade compile-profile"
             )
-        return serialize.from_dict(cls, data)
+        run = serialize.from_dict(cls, data)
+        # The one cross-reference the views look up: the variant the speedup names (``speedup_variant``).
+        if run.speedup is not None and not any(v.name == run.speedup.variant for v in run.variants):
+            names = ", ".join(repr(v.name) for v in run.variants) or "none"
+            raise serialize.FormatError(f"names no variant of the run (it has {names})"[:300], ("speedup", "variant"))
+        return run
 
     def to_json(self, **kwargs: Any) -> str:
         return json.dumps(self.to_dict(), **kwargs)

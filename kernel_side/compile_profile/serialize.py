@@ -2,15 +2,19 @@
 
 One walk over the type hints serves all three jobs, so the schema shipped in
 ``schema/profile_run.schema.json`` cannot drift from the classes (a test
-regenerates it and compares).
+regenerates it and compares).  Loading checks each value against its hint (``from_dict``):
+run files come from other machines (``compile-profile import``) and every view trusts the
+types, so a value of the wrong type is refused with the path of its field, never passed on.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import types
 import typing
+from collections.abc import Callable
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
 _PRIMITIVES = {str: "string", int: "integer", float: "number", bool: "boolean"}
@@ -23,42 +27,249 @@ def to_dict(obj: Any) -> Any:
         return [to_dict(v) for v in obj]
     if isinstance(obj, dict):
         return {str(k): to_dict(v) for k, v in obj.items()}
-    if isinstance(obj, float) and obj != obj:  # NaN is not JSON
+    if isinstance(obj, float) and not math.isfinite(obj):  # NaN and infinities are not JSON (browsers refuse them)
         return None
     return obj
 
 
-@functools.cache
-def _init_fields(cls: type) -> tuple[tuple[str, Any], ...]:
-    """A dataclass's init fields with their resolved type hints, read once per class: resolving the
-    hints for every object made loading a 1,000-kernel run take 246 ms, nearly all of the REST API's
-    time to serve it (the panel's open of such a run missed its 0.5 s budget)."""
-    hints = get_type_hints(cls)
-    return tuple((f.name, hints[f.name]) for f in dataclasses.fields(cls) if f.init)
+class FormatError(ValueError):
+    """JSON data that does not fit the dataclass tree: what is wrong, and where (``graphs[0].lines[2]``)."""
+
+    def __init__(self, problem: str, path: tuple[str | int, ...] = ()):
+        super().__init__(problem)
+        self.problem = problem
+        self.path = path
+
+    def inside(self, segment: str | int) -> FormatError:
+        """The same error one level further out: ``segment`` is the field, list index or dict key it is in."""
+        return FormatError(self.problem, (segment, *self.path))
+
+    @property
+    def where(self) -> str:
+        """The path as Python over the JSON would read it: ``graphs[0].guards[2].line``, ``options['mode']``."""
+        out = ""
+        for segment in self.path:
+            if isinstance(segment, int):
+                out += f"[{segment}]"
+            elif segment.isidentifier():
+                out += f".{segment}" if out else segment
+            else:  # a dict key
+                out += f"[{_quoted(segment)}]"
+        return out
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.problem}" if self.path else self.problem
+
+
+def _quoted(value: Any) -> str:
+    """A value as an error message quotes it: its repr, cut to 40 characters."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+_JSON_NAMES = {
+    str: "a string",
+    bool: "a boolean",
+    int: "an integer",
+    float: "a number",
+    list: "a list",
+    dict: "an object",
+}
+
+
+def json_kind(data: Any) -> str:
+    """What JSON value ``data`` is, in words: ``a string``, ``an integer``, ``null``."""
+    return "null" if data is None else _JSON_NAMES.get(type(data), f"a {type(data).__name__}")
+
+
+def _wrong(expected: str, data: Any) -> FormatError:
+    if data is None:
+        return FormatError(f"expected {expected}, got null")
+    got = json_kind(data)
+    shown = f" ({_quoted(data)})" if not isinstance(data, (list, dict)) else ""
+    return FormatError(f"expected {expected}, got {got}{shown}")
 
 
 def from_dict(cls: Any, data: Any) -> Any:
-    """Build ``cls`` from JSON data; unknown keys are ignored so newer files still load."""
-    origin = get_origin(cls)
+    """Build ``cls`` from JSON data, checking every value against the type hints on the way in.
+
+    Each value must have its annotated type: a string a ``str`` (``Literal`` fields one of their
+    values), an integer an ``int`` (an integral float such as ``3.0`` is taken as ``3``; ``true`` is
+    not an integer), a finite number a ``float`` (``to_dict`` writes NaN and infinities as ``null``,
+    so a field that may hold one is ``float | None``), ``true`` or ``false`` a ``bool``, a list or
+    object the containers, ``null`` only where the hint allows ``None`` (a list or dict read as
+    ``null`` is empty).  Anything else raises ``FormatError``
+    naming the field's path, so nothing of the wrong type reaches a view (a string in ``cell_runs``
+    would be inserted into HTML as it is).  Unknown keys are ignored so newer files still load.
+    """
+    return _converter(cls)(data)
+
+
+@functools.cache
+def _converter(tp: Any) -> Callable[[Any], Any]:
+    """A function that checks and converts JSON data to ``tp``, built once per type from its hints: resolving
+    hints for every object made loading a 1,000-kernel run take 246 ms, nearly all of the REST API's time
+    to serve it (the panel's open of such a run missed its 0.5 s budget)."""
+    origin = get_origin(tp)
     if origin in (Union, types.UnionType):
-        if data is None:
-            return None
-        inner = [a for a in get_args(cls) if a is not type(None)]
-        return from_dict(inner[0], data)
+        return _union(tp)
     if origin is list:
-        (item,) = get_args(cls) or (Any,)
-        return [from_dict(item, v) for v in data or []]
+        (item,) = get_args(tp) or (Any,)
+        return _list(_converter(item))
     if origin is dict:
-        _, value = get_args(cls) or (str, Any)
-        return {k: from_dict(value, v) for k, v in (data or {}).items()}
+        key, value = get_args(tp) or (str, Any)
+        if key is not str:
+            raise TypeError(f"JSON objects have string keys, not {key!r}")
+        return _dict(_converter(value))
     if origin is typing.Literal:
-        return data
-    if dataclasses.is_dataclass(cls):
-        kwargs = {name: from_dict(hint, data[name]) for name, hint in _init_fields(cls) if name in data}
-        return cls(**kwargs)
-    if cls is float and isinstance(data, int):
-        return float(data)
+        return _literal(get_args(tp))
+    if dataclasses.is_dataclass(tp):
+        return _dataclass(tp)
+    if tp is Any:
+        return _any
+    primitive = _PRIMITIVE_CONVERTERS.get(tp)
+    if primitive is None:
+        raise TypeError(f"no JSON mapping for {tp!r}")
+    return primitive
+
+
+def _any(data: Any) -> Any:
     return data
+
+
+def _str(data: Any) -> str:
+    if type(data) is not str:
+        raise _wrong("a string", data)
+    return data
+
+
+def _bool(data: Any) -> bool:
+    if type(data) is not bool:
+        raise _wrong("true or false", data)
+    return data
+
+
+def _int(data: Any) -> int:
+    kind = type(data)
+    if kind is int:
+        return data
+    if kind is float and data.is_integer():
+        return int(data)
+    raise _wrong("an integer", data)
+
+
+def _float(data: Any) -> float:
+    kind = type(data)
+    if kind is float and math.isfinite(data):  # NaN and infinities never come from to_dict, which writes null
+        return data
+    if kind is int:
+        return float(data)
+    raise _wrong("a finite number", data)
+
+
+_PRIMITIVE_CONVERTERS: dict[Any, Callable[[Any], Any]] = {str: _str, bool: _bool, int: _int, float: _float}
+
+
+def _union(tp: Any) -> Callable[[Any], Any]:
+    options = [a for a in get_args(tp) if a is not type(None)]
+    nullable = len(options) < len(get_args(tp))
+    converters = [_converter(a) for a in options]
+    if len(converters) == 1:
+        (only,) = converters
+
+        def optional(data: Any) -> Any:
+            return None if data is None and nullable else only(data)
+
+        return optional
+
+    def either(data: Any) -> Any:
+        if data is None and nullable:
+            return None
+        problems = []
+        for convert in converters:
+            try:
+                return convert(data)
+            except FormatError as exc:
+                problems.append(exc)
+        raise max(problems, key=lambda e: len(e.path))  # the option that fit furthest says what is wrong
+
+    return either
+
+
+def _list(item: Callable[[Any], Any]) -> Callable[[Any], list]:
+    def convert(data: Any) -> list:
+        if data is None:
+            return []
+        if type(data) is not list:
+            raise _wrong("a list", data)
+        out = []
+        for index, value in enumerate(data):
+            try:
+                out.append(item(value))
+            except FormatError as exc:
+                raise exc.inside(index) from None
+        return out
+
+    return convert
+
+
+def _dict(value: Callable[[Any], Any]) -> Callable[[Any], dict]:
+    def convert(data: Any) -> dict:
+        if data is None:
+            return {}
+        if type(data) is not dict:
+            raise _wrong("an object", data)
+        out = {}
+        for key, v in data.items():
+            try:
+                out[key] = value(v)
+            except FormatError as exc:
+                raise exc.inside(key) from None
+        return out
+
+    return convert
+
+
+def _literal(allowed: tuple[Any, ...]) -> Callable[[Any], Any]:
+    words = ", ".join(map(repr, allowed))
+
+    def convert(data: Any) -> Any:
+        # type() as well: True == 1, so 1 must not pass as a Literal[True]
+        if data in allowed and any(type(data) is type(a) for a in allowed):
+            return data
+        raise FormatError(f"expected one of {words}, got {_quoted(data)}")
+
+    return convert
+
+
+def _dataclass(cls: type) -> Callable[[Any], Any]:
+    hints = get_type_hints(cls)
+    fields = [
+        (
+            f.name,
+            _converter(hints[f.name]),
+            f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING,
+        )
+        for f in dataclasses.fields(cls)
+        if f.init
+    ]
+    what = f"an object ({cls.__name__})"
+
+    def convert(data: Any) -> Any:
+        if type(data) is not dict:
+            raise _wrong(what, data)
+        kwargs = {}
+        for name, field_converter, required in fields:
+            if name in data:
+                try:
+                    kwargs[name] = field_converter(data[name])
+                except FormatError as exc:
+                    raise exc.inside(name) from None
+            elif required:
+                raise FormatError(f"missing (a {cls.__name__} needs it)", (name,))
+        return cls(**kwargs)
+
+    return convert
 
 
 def json_schema(root: type, *, title: str, schema_id: str) -> dict:

@@ -3,8 +3,9 @@
 It has to read well wherever a notebook is shown (JupyterLab, VS Code, GitHub's
 viewer, which strips scripts and most styling), so it uses plain tables and
 only colour-free styles (opacity, borders in translucent grey) that suit light
-and dark themes.  Every piece of text that came from the user's code or from
-the compiler is passed through ``html.escape``.
+and dark themes.  Every value taken from the run goes through ``html.escape``, numbers and enum
+fields too (``_value``): a loaded run's types are checked (``serialize.from_dict``), and a run
+built in Python with a string where a number belongs still shows it as text.
 """
 
 from __future__ import annotations
@@ -69,6 +70,15 @@ def html_table(header: list[str], rows: list[list[str]], numeric: set[int] = fro
     return f"<table {_TABLE}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def _value(value: object) -> str:
+    """A number, line or enum value of the run as HTML text."""
+    return escape(str(value))
+
+
+def _lines(lines: list[int]) -> str:
+    return escape(", ".join(map(str, lines)))
+
+
 def _code(text: str) -> str:
     return f"<code>{escape(text)}</code>" if text else ""
 
@@ -91,7 +101,7 @@ def _variants(run: ProfileRun) -> str:
                 format_ms(t.median_ms) if t else "—",
                 format_ms(t.p10_ms) if t else "—",
                 format_ms(t.p90_ms) if t else "—",
-                str(t.n) if t else "0",
+                _value(t.n) if t else "0",
                 format_speedup(ratio) if ratio is not None else "",
                 format_s(v.compile_s) if v.compile_s is not None else "",
                 format_s(v.first_call_s) if v.first_call_s is not None else "",
@@ -135,7 +145,7 @@ def _facts(run: ProfileRun) -> str:
     if s is not None:
         rows.append(["speedup", f"<b>{format_speedup(s.value)}</b> {format_interval(s)} ({escape(s.variant)})"])
     counts = cache_counts(run)
-    rows.append(["compile cache", run.cache.state + (f" ({'; '.join(counts)})" if counts else "")])
+    rows.append(["compile cache", _value(run.cache.state) + (f" ({escape('; '.join(counts))})" if counts else "")])
     rows.append(["Dynamo graphs", str(run.dynamo_graph_count)])
     groups = break_groups(run)  # where some are DDP's, the digest's words: "7 graph breaks, 3 in DDP's wrapper"
     rows.append(
@@ -152,7 +162,7 @@ def _facts(run: ProfileRun) -> str:
     rows.append(["kernels", f"{len(run.kernels)}" + (f" ({counts})" if counts else "")])
     if run.cell_runs:
         # in-place changes (x.add_(1), an optimizer step) happened this many times, not once
-        rows.append(["cell runs", f"{run.cell_runs} (first calls, warm-up, timing and checks)"])
+        rows.append(["cell runs", f"{_value(run.cell_runs)} (first calls, warm-up, timing and checks)"])
     c = run.correctness
     if c is not None:
         verdict = {True: "ok: ", False: "<b>mismatch</b>: ", None: ""}[c.ok]  # "not compared" says itself
@@ -176,7 +186,7 @@ def _graph_breaks(run: ProfileRun) -> str:
         return ""
     rows = [
         [
-            str(g.line) if g.line is not None else "—",
+            _value(g.line) if g.line is not None else "—",
             _code(g.code_line),
             escape(g.inside) + (" " + _code(g.inside_code) if g.inside_code else ""),
             str(g.count),
@@ -282,7 +292,7 @@ def _kernels(run: ProfileRun) -> str:
                 escape(k.language),
                 format_ms(k.device_time_ms) if k.device_time_ms is not None else "—",
                 f"{k.share * 100:.1f}%" if k.share is not None else "",
-                ", ".join(map(str, k.lines)),
+                _lines(k.lines),
                 escape(", ".join(k.aten_ops[:6]) + (" …" if len(k.aten_ops) > 6 else "")),
             ]
         )
@@ -302,9 +312,9 @@ def lines_html(run: ProfileRun) -> str:
         return ""
     rows = []
     for r in lt.rows[: MAX_ROWS * 3]:
-        times = [r.time_text(v) for v in lt.variants]
+        times = [escape(r.time_text(v)) for v in lt.variants]
         kernels = sum(len(names) for v, names in r.kernels.items() if v != "eager")  # eager's are ops, not kernels
-        rows.append([str(r.line), _code(r.code), *times, str(kernels) + (" (break)" if r.graph_breaks else "")])
+        rows.append([_value(r.line), _code(r.code), *times, str(kernels) + (" (break)" if r.graph_breaks else "")])
     variants = [escape(v or "kernels") for v in lt.variants]
     return (
         f"<div {_H}>Time per cell line</div>"
@@ -340,7 +350,7 @@ def _errors(run: ProfileRun) -> str:
         [
             escape(e.stage),
             escape(e.variant),
-            str(e.line) if e.line is not None else "",
+            _value(e.line) if e.line is not None else "",
             escape(one_line(e.message, 300)),
         ]
         for e in run.errors[:MAX_ROWS]

@@ -5,8 +5,8 @@ It lays out ``digest.job.job_digest``'s dict as a table of ranks (eager and comp
 correctness sentence); a divergent rank's row has the class ``cp-divergent`` and its reasons in its last
 cell; a rank's error (``cp-error``) and notes (``cp-note``) follow its row; the notes on the columns (peak
 memory, DDP's bucket order, ``cp-table-note``) follow the table, then the divergences, missing ranks included.  It
-holds no script and fetches nothing, and every string from a run (ids, hosts, reasons quoting the
-user's code) goes through ``html.escape``.  ``job_html`` is the fragment alone, for a notebook's output.
+holds no script and fetches nothing, and every value from a run (ids, hosts, reasons quoting the
+user's code, counts and ranks too) goes through ``html.escape``.  ``job_html`` is the fragment alone, for a notebook's output.
 """
 
 from __future__ import annotations
@@ -53,10 +53,14 @@ COLUMNS = [
 ]
 
 
+def _value(value: object) -> str:
+    return escape(str(value))
+
+
 def _row(row: dict[str, Any]) -> str:
     reasons = "".join(f"<li>{escape(r)}</li>" for r in row["reasons"])
     cells = [
-        str(row["rank"]),
+        _value(row["rank"]),
         f"<code>{escape(row['run_id'])}</code>",
         escape(row["host"] or "—"),
         escape(row["status"]),
@@ -65,15 +69,15 @@ def _row(row: dict[str, Any]) -> str:
         escape(row["speedup_text"]),
         escape(row["interval_text"] or "—"),
         escape(row["compile_text"]),
-        str(row["graphs"]),
-        str(row["ddp_buckets"]),
-        str(row["breaks"]),
-        str(row["recompiles"]),
-        f"{row['cache_hits']}/{row['cache_misses']}",
+        _value(row["graphs"]),
+        _value(row["ddp_buckets"]),
+        _value(row["breaks"]),
+        _value(row["recompiles"]),
+        _value(f"{row['cache_hits']}/{row['cache_misses']}"),
         escape(row["peak_memory_text"]),
         escape(row["collective_text"]),
         escape(row.get("correctness_text", "")),
-        str(row["cell_runs"]),
+        _value(row["cell_runs"]),
         f'<ul style="margin:0;padding-left:1.2em">{reasons}</ul>' if reasons else "",
     ]
     cls = ' class="cp-divergent"' if row["divergent"] else ""
@@ -93,13 +97,13 @@ def job_html(digest: dict[str, Any]) -> str:
     head = "".join(f'<th style="{_CELL}">{escape(c)}</th>' for c in COLUMNS)
     body = "".join(_row(row) for row in digest["rows"])
     missing = "".join(
-        f'<tr class="cp-divergent cp-missing" style="{_DIVERGENT}"><td style="{_CELL}">{r}</td>'
+        f'<tr class="cp-divergent cp-missing" style="{_DIVERGENT}"><td style="{_CELL}">{_value(r)}</td>'
         f'<td style="{_CELL}" colspan="{len(COLUMNS) - 1}">no run</td></tr>'
         for r in digest["missing_ranks"]
     )
     divergences = "".join(
-        f'<li class="cp-divergence" data-rank="{d["rank"]}" data-what="{escape(d["what"])}">'
-        f"rank {d['rank']}: {escape(d['text'])}</li>"
+        f'<li class="cp-divergence" data-rank="{_value(d["rank"])}" data-what="{escape(d["what"])}">'
+        f"rank {_value(d['rank'])}: {escape(d['text'])}</li>"
         for d in digest["divergences"]
     )
     return (

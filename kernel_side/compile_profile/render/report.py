@@ -3,7 +3,7 @@
 plotly.js is embedded from the installed plotly package, the figures come from
 ``charts.figures`` and code is highlighted by Pygments.  The file holds exactly
 two scripts, plotly.js and the small one below, and fetches nothing.  All text
-from user code or the compiler is escaped (by ``html.escape`` or by Pygments);
+from the run is escaped (by ``html.escape`` or by Pygments), numbers and enum values too;
 the figure JSON is placed inside the script with ``<``, ``>`` and ``&`` written
 as ``\\u`` escapes so no string in it can close the script element.
 """
@@ -81,6 +81,11 @@ def _script_json(value: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
+def _value(value: object) -> str:
+    """A number, line or enum value of the run as HTML text (see ``render.html``)."""
+    return escape(str(value))
+
+
 def _figure_div(name: str) -> str:
     return f'<div class="figure" data-figure="{escape(name)}"></div>'
 
@@ -145,7 +150,7 @@ def _guards(graphs: list[GraphGuards]) -> str:
     for gg in graphs:
         rows = "".join(
             f"<tr><td>{escape(g.kind)}</td><td><code>{escape(g.source)}</code></td>"
-            f"<td>{g.line if g.line is not None else ''}</td><td>{g.count}</td>"
+            f"<td>{_value(g.line) if g.line is not None else ''}</td><td>{g.count}</td>"
             f'<td><pre class="text">{escape(chr(10).join(g.codes))}</pre></td></tr>'
             for g in gg.groups
         )
@@ -181,7 +186,7 @@ def _measured(run: ProfileRun) -> str:
             f"<tr><td>{escape(r.variant)}</td><td>{escape(r.op)}</td><td>{escape(r.shape)}</td>"
             f"<td><code>{escape(r.best)}</code></td><td>{format_ms(r.best_ms)}</td>"
             f"<td><code>{escape(r.best_triton)}</code></td><td>{format_ms(r.best_triton_ms)}</td>"
-            f"<td>{'' if r.choices is None else r.choices}</td><td>{format_s(r.autotune_s)}</td>"
+            f"<td>{'' if r.choices is None else _value(r.choices)}</td><td>{escape(format_s(r.autotune_s))}</td>"
             f"<td>{escape(r.text)}</td></tr>"
             for r in tuned
         )
@@ -194,10 +199,10 @@ def _measured(run: ProfileRun) -> str:
 
 
 def _graph(g: Graph) -> str:
-    ops = ", ".join(f"{escape(op)} ×{n}" for op, n in sorted(g.op_counts.items(), key=lambda kv: -kv[1])[:8])
+    ops = ", ".join(f"{escape(op)} ×{_value(n)}" for op, n in sorted(g.op_counts.items(), key=lambda kv: -kv[1])[:8])
     facts = [escape(g.kind), escape(g.variant), f"compile {escape(g.compile_id)}" if g.compile_id else ""]
     if g.lines:
-        facts.append("cell lines " + ", ".join(map(str, g.lines)))
+        facts.append("cell lines " + escape(", ".join(map(str, g.lines))))
     summary = f"<code>{escape(g.id)}</code> · " + " · ".join(f for f in facts if f) + (f" · {ops}" if ops else "")
     return f"<details><summary>{summary}</summary>{highlight_code(g.code, 'python')}</details>"
 
@@ -214,7 +219,7 @@ def _kernel(k: Kernel) -> str:
     if k.device_time_ms is not None:
         facts.append(format_ms(k.device_time_ms) + (f" ({k.share * 100:.1f}%)" if k.share is not None else ""))
     if k.lines:
-        facts.append("cell lines " + ", ".join(map(str, k.lines)))
+        facts.append("cell lines " + escape(", ".join(map(str, k.lines))))
     if k.aten_ops:
         facts.append(escape(", ".join(k.aten_ops)))
     summary = f"<code>{escape(k.name)}</code> · " + " · ".join(facts)
@@ -237,7 +242,7 @@ def _errors(run: ProfileRun) -> str:
     items = "".join(
         f"<details open><summary>{escape(e.stage)}"
         + (f" · {escape(e.variant)}" if e.variant else "")
-        + (f" · cell line {e.line}" if e.line is not None else "")
+        + (f" · cell line {_value(e.line)}" if e.line is not None else "")
         + f": {escape(one_line(e.message))}</summary>"
         + f'<pre class="text">{escape(e.type + ": " if e.type else "")}{escape(e.message)}</pre>'
         + (f'<pre class="text">{escape(e.traceback)}</pre>' if e.traceback else "")
