@@ -121,6 +121,74 @@ def test_db_option_after_the_subcommand_and_environment_default(store, db, capsy
     assert json.loads(capsys.readouterr().out) == []
 
 
+def _tamper(db, run_id: str, **columns) -> None:
+    import sqlite3
+
+    conn = sqlite3.connect(db)
+    try:
+        with conn:
+            for column, value in columns.items():
+                conn.execute(f"UPDATE runs SET {column} = ? WHERE id = ?", (value, run_id))
+    finally:
+        conn.close()
+
+
+def _with(run, **fields) -> str:
+    """The run's JSON with some fields replaced."""
+    return json.dumps({**run.to_dict(), **fields})
+
+
+def test_ls_lists_an_unreadable_run_with_its_id_and_says_why_on_stderr(cli, store, db):
+    # issue 21: one garbage summary made ls fail with "Expecting value" and list nothing
+    store.put(make_run("broken3", label="was fine", created_at=timestamp(60)))
+    _tamper(db, "newer2", summary_json="garbage")  # a cached summary only: derived again, no loss
+    _tamper(db, "broken3", run_json=_with(make_run("broken3"), variants=5), summary_json="[1]")
+    code, out, err = cli("ls")
+    assert code == 0 and "Traceback" not in err
+    rows = {line.split()[0]: line for line in out.strip().splitlines()[1:]}
+    assert set(rows) == {"newer2", "broken3", "older1"}
+    assert "4.00× [3.60×–4.40×]" in rows["newer2"] and rows["newer2"].rstrip().endswith("ok")
+    assert "was fine" in rows["broken3"] and rows["broken3"].rstrip().endswith("unreadable")
+    assert err.strip().splitlines() == [
+        "compile-profile: warning: run broken3 cannot be read (variants: expected a list, got an integer (5)); "
+        "`compile-profile rm broken3` removes it"
+    ]
+    code, out, _ = cli("ls", "--json")
+    assert [r["status"] for r in json.loads(out)] == ["ok", "unreadable", "ok"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [("show", "broken3"), ("export", "broken3", "--html", "x.html"), ("compare", "older1", "broken3")],
+    ids=["show", "export", "compare"],
+)
+@pytest.mark.parametrize(
+    ("run_json", "reason"),
+    [("{not json", "not JSON: "), (_with(make_run("broken3"), cell_runs="<img>"), "cell_runs: expected an integer")],
+    ids=["not-json", "wrong-type"],
+)
+def test_an_unreadable_run_is_one_line_exit_2_naming_it_and_the_field(cli, store, db, tmp_path, argv, run_json, reason):
+    store.put(make_run("broken3"))
+    _tamper(db, "broken3", run_json=run_json)
+    argv = tuple(str(tmp_path / a) if a.endswith(".html") else a for a in argv)
+    code, out, err = cli(*argv)
+    assert code == 2 and not (tmp_path / "x.html").exists()
+    assert_one_line_error(err, f"run broken3 in {db} cannot be read (", reason, "compile-profile rm broken3")
+    assert cli("show", "older1")[0] == 0  # every other run works
+
+
+def test_a_job_with_an_unreadable_rank_is_one_line_naming_that_rank(cli, store, db, tmp_path):
+    from job_fixtures import job_runs
+
+    ranks = job_runs(2)
+    for run in ranks:
+        store.put(run)
+    _tamper(db, ranks[1].id, run_json=_with(ranks[1], status="<b>done</b>"))
+    code, _, err = cli("job", ranks[0].id, "--html", str(tmp_path / "job.html"))
+    assert code == 2 and not (tmp_path / "job.html").exists()
+    assert_one_line_error(err, f"run {ranks[1].id} in {db} cannot be read (status: expected one of 'ok'")
+
+
 # -- show ------------------------------------------------------------------------------
 
 

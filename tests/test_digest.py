@@ -436,7 +436,7 @@ def test_payback_never_and_not_measurable_and_none():
 def test_summary_carries_breakdown_verdict_and_payback(runs):
     for run in runs:
         s = json.loads(json.dumps(summarize(run)))
-        assert s["digest"] == DIGEST_VERSION == 11
+        assert s["digest"] == DIGEST_VERSION == 12 and s["unreadable"] is None
         assert s["verdict"] == verdict(run) and s["payback"] == payback(run)
         assert s["breakdown"] == [r.as_dict() for r in breakdown(run)]
         assert set(s["breakdown"][0]) >= {

@@ -215,3 +215,63 @@ async def test_store_errors_are_reported_as_json(jp_fetch, store_path):
     store_path.write_bytes(b"this is not a sqlite file" * 100)
     error = await expect_status(jp_fetch, 500, API, "runs")
     assert "run store error" in json.loads(error.response.body)["message"]
+
+
+# -- one unreadable run hides no other, and answers no 500 -------------------------------------
+
+
+def _tamper(store_path, run_id: str, **columns) -> None:
+    import sqlite3
+
+    conn = sqlite3.connect(store_path)
+    try:
+        with conn:
+            for column, value in columns.items():
+                conn.execute(f"UPDATE runs SET {column} = ? WHERE id = ?", (value, run_id))
+    finally:
+        conn.close()
+
+
+async def test_unreadable_runs_are_listed_as_such_and_answer_422_never_500(jp_fetch, store, store_path, caplog):
+    from job_fixtures import job_runs
+
+    good, typed_wrong, not_json, bad_summary = (
+        make_run(f"{name}1", created_at=timestamp(10 - i))
+        for i, name in enumerate(("good", "typed", "notjson", "summ"))
+    )
+    ranks = job_runs(2)
+    for run in (good, typed_wrong, not_json, bad_summary, *ranks):
+        store.put(run)
+    data = json.loads(typed_wrong.to_json())
+    data["cell_runs"] = "<img src=x onerror=alert(1)>"
+    _tamper(store_path, "typed1", run_json=json.dumps(data), summary_json="[1]")
+    _tamper(store_path, "notjson1", run_json="{not json", summary_json="{}")
+    _tamper(store_path, "summ1", summary_json="garbage")
+    rank = json.loads(ranks[1].to_json())
+    rank["graphs"] = "none"
+    _tamper(store_path, ranks[1].id, run_json=json.dumps(rank), summary_json="{}")
+
+    body = await fetch_json(jp_fetch, API, "runs")
+    listed = {r["id"]: r for r in body["runs"]}
+    assert body["total"] == 6 and set(listed) == {"good1", "typed1", "notjson1", "summ1", ranks[0].id, ranks[1].id}
+    assert listed["typed1"]["status"] == "unreadable" and listed["typed1"]["unreadable"].startswith("cell_runs: ")
+    assert listed["notjson1"]["unreadable"].startswith("not JSON: ")
+    assert listed["summ1"]["status"] == "ok" and listed["summ1"]["headline"] == good.summary()["headline"]
+    assert listed[ranks[1].id]["status"] == "unreadable" and listed["good1"]["unreadable"] is None
+
+    for run_id, field in (("typed1", "cell_runs"), ("notjson1", "not JSON"), (ranks[1].id, "graphs")):
+        for parts in (("runs", run_id), ("runs", run_id, "figures")):
+            error = await expect_status(jp_fetch, 422, API, *parts)
+            message = json.loads(error.response.body)["message"]
+            assert f"run {run_id} in " in message and field in message and "cannot be read" in message
+        await expect_status(jp_fetch, 422, API, "compare", params={"a": "good1", "b": run_id})
+    for parts in (("jobs", ranks[0].id), ("jobs", ranks[0].id, "report")):
+        error = await expect_status(jp_fetch, 422, API, *parts)
+        assert ranks[1].id in json.loads(error.response.body)["message"]
+    # every other run works
+    assert (await fetch_json(jp_fetch, API, "runs", "good1"))["id"] == "good1"
+    assert await fetch_json(jp_fetch, API, "runs", "summ1", "figures")
+    assert (await fetch_json(jp_fetch, API, "compare", params={"a": "good1", "b": "summ1"}))["deltas"]
+    await jp_fetch(API, "runs", "typed1", method="DELETE")  # and the unreadable one can be removed
+    assert "typed1" not in {r["id"] for r in (await fetch_json(jp_fetch, API, "runs"))["runs"]}
+    assert not [r for r in caplog.records if r.exc_info], "no traceback in the server log"

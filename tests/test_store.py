@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from compile_profile import store as store_module
-from compile_profile.digest.summary import DIGEST_VERSION, summarize
+from compile_profile.digest.summary import DIGEST_VERSION, summarize, unreadable_summary
 from compile_profile.profile_run import Correctness, ProfileRun
 from compile_profile.store import (
     APPLICATION_ID,
@@ -23,6 +23,7 @@ from compile_profile.store import (
     RunNotFound,
     RunStore,
     StoreError,
+    UnreadableRun,
     default_db_path,
     validate_run_id,
 )
@@ -270,7 +271,8 @@ def test_version_1_store_written_by_hand_is_migrated(db_path):
         assert [r["id"] for r in rows] == ["legacy", "unreadable"]
         # Migration 2 adds an empty summary; the first list derives it with the digest of today.
         assert rows[0] == json.loads(json.dumps(summarize(old_run)))
-        assert rows[1]["headline"].startswith("summary unavailable") and rows[1]["id"] == "unreadable"
+        assert rows[1]["status"] == "unreadable" and rows[1]["id"] == "unreadable" and rows[1]["label"] == "bad"
+        assert rows[1]["unreadable"].startswith("not JSON: ")
         assert s.get("legacy") == old_run
         token = s.change_token()
         s.put(make_run("fresh"))
@@ -374,6 +376,114 @@ def test_corrupted_pages_give_store_error(store, db_path):
             s.list()
             s.get("c3")
     assert str(db_path) in str(info.value)
+
+
+# -- one unreadable run hides no other ------------------------------------------------------
+
+
+def _tamper(db_path, run_id: str, **columns) -> None:
+    """Write values into a stored row behind the store's back, as a hand edit or a broken copy would."""
+    conn = sqlite3.connect(db_path)
+    try:
+        with conn:
+            for column, value in columns.items():
+                conn.execute(f"UPDATE runs SET {column} = ? WHERE id = ?", (value, run_id))
+    finally:
+        conn.close()
+
+
+def _three_runs(store) -> list[ProfileRun]:
+    runs = [make_run(f"run{i}", label=f"run {i}", created_at=timestamp(10 - i)) for i in range(3)]
+    for run in runs:
+        store.put(run)
+    return runs
+
+
+def _wrong_type(field: str, value) -> str:
+    data = json.loads(make_run("run1").to_json())
+    data[field] = value
+    return json.dumps(data)
+
+
+@pytest.mark.parametrize(
+    "summary_json",
+    ["garbage", "[1]", "5", "", json.dumps({"digest": DIGEST_VERSION, "id": "run1", "variants": "x"})],
+    ids=["not-json", "a-list", "a-number", "empty", "wrong-types"],
+)
+def test_a_garbage_cached_summary_is_derived_again_and_hides_no_run(store, db_path, summary_json):
+    runs = _three_runs(store)
+    _tamper(db_path, "run1", summary_json=summary_json)
+    assert store.list() == [json.loads(json.dumps(summarize(r))) for r in reversed(runs)]
+    with sqlite3.connect(db_path) as conn:
+        (cached,) = conn.execute("SELECT summary_json FROM runs WHERE id = 'run1'").fetchone()
+    assert json.loads(cached)["headline"] == summarize(runs[1])["headline"]  # written back
+
+
+def test_a_cached_summary_of_another_run_is_not_taken_for_this_ones(store, db_path):
+    runs = _three_runs(store)
+    _tamper(db_path, "run1", summary_json=json.dumps(summarize(runs[0])))
+    assert [s["id"] for s in store.list()] == ["run2", "run1", "run0"]
+
+
+@pytest.mark.parametrize(
+    ("run_json", "reason"),
+    [
+        ("{not json", "not JSON: Expecting property name"),
+        ("[1, 2]", "its JSON is a list, not an object"),
+        ("[" * 100_000, "nested too deeply to be a run"),
+        (_wrong_type("cell_runs", "<img src=x onerror=alert(1)>"), "cell_runs: expected an integer, got a string"),
+        (_wrong_type("variants", 5), "variants: expected a list, got an integer (5)"),
+        (_wrong_type("device", None), "device: expected an object (Device), got null"),
+        (_wrong_type("schema_version", 99), "written by a newer compile-profile (schema 99)"),
+    ],
+    ids=["not-json", "a-list", "too-deep", "string-for-int", "int-for-list", "null-device", "newer"],
+)
+def test_an_unreadable_run_is_listed_as_unreadable_with_its_id_and_the_others_as_always(
+    store, db_path, run_json, reason
+):
+    runs = _three_runs(store)
+    _tamper(db_path, "run1", run_json=run_json, summary_json="{}")  # no summary to fall back on
+    rows = store.list()
+    assert [r["id"] for r in rows] == ["run2", "run1", "run0"] and store.count() == 3
+    assert rows[0] == json.loads(json.dumps(summarize(runs[2])))
+    assert rows[2] == json.loads(json.dumps(summarize(runs[0])))
+    bad = rows[1]
+    assert bad["status"] == "unreadable" and reason in bad["unreadable"], bad["unreadable"]
+    assert bad["label"] == "run 1" and bad["created_at"] == runs[1].created_at  # the row's own columns
+    assert bad["headline"] == f"this run cannot be read: {bad['unreadable']}"
+    assert set(bad) == set(summarize(runs[0]))  # every key a view may read
+    assert store.list() == rows  # the unreadable summary is cached like any other
+    with pytest.raises(UnreadableRun) as info:
+        store.get("run1")
+    message = str(info.value)
+    assert message.startswith(f"run run1 in {db_path} cannot be read (") and reason in message
+    assert "compile-profile rm run1" in message and info.value.run_id == "run1"
+    assert store.get("run0") == runs[0] and store.get("run2") == runs[2]
+
+
+def test_the_stored_json_of_a_run_with_wrong_types_can_still_be_looked_at(store, db_path):
+    _three_runs(store)
+    _tamper(db_path, "run1", run_json=_wrong_type("cell_runs", "many"))
+    assert store.get_dict("run1")["cell_runs"] == "many"  # show --json prints it as stored
+    _tamper(db_path, "run1", run_json="{not json")
+    with pytest.raises(UnreadableRun, match="not JSON"):
+        store.get_dict("run1")
+
+
+def test_an_unreadable_summary_has_every_key_of_a_summary():
+    assert set(unreadable_summary("x", "why")) == set(summarize(make_run("x")))
+
+
+def test_a_job_with_an_unreadable_rank_names_that_rank(store, db_path):
+    from job_fixtures import job_runs
+
+    ranks = job_runs(2)
+    for run in ranks:
+        store.put(run)
+    assert [r.id for r in store.job(ranks[0].distributed.job_id)] == [r.id for r in ranks]
+    _tamper(db_path, ranks[1].id, run_json=_wrong_type("status", "<b>done</b>"))
+    with pytest.raises(UnreadableRun, match=rf"run {ranks[1].id} .* \(status: expected one of 'ok', 'failed'"):
+        store.job(ranks[0].id)
 
 
 def _make_unwritable(directory):

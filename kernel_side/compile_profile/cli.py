@@ -2,8 +2,10 @@
 ranks, import runs written as JSON, and profile a whole notebook.
 
 Exit codes: 0 success; 1 the notebook (or a renderer) failed, or no such job; 2 bad input: an
-unknown or invalid run id, a missing or unreadable file, a bad option, an unusable run store.
-Every error is one line on stderr, never a traceback.
+unknown or invalid run id, a missing or unreadable file, a bad option, an unusable run store, a stored
+run that cannot be read.  Every error is one line on stderr, never a traceback.  A run that cannot be
+read is listed as ``unreadable`` with its id, and a warning line says why; every other run lists and
+shows as always.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from .render.job_text import render_job_text
 from .render.mime import MIME_TYPE as RUN_MIME_TYPE
 from .render.report import render_report_html
 from .render.text import comparison_text, render_text, text_table
-from .store import RunNotFound, RunStore, StoreError, validate_run_id
+from .store import RunNotFound, RunStore, StoreError, UnreadableRun, validate_run_id
 
 PROG = "compile-profile"
 
@@ -137,6 +139,12 @@ def cmd_ls(args: argparse.Namespace, store: RunStore) -> int:
     total = store.count(notebook=args.notebook, job=job)
     if total > len(rows):
         print(f"({len(rows)} of {total} runs; --limit N shows more)")
+    for s in rows:
+        if s.get("unreadable"):
+            print(
+                f"{PROG}: warning: run {s['id']} cannot be read ({s['unreadable']}); `{PROG} rm {s['id']}` removes it",
+                file=sys.stderr,
+            )
     return 0
 
 
@@ -365,8 +373,11 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
     for cell, payload in profiled:
         run_id = payload["run_id"]
         summary = payload.get("summary")
+        unreadable = ""
         try:
             run: ProfileRun | None = store.get(validate_run_id(run_id))
+        except UnreadableRun as exc:
+            run, unreadable = None, exc.reason
         except (RunNotFound, ValueError):
             run = None
         if summary is None and run is not None:
@@ -390,7 +401,8 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
         if run is not None:
             report_runs.append((cell, run))
         else:
-            print(f"{PROG}: warning: run {run_id} (cell {cell}) is not in {store.path}", file=sys.stderr)
+            where = f"in {store.path} cannot be read ({unreadable})" if unreadable else f"is not in {store.path}"
+            print(f"{PROG}: warning: run {run_id} (cell {cell}) {where}", file=sys.stderr)
 
     if rows:
         print(

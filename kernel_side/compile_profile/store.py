@@ -13,7 +13,12 @@ One file per user (``default_db_path()``), written by several processes at once
   non-SQLite file) is refused and left untouched;
 * each row keeps the run's JSON plus the columns listing needs, including the
   run's summary as JSON, so listing never parses whole runs, and the distributed
-  job it belongs to (``job_id``), so a job's ranks are found by one index.
+  job it belongs to (``job_id``), so a job's ranks are found by one index;
+* one unreadable run must not hide the others: a row whose JSON is not a run's (or
+  whose fields have the wrong types, ``serialize.from_dict``) is listed with its id,
+  status ``unreadable`` and why (``digest.summary.unreadable_summary``), a cached
+  summary that is not one is derived again, and reading such a run raises
+  ``UnreadableRun``, a ``ValueError`` that names the run, the field and what to do.
 
 Only the standard library's ``sqlite3`` is used.  The summaries are the digest's
 (``digest.summarize``), stamped with ``DIGEST_VERSION`` and derived again on listing when a later
@@ -38,8 +43,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .digest.summary import DIGEST_VERSION, summarize
+from .digest.format import one_line
+from .digest.summary import DIGEST_VERSION, summarize, unreadable_summary
 from .profile_run import ProfileRun
+from .serialize import json_kind
 
 # "CPRF" in ASCII: marks a SQLite file as a compile-profile run store.
 APPLICATION_ID = 0x43505246
@@ -50,6 +57,31 @@ _FIX_PATH = "point COMPILE_PROFILE_DB (or the CLI's --db) at another file"
 
 class StoreError(Exception):
     """The run store cannot be used; the message names the file and what to do about it."""
+
+
+class UnreadableRun(ValueError):
+    """A stored run that cannot be read: its JSON is not a run's, or a field has the wrong type."""
+
+    def __init__(self, run_id: str, path: pathlib.Path, reason: str):
+        super().__init__(
+            f"run {run_id} in {path} cannot be read ({reason}); it was left as stored: delete it "
+            f"(compile-profile rm {run_id}) or import a good copy (compile-profile import FILE)"
+        )
+        self.run_id = run_id
+        self.reason = reason
+
+
+def _unreadable_reason(exc: BaseException) -> str:
+    """Why a stored run's JSON could not be read, in one line (a JSON error, a field's path and type)."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not JSON: {exc}"
+    if isinstance(exc, RecursionError):
+        return "nested too deeply to be a run"
+    if isinstance(exc, TypeError):  # json.loads of a value SQLite holds that is not text (a number, NULL)
+        return "its JSON is not text"
+    if isinstance(exc, UnreadableRun):
+        return exc.reason
+    return one_line(str(exc), 300)
 
 
 class RunNotFound(KeyError):
@@ -128,21 +160,53 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-def _summarize(run_id: str, run_json: str) -> dict[str, Any]:
-    """The digest's summary of a stored run; one unreadable run gets a summary that says so."""
-    data: Any = None
+def _summarize(run_id: str, run_json: str, columns: dict[str, str]) -> dict[str, Any]:
+    """The digest's summary of a stored run; one unreadable run gets a summary that says so, with what its row's
+    own columns (``created_at``, ``notebook``, ``label``) know of it."""
     try:
-        data = json.loads(run_json)
-        return summarize(ProfileRun.from_dict(data))
-    except Exception as exc:  # noqa: BLE001 - one unreadable run must not hide the others
-        known = data if isinstance(data, dict) else {}
-        return {key: known.get(key, "") for key in ("created_at", "notebook", "label", "status")} | {
-            "id": run_id,
-            "digest": DIGEST_VERSION,
-            "headline": f"summary unavailable: {exc}",
-            "variants": [],
-            "warnings": [],
-        }
+        return summarize(ProfileRun.from_dict(json.loads(run_json)))
+    except Exception as exc:  # noqa: BLE001 - one unreadable run must not hide the others (a digest bug neither)
+        return unreadable_summary(run_id, _unreadable_reason(exc), **columns)
+
+
+# What the run lists read of a cached summary (the CLI's ls, the panel's list and its compare pickers), with the
+# types they read them as: a summary whose fields do not have them is derived again from the run.
+_LISTED_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "label": str,
+    "created_at": str,
+    "status": str,
+    "notebook": str,
+    "first_line": str,
+    "headline": str,
+    "device": dict,
+    "variants": list,
+    "warnings": list,
+    "speedup": (dict, type(None)),
+    "distributed": (dict, type(None)),
+}
+
+
+def _usable_summary(summary: Any, run_id: str) -> bool:
+    """Whether a cached summary is this version's summary of this run, with the fields the lists read."""
+    if not isinstance(summary, dict) or summary.get("digest") != DIGEST_VERSION or summary.get("id") != run_id:
+        return False
+    if not all(isinstance(summary.get(key), kinds) for key, kinds in _LISTED_FIELDS.items()):
+        return False
+    device, speedup = summary["device"], summary["speedup"]
+    if not (isinstance(device.get("type"), str) and isinstance(device.get("name"), str)):
+        return False
+    if not all(isinstance(v, dict) and isinstance(v.get("name"), str) for v in summary["variants"]):
+        return False
+    return speedup is None or (type(speedup.get("value")) in (int, float) and isinstance(speedup.get("text"), str))
+
+
+def _cached_summary(run_id: str, summary_json: str) -> dict[str, Any] | None:
+    """The summary cached in a row, or None when it must be derived again (stale, unparsable or misshapen)."""
+    try:
+        summary = json.loads(summary_json)
+    except (ValueError, TypeError, RecursionError):
+        return None
+    return summary if _usable_summary(summary, run_id) else None
 
 
 def _epoch_seconds(created_at: str) -> float:
@@ -232,14 +296,43 @@ class RunStore:
 
     # -- reading ---------------------------------------------------------
     def get(self, run_id: str) -> ProfileRun:
-        return ProfileRun.from_dict(self.get_dict(run_id))
+        """The run; ``RunNotFound`` if there is none with that id, ``UnreadableRun`` if it cannot be read."""
+        return self.read(run_id)[1]
+
+    def read(self, run_id: str) -> tuple[dict[str, Any], ProfileRun]:
+        """The run's JSON data as stored and the run built from it, checked field by field (the REST API serves
+        the one and derives its digest from the other); raises as ``get`` does."""
+        data = self.get_dict(run_id)
+        try:
+            return data, ProfileRun.from_dict(data)
+        except (ValueError, RecursionError) as exc:
+            raise UnreadableRun(run_id, self.path, _unreadable_reason(exc)) from None
 
     def get_dict(self, run_id: str) -> dict[str, Any]:
+        """The run's JSON as stored, parsed but not checked against the schema (``show --json`` prints a run that
+        ``get`` refuses, so that it can be looked at); ``UnreadableRun`` if it is not a JSON object."""
         validate_run_id(run_id)
         row = self._query_one("SELECT run_json FROM runs WHERE id = ?", (run_id,))
         if row is None:
             raise RunNotFound(f"no run with id {run_id!r} in {self.path}")
-        return json.loads(row[0])
+        return self._parse_object(run_id, row[0])
+
+    def _parse_object(self, run_id: str, run_json: Any) -> dict[str, Any]:
+        try:
+            data = json.loads(run_json)
+        except (ValueError, TypeError, RecursionError) as exc:
+            raise UnreadableRun(run_id, self.path, _unreadable_reason(exc)) from None
+        if not isinstance(data, dict):
+            raise UnreadableRun(run_id, self.path, f"its JSON is {json_kind(data)}, not an object")
+        return data
+
+    def _load(self, run_id: str, run_json: Any) -> ProfileRun:
+        try:
+            return ProfileRun.from_dict(self._parse_object(run_id, run_json))
+        except (ValueError, RecursionError) as exc:
+            if isinstance(exc, UnreadableRun):
+                raise
+            raise UnreadableRun(run_id, self.path, _unreadable_reason(exc)) from None
 
     def job(self, job_id: str) -> list[ProfileRun]:
         """The runs of a distributed job ordered by rank, by the job's id or the id of any of its runs.
@@ -247,14 +340,14 @@ class RunStore:
         Raises ``RunNotFound`` when neither a job nor a run of a job has that id.
         """
         validate_run_id(job_id)
-        rows = self._query_all("SELECT run_json FROM runs WHERE job_id = ?", (job_id,))
+        rows = self._query_all("SELECT id, run_json FROM runs WHERE job_id = ?", (job_id,))
         if not rows:
             row = self._query_one("SELECT job_id FROM runs WHERE id = ?", (job_id,))
             if row is not None and row[0] is not None:
-                rows = self._query_all("SELECT run_json FROM runs WHERE job_id = ?", (row[0],))
+                rows = self._query_all("SELECT id, run_json FROM runs WHERE job_id = ?", (row[0],))
         if not rows:
             raise RunNotFound(f"no job with id {job_id!r} (nor a run of one) in {self.path}")
-        runs = [ProfileRun.from_dict(json.loads(r[0])) for r in rows]
+        runs = [self._load(run_id, run_json) for run_id, run_json in rows]
         return sorted(runs, key=lambda r: (r.distributed.rank if r.distributed is not None else 0, r.created_at))
 
     def list(
@@ -263,7 +356,9 @@ class RunStore:
         """Summaries (``digest.summarize``) of the newest runs first, optionally of one notebook or one job.
 
         A summary cached by an older version (or none, after migration 2) is derived again from the run
-        and written back, so the list never words a run differently from the run's own view.
+        and written back, so the list never words a run differently from the run's own view.  So is one that
+        cannot be parsed or lacks what the lists read; a run that cannot be read is listed with status
+        ``unreadable`` and why (``digest.summary.unreadable_summary``), and the others as always.
         """
         if limit is not None and (not isinstance(limit, int) or limit < 0):
             raise ValueError(f"limit must be a non-negative integer or None, not {limit!r}")
@@ -274,19 +369,21 @@ class RunStore:
             f"SELECT id, summary_json FROM runs {where} ORDER BY created_ts DESC, rowid DESC LIMIT ? OFFSET ?",
             (*params, -1 if limit is None else limit, offset),
         )
-        summaries = {run_id: json.loads(summary_json) for run_id, summary_json in rows}
-        stale = [run_id for run_id, summary in summaries.items() if summary.get("digest") != DIGEST_VERSION]
+        summaries = {run_id: _cached_summary(run_id, summary_json) for run_id, summary_json in rows}
+        stale = [run_id for run_id, summary in summaries.items() if summary is None]
         if stale:
             summaries.update(self._fresh_summaries(stale))
-        return [summaries[run_id] for run_id, _ in rows]
+        return [summaries[run_id] for run_id, _ in rows if summaries[run_id] is not None]
 
     def _fresh_summaries(self, ids: list[str]) -> dict[str, dict[str, Any]]:
         """Derive the summaries of ``ids`` again and store them (best effort: a read-only store still lists)."""
         fresh = {}
         for run_id in ids:
-            row = self._query_one("SELECT run_json FROM runs WHERE id = ?", (run_id,))
-            if row is not None:
-                fresh[run_id] = _summarize(run_id, row[0])
+            row = self._query_one("SELECT run_json, created_at, notebook, label FROM runs WHERE id = ?", (run_id,))
+            if row is not None:  # deleted since it was listed: left out
+                run_json, created_at, notebook, label = row
+                columns = {"created_at": created_at, "notebook": notebook, "label": label}
+                fresh[run_id] = _summarize(run_id, run_json, {k: v for k, v in columns.items() if isinstance(v, str)})
         try:
             with self._write() as conn:
                 conn.executemany(

@@ -32,7 +32,7 @@ from .measured import cudagraph_warnings, measured
 from .payback import payback
 
 # Bumped whenever a field is added to, or a wording changes in, ``summarize``'s dict.
-DIGEST_VERSION = 11
+DIGEST_VERSION = 12
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 
@@ -305,6 +305,51 @@ def summarize(run: ProfileRun) -> dict[str, Any]:
         "payback": payback(run),
         "distributed": distributed_summary(run),
         "ddp_splits": ddp_splits_digest(run),
+        "unreadable": None,  # why a stored run cannot be read (``unreadable_summary``); None for every readable one
+    }
+
+
+def unreadable_summary(run_id: str, reason: str, *, created_at: str = "", notebook: str = "", label: str = "") -> dict:
+    """The summary of a stored run that cannot be read (its JSON is not a run's, or a field has the wrong type):
+    listed with its id, its status ``unreadable`` and why, beside the runs that can be read.  It has every key of
+    ``summarize``'s dict, empty, so a view that reads one finds it."""
+    return {
+        "digest": DIGEST_VERSION,
+        "id": run_id,
+        "label": label,
+        "created_at": created_at,
+        "status": "unreadable",
+        "list_status": "unreadable",
+        "notebook": notebook,
+        "device": {"type": "", "name": ""},
+        "torch_version": "",
+        "first_line": "",
+        "headline": f"this run cannot be read: {reason}",
+        "variants": [],
+        "speedup": None,
+        "compile_s": None,
+        "cache_state": "none",
+        "graph_count": 0,
+        "graph_break_count": 0,
+        "graph_break_text": "",
+        "ddp_wrapper_break_count": 0,
+        "recompile_count": 0,
+        "kernel_count": 0,
+        "cell_runs": 0,
+        "peak_memory": {},
+        "memory_note": "",
+        "correctness": None,
+        "graph_breaks": [],
+        "warnings": [],
+        "errors": [],
+        "recommendation": None,
+        "breakdown": [],
+        "breakdown_columns": [],
+        "verdict": None,
+        "payback": None,
+        "distributed": None,
+        "ddp_splits": [],
+        "unreadable": reason,
     }
 
 

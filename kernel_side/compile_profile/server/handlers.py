@@ -4,6 +4,10 @@ HTML report).
 
 Every handler is an authenticated ``APIHandler``: the runs hold the user's code,
 so they are served only to whoever may run that code in the first place.
+
+A stored run that cannot be read (``store.UnreadableRun``: not JSON, or a field of the wrong type) is
+answered 422 with the store's message, naming the run and the field; the list shows it as unreadable
+beside the others.  No request about one run answers 500 because of what that run holds.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from ..digest.job import job_digest
 from ..profile_run import ProfileRun
 from ..render.charts import figures
 from ..render.job_report import render_job_report_html
-from ..store import RunNotFound, RunStore, StoreError, validate_run_id
+from ..store import RunNotFound, RunStore, StoreError, UnreadableRun, validate_run_id
 
 API_PREFIX = "compile-profile/api"
 DEFAULT_PAGE = 50
@@ -47,12 +51,19 @@ class _StoreHandler(APIHandler):
             raise tornado.web.HTTPError(400, f"invalid run id: {exc}") from None
         return run_id
 
-    def run_dict(self, run_id: str) -> dict[str, Any]:
+    def read_run(self, run_id: str) -> tuple[dict[str, Any], ProfileRun]:
+        """The run's JSON data as stored and the run checked from it; 404 when there is none, 422 when it cannot
+        be read."""
         run_id = self.checked_id(run_id)
         try:
-            return self.store().get_dict(run_id)
+            return self.store().read(run_id)
         except RunNotFound:
             raise tornado.web.HTTPError(404, f"no run {run_id}") from None
+        except UnreadableRun as exc:
+            raise tornado.web.HTTPError(422, str(exc)) from None
+
+    def run(self, run_id: str) -> ProfileRun:
+        return self.read_run(run_id)[1]
 
     def int_arg(self, name: str, default: int, low: int, high: int) -> int:
         raw = self.get_query_argument(name, None)
@@ -101,8 +112,8 @@ class RunHandler(_StoreHandler):
     @tornado.web.authenticated
     def get(self, run_id: str) -> None:
         """The whole run, and its digest as this version words it (the panel shows the card's words)."""
-        data = self.run_dict(run_id)
-        self.write_json({**data, "summary": run_digest(ProfileRun.from_dict(data))})
+        data, run = self.read_run(run_id)
+        self.write_json({**data, "summary": run_digest(run)})
 
     @tornado.web.authenticated
     def delete(self, run_id: str) -> None:
@@ -116,7 +127,7 @@ class RunHandler(_StoreHandler):
 class FiguresHandler(_StoreHandler):
     @tornado.web.authenticated
     def get(self, run_id: str) -> None:
-        self.write_json(figures(ProfileRun.from_dict(self.run_dict(run_id))))
+        self.write_json(figures(self.run(run_id)))
 
 
 class CompareHandler(_StoreHandler):
@@ -126,7 +137,7 @@ class CompareHandler(_StoreHandler):
         ids = [self.get_query_argument(name, "") for name in ("a", "b")]
         if not all(ids):
             raise tornado.web.HTTPError(400, "compare needs two runs: ?a=ID&b=ID")
-        a, b = (ProfileRun.from_dict(self.run_dict(run_id)) for run_id in ids)
+        a, b = (self.run(run_id) for run_id in ids)
         self.write_json(compare(a, b).as_dict())
 
 
@@ -140,6 +151,8 @@ class _JobHandler(_StoreHandler):
             raise tornado.web.HTTPError(
                 404, f"no job {job_id}: no run of a distributed job has this job id or run id"
             ) from None
+        except UnreadableRun as exc:
+            raise tornado.web.HTTPError(422, str(exc)) from None
 
 
 class JobHandler(_JobHandler):
