@@ -519,6 +519,91 @@ def test_read_only_directory_gives_store_error(tmp_path):
         undo()
 
 
+@pytest.fixture
+def unwritable(tmp_path):
+    """Makes a folder read-only for this process (chmod, or chattr +i as root) and undoes it afterwards."""
+    undo = []
+
+    def make(directory):
+        restore = _make_unwritable(directory)
+        if restore is None:
+            pytest.skip("cannot make a directory read-only here (root without chattr +i)")
+        undo.append(restore)
+        with pytest.raises(OSError):
+            (directory / "probe").write_text("x")  # the directory really is read-only
+
+    yield make
+    for restore in undo:
+        restore()
+
+
+def test_a_store_in_a_read_only_folder_is_listed_and_read(tmp_path, unwritable):
+    # issue 21: SQLite cannot make the WAL's -shm file there, and the store called the file corrupt
+    db_path = tmp_path / "shared" / "runs.sqlite"
+    runs = [make_run(f"ro{i}", created_at=timestamp(5 - i)) for i in range(2)]
+    with RunStore(db_path) as s:
+        for run in runs:
+            s.put(run)
+        stale = {**summarize(runs[0]), "digest": DIGEST_VERSION - 1}
+        _tamper(db_path, "ro0", summary_json=json.dumps(stale))  # listing would write a fresh one back
+    assert sorted(p.name for p in db_path.parent.iterdir()) == ["runs.sqlite"]  # the last close took -wal, -shm
+    digest = file_digest(db_path)
+    unwritable(db_path.parent)
+    with RunStore(db_path) as s:
+        assert s.list() == [json.loads(json.dumps(summarize(r))) for r in reversed(runs)]
+        assert s.get("ro1") == runs[1] and s.count() == 2 and s.change_token() == 2
+        with pytest.raises(StoreError) as info:
+            s.put(make_run("new"))
+        assert "read-only" in str(info.value) and "corrupt" not in str(info.value)
+        assert s.list()[0]["id"] == "ro1"  # still readable after the refused write
+    assert file_digest(db_path) == digest and sorted(p.name for p in db_path.parent.iterdir()) == ["runs.sqlite"]
+
+
+def test_a_store_in_a_read_only_folder_that_another_process_has_open_shows_its_latest_runs(tmp_path, unwritable):
+    db_path = tmp_path / "shared" / "runs.sqlite"
+    writer = RunStore(db_path)
+    writer.put(make_run("first"))
+    writer.put(make_run("in-the-wal"))  # not checkpointed while the writer keeps the store open
+    try:
+        assert (db_path.parent / "runs.sqlite-shm").exists() and (db_path.parent / "runs.sqlite-wal").stat().st_size
+        unwritable(db_path.parent)
+        with RunStore(db_path) as reader:
+            assert {r["id"] for r in reader.list()} == {"first", "in-the-wal"}
+            assert reader.get("in-the-wal").id == "in-the-wal"
+    finally:
+        writer.close()
+
+
+def test_a_read_only_folder_with_unfinished_writes_and_no_shm_says_what_to_do(tmp_path, unwritable):
+    db_path = tmp_path / "live" / "runs.sqlite"
+    with RunStore(db_path) as writer:
+        writer.put(make_run("first"))
+        copy = tmp_path / "copied"
+        copy.mkdir()
+        for name in ("runs.sqlite", "runs.sqlite-wal"):  # a copy taken while it was open, without its -shm
+            shutil.copy(db_path.parent / name, copy / name)
+    unwritable(copy)
+    with pytest.raises(StoreError) as info:
+        RunStore(copy / "runs.sqlite").list()
+    message = str(info.value)
+    assert (
+        "its folder is read-only" in message and "runs.sqlite-wal" in message and "make the folder writable" in message
+    )
+
+
+def test_an_older_store_in_a_read_only_folder_says_it_must_be_migrated_first(tmp_path, unwritable):
+    db_path = tmp_path / "old" / "runs.sqlite"
+    with RunStore(db_path) as s:
+        s.put(make_run("x"))
+    conn = sqlite3.connect(db_path)
+    conn.execute("PRAGMA user_version = 2")  # as a store of the previous release
+    conn.execute("PRAGMA journal_mode = DELETE")
+    conn.close()
+    unwritable(db_path.parent)
+    with pytest.raises(StoreError, match=r"read-only and of an older store schema \(2; .*make it writable once"):
+        RunStore(db_path).list()
+
+
 def test_full_disk_is_reported_as_store_error(store):
     store.put(make_run("small"))
     # Cap the file a few pages above its current size (room to rewrite a small run):

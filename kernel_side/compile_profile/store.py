@@ -18,7 +18,10 @@ One file per user (``default_db_path()``), written by several processes at once
   whose fields have the wrong types, ``serialize.from_dict``) is listed with its id,
   status ``unreadable`` and why (``digest.summary.unreadable_summary``), a cached
   summary that is not one is derived again, and reading such a run raises
-  ``UnreadableRun``, a ``ValueError`` that names the run, the field and what to do.
+  ``UnreadableRun``, a ``ValueError`` that names the run, the field and what to do;
+* a store nobody may write (a read-only folder, where SQLite cannot make the WAL's
+  ``-shm`` file) is opened read-only, or immutable when it has no write-ahead log
+  left, so it can still be listed and read.
 
 Only the standard library's ``sqlite3`` is used.  The summaries are the digest's
 (``digest.summarize``), stamped with ``DIGEST_VERSION`` and derived again on listing when a later
@@ -219,6 +222,12 @@ def _epoch_seconds(created_at: str) -> float:
     return moment.timestamp()
 
 
+def _cannot_write(exc: sqlite3.Error) -> bool:
+    """Whether SQLite failed for want of write access (the file, or its folder for the -wal and -shm files)."""
+    text = str(exc).lower()
+    return "unable to open" in text or "readonly" in text or "read-only" in text
+
+
 def _rollback_if_open(conn: sqlite3.Connection) -> None:
     """Undo a transaction that failed part way (a failed COMMIT leaves it open; SQLite may have undone it)."""
     if conn.in_transaction:
@@ -239,6 +248,7 @@ class RunStore:
         self.path = pathlib.Path(path).expanduser() if path is not None else default_db_path()
         self.timeout = timeout
         self._conn: sqlite3.Connection | None = None
+        self._read_only = False  # self._conn was opened read-only (nobody may write the store)
         self._pid = os.getpid()
         self._lock = threading.RLock()
 
@@ -417,6 +427,7 @@ class RunStore:
             if self._conn is not None and self._pid == os.getpid():
                 self._conn.close()
             self._conn = None
+            self._read_only = False
 
     # -- connection ------------------------------------------------------
     def _query_one(self, sql: str, params: tuple | dict) -> tuple | None:
@@ -450,6 +461,8 @@ class RunStore:
             if self._pid != os.getpid():
                 # A forked child must not use its parent's connection; it was never ours to close.
                 self._conn, self._pid = None, os.getpid()
+            if self._conn is not None and self._read_only and create:
+                self.close()  # a write tries the file afresh: it may have become writable
             if self._conn is not None:
                 return self._conn
             if not create and not self.path.exists():
@@ -463,15 +476,64 @@ class RunStore:
                             f"cannot create the folder for the run store {self.path}: {exc.strerror or exc}; "
                             f"make it writable or {_FIX_PATH}"
                         ) from None
-                conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
                 try:
-                    self._check_is_ours(conn)
-                    self._prepare(conn)
-                except BaseException:
-                    conn.close()
-                    raise
+                    conn = self._open(self.path, read_only=False)
+                except sqlite3.OperationalError as exc:
+                    if create or not _cannot_write(exc):
+                        raise
+                    conn = self._open_read_only()
+                    self._read_only = True
+                else:
+                    self._read_only = False
             self._conn = conn
             return conn
+
+    def _open(self, target: str | os.PathLike[str], *, read_only: bool) -> sqlite3.Connection:
+        """A checked connection to the store (``target`` a path, or a ``file:`` URI when ``read_only``)."""
+        conn = sqlite3.connect(
+            target, timeout=self.timeout, isolation_level=None, check_same_thread=False, uri=read_only
+        )
+        try:
+            if read_only:
+                self._check_readable_as_is(conn)
+            else:
+                self._check_is_ours(conn)
+                self._prepare(conn)
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        """The store opened for reading only, when it cannot be opened for writing (its folder is read-only).
+
+        A WAL database needs its ``-shm`` file: ``mode=ro`` opens it where that file is there (another
+        process has the store open); else, with no write-ahead log left either (the last writer closed it
+        cleanly), ``immutable=1`` reads the file alone, which nobody can change while the folder is read-only.
+        """
+        uri = self.path.absolute().as_uri()
+        try:
+            return self._open(f"{uri}?mode=ro", read_only=True)
+        except sqlite3.OperationalError as exc:
+            if not _cannot_write(exc):
+                raise
+        wal = pathlib.Path(f"{self.path}-wal")
+        if wal.exists() and wal.stat().st_size > 0:
+            raise StoreError(
+                f"cannot read the run store {self.path}: its folder is read-only and its last writes are still in "
+                f"{wal.name}, which SQLite cannot read without creating {self.path.name}-shm there; make the "
+                f"folder writable or {_FIX_PATH}"
+            )
+        return self._open(f"{uri}?immutable=1", read_only=True)
+
+    def _check_readable_as_is(self, conn: sqlite3.Connection) -> None:
+        """A read-only store can be read only if it is ours and needs no migration (nothing can be written)."""
+        version = self._check_is_ours(conn)
+        if version < SCHEMA_VERSION:
+            raise StoreError(
+                f"cannot read the run store {self.path}: it is read-only and of an older store schema ({version}; "
+                f"this compile-profile reads {SCHEMA_VERSION} after migrating it): make it writable once, or {_FIX_PATH}"
+            )
 
     def _inspect(self, conn: sqlite3.Connection) -> tuple[int, int, list[str]]:
         # One read transaction, so all three come from the same moment even while another process
@@ -488,7 +550,8 @@ class RunStore:
                 if own_transaction:
                     _rollback_if_open(conn)
         except sqlite3.DatabaseError as exc:
-            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+            # a locked file, or one that cannot be opened (a read-only folder: no -shm): not a verdict on the file
+            if isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or _cannot_write(exc)):
                 raise
             raise StoreError(
                 f"{self.path} is not a compile-profile run store ({exc}); it may be corrupt or another "
