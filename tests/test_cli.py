@@ -189,6 +189,27 @@ def test_a_job_with_an_unreadable_rank_is_one_line_naming_that_rank(cli, store, 
     assert_one_line_error(err, f"run {ranks[1].id} in {db} cannot be read (status: expected one of 'ok'")
 
 
+CONTROLS = "\x1b]0;owned\x07\x1b[2J\x1b[31mred\x00\r\x9b"  # OSC title, BEL, clear screen, colour, NUL, CR, CSI
+
+
+def _no_controls(text: str) -> None:
+    assert not any(ch in text for ch in "\x1b\x07\x00\r\x9b"), repr(text)
+
+
+def test_ls_and_show_write_terminal_controls_as_escapes(cli, store):
+    run = make_run("ctl1", label=f"lab{CONTROLS}el")
+    run.cell_source = f"y = 1  # {CONTROLS}\n"
+    run.graph_breaks[0].reason = f"reason {CONTROLS}"
+    store.put(run)
+    for argv in (("ls",), ("show", "ctl1"), ("compare", "older1", "ctl1")):
+        code, out, err = cli(*argv)
+        assert code == 0, err
+        _no_controls(out + err)
+    assert "lab\\x1b]0;owned\\x07\\x1b[2J" in cli("ls")[1]  # shown, as characters
+    code, out, _ = cli("ls", "--json")
+    assert json.loads(out)[0]["label"] == f"lab{CONTROLS}el"  # JSON keeps the text as it is (escaped by JSON)
+
+
 # -- show ------------------------------------------------------------------------------
 
 
@@ -514,4 +535,60 @@ def test_run_bad_inputs(cli, store, tmp_path):
     assert code == 2
     assert err.strip().splitlines()[-1] == (
         "compile-profile: error: no Jupyter kernel named 'no-such-kernel' (choose one with --kernel)"
+    )
+
+
+@pytest.mark.slow
+def test_run_table_and_progress_write_terminal_controls_as_escapes(cli, store, tmp_path):
+    run = make_run("ctl2", label=f"lab{CONTROLS}")
+    store.put(run)
+    notebook = write_notebook(
+        tmp_path / "controls.ipynb",
+        [
+            # the progress bar shows the running cell's first line (where Python takes no NUL, and CR ends a line)
+            nbformat.v4.new_code_cell(f"x = 1  # {CONTROLS.replace(chr(0), '').replace(chr(13), '')}"),
+            display_cell(payload_for(run)),
+            display_cell({"version": 1, "run_id": f"gone{CONTROLS}", "summary": {"label": CONTROLS}}),
+        ],
+    )
+    code, out, err = cli("run", str(notebook), "--timeout", "60")
+    assert code == 0, err
+    _no_controls(out)
+    assert not any(ch in err for ch in "\x1b\x07\x00\x9b"), repr(err)  # tqdm's own \r redraws the bar
+    assert "lab\\x1b]0;owned" in out and "x = 1  # \\x1b]0;owned" in err
+    assert "warning: run gone\\x1b]0;owned" in err
+
+
+def _cli_process(db, *argv: str) -> subprocess.CompletedProcess:
+    """The CLI in a process of its own, so what the kernel writes to the terminal's stderr is seen too."""
+    env = {**os.environ, "PYTHONPATH": str(pathlib.Path(compile_profile.__file__).parents[1])}
+    return subprocess.run(
+        [sys.executable, "-m", "compile_profile.cli", "--db", str(db), *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=180,
+    )
+
+
+@pytest.mark.slow
+def test_run_timeout_keeps_the_kernels_log_off_the_terminal(store, db, tmp_path):
+    # issue 21: the interrupted kernel's ZMQ traceback (and its TCP warning) reached the terminal
+    notebook = write_notebook(tmp_path / "slow.ipynb", [nbformat.v4.new_code_cell("import time\ntime.sleep(30)")])
+    done = _cli_process(db, "run", str(notebook), "--timeout", "2")
+    assert done.returncode == 1
+    for noise in ("Traceback", "ZMQError", "IPKernelApp", "WARNING"):
+        assert noise not in done.stderr, done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith("compile-profile: error: cell 1 timed out after 2 s")
+
+
+@pytest.mark.slow
+def test_run_says_what_a_dying_kernel_last_wrote(store, db, tmp_path):
+    cell = "import os, sys\nprint('out of memory, probably', file=sys.__stderr__, flush=True)\nos._exit(3)"
+    notebook = write_notebook(tmp_path / "dies.ipynb", [nbformat.v4.new_code_cell(cell)])
+    done = _cli_process(db, "run", str(notebook))
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("compile-profile: error: cell 1: the kernel died") and last.endswith(
+        ": out of memory, probably"
     )

@@ -3,9 +3,10 @@ ranks, import runs written as JSON, and profile a whole notebook.
 
 Exit codes: 0 success; 1 the notebook (or a renderer) failed, or no such job; 2 bad input: an
 unknown or invalid run id, a missing or unreadable file, a bad option, an unusable run store, a stored
-run that cannot be read.  Every error is one line on stderr, never a traceback.  A run that cannot be
-read is listed as ``unreadable`` with its id, and a warning line says why; every other run lists and
-shows as always.
+run that cannot be read.  Every error is one line on stderr, never a traceback.  Everything printed goes
+through ``terminal_safe`` (``_say``): a label or cell line holding ESC, BEL or NUL shows them as ``\x1b``,
+``\x07``, ``\x00``, never acted on by the terminal.  A run that cannot be read is listed as
+``unreadable`` with its id, and a warning line says why; every other run lists and shows as always.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from .render.job_report import render_job_report_html
 from .render.job_text import render_job_text
 from .render.mime import MIME_TYPE as RUN_MIME_TYPE
 from .render.report import render_report_html
-from .render.text import comparison_text, render_text, text_table
+from .render.text import comparison_text, render_text, terminal_safe, text_table
 from .store import RunNotFound, RunStore, StoreError, UnreadableRun, validate_run_id
 
 PROG = "compile-profile"
@@ -49,6 +50,11 @@ class _Parser(argparse.ArgumentParser):
 
 
 # -- small text helpers ----------------------------------------------------------
+
+
+def _say(text: str = "", *, err: bool = False) -> None:
+    """Print a line (or lines) for the terminal, its control characters escaped (``terminal_safe``)."""
+    print(terminal_safe(text), file=sys.stderr if err else sys.stdout)
 
 
 def _clip(text: str, width: int) -> str:
@@ -111,12 +117,12 @@ def cmd_ls(args: argparse.Namespace, store: RunStore) -> int:
     job = validate_run_id(args.job) if args.job is not None else None
     rows = store.list(limit=args.limit, notebook=args.notebook, job=job)
     if args.json:
-        print(json.dumps(rows, indent=2))
+        _say(json.dumps(rows, indent=2))
         return 0
     if not rows:
         where = f" for notebook {args.notebook}" if args.notebook is not None else ""
         where += f" of job {job}" if job is not None else ""
-        print(f"no runs{where} in {store.path}")
+        _say(f"no runs{where} in {store.path}")
         return 0
     table = [
         [
@@ -135,24 +141,24 @@ def cmd_ls(args: argparse.Namespace, store: RunStore) -> int:
     if any(jobs):  # a column for the runs of distributed jobs, only when the list has one
         headers.append("RANK/JOB")
         table = [row + [job_text] for row, job_text in zip(table, jobs)]
-    print(text_table(headers, table))
+    _say(text_table(headers, table))
     total = store.count(notebook=args.notebook, job=job)
     if total > len(rows):
-        print(f"({len(rows)} of {total} runs; --limit N shows more)")
+        _say(f"({len(rows)} of {total} runs; --limit N shows more)")
     for s in rows:
         if s.get("unreadable"):
-            print(
+            _say(
                 f"{PROG}: warning: run {s['id']} cannot be read ({s['unreadable']}); `{PROG} rm {s['id']}` removes it",
-                file=sys.stderr,
+                err=True,
             )
     return 0
 
 
 def cmd_show(args: argparse.Namespace, store: RunStore) -> int:
     if args.json:
-        print(json.dumps(store.get_dict(validate_run_id(args.id)), indent=2))
+        _say(json.dumps(store.get_dict(validate_run_id(args.id)), indent=2))
         return 0
-    print(render_text(store.get(validate_run_id(args.id))))
+    _say(render_text(store.get(validate_run_id(args.id))))
     return 0
 
 
@@ -161,7 +167,7 @@ def cmd_rm(args: argparse.Namespace, store: RunStore) -> int:
     missing = [run_id for run_id in ids if not store.delete(run_id)]
     for run_id in ids:
         if run_id not in missing:
-            print(f"removed {run_id}")
+            _say(f"removed {run_id}")
     if missing:
         raise CliError(f"no run with id {', '.join(missing)} in {store.path}")
     return 0
@@ -187,11 +193,11 @@ def cmd_job(args: argparse.Namespace, store: RunStore) -> int:
     if args.html:
         _write_file(args.html, render_job_report_html(digest))
     if args.json:
-        print(json.dumps({"job": digest, "runs": [summarize(run) for run in runs]}, indent=2))
+        _say(json.dumps({"job": digest, "runs": [summarize(run) for run in runs]}, indent=2))
     else:
-        print(render_job_text(digest))
+        _say(render_job_text(digest))
     if args.html:
-        print(f"wrote {args.html}", file=sys.stderr if args.json else sys.stdout)
+        _say(f"wrote {args.html}", err=args.json)
     return 0
 
 
@@ -223,12 +229,12 @@ def cmd_import(args: argparse.Namespace, store: RunStore) -> int:
     jobs: dict[str, list[int]] = {}
     for run in runs:
         if run.distributed is None:
-            print(f"imported run {run.id} (not part of a distributed job)")
+            _say(f"imported run {run.id} (not part of a distributed job)")
         else:
             jobs.setdefault(run.distributed.job_id, []).append(run.distributed.rank)
     for job_id, ranks in jobs.items():
         ranks = sorted(ranks)
-        print(
+        _say(
             f"imported job {job_id}: rank{'s' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))} "
             f"(`{PROG} job {job_id}` shows it)"
         )
@@ -242,7 +248,7 @@ def cmd_compare(args: argparse.Namespace, store: RunStore) -> int:
     a = store.get(validate_run_id(args.id_a))
     b = store.get(validate_run_id(args.id_b))
     comparison = compare(a, b)
-    print(json.dumps(comparison.as_dict(), indent=2) if args.json else comparison_text(comparison))
+    _say(json.dumps(comparison.as_dict(), indent=2) if args.json else comparison_text(comparison))
     return 0
 
 
@@ -255,10 +261,10 @@ def cmd_export(args: argparse.Namespace, store: RunStore) -> int:
     run_id = validate_run_id(args.id)
     if args.json:
         _write_file(args.json, json.dumps(store.get_dict(run_id), indent=2) + "\n")
-        print(f"wrote {args.json}")
+        _say(f"wrote {args.json}")
     if args.html:
         _write_file(args.html, render_report_html(store.get(run_id)))
-        print(f"wrote {args.html}")
+        _say(f"wrote {args.html}")
     return 0
 
 
@@ -303,8 +309,22 @@ def _notebook_report_html(notebook: pathlib.Path, runs: list[tuple[int, ProfileR
     )
 
 
+def _last_line(log: Any) -> str:
+    """The last non-empty line the kernel wrote to its log, for the message when it died."""
+    log.seek(0)
+    lines = [line.strip() for line in log.read().decode("utf-8", "replace").splitlines() if line.strip()]
+    return one_line(lines[-1], 200) if lines else ""
+
+
 def _execute_notebook(nb: Any, path: pathlib.Path, store: RunStore, args: argparse.Namespace) -> CliError | None:
-    """Run every cell in a fresh kernel, with a progress bar; the first failure is returned, not raised."""
+    """Run every cell in a fresh kernel, with a progress bar; the first failure is returned, not raised.
+
+    The kernel's own stdout and stderr (its log: a TCP warning at start, a ZMQ traceback when a timed-out cell
+    is interrupted and the kernel shut down under it) go to a temporary file, not the terminal, which keeps to
+    the progress bar, the table and one error line; the log's last line joins the message when the kernel dies.
+    """
+    import tempfile
+
     from jupyter_client.kernelspec import NoSuchKernel
     from nbclient import NotebookClient
     from nbclient.exceptions import CellControlSignal, CellExecutionError, DeadKernelError
@@ -319,7 +339,7 @@ def _execute_notebook(nb: Any, path: pathlib.Path, store: RunStore, args: argpar
 
     def on_cell_execute(cell: Any, cell_index: int) -> None:
         current["number"] = cell_index + 1
-        progress.set_postfix_str(f"cell {cell_index + 1}: {_clip(one_line(cell.source), 40)}")
+        progress.set_postfix_str(terminal_safe(f"cell {cell_index + 1}: {_clip(one_line(cell.source), 40)}"))
 
     def on_cell_executed(cell: Any, cell_index: int, execute_reply: Any) -> None:
         progress.update(1)
@@ -337,13 +357,16 @@ def _execute_notebook(nb: Any, path: pathlib.Path, store: RunStore, args: argpar
         return f"cell {current['number']}"
 
     try:
-        client.execute(env=env)
+        with tempfile.TemporaryFile() as log:
+            try:
+                client.execute(env=env, stdout=log, stderr=log)
+            except DeadKernelError as exc:
+                said = _last_line(log)
+                return CliError(f"{where()}: the kernel died ({one_line(str(exc))})" + (f": {said}" if said else ""), 1)
     except CellExecutionError as exc:
         return CliError(f"{where()} failed: {exc.ename}: {one_line(str(exc.evalue), 200)}", 1)
     except NoSuchKernel:
         return CliError(f"no Jupyter kernel named {kernel_name!r} (choose one with --kernel)", 2)
-    except DeadKernelError as exc:
-        return CliError(f"{where()}: the kernel died ({one_line(str(exc))})", 1)
     except (TimeoutError, CellControlSignal) as exc:
         return CliError(f"{where()} timed out after {args.timeout} s ({one_line(str(exc))})", 1)
     except RuntimeError as exc:  # e.g. the kernel did not start
@@ -402,22 +425,22 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
             report_runs.append((cell, run))
         else:
             where = f"in {store.path} cannot be read ({unreadable})" if unreadable else f"is not in {store.path}"
-            print(f"{PROG}: warning: run {run_id} (cell {cell}) {where}", file=sys.stderr)
+            _say(f"{PROG}: warning: run {run_id} (cell {cell}) {where}", err=True)
 
     if rows:
-        print(
+        _say(
             text_table(["CELL", "RUN", "LABEL", "VARIANTS", "MEDIANS", "SPEEDUP (INTERVAL)", "GRAPHS", "BREAKS"], rows)
         )
     else:
-        print(f"no profiled cells in {path.name} (no %%compile_profile output)")
+        _say(f"no profiled cells in {path.name} (no %%compile_profile output)")
 
     if args.json:
         _write_file(args.json, json.dumps({"notebook": str(path), "runs": exported}, indent=2) + "\n")
-        print(f"wrote {args.json}")
+        _say(f"wrote {args.json}")
     if args.html:
         if report_runs:
             _write_file(args.html, _notebook_report_html(path, report_runs))
-            print(f"wrote {args.html}")
+            _say(f"wrote {args.html}")
         elif failure is None:
             raise CliError(f"no profiled run to write to {args.html}", 1)
     if failure is not None:
@@ -516,7 +539,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         message, code = "interrupted", 130
     except BrokenPipeError:  # `compile-profile ls | head`
         return 0
-    print(f"{PROG}: error: {one_line(message, 400)}", file=sys.stderr)
+    _say(f"{PROG}: error: {one_line(message, 400)}", err=True)
     return code
 
 

@@ -11,6 +11,7 @@ time goes; a distributed run ends with its rank and job.  Every figure and sente
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from ..digest.breakdown import TITLE, breakdown, breakdown_note, columns, verdict
@@ -49,6 +50,18 @@ MAX_LISTED = 10  # graph breaks, recompiles and errors listed one by one; the re
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+# C0 controls but newline and tab, DEL, and C1 controls (U+0080-U+009F: 0x9b alone starts a CSI sequence in some
+# terminals): what a terminal would act on instead of showing (ESC sequences, BEL, an OSC title, NUL, CR).
+_TERMINAL_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every terminal control character written as its escape (ESC as ``\\x1b``), so text from a
+    run (a label, the cell's source, a compiler message) shows as characters and never moves the cursor, retitles
+    the window or rings the bell."""
+    return _TERMINAL_CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def text_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
