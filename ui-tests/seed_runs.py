@@ -8,7 +8,9 @@ line with eager's, each Dynamo graph's kinds of guards, each recompile's failed 
 choices, the roofline sentences, the device peaks and memory ratio, the comparison), for consistency.spec.ts to find in the panel, and
 a distributed job of two ranks where rank 1 diverges (``job_runs``: an extra Dynamo graph, a compile 3× longer;
 rank 0's compiled call waits for it; both split into DDP buckets) with the job digest's words, for job.spec.ts.  ``--add ID``
-later puts one more run, as a kernel would, to test that the panel picks it up without a refresh.
+later puts one more run, as a kernel would, to test that the panel picks it up without a refresh.  ``--add-markup``
+puts a run with markup in every field (tests/markup_runs.py) and two rows that cannot be read (one not JSON, one
+with markup where a number belongs), for xss.spec.ts, which takes them out again with ``--remove ID...``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import datetime as dt
 import json
 import os
 import shutil
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -282,10 +285,54 @@ def notebook_json(cpu) -> dict:
     }
 
 
+# -- a run with markup in every field, and rows that cannot be read, for xss.spec.ts ----------------------------
+
+MARKUP_RUN_ID = "uimarkup0001"
+UNREADABLE_RUN_IDS = ("uiunread0001", "uiunread0002")
+
+
+def add_markup_runs() -> None:
+    """The markup run and the two unreadable rows; prints the payload numbers the markup run holds, as JSON."""
+    from markup_runs import markup_everywhere
+
+    data, run, placed = markup_everywhere(cuda_run())
+    data["id"] = run.id = MARKUP_RUN_ID
+    unreadable = []
+    for run_id in UNREADABLE_RUN_IDS:
+        row = cpu_run()
+        row.id, row.label, row.created_at = run_id, f"unreadable {run_id}", minutes_ago(2)
+        unreadable.append(row)
+    with RunStore(DB) as store:
+        store.put(run)
+        for row in unreadable:
+            store.put(row)
+    wrong = json.loads(unreadable[1].to_json())
+    wrong["cell_runs"] = '<img src=x onerror="window.__xss=-1">'
+    conn = sqlite3.connect(DB)
+    try:
+        with conn:  # as a broken copy or a hand edit leaves them: the store's summaries are gone too
+            for run_id, run_json in zip(UNREADABLE_RUN_IDS, ("{not json", json.dumps(wrong))):
+                conn.execute("UPDATE runs SET run_json = ?, summary_json = '{}' WHERE id = ?", (run_json, run_id))
+            conn.execute("UPDATE store_state SET value = value + 1 WHERE key = 'changes'")
+    finally:
+        conn.close()
+    print(json.dumps(sorted(set(placed.values()))))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--add", metavar="ID", help="put one more run with this id into the existing store")
+    parser.add_argument("--add-markup", action="store_true", help="put the markup run and two unreadable rows")
+    parser.add_argument("--remove", nargs="+", metavar="ID", help="delete these runs from the existing store")
     args = parser.parse_args()
+    if args.add_markup:
+        add_markup_runs()
+        return
+    if args.remove:
+        with RunStore(DB) as store:
+            for run_id in args.remove:
+                store.delete(run_id)
+        return
     if args.add:
         run = cuda_run()
         run.id = args.add

@@ -12,7 +12,7 @@ import * as api from './api';
 import { deltaClass, kernelCountText } from './compare';
 import { formatAge, speedupTone } from './format';
 import { PanelModel } from './model';
-import { groupJobs, jobTitle, runBadge, runFlag, runTitle } from './runlist';
+import { groupJobs, jobTitle, readableRuns, runBadge, runFlag, runTitle, unreadableReason } from './runlist';
 import { IComparison, IKernelCount, IRunSummary } from './types';
 
 export const PANEL_ID = 'compile-profile-panel';
@@ -98,7 +98,7 @@ function PanelView(props: {
           <RunList model={model} runs={runs} openRun={openRun} openJob={openJob} />
         </>
       ) : (
-        <Compare runs={model.runs} />
+        <Compare runs={readableRuns(model.runs)} />
       )}
     </div>
   );
@@ -169,9 +169,11 @@ function RunItem(props: {
   const { model, run, rank, openRun } = props;
   const selected = model.currentRunId === run.id;
   const flag = runFlag(run);
+  // A stored run that cannot be read is listed all the same, with its id and why (the others list as always).
+  const unreadable = unreadableReason(run);
   return (
     <li
-      className={`cp-RunItem${selected ? ' cp-mod-selected' : ''}`}
+      className={`cp-RunItem${selected ? ' cp-mod-selected' : ''}${unreadable ? ' cp-mod-unreadable' : ''}`}
       data-run-id={run.id}
       title={`Open ${runTitle(run)} in the main area`}
       onClick={() => openRun(run.id)}
@@ -185,10 +187,16 @@ function RunItem(props: {
       ) : null}
       <span className="cp-RunText">
         <span className="cp-RunTitle">{runTitle(run)}</span>
-        <span className="cp-RunMeta">
-          {run.label && run.first_line ? `${run.first_line} · ` : ''}
-          {run.device.type}: {run.device.name} · {formatAge(run.created_at)}
-        </span>
+        {unreadable ? (
+          <span className="cp-RunMeta cp-Unreadable">
+            run {run.id} cannot be read: {unreadable}
+          </span>
+        ) : (
+          <span className="cp-RunMeta">
+            {run.label && run.first_line ? `${run.first_line} · ` : ''}
+            {run.device.type}: {run.device.name} · {formatAge(run.created_at)}
+          </span>
+        )}
       </span>
       <button
         className="jp-Button jp-mod-minimal cp-Delete"

@@ -86,6 +86,19 @@ export function runFlag(run: Pick<IRunSummary, 'status' | 'list_status' | 'speed
   return run.speedup && status && status !== 'ok' ? status : null;
 }
 
+/**
+ * Why a listed run cannot be read (its stored JSON is not a run's: the store lists it with its id and the
+ * reason, digest/summary.py unreadable_summary), or null for a run that can be.
+ */
+export function unreadableReason(run: Pick<IRunSummary, 'unreadable'>): string | null {
+  return typeof run.unreadable === 'string' && run.unreadable ? run.unreadable : null;
+}
+
+/** The runs that can be opened and compared (an unreadable one's detail is the server's 422). */
+export function readableRuns(runs: IRunSummary[]): IRunSummary[] {
+  return runs.filter(r => unreadableReason(r) === null);
+}
+
 /** What the list shows for a run: its label, else its first code line, else its id. */
 export function runTitle(run: Pick<IRunSummary, 'label' | 'first_line' | 'id'>): string {
   return run.label || run.first_line || run.id;

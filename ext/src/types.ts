@@ -257,6 +257,8 @@ export interface IRunSummary {
   payback?: IPayback | null;
   /** the run's place in a distributed job (issue 14); null for a single-process run, absent in older runs */
   distributed?: IDistributedSummary | null;
+  /** why the stored run cannot be read (digest 12: digest/summary.py unreadable_summary); null when it can */
+  unreadable?: string | null;
 }
 
 /** A run's place in a distributed job (digest/summary.py summarize()["distributed"]). */

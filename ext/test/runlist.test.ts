@@ -1,11 +1,13 @@
 import {
   filterByNotebook,
   newestFirst,
+  readableRuns,
   runBadge,
   runFlag,
   runIdsShownIn,
   runTitle,
-  samePath
+  samePath,
+  unreadableReason
 } from '../src/runlist';
 import { RUN_MIME_TYPE } from '../src/types';
 import { summary } from './fixtures';
@@ -17,6 +19,19 @@ describe('run list', () => {
     summary('a', '2026-01-01T10:00:00+00:00', { notebook: 'work/a.ipynb' }),
     summary('d', '2026-01-01T09:00:00+01:00', { notebook: '' })
   ];
+
+  it('tells an unreadable run by the reason the store lists, and leaves it out of what can be compared', () => {
+    const bad = summary('bad1', '2026-01-03T10:00:00+00:00', {
+      status: 'unreadable',
+      unreadable: 'cell_runs: expected an integer, got a string'
+    });
+    expect(unreadableReason(bad)).toBe('cell_runs: expected an integer, got a string');
+    expect(runBadge({ ...bad, list_status: 'unreadable' })).toBe('unreadable');
+    expect(runFlag({ ...bad, list_status: 'unreadable' })).toBeNull(); // no speedup beside it to flag
+    expect(unreadableReason(runs[0])).toBeNull(); // a summary of an older digest has no such key
+    expect(unreadableReason({ unreadable: null })).toBeNull();
+    expect(readableRuns([bad, ...runs]).map(r => r.id)).toEqual(['b', 'c', 'a', 'd']);
+  });
 
   it('puts the newest first, comparing instants across time zones, ties by id', () => {
     expect(newestFirst(runs).map(r => r.id)).toEqual(['c', 'a', 'b', 'd']);
