@@ -19,13 +19,19 @@ import pathlib
 import pytest
 from browser_pages import open_in_chromium
 from compile_profile.cli import _notebook_report_html, main
+from compile_profile.digest import compare, run_digest
+from compile_profile.digest.job import job_digest
 from compile_profile.profile_run import DistributedRank, ProfileRun
+from compile_profile.render.charts import figures
 from compile_profile.render.html import render_html
 from compile_profile.render.mime import mime_bundle
 from compile_profile.render.report import render_report_html
+from compile_profile.render.text import render_text
 from compile_profile.serialize import FormatError
 from compile_profile.store import RunStore
-from markup_runs import leaves, marker, markup_everywhere, path_text, payload, set_at
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+from markup_runs import get_at, leaves, marker, markup_everywhere, path_text, payload, set_at
 from render_fixtures import ParsedHTML, cpu_run, cuda_run, failed_run, hostile_run, reduce_overhead_run
 
 RICH_RUNS = {
@@ -208,3 +214,58 @@ def test_markup_in_every_field_runs_nowhere_in_chromium(tmp_path, capsys):
         assert marker(placed[("label",)]) in text and marker(placed[("cell_source",)]) in text
     job_text = seen[str(job_page)]["text"]
     assert all(marker(n) in job_text for n in (9002, 9003, 9004)), "the job id and both hosts, as text"
+
+
+_BASES = {name: json.loads(make().to_json()) for name, make in RICH_RUNS.items()}
+odd_values = st.one_of(
+    st.integers(min_value=-2, max_value=2),
+    st.integers(min_value=-(10**9), max_value=10**9),
+    st.floats(min_value=-1e6, max_value=1e6, allow_nan=False),
+    st.text(max_size=4),
+    st.sampled_from(["eager", "inductor/default", "dynamo", "cpu", "ok", "failed", "0"]),
+    st.booleans(),
+    st.none(),
+    st.just([]),
+    st.just({}),
+)
+
+
+def _like(value) -> st.SearchStrategy:
+    """Odd values of the same JSON type as ``value``."""
+    if isinstance(value, bool):
+        return st.booleans()
+    if isinstance(value, int):
+        return st.one_of(st.integers(min_value=-2, max_value=2), st.integers(min_value=-(10**9), max_value=10**9))
+    if isinstance(value, float):
+        return st.one_of(st.sampled_from([0.0, -1.0, 1e-9]), st.floats(min_value=-1e6, max_value=1e6))
+    if isinstance(value, str):
+        return st.one_of(st.text(max_size=4), st.sampled_from(["eager", "inductor/default", "dynamo", "cpu", "ok"]))
+    return odd_values
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_any_run_file_is_refused_naming_a_field_or_shown_by_every_view(data):
+    # The loader's checks are what keeps a view from raising (a 500, a CLI traceback): values of the right types
+    # but odd (zero, negative, huge, empty, names that match nothing) must still render in every view.
+    name = data.draw(st.sampled_from(sorted(_BASES)))
+    run_data = copy.deepcopy(_BASES[name])
+    paths = [path for path, _ in leaves(run_data) if path and path[0] not in ("id", "schema_version")]
+    for path in data.draw(st.lists(st.sampled_from(paths), min_size=1, max_size=8)):
+        old = get_at(run_data, path)
+        same_type = data.draw(st.integers(0, 9)) > 0  # mostly a value of the leaf's own type, to get past the loader
+        set_at(run_data, path, data.draw(_like(old) if same_type else odd_values))
+    try:
+        run = ProfileRun.from_dict(run_data)
+    except FormatError as exc:
+        assert exc.path and str(exc).startswith(exc.where + ": "), str(exc)
+        event("refused")
+        return
+    event("loaded")
+    digest = run_digest(run)
+    json.dumps(digest, allow_nan=False)  # what the REST API serves: no NaN or Infinity, which browsers refuse
+    json.dumps(figures(run), allow_nan=False)
+    render_text(run)
+    render_html(run)
+    compare(run, run)
+    job_digest([run])
