@@ -4,6 +4,7 @@ torch.compile runs, and the CUDA rules on a synthetic Kineto trace."""
 
 from __future__ import annotations
 
+import collections
 import sys
 
 import pytest
@@ -145,14 +146,15 @@ def test_a_function_target_counts_lines_from_its_def_line(one_thread):
 
 
 def test_the_eager_pass_runs_through_the_counted_call(monkeypatch):
-    """Each profiled eager call is a counted cell run: one warm-up step plus ``calls``."""
+    """Each profiled eager call is a counted cell run: one warm-up step plus ``calls`` (every profiled call,
+    those a busy machine preempted and the pass set aside included)."""
     seen = []
     real = eager_profile.measure_eager
 
     def counting(run, eager):
         before = run.cell_runs
         times = real(run, eager)
-        seen.append((run.cell_runs - before, times.calls))
+        seen.append((run.cell_runs - before, run.eager.kernel_profile.calls))
         return times
 
     monkeypatch.setattr(eager_profile, "measure_eager", counting)
@@ -433,3 +435,31 @@ def test_on_cpu_a_compiled_variant_counts_the_ops_it_ran_outside_its_graphs_as_e
     compiled_ratio = outside_ops["aten::clone"] / outside_ops["aten::matmul"]
     assert eager_ratio / 10 < compiled_ratio < eager_ratio * 10, (e, outside_ops)
     assert c.kernels_ms <= compiled.total_ms * (1 + 1e-9)
+
+
+def test_one_slow_call_moves_no_lines_median_and_the_combined_parts_and_lines_add_up():
+    """Each (line, kind) cell is a median over the calls, so the kinds and the lines sum the same medians."""
+
+    def call(mm_us: float, relu_us: float) -> eager_profile.EagerTimes:
+        t = eager_profile.EagerTimes(calls=1, method="host")
+        for line, kind, op, us in ((2, "library", "aten::mm", mm_us), (3, "aten", "aten::relu", relu_us)):
+            t.cells[(line, kind)] += us
+            t.parts[kind] += us
+            t.line_us[line] += us
+            t.line_ops.setdefault(line, collections.Counter())[op] += us
+            t.total_us += us
+        t.cells[(None, "aten")] += 1.0  # an op on no line
+        t.parts["aten"] += 1.0
+        t.total_us += 1.0
+        return t
+
+    combined = eager_profile.combine([call(10.0, 4.0), call(9000.0, 4.0), call(11.0, 5.0)])
+    assert combined.calls == 3
+    assert dict(combined.line_us) == pytest.approx({2: 33.0, 3: 12.0})  # medians 11 and 4, times 3 calls
+    assert combined.parts["library"] == pytest.approx(33.0) and combined.parts["aten"] == pytest.approx(15.0)
+    assert combined.total_us == pytest.approx(sum(combined.parts.values()))
+    assert sum(combined.line_us.values()) <= combined.total_us
+    run = _run_with_eager("cpu")
+    kp = eager_profile.apply(combined, run)
+    assert kp.breakdown.kernels_ms == pytest.approx(kp.total_ms) and kp.attributed_ms <= kp.total_ms
+    assert [line.ops for line in kp.eager_lines] == [["aten::mm"], ["aten::relu"]]

@@ -611,3 +611,111 @@ def test_a_cpu_trace_without_the_call_range_counts_no_op_outside_graphs(cpu_modu
     )
     assert result.outside_graphs_us is None and not result.unmatched_kinds
     assert result.total_us == pytest.approx(250.0)
+
+
+# -- the calls a pass's figures come from (engine/profiled_calls.py) ------------------------------------
+
+
+def _calls_trace(module_path: str, slow_call: int | None = None):
+    """Three compiled calls, each inside ``CALL_RANGE``, with a reset between them; in ``slow_call`` the add
+    kernel ran 1000x longer (as a kernel a stall lands in) and an eager kernel ran outside the graphs."""
+    from compile_profile.engine.kernel_attribution import CALL_RANGE
+
+    b = TraceBuilder()
+    for i in range(3):
+        t = 1000.0 + 300 * i
+        b.host(CALL_RANGE, t - 1, 150, cat="user_annotation")
+        one_call(b, t, module_path)
+        if i == slow_call:
+            b.events[-5]["dur"] = 2000.0  # the add kernel's device event
+            b.launch(t + 120, "elementwise_kernel", t + 125, 4.0)
+        b.host("aten::copy_", t + 200, 20)  # the reset before the next call: in no call
+    return b.trace()
+
+
+def test_a_trace_splits_into_its_calls_with_the_device_events_each_launched(module_path):
+    from compile_profile.engine.kernel_attribution import CALL_RANGE
+
+    calls = chrome_trace.split_calls(_calls_trace(module_path), CALL_RANGE)
+    assert len(calls) == 3
+    for i, call in enumerate(calls):
+        start = 1000.0 + 300 * i - 1
+        assert all(start <= ev.ts <= start + 150 for ev in call.host)  # the reset after each call is in none
+        assert len(call.device) == 4 and all(d.launcher in call.host for d in call.device)
+
+
+def test_one_calls_slow_kernel_does_not_move_its_median_and_the_parts_still_add_up(module_path):
+    from compile_profile.engine.kernel_attribution import CALL_RANGE
+    from compile_profile.engine.kernel_index import KernelIndex
+
+    kernels = kernels_of(OUTPUT_CODE)
+    index = KernelIndex(kernels)
+    per_call = [
+        attribute(t, kernels, variant="inductor/default", calls=1, device_type="cuda", index=index)
+        for t in chrome_trace.split_calls(_calls_trace(module_path, slow_call=1), CALL_RANGE)
+    ]
+    result = kernel_profiler.combine(per_call)
+    add = next(o for o in result.observations.values() if o.kernel.name == "triton_poi_fused_add_0")
+    assert add.time_us / result.calls == pytest.approx(2.0)  # each call's 2 µs, not the mean's 668 µs
+    assert add.launches == 3 and len(add.launch_args) == 3  # counts are summed, not medians
+    assert not result.unmatched  # the median call ran nothing outside its graph
+    run = run_of(kernels)
+    kernel_profiler.apply(result, run)
+    kp = run.variant("inductor/default").kernel_profile
+    assert kp.outside_graphs_ms == 0.0
+    assert kp.breakdown.kernels_ms == pytest.approx(kp.total_ms) == pytest.approx(19.0 / 1e3)
+    assert sum(k.device_time_ms or 0.0 for k in kernels) == pytest.approx(kp.attributed_ms)
+
+
+def test_a_cpu_pass_sets_preempted_calls_aside_unless_all_were_and_a_gpu_pass_keeps_every_call():
+    from compile_profile.engine.profiled_calls import CallRecord, chosen, pass_calls
+
+    records = [CallRecord(1e-3, 0.0), CallRecord(25e-3, 20e-3), CallRecord(1.1e-3, 0.01e-3), CallRecord(1e-3, None)]
+    assert [r.preempted for r in records] == [False, True, False, False]  # 10 µs of 1.1 ms is under 5 %
+    assert chosen(records, "host") == [0, 2, 3]
+    assert chosen(records, "cupti") == [0, 1, 2, 3]  # device times: a busy host does not stretch them
+    every = [CallRecord(25e-3, 20e-3)] * 3
+    assert chosen(every, "host") == [0, 1, 2]
+    info = pass_calls(records, chosen(records, "host"))
+    assert (info.profiled, info.preempted) == (4, 1) and info.call_ms == pytest.approx(1.0)
+
+
+class _Waits:
+    """``host_load.ThreadWaits`` as a busy machine reads it: each call's threads wait ``waits[i]`` seconds."""
+
+    available = True
+
+    def __init__(self, waits):
+        self.waits, self.total, self.reads = list(waits), 0.0, 0
+
+    def waited_s(self):
+        self.reads += 1
+        if self.reads % 2 == 0 and self.waits:  # the read after a call: its wait has happened
+            self.total += self.waits.pop(0)
+        return self.total
+
+    def close(self):
+        pass
+
+
+def test_a_busy_machine_adds_profiled_calls_until_three_were_not_preempted_and_an_idle_one_adds_none(monkeypatch):
+    from compile_profile.engine import host_load
+
+    def records_with(waits, calls):
+        monkeypatch.setattr(host_load, "ThreadWaits", lambda: _Waits(waits))
+        records = []
+        ran = []
+        kernel_profiler.record_trace(
+            lambda: ran.append(torch.ones(4).sum()), lambda: None, calls=calls, device_type="cpu", records=records
+        )
+        return records, len(ran)
+
+    # each list starts with the profiler's warm-up step, which is not a profiled call
+    idle, ran = records_with([0.0] * 20, calls=4)
+    assert len(idle) == 4 and ran == 5 and not any(r.preempted for r in idle)  # the calls asked for, no more
+    one_hit, _ = records_with([0.0, 1.0, 0.0, 0.0, 0.0], calls=4)
+    assert [r.preempted for r in one_hit] == [True, False, False, False]  # three left: enough
+    busy, _ = records_with([0.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0], calls=4)
+    assert [r.preempted for r in busy] == [True] * 4 + [False] * 3  # on until three were not preempted
+    hopeless, _ = records_with([0.0] + [1.0] * 20, calls=4)
+    assert len(hopeless) == 8 and all(r.preempted for r in hopeless)  # at most as many again as asked for

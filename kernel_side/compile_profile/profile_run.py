@@ -131,7 +131,8 @@ class EagerLineTime:
 class KernelProfile:
     """What the separate torch.profiler pass after timing measured for one variant.
 
-    Times are per call of the cell, averaged over ``calls`` profiled calls.  With
+    Times are per call of the cell: each the median over the profiled calls not preempted (on CPU;
+    ``preempted_calls``), over every profiled call on a GPU (runs stored before: the mean).  With
     ``method == "cupti"`` they are device kernel times (plus copies and memsets);
     with ``"host"`` (CPU) they are host times of each kernel's call.  Compiled variants' kernel
     times are on their ``Kernel``s; the eager variant has no ``Kernel``s, so its time per cell line
@@ -140,7 +141,7 @@ class KernelProfile:
     Dynamo skipped: a fused optimizer step), counted the same way.
     """
 
-    calls: int
+    calls: int  # every profiled call (a busy CPU adds calls: ``kernel_profiler.record_trace``)
     total_ms: float
     attributed_ms: float
     method: Literal["cupti", "host"] = "cupti"
@@ -153,6 +154,11 @@ class KernelProfile:
     # a profiled call's median wall time: over the timed median, what profiling cost a call (on CPU each
     # op's cost lands in its host time: a T5 step with 4,869 ops a call ran 1.54x slower profiled)
     profiled_call_ms: float | None = None
+    # profiled calls during which this process's threads waited for a CPU beyond 5 % of the call
+    # (``engine.profiled_calls``): set aside when others were not; when every call was (== calls), the
+    # figures come from them and the digest withholds them.  0 on a GPU's device times and in older runs.
+    preempted_calls: int = 0
+    waited_ms: float | None = None  # the median wait for a CPU of the calls the figures come from (CPU, Linux)
 
 
 @dataclass

@@ -9,6 +9,7 @@ by time; a device kernel hangs off the runtime call that launched it.
 
 from __future__ import annotations
 
+import bisect
 import gc
 import json
 from collections.abc import Callable
@@ -75,6 +76,32 @@ class ChromeTrace:
     host: list[HostEvent]
     device: list[DeviceEvent]
     device_properties: list[dict[str, Any]]
+
+
+def split_calls(trace: ChromeTrace, range_name: str) -> list[ChromeTrace]:
+    """A trace per ``range_name`` range (a profiled call), in the order they ran: the host events on any
+    thread that started within the range (the autograd engine's device thread runs a CUDA backward while
+    the call waits) and the device events those launched (one whose launch the trace lacks goes with the
+    last call that started before it ran).  Events keep their nesting (``parent`` may lie outside the call:
+    the profiler's step range), so an attribution reads a call's trace as it reads a whole one."""
+    ranges = sorted((ev for ev in trace.host if ev.name == range_name), key=lambda ev: ev.ts)
+    starts = [r.ts for r in ranges]
+    host: list[list[HostEvent]] = [[] for _ in ranges]
+    index: dict[int, int] = {}
+    for ev in trace.host:
+        i = bisect.bisect_right(starts, ev.ts) - 1
+        if i >= 0 and ev.ts <= ranges[i].end + _EPS_US:
+            host[i].append(ev)
+            index[id(ev)] = i
+    device: list[list[DeviceEvent]] = [[] for _ in ranges]
+    for d in trace.device:
+        if d.launcher is not None:
+            i = index.get(id(d.launcher))
+        else:
+            i = bisect.bisect_right(starts, d.ts) - 1
+        if i is not None and i >= 0:
+            device[i].append(d)
+    return [ChromeTrace(host=h, device=dv, device_properties=trace.device_properties) for h, dv in zip(host, device)]
 
 
 def load(path: str | Path, keep_python: Callable[[str], bool] = lambda name: True) -> ChromeTrace:

@@ -17,6 +17,9 @@ Lines are marked while the profiled calls run, never during the timed samples (`
 ``sys.settrace`` function that traces only frames of the profiled code opens a ``record_function``
 range named after the cell line at each line event); the compiled variants' passes mark theirs the
 same way (``kernel_profiler``).  A target without a code object (a builtin) gets no lines.
+
+Each profiled call is attributed alone and the figures are medians over the calls
+(``profiled_calls``: on CPU those a busy machine did not preempt), as the compiled variants' are.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from . import kernel_profiler
 from .chrome_trace import ChromeTrace
 from .kernel_breakdown import ATEN, COLLECTIVE, COPY, LIBRARY, device_kind, host_op_parts, is_host_op
 from .line_marks import LINE_RANGE, LineRanges, line_times, marking_lines
+from .profiled_calls import CallRecord, PassCalls, median
 
 __all__ = ["CALL_RANGE", "LINE_RANGE", "EagerCall", "EagerTimes", "attribute_eager", "marking_lines", "measure_eager"]
 
@@ -58,6 +62,9 @@ class EagerTimes:
     parts: dict[str, float] = field(default_factory=lambda: {LIBRARY: 0.0, ATEN: 0.0, COPY: 0.0, COLLECTIVE: 0.0})
     line_us: collections.Counter = field(default_factory=collections.Counter)  # cell line -> us
     line_ops: dict[int, collections.Counter] = field(default_factory=dict)  # cell line -> op -> us
+    # (cell line or None, kind) -> us: the partition both ``parts`` and ``line_us`` sum, which ``combine``
+    # takes medians of so that the combined parts and lines still add up to the combined total
+    cells: collections.Counter = field(default_factory=collections.Counter)
 
 
 def _count_on_line(times: EagerTimes, line: int | None, op: str | None, us: float) -> None:
@@ -77,27 +84,53 @@ def attribute_eager(trace: ChromeTrace, *, calls: int, device_type: str) -> Eage
             if not is_host_op(ev) or any(is_host_op(a) for a in ev.ancestors()) or not ranges.in_call(ev):
                 continue
             times.total_us += ev.dur
+            line = ranges.line_of(ev)
             for kind, us in host_op_parts(ev).items():  # the host rule, as for a compiled variant's ops
                 times.parts[kind] += us
-            _count_on_line(times, ranges.line_of(ev), ev.name, ev.dur)
+                times.cells[(line, kind)] += us
+            _count_on_line(times, line, ev.name, ev.dur)
         return times
     for d in trace.device:
         times.total_us += d.dur
         chain = [a for a in d.launcher.ancestors() if is_host_op(a)] if d.launcher is not None else []
-        times.parts[device_kind(d.cat, d.name, [a.name for a in chain])] += d.dur
-        _count_on_line(
-            times,
-            ranges.line_of(d.launcher) if d.launcher is not None else None,
-            chain[-1].name if chain else None,
-            d.dur,
-        )
+        kind = device_kind(d.cat, d.name, [a.name for a in chain])
+        line = ranges.line_of(d.launcher) if d.launcher is not None else None
+        times.parts[kind] += d.dur
+        times.cells[(line, kind)] += d.dur
+        _count_on_line(times, line, chain[-1].name if chain else None, d.dur)
     return times
+
+
+def combine(per_call: list[EagerTimes]) -> EagerTimes:
+    """One pass's times from its calls' (each attributed alone, ``calls=1``): each (line, kind) cell's
+    median over the calls, so each kind's time, each line's and the total are sums of the same medians and
+    add up as a single call's do; a line's ops are ranked by their time over all the calls.  Sums are over
+    ``len(per_call)`` calls, as ``attribute_eager``'s are over its calls."""
+    n = len(per_call)
+    out = EagerTimes(calls=n, method=per_call[0].method)
+    for cell in dict.fromkeys(c for t in per_call for c in t.cells):
+        us = median(t.cells.get(cell, 0.0) for t in per_call) * n
+        line, kind = cell
+        out.cells[cell] = us
+        out.parts[kind] = out.parts.get(kind, 0.0) + us
+        out.total_us += us
+        if line is not None:
+            out.line_us[line] += us
+    for t in per_call:
+        for line, ops in t.line_ops.items():
+            if line in out.line_us:
+                out.line_ops.setdefault(line, collections.Counter()).update(ops)
+    return out
 
 
 # -- the pass and what it writes ----------------------------------------------------------------
 
 
-def apply(times: EagerTimes, run: ProfileRun) -> KernelProfile:
+def apply(times: EagerTimes, run: ProfileRun, calls_made: PassCalls | None = None) -> KernelProfile:
+    """Write ``run.eager.kernel_profile``; ``calls_made``, what the pass's calls were (all of ``times``'
+    calls, none preempted, when not given)."""
+    if calls_made is None:
+        calls_made = PassCalls(profiled=times.calls, preempted=0, call_ms=None, waited_ms=None)
     calls = max(1, times.calls)
 
     def ms(us: float) -> float:
@@ -105,7 +138,7 @@ def apply(times: EagerTimes, run: ProfileRun) -> KernelProfile:
 
     lines = line_times(times.line_us, times.line_ops, times.calls)
     profile = KernelProfile(
-        calls=times.calls,
+        calls=calls_made.profiled,
         total_ms=ms(times.total_us),
         attributed_ms=sum(line.time_ms for line in lines),
         method=times.method,  # type: ignore[arg-type]
@@ -117,6 +150,9 @@ def apply(times: EagerTimes, run: ProfileRun) -> KernelProfile:
             collective_ms=ms(times.parts[COLLECTIVE]),
         ),
         eager_lines=lines,
+        profiled_call_ms=calls_made.call_ms,
+        preempted_calls=calls_made.preempted,
+        waited_ms=calls_made.waited_ms,
     )
     run.variant("eager").kernel_profile = profile
     return profile
@@ -136,7 +172,7 @@ def measure_eager(run: ProfileRun, eager: EagerCall) -> EagerTimes:
     # No shapes and no Python tracer: eager needs neither, and on CPU each op's host time under the
     # profiler is what the pass reports.  Recording shapes inflated it: on 2 cores, one thread, three
     # small cells, profiled op time over the timed median was 1.1-2.2x with shapes, 0.97-1.2x without.
-    call_times: list[float] = []
+    records: list[CallRecord] = []
     trace = kernel_profiler.record_trace(
         marked_call,
         eager.before_each,
@@ -144,8 +180,13 @@ def measure_eager(run: ProfileRun, eager: EagerCall) -> EagerTimes:
         device_type=run.device.type,
         with_stack=False,
         record_shapes=False,
-        call_times=call_times,
+        records=records,
     )
-    times = attribute_eager(trace, calls=calls, device_type=run.device.type)
-    apply(times, run).profiled_call_ms = kernel_profiler.profiled_call_ms(call_times)
+    method = "cupti" if run.device.type == "cuda" else "host"
+    call_traces, calls_made = kernel_profiler.chosen_call_traces(trace, records, CALL_RANGE, method)
+    if call_traces:
+        times = combine([attribute_eager(t, calls=1, device_type=run.device.type) for t in call_traces])
+    else:
+        times = attribute_eager(trace, calls=len(records) or calls, device_type=run.device.type)
+    apply(times, run, calls_made)
     return times

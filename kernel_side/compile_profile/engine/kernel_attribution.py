@@ -88,7 +88,6 @@ class VariantKernelTimes:
     # and, on CPU, the host ops the calls ran outside compiled graphs (``kernel_breakdown.host_op_parts``)
     unmatched_kinds: collections.Counter = field(default_factory=collections.Counter)
     notes: list[str] = field(default_factory=list)
-    profiled_call_ms: float | None = None  # a profiled call's median wall time (``kernel_profiler.record_trace``)
     # what the calls ran outside compiled graphs, by the cell line running it: line -> us, line -> op -> us
     line_us: collections.Counter = field(default_factory=collections.Counter)
     line_ops: dict[int, collections.Counter] = field(default_factory=dict)
@@ -115,10 +114,19 @@ def _is_op(ev: HostEvent) -> bool:
 
 
 def attribute(
-    trace: ChromeTrace, kernels: Iterable[Kernel], *, variant: str, calls: int, device_type: str
+    trace: ChromeTrace,
+    kernels: Iterable[Kernel],
+    *,
+    variant: str,
+    calls: int,
+    device_type: str,
+    index: KernelIndex | None = None,
 ) -> VariantKernelTimes:
-    """Each kernel's observed time over the ``calls`` profiled calls in ``trace``."""
-    return KernelAttribution(trace, kernels, variant=variant, calls=calls, device_type=device_type).attribute()
+    """Each kernel's observed time over the ``calls`` profiled calls in ``trace``; ``index``, the variant's
+    ``KernelIndex`` when several traces of it are attributed (it reads each output-code module once)."""
+    return KernelAttribution(
+        trace, kernels, variant=variant, calls=calls, device_type=device_type, index=index
+    ).attribute()
 
 
 class KernelAttribution:
@@ -131,9 +139,18 @@ class KernelAttribution:
     ``result`` once; calling it again returns the same result.
     """
 
-    def __init__(self, trace: ChromeTrace, kernels: Iterable[Kernel], *, variant: str, calls: int, device_type: str):
+    def __init__(
+        self,
+        trace: ChromeTrace,
+        kernels: Iterable[Kernel],
+        *,
+        variant: str,
+        calls: int,
+        device_type: str,
+        index: KernelIndex | None = None,
+    ):
         self.trace = trace
-        self.index = KernelIndex(kernels)
+        self.index = index if index is not None else KernelIndex(kernels)
         self.method = "cupti" if device_type == "cuda" else "host"
         self.result = VariantKernelTimes(variant=variant, calls=calls, method=self.method, observations={})
         self.regions = [ev for ev in trace.host if is_region(ev)]

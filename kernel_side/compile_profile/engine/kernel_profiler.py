@@ -18,10 +18,10 @@ call ran outside its compiled graphs is written per line into ``kernel_profile.e
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import math
 import os
-import statistics
 import sys
 import tempfile
 import time
@@ -30,11 +30,21 @@ from types import CodeType
 from typing import Any
 
 from ..profile_run import KernelProfile, ProfileRun, UnmatchedKernel
-from . import chrome_trace, distributed
+from . import chrome_trace, distributed, host_load
 from .chrome_trace import ChromeTrace
-from .kernel_attribution import CALL_RANGE, VariantKernelTimes, attribute, python_event_needed
+from .kernel_attribution import CALL_RANGE, KernelObservation, VariantKernelTimes, attribute, python_event_needed
 from .kernel_breakdown import compiled_breakdown
+from .kernel_index import KernelIndex
 from .line_marks import line_times, marking_lines
+from .profiled_calls import (
+    WANTED_CLEAN_CALLS,
+    CallRecord,
+    PassCalls,
+    chosen,
+    clean_calls,
+    median,
+    pass_calls,
+)
 
 # Profiled time per variant: few calls for slow cells, more for fast ones.  Attribution needs few;
 # each call's trace (the Python tracer's above all) costs host time to export and parse.
@@ -43,11 +53,6 @@ MIN_CALLS, MAX_CALLS = 3, 10
 MAX_UNMATCHED = 20
 
 CUDA_GRAPH_MODES = ("reduce-overhead", "max-autotune")
-
-
-def profiled_call_ms(call_times: list[float]) -> float | None:
-    """The median wall time of a profiled call in ms: against the timed median, what profiling cost a call."""
-    return statistics.median(call_times) * 1e3 if call_times else None
 
 
 def calls_for(median_ms: float | None) -> int:
@@ -68,13 +73,16 @@ def record_trace(
     device_type: str,
     with_stack: bool = True,
     record_shapes: bool = True,
-    call_times: list[float] | None = None,
+    records: list[CallRecord] | None = None,
 ) -> ChromeTrace:
     """Run ``call`` under torch.profiler (one discarded warm-up step, then ``calls`` steps).
 
     ``with_stack=False`` leaves the Python tracer off and ``record_shapes=False`` the launch
     arguments' shapes unrecorded (the eager pass marks its lines itself and needs no shapes).
-    ``call_times`` gets each profiled step's wall time in seconds (``profiled_call_ms``)."""
+    ``records`` gets a ``CallRecord`` per profiled step, in order: its wall time and, on CPU, how long this
+    process's threads waited for a CPU meanwhile.  On CPU, while fewer than
+    ``profiled_calls.WANTED_CLEAN_CALLS`` of them were not preempted, up to ``calls`` more steps run: a
+    busy machine costs the pass more calls, an idle one none (in a distributed job, rank 0's calls decide)."""
     import torch
     from torch.profiler import ProfilerActivity, profile, schedule
 
@@ -82,9 +90,14 @@ def record_trace(
     if device_type == "cuda":
         activities.append(ProfilerActivity.CUDA)
     sync = torch.cuda.synchronize if device_type == "cuda" else (lambda: None)
+    waits = host_load.ThreadWaits() if device_type != "cuda" else None
+    # in a job every rank makes the same calls (``distributed``): rank 0's count, and rank 0's choice to go on
+    most = distributed.shared(2 * calls if waits is not None and waits.available else calls)
+    wanted = min(WANTED_CLEAN_CALLS, calls)
+    taken: list[CallRecord] = []
     prof = profile(
         activities=activities,
-        schedule=schedule(wait=0, warmup=1, active=calls, repeat=1),
+        schedule=schedule(wait=0, warmup=1, active=most, repeat=1),
         record_shapes=record_shapes,  # launch arguments' shapes: bytes moved and FLOPs
         with_stack=with_stack,  # the Python tracer names the output-code module and C++ binding calls
     )
@@ -95,13 +108,19 @@ def record_trace(
     with _native_stderr_silenced():
         prof.start()
     try:
-        for step in range(calls + 1):
+        for step in range(most + 1):
+            if step > calls and not distributed.shared(clean_calls(taken) < wanted):
+                break
             before_each()
+            waited0 = waits.waited_s() if waits is not None else None
             t0 = time.perf_counter()
             call()
             sync()
-            if step and call_times is not None:  # step 0 is the profiler's warm-up, discarded
-                call_times.append(time.perf_counter() - t0)
+            wall = time.perf_counter() - t0
+            waited1 = waits.waited_s() if waits is not None else None
+            if step:  # step 0 is the profiler's warm-up, discarded
+                waited = waited1 - waited0 if waited0 is not None and waited1 is not None else None
+                taken.append(CallRecord(wall_s=wall, waited_s=waited))
             with _native_stderr_silenced():  # the schedule starts and stops Kineto inside step()
                 prof.step()
     finally:
@@ -110,6 +129,10 @@ def record_trace(
                 prof.stop()
         finally:
             _restore_profile_hook(previous_profile)
+            if waits is not None:
+                waits.close()
+    if records is not None:
+        records.extend(taken)
     fd, path = tempfile.mkstemp(prefix="compile_profile_trace_", suffix=".json")
     os.close(fd)
     try:
@@ -205,20 +228,67 @@ def _native_stderr_silenced() -> Iterator[None]:
         os.close(devnull)
 
 
-# -- writing the results into the run ---------------------------------------------------
+# -- combining the calls and writing the results into the run ---------------------------------------
 
 
-def apply(result: VariantKernelTimes, run: ProfileRun) -> None:
-    """Fill each kernel's time fields and the variant's ``kernel_profile``."""
-    calls = max(1, result.calls)
-    total_ms = result.total_us / 1e3 / calls
+def combine(per_call: list[VariantKernelTimes]) -> VariantKernelTimes:
+    """One pass's figures from its calls', each attributed alone (``calls=1``).
+
+    Each kernel's time is its median over the calls.  The time tied to no kernel (ops outside compiled
+    graphs, unmatched device events) is one call's as a whole, the call whose such time is the median, so
+    its events, its kinds, the time outside graphs and its cell lines still add up to each other; likewise the rest of
+    the total (on CPU the output code's own Python) is its median, and the total is the sum of the three.
+    Counts (launches) and launch arguments are summed: no preemption moves them.  Sums are over
+    ``len(per_call)`` calls, as a single attribution's are over its calls."""
+    n = len(per_call)
+    first = per_call[0]
+    out = VariantKernelTimes(variant=first.variant, calls=n, method=first.method, observations={})
+    for kid in dict.fromkeys(k for r in per_call for k in r.observations):
+        seen = [r.observations.get(kid) for r in per_call]
+        observed = [o for o in seen if o is not None]
+        obs = out.observations[kid] = KernelObservation(observed[0].kernel)
+        obs.time_us = median(o.time_us if o is not None else 0.0 for o in seen) * n
+        for o in observed:
+            obs.launches += o.launches
+            obs.grids.update(o.grids)
+            obs.blocks.update(o.blocks)
+            obs.device_names.update(o.device_names)
+            obs.configs.update(o.configs)
+            obs.launch_args.extend(o.launch_args)
+            obs.in_cuda_graph |= o.in_cuda_graph
+            obs.outside_cuda_graph |= o.outside_cuda_graph
+    middle = sorted(per_call, key=lambda r: sum(r.unmatched_kinds.values()))[(n - 1) // 2]
+    out.unmatched = collections.Counter({key: us * n for key, us in middle.unmatched.items()})
+    out.unmatched_kinds = collections.Counter({kind: us * n for kind, us in middle.unmatched_kinds.items()})
+    if middle.outside_graphs_us is not None:
+        out.outside_graphs_us = middle.outside_graphs_us * n
+    out.line_us = collections.Counter({line: us * n for line, us in middle.line_us.items()})
+    out.line_ops = {
+        line: collections.Counter({op: us * n for op, us in ops.items()}) for line, ops in middle.line_ops.items()
+    }
+    out.in_cuda_graphs_us = median(r.in_cuda_graphs_us for r in per_call) * n
+    rest = median(
+        r.total_us - sum(o.time_us for o in r.observations.values()) - sum(r.unmatched_kinds.values()) for r in per_call
+    )
+    out.total_us = sum(o.time_us for o in out.observations.values()) + sum(out.unmatched_kinds.values()) + rest * n
+    out.notes = list(dict.fromkeys(note for r in per_call for note in r.notes))
+    return out
+
+
+def apply(result: VariantKernelTimes, run: ProfileRun, calls: PassCalls | None = None) -> None:
+    """Fill each kernel's time fields and the variant's ``kernel_profile``; ``calls``, what the pass's
+    calls were (all of ``result``'s calls, none preempted, when not given)."""
+    if calls is None:
+        calls = PassCalls(profiled=result.calls, preempted=0, call_ms=None, waited_ms=None)
+    n = max(1, result.calls)
+    total_ms = result.total_us / 1e3 / n
     attributed_us = 0.0
     for obs in result.observations.values():
         k = obs.kernel
         attributed_us += obs.time_us
-        k.device_time_ms = obs.time_us / 1e3 / calls
+        k.device_time_ms = obs.time_us / 1e3 / n
         k.share = (k.device_time_ms / total_ms) if total_ms > 0 else None
-        k.launches_per_call = obs.launches / calls
+        k.launches_per_call = obs.launches / n
         if obs.grids:
             k.launch_grid = list(obs.grids.most_common(1)[0][0])
         if obs.blocks:
@@ -229,25 +299,40 @@ def apply(result: VariantKernelTimes, run: ProfileRun) -> None:
             k.in_cuda_graph = obs.in_cuda_graph and not obs.outside_cuda_graph
         k.device_kernels = [name for name, _ in obs.device_names.most_common(8)]
     unmatched = [
-        UnmatchedKernel(name=name, time_ms=us / 1e3 / calls, where=where)
+        UnmatchedKernel(name=name, time_ms=us / 1e3 / n, where=where)
         for (name, where), us in result.unmatched.most_common(MAX_UNMATCHED)
     ]
     profile = KernelProfile(
-        calls=result.calls,
+        calls=calls.profiled,
         total_ms=total_ms,
-        attributed_ms=attributed_us / 1e3 / calls,
+        attributed_ms=attributed_us / 1e3 / n,
         method=result.method,  # type: ignore[arg-type]
-        outside_graphs_ms=None if result.outside_graphs_us is None else result.outside_graphs_us / 1e3 / calls,
-        in_cuda_graphs_ms=result.in_cuda_graphs_us / 1e3 / calls,
+        outside_graphs_ms=None if result.outside_graphs_us is None else result.outside_graphs_us / 1e3 / n,
+        in_cuda_graphs_ms=result.in_cuda_graphs_us / 1e3 / n,
         unmatched=unmatched,
         note="; ".join(result.notes),
         breakdown=compiled_breakdown(result),
         eager_lines=line_times(result.line_us, result.line_ops, result.calls),
-        profiled_call_ms=result.profiled_call_ms,
+        profiled_call_ms=calls.call_ms,
+        preempted_calls=calls.preempted,
+        waited_ms=calls.waited_ms,
     )
     if result.method == "cupti" and result.outside_graphs_us is None:
         profile.outside_graphs_ms = 0.0
     run.variant(result.variant).kernel_profile = profile
+
+
+def chosen_call_traces(
+    trace: ChromeTrace, records: list[CallRecord], range_name: str, method: str
+) -> tuple[list[ChromeTrace] | None, PassCalls]:
+    """The trace of each call a pass's figures come from (``profiled_calls.chosen``), and what its calls
+    were.  None for the traces where the trace's ``range_name`` ranges do not match the records one for
+    one (then the whole trace stands for every call)."""
+    traces = chrome_trace.split_calls(trace, range_name)
+    if not records or len(traces) != len(records):
+        return None, pass_calls(records, list(range(len(records))))
+    used = chosen(records, method)
+    return [traces[i] for i in used], pass_calls(records, used)
 
 
 def measure_variant(
@@ -259,8 +344,9 @@ def measure_variant(
     code: CodeType | None = None,
     line_offset: int = 0,
 ) -> VariantKernelTimes:
-    """Profile one compiled variant once more and fill its kernels' times and ``kernel_profile``; ``code``
-    (the profiled function's, whose cell lines ``line_offset`` maps as eager's) has its lines marked."""
+    """Profile one compiled variant once more and fill its kernels' times and ``kernel_profile``: each call
+    attributed alone, the figures the median over the calls not preempted (``combine``); ``code`` (the
+    profiled function's, whose cell lines ``line_offset`` maps as eager's) has its lines marked."""
     from torch.autograd.profiler import record_function
 
     variant = run.variant(name)
@@ -270,11 +356,21 @@ def measure_variant(
         with record_function(CALL_RANGE), marking_lines(code, line_offset):
             return call()
 
-    call_times: list[float] = []
-    trace = record_trace(marked_call, before_each, calls=calls, device_type=run.device.type, call_times=call_times)
+    records: list[CallRecord] = []
+    trace = record_trace(marked_call, before_each, calls=calls, device_type=run.device.type, records=records)
     kernels = [k for k in run.kernels if k.variant == name]
-    result = attribute(trace, kernels, variant=name, calls=calls, device_type=run.device.type)
-    result.profiled_call_ms = profiled_call_ms(call_times)
+    method = "cupti" if run.device.type == "cuda" else "host"
+    call_traces, pass_info = chosen_call_traces(trace, records, CALL_RANGE, method)
+    if call_traces:
+        index = KernelIndex(kernels)  # each output-code module is read once for all the calls
+        result = combine(
+            [
+                attribute(t, kernels, variant=name, calls=1, device_type=run.device.type, index=index)
+                for t in call_traces
+            ]
+        )
+    else:
+        result = attribute(trace, kernels, variant=name, calls=len(records) or calls, device_type=run.device.type)
     if (
         run.device.type == "cuda"
         and variant.mode in CUDA_GRAPH_MODES
@@ -285,5 +381,5 @@ def measure_variant(
             "no kernel ran inside a CUDA graph: Inductor did not use CUDA graphs for this variant"
             + (f" ({'; '.join(variant.cudagraph_skips)})" if variant.cudagraph_skips else "")
         )
-    apply(result, run)
+    apply(result, run, pass_info)
     return result
