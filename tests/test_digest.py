@@ -336,10 +336,11 @@ def test_breakdown_parts_and_outside_add_up_to_the_median_exactly(runs):
             assert r.outside_ms == r.median_ms - r.kernels_ms
 
 
-def test_profiled_kernels_longer_than_the_call_clamp_outside_to_zero_and_warn_once(runs):
+def test_profiled_kernels_longer_than_the_call_within_the_timers_noise_clamp_outside_to_zero_and_warn_once(runs):
     _, fast = runs
-    for v in fast.compiled_variants:
-        v.kernel_profile.breakdown.aten_ms += 2.0  # the profiled calls ran slower than the timed ones
+    for v in fast.compiled_variants:  # the profiled kernels 2 % over the timed call: within the timer's noise
+        b = v.kernel_profile.breakdown
+        b.aten_ms += 1.02 * v.timing.median_ms - b.kernels_ms
     rows = {r.variant: r for r in breakdown(fast)}
     for name in ("inductor/default", "inductor/max-autotune"):
         assert rows[name].outside_ms == 0.0 and rows[name].clamped
@@ -352,11 +353,9 @@ def test_profiled_kernels_longer_than_the_call_clamp_outside_to_zero_and_warn_on
 def test_a_verdict_whose_profiled_calls_ran_slower_than_the_timed_ones_does_not_say_where_the_time_went(runs):
     _, fast = runs
     best = fast.variant(fast.speedup.variant)
-    best.kernel_profile.breakdown.aten_ms += 2.0  # kernels now exceed the timed call: outside reads 0
+    best.kernel_profile.breakdown.aten_ms += 2.0  # kernels now exceed the timed call beyond the timer's noise
     said = verdict(fast)
-    assert said.startswith(
-        f"{best.name} is faster, but the profiler pass cannot say where: it ran slower than the timed calls ("
-    )
+    assert said.startswith(f"{best.name} is faster, but the profiler pass cannot say where (")
     assert f"{best.name}'s kernels" in said and "outside them" not in said and "eager" not in said.split("(")[1]
 
 
@@ -436,7 +435,7 @@ def test_payback_never_and_not_measurable_and_none():
 def test_summary_carries_breakdown_verdict_and_payback(runs):
     for run in runs:
         s = json.loads(json.dumps(summarize(run)))
-        assert s["digest"] == DIGEST_VERSION == 12 and s["unreadable"] is None
+        assert s["digest"] == DIGEST_VERSION == 13 and s["unreadable"] is None
         assert s["verdict"] == verdict(run) and s["payback"] == payback(run)
         assert s["breakdown"] == [r.as_dict() for r in breakdown(run)]
         assert set(s["breakdown"][0]) >= {

@@ -48,8 +48,13 @@ export const BREAKDOWN_COLUMNS: readonly IBreakdownColumn[] = [
 export interface IBreakdownTableRow {
   variant: string;
   method: string;
-  /** column key -> the time as Python's format_ms words it ("—" for a missing figure) */
+  /**
+   * column key -> the cell as the digest words it (BreakdownRow.part_text: "1.2 ms"; in a withheld row
+   * "40% of pass" or "—"), or, before digest 11, the time as Python's format_ms words it
+   */
   parts: Record<string, string>;
+  /** why the row's parts are shares (its profiler pass is withheld); "" when they are times */
+  withheld: string;
 }
 
 /**
@@ -75,14 +80,17 @@ export function breakdownRows(summary: Partial<IRunSummary> | null | undefined):
   }
   const columns = breakdownColumns(summary);
   return rows.filter(isRecord).map(row => {
+    const texts = isRecord(row.texts) ? row.texts : {};
     const parts: Record<string, string> = {};
     for (const column of columns) {
-      parts[column.key] = formatMs(asNumber(row[column.field]));
+      const text = texts[column.key];
+      parts[column.key] = typeof text === 'string' ? text : formatMs(asNumber(row[column.field]));
     }
     return {
       variant: typeof row.variant === 'string' ? row.variant : '',
       method: typeof row.method === 'string' ? row.method : '',
-      parts
+      parts,
+      withheld: row.trusted === false && typeof row.withheld_text === 'string' ? row.withheld_text : ''
     };
   });
 }

@@ -83,6 +83,13 @@ export function CallBreakdown(props: {
           </tbody>
         </table>
       </div>
+      {rows
+        .filter(r => r.withheld)
+        .map((r, i) => (
+          <p key={`withheld:${i}`} className="cp-Note cp-Withheld" data-variant={r.variant}>
+            {r.withheld}
+          </p>
+        ))}
       <Chart name="breakdown" figure={props.figure} charts={props.charts} height={220} />
     </div>
   );

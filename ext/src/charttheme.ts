@@ -35,10 +35,20 @@ export const PART_COLOURWAY_INDEX: Readonly<Record<string, number>> = {
  */
 export const COLLECTIVES_COLOUR = '#ab47bc';
 
+/**
+ * The bar of a call whose parts are withheld (its profiler pass could not be read as the timed call's:
+ * digest/kernel_times.py): a mid grey, no part's hue, with a contrast of at least 3:1 against the light
+ * theme's white and the dark theme's #111 and #212121 backgrounds (3.5, 5.5 and 4.7).
+ */
+export const WITHHELD_COLOUR = '#8a8a8a';
+
 /** A breakdown part's colour in this palette; null for a trace that names no part it knows. */
 export function partColour(part: unknown, palette: IChartPalette): string | null {
   if (part === 'collectives') {
     return COLLECTIVES_COLOUR;
+  }
+  if (part === 'withheld') {
+    return WITHHELD_COLOUR;
   }
   if (typeof part !== 'string' || !Object.prototype.hasOwnProperty.call(PART_COLOURWAY_INDEX, part)) {
     return null;

@@ -1,11 +1,14 @@
 /**
- * The kernel table's sorting and paging, its roofline cells (achieved GB/s and TFLOP/s with their
- * share of the peak, figures engine/roofline.py measured), and which highlighter each kernel
- * language uses.
+ * The kernel table's sorting and paging, its time cell, its roofline cells (achieved GB/s and TFLOP/s
+ * with their share of the peak, figures engine/roofline.py measured), and which highlighter each kernel
+ * language uses.  A kernel whose variant's profiler pass the digest withholds (summary "kernel_times":
+ * digest/kernel_times.py) shows its share of the pass's time ("46% of pass", as kernel_time_text words
+ * it) and no rates.
  */
 
-import { formatGbps, formatShare, formatTflops } from './format';
-import { IKernel, KernelLanguage } from './types';
+import { formatGbps, formatMs, formatShare, formatTflops } from './format';
+import { IKernel, IRunSummary, KernelLanguage } from './types';
+import { isRecord } from './json';
 
 export type KernelSortKey =
   'name' | 'language' | 'device_time_ms' | 'achieved_gbps' | 'achieved_tflops' | 'aten_ops' | 'lines';
@@ -71,14 +74,52 @@ export function nextSort(current: IKernelSort, key: KernelSortKey): IKernelSort 
   return { key, direction: NUMERIC_KEYS.includes(key) ? 'desc' : 'asc' };
 }
 
+/** The variants whose profiler pass the digest withholds, with why (summary "kernel_times"; none before digest 11). */
+export function withheldPasses(summary: Partial<IRunSummary> | null | undefined): Map<string, string> {
+  const judged: unknown = summary?.kernel_times;
+  const out = new Map<string, string>();
+  if (isRecord(judged)) {
+    for (const [variant, j] of Object.entries(judged)) {
+      if (isRecord(j) && j.trusted === false) {
+        out.set(variant, typeof j.text === 'string' ? j.text : '');
+      }
+    }
+  }
+  return out;
+}
+
+/** A kernel's time cell as the text view words it: "1.17 ms"; "46% of pass" where its pass is withheld; "—" untimed. */
+export function kernelTimeText(kernel: IKernel, withheld: ReadonlyMap<string, string>): string {
+  const time = finite(kernel.device_time_ms);
+  if (time === null) {
+    return '—';
+  }
+  if (withheld.has(kernel.variant ?? '')) {
+    const share = finite(kernel.share);
+    return share === null ? '—' : `${formatShare(share)} of pass`;
+  }
+  return formatMs(time);
+}
+
 /** What a kernel's roofline cell shows: the achieved rate and its share of the peak, "—" for either unknown. */
 export interface IRateCell {
   rate: string;
   share: string;
 }
 
-/** A kernel's achieved bandwidth or compute and its share of the measured peak, as Python's format_gbps, format_tflops and format_share word them. */
-export function kernelRate(kernel: IKernel, what: 'bandwidth' | 'compute'): IRateCell {
+/**
+ * A kernel's achieved bandwidth or compute and its share of the measured peak, as Python's format_gbps,
+ * format_tflops and format_share word them; "—" for a kernel whose pass is withheld (its time is not the
+ * timed call's, so neither is its rate).
+ */
+export function kernelRate(
+  kernel: IKernel,
+  what: 'bandwidth' | 'compute',
+  withheld: ReadonlyMap<string, string> = new Map()
+): IRateCell {
+  if (withheld.has(kernel.variant ?? '')) {
+    return { rate: '—', share: '—' };
+  }
   return what === 'bandwidth'
     ? { rate: formatGbps(finite(kernel.achieved_gbps)), share: formatShare(finite(kernel.bandwidth_share)) }
     : {

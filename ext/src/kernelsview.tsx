@@ -1,6 +1,7 @@
 /**
  * A run's Kernels tab: a page of kernels at a time (kernels.ts sorts, filters and pages), each name
- * on one line (an ellipsis, the full name on hover), achieved GB/s and TFLOP/s with their share of
+ * on one line (an ellipsis, the full name on hover), its time (its share of the pass, and why, where
+ * the digest withholds its variant's profiler pass), achieved GB/s and TFLOP/s with their share of
  * the peak; the selected kernel's source beside the table where there is room, below it where not;
  * then the roofline chart and sentences (measuredview.tsx).
  */
@@ -9,7 +10,6 @@ import * as React from 'react';
 
 import { CodeView } from './codeview';
 import { ITabProps } from './detailprops';
-import { formatMs } from './format';
 import {
   filterKernels,
   highlightLanguage,
@@ -17,10 +17,12 @@ import {
   IRateCell,
   kernelRate,
   KernelSortKey,
+  kernelTimeText,
   languageLabel,
   nextSort,
   pageOf,
-  sortKernels
+  sortKernels,
+  withheldPasses
 } from './kernels';
 import { Roofline } from './measuredview';
 import { IKernel } from './types';
@@ -51,6 +53,7 @@ export function Kernels({ run, figures, services }: ITabProps): JSX.Element {
     run.kernels[0] ? kernelRowId(run.kernels[0]) : null
   );
   const rows = React.useMemo(() => sortKernels(filterKernels(run.kernels, query), sort), [run, query, sort]);
+  const withheld = React.useMemo(() => withheldPasses(run.summary), [run]);
   if (!run.kernels.length) {
     return <p className="cp-Empty">No kernels were generated.</p>;
   }
@@ -60,6 +63,11 @@ export function Kernels({ run, figures, services }: ITabProps): JSX.Element {
     <div className="cp-Kernels">
       <div className="cp-KernelsMain">
         <div className="cp-KernelsList">
+          {[...withheld].map(([variant, text]) => (
+            <p key={variant} className="cp-Note cp-Withheld" data-variant={variant}>
+              {text}
+            </p>
+          ))}
           <input
             className="cp-Filter"
             placeholder="Filter by kernel or ATen op"
@@ -101,13 +109,9 @@ export function Kernels({ run, figures, services }: ITabProps): JSX.Element {
                       <span className="cp-KernelName-text">{k.name}</span>
                     </td>
                     <td>{languageLabel(k.language)}</td>
-                    <td>
-                      {k.device_time_ms !== null && k.device_time_ms !== undefined
-                        ? formatMs(k.device_time_ms)
-                        : '—'}
-                    </td>
-                    <RateCell field="achieved_gbps" cell={kernelRate(k, 'bandwidth')} />
-                    <RateCell field="achieved_tflops" cell={kernelRate(k, 'compute')} />
+                    <td data-field="device_time_ms">{kernelTimeText(k, withheld)}</td>
+                    <RateCell field="achieved_gbps" cell={kernelRate(k, 'bandwidth', withheld)} />
+                    <RateCell field="achieved_tflops" cell={kernelRate(k, 'compute', withheld)} />
                     <td>{(k.aten_ops ?? []).join(', ')}</td>
                     <td>{(k.lines ?? []).join(', ')}</td>
                   </tr>

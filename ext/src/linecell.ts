@@ -5,6 +5,8 @@
  * it shares with other lines (their time split evenly) and names the ops it ran on the line outside
  * its compiled graphs (a fused optimizer Dynamo skipped); eager's cell names the line's largest ATen
  * ops, which is what the digest lists for eager (eager generates no kernels and splits nothing).
+ * Where the variant's profiler pass is withheld the digest words the cell as a share ("31% of pass"):
+ * its words (LineRow texts) are shown as they are, and older digests' times formatted with formatMs.
  * Pure: the digest gives every figure, this module words the count and formats the time.
  */
 
@@ -15,7 +17,7 @@ import { ILineRow } from './types';
 export const EAGER = 'eager';
 
 export interface ILineCell {
-  /** the time as Python's format_ms words it ("—" when not measured) */
+  /** the time as the digest words it (Python's format_ms; "—" when not measured, "31% of pass" when withheld) */
   time: string;
   /** what the time came from: "2 kernels, 1 shared", or eager's ops "aten::mm, aten::relu" */
   note: string;
@@ -31,7 +33,8 @@ export function lineCell(variant: string, row: ILineRow): ILineCell | null {
     return null;
   }
   const names = row.kernels[variant] ?? [];
-  const time = formatMs(row.time_ms[variant]);
+  const worded = row.texts?.[variant];
+  const time = typeof worded === 'string' ? worded : formatMs(row.time_ms[variant]);
   if (variant === EAGER) {
     return { time, note: names.join(', '), title: names.join('\n') };
   }

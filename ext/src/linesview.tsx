@@ -69,6 +69,11 @@ export function Lines({ run, figures, services }: ITabProps): JSX.Element {
       {loose.length > 0 && (
         <p className="cp-Note cp-Unattributed">tied to no cell line: {loose.join(', ')}</p>
       )}
+      {Object.entries(lines.withheld ?? {}).map(([v, text]) => (
+        <p key={`withheld:${v}`} className="cp-Note cp-Withheld" data-variant={v}>
+          {text}
+        </p>
+      ))}
       <p className="cp-Note cp-LineRule">Time per cell line: {lines.rule}.</p>
     </div>
   );

@@ -194,6 +194,26 @@ export interface IBreakdownRow {
   clamped?: boolean;
   /** the process group's communication (all-reduce...); 0 outside distributed runs */
   collective_ms?: number;
+  /** false: the profiler pass is withheld (digest/kernel_times.py), the parts are shares of it (digest 13) */
+  trusted?: boolean;
+  /** why the pass is withheld, said under the table; "" when it is not (digest 13) */
+  withheld_text?: string;
+  /** part key -> the cell as the digest words it: "1.2 ms", in a withheld row "40% of pass" or "—" (digest 13) */
+  texts?: Record<string, string>;
+}
+
+/** One variant's profiler pass held against its timed call (digest/kernel_times.py PassJudgment). */
+export interface IPassJudgment {
+  variant: string;
+  /** false: the pass's kernel and line times are withheld; the views show shares */
+  trusted: boolean;
+  kernels_ms: number;
+  call_ms: number;
+  tolerance_ms: number;
+  /** every profiled call was preempted (a busy CPU) */
+  preempted: boolean;
+  /** why the times are withheld, said where they would be; "" when trusted */
+  text: string;
 }
 
 /** A column of the breakdown table (digest summary "breakdown_columns"), keyed as BreakdownRow.parts. */
@@ -254,6 +274,8 @@ export interface IRunSummary {
   breakdown_columns?: IBreakdownColumnSummary[];
   /** one sentence why compiled is faster or slower; null or absent when there is none */
   verdict?: string | null;
+  /** each variant's profiler pass held against its timed call, by variant (digest 13) */
+  kernel_times?: Record<string, IPassJudgment>;
   payback?: IPayback | null;
   /** the run's place in a distributed job (issue 14); null for a single-process run, absent in older runs */
   distributed?: IDistributedSummary | null;
@@ -286,6 +308,10 @@ export interface ILineRow {
   /** compiled variant -> the ops it ran on this line outside its compiled graphs, most time first */
   eager_ops?: Record<string, string[]>;
   graph_breaks: number;
+  /** variant -> this line's share of the variant's line time, where its pass is withheld (digest 13) */
+  share?: Record<string, number | null>;
+  /** variant -> the cell as the digest words it: "1.2 ms", "31% of pass", "—" (digest 13) */
+  texts?: Record<string, string>;
 }
 
 /** Time per cell line (digest/lines.py LineTimes.as_dict()). */
@@ -305,6 +331,8 @@ export interface ILineTimes {
   off_lines_ms?: Record<string, number>;
   /** what no line holds, one worded entry per variant: "inductor/default 8.15 µs of 444 µs (1.8 %; 1 kernel)" */
   off_lines_text?: string[];
+  /** variant -> why its line times are shares (its profiler pass is withheld; digest 13) */
+  withheld?: Record<string, string>;
 }
 
 /** The guards on one value of one kind (digest/guards.py GuardGroup). */

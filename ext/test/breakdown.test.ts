@@ -39,9 +39,46 @@ describe('breakdownRows', () => {
           copies: '500 ns',
           outside: '208 µs', // as Python words 0.2085 ms
           call: '358 µs'
-        }
+        },
+        withheld: ''
       }
     ]);
+  });
+
+  it("shows a withheld row's cells in the digest's words, with why", () => {
+    const why =
+      "inductor/default's profiler pass is withheld: its kernels took 19.8 ms a call against a 2.62 ms timed call";
+    const [r] = breakdownRows(
+      summary('r', '', {
+        breakdown: [
+          row({
+            library_ms: 12,
+            generated_ms: 7.8,
+            kernels_ms: 19.8,
+            trusted: false,
+            withheld_text: why,
+            texts: {
+              library: '61% of pass',
+              generated: '39% of pass',
+              aten: '0% of pass',
+              copies: '0% of pass',
+              outside: '—',
+              call: '2.62 ms'
+            }
+          })
+        ]
+      })
+    );
+    expect(r.parts).toEqual({
+      library: '61% of pass',
+      generated: '39% of pass',
+      aten: '0% of pass',
+      copies: '0% of pass',
+      outside: '—',
+      call: '2.62 ms'
+    });
+    expect(Object.values(r.parts).filter(text => text.endsWith(' ms'))).toEqual(['2.62 ms']); // the call alone
+    expect(r.withheld).toBe(why);
   });
 
   it('words whole milliseconds and seconds as format_ms does', () => {

@@ -1,5 +1,14 @@
-import { filterKernels, highlightLanguage, kernelRate, nextSort, pageOf, sortKernels } from '../src/kernels';
-import { kernel } from './fixtures';
+import {
+  filterKernels,
+  highlightLanguage,
+  kernelRate,
+  kernelTimeText,
+  nextSort,
+  pageOf,
+  sortKernels,
+  withheldPasses
+} from '../src/kernels';
+import { kernel, summary } from './fixtures';
 
 const kernels = [
   kernel('triton_poi_fused_add_2', { device_time_ms: 0.5, lines: [4], aten_ops: ['aten.add'] }),
@@ -136,5 +145,54 @@ describe('filterKernels and languages', () => {
   it('highlights C++ kernels as C++ and Triton as Python', () => {
     expect(highlightLanguage('cpp')).toBe('C++');
     expect(highlightLanguage('triton')).toBe('Python');
+  });
+});
+
+describe('a withheld profiler pass (digest kernel_times)', () => {
+  const why =
+    "inductor/default's profiler pass is withheld: its kernels took 19.8 ms a call against a 2.62 ms timed call";
+  const judged = summary('r', '', {
+    kernel_times: {
+      eager: {
+        variant: 'eager',
+        trusted: true,
+        kernels_ms: 1.1,
+        call_ms: 1.2,
+        tolerance_ms: 0.36,
+        preempted: false,
+        text: ''
+      },
+      'inductor/default': {
+        variant: 'inductor/default',
+        trusted: false,
+        kernels_ms: 19.8,
+        call_ms: 2.62,
+        tolerance_ms: 0.79,
+        preempted: false,
+        text: why
+      }
+    }
+  });
+  const busy = kernel('cpp_fused_add_mul_0', {
+    language: 'cpp',
+    variant: 'inductor/default',
+    device_time_ms: 1.17,
+    share: 0.966,
+    achieved_gbps: 0.0327
+  });
+
+  it('names the withheld variants with why, and none before digest 11', () => {
+    expect([...withheldPasses(judged)]).toEqual([['inductor/default', why]]);
+    expect(withheldPasses(summary('r', '')).size).toBe(0);
+  });
+
+  it("shows a withheld kernel's share of the pass, never its time, and no rate", () => {
+    const withheld = withheldPasses(judged);
+    expect(kernelTimeText(busy, withheld)).toBe('97% of pass');
+    expect(kernelRate(busy, 'bandwidth', withheld)).toEqual({ rate: '—', share: '—' });
+    expect(kernelTimeText(busy, new Map())).toBe('1.17 ms');
+    expect(kernelTimeText({ ...busy, device_time_ms: null }, withheld)).toBe('—');
+    const trusted = kernel('cpp_fused_relu_0', { variant: 'eager', device_time_ms: 0.5, share: 0.4 });
+    expect(kernelTimeText(trusted, withheld)).toBe('500 µs');
   });
 });

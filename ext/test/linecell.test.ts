@@ -76,4 +76,14 @@ describe('lineCell', () => {
     const r = row({ kernels: { '': ['cpp_fused_0'] }, time_ms: { '': null } });
     expect(lineCell('', r)?.time).toBe('—');
   });
+
+  it("shows the digest's words for a withheld pass's line: its share, never a time", () => {
+    const r = row({
+      kernels: { 'inductor/default': ['cpp_fused_add_mul_0'] },
+      time_ms: { 'inductor/default': null },
+      share: { 'inductor/default': 0.31 },
+      texts: { 'inductor/default': '31% of pass' }
+    });
+    expect(lineCell('inductor/default', r)?.time).toBe('31% of pass');
+  });
 });

@@ -4,10 +4,13 @@ A variant's ``KernelProfile.breakdown`` splits the kernel time of one call by ki
 generated, ATen, copies, and collectives in a distributed run; see ``CallBreakdown``).  The time outside
 kernels (Python, guards, launches; on CPU the host time between ops) is not measured apart: it is the
 timed median less the kernels, so the parts of a row add up to the call every view shows.  The profiler pass runs after timing and
-under the profiler, so its kernels can take longer than the timed median; then the outside time is
-clamped to 0 and ``clamp_warning`` says so once.  On CPU the profiler's cost per op lands in each op's
-host time: where a profiled call ran much slower than a timed one (``inflated``), its ops' times are
-inflated alike, the time outside them reads too small, and the verdict does not say where the time went.
+under the profiler, so its kernels can take longer than the timed median; within the timer's noise
+(``kernel_times``) the outside time is clamped to 0 and ``clamp_warning`` says so once.  Beyond it, or
+where a busy machine preempted every profiled call, the pass is withheld (``kernel_times.withheld``): the
+row shows each kind's share of the pass's kernel time and no time outside kernels, and the verdict does
+not say where the time went.  On CPU the profiler's cost per op lands in each op's host time: where a
+profiled call ran much slower than a timed one (``inflated``), its ops' times are inflated alike, the
+time outside them reads too small, and the verdict does not say where the time went either.
 
 ``verdict`` compares the speedup's variant with eager part by part: whether the kernels or the time
 outside them made the difference, in numbers.
@@ -19,6 +22,7 @@ from dataclasses import asdict, dataclass
 
 from ..profile_run import ProfileRun, Variant
 from .format import format_ms
+from .kernel_times import pass_judgment, share_text
 
 OVERHEAD_BOUND = 0.5  # kernels' share of a compiled call below which the call is overhead-bound
 # A profiled call's wall time over the timed median beyond which a host-time breakdown is distorted: eager's
@@ -44,6 +48,8 @@ class BreakdownRow:
     clamped: bool = False
     collective_ms: float = 0.0  # the process group's communication (all-reduce...); 0 outside distributed runs
     profiled_ms: float | None = None  # a profiled call's wall time (``KernelProfile.profiled_call_ms``)
+    trusted: bool = True  # False: the pass is withheld (``kernel_times``), its parts are shares of it
+    withheld_text: str = ""  # why, where the row is shown (``kernel_times.PassJudgment.text``)
 
     @property
     def inflated(self) -> bool:
@@ -75,8 +81,21 @@ class BreakdownRow:
         """One column's time (0 for collectives in a row that spent none in them)."""
         return self.parts().get(key, 0.0)
 
+    def part_text(self, key: str) -> str:
+        """One column as every view words it: the time; in a withheld row a kind's share of the pass's
+        kernel time (``40% of pass``), "—" outside kernels, the timed call as it is."""
+        value = self.part(key)
+        if self.trusted or key == "call":
+            return format_ms(value)
+        if key == "outside":
+            return "—"
+        return share_text(value / self.kernels_ms if self.kernels_ms > 0 else None)
+
+    def texts(self) -> dict[str, str]:
+        return {key: self.part_text(key) for key in self.parts()}
+
     def as_dict(self) -> dict:
-        return asdict(self)
+        return asdict(self) | {"texts": self.texts()}
 
 
 # The columns every view shows, keyed as ``BreakdownRow.parts``: (key, heading).
@@ -125,6 +144,8 @@ def breakdown_row(v: Variant) -> BreakdownRow | None:
         return None
     median, kernels = v.timing.median_ms, b.kernels_ms
     outside = median - kernels
+    judged = pass_judgment(v)
+    trusted = judged is None or judged.trusted
     return BreakdownRow(
         variant=v.name,
         method=profile.method,
@@ -134,10 +155,12 @@ def breakdown_row(v: Variant) -> BreakdownRow | None:
         aten_ms=b.aten_ms,
         copy_ms=b.copy_ms,
         kernels_ms=kernels,
-        outside_ms=max(outside, 0.0),
-        clamped=outside < 0,
+        outside_ms=max(outside, 0.0) if trusted else 0.0,
+        clamped=outside < 0 and trusted,
         collective_ms=b.collective_ms,
         profiled_ms=profile.profiled_call_ms,
+        trusted=trusted,
+        withheld_text="" if trusted else judged.text,
     )
 
 
@@ -147,9 +170,10 @@ def breakdown(run: ProfileRun) -> list[BreakdownRow]:
 
 
 def clamp_warning(run: ProfileRun) -> str | None:
-    """One warning for every variant whose profiled kernels took longer than its timed call, or whose profiled
-    calls ran ``PROFILER_INFLATION`` times slower (host time)."""
-    rows = breakdown(run)
+    """One warning for every variant whose profiled kernels took longer than its timed call (within the
+    timer's noise: a withheld pass says so itself, ``kernel_times``), or whose profiled calls ran
+    ``PROFILER_INFLATION`` times slower (host time)."""
+    rows = [r for r in breakdown(run) if r.trusted]
     clamped = [r for r in rows if r.clamped]
     inflated = [r for r in rows if r.inflated and not r.clamped]
     said = []
@@ -166,6 +190,11 @@ def clamp_warning(run: ProfileRun) -> str | None:
             "lands in the ops' host time, so the time outside them reads too small there"
         )
     return "; ".join(said) or None
+
+
+def _preempted(run: ProfileRun, variant: str) -> bool:
+    judged = pass_judgment(run.variant(variant))
+    return judged is not None and judged.preempted
 
 
 def _subject(run: ProfileRun, variant: str) -> str:
@@ -218,17 +247,27 @@ def verdict(run: ProfileRun) -> str | None:
     kernel_change = c.kernels_ms - e.kernels_ms  # > 0: compiled's kernels take longer
     outside_change = c.outside_ms - e.outside_ms
 
-    if e.clamped or c.clamped or e.inflated or c.inflated:
-        # The profiler pass ran slower than the timed calls (on CPU its per-op cost lands in each op's host
-        # time): its kernels and the time outside them say nothing about where the timed difference lies.
-        # A BERT cell read "faster: 0 ns outside kernels (eager 0 ns); its kernels take 108 ms (eager 48 ms)".
-        pace = "about as fast as eager" if s.includes_one else ("faster" if s.value >= 1 else "slower")
-        slow = ", ".join(
+    pace = "about as fast as eager" if s.includes_one else ("faster" if s.value >= 1 else "slower")
+    if not e.trusted or not c.trusted:
+        # The pass is withheld (``kernel_times``): a busy machine preempted every profiled call, or its
+        # kernels took longer than the timed call beyond the timer's noise.  Kernels within that noise
+        # are this call's (an H200 attention's 2.23 ms of eager kernels against a 2.22 ms call): clamped.
+        why = "; ".join(
             f"{r.variant}'s kernels {format_ms(r.kernels_ms)} against a {format_ms(r.median_ms)} call"
-            if r.clamped
-            else f"{r.variant}'s profiled call {format_ms(r.profiled_ms)} against {format_ms(r.median_ms)}"
+            if not _preempted(run, r.variant)
+            else f"{r.variant}'s profiled calls were all preempted"
             for r in (e, c)
-            if r.clamped or r.inflated
+            if not r.trusted
+        )
+        return f"{who} is {pace}, but the profiler pass cannot say where ({why})"
+    if e.inflated or c.inflated:
+        # On CPU the profiler's per-op cost lands in each op's host time: the time outside them reads
+        # too small.  A BERT cell read "faster: 0 ns outside kernels (eager 0 ns); its kernels take 108 ms
+        # (eager 48 ms)".
+        slow = ", ".join(
+            f"{r.variant}'s profiled call {format_ms(r.profiled_ms)} against {format_ms(r.median_ms)}"
+            for r in (e, c)
+            if r.inflated
         )
         return f"{who} is {pace}, but the profiler pass cannot say where: it ran slower than the timed calls ({slow})"
     if s.includes_one:

@@ -15,7 +15,8 @@ from typing import Any
 
 from ..engine.kernel_breakdown import COLLECTIVE, is_collective, kernel_kind
 from ..profile_run import DdpSplit, ProfileRun
-from .format import format_bytes, format_ms
+from .format import format_bytes
+from .kernel_times import kernel_time_text, withheld
 
 PARAMS_LISTED = 3  # parameters named per piece; the rest are counted
 PIECES_LISTED = 8
@@ -111,8 +112,10 @@ def collective_texts(run: ProfileRun) -> list[str]:
     # whose buffer it fills is generated code, not communication)
     kernels = [k for k in run.kernels if kernel_kind(k.language, k.name) == COLLECTIVE]
     if kernels:
+        left_out = withheld(run)  # a withheld pass's kernels: their share of it, not a time
         named = ", ".join(
-            k.name + (f" ({format_ms(k.device_time_ms)} a call)" if k.device_time_ms is not None else "")
+            k.name
+            + (f" ({kernel_time_text(k, left_out, with_share=False)} a call)" if k.device_time_ms is not None else "")
             for k in kernels
         )
         out.append(f"collective kernels: {named}")

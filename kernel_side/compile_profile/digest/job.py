@@ -489,7 +489,7 @@ def _waiting_notes(
             continue
         best = _speedup_variant(runs[r])
         c = breakdown_row(best) if best is not None else None
-        if c is None or c.median_ms <= 0 or c.kernels_ms >= OVERHEAD_BOUND * c.median_ms:
+        if c is None or not c.trusted or c.median_ms <= 0 or c.kernels_ms >= OVERHEAD_BOUND * c.median_ms:
             continue
         for other, kinds in slow.items():
             notes.setdefault(r, []).append(

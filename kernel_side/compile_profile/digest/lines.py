@@ -25,7 +25,11 @@ training step read compiled forward 1.56 ms against eager's 1.19 ms and a free b
 compiled forward took 0.29 ms and its backward 1.27 ms (eager 1.76 ms).
 
 Times are per call, per variant (eager, when it has line times, then the variants that have timed
-kernels), never summed over variants.
+kernels), never summed over variants.  Where a variant's profiler pass is withheld
+(``kernel_times.withheld``: a busy machine preempted every profiled call, or its kernels took longer than
+the timed call beyond the timer's noise), its lines show their share of its kernel time instead
+(``LineRow.share``, ``time_ms`` None), what no line holds is a share too, and ``LineTimes.withheld``
+says why.
 """
 
 from __future__ import annotations
@@ -35,7 +39,8 @@ from dataclasses import asdict, dataclass, field
 
 from ..profile_run import ProfileRun
 from .facts import cell_code, focus_kernels, kernel_variants
-from .format import format_ms
+from .format import format_ms, format_share
+from .kernel_times import share_text, withheld
 
 
 @dataclass
@@ -50,18 +55,26 @@ class LineRow:
     eager_ops: dict[str, list[str]] = field(default_factory=dict)
     shared: dict[str, int] = field(default_factory=dict)  # variant -> kernels also counted on other lines
     graph_breaks: int = 0
+    # variant -> this line's share of the variant's kernel time, where its pass's times are withheld
+    share: dict[str, float | None] = field(default_factory=dict)
 
     def time_text(self, variant: str) -> str:
         """The row's time for ``variant`` as every view words it: blank where the variant has no kernel
-        on this line, "—" where it has kernels but no measured time (a CPU run without device times)."""
-        return format_ms(self.time_ms.get(variant)) if self.has(variant) else ""
+        on this line, "—" where it has kernels but no measured time (a CPU run without device times),
+        its share (``31% of pass``) where the variant's pass is withheld."""
+        if not self.has(variant):
+            return ""
+        if variant in self.share:
+            return share_text(self.share[variant])
+        return format_ms(self.time_ms.get(variant))
 
     def has(self, variant: str) -> bool:
         """Whether ``variant`` ran anything on this line: kernels, or ops outside its compiled graphs."""
         return variant in self.kernels or variant in self.eager_ops
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        variants = dict.fromkeys([*self.kernels, *self.eager_ops])
+        return asdict(self) | {"texts": {v: self.time_text(v) for v in variants}}
 
 
 @dataclass
@@ -76,6 +89,7 @@ class LineTimes:
     # above and what it ran outside compiled graphs while no cell line ran; its lines and this add up to it
     off_lines_ms: dict[str, float] = field(default_factory=dict)
     off_lines_text: list[str] = field(default_factory=list)  # each variant with anything off the lines, worded
+    withheld: dict[str, str] = field(default_factory=dict)  # variant -> why its times are shares here
 
     def as_dict(self) -> dict:
         return {
@@ -86,6 +100,7 @@ class LineTimes:
             "unattributed_ms": self.unattributed_ms,
             "off_lines_ms": self.off_lines_ms,
             "off_lines_text": self.off_lines_text,
+            "withheld": self.withheld,
         }
 
 
@@ -163,14 +178,38 @@ def line_times(run: ProfileRun) -> LineTimes:
             row(b.line).graph_breaks += 1
     ordered = [rows[line] for line in sorted(rows)]
     off_lines_ms = _off_lines(ordered, variants, profiles)
-    return LineTimes(
+    left_out = {name: j.text for name, j in withheld(run).items() if name in variants}
+    out = LineTimes(
         variants=variants,
         rows=ordered,
         unattributed=unattributed,
         unattributed_ms=unattributed_ms,
         off_lines_ms=off_lines_ms,
-        off_lines_text=_off_lines_text(variants, profiles, off_lines_ms, unattributed),
+        off_lines_text=_off_lines_text(variants, profiles, off_lines_ms, unattributed, left_out),
+        withheld=left_out,
     )
+    _withhold(out, profiles)
+    return out
+
+
+def _withhold(lt: LineTimes, profiles: dict) -> None:
+    """Each withheld variant's line times become shares of its kernel time, and what no line holds is
+    not a time either."""
+    for name in lt.withheld:
+        kp = profiles.get(name)
+        total = (
+            kp.breakdown.kernels_ms
+            if kp is not None and kp.breakdown is not None
+            else sum(r.time_ms.get(name) or 0.0 for r in lt.rows)
+        )
+        for r in lt.rows:
+            if r.has(name):
+                ms, r.time_ms[name] = r.time_ms.get(name), None
+                r.share[name] = ms / total if ms is not None and total > 0 else None
+        if name in lt.unattributed_ms:
+            lt.unattributed_ms[name] = None
+        if name in lt.off_lines_ms:
+            del lt.off_lines_ms[name]
 
 
 # Time off the lines below this share of a variant's kernel time is float residue, not worth a word.
@@ -190,9 +229,14 @@ def _off_lines(rows: list[LineRow], variants: list[str], profiles: dict) -> dict
 
 
 def _off_lines_text(
-    variants: list[str], profiles: dict, off_lines_ms: dict[str, float], unattributed: dict[str, int]
+    variants: list[str],
+    profiles: dict,
+    off_lines_ms: dict[str, float],
+    unattributed: dict[str, int],
+    left_out: dict[str, str],
 ) -> list[str]:
-    """``inductor/default 8.15 µs of 444 µs (1.8 %; 1 kernel)``: what no line holds, per variant."""
+    """``inductor/default 8.15 µs of 444 µs (1.8 %; 1 kernel)``: what no line holds, per variant; for a
+    variant whose pass is withheld its share alone (``inductor/default 2% of pass (1 kernel)``)."""
     out = []
     for v in variants:
         n = unattributed.get(v, 0)
@@ -201,6 +245,11 @@ def _off_lines_text(
         kp = profiles.get(v)
         if off and kp is not None and kp.breakdown is not None and kp.breakdown.kernels_ms > 0:
             total = kp.breakdown.kernels_ms
+            if v in left_out:
+                out.append(
+                    f"{v or 'kernels'} {format_share(off / total)} of pass" + (f" ({kernels})" if kernels else "")
+                )
+                continue
             detail = f"{100 * off / total:.2g} %" + (f"; {kernels}" if kernels else "")
             out.append(f"{v or 'kernels'} {format_ms(off)} of {format_ms(total)} ({detail})")
         elif kernels:

@@ -2,7 +2,9 @@
 against the compiled variant's, max-autotune's choice per tuned op, why reduce-overhead did not use
 CUDA graphs, and each timed kernel's achieved rates as shares of the ceilings (the roofline).
 
-Derived here once for every view (text, HTML, report, charts, panel through the digest's JSON).
+Derived here once for every view (text, HTML, report, charts, panel through the digest's JSON).  A
+kernel of a variant whose profiler pass is withheld (``kernel_times``) has no rate here: its time is not
+the timed call's.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from dataclasses import asdict, dataclass
 
 from ..profile_run import AutotuneResult, DevicePeaks, Kernel, ProfileRun
 from .format import format_gbps, format_ms, format_s, format_share, format_speedup, format_tflops, one_line
+from .kernel_times import withheld
 
 ROOFLINE_ROWS = 20  # kernels with rates listed, most time first; the rest are counted
 COPY_PEAK = "the copy peak"
@@ -196,8 +199,9 @@ def roofline_text(k: Kernel, peaks: DevicePeaks | None) -> str:
 
 
 def roofline_kernels(run: ProfileRun) -> list[Kernel]:
-    """Every kernel with an achieved rate, most device time first."""
-    rated = [k for k in run.kernels if has_rates(k)]
+    """Every kernel with an achieved rate, most device time first; none of a withheld pass's."""
+    left_out = withheld(run)
+    rated = [k for k in run.kernels if has_rates(k) and k.variant not in left_out]
     return sorted(rated, key=lambda k: -(k.device_time_ms or 0.0))
 
 
@@ -220,14 +224,16 @@ def roofline_rows(run: ProfileRun, limit: int = ROOFLINE_ROWS) -> list[RooflineR
 
 def roofline_note(run: ProfileRun) -> str:
     """What the roofline figures are, said under them."""
+    left_out = [name for name in withheld(run) if any(k.variant == name and has_rates(k) for k in run.kernels)]
+    rest = f"; none for {', '.join(left_out)}, whose profiler pass is withheld" if left_out else ""
     if run.device_peaks is None:  # CPU: no peak is measured, so a rate is not a share of anything
         return (
             "achieved rate per kernel: bytes it moved or matmul FLOPs it did per call over its time, "
-            "absolute rates (no device peak is measured here to hold them against)"
+            "absolute rates (no device peak is measured here to hold them against)" + rest
         )
     return (
         "achieved rate per kernel: bytes it moved or matmul FLOPs it did per call over its device time, "
-        "as a share of the device peak measured in this session"
+        "as a share of the device peak measured in this session" + rest
     )
 
 

@@ -27,12 +27,14 @@ from .facts import (
 )
 from .format import format_bytes, format_interval, format_ms, format_s, format_speedup
 from .guards import failed_guard_text, guards_digest, recompiles_digest
+from .kernel_times import digest as kernel_times_digest
+from .kernel_times import withheld
 from .lines import line_times
 from .measured import cudagraph_warnings, measured
 from .payback import payback
 
 # Bumped whenever a field is added to, or a wording changes in, ``summarize``'s dict.
-DIGEST_VERSION = 12
+DIGEST_VERSION = 13
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 
@@ -200,6 +202,7 @@ def timing_warnings(run: ProfileRun) -> list[str]:
     clamped = clamp_warning(run)
     if clamped:
         out.append(clamped)
+    out.extend(j.text for j in withheld(run).values())
     best = run.speedup_variant
     profile = getattr(best, "kernel_profile", None) if best else None
     # A run with a breakdown says this in its verdict (digest.breakdown), with eager's figures beside it;
@@ -207,6 +210,7 @@ def timing_warnings(run: ProfileRun) -> list[str]:
     if (
         verdict(run) is None
         and best is not None
+        and best.name not in withheld(run)
         and best.timing is not None
         and profile is not None
         and profile.total_ms > 0
@@ -302,6 +306,9 @@ def summarize(run: ProfileRun) -> dict[str, Any]:
         # time in them), so the panel lays out what the text and HTML views do
         "breakdown_columns": [{"key": key, "label": label} for key, label in columns(breakdown(run))],
         "verdict": verdict(run),
+        # each variant's profiler pass held against its timed call (digest.kernel_times): the panel's
+        # Kernels and Lines tabs show shares where a pass is withheld
+        "kernel_times": kernel_times_digest(run),
         "payback": payback(run),
         "distributed": distributed_summary(run),
         "ddp_splits": ddp_splits_digest(run),
@@ -346,6 +353,7 @@ def unreadable_summary(run_id: str, reason: str, *, created_at: str = "", notebo
         "breakdown": [],
         "breakdown_columns": [],
         "verdict": None,
+        "kernel_times": {},
         "payback": None,
         "distributed": None,
         "ddp_splits": [],

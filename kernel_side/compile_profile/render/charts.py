@@ -12,12 +12,14 @@ characters when it draws them.
 
 from __future__ import annotations
 
+import textwrap
 from html import escape
 from typing import Any
 
 from ..digest.breakdown import TITLE, breakdown, columns
 from ..digest.facts import focus_kernels, median_ratio, top_kernels
 from ..digest.format import format_interval, format_ms, format_speedup
+from ..digest.kernel_times import withheld
 from ..digest.lines import line_times
 from ..digest.measured import roofline_rows
 from ..profile_run import ProfileRun
@@ -164,13 +166,38 @@ def compile_phases_figure(run: ProfileRun) -> Figure:
     }
 
 
+def _notes(texts: list[str]) -> list[dict[str, Any]]:
+    """Sentences under a chart's plot (why a withheld pass's figures are shares or missing), wrapped:
+    plotly draws an annotation on one line unless it holds ``<br>``."""
+    return [
+        {
+            "text": "<br>".join(_text(part) for part in textwrap.wrap(text, 110)),
+            "showarrow": False,
+            "xref": "paper",
+            "yref": "paper",
+            "x": 0,
+            "y": -0.18 - 0.08 * i,
+            "xanchor": "left",
+            "yanchor": "top",
+            "align": "left",
+        }
+        for i, text in enumerate(texts)
+    ]
+
+
 def kernels_figure(run: ProfileRun, top: int = TOP_CHART_KERNELS) -> Figure:
+    """The focus variant's kernels, most time first; where its pass is withheld (``digest.kernel_times``),
+    each kernel's share of the pass's time instead, with the reason under the plot."""
     variant, kernels = focus_kernels(run)
+    judged = withheld(run).get(variant)
     timed = [k for k in top_kernels(kernels, len(kernels)) if k.device_time_ms is not None][:top]
-    title = f"Device time per kernel (top {top})" if len(timed) == top else "Device time per kernel"
+    what = "Share of the profiler pass per kernel" if judged else "Device time per kernel"
+    title = f"{what} (top {top})" if len(timed) == top else what
     title += f", {variant}" if variant else ""
     if not timed:
         return _empty(title, "no kernel device times were recorded")
+    if judged:
+        timed = [k for k in timed if k.share is not None]
     labels = _unique([_text(k.name) for k in timed])  # numbered in rank order: the slowest keeps the bare name
     timed.reverse()  # plotly draws the last bar on top
     labels.reverse()
@@ -178,19 +205,20 @@ def kernels_figure(run: ProfileRun, top: int = TOP_CHART_KERNELS) -> Figure:
         "type": "bar",
         "orientation": "h",
         "y": labels,
-        "x": [k.device_time_ms for k in timed],
+        "x": [k.share * 100 for k in timed] if judged else [k.device_time_ms for k in timed],
         "text": [f"{k.share * 100:.1f}%" if k.share is not None else "" for k in timed],
         "textposition": "auto",
         "customdata": [[_text(k.language), _text(", ".join(map(str, k.lines)))] for k in timed],
-        "hovertemplate": "%{y}<br>%{x:.4g} ms (%{customdata[0]})<br>cell lines %{customdata[1]}<extra></extra>",
+        "hovertemplate": ("%{y}<br>%{x:.3g}% of the pass" if judged else "%{y}<br>%{x:.4g} ms")
+        + " (%{customdata[0]})<br>cell lines %{customdata[1]}<extra></extra>",
     }
-    height = 120 + 22 * len(timed)
-    return {
-        "data": [trace],
-        "layout": _layout(
-            title, xaxis={"title": {"text": "device time (ms)"}}, yaxis={"automargin": True}, height=height
-        ),
-    }
+    height = 120 + 22 * len(timed) + (60 if judged else 0)
+    axis = "% of the profiler pass's kernel time" if judged else "device time (ms)"
+    layout = _layout(title, xaxis={"title": {"text": axis}}, yaxis={"automargin": True}, height=height)
+    if judged:
+        layout["annotations"] = _notes([judged.text])
+        layout["margin"] = {**layout["margin"], "b": 110}
+    return {"data": [trace], "layout": layout}
 
 
 def lines_figure(run: ProfileRun) -> Figure:
@@ -234,16 +262,17 @@ def lines_figure(run: ProfileRun) -> Figure:
     host = run.device.type == "cpu"
     title = ("Host time per cell line" if host else "Device time per cell line") if timed else "Kernels per cell line"
     axis = ("host time (ms)" if host else "device time (ms)") if timed else "kernels"
-    return {
-        "data": traces,
-        "layout": _layout(
-            title,
-            yaxis={"title": {"text": axis}},
-            xaxis={"type": "category"},
-            barmode="group",
-            showlegend=len(traces) > 1,
-        ),
-    }
+    layout = _layout(
+        title,
+        yaxis={"title": {"text": axis}},
+        xaxis={"type": "category"},
+        barmode="group",
+        showlegend=len(traces) > 1,
+    )
+    if lt.withheld:  # a withheld pass's lines have no time to draw: its variant is left out, and why is said
+        layout["annotations"] = _notes(list(lt.withheld.values()))
+        layout["margin"] = {**layout["margin"], "b": 60 + 40 * len(lt.withheld)}
+    return {"data": traces, "layout": layout}
 
 
 def breakdown_figure(run: ProfileRun) -> Figure:
@@ -264,7 +293,7 @@ def breakdown_figure(run: ProfileRun) -> Figure:
     for key, heading in columns(rows):
         if key == "call":
             continue
-        values = [r.part(key) for r in rows]
+        values = [r.part(key) if r.trusted else 0.0 for r in rows]  # a withheld row's parts are not its call's
         traces.append(
             {
                 "type": "bar",
@@ -277,19 +306,34 @@ def breakdown_figure(run: ProfileRun) -> Figure:
                 "hovertemplate": "%{y}: %{fullData.name} %{customdata[0]} of a %{customdata[1]} call<extra></extra>",
             }
         )
+    untrusted = [r for r in rows if not r.trusted]
+    if untrusted:  # the timed call alone, its parts withheld (``digest.kernel_times``)
+        traces.append(
+            {
+                "type": "bar",
+                "meta": {"part": "withheld"},
+                "orientation": "h",
+                "name": "call, parts withheld",
+                "y": labels,
+                "x": [0.0 if r.trusted else r.median_ms for r in rows],
+                "customdata": [[format_ms(r.median_ms), _text(r.withheld_text)] for r in rows],
+                "hovertemplate": "%{y}: a %{customdata[0]} call<br>%{customdata[1]}<extra></extra>",
+            }
+        )
     unit = "host time per call (ms)" if all(r.method == "host" for r in rows) else "time per call (ms)"
-    return {
-        "data": traces,
-        "layout": _layout(
-            title,
-            barmode="stack",
-            showlegend=True,
-            height=140 + 40 * len(rows),
-            xaxis={"title": {"text": unit}, "rangemode": "tozero"},
-            yaxis={"automargin": True},
-            legend={"traceorder": "normal"},
-        ),
-    }
+    layout = _layout(
+        title,
+        barmode="stack",
+        showlegend=True,
+        height=140 + 40 * len(rows) + 40 * len(untrusted),
+        xaxis={"title": {"text": unit}, "rangemode": "tozero"},
+        yaxis={"automargin": True},
+        legend={"traceorder": "normal"},
+    )
+    if untrusted:
+        layout["annotations"] = _notes([r.withheld_text for r in reversed(untrusted)])
+        layout["margin"] = {**layout["margin"], "b": 60 + 40 * len(untrusted)}
+    return {"data": traces, "layout": layout}
 
 
 def roofline_figure(run: ProfileRun) -> Figure:

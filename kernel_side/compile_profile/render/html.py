@@ -35,6 +35,7 @@ from ..digest.format import (
     one_line,
 )
 from ..digest.guards import failed_guard_text, kinds_text, run_guards
+from ..digest.kernel_times import kernel_time_text, withheld, withheld_notes
 from ..digest.lines import RULE, line_times
 from ..digest.measured import (
     autotune_rows,
@@ -129,13 +130,14 @@ def breakdown_html(run: ProfileRun) -> str:
     if not rows:
         return ""
     cols = columns(rows)
-    cells = [[escape(r.variant), *(format_ms(r.part(key)) for key, _ in cols)] for r in rows]
+    cells = [[escape(r.variant), *(escape(r.part_text(key)) for key, _ in cols)] for r in rows]
     return (
         f"<div {_H}>{escape(TITLE)}</div>"
         + html_table(
             ["variant", *(escape(heading) for _, heading in cols)], cells, numeric=set(range(1, 1 + len(cols)))
         )
         + f"<div {_MUTED}>{escape(breakdown_note(rows))}</div>"
+        + "".join(f'<div class="cp-withheld" {_MUTED}>{escape(r.withheld_text)}</div>' for r in rows if not r.trusted)
     )
 
 
@@ -284,13 +286,14 @@ def _kernels(run: ProfileRun) -> str:
     if not run.kernels:
         return ""
     several = len(kernel_variants(run)) > 1
+    left_out = withheld(run)
     rows = []
     for k in top_kernels(run.kernels, TOP_KERNELS):
         rows.append(
             [
                 _code(k.name) + (f" <span {_MUTED}>({escape(k.variant)})</span>" if several and k.variant else ""),
                 escape(k.language),
-                format_ms(k.device_time_ms) if k.device_time_ms is not None else "—",
+                escape(kernel_time_text(k, left_out, with_share=False)),
                 f"{k.share * 100:.1f}%" if k.share is not None else "",
                 _lines(k.lines),
                 escape(", ".join(k.aten_ops[:6]) + (" …" if len(k.aten_ops) > 6 else "")),
@@ -302,7 +305,13 @@ def _kernels(run: ProfileRun) -> str:
         f"<div {_H}>{title}</div>"
         + html_table(["kernel", "language", "device time", "share", "cell lines", "aten ops"], rows, numeric={2, 3})
         + _more(min(TOP_KERNELS, len(run.kernels)), len(run.kernels), "kernels")
+        + _withheld(withheld_notes(run, kernel_variants(run)))
     )
+
+
+def _withheld(notes: list[str]) -> str:
+    """Why a withheld pass's kernels and lines show shares, under the table that shows them."""
+    return "".join(f'<div class="cp-withheld" {_MUTED}>{escape(text)}</div>' for text in notes)
 
 
 def lines_html(run: ProfileRun) -> str:
@@ -321,6 +330,7 @@ def lines_html(run: ProfileRun) -> str:
         + html_table(["cell line", "code", *variants, "kernels"], rows, numeric=set(range(2, 2 + len(variants))))
         + _more(min(MAX_ROWS * 3, len(lt.rows)), len(lt.rows), "lines")
         + f"<div {_MUTED}>{escape(RULE)}</div>"
+        + _withheld(list(lt.withheld.values()))
     )
 
 

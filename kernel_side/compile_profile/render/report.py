@@ -20,6 +20,7 @@ from ..digest.distributed import collective_texts, ddp_split_text
 from ..digest.facts import break_count_text, break_groups, top_kernels
 from ..digest.format import format_ms, format_s, one_line
 from ..digest.guards import GraphGuards, failed_guard_text, graph_heading, run_guards
+from ..digest.kernel_times import kernel_time_text, withheld
 from ..digest.measured import autotune_rows, device_peaks_text, roofline_kernels, roofline_note, roofline_rows
 from ..digest.summary import first_code_line
 from ..profile_run import Graph, Kernel, ProfileRun
@@ -212,12 +213,12 @@ def _graphs(run: ProfileRun) -> str:
     return f'<section id="graphs"><h2>Graphs ({len(run.graphs)})</h2>{body}</section>'
 
 
-def _kernel(k: Kernel) -> str:
+def _kernel(k: Kernel, left_out) -> str:
     facts = [escape(k.language)]
     if k.variant:
         facts.append(escape(k.variant))
     if k.device_time_ms is not None:
-        facts.append(format_ms(k.device_time_ms) + (f" ({k.share * 100:.1f}%)" if k.share is not None else ""))
+        facts.append(escape(kernel_time_text(k, left_out)))
     if k.lines:
         facts.append("cell lines " + escape(", ".join(map(str, k.lines))))
     if k.aten_ops:
@@ -227,12 +228,15 @@ def _kernel(k: Kernel) -> str:
 
 
 def _kernels(run: ProfileRun) -> str:
+    left_out = withheld(run)
     body = (
-        "".join(_kernel(k) for k in top_kernels(run.kernels, len(run.kernels))) or "<p>No kernels were generated.</p>"
+        "".join(_kernel(k, left_out) for k in top_kernels(run.kernels, len(run.kernels)))
+        or "<p>No kernels were generated.</p>"
     )
+    notes = "".join(f'<p class="meta cp-withheld">{escape(j.text)}</p>' for j in left_out.values())
     return (
         f'<section id="kernels"><h2>Kernels ({len(run.kernels)})</h2>'
-        f"{_figure_div('kernels')}{body}{_measured(run)}</section>"
+        f"{notes}{_figure_div('kernels')}{body}{_measured(run)}</section>"
     )
 
 

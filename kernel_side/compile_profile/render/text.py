@@ -28,7 +28,7 @@ from ..digest.facts import (
     later_run_failure_text,
     peak_memory_text,
 )
-from ..digest.format import format_diff, format_interval, format_ms, format_s, format_speedup, format_timing, one_line
+from ..digest.format import format_diff, format_interval, format_s, format_speedup, format_timing, one_line
 from ..digest.guards import graph_heading, group_text, recompile_runs, recompile_text, run_guards
 from ..digest.lines import RULE, line_times
 from ..digest.measured import (
@@ -217,9 +217,13 @@ def _breakdown_lines(run: ProfileRun) -> list[str]:
     cols = columns(rows)
     table = text_table(
         ["  variant", *(heading for _, heading in cols)],
-        [[f"  {r.variant}", *(format_ms(r.part(key)) for key, _ in cols)] for r in rows],
+        [[f"  {r.variant}", *(r.part_text(key) for key, _ in cols)] for r in rows],
     )
-    return [f"{TITLE.lower()} ({breakdown_note(rows)}):", table]
+    return [
+        f"{TITLE.lower()} ({breakdown_note(rows)}):",
+        table,
+        *(f"  {r.withheld_text}" for r in rows if not r.trusted),
+    ]
 
 
 def _verdict_lines(run: ProfileRun) -> list[str]:
@@ -242,6 +246,7 @@ def _lines_lines(run: ProfileRun) -> list[str]:
         out.append(f"  … and {len(rows) - MAX_LISTED * 2} more lines")
     if lt.off_lines_text:
         out.append("  tied to no cell line: " + ", ".join(lt.off_lines_text))
+    out += [f"  {text}" for text in lt.withheld.values()]
     return out
 
 

@@ -14,7 +14,8 @@ import ipywidgets as widgets
 
 from ..digest.compare import compare
 from ..digest.facts import break_groups, top_kernels
-from ..digest.format import format_ms, one_line
+from ..digest.format import one_line
+from ..digest.kernel_times import kernel_time_text, withheld
 from ..digest.measured import roofline_rows
 from ..profile_run import ProfileRun
 from .charts import Figure, figures, overview_figures
@@ -65,6 +66,7 @@ class RunExplorer(widgets.Tab):
         self.others = list(compare_with or [])
         self.figures = figures(run)
         self.kernels = top_kernels(run.kernels, len(run.kernels))  # slowest first, the order people look in
+        self.withheld = withheld(run)  # variants whose kernel times are shares (digest.kernel_times)
 
         self.overview = widgets.VBox(
             [widgets.HTML(render_html(run))] + [figure_widget(self.figures[name]) for name in overview_figures(run)]
@@ -109,6 +111,7 @@ class RunExplorer(widgets.Tab):
             widgets.VBox([self.graph_picker, self.graph_code]),
             widgets.VBox(
                 [self.kernel_picker, self.kernel_info, self.kernel_source, figure_widget(self.figures["kernels"])]
+                + [widgets.HTML(f'<p class="cp-withheld">{escape(j.text)}</p>') for j in self.withheld.values()]
                 + ([figure_widget(self.figures["roofline"])] if roofline_rows(run) else [])
             ),
             widgets.VBox([self.compare_picker, self.compare_table]),
@@ -144,7 +147,7 @@ class RunExplorer(widgets.Tab):
 
     def _kernel_label(self, i: int) -> str:
         k = self.kernels[i]
-        time = f" · {format_ms(k.device_time_ms)}" if k.device_time_ms is not None else ""
+        time = f" · {kernel_time_text(k, self.withheld, with_share=False)}" if k.device_time_ms is not None else ""
         return f"#{i} {one_line(k.name, 80)} · {k.language}{time}"
 
     def _show_graph(self, change=None) -> None:
