@@ -281,3 +281,15 @@ def test_a_trusted_pass_keeps_its_times_in_every_view():
     assert not withheld(run)
     assert "20 µs" in render_html(run) and "of pass" not in render_text(run)
     assert roofline_rows(run) and sorted(kernels_figure(run)["data"][0]["x"]) == pytest.approx([0.02, 0.0412])
+
+
+def test_kernels_on_concurrent_streams_are_held_against_the_call_once():
+    """A DDP step's all-reduce runs on NCCL's stream beside the backward: the kernels' sum exceeds the call,
+    the time a device event ran does not (``KernelProfile.device_busy_ms``)."""
+    run = h200_attention()
+    eager = run.eager.kernel_profile
+    eager.breakdown.aten_ms += 0.6  # 2.83 ms of kernels in a 2.22 ms call: beyond the timer's noise
+    assert not pass_judgment(run.eager).trusted
+    eager.device_busy_ms = 2.21  # the overlapping 0.6 ms ran beside the others
+    judged = pass_judgment(run.eager)
+    assert judged.trusted and judged.kernels_ms == pytest.approx(2.21)

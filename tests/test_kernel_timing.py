@@ -719,3 +719,14 @@ def test_a_busy_machine_adds_profiled_calls_until_three_were_not_preempted_and_a
     assert [r.preempted for r in busy] == [True] * 4 + [False] * 3  # on until three were not preempted
     hopeless, _ = records_with([0.0] + [1.0] * 20, calls=4)
     assert len(hopeless) == 8 and all(r.preempted for r in hopeless)  # at most as many again as asked for
+
+
+def test_the_device_is_busy_once_for_kernels_on_concurrent_streams():
+    from types import SimpleNamespace as E
+
+    from compile_profile.engine.profiled_calls import busy_us
+
+    # a backward's kernels back to back, an all-reduce on another stream beside the second, a gap, a copy
+    events = [E(ts=0.0, dur=10.0), E(ts=10.0, dur=10.0), E(ts=12.0, dur=15.0), E(ts=40.0, dur=2.0)]
+    assert busy_us(events) == pytest.approx(27.0 + 2.0)
+    assert busy_us([]) == 0.0

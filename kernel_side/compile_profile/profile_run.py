@@ -159,6 +159,9 @@ class KernelProfile:
     # figures come from them and the digest withholds them.  0 on a GPU's device times and in older runs.
     preempted_calls: int = 0
     waited_ms: float | None = None  # the median wait for a CPU of the calls the figures come from (CPU, Linux)
+    # the median time per call with at least one device event running (GPU): kernels on concurrent streams
+    # (NCCL's all-reduce beside the backward) once, where ``total_ms`` sums them
+    device_busy_ms: float | None = None
 
 
 @dataclass

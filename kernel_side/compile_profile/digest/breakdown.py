@@ -192,9 +192,12 @@ def clamp_warning(run: ProfileRun) -> str | None:
     return "; ".join(said) or None
 
 
-def _preempted(run: ProfileRun, variant: str) -> bool:
-    judged = pass_judgment(run.variant(variant))
-    return judged is not None and judged.preempted
+def _withheld_why(run: ProfileRun, variant: str) -> str:
+    """Why a variant's pass is withheld, in the verdict's few words (``kernel_times`` says it in full)."""
+    j = pass_judgment(run.variant(variant))
+    if j.preempted:
+        return f"{variant}'s profiled calls were all preempted"
+    return f"{variant}'s kernels {format_ms(j.kernels_ms)} against a {format_ms(j.call_ms)} call"
 
 
 def _subject(run: ProfileRun, variant: str) -> str:
@@ -252,13 +255,7 @@ def verdict(run: ProfileRun) -> str | None:
         # The pass is withheld (``kernel_times``): a busy machine preempted every profiled call, or its
         # kernels took longer than the timed call beyond the timer's noise.  Kernels within that noise
         # are this call's (an H200 attention's 2.23 ms of eager kernels against a 2.22 ms call): clamped.
-        why = "; ".join(
-            f"{r.variant}'s kernels {format_ms(r.kernels_ms)} against a {format_ms(r.median_ms)} call"
-            if not _preempted(run, r.variant)
-            else f"{r.variant}'s profiled calls were all preempted"
-            for r in (e, c)
-            if not r.trusted
-        )
+        why = "; ".join(_withheld_why(run, r.variant) for r in (e, c) if not r.trusted)
         return f"{who} is {pace}, but the profiler pass cannot say where ({why})"
     if e.inflated or c.inflated:
         # On CPU the profiler's per-op cost lands in each op's host time: the time outside them reads

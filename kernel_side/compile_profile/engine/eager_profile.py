@@ -153,6 +153,7 @@ def apply(times: EagerTimes, run: ProfileRun, calls_made: PassCalls | None = Non
         profiled_call_ms=calls_made.call_ms,
         preempted_calls=calls_made.preempted,
         waited_ms=calls_made.waited_ms,
+        device_busy_ms=calls_made.device_busy_ms,
     )
     run.variant("eager").kernel_profile = profile
     return profile

@@ -40,6 +40,7 @@ from .profiled_calls import (
     WANTED_CLEAN_CALLS,
     CallRecord,
     PassCalls,
+    busy_us,
     chosen,
     clean_calls,
     median,
@@ -316,6 +317,7 @@ def apply(result: VariantKernelTimes, run: ProfileRun, calls: PassCalls | None =
         profiled_call_ms=calls.call_ms,
         preempted_calls=calls.preempted,
         waited_ms=calls.waited_ms,
+        device_busy_ms=calls.device_busy_ms,
     )
     if result.method == "cupti" and result.outside_graphs_us is None:
         profile.outside_graphs_ms = 0.0
@@ -332,7 +334,8 @@ def chosen_call_traces(
     if not records or len(traces) != len(records):
         return None, pass_calls(records, list(range(len(records))))
     used = chosen(records, method)
-    return [traces[i] for i in used], pass_calls(records, used)
+    busy = [busy_us(traces[i].device) for i in used] if method == "cupti" else None
+    return [traces[i] for i in used], pass_calls(records, used, busy)
 
 
 def measure_variant(

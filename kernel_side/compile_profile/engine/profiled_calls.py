@@ -69,9 +69,11 @@ class PassCalls:
     preempted: int  # of them, those whose threads waited for a CPU (``CallRecord.preempted``)
     call_ms: float | None  # the median wall time of the calls the figures come from
     waited_ms: float | None  # their median wait for a CPU (None: not measured)
+    device_busy_ms: float | None = None  # their median time with a device event running (None: no device)
 
 
-def pass_calls(records: list[CallRecord], used: list[int]) -> PassCalls:
+def pass_calls(records: list[CallRecord], used: list[int], device_busy_us: list[float] | None = None) -> PassCalls:
+    """``device_busy_us``: each used call's ``busy_us`` of its device events (a GPU pass)."""
     kept = [records[i] for i in used]
     waits = [r.waited_s for r in kept if r.waited_s is not None]
     return PassCalls(
@@ -79,4 +81,19 @@ def pass_calls(records: list[CallRecord], used: list[int]) -> PassCalls:
         preempted=sum(r.preempted for r in records),
         call_ms=median(r.wall_s for r in kept) * 1e3 if kept else None,
         waited_ms=median(waits) * 1e3 if waits else None,
+        device_busy_ms=median(device_busy_us) / 1e3 if device_busy_us else None,
     )
+
+
+def busy_us(events: Iterable) -> float:
+    """How long at least one of ``events`` (with ``ts`` and ``dur``, µs) ran: kernels on concurrent streams
+    (NCCL's all-reduce beside a backward's kernels) count once, where their sum counts each."""
+    total, end = 0.0, None
+    for ts, stop in sorted((e.ts, e.ts + e.dur) for e in events):
+        if end is None or ts > end:
+            total += stop - ts
+            end = stop
+        elif stop > end:
+            total += stop - end
+            end = stop
+    return total
