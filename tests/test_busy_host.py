@@ -55,7 +55,7 @@ def spinning(n: int):
     procs = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(n)]
     try:
         time.sleep(0.3)  # let them start
-        yield
+        yield procs
     finally:
         for p in procs:
             p.kill()
@@ -121,10 +121,12 @@ def test_per_kernel_times_on_a_busy_cpu_hold_to_torch_profiler_on_plain_compile_
     x, w = torch.randn(2, 16, 32), torch.randn(32, 32)
     ns = {"torch": torch, "x": x, "w": w}
     cores = len(os.sched_getaffinity(0))
-    with spinning(max(1, cores - 1)):
+    with spinning(max(1, cores - 1)) as spinners:
         run = run_cell(BODY, ns).run
         assert run.status == "ok" and not run.errors, run.errors
-        assert run.host_load is None or run.host_load.other_processes_cores > 0.5  # the machine was busy
+        # the machine was busy for the whole profile: the spinners outlived it. (CI's sandbox showed
+        # host_load.other_processes_cores 0.0 beside them, so the tool's own reading is no precondition.)
+        assert all(p.poll() is None for p in spinners)
 
         def reference():
             h = torch.nn.functional.layer_norm(x, (32,))

@@ -138,9 +138,10 @@ def _any(data: Any) -> Any:
 
 
 def _str(data: Any) -> str:
-    if type(data) is not str:
+    # a str subclass (torch's TorchVersion in a run made in process) is kept as the plain string JSON holds
+    if not isinstance(data, str):
         raise _wrong("a string", data)
-    return data
+    return str(data)
 
 
 def _bool(data: Any) -> bool:

@@ -244,7 +244,7 @@ class _Session(Compiling, Measuring):
             label=opts.label,
             cell_source=target.source,
             device=Device(type="cpu", name=cpu_name()),
-            torch_version=torch.__version__,
+            torch_version=str(torch.__version__),
             notebook=opts.notebook,
         )
         self.stdout = io.StringIO()
