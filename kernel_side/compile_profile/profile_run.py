@@ -468,20 +468,6 @@ class DdpSplit:
 
 
 @dataclass
-class ErrorFrame:
-    """One frame of a failure: a file, a line and its code ("" when the source was not available)."""
-
-    file: str
-    line: int
-    code: str = ""
-
-
-# ErrorInfo.compile_stage: the part of torch.compile that raised (engine/failures.py classifies it);
-# "" for an error that is not a compile failure.
-COMPILE_STAGES = ("dynamo", "aot_autograd", "lowering", "codegen", "kernel_compile", "run")
-
-
-@dataclass
 class ErrorInfo:
     """Something that went wrong, at which stage, and the cell line when there is one."""
 
@@ -499,18 +485,6 @@ class ErrorInfo:
     # that compile failed), "later_run_failed" (its code raised on a later run where earlier ones returned:
     # it changes what later runs read, as a list it empties); "" for the first calls' errors.
     cause: Literal["", "iterator_ran_out", "recompile_failed", "later_run_failed"] = ""
-    # A compile failure's part of torch.compile: Dynamo tracing, AOTAutograd, Inductor lowering, code
-    # generation, the C++/Triton compile of a kernel, or the compiled code's run.
-    compile_stage: Literal["", "dynamo", "aot_autograd", "lowering", "codegen", "kernel_compile", "run"] = ""
-    # The user stack of the graph node (or traced line) being compiled when it failed, outermost first
-    # (the cell's line, then the library code it called, as timm's ``x = self.fc1(x)``).
-    user_frames: list[ErrorFrame] = field(default_factory=list)
-    # The innermost frames of the innermost exception's traceback (where torch raised), outermost first.
-    raised_at: list[ErrorFrame] = field(default_factory=list)
-    # The same cell under backend="aot_eager" after a compile failure of another backend: "runs" (the
-    # backend, not the cell's code, fails), "fails", "skipped" (not tried: too slow a first call), "" untried.
-    aot_eager: Literal["", "runs", "fails", "skipped"] = ""
-    aot_eager_message: str = ""  # its error's one line when it fails too
 
 
 @dataclass

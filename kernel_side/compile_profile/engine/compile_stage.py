@@ -22,10 +22,6 @@ from .trace_capture import TraceEvent
 from .trace_model import build_variant_trace
 from .variants import VariantSpec, sweep_modes
 
-# The aot_eager check runs only after a failed first call quicker than this: it compiles the cell once
-# more (Dynamo and AOTAutograd, no Inductor), at most about as long as the failed call took.
-AOT_EAGER_CHECK_MAX_S = 120.0
-
 
 class Compiling:
     def _compile_variants(self) -> None:
@@ -78,10 +74,10 @@ class Compiling:
         self._merge_trace(variant, trace)
         if error is not None:
             variant.error = one_line(error)
-            info = self._error("compile" if is_compile_error(error) else "compiled run", error, variant=name)
-            self.run_obj.errors.append(info)
+            self.run_obj.errors.append(
+                self._error("compile" if is_compile_error(error) else "compiled run", error, variant=name)
+            )
             let_go(error)
-            self._check_aot_eager(spec, info, variant.first_call_s)
             return
         self.variant_ops[name] = [
             op
@@ -92,32 +88,6 @@ class Compiling:
         self.compiled[name] = call
         self.backends[name] = backend
         self.graphs_seen[name] = len(backend.graphs)
-
-    def _check_aot_eager(self, spec: VariantSpec, info, failed_s: float) -> None:
-        """Run the cell once under backend="aot_eager" after another backend failed on it: when that runs,
-        Dynamo and AOTAutograd handle the cell's code and the failing backend is at fault, not the cell.
-        Only a compile failure is checked (the eager run already passed, so the cell's own code runs), and
-        only when the failed first call was quick enough that one more costs little."""
-        if spec.backend in ("aot_eager", "eager") or info.compile_stage == "dynamo":
-            return  # aot_eager traces with the same Dynamo: a tracing failure says nothing more there
-        if failed_s > AOT_EAGER_CHECK_MAX_S:
-            info.aot_eager = "skipped"
-            return
-        self.progress(f"{spec.name}: checking the cell under backend='aot_eager'")
-        name = f"{spec.name}@aot_eager"
-        call = self.calls.compiled(torch.compile(self.target.function, backend="aot_eager"), name)
-        self.calls.reset(name)
-        self.recorder.take()
-        try:
-            call()
-            device_sync(self.run_obj.device.type)()
-            info.aot_eager = "runs"
-        except Exception as exc:  # noqa: BLE001 - its outcome is the fact recorded
-            info.aot_eager = "fails"
-            info.aot_eager_message = one_line(exc)
-            let_go(exc)
-        finally:
-            self.recorder.take()  # its graphs are no variant's
 
     def _merge_trace(self, variant: Variant, trace) -> None:
         run = self.run_obj
