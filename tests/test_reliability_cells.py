@@ -27,6 +27,7 @@ import torch._inductor.config as inductor_config
 import torch.nn.modules.module as module_globals
 from compile_profile.engine import measure
 from compile_profile.engine.dynamo_state import _is_profile_backend
+from compile_profile.engine.torch_features import _version as torch_version
 from compile_profile.engine.torch_features import cache_entry_backend
 from compile_profile.magic import CellFailed
 from compile_profile.store import RunStore
@@ -636,6 +637,12 @@ def test_an_iterator_that_runs_out_after_the_first_calls_keeps_the_run_and_the_f
     assert_kernel_unharmed(shell, before)
 
 
+@pytest.mark.xfail(
+    torch_version() < (2, 7),
+    strict=True,
+    reason="torch 2.6's Dynamo compiles nothing of this cell (a plain torch.compile neither: it skips the frame at "
+    "`del xs[0]`), so no later compiled run fails",
+)
 def test_a_list_emptied_by_repetition_keeps_what_was_measured_and_says_why(shell, private_run_store):
     shell.user_ns["xs"] = list(range(10))
     before = torch_state()
@@ -777,7 +784,7 @@ def test_random_draws_the_printed_output_the_namespace_and_out_come_from_one_run
     after_plain = torch.randn(2)
     torch.manual_seed(0)
     before = torch_state()
-    result, out, run = profile(shell, "", "r = torch.randn(3)\nprint(f'{r.sum().item():.6f}')\nr.sum()")
+    result, out, run = profile(shell, "", "r = torch.randn(3)\nprint(r.sum().item())\nr.sum()")
     assert result.error_in_exec is None and run.status == "ok", run.errors
     assert run.cell_runs > 10
     printed = float(out.stdout.strip().splitlines()[0])
@@ -816,6 +823,12 @@ def test_every_generator_the_cell_reads_is_left_as_one_plain_run_leaves_it(shell
     assert torch.equal(next_profiled[2], next_plain[2]) and torch.equal(next_profiled[3], next_plain[3])
 
 
+@pytest.mark.xfail(
+    torch_version() < (2, 7),
+    strict=True,
+    reason="torch 2.6's Dynamo fails this cell's resumed frame ('SpeculationLog diverged'), as it fails a plain "
+    "torch.compile of a function that calls another with the drawn tensor (docs/compatibility.md)",
+)
 def test_draws_that_depend_on_state_the_runs_change_are_said_and_the_generator_still_put_back(shell, private_run_store):
     shell.user_ns["n"] = torch.zeros(1)
     torch.manual_seed(0)
@@ -831,6 +844,12 @@ def test_draws_that_depend_on_state_the_runs_change_are_said_and_the_generator_s
 # -- what a plain cell's top level does --------------------------------------------------------------------
 
 
+@pytest.mark.xfail(
+    torch_version() < (2, 7),
+    strict=True,
+    reason="torch 2.6's Dynamo fails on the scope object exec() is given at a graph break (side_effects: "
+    "'assert var.source is not None'); the compiled variant is reported failed (docs/compatibility.md)",
+)
 def test_exec_eval_and_locals_at_the_top_level_bind_in_the_notebook_as_in_a_plain_cell(shell, private_run_store):
     # issue 21, item 5: the cell runs as a function body, so these bound names in its own locals only.
     for name in ("zz", "jj", "lw", "w", "seen", "ev"):

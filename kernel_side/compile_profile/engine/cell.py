@@ -448,20 +448,23 @@ def _lookup_unbound(name: str):
 def _setter(name: str, user_ns: dict[str, Any]) -> FunctionType:
     """``v -> global name = v``: a binding published to the namespace, in a form Dynamo traces.
 
-    The unset marker (``del name``) publishes as ``DELETED``, which the commit removes.
+    The unset marker (``del name``) publishes as ``DELETED``, which the commit removes.  It is told by its
+    type, not by identity: torch 2.6's Dynamo cannot compare a float it made dynamic on a recompile
+    (``a = random.random()``, a SymFloat) with ``is`` against an object ("NotImplementedError:
+    UserDefinedObjectVariable(_Unset)"), and failed the compiled variant on its fourth call.
     """
     scratch: dict[str, Any] = {}
     exec(
         compile(
             f"def publish(value, unset=None, deleted=None):\n    global {name}\n"
-            f"    {name} = deleted if value is unset else value\n",
+            f"    {name} = deleted if isinstance(value, unset) else value\n",
             SETTER_FILENAME,
             "exec",
         ),
         scratch,
     )
     setter = FunctionType(scratch["publish"].__code__, user_ns, f"publish_{name}")
-    setter.__defaults__ = (UNSET, DELETED)
+    setter.__defaults__ = (_Unset, DELETED)
     return setter
 
 

@@ -105,9 +105,16 @@ def record_trace(
     # The Python tracer (with_stack) takes the thread's profile function and stops with it unset: a
     # user's own sys.setprofile hook (cProfile's, a tracer's) was dropped for the rest of the session. It
     # is not called during the pass (the tracer holds the one slot) and is put back after it, on error too.
+    # It is taken off before the tracer starts: torch 2.6's tracer, started over a cProfile.Profile, failed
+    # its replay at stop ("INTERNAL ASSERT FAILED ... Python replay stack is empty").
     previous_profile = sys.getprofile()
-    with _native_stderr_silenced():
-        prof.start()
+    _suspend_profile_hook(previous_profile)
+    try:
+        with _native_stderr_silenced():
+            prof.start()
+    except BaseException:
+        _restore_profile_hook(previous_profile)
+        raise
     try:
         for step in range(most + 1):
             if step > calls and not distributed.shared(clean_calls(taken) < wanted):
@@ -141,6 +148,14 @@ def record_trace(
         return chrome_trace.load(path, keep_python=python_event_needed if with_stack else (lambda name: False))
     finally:
         os.unlink(path)
+
+
+def _suspend_profile_hook(previous: Any) -> None:
+    """Take the thread's profile function off for a profiler session (``_restore_profile_hook`` puts it back)."""
+    if previous is None or callable(previous):
+        sys.setprofile(None)
+    elif callable(getattr(previous, "disable", None)):
+        previous.disable()  # a cProfile.Profile: it keeps what it has counted until enable()
 
 
 def _restore_profile_hook(previous: Any) -> None:

@@ -122,9 +122,11 @@ def _on_dynamo_graph(state: TraceState, ev: TraceEvent) -> None:
         _abandon_attempt(state, ev.compile_id)
     compile_state = state.compile(ev)
     rec = compile_state.recorded = next(state.recorded, None)
-    if rec is not None and rec.caller_frames:
+    if rec is not None and rec.caller_frames and caller_lines_reliable():
         # the frame chain as the backend saw it: with the frames running transformed code (the cell's,
-        # at the line that called into a helper), which dynamo_start's stack leaves out
+        # at the line that called into a helper), which dynamo_start's stack leaves out.  torch 2.6 keeps
+        # the cell's frame at its first line while it runs Dynamo's rewritten code, so there it is not read:
+        # a graph started inside a library read cell line 2 where the call was on line 3
         compile_state.outer = rec.caller_frames
     code = ev.payload or (rec.code if rec else "")
     lines = _recorded_lines(state, compile_state, rec) if rec else state.locator.cell_lines_in(code)
