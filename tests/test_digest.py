@@ -29,6 +29,7 @@ from compile_profile.digest import (
 )
 from compile_profile.digest.breakdown import COLUMNS as BREAKDOWN_COLUMNS
 from compile_profile.digest.breakdown import TITLE as BREAKDOWN_TITLE
+from compile_profile.digest.facts import cache_counts, cache_words
 from compile_profile.digest.format import format_ms
 from compile_profile.digest.lines import RULE
 from compile_profile.digest.payback import round_calls
@@ -435,8 +436,9 @@ def test_payback_never_and_not_measurable_and_none():
 def test_summary_carries_breakdown_verdict_and_payback(runs):
     for run in runs:
         s = json.loads(json.dumps(summarize(run)))
-        assert s["digest"] == DIGEST_VERSION == 13 and s["unreadable"] is None
+        assert s["digest"] == DIGEST_VERSION == 14 and s["unreadable"] is None
         assert s["verdict"] == verdict(run) and s["payback"] == payback(run)
+        assert s["cache_words"] == cache_words(run) and s["cache_counts"] == cache_counts(run)
         assert s["breakdown"] == [r.as_dict() for r in breakdown(run)]
         assert set(s["breakdown"][0]) >= {
             "variant",

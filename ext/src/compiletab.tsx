@@ -18,20 +18,14 @@ export function Compile({ run, figures, services }: ITabProps): JSX.Element {
         <tbody>
           <tr>
             <th>cache</th>
-            <td>{c.state}</td>
+            <td>{run.summary?.cache_words || c.state}</td>
           </tr>
-          <tr>
-            <th>FX graph cache</th>
-            <td>
-              {c.fx_graph_hits} hits, {c.fx_graph_misses} misses
-            </td>
-          </tr>
-          <tr>
-            <th>AOTAutograd cache</th>
-            <td>
-              {c.aot_autograd_hits} hits, {c.aot_autograd_misses} misses
-            </td>
-          </tr>
+          {(run.summary?.cache_counts ?? []).map((count, i) => (
+            <tr key={count}>
+              <th>{i === 0 ? 'caches' : ''}</th>
+              <td>{count}</td>
+            </tr>
+          ))}
           {run.variants
             .filter(v => v.compile_s !== null && v.compile_s !== undefined)
             .map(v => (

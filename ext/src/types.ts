@@ -99,6 +99,8 @@ export interface ICacheStats {
   fx_graph_misses: number;
   aot_autograd_hits: number;
   aot_autograd_misses: number;
+  kernels?: number;
+  kernels_built?: number | null;
   state: string;
 }
 
@@ -251,6 +253,8 @@ export interface IRunSummary {
   speedup: ISpeedupSummary | null;
   compile_s: number | null;
   cache_state: string;
+  cache_words?: string;
+  cache_counts?: string[];
   graph_count: number;
   graph_break_count: number;
   /** "7 graph breaks, 3 in DDP's wrapper" (digest 8) */

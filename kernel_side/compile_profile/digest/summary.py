@@ -18,6 +18,7 @@ from .facts import (
     break_count_text,
     break_groups,
     break_summary,
+    cache_counts,
     cache_words,
     correctness_text,
     ddp_wrapper_text,
@@ -34,7 +35,7 @@ from .measured import cudagraph_warnings, measured
 from .payback import payback
 
 # Bumped whenever a field is added to, or a wording changes in, ``summarize``'s dict.
-DIGEST_VERSION = 13
+DIGEST_VERSION = 14
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 
@@ -270,6 +271,8 @@ def summarize(run: ProfileRun) -> dict[str, Any]:
         ),
         "compile_s": best.compile_s if best else None,
         "cache_state": run.cache.state,
+        "cache_words": cache_words(run),  # "cold cache", "warm cache", "partly cached" or ""
+        "cache_counts": cache_counts(run),  # "FX graph 3 hits, 0 missed", ..., "kernels 6, none built (...)"
         "graph_count": run.dynamo_graph_count,
         "graph_break_count": len(run.graph_breaks),
         "graph_break_text": break_count_text(run, groups),  # "7 graph breaks, 3 in DDP's wrapper"
@@ -336,6 +339,8 @@ def unreadable_summary(run_id: str, reason: str, *, created_at: str = "", notebo
         "speedup": None,
         "compile_s": None,
         "cache_state": "none",
+        "cache_words": "",
+        "cache_counts": [],
         "graph_count": 0,
         "graph_break_count": 0,
         "graph_break_text": "",

@@ -4,8 +4,8 @@ it (recompiles), which ``Measuring`` reports from warm-up and timing.
 
 ``Compiling`` is a part of the profiling session (``profiler._Session`` derives from it); it reads
 the session's ``target``, ``opts``, ``run_obj``, ``calls``, ``recorder``, ``progress`` and ``_error``,
-and fills ``specs``, ``compiled`` (variant name -> counted call), ``variant_ops``, ``backends`` and
-``graphs_seen``.
+and fills ``specs``, ``compiled`` (variant name -> counted call), ``variant_ops``, ``backends``,
+``graphs_seen`` and ``kernel_builds``.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import torch
 from ..profile_run import Graph, Recompile, Variant
 from .backend import RecordingBackend
 from .failures import is_compile_error, let_go, one_line
+from .kernel_cache import KernelBuilds
 from .timing import device_sync
 from .trace_capture import TraceEvent
 from .trace_model import build_variant_trace
@@ -62,6 +63,8 @@ class Compiling:
             return
         call = self.calls.compiled(compiled_fn, name)
         self.calls.reset(name)
+        builds = KernelBuilds()
+        builds.start()
         t0 = time.perf_counter()
         error: BaseException | None = None
         try:
@@ -71,6 +74,9 @@ class Compiling:
             error = exc
         variant.first_call_s = time.perf_counter() - t0
         trace = build_variant_trace(self.recorder.take(), backend.graphs, variant=name, locator=t.locator)
+        trace.cache.kernels_built = builds.built()
+        trace.cache.state = trace.cache.derived_state()
+        self.kernel_builds[name] = builds
         self._merge_trace(variant, trace)
         if error is not None:
             variant.error = one_line(error)
@@ -129,6 +135,9 @@ class Compiling:
             if backend:
                 self.graphs_seen[name] = len(backend.graphs)
             trace = build_variant_trace(variant_events, new_graphs, variant=name, locator=self.target.locator)
+            if name in self.kernel_builds and (trace.recompiles or new_graphs):
+                trace.cache.kernels_built = self.kernel_builds[name].built()
+            self.run_obj.cache.add(trace.cache)
             for r in trace.recompiles:
                 r.during_timing = during_timing
             if trace.compile_s and name in self.backends:

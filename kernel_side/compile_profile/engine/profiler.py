@@ -49,6 +49,7 @@ from .device import cpu_name, current_device_type, device, run_device_type
 from .dynamo_state import DynamoCodeTracker
 from .failures import error_info, is_compile_error, let_go, one_line
 from .kept import kept_tensors
+from .kernel_cache import KernelBuilds
 from .measure import Measuring
 from .optimizer_state import OptimizerViews, optimizers_in
 from .options import OptionError, ProfileOptions
@@ -259,6 +260,7 @@ class _Session(Compiling, Measuring):
         self.eager_error: BaseException | None = None
         self.backends: dict[str, RecordingBackend] = {}
         self.graphs_seen: dict[str, int] = {}  # graphs each backend had recorded when last read
+        self.kernel_builds: dict[str, KernelBuilds] = {}  # each variant's count of kernel binaries built
         self.ddp_bucket_caps: list[int] = []  # of the DDP modules the code uses
         self._calls_at_stage_start = 0
         self.kept_run = "last"  # which eager run the namespace keeps ("first" once a later stage failed)

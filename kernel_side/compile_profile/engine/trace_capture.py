@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .torch_features import provenance_patch
+from .torch_features import provenance_outside_cache_key, provenance_patch
 
 TRACE_LOGGER = "torch.__trace"
 
@@ -227,7 +227,7 @@ def capture_compiles(recorder: TraceRecorder | None = None) -> Iterator[TraceRec
     previous_level, previous_propagate = trace_log.level, trace_log.propagate
     # Kernel-to-source provenance only adds comments to the generated code (the kernels are the
     # same), but it is what maps each kernel to ATen ops and cell lines; older torch has none.
-    config_patch = inductor_config.patch(provenance_patch())
+    # It stays out of Inductor's cache keys, so the compile timed is the one the user's caches give.
     recorder.thread = threading.get_ident()
     trace_log.addHandler(recorder)
     try:
@@ -235,11 +235,8 @@ def capture_compiles(recorder: TraceRecorder | None = None) -> Iterator[TraceRec
         # (in a notebook those would print every trace record into the cell).
         trace_log.propagate = False
         trace_log.setLevel(logging.DEBUG)
-        config_patch.__enter__()
-        try:
+        with provenance_outside_cache_key(), inductor_config.patch(provenance_patch()):
             yield recorder
-        finally:
-            config_patch.__exit__(None, None, None)
     finally:
         trace_log.removeHandler(recorder)
         trace_log.setLevel(previous_level)

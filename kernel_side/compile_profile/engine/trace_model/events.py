@@ -99,6 +99,7 @@ def build_variant_trace(
     for cid, compile_state in state.compiles.items():
         out.kernels.extend(compile_kernels(compile_state, variant=variant, cid=cid, locator=locator))
     _dedupe_breaks(out)
+    out.cache.kernels = sum(1 for k in out.kernels if k.language != "extern")
     out.cache.state = out.cache.derived_state()
     return out
 

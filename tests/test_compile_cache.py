@@ -1,0 +1,107 @@
+"""The compile a profile times is the one the user's own torch.compile would do with the user's caches.
+
+Issue 20, item 3: a profile after a plain ``torch.compile`` of the same code read "FX graph 0 hits, 4 missed"
+and "cold cache" (provenance tracking, which the profile turns on, was part of Inductor's cache keys); a
+training step whose FX graphs missed while every C++ kernel came from the kernel cache read "cold" for a
+13.7 s compile whose truly cold compile takes 47 s; and the compiles after the first call (recompiles) were
+left out of the cache totals.  Each test runs in a cache directory of its own (torch's ``fresh_cache``), so
+"cold" means cold.
+"""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+from pathlib import Path
+
+import pytest
+import torch
+from cell_runs import run_cell
+from compile_profile.digest.facts import cache_counts
+from compile_profile.digest.summary import headline
+from compile_profile.engine.kernel_cache import kernel_binaries
+
+fresh_cache = getattr(torch._inductor.utils, "fresh_cache", None) or torch._inductor.utils.fresh_inductor_cache
+
+CELL = "y = (x * 2).sin() + x.cos()\n"
+
+
+def _namespace() -> dict:
+    torch.manual_seed(0)
+    return {"x": torch.randn(64, 64), "torch": torch}
+
+
+def _plain_compile(ns: dict) -> None:
+    """The cell written as a notebook function and compiled as the user would, before profiling it."""
+    exec("def users_step():\n    y = (x * 2).sin() + x.cos()\n    return y\n", ns)
+    torch.compile(ns.pop("users_step"))()
+    torch._dynamo.reset()
+
+
+def test_a_profile_on_an_empty_cache_reads_cold_and_counts_the_kernels_it_built():
+    with fresh_cache():
+        run = run_cell(CELL, _namespace(), kernel_timing=False, check_correctness=False).run
+        built_on_disk = len(kernel_binaries())
+    c = run.cache
+    assert (c.fx_graph_hits, c.fx_graph_misses) == (0, 1) and c.state == "cold", c
+    assert c.kernels >= 1 and c.kernels_built == built_on_disk > 0
+    assert "cold cache" in headline(run)
+    assert f"kernels {c.kernels}, {c.kernels_built} binar" in "; ".join(cache_counts(run))
+
+
+def test_a_profile_after_the_users_plain_torch_compile_hits_the_entries_it_wrote_and_reads_warm():
+    with fresh_cache():
+        ns = _namespace()
+        _plain_compile(ns)
+        written = kernel_binaries()
+        run = run_cell(CELL, ns, kernel_timing=False, check_correctness=False).run
+        assert kernel_binaries() == written, "the profile built no kernel of its own"
+    c = run.cache
+    # before: "FX graph 0 hits, 1 missed" and "cold cache" (provenance_tracking_level was in the key)
+    assert (c.fx_graph_hits, c.fx_graph_misses) == (1, 0), c
+    assert c.aot_autograd_misses == 0 and c.kernels_built == 0 and c.state == "warm"
+    assert "warm cache" in headline(run)
+    assert "kernels 1, none built (all from the caches)" in cache_counts(run) or c.kernels > 1
+
+
+def test_graphs_that_miss_while_every_kernel_is_in_the_kernel_cache_read_partly_cached():
+    with fresh_cache():
+        ns = _namespace()
+        _plain_compile(ns)
+        # the graph caches are gone (another torch, other code of the same kernels); the kernel cache stays
+        cache = Path(torch._inductor.runtime.cache_dir_utils.cache_dir())
+        for entries in ("fxgraph", "aotautograd"):
+            shutil.rmtree(cache / entries, ignore_errors=True)
+        run = run_cell(CELL, ns, kernel_timing=False, check_correctness=False).run
+    c = run.cache
+    assert c.fx_graph_hits == 0 and c.fx_graph_misses == 1
+    assert c.kernels >= 1 and c.kernels_built == 0 and c.state == "mixed", c
+    assert "partly cached" in headline(run)
+
+
+def test_the_cache_totals_count_every_recompile():
+    # before: "FX graph 1 hit, 0 missed" beside 3 Dynamo graphs and 2 recompiles
+    with fresh_cache():
+        ns = {"torch": torch, "sizes": itertools.cycle([4, 6, 8])}
+        run = run_cell("n = next(sizes)\ny = torch.ones(n) * 2\n", ns, dynamic=False, check_correctness=False).run
+    assert run.status == "ok", run.errors
+    assert len(run.recompiles) >= 2, run.recompiles
+    inductor_compiles = sum(1 for g in run.graphs if g.kind == "post_grad")
+    lookups = run.cache.fx_graph_hits + run.cache.fx_graph_misses
+    assert lookups == inductor_compiles >= 3, (run.cache, [g.id for g in run.graphs])
+
+
+@pytest.mark.parametrize("state", ["cold", "warm", "mixed"])
+def test_the_cache_state_follows_from_lookups_and_kernel_builds(state):
+    from compile_profile.profile_run import CacheStats
+
+    cases = {
+        "cold": CacheStats(fx_graph_misses=2, kernels=4, kernels_built=6),
+        "warm": CacheStats(fx_graph_hits=2, aot_autograd_hits=1, kernels=4, kernels_built=0),
+        "mixed": CacheStats(fx_graph_misses=2, kernels=4, kernels_built=0),
+    }
+    assert cases[state].derived_state() == state
+    # unknown kernel builds (an unreadable cache) leave the graph caches to decide, as before
+    assert CacheStats(fx_graph_misses=2, kernels=4).derived_state() == "cold"
+    # a graph with no generated kernel (one extern matmul) that missed is cold: no kernel cache served it
+    assert CacheStats(fx_graph_misses=1, kernels=0, kernels_built=0).derived_state() == "cold"
