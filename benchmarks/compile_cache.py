@@ -10,8 +10,9 @@ process (``--child``).  For each workload, each round runs, in order:
   first compiled call (``Variant.first_call_s``), Dynamo's compile time and the cache state it reports.
 * ``profile_cold``: another empty cache directory: the profile.
 
-Targets (medians over the rounds): ``profile_warm`` within 20 % of ``plain_warm`` and reading "warm";
-``profile_cold`` within 20 % of ``plain_cold`` and reading "cold".  Workloads: ``train_step``, a
+Targets (medians over the rounds): ``profile_warm`` within 20 % of ``plain_warm`` and reading the cache
+state plain's own counters give ("warm" where every lookup hit); ``profile_cold`` within 20 % of
+``plain_cold`` and reading "cold".  Workloads: ``train_step``, a
 ``TransformerEncoderLayer`` forward, backward and AdamW step (bf16 autocast and fused AdamW on CUDA); and
 ``inference``, a ResNet-18 (``fidelity.ResNet18``) under ``no_grad``.  Sizes are smaller on CPU.
 
@@ -128,6 +129,13 @@ def measure(mode: str, workload: str, cache_dir: str) -> dict:
     return json.loads(lines[-1].removeprefix("RESULT "))
 
 
+def plain_state(m: dict) -> str:
+    """The cache state plain torch.compile's own counters give, by the profile's rule (kernel caches aside:
+    a warm plain run builds none)."""
+    hits, misses = m["fx_hits"] + m["aot_hits"], m["fx_misses"] + m["aot_misses"]
+    return "none" if not (hits or misses) else "warm" if not misses else "cold" if not hits else "mixed"
+
+
 def run_workload(workload: str, rounds: int) -> Figures:
     fig = Figures(workload=workload)
     taken: dict[str, list[dict]] = {m: [] for m in ("plain_cold", "plain_warm", "profile_warm", "profile_cold")}
@@ -148,14 +156,20 @@ def run_workload(workload: str, rounds: int) -> Figures:
         tool = statistics.median(m["first_call_s"] for m in taken[f"profile_{which}"])
         ratio = tool / plain
         states = [m["state"] for m in taken[f"profile_{which}"]]
+        # the state the user's own compile met: on the H200 a ResNet-18's AOTAutograd entry missed in every
+        # plain warm run too (FX graph hit), which is "partly cached" for the profile as for the user
+        expected = [which if which == "cold" else plain_state(m) for m in taken[f"plain_{which}"]]
         fig.values[f"{which}_plain_first_call_s"] = plain
         fig.values[f"{which}_profile_first_call_s"] = tool
         fig.values[f"{which}_ratio"] = ratio
         fig.values[f"{which}_states"] = states
+        fig.values[f"{which}_plain_states"] = expected
         fig.verdicts[f"{which}_ratio"] = "ok" if abs(ratio - 1) <= TOLERANCE else "MISS"
-        fig.verdicts[f"{which}_state"] = "ok" if all(s == which for s in states) else "MISS"
+        fig.verdicts[f"{which}_state"] = "ok" if states == expected else "MISS"
         print(f"FIGURE {workload} {which}_ratio {ratio:.3f} 1±{TOLERANCE} {fig.verdicts[f'{which}_ratio']}")
-        print(f"FIGURE {workload} {which}_state {','.join(states)} {which} {fig.verdicts[f'{which}_state']}")
+        print(
+            f"FIGURE {workload} {which}_state {','.join(states)} {','.join(expected)} {fig.verdicts[f'{which}_state']}"
+        )
     return fig
 
 
@@ -170,7 +184,9 @@ def main(argv: list[str] | None = None) -> int:
         print("RESULT " + json.dumps(child(*args.child)), flush=True)
         return 0
     results = [run_workload(w, args.rounds) for w in (args.only or list(CELLS))]
-    path = args.json or (os.path.join(os.environ["OUT"], f"compile-cache-{DEVICE}.json") if "OUT" in os.environ else None)
+    path = args.json or (
+        os.path.join(os.environ["OUT"], f"compile-cache-{DEVICE}.json") if "OUT" in os.environ else None
+    )
     if path:
         write_json(path, environment(), results)
     return 1 if any(v == "MISS" for r in results for v in r.verdicts.values()) else 0

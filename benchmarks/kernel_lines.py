@@ -179,10 +179,10 @@ def marking_cost(run, variant: str, call: Callable[[], Any], code, rounds: int =
     marked, bare = [], []
     for _ in range(rounds):
         for with_marks, out in ((True, marked), (False, bare)):
-            result = kernel_profiler.measure_variant(
+            kernel_profiler.measure_variant(
                 run, variant, call, lambda: None, code=code if with_marks else None, line_offset=0
             )
-            out.append(result.profiled_call_ms)
+            out.append(run.variant(variant).kernel_profile.profiled_call_ms)
     return {
         "marked_ms": statistics.median(marked),
         "unmarked_ms": statistics.median(bare),

@@ -105,3 +105,15 @@ def test_the_cache_state_follows_from_lookups_and_kernel_builds(state):
     assert CacheStats(fx_graph_misses=2, kernels=4).derived_state() == "cold"
     # a graph with no generated kernel (one extern matmul) that missed is cold: no kernel cache served it
     assert CacheStats(fx_graph_misses=1, kernels=0, kernels_built=0).derived_state() == "cold"
+
+
+def test_the_cache_key_patch_is_undone_also_when_the_profile_raises():
+    from compile_profile.engine.trace_capture import capture_compiles
+    from torch._inductor import codecache
+
+    original = codecache.FxGraphHashDetails.__init__
+    with pytest.raises(RuntimeError, match="the cell raised"):
+        with capture_compiles():
+            assert codecache.FxGraphHashDetails.__init__ is not original
+            raise RuntimeError("the cell raised")
+    assert codecache.FxGraphHashDetails.__init__ is original
