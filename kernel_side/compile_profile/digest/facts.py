@@ -3,6 +3,7 @@ drift warnings, kernel counts and the kernels worth showing first.  Computed her
 
 from __future__ import annotations
 
+import statistics
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
@@ -528,9 +529,7 @@ def speedup_drift(run: ProfileRun) -> Drift | None:
 
 
 def _median(values: list[float]) -> float:
-    ordered = sorted(values)
-    mid = len(ordered) // 2
-    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+    return statistics.median(values)
 
 
 CACHE_WORDS = {"cold": "cold cache", "warm": "warm cache", "mixed": "partly cached"}

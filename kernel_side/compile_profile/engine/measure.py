@@ -31,6 +31,7 @@ from .timing import (
     TimingPlan,
     calls_per_sample_for,
     device_sync,
+    fastest,
     run_interleaved,
     speedup_interval,
     summarize_samples,
@@ -109,7 +110,7 @@ class Measuring:
         candidates = [by_name[n] for n in self.compiled if by_name[n].samples_s]
         if not eager.samples_s or not candidates:
             return
-        best = min(candidates, key=lambda v: sorted(v.samples_s)[len(v.samples_s) // 2])
+        best = fastest(candidates)
         value, low, high = speedup_interval(eager.samples_s, best.samples_s)
         self.run_obj.speedup = Speedup(value=value, low=low, high=high, variant=best.name)
         if self.opts.sweep:

@@ -189,6 +189,13 @@ def summarize_samples(samples_s: list[float], *, method: str) -> Timing:
     )
 
 
+def fastest(timed: list[TimedCallable]) -> TimedCallable:
+    """The variant with the lowest median sample, by the median the speedup and every view use (the
+    mean of the middle two of an even count: picking by the upper one of them could name a variant whose
+    median, and so whose speedup, was not the best)."""
+    return min(timed, key=lambda t: float(np.median(t.samples_s)))
+
+
 def speedup_interval(
     eager_s: list[float], compiled_s: list[float], *, confidence: float = 0.95, seed: int = 0
 ) -> tuple[float, float, float]:
