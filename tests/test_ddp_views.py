@@ -16,7 +16,9 @@ import plotly.graph_objects as go
 import pytest
 from compile_profile.digest.breakdown import breakdown, columns
 from compile_profile.digest.facts import (
+    BACKWARD_NOTE,
     DDP_WRAPPER_NOTE,
+    OPTIMIZER_NOTE,
     break_count_text,
     break_groups,
     break_summary,
@@ -32,6 +34,8 @@ from job_fixtures import add_print_break
 from render_fixtures import cpu_run
 
 FIXTURE = pathlib.Path(__file__).with_name("ddp_step_run.json")
+COUNT = "7 graph breaks, all PyTorch's own by design (3 in DDP's wrapper)"
+ESCAPED_COUNT = COUNT.replace("'", "&#x27;")
 
 LOGGER_REASON = (
     "Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):\n\n"
@@ -62,9 +66,11 @@ def test_ddp_s_wrapper_breaks_are_marked_with_the_note_and_the_user_s_are_not(dd
         "torch/nn/parallel/distributed.py:1757": (1, DDP_WRAPPER_NOTE),
         "contextlib.py:105": (2, DDP_WRAPPER_NOTE),
     }
-    mine = [g for g in groups if not g.ddp_wrapper]
-    assert [g.code_line for g in mine] == ["opt.zero_grad()", "loss.backward()", "opt.step()"]
-    assert all(g.note == "" for g in mine)
+    others = [g for g in groups if not g.ddp_wrapper]
+    assert [g.code_line for g in others] == ["opt.zero_grad()", "loss.backward()", "opt.step()"]
+    # none of them the user's either: PyTorch's optimizer and backward, each with its own note
+    assert [g.owner for g in others] == ["pytorch"] * 3
+    assert [g.note for g in others] == [OPTIMIZER_NOTE, BACKWARD_NOTE, OPTIMIZER_NOTE]
     assert sum(g.count for g in groups) == len(ddp_run.graph_breaks) == 7  # still counted as graph breaks
 
 
@@ -83,11 +89,11 @@ def test_the_rule_is_the_innermost_file_or_a_reason_naming_ddp():
 
 
 def test_headline_and_summary_say_how_many_breaks_are_ddp_s(ddp_run):
-    assert break_count_text(ddp_run) == "7 graph breaks, 3 in DDP's wrapper"
-    assert headline(ddp_run).endswith("; 7 graph breaks, 3 in DDP's wrapper")
+    assert break_count_text(ddp_run) == COUNT
+    assert headline(ddp_run).endswith(f"; {COUNT}")
     s = json.loads(json.dumps(summarize(ddp_run)))
     assert s["graph_break_count"] == 7 and s["ddp_wrapper_break_count"] == 3
-    assert s["graph_break_text"] == "7 graph breaks, 3 in DDP's wrapper"
+    assert s["graph_break_text"] == COUNT
     by_inside = {g["inside"]: g for g in s["graph_breaks"]}
     assert by_inside["contextlib.py:105"]["ddp_wrapper"] is True
     assert by_inside["contextlib.py:105"]["note"] == DDP_WRAPPER_NOTE
@@ -102,35 +108,39 @@ def test_a_run_without_ddp_is_worded_as_before():
     assert not any("DDP" in w for w in s["warnings"])
 
 
-def test_warnings_list_the_user_s_breaks_and_ddp_s_in_one_line_after_them(ddp_run):
+def test_warnings_say_pytorchs_own_breaks_and_ddps_in_one_line_each(ddp_run):
     out = warnings(ddp_run)
     breaks = [w for w in out if "graph break" in w]
-    assert [w for w in breaks if "opt.zero_grad()" in w or "loss.backward()" in w or "opt.step()" in w] == breaks[:3]
-    assert breaks[3] == (
+    assert breaks[0].startswith(
+        "4 graph breaks are PyTorch's own by design (cell line 2 (opt.zero_grad()); cell line 4 (loss.backward()); "
+        "torch/optim/optimizer.py:79 ×2)"
+    )
+    assert "compiled_autograd = True" in breaks[0]
+    assert breaks[1] == (
         "3 graph breaks in DDP's own wrapper (torch/nn/parallel/distributed.py:1757, "
         "contextlib.py:105), which runs eagerly by design; not yours to fix"
     )
-    assert len(breaks) == 4  # DDP's take none of the card's slots for the user's own
+    assert len(breaks) == 2  # none takes the card's slots for the user's own
 
 
 def test_text_view_says_the_note_under_each_ddp_break(ddp_run):
     text = str(ddp_run)
-    assert "graphs: 3 Dynamo graphs, 7 graph breaks, 3 in DDP's wrapper, 0 recompiles" in text
+    assert f"graphs: 3 Dynamo graphs, {COUNT}, 0 recompiles" in text
     lines = text.splitlines()
     for g in _ddp_groups(ddp_run):
         at = next(i for i, line in enumerate(lines) if g.inside in line and "graph break" in line)
         assert lines[at + 2] == f"    note: {DDP_WRAPPER_NOTE}"
-    assert text.count("note: ") == 2
+    assert text.count(f"note: {DDP_WRAPPER_NOTE}") == 2 and text.count("note: ") == 5
 
 
 def test_html_and_report_say_the_note(ddp_run):
     note = DDP_WRAPPER_NOTE.replace("'", "&#x27;")
     html = render_html(ddp_run)
-    assert html.count(note) == 2 and ">7 graph breaks, 3 in DDP&#x27;s wrapper</td>" in html
+    assert html.count(note) == 2 and f">{ESCAPED_COUNT}</td>" in html
     report = render_report_html(ddp_run)
     section = report[report.index('<section id="graph-breaks">') :]
     section = section[: section.index("</section>")]
-    assert '<p class="meta">7 graph breaks, 3 in DDP&#x27;s wrapper</p>' in section
+    assert f'<p class="meta">{ESCAPED_COUNT}</p>' in section
     assert section.count(f'<p class="meta ddp-wrapper">{note}</p>') == 2
     assert section.count('<tr class="ddp-wrapper">') == 2
 

@@ -1,7 +1,8 @@
 /**
  * A run's Graph breaks tab: the digest's groups of breaks, each with its cell line (a click reveals it).
- * Breaks in DDP's own forward wrapper (which runs eagerly by design) carry the digest's note, and the
- * tab opens with the digest's count ("7 graph breaks, 3 in DDP's wrapper"); the panel derives neither.
+ * Each group carries the digest's note (whose break it is and what to do: PyTorch's own by design, a library's,
+ * DDP's wrapper), and the tab opens with the digest's count ("5 graph breaks, all PyTorch's own by design");
+ * the panel derives neither.
  */
 
 import * as React from 'react';
@@ -13,14 +14,20 @@ export function GraphBreaks({ run, services }: ITabProps): JSX.Element {
   if (!groups.length) {
     return <p className="cp-Empty">No graph breaks: Dynamo traced the cell in whole graphs.</p>;
   }
-  // said only where some breaks are DDP's: otherwise the count is the tab's own badge
-  const countText = run.summary?.ddp_wrapper_break_count ? run.summary.graph_break_text : undefined;
+  // said where some breaks are not the user's (PyTorch's own, a library's): otherwise the count is the tab's badge
+  const notAllYours =
+    groups.some(g => g.owner && g.owner !== 'yours') || run.summary?.ddp_wrapper_break_count;
+  const countText = notAllYours ? run.summary?.graph_break_text : undefined;
   return (
     <>
       {countText ? <p className="cp-Breaks-count">{countText}</p> : null}
       <ul className="cp-Breaks">
         {groups.map((b, i) => (
-          <li key={i} className={b.ddp_wrapper ? 'cp-Break cp-mod-ddpWrapper' : 'cp-Break'}>
+          <li
+            key={i}
+            className={b.ddp_wrapper || b.owner === 'pytorch' ? 'cp-Break cp-mod-ddpWrapper' : 'cp-Break'}
+            data-owner={b.owner ?? 'yours'}
+          >
             <button
               className="cp-Break-line"
               disabled={b.line === null}
@@ -37,7 +44,13 @@ export function GraphBreaks({ run, services }: ITabProps): JSX.Element {
                 {b.inside_code ? <code className="cp-Break-code">{b.inside_code}</code> : null}
               </div>
             ) : null}
+            {b.skipped_rest ? (
+              <div className="cp-Break-note">
+                Dynamo could not resume there and ran the rest of that function eagerly
+              </div>
+            ) : null}
             {b.note ? <div className="cp-Break-note">{b.note}</div> : null}
+            {b.page ? <div className="cp-Break-note">see {b.page}</div> : null}
             <pre className="cp-Break-reason">{b.reason_full}</pre>
           </li>
         ))}

@@ -142,8 +142,14 @@ export interface IBreakGroup {
   variants: string[];
   /** in DDP's own forward wrapper, which runs eagerly by design: not the user's to fix (digest 8) */
   ddp_wrapper?: boolean;
-  /** the digest's words for such a group ("in DDP's own wrapper, ..."); "" otherwise (digest 8) */
+  /** what to do about the group, or why there is nothing to do (digest 15) */
   note?: string;
+  /** whose break it is: "yours", "library" or "pytorch" (PyTorch's own, by design) (digest 15) */
+  owner?: string;
+  /** Dynamo could not resume there and ran the rest of that function eagerly (digest 15) */
+  skipped_rest?: boolean;
+  /** Dynamo's page for this kind of graph break, where its reason names one (digest 15) */
+  page?: string;
 }
 
 export interface IVariantRow {

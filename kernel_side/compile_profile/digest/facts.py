@@ -127,7 +127,10 @@ class BreakGroup:
     count: int = 0
     variants: list[str] = field(default_factory=list)
     ddp_wrapper: bool = False  # in DDP's own forward wrapper (``is_ddp_wrapper_break``): not the user's to fix
-    note: str = ""  # ``DDP_WRAPPER_NOTE`` for such a group, else ""
+    note: str = ""  # what to do, or why there is nothing to do (``break_owner``); DDP_WRAPPER_NOTE for DDP's
+    owner: str = "yours"  # "yours", "library" (a package the cell calls) or "pytorch" (PyTorch's own, by design)
+    skipped_rest: bool = False  # Dynamo could not resume there and ran the rest of that function eagerly
+    page: str = ""  # Dynamo's page for this kind of graph break (gbNNNN), where the reason names one
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -146,6 +149,60 @@ DDP_WRAPPER_NOTE = "in DDP's own wrapper, which runs eagerly by design; not your
 def is_ddp_wrapper_break(b: GraphBreak) -> bool:
     """The break's innermost frame is in DDP's module, or its reason names DistributedDataParallel."""
     return b.filename.replace("\\", "/").endswith(DDP_WRAPPER_FILE) or "DistributedDataParallel" in b.reason
+
+
+# Graph breaks PyTorch makes on purpose, which no change to the user's code removes.  Each rule: a test on the
+# break (its innermost file, its reason, the cell code it is on) and what to say.  A CPU training step with
+# AdamW(fused=True) breaks 5 times, every one of them here: Optimizer.zero_grad ("Dynamo developers have
+# intentionally marked ... should not be traced"), torch/optim/optimizer.py:79 (torch._dynamo.graph_break()
+# in the step's profiling hook) and 3 times at torch/optim/adam.py:970 (_fused_adam, wrapped in
+# torch.compiler.disable: "don't trace into fused optimizer").
+OPTIMIZER_NOTE = (
+    "PyTorch's own, by design: the optimizer runs these parts eagerly under torch.compile; nothing to change in "
+    "your code"
+)
+BACKWARD_NOTE = (
+    "PyTorch's own, by design: Dynamo does not trace .backward(); compiled autograd does "
+    "(torch._dynamo.config.compiled_autograd = True)"
+)
+TORCH_SKIP_NOTE = "PyTorch's own, by design: Dynamo is told not to trace this function; nothing to change in your code"
+PAGE_MARKER = "please visit: "
+_SKIPPED_REST = "Failed to handle graph break gracefully. Skipping the function"
+
+
+def _under(filename: str, folder: str) -> bool:
+    return f"/{folder}/" in "/" + filename.replace("\\", "/")
+
+
+def in_site_packages(filename: str) -> bool:
+    return "site-packages/" in filename or "dist-packages/" in filename
+
+
+def break_owner(b: GraphBreak, in_library: bool) -> tuple[str, str]:
+    """Whose break it is, ("yours" | "library" | "pytorch"), and what to say about it."""
+    code = (b.code_line or "").strip()
+    if is_ddp_wrapper_break(b):
+        return "pytorch", DDP_WRAPPER_NOTE
+    if _under(b.filename, "torch/optim") or "`Optimizer." in b.reason or "fused optimizer" in b.reason:
+        return "pytorch", OPTIMIZER_NOTE
+    if "backward()" in b.reason or (not in_library and code.endswith(".backward()")):
+        return "pytorch", BACKWARD_NOTE
+    if "Dynamo developers have intentionally marked" in b.reason and "torch/" in b.reason:
+        return "pytorch", TORCH_SKIP_NOTE
+    if in_library and in_site_packages(b.filename):
+        package = short_path(b.filename).split("/", 1)[0]
+        return "library", f"in {package}, not your code: the library breaks the graph there"
+    return "yours", ""
+
+
+def break_page(reason: str) -> str:
+    """Dynamo's page for the break's kind (``.../gb/gb0025.html``), where the reason names one."""
+    for line in reason.splitlines():
+        if PAGE_MARKER in line:
+            url = line.split(PAGE_MARKER, 1)[1].strip()
+            if url.startswith("https://"):
+                return url
+    return ""
 
 
 def short_path(filename: str) -> str:
@@ -185,8 +242,13 @@ def break_groups(run: ProfileRun) -> list[BreakGroup]:
             ),
         )
         group.count += 1
+        if group.count == 1:
+            group.owner, group.note = break_owner(b, in_library)
+            group.page = break_page(b.reason)
         if is_ddp_wrapper_break(b):
             group.ddp_wrapper, group.note = True, DDP_WRAPPER_NOTE
+        if b.reason.startswith(_SKIPPED_REST):
+            group.skipped_rest = True
         if b.variant and b.variant not in group.variants:
             group.variants.append(b.variant)
     return list(groups.values())
@@ -203,18 +265,52 @@ def break_place(group: BreakGroup) -> str:
 
 
 def break_summary(group: BreakGroup) -> str:
-    """One line per group: how many, where, and why (and, for DDP's wrapper, that it is not the user's)."""
+    """One line per group: how many, where, and why; whose it is and what to do where there is something
+    (``break_owner``), that Dynamo then ran the rest of the function eagerly, and its page."""
     times = f" ×{group.count}" if group.count > 1 else ""
     at = "at " if group.line is not None else ""
+    rest = "; Dynamo could not resume there and ran the rest of that function eagerly" if group.skipped_rest else ""
     note = f" ({group.note})" if group.note else ""
-    return f"graph break{times} {at}{break_place(group)}: {group.reason}{note}"
+    page = f" (see {group.page})" if group.page and group.owner == "yours" else ""
+    return f"graph break{times} {at}{break_place(group)}: {group.reason}{rest}{note}{page}"
 
 
 def break_count_text(run: ProfileRun, groups: list[BreakGroup] | None = None) -> str:
-    """``7 graph breaks, 3 in DDP's wrapper``; ``1 graph break``; ``0 graph breaks``."""
+    """``5 graph breaks, all PyTorch's own by design``; ``7 graph breaks, all PyTorch's own by design (3 in DDP's
+    wrapper)``; ``3 graph breaks, 1 PyTorch's own by design, 1 in libraries`` (the rest the user's own);
+    ``4 graph breaks, 3 in DDP's wrapper``; ``1 graph break``; ``0 graph breaks``."""
     n = len(run.graph_breaks)
-    ddp = sum(g.count for g in (break_groups(run) if groups is None else groups) if g.ddp_wrapper)
-    return f"{n} graph break{'' if n == 1 else 's'}" + (f", {ddp} in DDP's wrapper" if ddp else "")
+    groups = break_groups(run) if groups is None else groups
+    ddp = sum(g.count for g in groups if g.ddp_wrapper)
+    torch_own = sum(g.count for g in groups if g.owner == "pytorch" and not g.ddp_wrapper)
+    library = sum(g.count for g in groups if g.owner == "library")
+    text = f"{n} graph break{'' if n == 1 else 's'}"
+    if torch_own and torch_own + ddp == n:
+        return text + ", all PyTorch's own by design" + (f" ({ddp} in DDP's wrapper)" if ddp else "")
+    parts = [f"{ddp} in DDP's wrapper"] if ddp else []
+    if torch_own:
+        parts.append(f"{torch_own} PyTorch's own by design")
+    if library:
+        parts.append(f"{library} in libraries")
+    return text + "".join(f", {p}" for p in parts)
+
+
+def torch_own_text(groups: list[BreakGroup]) -> str:
+    """The card's one line for the breaks PyTorch makes on purpose (DDP's wrapper has its own line):
+    ``5 graph breaks are PyTorch's own by design (Optimizer.zero_grad at cell line 2; torch/optim/adam.py:970
+    ×3, ...): the optimizer runs these parts eagerly ...``; "" when there are none."""
+    own = [g for g in groups if g.owner == "pytorch" and not g.ddp_wrapper]
+    if not own:
+        return ""
+    n = sum(g.count for g in own)
+    places = "; ".join(
+        dict.fromkeys(
+            (g.inside or f"cell line {g.line} ({g.code_line})") + (f" ×{g.count}" if g.count > 1 else "") for g in own
+        )
+    )
+    notes = "; ".join(dict.fromkeys(g.note.removeprefix("PyTorch's own, by design: ") for g in own))
+    are = "is" if n == 1 else "are"
+    return f"{n} graph break{'' if n == 1 else 's'} {are} PyTorch's own by design ({places}): {notes}"
 
 
 def ddp_wrapper_text(groups: list[BreakGroup]) -> str:

@@ -25,6 +25,7 @@ from .facts import (
     kept_tensor_warnings,
     later_run_failure_text,
     speedup_drift,
+    torch_own_text,
 )
 from .format import format_bytes, format_interval, format_ms, format_s, format_speedup
 from .guards import failed_guard_text, guards_digest, recompiles_digest
@@ -35,7 +36,7 @@ from .measured import cudagraph_warnings, measured
 from .payback import payback
 
 # Bumped whenever a field is added to, or a wording changes in, ``summarize``'s dict.
-DIGEST_VERSION = 14
+DIGEST_VERSION = 15
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 
@@ -115,11 +116,15 @@ def warnings(run: ProfileRun) -> list[str]:
     if run.correctness is not None and run.correctness.ok is False:
         out.append(correctness_text(run.correctness))
     every = break_groups(run)
-    groups = [g for g in every if not g.ddp_wrapper]
+    # the breaks the user can act on (theirs, then libraries'), each on a line; PyTorch's own on one line
+    groups = [g for g in every if g.owner == "yours"] + [g for g in every if g.owner == "library"]
     out.extend(break_summary(g) for g in groups[:MAX_BREAK_WARNINGS])
     if len(groups) > MAX_BREAK_WARNINGS:
         rest = sum(g.count for g in groups[MAX_BREAK_WARNINGS:])
         out.append(f"… and {rest} more graph break{'s' if rest != 1 else ''} elsewhere (see the panel)")
+    own = torch_own_text(every)
+    if own:
+        out.append(own)
     ddp = ddp_wrapper_text(every)
     if ddp:  # one line for all of them, after the user's own: nothing in them to act on
         out.append(ddp)

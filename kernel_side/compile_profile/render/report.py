@@ -112,6 +112,10 @@ def _graph_breaks(run: ProfileRun) -> str:
         inside = escape(g.inside) + (f" <code>{escape(g.inside_code)}</code>" if g.inside_code else "")
         # DDP's own wrapper: said under the place, so nobody chases it
         note = f'<p class="meta ddp-wrapper">{escape(g.note)}</p>' if g.note else ""
+        if g.skipped_rest:
+            note += '<p class="meta">Dynamo could not resume there and ran the rest of that function eagerly</p>'
+        if g.page:
+            note += f'<p class="meta">see {escape(g.page)}</p>'
         tr = '<tr class="ddp-wrapper">' if g.ddp_wrapper else "<tr>"
         rows.append(
             f"{tr}<td>{escape(where)}{note}</td><td><code>{escape(g.code_line)}</code></td><td>{inside}</td>"

@@ -124,8 +124,12 @@ def _graph_lines(run: ProfileRun) -> list[str]:
         times = f" ×{g.count}" if g.count > 1 else ""
         out.append(f"  graph break{times} {'at ' if g.line is not None else ''}{break_place(g)}")
         out.append(f"    reason: {one_line(g.reason)}")
+        if g.skipped_rest:
+            out.append("    Dynamo could not resume there and ran the rest of that function eagerly")
         if g.note:
             out.append(f"    note: {g.note}")
+        if g.page:
+            out.append(f"    see: {g.page}")
     if len(groups) > MAX_LISTED:
         out.append(f"  … and {sum(g.count for g in groups[MAX_LISTED:])} more graph breaks")
     runs = recompile_runs(run)

@@ -1,0 +1,108 @@
+"""Graph breaks as the user can act on them: whose each is, what to do, and a count of the ones that are theirs.
+
+Issue 23, item 1: a Hugging Face training step with fused AdamW read "7 graph breaks" where every one but the
+backward's was PyTorch's own optimizer internals (``torch._dynamo.graph_break()`` in optimizer.py,
+``_fused_adam`` under ``torch.compiler.disable``, ``zero_grad`` marked not to be traced), and nothing said so.
+``break_fixtures/fused_adamw_step.json`` holds the graph breaks of a real CPU training step with
+``AdamW(fused=True)`` (torch 2.13), as the engine recorded them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from compile_profile.digest.facts import (
+    BACKWARD_NOTE,
+    OPTIMIZER_NOTE,
+    break_count_text,
+    break_groups,
+    break_summary,
+)
+from compile_profile.digest.summary import summarize, warnings
+from compile_profile.profile_run import GraphBreak
+from compile_profile.render.text import render_text
+from render_fixtures import cpu_run
+
+FIXTURES = Path(__file__).parent / "break_fixtures"
+SITE = "/home/user/.venv/lib/python3.11/site-packages/"
+
+
+def _run_with(breaks: list[GraphBreak], source: str):
+    run = cpu_run()
+    run.cell_source, run.graph_breaks = source, breaks
+    return run
+
+
+def _fused_adamw_step():
+    data = json.loads((FIXTURES / "fused_adamw_step.json").read_text())
+    return _run_with([GraphBreak(**b) for b in data["graph_breaks"]], data["cell_source"])
+
+
+def test_a_fused_adamw_steps_breaks_are_all_pytorchs_own_and_the_card_says_so_in_one_line():
+    run = _fused_adamw_step()
+    groups = break_groups(run)
+    assert [g.owner for g in groups] == ["pytorch", "pytorch", "pytorch"]
+    assert all(g.note == OPTIMIZER_NOTE for g in groups)
+    zero_grad, hook, fused = groups
+    assert zero_grad.line == 2 and zero_grad.code_line == "opt.zero_grad()"
+    assert hook.inside == "torch/optim/optimizer.py:79"
+    # Dynamo's restart ("Failed to handle graph break gracefully. Skipping the function ...") and its two re-logs
+    # of one site are one row, which says the rest of the function ran eagerly
+    assert fused.inside == "torch/optim/adam.py:970" and fused.count == 3 and fused.skipped_rest
+    assert fused.page.endswith("/gb/gb0098.html")
+    assert break_count_text(run) == "5 graph breaks, all PyTorch's own by design"
+    card = warnings(run)
+    breaks = [w for w in card if "graph break" in w]
+    assert len(breaks) == 1 and breaks[0].startswith("5 graph breaks are PyTorch's own by design (")
+    assert "torch/optim/adam.py:970 ×3" in breaks[0] and "nothing to change in your code" in breaks[0]
+    summary = summarize(run)
+    assert summary["graph_break_text"] == "5 graph breaks, all PyTorch's own by design"
+    assert [g["owner"] for g in summary["graph_breaks"]] == ["pytorch"] * 3
+    text = render_text(run)
+    assert "ran the rest of that function eagerly" in text and "see: https://" in text
+
+
+def test_the_users_own_break_a_librarys_and_the_backward_are_told_apart_with_what_to_do():
+    breaks = [
+        GraphBreak(
+            reason="Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):\n\n"
+            "Unsupported builtin print\n  Explanation: Dynamo does not know how to trace builtin `print`.\n\n"
+            " For more details about this graph break, please visit: "
+            "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0059.html",
+            line=2,
+            code_line="print(y.sum())",
+            filename="<compile-profile-cell-0>",
+            file_line=2,
+            file_code="print(y.sum())",
+        ),
+        GraphBreak(
+            reason="Unsupported: call logger.warning_once",
+            line=3,
+            code_line="out = model(ids)",
+            filename=SITE + "transformers/modeling_utils.py",
+            file_line=4635,
+            file_code="logger.warning_once(msg)",
+        ),
+        GraphBreak(
+            reason="Unsupported Tensor.backward() call",
+            line=4,
+            code_line="loss.backward()",
+            filename="<compile-profile-cell-0>",
+            file_line=4,
+            file_code="loss.backward()",
+        ),
+    ]
+    run = _run_with(breaks, "%%compile_profile\nprint(y.sum())\nout = model(ids)\nloss.backward()\n")
+    yours, library, backward = break_groups(run)
+    assert (yours.owner, library.owner, backward.owner) == ("yours", "library", "pytorch")
+    assert yours.page.endswith("/gb/gb0059.html") and "(see https://" in break_summary(yours)
+    assert library.note == "in transformers, not your code: the library breaks the graph there"
+    assert backward.note == BACKWARD_NOTE and "compiled_autograd = True" in backward.note
+    assert break_count_text(run) == "3 graph breaks, 1 PyTorch's own by design, 1 in libraries"
+    card = warnings(run)
+    # the user's own first, then the library's, then PyTorch's own on a line of its own
+    first, second, third = [w for w in card if "graph break" in w]
+    assert first.startswith("graph break at cell line 2 (print(y.sum()))")
+    assert second.startswith("graph break at cell line 3 (out = model(ids)), inside transformers/modeling_utils.py")
+    assert third.startswith("1 graph break is PyTorch's own by design (cell line 4 (loss.backward()))")
