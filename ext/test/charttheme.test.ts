@@ -1,4 +1,4 @@
-import { COLLECTIVES_COLOUR, partColour, themedFigure } from '../src/charttheme';
+import { chartConfig, COLLECTIVES_COLOUR, OUTSIDE_COLOUR, partColour, themedFigure } from '../src/charttheme';
 
 const dark = { font: '#eee', fontFamily: 'Inter', grid: '#333', line: '#555', colorway: ['#1', '#2'] };
 
@@ -64,8 +64,19 @@ describe('breakdown parts', () => {
   it('keeps each part its colour whether or not the run has collectives', () => {
     const plain = ['library', 'generated', 'aten', 'copies', 'outside'];
     const distributed = ['library', 'generated', 'aten', 'copies', 'collectives', 'outside'];
-    expect(colours(plain)).toEqual(['#c0', '#c1', '#c2', '#c3', '#c4']);
-    expect(colours(distributed)).toEqual(['#c0', '#c1', '#c2', '#c3', COLLECTIVES_COLOUR, '#c4']);
+    expect(colours(plain)).toEqual(['#c0', '#c1', '#c2', '#c3', OUTSIDE_COLOUR]);
+    expect(colours(distributed)).toEqual(['#c0', '#c1', '#c2', '#c3', COLLECTIVES_COLOUR, OUTSIDE_COLOUR]);
+  });
+
+  it('gives every part a colour of its own where the theme makes its accent the success green', () => {
+    // JupyterLab's light theme: --jp-success-color1 and --jp-accent-color1 are one green (issue 23)
+    const green = { ...dark, colorway: ['#1976d2', '#f57c00', '#388e3c', '#d32f2f', '#388e3c', '#90caf9'] };
+    const keys = ['library', 'generated', 'aten', 'copies', 'collectives', 'outside'];
+    const all = themedFigure(parts(keys), green).data.map((t: any) => t.marker.color);
+    expect(new Set(all).size).toBe(keys.length);
+    for (const background of ['#ffffff', '#111111', '#212121']) {
+      expect(contrast(OUTSIDE_COLOUR, background)).toBeGreaterThanOrEqual(3);
+    }
   });
 
   it('gives collectives a colour that shows on the light and the dark theme', () => {
@@ -84,5 +95,22 @@ describe('breakdown parts', () => {
     expect(
       (themedFigure({ data: [{ type: 'bar', x: [1] }], layout: {} }, palette).data[0] as any).marker
     ).toBeUndefined();
+  });
+});
+
+describe('chart config', () => {
+  it('offers no way to send a chart to plotly cloud, whatever the figure asks', () => {
+    const config = chartConfig({ plotlyServerURL: 'https://plot.ly', showSendToCloud: true });
+    expect(config.showSendToCloud).toBe(false);
+    expect(config.showEditInChartStudio).toBe(false);
+    expect(config.modeBarButtonsToRemove).toContain('sendDataToCloud');
+    expect(config.displaylogo).toBe(false);
+  });
+
+  it('puts a title on the left, clear of the modebar', () => {
+    const themed = themedFigure({ data: [], layout: { title: { text: 'Where a call’s time goes' } } }, dark);
+    expect(themed.layout?.title).toMatchObject({ x: 0, xanchor: 'left' });
+    const placed = themedFigure({ data: [], layout: { title: { text: 't', x: 0.5 } } }, dark);
+    expect(placed.layout?.title).toMatchObject({ x: 0.5 });
   });
 });

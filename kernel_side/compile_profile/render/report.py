@@ -59,7 +59,8 @@ _PAGE_SCRIPT = """
   }
   document.querySelectorAll("[data-figure]").forEach(function (div) {
     var fig = FIGURES[div.getAttribute("data-figure")];
-    Plotly.newPlot(div, fig.data, themed(fig.layout), {responsive: true, displaylogo: false});
+    Plotly.newPlot(div, fig.data, themed(fig.layout), {responsive: true, displaylogo: false, showSendToCloud: false,
+      showEditInChartStudio: false, modeBarButtonsToRemove: ["sendDataToCloud", "editInChartStudio"]});
   });
   var links = document.querySelectorAll("nav a"), sections = document.querySelectorAll("main > section");
   function show(id) {
