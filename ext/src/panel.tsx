@@ -133,7 +133,9 @@ function RunList(props: {
             <div
               className="cp-JobHead"
               title={`Open job ${entry.jobId} in the main area`}
+              tabIndex={0}
               onClick={() => openJob(entry.jobId)}
+              onKeyDown={onActivateKey(() => openJob(entry.jobId))}
             >
               <span className="cp-JobTitle">{jobTitle(entry)}</span>
               <button
@@ -159,6 +161,19 @@ function RunList(props: {
   );
 }
 
+/**
+ * Enter or Space on the focused item itself opens it, as a click does (not on a button inside it: the
+ * Delete button keeps its own keys).
+ */
+function onActivateKey(open: () => void): (e: React.KeyboardEvent<HTMLElement>) => void {
+  return e => {
+    if ((e.key === 'Enter' || e.key === ' ') && e.target === e.currentTarget) {
+      e.preventDefault();
+      open();
+    }
+  };
+}
+
 /** One run in the list; a rank of a job shows its rank before its figures. */
 function RunItem(props: {
   model: PanelModel;
@@ -176,7 +191,9 @@ function RunItem(props: {
       className={`cp-RunItem${selected ? ' cp-mod-selected' : ''}${unreadable ? ' cp-mod-unreadable' : ''}`}
       data-run-id={run.id}
       title={`Open ${runTitle(run)} in the main area`}
+      tabIndex={0}
       onClick={() => openRun(run.id)}
+      onKeyDown={onActivateKey(() => openRun(run.id))}
     >
       {rank !== undefined ? <span className="cp-Rank">rank {rank}</span> : null}
       <span className={`cp-Badge cp-mod-${speedupTone(run.speedup)}`}>{runBadge(run)}</span>

@@ -104,6 +104,22 @@ test("the panel lists the runs newest first, as text; the card's Open opens the 
   await shot(page, 'panel-runs');
 });
 
+test('the run list opens a run from the keyboard: Tab to it, Enter', async ({ page }) => {
+  await openPanel(page);
+  const first = page.locator(`${PANEL} .cp-RunItem`).first();
+  await expect(first).toHaveAttribute('tabindex', '0');
+  const runId = await first.getAttribute('data-run-id');
+  await first.focus();
+  await page.keyboard.press('Enter');
+  await expect(runDetail(page, runId!)).toBeVisible();
+  // Tab moves on to the item's own Delete button, whose Enter is its own (a dialog, not the run)
+  await first.focus();
+  await page.keyboard.press('Tab');
+  await expect(first.locator('.cp-Delete')).toBeFocused();
+  // a job's head is reachable too
+  await expect(page.locator(`${PANEL} .cp-JobHead`).first()).toHaveAttribute('tabindex', '0');
+});
+
 test('the kernel source of a C++ kernel shows, highlighted', async ({ page }) => {
   await openSeededNotebook(page);
   await openPanel(page);
