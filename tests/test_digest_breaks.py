@@ -18,11 +18,13 @@ from compile_profile.digest.facts import (
     break_count_text,
     break_groups,
     break_summary,
+    interrupted_text,
+    no_breaks_text,
 )
 from compile_profile.digest.summary import summarize, warnings
 from compile_profile.profile_run import GraphBreak
 from compile_profile.render.text import render_text
-from render_fixtures import cpu_run
+from render_fixtures import cpu_run, failed_run, interrupted_run
 
 FIXTURES = Path(__file__).parent / "break_fixtures"
 SITE = "/home/user/.venv/lib/python3.11/site-packages/"
@@ -106,3 +108,21 @@ def test_the_users_own_break_a_librarys_and_the_backward_are_told_apart_with_wha
     assert first.startswith("graph break at cell line 2 (print(y.sum()))")
     assert second.startswith("graph break at cell line 3 (out = model(ids)), inside transformers/modeling_utils.py")
     assert third.startswith("1 graph break is PyTorch's own by design (cell line 4 (loss.backward()))")
+
+
+def test_an_empty_list_of_breaks_says_whether_dynamo_traced_whole_graphs_or_never_ran():
+    # before: a run that failed before Dynamo ran read "No graph breaks: Dynamo traced the cell in whole graphs"
+    traced = cpu_run()
+    traced.graph_breaks = []
+    assert no_breaks_text(traced) == "No graph breaks: Dynamo traced the cell in whole graphs."
+    failed = failed_run()
+    failed.graphs, failed.graph_breaks = [], []
+    assert "failed before Dynamo traced the cell" in no_breaks_text(failed)
+    stopped = interrupted_run()
+    stopped.graphs = []
+    assert "interrupted before Dynamo traced the cell" in no_breaks_text(stopped)
+    assert summarize(stopped)["graph_break_empty_text"] == no_breaks_text(stopped)
+    # and an interrupted run says what it holds, not "partial results" with nothing in them
+    assert interrupted_text(stopped) == "interrupted before anything was compiled: only the eager run's results stand"
+    assert interrupted_text(stopped) in warnings(stopped)
+    assert interrupted_text(traced) == ""

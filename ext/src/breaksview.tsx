@@ -12,7 +12,11 @@ import { ITabProps } from './detailprops';
 export function GraphBreaks({ run, services }: ITabProps): JSX.Element {
   const groups = run.summary?.graph_breaks ?? [];
   if (!groups.length) {
-    return <p className="cp-Empty">No graph breaks: Dynamo traced the cell in whole graphs.</p>;
+    return (
+      <p className="cp-Empty">
+        {run.summary?.graph_break_empty_text || 'No graph breaks: Dynamo traced the cell in whole graphs.'}
+      </p>
+    );
   }
   // said where some breaks are not the user's (PyTorch's own, a library's): otherwise the count is the tab's badge
   const notAllYours =

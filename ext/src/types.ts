@@ -265,6 +265,8 @@ export interface IRunSummary {
   graph_break_count: number;
   /** "7 graph breaks, 3 in DDP's wrapper" (digest 8) */
   graph_break_text?: string;
+  /** what an empty list of graph breaks means for this run (digest 15) */
+  graph_break_empty_text?: string;
   /** how many of the graph breaks are in DDP's own wrapper (digest 8) */
   ddp_wrapper_break_count?: number;
   recompile_count: number;

@@ -313,6 +313,31 @@ def torch_own_text(groups: list[BreakGroup]) -> str:
     return f"{n} graph break{'' if n == 1 else 's'} {are} PyTorch's own by design ({places}): {notes}"
 
 
+def no_breaks_text(run: ProfileRun) -> str:
+    """What an empty list of graph breaks means for this run: Dynamo traced whole graphs, or never ran."""
+    if run.dynamo_graph_count:
+        return "No graph breaks: Dynamo traced the cell in whole graphs."
+    if run.status == "interrupted":
+        return "No graph breaks recorded: the profile was interrupted before Dynamo traced the cell."
+    if run.status == "failed":
+        return "No graph breaks recorded: the profile failed before Dynamo traced the cell (see its errors)."
+    return "No graph breaks: nothing was compiled (the cell ran no torch operation Dynamo could capture)."
+
+
+def interrupted_text(run: ProfileRun) -> str:
+    """What an interrupted run holds: "" for a run that was not interrupted."""
+    if run.status != "interrupted":
+        return ""
+    if not run.dynamo_graph_count:
+        return "interrupted before anything was compiled: only the eager run's results stand"
+    timed = [v.name for v in run.variants if v.timing is not None]
+    return "interrupted: " + (
+        f"what was measured before it is shown (timed: {', '.join(timed)})"
+        if timed
+        else "compiled, but interrupted before any timing"
+    )
+
+
 def ddp_wrapper_text(groups: list[BreakGroup]) -> str:
     """``3 graph breaks in DDP's own wrapper (torch/nn/parallel/distributed.py:1757, contextlib.py:105), which
     runs eagerly by design; not yours to fix``: the card's one line for them all; "" when there are none."""

@@ -22,8 +22,10 @@ from .facts import (
     cache_words,
     correctness_text,
     ddp_wrapper_text,
+    interrupted_text,
     kept_tensor_warnings,
     later_run_failure_text,
+    no_breaks_text,
     speedup_drift,
     torch_own_text,
 )
@@ -143,7 +145,7 @@ def warnings(run: ProfileRun) -> list[str]:
     out.extend(timing_warnings(run))
     out.extend(kept_tensor_warnings(run))
     if run.status == "interrupted":
-        out.append("interrupted: partial results")
+        out.append(interrupted_text(run))
     return out
 
 
@@ -280,7 +282,10 @@ def summarize(run: ProfileRun) -> dict[str, Any]:
         "cache_counts": cache_counts(run),  # "FX graph 3 hits, 0 missed", ..., "kernels 6, none built (...)"
         "graph_count": run.dynamo_graph_count,
         "graph_break_count": len(run.graph_breaks),
-        "graph_break_text": break_count_text(run, groups),  # "7 graph breaks, 3 in DDP's wrapper"
+        "graph_break_text": break_count_text(run, groups),
+        "graph_break_empty_text": no_breaks_text(
+            run
+        ),  # what an empty list of breaks means for this run  # "7 graph breaks, 3 in DDP's wrapper"
         "ddp_wrapper_break_count": sum(g.count for g in groups if g.ddp_wrapper),
         "recompile_count": len(run.recompiles),
         "kernel_count": len(run.kernels),
@@ -349,6 +354,7 @@ def unreadable_summary(run_id: str, reason: str, *, created_at: str = "", notebo
         "graph_count": 0,
         "graph_break_count": 0,
         "graph_break_text": "",
+        "graph_break_empty_text": "",
         "ddp_wrapper_break_count": 0,
         "recompile_count": 0,
         "kernel_count": 0,

@@ -21,6 +21,7 @@ from ..digest.facts import (
     break_groups,
     cache_counts,
     correctness_text,
+    interrupted_text,
     kernel_counts,
     kernel_variants,
     median_ratio,
@@ -172,7 +173,11 @@ def _facts(run: ProfileRun) -> str:
         rows.append(["correctness", f"{verdict}{escape(correctness_text(c))}{note}"])
     if run.status != "ok":
         rows.append(
-            ["status", f"<b>{escape(run.status)}</b>" + (" (partial results)" if run.status == "interrupted" else "")]
+            [
+                "status",
+                f"<b>{escape(run.status)}</b>"
+                + (f" ({escape(interrupted_text(run))})" if run.status == "interrupted" else ""),
+            ]
         )
     if run.recommendation is not None:
         r = run.recommendation

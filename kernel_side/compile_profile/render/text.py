@@ -24,6 +24,7 @@ from ..digest.facts import (
     cache_counts,
     cache_words,
     correctness_text,
+    interrupted_text,
     kernel_counts,
     later_run_failure_text,
     peak_memory_text,
@@ -324,7 +325,7 @@ def render_text(run: ProfileRun) -> str:
         lines.append(cell_runs_text(run.cell_runs))
     lines += _error_lines(run)
     if run.status != "ok":
-        lines.append(f"status: {run.status}" + (" (partial results)" if run.status == "interrupted" else ""))
+        lines.append(f"status: {run.status}" + (f" ({interrupted_text(run)})" if run.status == "interrupted" else ""))
     if run.recommendation is not None:
         r = run.recommendation
         lines.append(
