@@ -162,7 +162,8 @@ CONTENDED_CORES = 0.5
 
 
 def contention_warning(run: ProfileRun) -> str | None:
-    """Other processes kept cores busy that the profiled code's threads needed while it was timed."""
+    """Other processes kept cores busy that the profiled code's threads needed while it was timed: the sign,
+    as ``noise_text`` lists it."""
     load = run.host_load
     if load is None or load.other_processes_cores < CONTENDED_CORES:
         return None
@@ -171,42 +172,54 @@ def contention_warning(run: ProfileRun) -> str | None:
     whose = "torch's" if run.device.type == "cpu" else "the host thread's"
     return (
         f"other processes kept {load.other_processes_cores:.1f} of the {load.cores} cores busy while timing, "
-        f"beside {whose} {load.threads} thread{'s' if load.threads != 1 else ''}: the CPU was oversubscribed, so "
-        "both sides' timings may be inflated and the speedup off (a training step's eager loop read 554 ms "
-        "with one other busy process on 2 cores, 11 ms without); re-run on an idle machine, or give torch "
-        "fewer threads (torch.set_num_threads)"
+        f"beside {whose} {load.threads} thread{'s' if load.threads != 1 else ''}: the CPU was oversubscribed"
     )
+
+
+def noise_text(run: ProfileRun) -> str:
+    """One line for every sign that the timings are unreliable (a busy CPU, samples that spread, an interval too
+    wide to read, a speedup that moved while timing), with the figures and what to do; "" when there is none.
+
+    Each sign used to be a warning of its own, and a busy machine gave five at once, each telling the user
+    again to re-run (issue 23): they are one cause, said once."""
+    signs: list[str] = []
+    contended = contention_warning(run)
+    if contended:
+        signs.append(contended)
+    for v in run.variants:
+        t = v.timing
+        if t is not None and t.n >= 3 and t.p10_ms > 0 and t.p90_ms / t.p10_ms > NOISY_SPREAD:
+            signs.append(f"{v.name}'s samples spread from {format_ms(t.p10_ms)} (p10) to {format_ms(t.p90_ms)} (p90)")
+    s = run.speedup
+    if s is not None and s.has_interval and s.value > 0 and (s.high - s.low) / s.value > WIDE_INTERVAL:
+        signs.append(
+            f"the speedup's 95% interval {format_speedup(s.low)}–{format_speedup(s.high)} spans "
+            f"{(s.high - s.low) / s.value:.0%} of it"
+        )
+    drift = speedup_drift(run)
+    if drift is not None:
+        signs.append(
+            f"the machine moved while timing: from the first to the last third of the samples eager went "
+            f"{format_ms(drift.eager_early_ms)} → {format_ms(drift.eager_late_ms)} and {drift.variant} "
+            f"{format_ms(drift.compiled_early_ms)} → {format_ms(drift.compiled_late_ms)}, so the speedup went "
+            f"{format_speedup(drift.early_speedup)} → {format_speedup(drift.late_speedup)}, further than its "
+            "interval allows"
+        )
+    if not signs:
+        return ""
+    if contended:
+        advice = "re-run on an idle machine, or give torch fewer threads (torch.set_num_threads)"
+    else:
+        advice = "re-run, or time for longer (--budget 10)" + (" after a longer warm-up (--warmup)" if drift else "")
+    return f"timings are unreliable: {'; '.join(signs)}; {advice}"
 
 
 def timing_warnings(run: ProfileRun) -> list[str]:
     """What the timings themselves say about how far to trust, or how to read, the speedup."""
     out: list[str] = []
-    contended = contention_warning(run)
-    if contended:
-        out.append(contended)
-    for v in run.variants:
-        t = v.timing
-        if t is not None and t.n >= 3 and t.p10_ms > 0 and t.p90_ms / t.p10_ms > NOISY_SPREAD:
-            out.append(
-                f"{v.name} timings are noisy (p10 {format_ms(t.p10_ms)}, p90 {format_ms(t.p90_ms)}): something "
-                "else may be competing for the machine; rerun with a larger --budget before trusting the speedup"
-            )
-    s = run.speedup
-    if s is not None and s.has_interval and s.value > 0 and (s.high - s.low) / s.value > WIDE_INTERVAL:
-        out.append(
-            f"the speedup is uncertain: its 95% interval {format_speedup(s.low)}–{format_speedup(s.high)} spans "
-            f"{(s.high - s.low) / s.value:.0%} of it, so the samples did not settle (a busy or warming-up "
-            "machine); re-run, or time for longer (--budget)"
-        )
-    drift = speedup_drift(run)
-    if drift is not None:
-        out.append(
-            f"the machine moved while timing: from the first to the last third of the samples eager went "
-            f"{format_ms(drift.eager_early_ms)} → {format_ms(drift.eager_late_ms)} and {drift.variant} "
-            f"{format_ms(drift.compiled_early_ms)} → {format_ms(drift.compiled_late_ms)}, so the speedup went "
-            f"{format_speedup(drift.early_speedup)} → {format_speedup(drift.late_speedup)}, further than its interval "
-            f"allows; warm up longer (--warmup), re-run, or time for longer (--budget)"
-        )
+    noise = noise_text(run)
+    if noise:
+        out.append(noise)
     clamped = clamp_warning(run)
     if clamped:
         out.append(clamped)
