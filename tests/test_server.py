@@ -65,7 +65,7 @@ async def test_list_is_newest_first_with_summaries_and_paging(jp_fetch, store):
     row = body["runs"][0]
     assert row["label"] == "run 3"
     assert row["headline"].startswith("inductor")
-    assert row["speedup"]["text"] == "2.00×"
+    assert row["speedup"]["text"] == "2.00× faster"
     assert body["token"] == store.change_token() > 0
 
 

@@ -80,7 +80,7 @@ export class RunCard extends Panel implements IRenderMime.IRenderer {
     const badge = el(
       'span',
       `cp-Badge cp-mod-${speedupTone(summary.speedup)}`,
-      summary.speedup ? formatSpeedup(summary.speedup.value) : summary.status
+      summary.speedup ? summary.speedup.text : summary.status
     );
     badge.title = summary.speedup
       ? summary.speedup.interval_text

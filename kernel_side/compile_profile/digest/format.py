@@ -57,6 +57,14 @@ def format_timing(median_ms: float, p10_ms: float, p90_ms: float, n: int) -> str
     return f"{format_ms(median_ms)} (p10 {format_ms(p10_ms)} / p90 {format_ms(p90_ms)}, n={n})"
 
 
+def ratio_phrase(value: float) -> str:
+    """``1.25× faster`` or ``1.80× slower`` for eager ÷ compiled: a slowdown by its factor above 1, never
+    "0.56×"; the one form of a speedup in every view (badge, headline, list, chart)."""
+    if value >= 1:
+        return f"{format_speedup(value)} faster"
+    return f"{format_speedup(1 / value)} slower" if value > 0 else "slower"
+
+
 def format_interval(speedup: Speedup) -> str:
     if not speedup.has_interval:
         return "(too few samples for an interval: --repeat 3 or more)"

@@ -29,7 +29,7 @@ from .facts import (
     speedup_drift,
     torch_own_text,
 )
-from .format import format_bytes, format_interval, format_ms, format_s, format_speedup
+from .format import format_bytes, format_interval, format_ms, format_s, format_speedup, ratio_phrase
 from .guards import failed_guard_text, guards_digest, recompiles_digest
 from .kernel_times import digest as kernel_times_digest
 from .kernel_times import withheld
@@ -75,11 +75,14 @@ def speedup_phrase(s: Speedup) -> str:
     """``1.25× faster`` or ``1.80× slower``: a slowdown is worded by its factor above 1, never "0.56× slower";
     ``1.30× slower (within noise)`` when the interval includes 1×, so the headline never states a
     difference the next line calls unmeasurable."""
-    if s.value >= 1:
-        phrase = f"{format_speedup(s.value)} faster"
-    else:
-        phrase = f"{format_speedup(1 / s.value)} slower" if s.value > 0 else "slower"
+    phrase = ratio_phrase(s.value)
     return f"{phrase} (within noise)" if s.includes_one else phrase
+
+
+def speedup_badge(s: Speedup) -> str:
+    """The speedup in a few characters, as the headline words it: ``1.25× faster``, ``1.19× slower``; a badge
+    read "0.84×" beside a headline that said "1.19× slower" (issue 23)."""
+    return speedup_phrase(s).removesuffix(" (within noise)")
 
 
 def headline(run: ProfileRun) -> str:
@@ -280,7 +283,7 @@ def summarize(run: ProfileRun) -> dict[str, Any]:
                 "low": run.speedup.low,
                 "high": run.speedup.high,
                 "variant": run.speedup.variant,
-                "text": format_speedup(run.speedup.value),
+                "text": speedup_badge(run.speedup),  # the one short form: badge, list, job rows
                 "phrase": speedup_phrase(run.speedup),
                 "has_interval": run.speedup.has_interval,
                 "includes_one": run.speedup.includes_one,

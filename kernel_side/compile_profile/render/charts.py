@@ -18,7 +18,7 @@ from typing import Any
 
 from ..digest.breakdown import TITLE, breakdown, columns
 from ..digest.facts import focus_kernels, median_ratio, top_kernels
-from ..digest.format import format_interval, format_ms, format_speedup
+from ..digest.format import format_interval, format_ms, ratio_phrase
 from ..digest.kernel_times import withheld
 from ..digest.lines import line_times
 from ..digest.measured import roofline_rows
@@ -81,9 +81,9 @@ def variants_figure(run: ProfileRun) -> Figure:
     for v in timed:
         if run.speedup is not None and v.name == run.speedup.variant:
             s = run.speedup
-            texts.append(f"{format_speedup(s.value)} {format_interval(s)}")
+            texts.append(f"{ratio_phrase(s.value)} {format_interval(s)}")
         elif v.name != "eager" and (ratio := median_ratio(run, v)) is not None:
-            texts.append(format_speedup(ratio))
+            texts.append(ratio_phrase(ratio))
         else:
             texts.append("")
     trace = {
