@@ -13,6 +13,9 @@ from render_fixtures import GRAPH_CODE, cpu_run
 
 JOB_ID = "job0a1b2c3d4"
 CALLS = {"first call": 1, "warm-up": 3, "timing": 40, "check": 2}
+# the stages a profile's calls are counted by on every rank (DistributedRank.calls_by_stage), in order; the last
+# is the eager run whose values the namespace keeps, from the first run's random state
+PROFILE_STAGES = ["first calls", "warm-up", "timing", "correctness", "memory", "kernel pass", "last eager run"]
 
 
 def rank_run(rank: int, world_size: int = 2, *, job_id: str = JOB_ID, base: ProfileRun | None = None) -> ProfileRun:

@@ -19,6 +19,7 @@ from compile_profile import Job, ProfileRun
 from compile_profile.digest.job import job_digest
 from compile_profile.profile_run import OTHER_RANK_FAILED
 from compile_profile.store import RunStore
+from job_fixtures import PROFILE_STAGES
 
 HERE = Path(__file__).resolve().parent
 LAUNCH_TIMEOUT_S = 420  # two profiles of a 4-layer MLP on 2 cores take ~60 s; a hang would wait forever
@@ -67,15 +68,7 @@ def test_both_ranks_write_a_run_of_one_job_with_the_same_calls_in_every_stage(jo
     assert rank0.distributed.job_id == rank1.distributed.job_id
     assert rank0.distributed.job_id != runs["divergent-rank0"].distributed.job_id  # one job per profile call
     stages = rank0.distributed.calls_by_stage
-    assert list(stages) == [
-        "first calls",
-        "warm-up",
-        "timing",
-        "correctness",
-        "memory",
-        "kernel pass",
-        "last eager run",
-    ]
+    assert list(stages) == PROFILE_STAGES
     assert stages == rank1.distributed.calls_by_stage
     assert stages["timing"] > 0 and stages["kernel pass"] > 0
     assert rank0.cell_runs == rank1.cell_runs == sum(stages.values())

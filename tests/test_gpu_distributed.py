@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from compile_profile import Job, ProfileRun
+from job_fixtures import PROFILE_STAGES
 
 HERE = Path(__file__).resolve().parent
 LAUNCH_TIMEOUT_S = 540
@@ -56,15 +57,7 @@ def test_a_one_gpu_nccl_job_profiles_in_lock_step_and_records_its_place(nccl_run
     assert run.status == "ok" and run.device.type == "cuda"
     assert (run.distributed.rank, run.distributed.world_size, run.distributed.backend) == (0, 1, "nccl")
     stages = run.distributed.calls_by_stage
-    assert list(stages) == [
-        "first calls",
-        "warm-up",
-        "timing",
-        "correctness",
-        "memory",
-        "kernel pass",
-        "last eager run",  # the run whose values the namespace keeps, from the first run's random state
-    ]
+    assert list(stages) == PROFILE_STAGES
     # memory: one call per variant; then one eager run leaves the state as after an eager run
     assert run.cell_runs == sum(stages.values()) and stages["memory"] == 2 and stages["last eager run"] == 1
     digest = Job([run]).summary()
