@@ -9,6 +9,7 @@ fullgraph=True, so no rank times the compiled variant; the fifth is an FSDP2 (fu
 Each rank writes its runs as JSON files (``OUT_DIR/<label>-rank<R>.json``) and into the run store ($COMPILE_PROFILE_DB).
 """
 
+import faulthandler
 import os
 import sys
 from pathlib import Path
@@ -34,6 +35,12 @@ class MLP(nn.Module):
 
 
 def main(out: Path, backend: str) -> None:
+    # A rank still running after HANG_DUMP_S writes every thread's stack (test_distributed.py shows them when
+    # the job does not finish): where each rank waits is what tells a hang's cause
+    hang_s = float(os.environ.get("HANG_DUMP_S", "0"))
+    if hang_s > 0:
+        stacks = open(out / f"stacks-rank{os.environ.get('RANK', '0')}.txt", "w")  # kept open while the rank runs
+        faulthandler.dump_traceback_later(hang_s, repeat=False, file=stacks)
     device = torch.device("cpu")
     if backend == "nccl":
         device = torch.device("cuda", int(os.environ["LOCAL_RANK"]))

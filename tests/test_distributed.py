@@ -22,7 +22,8 @@ from compile_profile.store import RunStore
 from job_fixtures import PROFILE_STAGES
 
 HERE = Path(__file__).resolve().parent
-LAUNCH_TIMEOUT_S = 420  # two profiles of a 4-layer MLP on 2 cores take ~60 s; a hang would wait forever
+LAUNCH_TIMEOUT_S = 600  # five profiles take 48-50 s on an idle 2-core machine; a hang would wait forever, and a
+# machine kept busy beside it (browser tests) slowed one past 420 s
 
 pytestmark = pytest.mark.timeout(LAUNCH_TIMEOUT_S + 60)
 
@@ -35,6 +36,7 @@ def job_runs(tmp_path_factory):
         COMPILE_PROFILE_DB=str(out / "runs.sqlite"),
         OMP_NUM_THREADS="1",
         PYTHONPATH=os.pathsep.join(filter(None, [str(HERE.parent / "kernel_side"), os.environ.get("PYTHONPATH")])),
+        HANG_DUMP_S=str(LAUNCH_TIMEOUT_S - 30),  # each rank writes its stacks before the job is killed
     )
     cmd = [
         sys.executable,
@@ -49,9 +51,10 @@ def job_runs(tmp_path_factory):
     try:
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=LAUNCH_TIMEOUT_S)
     except subprocess.TimeoutExpired as exc:
+        stacks = "".join(f"\n== {p.name}\n{p.read_text()[-4000:]}" for p in sorted(out.glob("stacks-rank*.txt")))
         pytest.fail(
             f"the torchrun job did not finish in {LAUNCH_TIMEOUT_S} s (ranks out of step?):\n"
-            f"{(exc.stderr or b'')[-3000:]}"
+            f"{(exc.stdout or b'')[-2000:]!r}\n{(exc.stderr or b'')[-3000:]!r}{stacks}"
         )
     (out / "torchrun.log").write_text(done.stdout + done.stderr)
     assert done.returncode == 0, done.stderr[-5000:]
