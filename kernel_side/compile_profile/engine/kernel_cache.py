@@ -8,8 +8,8 @@ training step whose FX graphs all missed after a plain ``torch.compile`` had bui
 compiled in 13.7 s where a truly cold compile took 47 s (42 s of it in the C++ compiler), and read
 "cold cache".  No event says which kernels were found (the compiles may run in worker processes,
 whose logs never reach this one), so the binaries are counted: those present after the compiles and
-not before were built.  A scan of a cache of 50 files takes about a millisecond; it runs outside
-every timed call.
+not before were built.  A scan takes 0.2 ms over a cache of 60 files and 3 ms over one of 1,400 (the
+test suite's), measured here; it runs outside every timed call.
 """
 
 from __future__ import annotations
