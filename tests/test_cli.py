@@ -75,8 +75,8 @@ def test_ls_table_newest_first_with_every_column(cli, store):
     assert "second try" in first and "1 min ago" in first
     assert "y = torch.relu(x @ w)" in first  # the first code line, not the comment above it
     assert "Test CPU" in first and first.rstrip().endswith("ok")
-    assert "4.00× [3.60×–4.40×]" in first
-    assert "2 h ago" in second and "2.00× [1.80×–2.20×]" in second
+    assert "4.00× faster [3.60×–4.40×]" in first
+    assert "2 h ago" in second and "2.00× faster [1.80×–2.20×]" in second
 
 
 def test_ls_says_results_differ_for_a_run_whose_compiled_results_differ_from_eager(cli, store):
@@ -147,7 +147,7 @@ def test_ls_lists_an_unreadable_run_with_its_id_and_says_why_on_stderr(cli, stor
     assert code == 0 and "Traceback" not in err
     rows = {line.split()[0]: line for line in out.strip().splitlines()[1:]}
     assert set(rows) == {"newer2", "broken3", "older1"}
-    assert "4.00× [3.60×–4.40×]" in rows["newer2"] and rows["newer2"].rstrip().endswith("ok")
+    assert "4.00× faster [3.60×–4.40×]" in rows["newer2"] and rows["newer2"].rstrip().endswith("ok")
     assert "was fine" in rows["broken3"] and rows["broken3"].rstrip().endswith("unreadable")
     assert err.strip().splitlines() == [
         "compile-profile: warning: run broken3 cannot be read (variants: expected a list, got an integer (5)); "
@@ -470,7 +470,7 @@ def test_run_executes_the_notebook_and_tabulates_profiled_cells(cli, store, db, 
     rows = {line.split()[1]: line for line in table[1:4]}
     assert rows["older1"].startswith("3 ") and "first try" in rows["older1"]
     assert "eager, inductor" in rows["older1"] and "eager 2 ms, inductor 1 ms" in rows["older1"]
-    assert "2.00× [1.80×–2.20×]" in rows["older1"]
+    assert "2.00× faster [1.80×–2.20×]" in rows["older1"]
     assert rows["older1"].split()[-2:] == ["1", "1"]  # graphs, breaks
     assert rows["hostile3"].startswith("5 ")
     assert rows["notstored"].startswith("6 ") and rows["notstored"].split()[-2:] == ["1", "0"]

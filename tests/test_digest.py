@@ -541,3 +541,14 @@ def test_a_later_run_that_failed_is_worded_once_for_every_view(cause, why):
     assert f"warning: {sentence}" in render_text(run)
     assert "error [warm-up, inductor/default, cell line 2, run 7]: StopIteration" in render_text(run)
     assert html.escape(sentence) in render_html(run)
+
+
+def test_a_speedup_and_its_interval_read_one_way_in_every_list():
+    from compile_profile.digest.format import format_speedup_interval
+
+    assert format_speedup_interval(4.0, 3.6, 4.4) == "4.00× faster [3.60×–4.40×]"
+    # a slowdown's bounds are slowdowns too (compile-profile ls read "0.80× [0.70×–0.90×]" beside "slower")
+    assert format_speedup_interval(0.8, 0.7, 0.9) == "1.25× slower [1.11×–1.43×]"
+    assert format_speedup_interval(1.05, 0.9, 1.2) == "1.05× faster (within noise) [0.90×–1.20×]"
+    assert format_speedup_interval(0.8, None, None) == "1.25× slower"
+    assert format_speedup_interval(None, None, None) == "—"
