@@ -9,6 +9,7 @@ instead of hanging it.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -48,14 +49,22 @@ def job_runs(tmp_path_factory):
         str(HERE / "distributed_step.py"),
         str(out),
     ]
+    # a session of its own, so a job that hangs is killed whole: killing torchrun alone left a rank of CI's
+    # timed-out torch 2.6 launch waiting in the profile's lock-step exit for an hour afterwards
+    job = subprocess.Popen(
+        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     try:
-        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=LAUNCH_TIMEOUT_S)
-    except subprocess.TimeoutExpired as exc:
+        stdout, stderr = job.communicate(timeout=LAUNCH_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(job.pid, signal.SIGKILL)
+        stdout, stderr = job.communicate()
         stacks = "".join(f"\n== {p.name}\n{p.read_text()[-4000:]}" for p in sorted(out.glob("stacks-rank*.txt")))
         pytest.fail(
             f"the torchrun job did not finish in {LAUNCH_TIMEOUT_S} s (ranks out of step?):\n"
-            f"{(exc.stdout or b'')[-2000:]!r}\n{(exc.stderr or b'')[-3000:]!r}{stacks}"
+            f"{stdout[-2000:]}\n{stderr[-3000:]}{stacks}"
         )
+    done = subprocess.CompletedProcess(cmd, job.returncode, stdout, stderr)
     (out / "torchrun.log").write_text(done.stdout + done.stderr)
     assert done.returncode == 0, done.stderr[-5000:]
     runs = {path.stem: ProfileRun.from_json(path.read_text()) for path in sorted(out.glob("*.json"))}
