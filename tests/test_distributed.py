@@ -26,7 +26,16 @@ HERE = Path(__file__).resolve().parent
 LAUNCH_TIMEOUT_S = 600  # five profiles take 48-50 s on an idle 2-core machine; a hang would wait forever, and a
 # machine kept busy beside it (browser tests) slowed one past 420 s
 
-pytestmark = pytest.mark.timeout(LAUNCH_TIMEOUT_S + 60)
+pytestmark = [
+    pytest.mark.timeout(LAUNCH_TIMEOUT_S + 60),
+    # On torch 2.6 the 2-rank launch hung in 2 of 4 fresh-clone CI runs on 2026-12-03 (never in 7 launches
+    # alone): a rank waited in the profile's lock-step exit (distributed.job: barrier, then destroy the group)
+    # an hour after its partner was killed.  Not mended yet (docs/compatibility.md); it runs on 2.10 and 2.13.
+    pytest.mark.skipif(
+        tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2]) < (2, 7),
+        reason="torch 2.6: the 2-rank launch can hang in the lock-step exit (docs/compatibility.md)",
+    ),
+]
 
 
 @pytest.fixture(scope="module")
