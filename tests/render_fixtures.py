@@ -679,7 +679,8 @@ def attention_run(compiled_ms: float = 0.73) -> ProfileRun:
 
 def drifting_run(*, eager_late: float, compiled_late: float, n: int = 30) -> ProfileRun:
     """Interleaved samples whose last third moved from (5.9, 3.0) ms to (eager_late, compiled_late) ms."""
-    from compile_profile.engine.timing import speedup_interval, summarize_samples
+    from compile_profile.engine.timing import summarize_samples
+    from compile_profile.stats import ratio_interval
 
     rng = random.Random(11)
 
@@ -694,7 +695,7 @@ def drifting_run(*, eager_late: float, compiled_late: float, n: int = 30) -> Pro
         Variant(name="eager", timing=summarize_samples([s / 1e3 for s in eager], method="host")),
         Variant(name="inductor/default", timing=summarize_samples([s / 1e3 for s in compiled], method="host")),
     ]
-    value, low, high = speedup_interval(eager, compiled)
+    value, low, high = ratio_interval(eager, compiled)
     run.speedup = Speedup(value=value, low=low, high=high, variant="inductor/default")
     return run
 

@@ -552,3 +552,58 @@ def test_a_speedup_and_its_interval_read_one_way_in_every_list():
     assert format_speedup_interval(1.05, 0.9, 1.2) == "1.05× faster (within noise) [0.90×–1.20×]"
     assert format_speedup_interval(0.8, None, None) == "1.25× slower"
     assert format_speedup_interval(None, None, None) == "—"
+
+
+# -- --sweep's recommendation, judged against the noise (issue 23, item 4) ----------------------------------------
+
+
+def _swept(margin: float, low: float, high: float, *, same_code: bool = False):
+    from compile_profile.profile_run import Recommendation
+
+    run = cuda_run()
+    best, other = "inductor/max-autotune", "inductor/default"
+    run.recommendation = Recommendation(
+        variant=best,
+        call='torch.compile(model, mode="max-autotune")',
+        runner_up=other,
+        margin=margin,
+        margin_low=low,
+        margin_high=high,
+        plain_variant=other,
+        plain_call="torch.compile(model)",
+    )
+    import dataclasses
+
+    run.kernels = [k for k in run.kernels if k.variant != best]
+    if same_code:  # max-autotune compiled what default did, kernel for kernel
+        run.kernels += [dataclasses.replace(k, variant=best, id=f"{k.id}'") for k in run.kernels if k.variant == other]
+    return run
+
+
+def test_a_mode_that_ran_measurably_faster_is_recommended_with_its_margin():
+    advice = summarize(_swept(1.31, 1.12, 1.50))["recommendation"]
+    assert advice["measurable"] and advice["call"] == 'torch.compile(model, mode="max-autotune")'
+    assert advice["text"] == (
+        'inductor/max-autotune: torch.compile(model, mode="max-autotune"), 1.31× faster [1.12×–1.50×] than '
+        "inductor/default, the next fastest"
+    )
+
+
+def test_a_mode_faster_only_within_the_noise_is_not_recommended():
+    advice = summarize(_swept(1.05, 0.35, 23.3))["recommendation"]
+    assert not advice["measurable"] and advice["call"] == "torch.compile(model)"
+    assert advice["text"].startswith("no mode is measurably better: inductor/max-autotune ran 1.05× faster")
+    assert "within noise" in advice["text"] and advice["text"].endswith("torch.compile(model) is as good")
+
+
+def test_modes_that_generated_the_same_kernels_are_no_choice_whatever_their_timings():
+    advice = summarize(_swept(1.4, 1.2, 1.6, same_code=True))["recommendation"]
+    assert not advice["measurable"] and advice["call"] == "torch.compile(model)"
+    assert "generated the same kernels" in advice["text"]
+
+
+def test_every_view_says_the_recommendation_in_the_digests_words():
+    run = _swept(1.05, 0.9, 1.2)
+    text = summarize(run)["recommendation"]["text"]
+    assert f"recommendation (--sweep): {text}" in str(run).splitlines()
+    assert html.escape(text, quote=False) in run._repr_mimebundle_()["text/html"]

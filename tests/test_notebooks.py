@@ -19,6 +19,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from compile_profile import Job
+from compile_profile.digest.summary import same_kernels
 from compile_profile.profile_run import ProfileRun
 from compile_profile.render.mime import MIME_TYPE
 from compile_profile.store import RunStore
@@ -263,11 +264,17 @@ def test_06_sweeps_compare_modes_and_recommend_one(executed):
         assert compiled == ["inductor/default", "inductor/max-autotune-no-cudagraphs"], "the CPU sweep's modes"
         assert all(v.compile_s and v.compile_s > 0 for v in run.compiled_variants)
         assert {k.variant for k in run.kernels} == set(compiled), "each mode generated its own kernels"
-        assert run.recommendation is not None and run.recommendation.variant == run.speedup.variant
-        assert run.recommendation.call.startswith("torch.compile(model")
+        r = run.recommendation
+        assert r is not None and r.variant == run.speedup.variant and r.call.startswith("torch.compile(model")
+        assert r.runner_up in compiled and r.runner_up != r.variant and r.margin >= 1
+        advice = run.summary()["recommendation"]
+        # a mode is recommended only beyond the noise; otherwise the plain call
+        assert advice["measurable"] == (r.margin_low > 1 and not same_kernels(run, r.variant, r.runner_up))
+        assert advice["call"] == (r.call if advice["measurable"] else "torch.compile(model)")
+        assert f"recommended: {advice['call']}\n  {advice['text']}" in ran.stdout(
+            "def mode_table(" if label == "modes: CNN" else "mode_table(block_sweep)"
+        )
         assert run.correctness.ok is True
-    assert "recommended: torch.compile(model" in ran.stdout("def mode_table(")
-    assert "recommended: torch.compile(model" in ran.stdout("mode_table(block_sweep)")
 
 
 def test_07_says_why_triton_is_skipped_and_profiles_inductor(executed):

@@ -659,21 +659,22 @@ def test_a_list_emptied_by_repetition_keeps_what_was_measured_and_says_why(shell
 
 def _stage_that_makes_the_cell_fail(monkeypatch, stage: str, flag: list[bool]) -> None:
     """From ``stage`` on, the cell's ``fail_now()`` raises."""
+    import dataclasses
+
     from compile_profile.engine import profiler
 
-    method = {
-        "timing": "_time",
-        "correctness": "_check_correctness",
-        "kernel timing": "_measure_kernels",
-        "last eager run": "_last_eager_run",
-    }[stage]
-    real = getattr(profiler._Session, method)
+    name = {"kernel timing": "kernel pass"}.get(stage, stage)  # the row's name; its errors say "kernel timing"
 
-    def failing_from_here(self):
-        flag[0] = True
-        return real(self)
+    def failing_from_here(row):
+        def run(session):
+            flag[0] = True
+            return row.run(session)
 
-    monkeypatch.setattr(profiler._Session, method, failing_from_here)
+        return dataclasses.replace(row, run=run)
+
+    rows = [failing_from_here(row) if row.name == name else row for row in profiler.MEASURE_STAGES]
+    assert rows != list(profiler.MEASURE_STAGES), f"no stage {name!r} in the table"
+    monkeypatch.setattr(profiler, "MEASURE_STAGES", tuple(rows))
 
 
 @pytest.mark.parametrize("stage", ["timing", "correctness", "kernel timing", "last eager run"])

@@ -557,10 +557,18 @@ class ErrorInfo:
 
 @dataclass
 class Recommendation:
-    """What ``--sweep`` concluded."""
+    """What ``--sweep`` measured: the fastest compiled variant and its ``torch.compile`` call, and how much
+    faster it ran than the next fastest (``runner_up``): the ratio of their medians with its 95% interval.
+    The digest says whether that is a measurable difference (``digest.summary.recommendation_digest``)."""
 
     variant: str
     call: str
+    runner_up: str = ""  # "" with one compiled variant, and in runs before schema 2
+    margin: float | None = None  # runner_up's median / variant's median
+    margin_low: float | None = None
+    margin_high: float | None = None
+    plain_variant: str = ""  # the swept variant with no mode (torch.compile's default), and its call
+    plain_call: str = ""
 
 
 @dataclass
@@ -633,6 +641,13 @@ class ProfileRun:
             if v.name == name:
                 return v
         raise KeyError(f"no variant named {name!r}; have {[v.name for v in self.variants]}")
+
+    @property
+    def memory_note(self) -> str:
+        """Why no peak memory was measured, in the digest's words (a field before schema 2, kept readable)."""
+        from .digest.notes import memory_unmeasured_text
+
+        return memory_unmeasured_text(self)
 
     @property
     def dynamo_graph_count(self) -> int:

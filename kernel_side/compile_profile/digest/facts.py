@@ -3,11 +3,11 @@ drift warnings, kernel counts and the kernels worth showing first.  Computed her
 
 from __future__ import annotations
 
-import statistics
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from ..profile_run import CELL_FILENAME_PREFIX, Correctness, GraphBreak, Kernel, OutputCheck, ProfileRun, Variant
+from ..stats import median
 from .format import format_bytes, format_diff, format_ms
 from .notes import memory_unmeasured_text, note_text
 
@@ -636,19 +636,15 @@ def speedup_drift(run: ProfileRun) -> Drift | None:
     k = n // 3
     d = Drift(
         variant=best.name,
-        eager_early_ms=_median(e[:k]),
-        eager_late_ms=_median(e[n - k : n]),
-        compiled_early_ms=_median(c[:k]),
-        compiled_late_ms=_median(c[n - k : n]),
+        eager_early_ms=median(e[:k]),
+        eager_late_ms=median(e[n - k : n]),
+        compiled_early_ms=median(c[:k]),
+        compiled_late_ms=median(c[n - k : n]),
     )
     if min(d.compiled_early_ms, d.compiled_late_ms) <= 0:
         return None
     moved = abs(d.late_speedup - d.early_speedup)
     return d if moved > s.high - s.low and moved > DRIFT_MIN_SHARE * s.value else None
-
-
-def _median(values: list[float]) -> float:
-    return statistics.median(values)
 
 
 CACHE_WORDS = {"cold": "cold cache", "warm": "warm cache", "mixed": "partly cached"}

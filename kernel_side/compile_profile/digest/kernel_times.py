@@ -24,10 +24,10 @@ what CUPTI and CUDA events disagree by) and the verdict refused to explain a 3.0
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import asdict, dataclass
 
 from ..profile_run import Kernel, ProfileRun, Timing, Variant
+from ..stats import robust_sigma
 from .format import format_ms, format_share
 
 # What the pass's kernels per call may exceed the timed median by whatever the timer's spread, as a share
@@ -37,7 +37,6 @@ from .format import format_ms, format_share
 # (eager's profiled calls 0.97-1.2x the timed ones on small cells), as ``breakdown.PROFILER_INFLATION``.
 AGREEMENT = {"cupti": 0.05, "host": 0.3}
 SPREAD_Z = 3.0  # robust standard deviations of the timed samples
-_MAD_TO_SIGMA = 1.4826  # a normal distribution's standard deviation over its median absolute deviation
 _P10_P90_SIGMAS = 2.563  # a normal distribution's p10-p90 width in standard deviations
 WITHHELD = "of pass"  # after a share where a view would show a time: "46% of pass"
 
@@ -63,8 +62,7 @@ def timer_spread_ms(timing: Timing) -> float:
     stored without samples, from p10 and p90."""
     samples = timing.samples_ms
     if len(samples) >= 3:
-        mid = statistics.median(samples)
-        return _MAD_TO_SIGMA * statistics.median(abs(s - mid) for s in samples)
+        return robust_sigma(samples)
     return max(0.0, timing.p90_ms - timing.p10_ms) / _P10_P90_SIGMAS
 
 

@@ -94,19 +94,55 @@ def speedup_badge(s: Speedup) -> str:
     return speedup_phrase(s).removesuffix(" (within noise)")
 
 
-def recommendation_text(run: ProfileRun) -> str:
-    """What ``--sweep`` recommends and why, in one line: ``inductor/max-autotune:
-    torch.compile(model, mode="max-autotune") (fastest compiled variant: 1.25× faster [1.11×–1.43×])``."""
+def same_kernels(run: ProfileRun, a: str, b: str) -> bool:
+    """Whether variants ``a`` and ``b`` generated the same kernels (the same sources): then no timing
+    difference between them is the mode's doing."""
+
+    def sources(variant: str) -> list[str]:
+        return sorted(k.source for k in run.kernels if k.variant == variant)
+
+    return bool(sources(a)) and sources(a) == sources(b)
+
+
+def recommendation_digest(run: ProfileRun) -> dict[str, Any] | None:
+    """What ``--sweep`` recommends, judged against noise: the fastest variant's call where it ran
+    measurably faster than the next fastest (the interval of their ratio above 1×, and other code
+    generated); otherwise "no mode is measurably better" and the plain call (a sweep once recommended one
+    of two variants that compiled the same single kernel, from an interval of 0.35–23.3).  ``call`` is
+    the one to copy; ``measurable`` whether a mode won."""
     r = run.recommendation
     if r is None:
-        return ""
-    s = run.speedup
-    why = (
-        f" (fastest compiled variant: {format_speedup_interval(s.value, s.low, s.high)})"
-        if s is not None and s.variant == r.variant
-        else ""
-    )
-    return f"{r.variant}: {r.call}{why}"
+        return None
+    plain = r.plain_call or r.call
+    if not r.runner_up or r.margin is None:  # one variant swept, or a run from before the margin was measured
+        s = run.speedup
+        why = (
+            f" (fastest compiled variant: {format_speedup_interval(s.value, s.low, s.high)})"
+            if s is not None and s.variant == r.variant
+            else ""
+        )
+        return {"variant": r.variant, "call": r.call, "measurable": True, "text": f"{r.variant}: {r.call}{why}"}
+    margin = format_speedup_interval(r.margin, r.margin_low, r.margin_high)
+    if same_kernels(run, r.variant, r.runner_up):
+        text = (
+            f"no mode is measurably better: {r.variant} and {r.runner_up} generated the same kernels; "
+            f"{plain} is as good"
+        )
+        return {"variant": r.plain_variant or r.variant, "call": plain, "measurable": False, "text": text}
+    if r.margin_low is None or r.margin_low <= 1:
+        text = (
+            f"no mode is measurably better: {r.variant} ran {margin} than {r.runner_up}, "
+            f"within noise; {plain} is as good"
+        )
+        return {"variant": r.plain_variant or r.variant, "call": plain, "measurable": False, "text": text}
+    text = f"{r.variant}: {r.call}, {margin} than {r.runner_up}, the next fastest"
+    return {"variant": r.variant, "call": r.call, "measurable": True, "text": text}
+
+
+def recommendation_text(run: ProfileRun) -> str:
+    """``recommendation_digest``'s sentence; "" without a sweep."""
+    digest = recommendation_digest(run)
+    return digest["text"] if digest else ""
 
 
 def headline(run: ProfileRun) -> str:
@@ -352,11 +388,7 @@ def summarize(run: ProfileRun) -> dict[str, Any]:
             {"stage": e.stage, "message": e.message, "line": e.line, "variant": e.variant, "call": e.call}
             for e in run.errors
         ],
-        "recommendation": (
-            {"variant": run.recommendation.variant, "call": run.recommendation.call, "text": recommendation_text(run)}
-            if run.recommendation
-            else None
-        ),
+        "recommendation": recommendation_digest(run),
         "breakdown": [r.as_dict() for r in breakdown(run)],
         # the breakdown's columns in order, keyed as BreakdownRow.parts (collectives only where a call spent
         # time in them), so the panel lays out what the text and HTML views do

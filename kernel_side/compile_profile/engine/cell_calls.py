@@ -26,7 +26,7 @@ from ..profile_run import ProfileRun
 from .optimizer_state import OptimizerViews
 
 if TYPE_CHECKING:
-    from .profiler import Target
+    from .session import Target
 
 
 class CellCalls:

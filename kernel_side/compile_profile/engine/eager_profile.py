@@ -31,11 +31,12 @@ from types import CodeType
 from typing import Any
 
 from ..profile_run import CallBreakdown, KernelProfile, ProfileRun
+from ..stats import median
 from . import kernel_profiler
 from .chrome_trace import ChromeTrace
 from .kernel_breakdown import ATEN, COLLECTIVE, COPY, LIBRARY, device_kind, host_op_parts, is_host_op
 from .line_marks import LINE_RANGE, LineRanges, line_times, marking_lines
-from .profiled_calls import CallRecord, PassCalls, median
+from .profiled_calls import CallRecord, PassCalls
 
 __all__ = ["CALL_RANGE", "LINE_RANGE", "EagerCall", "EagerTimes", "attribute_eager", "marking_lines", "measure_eager"]
 

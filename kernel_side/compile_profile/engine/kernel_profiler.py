@@ -30,6 +30,7 @@ from types import CodeType
 from typing import Any
 
 from ..profile_run import KernelProfile, Note, ProfileRun, UnmatchedKernel
+from ..stats import median
 from . import chrome_trace, distributed, host_load
 from .chrome_trace import ChromeTrace
 from .kernel_attribution import CALL_RANGE, KernelObservation, VariantKernelTimes, attribute, python_event_needed
@@ -43,7 +44,6 @@ from .profiled_calls import (
     busy_us,
     chosen,
     clean_calls,
-    median,
     pass_calls,
 )
 

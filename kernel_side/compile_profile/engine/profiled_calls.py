@@ -6,7 +6,7 @@ host time, a call whose threads waited more than ``PREEMPTED_SHARE`` of its wall
 its kernels' host times hold the wait, not the work, and ``chosen`` sets it aside, unless every call
 was, when all of them are kept and the run records that they were (the digest then withholds the
 pass's times).  On a GPU the pass reads device times, which a busy host does not stretch, so every
-call counts.  A pass's figures are then each figure's median over the chosen calls (``median``):
+call counts.  A pass's figures are then each figure's median over the chosen calls (``stats.median``):
 a kernel that one call's preemption slowed does not move its median.
 
 Why: on 2 cores beside another busy process, a compiled call timed at 72.9 µs had its
@@ -17,9 +17,10 @@ scheduler had stopped mid-kernel), and across four profiles 1.17 ms, 14.98 ms, 0
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from ..stats import median
 
 # A call's threads' wait for a CPU over its wall time beyond which it was preempted.  Measured on 2 cores
 # beside a busy process (a compiled transformer block, torch's 2 threads, 200 calls): the calls split into
@@ -54,11 +55,6 @@ def chosen(records: list[CallRecord], method: str) -> list[int]:
     if method != "host":
         return every
     return [i for i in every if not records[i].preempted] or every
-
-
-def median(values: Iterable[float]) -> float:
-    values = list(values)
-    return statistics.median(values) if values else 0.0
 
 
 @dataclass

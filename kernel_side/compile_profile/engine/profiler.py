@@ -1,27 +1,30 @@
 """The measuring core: run a target eagerly and under each compiled variant, and
 assemble a ``ProfileRun``.
 
-Order of work, chosen so each figure is measured cleanly:
-  1. eager first call (the cell's real output; an error here stops everything);
-  2. per compiled variant, the first call under trace capture (compile latency,
-     graphs, breaks, kernels) — never part of the steady-state samples;
+The stages share one typed ``Session`` (``session``); each is a plain function of it, in this order,
+chosen so each figure is measured cleanly:
+  1. eager first call (``eager_first``: the cell's real output; an error here stops everything);
+  2. per compiled variant, the first call under trace capture (``compile_stage.compile_variants``:
+     compile latency, graphs, breaks, kernels) — never part of the steady-state samples;
+  then the table ``MEASURE_STAGES``, each row guarded:
   3. warm-up, then interleaved timed rounds (capture stays on to catch recompiles);
   4. correctness (same RNG seed and same in-place state for eager and compiled);
   5. peak memory (CUDA only);
   6. a separate torch.profiler pass per variant for kernel time by kind, per kernel (compiled)
-     and per cell line (eager) (``after_timing``), so its overhead never touches the timed samples.
+     and per cell line (eager) (``after_timing``), so its overhead never touches the timed samples;
+  7. the last eager run (below).
 An interrupt at any point keeps what was measured and marks the run.  So does a failure in a stage
-after the first calls (stages 3-6, and the last eager run below): the cell's code raising on a later
-run (an iterator it reads ran out, a list it empties) or a stage of the profiler's own failing becomes
-an ``ErrorInfo`` naming the stage, the variant and which run of the cell raised, and the stages after
-it do not run.
+after the first calls: the cell's code raising on a later run (an iterator it reads ran out, a list
+it empties) or a stage of the profiler's own failing becomes an ``ErrorInfo`` naming the stage, the
+variant and which run of the cell raised, and the stages after it do not run.
 
 The namespace and the cell's value (``Out``) come from one eager run, and so does its printed output:
 after the stages, a last eager run replays the first run's random draws (``random_state``), and its
 values are kept; where a stage failed or an interrupt came, the first eager run's are.  Afterwards the
 random generators stand where one plain run of the cell leaves them.  In a ``torch.distributed``
 job every rank runs these stages in lock-step (``distributed``): the same calls in the same order,
-each decision a measurement makes shared, and a rank stops where any rank's first calls failed.
+each decision a measurement makes shared, and a rank stops where any rank's stage failed (``lockstep``,
+the one owner of those decisions).
 """
 
 from __future__ import annotations
@@ -33,32 +36,31 @@ import re
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 
-from ..profile_run import OTHER_RANK_FAILED, Device, ErrorInfo, Note, ProfileRun, Variant
+from ..profile_run import Device, ErrorInfo, Note, ProfileRun, Variant
 from . import correctness as correctness_mod
-from . import distributed
-from .backend import RecordingBackend, register
-from .cell import CellFunction, cell_line_of_exception, cell_to_function
+from . import distributed, lockstep
+from .backend import register
+from .cell import CellFunction, cell_to_function
 from .cell_calls import CellCalls
-from .compile_stage import Compiling, dedupe_graphs
+from .compile_stage import compile_variants, dedupe_graphs, has_timed_variants, note_recompiles
 from .device import cpu_name, current_device_type, device, run_device_type
 from .dynamo_state import DynamoCodeTracker
 from .failures import error_info, is_compile_error, let_go, one_line
 from .kept import kept_tensors
-from .kernel_cache import KernelBuilds
-from .measure import Measuring
+from .measure import check_correctness, measure_kernels, measure_memory, time_variants
 from .optimizer_state import OptimizerViews, optimizers_in
 from .options import OptionError, ProfileOptions
 from .random_state import RandomState
 from .reachable import device_types
-from .stack import parse_frames
+from .session import Session, Stage, Target
 from .timing import device_sync
 from .torch_features import logs_post_grad_graph_on_cache_hit, missing_features
-from .trace_capture import TraceEvent, TraceRecorder, capture_compiles
+from .trace_capture import TraceEvent, capture_compiles
 from .trace_model import CellLocator
 from .variants import VariantSpec
 
@@ -90,25 +92,6 @@ def phase_text(ev: TraceEvent) -> str | None:
         op, stage = autotune.groups()
         return f"max-autotune: {'benchmarking' if stage == 'autotuning' else 'compiling'} {op} candidates"
     return None
-
-
-@dataclass
-class Target:
-    """What to profile: an eager call, the function to compile, and how to read results."""
-
-    eager_call: Callable[[], Any]
-    function: Callable[..., Any]
-    call_compiled: Callable[[Callable[..., Any]], Any]
-    locator: CellLocator
-    source: str
-    before_each: Callable[[], None] = lambda: None
-    outputs: Callable[[Any], dict[str, Any]] = lambda result: {"<result>": result}
-    namespace: dict[str, Any] = field(default_factory=dict)
-    inputs: tuple = ()  # the arguments of a profiled function, if any
-    globals: dict[str, Any] = field(default_factory=dict)  # where the code's global names are read from
-    cell: CellFunction | None = None  # a notebook cell's function, for what it keeps
-    arguments: Callable[[], list[Any]] = list  # what the eager call passes to ``function``
-    call_with_arguments: Callable[[list[Any]], Any] | None = None  # the eager call with other arguments
 
 
 @dataclass
@@ -225,300 +208,226 @@ def profile_cell(
 def profile_target(target: Target, opts: ProfileOptions) -> ProfileResult:
     register()
     with distributed.job() as rank:
-        session = _Session(target, opts, opts.variant_specs())
-        session.run_obj.distributed = rank
-        return session.run()
+        session = new_session(target, opts, opts.variant_specs())
+        session.run.distributed = rank
+        return run_session(session)
 
 
-class _Session(Compiling, Measuring):
-    """One profile: the stages in order (``run``) and what they share; stage 2 is ``Compiling``'s,
-    stages 3-6 are ``Measuring``'s."""
+# -- stage 1: the first eager run, and the last --------------------------------------------------------------
+def eager_first(session: Session) -> None:
+    session.current = "eager"
+    session.progress("eager: first run")
+    t = session.target
+    session.calls.reset("eager")
+    start_len = session.stdout.tell()
+    # the generators the code reads by name (a torch.Generator in the namespace) and the global ones
+    session.random_generators = [*_named_values_used(t.function, {}).values(), *t.inputs]
+    session.random_before_first = RandomState.capture(session.random_generators)
+    t0 = time.perf_counter()
+    try:
+        result = session.calls.eager()
+        device_sync(current_device_type())()
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - the user's code raised (SystemExit too): report it with the cell line
+        session.eager_error = exc
+        session.run.status = "failed"
+        session.run.errors.append(session.error("eager", exc))
+        session.run.variants.append(Variant(name="eager", error=one_line(exc)))
+        return
+    finally:  # also when the cell raised, or an interrupt landed in it: what it printed is shown
+        session.first_stdout = session.stdout.getvalue()[start_len:]
+        session.random_after_first = RandomState.capture(session.random_generators)
+    first_s = time.perf_counter() - t0
+    session.first_outputs = t.outputs(result)
+    used = _named_values_used(t.function, session.first_outputs)
+    tensor_devices = device_types([*used.values(), *t.inputs])
+    session.run.device = device(run_device_type(tensor_devices, fallback=current_device_type()))
+    if t.cell is not None:
+        session.run.kept_names, session.run.temporaries = list(t.cell.kept), list(t.cell.temporaries)
+        session.run.kept_tensors = kept_tensors(t.cell.intermediates, session.first_outputs, session.run.device.type)
+    already_compiled = _compiled_callables(used)
+    if already_compiled:
+        session.run.notes.append(Note("already_compiled", values={"names": list(already_compiled)}))
+    session.calls.reset("eager")  # the namespace as the cell found it, without what the run published
+    session.calls.optimizers = OptimizerViews(optimizers_in([*used.values(), *t.inputs]))
+    session.ddp_bucket_caps = distributed.ddp_bucket_caps([*used.values(), *t.inputs])
+    # what the runs may change in place (an optimizer step): a cell's namespace; a function's globals,
+    # closure variables and arguments, so that a training step passed to profile() is judged from
+    # the same weights in both variants (without it, every such step read "mismatch")
+    state = t.namespace or {
+        **{name: value for name, value in used.items() if name not in session.first_outputs},
+        **{f"argument {i}": value for i, value in enumerate(t.inputs)},
+    }
+    session.mutable = correctness_mod.MutableState(state) if state else None
+    session.run.variants.append(Variant(name="eager", first_call_s=first_s))
 
-    def __init__(self, target: Target, opts: ProfileOptions, specs: list[VariantSpec]):
-        self.target = target
-        self.opts = opts
-        self.specs = specs
-        self.progress = opts.progress or (lambda message: None)
-        self.run_obj = ProfileRun(
-            id=ProfileRun.new_id(),
-            created_at=ProfileRun.now(),
-            label=opts.label,
-            cell_source=target.source,
-            device=Device(type="cpu", name=cpu_name()),
-            torch_version=str(torch.__version__),
-            notebook=opts.notebook,
-        )
-        self.stdout = io.StringIO()
-        self.first_stdout = ""
-        self.compiled: dict[str, Callable[[], Any]] = {}
-        self.variant_ops: dict[str, list[str]] = {}
-        self.recorder = TraceRecorder()
-        self.recorder.on_event = self._on_trace_event
-        self._current = ""
-        self.calls = CellCalls(target, self.run_obj)  # every call of the cell: counted, reset before
-        self.mutable: correctness_mod.MutableState | None = None
-        self.eager_error: BaseException | None = None
-        self.backends: dict[str, RecordingBackend] = {}
-        self.graphs_seen: dict[str, int] = {}  # graphs each backend had recorded when last read
-        self.kernel_builds: dict[str, KernelBuilds] = {}  # each variant's count of kernel binaries built
-        self.ddp_bucket_caps: list[int] = []  # of the DDP modules the code uses
-        self._calls_at_stage_start = 0
-        self.kept_run = "last"  # which eager run the namespace keeps ("first" once a later stage failed)
-        self.random_generators: list[Any] = []
-        self.random_before_first: RandomState | None = None  # the generators before the first eager run
-        self.random_after_first: RandomState | None = None  # ... and after it: where one plain run leaves them
 
-    # -- driver ------------------------------------------------------------
-    def run(self) -> ProfileResult:
-        run = self.run_obj
-        interrupted: BaseException | None = None
-        tracker = DynamoCodeTracker(getattr(self.target.function, "__globals__", None))
-        try:
-            with capture_compiles(self.recorder), contextlib.ExitStack() as quiet:
-                with contextlib.redirect_stdout(self.stdout):
-                    self._eager_first()
-                    if self._all_ranks_ran_eager():
-                        if self.opts.quiet_display is not None:
-                            quiet.enter_context(self.opts.quiet_display())
-                        self._compile_variants()  # stderr stays: torch's warnings while compiling are news
-                        self._keep_variants_compiled_on_every_rank()
-                        self._stage_done("first calls")
-                        if not distributed.ranks_where_false(self._has_timed_variants()):
-                            # A tqdm bar or a print to stderr in the cell would show once per run.
-                            quiet.enter_context(contextlib.redirect_stderr(io.StringIO()))
-                            self._measure_stages()
-        except distributed.RanksOutOfStep as exc:  # what was measured before stays, with the reason
-            run.status = "failed"
-            run.errors.append(error_info(self._current or "profile", exc, variant=""))
-            self.kept_run = "first"
-        except KeyboardInterrupt as exc:
-            interrupted = exc
-            run.status = "interrupted"
-            self.kept_run = "first"
-            # While compiling, _current is the variant's name: report it as the compile stage of that variant.
-            compiling = self._current in {v.name for v in run.compiled_variants}
-            stage, variant = ("compile", self._current) if compiling else (self._current or "profile", "")
-            run.errors.append(
-                ErrorInfo(stage=stage, variant=variant, message="interrupted by the user", type="KeyboardInterrupt")
-            )
-        finally:
-            tracker.release_new_entries()
-            if self.random_after_first is not None:  # the generators as one plain run of the cell leaves them
-                self.random_after_first.restore()
-        self._finish()
-        kept = self.calls.first_eager if self.kept_run == "first" else self.calls.last_eager
-        return ProfileResult(
-            run=run,
-            stdout=self.first_stdout,
-            interrupted=interrupted,
-            eager_result=kept[0] if kept else None,
-            has_eager_result=kept is not None,
-            kept_run=self.kept_run,
-            eager_error=self.eager_error,
-        )
+def last_eager_run(session: Session) -> None:
+    """One more eager run, from the random state the first one started from, whose values the namespace
+    keeps: so they, ``Out`` and the printed output (the first run's) come from the same draws.  A note
+    says where its draws still ended elsewhere (how many the cell draws depends on state its runs change)."""
+    session.current = "last eager run"
+    session.calls.reset("eager")
+    if session.random_before_first is not None:
+        session.random_before_first.restore()
+    session.calls.eager()
+    device_sync(session.run.device.type)()
+    after = RandomState.capture(session.random_generators)
+    if session.random_after_first is not None and not after.same_as(session.random_after_first):
+        session.run.notes.append(Note("random_draws_differ"))
 
-    def _measure_stages(self) -> None:
-        """Stages 3-6 and the last eager run, each guarded: the first to fail is recorded (``_stage_failed``)
-        and the rest do not run; what the earlier ones measured stays."""
-        for stage, measure in (
-            (None, self._time),  # warm-up, then the timed rounds: it says when each is done
-            ("correctness", self._check_correctness),
-            ("memory", self._measure_memory),
-            ("kernel pass", self._measure_kernels),
-            ("last eager run", self._last_eager_run),
-        ):
-            failure: BaseException | None = None
-            try:
-                measure()
-            except (KeyboardInterrupt, distributed.RanksOutOfStep):
-                raise
-            except BaseException as exc:  # noqa: BLE001 - the cell's code raised (SystemExit too), or the stage
-                failure = exc
-            if failure is not None:
-                self._stage_failed(failure)
-            else:
-                # a compile these calls caused is a recompile too (the limit was hit in the correctness
-                # run of a rank-dependent step)
-                self._note_recompiles(self.recorder.take(), during_timing=False)
-                if stage is not None:
-                    self._stage_done(stage)
-            if self._any_rank_failed_a_stage(failure is not None):
-                return
 
-    def _stage_failed(self, exc: BaseException) -> None:
-        """Record a stage after the first calls that raised: at which stage and variant, on which run of
-        the cell (when the cell's code raised), and what that says (an iterator that ran out)."""
-        run = self.run_obj
-        failure = self.calls.failed_call(exc)
-        error = self._error(self._current or "profile", exc, variant=failure.variant if failure else "")
-        if failure is not None:
-            error.call = failure.number
-            if isinstance(exc, StopIteration):
-                error.cause = "iterator_ran_out"
-            elif is_compile_error(exc):
-                error.cause = "recompile_failed"
-            else:
-                error.cause = "later_run_failed"
-        run.errors.append(error)
-        run.status = "failed"
-        self.kept_run = "first"
-        self._note_recompiles(self.recorder.take(), during_timing=False)
-        let_go(exc)
+def _stage_failed(session: Session, exc: BaseException) -> None:
+    """Record a stage after the first calls that raised: at which stage and variant, on which run of
+    the cell (when the cell's code raised), and what that says (an iterator that ran out)."""
+    run = session.run
+    failure = session.calls.failed_call(exc)
+    error = session.error(session.current or "profile", exc, variant=failure.variant if failure else "")
+    if failure is not None:
+        error.call = failure.number
+        if isinstance(exc, StopIteration):
+            error.cause = "iterator_ran_out"
+        elif is_compile_error(exc):
+            error.cause = "recompile_failed"
+        else:
+            error.cause = "later_run_failed"
+    run.errors.append(error)
+    run.status = "failed"
+    session.kept_run = "first"
+    note_recompiles(session, session.recorder.take(), during_timing=False)
+    let_go(exc)
 
-    def _any_rank_failed_a_stage(self, failed_here: bool) -> bool:
-        """Whether this rank or another failed the stage just run; every rank then stops there."""
-        failed = distributed.ranks_where_false(not failed_here)
-        if failed and not failed_here:
-            ranks = ", ".join(map(str, failed))
-            self.run_obj.status = "failed"
-            self.kept_run = "first"
-            self.run_obj.errors.append(
-                ErrorInfo(
-                    stage=self._current or "profile",
-                    type=OTHER_RANK_FAILED,
-                    message=f"this stage failed on rank {ranks}; every rank stops there, so that none waits "
-                    "in a collective for it (that rank's run has the error)",
-                )
-            )
-        return bool(failed)
 
-    def _last_eager_run(self) -> None:
-        """One more eager run, from the random state the first one started from, whose values the namespace
-        keeps: so they, ``Out`` and the printed output (the first run's) come from the same draws.  A note
-        says where its draws still ended elsewhere (how many the cell draws depends on state its runs change)."""
-        self._current = "last eager run"
-        self.calls.reset("eager")
-        if self.random_before_first is not None:
-            self.random_before_first.restore()
-        self.calls.eager()
-        device_sync(self.run_obj.device.type)()
-        after = RandomState.capture(self.random_generators)
-        if self.random_after_first is not None and not after.same_as(self.random_after_first):
-            self.run_obj.notes.append(Note("random_draws_differ"))
+def _finish(session: Session) -> None:
+    run = session.run
+    if session.ddp_bucket_caps and len(set(session.ddp_bucket_caps)) == 1:
+        for split in run.ddp_splits:
+            if split.bucket_cap_bytes is None:
+                split.bucket_cap_bytes = session.ddp_bucket_caps[0]
+    if run.kernels and (missing := missing_features()):
+        run.notes.append(Note("torch_lacks", values={"torch": str(torch.__version__), "features": missing}))
+    if run.cache.fx_graph_hits and not logs_post_grad_graph_on_cache_hit():
+        run.notes.append(Note("no_post_grad_on_cache_hit", values={"torch": str(torch.__version__)}))
+    if run.status == "ok" and run.compiled_variants and not session.compiled:
+        run.status = "failed"  # every compiled variant failed; eager results are still reported
+    run.graphs = dedupe_graphs(run.graphs)
 
-    # -- stages ------------------------------------------------------------
-    def _eager_first(self) -> None:
-        self._current = "eager"
-        self.progress("eager: first run")
-        t = self.target
-        self.calls.reset("eager")
-        start_len = self.stdout.tell()
-        # the generators the code reads by name (a torch.Generator in the namespace) and the global ones
-        self.random_generators = [*_named_values_used(t.function, {}).values(), *t.inputs]
-        self.random_before_first = RandomState.capture(self.random_generators)
-        t0 = time.perf_counter()
-        try:
-            result = self.calls.eager()
-            device_sync(current_device_type())()
-        except KeyboardInterrupt:
-            raise
-        except BaseException as exc:  # noqa: BLE001 - the user's code raised (SystemExit too): report it with the cell line
-            self.eager_error = exc
-            self.run_obj.status = "failed"
-            self.run_obj.errors.append(self._error("eager", exc))
-            self.run_obj.variants.append(Variant(name="eager", error=one_line(exc)))
-            return
-        finally:  # also when the cell raised, or an interrupt landed in it: what it printed is shown
-            self.first_stdout = self.stdout.getvalue()[start_len:]
-            self.random_after_first = RandomState.capture(self.random_generators)
-        first_s = time.perf_counter() - t0
-        self.first_outputs = t.outputs(result)
-        used = _named_values_used(t.function, self.first_outputs)
-        tensor_devices = device_types([*used.values(), *t.inputs])
-        self.run_obj.device = device(run_device_type(tensor_devices, fallback=current_device_type()))
-        if t.cell is not None:
-            self.run_obj.kept_names, self.run_obj.temporaries = list(t.cell.kept), list(t.cell.temporaries)
-            self.run_obj.kept_tensors = kept_tensors(t.cell.intermediates, self.first_outputs, self.run_obj.device.type)
-        already_compiled = _compiled_callables(used)
-        if already_compiled:
-            self.run_obj.notes.append(Note("already_compiled", values={"names": list(already_compiled)}))
-        self.calls.reset("eager")  # the namespace as the cell found it, without what the run published
-        self.calls.optimizers = OptimizerViews(optimizers_in([*used.values(), *t.inputs]))
-        self.ddp_bucket_caps = distributed.ddp_bucket_caps([*used.values(), *t.inputs])
-        # what the runs may change in place (an optimizer step): a cell's namespace; a function's globals,
-        # closure variables and arguments, so that a training step passed to profile() is judged from
-        # the same weights in both variants (without it, every such step read "mismatch")
-        state = t.namespace or {
-            **{name: value for name, value in used.items() if name not in self.first_outputs},
-            **{f"argument {i}": value for i, value in enumerate(t.inputs)},
-        }
-        self.mutable = correctness_mod.MutableState(state) if state else None
-        self.run_obj.variants.append(Variant(name="eager", first_call_s=first_s))
 
-    def _all_ranks_ran_eager(self) -> bool:
-        """Whether every rank's first eager call returned; a rank whose own call returned stops too when
-        another's failed, so that none waits in a collective for it."""
-        run = self.run_obj
-        failed = distributed.ranks_where_false(run.status != "failed")
-        if failed and run.status != "failed" and run.distributed is not None:
-            ranks = ", ".join(map(str, failed))
-            run.status = "failed"
-            run.errors.append(
-                ErrorInfo(
-                    stage="eager",
-                    type=OTHER_RANK_FAILED,
-                    message=f"the first eager call failed on rank {ranks}; every rank stops there, so that none waits "
-                    "in a collective for it (that rank's run has the error)",
-                )
-            )
-        return not failed
+# -- the stages, in order ----------------------------------------------------------------------------------------
+# Stage 1 (the first eager run) and stage 2 (the compiled variants' first calls) run unguarded: an error in the
+# first eager run is the cell's and ends the profile (``eager_first`` records it), a variant's compile error is
+# that variant's.  The rest are guarded: the first to fail is recorded (``_stage_failed``) and the others do not
+# run; what the earlier ones measured stays.  A test replaces a row of this table to make a stage fail.
+MEASURE_STAGES: tuple[Stage, ...] = (
+    Stage("timing", time_variants, records_calls=False),  # warm-up, then the timed rounds: it records each
+    Stage("correctness", check_correctness),
+    Stage("memory", measure_memory),
+    Stage("kernel pass", measure_kernels),
+    Stage("last eager run", last_eager_run),
+)
 
-    def _keep_variants_compiled_on_every_rank(self) -> None:
-        """Drop a variant that compiled here but failed on another rank: timing it here alone would leave
-        this rank waiting in the step's collectives."""
-        if self.run_obj.distributed is None:
-            return
-        everywhere = set(self.compiled)
-        for names in distributed.job_gathered(sorted(self.compiled)):
-            everywhere &= set(names)
-        for name in [n for n in self.compiled if n not in everywhere]:
-            del self.compiled[name]
-            self.run_obj.variant(name).error = "compiled here but failed on another rank; not timed"
-            self.run_obj.errors.append(
-                ErrorInfo(
-                    stage="compile",
-                    variant=name,
-                    type=OTHER_RANK_FAILED,
-                    message="this variant failed on another rank (its run has the error); it is not timed on any rank, "
-                    "so that no rank waits in a collective for it",
-                )
-            )
 
-    def _stage_done(self, stage: str) -> None:
-        """Record the calls of the step the stage made (a job's ranks must all make the same)."""
-        rank = self.run_obj.distributed
-        if rank is not None:
-            rank.calls_by_stage[stage] = self.run_obj.cell_runs - self._calls_at_stage_start
-        self._calls_at_stage_start = self.run_obj.cell_runs
+def new_session(target: Target, opts: ProfileOptions, specs: list[VariantSpec]) -> Session:
+    run = ProfileRun(
+        id=ProfileRun.new_id(),
+        created_at=ProfileRun.now(),
+        label=opts.label,
+        cell_source=target.source,
+        device=Device(type="cpu", name=cpu_name()),
+        torch_version=str(torch.__version__),
+        notebook=opts.notebook,
+    )
+    session = Session(
+        target=target,
+        opts=opts,
+        specs=specs,
+        run=run,
+        calls=CellCalls(target, run),
+        progress=opts.progress or (lambda message: None),
+    )
 
-    def _finish(self) -> None:
-        run = self.run_obj
-        if self.ddp_bucket_caps and len(set(self.ddp_bucket_caps)) == 1:
-            for split in run.ddp_splits:
-                if split.bucket_cap_bytes is None:
-                    split.bucket_cap_bytes = self.ddp_bucket_caps[0]
-        if run.kernels and (missing := missing_features()):
-            run.notes.append(Note("torch_lacks", values={"torch": str(torch.__version__), "features": missing}))
-        if run.cache.fx_graph_hits and not logs_post_grad_graph_on_cache_hit():
-            run.notes.append(Note("no_post_grad_on_cache_hit", values={"torch": str(torch.__version__)}))
-        if run.status == "ok" and run.compiled_variants and not self.compiled:
-            run.status = "failed"  # every compiled variant failed; eager results are still reported
-        run.graphs = dedupe_graphs(run.graphs)
-
-    # -- helpers -------------------------------------------------------------
-    def _on_trace_event(self, ev: TraceEvent) -> None:
+    def on_trace_event(ev: TraceEvent) -> None:
         text = phase_text(ev)
         if text:
-            self.progress(f"{self._current}: {text}")
+            session.progress(f"{session.current}: {text}")
 
-    def _error(self, stage: str, exc: BaseException, *, variant: str = "") -> ErrorInfo:
-        locator = self.target.locator
-        line = cell_line_of_exception(exc, locator.filename)
-        if line is not None:
-            line += locator.line_offset
-        else:  # Dynamo's errors carry the user's frames in their message ("from user code: ...")
-            line = locator.innermost_cell_line(parse_frames(str(exc)))
-        return error_info(stage, exc, variant=variant, line=line)
+    session.recorder.on_event = on_trace_event
+    return session
+
+
+def run_session(session: Session) -> ProfileResult:
+    """Run the stages in order and return what they measured; an interrupt or a job's ranks falling out of
+    step keep what was measured before, with the reason."""
+    run = session.run
+    interrupted: BaseException | None = None
+    tracker = DynamoCodeTracker(getattr(session.target.function, "__globals__", None))
+    try:
+        with capture_compiles(session.recorder), contextlib.ExitStack() as quiet:
+            with contextlib.redirect_stdout(session.stdout):
+                eager_first(session)
+                if lockstep.all_ranks_ran_eager(session):
+                    if session.opts.quiet_display is not None:
+                        quiet.enter_context(session.opts.quiet_display())
+                    compile_variants(session)  # stderr stays: torch's warnings while compiling are news
+                    lockstep.keep_variants_compiled_on_every_rank(session)
+                    lockstep.stage_done(session, "first calls")
+                    if lockstep.every_rank_has_timed_variants(has_timed_variants(session)):
+                        # A tqdm bar or a print to stderr in the cell would show once per run.
+                        quiet.enter_context(contextlib.redirect_stderr(io.StringIO()))
+                        _measure_stages(session)
+    except distributed.RanksOutOfStep as exc:  # what was measured before stays, with the reason
+        run.status = "failed"
+        run.errors.append(error_info(session.current or "profile", exc, variant=""))
+        session.kept_run = "first"
+    except KeyboardInterrupt as exc:
+        interrupted = exc
+        run.status = "interrupted"
+        session.kept_run = "first"
+        # While compiling, current is the variant's name: report it as the compile stage of that variant.
+        compiling = session.current in {v.name for v in run.compiled_variants}
+        stage, variant = ("compile", session.current) if compiling else (session.current or "profile", "")
+        run.errors.append(
+            ErrorInfo(stage=stage, variant=variant, message="interrupted by the user", type="KeyboardInterrupt")
+        )
+    finally:
+        tracker.release_new_entries()
+        if session.random_after_first is not None:  # the generators as one plain run of the cell leaves them
+            session.random_after_first.restore()
+    _finish(session)
+    kept = session.calls.first_eager if session.kept_run == "first" else session.calls.last_eager
+    return ProfileResult(
+        run=run,
+        stdout=session.first_stdout,
+        interrupted=interrupted,
+        eager_result=kept[0] if kept else None,
+        has_eager_result=kept is not None,
+        kept_run=session.kept_run,
+        eager_error=session.eager_error,
+    )
+
+
+def _measure_stages(session: Session) -> None:
+    """``MEASURE_STAGES`` in order, each guarded: the first to fail is recorded (``_stage_failed``) and the
+    rest do not run; what the earlier ones measured stays."""
+    for stage in MEASURE_STAGES:
+        failure: BaseException | None = None
+        try:
+            stage.run(session)
+        except (KeyboardInterrupt, distributed.RanksOutOfStep):
+            raise
+        except BaseException as exc:  # noqa: BLE001 - the cell's code raised (SystemExit too), or the stage
+            failure = exc
+        if failure is not None:
+            _stage_failed(session, failure)
+        else:
+            # a compile these calls caused is a recompile too (the limit was hit in the correctness
+            # run of a rank-dependent step)
+            note_recompiles(session, session.recorder.take(), during_timing=False)
+            if stage.records_calls:
+                lockstep.stage_done(session, stage.name)
+        if lockstep.any_rank_failed_a_stage(session, failure is not None):
+            return
 
 
 def _named_values_used(fn: Callable[..., Any], outputs: dict[str, Any]) -> dict[str, Any]:

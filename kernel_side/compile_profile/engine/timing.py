@@ -14,8 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import numpy as np
-
+from .. import stats
 from ..profile_run import Timing
 
 MIN_SAMPLE_S = 1e-3  # below this, perf_counter and sync overhead would dominate a sample
@@ -176,15 +175,15 @@ def calls_per_sample_for(fastest_call_s: float, device_type: str = "cpu") -> int
 
 
 def summarize_samples(samples_s: list[float], *, method: str) -> Timing:
-    ms = np.asarray(samples_s, dtype=float) * 1e3
+    ms = [float(x) * 1e3 for x in samples_s]
     return Timing(
-        median_ms=float(np.median(ms)),
-        p10_ms=float(np.percentile(ms, 10)),
-        p90_ms=float(np.percentile(ms, 90)),
-        n=int(ms.size),
-        mean_ms=float(ms.mean()),
-        min_ms=float(ms.min()),
-        samples_ms=[float(x) for x in ms],
+        median_ms=stats.median(ms),
+        p10_ms=stats.percentile(ms, 10),
+        p90_ms=stats.percentile(ms, 90),
+        n=len(ms),
+        mean_ms=sum(ms) / len(ms),
+        min_ms=min(ms),
+        samples_ms=ms,
         method=method,
     )
 
@@ -193,45 +192,4 @@ def fastest(timed: list[TimedCallable]) -> TimedCallable:
     """The variant with the lowest median sample, by the median the speedup and every view use (the
     mean of the middle two of an even count: picking by the upper one of them could name a variant whose
     median, and so whose speedup, was not the best)."""
-    return min(timed, key=lambda t: float(np.median(t.samples_s)))
-
-
-def speedup_interval(
-    eager_s: list[float], compiled_s: list[float], *, confidence: float = 0.95, seed: int = 0
-) -> tuple[float, float, float]:
-    """Median eager / median compiled, with a bootstrap (BCa) confidence interval."""
-    from scipy import stats
-
-    a = np.asarray(eager_s, dtype=float)
-    b = np.asarray(compiled_s, dtype=float)
-    value = float(np.median(a) / np.median(b))
-    if a.size < 3 or b.size < 3:
-        return value, float("nan"), float("nan")
-
-    def ratio(x, y, axis=-1):
-        return np.median(x, axis=axis) / np.median(y, axis=axis)
-
-    result = stats.bootstrap(
-        (a, b),
-        ratio,
-        vectorized=True,
-        paired=False,
-        confidence_level=confidence,
-        n_resamples=2000,
-        method="BCa",
-        rng=np.random.default_rng(seed),
-    )
-    low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
-    if not (math.isfinite(low) and math.isfinite(high)):  # BCa degenerates on constant samples
-        result = stats.bootstrap(
-            (a, b),
-            ratio,
-            vectorized=True,
-            paired=False,
-            confidence_level=confidence,
-            n_resamples=2000,
-            method="percentile",
-            rng=np.random.default_rng(seed),
-        )
-        low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
-    return value, low, high
+    return min(timed, key=lambda t: stats.median(t.samples_s))

@@ -50,7 +50,7 @@ from ..digest.measured import (
 )
 from ..digest.notes import note_text, run_notes
 from ..digest.payback import payback
-from ..digest.summary import headline, recommendation_text, warnings
+from ..digest.summary import headline, recommendation_digest, warnings
 from ..profile_run import ProfileRun
 
 MAX_ROWS = 10
@@ -180,10 +180,14 @@ def _facts(run: ProfileRun) -> str:
                 + (f" ({escape(interrupted_text(run))})" if run.status == "interrupted" else ""),
             ]
         )
-    if run.recommendation is not None:
-        r = run.recommendation
-        why = recommendation_text(run).removeprefix(f"{r.variant}: {r.call}")
-        rows.append(["recommendation (--sweep)", f"{escape(r.variant)}: {_code(r.call)}{escape(why)}"])
+    recommendation = recommendation_digest(run)
+    if recommendation is not None:
+        rows.append(
+            [
+                "recommendation (--sweep)",
+                f"{escape(recommendation['text'])}<br>{_code(recommendation['call'])}",
+            ]
+        )
     body = "".join(f"<tr><th {_TH}>{k}</th><td {_TD}>{v}</td></tr>" for k, v in rows)
     return f"<table {_TABLE}><tbody>{body}</tbody></table>"
 

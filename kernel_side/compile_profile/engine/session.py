@@ -1,0 +1,124 @@
+"""What a profile's stages share: the ``Target``, the options and the ``ProfileRun`` being written, in one
+typed ``Session``; and the ``Stage`` a table of them is made of (``profiler.STAGES``).
+
+Contract: each stage is a plain function of the session (``compile_stage.compile_variants``,
+``measure.time_variants``, ...), run in the table's order by ``profiler.run_session``; it reads what the
+stages before it left here and adds its own.  The fields say which stage fills them.  Nothing here
+measures; the few methods are what every stage does the same way (name the stage running, word an
+exception as an ``ErrorInfo`` at its cell line, tag the trace events of a variant's calls).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..profile_run import ErrorInfo, ProfileRun
+from .cell import CellFunction, cell_line_of_exception
+from .failures import error_info
+from .stack import parse_frames
+from .trace_capture import TraceRecorder
+from .trace_model import CellLocator
+
+if TYPE_CHECKING:
+    from .backend import RecordingBackend
+    from .cell_calls import CellCalls
+    from .correctness import MutableState
+    from .kernel_cache import KernelBuilds
+    from .options import ProfileOptions
+    from .random_state import RandomState
+    from .variants import VariantSpec
+
+
+@dataclass
+class Target:
+    """What to profile: an eager call, the function to compile, and how to read results."""
+
+    eager_call: Callable[[], Any]
+    function: Callable[..., Any]
+    call_compiled: Callable[[Callable[..., Any]], Any]
+    locator: CellLocator
+    source: str
+    before_each: Callable[[], None] = lambda: None
+    outputs: Callable[[Any], dict[str, Any]] = lambda result: {"<result>": result}
+    namespace: dict[str, Any] = field(default_factory=lambda: {})
+    inputs: tuple[Any, ...] = ()  # the arguments of a profiled function, if any
+    globals: dict[str, Any] = field(default_factory=lambda: {})  # where the code's global names are read from
+    cell: CellFunction | None = None  # a notebook cell's function, for what it keeps
+    arguments: Callable[[], list[Any]] = list  # what the eager call passes to ``function``
+    call_with_arguments: Callable[[list[Any]], Any] | None = None  # the eager call with other arguments
+
+
+@dataclass
+class Session:
+    """One profile's shared state.  Set up by ``profiler.new_session``; filled by the stages."""
+
+    target: Target
+    opts: ProfileOptions
+    specs: list[VariantSpec]  # the variants to compile (``--sweep`` replaces them once the device is known)
+    run: ProfileRun
+    calls: CellCalls  # every call of the cell: counted, reset before
+    progress: Callable[[str], None]
+    recorder: TraceRecorder = field(default_factory=TraceRecorder)
+    stdout: io.StringIO = field(default_factory=io.StringIO)  # what the cell prints while profiled
+    current: str = ""  # the stage or variant running now: errors and the progress line name it
+    kept_run: Literal["first", "last"] = "last"  # which eager run the namespace keeps ("first" once a stage failed)
+    # the first eager run (``profiler.eager_first``)
+    first_stdout: str = ""
+    first_outputs: dict[str, Any] = field(default_factory=lambda: {})
+    eager_error: BaseException | None = None
+    mutable: MutableState | None = None  # the tensors the cell changes in place, saved to restore
+    ddp_bucket_caps: list[int] = field(default_factory=lambda: [])  # of the DDP modules the code uses
+    random_generators: list[Any] = field(default_factory=lambda: [])
+    random_before_first: RandomState | None = None  # the generators before the first eager run
+    random_after_first: RandomState | None = None  # ... and after it: where one plain run leaves them
+    # the first calls (``compile_stage``)
+    compiled: dict[str, Callable[[], Any]] = field(default_factory=lambda: {})  # variant -> counted call
+    variant_ops: dict[str, list[str]] = field(default_factory=lambda: {})  # the ATen ops of its graphs
+    backends: dict[str, RecordingBackend] = field(default_factory=lambda: {})
+    graphs_seen: dict[str, int] = field(default_factory=lambda: {})  # graphs each backend had when last read
+    kernel_builds: dict[str, KernelBuilds] = field(default_factory=lambda: {})  # kernel binaries built
+    calls_at_stage_start: int = 0  # ``lockstep.stage_done``'s count
+
+    def error(self, stage: str, exc: BaseException, *, variant: str = "") -> ErrorInfo:
+        """``exc`` as the run's error of ``stage``, at the cell line it was raised from where there is one."""
+        locator = self.target.locator
+        line = cell_line_of_exception(exc, locator.filename)
+        if line is not None:
+            line += locator.line_offset
+        else:  # Dynamo's errors carry the user's frames in their message ("from user code: ...")
+            line = locator.innermost_cell_line(parse_frames(str(exc)))
+        return error_info(stage, exc, variant=variant, line=line)
+
+    def before(self, name: str) -> Callable[[], None]:
+        """Untimed preparation of a call of variant ``name``: tag trace events with it, reset the namespace."""
+        recorder, calls = self.recorder, self.calls
+
+        def prepare() -> None:
+            recorder.context = name
+            calls.reset(name)
+
+        return prepare
+
+    def tagged(self, name: str, call: Callable[[], Any]) -> Callable[[], Any]:
+        """``call`` with the trace events it causes tagged with its variant (a recompile after timing)."""
+        recorder = self.recorder
+
+        def tagged() -> Any:
+            recorder.context = name
+            return call()
+
+        return tagged
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One row of the stage table (``profiler.MEASURE_STAGES``): its name, as errors and a job's per-stage
+    call counts say it, and the function that runs it; ``records_calls`` False for a stage that records its
+    own parts' calls (timing records warm-up and timing)."""
+
+    name: str
+    run: Callable[[Session], None]
+    records_calls: bool = True

@@ -1,0 +1,74 @@
+"""The one statistics module: every median, spread and interval a figure is made of, for the engine and the
+digest alike (pytest-benchmark keeps its statistics in one place for the same reason: four median
+implementations once picked a "best" variant whose median was not the best).
+
+Contract: plain functions of lists of floats; ``median`` is the mean of the middle two for an even count,
+everywhere; ``ratio_interval`` is median(a) / median(b) with a bootstrap (BCa) confidence interval, the one
+rule for a speedup and for one variant against another.  numpy and scipy only; nothing here knows a run.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Iterable
+
+import numpy as np
+
+# The median absolute deviation of normal samples times this is their standard deviation.
+MAD_TO_SIGMA = 1.4826
+
+
+def median(values: Iterable[float]) -> float:
+    """The median (the mean of the middle two of an even count); 0.0 for no values."""
+    values = list(values)
+    return statistics.median(values) if values else 0.0
+
+
+def robust_sigma(values: list[float]) -> float:
+    """A spread that one outlier (a preempted sample) does not move: the median absolute deviation,
+    scaled to a standard deviation; 0.0 for fewer than two values."""
+    if len(values) < 2:
+        return 0.0
+    mid = median(values)
+    return MAD_TO_SIGMA * median(abs(v - mid) for v in values)
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The ``q``-th percentile (0-100), linearly interpolated as numpy does."""
+    return float(np.percentile(np.asarray(values, dtype=float), q))
+
+
+def ratio_interval(
+    a: list[float], b: list[float], *, confidence: float = 0.95, seed: int = 0
+) -> tuple[float, float, float]:
+    """median(a) / median(b), with a bootstrap (BCa) confidence interval; NaN bounds for fewer than 3
+    samples on either side.  The speedup is ``ratio_interval(eager, compiled)``."""
+    from scipy import stats
+
+    x = np.asarray(a, dtype=float)
+    y = np.asarray(b, dtype=float)
+    value = float(np.median(x) / np.median(y))
+    if x.size < 3 or y.size < 3:
+        return value, float("nan"), float("nan")
+
+    def ratio(p: np.ndarray, q: np.ndarray, axis: int = -1) -> np.ndarray:
+        return np.median(p, axis=axis) / np.median(q, axis=axis)
+
+    def bootstrap(method: str) -> tuple[float, float]:
+        result = stats.bootstrap(
+            (x, y),
+            ratio,
+            vectorized=True,
+            paired=False,
+            confidence_level=confidence,
+            n_resamples=2000,
+            method=method,
+            rng=np.random.default_rng(seed),
+        )
+        return float(result.confidence_interval.low), float(result.confidence_interval.high)
+
+    low, high = bootstrap("BCa")
+    if not (math.isfinite(low) and math.isfinite(high)):  # BCa degenerates on constant samples
+        low, high = bootstrap("percentile")
+    return value, low, high
