@@ -273,7 +273,12 @@ def _dataclass(cls: type) -> Callable[[Any], Any]:
     return convert
 
 
-def json_schema(root: type, *, title: str, schema_id: str) -> dict:
+def json_schema(root: type | tuple[type, ...], *, title: str, schema_id: str) -> dict:
+    """The JSON Schema of ``root``'s tree, each class a ``$defs`` entry; of any one of ``root``'s classes when it
+    is a tuple.  Dataclasses (the run) leave unknown keys allowed, so a newer file still validates, and a field
+    with a default is not required, since an older file may lack it.  ``TypedDict`` classes (the digest's JSON,
+    ``digest.contract``) require their required keys and allow no other: what one describes is all its
+    function writes."""
     definitions: dict[str, dict] = {}
 
     def walk(tp: Any) -> dict:
@@ -315,9 +320,22 @@ def json_schema(root: type, *, title: str, schema_id: str) -> dict:
                     "required": required,
                 }
             return {"$ref": f"#/$defs/{name}"}
+        if typing.is_typeddict(tp):
+            name = tp.__name__
+            if name not in definitions:
+                definitions[name] = {}  # placeholder breaks recursion
+                hints = get_type_hints(tp)
+                definitions[name] = {
+                    "type": "object",
+                    "description": (tp.__doc__ or "").strip().splitlines()[0] if tp.__doc__ else "",
+                    "properties": {key: walk(hint) for key, hint in hints.items()},
+                    "required": [key for key in hints if key in tp.__required_keys__],
+                    "additionalProperties": False,
+                }
+            return {"$ref": f"#/$defs/{name}"}
         raise TypeError(f"no JSON Schema mapping for {tp!r}")
 
-    top = walk(root)
+    top = {"anyOf": [walk(r) for r in root]} if isinstance(root, tuple) else walk(root)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": schema_id,

@@ -6,9 +6,11 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from dataclasses import asdict, dataclass, field
+from typing import cast
 
 from ..engine.cell import CELL_FILENAME_PREFIX
 from ..profile_run import Correctness, GraphBreak, Kernel, OutputCheck, ProfileRun, Variant
+from . import contract
 from .format import format_bytes, format_diff, format_ms
 
 TOP_KERNELS = 10
@@ -132,8 +134,8 @@ class BreakGroup:
     skipped_rest: bool = False  # Dynamo could not resume there and ran the rest of that function eagerly
     page: str = ""  # Dynamo's page for this kind of graph break (gbNNNN), where the reason names one
 
-    def as_dict(self) -> dict:
-        return asdict(self)
+    def as_dict(self) -> contract.BreakGroup:
+        return cast(contract.BreakGroup, asdict(self))
 
 
 # DistributedDataParallel runs its forward wrapper eagerly by design (Dynamo skips ``_inside_ddp_forward``
