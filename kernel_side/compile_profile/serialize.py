@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 import math
+import re
 import types
 import typing
 from collections.abc import Callable
@@ -325,10 +327,11 @@ def json_schema(root: type | tuple[type, ...], *, title: str, schema_id: str) ->
             if name not in definitions:
                 definitions[name] = {}  # placeholder breaks recursion
                 hints = get_type_hints(tp)
+                comments = _key_comments(tp)
                 definitions[name] = {
                     "type": "object",
                     "description": (tp.__doc__ or "").strip().splitlines()[0] if tp.__doc__ else "",
-                    "properties": {key: walk(hint) for key, hint in hints.items()},
+                    "properties": {key: _described(walk(hint), comments.get(key)) for key, hint in hints.items()},
                     "required": [key for key in hints if key in tp.__required_keys__],
                     "additionalProperties": False,
                 }
@@ -343,3 +346,28 @@ def json_schema(root: type | tuple[type, ...], *, title: str, schema_id: str) ->
         **top,
         "$defs": definitions,
     }
+
+
+def _described(schema: dict, description: str | None) -> dict:
+    return {**schema, "description": description} if description else schema
+
+
+_KEY_LINE = re.compile(r"^\s+(\w+)\s*:[^#]*?(?:#\s*(.*))?$")
+
+
+def _key_comments(tp: type) -> dict[str, str]:
+    """Each key's comment in a TypedDict's source (the one after it on its line), from its bases too, so the
+    schema, and the TypeScript generated from it, say what the source says about the key."""
+    out: dict[str, str] = {}
+    for base in getattr(tp, "__orig_bases__", ()):
+        if typing.is_typeddict(base):
+            out |= _key_comments(base)
+    try:
+        lines = inspect.getsource(tp).splitlines()
+    except (OSError, TypeError):  # no source (a class made at run time): no comments
+        return out
+    for line in lines[1:]:
+        match = _KEY_LINE.match(line)
+        if match and match.group(2):
+            out[match.group(1)] = match.group(2).strip()
+    return out

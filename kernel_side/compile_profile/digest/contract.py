@@ -507,10 +507,13 @@ class JobDigest(_JobDigest, total=False):
 # -- what the server and the MIME bundle carry the digest in ---------------------------------------------
 
 
-class PlotlyFigure(TypedDict, total=False):
+class _PlotlyFigure(TypedDict):
+    data: list[dict[str, Any]]
+
+
+class PlotlyFigure(_PlotlyFigure, total=False):
     """A plotly figure as JSON (``render.charts``): drawn as it is, so not typed further."""
 
-    data: list[dict[str, Any]]
     layout: dict[str, Any]
     config: dict[str, Any]
 
@@ -561,8 +564,9 @@ def _schema_files() -> dict[Path, dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m compile_profile.digest.contract [--check]``: write both shipped schemas (the run's and the
-    digest's) from their classes, or with ``--check`` only say which is stale (``make lint``), exiting 1."""
+    """Write both shipped schemas (the run's and the digest's) from their classes, or with ``--check`` only say
+    which is stale, exiting 1: ``make contract`` and ``make lint`` call it (``python -c``, since ``python -m``
+    would run this module a second time beside the copy the digest package has imported)."""
     import sys
 
     check = "--check" in (sys.argv[1:] if argv is None else argv)
@@ -580,7 +584,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"stale: {', '.join(stale)}; regenerate with `make contract`", file=sys.stderr)
         return 1
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
