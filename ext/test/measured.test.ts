@@ -87,7 +87,7 @@ describe('autotuneRows', () => {
 
   it('writes "—" where no Triton choice was timed', () => {
     const [row] = autotuneRows(
-      digest({ autotune: [{ ...AUTOTUNE, best: 'extern_mm', best_triton: null, best_triton_ms: null }] })
+      digest({ autotune: [{ ...AUTOTUNE, best: 'extern_mm', best_triton: '', best_triton_ms: null }] })
     );
     expect(row.cells.best_triton).toBe('—');
     expect(row.cells.best_triton_ms).toBe('—');
