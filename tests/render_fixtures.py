@@ -23,6 +23,7 @@ from compile_profile.profile_run import (
     Guard,
     Kernel,
     KernelProfile,
+    Note,
     ProfileRun,
     Recommendation,
     Recompile,
@@ -378,7 +379,6 @@ def cuda_run() -> ProfileRun:
         recommendation=Recommendation(
             variant="inductor/max-autotune",
             call='torch.compile(fn, mode="max-autotune")',
-            reason="fastest median; its interval does not overlap the default's",
         ),
     )
 
@@ -447,7 +447,6 @@ def cpu_run() -> ProfileRun:
         compile_phases={"dynamo": 0.2, "inductor_codegen": 0.4},
         cache=CacheStats(fx_graph_hits=1, fx_graph_misses=0, state="warm"),
         correctness=Correctness(ok=False, max_abs_diff=0.031, max_rel_diff=0.002, compared=["y"], mismatched=["y"]),
-        memory_note="not measured on CPU (peak memory is read from the CUDA allocator)",
     )
 
 
@@ -475,7 +474,6 @@ def failed_run() -> ProfileRun:
             )
         ],
         status="failed",
-        memory_note="not measured on CPU",
     )
 
 
@@ -510,11 +508,12 @@ def hostile_run() -> ProfileRun:
     run.kernels[0].source = TRITON_SOURCE + f"# {HOSTILE}\n"
     run.kernels[0].aten_ops = [f"aten.{HOSTILE}"]
     run.errors = [ErrorInfo(stage="correctness", message=f"mismatch {HOSTILE}", variant="inductor/default", line=5)]
-    run.correctness = Correctness(ok=False, max_abs_diff=0.5, mismatched=[HOSTILE], note=HOSTILE)
-    run.notes = [f"note {HOSTILE}"]
-    run.recommendation = Recommendation(
-        variant="inductor/max-autotune", call=f"torch.compile({HOSTILE})", reason=HOSTILE
+    run.correctness = Correctness(
+        ok=False, max_abs_diff=0.5, mismatched=[HOSTILE], note=Note("text", values={"text": HOSTILE})
     )
+    run.notes = [Note("text", values={"text": f"note {HOSTILE}"})]
+    run.recommendation = Recommendation(variant="inductor/max-autotune", call=f"torch.compile({HOSTILE})")
+    run.notes.append(Note("already_compiled", values={"names": [HOSTILE]}))
     return run
 
 

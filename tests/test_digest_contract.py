@@ -62,7 +62,7 @@ def test_the_fixtures_reach_the_optional_parts_of_the_schema():
     digests = [run_digest(run) for run in RUNS.values()]
     for key in ("speedup", "correctness", "payback", "distributed", "verdict", "recommendation"):
         assert any(d[key] is not None for d in digests), key
-    for key in ("breakdown", "graph_breaks", "ddp_splits", "errors", "guards", "recompiles"):
+    for key in ("breakdown", "graph_breaks", "ddp_splits", "errors", "guards", "recompiles", "notes"):
         assert any(d[key] for d in digests), key
     for key in ("autotune", "roofline", "cudagraph_skips", "device_peaks", "memory_ratio"):
         assert any(d["measured"][key] for d in digests), key

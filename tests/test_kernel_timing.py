@@ -328,7 +328,7 @@ def test_a_trace_without_compiled_graph_regions_is_unmatched_time_with_a_note():
     result = attribute(b.trace(), kernels_of(OUTPUT_CODE), variant="inductor/default", calls=1, device_type="cuda")
     assert not result.observations and result.total_us == pytest.approx(4.0)
     assert dict(result.unmatched) == {("elementwise_kernel", "outside compiled graphs"): 4.0}
-    assert result.notes == ["the profiler saw no compiled-graph region, so no kernel could be timed"]
+    assert [n.kind for n in result.notes] == ["no_graph_region"]
 
 
 def test_a_stored_run_with_the_old_per_line_split_still_loads():

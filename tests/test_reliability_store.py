@@ -46,7 +46,7 @@ def assert_not_saved(run, out, *words: str) -> str:
     for word in words:
         assert word in lines[0], lines[0]
     assert "Traceback" not in out.stderr
-    assert any("not saved to the run store" in note for note in run.notes)
+    assert [n.values["why"] in lines[0] for n in run.notes if n.kind == "not_saved"] == [True]
     return lines[0]
 
 

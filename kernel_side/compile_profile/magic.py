@@ -24,6 +24,7 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from IPython.display import display
 
 from .engine.options import OptionError, ProfileOptions, all_flags, flags_taking_values, usage_line
+from .profile_run import Note
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -277,7 +278,7 @@ def _store(run) -> bool:
 
 
 def _not_saved(run, why: str) -> None:
-    run.notes.append(f"not saved to the run store: {why}")
+    run.notes.append(Note("not_saved", values={"why": why}))
     print(f"compile_profile: the run was not saved to the run store: {why}", file=sys.stderr)
 
 

@@ -16,16 +16,56 @@ import datetime as _dt
 import json
 import math
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from . import serialize
 
-SCHEMA_VERSION = 1
+# 2: notes became facts (``Note``: a kind and its values, worded by ``digest.notes``); ``memory_note`` and
+# ``Recommendation.reason`` went (the digest words both from the run); older runs are upgraded on load
+# (``UPGRADES``), never rewritten in the store.
+SCHEMA_VERSION = 2
 
 GraphKind = Literal["dynamo", "aot_forward", "aot_backward", "aot_inference", "post_grad"]
 RunStatus = Literal["ok", "failed", "interrupted"]
+
+
+# What a note records; ``digest.notes.NOTE_WORDS`` words each kind (a test holds the two lists together).
+NoteKind = Literal[
+    "text",  # a note written by compile-profile before schema 2, in its own words: values["text"]
+    "already_compiled",  # the cell calls callables torch.compile already wrapped: values["names"]
+    "random_draws_differ",  # runs from the same generator state drew differently
+    "optimizer_changed_by_compile",  # Dynamo changed the optimizer (step counters, capturable)
+    "nothing_compiled",  # Dynamo captured no graph
+    "recompiled_during_timing",  # variant, values["graphs"]
+    "recompile_limit",  # variant, values["compile_id"], ["limit"], ["during_timing"]
+    "warmup_kept_compiling",  # variant, values["extra_calls"], ["settled_calls"]
+    "state_restored",  # the cell changes tensors in place: values["tensors"]
+    "state_not_compared",  # ... too large to compare: values["tensors"], ["bytes"]
+    "torch_lacks",  # what this torch cannot show: values["torch"], ["features"] ("provenance", "caller_lines")
+    "no_post_grad_on_cache_hit",  # values["torch"]
+    "not_saved",  # the run store refused the run: values["why"]
+    "no_cuda_graph",  # variant: no kernel ran inside a CUDA graph; values["skips"]
+    "no_graph_region",  # variant: the profiler saw no compiled-graph region
+    "nothing_to_compare",  # correctness: no tensors or numbers in the outputs
+    "random_ops",  # correctness: values["ops"] draw random numbers compiled code draws otherwise
+    "reference_distributed",  # no float64 reference: a distributed step
+    "reference_changed_state",  # no float64 reference: the run changed the notebook's own tensors
+    "reference_failed",  # no float64 reference: values["float64"], ["mixed"], ["float32"], ["unavailable"]
+]
+NoteValue = str | int | float | bool | list[str]
+
+
+@dataclass
+class Note:
+    """A fact recorded beside the figures (why one is missing, what a run did to the notebook), as a kind
+    and its values; ``digest.notes`` words it, so the engine composes no sentence."""
+
+    kind: NoteKind
+    variant: str = ""
+    values: dict[str, NoteValue] = field(default_factory=dict)
 
 
 @dataclass
@@ -148,7 +188,7 @@ class KernelProfile:
     outside_graphs_ms: float | None = None  # time of code Dynamo did not compile (device; CPU: host ops' time)
     in_cuda_graphs_ms: float = 0.0
     unmatched: list[UnmatchedKernel] = field(default_factory=list)  # largest first, bounded
-    note: str = ""
+    notes: list[Note] = field(default_factory=list)
     breakdown: CallBreakdown | None = None
     eager_lines: list[EagerLineTime] = field(default_factory=list)  # compiled: ops run outside its graphs
     # a profiled call's median wall time: over the timed median, what profiling cost a call (on CPU each
@@ -268,6 +308,8 @@ class Graph:
     lines: list[int] = field(default_factory=list)
     input_shapes: list[list[int]] = field(default_factory=list)
     guards: list[Guard] = field(default_factory=list)  # Dynamo graphs: what must hold to reuse the compile
+    # the collective ops among ``op_counts``, by op name (``all_reduce``); empty in runs before schema 2
+    collectives: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -319,6 +361,9 @@ class Kernel:
     lines: list[int] = field(default_factory=list)
     variant: str = ""
     id: str = ""  # unique within the run (names repeat across graphs and variants)
+    # what it is (``engine.kernel_breakdown.kernel_kind``): "generated" (Triton, C++), or an extern call's
+    # "library", "aten", "copy" or "collective"; "" in runs before schema 2
+    kind: Literal["", "generated", "library", "aten", "copy", "collective"] = ""
     launches: list[str] = field(default_factory=list)  # its call sites in the generated wrapper
     device_time_ms: float | None = None  # per cell call, summed over its launches (see KernelProfile)
     share: float | None = None  # of the variant's KernelProfile.total_ms
@@ -421,7 +466,7 @@ class Correctness:
     max_rel_diff: float | None = None
     compared: list[str] = field(default_factory=list)
     mismatched: list[str] = field(default_factory=list)
-    note: str = ""
+    note: Note | None = None  # why nothing was compared, or how the comparison was limited
     # "float64": errors against a float64 eager run; "mixed": a float64 run in which the ops of
     # ``reference_float32_ops`` ran in float32 (they failed in float64); "float32": a float32 run of
     # float16/bfloat16 code (float64 failed even so); "tolerance": dtype tolerances only
@@ -459,6 +504,9 @@ class DistributedRank:
     torchrun_id: str = ""  # torchrun's run id (TORCHELASTIC_RUN_ID), when it set one
     calls_by_stage: dict[str, int] = field(default_factory=dict)  # calls of the step made in each stage
 
+
+# The filename a profiled cell's code runs under (``engine.cell``): a frame of the cell, not of a library.
+CELL_FILENAME_PREFIX = "<compile-profile-cell-"
 
 # ErrorInfo.type of a rank that stopped because another rank's first call failed (the lock-step)
 OTHER_RANK_FAILED = "OtherRankFailed"
@@ -513,7 +561,6 @@ class Recommendation:
 
     variant: str
     call: str
-    reason: str = ""
 
 
 @dataclass
@@ -539,8 +586,7 @@ class ProfileRun:
     status: RunStatus = "ok"
     notebook: str = ""
     cell_runs: int = 0
-    memory_note: str = ""
-    notes: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
     recommendation: Recommendation | None = None
     device_peaks: DevicePeaks | None = None
     memory_ratio: float | None = None  # eager peak memory / compiled peak memory (PT2 dashboard's compression ratio)
@@ -612,6 +658,9 @@ class ProfileRun:
                 f"this run was written by a newer compile-profile (schema {version}); "
                 f"this one reads schema {SCHEMA_VERSION} or older: upgrade compile-profile"
             )
+        for to_version, upgrade in UPGRADES:
+            if version < to_version:
+                data = {**upgrade(data), "schema_version": to_version}  # its shape is that version's now
         run = serialize.from_dict(cls, data)
         # The one cross-reference the views look up: the variant the speedup names (``speedup_variant``).
         if run.speedup is not None and not any(v.name == run.speedup.variant for v in run.variants):
@@ -670,6 +719,37 @@ class ProfileRun:
 
         return explorer(self, compare_with)
 
+
+def _notes_as_facts(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 1 to 2: each note in words becomes a ``text`` note holding them; ``memory_note`` and the
+    recommendation's reason go (the digest words both from the run)."""
+
+    def as_note(text: Any) -> Any:
+        return {"kind": "text", "values": {"text": text}} if isinstance(text, str) else text
+
+    data = dict(data)
+    data.pop("memory_note", None)
+    if isinstance(data.get("notes"), list):
+        data["notes"] = [as_note(n) for n in data["notes"]]
+    if isinstance(data.get("correctness"), dict):
+        note = data["correctness"].get("note")
+        data["correctness"] = {**data["correctness"], "note": as_note(note) if note else None}
+    if isinstance(data.get("variants"), list):
+        data["variants"] = [_variant_notes_as_facts(v, as_note) for v in data["variants"]]
+    return data
+
+
+def _variant_notes_as_facts(variant: Any, as_note: Callable[[Any], Any]) -> Any:
+    profile = variant.get("kernel_profile") if isinstance(variant, dict) else None
+    if not isinstance(profile, dict) or "note" not in profile:
+        return variant
+    profile = {k: v for k, v in profile.items() if k != "note"}
+    profile["notes"] = [as_note(variant["kernel_profile"]["note"])] if variant["kernel_profile"]["note"] else []
+    return {**variant, "kernel_profile": profile}
+
+
+# Each step moves a run's JSON one schema version up, in order; a released step does the same thing forever.
+UPGRADES: list[tuple[int, Callable[[dict[str, Any]], dict[str, Any]]]] = [(2, _notes_as_facts)]
 
 SCHEMA_PATH = Path(__file__).with_name("schema") / "profile_run.schema.json"
 

@@ -36,6 +36,7 @@ export interface RunDigest {
     [k: string]: string;
   };
   memory_note?: string;
+  notes?: string[];
   correctness?: CorrectnessSummary | null;
   graph_breaks?: BreakGroup[];
   errors?: ErrorSummary[];
@@ -159,6 +160,10 @@ export interface ErrorSummary {
 export interface RecommendationSummary {
   variant: string;
   call: string;
+  /**
+   * the recommendation and why, in one line (``summary.recommendation_text``)
+   */
+  text?: string;
 }
 /**
  * Where one call's time goes in one variant, in ms (``breakdown.BreakdownRow``), with each cell worded.
@@ -495,7 +500,14 @@ export interface RunSummary {
   peak_memory?: {
     [k: string]: string;
   };
+  /**
+   * why the run has no peak memory; "" when it has one
+   */
   memory_note?: string;
+  /**
+   * the run's notes in words, in the order the engine recorded them
+   */
+  notes?: string[];
   correctness?: CorrectnessSummary | null;
   graph_breaks?: BreakGroup[];
   errors?: ErrorSummary[];

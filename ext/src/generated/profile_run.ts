@@ -25,8 +25,7 @@ export interface ProfileRun {
   status?: 'ok' | 'failed' | 'interrupted';
   notebook?: string;
   cell_runs?: number;
-  memory_note?: string;
-  notes?: string[];
+  notes?: Note[];
   recommendation?: Recommendation | null;
   device_peaks?: DevicePeaks | null;
   memory_ratio?: number | null;
@@ -110,7 +109,7 @@ export interface KernelProfile {
   outside_graphs_ms?: number | null;
   in_cuda_graphs_ms?: number;
   unmatched?: UnmatchedKernel[];
-  note?: string;
+  notes?: Note[];
   breakdown?: CallBreakdown | null;
   eager_lines?: EagerLineTime[];
   profiled_call_ms?: number | null;
@@ -128,6 +127,39 @@ export interface UnmatchedKernel {
   name: string;
   time_ms: number;
   where?: string;
+}
+/**
+ * A fact recorded beside the figures (why one is missing, what a run did to the notebook), as a kind
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "Note".
+ */
+export interface Note {
+  kind:
+    | 'text'
+    | 'already_compiled'
+    | 'random_draws_differ'
+    | 'optimizer_changed_by_compile'
+    | 'nothing_compiled'
+    | 'recompiled_during_timing'
+    | 'recompile_limit'
+    | 'warmup_kept_compiling'
+    | 'state_restored'
+    | 'state_not_compared'
+    | 'torch_lacks'
+    | 'no_post_grad_on_cache_hit'
+    | 'not_saved'
+    | 'no_cuda_graph'
+    | 'no_graph_region'
+    | 'nothing_to_compare'
+    | 'random_ops'
+    | 'reference_distributed'
+    | 'reference_changed_state'
+    | 'reference_failed';
+  variant?: string;
+  values?: {
+    [k: string]: string | number | boolean | string[];
+  };
 }
 /**
  * Where one call's kernel time goes, by kind of kernel (per call, from the profiler pass).
@@ -204,6 +236,9 @@ export interface Graph {
   lines?: number[];
   input_shapes?: number[][];
   guards?: Guard[];
+  collectives?: {
+    [k: string]: number;
+  };
 }
 /**
  * One check Dynamo runs before reusing a compiled graph (``dynamo_cpp_guards_str`` in the trace).
@@ -266,6 +301,7 @@ export interface Kernel {
   lines?: number[];
   variant?: string;
   id?: string;
+  kind?: '' | 'generated' | 'library' | 'aten' | 'copy' | 'collective';
   launches?: string[];
   device_time_ms?: number | null;
   share?: number | null;
@@ -310,7 +346,7 @@ export interface Correctness {
   max_rel_diff?: number | null;
   compared?: string[];
   mismatched?: string[];
-  note?: string;
+  note?: Note | null;
   method?: string;
   checks?: OutputCheck[];
   reference_float32_ops?: string[];
@@ -366,7 +402,6 @@ export interface ErrorInfo {
 export interface Recommendation {
   variant: string;
   call: string;
-  reason?: string;
 }
 /**
  * Ceilings measured on the device in the same session, with the vendor's figures beside them.
@@ -479,8 +514,7 @@ export interface ProfileRun1 {
   status?: 'ok' | 'failed' | 'interrupted';
   notebook?: string;
   cell_runs?: number;
-  memory_note?: string;
-  notes?: string[];
+  notes?: Note[];
   recommendation?: Recommendation | null;
   device_peaks?: DevicePeaks | null;
   memory_ratio?: number | null;

@@ -97,11 +97,15 @@ class ErrorSummary(TypedDict):
     call: int | None
 
 
-class RecommendationSummary(TypedDict):
-    """What ``--sweep`` concluded: the variant to use and the call that makes it."""
-
+class _RecommendationSummary(TypedDict):
     variant: str
     call: str
+
+
+class RecommendationSummary(_RecommendationSummary, total=False):
+    """What ``--sweep`` concluded: the variant to use and the call that makes it."""
+
+    text: str  # the recommendation and why, in one line (``summary.recommendation_text``)
 
 
 class _BreakGroup(TypedDict):
@@ -233,7 +237,8 @@ class RunSummary(_RunSummary, total=False):
     ddp_wrapper_break_count: int
     cell_runs: int
     peak_memory: dict[str, str]  # variant -> its measured peak, worded
-    memory_note: str
+    memory_note: str  # why the run has no peak memory; "" when it has one
+    notes: list[str]  # the run's notes in words, in the order the engine recorded them
     correctness: CorrectnessSummary | None
     graph_breaks: list[BreakGroup]
     errors: list[ErrorSummary]

@@ -5,13 +5,13 @@
 the views show beside the graph breaks because it, too, makes several graphs of one, but is no break;
 ``collective_texts`` names the collectives the compiled code runs (functional collectives that
 Dynamo traced into a graph, FSDP's in a traced graph) and the kernels that run them, by the one naming
-rules the breakdown's collectives part uses (``engine.kernel_breakdown``).
+rules the breakdown's collectives part uses, which the engine applied when it recorded them
+(``Graph.collectives``, ``Kernel.kind``).
 The job's view across ranks is ``digest.job``.
 """
 
 from __future__ import annotations
 
-from ..engine.kernel_breakdown import COLLECTIVE, is_collective, kernel_kind
 from ..profile_run import DdpSplit, ProfileRun
 from . import contract
 from .format import format_bytes
@@ -87,29 +87,18 @@ def ddp_splits_digest(run: ProfileRun) -> list[contract.DdpSplitSummary]:
     ]
 
 
-def _op_name(name: str) -> str:
-    """``torch._ops._c10d_functional.all_reduce`` / ``_c10d_functional.all_reduce_`` -> ``all_reduce``."""
-    return name.rsplit(".", 1)[-1].rstrip("_") or name
-
-
 def collective_texts(run: ProfileRun) -> list[str]:
     """``graph 0/0 runs collectives: all_reduce ×1, wait_tensor ×1`` for each Dynamo graph with some, then
     ``collective kernels: torch.ops._c10d_functional.all_reduce_.default (0.41 ms a call), …``."""
     out = []
     for g in run.graphs:
-        if g.kind != "dynamo":
-            continue
-        counts: dict[str, int] = {}
-        for name, n in g.op_counts.items():
-            if is_collective(name):
-                counts[_op_name(name)] = counts.get(_op_name(name), 0) + n
-        if counts:
+        if g.kind == "dynamo" and g.collectives:
             variant = f" ({g.variant})" if g.variant and len(run.compiled_variants) > 1 else ""
-            ops = ", ".join(f"{name} ×{n}" for name, n in counts.items())
+            ops = ", ".join(f"{name} ×{n}" for name, n in g.collectives.items())
             out.append(f"graph {g.compile_id or g.id}{variant} runs collectives: {ops}")
     # as the breakdown counts them: extern calls of collective ops (a C++ kernel named after the all-reduce
     # whose buffer it fills is generated code, not communication)
-    kernels = [k for k in run.kernels if kernel_kind(k.language, k.name) == COLLECTIVE]
+    kernels = [k for k in run.kernels if k.kind == "collective"]
     if kernels:
         left_out = withheld(run)  # a withheld pass's kernels: their share of it, not a time
         named = ", ".join(

@@ -8,10 +8,10 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import cast
 
-from ..engine.cell import CELL_FILENAME_PREFIX
-from ..profile_run import Correctness, GraphBreak, Kernel, OutputCheck, ProfileRun, Variant
+from ..profile_run import CELL_FILENAME_PREFIX, Correctness, GraphBreak, Kernel, OutputCheck, ProfileRun, Variant
 from . import contract
 from .format import format_bytes, format_diff, format_ms
+from .notes import memory_unmeasured_text, note_text
 
 TOP_KERNELS = 10
 
@@ -107,9 +107,7 @@ def peak_memory_text(run: ProfileRun, variant: Variant) -> str:
     """A measured peak, or why there is none: never an estimate."""
     if variant.peak_memory_bytes is not None:
         return format_bytes(variant.peak_memory_bytes)
-    if run.memory_note:
-        return run.memory_note
-    return "not measured on CPU" if run.device.type == "cpu" else "not measured"
+    return memory_unmeasured_text(run) or "not measured"
 
 
 # -- graph breaks ---------------------------------------------------------------------------
@@ -363,7 +361,7 @@ def correctness_text(c: Correctness) -> str:
     if c.ok is None:
         if c.changed_between_runs:
             return _changed_between_runs_text(c)
-        note = c.note.removeprefix("not compared: ")  # runs stored before the note lost its prefix
+        note = note_text(c.note).removeprefix("not compared: ") if c.note else ""  # older runs had the prefix
         return f"not compared: {note}" if note else "not compared"
     replayed = _replayed_text(c)
     if c.ok:
@@ -386,7 +384,7 @@ def correctness_text(c: Correctness) -> str:
     elif c.method in ("mixed", "float32"):
         how = f"; judged against {reference_words(c)}"
     else:
-        how = f"; {c.note}" if c.note else "; judged by dtype tolerance only"
+        how = f"; {note_text(c.note)}" if c.note else "; judged by dtype tolerance only"
     return f"compiled results differ from eager{where}{diff}{why}{how}{replayed}"
 
 

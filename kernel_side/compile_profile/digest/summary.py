@@ -28,12 +28,21 @@ from .facts import (
     speedup_drift,
     torch_own_text,
 )
-from .format import format_bytes, format_interval, format_ms, format_s, format_speedup, ratio_phrase
+from .format import (
+    format_bytes,
+    format_interval,
+    format_ms,
+    format_s,
+    format_speedup,
+    format_speedup_interval,
+    ratio_phrase,
+)
 from .guards import failed_guard_text, guards_digest, recompiles_digest
 from .kernel_times import digest as kernel_times_digest
 from .kernel_times import withheld
 from .lines import line_times
 from .measured import cudagraph_warnings, measured
+from .notes import memory_unmeasured_text, note_text, run_notes
 from .payback import payback
 
 # Bumped whenever a field is added to, or a wording changes in, ``summarize``'s dict.
@@ -82,6 +91,21 @@ def speedup_badge(s: Speedup) -> str:
     """The speedup in a few characters, as the headline words it: ``1.25× faster``, ``1.19× slower``; a badge
     read "0.84×" beside a headline that said "1.19× slower" (issue 23)."""
     return speedup_phrase(s).removesuffix(" (within noise)")
+
+
+def recommendation_text(run: ProfileRun) -> str:
+    """What ``--sweep`` recommends and why, in one line: ``inductor/max-autotune:
+    torch.compile(model, mode="max-autotune") (fastest compiled variant: 1.25× faster [1.11×–1.43×])``."""
+    r = run.recommendation
+    if r is None:
+        return ""
+    s = run.speedup
+    why = (
+        f" (fastest compiled variant: {format_speedup_interval(s.value, s.low, s.high)})"
+        if s is not None and s.variant == r.variant
+        else ""
+    )
+    return f"{r.variant}: {r.call}{why}"
 
 
 def headline(run: ProfileRun) -> str:
@@ -308,12 +332,13 @@ def summarize(run: ProfileRun) -> contract.RunSummary:
         "peak_memory": {
             v.name: format_bytes(v.peak_memory_bytes) for v in run.variants if v.peak_memory_bytes is not None
         },
-        "memory_note": run.memory_note,
+        "memory_note": memory_unmeasured_text(run),
+        "notes": run_notes(run),
         "correctness": (
             {
                 "ok": run.correctness.ok,
                 "max_abs_diff": run.correctness.max_abs_diff,
-                "note": run.correctness.note,
+                "note": note_text(run.correctness.note) if run.correctness.note else "",
                 "method": run.correctness.method,
                 "text": correctness_text(run.correctness),
             }
@@ -327,7 +352,9 @@ def summarize(run: ProfileRun) -> contract.RunSummary:
             for e in run.errors
         ],
         "recommendation": (
-            {"variant": run.recommendation.variant, "call": run.recommendation.call} if run.recommendation else None
+            {"variant": run.recommendation.variant, "call": run.recommendation.call, "text": recommendation_text(run)}
+            if run.recommendation
+            else None
         ),
         "breakdown": [r.as_dict() for r in breakdown(run)],
         # the breakdown's columns in order, keyed as BreakdownRow.parts (collectives only where a call spent
@@ -378,6 +405,7 @@ def unreadable_summary(
         "cell_runs": 0,
         "peak_memory": {},
         "memory_note": "",
+        "notes": [],
         "correctness": None,
         "graph_breaks": [],
         "warnings": [],

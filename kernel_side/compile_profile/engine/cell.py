@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from types import FunctionType
 from typing import Any
 
+from ..profile_run import CELL_FILENAME_PREFIX
 from .cell_rewrite import (
     LOCALS_PARAMETER,
     NAMESPACE_PARAMETER,
@@ -226,9 +227,6 @@ class CellFunction:
         for name in self.global_names:
             if name in self.temporaries or self.user_ns.get(name) is DELETED:
                 self.user_ns.pop(name, None)
-
-
-CELL_FILENAME_PREFIX = "<compile-profile-cell-"
 
 
 def cell_filename(source: str) -> str:

@@ -14,7 +14,7 @@ import time
 
 import torch
 
-from ..profile_run import Graph, Recompile, Variant
+from ..profile_run import Graph, Note, NoteValue, Recompile, Variant
 from .backend import RecordingBackend
 from .failures import is_compile_error, let_go, one_line
 from .kernel_cache import KernelBuilds
@@ -31,11 +31,7 @@ class Compiling:
         for spec in self.specs:
             self._compile_one(spec)
         if self.calls.optimizers.record_compiled():
-            self.run_obj.notes.append(
-                "compiling changed the optimizer, as torch.compile does in any notebook (Dynamo moves its step "
-                "counters to the device, and may set capturable=True): eager calls ran with the optimizer as the "
-                "eager run left it, compiled calls as Dynamo made it, and it is left as after an eager run"
-            )
+            self.run_obj.notes.append(Note("optimizer_changed_by_compile"))
 
     def _compile_one(self, spec: VariantSpec) -> None:
         name = spec.name
@@ -116,10 +112,7 @@ class Compiling:
         if not self.compiled:
             return False
         if not any(g.kind == "dynamo" for g in self.run_obj.graphs):
-            self.run_obj.notes.append(
-                "nothing was compiled: the cell ran no torch operations that Dynamo could capture, "
-                "so compiled and eager run the same code"
-            )
+            self.run_obj.notes.append(Note("nothing_compiled"))
             return False
         return True
 
@@ -152,18 +145,18 @@ class Compiling:
             if during_timing and (trace.recompiles or dynamo_graphs) and name in self.backends:
                 self.run_obj.variant(name).recompiled_during_timing = True
                 self.run_obj.notes.append(
-                    f"{name}: Dynamo compiled again during the timed runs ({len(dynamo_graphs)} graph(s)); "
-                    "those samples include compile time"
+                    Note("recompiled_during_timing", variant=name, values={"graphs": len(dynamo_graphs)})
                 )
 
     def _note_recompile_limits(self, recompiles: list[Recompile]) -> None:
         for r in recompiles:
             if r.limit:
-                self.run_obj.notes.append(
-                    f"{r.variant}: compile {r.compile_id} hit torch._dynamo.config.{r.limit}: Dynamo runs this "
-                    "frame eagerly from now on (only a call that an earlier compile's guards accept runs compiled)"
-                    + ("; the timed samples after it ran eager code" if r.during_timing else "")
-                )
+                values: dict[str, NoteValue] = {
+                    "compile_id": r.compile_id,
+                    "limit": r.limit,
+                    "during_timing": r.during_timing,
+                }
+                self.run_obj.notes.append(Note("recompile_limit", variant=r.variant, values=values))
 
 
 def dedupe_graphs(graphs: list[Graph]) -> list[Graph]:

@@ -40,7 +40,7 @@ from typing import Any
 
 import torch
 
-from ..profile_run import Correctness, OutputCheck
+from ..profile_run import Correctness, Note, OutputCheck
 from .reachable import named_tensors
 
 # (rtol, atol) per dtype for "close to eager"; looser than torch.testing's defaults for low
@@ -274,7 +274,7 @@ def compare_outputs(
     *,
     random_ops: list[str],
     reference: dict[str, Any] | None = None,
-    reference_note: str = "",
+    reference_note: Note | None = None,
     reference_method: str = "float64",
     reference_float32_ops: list[str] | None = None,
     reference_fallback: str = "",
@@ -309,7 +309,7 @@ def compare_outputs(
         if path in compiled_leaves
     ]
     if not checks:
-        return Correctness(ok=None, note="no tensors or numbers to compare")
+        return Correctness(ok=None, note=Note("nothing_to_compare"))
     mismatched = [c.path for c in checks if not c.ok]
     used = reference is not None
     result = Correctness(
@@ -337,11 +337,7 @@ def compare_outputs(
     # step with dropout: compiled and eager both 0.44 RMSE from it).
     if random_ops and any(not c.ok or c.compiled_rmse is not None for c in checks):
         result.ok = None
-        result.note = (
-            f"the cell draws random numbers ({', '.join(sorted(random_ops))}), "
-            "which compiled code generates with its own RNG; set "
-            "torch._inductor.config.fallback_random = True to compare them"
-        )
+        result.note = Note("random_ops", values={"ops": sorted(random_ops)})
     return result
 
 

@@ -43,7 +43,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..profile_run import Kernel
+from ..profile_run import Kernel, Note
 from .chrome_trace import ChromeTrace, DeviceEvent, HostEvent
 from .kernel_breakdown import device_kind, host_op_parts, is_host_op
 from .kernel_index import CallSite, KernelIndex, ModuleInfo
@@ -87,7 +87,7 @@ class VariantKernelTimes:
     # the time tied to no kernel, by kind: unmatched device events (``kernel_breakdown.device_kind``)
     # and, on CPU, the host ops the calls ran outside compiled graphs (``kernel_breakdown.host_op_parts``)
     unmatched_kinds: collections.Counter = field(default_factory=collections.Counter)
-    notes: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
     # what the calls ran outside compiled graphs, by the cell line running it: line -> us, line -> op -> us
     line_us: collections.Counter = field(default_factory=collections.Counter)
     line_ops: dict[int, collections.Counter] = field(default_factory=dict)
@@ -175,7 +175,7 @@ class KernelAttribution:
         else:
             self._attribute_device()
         if not self.regions:
-            self.result.notes.append("the profiler saw no compiled-graph region, so no kernel could be timed")
+            self.result.notes.append(Note("no_graph_region", variant=self.result.variant))
         return self.result
 
     def observe(self, kernel: Kernel) -> KernelObservation:

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from types import CodeType
 from typing import Any
 
-from ..profile_run import KernelProfile, ProfileRun, UnmatchedKernel
+from ..profile_run import KernelProfile, Note, ProfileRun, UnmatchedKernel
 from . import chrome_trace, distributed, host_load
 from .chrome_trace import ChromeTrace
 from .kernel_attribution import CALL_RANGE, KernelObservation, VariantKernelTimes, attribute, python_event_needed
@@ -287,7 +287,10 @@ def combine(per_call: list[VariantKernelTimes]) -> VariantKernelTimes:
         r.total_us - sum(o.time_us for o in r.observations.values()) - sum(r.unmatched_kinds.values()) for r in per_call
     )
     out.total_us = sum(o.time_us for o in out.observations.values()) + sum(out.unmatched_kinds.values()) + rest * n
-    out.notes = list(dict.fromkeys(note for r in per_call for note in r.notes))
+    out.notes = []
+    for note in (note for r in per_call for note in r.notes):
+        if note not in out.notes:
+            out.notes.append(note)
     return out
 
 
@@ -326,7 +329,7 @@ def apply(result: VariantKernelTimes, run: ProfileRun, calls: PassCalls | None =
         outside_graphs_ms=None if result.outside_graphs_us is None else result.outside_graphs_us / 1e3 / n,
         in_cuda_graphs_ms=result.in_cuda_graphs_us / 1e3 / n,
         unmatched=unmatched,
-        note="; ".join(result.notes),
+        notes=list(result.notes),
         breakdown=compiled_breakdown(result),
         eager_lines=line_times(result.line_us, result.line_ops, result.calls),
         profiled_call_ms=calls.call_ms,
@@ -395,9 +398,6 @@ def measure_variant(
         and result.total_us > 0
         and result.in_cuda_graphs_us == 0
     ):
-        result.notes.append(
-            "no kernel ran inside a CUDA graph: Inductor did not use CUDA graphs for this variant"
-            + (f" ({'; '.join(variant.cudagraph_skips)})" if variant.cudagraph_skips else "")
-        )
+        result.notes.append(Note("no_cuda_graph", variant=name, values={"skips": list(variant.cudagraph_skips)}))
     apply(result, run, pass_info)
     return result

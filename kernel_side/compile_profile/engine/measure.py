@@ -16,7 +16,7 @@ from typing import Any
 
 import torch
 
-from ..profile_run import Recommendation, Speedup
+from ..profile_run import Note, NoteValue, Recommendation, Speedup
 from . import correctness as correctness_mod
 from . import distributed, host_load
 from . import reference as reference_mod
@@ -67,10 +67,8 @@ class Measuring:
         self._note_recompiles(self.recorder.take(), during_timing=False)
         for name, extra in settled.items():
             if extra:
-                self.run_obj.notes.append(
-                    f"{name}: its warm-up calls kept compiling (recompiles), so it had {extra} more "
-                    f"before timing, until {SETTLED_CALLS} calls in a row compiled nothing"
-                )
+                values: dict[str, NoteValue] = {"extra_calls": extra, "settled_calls": SETTLED_CALLS}
+                self.run_obj.notes.append(Note("warmup_kept_compiling", variant=name, values=values))
         self._stage_done("warm-up")
         self._current = "timing"
         number = distributed.shared(calls_per_sample_for(min(v.fastest_s for v in timed), device_type))
@@ -115,11 +113,7 @@ class Measuring:
         self.run_obj.speedup = Speedup(value=value, low=low, high=high, variant=best.name)
         if self.opts.sweep:
             spec = next(s for s in self.specs if s.name == best.name)
-            self.run_obj.recommendation = Recommendation(
-                variant=best.name,
-                call=spec.torch_compile_call("model"),
-                reason=f"fastest compiled variant: {value:.2f}× eager (95% CI {low:.2f}–{high:.2f})",
-            )
+            self.run_obj.recommendation = Recommendation(variant=best.name, call=spec.torch_compile_call("model"))
 
     def _before(self, name: str) -> Callable[[], None]:
         """Untimed preparation of a sample: tag trace events with the variant about to run."""
@@ -149,21 +143,15 @@ class Measuring:
         t = self.target
         mutated = self.mutable.save_mutated_since_creation() if self.mutable else 0
         if mutated:
-            self.run_obj.notes.append(
-                f"the cell changes {mutated} tensor(s) in place (e.g. an optimizer step); they were restored "
-                "before each correctness run, and the namespace ends as after the last run"
-            )
+            self.run_obj.notes.append(Note("state_restored", values={"tensors": mutated}))
         best = self.run_obj.speedup.variant if self.run_obj.speedup else next(iter(self.compiled))
         best = distributed.shared(best)  # each rank timed its own; rank 0's choice runs on all of them
         # What a step changes in place (weights, optimizer state) is compared as its outputs are: a compiled
         # step that returned the right loss and left the weights where they were read "ok" (review).
         state_compared = bool(mutated) and self.mutable.mutated_bytes <= correctness_mod.STATE_COMPARED_BYTES
         if mutated and not state_compared:
-            self.run_obj.notes.append(
-                f"the {mutated} tensor(s) the cell changes in place ({self.mutable.mutated_bytes / 2**30:.1f} GiB) were "
-                "not compared between eager and compiled runs, only what it returns: comparing copies that size "
-                "is more memory than a check should take"
-            )
+            values: dict[str, NoteValue] = {"tensors": mutated, "bytes": self.mutable.mutated_bytes}
+            self.run_obj.notes.append(Note("state_not_compared", values=values))
         # The iterators the code draws from give every run below the same items (replay.py); where the code
         # cannot run on a replay, the runs draw as they would, and the second eager run tells what changed.
         names = reference_mod.names_read(t.function, t.globals)
@@ -238,13 +226,7 @@ class Measuring:
         if t.call_with_arguments is None:
             return reference_mod.ReferenceRun(None)
         if self.run_obj.distributed is not None:
-            return reference_mod.ReferenceRun(
-                None,
-                note=(
-                    "no float64 reference: a step of a distributed job (its collectives would run on "
-                    "float64 copies of the model on every rank)"
-                ),
-            )
+            return reference_mod.ReferenceRun(None, note=Note("reference_distributed"))
         replay = replay if replay is not None else IteratorReplay({})
         names = reference_mod.names_read(t.function, t.globals)
         originals = {name: t.globals[name] for name in names}
@@ -299,13 +281,7 @@ class Measuring:
                 let_go(exc)
                 failures[method] = one_line(exc)
             if reference_mod.changed(recorded):
-                return reference_mod.ReferenceRun(
-                    None,
-                    note=(
-                        "no float64 reference: the float64 run changed the notebook's own tensors (the code "
-                        "reaches them through an object that was not copied)"
-                    ),
-                )
+                return reference_mod.ReferenceRun(None, note=Note("reference_changed_state"))
             if outputs is not None:
                 float32_ops = list(mode.float32_ops) if mode is not None else []
                 if method == "mixed" and not float32_ops:  # every op ran in float64 once the others were cast up
@@ -316,7 +292,8 @@ class Measuring:
                     float32_ops=float32_ops,
                     fallback="" if method == "float64" else failures.get("float64") or unavailable,
                 )
-        return reference_mod.ReferenceRun(None, note=_no_reference_note(failures, unavailable))
+        values: dict[str, NoteValue] = {**failures, "unavailable": unavailable}
+        return reference_mod.ReferenceRun(None, note=Note("reference_failed", values=values))
 
     def _measure_kernels(self) -> None:
         if not self.opts.kernel_timing:
@@ -353,8 +330,7 @@ class Measuring:
 
     def _measure_memory(self) -> None:
         run = self.run_obj
-        if run.device.type != "cuda":
-            run.memory_note = "peak memory is measured on CUDA devices only; this run was on CPU"
+        if run.device.type != "cuda":  # the digest says why there is no peak (``notes.memory_unmeasured_text``)
             return
         self._current = "memory"
         for variant in run.variants:
@@ -367,17 +343,3 @@ class Measuring:
             call()
             torch.cuda.synchronize()
             variant.peak_memory_bytes = int(torch.cuda.max_memory_allocated())
-
-
-def _no_reference_note(failures: dict[str, str], unavailable: str) -> str:
-    """Why no reference run could be made, from what each attempt met."""
-    if "float64" not in failures:
-        return f"no float64 reference: {unavailable}" + (
-            f"; the code failed on float32 copies ({failures['float32']})" if "float32" in failures else ""
-        )
-    note = f"no float64 reference: the code failed on float64 copies ({failures['float64']})"
-    if failures.get("mixed", failures["float64"]) != failures["float64"]:
-        note += f", and with the ops that failed there run in float32 ({failures['mixed']})"
-    if "float32" in failures:
-        note += f", and on float32 copies ({failures['float32']})"
-    return note

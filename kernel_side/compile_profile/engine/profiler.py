@@ -38,7 +38,7 @@ from typing import Any
 
 import torch
 
-from ..profile_run import OTHER_RANK_FAILED, Device, ErrorInfo, ProfileRun, Variant
+from ..profile_run import OTHER_RANK_FAILED, Device, ErrorInfo, Note, ProfileRun, Variant
 from . import correctness as correctness_mod
 from . import distributed
 from .backend import RecordingBackend, register
@@ -57,7 +57,7 @@ from .random_state import RandomState
 from .reachable import device_types
 from .stack import parse_frames
 from .timing import device_sync
-from .torch_features import logs_post_grad_graph_on_cache_hit, missing_features_note
+from .torch_features import logs_post_grad_graph_on_cache_hit, missing_features
 from .trace_capture import TraceEvent, TraceRecorder, capture_compiles
 from .trace_model import CellLocator
 from .variants import VariantSpec
@@ -394,11 +394,7 @@ class _Session(Compiling, Measuring):
         device_sync(self.run_obj.device.type)()
         after = RandomState.capture(self.random_generators)
         if self.random_after_first is not None and not after.same_as(self.random_after_first):
-            self.run_obj.notes.append(
-                "the cell's random draws differ between runs that start from the same generator state (how "
-                "many it draws depends on state its runs change): the values it leaves come from its last run, "
-                "its printed output from its first; the random generators are left as after its first run"
-            )
+            self.run_obj.notes.append(Note("random_draws_differ"))
 
     # -- stages ------------------------------------------------------------
     def _eager_first(self) -> None:
@@ -435,12 +431,7 @@ class _Session(Compiling, Measuring):
             self.run_obj.kept_tensors = kept_tensors(t.cell.intermediates, self.first_outputs, self.run_obj.device.type)
         already_compiled = _compiled_callables(used)
         if already_compiled:
-            names = ", ".join(already_compiled)
-            self.run_obj.notes.append(
-                f"the cell calls {names}, already wrapped by torch.compile: the eager variant runs compiled code, "
-                "so the speedup compares compiled with compiled; profile the uncompiled module or function "
-                "(an OptimizedModule's _orig_mod) to see what compiling buys"
-            )
+            self.run_obj.notes.append(Note("already_compiled", values={"names": list(already_compiled)}))
         self.calls.reset("eager")  # the namespace as the cell found it, without what the run published
         self.calls.optimizers = OptimizerViews(optimizers_in([*used.values(), *t.inputs]))
         self.ddp_bucket_caps = distributed.ddp_bucket_caps([*used.values(), *t.inputs])
@@ -506,13 +497,10 @@ class _Session(Compiling, Measuring):
             for split in run.ddp_splits:
                 if split.bucket_cap_bytes is None:
                     split.bucket_cap_bytes = self.ddp_bucket_caps[0]
-        if run.kernels and (missing := missing_features_note()):
-            run.notes.append(missing)
+        if run.kernels and (missing := missing_features()):
+            run.notes.append(Note("torch_lacks", values={"torch": str(torch.__version__), "features": missing}))
         if run.cache.fx_graph_hits and not logs_post_grad_graph_on_cache_hit():
-            run.notes.append(
-                f"torch {torch.__version__} does not log the post-grad graph it loads from Inductor's "
-                "cache, so cache hits show no post-grad graph; torch 2.8 and later do"
-            )
+            run.notes.append(Note("no_post_grad_on_cache_hit", values={"torch": str(torch.__version__)}))
         if run.status == "ok" and run.compiled_variants and not self.compiled:
             run.status = "failed"  # every compiled variant failed; eager results are still reported
         run.graphs = dedupe_graphs(run.graphs)

@@ -27,6 +27,7 @@ from typing import Any
 
 import torch
 
+from ..profile_run import Note
 from .reachable import reachable_tensors
 
 _WIDE = {
@@ -226,4 +227,4 @@ class ReferenceRun:
     method: str = ""  # "float64", "mixed" (float64, ``float32_ops`` in float32), "float32"; "" without one
     float32_ops: list[str] = field(default_factory=list)
     fallback: str = ""  # what stopped the plain float64 run, where the method is "mixed" or "float32"
-    note: str = ""  # why there is none, in words for the card
+    note: Note | None = None  # why there is none (``digest.notes`` words it)

@@ -76,23 +76,15 @@ def provenance_outside_cache_key() -> Iterator[None]:
         details.__init__ = original
 
 
-def missing_features_note() -> str:
-    """What this torch cannot show, and which torch can, for the card; empty when nothing is missing."""
-    import torch
-
+def missing_features() -> list[str]:
+    """What this torch cannot show (``digest.notes`` says which torch can): "provenance" (Inductor's per-kernel
+    provenance tracking), "caller_lines" (reliable caller frames); empty when nothing is missing."""
     missing = []
     if not provenance_patch():
-        missing.append(
-            "no Inductor provenance tracking, so kernels are placed on cell lines by the frames of "
-            "their graph's nodes, and a kernel fused from several lines may show all of its graph's "
-            "lines (torch 2.10 and later map each kernel to its own nodes)"
-        )
+        missing.append("provenance")
     if not caller_lines_reliable():
-        missing.append(
-            "no reliable caller lines, so graphs Dynamo starts inside a library after a graph break "
-            "there, and breaks inside them, show no cell line (torch 2.8 and later place them)"
-        )
-    return f"torch {torch.__version__} has " + "; and ".join(missing) if missing else ""
+        missing.append("caller_lines")
+    return missing
 
 
 def _version() -> tuple[int, int]:

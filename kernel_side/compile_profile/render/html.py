@@ -48,8 +48,9 @@ from ..digest.measured import (
     roofline_note,
     roofline_rows,
 )
+from ..digest.notes import note_text, run_notes
 from ..digest.payback import payback
-from ..digest.summary import headline, warnings
+from ..digest.summary import headline, recommendation_text, warnings
 from ..profile_run import ProfileRun
 
 MAX_ROWS = 10
@@ -169,7 +170,7 @@ def _facts(run: ProfileRun) -> str:
     c = run.correctness
     if c is not None:
         verdict = {True: "ok: ", False: "<b>mismatch</b>: ", None: ""}[c.ok]  # "not compared" says itself
-        note = f"; {escape(one_line(c.note))}" if c.ok is not None and c.note else ""
+        note = f"; {escape(one_line(note_text(c.note)))}" if c.ok is not None and c.note else ""
         rows.append(["correctness", f"{verdict}{escape(correctness_text(c))}{note}"])
     if run.status != "ok":
         rows.append(
@@ -181,8 +182,8 @@ def _facts(run: ProfileRun) -> str:
         )
     if run.recommendation is not None:
         r = run.recommendation
-        reason = f" ({escape(one_line(r.reason))})" if r.reason else ""
-        rows.append(["recommendation (--sweep)", f"{escape(r.variant)}: {_code(r.call)}{reason}"])
+        why = recommendation_text(run).removeprefix(f"{r.variant}: {r.call}")
+        rows.append(["recommendation (--sweep)", f"{escape(r.variant)}: {_code(r.call)}{escape(why)}"])
     body = "".join(f"<tr><th {_TH}>{k}</th><td {_TD}>{v}</td></tr>" for k, v in rows)
     return f"<table {_TABLE}><tbody>{body}</tbody></table>"
 
@@ -391,7 +392,7 @@ def render_html(run: ProfileRun) -> str:
     if place:
         meta.append(escape(place))
     warn = "".join(f"<li>{escape(w)}</li>" for w in warnings(run))
-    notes = "".join(f"<li>{escape(one_line(n, 300))}</li>" for n in run.notes)
+    notes = "".join(f"<li>{escape(one_line(n, 300))}</li>" for n in run_notes(run))
     parts = [
         '<div class="compile-profile-run" style="line-height:1.4">',
         f'<div style="font-weight:600;font-size:110%">{escape(headline(run))}</div>',

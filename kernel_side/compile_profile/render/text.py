@@ -42,8 +42,9 @@ from ..digest.measured import (
     roofline_note,
     roofline_rows,
 )
+from ..digest.notes import note_text, run_notes
 from ..digest.payback import payback
-from ..digest.summary import headline, timing_warnings
+from ..digest.summary import headline, recommendation_text, timing_warnings
 from ..profile_run import ProfileRun, Variant
 
 MAX_LISTED = 10  # graph breaks, recompiles and errors listed one by one; the rest are counted
@@ -204,7 +205,7 @@ def _correctness_line(run: ProfileRun) -> str | None:
     if c.ok is False and c.max_rel_diff is not None:
         text += f"; max rel diff {format_diff(c.max_rel_diff)}"
     if c.ok is not None and c.note:
-        text += f"; {one_line(c.note)}"
+        text += f"; {one_line(note_text(c.note))}"
     return text
 
 
@@ -327,11 +328,8 @@ def render_text(run: ProfileRun) -> str:
     if run.status != "ok":
         lines.append(f"status: {run.status}" + (f" ({interrupted_text(run)})" if run.status == "interrupted" else ""))
     if run.recommendation is not None:
-        r = run.recommendation
-        lines.append(
-            f"recommendation (--sweep): {r.variant}: {r.call}" + (f" ({one_line(r.reason)})" if r.reason else "")
-        )
-    lines += [f"note: {one_line(n, 240)}" for n in run.notes]
+        lines.append(f"recommendation (--sweep): {recommendation_text(run)}")
+    lines += [f"note: {one_line(n, 240)}" for n in run_notes(run)]
     lines += [f"warning: {w}" for w in timing_warnings(run)]
     place = distributed_text(run)
     if place:

@@ -33,7 +33,7 @@ from ..stack import frames_of_stack, parse_frames
 from ..torch_features import caller_lines_reliable
 from ..trace_capture import TraceEvent
 from . import ddp
-from .graph_text import op_counts_from_code
+from .graph_text import collective_ops, op_counts_from_code
 from .kernels import CompileState, compile_kernels
 from .locator import CellLocator
 
@@ -99,6 +99,8 @@ def build_variant_trace(
     for cid, compile_state in state.compiles.items():
         out.kernels.extend(compile_kernels(compile_state, variant=variant, cid=cid, locator=locator))
     _dedupe_breaks(out)
+    for g in out.graphs:
+        g.collectives = collective_ops(g.op_counts)
     out.cache.kernels = sum(1 for k in out.kernels if k.language != "extern")
     out.cache.state = out.cache.derived_state()
     return out

@@ -12,6 +12,7 @@ import collections
 import re
 from dataclasses import dataclass
 
+from ..kernel_breakdown import is_collective
 from ..stack import Frame
 from .locator import GRAPH_FILE_COMMENT
 
@@ -70,3 +71,14 @@ def graph_nodes(code: str) -> list[GraphNode]:
             own = next((f for _, _, f, rhs in nodes[i + 1 :] if f is not None and uses.search(rhs)), None)
         out.append(GraphNode(name, op, own))
     return out
+
+
+def collective_ops(op_counts: dict[str, int]) -> dict[str, int]:
+    """The collectives among a graph's op counts, by op name: ``torch._ops._c10d_functional.all_reduce`` and
+    ``_c10d_functional.all_reduce_`` both count as ``all_reduce``."""
+    counts: dict[str, int] = {}
+    for name, n in op_counts.items():
+        if is_collective(name):
+            op = name.rsplit(".", 1)[-1].rstrip("_") or name
+            counts[op] = counts.get(op, 0) + n
+    return counts

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from ...profile_run import Kernel
 from ..backend import RecordedGraph
+from ..kernel_breakdown import kernel_kind
 from ..output_code import ParsedKernel, ops_from_kernel_name, parse_output_code
 from ..stack import Frame, parse_frames
 from ..trace_capture import TraceEvent
@@ -120,6 +121,7 @@ def _module_kernels(
                 lines=sorted(_kernel_lines(k, keys, state, locator, stack_traces, mappings, post_grad_nodes)),
                 variant=variant,
                 launches=k.launches,
+                kind=kernel_kind(k.language, k.name),  # type: ignore[arg-type]
             )
         )
     return kernels

@@ -1,0 +1,168 @@
+"""The engine's notes in words: one entry per ``NoteKind`` in ``NOTE_WORDS``, the only place each is worded.
+
+The engine records a note as a kind and its values (``profile_run.Note``); every view shows the sentence
+``note_text`` makes of it (``run_notes`` for a run's list, the digest's ``notes``).  A note of a kind this
+release does not know (a run written by a newer one) reads as its kind and values rather than failing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..profile_run import Note, NoteKind, ProfileRun
+from .format import format_bytes
+
+
+def _str(note: Note, key: str) -> str:
+    value = note.values.get(key, "")
+    return value if isinstance(value, str) else str(value)
+
+
+def _int(note: Note, key: str) -> int:
+    value = note.values.get(key, 0)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _strs(note: Note, key: str) -> list[str]:
+    value = note.values.get(key, [])
+    return [str(v) for v in value] if isinstance(value, list) else [str(value)]
+
+
+def _already_compiled(n: Note) -> str:
+    return (
+        f"the cell calls {', '.join(_strs(n, 'names'))}, already wrapped by torch.compile: the eager variant runs "
+        "compiled code, so the speedup compares compiled with compiled; profile the uncompiled module or function "
+        "(an OptimizedModule's _orig_mod) to see what compiling buys"
+    )
+
+
+def _recompile_limit(n: Note) -> str:
+    return (
+        f"{n.variant}: compile {_str(n, 'compile_id')} hit torch._dynamo.config.{_str(n, 'limit')}: Dynamo runs "
+        "this frame eagerly from now on (only a call that an earlier compile's guards accept runs compiled)"
+        + ("; the timed samples after it ran eager code" if n.values.get("during_timing") else "")
+    )
+
+
+def _state_not_compared(n: Note) -> str:
+    return (
+        f"the {_int(n, 'tensors')} tensor(s) the cell changes in place ({format_bytes(_int(n, 'bytes'))}) were "
+        "not compared between eager and compiled runs, only what it returns: comparing copies that size "
+        "is more memory than a check should take"
+    )
+
+
+_FEATURES = {
+    "provenance": (
+        "no Inductor provenance tracking, so kernels are placed on cell lines by the frames of their graph's "
+        "nodes, and a kernel fused from several lines may show all of its graph's lines (torch 2.10 and later "
+        "map each kernel to its own nodes)"
+    ),
+    "caller_lines": (
+        "no reliable caller lines, so graphs Dynamo starts inside a library after a graph break there, and "
+        "breaks inside them, show no cell line (torch 2.8 and later place them)"
+    ),
+}
+
+
+def _torch_lacks(n: Note) -> str:
+    missing = [_FEATURES.get(f, f) for f in _strs(n, "features")]
+    return f"torch {_str(n, 'torch')} has " + "; and ".join(missing)
+
+
+def _no_cuda_graph(n: Note) -> str:
+    skips = _strs(n, "skips")
+    return f"{n.variant}: no kernel ran inside a CUDA graph: Inductor did not use CUDA graphs for this variant" + (
+        f" ({'; '.join(skips)})" if skips else ""
+    )
+
+
+def _reference_failed(n: Note) -> str:
+    """Why no reference run could be made, from what each attempt met."""
+    float64, mixed, float32 = _str(n, "float64"), _str(n, "mixed"), _str(n, "float32")
+    if not float64:
+        unavailable = _str(n, "unavailable")
+        return f"no float64 reference: {unavailable}" + (
+            f"; the code failed on float32 copies ({float32})" if float32 else ""
+        )
+    text = f"no float64 reference: the code failed on float64 copies ({float64})"
+    if mixed and mixed != float64:
+        text += f", and with the ops that failed there run in float32 ({mixed})"
+    if float32:
+        text += f", and on float32 copies ({float32})"
+    return text
+
+
+NOTE_WORDS: dict[NoteKind, Callable[[Note], str]] = {
+    "text": lambda n: _str(n, "text"),
+    "already_compiled": _already_compiled,
+    "random_draws_differ": lambda n: (
+        "the cell's random draws differ between runs that start from the same generator state (how many it draws "
+        "depends on state its runs change): the values it leaves come from its last run, its printed output from "
+        "its first; the random generators are left as after its first run"
+    ),
+    "optimizer_changed_by_compile": lambda n: (
+        "compiling changed the optimizer, as torch.compile does in any notebook (Dynamo moves its step counters "
+        "to the device, and may set capturable=True): eager calls ran with the optimizer as the eager run left "
+        "it, compiled calls as Dynamo made it, and it is left as after an eager run"
+    ),
+    "nothing_compiled": lambda n: (
+        "nothing was compiled: the cell ran no torch operations that Dynamo could capture, so compiled and eager "
+        "run the same code"
+    ),
+    "recompiled_during_timing": lambda n: (
+        f"{n.variant}: Dynamo compiled again during the timed runs ({_int(n, 'graphs')} graph(s)); those samples "
+        "include compile time"
+    ),
+    "recompile_limit": _recompile_limit,
+    "warmup_kept_compiling": lambda n: (
+        f"{n.variant}: its warm-up calls kept compiling (recompiles), so it had {_int(n, 'extra_calls')} more "
+        f"before timing, until {_int(n, 'settled_calls')} calls in a row compiled nothing"
+    ),
+    "state_restored": lambda n: (
+        f"the cell changes {_int(n, 'tensors')} tensor(s) in place (e.g. an optimizer step); they were restored "
+        "before each correctness run, and the namespace ends as after the last run"
+    ),
+    "state_not_compared": _state_not_compared,
+    "torch_lacks": _torch_lacks,
+    "no_post_grad_on_cache_hit": lambda n: (
+        f"torch {_str(n, 'torch')} does not log the post-grad graph it loads from Inductor's cache, so cache hits "
+        "show no post-grad graph; torch 2.8 and later do"
+    ),
+    "not_saved": lambda n: f"not saved to the run store: {_str(n, 'why')}",
+    "no_cuda_graph": _no_cuda_graph,
+    "no_graph_region": lambda n: "the profiler saw no compiled-graph region, so no kernel could be timed",
+    "nothing_to_compare": lambda n: "no tensors or numbers to compare",
+    "random_ops": lambda n: (
+        f"the cell draws random numbers ({', '.join(sorted(_strs(n, 'ops')))}), which compiled code generates "
+        "with its own RNG; set torch._inductor.config.fallback_random = True to compare them"
+    ),
+    "reference_distributed": lambda n: (
+        "no float64 reference: a step of a distributed job (its collectives would run on float64 copies of the "
+        "model on every rank)"
+    ),
+    "reference_changed_state": lambda n: (
+        "no float64 reference: the float64 run changed the notebook's own tensors (the code reaches them through "
+        "an object that was not copied)"
+    ),
+    "reference_failed": _reference_failed,
+}
+
+
+def note_text(note: Note) -> str:
+    """The note in words; a kind from a newer release reads as its kind and values."""
+    words = NOTE_WORDS.get(note.kind)
+    if words is None:
+        values = ", ".join(f"{k}={v}" for k, v in note.values.items())
+        return f"{note.variant + ': ' if note.variant else ''}{note.kind}" + (f" ({values})" if values else "")
+    return words(note)
+
+
+def run_notes(run: ProfileRun) -> list[str]:
+    """The run's notes in words, in the order the engine recorded them."""
+    return [note_text(n) for n in run.notes]
+
+
+def memory_unmeasured_text(run: ProfileRun) -> str:
+    """Why a run has no peak memory, once for all its variants: it is measured on CUDA devices only."""
+    return "not measured on CPU (peak memory is read from the CUDA allocator)" if run.device.type != "cuda" else ""

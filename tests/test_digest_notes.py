@@ -1,0 +1,137 @@
+"""The engine records notes as facts (a kind and its values) and the digest words them (``digest.notes``):
+every kind has its words, older runs' sentences read as they were written, and the digest imports nothing
+from the engine."""
+
+from __future__ import annotations
+
+import ast
+import json
+import typing
+from pathlib import Path
+
+import pytest
+from compile_profile.digest import run_digest
+from compile_profile.digest.notes import NOTE_WORDS, note_text, run_notes
+from compile_profile.profile_run import SCHEMA_VERSION, Note, NoteKind, ProfileRun
+from compile_profile.render.text import render_text
+from render_fixtures import cpu_run
+
+PACKAGE = Path(__file__).parents[1] / "kernel_side" / "compile_profile"
+
+# one note of each kind with the values the engine records for it, and words its sentence must hold
+EXAMPLES: dict[str, tuple[Note, str]] = {
+    "text": (Note("text", values={"text": "as an older release wrote it"}), "as an older release wrote it"),
+    "already_compiled": (Note("already_compiled", values={"names": ["m", "f"]}), "the cell calls m, f, already"),
+    "random_draws_differ": (Note("random_draws_differ"), "random draws differ between runs"),
+    "optimizer_changed_by_compile": (Note("optimizer_changed_by_compile"), "compiling changed the optimizer"),
+    "nothing_compiled": (Note("nothing_compiled"), "nothing was compiled"),
+    "recompiled_during_timing": (
+        Note("recompiled_during_timing", variant="inductor/default", values={"graphs": 2}),
+        "inductor/default: Dynamo compiled again during the timed runs (2 graph(s))",
+    ),
+    "recompile_limit": (
+        Note(
+            "recompile_limit",
+            variant="inductor/default",
+            values={"compile_id": "0/8", "limit": "recompile_limit (8)", "during_timing": True},
+        ),
+        "compile 0/8 hit torch._dynamo.config.recompile_limit (8)",
+    ),
+    "warmup_kept_compiling": (
+        Note("warmup_kept_compiling", variant="v", values={"extra_calls": 6, "settled_calls": 3}),
+        "v: its warm-up calls kept compiling (recompiles), so it had 6 more before timing, until 3 calls",
+    ),
+    "state_restored": (Note("state_restored", values={"tensors": 4}), "the cell changes 4 tensor(s) in place"),
+    "state_not_compared": (
+        Note("state_not_compared", values={"tensors": 9, "bytes": 3 * 2**30}),
+        "the 9 tensor(s) the cell changes in place (3.0 GiB) were not compared",
+    ),
+    "torch_lacks": (
+        Note("torch_lacks", values={"torch": "2.6.0", "features": ["provenance", "caller_lines"]}),
+        "torch 2.6.0 has no Inductor provenance tracking",
+    ),
+    "no_post_grad_on_cache_hit": (
+        Note("no_post_grad_on_cache_hit", values={"torch": "2.7.1"}),
+        "torch 2.7.1 does not log the post-grad graph",
+    ),
+    "not_saved": (Note("not_saved", values={"why": "disk full"}), "not saved to the run store: disk full"),
+    "no_cuda_graph": (
+        Note("no_cuda_graph", variant="inductor/reduce-overhead", values={"skips": ["mutated inputs"]}),
+        "no kernel ran inside a CUDA graph: Inductor did not use CUDA graphs for this variant (mutated inputs)",
+    ),
+    "no_graph_region": (Note("no_graph_region", variant="v"), "the profiler saw no compiled-graph region"),
+    "nothing_to_compare": (Note("nothing_to_compare"), "no tensors or numbers to compare"),
+    "random_ops": (
+        Note("random_ops", values={"ops": ["aten.rand", "aten.bernoulli"]}),
+        "the cell draws random numbers (aten.bernoulli, aten.rand)",
+    ),
+    "reference_distributed": (Note("reference_distributed"), "no float64 reference: a step of a distributed job"),
+    "reference_changed_state": (Note("reference_changed_state"), "the float64 run changed the notebook's own"),
+    "reference_failed": (
+        Note("reference_failed", values={"float64": "no bf16 kernel", "float32": "out of memory", "unavailable": ""}),
+        "no float64 reference: the code failed on float64 copies (no bf16 kernel), and on float32 copies (out of",
+    ),
+}
+
+
+def test_every_note_kind_has_its_words_and_an_example_here():
+    kinds = set(typing.get_args(NoteKind))
+    assert set(NOTE_WORDS) == kinds
+    assert set(EXAMPLES) == kinds
+
+
+@pytest.mark.parametrize("kind", sorted(EXAMPLES))
+def test_a_note_is_worded_from_its_values(kind):
+    note, words = EXAMPLES[kind]
+    assert words in note_text(note)
+
+
+def test_a_reference_that_could_not_be_copied_says_why():
+    note = Note("reference_failed", values={"unavailable": "the copies would take 40.0 GiB"})
+    assert note_text(note) == "no float64 reference: the copies would take 40.0 GiB"
+
+
+def test_a_note_of_a_kind_from_a_newer_release_reads_as_its_kind_and_values():
+    note = Note("from_the_future", variant="v", values={"n": 3})  # type: ignore[arg-type]
+    assert note_text(note) == "v: from_the_future (n=3)"
+
+
+def test_a_runs_notes_reach_every_view_in_the_digests_words():
+    run = cpu_run()
+    run.notes = [EXAMPLES["state_restored"][0], EXAMPLES["nothing_compiled"][0]]
+    words = run_notes(run)
+    assert run_digest(run)["notes"] == words
+    text = render_text(run)
+    assert all(f"note: {w}" in text for w in words)
+
+
+def test_a_schema_1_run_keeps_its_sentences_as_text_notes():
+    data = json.loads(cpu_run().to_json())
+    data.update(
+        schema_version=1,
+        notes=["the cell changes 4 tensor(s) in place"],
+        memory_note="peak memory is measured on CUDA devices only; this run was on CPU",
+        correctness={"ok": None, "note": "no tensors or numbers to compare"},
+        recommendation={"variant": "eager", "call": "torch.compile(model)", "reason": "fastest"},
+    )
+    data["variants"][0]["kernel_profile"] = {"calls": 1, "total_ms": 1.0, "attributed_ms": 1.0, "note": "a; b"}
+    before = json.dumps(data)
+    run = ProfileRun.from_dict(data)
+    assert json.dumps(data) == before  # the caller's data is not changed by the upgrade
+    assert run_notes(run) == ["the cell changes 4 tensor(s) in place"]
+    assert note_text(run.correctness.note) == "no tensors or numbers to compare"
+    assert [note_text(n) for n in run.variants[0].kernel_profile.notes] == ["a; b"]
+    assert run.recommendation.call == "torch.compile(model)"
+    assert ProfileRun.from_json(run.to_json()).schema_version == SCHEMA_VERSION == 2
+
+
+def _imports(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text())
+    return [("." * node.level) + (node.module or "") for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)] + [
+        alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names
+    ]
+
+
+@pytest.mark.parametrize("module", sorted((PACKAGE / "digest").glob("*.py")), ids=lambda p: p.name)
+def test_the_digest_imports_nothing_from_the_engine(module):
+    assert not [name for name in _imports(module) if "engine" in name.split(".")]
