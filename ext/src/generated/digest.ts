@@ -422,6 +422,12 @@ export interface AutotuneRow {
   best_triton_ms: number | null;
   autotune_s: number | null;
   text: string;
+  /**
+   * best_ms, best_triton_ms, autotune_s as every view words them: "410 µs", "—"
+   */
+  texts: {
+    [k: string]: string;
+  };
 }
 /**
  * Why CUDA graphs were skipped in one variant.

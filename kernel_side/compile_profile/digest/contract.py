@@ -349,6 +349,7 @@ class AutotuneRow(TypedDict):
     best_triton_ms: float | None
     autotune_s: float | None
     text: str
+    texts: dict[str, str]  # best_ms, best_triton_ms, autotune_s as every view words them: "410 µs", "—"
 
 
 class CudagraphSkip(TypedDict):

@@ -84,8 +84,16 @@ class AutotuneRow:
     autotune_s: float | None
     text: str
 
+    def texts(self) -> dict[str, str]:
+        """Each time as every view words it, keyed as its field: the panel shows these, formatting nothing."""
+        return {
+            "best_ms": format_ms(self.best_ms),
+            "best_triton_ms": format_ms(self.best_triton_ms),
+            "autotune_s": format_s(self.autotune_s),
+        }
+
     def as_dict(self) -> contract.AutotuneRow:
-        return cast(contract.AutotuneRow, asdict(self))
+        return cast(contract.AutotuneRow, asdict(self) | {"texts": self.texts()})
 
 
 def autotune_text(r: AutotuneResult) -> str:
