@@ -105,3 +105,14 @@ def test_a_key_the_contract_does_not_name_or_a_missing_one_is_refused():
         ": 'headline' is a required property",
         "variants.0.median_ms: '1 ms' is not valid under any of the given schemas",
     ]
+
+
+def test_each_keys_source_comment_describes_it_inherited_keys_too():
+    """The generated TypeScript documents each key with its comment in digest/contract.py; a key a class
+    inherits keeps its base's comment on every Python (3.11 records no TypedDict's bases, 3.12 does)."""
+    defs = json_schema()["$defs"]
+    assert defs["SpeedupSummary"]["properties"]["low"]["description"] == "None: too few samples for an interval"
+    digest_key = "DIGEST_VERSION: the store re-derives a summary cached under an older one"
+    assert defs["RunSummary"]["properties"]["digest"]["description"] == digest_key
+    assert defs["RunDigest"]["properties"]["digest"]["description"] == digest_key
+    assert "description" not in defs["RunSummary"]["properties"]["id"]

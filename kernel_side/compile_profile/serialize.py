@@ -9,11 +9,12 @@ types, so a value of the wrong type is refused with the path of its field, never
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import functools
 import inspect
 import math
-import re
+import sys
 import types
 import typing
 from collections.abc import Callable
@@ -352,22 +353,36 @@ def _described(schema: dict, description: str | None) -> dict:
     return {**schema, "description": description} if description else schema
 
 
-_KEY_LINE = re.compile(r"^\s+(\w+)\s*:[^#]*?(?:#\s*(.*))?$")
-
-
 def _key_comments(tp: type) -> dict[str, str]:
-    """Each key's comment in a TypedDict's source (the one after it on its line), from its bases too, so the
-    schema, and the TypeScript generated from it, say what the source says about the key."""
-    out: dict[str, str] = {}
-    for base in getattr(tp, "__orig_bases__", ()):
-        if typing.is_typeddict(base):
-            out |= _key_comments(base)
+    """Each key's comment in a TypedDict's source (the one after it on its line), its bases' keys' too, so the
+    schema, and the TypeScript generated from it, say what the source says about each key.  The bases are read
+    from the module's source, not the class: Python before 3.12 keeps no record of a TypedDict's bases."""
+    return _module_key_comments(tp.__module__).get(tp.__name__, {})
+
+
+@functools.cache
+def _module_key_comments(module: str) -> dict[str, dict[str, str]]:
+    """Class name -> key -> comment, for every class of ``module``, bases' keys included; {} without source."""
     try:
-        lines = inspect.getsource(tp).splitlines()
-    except (OSError, TypeError):  # no source (a class made at run time): no comments
+        source = inspect.getsource(sys.modules[module])
+    except (OSError, TypeError, KeyError):  # no source (a module made at run time): no comments
+        return {}
+    lines = source.splitlines()
+    classes = {node.name: node for node in ast.parse(source).body if isinstance(node, ast.ClassDef)}
+
+    def comments(name: str) -> dict[str, str]:
+        node = classes.get(name)
+        if node is None:
+            return {}
+        out: dict[str, str] = {}
+        for base in node.bases:
+            if isinstance(base, ast.Name):
+                out |= comments(base.id)
+        for stmt in node.body:
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.end_lineno:
+                after = lines[stmt.end_lineno - 1][stmt.end_col_offset :].strip()
+                if after.startswith("#"):
+                    out[stmt.target.id] = after[1:].strip()
         return out
-    for line in lines[1:]:
-        match = _KEY_LINE.match(line)
-        if match and match.group(2):
-            out[match.group(1)] = match.group(2).strip()
-    return out
+
+    return {name: comments(name) for name in classes}

@@ -23,33 +23,75 @@ export interface RunDigest {
   recompile_count: number;
   kernel_count: number;
   warnings: string[];
+  /**
+   * DIGEST_VERSION: the store re-derives a summary cached under an older one
+   */
   digest?: number;
+  /**
+   * what lists show: the status, or "results differ" beside it
+   */
   list_status?: string;
   torch_version?: string;
+  /**
+   * "cold cache", "warm cache", "partly cached" or ""
+   */
   cache_words?: string;
   cache_counts?: string[];
+  /**
+   * "7 graph breaks, 3 in DDP's wrapper"
+   */
   graph_break_text?: string;
+  /**
+   * what an empty list of graph breaks means for this run
+   */
   graph_break_empty_text?: string;
   ddp_wrapper_break_count?: number;
   cell_runs?: number;
+  /**
+   * variant -> its measured peak, worded
+   */
   peak_memory?: {
     [k: string]: string;
   };
+  /**
+   * why the run has no peak memory; "" when it has one
+   */
   memory_note?: string;
+  /**
+   * the run's notes in words, in the order the engine recorded them
+   */
   notes?: string[];
   correctness?: CorrectnessSummary | null;
   graph_breaks?: BreakGroup[];
   errors?: ErrorSummary[];
   recommendation?: RecommendationSummary | null;
+  /**
+   * [] when not measured
+   */
   breakdown?: BreakdownRow[];
+  /**
+   * collectives after copies where a call spent time in them
+   */
   breakdown_columns?: BreakdownColumn[];
+  /**
+   * one sentence why compiled is faster or slower; None when there is none
+   */
   verdict?: string | null;
+  /**
+   * variant -> its profiler pass held against its timed call
+   */
   kernel_times?: {
     [k: string]: PassJudgment;
   };
   payback?: Payback | null;
+  /**
+   * None for a single-process run
+   */
   distributed?: DistributedSummary | null;
   ddp_splits?: DdpSplitSummary[];
+  /**
+   * why a stored run cannot be read (``unreadable_summary``); None when it can
+   */
   unreadable?: string | null;
   lines?: LineTimes;
   /**
@@ -89,10 +131,19 @@ export interface VariantRow {
  */
 export interface SpeedupSummary {
   value: number;
+  /**
+   * None: too few samples for an interval
+   */
   low: number | null;
   high: number | null;
   variant: string;
+  /**
+   * the one short form, as the headline words it: "1.25× faster"
+   */
   text: string;
+  /**
+   * "1.25× faster", "1.80× slower (within noise)"
+   */
   phrase: string;
   has_interval: boolean;
   includes_one: boolean;
@@ -170,7 +221,13 @@ export interface RecommendationSummary {
  */
 export interface BreakdownRow {
   variant: string;
+  /**
+   * "cupti" (device times) or "host" (host times of each op's call)
+   */
   method: string;
+  /**
+   * the whole call
+   */
   median_ms: number;
   library_ms: number;
   generated_ms: number;
@@ -245,6 +302,9 @@ export interface Payback {
 export interface DistributedSummary {
   rank: number;
   world_size: number;
+  /**
+   * shared by every rank of one profile call
+   */
   job_id: string;
   backend: string;
   /**
@@ -267,9 +327,15 @@ export interface DdpSplitSummary {
  * Time per cell line (``lines.LineTimes``).
  */
 export interface LineTimes {
+  /**
+   * the one rule the times follow, in words
+   */
   rule: string;
   variants: string[];
   rows: LineRow[];
+  /**
+   * variant -> kernels tied to no cell line
+   */
   unattributed: {
     [k: string]: number;
   };
@@ -299,12 +365,21 @@ export interface LineTimes {
 export interface LineRow {
   line: number;
   code: string;
+  /**
+   * variant -> kernel names, in generation order
+   */
   kernels: {
     [k: string]: string[];
   };
+  /**
+   * variant -> this line's share of kernel time (None: none timed)
+   */
   time_ms: {
     [k: string]: number | null;
   };
+  /**
+   * variant -> kernels also counted on other lines
+   */
   shared: {
     [k: string]: number;
   };
@@ -682,7 +757,13 @@ export interface JobRow {
   peak_memory_text: string;
   collective_share: number | null;
   collective_text: string;
+  /**
+   * calls of the step this rank made
+   */
   cell_runs: number;
+  /**
+   * this rank differs from the others; ``reasons`` says how
+   */
   divergent: boolean;
   reasons: string[];
   /**
