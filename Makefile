@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 TORCH_SPEC ?= torch==2.13.0
 export TORCHINDUCTOR_CACHE_DIR ?= $(CURDIR)/.cache/inductor
 
-.PHONY: setup setup-python setup-js browser lab test test-fast test-js test-ui test-compat lint format clean
+.PHONY: setup setup-python setup-js browser lab test test-fast test-js test-ui test-compat lint format contract clean
 
 setup: setup-python setup-js
 
@@ -40,7 +40,14 @@ test-fast: setup-python
 
 # -- the quality gate: format, lint and types (.ci/run runs it before the tests; .pre-commit-config.yaml too) --
 PY_SOURCES := kernel_side tests benchmarks ui-tests
-TS_SOURCES := "ext/src/**/*.{ts,tsx}" "ext/test/**/*.ts" "ext/style/*.css" "ui-tests/tests/*.ts" "ui-tests/*.js" jest.config.js eslint.config.mjs
+TS_SOURCES := "ext/src/**/*.{ts,tsx}" "ext/test/**/*.ts" "ext/style/*.css" "ui-tests/tests/*.ts" "ui-tests/*.js" jest.config.js eslint.config.mjs \
+	ext/scripts/*.mjs
+# The contract between Python and TypeScript: the JSON Schemas the run's dataclasses and the digest's TypedDicts
+# generate (kernel_side/compile_profile/schema/) and the TypeScript generated from those (ext/src/generated/).
+# `make contract` rewrites them; lint's --check runs fail, naming the stale file, when a class changed and they
+# were not regenerated.  (python -c: `python -m` would import the module twice.)
+CONTRACT_SCHEMAS := PYTHONPATH=kernel_side $(PY) -c 'import sys; from compile_profile.digest.contract import main; sys.exit(main())'
+CONTRACT_TYPES := node ext/scripts/contract-types.mjs
 
 lint: $(VENV)/.installed node_modules/.installed
 	$(VENV)/bin/ruff format --check $(PY_SOURCES)
@@ -49,12 +56,18 @@ lint: $(VENV)/.installed node_modules/.installed
 	npx eslint ext ui-tests jest.config.js eslint.config.mjs
 	npx tsc --noEmit -p .
 	npx tsc -p ui-tests
+	$(CONTRACT_SCHEMAS) --check
+	$(CONTRACT_TYPES) --check
 
 # what lint checks for format, rewritten in place
 format: $(VENV)/.installed node_modules/.installed
 	$(VENV)/bin/ruff format $(PY_SOURCES)
 	$(VENV)/bin/ruff check --fix $(PY_SOURCES)
 	npx prettier --write $(TS_SOURCES)
+
+contract: $(VENV)/.installed node_modules/.installed
+	$(CONTRACT_SCHEMAS)
+	$(CONTRACT_TYPES)
 
 # -- JupyterLab extension (ext/) --------------------------------------------------
 # setup-js builds the labextension and links it into the venv, so pip's build hook is skipped here.
@@ -70,7 +83,7 @@ node_modules/.installed: package.json package-lock.json
 	$(NPM) ci --no-audit --no-fund
 	touch $@
 
-$(LABEXT)/package.json: node_modules/.installed $(VENV)/.installed tsconfig.json $(wildcard ext/src/*) $(wildcard ext/style/*)
+$(LABEXT)/package.json: node_modules/.installed $(VENV)/.installed tsconfig.json $(wildcard ext/src/*) $(wildcard ext/src/generated/*) $(wildcard ext/style/*)
 	PATH="$(abspath $(VENV))/bin:$$PATH" $(NPM) run build
 	touch $@
 

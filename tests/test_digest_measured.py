@@ -79,6 +79,15 @@ def test_autotune_words():
     )
 
 
+def test_autotune_rows_carry_their_times_worded_for_the_panel():
+    """The panel's autotune table shows these words and formats nothing (ext/src/measured.ts)."""
+    (row,) = run_digest(cuda_run())["measured"]["autotune"]
+    assert row["texts"] == {"best_ms": "410 µs", "best_triton_ms": "450 µs", "autotune_s": "12.3 s"}
+    extern_only = autotune_rows(cuda_run())[0]
+    extern_only.best_triton_ms, extern_only.autotune_s = None, None
+    assert extern_only.as_dict()["texts"] == {"best_ms": "410 µs", "best_triton_ms": "—", "autotune_s": "—"}
+
+
 def test_roofline_words_closer_ceiling_and_doubtful_bytes():
     peaks = DevicePeaks(copy_gbps=4100.0, bf16_matmul_tflops=790.0)
     mm = Kernel(
@@ -173,6 +182,7 @@ def test_the_rest_api_serves_guards_recompiles_and_measured_with_the_agreed_keys
                 "best_triton_ms",
                 "autotune_s",
                 "text",
+                "texts",
             }
             for a in m["autotune"]
         )

@@ -1,7 +1,8 @@
 /**
  * Number and time formatting; mirrors kernel_side/compile_profile/digest/format.py so the
- * panel and the Python views word a figure the same way.  Formatting only: every figure comes
- * from the digest (types.ts says which field).
+ * panel and the Python views word a figure the same way, held to it by one table of inputs and
+ * words (tests/format_golden.json, read by a pytest and a jest test).  Formatting only: every
+ * figure comes from the digest (types.ts says which field).
  */
 
 /**
@@ -62,11 +63,30 @@ export function formatS(seconds: number | null | undefined): string {
   return formatMs(seconds * 1000);
 }
 
+/**
+ * Python's `f"{x:.{digits}f}"`: toFixed, except that an exact tie goes to the even digit as Python rounds
+ * it, where toFixed rounds it up (1.125 is "1.12" in Python and "1.13" from toFixed; 1280 bytes "1.2 KiB"
+ * and "1.3 KiB").  A double is a tie only when its exact expansion ends at that 5, which toFixed(100),
+ * exact to 100 places, shows.
+ */
+function fixed(x: number, digits: number): string {
+  const exact = x.toFixed(100);
+  const cut = exact.indexOf('.') + 1 + digits;
+  const rest = exact.slice(cut);
+  if (rest[0] === '5' && /^0*$/.test(rest.slice(1))) {
+    const truncated = exact.slice(0, digits === 0 ? cut - 1 : cut);
+    if (Number(truncated.slice(-1)) % 2 === 0) {
+      return truncated;
+    }
+  }
+  return x.toFixed(digits);
+}
+
 export function formatSpeedup(x: number | null | undefined): string {
   if (x === null || x === undefined) {
     return '—';
   }
-  return x < 10 ? `${x.toFixed(2)}×` : `${x.toFixed(1)}×`;
+  return x < 10 ? `${fixed(x, 2)}×` : `${fixed(x, 1)}×`;
 }
 
 function measuredNumber(x: number | null | undefined): x is number {
@@ -110,11 +130,11 @@ export function formatBytes(n: number | null | undefined): string {
   let size = n;
   for (const unit of ['B', 'KiB', 'MiB', 'GiB']) {
     if (size < 1024 || unit === 'GiB') {
-      return unit === 'B' ? `${size.toFixed(0)} ${unit}` : `${size.toFixed(1)} ${unit}`;
+      return unit === 'B' ? `${fixed(size, 0)} ${unit}` : `${fixed(size, 1)} ${unit}`;
     }
     size /= 1024;
   }
-  return `${size.toFixed(1)} GiB`;
+  return `${fixed(size, 1)} GiB`;
 }
 
 /** "12 s ago", "5 min ago", "3 h ago", "2 d ago"; a future time (clock skew) reads "just now". */

@@ -2,12 +2,11 @@
  * "Show what is measured" (issue 13 §4): the digest's device peaks and memory ratio sentences (the
  * Overview), max-autotune's choices and the CUDA-graph skip reasons (the Compile tab) and each
  * kernel's roofline sentence (the Kernels tab), all from the summary's `measured` key
- * (digest/summary.py run_digest).  Pure: the digest derives every figure and sentence, this module
- * picks them out and formats the autotune table's times with formatMs / formatS (format.ts mirrors
- * Python's format_ms).  Runs older than `measured` yield no text and no rows.
+ * (digest/summary.py run_digest).  Pure: the digest derives and words every figure and sentence (the
+ * autotune table's times too, AutotuneRow texts), this module picks them out.  Runs older than
+ * `measured` yield no text and no rows.
  */
 
-import { formatMs, formatS } from './format';
 import { IPlotlyFigure, IRunDigest } from './types';
 import { asNumber, isRecord } from './json';
 
@@ -68,6 +67,7 @@ export interface IAutotuneTableRow {
 export function autotuneRows(summary: Partial<IRunDigest> | null | undefined): IAutotuneTableRow[] {
   return records(measured(summary).autotune).map(r => {
     const choices = asNumber(r.choices);
+    const texts = isRecord(r.texts) ? r.texts : {};
     return {
       variant: nonEmpty(r.variant) ?? '',
       text: nonEmpty(r.text) ?? '',
@@ -75,11 +75,11 @@ export function autotuneRows(summary: Partial<IRunDigest> | null | undefined): I
         op: nonEmpty(r.op) ?? '—',
         shape: nonEmpty(r.shape) ?? '—',
         picked: nonEmpty(r.best) ?? '—',
-        best_ms: formatMs(asNumber(r.best_ms)),
+        best_ms: nonEmpty(texts.best_ms) ?? '—',
         best_triton: nonEmpty(r.best_triton) ?? '—',
-        best_triton_ms: formatMs(asNumber(r.best_triton_ms)),
+        best_triton_ms: nonEmpty(texts.best_triton_ms) ?? '—',
         choices: choices === null ? '—' : String(choices),
-        tune: formatS(asNumber(r.autotune_s))
+        tune: nonEmpty(texts.autotune_s) ?? '—'
       }
     };
   });

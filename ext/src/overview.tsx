@@ -83,7 +83,7 @@ export function Overview({ run, figures, services }: ITabProps): JSX.Element {
           {e.line ? `, cell line ${e.line}` : ''}: {e.message}
         </p>
       ))}
-      {run.memory_note ? <p className="cp-Note">{run.memory_note}</p> : null}
+      {run.summary?.memory_note ? <p className="cp-Note">{run.summary.memory_note}</p> : null}
       <Chart name="variants" figure={figures?.variants} charts={services.charts} height={260} />
       <Chart name="samples" figure={figures?.samples} charts={services.charts} height={280} />
     </div>

@@ -22,7 +22,8 @@ const AUTOTUNE: IAutotuneRow = {
   best_triton: 'triton_mm_3',
   best_triton_ms: 0.0312,
   autotune_s: 4.5,
-  text: 'mm 1024x1024x1024: triton_mm_3 won (31.2 µs) of 12 choices; tuning took 4.5 s'
+  text: 'mm 1024x1024x1024: triton_mm_3 won (31.2 µs) of 12 choices; tuning took 4.5 s',
+  texts: { best_ms: '31.2 µs', best_triton_ms: '31.2 µs', autotune_s: '4.5 s' }
 };
 
 function digest(measured: Partial<IMeasured> | undefined): IRunDigest {
@@ -63,7 +64,7 @@ describe('devicePeaks and memoryRatioText', () => {
 });
 
 describe('autotuneRows', () => {
-  it('keeps the sentence and formats the figures as Python format_ms / format_s do', () => {
+  it("keeps the sentence and shows the digest's words for the times", () => {
     expect(autotuneRows(digest({ autotune: [AUTOTUNE] }))).toEqual([
       {
         variant: 'inductor/max-autotune',
@@ -87,11 +88,27 @@ describe('autotuneRows', () => {
 
   it('writes "—" where no Triton choice was timed', () => {
     const [row] = autotuneRows(
-      digest({ autotune: [{ ...AUTOTUNE, best: 'extern_mm', best_triton: null, best_triton_ms: null }] })
+      digest({
+        autotune: [
+          {
+            ...AUTOTUNE,
+            best: 'extern_mm',
+            best_triton: '',
+            best_triton_ms: null,
+            texts: { ...AUTOTUNE.texts, best_triton_ms: '—' }
+          }
+        ]
+      })
     );
     expect(row.cells.best_triton).toBe('—');
     expect(row.cells.best_triton_ms).toBe('—');
     expect(row.cells.picked).toBe('extern_mm');
+  });
+
+  it('shows "—", never a bare number, for a row without its words', () => {
+    const { texts: _texts, ...unworded } = AUTOTUNE;
+    const [row] = autotuneRows(digest({ autotune: [unworded as IAutotuneRow] }));
+    expect([row.cells.best_ms, row.cells.best_triton_ms, row.cells.tune]).toEqual(['—', '—', '—']);
   });
 
   it('yields nothing for older runs', () => {

@@ -9,9 +9,12 @@ types, so a value of the wrong type is refused with the path of its field, never
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import functools
+import inspect
 import math
+import sys
 import types
 import typing
 from collections.abc import Callable
@@ -273,7 +276,12 @@ def _dataclass(cls: type) -> Callable[[Any], Any]:
     return convert
 
 
-def json_schema(root: type, *, title: str, schema_id: str) -> dict:
+def json_schema(root: type | tuple[type, ...], *, title: str, schema_id: str) -> dict:
+    """The JSON Schema of ``root``'s tree, each class a ``$defs`` entry; of any one of ``root``'s classes when it
+    is a tuple.  Dataclasses (the run) leave unknown keys allowed, so a newer file still validates, and a field
+    with a default is not required, since an older file may lack it.  ``TypedDict`` classes (the digest's JSON,
+    ``digest.contract``) require their required keys and allow no other: what one describes is all its
+    function writes."""
     definitions: dict[str, dict] = {}
 
     def walk(tp: Any) -> dict:
@@ -315,9 +323,23 @@ def json_schema(root: type, *, title: str, schema_id: str) -> dict:
                     "required": required,
                 }
             return {"$ref": f"#/$defs/{name}"}
+        if typing.is_typeddict(tp):
+            name = tp.__name__
+            if name not in definitions:
+                definitions[name] = {}  # placeholder breaks recursion
+                hints = get_type_hints(tp)
+                comments = _key_comments(tp)
+                definitions[name] = {
+                    "type": "object",
+                    "description": (tp.__doc__ or "").strip().splitlines()[0] if tp.__doc__ else "",
+                    "properties": {key: _described(walk(hint), comments.get(key)) for key, hint in hints.items()},
+                    "required": [key for key in hints if key in tp.__required_keys__],
+                    "additionalProperties": False,
+                }
+            return {"$ref": f"#/$defs/{name}"}
         raise TypeError(f"no JSON Schema mapping for {tp!r}")
 
-    top = walk(root)
+    top = {"anyOf": [walk(r) for r in root]} if isinstance(root, tuple) else walk(root)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": schema_id,
@@ -325,3 +347,42 @@ def json_schema(root: type, *, title: str, schema_id: str) -> dict:
         **top,
         "$defs": definitions,
     }
+
+
+def _described(schema: dict, description: str | None) -> dict:
+    return {**schema, "description": description} if description else schema
+
+
+def _key_comments(tp: type) -> dict[str, str]:
+    """Each key's comment in a TypedDict's source (the one after it on its line), its bases' keys' too, so the
+    schema, and the TypeScript generated from it, say what the source says about each key.  The bases are read
+    from the module's source, not the class: Python before 3.12 keeps no record of a TypedDict's bases."""
+    return _module_key_comments(tp.__module__).get(tp.__name__, {})
+
+
+@functools.cache
+def _module_key_comments(module: str) -> dict[str, dict[str, str]]:
+    """Class name -> key -> comment, for every class of ``module``, bases' keys included; {} without source."""
+    try:
+        source = inspect.getsource(sys.modules[module])
+    except (OSError, TypeError, KeyError):  # no source (a module made at run time): no comments
+        return {}
+    lines = source.splitlines()
+    classes = {node.name: node for node in ast.parse(source).body if isinstance(node, ast.ClassDef)}
+
+    def comments(name: str) -> dict[str, str]:
+        node = classes.get(name)
+        if node is None:
+            return {}
+        out: dict[str, str] = {}
+        for base in node.bases:
+            if isinstance(base, ast.Name):
+                out |= comments(base.id)
+        for stmt in node.body:
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.end_lineno:
+                after = lines[stmt.end_lineno - 1][stmt.end_col_offset :].strip()
+                if after.startswith("#"):
+                    out[stmt.target.id] = after[1:].strip()
+        return out
+
+    return {name: comments(name) for name in classes}

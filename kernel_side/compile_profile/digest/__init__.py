@@ -13,7 +13,8 @@ variant: library, generated, ATen, copies, outside kernels; the verdict sentence
 faster or slower), ``payback`` (after how many calls compiling pays for itself), ``guards`` (each Dynamo graph's guards by kind
 and value, a recompile's failed guard), ``measured`` (device peaks, memory ratio, max-autotune's choices,
 CUDA-graph skips, each kernel's roofline figures), ``summary`` (headline, warnings, ``summarize`` for
-lists and the card, ``run_digest`` for one run's detail), ``compare`` (two runs).  Nothing here
+lists and the card, ``run_digest`` for one run's detail), ``compare`` (two runs), ``contract`` (the JSON
+they return, as TypedDicts: ``schema/digest.schema.json`` and the panel's TypeScript types are generated from it).  Nothing here
 imports a renderer, IPython, plotly or torch.
 """
 

@@ -19,8 +19,10 @@ outside them made the difference, in numbers.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import cast
 
 from ..profile_run import ProfileRun, Variant
+from . import contract
 from .format import format_ms
 from .kernel_times import pass_judgment, share_text
 
@@ -94,8 +96,8 @@ class BreakdownRow:
     def texts(self) -> dict[str, str]:
         return {key: self.part_text(key) for key in self.parts()}
 
-    def as_dict(self) -> dict:
-        return asdict(self) | {"texts": self.texts()}
+    def as_dict(self) -> contract.BreakdownRow:
+        return cast(contract.BreakdownRow, asdict(self) | {"texts": self.texts()})
 
 
 # The columns every view shows, keyed as ``BreakdownRow.parts``: (key, heading).

@@ -14,8 +14,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
+from typing import cast
 
 from ..profile_run import ProfileRun
+from . import contract
 from .facts import cache_words
 from .format import format_bytes, format_ms, format_s, format_speedup, format_speedup_interval
 
@@ -66,8 +68,8 @@ class Comparison:
     kernels_removed: list[KernelCount] = field(default_factory=list)
     kernels_kept: int = 0
 
-    def as_dict(self) -> dict:
-        return asdict(self)
+    def as_dict(self) -> contract.Comparison:
+        return cast(contract.Comparison, asdict(self))
 
 
 def _relative(a: float | None, b: float | None) -> float | None:

@@ -12,9 +12,8 @@ The job's view across ranks is ``digest.job``.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..profile_run import DdpSplit, ProfileRun
+from . import contract
 from .format import format_bytes
 from .kernel_times import kernel_time_text, withheld
 
@@ -31,7 +30,7 @@ def distributed_text(run: ProfileRun) -> str | None:
     return f"rank {d.rank} of {d.world_size}{backend}, job {d.job_id}"
 
 
-def distributed_summary(run: ProfileRun) -> dict[str, Any] | None:
+def distributed_summary(run: ProfileRun) -> contract.DistributedSummary | None:
     """What the run list needs to group a job's runs: ``summarize(run)["distributed"]``."""
     d = run.distributed
     if d is None:
@@ -73,7 +72,7 @@ def ddp_split_text(run: ProfileRun, split: DdpSplit) -> str:
     )
 
 
-def ddp_splits_digest(run: ProfileRun) -> list[dict[str, Any]]:
+def ddp_splits_digest(run: ProfileRun) -> list[contract.DdpSplitSummary]:
     """Each split with its sentence, as ``summarize`` serves it."""
     return [
         {

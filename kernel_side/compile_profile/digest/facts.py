@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import asdict, dataclass, field
+from typing import cast
 
 from ..profile_run import CELL_FILENAME_PREFIX, Correctness, GraphBreak, Kernel, OutputCheck, ProfileRun, Variant
 from ..stats import median
+from . import contract
 from .format import format_bytes, format_diff, format_ms
 from .notes import memory_unmeasured_text, note_text
 
@@ -130,8 +132,8 @@ class BreakGroup:
     skipped_rest: bool = False  # Dynamo could not resume there and ran the rest of that function eagerly
     page: str = ""  # Dynamo's page for this kind of graph break (gbNNNN), where the reason names one
 
-    def as_dict(self) -> dict:
-        return asdict(self)
+    def as_dict(self) -> contract.BreakGroup:
+        return cast(contract.BreakGroup, asdict(self))
 
 
 # DistributedDataParallel runs its forward wrapper eagerly by design (Dynamo skips ``_inside_ddp_forward``

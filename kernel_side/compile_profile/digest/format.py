@@ -1,4 +1,5 @@
-"""Number and text formatting shared by every renderer (the TypeScript side mirrors the numbers in ext/src/format.ts)."""
+"""Number and text formatting shared by every renderer (the TypeScript side mirrors the numbers in ext/src/format.ts;
+tests/format_golden.json holds both to one table of inputs and words)."""
 
 from __future__ import annotations
 

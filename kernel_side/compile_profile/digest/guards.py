@@ -10,8 +10,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
+from typing import cast
 
 from ..profile_run import Graph, ProfileRun, Recompile
+from . import contract
 from .facts import short_path
 from .format import one_line
 
@@ -163,12 +165,14 @@ def group_text(group: GuardGroup) -> str:
     return what
 
 
-def guards_digest(run: ProfileRun) -> list[dict]:
+def guards_digest(run: ProfileRun) -> list[contract.GraphGuards]:
     """What the REST API serves per Dynamo graph: ``GraphGuards.as_dict()`` and its ``kinds_text``."""
-    return [{**gg.as_dict(), "kinds_text": kinds_text(gg.by_kind)} for gg in run_guards(run)]
+    return [
+        cast(contract.GraphGuards, {**gg.as_dict(), "kinds_text": kinds_text(gg.by_kind)}) for gg in run_guards(run)
+    ]
 
 
-def recompiles_digest(run: ProfileRun) -> list[dict]:
+def recompiles_digest(run: ProfileRun) -> list[contract.RecompileRow]:
     """Each recompile with the guard that failed (``failed_guard``, "" when unknown; it starts with the
     recompile limit the compile hit, ``limit_text``, if any)."""
     return [

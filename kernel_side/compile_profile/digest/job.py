@@ -49,6 +49,7 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 from ..profile_run import OTHER_RANK_FAILED, ProfileRun, Variant
+from . import contract
 from .breakdown import OVERHEAD_BOUND, breakdown_row
 from .distributed import ddp_bucket_count
 from .facts import BreakGroup, break_groups, break_summary, cache_words, peak_memory_text
@@ -452,7 +453,7 @@ def _headline(
     return "; ".join([head, *tail])
 
 
-def compile_spread(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def compile_spread(rows: list[dict[str, Any]]) -> contract.CompileSpread:
     times = [row["compile_s"] for row in rows if row["compile_s"] is not None]
     if not times:
         # A failed variant's compile may have been measured, but no compiled variant gave a compile time to
@@ -518,7 +519,7 @@ def peak_memory_note(runs: dict[int, ProfileRun], rows: list[dict[str, Any]]) ->
     return text if text.startswith("peak memory") else f"peak memory: {text}"  # under the table, say which column
 
 
-def job_digest(runs: list[ProfileRun]) -> dict[str, Any]:
+def job_digest(runs: list[ProfileRun]) -> contract.JobDigest:
     """The job of ``runs`` (one per rank, in any order) as its views show it; see the module's docstring."""
     if not runs:
         raise ValueError("a job needs at least one run")

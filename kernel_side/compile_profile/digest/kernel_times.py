@@ -25,9 +25,11 @@ what CUPTI and CUDA events disagree by) and the verdict refused to explain a 3.0
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import cast
 
 from ..profile_run import Kernel, ProfileRun, Timing, Variant
 from ..stats import robust_sigma
+from . import contract
 from .format import format_ms, format_share
 
 # What the pass's kernels per call may exceed the timed median by whatever the timer's spread, as a share
@@ -53,8 +55,8 @@ class PassJudgment:
     preempted: bool  # every profiled call was preempted
     text: str  # why the pass's times are withheld, said where they would be; "" when trusted
 
-    def as_dict(self) -> dict:
-        return asdict(self)
+    def as_dict(self) -> contract.PassJudgment:
+        return cast(contract.PassJudgment, asdict(self))
 
 
 def timer_spread_ms(timing: Timing) -> float:
@@ -154,6 +156,6 @@ def kernel_time_text(k: Kernel, withheld_variants, with_share: bool = True) -> s
     return text
 
 
-def digest(run: ProfileRun) -> dict[str, dict]:
+def digest(run: ProfileRun) -> dict[str, contract.PassJudgment]:
     """``{variant: judgment}`` as the digest's JSON carries it (``summary["kernel_times"]``)."""
     return {name: j.as_dict() for name, j in judgments(run).items()}

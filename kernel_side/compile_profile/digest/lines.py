@@ -36,8 +36,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
+from typing import cast
 
 from ..profile_run import ProfileRun
+from . import contract
 from .facts import cell_code, focus_kernels, kernel_variants
 from .format import format_ms, format_share
 from .kernel_times import share_text, withheld
@@ -72,9 +74,9 @@ class LineRow:
         """Whether ``variant`` ran anything on this line: kernels, or ops outside its compiled graphs."""
         return variant in self.kernels or variant in self.eager_ops
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> contract.LineRow:
         variants = dict.fromkeys([*self.kernels, *self.eager_ops])
-        return asdict(self) | {"texts": {v: self.time_text(v) for v in variants}}
+        return cast(contract.LineRow, asdict(self) | {"texts": {v: self.time_text(v) for v in variants}})
 
 
 @dataclass
@@ -91,7 +93,7 @@ class LineTimes:
     off_lines_text: list[str] = field(default_factory=list)  # each variant with anything off the lines, worded
     withheld: dict[str, str] = field(default_factory=dict)  # variant -> why its times are shares here
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> contract.LineTimes:
         return {
             "rule": RULE,
             "variants": self.variants,

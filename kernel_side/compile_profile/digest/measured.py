@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import ast
 from dataclasses import asdict, dataclass
+from typing import cast
 
 from ..profile_run import AutotuneResult, DevicePeaks, Kernel, ProfileRun
+from . import contract
 from .format import format_gbps, format_ms, format_s, format_share, format_speedup, format_tflops, one_line
 from .kernel_times import withheld
 
@@ -82,8 +84,16 @@ class AutotuneRow:
     autotune_s: float | None
     text: str
 
-    def as_dict(self) -> dict:
-        return asdict(self)
+    def texts(self) -> dict[str, str]:
+        """Each time as every view words it, keyed as its field: the panel shows these, formatting nothing."""
+        return {
+            "best_ms": format_ms(self.best_ms),
+            "best_triton_ms": format_ms(self.best_triton_ms),
+            "autotune_s": format_s(self.autotune_s),
+        }
+
+    def as_dict(self) -> contract.AutotuneRow:
+        return cast(contract.AutotuneRow, asdict(self) | {"texts": self.texts()})
 
 
 def autotune_text(r: AutotuneResult) -> str:
@@ -128,7 +138,7 @@ def autotune_rows(run: ProfileRun) -> list[AutotuneRow]:
 # -- CUDA graphs -----------------------------------------------------------------------------------
 
 
-def cudagraph_skips(run: ProfileRun) -> list[dict]:
+def cudagraph_skips(run: ProfileRun) -> list[contract.CudagraphSkip]:
     """``[{variant, reasons}]`` for each variant whose CUDA graphs Inductor skipped, and why."""
     return [{"variant": v.name, "reasons": list(v.cudagraph_skips)} for v in run.variants if v.cudagraph_skips]
 
@@ -163,8 +173,8 @@ class RooflineRow:
     compute_share: float | None  # of the bf16 matmul peak
     text: str
 
-    def as_dict(self) -> dict:
-        return asdict(self)
+    def as_dict(self) -> contract.RooflineRow:
+        return cast(contract.RooflineRow, asdict(self))
 
     def bound(self) -> tuple[str, float] | None:
         """The ceiling this kernel comes closest to, and its share of it: ``(COPY_PEAK, 0.46)``."""
@@ -240,7 +250,7 @@ def roofline_note(run: ProfileRun) -> str:
 # -- all of it, as the REST API serves it --------------------------------------------------------
 
 
-def measured(run: ProfileRun) -> dict:
+def measured(run: ProfileRun) -> contract.Measured:
     peaks = run.device_peaks
     ratio = memory_ratio_text(run)
     return {

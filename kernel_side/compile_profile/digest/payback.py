@@ -9,9 +9,9 @@ significant figures, since both medians carry noise.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from ..profile_run import ProfileRun
+from . import contract
 from .facts import cache_words
 from .format import format_ms, format_s
 
@@ -29,7 +29,7 @@ def calls_text(n: int) -> str:
     return f"~{r:,} call{'' if r == 1 else 's'}"
 
 
-def payback(run: ProfileRun) -> dict[str, Any] | None:
+def payback(run: ProfileRun) -> contract.Payback | None:
     """``{compile_s, saving_ms, calls, text}`` for the speedup's variant; None without a compile time or timing."""
     s, eager = run.speedup, run.eager
     if s is None or eager is None or eager.timing is None:

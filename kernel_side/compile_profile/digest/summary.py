@@ -9,9 +9,8 @@ an older version, so a stored run never shows an older wording than a fresh one.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..profile_run import ProfileRun, Speedup, Variant
+from . import contract
 from .breakdown import OVERHEAD_BOUND, breakdown, clamp_warning, columns, reduce_overhead_advice, verdict
 from .distributed import ddp_splits_digest, distributed_summary
 from .facts import (
@@ -61,7 +60,7 @@ def first_code_line(source: str) -> str:
     return ""
 
 
-def _variant_row(v: Variant) -> dict[str, Any]:
+def _variant_row(v: Variant) -> contract.VariantRow:
     t = v.timing
     return {
         "name": v.name,
@@ -104,7 +103,7 @@ def same_kernels(run: ProfileRun, a: str, b: str) -> bool:
     return bool(sources(a)) and sources(a) == sources(b)
 
 
-def recommendation_digest(run: ProfileRun) -> dict[str, Any] | None:
+def recommendation_digest(run: ProfileRun) -> contract.RecommendationSummary | None:
     """What ``--sweep`` recommends, judged against noise: the fastest variant's call where it ran
     measurably faster than the next fastest (the interval of their ratio above 1×, and other code
     generated); otherwise "no mode is measurably better" and the plain call (a sweep once recommended one
@@ -321,7 +320,7 @@ def list_status(run: ProfileRun) -> str:
     return RESULTS_DIFFER if run.status == "ok" else f"{run.status}, {RESULTS_DIFFER}"
 
 
-def summarize(run: ProfileRun) -> dict[str, Any]:
+def summarize(run: ProfileRun) -> contract.RunSummary:
     best = run.speedup_variant
     groups = break_groups(run)
     return {
@@ -404,7 +403,9 @@ def summarize(run: ProfileRun) -> dict[str, Any]:
     }
 
 
-def unreadable_summary(run_id: str, reason: str, *, created_at: str = "", notebook: str = "", label: str = "") -> dict:
+def unreadable_summary(
+    run_id: str, reason: str, *, created_at: str = "", notebook: str = "", label: str = ""
+) -> contract.RunSummary:
     """The summary of a stored run that cannot be read (its JSON is not a run's, or a field has the wrong type):
     listed with its id, its status ``unreadable`` and why, beside the runs that can be read.  It has every key of
     ``summarize``'s dict, empty, so a view that reads one finds it."""
@@ -453,7 +454,7 @@ def unreadable_summary(run_id: str, reason: str, *, created_at: str = "", notebo
     }
 
 
-def run_digest(run: ProfileRun) -> dict[str, Any]:
+def run_digest(run: ProfileRun) -> contract.RunDigest:
     """``summarize`` plus what one run's detail shows (per-line times, each Dynamo graph's guards, each
     recompile's failed guard, what was measured beside the timings): what the REST API serves with a run.
 

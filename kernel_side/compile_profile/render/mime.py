@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..digest.contract import RunMimeData
 from ..digest.summary import summarize
 from ..profile_run import ProfileRun
 from .charts import variants_figure
@@ -14,7 +15,7 @@ MIME_TYPE = "application/vnd.compile-profile.run+json"
 MIME_VERSION = 1
 
 
-def run_payload(run: ProfileRun) -> dict[str, Any]:
+def run_payload(run: ProfileRun) -> RunMimeData:
     """What the JupyterLab renderer draws at once; it fetches the full run from the store by ``run_id``."""
     return {
         "version": MIME_VERSION,

@@ -1,0 +1,802 @@
+/* Generated from kernel_side/compile_profile/schema/digest.schema.json by ext/scripts/contract-types.mjs (make contract): do not edit. */
+
+export type DigestJson = RunDigest | RunSummary | RunMimeData | RunsPage | Comparison | JobDigest | JobPage;
+
+/**
+ * ``summarize`` plus what one run's detail shows (``summary.run_digest``).
+ */
+export interface RunDigest {
+  id: string;
+  label: string;
+  created_at: string;
+  status: string;
+  notebook: string;
+  device: DeviceSummary;
+  first_line: string;
+  headline: string;
+  variants: VariantRow[];
+  speedup: SpeedupSummary | null;
+  compile_s: number | null;
+  cache_state: string;
+  graph_count: number;
+  graph_break_count: number;
+  recompile_count: number;
+  kernel_count: number;
+  warnings: string[];
+  /**
+   * DIGEST_VERSION: the store re-derives a summary cached under an older one
+   */
+  digest?: number;
+  /**
+   * what lists show: the status, or "results differ" beside it
+   */
+  list_status?: string;
+  torch_version?: string;
+  /**
+   * "cold cache", "warm cache", "partly cached" or ""
+   */
+  cache_words?: string;
+  cache_counts?: string[];
+  /**
+   * "7 graph breaks, 3 in DDP's wrapper"
+   */
+  graph_break_text?: string;
+  /**
+   * what an empty list of graph breaks means for this run
+   */
+  graph_break_empty_text?: string;
+  ddp_wrapper_break_count?: number;
+  cell_runs?: number;
+  /**
+   * variant -> its measured peak, worded
+   */
+  peak_memory?: {
+    [k: string]: string;
+  };
+  /**
+   * why the run has no peak memory; "" when it has one
+   */
+  memory_note?: string;
+  /**
+   * the run's notes in words, in the order the engine recorded them
+   */
+  notes?: string[];
+  correctness?: CorrectnessSummary | null;
+  graph_breaks?: BreakGroup[];
+  errors?: ErrorSummary[];
+  recommendation?: RecommendationSummary | null;
+  /**
+   * [] when not measured
+   */
+  breakdown?: BreakdownRow[];
+  /**
+   * collectives after copies where a call spent time in them
+   */
+  breakdown_columns?: BreakdownColumn[];
+  /**
+   * one sentence why compiled is faster or slower; None when there is none
+   */
+  verdict?: string | null;
+  /**
+   * variant -> its profiler pass held against its timed call
+   */
+  kernel_times?: {
+    [k: string]: PassJudgment;
+  };
+  payback?: Payback | null;
+  /**
+   * None for a single-process run
+   */
+  distributed?: DistributedSummary | null;
+  ddp_splits?: DdpSplitSummary[];
+  /**
+   * why a stored run cannot be read (``unreadable_summary``); None when it can
+   */
+  unreadable?: string | null;
+  lines?: LineTimes;
+  /**
+   * per Dynamo graph with guards
+   */
+  guards?: GraphGuards[];
+  recompiles?: RecompileRow[];
+  measured?: Measured;
+}
+/**
+ * Where the run ran: ``cpu`` or ``cuda``, and the device's name.
+ */
+export interface DeviceSummary {
+  type: string;
+  name: string;
+}
+/**
+ * One variant's figures in the summary: its timing's median and spread, compile time and error.
+ */
+export interface VariantRow {
+  name: string;
+  median_ms: number | null;
+  p10_ms: number | null;
+  p90_ms: number | null;
+  n: number;
+  compile_s: number | null;
+  error: string | null;
+  backend?: string | null;
+  mode?: string | null;
+  first_call_s?: number | null;
+  recompile_s?: number | null;
+  peak_memory_bytes?: number | null;
+  recompiled_during_timing?: boolean;
+}
+/**
+ * The speedup as the digest words it: the factor, the headline's phrase and its interval.
+ */
+export interface SpeedupSummary {
+  value: number;
+  /**
+   * None: too few samples for an interval
+   */
+  low: number | null;
+  high: number | null;
+  variant: string;
+  /**
+   * the one short form, as the headline words it: "1.25× faster"
+   */
+  text: string;
+  /**
+   * "1.25× faster", "1.80× slower (within noise)"
+   */
+  phrase: string;
+  has_interval: boolean;
+  includes_one: boolean;
+  /**
+   * "[1.11×–1.43×]", as the text view words it
+   */
+  interval_text?: string;
+}
+/**
+ * Whether compiled results matched eager's, and the digest's sentence for it.
+ */
+export interface CorrectnessSummary {
+  ok: boolean | null;
+  max_abs_diff: number | null;
+  note: string;
+  method?: string;
+  text?: string;
+}
+/**
+ * Graph breaks with the same cause at the same place, counted (``facts.BreakGroup``).
+ */
+export interface BreakGroup {
+  line: number | null;
+  code_line: string;
+  inside: string;
+  inside_code: string;
+  reason: string;
+  reason_full: string;
+  count: number;
+  variants: string[];
+  /**
+   * in DDP's own forward wrapper, which runs eagerly by design: not the user's to fix
+   */
+  ddp_wrapper?: boolean;
+  /**
+   * what to do about the group, or why there is nothing to do
+   */
+  note?: string;
+  /**
+   * "yours", "library" or "pytorch" (PyTorch's own, by design)
+   */
+  owner?: string;
+  /**
+   * Dynamo could not resume there and ran the rest of that function eagerly
+   */
+  skipped_rest?: boolean;
+  /**
+   * Dynamo's page for this kind of graph break, where the reason names one
+   */
+  page?: string;
+}
+/**
+ * Something that went wrong, at which stage, on which cell line and call.
+ */
+export interface ErrorSummary {
+  stage: string;
+  message: string;
+  line: number | null;
+  variant: string;
+  call: number | null;
+}
+/**
+ * What ``--sweep`` concluded: the variant to use and the call to copy (the plain ``torch.compile(model)``
+ */
+export interface RecommendationSummary {
+  variant: string;
+  call: string;
+  /**
+   * the recommendation and why, in one line (``summary.recommendation_digest``)
+   */
+  text?: string;
+  /**
+   * whether a mode won beyond the noise (False: "no mode is measurably better")
+   */
+  measurable?: boolean;
+}
+/**
+ * Where one call's time goes in one variant, in ms (``breakdown.BreakdownRow``), with each cell worded.
+ */
+export interface BreakdownRow {
+  variant: string;
+  /**
+   * "cupti" (device times) or "host" (host times of each op's call)
+   */
+  method: string;
+  /**
+   * the whole call
+   */
+  median_ms: number;
+  library_ms: number;
+  generated_ms: number;
+  aten_ms: number;
+  copy_ms: number;
+  kernels_ms: number;
+  outside_ms: number;
+  /**
+   * the profiled kernels took longer than the timed call, so outside_ms reads 0
+   */
+  clamped?: boolean;
+  /**
+   * the process group's communication; 0 outside distributed runs
+   */
+  collective_ms?: number;
+  /**
+   * a profiled call's wall time
+   */
+  profiled_ms?: number | null;
+  /**
+   * False: the profiler pass is withheld (``kernel_times``), the parts are shares of it
+   */
+  trusted?: boolean;
+  /**
+   * why the pass is withheld; "" when it is not
+   */
+  withheld_text?: string;
+  /**
+   * part key -> the cell as every view words it: "1.2 ms", "40% of pass", "—"
+   */
+  texts?: {
+    [k: string]: string;
+  };
+}
+/**
+ * A column of the breakdown table, keyed as ``BreakdownRow.parts``, and its heading.
+ */
+export interface BreakdownColumn {
+  key: string;
+  label: string;
+}
+/**
+ * One variant's profiler pass held against its timed call (``kernel_times.PassJudgment``).
+ */
+export interface PassJudgment {
+  variant: string;
+  trusted: boolean;
+  kernels_ms: number;
+  call_ms: number;
+  tolerance_ms: number;
+  preempted: boolean;
+  /**
+   * why the pass's times are withheld; "" when trusted
+   */
+  text: string;
+}
+/**
+ * What compiling cost and after how many calls it pays back (``payback.payback``).
+ */
+export interface Payback {
+  compile_s: number;
+  saving_ms: number;
+  /**
+   * None: it never does
+   */
+  calls: number | null;
+  text: string;
+}
+/**
+ * A run's place in a distributed job (``distributed.distributed_summary``).
+ */
+export interface DistributedSummary {
+  rank: number;
+  world_size: number;
+  /**
+   * shared by every rank of one profile call
+   */
+  job_id: string;
+  backend: string;
+  /**
+   * "rank 1 of 2 (gloo), job 3f2a9c01d4e5"
+   */
+  text?: string;
+}
+/**
+ * A graph DDPOptimizer split at DDP's bucket boundaries, and the digest's sentence for it.
+ */
+export interface DdpSplitSummary {
+  variant: string;
+  compile_id: string;
+  graph_id: string;
+  pieces: number;
+  bucket_cap_bytes: number | null;
+  text: string;
+}
+/**
+ * Time per cell line (``lines.LineTimes``).
+ */
+export interface LineTimes {
+  /**
+   * the one rule the times follow, in words
+   */
+  rule: string;
+  variants: string[];
+  rows: LineRow[];
+  /**
+   * variant -> kernels tied to no cell line
+   */
+  unattributed: {
+    [k: string]: number;
+  };
+  unattributed_ms: {
+    [k: string]: number | null;
+  };
+  /**
+   * variant -> its measured kernel time that no line holds
+   */
+  off_lines_ms?: {
+    [k: string]: number;
+  };
+  /**
+   * what no line holds, worded per variant
+   */
+  off_lines_text?: string[];
+  /**
+   * variant -> why its line times are shares
+   */
+  withheld?: {
+    [k: string]: string;
+  };
+}
+/**
+ * One cell line's kernels and time per variant (``lines.LineRow``), with each cell worded.
+ */
+export interface LineRow {
+  line: number;
+  code: string;
+  /**
+   * variant -> kernel names, in generation order
+   */
+  kernels: {
+    [k: string]: string[];
+  };
+  /**
+   * variant -> this line's share of kernel time (None: none timed)
+   */
+  time_ms: {
+    [k: string]: number | null;
+  };
+  /**
+   * variant -> kernels also counted on other lines
+   */
+  shared: {
+    [k: string]: number;
+  };
+  graph_breaks: number;
+  /**
+   * compiled variant -> the ops it ran on this line outside its graphs
+   */
+  eager_ops?: {
+    [k: string]: string[];
+  };
+  /**
+   * variant -> the line's share of the pass, where the pass is withheld
+   */
+  share?: {
+    [k: string]: number | null;
+  };
+  /**
+   * variant -> the cell as every view words it: "1.2 ms", "31% of pass", "—"
+   */
+  texts?: {
+    [k: string]: string;
+  };
+}
+/**
+ * One Dynamo graph's guards (``guards.GraphGuards``), and their kinds in words.
+ */
+export interface GraphGuards {
+  graph_id: string;
+  variant: string;
+  compile_id: string;
+  total: number;
+  /**
+   * kind -> count, in the digest's order
+   */
+  by_kind: {
+    [k: string]: number;
+  };
+  groups: GuardGroup[];
+  /**
+   * "12 tensor, 3 shape, 4 global state"
+   */
+  kinds_text: string;
+}
+/**
+ * The guards of one kind on one value (``guards.GuardGroup``).
+ */
+export interface GuardGroup {
+  kind: string;
+  /**
+   * the value checked, as Dynamo names it: "G['x']", "L['self'].weight"
+   */
+  source: string;
+  /**
+   * the cell line the value comes from
+   */
+  line: number | null;
+  count: number;
+  /**
+   * the checks themselves, as Dynamo prints them
+   */
+  codes: string[];
+}
+/**
+ * A recompile with the guard that failed: which value, at which cell line.
+ */
+export interface RecompileRow {
+  variant: string;
+  reason: string;
+  during_timing: boolean;
+  source: string;
+  line: number | null;
+  /**
+   * "the guard on G['x'] (cell line 1) failed"; "" when unknown
+   */
+  failed_guard: string;
+}
+/**
+ * What was measured beside the timing (``measured.measured``): the digest's figures and sentences.
+ */
+export interface Measured {
+  device_peaks: DevicePeaksSummary | null;
+  memory_ratio: MemoryRatio | null;
+  autotune: AutotuneRow[];
+  cudagraph_skips: CudagraphSkip[];
+  roofline: RooflineRow[];
+}
+/**
+ * The device's measured ceilings in words, and how they were measured.
+ */
+export interface DevicePeaksSummary {
+  text: string;
+  method: string;
+}
+/**
+ * Compiled's peak memory over eager's, and the sentence for it.
+ */
+export interface MemoryRatio {
+  value: number;
+  text: string;
+}
+/**
+ * One max-autotune choice: the op, its shape, what won and how long tuning took (``measured.AutotuneRow``).
+ */
+export interface AutotuneRow {
+  variant: string;
+  op: string;
+  /**
+   * in words: [4096×4096, 4096×4096]
+   */
+  shape: string;
+  choices: number | null;
+  best: string;
+  best_ms: number | null;
+  best_triton: string;
+  best_triton_ms: number | null;
+  autotune_s: number | null;
+  text: string;
+  /**
+   * best_ms, best_triton_ms, autotune_s as every view words them: "410 µs", "—"
+   */
+  texts: {
+    [k: string]: string;
+  };
+}
+/**
+ * Why CUDA graphs were skipped in one variant.
+ */
+export interface CudagraphSkip {
+  variant: string;
+  reasons: string[];
+}
+/**
+ * One kernel's achieved rates as shares of the device's ceilings (``measured.RooflineRow``).
+ */
+export interface RooflineRow {
+  kernel_id: string;
+  name: string;
+  variant: string;
+  achieved_gbps: number | null;
+  /**
+   * of the copy peak
+   */
+  bandwidth_share: number | null;
+  achieved_tflops: number | null;
+  /**
+   * of the bf16 matmul peak
+   */
+  compute_share: number | null;
+  text: string;
+}
+/**
+ * One run's digest for lists, the card and the CLI (``summary.summarize``).
+ */
+export interface RunSummary {
+  id: string;
+  label: string;
+  created_at: string;
+  status: string;
+  notebook: string;
+  device: DeviceSummary;
+  first_line: string;
+  headline: string;
+  variants: VariantRow[];
+  speedup: SpeedupSummary | null;
+  compile_s: number | null;
+  cache_state: string;
+  graph_count: number;
+  graph_break_count: number;
+  recompile_count: number;
+  kernel_count: number;
+  warnings: string[];
+  /**
+   * DIGEST_VERSION: the store re-derives a summary cached under an older one
+   */
+  digest?: number;
+  /**
+   * what lists show: the status, or "results differ" beside it
+   */
+  list_status?: string;
+  torch_version?: string;
+  /**
+   * "cold cache", "warm cache", "partly cached" or ""
+   */
+  cache_words?: string;
+  cache_counts?: string[];
+  /**
+   * "7 graph breaks, 3 in DDP's wrapper"
+   */
+  graph_break_text?: string;
+  /**
+   * what an empty list of graph breaks means for this run
+   */
+  graph_break_empty_text?: string;
+  ddp_wrapper_break_count?: number;
+  cell_runs?: number;
+  /**
+   * variant -> its measured peak, worded
+   */
+  peak_memory?: {
+    [k: string]: string;
+  };
+  /**
+   * why the run has no peak memory; "" when it has one
+   */
+  memory_note?: string;
+  /**
+   * the run's notes in words, in the order the engine recorded them
+   */
+  notes?: string[];
+  correctness?: CorrectnessSummary | null;
+  graph_breaks?: BreakGroup[];
+  errors?: ErrorSummary[];
+  recommendation?: RecommendationSummary | null;
+  /**
+   * [] when not measured
+   */
+  breakdown?: BreakdownRow[];
+  /**
+   * collectives after copies where a call spent time in them
+   */
+  breakdown_columns?: BreakdownColumn[];
+  /**
+   * one sentence why compiled is faster or slower; None when there is none
+   */
+  verdict?: string | null;
+  /**
+   * variant -> its profiler pass held against its timed call
+   */
+  kernel_times?: {
+    [k: string]: PassJudgment;
+  };
+  payback?: Payback | null;
+  /**
+   * None for a single-process run
+   */
+  distributed?: DistributedSummary | null;
+  ddp_splits?: DdpSplitSummary[];
+  /**
+   * why a stored run cannot be read (``unreadable_summary``); None when it can
+   */
+  unreadable?: string | null;
+}
+/**
+ * The data of an ``application/vnd.compile-profile.run+json`` output (``render.mime.run_payload``).
+ */
+export interface RunMimeData {
+  version: number;
+  run_id: string;
+  summary: RunSummary;
+  figures?: {
+    [k: string]: PlotlyFigure;
+  };
+}
+/**
+ * A plotly figure as JSON (``render.charts``): drawn as it is, so not typed further.
+ */
+export interface PlotlyFigure {
+  data: {
+    [k: string]: unknown;
+  }[];
+  layout?: {
+    [k: string]: unknown;
+  };
+  config?: {
+    [k: string]: unknown;
+  };
+}
+/**
+ * GET runs: a page of the store's summaries, how many there are, and the store's change token.
+ */
+export interface RunsPage {
+  runs: RunSummary[];
+  total: number;
+  token: number;
+}
+/**
+ * Run A (before) against run B (after) (``compare.Comparison``).
+ */
+export interface Comparison {
+  a: RunRef;
+  b: RunRef;
+  deltas: Delta[];
+  kernels_added: KernelCount[];
+  kernels_removed: KernelCount[];
+  kernels_kept: number;
+}
+/**
+ * A run as the comparison names it (``compare.RunRef``).
+ */
+export interface RunRef {
+  id: string;
+  label: string;
+  created_at: string;
+  device: string;
+  torch_version: string;
+}
+/**
+ * One compared figure (``compare.Delta``): each run's value, worded, and B's change against A.
+ */
+export interface Delta {
+  metric: string;
+  a: number | null;
+  b: number | null;
+  a_text: string;
+  b_text: string;
+  /**
+   * b / a - 1; None when undefined
+   */
+  change: number | null;
+  change_text: string;
+  /**
+   * which run's figure is the better one; "" when neither or no direction
+   */
+  better: 'a' | 'b' | '';
+}
+/**
+ * A kernel name (Inductor's trailing counter stripped) and how many more one run has.
+ */
+export interface KernelCount {
+  name: string;
+  count: number;
+}
+/**
+ * One profile call on every rank of a distributed job (``job.job_digest``).
+ */
+export interface JobDigest {
+  job_id: string;
+  world_size: number;
+  backend: string;
+  torchrun_id: string;
+  ranks: number[];
+  missing_ranks: number[];
+  headline: string;
+  compile_spread: CompileSpread;
+  rows: JobRow[];
+  divergences: JobDivergence[];
+  /**
+   * why the peak memory column reads "not measured", said once
+   */
+  peak_memory_note?: string;
+  /**
+   * the order DDP all-reduces the pieces the DDP buckets column counts
+   */
+  ddp_note?: string;
+}
+/**
+ * The compile times of a job's ranks, and the digest's sentence for their spread.
+ */
+export interface CompileSpread {
+  min_s: number | null;
+  median_s: number | null;
+  max_s: number | null;
+  text: string;
+}
+/**
+ * One rank of a job (``job.job_digest`` rows): every figure with the digest's words for it.
+ */
+export interface JobRow {
+  rank: number;
+  run_id: string;
+  host: string;
+  status: string;
+  speedup: number | null;
+  speedup_text: string;
+  interval_text: string;
+  compile_s: number | null;
+  compile_text: string;
+  graphs: number;
+  ddp_buckets: number;
+  breaks: number;
+  recompiles: number;
+  cache_hits: number;
+  cache_misses: number;
+  peak_memory_bytes: number | null;
+  peak_memory_text: string;
+  collective_share: number | null;
+  collective_text: string;
+  /**
+   * calls of the step this rank made
+   */
+  cell_runs: number;
+  /**
+   * this rank differs from the others; ``reasons`` says how
+   */
+  divergent: boolean;
+  reasons: string[];
+  /**
+   * this rank's eager and compiled medians ("9.43 ms", "failed", "—")
+   */
+  eager_text?: string;
+  compiled_text?: string;
+  correctness_text?: string;
+  /**
+   * the run's first error, "stage: message"
+   */
+  error_text?: string;
+  /**
+   * what the rank's figures include but it did not cause
+   */
+  notes?: string[];
+}
+/**
+ * A way one rank differs from the rest of its job.
+ */
+export interface JobDivergence {
+  rank: number;
+  what: string;
+  text: string;
+}
+/**
+ * GET jobs/<job_id>: the job's digest and its runs' summaries, in rank order.
+ */
+export interface JobPage {
+  job: JobDigest;
+  runs: RunSummary[];
+}

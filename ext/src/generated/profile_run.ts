@@ -1,0 +1,534 @@
+/* Generated from kernel_side/compile_profile/schema/profile_run.schema.json by ext/scripts/contract-types.mjs (make contract): do not edit. */
+
+/**
+ * The result of one ``%%compile_profile`` (or ``compile_profile.profile``) call.
+ */
+export interface ProfileRun {
+  id: string;
+  created_at: string;
+  label: string;
+  cell_source: string;
+  device: Device;
+  torch_version: string;
+  variants?: Variant[];
+  speedup?: Speedup | null;
+  graphs?: Graph[];
+  graph_breaks?: GraphBreak[];
+  recompiles?: Recompile[];
+  kernels?: Kernel[];
+  compile_phases?: {
+    [k: string]: number;
+  };
+  cache?: CacheStats;
+  correctness?: Correctness | null;
+  errors?: ErrorInfo[];
+  status?: 'ok' | 'failed' | 'interrupted';
+  notebook?: string;
+  cell_runs?: number;
+  notes?: Note[];
+  recommendation?: Recommendation | null;
+  device_peaks?: DevicePeaks | null;
+  memory_ratio?: number | null;
+  kept_names?: string[];
+  temporaries?: string[];
+  kept_tensors?: KeptTensor[];
+  distributed?: DistributedRank | null;
+  ddp_splits?: DdpSplit[];
+  host_load?: HostLoad | null;
+  schema_version?: number;
+}
+/**
+ * Where the profile ran.
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "Device".
+ */
+export interface Device {
+  type: 'cpu' | 'cuda';
+  name: string;
+  count?: number;
+}
+/**
+ * One way of running the cell: eager, or one torch.compile configuration.
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "Variant".
+ */
+export interface Variant {
+  name: string;
+  backend?: string | null;
+  mode?: string | null;
+  dynamic?: boolean | null;
+  fullgraph?: boolean;
+  options?: {
+    [k: string]: unknown;
+  };
+  timing?: Timing | null;
+  first_call_s?: number | null;
+  peak_memory_bytes?: number | null;
+  compile_s?: number | null;
+  recompile_s?: number | null;
+  recompiled_during_timing?: boolean;
+  torch_compile_call?: string | null;
+  error?: string | null;
+  compile_phases?: {
+    [k: string]: number;
+  };
+  cache_state?: string;
+  kernel_profile?: KernelProfile | null;
+  autotune?: AutotuneResult[];
+  cudagraph_skips?: string[];
+}
+/**
+ * Steady-state samples of one variant, in milliseconds.
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "Timing".
+ */
+export interface Timing {
+  median_ms: number;
+  p10_ms: number;
+  p90_ms: number;
+  n: number;
+  mean_ms?: number;
+  min_ms?: number;
+  samples_ms?: number[];
+  method?: string;
+}
+/**
+ * What the separate torch.profiler pass after timing measured for one variant.
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "KernelProfile".
+ */
+export interface KernelProfile {
+  calls: number;
+  total_ms: number;
+  attributed_ms: number;
+  method?: 'cupti' | 'host';
+  outside_graphs_ms?: number | null;
+  in_cuda_graphs_ms?: number;
+  unmatched?: UnmatchedKernel[];
+  notes?: Note[];
+  breakdown?: CallBreakdown | null;
+  eager_lines?: EagerLineTime[];
+  profiled_call_ms?: number | null;
+  preempted_calls?: number;
+  waited_ms?: number | null;
+  device_busy_ms?: number | null;
+}
+/**
+ * A device kernel the profiling pass saw but could not tie to a generated kernel or extern call (on
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "UnmatchedKernel".
+ */
+export interface UnmatchedKernel {
+  name: string;
+  time_ms: number;
+  where?: string;
+}
+/**
+ * A fact recorded beside the figures (why one is missing, what a run did to the notebook), as a kind
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "Note".
+ */
+export interface Note {
+  kind:
+    | 'text'
+    | 'already_compiled'
+    | 'random_draws_differ'
+    | 'optimizer_changed_by_compile'
+    | 'nothing_compiled'
+    | 'recompiled_during_timing'
+    | 'recompile_limit'
+    | 'warmup_kept_compiling'
+    | 'state_restored'
+    | 'state_not_compared'
+    | 'torch_lacks'
+    | 'no_post_grad_on_cache_hit'
+    | 'not_saved'
+    | 'no_cuda_graph'
+    | 'no_graph_region'
+    | 'nothing_to_compare'
+    | 'random_ops'
+    | 'reference_distributed'
+    | 'reference_changed_state'
+    | 'reference_failed';
+  variant?: string;
+  values?: {
+    [k: string]: string | number | boolean | string[];
+  };
+}
+/**
+ * Where one call's kernel time goes, by kind of kernel (per call, from the profiler pass).
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "CallBreakdown".
+ */
+export interface CallBreakdown {
+  library_ms?: number;
+  generated_ms?: number;
+  aten_ms?: number;
+  copy_ms?: number;
+  collective_ms?: number;
+}
+/**
+ * Eager kernel time launched while one cell line ran (per call), and its largest ATen ops.
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "EagerLineTime".
+ */
+export interface EagerLineTime {
+  line: number;
+  time_ms: number;
+  ops?: string[];
+}
+/**
+ * One op max-autotune benchmarked (from the structured trace's autotuning events).
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "AutotuneResult".
+ */
+export interface AutotuneResult {
+  op: string;
+  shape?: string;
+  dtypes?: string;
+  choices?: number | null;
+  triton_choices?: number | null;
+  best?: string;
+  best_description?: string;
+  best_ms?: number | null;
+  best_triton?: string;
+  best_triton_ms?: number | null;
+  autotune_s?: number | null;
+  compile_id?: string;
+}
+/**
+ * Median eager time over median compiled time, with a bootstrap interval.
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "Speedup".
+ */
+export interface Speedup {
+  value: number;
+  low: number | null;
+  high: number | null;
+  variant: string;
+  confidence?: number;
+}
+/**
+ * One FX graph seen while compiling: Dynamo's, AOTAutograd's or Inductor's post-grad one.
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "Graph".
+ */
+export interface Graph {
+  id: string;
+  kind: 'dynamo' | 'aot_forward' | 'aot_backward' | 'aot_inference' | 'post_grad';
+  code: string;
+  variant?: string;
+  compile_id?: string;
+  op_counts?: {
+    [k: string]: number;
+  };
+  lines?: number[];
+  input_shapes?: number[][];
+  guards?: Guard[];
+  collectives?: {
+    [k: string]: number;
+  };
+}
+/**
+ * One check Dynamo runs before reusing a compiled graph (``dynamo_cpp_guards_str`` in the trace).
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "Guard".
+ */
+export interface Guard {
+  code: string;
+  kind: string;
+  source?: string;
+  line?: number | null;
+}
+/**
+ * Where Dynamo stopped tracing and why; ``line`` is the 1-based cell line (None when outside the cell).
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "GraphBreak".
+ */
+export interface GraphBreak {
+  reason: string;
+  line: number | null;
+  code_line?: string;
+  variant?: string;
+  compile_id?: string;
+  filename?: string;
+  file_line?: number | null;
+  file_code?: string;
+}
+/**
+ * One recompilation of a frame (one new compile id): the guard failure that made Dynamo compile it again.
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "Recompile".
+ */
+export interface Recompile {
+  reason: string;
+  variant?: string;
+  compile_id?: string;
+  during_timing?: boolean;
+  source?: string;
+  line?: number | null;
+  limit?: string;
+  frame?: string;
+  filename?: string;
+  file_line?: number | null;
+}
+/**
+ * A kernel Inductor generated (or an extern call it emitted), with where it came from.
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "Kernel".
+ */
+export interface Kernel {
+  name: string;
+  language: 'triton' | 'cpp' | 'extern';
+  source: string;
+  graph_id: string;
+  aten_ops?: string[];
+  lines?: number[];
+  variant?: string;
+  id?: string;
+  kind?: '' | 'generated' | 'library' | 'aten' | 'copy' | 'collective';
+  launches?: string[];
+  device_time_ms?: number | null;
+  share?: number | null;
+  launches_per_call?: number | null;
+  launch_grid?: number[];
+  block?: number[];
+  launch_config?: string;
+  in_cuda_graph?: boolean | null;
+  device_kernels?: string[];
+  bytes?: number | null;
+  bytes_source?: string;
+  achieved_gbps?: number | null;
+  bandwidth_share?: number | null;
+  flops?: number | null;
+  achieved_tflops?: number | null;
+  compute_share?: number | null;
+}
+/**
+ * What Inductor's caches held for the compiles (the first calls' and every recompile's).
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "CacheStats".
+ */
+export interface CacheStats {
+  fx_graph_hits?: number;
+  fx_graph_misses?: number;
+  aot_autograd_hits?: number;
+  aot_autograd_misses?: number;
+  kernels?: number;
+  kernels_built?: number | null;
+  state?: 'cold' | 'warm' | 'mixed' | 'none';
+}
+/**
+ * Compiled outputs compared against eager ones (and a float64 eager reference, when one could run).
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "Correctness".
+ */
+export interface Correctness {
+  ok: boolean | null;
+  max_abs_diff?: number | null;
+  max_rel_diff?: number | null;
+  compared?: string[];
+  mismatched?: string[];
+  note?: Note | null;
+  method?: string;
+  checks?: OutputCheck[];
+  reference_float32_ops?: string[];
+  reference_fallback?: string;
+  replayed?: string[];
+  changed_between_runs?: string[];
+  not_replayed?: string[];
+  not_replayed_reason?: string;
+}
+/**
+ * How one output (a tensor or number the cell produced) was judged.
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "OutputCheck".
+ */
+export interface OutputCheck {
+  path: string;
+  dtype: string;
+  ok: boolean;
+  max_abs_diff?: number | null;
+  compiled_rmse?: number | null;
+  eager_rmse?: number | null;
+  allowed_rmse?: number | null;
+  rmse_multiplier?: number | null;
+  rmse_slack?: number | null;
+  reason?: string;
+  eager_spread_rmse?: number | null;
+  compiled_eager_rmse?: number | null;
+  changed_between_runs?: string;
+}
+/**
+ * Something that went wrong, at which stage, and the cell line when there is one.
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "ErrorInfo".
+ */
+export interface ErrorInfo {
+  stage: string;
+  message: string;
+  type?: string;
+  variant?: string;
+  line?: number | null;
+  traceback?: string;
+  call?: number | null;
+  cause?: '' | 'iterator_ran_out' | 'recompile_failed' | 'later_run_failed';
+}
+/**
+ * What ``--sweep`` measured: the fastest compiled variant and its ``torch.compile`` call, and how much
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "Recommendation".
+ */
+export interface Recommendation {
+  variant: string;
+  call: string;
+  runner_up?: string;
+  margin?: number | null;
+  margin_low?: number | null;
+  margin_high?: number | null;
+  plain_variant?: string;
+  plain_call?: string;
+}
+/**
+ * Ceilings measured on the device in the same session, with the vendor's figures beside them.
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "DevicePeaks".
+ */
+export interface DevicePeaks {
+  copy_gbps: number;
+  bf16_matmul_tflops: number;
+  vendor_gbps?: number | null;
+  vendor_bf16_tflops?: number | null;
+  method?: string;
+}
+/**
+ * A tensor the cell keeps (it stays bound after the cell) that a later line of the cell also reads.
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "KeptTensor".
+ */
+export interface KeptTensor {
+  name: string;
+  line: number;
+  used_at: number[];
+  shape: number[];
+  dtype: string;
+  bytes: number;
+  traffic_ms?: number | null;
+  bandwidth_gbps?: number | null;
+}
+/**
+ * Where a run sat in a ``torch.distributed`` job (e.g. under ``torchrun``).
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "DistributedRank".
+ */
+export interface DistributedRank {
+  rank: number;
+  world_size: number;
+  backend: string;
+  job_id: string;
+  local_rank?: number;
+  host?: string;
+  torchrun_id?: string;
+  calls_by_stage?: {
+    [k: string]: number;
+  };
+}
+/**
+ * DDPOptimizer split one Dynamo graph at DDP's gradient-bucket boundaries and compiled each piece
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "DdpSplit".
+ */
+export interface DdpSplit {
+  variant: string;
+  compile_id: string;
+  graph_id: string;
+  buckets?: DdpBucket[];
+  bucket_cap_bytes?: number | null;
+}
+/**
+ * One piece of a DDPOptimizer split: the parameters whose gradients DDP all-reduces together.
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "DdpBucket".
+ */
+export interface DdpBucket {
+  index: number;
+  params?: string[];
+  bytes?: number;
+  graph_id?: string;
+}
+/**
+ * What other processes used of the machine's CPUs while the profile timed (``engine.host_load``).
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "HostLoad".
+ */
+export interface HostLoad {
+  other_processes_cores: number;
+  cores: number;
+  threads: number;
+}
+/**
+ * The result of one ``%%compile_profile`` (or ``compile_profile.profile``) call.
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "ProfileRun".
+ */
+export interface ProfileRun1 {
+  id: string;
+  created_at: string;
+  label: string;
+  cell_source: string;
+  device: Device;
+  torch_version: string;
+  variants?: Variant[];
+  speedup?: Speedup | null;
+  graphs?: Graph[];
+  graph_breaks?: GraphBreak[];
+  recompiles?: Recompile[];
+  kernels?: Kernel[];
+  compile_phases?: {
+    [k: string]: number;
+  };
+  cache?: CacheStats;
+  correctness?: Correctness | null;
+  errors?: ErrorInfo[];
+  status?: 'ok' | 'failed' | 'interrupted';
+  notebook?: string;
+  cell_runs?: number;
+  notes?: Note[];
+  recommendation?: Recommendation | null;
+  device_peaks?: DevicePeaks | null;
+  memory_ratio?: number | null;
+  kept_names?: string[];
+  temporaries?: string[];
+  kept_tensors?: KeptTensor[];
+  distributed?: DistributedRank | null;
+  ddp_splits?: DdpSplit[];
+  host_load?: HostLoad | null;
+  schema_version?: number;
+}

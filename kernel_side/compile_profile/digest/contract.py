@@ -1,0 +1,594 @@
+"""The digest's JSON, typed: the one contract between the digest and every reader of it (the panel, the card, saved
+notebooks).
+
+Each shape the digest's functions return (``summarize``, ``run_digest``, ``compare``, ``job_digest``) and the
+server and the MIME bundle carry is a ``TypedDict`` here, so the functions keep returning plain dicts and
+``json_schema()`` derives ``schema/digest.schema.json`` from these classes, as ``profile_run.json_schema()``
+derives the run's schema from its dataclasses; ``ext/src/generated/`` holds the TypeScript generated from both
+schemas (``make contract``; ``make lint`` fails when either is stale), and ``tests/test_digest_contract.py``
+validates real digests against the schema.
+
+Required and optional keys: a class's own keys are required, those of its ``total=False`` subclass are not.
+Required are the keys every digest since the first one carries and the panel reads without a fallback; the
+rest may be absent where the data is older than this version (a card's summary saved in a notebook by an older
+release) and a view shows nothing in their place.  This version writes every key: the schema allows no other
+key (``additionalProperties: false``), so a key added to a digest function but not here fails the test, and
+TypeScript never reads a key that is not declared.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal, TypedDict
+
+from .. import serialize
+
+SCHEMA_PATH = Path(__file__).parent.parent / "schema" / "digest.schema.json"
+
+# -- one run: summarize(run), what lists, the card and the CLI show ------------------------------------
+
+
+class DeviceSummary(TypedDict):
+    """Where the run ran: ``cpu`` or ``cuda``, and the device's name."""
+
+    type: str
+    name: str
+
+
+class _VariantRow(TypedDict):
+    name: str
+    median_ms: float | None
+    p10_ms: float | None
+    p90_ms: float | None
+    n: int
+    compile_s: float | None
+    error: str | None
+
+
+class VariantRow(_VariantRow, total=False):
+    """One variant's figures in the summary: its timing's median and spread, compile time and error."""
+
+    backend: str | None
+    mode: str | None
+    first_call_s: float | None
+    recompile_s: float | None
+    peak_memory_bytes: int | None
+    recompiled_during_timing: bool
+
+
+class _SpeedupSummary(TypedDict):
+    value: float
+    low: float | None  # None: too few samples for an interval
+    high: float | None
+    variant: str
+    text: str  # the one short form, as the headline words it: "1.25× faster"
+    phrase: str  # "1.25× faster", "1.80× slower (within noise)"
+    has_interval: bool
+    includes_one: bool
+
+
+class SpeedupSummary(_SpeedupSummary, total=False):
+    """The speedup as the digest words it: the factor, the headline's phrase and its interval."""
+
+    interval_text: str  # "[1.11×–1.43×]", as the text view words it
+
+
+class _CorrectnessSummary(TypedDict):
+    ok: bool | None
+    max_abs_diff: float | None
+    note: str
+
+
+class CorrectnessSummary(_CorrectnessSummary, total=False):
+    """Whether compiled results matched eager's, and the digest's sentence for it."""
+
+    method: str
+    text: str
+
+
+class ErrorSummary(TypedDict):
+    """Something that went wrong, at which stage, on which cell line and call."""
+
+    stage: str
+    message: str
+    line: int | None
+    variant: str
+    call: int | None
+
+
+class _RecommendationSummary(TypedDict):
+    variant: str
+    call: str
+
+
+class RecommendationSummary(_RecommendationSummary, total=False):
+    """What ``--sweep`` concluded: the variant to use and the call to copy (the plain ``torch.compile(model)``
+    when no mode ran measurably faster than the next fastest)."""
+
+    text: str  # the recommendation and why, in one line (``summary.recommendation_digest``)
+    measurable: bool  # whether a mode won beyond the noise (False: "no mode is measurably better")
+
+
+class _BreakGroup(TypedDict):
+    line: int | None
+    code_line: str
+    inside: str
+    inside_code: str
+    reason: str
+    reason_full: str
+    count: int
+    variants: list[str]
+
+
+class BreakGroup(_BreakGroup, total=False):
+    """Graph breaks with the same cause at the same place, counted (``facts.BreakGroup``)."""
+
+    ddp_wrapper: bool  # in DDP's own forward wrapper, which runs eagerly by design: not the user's to fix
+    note: str  # what to do about the group, or why there is nothing to do
+    owner: str  # "yours", "library" or "pytorch" (PyTorch's own, by design)
+    skipped_rest: bool  # Dynamo could not resume there and ran the rest of that function eagerly
+    page: str  # Dynamo's page for this kind of graph break, where the reason names one
+
+
+class _BreakdownRow(TypedDict):
+    variant: str
+    method: str  # "cupti" (device times) or "host" (host times of each op's call)
+    median_ms: float  # the whole call
+    library_ms: float
+    generated_ms: float
+    aten_ms: float
+    copy_ms: float
+    kernels_ms: float
+    outside_ms: float
+
+
+class BreakdownRow(_BreakdownRow, total=False):
+    """Where one call's time goes in one variant, in ms (``breakdown.BreakdownRow``), with each cell worded."""
+
+    clamped: bool  # the profiled kernels took longer than the timed call, so outside_ms reads 0
+    collective_ms: float  # the process group's communication; 0 outside distributed runs
+    profiled_ms: float | None  # a profiled call's wall time
+    trusted: bool  # False: the profiler pass is withheld (``kernel_times``), the parts are shares of it
+    withheld_text: str  # why the pass is withheld; "" when it is not
+    texts: dict[str, str]  # part key -> the cell as every view words it: "1.2 ms", "40% of pass", "—"
+
+
+class BreakdownColumn(TypedDict):
+    """A column of the breakdown table, keyed as ``BreakdownRow.parts``, and its heading."""
+
+    key: str
+    label: str
+
+
+class PassJudgment(TypedDict):
+    """One variant's profiler pass held against its timed call (``kernel_times.PassJudgment``)."""
+
+    variant: str
+    trusted: bool
+    kernels_ms: float
+    call_ms: float
+    tolerance_ms: float
+    preempted: bool
+    text: str  # why the pass's times are withheld; "" when trusted
+
+
+class Payback(TypedDict):
+    """What compiling cost and after how many calls it pays back (``payback.payback``)."""
+
+    compile_s: float
+    saving_ms: float
+    calls: int | None  # None: it never does
+    text: str
+
+
+class _DistributedSummary(TypedDict):
+    rank: int
+    world_size: int
+    job_id: str  # shared by every rank of one profile call
+    backend: str
+
+
+class DistributedSummary(_DistributedSummary, total=False):
+    """A run's place in a distributed job (``distributed.distributed_summary``)."""
+
+    text: str  # "rank 1 of 2 (gloo), job 3f2a9c01d4e5"
+
+
+class DdpSplitSummary(TypedDict):
+    """A graph DDPOptimizer split at DDP's bucket boundaries, and the digest's sentence for it."""
+
+    variant: str
+    compile_id: str
+    graph_id: str
+    pieces: int
+    bucket_cap_bytes: int | None
+    text: str
+
+
+class _RunSummary(TypedDict):
+    id: str
+    label: str
+    created_at: str
+    status: str
+    notebook: str
+    device: DeviceSummary
+    first_line: str
+    headline: str
+    variants: list[VariantRow]
+    speedup: SpeedupSummary | None
+    compile_s: float | None
+    cache_state: str
+    graph_count: int
+    graph_break_count: int
+    recompile_count: int
+    kernel_count: int
+    warnings: list[str]
+
+
+class RunSummary(_RunSummary, total=False):
+    """One run's digest for lists, the card and the CLI (``summary.summarize``)."""
+
+    digest: int  # DIGEST_VERSION: the store re-derives a summary cached under an older one
+    list_status: str  # what lists show: the status, or "results differ" beside it
+    torch_version: str
+    cache_words: str  # "cold cache", "warm cache", "partly cached" or ""
+    cache_counts: list[str]
+    graph_break_text: str  # "7 graph breaks, 3 in DDP's wrapper"
+    graph_break_empty_text: str  # what an empty list of graph breaks means for this run
+    ddp_wrapper_break_count: int
+    cell_runs: int
+    peak_memory: dict[str, str]  # variant -> its measured peak, worded
+    memory_note: str  # why the run has no peak memory; "" when it has one
+    notes: list[str]  # the run's notes in words, in the order the engine recorded them
+    correctness: CorrectnessSummary | None
+    graph_breaks: list[BreakGroup]
+    errors: list[ErrorSummary]
+    recommendation: RecommendationSummary | None
+    breakdown: list[BreakdownRow]  # [] when not measured
+    breakdown_columns: list[BreakdownColumn]  # collectives after copies where a call spent time in them
+    verdict: str | None  # one sentence why compiled is faster or slower; None when there is none
+    kernel_times: dict[str, PassJudgment]  # variant -> its profiler pass held against its timed call
+    payback: Payback | None
+    distributed: DistributedSummary | None  # None for a single-process run
+    ddp_splits: list[DdpSplitSummary]
+    unreadable: str | None  # why a stored run cannot be read (``unreadable_summary``); None when it can
+
+
+# -- one run's detail: run_digest(run), what the REST API serves with a run -------------------------------
+
+
+class _LineRow(TypedDict):
+    line: int
+    code: str
+    kernels: dict[str, list[str]]  # variant -> kernel names, in generation order
+    time_ms: dict[str, float | None]  # variant -> this line's share of kernel time (None: none timed)
+    shared: dict[str, int]  # variant -> kernels also counted on other lines
+    graph_breaks: int
+
+
+class LineRow(_LineRow, total=False):
+    """One cell line's kernels and time per variant (``lines.LineRow``), with each cell worded."""
+
+    eager_ops: dict[str, list[str]]  # compiled variant -> the ops it ran on this line outside its graphs
+    share: dict[str, float | None]  # variant -> the line's share of the pass, where the pass is withheld
+    texts: dict[str, str]  # variant -> the cell as every view words it: "1.2 ms", "31% of pass", "—"
+
+
+class _LineTimes(TypedDict):
+    rule: str  # the one rule the times follow, in words
+    variants: list[str]
+    rows: list[LineRow]
+    unattributed: dict[str, int]  # variant -> kernels tied to no cell line
+    unattributed_ms: dict[str, float | None]
+
+
+class LineTimes(_LineTimes, total=False):
+    """Time per cell line (``lines.LineTimes``)."""
+
+    off_lines_ms: dict[str, float]  # variant -> its measured kernel time that no line holds
+    off_lines_text: list[str]  # what no line holds, worded per variant
+    withheld: dict[str, str]  # variant -> why its line times are shares
+
+
+class GuardGroup(TypedDict):
+    """The guards of one kind on one value (``guards.GuardGroup``)."""
+
+    kind: str
+    source: str  # the value checked, as Dynamo names it: "G['x']", "L['self'].weight"
+    line: int | None  # the cell line the value comes from
+    count: int
+    codes: list[str]  # the checks themselves, as Dynamo prints them
+
+
+class GraphGuards(TypedDict):
+    """One Dynamo graph's guards (``guards.GraphGuards``), and their kinds in words."""
+
+    graph_id: str
+    variant: str
+    compile_id: str
+    total: int
+    by_kind: dict[str, int]  # kind -> count, in the digest's order
+    groups: list[GuardGroup]
+    kinds_text: str  # "12 tensor, 3 shape, 4 global state"
+
+
+class RecompileRow(TypedDict):
+    """A recompile with the guard that failed: which value, at which cell line."""
+
+    variant: str
+    reason: str
+    during_timing: bool
+    source: str
+    line: int | None
+    failed_guard: str  # "the guard on G['x'] (cell line 1) failed"; "" when unknown
+
+
+class DevicePeaksSummary(TypedDict):
+    """The device's measured ceilings in words, and how they were measured."""
+
+    text: str
+    method: str
+
+
+class MemoryRatio(TypedDict):
+    """Compiled's peak memory over eager's, and the sentence for it."""
+
+    value: float
+    text: str
+
+
+class AutotuneRow(TypedDict):
+    """One max-autotune choice: the op, its shape, what won and how long tuning took (``measured.AutotuneRow``)."""
+
+    variant: str
+    op: str
+    shape: str  # in words: [4096×4096, 4096×4096]
+    choices: int | None
+    best: str
+    best_ms: float | None
+    best_triton: str
+    best_triton_ms: float | None
+    autotune_s: float | None
+    text: str
+    texts: dict[str, str]  # best_ms, best_triton_ms, autotune_s as every view words them: "410 µs", "—"
+
+
+class CudagraphSkip(TypedDict):
+    """Why CUDA graphs were skipped in one variant."""
+
+    variant: str
+    reasons: list[str]
+
+
+class RooflineRow(TypedDict):
+    """One kernel's achieved rates as shares of the device's ceilings (``measured.RooflineRow``)."""
+
+    kernel_id: str
+    name: str
+    variant: str
+    achieved_gbps: float | None
+    bandwidth_share: float | None  # of the copy peak
+    achieved_tflops: float | None
+    compute_share: float | None  # of the bf16 matmul peak
+    text: str
+
+
+class Measured(TypedDict):
+    """What was measured beside the timing (``measured.measured``): the digest's figures and sentences."""
+
+    device_peaks: DevicePeaksSummary | None
+    memory_ratio: MemoryRatio | None
+    autotune: list[AutotuneRow]
+    cudagraph_skips: list[CudagraphSkip]
+    roofline: list[RooflineRow]
+
+
+class RunDigest(RunSummary, total=False):
+    """``summarize`` plus what one run's detail shows (``summary.run_digest``)."""
+
+    lines: LineTimes
+    guards: list[GraphGuards]  # per Dynamo graph with guards
+    recompiles: list[RecompileRow]
+    measured: Measured
+
+
+# -- two runs: compare(a, b).as_dict() ------------------------------------------------------------------
+
+
+class RunRef(TypedDict):
+    """A run as the comparison names it (``compare.RunRef``)."""
+
+    id: str
+    label: str
+    created_at: str
+    device: str
+    torch_version: str
+
+
+class Delta(TypedDict):
+    """One compared figure (``compare.Delta``): each run's value, worded, and B's change against A."""
+
+    metric: str
+    a: float | None
+    b: float | None
+    a_text: str
+    b_text: str
+    change: float | None  # b / a - 1; None when undefined
+    change_text: str
+    better: Literal["a", "b", ""]  # which run's figure is the better one; "" when neither or no direction
+
+
+class KernelCount(TypedDict):
+    """A kernel name (Inductor's trailing counter stripped) and how many more one run has."""
+
+    name: str
+    count: int
+
+
+class Comparison(TypedDict):
+    """Run A (before) against run B (after) (``compare.Comparison``)."""
+
+    a: RunRef
+    b: RunRef
+    deltas: list[Delta]
+    kernels_added: list[KernelCount]
+    kernels_removed: list[KernelCount]
+    kernels_kept: int
+
+
+# -- a distributed job: job_digest(runs) ----------------------------------------------------------------
+
+
+class _JobRow(TypedDict):
+    rank: int
+    run_id: str
+    host: str
+    status: str
+    speedup: float | None
+    speedup_text: str
+    interval_text: str
+    compile_s: float | None
+    compile_text: str
+    graphs: int
+    ddp_buckets: int
+    breaks: int
+    recompiles: int
+    cache_hits: int
+    cache_misses: int
+    peak_memory_bytes: int | None
+    peak_memory_text: str
+    collective_share: float | None
+    collective_text: str
+    cell_runs: int  # calls of the step this rank made
+    divergent: bool  # this rank differs from the others; ``reasons`` says how
+    reasons: list[str]
+
+
+class JobRow(_JobRow, total=False):
+    """One rank of a job (``job.job_digest`` rows): every figure with the digest's words for it."""
+
+    eager_text: str  # this rank's eager and compiled medians ("9.43 ms", "failed", "—")
+    compiled_text: str
+    correctness_text: str
+    error_text: str  # the run's first error, "stage: message"
+    notes: list[str]  # what the rank's figures include but it did not cause
+
+
+class JobDivergence(TypedDict):
+    """A way one rank differs from the rest of its job."""
+
+    rank: int
+    what: str
+    text: str
+
+
+class CompileSpread(TypedDict):
+    """The compile times of a job's ranks, and the digest's sentence for their spread."""
+
+    min_s: float | None
+    median_s: float | None
+    max_s: float | None
+    text: str
+
+
+class _JobDigest(TypedDict):
+    job_id: str
+    world_size: int
+    backend: str
+    torchrun_id: str
+    ranks: list[int]
+    missing_ranks: list[int]
+    headline: str
+    compile_spread: CompileSpread
+    rows: list[JobRow]
+    divergences: list[JobDivergence]
+
+
+class JobDigest(_JobDigest, total=False):
+    """One profile call on every rank of a distributed job (``job.job_digest``)."""
+
+    peak_memory_note: str  # why the peak memory column reads "not measured", said once
+    ddp_note: str  # the order DDP all-reduces the pieces the DDP buckets column counts
+
+
+# -- what the server and the MIME bundle carry the digest in ---------------------------------------------
+
+
+class _PlotlyFigure(TypedDict):
+    data: list[dict[str, Any]]
+
+
+class PlotlyFigure(_PlotlyFigure, total=False):
+    """A plotly figure as JSON (``render.charts``): drawn as it is, so not typed further."""
+
+    layout: dict[str, Any]
+    config: dict[str, Any]
+
+
+class _RunMimeData(TypedDict):
+    version: int
+    run_id: str
+    summary: RunSummary
+
+
+class RunMimeData(_RunMimeData, total=False):
+    """The data of an ``application/vnd.compile-profile.run+json`` output (``render.mime.run_payload``)."""
+
+    figures: dict[str, PlotlyFigure]
+
+
+class RunsPage(TypedDict):
+    """GET runs: a page of the store's summaries, how many there are, and the store's change token."""
+
+    runs: list[RunSummary]
+    total: int
+    token: int
+
+
+class JobPage(TypedDict):
+    """GET jobs/<job_id>: the job's digest and its runs' summaries, in rank order."""
+
+    job: JobDigest
+    runs: list[RunSummary]
+
+
+# The shapes a reader receives whole; the schema's root is any one of them and its $defs name each.
+ROOTS = (RunDigest, RunSummary, RunMimeData, RunsPage, Comparison, JobDigest, JobPage)
+
+
+def json_schema() -> dict[str, Any]:
+    return serialize.json_schema(
+        ROOTS,
+        title="compile-profile digest",
+        schema_id="https://compile-profile.invalid/schema/digest.schema.json",
+    )
+
+
+def _schema_files() -> dict[Path, dict[str, Any]]:
+    from .. import profile_run
+
+    return {profile_run.SCHEMA_PATH: profile_run.json_schema(), SCHEMA_PATH: json_schema()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write both shipped schemas (the run's and the digest's) from their classes, or with ``--check`` only say
+    which is stale, exiting 1: ``make contract`` and ``make lint`` call it (``python -c``, since ``python -m``
+    would run this module a second time beside the copy the digest package has imported)."""
+    import sys
+
+    check = "--check" in (sys.argv[1:] if argv is None else argv)
+    stale = []
+    for path, schema in _schema_files().items():
+        text = json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+        if path.exists() and path.read_text(encoding="utf-8") == text:
+            continue
+        if check:
+            stale.append(path.name)
+        else:
+            path.write_text(text, encoding="utf-8")
+            print(f"wrote {path}")
+    if stale:
+        print(f"stale: {', '.join(stale)}; regenerate with `make contract`", file=sys.stderr)
+        return 1
+    return 0
