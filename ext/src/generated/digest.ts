@@ -93,6 +93,14 @@ export interface RunDigest {
    * why a stored run cannot be read (``unreadable_summary``); None when it can
    */
   unreadable?: string | null;
+  /**
+   * what costs the compiled cell time, largest first (``diagnosis``); the card shows 3
+   */
+  diagnosis?: Cause[];
+  /**
+   * what the list answers, with the speedup it explains
+   */
+  diagnosis_heading?: string;
   lines?: LineTimes;
   /**
    * per Dynamo graph with guards
@@ -326,6 +334,43 @@ export interface DdpSplitSummary {
   pieces: number;
   bucket_cap_bytes: number | null;
   text: string;
+}
+/**
+ * One thing that costs the compiled cell time, what it costs and what to do (``diagnosis.Cause``).
+ */
+export interface Cause {
+  /**
+   * eager_region, outside_kernels, fallback_kernels, library_slower, kernels_slower, fused_native,
+   */
+  kind: string;
+  /**
+   * what it is, in a few words
+   */
+  title: string;
+  /**
+   * "3.10 ms a call (41% of the call)"; "12.3 s once"
+   */
+  cost_text: string;
+  /**
+   * what to do; "" when there is nothing to do
+   */
+  action: string;
+  /**
+   * per call
+   */
+  cost_ms: number | null;
+  /**
+   * once
+   */
+  cost_s: number | null;
+  /**
+   * the cell line, where the cause has one
+   */
+  line: number | null;
+  /**
+   * a graph break's: "yours", "library", "pytorch"; "" for other causes
+   */
+  owner: string;
 }
 /**
  * Time per cell line (``lines.LineTimes``).
@@ -625,6 +670,14 @@ export interface RunSummary {
    * why a stored run cannot be read (``unreadable_summary``); None when it can
    */
   unreadable?: string | null;
+  /**
+   * what costs the compiled cell time, largest first (``diagnosis``); the card shows 3
+   */
+  diagnosis?: Cause[];
+  /**
+   * what the list answers, with the speedup it explains
+   */
+  diagnosis_heading?: string;
 }
 /**
  * The data of an ``application/vnd.compile-profile.run+json`` output (``render.mime.run_payload``).

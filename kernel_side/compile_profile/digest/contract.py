@@ -206,6 +206,20 @@ class DdpSplitSummary(TypedDict):
     text: str
 
 
+class Cause(TypedDict):
+    """One thing that costs the compiled cell time, what it costs and what to do (``diagnosis.Cause``)."""
+
+    kind: str  # eager_region, outside_kernels, fallback_kernels, library_slower, kernels_slower, fused_native,
+    # recompiles, compile
+    title: str  # what it is, in a few words
+    cost_text: str  # "3.10 ms a call (41% of the call)"; "12.3 s once"
+    action: str  # what to do; "" when there is nothing to do
+    cost_ms: float | None  # per call
+    cost_s: float | None  # once
+    line: int | None  # the cell line, where the cause has one
+    owner: str  # a graph break's: "yours", "library", "pytorch"; "" for other causes
+
+
 class _RunSummary(TypedDict):
     id: str
     label: str
@@ -253,6 +267,8 @@ class RunSummary(_RunSummary, total=False):
     distributed: DistributedSummary | None  # None for a single-process run
     ddp_splits: list[DdpSplitSummary]
     unreadable: str | None  # why a stored run cannot be read (``unreadable_summary``); None when it can
+    diagnosis: list[Cause]  # what costs the compiled cell time, largest first (``diagnosis``); the card shows 3
+    diagnosis_heading: str  # what the list answers, with the speedup it explains
 
 
 # -- one run's detail: run_digest(run), what the REST API serves with a run -------------------------------

@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..profile_run import ProfileRun, Speedup, Variant
 from . import contract
 from .breakdown import OVERHEAD_BOUND, breakdown, clamp_warning, columns, reduce_overhead_advice, verdict
+from .diagnosis import diagnosis_digest, diagnosis_heading
 from .distributed import ddp_splits_digest, distributed_summary
 from .facts import (
     break_count_text,
@@ -46,7 +47,7 @@ from .notes import memory_unmeasured_text, note_text, run_notes
 from .payback import payback
 
 # Bumped whenever a field is added to, or a wording changes in, ``summarize``'s dict.
-DIGEST_VERSION = 15
+DIGEST_VERSION = 16
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 
@@ -400,6 +401,8 @@ def summarize(run: ProfileRun) -> contract.RunSummary:
         "distributed": distributed_summary(run),
         "ddp_splits": ddp_splits_digest(run),
         "unreadable": None,  # why a stored run cannot be read (``unreadable_summary``); None for every readable one
+        "diagnosis": diagnosis_digest(run),
+        "diagnosis_heading": diagnosis_heading(run),
     }
 
 
@@ -451,6 +454,8 @@ def unreadable_summary(
         "distributed": None,
         "ddp_splits": [],
         "unreadable": reason,
+        "diagnosis": [],
+        "diagnosis_heading": "",
     }
 
 

@@ -14,6 +14,7 @@ from html import escape
 
 from ..digest.breakdown import TITLE, breakdown, breakdown_note, columns, verdict
 from ..digest.compare import Comparison
+from ..digest.diagnosis import diagnosis, diagnosis_heading
 from ..digest.distributed import collective_texts, ddp_split_text, distributed_text
 from ..digest.facts import (
     TOP_KERNELS,
@@ -384,6 +385,20 @@ def _errors(run: ProfileRun) -> str:
     )
 
 
+def _diagnosis(run: ProfileRun) -> str:
+    """What costs the compiled cell time, largest first: each cause, its cost in bold, what to do."""
+    causes = diagnosis(run)
+    if not causes:
+        return ""
+    items = "".join(
+        f'<li class="cp-cause"><span>{escape(c.title)}</span>: <b>{escape(c.cost_text)}</b>'
+        + (f"<div {_MUTED}>{escape(c.action)}</div>" if c.action else "")
+        + "</li>"
+        for c in causes
+    )
+    return f'<div {_H}>{escape(diagnosis_heading(run))}</div><ol style="margin:4px 0">{items}</ol>'
+
+
 def render_html(run: ProfileRun) -> str:
     meta = [
         f"run {escape(run.id)}",
@@ -401,6 +416,7 @@ def render_html(run: ProfileRun) -> str:
         '<div class="compile-profile-run" style="line-height:1.4">',
         f'<div style="font-weight:600;font-size:110%">{escape(headline(run))}</div>',
         f"<div {_MUTED}>{' · '.join(meta)}</div>",
+        _diagnosis(run),
         _verdict(run),
         f'<ul style="margin:4px 0">{warn}</ul>' if warn else "",
         _variants(run),

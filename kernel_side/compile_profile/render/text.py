@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from ..digest.breakdown import TITLE, breakdown, breakdown_note, columns, verdict
 from ..digest.compare import Comparison
+from ..digest.diagnosis import cause_text, diagnosis, diagnosis_heading
 from ..digest.distributed import collective_texts, ddp_split_text, distributed_text
 from ..digest.facts import (
     break_count_text,
@@ -303,8 +304,16 @@ def cell_runs_text(n: int) -> str:
     return f"the cell ran {_plural(n, 'time')} (first calls, warm-up, timing and checks)"
 
 
+def _diagnosis_lines(run: ProfileRun) -> list[str]:
+    causes = diagnosis(run)
+    if not causes:
+        return []
+    return [f"{diagnosis_heading(run)}:"] + [f"  {i}. {one_line(cause_text(c), 400)}" for i, c in enumerate(causes, 1)]
+
+
 def render_text(run: ProfileRun) -> str:
     lines = [headline(run)] + [t for t in [timing_line(run)] if t]
+    lines += _diagnosis_lines(run)
     lines += _verdict_lines(run)
     lines += _compile_lines(run)
     lines += _graph_lines(run)

@@ -1,0 +1,290 @@
+"""What to change, ranked by what it costs: the causes that cost the compiled cell time, each with its measured
+cost and what to do, largest first (issue 23's "answer first").
+
+Contract: every cause is read off what the run measured for the speedup's variant (the fastest compiled one),
+never estimated:
+
+* ``eager_region``: the ops a cell line ran *eagerly inside the compiled variant* (a graph break's code, what
+  Dynamo skipped: a fused optimizer step), from its profiler pass (``KernelProfile.eager_lines``), with the
+  graph break at that line and whose it is (``facts.break_groups``);
+* ``outside_kernels``: the compiled call's time outside kernels (Python, guards, launches; on CPU dispatch),
+  ``breakdown``'s part, across the call's compiled graphs;
+* ``fallback_kernels``: ATen kernels Inductor left inside its graphs (``Kernel.kind == "aten"``);
+* ``library_slower`` / ``kernels_slower``: library (matmul, convolution, attention) or all other kernels taking
+  longer than eager's;
+* ``fused_native``: eager already runs a fused native kernel (``torch._transformer_encoder_layer_fwd``) that
+  compiling replaces with its own;
+* once per program, not per call: ``recompiles`` (their compile time) and ``compile`` (with its payback).
+
+Per-call causes are ranked by their cost per call and listed before the one-time ones, ranked by seconds; a
+per-call cause below the timer's spread (``kernel_times.timer_spread_ms``) is not measurable and is left
+out.  Where the profiler pass is withheld or inflated (``breakdown``), no per-call cause is given: its times
+are not this call's.  The card shows the first ``CARD_CAUSES``; every view shows this one list.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import cast
+
+from ..profile_run import ProfileRun, Variant
+from . import contract
+from .breakdown import BreakdownRow, breakdown_row
+from .facts import BreakGroup, break_groups, cache_words, cell_code
+from .format import format_ms, format_s, ratio_phrase
+from .guards import failed_guard_text
+from .kernel_times import timer_spread_ms
+from .payback import calls_text, payback
+
+CARD_CAUSES = 3
+# fused native kernels eager may already run, which compiling replaces with its own code
+FUSED_NATIVE_OPS = (
+    "_transformer_encoder_layer_fwd",
+    "_native_multi_head_attention",
+    "_fused_adam",
+    "_fused_adamw",
+    "_fused_sgd",
+)
+# A cause smaller than this share of the compiled call is not worth a user's change (nor a line on the card).
+MIN_SHARE = 0.02
+
+
+@dataclass
+class Cause:
+    """One thing that costs the compiled cell time, what it costs, and what to do about it."""
+
+    kind: str
+    title: str  # what it is, in a few words: "line 9: opt.step() runs eagerly"
+    cost_text: str  # "3.10 ms a call (41% of the call)"; "12.3 s once"
+    action: str  # what to do; "" when there is nothing to do
+    cost_ms: float | None = None  # per call
+    cost_s: float | None = None  # once
+    line: int | None = None
+    owner: str = ""  # a graph break's: "yours", "library" or "pytorch"
+
+    def as_dict(self) -> contract.Cause:
+        return cast(contract.Cause, asdict(self))
+
+
+def _best(run: ProfileRun) -> Variant | None:
+    s = run.speedup
+    return next((v for v in run.variants if s is not None and v.name == s.variant), None)
+
+
+def _per_call(cost_ms: float, call_ms: float) -> str:
+    share = f" ({cost_ms / call_ms:.0%} of the call)" if call_ms > 0 else ""
+    return f"{format_ms(cost_ms)} a call{share}"
+
+
+def _break_at(groups: list[BreakGroup], line: int) -> BreakGroup | None:
+    return next((g for g in groups if g.line == line), None)
+
+
+def _eager_regions(run: ProfileRun, best: Variant, row: BreakdownRow, floor_ms: float) -> list[Cause]:
+    profile = best.kernel_profile
+    if profile is None:
+        return []
+    groups = break_groups(run)
+    causes = []
+    for region in profile.eager_lines:
+        if region.time_ms < floor_ms:
+            continue
+        code = cell_code(run, region.line)
+        ops = ", ".join(op.removeprefix("aten::") for op in region.ops[:3])
+        group = _break_at(groups, region.line)
+        if group is not None and group.owner == "pytorch":
+            action = group.note
+        elif group is not None and group.owner == "library":
+            action = f"{group.note} ({group.inside}: {group.reason})" if group.inside else group.note
+        elif group is not None:
+            action = f"remove the graph break here ({group.reason})" + (f"; see {group.page}" if group.page else "")
+        else:
+            action = "Dynamo ran this line's ops outside its graphs (after a graph break in the same function)"
+        causes.append(
+            Cause(
+                kind="eager_region",
+                title=f"line {region.line}: {code or '?'} runs eagerly inside the compiled variant"
+                + (f" ({ops})" if ops else ""),
+                cost_text=_per_call(region.time_ms, row.median_ms),
+                action=action,
+                cost_ms=region.time_ms,
+                line=region.line,
+                owner=group.owner if group is not None else "",
+            )
+        )
+    return causes
+
+
+def _outside_kernels(run: ProfileRun, best: Variant, row: BreakdownRow, eager: BreakdownRow) -> Cause:
+    graphs = sum(1 for g in run.graphs if g.kind == "dynamo" and g.variant == best.name)
+    host = row.method == "host"
+    what = "Python, guards and dispatch" if host else "Python, guards and kernel launches"
+    yours = [g for g in break_groups(run) if g.owner == "yours" and best.name in g.variants]
+    if graphs > 1 and yours:
+        at = ", ".join(f"line {g.line} ({g.reason})" if g.line is not None else g.reason for g in yours[:3])
+        action = (
+            f"each of the {graphs} graphs a call runs adds a guard check, a frame and the Python between them: "
+            f"the graph breaks at {at} split them"
+        )
+    elif run.device.type == "cuda" and "reduce-overhead" not in (best.mode or ""):
+        action = "mode='reduce-overhead' replays the kernels as CUDA graphs and removes launch overhead"
+    elif graphs > 1:
+        action = f"each of the {graphs} graphs a call runs adds a guard check and a frame"
+    else:
+        action = "larger batches spread it over more work"
+    return Cause(
+        kind="outside_kernels",
+        title=f"{what} outside kernels"
+        + (f", around {graphs} compiled graphs" if graphs > 1 else "")
+        + f" (eager {format_ms(eager.outside_ms)})",
+        cost_text=_per_call(row.outside_ms, row.median_ms),
+        action=action,
+        cost_ms=row.outside_ms,
+    )
+
+
+def _fallbacks(run: ProfileRun, best: Variant, row: BreakdownRow) -> Cause | None:
+    kernels = [k for k in run.kernels if k.variant == best.name and k.kind == "aten" and k.device_time_ms]
+    if not kernels:
+        return None
+    kernels.sort(key=lambda k: -(k.device_time_ms or 0.0))
+    cost = sum(k.device_time_ms or 0.0 for k in kernels)
+    names = ", ".join(k.name for k in kernels[:3]) + (f" and {len(kernels) - 3} more" if len(kernels) > 3 else "")
+    return Cause(
+        kind="fallback_kernels",
+        title=f"ATen kernels Inductor left inside its graphs: {names}",
+        cost_text=_per_call(cost, row.median_ms),
+        action="Inductor has no lowering for these ops and calls ATen's; the Kernels tab shows each one's time",
+        cost_ms=cost,
+    )
+
+
+def _slower_kernels(row: BreakdownRow, eager: BreakdownRow, floor_ms: float) -> list[Cause]:
+    causes = []
+    library = row.library_ms - eager.library_ms
+    if library >= floor_ms:
+        causes.append(
+            Cause(
+                kind="library_slower",
+                title=f"library kernels (matmul, convolution, attention) take {format_ms(row.library_ms)} "
+                f"against eager's {format_ms(eager.library_ms)}",
+                cost_text=_per_call(library, row.median_ms),
+                action="mode='max-autotune' benchmarks other kernels for them while compiling",
+                cost_ms=library,
+            )
+        )
+    others = (row.generated_ms + row.aten_ms + row.copy_ms) - (eager.generated_ms + eager.aten_ms + eager.copy_ms)
+    if others >= floor_ms:
+        causes.append(
+            Cause(
+                kind="kernels_slower",
+                title=f"generated, ATen and copy kernels take {format_ms(row.generated_ms + row.aten_ms + row.copy_ms)} "
+                f"against eager's {format_ms(eager.generated_ms + eager.aten_ms + eager.copy_ms)}",
+                cost_text=_per_call(others, row.median_ms),
+                action="the Kernels tab lists the slowest; the time per line shows where they came from",
+                cost_ms=others,
+            )
+        )
+    return causes
+
+
+def _fused_native(run: ProfileRun, row: BreakdownRow) -> list[Cause]:
+    eager = run.eager
+    profile = eager.kernel_profile if eager is not None else None
+    if profile is None:
+        return []
+    causes = []
+    for region in profile.eager_lines:
+        fused = [op for op in region.ops if any(op.removeprefix("aten::") == name for name in FUSED_NATIVE_OPS)]
+        if fused:
+            causes.append(
+                Cause(
+                    kind="fused_native",
+                    title=f"line {region.line}: eager already runs {fused[0].removeprefix('aten::')}, a fused native "
+                    "kernel",
+                    cost_text=f"{format_ms(region.time_ms)} a call in eager",
+                    action="compiling replaces it with kernels of its own and cannot do much better; keep this part "
+                    "eager (torch.compiler.disable) if compiled is slower here",
+                    cost_ms=None,
+                    line=region.line,
+                )
+            )
+    return causes
+
+
+def _one_time(run: ProfileRun, best: Variant) -> list[Cause]:
+    causes = []
+    recompile_s = best.recompile_s or 0.0
+    recompiles = [r for r in run.recompiles if r.variant == best.name]
+    if recompiles:
+        r0 = recompiles[0]
+        first = failed_guard_text(r0) or (r0.reason.strip().splitlines()[0] if r0.reason.strip() else "")
+        causes.append(
+            Cause(
+                kind="recompiles",
+                title=f"{len(recompiles)} recompile{'' if len(recompiles) == 1 else 's'}"
+                + (f": {first}" if first else ""),
+                cost_text=f"{format_s(recompile_s)} once" if recompile_s else "compile time again",
+                action="the Compile tab says which guard failed; dynamic=True or torch._dynamo.mark_dynamic for a "
+                "changing size",
+                cost_s=recompile_s or None,
+            )
+        )
+    if best.compile_s:
+        back = payback(run)
+        words = cache_words(run, best)
+        if back is None or back["calls"] is None:
+            pays = "; it never pays back: compiled is not measurably faster"
+        else:
+            pays = f"; it pays back after {calls_text(back['calls'])}"
+        causes.append(
+            Cause(
+                kind="compile",
+                title="compiling" + (f" ({words})" if words else ""),
+                cost_text=f"{format_s(best.compile_s)} once{pays}",
+                action="" if words == "warm cache" else "a warm Inductor cache (this code compiled before) cuts it",
+                cost_s=best.compile_s,
+            )
+        )
+    return causes
+
+
+def diagnosis(run: ProfileRun) -> list[Cause]:
+    """The causes, per-call ones by cost then one-time ones by seconds (see the module docstring)."""
+    best, eager_variant = _best(run), run.eager
+    if best is None or eager_variant is None or best.timing is None:
+        return []
+    row, eager = breakdown_row(best), breakdown_row(eager_variant)
+    per_call: list[Cause] = []
+    if row is not None and eager is not None and row.trusted and eager.trusted and not (row.inflated or eager.inflated):
+        floor_ms = max(timer_spread_ms(best.timing), MIN_SHARE * row.median_ms)
+        per_call += _eager_regions(run, best, row, floor_ms)
+        if row.outside_ms >= floor_ms:
+            per_call.append(_outside_kernels(run, best, row, eager))
+        fallbacks = _fallbacks(run, best, row)
+        if fallbacks is not None and (fallbacks.cost_ms or 0.0) >= floor_ms:
+            per_call.append(fallbacks)
+        per_call += _slower_kernels(row, eager, floor_ms)
+        if run.speedup is not None and run.speedup.value < 1:
+            per_call += _fused_native(run, row)
+    per_call.sort(key=lambda c: -(c.cost_ms or 0.0))
+    once = sorted(_one_time(run, best), key=lambda c: -(c.cost_s or 0.0))
+    return per_call + once
+
+
+def diagnosis_heading(run: ProfileRun) -> str:
+    """What the list answers, with the speedup it explains: ``what to change (compiled is 1.25× slower)``."""
+    s = run.speedup
+    if s is None:
+        return "what costs the compiled cell time, largest first"
+    pace = ratio_phrase(s.value) + (", within noise" if s.includes_one else "")
+    return f"what costs the compiled cell time, largest first (compiled is {pace})"
+
+
+def cause_text(c: Cause) -> str:
+    """One line of the list: ``line 9: opt.step() runs eagerly …: 3.10 ms a call (41% of the call). PyTorch's …``."""
+    return f"{c.title}: {c.cost_text}" + (f" — {c.action}" if c.action else "")
+
+
+def diagnosis_digest(run: ProfileRun) -> list[contract.Cause]:
+    return [c.as_dict() for c in diagnosis(run)]
