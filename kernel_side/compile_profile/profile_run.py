@@ -30,6 +30,7 @@ SCHEMA_VERSION = 2
 
 GraphKind = Literal["dynamo", "aot_forward", "aot_backward", "aot_inference", "post_grad"]
 RunStatus = Literal["ok", "failed", "interrupted"]
+TimingMethod = Literal["cupti", "host"]  # CUPTI's device times (CUDA), or the profiler's host times (CPU)
 
 
 # What a note records; ``digest.notes.NOTE_WORDS`` words each kind (a test holds the two lists together).
@@ -184,7 +185,7 @@ class KernelProfile:
     calls: int  # every profiled call (a busy CPU adds calls: ``kernel_profiler.record_trace``)
     total_ms: float
     attributed_ms: float
-    method: Literal["cupti", "host"] = "cupti"
+    method: TimingMethod = "cupti"
     outside_graphs_ms: float | None = None  # time of code Dynamo did not compile (device; CPU: host ops' time)
     in_cuda_graphs_ms: float = 0.0
     unmatched: list[UnmatchedKernel] = field(default_factory=list)  # largest first, bounded

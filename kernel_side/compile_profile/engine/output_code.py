@@ -13,6 +13,7 @@ import ast
 import functools
 import re
 from dataclasses import dataclass, field
+from typing import Literal
 
 _AOT_ID = re.compile(r"#\s*AOT ID:\s*\['\d+_(\w+)'\]")
 _ORIGINAL_ATEN = re.compile(r"Original ATen:\s*\[([^\]]*)\]")
@@ -22,13 +23,14 @@ _GRID_ARGS = re.compile(r"\.run\((.*)\)\s*$")
 _PARTITION = re.compile(r"^partition_(\d+)$")  # graph partitions (CUDA graphs) hold the launches
 EXTERN_PREFIXES = ("extern_kernels.", "torch.ops.", "aten.")
 
-_LANGUAGE = {"triton": "triton", "cpp_pybinding": "cpp", "cpp": "cpp"}
+KernelLanguage = Literal["triton", "cpp", "extern"]  # as ``Kernel.language``
+_LANGUAGE: dict[str, KernelLanguage] = {"triton": "triton", "cpp_pybinding": "cpp", "cpp": "cpp"}
 
 
 @dataclass
 class ParsedKernel:
     name: str
-    language: str  # "triton" | "cpp" | "extern"
+    language: KernelLanguage
     source: str
     aten_ops: list[str] = field(default_factory=list)
     handles: list[int] = field(default_factory=list)  # provenance debug handles of its call sites
