@@ -136,10 +136,8 @@ def _not_for_dynamo(*functions: Any) -> None:
     ``trace_line``, a frame Dynamo would then try to compile (dropping its ``record_function`` calls)."""
     skip_code = None
     with contextlib.suppress(ImportError, AttributeError):
-        from torch._dynamo.eval_frame import skip_code  # 2.7 and later: a Python function
-    if skip_code is None:
-        with contextlib.suppress(ImportError, AttributeError):
-            from torch._C._dynamo.eval_frame import skip_code  # earlier: the C extension's
+        # a Python function from 2.7; torch 2.6's eval_frame imports the C extension's under this name
+        from torch._dynamo.eval_frame import skip_code
     if skip_code is None:
         return
     for fn in (*functions, runs_code, _original_name):
