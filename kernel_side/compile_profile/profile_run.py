@@ -279,7 +279,8 @@ class Speedup:
 
     @property
     def includes_one(self) -> bool:
-        return self.has_interval and self.low <= 1.0 <= self.high
+        low, high = self.low, self.high
+        return self.has_interval and low is not None and high is not None and low <= 1.0 <= high
 
 
 @dataclass

@@ -157,7 +157,7 @@ def caller_frames() -> list[Frame]:
 
 
 def _target_name(node: torch.fx.Node, gm: torch.fx.GraphModule) -> str:
-    if node.op == "call_module":
+    if node.op == "call_module" and isinstance(node.target, str):  # a call_module's target is its path
         try:
             return type(gm.get_submodule(node.target)).__name__
         except AttributeError:

@@ -202,6 +202,16 @@ def _empty_session() -> None:
         prof.stop()
 
 
+def _cuda_version() -> tuple[int, ...]:
+    """The CUDA torch was built with, ``(12, 6)``; ``(0, 0)`` for a CPU build or a version it cannot read."""
+    import torch
+
+    try:
+        return tuple(int(x) for x in (torch.version.cuda or "0.0").split(".")[:2])
+    except ValueError:
+        return (0, 0)
+
+
 @contextlib.contextmanager
 def _cupti_torn_down_afterwards(device_type: str) -> Iterator[None]:
     """Left subscribed after profiling, CUPTI slows every later launch by 10-20 % (pytorch#144455;
@@ -209,13 +219,7 @@ def _cupti_torn_down_afterwards(device_type: str) -> Iterator[None]:
     tears it down at the profiler's stop when TEARDOWN_CUPTI=1; torch itself sets 0 where CUDA
     graphs crash on re-init (CUDA < 12.6), and an explicit choice is kept.  The variable is set
     for the last session of a profile only (``profiler_passes``)."""
-    import torch
-
-    try:
-        cuda = tuple(int(x) for x in (torch.version.cuda or "0.0").split(".")[:2])
-    except ValueError:
-        cuda = (0, 0)
-    if device_type != "cuda" or "TEARDOWN_CUPTI" in os.environ or cuda < (12, 6):
+    if device_type != "cuda" or "TEARDOWN_CUPTI" in os.environ or _cuda_version() < (12, 6):
         yield
         return
     os.environ["TEARDOWN_CUPTI"] = "1"

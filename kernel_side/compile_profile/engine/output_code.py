@@ -67,10 +67,8 @@ def launcher_functions(tree: ast.Module) -> list[ast.FunctionDef]:
     """``call`` and, when Inductor partitioned the graph (CUDA graphs), each ``partition_N`` it calls."""
     functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
     call = [n for n in functions if n.name == "call"][:1]
-    partitions = sorted(
-        (n for n in functions if _PARTITION.match(n.name)), key=lambda n: int(_PARTITION.match(n.name).group(1))
-    )
-    return call + partitions
+    numbered = [(int(m.group(1)), n) for n in functions if (m := _PARTITION.match(n.name))]
+    return call + [n for _, n in sorted(numbered, key=lambda pair: pair[0])]
 
 
 def launch_call(stmt: ast.stmt) -> ast.Call | None:
@@ -116,7 +114,7 @@ def _kernel_definition(node: ast.stmt, lines: list[str]) -> ParsedKernel | None:
 def _collect_call_sites(
     call: ast.FunctionDef, lines: list[str], kernels: dict[str, ParsedKernel], externs: list[ParsedKernel]
 ) -> None:
-    for stmt in ast.walk(call):
+    for stmt in (node for node in ast.walk(call) if isinstance(node, ast.stmt)):  # launches are statements
         call_node = launch_call(stmt)
         if call_node is None:
             continue
