@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ..profile_run import Timing
 
@@ -44,8 +45,8 @@ class TimedCallable:
     name: str
     call: Callable[[], object]
     before: Callable[[], None] = lambda: None  # untimed preparation before each sample
-    samples_s: list[float] = field(default_factory=list)
-    host_samples_s: list[float] = field(default_factory=list)
+    samples_s: list[float] = field(default_factory=list[float])
+    host_samples_s: list[float] = field(default_factory=list[float])
     fastest_s: float = math.inf  # its fastest warm-up call (``warm_up``)
 
 
@@ -134,12 +135,11 @@ def run_interleaved(
     ``decide`` turns this process's wish to stop into the decision followed (in a distributed job,
     rank 0's, so every rank takes the same number of samples)."""
     sync = device_sync(device_type)
-    use_events = device_type == "cuda"
-    if use_events:
+    events = None  # on CUDA, a start and an end event around each sample's calls
+    if device_type == "cuda":
         import torch
 
-        start_evt = torch.cuda.Event(enable_timing=True)
-        end_evt = torch.cuda.Event(enable_timing=True)
+        events = (torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
     deadline = time.perf_counter() + plan.budget_s
     round_index = 0
     while True:
@@ -150,19 +150,21 @@ def run_interleaved(
         for v in variants[shift:] + variants[:shift]:
             v.before()
             sync()
-            if use_events:
+            if events is not None:
                 v.call()  # priming: see PRIMING_CALLS
             t0 = time.perf_counter()
-            if use_events:
-                start_evt.record()
+            if events is not None:
+                events[0].record()
             for _ in range(calls_per_sample):
                 v.call()
-            if use_events:
-                end_evt.record()
+            if events is not None:
+                events[1].record()
             sync()
             host = (time.perf_counter() - t0) / calls_per_sample
             v.host_samples_s.append(host)
-            v.samples_s.append(start_evt.elapsed_time(end_evt) / 1e3 / calls_per_sample if use_events else host)
+            v.samples_s.append(
+                events[0].elapsed_time(events[1]) / 1e3 / calls_per_sample if events is not None else host
+            )
         round_index += 1
         if on_round:
             on_round(round_index)
@@ -200,38 +202,36 @@ def speedup_interval(
     eager_s: list[float], compiled_s: list[float], *, confidence: float = 0.95, seed: int = 0
 ) -> tuple[float, float, float]:
     """Median eager / median compiled, with a bootstrap (BCa) confidence interval."""
-    from scipy import stats
-
     a = np.asarray(eager_s, dtype=float)
     b = np.asarray(compiled_s, dtype=float)
     value = float(np.median(a) / np.median(b))
     if a.size < 3 or b.size < 3:
         return value, float("nan"), float("nan")
+    low, high = _median_ratio_interval(a, b, confidence=confidence, seed=seed, method="BCa")
+    if not (math.isfinite(low) and math.isfinite(high)):  # BCa degenerates on constant samples
+        low, high = _median_ratio_interval(a, b, confidence=confidence, seed=seed, method="percentile")
+    return value, low, high
 
-    def ratio(x, y, axis=-1):
+
+def _median_ratio_interval(
+    a: NDArray[np.float64], b: NDArray[np.float64], *, confidence: float, seed: int, method: str
+) -> tuple[float, float]:
+    """scipy.stats.bootstrap's interval for median(a) / median(b).  scipy ships no type information (its
+    stubs are the separate scipy-stubs package), so its unknown types end here, at the ignores below."""
+    from scipy import stats  # pyright: ignore[reportMissingTypeStubs]
+
+    def ratio(x: NDArray[np.float64], y: NDArray[np.float64], axis: int = -1) -> NDArray[np.float64]:
         return np.median(x, axis=axis) / np.median(y, axis=axis)
 
-    result = stats.bootstrap(
+    result = stats.bootstrap(  # pyright: ignore[reportUnknownMemberType]
         (a, b),
         ratio,
         vectorized=True,
         paired=False,
         confidence_level=confidence,
         n_resamples=2000,
-        method="BCa",
+        method=method,
         rng=np.random.default_rng(seed),
     )
-    low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
-    if not (math.isfinite(low) and math.isfinite(high)):  # BCa degenerates on constant samples
-        result = stats.bootstrap(
-            (a, b),
-            ratio,
-            vectorized=True,
-            paired=False,
-            confidence_level=confidence,
-            n_resamples=2000,
-            method="percentile",
-            rng=np.random.default_rng(seed),
-        )
-        low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
-    return value, low, high
+    interval = result.confidence_interval
+    return float(interval.low), float(interval.high)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
