@@ -39,6 +39,8 @@ test-fast: setup-python
 	$(VENV)/bin/pytest -q -m "not gpu and not slow" -p no:cacheprovider $(FAST_TESTS)
 
 # -- the quality gate: format, lint and types (.ci/run runs it before the tests; .pre-commit-config.yaml too) --
+# pyright checks kernel_side/compile_profile against the venv's packages ([tool.pyright] in pyproject.toml:
+# basic mode, strict for the run's dataclasses, their JSON and the timing loop).
 PY_SOURCES := kernel_side tests benchmarks ui-tests
 TS_SOURCES := "ext/src/**/*.{ts,tsx}" "ext/test/**/*.ts" "ext/style/*.css" "ui-tests/tests/*.ts" "ui-tests/*.js" jest.config.js eslint.config.mjs \
 	ext/scripts/*.mjs
@@ -52,6 +54,7 @@ CONTRACT_TYPES := node ext/scripts/contract-types.mjs
 lint: $(VENV)/.installed node_modules/.installed
 	$(VENV)/bin/ruff format --check $(PY_SOURCES)
 	$(VENV)/bin/ruff check $(PY_SOURCES)
+	npx pyright
 	npx prettier --check $(TS_SOURCES)
 	npx eslint ext ui-tests jest.config.js eslint.config.mjs
 	npx tsc --noEmit -p .

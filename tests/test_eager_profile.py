@@ -13,6 +13,7 @@ from cell_runs import run_cell
 from compile_profile.engine import chrome_trace, eager_profile, kernel_profiler
 from compile_profile.engine.eager_profile import CALL_RANGE, LINE_RANGE, attribute_eager, marking_lines
 from compile_profile.engine.kernel_breakdown import device_kind, kernel_kind
+from compile_profile.engine.line_marks import line_times
 
 
 @pytest.fixture(scope="module")
@@ -273,7 +274,8 @@ def test_cuda_eager_kernels_go_by_library_name_innermost_op_and_copy_events():
     assert times.parts == pytest.approx({"library": 43.0, "copy": 16.0, "aten": 20.0, "collective": 0.0})
     assert dict(times.line_us) == pytest.approx({2: 40.0, 3: 8.0, 4: 24.0})
     assert list(times.line_ops[3]) == ["aten::matmul"]  # the line's top-level op, not its inner ones
-    assert times.line_ops[4].most_common() == [("aten::gelu", 13.0), ("aten::to", 11.0)]
+    assert dict(times.line_ops[4]) == {"aten::gelu": 13.0, "aten::to": 11.0}
+    assert line_times(times.line_us, times.line_ops, times.calls)[2].ops == ["aten::gelu", "aten::to"]  # most first
 
 
 def test_cuda_eager_profile_lists_lines_in_order_and_attributes_only_what_ran_on_lines():
@@ -446,7 +448,7 @@ def test_one_slow_call_moves_no_lines_median_and_the_combined_parts_and_lines_ad
             t.cells[(line, kind)] += us
             t.parts[kind] += us
             t.line_us[line] += us
-            t.line_ops.setdefault(line, collections.Counter())[op] += us
+            t.line_ops.setdefault(line, collections.defaultdict(float))[op] += us
             t.total_us += us
         t.cells[(None, "aten")] += 1.0  # an op on no line
         t.parts["aten"] += 1.0

@@ -399,6 +399,21 @@ def test_library_graph_breaks_are_grouped_with_their_innermost_frame(library_run
     assert "inside breaking_lib.py:13 (print" in render_text(library_run)
 
 
+def test_a_backend_of_the_users_is_given_the_options_as_torch_compile_gives_them():
+    """--backend with --options wraps the backend as torch.compile does (it raised UnboundLocalError: an
+    import of torch._inductor in the same function made ``torch`` a local name; pyright found it)."""
+    seen = []
+
+    def my_backend(gm, example_inputs, **kwargs):
+        seen.append(kwargs)
+        return gm.forward
+
+    compiled = torch.compile(lambda x: x.sin() + 1, backend=RecordingBackend(inner=my_backend, options={"level": 2}))
+    x = torch.ones(3)
+    assert torch.equal(compiled(x), x.sin() + 1)
+    assert seen == [{"options": {"level": 2}}]
+
+
 def test_kernels_keep_their_cell_lines_when_the_compile_brought_no_provenance(tmp_path, monkeypatch):
     """A cache hit on an entry that plain torch.compile filled carries no provenance, and graphs whose
     frames are the user's functions, not the cell: the kernels are still found on the cell's lines,

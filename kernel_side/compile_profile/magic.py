@@ -109,12 +109,15 @@ class CompileProfileMagics(Magics):
         from .engine.cell import CellSyntaxError, EmptyCell, UnknownKeptName
         from .engine.profiler import profile_cell
 
+        shell = self.shell
+        if shell is None:  # IPython gives the magics it registers their shell; only one made by hand has none
+            raise UsageError("%compile_profile runs in an IPython shell")
         progress = _ProgressLine()
         opts = args.profile_options
-        opts.notebook = _notebook_path(self.shell.user_ns)
+        opts.notebook = _notebook_path(shell.user_ns)
         opts.progress = progress
-        opts.quiet_display = lambda: _display_only(self.shell, progress)
-        user_ns = self.shell.user_ns
+        opts.quiet_display = lambda: _display_only(shell, progress)
+        user_ns = shell.user_ns
         try:
             result, cell_fn = profile_cell(body, user_ns, opts, source=source, line_offset=line_offset)
         except CellSyntaxError as exc:

@@ -16,7 +16,7 @@ import datetime as _dt
 import json
 import math
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -30,6 +30,7 @@ SCHEMA_VERSION = 2
 
 GraphKind = Literal["dynamo", "aot_forward", "aot_backward", "aot_inference", "post_grad"]
 RunStatus = Literal["ok", "failed", "interrupted"]
+TimingMethod = Literal["cupti", "host"]  # CUPTI's device times (CUDA), or the profiler's host times (CPU)
 
 
 # What a note records; ``digest.notes.NOTE_WORDS`` words each kind (a test holds the two lists together).
@@ -65,7 +66,7 @@ class Note:
 
     kind: NoteKind
     variant: str = ""
-    values: dict[str, NoteValue] = field(default_factory=dict)
+    values: dict[str, NoteValue] = field(default_factory=dict[str, NoteValue])
 
 
 @dataclass
@@ -87,7 +88,7 @@ class Timing:
     n: int
     mean_ms: float = 0.0
     min_ms: float = 0.0
-    samples_ms: list[float] = field(default_factory=list)
+    samples_ms: list[float] = field(default_factory=list[float])
     method: str = "host"  # "host" (perf_counter around a synchronised call) or "cuda_events"
 
 
@@ -100,7 +101,7 @@ class Variant:
     mode: str | None = None
     dynamic: bool | None = None
     fullgraph: bool = False
-    options: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict[str, Any])
     timing: Timing | None = None
     first_call_s: float | None = None
     peak_memory_bytes: int | None = None
@@ -111,11 +112,12 @@ class Variant:
     recompiled_during_timing: bool = False
     torch_compile_call: str | None = None
     error: str | None = None
-    compile_phases: dict[str, float] = field(default_factory=dict)
+    compile_phases: dict[str, float] = field(default_factory=dict[str, float])
     cache_state: str = "none"
     kernel_profile: KernelProfile | None = None  # the profiler pass after timing (every variant)
-    autotune: list[AutotuneResult] = field(default_factory=list)  # max-autotune's choices, per tuned op
-    cudagraph_skips: list[str] = field(default_factory=list)  # why CUDA graphs were not used (reduce-overhead)
+    # max-autotune's choices, per tuned op
+    autotune: list[AutotuneResult] = field(default_factory=list["AutotuneResult"])
+    cudagraph_skips: list[str] = field(default_factory=list[str])  # why CUDA graphs were not used (reduce-overhead)
 
 
 @dataclass
@@ -164,7 +166,7 @@ class EagerLineTime:
 
     line: int
     time_ms: float
-    ops: list[str] = field(default_factory=list)  # the line's ATen ops, most time first, bounded
+    ops: list[str] = field(default_factory=list[str])  # the line's ATen ops, most time first, bounded
 
 
 @dataclass
@@ -184,13 +186,14 @@ class KernelProfile:
     calls: int  # every profiled call (a busy CPU adds calls: ``kernel_profiler.record_trace``)
     total_ms: float
     attributed_ms: float
-    method: Literal["cupti", "host"] = "cupti"
+    method: TimingMethod = "cupti"
     outside_graphs_ms: float | None = None  # time of code Dynamo did not compile (device; CPU: host ops' time)
     in_cuda_graphs_ms: float = 0.0
-    unmatched: list[UnmatchedKernel] = field(default_factory=list)  # largest first, bounded
-    notes: list[Note] = field(default_factory=list)
+    unmatched: list[UnmatchedKernel] = field(default_factory=list[UnmatchedKernel])  # largest first, bounded
+    notes: list[Note] = field(default_factory=list[Note])
     breakdown: CallBreakdown | None = None
-    eager_lines: list[EagerLineTime] = field(default_factory=list)  # compiled: ops run outside its graphs
+    # compiled: ops run outside its graphs
+    eager_lines: list[EagerLineTime] = field(default_factory=list[EagerLineTime])
     # a profiled call's median wall time: over the timed median, what profiling cost a call (on CPU each
     # op's cost lands in its host time: a T5 step with 4,869 ops a call ran 1.54x slower profiled)
     profiled_call_ms: float | None = None
@@ -278,7 +281,8 @@ class Speedup:
 
     @property
     def includes_one(self) -> bool:
-        return self.has_interval and self.low <= 1.0 <= self.high
+        low, high = self.low, self.high
+        return self.has_interval and low is not None and high is not None and low <= 1.0 <= high
 
 
 @dataclass
@@ -304,12 +308,12 @@ class Graph:
     code: str
     variant: str = ""
     compile_id: str = ""
-    op_counts: dict[str, int] = field(default_factory=dict)
-    lines: list[int] = field(default_factory=list)
-    input_shapes: list[list[int]] = field(default_factory=list)
-    guards: list[Guard] = field(default_factory=list)  # Dynamo graphs: what must hold to reuse the compile
+    op_counts: dict[str, int] = field(default_factory=dict[str, int])
+    lines: list[int] = field(default_factory=list[int])
+    input_shapes: list[list[int]] = field(default_factory=list[list[int]])
+    guards: list[Guard] = field(default_factory=list[Guard])  # Dynamo graphs: what must hold to reuse the compile
     # the collective ops among ``op_counts``, by op name (``all_reduce``); empty in runs before schema 2
-    collectives: dict[str, int] = field(default_factory=dict)
+    collectives: dict[str, int] = field(default_factory=dict[str, int])
 
 
 @dataclass
@@ -357,22 +361,22 @@ class Kernel:
     language: Literal["triton", "cpp", "extern"]
     source: str
     graph_id: str
-    aten_ops: list[str] = field(default_factory=list)
-    lines: list[int] = field(default_factory=list)
+    aten_ops: list[str] = field(default_factory=list[str])
+    lines: list[int] = field(default_factory=list[int])
     variant: str = ""
     id: str = ""  # unique within the run (names repeat across graphs and variants)
     # what it is (``engine.kernel_breakdown.kernel_kind``): "generated" (Triton, C++), or an extern call's
     # "library", "aten", "copy" or "collective"; "" in runs before schema 2
     kind: Literal["", "generated", "library", "aten", "copy", "collective"] = ""
-    launches: list[str] = field(default_factory=list)  # its call sites in the generated wrapper
+    launches: list[str] = field(default_factory=list[str])  # its call sites in the generated wrapper
     device_time_ms: float | None = None  # per cell call, summed over its launches (see KernelProfile)
     share: float | None = None  # of the variant's KernelProfile.total_ms
     launches_per_call: float | None = None
-    launch_grid: list[int] = field(default_factory=list)  # as launched (the profiler's grid), when known
-    block: list[int] = field(default_factory=list)
+    launch_grid: list[int] = field(default_factory=list[int])  # as launched (the profiler's grid), when known
+    block: list[int] = field(default_factory=list[int])
     launch_config: str = ""  # Triton's chosen config, e.g. "XBLOCK=1024, num_warps=4, num_stages=1"
     in_cuda_graph: bool | None = None  # ran inside a CUDA graph replay (reduce-overhead)
-    device_kernels: list[str] = field(default_factory=list)  # device kernel names seen for it (e.g. cuBLAS)
+    device_kernels: list[str] = field(default_factory=list[str])  # device kernel names seen for it (e.g. cuBLAS)
     bytes: int | None = None  # moved per cell call (each argument once; in-place ones twice)
     bytes_source: str = ""  # "inductor" (kernel_num_gb) or "arguments" (recorded launch arguments)
     achieved_gbps: float | None = None
@@ -464,24 +468,24 @@ class Correctness:
     ok: bool | None
     max_abs_diff: float | None = None
     max_rel_diff: float | None = None
-    compared: list[str] = field(default_factory=list)
-    mismatched: list[str] = field(default_factory=list)
+    compared: list[str] = field(default_factory=list[str])
+    mismatched: list[str] = field(default_factory=list[str])
     note: Note | None = None  # why nothing was compared, or how the comparison was limited
     # "float64": errors against a float64 eager run; "mixed": a float64 run in which the ops of
     # ``reference_float32_ops`` ran in float32 (they failed in float64); "float32": a float32 run of
     # float16/bfloat16 code (float64 failed even so); "tolerance": dtype tolerances only
     method: str = ""
-    checks: list[OutputCheck] = field(default_factory=list)
-    reference_float32_ops: list[str] = field(default_factory=list)  # e.g. "aten._grouped_mm"
+    checks: list[OutputCheck] = field(default_factory=list[OutputCheck])
+    reference_float32_ops: list[str] = field(default_factory=list[str])  # e.g. "aten._grouped_mm"
     reference_fallback: str = ""  # what stopped a plain float64 run, where the reference is "mixed" or "float32"
     # iterators the code draws from (``next(batches)``) whose draws every correctness run was given again
-    replayed: list[str] = field(default_factory=list)
+    replayed: list[str] = field(default_factory=list[str])
     # outputs a second eager run gave otherwise than rounding can: the runs read other inputs (an iterator
     # reached other than by a global name, a file, state the cell changes), so nothing was compared
-    changed_between_runs: list[str] = field(default_factory=list)
+    changed_between_runs: list[str] = field(default_factory=list[str])
     # iterators the code reads that could not be replayed (a replay failed in the code, or an argument of
     # ``profile``): what stopped the comparison
-    not_replayed: list[str] = field(default_factory=list)
+    not_replayed: list[str] = field(default_factory=list[str])
     not_replayed_reason: str = ""  # the error the code raised on a replay
 
 
@@ -502,7 +506,7 @@ class DistributedRank:
     local_rank: int = 0
     host: str = ""
     torchrun_id: str = ""  # torchrun's run id (TORCHELASTIC_RUN_ID), when it set one
-    calls_by_stage: dict[str, int] = field(default_factory=dict)  # calls of the step made in each stage
+    calls_by_stage: dict[str, int] = field(default_factory=dict[str, int])  # calls of the step made in each stage
 
 
 # The filename a profiled cell's code runs under (``engine.cell``): a frame of the cell, not of a library.
@@ -517,7 +521,7 @@ class DdpBucket:
     """One piece of a DDPOptimizer split: the parameters whose gradients DDP all-reduces together."""
 
     index: int  # in the order the pieces run in the forward
-    params: list[str] = field(default_factory=list)  # as the graph names them, e.g. "layers.2.weight"
+    params: list[str] = field(default_factory=list[str])  # as the graph names them, e.g. "layers.2.weight"
     bytes: int = 0  # the parameters' size, as DDPOptimizer counts them against the bucket cap
     graph_id: str = ""  # the AOT forward graph compiled for this piece, when one was recorded
 
@@ -531,7 +535,7 @@ class DdpSplit:
     variant: str
     compile_id: str
     graph_id: str  # the Dynamo graph that was split
-    buckets: list[DdpBucket] = field(default_factory=list)
+    buckets: list[DdpBucket] = field(default_factory=list[DdpBucket])
     bucket_cap_bytes: int | None = None  # the DDP module's bucket_bytes_cap, when the profile saw it
 
 
@@ -581,28 +585,28 @@ class ProfileRun:
     cell_source: str
     device: Device
     torch_version: str
-    variants: list[Variant] = field(default_factory=list)
+    variants: list[Variant] = field(default_factory=list[Variant])
     speedup: Speedup | None = None
-    graphs: list[Graph] = field(default_factory=list)
-    graph_breaks: list[GraphBreak] = field(default_factory=list)
-    recompiles: list[Recompile] = field(default_factory=list)
-    kernels: list[Kernel] = field(default_factory=list)
-    compile_phases: dict[str, float] = field(default_factory=dict)
+    graphs: list[Graph] = field(default_factory=list[Graph])
+    graph_breaks: list[GraphBreak] = field(default_factory=list[GraphBreak])
+    recompiles: list[Recompile] = field(default_factory=list[Recompile])
+    kernels: list[Kernel] = field(default_factory=list[Kernel])
+    compile_phases: dict[str, float] = field(default_factory=dict[str, float])
     cache: CacheStats = field(default_factory=CacheStats)
     correctness: Correctness | None = None
-    errors: list[ErrorInfo] = field(default_factory=list)
+    errors: list[ErrorInfo] = field(default_factory=list[ErrorInfo])
     status: RunStatus = "ok"
     notebook: str = ""
     cell_runs: int = 0
-    notes: list[Note] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list[Note])
     recommendation: Recommendation | None = None
     device_peaks: DevicePeaks | None = None
     memory_ratio: float | None = None  # eager peak memory / compiled peak memory (PT2 dashboard's compression ratio)
-    kept_names: list[str] = field(default_factory=list)  # what the cell keeps (published, bound after it)
-    temporaries: list[str] = field(default_factory=list)  # what it assigns but does not keep (--keep)
-    kept_tensors: list[KeptTensor] = field(default_factory=list)  # large kept intermediates
+    kept_names: list[str] = field(default_factory=list[str])  # what the cell keeps (published, bound after it)
+    temporaries: list[str] = field(default_factory=list[str])  # what it assigns but does not keep (--keep)
+    kept_tensors: list[KeptTensor] = field(default_factory=list[KeptTensor])  # large kept intermediates
     distributed: DistributedRank | None = None  # set when torch.distributed was initialised
-    ddp_splits: list[DdpSplit] = field(default_factory=list)  # graphs DDPOptimizer split at bucket boundaries
+    ddp_splits: list[DdpSplit] = field(default_factory=list[DdpSplit])  # graphs DDPOptimizer split at bucket boundaries
     host_load: HostLoad | None = None  # other processes' CPU use while timing (Linux)
     schema_version: int = SCHEMA_VERSION
 
@@ -658,11 +662,11 @@ class ProfileRun:
         return serialize.to_dict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ProfileRun:
+    def from_dict(cls, data: object) -> ProfileRun:
         """A run from its JSON data; ``serialize.FormatError`` (a ``ValueError``) names the first field whose value
         does not have its type (or a speedup naming no variant), and a newer schema is refused with the upgrade
         to make."""
-        if not isinstance(data, dict):
+        if not serialize.is_dict(data):
             raise serialize.FormatError(f"its JSON is {serialize.json_kind(data)}, not an object")
         try:
             version = serialize.from_dict(int, data.get("schema_version", SCHEMA_VERSION))
@@ -696,7 +700,7 @@ class ProfileRun:
 
         return summarize(self)
 
-    def _repr_mimebundle_(self, include=None, exclude=None):
+    def _repr_mimebundle_(self, include: Container[str] | None = None, exclude: Container[str] | None = None):
         from .render.mime import mime_bundle
 
         return mime_bundle(self)
@@ -755,8 +759,8 @@ def _notes_as_facts(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _variant_notes_as_facts(variant: Any, as_note: Callable[[Any], Any]) -> Any:
-    profile = variant.get("kernel_profile") if isinstance(variant, dict) else None
-    if not isinstance(profile, dict) or "note" not in profile:
+    profile = variant.get("kernel_profile") if serialize.is_dict(variant) else None
+    if not serialize.is_dict(profile) or "note" not in profile:
         return variant
     profile = {k: v for k, v in profile.items() if k != "note"}
     profile["notes"] = [as_note(variant["kernel_profile"]["note"])] if variant["kernel_profile"]["note"] else []

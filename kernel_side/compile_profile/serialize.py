@@ -18,17 +18,37 @@ import sys
 import types
 import typing
 from collections.abc import Callable
-from typing import Any, Union, get_args, get_origin, get_type_hints
+from typing import Any, TypeGuard, Union, get_args, get_origin, get_type_hints
 
 _PRIMITIVES = {str: "string", int: "integer", float: "number", bool: "boolean"}
+
+
+# What a check of a value's type established, for the type checker: isinstance narrows Any to list[Unknown].
+def _is_sequence(value: Any) -> TypeGuard[list[Any] | tuple[Any, ...]]:
+    return isinstance(value, (list, tuple))
+
+
+def is_dict(value: object) -> TypeGuard[dict[Any, Any]]:
+    """A dict (a subclass too): a run's JSON object before it is checked, a dict field of a dataclass tree."""
+    return isinstance(value, dict)
+
+
+def _is_json_array(data: Any) -> TypeGuard[list[Any]]:
+    """A list itself, as json.load makes (a subclass is no JSON array)."""
+    return type(data) is list
+
+
+def _is_json_object(data: Any) -> TypeGuard[dict[str, Any]]:
+    """A dict itself, as json.load makes: string keys."""
+    return type(data) is dict
 
 
 def to_dict(obj: Any) -> Any:
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return {f.name: to_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-    if isinstance(obj, (list, tuple)):
+    if _is_sequence(obj):
         return [to_dict(v) for v in obj]
-    if isinstance(obj, dict):
+    if is_dict(obj):
         return {str(k): to_dict(v) for k, v in obj.items()}
     if isinstance(obj, float) and not math.isfinite(obj):  # NaN and infinities are not JSON (browsers refuse them)
         return None
@@ -70,7 +90,7 @@ def _quoted(value: Any) -> str:
     return text if len(text) <= 40 else text[:39] + "…"
 
 
-_JSON_NAMES = {
+_JSON_NAMES: dict[type, str] = {
     str: "a string",
     bool: "a boolean",
     int: "an integer",
@@ -80,7 +100,7 @@ _JSON_NAMES = {
 }
 
 
-def json_kind(data: Any) -> str:
+def json_kind(data: object) -> str:
     """What JSON value ``data`` is, in words: ``a string``, ``an integer``, ``null``."""
     return "null" if data is None else _JSON_NAMES.get(type(data), f"a {type(data).__name__}")
 
@@ -126,7 +146,7 @@ def _converter(tp: Any) -> Callable[[Any], Any]:
         return _dict(_converter(value))
     if origin is typing.Literal:
         return _literal(get_args(tp))
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         return _dataclass(tp)
     if tp is Any:
         return _any
@@ -154,19 +174,17 @@ def _bool(data: Any) -> bool:
 
 
 def _int(data: Any) -> int:
-    kind = type(data)
-    if kind is int:
+    if type(data) is int:
         return data
-    if kind is float and data.is_integer():
+    if type(data) is float and data.is_integer():
         return int(data)
     raise _wrong("an integer", data)
 
 
 def _float(data: Any) -> float:
-    kind = type(data)
-    if kind is float and math.isfinite(data):  # NaN and infinities never come from to_dict, which writes null
+    if type(data) is float and math.isfinite(data):  # NaN and infinities never come from to_dict, which writes null
         return data
-    if kind is int:
+    if type(data) is int:
         return float(data)
     raise _wrong("a finite number", data)
 
@@ -189,7 +207,7 @@ def _union(tp: Any) -> Callable[[Any], Any]:
     def either(data: Any) -> Any:
         if data is None and nullable:
             return None
-        problems = []
+        problems: list[FormatError] = []
         for convert in converters:
             try:
                 return convert(data)
@@ -200,13 +218,13 @@ def _union(tp: Any) -> Callable[[Any], Any]:
     return either
 
 
-def _list(item: Callable[[Any], Any]) -> Callable[[Any], list]:
-    def convert(data: Any) -> list:
+def _list(item: Callable[[Any], Any]) -> Callable[[Any], list[Any]]:
+    def convert(data: Any) -> list[Any]:
         if data is None:
             return []
-        if type(data) is not list:
+        if not _is_json_array(data):
             raise _wrong("a list", data)
-        out = []
+        out: list[Any] = []
         for index, value in enumerate(data):
             try:
                 out.append(item(value))
@@ -217,13 +235,13 @@ def _list(item: Callable[[Any], Any]) -> Callable[[Any], list]:
     return convert
 
 
-def _dict(value: Callable[[Any], Any]) -> Callable[[Any], dict]:
-    def convert(data: Any) -> dict:
+def _dict(value: Callable[[Any], Any]) -> Callable[[Any], dict[str, Any]]:
+    def convert(data: Any) -> dict[str, Any]:
         if data is None:
             return {}
-        if type(data) is not dict:
+        if not _is_json_object(data):
             raise _wrong("an object", data)
-        out = {}
+        out: dict[str, Any] = {}
         for key, v in data.items():
             try:
                 out[key] = value(v)
@@ -260,9 +278,9 @@ def _dataclass(cls: type) -> Callable[[Any], Any]:
     what = f"an object ({cls.__name__})"
 
     def convert(data: Any) -> Any:
-        if type(data) is not dict:
+        if not _is_json_object(data):
             raise _wrong(what, data)
-        kwargs = {}
+        kwargs: dict[str, Any] = {}
         for name, field_converter, required in fields:
             if name in data:
                 try:
@@ -276,15 +294,15 @@ def _dataclass(cls: type) -> Callable[[Any], Any]:
     return convert
 
 
-def json_schema(root: type | tuple[type, ...], *, title: str, schema_id: str) -> dict:
+def json_schema(root: type | tuple[type, ...], *, title: str, schema_id: str) -> dict[str, Any]:
     """The JSON Schema of ``root``'s tree, each class a ``$defs`` entry; of any one of ``root``'s classes when it
     is a tuple.  Dataclasses (the run) leave unknown keys allowed, so a newer file still validates, and a field
     with a default is not required, since an older file may lack it.  ``TypedDict`` classes (the digest's JSON,
     ``digest.contract``) require their required keys and allow no other: what one describes is all its
     function writes."""
-    definitions: dict[str, dict] = {}
+    definitions: dict[str, dict[str, Any]] = {}
 
-    def walk(tp: Any) -> dict:
+    def walk(tp: Any) -> dict[str, Any]:
         origin = get_origin(tp)
         if origin in (Union, types.UnionType):
             options = [walk(a) for a in get_args(tp)]
@@ -305,13 +323,13 @@ def json_schema(root: type | tuple[type, ...], *, title: str, schema_id: str) ->
             return {"type": _PRIMITIVES[tp]}
         if tp is Any:
             return {}
-        if dataclasses.is_dataclass(tp):
+        if isinstance(tp, type) and dataclasses.is_dataclass(tp):
             name = tp.__name__
             if name not in definitions:
                 definitions[name] = {}  # placeholder breaks recursion
                 hints = get_type_hints(tp)
-                props = {}
-                required = []
+                props: dict[str, Any] = {}
+                required: list[str] = []
                 for f in dataclasses.fields(tp):
                     props[f.name] = walk(hints[f.name])
                     if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:

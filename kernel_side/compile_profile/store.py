@@ -383,7 +383,7 @@ class RunStore:
         stale = [run_id for run_id, summary in summaries.items() if summary is None]
         if stale:
             summaries.update(self._fresh_summaries(stale))
-        return [summaries[run_id] for run_id, _ in rows if summaries[run_id] is not None]
+        return [summary for run_id, _ in rows if (summary := summaries[run_id]) is not None]
 
     def _fresh_summaries(self, ids: list[str]) -> dict[str, dict[str, Any]]:
         """Derive the summaries of ``ids`` again and store them (best effort: a read-only store still lists)."""

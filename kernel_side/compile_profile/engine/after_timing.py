@@ -23,7 +23,9 @@ def memory_ratio(run: ProfileRun) -> float | None:
     if eager is None or not eager.peak_memory_bytes:
         return None
     best = run.memory_variant
-    return eager.peak_memory_bytes / best.peak_memory_bytes if best else None
+    if best is None or not best.peak_memory_bytes:
+        return None
+    return eager.peak_memory_bytes / best.peak_memory_bytes
 
 
 def measure_after_timing(

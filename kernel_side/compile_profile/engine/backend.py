@@ -13,6 +13,7 @@ inner backend returns, so code compiled under it is the code plain
 from __future__ import annotations
 
 import collections
+import importlib
 import linecache
 import sys
 import threading
@@ -89,7 +90,9 @@ def _make_inner(inner: str | Callable, mode: str | None, options: dict | None, d
         # torch.compile(backend="inductor") imports Inductor's compiler when it is called, before the first
         # call compiles; imported lazily here it landed in the timed first call (1.0 s of a 2.4 s warm
         # compile of a CPU training step, which plain torch.compile compiled in 1.85 s)
-        import torch._inductor.compile_fx
+        # (imported by name: ``import torch._inductor.compile_fx`` here would make ``torch`` a local name of
+        # the whole function, unbound in the branch below)
+        importlib.import_module("torch._inductor.compile_fx")
 
         # The same wrapper torch.compile builds for backend="inductor": mode and
         # options become the same Inductor config patches.
@@ -154,7 +157,7 @@ def caller_frames() -> list[Frame]:
 
 
 def _target_name(node: torch.fx.Node, gm: torch.fx.GraphModule) -> str:
-    if node.op == "call_module":
+    if node.op == "call_module" and isinstance(node.target, str):  # a call_module's target is its path
         try:
             return type(gm.get_submodule(node.target)).__name__
         except AttributeError:

@@ -43,6 +43,8 @@ from __future__ import annotations
 
 import ast
 import copy
+import sys
+from collections.abc import Iterator, Sequence
 
 UNSET_PARAMETER = "__compile_profile_unset__"
 UNBOUND_PARAMETER = "__compile_profile_unbound__"
@@ -68,8 +70,9 @@ def rewrite_body(
     if scope_calls:
         body = _ScopeBuiltinsToNamespace().visit(ast.Module(body=body, type_ignores=[])).body
     result: ast.expr = ast.Constant(value=None)
-    if body and isinstance(body[-1], ast.Expr):
-        result = body.pop().value
+    if body and isinstance(last := body[-1], ast.Expr):
+        body.pop()
+        result = last.value
     statements = _DeleteToUnset(set(local_names)).visit(ast.Module(body=body, type_ignores=[])).body
     checker = _CheckBoundReads(set(local_names))
     statements = [new for s in statements for new in _as_list(checker.visit(s))]
@@ -78,20 +81,22 @@ def rewrite_body(
     return statements, result
 
 
-def _is_scope_builtin_call(node: ast.AST) -> bool:
-    """``locals()``, ``vars()``, ``exec(code)`` or ``eval(code)``: a call that, at a plain cell's top level,
-    reads or binds the notebook's namespace."""
+def _scope_builtin_called(node: ast.AST) -> str | None:
+    """The builtin's name when ``node`` is ``locals()``, ``vars()``, ``exec(code)`` or ``eval(code)``: a call
+    that, at a plain cell's top level, reads or binds the notebook's namespace; else None."""
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _SCOPE_BUILTINS):
-        return False
+        return None
     if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
-        return False
-    return len(node.args) == (0 if node.func.id in ("locals", "vars") else 1)
+        return None
+    name = node.func.id
+    return name if len(node.args) == (0 if name in ("locals", "vars") else 1) else None
 
 
 def scope_builtin_calls(body: list[ast.stmt], assigned: list[str]) -> bool:
     """Whether the cell's own scope makes such a call (of the builtins: the cell does not rebind their names)."""
     own = set(assigned)
-    return any(_is_scope_builtin_call(node) and node.func.id not in own for node in walk_top_scope(body))
+    called = (_scope_builtin_called(node) for node in walk_top_scope(body))
+    return any(name is not None and name not in own for name in called)
 
 
 def reject_unsupported(tree: ast.Module, filename: str) -> None:
@@ -120,11 +125,10 @@ def reject_unsupported(tree: ast.Module, filename: str) -> None:
 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-_TRY_STATEMENTS = tuple(getattr(ast, name) for name in ("Try", "TryStar") if hasattr(ast, name))
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
-def walk_top_scope(nodes: list[ast.stmt]):
+def walk_top_scope(nodes: Sequence[ast.AST]) -> Iterator[ast.AST]:
     """Walk the cell's own scope: nested functions, classes, lambdas and comprehensions
     are yielded but not entered (their decorators run in the cell's scope and are)."""
     stack: list[ast.AST] = list(reversed(nodes))
@@ -153,7 +157,7 @@ def _evaluated_in_enclosing_scope(node: ast.AST) -> list[ast.AST]:
     return parts
 
 
-def top_level_assigned_names(body: list[ast.stmt]) -> list[str]:
+def top_level_assigned_names(body: Sequence[ast.AST]) -> list[str]:
     """The names the cell's own scope binds (or deletes), each once, statement by statement."""
     names: dict[str, None] = {}
 
@@ -238,7 +242,7 @@ class _PublishBindings:
             if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
                 first = self._publish(header, body[0]) if field_name == "body" else []
                 setattr(statement, field_name, first + self.transform(body))
-        if isinstance(statement, _TRY_STATEMENTS):
+        if isinstance(statement, ast.Try) or (sys.version_info >= (3, 11) and isinstance(statement, ast.TryStar)):
             statement.handlers = [self._handler(h) for h in statement.handlers]
         if isinstance(statement, ast.Match):
             for case in statement.cases:
@@ -316,12 +320,18 @@ class _TopScopeTransformer(ast.NodeTransformer):
     """Transforms the cell's own scope only: of nested functions, lambdas, classes and comprehensions,
     only what runs where they are defined."""
 
-    def _enclosing_parts_only(self, node):
+    def _enclosing_parts_only(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
         """A def, lambda or class: only what runs where it is defined (see _evaluated_in_enclosing_scope)."""
-        body = node.body
-        node.body = ast.Constant(value=None) if isinstance(node, ast.Lambda) else []
-        self.generic_visit(node)
-        node.body = body
+        if isinstance(node, ast.Lambda):
+            expression = node.body
+            node.body = ast.Constant(value=None)
+            self.generic_visit(node)
+            node.body = expression
+        else:
+            body = node.body
+            node.body = []
+            self.generic_visit(node)
+            node.body = body
         return node
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = _enclosing_parts_only
@@ -340,14 +350,15 @@ class _ScopeBuiltinsToNamespace(_TopScopeTransformer):
 
     def visit_Call(self, node: ast.Call):
         self.generic_visit(node)
-        if not _is_scope_builtin_call(node):
+        name = _scope_builtin_called(node)
+        if name is None:
             return node
         scope = ast.Call(
             func=ast.Name(id=SCOPE_PARAMETER, ctx=ast.Load()),
             args=[ast.Call(func=ast.Name(id=LOCALS_PARAMETER, ctx=ast.Load()), args=[], keywords=[])],
             keywords=[],
         )
-        if node.func.id in ("locals", "vars"):
+        if name in ("locals", "vars"):
             return ast.copy_location(scope, node)
         node.args = [*node.args, ast.Name(id=NAMESPACE_PARAMETER, ctx=ast.Load()), scope]
         return node

@@ -36,7 +36,7 @@ import contextlib
 import copy
 import types
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import torch
 
@@ -131,7 +131,7 @@ def _as_tensor(value: Any) -> torch.Tensor | None:
         # an FSDP2 parameter is a DTensor: each rank compares its own shard (a boolean mask on a DTensor
         # runs sharding propagation on fake tensors, which cannot give nonzero's shape: torch 2.11, H200)
         local = getattr(value, "to_local", None)
-        return (local() if callable(local) else value).detach()
+        return (cast(torch.Tensor, local()) if callable(local) else value).detach()  # DTensor.to_local
     if isinstance(value, float):
         return torch.tensor(value, dtype=torch.float64)
     if isinstance(value, (bool, int, complex)):

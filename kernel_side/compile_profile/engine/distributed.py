@@ -28,7 +28,7 @@ import os
 import socket
 import uuid
 from collections.abc import Iterator
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import torch
 
@@ -125,14 +125,15 @@ def job() -> Iterator[DistributedRank | None]:
     timeout = datetime.timedelta(seconds=timeout_s())
     own_group = dist.is_gloo_available()
     try:
-        group = dist.new_group(backend="gloo", timeout=timeout) if own_group else None
+        # every rank joins (no ranks=): new_group gives a ProcessGroup, never NON_GROUP_MEMBER (an int)
+        group = cast("dist.ProcessGroup | None", dist.new_group(backend="gloo", timeout=timeout) if own_group else None)
     except Exception as exc:
         raise _out_of_step(exc, "to start the profile") from exc
     lockstep = Lockstep(group)
     token = _active.set(lockstep)
     try:
         rank = dist.get_rank()
-        job_id = lockstep.shared(uuid.uuid4().hex[:12] if rank == 0 else None)
+        job_id = lockstep.shared(uuid.uuid4().hex[:12])  # rank 0's: the others' are replaced by it
         run_id = os.environ.get("TORCHELASTIC_RUN_ID", "")
         yield DistributedRank(
             rank=rank,

@@ -74,10 +74,10 @@ class DynamoCodeTracker:
                 reset_code(code)
                 released += 1
         if self.namespace is not None:
-            self._drop_unused_installed_globals()
+            self._drop_unused_installed_globals(self.namespace)
         return released
 
-    def _drop_unused_installed_globals(self) -> None:
+    def _drop_unused_installed_globals(self, namespace: dict[str, Any]) -> None:
         still_used: set[str] = set()
         entry_appeared = False  # an entry made during the profile that is not ours (the cell's own torch.compile)
         for code in _seen_codes():
@@ -86,9 +86,9 @@ class DynamoCodeTracker:
             for entry in entries:
                 if entry.code is not None:  # None: an entry Dynamo invalidated (e.g. a class redefined)
                     still_used.update(entry.code.co_names)
-        hooked = _hooked_names(self.namespace)
-        for name in [n for n in self.namespace if n not in self.names_before]:
-            guard_read = bool(_GUARD_READ_GLOBAL.match(name)) or isinstance(self.namespace[name], weakref.ref)
+        hooked = _hooked_names(namespace)
+        for name in [n for n in namespace if n not in self.names_before]:
+            guard_read = bool(_GUARD_READ_GLOBAL.match(name)) or isinstance(namespace[name], weakref.ref)
             if _INSTALLED_GLOBAL.match(name) or (name in hooked and not guard_read):
                 unused = name not in still_used
             else:
@@ -96,7 +96,7 @@ class DynamoCodeTracker:
                 # the new ones go only when no entry made during the profile is left.
                 unused = bool(_GUARD_READ_GLOBAL.match(name)) and not entry_appeared
             if unused:
-                _drop_installed_global(self.namespace, name)
+                _drop_installed_global(namespace, name)
 
 
 def _cleanup_hooks() -> list[list[Any]]:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any
 
-from ..profile_run import CallBreakdown, KernelProfile, ProfileRun
+from ..profile_run import CallBreakdown, KernelProfile, ProfileRun, TimingMethod
 from ..stats import median
 from . import kernel_profiler
 from .chrome_trace import ChromeTrace
@@ -58,14 +58,19 @@ class EagerTimes:
     """What the eager pass measured, summed over ``calls`` profiled calls (microseconds)."""
 
     calls: int
-    method: str
+    method: TimingMethod
     total_us: float = 0.0
     parts: dict[str, float] = field(default_factory=lambda: {LIBRARY: 0.0, ATEN: 0.0, COPY: 0.0, COLLECTIVE: 0.0})
-    line_us: collections.Counter = field(default_factory=collections.Counter)  # cell line -> us
-    line_ops: dict[int, collections.Counter] = field(default_factory=dict)  # cell line -> op -> us
+    # microseconds are summed in defaultdict(float)s: typeshed's Counter counts ints only
+    line_us: collections.defaultdict[int, float] = field(  # cell line -> us
+        default_factory=lambda: collections.defaultdict(float)
+    )
+    line_ops: dict[int, collections.defaultdict[str, float]] = field(default_factory=dict)  # cell line -> op -> us
     # (cell line or None, kind) -> us: the partition both ``parts`` and ``line_us`` sum, which ``combine``
     # takes medians of so that the combined parts and lines still add up to the combined total
-    cells: collections.Counter = field(default_factory=collections.Counter)
+    cells: collections.defaultdict[tuple[int | None, str], float] = field(
+        default_factory=lambda: collections.defaultdict(float)
+    )
 
 
 def _count_on_line(times: EagerTimes, line: int | None, op: str | None, us: float) -> None:
@@ -73,7 +78,7 @@ def _count_on_line(times: EagerTimes, line: int | None, op: str | None, us: floa
         return
     times.line_us[line] += us
     if op is not None:
-        times.line_ops.setdefault(line, collections.Counter())[op] += us
+        times.line_ops.setdefault(line, collections.defaultdict(float))[op] += us
 
 
 def attribute_eager(trace: ChromeTrace, *, calls: int, device_type: str) -> EagerTimes:
@@ -120,7 +125,9 @@ def combine(per_call: list[EagerTimes]) -> EagerTimes:
     for t in per_call:
         for line, ops in t.line_ops.items():
             if line in out.line_us:
-                out.line_ops.setdefault(line, collections.Counter()).update(ops)
+                line_ops = out.line_ops.setdefault(line, collections.defaultdict(float))
+                for op, us in ops.items():
+                    line_ops[op] += us
     return out
 
 
@@ -142,7 +149,7 @@ def apply(times: EagerTimes, run: ProfileRun, calls_made: PassCalls | None = Non
         calls=calls_made.profiled,
         total_ms=ms(times.total_us),
         attributed_ms=sum(line.time_ms for line in lines),
-        method=times.method,  # type: ignore[arg-type]
+        method=times.method,
         breakdown=CallBreakdown(
             library_ms=ms(times.parts[LIBRARY]),
             generated_ms=0.0,

@@ -43,10 +43,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..profile_run import Kernel, Note
+from ..profile_run import Kernel, Note, TimingMethod
 from .chrome_trace import ChromeTrace, DeviceEvent, HostEvent
 from .kernel_breakdown import device_kind, host_op_parts, is_host_op
-from .kernel_index import CallSite, KernelIndex, ModuleInfo
+from .kernel_index import KernelIndex, ModuleInfo
 from .line_marks import LineRanges
 
 REGION_PREFIX = "## Call CompiledFxGraph"
@@ -64,13 +64,13 @@ class KernelObservation:
     kernel: Kernel
     time_us: float = 0.0
     launches: int = 0
-    grids: collections.Counter = field(default_factory=collections.Counter)
-    blocks: collections.Counter = field(default_factory=collections.Counter)
+    grids: collections.Counter[tuple[int, ...]] = field(default_factory=collections.Counter)
+    blocks: collections.Counter[tuple[int, ...]] = field(default_factory=collections.Counter)
     in_cuda_graph: bool = False
     outside_cuda_graph: bool = False
-    device_names: collections.Counter = field(default_factory=collections.Counter)
+    device_names: collections.Counter[str] = field(default_factory=collections.Counter)
     launch_args: list[dict[str, Any]] = field(default_factory=list)  # recorded host-op args of each launch
-    configs: collections.Counter = field(default_factory=collections.Counter)
+    configs: collections.Counter[str] = field(default_factory=collections.Counter)
     low_precision: bool = False  # bf16/fp16 operands: its FLOP rate is comparable with the bf16 ceiling
 
 
@@ -78,19 +78,22 @@ class KernelObservation:
 class VariantKernelTimes:
     variant: str
     calls: int
-    method: str  # "cupti" or "host"
+    method: TimingMethod
     observations: dict[str, KernelObservation]  # by Kernel.id
     total_us: float = 0.0
     outside_graphs_us: float | None = None
     in_cuda_graphs_us: float = 0.0
-    unmatched: collections.Counter = field(default_factory=collections.Counter)  # (name, where) -> us
+    # microseconds are summed in defaultdict(float)s: typeshed's Counter counts ints only
+    unmatched: collections.defaultdict[tuple[str, str], float] = field(  # (name, where) -> us
+        default_factory=lambda: collections.defaultdict(float)
+    )
     # the time tied to no kernel, by kind: unmatched device events (``kernel_breakdown.device_kind``)
     # and, on CPU, the host ops the calls ran outside compiled graphs (``kernel_breakdown.host_op_parts``)
-    unmatched_kinds: collections.Counter = field(default_factory=collections.Counter)
+    unmatched_kinds: collections.defaultdict[str, float] = field(default_factory=lambda: collections.defaultdict(float))
     notes: list[Note] = field(default_factory=list)
     # what the calls ran outside compiled graphs, by the cell line running it: line -> us, line -> op -> us
-    line_us: collections.Counter = field(default_factory=collections.Counter)
-    line_ops: dict[int, collections.Counter] = field(default_factory=dict)
+    line_us: collections.defaultdict[int, float] = field(default_factory=lambda: collections.defaultdict(float))
+    line_ops: dict[int, collections.defaultdict[str, float]] = field(default_factory=dict)
 
 
 def python_event_needed(name: str) -> bool:
@@ -151,7 +154,7 @@ class KernelAttribution:
     ):
         self.trace = trace
         self.index = index if index is not None else KernelIndex(kernels)
-        self.method = "cupti" if device_type == "cuda" else "host"
+        self.method: TimingMethod = "cupti" if device_type == "cuda" else "host"
         self.result = VariantKernelTimes(variant=variant, calls=calls, method=self.method, observations={})
         self.regions = [ev for ev in trace.host if is_region(ev)]
         self.region_graph: dict[HostEvent, str | None] = {}
@@ -254,16 +257,16 @@ class KernelAttribution:
                 ),
                 key=lambda ev: ev.ts,
             )
-            pending: dict[str, collections.deque[CallSite]] = collections.defaultdict(collections.deque)
+            pending: dict[str, collections.deque[Kernel]] = collections.defaultdict(collections.deque)
             for site in module.sites:
                 if site.kind == "extern" and site.kernel is not None:
-                    pending[site.op].append(site)
+                    pending[site.op].append(site.kernel)
             for ev in top_ops:
                 queue = pending.get(ev.name)
                 if queue:
-                    site = queue.popleft()
-                    self.extern_op[ev] = site.kernel
-                    obs = self.observe(site.kernel)
+                    kernel = queue.popleft()
+                    self.extern_op[ev] = kernel
+                    obs = self.observe(kernel)
                     obs.launch_args.append(ev.args)
                     if self.method == "host":
                         obs.time_us += ev.dur
@@ -330,7 +333,7 @@ class KernelAttribution:
             return
         self.result.line_us[line] += us
         if op is not None:
-            self.result.line_ops.setdefault(line, collections.Counter())[op] += us
+            self.result.line_ops.setdefault(line, collections.defaultdict(float))[op] += us
 
     def _attribute_device(self) -> None:
         result = self.result

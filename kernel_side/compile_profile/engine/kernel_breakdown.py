@@ -41,7 +41,7 @@ This module reads a ``VariantKernelTimes`` and kernel/op names; it runs nothing.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from ..profile_run import CallBreakdown
 from .kernel_index import extern_op_name
@@ -94,7 +94,12 @@ COLLECTIVE_NAMESPACE = re.compile(
 # the profiler's communication ranges and NCCL's kernels: gloo:all_reduce, nccl:all_reduce, ncclDevKernel_*
 COLLECTIVE_RANGE = re.compile(r"^(?:(?:gloo|nccl|mpi|ucc|xccl):|nccl(?:Dev)?Kernel|record_param_comms$)")
 
-LIBRARY, GENERATED, ATEN, COPY, COLLECTIVE = "library", "generated", "aten", "copy", "collective"
+LIBRARY: Final = "library"
+GENERATED: Final = "generated"
+ATEN: Final = "aten"
+COPY: Final = "copy"
+COLLECTIVE: Final = "collective"
+KernelKind = Literal["library", "generated", "aten", "copy", "collective"]  # as ``Kernel.kind``
 
 
 def is_collective(name: str) -> bool:
@@ -107,7 +112,7 @@ def _op_base(name: str) -> str:
     return name[len("aten::") :] if name.startswith("aten::") else ""
 
 
-def op_kind(name: str) -> str | None:
+def op_kind(name: str) -> Literal["library", "copy"] | None:
     """``library`` or ``copy`` for an ATen op of those kinds, else None (it decides nothing itself)."""
     base = _op_base(name)
     if not base:
@@ -184,7 +189,7 @@ def device_kind(category: str, name: str, op_chain: list[str]) -> str:
     return ATEN
 
 
-def kernel_kind(language: str, name: str) -> str:
+def kernel_kind(language: str, name: str) -> KernelKind:
     """A compiled variant's kernel: generated for Triton/C++; an extern call by its op (a fallback
     such as ``aten.sort`` is ATen, ``extern_kernels.mm`` library, a functional collective
     ``torch.ops._c10d_functional.all_reduce_.default`` collective)."""

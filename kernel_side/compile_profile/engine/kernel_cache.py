@@ -24,10 +24,8 @@ _ENTRY_FOLDERS = frozenset({"fxgraph", "aotautograd", "locks", "record_replay"})
 
 def cache_dirs() -> list[str]:
     """Inductor's cache directory, and Triton's where it lies elsewhere."""
-    try:
-        from torch._inductor.runtime.cache_dir_utils import cache_dir
-    except ImportError:  # torch 2.6
-        from torch._inductor.runtime.runtime_utils import cache_dir
+    from torch._inductor.runtime.cache_dir_utils import cache_dir  # in torch 2.6 as in 2.13
+
     dirs = [cache_dir()]
     triton = os.environ.get("TRITON_CACHE_DIR")
     if triton and not os.path.abspath(triton).startswith(dirs[0] + os.sep):

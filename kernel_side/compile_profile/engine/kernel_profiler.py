@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import heapq
 import math
 import os
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from operator import itemgetter
 from types import CodeType
 from typing import Any
 
@@ -200,6 +202,16 @@ def _empty_session() -> None:
         prof.stop()
 
 
+def _cuda_version() -> tuple[int, ...]:
+    """The CUDA torch was built with, ``(12, 6)``; ``(0, 0)`` for a CPU build or a version it cannot read."""
+    import torch
+
+    try:
+        return tuple(int(x) for x in (torch.version.cuda or "0.0").split(".")[:2])
+    except ValueError:
+        return (0, 0)
+
+
 @contextlib.contextmanager
 def _cupti_torn_down_afterwards(device_type: str) -> Iterator[None]:
     """Left subscribed after profiling, CUPTI slows every later launch by 10-20 % (pytorch#144455;
@@ -207,13 +219,7 @@ def _cupti_torn_down_afterwards(device_type: str) -> Iterator[None]:
     tears it down at the profiler's stop when TEARDOWN_CUPTI=1; torch itself sets 0 where CUDA
     graphs crash on re-init (CUDA < 12.6), and an explicit choice is kept.  The variable is set
     for the last session of a profile only (``profiler_passes``)."""
-    import torch
-
-    try:
-        cuda = tuple(int(x) for x in (torch.version.cuda or "0.0").split(".")[:2])
-    except ValueError:
-        cuda = (0, 0)
-    if device_type != "cuda" or "TEARDOWN_CUPTI" in os.environ or cuda < (12, 6):
+    if device_type != "cuda" or "TEARDOWN_CUPTI" in os.environ or _cuda_version() < (12, 6):
         yield
         return
     os.environ["TEARDOWN_CUPTI"] = "1"
@@ -274,13 +280,14 @@ def combine(per_call: list[VariantKernelTimes]) -> VariantKernelTimes:
             obs.in_cuda_graph |= o.in_cuda_graph
             obs.outside_cuda_graph |= o.outside_cuda_graph
     middle = sorted(per_call, key=lambda r: sum(r.unmatched_kinds.values()))[(n - 1) // 2]
-    out.unmatched = collections.Counter({key: us * n for key, us in middle.unmatched.items()})
-    out.unmatched_kinds = collections.Counter({kind: us * n for kind, us in middle.unmatched_kinds.items()})
+    out.unmatched = collections.defaultdict(float, {key: us * n for key, us in middle.unmatched.items()})
+    out.unmatched_kinds = collections.defaultdict(float, {kind: us * n for kind, us in middle.unmatched_kinds.items()})
     if middle.outside_graphs_us is not None:
         out.outside_graphs_us = middle.outside_graphs_us * n
-    out.line_us = collections.Counter({line: us * n for line, us in middle.line_us.items()})
+    out.line_us = collections.defaultdict(float, {line: us * n for line, us in middle.line_us.items()})
     out.line_ops = {
-        line: collections.Counter({op: us * n for op, us in ops.items()}) for line, ops in middle.line_ops.items()
+        line: collections.defaultdict(float, {op: us * n for op, us in ops.items()})
+        for line, ops in middle.line_ops.items()
     }
     out.in_cuda_graphs_us = median(r.in_cuda_graphs_us for r in per_call) * n
     rest = median(
@@ -319,13 +326,13 @@ def apply(result: VariantKernelTimes, run: ProfileRun, calls: PassCalls | None =
         k.device_kernels = [name for name, _ in obs.device_names.most_common(8)]
     unmatched = [
         UnmatchedKernel(name=name, time_ms=us / 1e3 / n, where=where)
-        for (name, where), us in result.unmatched.most_common(MAX_UNMATCHED)
+        for (name, where), us in heapq.nlargest(MAX_UNMATCHED, result.unmatched.items(), key=itemgetter(1))
     ]
     profile = KernelProfile(
         calls=calls.profiled,
         total_ms=total_ms,
         attributed_ms=attributed_us / 1e3 / n,
-        method=result.method,  # type: ignore[arg-type]
+        method=result.method,
         outside_graphs_ms=None if result.outside_graphs_us is None else result.outside_graphs_us / 1e3 / n,
         in_cuda_graphs_ms=result.in_cuda_graphs_us / 1e3 / n,
         unmatched=unmatched,

@@ -24,12 +24,13 @@ This module records nothing into a ``ProfileRun``; ``eager_profile`` and ``kerne
 from __future__ import annotations
 
 import bisect
-import collections
 import contextlib
 import dis
+import heapq
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from operator import itemgetter
 from types import CodeType
 from typing import Any
 
@@ -135,10 +136,8 @@ def _not_for_dynamo(*functions: Any) -> None:
     ``trace_line``, a frame Dynamo would then try to compile (dropping its ``record_function`` calls)."""
     skip_code = None
     with contextlib.suppress(ImportError, AttributeError):
-        from torch._dynamo.eval_frame import skip_code  # 2.7 and later: a Python function
-    if skip_code is None:
-        with contextlib.suppress(ImportError, AttributeError):
-            from torch._C._dynamo.eval_frame import skip_code  # earlier: the C extension's
+        # a Python function from 2.7; torch 2.6's eval_frame imports the C extension's under this name
+        from torch._dynamo.eval_frame import skip_code
     if skip_code is None:
         return
     for fn in (*functions, runs_code, _original_name):
@@ -191,7 +190,7 @@ class LineRanges:
 
 
 def line_times(
-    line_us: collections.Counter, line_ops: dict[int, collections.Counter], calls: int
+    line_us: Mapping[int, float], line_ops: Mapping[int, Mapping[str, float]], calls: int
 ) -> list[EagerLineTime]:
     """Per-call rows, in line order, from microseconds summed over ``calls`` calls; each lists its largest ops."""
     calls = max(1, calls)
@@ -199,7 +198,7 @@ def line_times(
         EagerLineTime(
             line=line,
             time_ms=us / 1e3 / calls,
-            ops=[op for op, _ in line_ops.get(line, collections.Counter()).most_common(MAX_OPS_PER_LINE)],
+            ops=[op for op, _ in heapq.nlargest(MAX_OPS_PER_LINE, line_ops.get(line, {}).items(), key=itemgetter(1))],
         )
         for line, us in sorted(line_us.items())
     ]

@@ -113,7 +113,8 @@ def _written_back(func: Any, args: tuple, kwargs: dict, new_args: tuple, new_kwa
             old, new = kwargs.get(argument.name), new_kwargs.get(argument.name)
         else:
             old, new = args[i], new_args[i]
-        pairs = zip(old, new) if isinstance(old, (list, tuple)) else [(old, new)]
+        # new_args and new_kwargs are args and kwargs with their tensors cast: a list stays a list
+        pairs = zip(old, new) if isinstance(old, (list, tuple)) and isinstance(new, (list, tuple)) else [(old, new)]
         for o, n in pairs:
             if isinstance(o, torch.Tensor) and isinstance(n, torch.Tensor) and o is not n:
                 o.copy_(n)

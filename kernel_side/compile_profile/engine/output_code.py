@@ -13,6 +13,7 @@ import ast
 import functools
 import re
 from dataclasses import dataclass, field
+from typing import Literal
 
 _AOT_ID = re.compile(r"#\s*AOT ID:\s*\['\d+_(\w+)'\]")
 _ORIGINAL_ATEN = re.compile(r"Original ATen:\s*\[([^\]]*)\]")
@@ -22,13 +23,14 @@ _GRID_ARGS = re.compile(r"\.run\((.*)\)\s*$")
 _PARTITION = re.compile(r"^partition_(\d+)$")  # graph partitions (CUDA graphs) hold the launches
 EXTERN_PREFIXES = ("extern_kernels.", "torch.ops.", "aten.")
 
-_LANGUAGE = {"triton": "triton", "cpp_pybinding": "cpp", "cpp": "cpp"}
+KernelLanguage = Literal["triton", "cpp", "extern"]  # as ``Kernel.language``
+_LANGUAGE: dict[str, KernelLanguage] = {"triton": "triton", "cpp_pybinding": "cpp", "cpp": "cpp"}
 
 
 @dataclass
 class ParsedKernel:
     name: str
-    language: str  # "triton" | "cpp" | "extern"
+    language: KernelLanguage
     source: str
     aten_ops: list[str] = field(default_factory=list)
     handles: list[int] = field(default_factory=list)  # provenance debug handles of its call sites
@@ -65,10 +67,8 @@ def launcher_functions(tree: ast.Module) -> list[ast.FunctionDef]:
     """``call`` and, when Inductor partitioned the graph (CUDA graphs), each ``partition_N`` it calls."""
     functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
     call = [n for n in functions if n.name == "call"][:1]
-    partitions = sorted(
-        (n for n in functions if _PARTITION.match(n.name)), key=lambda n: int(_PARTITION.match(n.name).group(1))
-    )
-    return call + partitions
+    numbered = [(int(m.group(1)), n) for n in functions if (m := _PARTITION.match(n.name))]
+    return call + [n for _, n in sorted(numbered, key=lambda pair: pair[0])]
 
 
 def launch_call(stmt: ast.stmt) -> ast.Call | None:
@@ -114,7 +114,7 @@ def _kernel_definition(node: ast.stmt, lines: list[str]) -> ParsedKernel | None:
 def _collect_call_sites(
     call: ast.FunctionDef, lines: list[str], kernels: dict[str, ParsedKernel], externs: list[ParsedKernel]
 ) -> None:
-    for stmt in ast.walk(call):
+    for stmt in (node for node in ast.walk(call) if isinstance(node, ast.stmt)):  # launches are statements
         call_node = launch_call(stmt)
         if call_node is None:
             continue

@@ -71,7 +71,8 @@ class IteratorReplay:
 
     def __init__(self, values: dict[str, Any]):
         iterators = {name: value for name, value in values.items() if is_iterator(value)}
-        self.originals = {
+        # a generator, a list, tuple or range iterator (types typeshed does not name) or a DataLoader's
+        self.originals: dict[str, Any] = {
             name: value
             for name, value in iterators.items()
             if isinstance(value, (types.GeneratorType, *_COPYABLE)) or _dataloader_iterator(value)

@@ -288,13 +288,15 @@ def annotate_observation(obs: KernelObservation, calls: int, peaks: DevicePeaks 
     elif launches and k.language in ("triton", "extern"):
         params = triton_parameters(k.source, k.name) if k.language == "triton" else None
         per_launch = [launch_bytes(a, params) for a in launches]
-        if per_launch and all(b is not None for b in per_launch):
-            k.bytes, k.bytes_source = int(sum(per_launch) / calls), "arguments"
+        known = [b for b in per_launch if b is not None]
+        if per_launch and len(known) == len(per_launch):
+            k.bytes, k.bytes_source = int(sum(known) / calls), "arguments"
     if launches:
         op = _extern_op(k, launches[0])
         per_launch_flops = [op_flops(op, a) for a in launches]
-        if per_launch_flops and all(f is not None for f in per_launch_flops):
-            k.flops = int(sum(per_launch_flops) / calls)
+        known_flops = [f for f in per_launch_flops if f is not None]
+        if per_launch_flops and len(known_flops) == len(per_launch_flops):
+            k.flops = int(sum(known_flops) / calls)
     seconds = (k.device_time_ms or 0.0) / 1e3
     if seconds <= 0:
         return
@@ -319,30 +321,28 @@ def ceilings_at_least_best_seen(peaks: DevicePeaks, results: list[VariantKernelT
     probe where the part is unknown.  Kernels above that get no share (``apply_shares``)."""
     kernels = [obs for r in results for obs in r.observations.values()]
     fastest = max(
-        (obs.kernel for obs in kernels if obs.kernel.achieved_tflops and obs.low_precision),
-        key=lambda k: k.achieved_tflops,
+        ((tflops, obs.kernel) for obs in kernels if (tflops := obs.kernel.achieved_tflops) and obs.low_precision),
+        key=lambda rate: rate[0],
         default=None,
     )
-    if fastest is not None and fastest.achieved_tflops > peaks.bf16_matmul_tflops:
-        peaks.bf16_matmul_tflops = fastest.achieved_tflops
-        peaks.method += (
-            f"; bf16 ceiling raised to {fastest.achieved_tflops:.0f} TFLOP/s, reached by {fastest.name} in this run"
-        )
+    if fastest is not None and fastest[0] > peaks.bf16_matmul_tflops:
+        tflops, kernel = fastest
+        peaks.bf16_matmul_tflops = tflops
+        peaks.method += f"; bf16 ceiling raised to {tflops:.0f} TFLOP/s, reached by {kernel.name} in this run"
     possible = peaks.vendor_gbps or 1.25 * peaks.copy_gbps
     copy = max(
         (
-            obs.kernel
+            (gbps, obs.kernel)
             for obs in kernels
-            if obs.kernel.achieved_gbps and peaks.copy_gbps < obs.kernel.achieved_gbps <= possible
+            if (gbps := obs.kernel.achieved_gbps) and peaks.copy_gbps < gbps <= possible
         ),
-        key=lambda k: k.achieved_gbps,
+        key=lambda rate: rate[0],
         default=None,
     )
     if copy is not None:
-        peaks.copy_gbps = copy.achieved_gbps
-        peaks.method += (
-            f"; bandwidth ceiling raised to {copy.achieved_gbps:.0f} GB/s, reached by {copy.name} in this run"
-        )
+        gbps, kernel = copy
+        peaks.copy_gbps = gbps
+        peaks.method += f"; bandwidth ceiling raised to {gbps:.0f} GB/s, reached by {kernel.name} in this run"
 
 
 def apply_shares(results: list[VariantKernelTimes], peaks: DevicePeaks | None) -> None:

@@ -43,8 +43,8 @@ class TimedCallable:
     name: str
     call: Callable[[], object]
     before: Callable[[], None] = lambda: None  # untimed preparation before each sample
-    samples_s: list[float] = field(default_factory=list)
-    host_samples_s: list[float] = field(default_factory=list)
+    samples_s: list[float] = field(default_factory=list[float])
+    host_samples_s: list[float] = field(default_factory=list[float])
     fastest_s: float = math.inf  # its fastest warm-up call (``warm_up``)
 
 
@@ -133,12 +133,11 @@ def run_interleaved(
     ``decide`` turns this process's wish to stop into the decision followed (in a distributed job,
     rank 0's, so every rank takes the same number of samples)."""
     sync = device_sync(device_type)
-    use_events = device_type == "cuda"
-    if use_events:
+    events = None  # on CUDA, a start and an end event around each sample's calls
+    if device_type == "cuda":
         import torch
 
-        start_evt = torch.cuda.Event(enable_timing=True)
-        end_evt = torch.cuda.Event(enable_timing=True)
+        events = (torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
     deadline = time.perf_counter() + plan.budget_s
     round_index = 0
     while True:
@@ -149,19 +148,21 @@ def run_interleaved(
         for v in variants[shift:] + variants[:shift]:
             v.before()
             sync()
-            if use_events:
+            if events is not None:
                 v.call()  # priming: see PRIMING_CALLS
             t0 = time.perf_counter()
-            if use_events:
-                start_evt.record()
+            if events is not None:
+                events[0].record()
             for _ in range(calls_per_sample):
                 v.call()
-            if use_events:
-                end_evt.record()
+            if events is not None:
+                events[1].record()
             sync()
             host = (time.perf_counter() - t0) / calls_per_sample
             v.host_samples_s.append(host)
-            v.samples_s.append(start_evt.elapsed_time(end_evt) / 1e3 / calls_per_sample if use_events else host)
+            v.samples_s.append(
+                events[0].elapsed_time(events[1]) / 1e3 / calls_per_sample if events is not None else host
+            )
         round_index += 1
         if on_round:
             on_round(round_index)

@@ -90,7 +90,8 @@ def missing_features() -> list[str]:
 def _version() -> tuple[int, int]:
     import torch
 
-    return tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])  # type: ignore[return-value]
+    major, minor = torch.__version__.split("+")[0].split(".")[:2]
+    return int(major), int(minor)
 
 
 def logs_post_grad_graph_on_cache_hit() -> bool:

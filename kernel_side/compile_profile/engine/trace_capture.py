@@ -212,7 +212,7 @@ def resolve_stack(stack: list[Any], paths: dict[int, str] | None = None) -> list
     interned filename index replaced by its path (``paths``: ``intern_paths()``, when resolving many)."""
     paths = intern_paths() if paths is None else paths
     return [
-        {**frame, "filename": paths.get(frame.get("filename"), frame.get("filename"))}
+        {**frame, "filename": paths.get(name, name) if isinstance(name := frame.get("filename"), int) else name}
         for frame in stack
         if isinstance(frame, dict)
     ]

@@ -73,12 +73,12 @@ def _unique(labels: list[str]) -> list[str]:
 
 
 def variants_figure(run: ProfileRun) -> Figure:
-    timed = [v for v in run.variants if v.timing is not None]
+    timed = [(v, v.timing) for v in run.variants if v.timing is not None]
     title = "Median time per variant (bars: p10–p90)"
     if not timed:
         return _empty(title, "no variant was timed")
     texts = []
-    for v in timed:
+    for v, _ in timed:
         if run.speedup is not None and v.name == run.speedup.variant:
             s = run.speedup
             texts.append(f"{ratio_phrase(s.value)} {format_interval(s)}")
@@ -88,15 +88,15 @@ def variants_figure(run: ProfileRun) -> Figure:
             texts.append("")
     trace = {
         "type": "bar",
-        "x": [_text(v.name) for v in timed],
-        "y": [v.timing.median_ms for v in timed],
+        "x": [_text(v.name) for v, _ in timed],
+        "y": [t.median_ms for _, t in timed],
         "error_y": {
             "type": "data",
             "symmetric": False,
-            "array": [v.timing.p90_ms - v.timing.median_ms for v in timed],
-            "arrayminus": [v.timing.median_ms - v.timing.p10_ms for v in timed],
+            "array": [t.p90_ms - t.median_ms for _, t in timed],
+            "arrayminus": [t.median_ms - t.p10_ms for _, t in timed],
         },
-        "customdata": [[v.timing.p10_ms, v.timing.p90_ms, v.timing.n] for v in timed],
+        "customdata": [[t.p10_ms, t.p90_ms, t.n] for _, t in timed],
         "hovertemplate": "%{x}<br>median %{y:.4g} ms<br>p10 %{customdata[0]:.4g} ms, p90 %{customdata[1]:.4g} ms"
         "<br>n=%{customdata[2]}<extra></extra>",
         "text": texts,
@@ -107,21 +107,21 @@ def variants_figure(run: ProfileRun) -> Figure:
 
 
 def samples_figure(run: ProfileRun) -> Figure:
-    sampled = [v for v in run.variants if v.timing is not None and v.timing.samples_ms]
+    sampled = [(v.name, v.timing.samples_ms) for v in run.variants if v.timing is not None and v.timing.samples_ms]
     title = "Timing samples per variant"
     if not sampled:
         return _empty(title, "no timing samples were kept")
     traces = [
         {
             "type": "box",
-            "name": _text(v.name),
-            "y": list(v.timing.samples_ms),
+            "name": _text(name),
+            "y": list(samples),
             "boxpoints": "all",
             "jitter": 0.4,
             "pointpos": 0,
             "hovertemplate": "%{y:.4g} ms<extra>%{fullData.name}</extra>",
         }
-        for v in sampled
+        for name, samples in sampled
     ]
     return {"data": traces, "layout": _layout(title, yaxis={"title": {"text": "time per call (ms)"}})}
 
@@ -205,7 +205,7 @@ def kernels_figure(run: ProfileRun, top: int = TOP_CHART_KERNELS) -> Figure:
         "type": "bar",
         "orientation": "h",
         "y": labels,
-        "x": [k.share * 100 for k in timed] if judged else [k.device_time_ms for k in timed],
+        "x": [k.share * 100 for k in timed if k.share is not None] if judged else [k.device_time_ms for k in timed],
         "text": [f"{k.share * 100:.1f}%" if k.share is not None else "" for k in timed],
         "textposition": "auto",
         "customdata": [[_text(k.language), _text(", ".join(map(str, k.lines)))] for k in timed],
@@ -339,19 +339,20 @@ def breakdown_figure(run: ProfileRun) -> Figure:
 def roofline_figure(run: ProfileRun) -> Figure:
     """Each top kernel's share of the ceiling it comes closest to (``digest.measured``: the copy peak or the
     bf16 matmul peak), a horizontal bar per kernel, most device time on top; the hover gives its rates."""
-    rows = [r for r in roofline_rows(run) if r.bound() is not None]
+    bounded = [(r, bound) for r in roofline_rows(run) if (bound := r.bound()) is not None]
     title = "Share of the device peak per kernel"
-    if not rows:
+    if not bounded:
         return _empty(title, "no kernel's rate was measured against a device peak")
+    rows = [r for r, _ in bounded]
     several = len({r.variant for r in rows}) > 1
     labels = _unique([_text(r.name + (f" ({r.variant})" if several and r.variant else "")) for r in rows])
-    rows, labels = rows[::-1], labels[::-1]  # plotly draws the last bar on top
+    bounded, rows, labels = bounded[::-1], rows[::-1], labels[::-1]  # plotly draws the last bar on top
     trace = {
         "type": "bar",
         "orientation": "h",
         "y": labels,
-        "x": [r.bound()[1] * 100 for r in rows],
-        "text": [_text(r.bound()[0]) for r in rows],
+        "x": [share * 100 for _, (_, share) in bounded],
+        "text": [_text(peak) for _, (peak, _) in bounded],
         "textposition": "auto",
         "customdata": [[_text(r.text)] for r in rows],
         "hovertemplate": "%{y}<br>%{customdata[0]}<extra></extra>",

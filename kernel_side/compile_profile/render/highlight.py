@@ -11,7 +11,9 @@ from functools import lru_cache
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer
-from pygments.lexers import CppLexer, PythonLexer, TextLexer
+from pygments.lexers.c_cpp import CppLexer
+from pygments.lexers.python import PythonLexer
+from pygments.lexers.special import TextLexer
 
 # Triton kernels are Python source; Inductor's CPU kernels are C++; an extern
 # "kernel" is a call into a library, which we show as Python-like text.

@@ -10,6 +10,7 @@ built in Python with a string where a number belongs still shows it as text.
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from html import escape
 
 from ..digest.breakdown import TITLE, breakdown, breakdown_note, columns, verdict
@@ -64,7 +65,7 @@ _H = 'style="font-weight:600;margin:8px 0 2px 0"'
 _MUTED = 'style="opacity:.7"'
 
 
-def html_table(header: list[str], rows: list[list[str]], numeric: set[int] = frozenset()) -> str:
+def html_table(header: list[str], rows: list[list[str]], numeric: AbstractSet[int] = frozenset()) -> str:
     """A table whose cells are already HTML (callers escape user text before passing it)."""
     head = "".join(f"<th {_TH}>{h}</th>" for h in header)
     body = "".join(

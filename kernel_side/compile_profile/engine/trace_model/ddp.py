@@ -43,7 +43,9 @@ def param_name(placeholder: str) -> str | None:
 
 
 def _itemsizes() -> dict[str, int]:
-    from torch.fx.graph import dtype_abbrs  # "f32" for torch.float32, as graphs are printed
+    # "f32" for torch.float32, as graphs are printed.  torch 2.6's torch.fx.graph defines it, 2.10's and 2.13's
+    # import it from torch.utils._dtype_abbrs, none lists it in __all__: the one path every supported torch has
+    from torch.fx.graph import dtype_abbrs  # pyright: ignore[reportPrivateImportUsage]
 
     return {abbr: dtype.itemsize for dtype, abbr in dtype_abbrs.items()}
 

@@ -26,7 +26,17 @@ from dataclasses import dataclass, field
 
 from torch._dynamo import config as dynamo_config
 
-from ...profile_run import AutotuneResult, CacheStats, DdpBucket, DdpSplit, Graph, GraphBreak, Kernel, Recompile
+from ...profile_run import (
+    AutotuneResult,
+    CacheStats,
+    DdpBucket,
+    DdpSplit,
+    Graph,
+    GraphBreak,
+    GraphKind,
+    Kernel,
+    Recompile,
+)
 from .. import guards, mode_events
 from ..backend import RecordedGraph
 from ..stack import frames_of_stack, parse_frames
@@ -168,8 +178,15 @@ def _recorded_lines(state: TraceState, compile_state: CompileState, rec: Recorde
     )
 
 
+_AOT_GRAPH_KINDS: dict[str, GraphKind] = {
+    "aot_forward_graph": "aot_forward",
+    "aot_backward_graph": "aot_backward",
+    "aot_inference_graph": "aot_inference",
+}
+
+
 def _on_aot_graph(state: TraceState, ev: TraceEvent) -> None:
-    kind = "aot_" + ev.name.split("_")[1]  # aot_forward_graph -> aot_forward
+    kind = _AOT_GRAPH_KINDS[ev.name]  # the events _HANDLERS gives this handler
     compile_state = state.compile(ev)
     n = compile_state.aot_seen[kind]  # > 0 for the pieces after the first of a DDPOptimizer split
     compile_state.aot_seen[kind] += 1
@@ -188,12 +205,12 @@ def _on_post_grad_graph(state: TraceState, ev: TraceEvent) -> None:
     post_grad.append(ev.payload or "")
 
 
-def _add_printed_graph(state: TraceState, ev: TraceEvent, kind: str, id_kind: str) -> None:
+def _add_printed_graph(state: TraceState, ev: TraceEvent, kind: GraphKind, id_kind: str) -> None:
     code = ev.payload or ""
     state.out.graphs.append(
         Graph(
             id=state.graph_id(ev, id_kind),
-            kind=kind,  # type: ignore[arg-type]
+            kind=kind,
             code=code,
             variant=state.variant,
             compile_id=ev.compile_id,

@@ -114,14 +114,14 @@ def _module_kernels(
             Kernel(
                 id=f"{graph_id}/{k.name}{suffix}",
                 name=k.name,
-                language=k.language,  # type: ignore[arg-type]
+                language=k.language,
                 source=k.source,
                 graph_id=graph_id,
                 aten_ops=sorted(set(aten_ops), key=aten_ops.index),
                 lines=sorted(_kernel_lines(k, keys, state, locator, stack_traces, mappings, post_grad_nodes)),
                 variant=variant,
                 launches=k.launches,
-                kind=kernel_kind(k.language, k.name),  # type: ignore[arg-type]
+                kind=kernel_kind(k.language, k.name),
             )
         )
     return kernels
