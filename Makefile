@@ -17,6 +17,9 @@ $(PY):
 setup-python: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml package.json | $(PY)
 	$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install -q "$(TORCH_SPEC)"
+	# pip writes install.json through the labextension link setup-js made; a second editable install then
+	# refuses to add it twice (hatch: "A second file is being added to the wheel archive")
+	rm -f kernel_side/compile_profile/labextension/install.json
 	$(PY) -m pip install -q -e ".[test,lint]"
 	touch $@
 
