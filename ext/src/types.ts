@@ -481,6 +481,9 @@ export interface IRunMimeData {
   run_id: string;
   summary: IRunSummary;
   figures?: Record<string, IPlotlyFigure>;
+  /** what the profile wrote to stderr after the first eager run (magic.py), shown folded, and its heading */
+  logs?: string[];
+  logs_text?: string;
 }
 
 export interface IPlotlyFigure {
