@@ -29,6 +29,8 @@ export interface IVariant {
   mode?: string | null;
   dynamic?: boolean | null;
   fullgraph?: boolean;
+  /** the Inductor options the variant compiled with (--options KEY=VALUE) */
+  options?: Record<string, unknown>;
   timing?: ITiming | null;
   first_call_s?: number | null;
   peak_memory_bytes?: number | null;
@@ -126,6 +128,9 @@ export interface IProfileRun {
   cell_runs?: number;
   memory_note?: string;
   notes?: string[];
+  /** the names the cell keeps, and those it assigns but does not (--keep) */
+  kept_names?: string[];
+  temporaries?: string[];
   /** digest/summary.py run_digest(run), added by the server: the figures and words every view shows */
   summary?: IRunDigest;
 }
