@@ -31,7 +31,9 @@ export function Chart(props: {
     if (!el || !props.figure) {
       return;
     }
-    const chart = props.charts.create(props.figure, props.height);
+    // A figure with no data is a message (render/charts.py _empty): its own height, not a chart's.
+    const empty = !props.figure.data?.length;
+    const chart = props.charts.create(props.figure, empty ? undefined : props.height);
     let widget: Widget | null = chart.widget;
     let stopFollowing = () => {};
     const stopTitling = titleTip(el, tip(CHART_TIPS, props.name));

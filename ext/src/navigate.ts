@@ -127,6 +127,8 @@ export async function rerunCell(
   notebook.deselectAll();
   notebook.activeCellIndex = target.index;
   await notebook.scrollToItem(target.index, 'center');
+  // A notebook opened a moment ago has no kernel yet: the run would find none and ask which to start.
+  await panel.sessionContext.ready;
   void NotebookActions.run(notebook, panel.sessionContext);
   return { ran: true, message: `Running cell ${target.index + 1} of ${panel.context.path} again.` };
 }
