@@ -30,7 +30,14 @@ sys.path.insert(0, str(HERE.parent / "kernel_side"))
 
 from compile_profile.digest import breakdown, compare, line_times, run_digest  # noqa: E402
 from compile_profile.digest.format import format_ms  # noqa: E402
-from compile_profile.profile_run import DistributedRank, Graph, GraphBreak, ProfileRun  # noqa: E402
+from compile_profile.profile_run import (  # noqa: E402
+    DistributedRank,
+    ErrorInfo,
+    Graph,
+    GraphBreak,
+    ProfileRun,
+    Variant,
+)
 from compile_profile.render.mime import MIME_TYPE, mime_bundle  # noqa: E402
 from compile_profile.render.text import render_text  # noqa: E402
 from compile_profile.store import RunStore  # noqa: E402
@@ -137,6 +144,10 @@ def stopped_runs() -> list[ProfileRun]:
     failed = failed_run()
     failed.id, failed.label, failed.created_at = FAILED_RUN_ID, "failed before Dynamo", minutes_ago(310)
     failed.graphs, failed.graph_breaks, failed.kernels = [], [], []
+    # the cell's own first run raised, so nothing was compiled
+    message = "RuntimeError: mat1 and mat2 shapes cannot be multiplied (1024x512 and 1024x1024)"
+    failed.variants = [Variant(name="eager", error=message)]
+    failed.errors = [ErrorInfo(stage="eager", message=message, type="RuntimeError", line=4, traceback="Traceback ...")]
     interrupted = interrupted_run()
     interrupted.id, interrupted.label = INTERRUPTED_RUN_ID, "interrupted before Dynamo"
     interrupted.created_at = minutes_ago(320)

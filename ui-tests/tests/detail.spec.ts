@@ -361,6 +361,12 @@ test("the card folds the profile's stderr lines under their count, as text", asy
   // and nothing of the profile's shows as a stderr box in the cell
   const cell = page.locator('.jp-NotebookPanel .jp-CodeCell', { has: card });
   await expect(cell.locator('[data-mime-type="application/vnd.jupyter.stderr"]')).toHaveCount(0);
+  // the card's chart offers no cloud either
+  await card.locator('.js-plotly-plot').hover();
+  await expect(card.locator('.modebar-btn[data-title*="Download plot"]')).toBeAttached();
+  await expect(
+    card.locator('.modebar-btn[data-title*="Chart Studio"], .modebar-btn[data-title*="cloud" i]')
+  ).toHaveCount(0);
   await card.scrollIntoViewIfNeeded();
   await shot(page, 'card-logs');
 });
