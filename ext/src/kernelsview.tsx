@@ -101,7 +101,14 @@ export function Kernels({ run, figures, services }: ITabProps): JSX.Element {
                       aria-sort={
                         sort.key === c.key ? (sort.direction === 'asc' ? 'ascending' : 'descending') : 'none'
                       }
+                      tabIndex={0}
                       onClick={() => setSort(nextSort(sort, c.key))}
+                      onKeyDown={e => {
+                        if (e.key === 'Enter' || e.key === ' ') {
+                          e.preventDefault();
+                          setSort(nextSort(sort, c.key));
+                        }
+                      }}
                     >
                       {c.label}
                       {sort.key === c.key ? (sort.direction === 'asc' ? ' ▲' : ' ▼') : ''}

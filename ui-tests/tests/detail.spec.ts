@@ -166,6 +166,14 @@ test("the detail's tabs by keyboard: one tab stop, the arrow keys, Home and End,
   await tabs.nth(5).focus();
   await page.keyboard.press('Enter');
   await expect(detail.locator('.cp-TabBody')).toHaveAttribute('data-tab', 'Kernels');
+  // the Kernels table's headers sort from the keyboard too: Tab to one, Enter
+  const kernelHeader = detail.locator('.cp-KernelTable th[data-field="name"]');
+  await kernelHeader.focus();
+  await page.keyboard.press('Enter');
+  await expect(kernelHeader).toHaveAttribute('aria-sort', /ascending|descending/);
+  const first = await kernelHeader.getAttribute('aria-sort');
+  await page.keyboard.press(' ');
+  await expect(kernelHeader).toHaveAttribute('aria-sort', first === 'ascending' ? 'descending' : 'ascending');
   await shot(page, 'tabs-focus');
 });
 
