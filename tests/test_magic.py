@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+import logging
+import re
+
 import pytest
 import torch
 from compile_profile.magic import CellFailed, split_line_magic
@@ -10,6 +15,7 @@ from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
 FAST = "--warmup 1 --repeat 6 --budget 0.2"
+MIME = "application/vnd.compile-profile.run+json"
 
 
 @pytest.fixture
@@ -202,10 +208,49 @@ def test_display_and_stderr_of_the_repeated_runs_are_not_shown(ip, ns):
     displayed = [o for o in out.outputs if o.data.get("text/plain") == "'DISPLAYED'"]
     assert len(displayed) == 1, "shown by the first eager run only"
     run = ns["p_quiet"]
-    # the first eager run, and each variant's compiling call, where torch's own warnings appear too
-    assert out.stderr.count("to stderr") == 1 + len(run.compiled_variants), out.stderr
+    # The first eager run's stderr shows as a plain run's would; each variant's compiling call printed it
+    # again, with torch's own warnings: those lines are the card's, folded, not the cell's stderr.
+    assert out.stderr.count("to stderr") == 1, out.stderr
+    card = next(o.data for o in out.outputs if MIME in o.data)
+    shown = "to stderr" if len(run.compiled_variants) == 1 else f"to stderr  (×{len(run.compiled_variants)})"
+    assert shown in card[MIME]["logs"], card[MIME]
     if run.dynamo_graph_count:
         assert run.cell_runs > 10, "and dozens of timed runs showed nothing"
     else:  # torch 2.6 may give up on the frame ("Observed exception" inside IPython's display)
         assert [n.kind for n in run.notes] == ["nothing_compiled"]
     assert "publish" not in ip.display_pub.__dict__, "the display publisher is as it was"
+
+
+class _KernelStderr(io.StringIO):
+    """A stream whose ``write`` can be replaced on the instance, as ipykernel's OutStream's can."""
+
+
+def test_what_the_profile_logs_to_stderr_is_folded_in_the_card_and_the_cells_prints_stay(ip, ns):
+    """Dynamo's and the profiler's stderr lines once went to the cell's output as red boxes above the card."""
+    ns["logging"] = logging
+    body = (
+        "shown = lin(inp).relu()\n"
+        "print('the cell prints')\n"
+        "log = logging.getLogger('cp_test_logs'); log.addHandler(log_handler); log.propagate = False\n"
+        "log.warning('a library logs at warning level')\n"
+    )
+    stream = _KernelStderr()
+    with contextlib.redirect_stderr(stream), capture_output(stderr=False) as out:
+        ns["log_handler"] = logging.StreamHandler()  # it holds the stream, as torch's log handlers hold the kernel's
+        ip.run_cell_magic("compile_profile", f"{FAST} --no-store -o p_logs", body)
+    bundle = next(o.data for o in out.outputs if MIME in o.data)
+    payload = bundle[MIME]
+    assert out.stdout.count("the cell prints") == 1, "the cell's own print shows as before"
+    assert stream.getvalue().count("a library logs") == 1, "the first eager run's stderr shows as a plain run's"
+    # every later run's line is in the card, under its count, and not in the cell's stderr
+    # Its handler holds the stream, so the timed runs, whose sys.stderr the engine drops, logged too: a line each
+    # (they were red boxes above the card); the card lists it once, with how often it came.
+    line = next(t for t in payload["logs"] if t.startswith("a library logs at warning level"))
+    times = int(re.fullmatch(r"a library logs at warning level  \(×(\d+)\)", line).group(1))
+    assert times > ns["p_logs"].cell_runs // 2, (times, ns["p_logs"].cell_runs)
+    count = re.match(r"(\d+) lines logged to stderr while profiling, (\d+) different", payload["logs_text"])
+    assert count and int(count.group(1)) >= times and int(count.group(2)) == len(payload["logs"]), payload["logs_text"]
+    assert (
+        '<details class="cp-logs">' in bundle["text/html"] and "a library logs at warning level" in bundle["text/html"]
+    )
+    assert "write" not in stream.__dict__, "the stream's write is its own again"

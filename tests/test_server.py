@@ -160,6 +160,24 @@ async def test_figures_are_plotly_dicts(jp_fetch, store):
     await expect_status(jp_fetch, 404, API, "runs", "nosuchrun", "figures")
 
 
+# -- the HTML report of a run ----------------------------------------------------------
+
+
+async def test_report_is_the_runs_html_report_as_a_download_with_its_markup_as_text(jp_fetch, store):
+    from compile_profile.render.report import render_report_html
+
+    run = hostile_run()
+    store.put(run)
+    response = await jp_fetch(API, "runs", run.id, "report")
+    assert response.headers["Content-Type"] == "text/html; charset=utf-8"
+    assert response.headers["Content-Disposition"] == f'attachment; filename="compile-profile-{run.id}.html"'
+    page = response.body.decode()
+    assert page == render_report_html(run)  # the CLI's report, byte for byte
+    assert HOSTILE not in page  # the run's markup came out escaped
+    await expect_status(jp_fetch, 404, API, "runs", "nosuchrun", "report")
+    await expect_status(jp_fetch, 400, API, "runs", "bad id!", "report")
+
+
 # -- delete and change token -------------------------------------------------------
 
 
@@ -195,6 +213,7 @@ async def test_change_token_follows_writes_from_another_process_handle(jp_fetch,
         ("GET", ["runs", "cpu000000001"]),
         ("GET", ["compare"]),
         ("GET", ["runs", "cpu000000001", "figures"]),
+        ("GET", ["runs", "cpu000000001", "report"]),
         ("GET", ["changes"]),
         ("DELETE", ["runs", "cpu000000001"]),
     ],

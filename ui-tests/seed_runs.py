@@ -30,11 +30,27 @@ sys.path.insert(0, str(HERE.parent / "kernel_side"))
 
 from compile_profile.digest import breakdown, compare, line_times, run_digest  # noqa: E402
 from compile_profile.digest.format import format_ms  # noqa: E402
-from compile_profile.profile_run import DistributedRank, Graph, GraphBreak, ProfileRun  # noqa: E402
-from compile_profile.render.mime import mime_bundle  # noqa: E402
+from compile_profile.profile_run import (  # noqa: E402
+    DistributedRank,
+    ErrorInfo,
+    Graph,
+    GraphBreak,
+    ProfileRun,
+    Variant,
+)
+from compile_profile.render.mime import MIME_TYPE, mime_bundle  # noqa: E402
 from compile_profile.render.text import render_text  # noqa: E402
 from compile_profile.store import RunStore  # noqa: E402
-from render_fixtures import CELL, big_run, cpu_run, cuda_run, hostile_run, slower_and_faster_runs  # noqa: E402
+from render_fixtures import (  # noqa: E402
+    CELL,
+    big_run,
+    cpu_run,
+    cuda_run,
+    failed_run,
+    hostile_run,
+    interrupted_run,
+    slower_and_faster_runs,
+)
 
 ROOT = Path(os.environ["JUPYTERLAB_GALATA_ROOT_DIR"])
 DB = Path(os.environ["COMPILE_PROFILE_DB"])
@@ -75,6 +91,77 @@ def seeded_runs():
     big.label = "a thousand kernels"
     big.created_at = minutes_ago(120)
     return [cpu, cuda, hostile, big]
+
+
+# -- a run with a ResNet's kernel table, and runs that stopped before Dynamo, for detail.spec.ts ---------------
+
+WIDE_RUN_ID = "uiwide000001"
+FAILED_RUN_ID = "uifailed0001"
+INTERRUPTED_RUN_ID = "uiintr000001"
+
+# A ResNet block's fused kernels as Inductor names them, with the ATen ops each one fuses.
+_WIDE_OPS = [
+    "aten.convolution",
+    "aten._native_batch_norm_legit_functional",
+    "aten.relu",
+    "aten.add",
+    "aten.max_pool2d_with_indices",
+    "aten.threshold_backward",
+    "aten.native_batch_norm_backward",
+    "aten.convolution_backward",
+    "aten.mean",
+    "aten.view",
+]
+
+
+def wide_run() -> ProfileRun:
+    """33 kernels with Inductor's long fused names and up to 8 ATen ops each, as a ResNet-18 step has: the table
+    whose ATen-ops column once collapsed to a letter a line (issue 23, item 5)."""
+    import copy
+
+    run = cuda_run()
+    run.id = WIDE_RUN_ID
+    run.label = "a wide kernel table"
+    run.created_at = minutes_ago(300)
+    template = run.kernels[0]
+    kernels = []
+    for i in range(33):
+        ops = [_WIDE_OPS[(i + j) % len(_WIDE_OPS)] for j in range(1 + i % 8)]
+        fused = "_".join(op.split(".", 1)[1].strip("_") for op in ops[:4])
+        k = copy.deepcopy(template)
+        k.name = f"triton_{'per' if i % 3 else 'poi'}_fused_{fused}_{i}"
+        k.id = f"k{i}"
+        k.aten_ops = ops
+        k.lines = sorted({2 + i % 5, 3 + i % 4, 4})
+        k.device_time_ms = 0.05 + (33 - i) * 0.013
+        kernels.append(k)
+    run.kernels = kernels
+    return run
+
+
+def stopped_runs() -> list[ProfileRun]:
+    """A run that failed before Dynamo traced anything and one interrupted before it: empty Graph breaks tabs."""
+    failed = failed_run()
+    failed.id, failed.label, failed.created_at = FAILED_RUN_ID, "failed before Dynamo", minutes_ago(310)
+    failed.graphs, failed.graph_breaks, failed.kernels = [], [], []
+    # the cell's own first run raised, so nothing was compiled
+    message = "RuntimeError: mat1 and mat2 shapes cannot be multiplied (1024x512 and 1024x1024)"
+    failed.variants = [Variant(name="eager", error=message)]
+    failed.errors = [ErrorInfo(stage="eager", message=message, type="RuntimeError", line=4, traceback="Traceback ...")]
+    interrupted = interrupted_run()
+    interrupted.id, interrupted.label = INTERRUPTED_RUN_ID, "interrupted before Dynamo"
+    interrupted.created_at = minutes_ago(320)
+    interrupted.graphs, interrupted.graph_breaks, interrupted.kernels, interrupted.recompiles = [], [], [], []
+    return [failed, interrupted]
+
+
+def detail_expected(runs: list[ProfileRun]) -> dict:
+    """The digest's words for the stopped runs' empty Graph breaks tab and their warnings."""
+    out = {}
+    for run in runs:
+        summary = run_digest(run)
+        out[run.id] = {"graph_break_empty_text": summary["graph_break_empty_text"], "warnings": summary["warnings"]}
+    return out
 
 
 # -- two runs of one cell, for the consistency test ------------------------------------------------
@@ -256,8 +343,18 @@ def job_expected(runs: list[ProfileRun]) -> dict | None:
     }
 
 
+# What a profile logs to stderr after the first eager run, as the magic folds it into the card (magic.py
+# _StderrLogs): the profiler's C++ lines, a Dynamo warning repeated by the timed runs, and markup, shown as text.
+SEEDED_LOGS = [
+    "STAGE:2026-12-03 11:02:13 8812:8812 ActivityProfilerController.cpp:314] Completed Stage: Warm Up",
+    "[W1203 11:02:14.118000 8812 torch/autograd/profiler.py:253] Profiler record function cell will be ignored  (×12)",
+    "W1203 11:02:15.001000 8812 torch/_dynamo/variables/tensor.py:869] Graph break from `Tensor.item()` <b>logged</b>",
+]
+SEEDED_LOG_COUNT = 14
+
+
 def notebook_json(cpu) -> dict:
-    bundle = mime_bundle(cpu)
+    bundle = mime_bundle(cpu, logs=SEEDED_LOGS, log_count=SEEDED_LOG_COUNT)
     code = lambda source, outputs=(): {
         "cell_type": "code",
         "execution_count": None,
@@ -348,11 +445,20 @@ def main() -> None:
     runs = seeded_runs()
     slow, fast = consistency_runs()
     job = job_runs()
+    stopped = stopped_runs()
     with RunStore(DB) as store:
-        for run in [*runs, slow, fast, *job]:
+        for run in [*runs, slow, fast, *job, wide_run(), *stopped]:
             store.put(run)
     (ROOT / NOTEBOOK).write_text(json.dumps(notebook_json(runs[0]), indent=1))
-    expected = {**expected_json(slow, fast), "job": job_expected(job)}
+    expected = {
+        **expected_json(slow, fast),
+        "job": job_expected(job),
+        "stopped": detail_expected(stopped),
+        "logs": {
+            "lines": SEEDED_LOGS,
+            "text": mime_bundle(runs[0], SEEDED_LOGS, SEEDED_LOG_COUNT)[MIME_TYPE]["logs_text"],
+        },
+    }
     EXPECTED.write_text(json.dumps(expected, indent=1, ensure_ascii=False))
 
 

@@ -79,6 +79,28 @@ export function jobReportUrl(id: string): string {
   return URLExt.join(ServerConnection.makeSettings().baseUrl, API_PATH, 'jobs', enc(id), 'report');
 }
 
+/** The run's self-contained HTML report (render/report.py), as the server serves it for download. */
+export async function fetchReport(id: string): Promise<Blob> {
+  const settings = ServerConnection.makeSettings();
+  const url = URLExt.join(settings.baseUrl, API_PATH, 'runs', enc(id), 'report');
+  let response: Response;
+  try {
+    response = await ServerConnection.makeRequest(url, {}, settings);
+  } catch (error) {
+    throw new ServerConnection.NetworkError(error as TypeError);
+  }
+  if (!response.ok) {
+    let message = response.statusText;
+    try {
+      message = (JSON.parse(await response.text()) as { message?: string }).message || message;
+    } catch {
+      // not JSON: the status text says it
+    }
+    throw new ApiError(`${response.status}: ${message}`, response.status);
+  }
+  return response.blob();
+}
+
 export function deleteRun(id: string): Promise<void> {
   return request<void>(`runs/${enc(id)}`, { method: 'DELETE' });
 }

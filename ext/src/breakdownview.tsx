@@ -12,6 +12,7 @@ import * as React from 'react';
 import { breakdownColumns, breakdownRows, paybackText, verdictText } from './breakdown';
 import { Chart } from './chart';
 import { ChartRenderer } from './charts';
+import { BREAKDOWN_TIPS, tip } from './tooltips';
 import { IPlotlyFigure, IRunSummary } from './types';
 
 /** The verdict and payback sentences, each only when the digest has one. */
@@ -61,9 +62,9 @@ export function CallBreakdown(props: {
         <table className="cp-Table cp-BreakdownTable">
           <thead>
             <tr>
-              <th>variant</th>
+              <th title={tip(BREAKDOWN_TIPS, 'variant')}>variant</th>
               {columns.map(c => (
-                <th key={c.key} data-part={c.key}>
+                <th key={c.key} data-part={c.key} title={tip(BREAKDOWN_TIPS, c.key)}>
                   {c.label}
                 </th>
               ))}

@@ -1,8 +1,9 @@
 /**
  * The in-cell renderer of `application/vnd.compile-profile.run+json`: a compact card with the
  * headline, under it the digest's verdict (why compiled is faster or slower) and payback sentences
- * when the run has them, a bar chart of the variants, the warnings and an "Open" button that opens
- * the run's detail in a main-area tab beside the notebook.  Built from the output's own data, so it renders after a kernel restart or a page
+ * when the run has them, a bar chart of the variants, the warnings, the lines the profile logged to
+ * stderr folded under their count (the magic keeps them out of the cell's output), and an "Open"
+ * button that opens the run's detail in a main-area tab beside the notebook.  Built from the output's own data, so it renders after a kernel restart or a page
  * reload; an output saved before the verdict and payback existed shows neither.
  */
 
@@ -114,6 +115,15 @@ export class RunCard extends Panel implements IRenderMime.IRenderer {
         list.append(el('li', 'cp-Card-warning', warning));
       }
       node.append(list);
+    }
+    const logs = Array.isArray(data.logs) ? data.logs.filter(line => typeof line === 'string') : [];
+    if (logs.length) {
+      const fold = el('details', 'cp-Card-logs');
+      fold.append(
+        el('summary', 'cp-Card-logsSummary', data.logs_text || `${logs.length} lines logged while profiling`),
+        el('pre', 'cp-Card-logLines', logs.join('\n'))
+      );
+      node.append(fold);
     }
     return new Widget({ node });
   }

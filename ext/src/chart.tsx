@@ -1,10 +1,14 @@
-/** A React host for one run figure, redrawn in the new colours when the theme changes. */
+/**
+ * A React host for one run figure, redrawn in the new colours when the theme changes; its title says
+ * what the chart shows on hover (tooltips.ts CHART_TIPS).
+ */
 
 import { MessageLoop } from '@lumino/messaging';
 import { Widget } from '@lumino/widgets';
 import * as React from 'react';
 
 import { ChartRenderer, followWidth } from './charts';
+import { CHART_TIPS, tip } from './tooltips';
 import { IPlotlyFigure } from './types';
 
 export function Chart(props: {
@@ -27,9 +31,12 @@ export function Chart(props: {
     if (!el || !props.figure) {
       return;
     }
-    const chart = props.charts.create(props.figure, props.height);
+    // A figure with no data is a message (render/charts.py _empty): its own height, not a chart's.
+    const empty = !props.figure.data?.length;
+    const chart = props.charts.create(props.figure, empty ? undefined : props.height);
     let widget: Widget | null = chart.widget;
     let stopFollowing = () => {};
+    const stopTitling = titleTip(el, tip(CHART_TIPS, props.name));
     if (el.isConnected) {
       Widget.attach(widget, el);
       void chart.draw();
@@ -37,6 +44,7 @@ export function Chart(props: {
     }
     return () => {
       stopFollowing();
+      stopTitling();
       // React may already have taken the host out of the page, where Widget.detach would throw.
       if (widget && widget.isAttached) {
         MessageLoop.sendMessage(widget, Widget.Msg.BeforeDetach);
@@ -60,4 +68,31 @@ export function Chart(props: {
     );
   }
   return <div key="host" className="cp-ChartHost" data-chart={props.name} ref={host} />;
+}
+
+/**
+ * Give the plotly title in `host` a hover text: an SVG <title> in its text element, which takes pointer
+ * events for it (plotly's layers take none).  plotly redraws the title on every relayout (a resize, a
+ * theme), so it is put back whenever the chart's nodes change.  Returns the function that stops it.
+ */
+function titleTip(host: HTMLElement, text: string): () => void {
+  if (!text) {
+    return () => {};
+  }
+  const apply = () => {
+    const title = host.querySelector<SVGTextElement>('.gtitle');
+    if (!title || title.querySelector('title')) {
+      return;
+    }
+    const tooltip = document.createElementNS('http://www.w3.org/2000/svg', 'title');
+    tooltip.textContent = text;
+    title.appendChild(tooltip);
+    title.style.pointerEvents = 'all';
+    title.style.cursor = 'help';
+    title.dataset.tip = text;
+  };
+  const observer = new MutationObserver(apply);
+  observer.observe(host, { childList: true, subtree: true });
+  apply();
+  return () => observer.disconnect();
 }

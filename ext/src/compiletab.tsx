@@ -9,6 +9,7 @@ import { Chart } from './chart';
 import { ITabProps } from './detailprops';
 import { formatS } from './format';
 import { AutotuneChoices, CudagraphSkips } from './measuredview';
+import { COMPILE_TIPS, tip } from './tooltips';
 
 export function Compile({ run, figures, services }: ITabProps): JSX.Element {
   const c = run.cache;
@@ -17,12 +18,12 @@ export function Compile({ run, figures, services }: ITabProps): JSX.Element {
       <table className="cp-Table">
         <tbody>
           <tr>
-            <th>cache</th>
+            <th title={tip(COMPILE_TIPS, 'cache')}>cache</th>
             <td>{run.summary?.cache_words || c.state}</td>
           </tr>
           {(run.summary?.cache_counts ?? []).map((count, i) => (
             <tr key={count}>
-              <th>{i === 0 ? 'caches' : ''}</th>
+              <th title={i === 0 ? tip(COMPILE_TIPS, 'caches') : ''}>{i === 0 ? 'caches' : ''}</th>
               <td>{count}</td>
             </tr>
           ))}
@@ -30,13 +31,13 @@ export function Compile({ run, figures, services }: ITabProps): JSX.Element {
             .filter(v => v.compile_s !== null && v.compile_s !== undefined)
             .map(v => (
               <tr key={v.name}>
-                <th>compile {v.name}</th>
+                <th title={tip(COMPILE_TIPS, 'compile')}>compile {v.name}</th>
                 <td>{formatS(v.compile_s)}</td>
               </tr>
             ))}
           {Object.entries(run.compile_phases).map(([phase, seconds]) => (
             <tr key={phase}>
-              <th>{phase}</th>
+              <th title={tip(COMPILE_TIPS, 'phase')}>{phase}</th>
               <td>{formatS(seconds)}</td>
             </tr>
           ))}

@@ -3,12 +3,15 @@
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 
 import { ChartRenderer } from './charts';
+import { IRerunResult } from './navigate';
 import { IPlotlyFigure, IProfileRun } from './types';
 
 export interface IDetailServices {
   charts: ChartRenderer;
   languages: IEditorLanguageRegistry;
   revealLine: (run: IProfileRun, line: number | null) => Promise<boolean>;
+  /** run the run's cell again in its notebook, or say why not */
+  rerun: (run: IProfileRun) => Promise<IRerunResult>;
 }
 
 export interface ITabProps {

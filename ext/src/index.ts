@@ -20,7 +20,7 @@ import { OPEN_RUN_COMMAND, RunDetailTabs } from './detailwidget';
 import { JobTabs, OPEN_JOB_COMMAND } from './jobwidget';
 import { PanelModel } from './model';
 import { CompileProfilePanel } from './panel';
-import { revealCellLine } from './navigate';
+import { revealCellLine, rerunCell } from './navigate';
 import { runIdsShownIn } from './runlist';
 
 const ICON_SVG =
@@ -69,7 +69,12 @@ const plugin: JupyterFrontEndPlugin<void> = {
     );
     const details = new RunDetailTabs(
       app,
-      { charts, languages, revealLine: (run, line) => revealCellLine(app, notebooks, run, line) },
+      {
+        charts,
+        languages,
+        revealLine: (run, line) => revealCellLine(app, notebooks, run, line),
+        rerun: run => rerunCell(app, notebooks, run)
+      },
       compileProfileIcon
     );
     const openRun = (runId: string) => void app.commands.execute(OPEN_RUN_COMMAND, { runId });

@@ -1,6 +1,6 @@
 /**
- * A run's Kernels tab: a page of kernels at a time (kernels.ts sorts, filters and pages), each name
- * on one line (an ellipsis, the full name on hover), its time (its share of the pass, and why, where
+ * A run's Kernels tab: a page of kernels at a time (kernels.ts sorts, filters and pages), a row a
+ * line (a name or op list too long for its column cut with an ellipsis, the whole on hover), its time (its share of the pass, and why, where
  * the digest withholds its variant's profiler pass), achieved GB/s and TFLOP/s with their share of
  * the peak; the selected kernel's source beside the table where there is room, below it where not;
  * then the roofline chart and sentences (measuredview.tsx).
@@ -25,19 +25,25 @@ import {
   withheldPasses
 } from './kernels';
 import { Roofline } from './measuredview';
+import { KERNEL_TIPS, tip } from './tooltips';
 import { IKernel } from './types';
 
 /** Rows per page: what a main-area tab shows without scrolling far, and renders at once. */
 const KERNEL_PAGE = 50;
 
-const KERNEL_COLUMNS: { key: KernelSortKey; label: string }[] = [
+/**
+ * The table's columns: every cell holds one line (cut with an ellipsis, the whole text in its title),
+ * so a row is one line high however long a kernel's name or op list; the short columns take the width
+ * their text needs (em), the name and the ATen ops share the rest.
+ */
+const KERNEL_COLUMNS: { key: KernelSortKey; label: string; width?: string }[] = [
   { key: 'name', label: 'kernel' },
-  { key: 'language', label: 'kind' },
-  { key: 'device_time_ms', label: 'time' },
-  { key: 'achieved_gbps', label: 'GB/s' },
-  { key: 'achieved_tflops', label: 'TFLOP/s' },
-  { key: 'aten_ops', label: 'ATen ops' },
-  { key: 'lines', label: 'lines' }
+  { key: 'language', label: 'kind', width: '4.5em' },
+  { key: 'device_time_ms', label: 'time', width: '6.5em' },
+  { key: 'achieved_gbps', label: 'GB/s', width: '8.5em' },
+  { key: 'achieved_tflops', label: 'TFLOP/s', width: '8.5em' },
+  { key: 'aten_ops', label: 'ATen ops', width: '24%' },
+  { key: 'lines', label: 'lines', width: '4.5em' }
 ];
 
 /** A kernel's row in the table: its run-unique id, or its name in runs that predate ids. */
@@ -79,16 +85,30 @@ export function Kernels({ run, figures, services }: ITabProps): JSX.Element {
           />
           <div className="cp-KernelScroll">
             <table className="cp-Table cp-KernelTable">
+              <colgroup>
+                {KERNEL_COLUMNS.map(c => (
+                  <col key={c.key} data-field={c.key} style={c.width ? { width: c.width } : undefined} />
+                ))}
+              </colgroup>
               <thead>
                 <tr>
                   {KERNEL_COLUMNS.map(c => (
                     <th
                       key={c.key}
                       className="cp-Sortable"
+                      data-field={c.key}
+                      title={tip(KERNEL_TIPS, c.key)}
                       aria-sort={
                         sort.key === c.key ? (sort.direction === 'asc' ? 'ascending' : 'descending') : 'none'
                       }
+                      tabIndex={0}
                       onClick={() => setSort(nextSort(sort, c.key))}
+                      onKeyDown={e => {
+                        if (e.key === 'Enter' || e.key === ' ') {
+                          e.preventDefault();
+                          setSort(nextSort(sort, c.key));
+                        }
+                      }}
                     >
                       {c.label}
                       {sort.key === c.key ? (sort.direction === 'asc' ? ' ▲' : ' ▼') : ''}
@@ -105,15 +125,15 @@ export function Kernels({ run, figures, services }: ITabProps): JSX.Element {
                     title={k.variant ? `${k.name} (${k.variant})` : k.name}
                     onClick={() => setSelected(kernelRowId(k))}
                   >
-                    <td className="cp-KernelName" title={k.name}>
+                    <td className="cp-KernelName" data-field="name" title={k.name}>
                       <span className="cp-KernelName-text">{k.name}</span>
                     </td>
-                    <td>{languageLabel(k.language)}</td>
-                    <td data-field="device_time_ms">{kernelTimeText(k, withheld)}</td>
+                    <td data-field="language">{languageLabel(k.language)}</td>
+                    <OneLineCell field="device_time_ms" text={kernelTimeText(k, withheld)} />
                     <RateCell field="achieved_gbps" cell={kernelRate(k, 'bandwidth', withheld)} />
                     <RateCell field="achieved_tflops" cell={kernelRate(k, 'compute', withheld)} />
-                    <td>{(k.aten_ops ?? []).join(', ')}</td>
-                    <td>{(k.lines ?? []).join(', ')}</td>
+                    <OneLineCell field="aten_ops" text={(k.aten_ops ?? []).join(', ')} />
+                    <OneLineCell field="lines" text={(k.lines ?? []).join(', ')} />
                   </tr>
                 ))}
               </tbody>
@@ -155,10 +175,23 @@ export function Kernels({ run, figures, services }: ITabProps): JSX.Element {
   );
 }
 
+/** A cell of one line, cut with an ellipsis where its column is narrower; its title holds the whole text. */
+function OneLineCell({ field, text }: { field: string; text: string }): JSX.Element {
+  return (
+    <td data-field={field} title={text}>
+      {text}
+    </td>
+  );
+}
+
 /** A kernel's achieved rate and, beside it, its share of the peak ("—" when not measured). */
 function RateCell({ field, cell }: { field: string; cell: IRateCell }): JSX.Element {
   return (
-    <td data-field={field} className="cp-Rate">
+    <td
+      data-field={field}
+      className="cp-Rate"
+      title={cell.rate !== '—' && cell.share !== '—' ? `${cell.rate} · ${cell.share}` : cell.rate}
+    >
       {cell.rate}
       {cell.rate !== '—' && cell.share !== '—' ? <span className="cp-RateShare"> · {cell.share}</span> : null}
     </td>

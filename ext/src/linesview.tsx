@@ -9,6 +9,7 @@ import { Chart } from './chart';
 import { ITabProps } from './detailprops';
 import { formatMs } from './format';
 import { lineCell } from './linecell';
+import { LINE_TIPS, tip } from './tooltips';
 import { ILineRow } from './types';
 
 export function Lines({ run, figures, services }: ITabProps): JSX.Element {
@@ -34,10 +35,10 @@ export function Lines({ run, figures, services }: ITabProps): JSX.Element {
         <table className="cp-Table cp-LineTable">
           <thead>
             <tr>
-              <th>line</th>
-              <th>code</th>
+              <th title={tip(LINE_TIPS, 'line')}>line</th>
+              <th title={tip(LINE_TIPS, 'code')}>code</th>
               {lines.variants.map(v => (
-                <th key={v} data-variant={v}>
+                <th key={v} data-variant={v} title={tip(LINE_TIPS, 'variant')}>
                   {variantLabel(v)}
                 </th>
               ))}

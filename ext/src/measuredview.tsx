@@ -19,6 +19,7 @@ import {
   memoryRatioText,
   rooflineTexts
 } from './measured';
+import { AUTOTUNE_TIPS, tip } from './tooltips';
 import { IPlotlyFigure, IRunDigest } from './types';
 
 type Summary = IRunDigest | undefined;
@@ -71,7 +72,7 @@ export function AutotuneChoices({ summary }: { summary: Summary }): JSX.Element 
           <thead>
             <tr>
               {AUTOTUNE_COLUMNS.map(c => (
-                <th key={c.key} data-field={c.key}>
+                <th key={c.key} data-field={c.key} title={tip(AUTOTUNE_TIPS, c.key)}>
                   {c.label}
                 </th>
               ))}

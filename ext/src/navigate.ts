@@ -1,10 +1,15 @@
-/** Showing a run's cell line in its notebook: the cell whose source the run recorded. */
+/**
+ * Showing a run's cell line in its notebook, and running that cell again: the cell whose source the
+ * run recorded, in the notebook the run came from (or, for a run of an untitled or renamed notebook,
+ * any open notebook that holds it).
+ */
 
 import { JupyterFrontEnd } from '@jupyterlab/application';
 import { Notification } from '@jupyterlab/apputils';
-import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
+import { INotebookTracker, NotebookActions, NotebookPanel } from '@jupyterlab/notebook';
 
 import { findCell } from './cellmatch';
+import { profiledCell } from './magicline';
 import { samePath } from './runlist';
 import { IProfileRun } from './types';
 
@@ -74,4 +79,56 @@ export async function revealCellLine(
   cell.node.classList.add('cp-mod-revealed');
   window.setTimeout(() => cell.node.classList.remove('cp-mod-revealed'), 1600);
   return true;
+}
+
+/** What Re-run did: ran the cell, or why it could not. */
+export interface IRerunResult {
+  ran: boolean;
+  message: string;
+}
+
+/**
+ * Run the run's cell again, with the options the run used: the notebook cell that holds the cell the run
+ * profiled (magicline.ts profiledCell: its `%%compile_profile` line and its code); the notebook comes to
+ * the front with the cell selected, and the cell runs in that notebook's kernel.  Where there is no such
+ * cell, nothing runs and the result says why.
+ */
+export async function rerunCell(
+  app: JupyterFrontEnd,
+  tracker: INotebookTracker,
+  run: Pick<IProfileRun, 'notebook' | 'cell_source' | 'variants' | 'label'>
+): Promise<IRerunResult> {
+  const cell = profiledCell(run);
+  const panel = notebookFor(tracker, { notebook: run.notebook, cell_source: cell });
+  const where = run.notebook ? `its notebook (${run.notebook})` : 'a notebook holding its cell';
+  if (!panel) {
+    return {
+      ran: false,
+      message: `Not re-run: ${where} is not open. Open it and try again, or Copy the cell.`
+    };
+  }
+  const sources = panel.content.widgets.map(c => c.model.sharedModel.getSource());
+  const target = findCell(sources, cell, null);
+  const trim = (s: string) => s.replace(/\s+$/, '');
+  if (!target) {
+    return {
+      ran: false,
+      message: `Not re-run: no cell of ${panel.context.path} holds this run's code any more (edited or deleted). Copy gives the cell.`
+    };
+  }
+  if (trim(sources[target.index]) !== trim(cell)) {
+    return {
+      ran: false,
+      message: `Not re-run: cell ${target.index + 1} of ${panel.context.path} holds this run's code but not as it ran (its %%compile_profile line or code was edited since). Copy gives the cell as it ran.`
+    };
+  }
+  app.shell.activateById(panel.id);
+  const notebook = panel.content;
+  notebook.deselectAll();
+  notebook.activeCellIndex = target.index;
+  await notebook.scrollToItem(target.index, 'center');
+  // A notebook opened a moment ago has no kernel yet: the run would find none and ask which to start.
+  await panel.sessionContext.ready;
+  void NotebookActions.run(notebook, panel.sessionContext);
+  return { ran: true, message: `Running cell ${target.index + 1} of ${panel.context.path} again.` };
 }

@@ -12,6 +12,7 @@ import { Chart } from './chart';
 import { ITabProps } from './detailprops';
 import { formatBytes, formatMs, formatS, formatSpeedup } from './format';
 import { MeasuredNotes } from './measuredview';
+import { tip, VARIANT_TIPS } from './tooltips';
 
 export function Overview({ run, figures, services }: ITabProps): JSX.Element {
   // The digest's words (digest/summary.py): a slowdown reads "1.80× slower", as on the card.
@@ -37,12 +38,11 @@ export function Overview({ run, figures, services }: ITabProps): JSX.Element {
       <table className="cp-Table">
         <thead>
           <tr>
-            <th>variant</th>
-            <th>median</th>
-            <th>p10–p90</th>
-            <th>n</th>
-            <th>compile</th>
-            <th>peak memory</th>
+            {['variant', 'median', 'p10–p90', 'n', 'compile', 'peak memory'].map(h => (
+              <th key={h} title={tip(VARIANT_TIPS, h)}>
+                {h}
+              </th>
+            ))}
           </tr>
         </thead>
         <tbody>

@@ -7,6 +7,12 @@ MIME bundle), stores it, and binds it with ``-o``.  All measuring happens in
 option table (``engine/options.py``), and ``ProfileOptions`` refuses bad values for the magic
 and the Python API alike; only what is text on the magic's line (quotes, ``KEY=VALUE``,
 ``a,b``, ``-o``'s name) is read here.
+
+What goes to stderr while the profile runs, once the cell's first eager run is over (Dynamo's and
+Inductor's log lines and warnings, the profiler's C++ lines such as "Profiler record function ... will
+be ignored", the cell's own stderr as its compiled calls print it again), is kept out of the cell's
+output and shown folded in the card, with its count (``_StderrLogs``); the first eager run's output,
+stdout and stderr, shows as a plain run of the cell shows it.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from IPython.display import display
 
 from .engine.options import OptionError, ProfileOptions, all_flags, flags_taking_values, usage_line
 from .profile_run import Note
+from .render.mime import mime_bundle
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -113,13 +120,19 @@ class CompileProfileMagics(Magics):
         if shell is None:  # IPython gives the magics it registers their shell; only one made by hand has none
             raise UsageError("%compile_profile runs in an IPython shell")
         progress = _ProgressLine()
+        logs = _StderrLogs()
         opts = args.profile_options
         opts.notebook = _notebook_path(shell.user_ns)
-        opts.progress = progress
+        opts.progress = logs.after_first_eager_run(progress)
         opts.quiet_display = lambda: _display_only(shell, progress)
         user_ns = shell.user_ns
         try:
-            result, cell_fn = profile_cell(body, user_ns, opts, source=source, line_offset=line_offset)
+            try:
+                with logs.capturing():
+                    result, cell_fn = profile_cell(body, user_ns, opts, source=source, line_offset=line_offset)
+            except BaseException:
+                logs.replay()  # nothing shows them folded: they go where they were written
+                raise
         except CellSyntaxError as exc:
             report = _syntax_message(exc, source)
             raise CellFailed(report, summary=report.splitlines()[0]) from None
@@ -138,9 +151,11 @@ class CompileProfileMagics(Magics):
             user_ns[args.output] = run
         store_interrupted = args.store and not _store(run)
         if args.widget:
+            logs.replay()
             display(run.show())
         else:
-            display(run)
+            shown, count = logs.folded()
+            display(mime_bundle(run, logs=shown, log_count=count), raw=True)
         if result.interrupted is not None or store_interrupted:
             raise KeyboardInterrupt
         eager_error = next((e for e in run.errors if e.stage == "eager" and e.traceback), None)
@@ -263,6 +278,107 @@ class _ProgressLine:
             yield
         finally:
             self.publishing = False
+
+
+class _StderrLogs:
+    """What the profile writes to stderr after the cell's first eager run, as lines, kept for the card.
+
+    The kernel's stderr stream is the one place these arrive: Python writes to ``sys.stderr``, logging's
+    handlers (torch's log handlers hold the stream they were made with), and ipykernel's echo of the
+    process's file descriptor 2 (C++ lines) all call its ``write``.  So its ``write`` is replaced on the
+    instance while the profile runs, and put back after; a stream that takes no attribute (a terminal's
+    ``TextIOWrapper``) is replaced as ``sys.stderr`` instead, which catches Python's writes only.
+    """
+
+    MAX_LINES = 2000  # a runaway log keeps its count, not every line
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.dropped = 0
+        self.active = False  # off during the first eager run: its stderr is the cell's own, shown as it is
+        self._partial = ""
+
+    def after_first_eager_run(self, progress):
+        """The progress callback, which also starts the capture at the first stage after the first eager run."""
+
+        def report(message: str) -> None:
+            if not message.startswith("eager:"):
+                self.active = True
+            progress(message)
+
+        return report
+
+    def _take(self, text: str) -> None:
+        text = self._partial + text
+        *complete, self._partial = text.split("\n")
+        for line in complete:
+            if not line.strip():
+                continue
+            if len(self.lines) < self.MAX_LINES:
+                self.lines.append(line.rstrip())
+            else:
+                self.dropped += 1
+
+    @contextlib.contextmanager
+    def capturing(self):
+        stream = sys.stderr
+        write = stream.write
+        own = getattr(stream, "__dict__", {}).get("write")  # someone else's instance-level override, kept
+
+        def captured(text: str) -> int:
+            if self.active and isinstance(text, str):
+                self._take(text)
+                return len(text)
+            return write(text)
+
+        try:
+            stream.write = captured
+            patched = True
+        except (AttributeError, TypeError):
+            patched = False
+        try:
+            if patched:
+                yield self
+            else:
+                with contextlib.redirect_stderr(_WriteOnly(captured, stream)):
+                    yield self
+        finally:
+            if patched:
+                if own is None:
+                    del stream.write
+                else:
+                    stream.write = own
+            self.active = False
+            if self._partial.strip():
+                self._take("\n")
+
+    def folded(self) -> tuple[list[str], int]:
+        """The lines as the card lists them, each once with how often it came (the timed runs repeat theirs:
+        a logging handler made before the profile writes every run's line), and how many lines came."""
+        counts: dict[str, int] = {}
+        for line in self.lines:
+            counts[line] = counts.get(line, 0) + 1
+        shown = [line if n == 1 else f"{line}  (×{n})" for line, n in counts.items()]
+        if self.dropped:
+            shown.append(f"... and {self.dropped} more lines")
+        return shown, len(self.lines) + self.dropped
+
+    def replay(self) -> None:
+        """Write the kept lines to stderr, where they were going: for a profile that shows no card."""
+        if self.lines:
+            sys.stderr.write("\n".join(self.lines) + "\n")
+            self.lines = []
+
+
+class _WriteOnly:
+    """A stand-in for a stream whose ``write`` cannot be replaced: writes go to ``write``, the rest to it."""
+
+    def __init__(self, write, stream) -> None:
+        self.write = write
+        self._stream = stream
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
 
 
 def _store(run) -> bool:

@@ -88,7 +88,7 @@ test("the panel lists the runs newest first, as text; the card's Open opens the 
   );
   await openPanel(page);
   const items = page.locator(`${PANEL} .cp-RunItem`);
-  await expect(items).toHaveCount(8); // with the two ranks of the seeded job (job.spec.ts)
+  await expect(items).toHaveCount(11); // with the two ranks of the seeded job (job.spec.ts), detail.spec.ts's three
   await expect(items.nth(0)).toHaveAttribute('data-run-id', CPU_RUN);
   await expect(items.nth(0)).toContainText('seeded cpu run');
   await expect(items.nth(0)).toContainText('cpu: x86_64');
@@ -284,7 +284,7 @@ test("comparing two runs shows the server's deltas and kernel matches", async ({
 
 test('a new run appears without a refresh, and the list survives a reload', async ({ page }) => {
   await openPanel(page);
-  await expect(page.locator(`${PANEL} .cp-RunItem`)).toHaveCount(8);
+  await expect(page.locator(`${PANEL} .cp-RunItem`)).toHaveCount(11);
   execFileSync(
     process.env.CP_PYTHON!,
     [path.join(__dirname, '..', 'seed_runs.py'), '--add', 'uiadded00001'],
@@ -298,7 +298,7 @@ test('a new run appears without a refresh, and the list survives a reload', asyn
   await page.reload();
   await page.waitForSelector('#jupyterlab-splash', { state: 'detached' });
   await openPanel(page);
-  await expect(page.locator(`${PANEL} .cp-RunItem`)).toHaveCount(9);
+  await expect(page.locator(`${PANEL} .cp-RunItem`)).toHaveCount(12);
 });
 
 test("the dark theme applies to the panel, the run's detail, the card and their charts", async ({ page }) => {
@@ -334,7 +334,16 @@ const REAL_CELL = [
   'x = torch.randn(256, 256)',
   'y = torch.relu(x @ x) + 1',
   'print(y.shape)',
-  'z = (y * 2).softmax(-1)'
+  'z = (y * 2).softmax(-1)',
+  "log.warning('a library logs this')"
+].join('\n');
+// A logger whose handler holds the kernel's stderr from before the profile, as torch's own do.
+const LOGGER_CELL = [
+  '%load_ext compile_profile',
+  'import logging',
+  "log = logging.getLogger('cp_ui_real')",
+  'log.addHandler(logging.StreamHandler())',
+  'log.propagate = False'
 ].join('\n');
 
 test('a real %%compile_profile cell: card, panel, C++ kernel source, graph break', async ({
@@ -344,7 +353,7 @@ test('a real %%compile_profile cell: card, panel, C++ kernel source, graph break
   test.setTimeout(240 * 1000); // compiles on CPU; seconds with a warm Inductor cache
   // Saved under its final name before a kernel starts: the kernel records the path it started with.
   await page.evaluate(
-    async ({ source, path: notebookPath }) => {
+    async ({ source, loggerCell, path: notebookPath }) => {
       const app = (window as any).jupyterapp;
       const code = (text: string) => ({
         cell_type: 'code',
@@ -357,7 +366,7 @@ test('a real %%compile_profile cell: card, panel, C++ kernel source, graph break
         type: 'notebook',
         format: 'json',
         content: {
-          cells: [code('%load_ext compile_profile'), code(source), code('after = 1')],
+          cells: [code(loggerCell), code(source), code('after = 1')],
           metadata: {
             kernelspec: { name: 'python3', display_name: 'Python 3 (ipykernel)', language: 'python' }
           },
@@ -367,7 +376,7 @@ test('a real %%compile_profile cell: card, panel, C++ kernel source, graph break
       });
       await app.commands.execute('docmanager:open', { path: notebookPath });
     },
-    { source: REAL_CELL, path: `${tmpPath}/real.ipynb` }
+    { source: REAL_CELL, loggerCell: LOGGER_CELL, path: `${tmpPath}/real.ipynb` }
   );
   await page.locator('.jp-NotebookPanel .jp-Cell').nth(2).waitFor();
   await page.notebook.run();
@@ -380,6 +389,20 @@ test('a real %%compile_profile cell: card, panel, C++ kernel source, graph break
   await expect(card.locator('.js-plotly-plot .bars path').first()).toBeVisible();
   const runId = await card.getAttribute('data-run-id');
   expect(runId).toMatch(/^[A-Za-z0-9_-]+$/);
+  // The cell's own output shows once, as a plain run's: its print, and its first run's log line on stderr;
+  // every later run's line (the handler holds the stream: the timed runs logged too) is in the card, folded.
+  const cell = page.locator('.jp-NotebookPanel .jp-CodeCell').nth(1);
+  await expect(cell.locator('[data-mime-type="application/vnd.jupyter.stdout"]')).toContainText(
+    'torch.Size([256, 256])'
+  );
+  const stderr = cell.locator('[data-mime-type="application/vnd.jupyter.stderr"]');
+  await expect(stderr).toHaveCount(1);
+  expect((await stderr.textContent())!.trim()).toBe('a library logs this');
+  const logs = card.locator('details.cp-Card-logs');
+  await expect(logs.locator('summary')).toHaveText(/^\d+ lines logged to stderr while profiling/);
+  const repeated = /a library logs this {2}\(×(\d+)\)/.exec((await logs.locator('pre').textContent()) ?? '');
+  expect(Number(repeated?.[1])).toBeGreaterThanOrEqual(2);
+  await logs.locator('summary').click();
   await shot(page, 'real-card');
 
   await card.locator('.cp-Card-open').click();

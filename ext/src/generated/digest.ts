@@ -689,6 +689,14 @@ export interface RunMimeData {
   figures?: {
     [k: string]: PlotlyFigure;
   };
+  /**
+   * the lines the profile wrote to stderr, a repeated line once (the magic's card folds them)
+   */
+  logs?: string[];
+  /**
+   * the fold's heading: how many lines, how many different
+   */
+  logs_text?: string;
 }
 /**
  * A plotly figure as JSON (``render.charts``): drawn as it is, so not typed further.

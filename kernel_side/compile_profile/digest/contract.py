@@ -552,6 +552,8 @@ class RunMimeData(_RunMimeData, total=False):
     """The data of an ``application/vnd.compile-profile.run+json`` output (``render.mime.run_payload``)."""
 
     figures: dict[str, PlotlyFigure]
+    logs: list[str]  # the lines the profile wrote to stderr, a repeated line once (the magic's card folds them)
+    logs_text: str  # the fold's heading: how many lines, how many different
 
 
 class RunsPage(TypedDict):

@@ -1,6 +1,6 @@
 """REST handlers over the run store, under ``<base_url>/compile-profile/api/``: runs, their figures, a
-comparison, the change token, and a distributed job (``jobs/<id>``: its digest; ``jobs/<id>/report``: its
-HTML report).
+comparison, the change token, a run's self-contained HTML report (``runs/<id>/report``, a download), and a
+distributed job (``jobs/<id>``: its digest; ``jobs/<id>/report``: its HTML report).
 
 Every handler is an authenticated ``APIHandler``: the runs hold the user's code,
 so they are served only to whoever may run that code in the first place.
@@ -24,6 +24,7 @@ from ..digest.job import job_digest
 from ..profile_run import ProfileRun
 from ..render.charts import figures
 from ..render.job_report import render_job_report_html
+from ..render.report import render_report_html
 from ..store import RunNotFound, RunStore, StoreError, UnreadableRun, validate_run_id
 
 API_PREFIX = "compile-profile/api"
@@ -130,6 +131,18 @@ class FiguresHandler(_StoreHandler):
         self.write_json(figures(self.run(run_id)))
 
 
+class ReportHandler(_StoreHandler):
+    @tornado.web.authenticated
+    def get(self, run_id: str) -> None:
+        """The run's self-contained HTML report (``render.report``: the file ``compile-profile report`` writes), as a
+        download: it holds plotly.js and its own script, which the API's policy would not run in a page of the
+        server's; saved, it opens from disk like the CLI's file."""
+        run = self.run(run_id)
+        self.set_header("Content-Disposition", f'attachment; filename="compile-profile-{run.id}.html"')
+        self.set_header("X-Content-Type-Options", "nosniff")
+        self.finish(render_report_html(run), set_content_type="text/html; charset=utf-8")
+
+
 class CompareHandler(_StoreHandler):
     @tornado.web.authenticated
     def get(self) -> None:
@@ -197,6 +210,7 @@ def setup_handlers(web_app) -> None:
             (url_path_join(base, "compare") + "/?", CompareHandler),
             (url_path_join(base, "runs", _SEGMENT) + "/?", RunHandler),
             (url_path_join(base, "runs", _SEGMENT, "figures") + "/?", FiguresHandler),
+            (url_path_join(base, "runs", _SEGMENT, "report") + "/?", ReportHandler),
             (url_path_join(base, "jobs", _SEGMENT) + "/?", JobHandler),
             (url_path_join(base, "jobs", _SEGMENT, "report") + "/?", JobReportHandler),
             (url_path_join(base, "changes") + "/?", ChangesHandler),

@@ -1,0 +1,92 @@
+/**
+ * A run's actions, above its detail's tabs: Copy the cell it profiled with its `%%compile_profile`
+ * line (magicline.ts), Export its self-contained HTML report (the server renders it; the browser saves
+ * it), Re-run its cell in the notebook it came from (navigate.ts; where it cannot, it says why).  What
+ * each did shows beside them in words.
+ */
+
+import { Clipboard } from '@jupyterlab/apputils';
+import * as React from 'react';
+
+import { fetchReport } from './api';
+import { IDetailServices } from './detailprops';
+import { hasMagicLine, profiledCell } from './magicline';
+import { IProfileRun } from './types';
+
+/** Save `blob` as a file named `name`, as a link with a download attribute does. */
+function download(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  link.style.display = 'none';
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  window.setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+
+export function RunActions(props: { run: IProfileRun; services: IDetailServices }): JSX.Element {
+  const { run, services } = props;
+  const [note, setNote] = React.useState<{ text: string; bad: boolean } | null>(null);
+  const [busy, setBusy] = React.useState(false);
+  const say = (text: string, bad = false) => setNote({ text, bad });
+  const copy = () => {
+    Clipboard.copyToSystem(profiledCell(run));
+    say(
+      hasMagicLine(run)
+        ? 'Copied the cell as run: its %%compile_profile line and its code.'
+        : 'Copied a %%compile_profile cell built from the options the run records (warm-up, repeat and budget at their defaults).'
+    );
+  };
+  const exportReport = async () => {
+    setBusy(true);
+    try {
+      const name = `compile-profile-${run.id}.html`;
+      download(await fetchReport(run.id), name);
+      say(`Exported the report as ${name}.`);
+    } catch (error) {
+      say(`Not exported: ${(error as Error).message}`, true);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const rerun = async () => {
+    const result = await services.rerun(run);
+    say(result.message, !result.ran);
+  };
+  return (
+    <div className="cp-Actions" role="toolbar" aria-label="Run actions">
+      <button
+        className="jp-Button jp-mod-minimal cp-Action"
+        data-action="copy"
+        title="Copy the cell this run profiled, with the %%compile_profile line and options it used"
+        onClick={copy}
+      >
+        Copy cell
+      </button>
+      <button
+        className="jp-Button jp-mod-minimal cp-Action"
+        data-action="export"
+        title="Download this run's report: one HTML file with its charts, that opens without JupyterLab"
+        disabled={busy}
+        onClick={() => void exportReport()}
+      >
+        Export report
+      </button>
+      <button
+        className="jp-Button jp-mod-minimal cp-Action"
+        data-action="rerun"
+        title="Run this cell again, with the same options, in the notebook it came from"
+        onClick={() => void rerun()}
+      >
+        Re-run
+      </button>
+      {note ? (
+        <span className={`cp-ActionNote${note.bad ? ' cp-mod-bad' : ''}`} role="status">
+          {note.text}
+        </span>
+      ) : null}
+    </div>
+  );
+}
