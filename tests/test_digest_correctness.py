@@ -15,7 +15,7 @@ from cell_runs import run_cell
 from compile_profile.digest import summarize
 from compile_profile.digest.facts import correctness_text
 from compile_profile.engine.correctness import compare_outputs, judge_output
-from compile_profile.profile_run import Correctness, OutputCheck
+from compile_profile.profile_run import Correctness, Note, OutputCheck
 from compile_profile.render.html import render_html
 from render_fixtures import ParsedHTML, cpu_run
 
@@ -172,7 +172,7 @@ def _moe_checks(ok: bool = True) -> list[OutputCheck]:
     check = _check("logits", 2.73, 0.0556, 0.0526, 3.0, 1e-3, dtype="bfloat16")
     if not ok:
         check.ok, check.compiled_rmse = False, 0.5
-        check.reason = "RMSE against the reference 0.5, more than 3x eager's 0.0526"
+        check.why = Note("output_beyond_reference", values={"rmse": 0.5, "multiplier": 3.0, "eager_rmse": 0.0526})
     return [check]
 
 
@@ -224,11 +224,12 @@ def test_a_float32_reference_is_named_with_why_float64_could_not_run():
 
 def test_no_correctness_sentence_holds_a_placeholder_for_a_difference_it_could_not_take():
     # "compiled results differ from eager in xb, yb (max abs diff —)": shapes that differ have no difference
-    check = OutputCheck(
-        path="xb", dtype="float32", ok=False, reason="compiled gave torch.float32 [8, 17], eager [8, 32]"
-    )
+    shapes = {"compiled": "torch.float32 [8, 17]", "eager": "torch.float32 [8, 32]"}
+    check = OutputCheck(path="xb", dtype="float32", ok=False, why=Note("output_shape", values=shapes))
     text = correctness_text(Correctness(ok=False, mismatched=["xb"], method="float64", checks=[check]))
-    assert text == "compiled results differ from eager in xb: xb compiled gave torch.float32 [8, 17], eager [8, 32]"
+    assert text == (
+        "compiled results differ from eager in xb: xb compiled gave torch.float32 [8, 17], eager torch.float32 [8, 32]"
+    )
     assert "—" not in correctness_text(Correctness(ok=True, method="tolerance", checks=[_check("n", 0.0)]))
 
 
@@ -257,7 +258,9 @@ def test_outputs_a_second_eager_run_gave_otherwise_are_not_compared_and_the_sent
         path="xb",
         dtype="float32",
         ok=True,
-        changed_between_runs="eager gave torch.float32 [8, 17, 128], then torch.float32 [8, 32, 128]",
+        changed=Note(
+            "eager_changed_value", values={"first": "torch.float32 [8, 17, 128]", "then": "torch.float32 [8, 32, 128]"}
+        ),
     )
     c = Correctness(ok=None, compared=["xb", "yb"], checks=[xb], changed_between_runs=["xb", "yb"])
     text = correctness_text(c)

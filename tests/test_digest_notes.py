@@ -71,6 +71,37 @@ EXAMPLES: dict[str, tuple[Note, str]] = {
         Note("reference_failed", values={"float64": "no bf16 kernel", "float32": "out of memory", "unavailable": ""}),
         "no float64 reference: the code failed on float64 copies (no bf16 kernel), and on float32 copies (out of",
     ),
+    "output_differs": (Note("output_differs", values={"eager": "3", "compiled": "4"}), "differs (eager 3, compiled 4)"),
+    "output_shape": (
+        Note("output_shape", values={"compiled": "torch.float32 [8, 17]", "eager": "torch.float32 [8, 32]"}),
+        "compiled gave torch.float32 [8, 17], eager torch.float32 [8, 32]",
+    ),
+    "output_not_equal": (Note("output_not_equal"), "not equal"),
+    "output_non_finite": (Note("output_non_finite"), "non-finite values (NaN/inf)"),
+    "output_beyond_spread": (
+        Note("output_beyond_spread", values={"rmse": 0.05, "multiplier": 3.0, "spread": 0.012}),
+        "RMSE against eager 0.05, more than 3x the 0.012 between two eager runs",
+    ),
+    "output_beyond_tolerance": (
+        Note("output_beyond_tolerance", values={"dtype": "torch.float32", "rtol": 1.3e-6, "atol": 1e-5}),
+        "beyond torch.float32 tolerance (rtol 1.3e-06, atol 1e-05)",
+    ),
+    "output_beyond_reference": (
+        Note("output_beyond_reference", values={"rmse": 0.5, "multiplier": 3.0, "eager_rmse": 0.0526}),
+        "RMSE against the reference 0.5, more than 3x eager's 0.0526",
+    ),
+    "eager_changed_value": (
+        Note("eager_changed_value", values={"first": "torch.float32 [8, 17]", "then": "torch.float32 [8, 32]"}),
+        "eager gave torch.float32 [8, 17], then torch.float32 [8, 32]",
+    ),
+    "eager_changed_values": (
+        Note("eager_changed_values", values={"differ": 3, "of": 8}),
+        "eager gave other values on a second run (3 of 8 differ)",
+    ),
+    "eager_moved": (
+        Note("eager_moved", values={"rmse": 0.25, "ratio": 0.5}),
+        "eager moved by 0.25 RMSE from one run to the next, 0.5x its RMS",
+    ),
 }
 
 
@@ -115,12 +146,17 @@ def test_a_schema_1_run_keeps_its_sentences_as_text_notes():
         recommendation={"variant": "eager", "call": "torch.compile(model)", "reason": "fastest"},
     )
     data["variants"][0]["kernel_profile"] = {"calls": 1, "total_ms": 1.0, "attributed_ms": 1.0, "note": "a; b"}
+    data["correctness"]["checks"] = [
+        {"path": "y", "dtype": "float32", "ok": False, "reason": "not equal", "changed_between_runs": "eager moved"}
+    ]
     before = json.dumps(data)
     run = ProfileRun.from_dict(data)
     assert json.dumps(data) == before  # the caller's data is not changed by the upgrade
     assert run_notes(run) == ["the cell changes 4 tensor(s) in place"]
     assert note_text(run.correctness.note) == "no tensors or numbers to compare"
     assert [note_text(n) for n in run.variants[0].kernel_profile.notes] == ["a; b"]
+    (check,) = run.correctness.checks
+    assert (note_text(check.why), note_text(check.changed)) == ("not equal", "eager moved")
     assert run.recommendation.call == "torch.compile(model)"
     assert ProfileRun.from_json(run.to_json()).schema_version == SCHEMA_VERSION == 2
 

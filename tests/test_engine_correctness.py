@@ -362,4 +362,4 @@ def test_where_eager_differs_from_itself_compiled_is_judged_against_that_spread(
         assert y.compiled_eager_rmse < y.allowed_rmse
         assert correctness_text(c).startswith("compiled results are within eager's own run-to-run spread")
     else:
-        assert "between two eager runs" in y.reason
+        assert y.why.kind == "output_beyond_spread" and y.why.values["spread"] == y.eager_spread_rmse

@@ -55,6 +55,18 @@ NoteKind = Literal[
     "reference_distributed",  # no float64 reference: a distributed step
     "reference_changed_state",  # no float64 reference: the run changed the notebook's own tensors
     "reference_failed",  # no float64 reference: values["float64"], ["mixed"], ["float32"], ["unavailable"]
+    # why an output failed its check (``OutputCheck.why``)
+    "output_differs",  # a non-tensor output: values["eager"], ["compiled"] (their reprs)
+    "output_shape",  # values["eager"], ["compiled"]: each "dtype [shape]"
+    "output_not_equal",  # integers or booleans that differ
+    "output_non_finite",  # NaN/inf where the other has finite values
+    "output_beyond_spread",  # RMSE against eager beyond eager's run-to-run spread (the check's figures)
+    "output_beyond_tolerance",  # values["dtype"], ["rtol"], ["atol"]
+    "output_beyond_reference",  # RMSE against the reference beyond eager's (the check's figures)
+    # how a second eager run gave an output otherwise (``OutputCheck.changed``)
+    "eager_changed_value",  # values["first"], ["then"]: reprs, or "dtype [shape]"
+    "eager_changed_values",  # integers: values["differ"] of values["of"]
+    "eager_moved",  # values["rmse"], ["ratio"]: RMSE between the runs, and that over the output's RMS
 ]
 NoteValue = str | int | float | bool | list[str]
 
@@ -451,14 +463,14 @@ class OutputCheck:
     allowed_rmse: float | None = None  # rmse_multiplier x eager_rmse (or eager_spread_rmse) + rmse_slack
     rmse_multiplier: float | None = None  # 2 (fp32), 3 (fp16/bf16, fewer than 1000 elements)
     rmse_slack: float | None = None  # absolute: a tenth of the benchmark runner's tol for the dtype
-    reason: str = ""  # why it failed, in words
+    why: Note | None = None  # why it failed (a kind and its figures, worded by ``digest.notes``)
     # judged against eager's run-to-run spread (no reference for it): the RMSE between two eager runs, and
     # compiled's RMSE against the first
     eager_spread_rmse: float | None = None
     compiled_eager_rmse: float | None = None
     # a second eager run gave this output otherwise than rounding can (another shape, other integers, a
-    # relative RMSE over 1000 epsilons of its dtype, at most 0.25): the inputs changed between runs; how, in words
-    changed_between_runs: str = ""
+    # relative RMSE over 1000 epsilons of its dtype, at most 0.25): the inputs changed between runs; how
+    changed: Note | None = None
 
 
 @dataclass
@@ -752,10 +764,24 @@ def _notes_as_facts(data: dict[str, Any]) -> dict[str, Any]:
         data["notes"] = [as_note(n) for n in data["notes"]]
     if isinstance(data.get("correctness"), dict):
         note = data["correctness"].get("note")
+        checks = data["correctness"].get("checks")
         data["correctness"] = {**data["correctness"], "note": as_note(note) if note else None}
+        if isinstance(checks, list):
+            data["correctness"]["checks"] = [_check_notes_as_facts(c, as_note) for c in checks]
     if isinstance(data.get("variants"), list):
         data["variants"] = [_variant_notes_as_facts(v, as_note) for v in data["variants"]]
     return data
+
+
+def _check_notes_as_facts(check: Any, as_note: Callable[[Any], Any]) -> Any:
+    if not isinstance(check, dict):
+        return check
+    out = {k: v for k, v in check.items() if k not in ("reason", "changed_between_runs")}
+    if check.get("reason"):
+        out["why"] = as_note(check["reason"])
+    if check.get("changed_between_runs"):
+        out["changed"] = as_note(check["changed_between_runs"])
+    return out
 
 
 def _variant_notes_as_facts(variant: Any, as_note: Callable[[Any], Any]) -> Any:

@@ -155,7 +155,17 @@ export interface Note {
     | 'random_ops'
     | 'reference_distributed'
     | 'reference_changed_state'
-    | 'reference_failed';
+    | 'reference_failed'
+    | 'output_differs'
+    | 'output_shape'
+    | 'output_not_equal'
+    | 'output_non_finite'
+    | 'output_beyond_spread'
+    | 'output_beyond_tolerance'
+    | 'output_beyond_reference'
+    | 'eager_changed_value'
+    | 'eager_changed_values'
+    | 'eager_moved';
   variant?: string;
   values?: {
     [k: string]: string | number | boolean | string[];
@@ -372,10 +382,10 @@ export interface OutputCheck {
   allowed_rmse?: number | null;
   rmse_multiplier?: number | null;
   rmse_slack?: number | null;
-  reason?: string;
+  why?: Note | null;
   eager_spread_rmse?: number | null;
   compiled_eager_rmse?: number | null;
-  changed_between_runs?: string;
+  changed?: Note | null;
 }
 /**
  * Something that went wrong, at which stage, and the cell line when there is one.

@@ -378,7 +378,7 @@ def correctness_text(c: Correctness) -> str:
     failed = [k for k in c.checks if not k.ok]
     first = failed[0] if failed else None
     where = f" in {', '.join(c.mismatched)}" if c.mismatched else ""
-    why = f": {first.path} {first.reason}" if first is not None and first.reason else ""
+    why = f": {first.path} {note_text(first.why)}" if first is not None and first.why is not None else ""
     if c.method == "float64":
         how = ""
     elif c.method in ("mixed", "float32"):
@@ -414,9 +414,7 @@ def _changed_between_runs_text(c: Correctness) -> str:
     """Outputs a second eager run gave otherwise: the runs read other inputs, so nothing was compared."""
     paths = c.changed_between_runs
     first = next((k for k in c.checks if k.path == paths[0]), None)
-    detail = (
-        f" ({first.path}: {first.changed_between_runs})" if first is not None and first.changed_between_runs else ""
-    )
+    detail = f" ({first.path}: {note_text(first.changed)})" if first is not None and first.changed is not None else ""
     text = (
         f"not compared: eager itself gave other results on a second run in {', '.join(paths)}{detail}, so the "
         "runs read other inputs: the cell advances an iterator, a generator, a file or a data loader, or changes "

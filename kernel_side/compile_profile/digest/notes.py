@@ -23,6 +23,11 @@ def _int(note: Note, key: str) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
+def _float(note: Note, key: str) -> float:
+    value = note.values.get(key, 0.0)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+
+
 def _strs(note: Note, key: str) -> list[str]:
     value = note.values.get(key, [])
     return [str(v) for v in value] if isinstance(value, list) else [str(value)]
@@ -146,6 +151,32 @@ NOTE_WORDS: dict[NoteKind, Callable[[Note], str]] = {
         "an object that was not copied)"
     ),
     "reference_failed": _reference_failed,
+    "output_differs": lambda n: f"differs (eager {_str(n, 'eager')}, compiled {_str(n, 'compiled')})",
+    "output_shape": lambda n: f"compiled gave {_str(n, 'compiled')}, eager {_str(n, 'eager')}",
+    "output_not_equal": lambda n: "not equal",
+    "output_non_finite": lambda n: "non-finite values (NaN/inf) where eager has finite ones, or the reverse",
+    "output_beyond_spread": lambda n: (
+        f"RMSE against eager {_float(n, 'rmse'):.3g}, more than {_float(n, 'multiplier'):g}x the "
+        f"{_float(n, 'spread'):.3g} between two eager runs"
+    ),
+    "output_beyond_tolerance": lambda n: (
+        f"beyond {_str(n, 'dtype')} tolerance (rtol {_float(n, 'rtol'):g}, atol {_float(n, 'atol'):g})"
+    ),
+    "output_beyond_reference": lambda n: (
+        f"RMSE against the reference {_float(n, 'rmse'):.3g}, more than {_float(n, 'multiplier'):g}x eager's "
+        f"{_float(n, 'eager_rmse'):.3g}"
+    ),
+    "eager_changed_value": lambda n: (
+        "a second eager run did not give it"
+        if _str(n, "then") == "nothing"
+        else f"eager gave {_str(n, 'first')}, then {_str(n, 'then')}"
+    ),
+    "eager_changed_values": lambda n: (
+        f"eager gave other values on a second run ({_int(n, 'differ')} of {_int(n, 'of')} differ)"
+    ),
+    "eager_moved": lambda n: (
+        f"eager moved by {_float(n, 'rmse'):.3g} RMSE from one run to the next, {_float(n, 'ratio'):.2g}x its RMS"
+    ),
 }
 
 

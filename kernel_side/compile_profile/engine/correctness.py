@@ -40,7 +40,7 @@ from typing import Any, cast
 
 import torch
 
-from ..profile_run import Correctness, Note, OutputCheck
+from ..profile_run import Correctness, Note, NoteValue, OutputCheck
 from .reachable import named_tensors
 
 # (rtol, atol) per dtype for "close to eager"; looser than torch.testing's defaults for low
@@ -162,35 +162,34 @@ def _describe(t: torch.Tensor) -> str:
     return f"{t.dtype} {list(t.shape)}"
 
 
-def eager_spread(expected: Any, rerun: Any, strict: bool = False) -> tuple[str, float | None]:
-    """How a second eager run's output differs from the first's: why it changed between runs ("" if it did
+def eager_spread(expected: Any, rerun: Any, strict: bool = False) -> tuple[Note | None, float | None]:
+    """How a second eager run's output differs from the first's: how it changed between runs (None if it did
     not), and for a floating output that rounding moved, the RMSE between the two runs (None if equal).
     ``strict``: the runs read an iterator that could not be replayed, so any difference is a change."""
     e, r = _as_tensor(expected), _as_tensor(rerun)
     if e is None or r is None:
-        return ("" if expected == rerun else f"eager gave {expected!r}, then {rerun!r}"), None
+        if expected == rerun:
+            return None, None
+        return Note("eager_changed_value", values={"first": repr(expected), "then": repr(rerun)}), None
     if r.shape != e.shape or r.dtype != e.dtype:
-        return f"eager gave {_describe(e)}, then {_describe(r)}", None
+        return Note("eager_changed_value", values={"first": _describe(e), "then": _describe(r)}), None
     r = r.to(e.device)
     if torch.equal(r, e) or e.numel() == 0:
-        return "", None
+        return None, None
     if not (e.is_floating_point() or e.is_complex()):
-        return f"eager gave other values on a second run ({int((r != e).sum())} of {e.numel()} differ)", None
+        return Note("eager_changed_values", values={"differ": int((r != e).sum()), "of": e.numel()}), None
     wide = torch.complex128 if e.is_complex() else torch.float64
     ew, rw = e.to(wide), r.to(wide)
     finite = torch.isfinite(ew) & torch.isfinite(rw)
     if not bool(finite.any()):
-        return "", None
+        return None, None
     spread = _rmse(ew[finite], rw[finite])
     scale = max(_rmse(ew[finite], torch.zeros_like(ew[finite])), _rmse(rw[finite], torch.zeros_like(rw[finite])))
     real = e.real.dtype if e.is_complex() else (torch.float32 if isinstance(expected, float) else e.dtype)
     limit = min(CHANGED_BETWEEN_RUNS, CHANGED_EPSILONS * torch.finfo(real).eps)
     if strict or spread > limit * max(scale, _tolerance(expected, e.dtype)[1]):
-        return (
-            f"eager moved by {spread:.3g} RMSE from one run to the next, {spread / max(scale, 1e-300):.2g}x its RMS",
-            None,
-        )
-    return "", spread
+        return Note("eager_moved", values={"rmse": spread, "ratio": spread / max(scale, 1e-300)}), None
+    return None, spread
 
 
 def judge_output(
@@ -201,15 +200,18 @@ def judge_output(
     e, a = _as_tensor(expected), _as_tensor(actual)
     dtype = str(e.dtype).removeprefix("torch.") if e is not None else type(expected).__name__
     if e is None or a is None:
-        return OutputCheck(
-            path=path, dtype=dtype, ok=expected == actual, reason="" if expected == actual else "differs"
+        why = (
+            None
+            if expected == actual
+            else Note("output_differs", values={"eager": repr(expected), "compiled": repr(actual)})
         )
+        return OutputCheck(path=path, dtype=dtype, ok=expected == actual, why=why)
     if a.shape != e.shape or (a.dtype != e.dtype and isinstance(expected, torch.Tensor)):
         return OutputCheck(
             path=path,
             dtype=dtype,
             ok=False,
-            reason=f"compiled gave {a.dtype} {list(a.shape)}, eager {e.dtype} {list(e.shape)}",
+            why=Note("output_shape", values={"compiled": _describe(a), "eager": _describe(e)}),
         )
     a = a.to(e.device)
     if e.numel() == 0:
@@ -217,7 +219,9 @@ def judge_output(
     if not (e.is_floating_point() or e.is_complex()):
         equal = torch.equal(a, e)
         diff = 0.0 if equal else float((a.double() - e.double()).abs().max())
-        return OutputCheck(path=path, dtype=dtype, ok=equal, max_abs_diff=diff, reason="" if equal else "not equal")
+        return OutputCheck(
+            path=path, dtype=dtype, ok=equal, max_abs_diff=diff, why=None if equal else Note("output_not_equal")
+        )
     wide = torch.complex128 if e.is_complex() else torch.float64  # .double() drops imaginary parts
     ew, aw = e.to(wide), a.to(wide)
     finite = torch.isfinite(ew) & torch.isfinite(aw)
@@ -225,7 +229,7 @@ def judge_output(
     d = (aw - ew).abs()[finite]
     check = OutputCheck(path=path, dtype=dtype, ok=True, max_abs_diff=float(d.max()) if d.numel() else 0.0)
     if not same_nonfinite:
-        check.ok, check.reason = False, "non-finite values (NaN/inf) where eager has finite ones, or the reverse"
+        check.ok, check.why = False, Note("output_non_finite")
         return check
     rtol, atol = _tolerance(expected, e.dtype)
     if torch.allclose(aw[finite], ew[finite], rtol=rtol, atol=atol):
@@ -245,13 +249,11 @@ def judge_output(
             check.rmse_multiplier, check.rmse_slack = multiplier, slack
             check.allowed_rmse = multiplier * spread + slack
             if not check.compiled_eager_rmse <= check.allowed_rmse:
-                check.ok = False
-                check.reason = (
-                    f"RMSE against eager {check.compiled_eager_rmse:.3g}, more than {multiplier:g}x the "
-                    f"{spread:.3g} between two eager runs"
-                )
+                values = {"rmse": check.compiled_eager_rmse, "multiplier": multiplier, "spread": spread}
+                check.ok, check.why = False, Note("output_beyond_spread", values=values)
             return check
-        check.ok, check.reason = False, f"beyond {e.dtype} tolerance (rtol {rtol:g}, atol {atol:g})"
+        values: dict[str, NoteValue] = {"dtype": str(e.dtype), "rtol": rtol, "atol": atol}
+        check.ok, check.why = False, Note("output_beyond_tolerance", values=values)
         return check
     rw = r.to(e.device, wide)
     keep = finite & torch.isfinite(rw)
@@ -260,11 +262,8 @@ def judge_output(
     check.rmse_multiplier, check.rmse_slack = multiplier, slack
     check.allowed_rmse = multiplier * check.eager_rmse + slack
     if not check.compiled_rmse <= check.allowed_rmse:
-        check.ok = False
-        check.reason = (
-            f"RMSE against the reference {check.compiled_rmse:.3g}, more than {multiplier:g}x eager's "
-            f"{check.eager_rmse:.3g}"
-        )
+        values = {"rmse": check.compiled_rmse, "multiplier": multiplier, "eager_rmse": check.eager_rmse}
+        check.ok, check.why = False, Note("output_beyond_reference", values=values)
     return check
 
 
@@ -288,7 +287,7 @@ def compare_outputs(
     eager_leaves = dict(_leaves_of(eager))
     compiled_leaves = dict(_leaves_of(compiled))
     reference_leaves = dict(_leaves_of(reference)) if reference is not None else {}
-    changed: dict[str, str] = {}
+    changed: dict[str, Note] = {}
     spreads: dict[str, float] = {}
     if eager_rerun is not None:
         rerun_leaves = dict(_leaves_of(eager_rerun))
@@ -296,10 +295,10 @@ def compare_outputs(
             if path not in compiled_leaves:
                 continue
             if path not in rerun_leaves:
-                changed[path] = "a second eager run did not give it"
+                changed[path] = Note("eager_changed_value", values={"first": "it", "then": "nothing"})
                 continue
             why, spread = eager_spread(expected, rerun_leaves[path], strict=inputs_may_change)
-            if why:
+            if why is not None:
                 changed[path] = why
             elif spread is not None:
                 spreads[path] = spread
@@ -327,7 +326,7 @@ def compare_outputs(
     if changed:
         for c in checks:
             if c.path in changed:
-                c.changed_between_runs = changed[c.path]
+                c.changed = changed[c.path]
         result.ok = None
         result.mismatched = []
         result.changed_between_runs = list(changed)
