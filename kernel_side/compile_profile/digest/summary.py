@@ -142,7 +142,7 @@ def recommendation_digest(run: ProfileRun) -> contract.RecommendationSummary | N
 def recommendation_text(run: ProfileRun) -> str:
     """``recommendation_digest``'s sentence; "" without a sweep."""
     digest = recommendation_digest(run)
-    return digest["text"] if digest else ""
+    return digest.get("text", "") if digest else ""
 
 
 def headline(run: ProfileRun) -> str:
