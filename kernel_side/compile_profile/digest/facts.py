@@ -507,7 +507,7 @@ def _reference_pass_text(c: Correctness, by_rmse: list[OutputCheck]) -> str:
     )
     rest = [k for k in by_rmse if k is not lead]
     # another output whose error exceeds eager's came closer to failing than the lead may have: name it
-    worse = [k for k in rest if (rmses := _reference_rmses(k))[0] > rmses[1]]
+    worse = [k for k in rest if _further_than_eager(k)]
     if worse:
         k = max(worse, key=_allowance_used)
         text += (
@@ -527,6 +527,11 @@ def _reference_rmses(k: OutputCheck) -> tuple[float, float]:
     records both together)."""
     assert k.compiled_rmse is not None and k.eager_rmse is not None
     return k.compiled_rmse, k.eager_rmse
+
+
+def _further_than_eager(k: OutputCheck) -> bool:
+    compiled_rmse, eager_rmse = _reference_rmses(k)
+    return compiled_rmse > eager_rmse
 
 
 def _allowance_used(k: OutputCheck) -> float:
