@@ -18,10 +18,10 @@ import json
 import os
 import pathlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .digest import compare
+from .digest import compare, contract
 from .digest.format import format_ms, format_speedup_interval, one_line
 from .digest.job import job_digest
 from .digest.summary import summarize
@@ -77,18 +77,19 @@ def _age(created_at: str, now: dt.datetime | None = None) -> str:
     return moment.strftime("%Y-%m-%d")
 
 
-def _speedup_text(speedup: dict[str, Any] | None) -> str:
+def _speedup_text(speedup: contract.SpeedupSummary | None) -> str:
     if not speedup:
         return "—"
     interval = format_speedup_interval(speedup["value"], speedup.get("low"), speedup.get("high"))
     return f"{interval} {speedup.get('variant', '')}".rstrip()
 
 
-def _medians_text(summary: dict[str, Any]) -> str:
+# a Mapping: a summary (the contract's), or a notebook output's, or {} where the cell's output had none
+def _medians_text(summary: Mapping[str, Any]) -> str:
     return ", ".join(f"{v['name']} {format_ms(v.get('median_ms'))}" for v in summary.get("variants", []))
 
 
-def _device_text(summary: dict[str, Any]) -> str:
+def _device_text(summary: contract.RunSummary) -> str:
     device = summary.get("device") or {}
     return device.get("name") or device.get("type") or "—"
 
@@ -103,7 +104,7 @@ def _write_file(path: str, text: str) -> None:
 # -- ls, show, rm ------------------------------------------------------------------
 
 
-def _job_text(summary: dict[str, Any]) -> str:
+def _job_text(summary: contract.RunSummary) -> str:
     """``rank 1/2 job 3f2a9c01d4e5`` for a run of a distributed job, "" for any other."""
     d = summary.get("distributed")
     if not isinstance(d, dict):
@@ -146,9 +147,9 @@ def cmd_ls(args: argparse.Namespace, store: RunStore) -> int:
     if total > len(rows):
         _say(f"({len(rows)} of {total} runs; --limit N shows more)")
     for s in rows:
-        if s.get("unreadable"):
+        if unreadable := s.get("unreadable"):
             _say(
-                f"{PROG}: warning: run {s['id']} cannot be read ({s['unreadable']}); `{PROG} rm {s['id']}` removes it",
+                f"{PROG}: warning: run {s['id']} cannot be read ({unreadable}); `{PROG} rm {s['id']}` removes it",
                 err=True,
             )
     return 0

@@ -9,9 +9,12 @@ a job from the run store, by its id or the id of any of its runs.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .profile_run import ProfileRun
+
+if TYPE_CHECKING:
+    from .digest.contract import JobDigest
 
 
 def _rank(run: ProfileRun) -> int:
@@ -39,7 +42,7 @@ class Job:
         with RunStore(db) as store:
             return cls(store.job(job_id))
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> JobDigest:
         from .digest.job import job_digest
 
         return job_digest(self.runs)

@@ -377,6 +377,9 @@ class _WriteOnly:
         self.write = write
         self._stream = stream
 
+    def flush(self) -> None:  # what redirect_stderr's target must have; __getattr__ would give the same
+        self._stream.flush()
+
     def __getattr__(self, name: str):
         return getattr(self._stream, name)
 

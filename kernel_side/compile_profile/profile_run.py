@@ -19,9 +19,12 @@ import uuid
 from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from . import serialize
+
+if TYPE_CHECKING:
+    from .digest.contract import RunSummary
 
 # 2: notes became facts (``Note``: a kind and its values, worded by ``digest.notes``); ``memory_note`` and
 # ``Recommendation.reason`` went (the digest words both from the run); older runs are upgraded on load
@@ -707,7 +710,7 @@ class ProfileRun:
         return cls.from_dict(json.loads(text))
 
     # -- views (figures are derived in compile_profile.digest, laid out in compile_profile.render) --
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> RunSummary:
         from .digest import summarize
 
         return summarize(self)

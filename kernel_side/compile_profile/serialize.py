@@ -18,7 +18,7 @@ import sys
 import types
 import typing
 from collections.abc import Callable
-from typing import Any, TypeGuard, Union, get_args, get_origin, get_type_hints
+from typing import Any, Protocol, TypeGuard, Union, get_args, get_origin, get_type_hints
 
 _PRIMITIVES = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
@@ -31,6 +31,21 @@ def _is_sequence(value: Any) -> TypeGuard[list[Any] | tuple[Any, ...]]:
 def is_dict(value: object) -> TypeGuard[dict[Any, Any]]:
     """A dict (a subclass too): a run's JSON object before it is checked, a dict field of a dataclass tree."""
     return isinstance(value, dict)
+
+
+class _TypedDictClass(Protocol):
+    """What the schema walk reads of a ``TypedDict`` class (``typing`` declares none of it)."""
+
+    __name__: str
+    __module__: str
+    __doc__: str | None
+    __required_keys__: frozenset[str]
+
+
+# typing.is_typeddict returns a plain bool, so the class it accepts stays Any; this is the one place that says
+# what such a class carries.
+def _is_typeddict(tp: object) -> TypeGuard[_TypedDictClass]:
+    return typing.is_typeddict(tp)
 
 
 def _is_json_array(data: Any) -> TypeGuard[list[Any]]:
@@ -323,6 +338,21 @@ def json_schema(root: type | tuple[type, ...], *, title: str, schema_id: str) ->
             return {"type": _PRIMITIVES[tp]}
         if tp is Any:
             return {}
+        # before the dataclass test, whose narrowing leaves tp partly Unknown; no class is both
+        if _is_typeddict(tp):
+            name = tp.__name__
+            if name not in definitions:
+                definitions[name] = {}  # placeholder breaks recursion
+                hints = get_type_hints(tp)
+                comments = _key_comments(tp)
+                definitions[name] = {
+                    "type": "object",
+                    "description": (tp.__doc__ or "").strip().splitlines()[0] if tp.__doc__ else "",
+                    "properties": {key: _described(walk(hint), comments.get(key)) for key, hint in hints.items()},
+                    "required": [key for key in hints if key in tp.__required_keys__],
+                    "additionalProperties": False,
+                }
+            return {"$ref": f"#/$defs/{name}"}
         if isinstance(tp, type) and dataclasses.is_dataclass(tp):
             name = tp.__name__
             if name not in definitions:
@@ -341,20 +371,6 @@ def json_schema(root: type | tuple[type, ...], *, title: str, schema_id: str) ->
                     "required": required,
                 }
             return {"$ref": f"#/$defs/{name}"}
-        if typing.is_typeddict(tp):
-            name = tp.__name__
-            if name not in definitions:
-                definitions[name] = {}  # placeholder breaks recursion
-                hints = get_type_hints(tp)
-                comments = _key_comments(tp)
-                definitions[name] = {
-                    "type": "object",
-                    "description": (tp.__doc__ or "").strip().splitlines()[0] if tp.__doc__ else "",
-                    "properties": {key: _described(walk(hint), comments.get(key)) for key, hint in hints.items()},
-                    "required": [key for key in hints if key in tp.__required_keys__],
-                    "additionalProperties": False,
-                }
-            return {"$ref": f"#/$defs/{name}"}
         raise TypeError(f"no JSON Schema mapping for {tp!r}")
 
     top = {"anyOf": [walk(r) for r in root]} if isinstance(root, tuple) else walk(root)
@@ -367,11 +383,11 @@ def json_schema(root: type | tuple[type, ...], *, title: str, schema_id: str) ->
     }
 
 
-def _described(schema: dict, description: str | None) -> dict:
+def _described(schema: dict[str, Any], description: str | None) -> dict[str, Any]:
     return {**schema, "description": description} if description else schema
 
 
-def _key_comments(tp: type) -> dict[str, str]:
+def _key_comments(tp: _TypedDictClass) -> dict[str, str]:
     """Each key's comment in a TypedDict's source (the one after it on its line), its bases' keys' too, so the
     schema, and the TypeScript generated from it, say what the source says about each key.  The bases are read
     from the module's source, not the class: Python before 3.12 keeps no record of a TypedDict's bases."""

@@ -44,8 +44,9 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeGuard
 
+from .digest.contract import RunSummary
 from .digest.format import one_line
 from .digest.summary import DIGEST_VERSION, summarize, unreadable_summary
 from .profile_run import ProfileRun
@@ -163,7 +164,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-def _summarize(run_id: str, run_json: str, columns: dict[str, str]) -> dict[str, Any]:
+def _summarize(run_id: str, run_json: str, columns: dict[str, str]) -> RunSummary:
     """The digest's summary of a stored run; one unreadable run gets a summary that says so, with what its row's
     own columns (``created_at``, ``notebook``, ``label``) know of it."""
     try:
@@ -189,8 +190,9 @@ _LISTED_FIELDS: dict[str, type | tuple[type, ...]] = {
 }
 
 
-def _usable_summary(summary: Any, run_id: str) -> bool:
-    """Whether a cached summary is this version's summary of this run, with the fields the lists read."""
+def _usable_summary(summary: Any, run_id: str) -> TypeGuard[RunSummary]:
+    """Whether a cached summary is this version's summary of this run, with the fields the lists read: the
+    store wrote it from ``summarize`` (the digest's version says which), so it is read as one."""
     if not isinstance(summary, dict) or summary.get("digest") != DIGEST_VERSION or summary.get("id") != run_id:
         return False
     if not all(isinstance(summary.get(key), kinds) for key, kinds in _LISTED_FIELDS.items()):
@@ -203,7 +205,7 @@ def _usable_summary(summary: Any, run_id: str) -> bool:
     return speedup is None or (type(speedup.get("value")) in (int, float) and isinstance(speedup.get("text"), str))
 
 
-def _cached_summary(run_id: str, summary_json: str) -> dict[str, Any] | None:
+def _cached_summary(run_id: str, summary_json: str) -> RunSummary | None:
     """The summary cached in a row, or None when it must be derived again (stale, unparsable or misshapen)."""
     try:
         summary = json.loads(summary_json)
@@ -362,7 +364,7 @@ class RunStore:
 
     def list(
         self, *, limit: int | None = 50, offset: int = 0, notebook: str | None = None, job: str | None = None
-    ) -> list[dict[str, Any]]:
+    ) -> list[RunSummary]:
         """Summaries (``digest.summarize``) of the newest runs first, optionally of one notebook or one job.
 
         A summary cached by an older version (or none, after migration 2) is derived again from the run
@@ -385,9 +387,9 @@ class RunStore:
             summaries.update(self._fresh_summaries(stale))
         return [summary for run_id, _ in rows if (summary := summaries[run_id]) is not None]
 
-    def _fresh_summaries(self, ids: list[str]) -> dict[str, dict[str, Any]]:
+    def _fresh_summaries(self, ids: list[str]) -> dict[str, RunSummary]:
         """Derive the summaries of ``ids`` again and store them (best effort: a read-only store still lists)."""
-        fresh = {}
+        fresh: dict[str, RunSummary] = {}
         for run_id in ids:
             row = self._query_one("SELECT run_json, created_at, notebook, label FROM runs WHERE id = ?", (run_id,))
             if row is not None:  # deleted since it was listed: left out

@@ -141,9 +141,9 @@ def breakdown_note(rows: list[BreakdownRow]) -> str:
 
 def breakdown_row(v: Variant) -> BreakdownRow | None:
     profile = v.kernel_profile
-    b = profile.breakdown if profile is not None else None
-    if b is None or v.timing is None:
+    if profile is None or profile.breakdown is None or v.timing is None:
         return None
+    b = profile.breakdown
     median, kernels = v.timing.median_ms, b.kernels_ms
     outside = median - kernels
     judged = pass_judgment(v)
@@ -162,7 +162,7 @@ def breakdown_row(v: Variant) -> BreakdownRow | None:
         collective_ms=b.collective_ms,
         profiled_ms=profile.profiled_call_ms,
         trusted=trusted,
-        withheld_text="" if trusted else judged.text,
+        withheld_text="" if judged is None or judged.trusted else judged.text,  # "" where trusted
     )
 
 
@@ -186,7 +186,11 @@ def clamp_warning(run: ProfileRun) -> str | None:
             "kernels reads 0 there"
         )
     if inflated:
-        which = ", ".join(f"{r.variant} {r.profiled_ms / r.median_ms:.2f}×" for r in inflated)
+        which = ", ".join(
+            f"{r.variant} {r.profiled_ms / r.median_ms:.2f}×"
+            for r in inflated
+            if r.profiled_ms is not None  # always: an inflated row has one
+        )
         said.append(
             f"the profiled calls ran slower than the timed ones ({which}): the profiler's cost per op "
             "lands in the ops' host time, so the time outside them reads too small there"
@@ -197,6 +201,7 @@ def clamp_warning(run: ProfileRun) -> str | None:
 def _withheld_why(run: ProfileRun, variant: str) -> str:
     """Why a variant's pass is withheld, in the verdict's few words (``kernel_times`` says it in full)."""
     j = pass_judgment(run.variant(variant))
+    assert j is not None  # only a withheld row's variant is asked about, and a withheld pass was judged
     if j.preempted:
         return f"{variant}'s profiled calls were all preempted"
     return f"{variant}'s kernels {format_ms(j.kernels_ms)} against a {format_ms(j.call_ms)} call"
@@ -229,8 +234,10 @@ def verdict(run: ProfileRun) -> str | None:
     if s is None or eager is None:
         return None
     best = next((v for v in run.variants if v.name == s.variant), None)
+    if best is None:
+        return None
     e = breakdown_row(eager)
-    c = breakdown_row(best) if best is not None else None
+    c = breakdown_row(best)
     if e is None or c is None:
         return None
     who = _subject(run, c.variant)

@@ -12,7 +12,7 @@ The job's view across ranks is ``digest.job``.
 
 from __future__ import annotations
 
-from ..profile_run import DdpSplit, ProfileRun
+from ..profile_run import DdpSplit, DistributedRank, ProfileRun
 from . import contract
 from .format import format_bytes
 from .kernel_times import kernel_time_text, withheld
@@ -24,8 +24,10 @@ PIECES_LISTED = 8
 def distributed_text(run: ProfileRun) -> str | None:
     """``rank 1 of 2 (gloo), job 3f2a9c01d4e5``; None for a run outside ``torch.distributed``."""
     d = run.distributed
-    if d is None:
-        return None
+    return _rank_text(d) if d is not None else None
+
+
+def _rank_text(d: DistributedRank) -> str:
     backend = f" ({d.backend})" if d.backend else ""
     return f"rank {d.rank} of {d.world_size}{backend}, job {d.job_id}"
 
@@ -40,7 +42,7 @@ def distributed_summary(run: ProfileRun) -> contract.DistributedSummary | None:
         "world_size": d.world_size,
         "job_id": d.job_id,
         "backend": d.backend,
-        "text": distributed_text(run),
+        "text": _rank_text(d),
     }
 
 

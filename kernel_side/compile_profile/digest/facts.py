@@ -7,7 +7,16 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import cast
 
-from ..profile_run import CELL_FILENAME_PREFIX, Correctness, GraphBreak, Kernel, OutputCheck, ProfileRun, Variant
+from ..profile_run import (
+    CELL_FILENAME_PREFIX,
+    Correctness,
+    GraphBreak,
+    KeptTensor,
+    Kernel,
+    OutputCheck,
+    ProfileRun,
+    Variant,
+)
 from ..stats import median
 from . import contract
 from .format import format_bytes, format_diff, format_ms
@@ -435,7 +444,7 @@ def _changed_between_runs_text(c: Correctness) -> str:
 def _spread_pass_text(by_spread: list[OutputCheck], first: bool) -> str:
     """Outputs beyond their dtype's tolerance that eager itself gives otherwise from run to run
     (nondeterministic kernels), judged against that spread."""
-    lead = max(by_spread, key=lambda k: (k.max_abs_diff or 0.0, k.compiled_eager_rmse / max(k.allowed_rmse, 1e-300)))
+    lead = max(by_spread, key=lambda k: (k.max_abs_diff or 0.0, _spread_allowance_used(k)))
     opening = "compiled results are within eager's own run-to-run spread: " if first else ""
     text = (
         f"{opening}compiled differs from eager by {format_diff(lead.max_abs_diff)} in {lead.path}, beyond its "
@@ -450,10 +459,17 @@ def _spread_pass_text(by_spread: list[OutputCheck], first: bool) -> str:
     return text
 
 
+def _spread_allowance_used(k: OutputCheck) -> float:
+    return (k.compiled_eager_rmse or 0.0) / max(k.allowed_rmse or 0.0, 1e-300)
+
+
 def _within_spread(k: OutputCheck) -> str:
-    if k.compiled_eager_rmse <= k.eager_spread_rmse:
+    compiled, spread, multiplier = k.compiled_eager_rmse, k.eager_spread_rmse, k.rmse_multiplier
+    # a check judged against eager's spread has all three (engine.correctness records them together)
+    assert compiled is not None and spread is not None and multiplier is not None
+    if compiled <= spread:
         return "no further than a second eager run"
-    if k.compiled_eager_rmse <= k.rmse_multiplier * k.eager_spread_rmse:
+    if compiled <= multiplier * spread:
         return f"within {k.rmse_multiplier:g}x that"
     return f"over {k.rmse_multiplier:g}x that but within the rule's absolute slack of {format_diff(k.rmse_slack)}"
 
@@ -472,9 +488,10 @@ def _reference_pass_text(c: Correctness, by_rmse: list[OutputCheck]) -> str:
     how compiled got within the allowance: no further than eager, within the multiplier, or only within the
     absolute slack."""
     lead = max(by_rmse, key=lambda k: (k.max_abs_diff or 0.0, _allowance_used(k)))
+    compiled_rmse, eager_rmse = _reference_rmses(lead)
     ill = (
         f" ({lead.path} is ill-conditioned, e.g. a branch on a value near 0)"
-        if lead.eager_rmse > ILL_CONDITIONED_RATIO * lead.compiled_rmse
+        if eager_rmse > ILL_CONDITIONED_RATIO * compiled_rmse
         else ""
     )
     rule, short = (
@@ -488,7 +505,7 @@ def _reference_pass_text(c: Correctness, by_rmse: list[OutputCheck]) -> str:
     )
     rest = [k for k in by_rmse if k is not lead]
     # another output whose error exceeds eager's came closer to failing than the lead may have: name it
-    worse = [k for k in rest if k.compiled_rmse > k.eager_rmse]
+    worse = [k for k in rest if _further_than_eager(k)]
     if worse:
         k = max(worse, key=_allowance_used)
         text += (
@@ -503,17 +520,30 @@ def _reference_pass_text(c: Correctness, by_rmse: list[OutputCheck]) -> str:
     return text
 
 
+def _reference_rmses(k: OutputCheck) -> tuple[float, float]:
+    """A check judged against the reference: compiled's RMSE from it and eager's (``engine.correctness``
+    records both together)."""
+    assert k.compiled_rmse is not None and k.eager_rmse is not None
+    return k.compiled_rmse, k.eager_rmse
+
+
+def _further_than_eager(k: OutputCheck) -> bool:
+    compiled_rmse, eager_rmse = _reference_rmses(k)
+    return compiled_rmse > eager_rmse
+
+
 def _allowance_used(k: OutputCheck) -> float:
     return (k.compiled_rmse or 0.0) / max(k.allowed_rmse or 0.0, 1e-300)
 
 
 def _within(k: OutputCheck) -> str:
     """How compiled's RMSE against float64 got within the allowance (multiplier x eager's + slack)."""
-    if k.compiled_rmse <= k.eager_rmse:
+    compiled_rmse, eager_rmse = _reference_rmses(k)
+    if compiled_rmse <= eager_rmse:
         return ", no further than eager"
     if k.rmse_multiplier is None or k.rmse_slack is None:  # runs stored before the two were recorded
         return f", within the allowed {format_diff(k.allowed_rmse)}"
-    if k.compiled_rmse <= k.rmse_multiplier * k.eager_rmse:
+    if compiled_rmse <= k.rmse_multiplier * eager_rmse:
         return f", within {k.rmse_multiplier:g}x eager's"
     return f", over {k.rmse_multiplier:g}x eager's but within the rule's absolute slack of {format_diff(k.rmse_slack)}"
 
@@ -536,7 +566,7 @@ _WHY_LATER_RUN_FAILED = {
 def later_run_failure_text(run: ProfileRun) -> str:
     """Why the profile stopped after the first calls because the cell's own code raised on a later run, or ""."""
     e = next((e for e in run.errors if e.call is not None and e.cause in _WHY_LATER_RUN_FAILED), None)
-    if e is None:
+    if e is None or e.call is None:  # e.call: the filter's, for the type checker
         return ""
     where = ", ".join(
         part for part in (e.stage, e.variant, f"cell line {e.line}" if e.line is not None else "") if part
@@ -565,9 +595,9 @@ def kept_tensor_warnings(run: ProfileRun) -> list[str]:
     call_ms = best.timing.median_ms
     counted = sorted(
         (t for t in run.kept_tensors if t.traffic_ms is not None and t.traffic_ms >= MINOR_SHARE * call_ms),
-        key=lambda t: -t.traffic_ms,
+        key=lambda t: -_traffic_ms(t),
     )
-    total_ms = sum(t.traffic_ms for t in counted)
+    total_ms = sum(_traffic_ms(t) for t in counted)
     if total_ms < MATERIAL_SHARE * call_ms:
         return []
     rest = [name for name in run.kept_names if name not in {t.name for t in counted}]
@@ -580,7 +610,7 @@ def kept_tensor_warnings(run: ProfileRun) -> list[str]:
             f"the cell keeps {t.name} ({shape} {t.dtype}, {format_bytes(t.bytes)}; line {t.line}, read again at "
             f"line{'s' if len(t.used_at) > 1 else ''} {later}), so compiled code must write it out in full: at "
             f"least {format_ms(t.traffic_ms)} of memory traffic a call "
-            f"({t.traffic_ms / call_ms:.0%} of the compiled call), and Inductor cannot fuse it "
+            f"({_traffic_ms(t) / call_ms:.0%} of the compiled call), and Inductor cannot fuse it "
             f"away; {advice} leaves it a temporary"
         ]
     each = ", ".join(f"{t.name} ({format_bytes(t.bytes)}, line {t.line})" for t in counted)
@@ -589,6 +619,11 @@ def kept_tensor_warnings(run: ProfileRun) -> list[str]:
         f"together at least {format_ms(total_ms)} of memory traffic a call ({total_ms / call_ms:.0%} of the "
         f"compiled call), and Inductor cannot fuse them away; {advice} leaves them temporaries"
     ]
+
+
+def _traffic_ms(t: KeptTensor) -> float:
+    """A counted tensor's traffic (``kept_tensor_warnings`` counts only those that have one)."""
+    return t.traffic_ms or 0.0
 
 
 # -- drift while timing ----------------------------------------------------------------------
@@ -626,6 +661,9 @@ def speedup_drift(run: ProfileRun) -> Drift | None:
     s, eager = run.speedup, run.eager
     if s is None or eager is None or eager.timing is None or not s.has_interval:
         return None
+    low, high = s.low, s.high
+    if low is None or high is None:  # never: has_interval says both are numbers
+        return None
     best = run.variant(s.variant)
     if best.timing is None:
         return None
@@ -644,7 +682,7 @@ def speedup_drift(run: ProfileRun) -> Drift | None:
     if min(d.compiled_early_ms, d.compiled_late_ms) <= 0:
         return None
     moved = abs(d.late_speedup - d.early_speedup)
-    return d if moved > s.high - s.low and moved > DRIFT_MIN_SHARE * s.value else None
+    return d if moved > high - low and moved > DRIFT_MIN_SHARE * s.value else None
 
 
 CACHE_WORDS = {"cold": "cold cache", "warm": "warm cache", "mixed": "partly cached"}

@@ -46,7 +46,7 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from collections.abc import Callable, Hashable
-from typing import Any
+from typing import TypeVar
 
 from ..profile_run import OTHER_RANK_FAILED, ProfileRun, Variant
 from . import contract
@@ -126,7 +126,7 @@ def _collective_share(variant: Variant | None) -> tuple[float | None, str]:
     return share, f"{format_share(share)} of kernel time ({format_ms(row.collective_ms)})"
 
 
-def _median_text(summary: dict[str, Any], name: str | None) -> str:
+def _median_text(summary: contract.RunSummary, name: str | None) -> str:
     """A variant's timed median as the run digest has it, ``failed`` when it failed, ``—`` when not timed."""
     row = next((v for v in summary["variants"] if v["name"] == name), None)
     if row is None:
@@ -153,14 +153,14 @@ def _peak_cell(run: ProfileRun, best: Variant | None) -> str:
     return "not measured (CPU)" if run.device.type == "cpu" else "not measured"
 
 
-def _row(run: ProfileRun, summary: dict[str, Any]) -> dict[str, Any]:
+def _row(run: ProfileRun, summary: contract.RunSummary) -> contract.JobRow:
     """A rank's figures: the run digest's own (``summarize``) where it has them."""
     best = _speedup_variant(run)
     speedup = summary["speedup"]
     share, share_text = _collective_share(best)
     peak = best.peak_memory_bytes if best is not None else None
     d = run.distributed
-    correctness = summary["correctness"]
+    correctness = summary.get("correctness")  # summarize writes it (None: not checked)
     return {
         "rank": _rank_of(run),
         "run_id": run.id,
@@ -168,7 +168,7 @@ def _row(run: ProfileRun, summary: dict[str, Any]) -> dict[str, Any]:
         "status": run.status,
         "speedup": speedup["value"] if speedup else None,
         "speedup_text": speedup["text"] if speedup else "—",
-        "interval_text": speedup["interval_text"] if speedup else "",
+        "interval_text": speedup.get("interval_text", "") if speedup else "",
         "compile_s": summary["compile_s"],
         "compile_text": format_s(summary["compile_s"]),
         "graphs": summary["graph_count"],
@@ -184,7 +184,7 @@ def _row(run: ProfileRun, summary: dict[str, Any]) -> dict[str, Any]:
         "cell_runs": run.cell_runs,
         "eager_text": _median_text(summary, run.eager.name if run.eager is not None else None),
         "compiled_text": _median_text(summary, best.name if best is not None else None),
-        "correctness_text": correctness["text"] if correctness else "not checked",
+        "correctness_text": correctness.get("text", "not checked") if correctness else "not checked",
         "error_text": _error_text(run),
         "divergent": False,
         "reasons": [],
@@ -195,7 +195,10 @@ def _row(run: ProfileRun, summary: dict[str, Any]) -> dict[str, Any]:
 # -- what the job's figure is -------------------------------------------------------------------
 
 
-def _expected(values: dict[int, Hashable], size: Callable[[Any], float] | None = None) -> Any:
+_Figure = TypeVar("_Figure", bound=Hashable)
+
+
+def _expected(values: dict[int, _Figure], size: Callable[[_Figure], float] | None = None) -> _Figure:
     """The job's figure: what most ranks have; without a majority, the smallest by ``size`` (a count that
     should not grow), or rank 0's (the lowest rank present) when neither side is better."""
     counts = Counter(values.values())
@@ -207,7 +210,7 @@ def _expected(values: dict[int, Hashable], size: Callable[[Any], float] | None =
     return values[min(values)]
 
 
-def _who(values: dict[int, Hashable], rank: int, expected: Any) -> str:
+def _who(values: dict[int, _Figure], rank: int, expected: _Figure) -> str:
     """``the others`` when every other rank has the job's figure, else ``most ranks``."""
     return "the others" if all(v == expected for r, v in values.items() if r != rank) else "most ranks"
 
@@ -252,9 +255,11 @@ def _inputs_text(mine: tuple, theirs: tuple, who: str) -> str:
 _VERDICT = {True: "match eager", False: "differ from eager", None: "were not compared"}
 
 
-def _divergences(runs: dict[int, ProfileRun], summaries: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
+def _divergences(
+    runs: dict[int, ProfileRun], summaries: dict[int, contract.RunSummary]
+) -> list[contract.JobDivergence]:
     """Every way a rank differs from its job, rank by rank, in ``DIVERGENCE_KINDS`` order."""
-    found: list[dict[str, Any]] = []
+    found: list[contract.JobDivergence] = []
 
     def add(rank: int, what: str, text: str) -> None:
         found.append({"rank": rank, "what": what, "text": text})
@@ -288,7 +293,8 @@ def _divergences(runs: dict[int, ProfileRun], summaries: dict[int, dict[str, Any
     expected_calls = _expected(calls)
     for r, mine in calls.items():
         if mine != expected_calls:
-            theirs, own = dict(expected_calls), dict(compared[r].distributed.calls_by_stage if mine else {})
+            dist = compared[r].distributed  # None where mine is (): no calls
+            theirs, own = dict(expected_calls), dict(dist.calls_by_stage if dist is not None else {})
             stage = next(s for s in [*own, *theirs] if own.get(s, 0) != theirs.get(s, 0))
             add(
                 r,
@@ -334,7 +340,7 @@ def _divergences(runs: dict[int, ProfileRun], summaries: dict[int, dict[str, Any
             first = recompile_text(compared[r].recompiles[0])
             add(r, "recompiles", f"recompiled {_times(n)} where {who} {theirs}; the first: {first}")
 
-    compile_s = {r: summaries[r]["compile_s"] for r in compared if summaries[r]["compile_s"] is not None}
+    compile_s = {r: s for r in compared if (s := summaries[r]["compile_s"]) is not None}
     # Ranks on one machine share Inductor's cache: the first to compile a graph fills it for the others, so
     # a cold rank's compile is held only to other cold ranks' (CI, torch 2.6: rank 0 cold 5.5 s, rank 1
     # partly cached 3.08 s, read as rank 0 diverging).  The rows show each rank's cache state.
@@ -357,7 +363,7 @@ def _divergences(runs: dict[int, ProfileRun], summaries: dict[int, dict[str, Any
         expected_verdict = _expected(verdicts, size=lambda ok: ok is not True)  # two ranks: the one that differs
         for r, ok in verdicts.items():
             if ok != expected_verdict:
-                diff = compared[r].correctness.max_abs_diff
+                diff = c.max_abs_diff if (c := compared[r].correctness) is not None else None
                 at = f" (max abs diff {format_diff(diff)})" if ok is not None and diff is not None else ""
                 add(
                     r,
@@ -419,8 +425,8 @@ def _headline(
     runs: dict[int, ProfileRun],
     world_size: int,
     backend: str,
-    rows: list[dict[str, Any]],
-    divergences: list[dict[str, Any]],
+    rows: list[contract.JobRow],
+    divergences: list[contract.JobDivergence],
     missing: list[int],
 ) -> str:
     n_ranks = len(runs)
@@ -453,12 +459,12 @@ def _headline(
     return "; ".join([head, *tail])
 
 
-def compile_spread(rows: list[dict[str, Any]]) -> contract.CompileSpread:
+def compile_spread(rows: list[contract.JobRow]) -> contract.CompileSpread:
     times = [row["compile_s"] for row in rows if row["compile_s"] is not None]
     if not times:
         # A failed variant's compile may have been measured, but no compiled variant gave a compile time to
         # compare (the run digest's compile_s is the speedup's variant's)
-        failed = any(row["compiled_text"] == "failed" for row in rows)
+        failed = any(row.get("compiled_text") == "failed" for row in rows)
         text = NOT_FINISHED_TEXT if failed else "no rank measured a compile time"
         return {"min_s": None, "median_s": None, "max_s": None, "text": text}
     median = statistics.median(times)
@@ -473,7 +479,7 @@ def compile_spread(rows: list[dict[str, Any]]) -> contract.CompileSpread:
 
 
 def _waiting_notes(
-    runs: dict[int, ProfileRun], rows: list[dict[str, Any]], divergences: list[dict[str, Any]]
+    runs: dict[int, ProfileRun], rows: list[contract.JobRow], divergences: list[contract.JobDivergence]
 ) -> dict[int, list[str]]:
     """A rank whose compiled call is mostly outside its kernels while another rank diverges in Dynamo graphs,
     recompiles or compile time: its call includes waiting for that rank in the collectives."""
@@ -500,7 +506,7 @@ def _waiting_notes(
     return notes
 
 
-def peak_memory_note(runs: dict[int, ProfileRun], rows: list[dict[str, Any]]) -> str:
+def peak_memory_note(runs: dict[int, ProfileRun], rows: list[contract.JobRow]) -> str:
     """Why the peak memory column reads ``not measured``, said once: the run digest's note (``memory_note``)."""
     notes: dict[str, list[int]] = {}
     for row in rows:
@@ -530,7 +536,7 @@ def job_digest(runs: list[ProfileRun]) -> contract.JobDigest:
     summaries = {r: summarize(run) for r, run in by_rank.items()}
     rows = [_row(run, summaries[r]) for r, run in by_rank.items()]
     missing = [r for r in range(world_size) if r not in by_rank]
-    divergences = [{"rank": r, "what": "missing", "text": MISSING_TEXT} for r in missing]
+    divergences: list[contract.JobDivergence] = [{"rank": r, "what": "missing", "text": MISSING_TEXT} for r in missing]
     divergences += sorted(
         _divergences(by_rank, summaries), key=lambda x: (x["rank"], DIVERGENCE_KINDS.index(x["what"]))
     )

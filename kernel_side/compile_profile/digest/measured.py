@@ -251,11 +251,11 @@ def roofline_note(run: ProfileRun) -> str:
 
 
 def measured(run: ProfileRun) -> contract.Measured:
-    peaks = run.device_peaks
-    ratio = memory_ratio_text(run)
+    peaks, value = run.device_peaks, run.memory_ratio
+    ratio = memory_ratio_text(run)  # None where value is
     return {
         "device_peaks": {"text": device_peaks_text(peaks), "method": peaks.method} if peaks is not None else None,
-        "memory_ratio": {"value": run.memory_ratio, "text": ratio} if ratio is not None else None,
+        "memory_ratio": {"value": value, "text": ratio} if ratio is not None and value is not None else None,
         "autotune": [r.as_dict() for r in autotune_rows(run)],
         "cudagraph_skips": cudagraph_skips(run),
         "roofline": [r.as_dict() for r in roofline_rows(run)],

@@ -142,12 +142,12 @@ def recommendation_digest(run: ProfileRun) -> contract.RecommendationSummary | N
 def recommendation_text(run: ProfileRun) -> str:
     """``recommendation_digest``'s sentence; "" without a sweep."""
     digest = recommendation_digest(run)
-    return digest["text"] if digest else ""
+    return digest.get("text", "") if digest else ""
 
 
 def headline(run: ProfileRun) -> str:
-    eager = run.eager
-    if run.speedup is None or eager is None or eager.timing is None:
+    eager, best = run.eager, run.speedup_variant  # best: None without a speedup
+    if run.speedup is None or best is None or best.timing is None or eager is None or eager.timing is None:
         if eager is not None and eager.error:
             return f"eager run failed: {eager.error}"
         failed = [v for v in run.compiled_variants if v.error]
@@ -159,7 +159,6 @@ def headline(run: ProfileRun) -> str:
         if later is not None:
             return f"profile stopped at {later.stage}: the cell's run {later.call} raised {later.message}"
         return f"profile {run.status}"
-    best = run.speedup_variant
     parts = [
         f"{best.name} {speedup_phrase(run.speedup)}: "
         f"{format_ms(eager.timing.median_ms)} → {format_ms(best.timing.median_ms)}"
@@ -254,11 +253,14 @@ def noise_text(run: ProfileRun) -> str:
         if t is not None and t.n >= 3 and t.p10_ms > 0 and t.p90_ms / t.p10_ms > NOISY_SPREAD:
             signs.append(f"{v.name}'s samples spread from {format_ms(t.p10_ms)} (p10) to {format_ms(t.p90_ms)} (p90)")
     s = run.speedup
-    if s is not None and s.has_interval and s.value > 0 and (s.high - s.low) / s.value > WIDE_INTERVAL:
-        signs.append(
-            f"the speedup's 95% interval {format_speedup(s.low)}–{format_speedup(s.high)} spans "
-            f"{(s.high - s.low) / s.value:.0%} of it"
-        )
+    low, high = (s.low, s.high) if s is not None else (None, None)
+    # has_interval: both are finite numbers, which the type checker cannot see through the property
+    if s is not None and s.has_interval and low is not None and high is not None and s.value > 0:
+        if (high - low) / s.value > WIDE_INTERVAL:
+            signs.append(
+                f"the speedup's 95% interval {format_speedup(low)}–{format_speedup(high)} spans "
+                f"{(high - low) / s.value:.0%} of it"
+            )
     drift = speedup_drift(run)
     if drift is not None:
         signs.append(

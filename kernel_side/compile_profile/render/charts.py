@@ -17,6 +17,7 @@ from html import escape
 from typing import Any
 
 from ..digest.breakdown import TITLE, breakdown, columns
+from ..digest.contract import PlotlyFigure
 from ..digest.facts import focus_kernels, median_ratio, top_kernels
 from ..digest.format import format_interval, format_ms, ratio_phrase
 from ..digest.kernel_times import withheld
@@ -26,7 +27,7 @@ from ..profile_run import ProfileRun
 
 TOP_CHART_KERNELS = 20
 
-Figure = dict[str, Any]
+Figure = PlotlyFigure
 
 
 def _text(s: str) -> str:

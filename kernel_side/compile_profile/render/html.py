@@ -187,7 +187,7 @@ def _facts(run: ProfileRun) -> str:
         rows.append(
             [
                 "recommendation (--sweep)",
-                f"{escape(recommendation['text'])}<br>{_code(recommendation['call'])}",
+                f"{escape(recommendation.get('text', ''))}<br>{_code(recommendation['call'])}",
             ]
         )
     body = "".join(f"<tr><th {_TH}>{k}</th><td {_TD}>{v}</td></tr>" for k, v in rows)

@@ -12,8 +12,8 @@ user's code, counts and ranks too) goes through ``html.escape``.  ``job_html`` i
 from __future__ import annotations
 
 from html import escape
-from typing import Any
 
+from ..digest import contract
 from ..digest.format import one_line
 
 _CSS = """
@@ -57,7 +57,7 @@ def _value(value: object) -> str:
     return escape(str(value))
 
 
-def _row(row: dict[str, Any]) -> str:
+def _row(row: contract.JobRow) -> str:
     reasons = "".join(f"<li>{escape(r)}</li>" for r in row["reasons"])
     cells = [
         _value(row["rank"]),
@@ -92,7 +92,7 @@ def _row(row: dict[str, Any]) -> str:
     return f"<tr{cls}{style}>" + "".join(f'<td style="{_CELL}">{c}</td>' for c in cells) + "</tr>" + extra
 
 
-def job_html(digest: dict[str, Any]) -> str:
+def job_html(digest: contract.JobDigest) -> str:
     """The job as an HTML fragment: headline, compile spread, a row per rank, the divergences."""
     head = "".join(f'<th style="{_CELL}">{escape(c)}</th>' for c in COLUMNS)
     body = "".join(_row(row) for row in digest["rows"])
@@ -126,7 +126,7 @@ def job_html(digest: dict[str, Any]) -> str:
     )
 
 
-def render_job_report_html(digest: dict[str, Any]) -> str:
+def render_job_report_html(digest: contract.JobDigest) -> str:
     """The whole page: opens offline, holds no script."""
     title = f"compile-profile: job {one_line(digest['job_id'], 80)}"
     meta = [f"{digest['world_size']} ranks" if digest["world_size"] != 1 else "1 rank"]

@@ -8,8 +8,7 @@ correctness sentence, error and notes, then each divergence as ``rank 1: …``. 
 
 from __future__ import annotations
 
-from typing import Any
-
+from ..digest import contract
 from .text import text_table
 
 HEADERS = [
@@ -34,7 +33,7 @@ HEADERS = [
 ]
 
 
-def _cells(row: dict[str, Any]) -> list[str]:
+def _cells(row: contract.JobRow) -> list[str]:
     return [
         str(row["rank"]),
         row["run_id"],
@@ -57,7 +56,7 @@ def _cells(row: dict[str, Any]) -> list[str]:
     ]
 
 
-def render_job_text(digest: dict[str, Any]) -> str:
+def render_job_text(digest: contract.JobDigest) -> str:
     torchrun = f", torchrun {digest['torchrun_id']}" if digest["torchrun_id"] else ""
     lines = [
         f"job {digest['job_id']}{torchrun}",
@@ -67,10 +66,10 @@ def render_job_text(digest: dict[str, Any]) -> str:
     ]
     lines += [note for note in (digest.get("peak_memory_note"), digest.get("ddp_note")) if note]
     for row in digest["rows"]:
-        if row.get("correctness_text"):
-            lines.append(f"rank {row['rank']} correctness: {row['correctness_text']}")
-        if row.get("error_text"):
-            lines.append(f"rank {row['rank']} error: {row['error_text']}")
+        if correctness := row.get("correctness_text"):
+            lines.append(f"rank {row['rank']} correctness: {correctness}")
+        if error := row.get("error_text"):
+            lines.append(f"rank {row['rank']} error: {error}")
         lines += [f"rank {row['rank']} note: {note}" for note in row.get("notes", [])]
     if digest["divergences"]:
         lines.append("divergences:")

@@ -42,7 +42,7 @@ def figure_widget(fig: Figure) -> widgets.Widget:
             "data": {
                 "application/vnd.plotly.v1+json": {
                     "data": fig["data"],
-                    "layout": fig["layout"],
+                    "layout": fig.get("layout", {}),  # charts' figures all have one; the contract's need not
                     "config": {"displaylogo": False},
                 },
                 "text/plain": f"<plotly figure: {title}>",
