@@ -765,19 +765,21 @@ def _notes_as_facts(data: dict[str, Any]) -> dict[str, Any]:
     data.pop("memory_note", None)
     if isinstance(data.get("notes"), list):
         data["notes"] = [as_note(n) for n in data["notes"]]
-    if isinstance(data.get("correctness"), dict):
-        note = data["correctness"].get("note")
-        checks = data["correctness"].get("checks")
-        data["correctness"] = {**data["correctness"], "note": as_note(note) if note else None}
-        if isinstance(checks, list):
-            data["correctness"]["checks"] = [_check_notes_as_facts(c, as_note) for c in checks]
+    correctness = data.get("correctness")
+    if serialize.is_dict(correctness):
+        note = correctness.get("note")
+        checks = correctness.get("checks")
+        correctness = {**correctness, "note": as_note(note) if note else None}
+        if serialize.is_list(checks):
+            correctness["checks"] = [_check_notes_as_facts(c, as_note) for c in checks]
+        data["correctness"] = correctness
     if isinstance(data.get("variants"), list):
         data["variants"] = [_variant_notes_as_facts(v, as_note) for v in data["variants"]]
     return data
 
 
 def _check_notes_as_facts(check: Any, as_note: Callable[[Any], Any]) -> Any:
-    if not isinstance(check, dict):
+    if not serialize.is_dict(check):
         return check
     out = {k: v for k, v in check.items() if k not in ("reason", "changed_between_runs")}
     if check.get("reason"):

@@ -28,6 +28,11 @@ def _is_sequence(value: Any) -> TypeGuard[list[Any] | tuple[Any, ...]]:
     return isinstance(value, (list, tuple))
 
 
+def is_list(value: object) -> TypeGuard[list[Any]]:
+    """A list: a JSON array before it is checked."""
+    return isinstance(value, list)
+
+
 def is_dict(value: object) -> TypeGuard[dict[Any, Any]]:
     """A dict (a subclass too): a run's JSON object before it is checked, a dict field of a dataclass tree."""
     return isinstance(value, dict)
