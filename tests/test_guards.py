@@ -47,6 +47,21 @@ def test_the_tools_own_guards_are_left_out():
     assert not any("__compile_profile" in g.code for g in guards)
 
 
+def test_a_guard_the_setter_placed_on_a_users_value_stays():
+    # after a break at `xb = next(batches)` the value is first read by the publish setter: its tensor match,
+    # the guard a batch of another width fails, is logged at the setter's code
+    tree = (
+        "+- TENSOR_MATCH: check_tensor(L['___stack0'], Tensor, torch.float32, size=[4, 32], stride=[32, 1])"
+        "  #   # <compile-profile-publish>:3 in publish\n"
+        "+- ID_MATCH: ___check_obj_id(L['__compile_profile_publish_0__'].__code__, 1)"
+        "  #   # <compile-profile-publish>:3 in publish\n"
+        "+- ID_MATCH: ___check_obj_id(G['__builtins_dict___8']['isinstance'], 1)"
+        "  #   # <compile-profile-publish>:3 in publish\n"
+    )
+    (guard,) = guards_of_tree(tree, LOCATOR)
+    assert (guard.kind, guard.source) == ("tensor", "L['___stack0']")
+
+
 def test_guard_kinds_and_sources_from_code_alone():
     assert guard_kind("___check_obj_id(G['torch'], 1)") == "identity"
     assert guard_kind("len(L['xs']) == 2") == "length"

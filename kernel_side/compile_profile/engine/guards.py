@@ -107,9 +107,14 @@ _USER_AT = re.compile(r"\s+# (?P<code>.*?)\s+# (?P<file>[^#]+?):(?P<line>\d+) in
 
 
 def _is_own(source: str, filename: str = "") -> bool:
-    """A guard on the tool's own names in the cell function (its publish setters, the unset marker) or
-    from its setter's code: the instrumentation's, not the user's code's, and left out."""
-    return root_name(source).startswith(OWN_NAME_PREFIX) or filename == SETTER_FILENAME
+    """A guard on the tool's own names in the cell function (its publish setters, the unset marker), or from
+    its setter's code on anything but the frame's locals (its builtins, its marker): the instrumentation's,
+    not the user's code's, and left out.  A guard the setter's code placed on a local of the cell's frame
+    stays: the setter is where a value assigned at a graph break is first read (``xb = next(batches)``
+    publishes ``xb``), and that guard is the one a new batch fails."""
+    if root_name(source).startswith(OWN_NAME_PREFIX):
+        return True
+    return filename == SETTER_FILENAME and not source.startswith("L[")
 
 
 def guards_of_tree(text: str, locator: CellLocator) -> list[Guard]:
