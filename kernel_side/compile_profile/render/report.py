@@ -155,7 +155,9 @@ def _guards(graphs: list[GraphGuards]) -> str:
     body = []
     for gg in graphs:
         rows = "".join(
-            f"<tr><td>{escape(g.kind)}</td><td><code>{escape(g.source)}</code></td>"
+            f"<tr><td>{escape(g.kind)}</td><td><code>{escape(g.source)}</code>"
+            + (f'<p class="meta">{escape(g.warning)}</p>' if g.warning else "")
+            + "</td>"
             f"<td>{_value(g.line) if g.line is not None else ''}</td><td>{g.count}</td>"
             f'<td><pre class="text">{escape(chr(10).join(g.codes))}</pre></td></tr>'
             for g in gg.groups
