@@ -69,7 +69,8 @@ XB = Recompile(
 def test_a_recompile_on_a_stack_slot_is_said_with_the_users_name_line_change_and_fix():
     assert failed_guard_text(XB) == (
         "xb, what next(batches) returned at cell line 3, changed dim 1: 32 → 17; "
-        "fix: compile with dynamic=True, or torch._dynamo.mark_dynamic(xb, 1)"
+        "fix: compile with dynamic=True, or torch._dynamo.mark_dynamic on dim 1 of each value next(batches) returns, "
+        "where it is made (inside the compiled code mark_dynamic is refused)"
     )
     assert "___stack0" not in failed_guard_text(XB)
 

@@ -149,7 +149,7 @@ def test_guard_and_recompile_words():
     )
     assert group_text(g0.groups[0]) == "1 tensor guard on x (cell line 2)"
     assert group_text(g0.groups[-1]) == "2 global state guards"
-    said = "x (cell line 2) changed dim 0: 1024 → 2048; fix: compile with dynamic=True, or torch._dynamo.mark_dynamic(x, 0)"
+    said = "x (cell line 2) changed dim 0: 1024 → 2048; fix: compile with dynamic=True, or torch._dynamo.mark_dynamic(x, 0) on each new x before the compiled code reads it"
     assert recompile_text(run.recompiles[0]) == (
         f"{said}; Dynamo: tensor 'L['x']' size mismatch at index 0. expected 1024, actual 2048"
     )
@@ -224,7 +224,7 @@ def test_the_rest_api_serves_guards_recompiles_and_measured_with_the_agreed_keys
     cuda = run_digest(cuda_run())
     assert (
         cuda["recompiles"][0]["failed_guard"]
-        == "x (cell line 2) changed dim 0: 1024 → 2048; fix: compile with dynamic=True, or torch._dynamo.mark_dynamic(x, 0)"
+        == "x (cell line 2) changed dim 0: 1024 → 2048; fix: compile with dynamic=True, or torch._dynamo.mark_dynamic(x, 0) on each new x before the compiled code reads it"
     )
     assert (cuda["recompiles"][0]["value"], cuda["recompiles"][0]["changed"]) == (
         "x (cell line 2)",

@@ -59,7 +59,8 @@ def test_a_recompile_after_a_graph_break_names_the_cells_variable_its_line_the_c
     assert said and f"expected {r.expected}, actual {r.actual}" in said[0], logged
     assert failed_guard_text(r) == (
         f"xb, what next(batches) returned at cell line 3, changed dim 1: {r.expected} → {r.actual}; "
-        "fix: compile with dynamic=True, or torch._dynamo.mark_dynamic(xb, 1)"
+        "fix: compile with dynamic=True, or torch._dynamo.mark_dynamic on dim 1 of each value next(batches) returns, "
+        "where it is made (inside the compiled code mark_dynamic is refused)"
     )
     # the guard that failed is listed under the user's name, at the break's line (not left out as the
     # tool's own, though the publish setter is where it was placed)
@@ -132,3 +133,35 @@ def test_a_models_parameter_guards_are_one_row_with_the_raw_runs_count():
     assert tensor_row.count == sum(1 for g in raw if g.kind == "tensor") == 4
     assert sorted(tensor_row.codes) == sorted(g.code for g in raw if g.kind == "tensor")
     assert not any("_parameters[" in grp.source for gg in run_guards(run) for grp in gg.groups)
+
+
+def test_the_size_fix_holds_marking_each_batch_where_it_is_made_and_not_inside_the_compiled_code():
+    # the advice for a value made at a graph break: torch refuses mark_dynamic inside compiled code, and a
+    # batch marked where the generator makes it reaches the resume function dynamic: one graph for every width
+    from torch._dynamo.utils import counters
+
+    def marked():
+        for n in (32, 17, 9):
+            t = torch.randn(4, n)
+            torch._dynamo.mark_dynamic(t, 1)
+            yield t
+
+    def graphs(batches) -> int:
+        torch._dynamo.reset()
+        counters.clear()
+        compiled = torch.compile(_plain, backend="eager", dynamic=False)
+        for _ in range(3):
+            compiled(torch.randn(4, 1), batches)
+        return counters["stats"]["unique_graphs"]
+
+    assert graphs(iter([torch.randn(4, n) for n in (32, 17, 9)])) == 4, "the call's graph and one per width"
+    assert graphs(marked()) == 2, "the call's graph and one dynamic resume graph"
+
+    def inside(w, batches):
+        xb = next(batches)
+        torch._dynamo.mark_dynamic(xb, 1)
+        return xb * w
+
+    torch._dynamo.reset()
+    with pytest.raises(Exception, match="forbidden callable"):
+        torch.compile(inside, backend="eager")(torch.randn(4, 1), iter([torch.randn(4, 32)]))

@@ -55,10 +55,10 @@ const RECOMPILE: IRecompileRow = {
   source: "G['x']",
   line: 1,
   failed_guard:
-    'x (cell line 1) changed dim 0: 8 → 16; fix: compile with dynamic=True, or torch._dynamo.mark_dynamic(x, 0)',
+    'x (cell line 1) changed dim 0: 8 → 16; fix: compile with dynamic=True, or torch._dynamo.mark_dynamic(x, 0) on each new x before the compiled code reads it',
   value: 'x (cell line 1)',
   changed: 'dim 0: 8 → 16',
-  fix: 'compile with dynamic=True, or torch._dynamo.mark_dynamic(x, 0)'
+  fix: 'compile with dynamic=True, or torch._dynamo.mark_dynamic(x, 0) on each new x before the compiled code reads it'
 };
 
 function digest(extra: Partial<IRunDigest>): IRunDigest {

@@ -208,11 +208,28 @@ def _scalar_from_item(expr: str) -> bool:
 
 
 def fix_text(r: Recompile) -> str:
-    """What keeps one compiled graph across the change, where there is a known way; else ""."""
-    own = r.user_name or (friendly_source(r.source) if not _STACK_SLOT.match(friendly_source(r.source)) else "")
-    name = "" if r.frame else own  # a library's variable is not the user's to mark
+    """What keeps one compiled graph across the change, where there is a known way; else "".
+
+    For a size: ``dynamic=True``, or ``torch._dynamo.mark_dynamic`` on the tensor before the compiled code
+    gets it: on each new input (``mark_dynamic(x, 0)``), or where a value made at a graph break comes from
+    (``next(batches)``'s batches), since a mark_dynamic inside the compiled code is refused ("Attempt to
+    trace forbidden callable", torch 2.13) and a new tensor comes unmarked.  A library's own variable gets
+    ``dynamic=True`` alone: it is not the user's to mark."""
     if r.change == "size" and r.dim is not None:
-        mark = f", or torch._dynamo.mark_dynamic({name}, {r.dim})" if name else ""
+        mark = ""
+        if r.frame:
+            pass
+        elif _STACK_SLOT.match(friendly_source(r.source)):
+            if r.user_expr:
+                mark = (
+                    f", or torch._dynamo.mark_dynamic on dim {r.dim} of each value {r.user_expr} returns, "
+                    "where it is made (inside the compiled code mark_dynamic is refused)"
+                )
+        elif r.source:
+            name = friendly_source(r.source)
+            mark = (
+                f", or torch._dynamo.mark_dynamic({name}, {r.dim}) on each new {name} before the compiled code reads it"
+            )
         return f"compile with dynamic=True{mark}"
     if r.change == "value":
         return value_fix(r.source, r.user_expr)

@@ -131,7 +131,7 @@ def _graph_breaks(run: ProfileRun) -> str:
     )
     recompile_table = (
         '<h2>Recompiles</h2><table class="list"><thead><tr><th>variant</th><th>while timed</th>'
-        f"<th>failed guard</th><th>reason</th></tr></thead><tbody>{recompiles}</tbody></table>"
+        f"<th>what changed, and the fix</th><th>Dynamo's reason</th></tr></thead><tbody>{recompiles}</tbody></table>"
         if recompiles
         else ""
     )
