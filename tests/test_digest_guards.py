@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from compile_profile.digest.guards import (
+    VALUE_GUARD_LEAD,
     change_text,
     failed_guard_text,
     friendly_source,
@@ -159,7 +160,7 @@ ITEM_GUARD = Guard(
 def test_a_value_guard_on_data_is_flagged_even_without_a_recompile():
     text = value_guard_text(ITEM_GUARD)
     assert text.startswith(
-        "recompiles whenever the value changes: s, what loss.item() returned at cell line 2 "
+        f"{VALUE_GUARD_LEAD}: s, what loss.item() returned at cell line 2 "
         "(compiled for 56.15…); fix: torch._dynamo.config.capture_scalar_outputs = True"
     )
     (group,) = graph_guards(Graph(id="g", kind="dynamo", code="", guards=[ITEM_GUARD])).groups

@@ -102,7 +102,7 @@ def test_a_value_guard_on_an_item_result_is_flagged_before_it_recompiles():
     flagged = [g for gg in run_guards(run) for g in gg.groups if g.warning]
     assert len(flagged) == 1 and flagged[0].kind == "value" and flagged[0].source == "s", flagged
     assert flagged[0].codes[0].startswith("L['___stack0'] == ")
-    warning = [w for w in run.summary()["warnings"] if w.startswith("recompiles whenever the value changes")]
+    warning = [w for w in run.summary()["warnings"] if w.startswith("recompiles when the value changes")]
     assert warning == [flagged[0].warning]
     assert "s, what x.sum().item() returned at cell line 2" in warning[0]
     assert "capture_scalar_outputs = True" in warning[0]
@@ -165,3 +165,32 @@ def test_the_size_fix_holds_marking_each_batch_where_it_is_made_and_not_inside_t
     torch._dynamo.reset()
     with pytest.raises(Exception, match="forbidden callable"):
         torch.compile(inside, backend="eager")(torch.randn(4, 1), iter([torch.randn(4, 32)]))
+
+
+def test_the_value_warning_says_what_torch_does_with_a_new_value_and_a_tensor_keeps_one_graph():
+    # VALUE_GUARD_LEAD's words, against torch: five values of an .item() result recompile on each under
+    # dynamic=False, by default on the first change only; a number passed as a tensor compiles once
+    from compile_profile.digest.guards import VALUE_GUARD_LEAD
+    from torch._dynamo.utils import counters
+
+    def graphs(fn, args, dynamic) -> int:
+        torch._dynamo.reset()
+        counters.clear()
+        compiled = torch.compile(fn, backend="eager", dynamic=dynamic)
+        for a in args:
+            compiled(*a)
+        return counters["stats"]["unique_graphs"]
+
+    values = [(torch.randn(8) + i,) for i in range(5)]
+    assert graphs(_scale, values, dynamic=False) == 6, "the call's graph and one per value"
+    assert graphs(_scale, values, dynamic=None) == 3, "the call's graph, the value's, one dynamic"
+    assert (
+        "each new value under dynamic=False" in VALUE_GUARD_LEAD and "by default the first change" in VALUE_GUARD_LEAD
+    )
+
+    def times(x, n):
+        return x * n
+
+    numbers = [(torch.randn(8), 0.5 + i) for i in range(5)]
+    tensors = [(x, torch.tensor(n)) for x, n in numbers]
+    assert graphs(times, numbers, dynamic=False) == 5 and graphs(times, tensors, dynamic=False) == 1

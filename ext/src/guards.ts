@@ -18,7 +18,7 @@ export interface IGuardRow {
   line: number | null;
   count: number;
   codes: string[];
-  /** "recompiles whenever the value changes: …" for a value guard on data; "" for any other row */
+  /** "recompiles when the value changes (…): …" for a value guard on data; "" for any other row */
   warning: string;
 }
 

@@ -35,7 +35,7 @@ const GRAPH: IGraphGuards = {
       count: 1,
       codes: ["L['___stack0'] == 56.15234375"],
       warning:
-        'recompiles whenever the value changes: s, what loss.item() returned at cell line 2 (compiled for 56.15…)'
+        'recompiles when the value changes (each new value under dynamic=False; by default the first change, after which Dynamo makes it dynamic): s, what loss.item() returned at cell line 2 (compiled for 56.15…)'
     },
     {
       kind: 'global state',

@@ -301,7 +301,7 @@ class GuardGroup(TypedDict):
     line: int | None  # the cell line the value comes from
     count: int
     codes: list[str]  # the checks themselves, as Dynamo prints them
-    # "recompiles whenever the value changes: s, what x.sum().item() returned at cell line 2 (compiled for
+    # "recompiles when the value changes (…): s, what x.sum().item() returned at cell line 2 (compiled for
     # 1.533); fix: …" for a value guard on a number from data; "" for any other group
     warning: str
 

@@ -46,7 +46,7 @@ from .notes import memory_unmeasured_text, note_text, run_notes
 from .payback import payback
 
 # Bumped whenever a field is added to, or a wording changes in, ``summarize``'s dict.
-DIGEST_VERSION = 15
+DIGEST_VERSION = 16
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 
