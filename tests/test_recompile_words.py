@@ -167,6 +167,19 @@ def test_the_size_fix_holds_marking_each_batch_where_it_is_made_and_not_inside_t
         torch.compile(inside, backend="eager")(torch.randn(4, 1), iter([torch.randn(4, 32)]))
 
 
+def test_a_value_guard_on_an_item_result_in_a_cell_is_flagged_with_the_cells_name_and_line():
+    # h, a local tensor, lives across the break, so Dynamo compiles the rest of the cell (a resume frame that
+    # holds only the float and globals is skipped by torch: "no tensor-related objects found in frame")
+    torch.manual_seed(0)
+    run = run_cell("h = x * 2\ns = h.sum().item()\ny = h / max(s, 1.0)\n", {"torch": torch, "x": torch.randn(8)}).run
+    flagged = [(gg.compile_id, g) for gg in run_guards(run) for g in gg.groups if g.warning]
+    assert flagged and all(g.source == "s" and g.line == 3 for _, g in flagged), flagged
+    assert all(code.startswith("L['___stack0'] == ") for _, g in flagged for code in g.codes)
+    (warning,) = [w for w in run.summary()["warnings"] if w.startswith("recompiles when the value changes")]
+    assert "s, what h.sum().item() returned at cell line 3 (compiled for " in warning
+    assert "capture_scalar_outputs = True" in warning
+
+
 def test_the_value_warning_says_what_torch_does_with_a_new_value_and_a_tensor_keeps_one_graph():
     # VALUE_GUARD_LEAD's words, against torch: five values of an .item() result recompile on each under
     # dynamic=False, by default on the first change only; a number passed as a tensor compiles once
