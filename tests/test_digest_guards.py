@@ -84,6 +84,16 @@ def test_a_stack_slot_the_statement_does_not_name_is_said_as_the_value_at_the_br
     )
 
 
+def test_an_item_of_a_stack_slot_is_said_as_that_item_of_what_the_call_returned():
+    pair = Recompile(reason="", source="___stack0[0]", line=2, user_name="xb", user_expr="next(pairs)")
+    pair.change, pair.dim, pair.expected, pair.actual = "size", 1, "32", "17"
+    assert failed_guard_text(pair) == (
+        "xb, item 0 of what next(pairs) returned at cell line 2, changed dim 1: 32 → 17; fix: compile with "
+        "dynamic=True, or torch._dynamo.mark_dynamic on dim 1 of item 0 of each value next(pairs) returns, "
+        "where it is made (inside the compiled code mark_dynamic is refused)"
+    )
+
+
 def test_each_change_dynamo_reports_is_worded_from_the_recorded_facts():
     def said(**facts):
         return change_text(Recompile(reason="", **facts))

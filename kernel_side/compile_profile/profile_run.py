@@ -295,7 +295,8 @@ class Guard:
     line: int | None = None
     # where ``source`` is a Dynamo stack slot (``L['___stack0']`` in a resume function after a graph break):
     # the cell's name for the value (``xb`` for ``xb = next(batches)``; "" where the statement is not that
-    # plain) and the expression it is the value of (``next(batches)``); ``line`` is then the break's line
+    # plain) and the expression it is the value of (``next(batches)``; for ``___stack0[1]`` the one whose item 1
+    # it is, ``yb`` of ``xb, yb = next(pairs)``); ``line`` is then the break's line
     user_name: str = ""
     user_expr: str = ""
 

@@ -166,16 +166,26 @@ def _number(text: str) -> str:
     return text if short == text or "." not in text else (short if float(short) == value else short + "…")
 
 
+_SLOT_ITEM = re.compile(r"^___stack\d+\[(\d+)\]")
+
+
+def _item_of(source: str) -> str:
+    """``item 0 of `` for a stack slot's item (``___stack0[0]``: ``xb`` of ``xb, yb = next(pairs)``), else ""."""
+    found = _SLOT_ITEM.match(friendly_source(source))
+    return f"item {found.group(1)} of " if found else ""
+
+
 def value_words(name: str, expr: str, line: int | None, source: str) -> str:
     """Who the value is, as the user wrote it: ``xb, what next(batches) returned at cell line 3``; ``x (cell
     line 2)``; ``what next(batches) returned at cell line 3``; ``a value on the stack at the graph break at
     cell line 3`` for a stack slot the statement there does not name."""
     at = f" at cell line {line}" if line is not None else ""
     if _STACK_SLOT.match(friendly_source(source)):
+        returned = f"{_item_of(source)}what {expr} returned" if expr else ""
         if name:
-            return f"{name}, {f'what {expr} returned' if expr else 'a value'}{at},"
-        if expr:
-            return f"what {expr} returned{at}"
+            return f"{name}, {returned or 'a value'}{at},"
+        if returned:
+            return f"{returned}{at}"
         return f"a value on the stack at the graph break{at}"
     return f"{friendly_source(source)}{f' (cell line {line})' if line is not None else ''}"
 
@@ -222,7 +232,7 @@ def fix_text(r: Recompile) -> str:
         elif _STACK_SLOT.match(friendly_source(r.source)):
             if r.user_expr:
                 mark = (
-                    f", or torch._dynamo.mark_dynamic on dim {r.dim} of each value {r.user_expr} returns, "
+                    f", or torch._dynamo.mark_dynamic on dim {r.dim} of {_item_of(r.source)}each value {r.user_expr} returns, "
                     "where it is made (inside the compiled code mark_dynamic is refused)"
                 )
         elif r.source:

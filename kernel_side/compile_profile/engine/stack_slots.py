@@ -112,5 +112,5 @@ def slot_value(lines: list[str], line: int | None, source: str) -> SlotValue:
     if isinstance(target, ast.Tuple) and item is not None and item < len(target.elts):
         element = target.elts[item]
         if isinstance(element, ast.Name) and not any(isinstance(e, ast.Starred) for e in target.elts):
-            return SlotValue(name=element.id, expr=f"{expr}[{item}]")
+            return SlotValue(name=element.id, expr=expr)
     return SlotValue(expr=expr)
