@@ -358,6 +358,10 @@ def cuda_run() -> ProfileRun:
                 during_timing=True,
                 source="L['x']",
                 line=2,
+                change="size",  # what the engine reads from the reason (engine.guards.failure_change)
+                dim=0,
+                expected="1024",
+                actual="2048",
             )
         ],
         kernels=_rates(

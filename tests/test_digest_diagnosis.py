@@ -84,7 +84,12 @@ def test_recompiles_are_a_one_time_cost_with_the_guard_that_failed():
     run.recompiles = [Recompile(reason="size mismatch at index 0", variant=best.name, source="L['x']", line=2)]
     (cause,) = [c for c in diagnosis(run) if c.kind == "recompiles"]
     assert cause.cost_s == 3.0 and cause.cost_text == "3 s once"
-    assert "the guard on L['x'] (cell line 2) failed" in cause.title
+    assert cause.title == "1 recompile: the guard on x (cell line 2) failed" and cause.line == 2
+    r = run.recompiles[0]
+    r.change, r.dim, r.expected, r.actual = "size", 0, "1024", "2048"
+    (cause,) = [c for c in diagnosis(run) if c.kind == "recompiles"]
+    assert cause.title.startswith("1 recompile: x (cell line 2) changed dim 0") and "fix" not in cause.title
+    assert "dynamic=True" in cause.action
 
 
 def test_the_card_summary_and_the_detail_carry_the_same_ranked_list_and_the_text_view_says_it_first():

@@ -147,13 +147,14 @@ def test_guard_and_recompile_words():
         "graph 0/0 (inductor/default): 9 guards: 2 tensor, 2 dynamic-shape marks, "
         "2 identity, 1 aliasing, 2 global state"
     )
-    assert group_text(g0.groups[0]) == "1 tensor guard on L['x'] (cell line 2)"
+    assert group_text(g0.groups[0]) == "1 tensor guard on x (cell line 2)"
     assert group_text(g0.groups[-1]) == "2 global state guards"
+    said = "x (cell line 2) changed dim 0: 1024 → 2048; fix: compile with dynamic=True, or torch._dynamo.mark_dynamic(x, 0) on each new x before the compiled code reads it"
     assert recompile_text(run.recompiles[0]) == (
-        "the guard on L['x'] (cell line 2) failed: tensor 'L['x']' size mismatch at index 0. expected 1024, actual 2048"
+        f"{said}; Dynamo: tensor 'L['x']' size mismatch at index 0. expected 1024, actual 2048"
     )
-    # the card says the failed guard with the recompile count
-    assert "1 recompile, 1 during timed runs: the guard on L['x'] (cell line 2) failed" in summarize(run)["warnings"]
+    # the card leads with the user's words, then the recompile count
+    assert f"1 recompile, 1 during timed runs: {said}" in summarize(run)["warnings"]
 
 
 def test_the_rest_api_serves_guards_recompiles_and_measured_with_the_agreed_keys():
@@ -161,10 +162,20 @@ def test_the_rest_api_serves_guards_recompiles_and_measured_with_the_agreed_keys
         d = json.loads(json.dumps(run_digest(run)))
         for g in d["guards"]:
             assert set(g) == {"graph_id", "variant", "compile_id", "total", "by_kind", "kinds_text", "groups"}
-            assert all(set(grp) == {"kind", "source", "line", "count", "codes"} for grp in g["groups"])
+            assert all(set(grp) == {"kind", "source", "line", "count", "codes", "warning"} for grp in g["groups"])
             assert sum(g["by_kind"].values()) == g["total"] == sum(grp["count"] for grp in g["groups"])
         for r in d["recompiles"]:
-            assert set(r) == {"variant", "reason", "during_timing", "source", "line", "failed_guard"}
+            assert set(r) == {
+                "variant",
+                "reason",
+                "during_timing",
+                "source",
+                "line",
+                "failed_guard",
+                "value",
+                "changed",
+                "fix",
+            }
         m = d["measured"]
         assert set(m) == {"device_peaks", "memory_ratio", "autotune", "cudagraph_skips", "roofline"}
         assert m["device_peaks"] is None or set(m["device_peaks"]) == {"text", "method"}
@@ -211,7 +222,14 @@ def test_the_rest_api_serves_guards_recompiles_and_measured_with_the_agreed_keys
         "roofline": [],
     }
     cuda = run_digest(cuda_run())
-    assert cuda["recompiles"][0]["failed_guard"] == "the guard on L['x'] (cell line 2) failed"
+    assert (
+        cuda["recompiles"][0]["failed_guard"]
+        == "x (cell line 2) changed dim 0: 1024 → 2048; fix: compile with dynamic=True, or torch._dynamo.mark_dynamic(x, 0) on each new x before the compiled code reads it"
+    )
+    assert (cuda["recompiles"][0]["value"], cuda["recompiles"][0]["changed"]) == (
+        "x (cell line 2)",
+        "dim 0: 1024 → 2048",
+    )
     assert [g["kinds_text"] for g in cuda["guards"]] == [
         "2 tensor, 2 dynamic-shape marks, 2 identity, 1 aliasing, 2 global state",
         "1 tensor, 1 global state",
@@ -322,7 +340,7 @@ def test_hostile_guards_sources_and_kernel_names_stay_text_in_every_html_view():
         parsed = ParsedHTML(markup)
         assert HOSTILE not in markup
         assert not parsed.event_handler_attributes() and not [a for a in parsed.named("img")]
-        assert f"the guard on L['{HOSTILE}'] (cell line 2) failed" in parsed.text
+        assert f"{HOSTILE} (cell line 2) changed dim 0: 1024 → 2048" in parsed.text
         assert f"skipping cudagraphs due to {HOSTILE}" in parsed.text
     report = ParsedHTML(render_report_html(run)).text
     assert f"check_tensor(L['x'], {HOSTILE})" in report and f"picked triton_{HOSTILE}" in report

@@ -6,7 +6,8 @@ from __future__ import annotations
 import torch
 from compile_profile.engine.backend import RecordingBackend
 from compile_profile.engine.cell import cell_to_function
-from compile_profile.engine.guards import failed_guard_source, guard_kind, guards_of_tree, root_name
+from compile_profile.engine.guards import failed_guard_source, failure_change, guard_kind, guards_of_tree, root_name
+from compile_profile.engine.stack_slots import SlotValue, resume_line, slot_value
 from compile_profile.engine.trace_capture import capture_compiles
 from compile_profile.engine.trace_model import CellLocator, build_variant_trace
 
@@ -46,6 +47,21 @@ def test_the_tools_own_guards_are_left_out():
     assert not any("__compile_profile" in g.code for g in guards)
 
 
+def test_a_guard_the_setter_placed_on_a_users_value_stays():
+    # after a break at `xb = next(batches)` the value is first read by the publish setter: its tensor match,
+    # the guard a batch of another width fails, is logged at the setter's code
+    tree = (
+        "+- TENSOR_MATCH: check_tensor(L['___stack0'], Tensor, torch.float32, size=[4, 32], stride=[32, 1])"
+        "  #   # <compile-profile-publish>:3 in publish\n"
+        "+- ID_MATCH: ___check_obj_id(L['__compile_profile_publish_0__'].__code__, 1)"
+        "  #   # <compile-profile-publish>:3 in publish\n"
+        "+- ID_MATCH: ___check_obj_id(G['__builtins_dict___8']['isinstance'], 1)"
+        "  #   # <compile-profile-publish>:3 in publish\n"
+    )
+    (guard,) = guards_of_tree(tree, LOCATOR)
+    assert (guard.kind, guard.source) == ("tensor", "L['___stack0']")
+
+
 def test_guard_kinds_and_sources_from_code_alone():
     assert guard_kind("___check_obj_id(G['torch'], 1)") == "identity"
     assert guard_kind("len(L['xs']) == 2") == "length"
@@ -76,3 +92,54 @@ def test_a_compiled_cell_has_its_guards_and_a_recompile_names_the_failed_guards_
     (recompile,) = result.recompiles
     assert "size mismatch" in recompile.reason
     assert (recompile.source, recompile.line) in {("G['x']", 1), ("G['w']", 2)}
+
+
+# -- what changed, and a stack slot's name (engine.guards.failure_change, engine.stack_slots) -------------
+
+
+def test_what_changed_is_read_from_each_failure_as_torch_words_it():
+    # first lines of recompile reasons as torch 2.13 logged them (TORCH_LOGS=recompiles), prefix and all
+    assert failure_change("1/0: tensor '___stack0' size mismatch at index 1. expected 32, actual 17") == (
+        "size",
+        1,
+        "32",
+        "17",
+    )
+    assert failure_change("0/0: tensor 'x' stride mismatch at index 0. expected 4, actual 1") == ("stride", 0, "4", "1")
+    assert failure_change("0/0: tensor 'x' dtype mismatch. expected Float, actual Double") == (
+        "dtype",
+        None,
+        "Float",
+        "Double",
+    )
+    assert failure_change("0/0: tensor 'x' rank mismatch. expected 1, actual 2") == ("rank", None, "1", "2")
+    assert failure_change("0/0: tensor 'x' requires_grad mismatch. expected requires_grad=0") == (
+        "requires_grad",
+        None,
+        "False",
+        "True",
+    )
+    assert failure_change("1/0: ___stack0 == -4.633584976196289") == ("value", None, "-4.633584976196289", "")
+    assert failure_change("0/0: len(xs) == 1") == ("length", None, "1", "")
+    assert failure_change("0/0: ___check_type_id(L['n'], 94)")[0] == "type"
+    assert failure_change("0/0: ___check_obj_id(G['f'], 140)")[0] == "identity"
+    assert failure_change("0/0: something Dynamo words otherwise") == ("", None, "", "")
+
+
+CELL_LINES = ["%%compile_profile", "h = w * 2", "xb = next(batches)", "xb, yb = next(pairs)", "y = f(g(x))"]
+
+
+def test_a_stack_slot_is_named_by_the_plain_assignment_at_the_break():
+    assert slot_value(CELL_LINES, 3, "___stack0") == SlotValue("xb", "next(batches)")
+    assert slot_value(CELL_LINES, 3, "L['___stack0']") == SlotValue("xb", "next(batches)")
+    assert slot_value(CELL_LINES, 4, "___stack0[1]") == SlotValue("yb", "next(pairs)")
+    assert resume_line("torch_dynamo_resume_in___compile_profile_cell___at_3") == 3
+    assert resume_line("__compile_profile_cell__") is None
+
+
+def test_a_stack_slot_is_left_unnamed_where_the_stack_may_hold_more():
+    assert slot_value(CELL_LINES, 3, "___stack1") == SlotValue(), "not the only value on the stack"
+    assert slot_value(CELL_LINES, 5, "___stack0") == SlotValue(), "g(x) may be the call that broke"
+    loop = ["for b in range(2):", "    xb = next(batches)"]
+    assert slot_value(loop, 2, "___stack0") == SlotValue(), "a loop keeps its iterator on the stack"
+    assert slot_value(CELL_LINES, 2, "x") == SlotValue(), "no stack slot"

@@ -344,7 +344,7 @@ def test_a_rank_that_recompiled_alone_diverges_naming_the_first_recompile():
             0,
             "recompiles",
             "recompiled once where the others did not; the first: the guard on "
-            "L['x'] (cell line 2) failed: tensor 'L['x']' size mismatch at "
+            "x (cell line 2) failed; Dynamo: tensor 'L['x']' size mismatch at "
             "index 0. expected 1024, actual 512",
         )
     ]

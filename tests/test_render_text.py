@@ -91,8 +91,8 @@ def test_graph_breaks_give_cell_line_code_and_one_line_reason():
         "    reason: Dynamo does not know how to trace builtin operator `print` with argument types ['Tensor'] (has_kwargs False)"
     )
     assert (
-        "  recompile (inductor/max-autotune) [during timing]: the guard on L['x'] (cell line 2) failed: "
-        "tensor 'L['x']' size mismatch"
+        "  recompile (inductor/max-autotune) [during timing]: x (cell line 2) changed dim 0: 1024 → 2048; "
+        "fix: compile with dynamic=True, or torch._dynamo.mark_dynamic(x, 0) on each new x before the compiled code reads it; Dynamo: tensor 'L['x']' size mismatch"
     ) in text
 
 

@@ -1,6 +1,6 @@
 /**
  * A run's Compile tab: cache hits and misses, compile time per variant and phase, the phases chart,
- * max-autotune's choices and CUDA-graph skips (measuredview.tsx) and the recompiles.
+ * max-autotune's choices and CUDA-graph skips (measuredview.tsx), after the recompiles in the digest's words.
  */
 
 import * as React from 'react';
@@ -8,13 +8,31 @@ import * as React from 'react';
 import { Chart } from './chart';
 import { ITabProps } from './detailprops';
 import { formatS } from './format';
+import { recompileItems } from './guards';
 import { AutotuneChoices, CudagraphSkips } from './measuredview';
 import { COMPILE_TIPS, tip } from './tooltips';
 
 export function Compile({ run, figures, services }: ITabProps): JSX.Element {
   const c = run.cache;
+  // The digest's words for each recompile (the value, its line, what changed, the fix), first: under the
+  // tables and charts they went unseen; Dynamo's own reason where the digest has no words for it.
+  const worded = recompileItems(run.summary);
   return (
     <div className="cp-Compile">
+      {run.recompiles.length > 0 && (
+        <>
+          <h4>Recompiles</h4>
+          <ul className="cp-List cp-CompileRecompiles">
+            {run.recompiles.map((r, i) => (
+              <li key={i}>
+                {r.variant ? `${r.variant}: ` : ''}
+                {worded[i]?.failedGuard || r.reason}
+                {r.during_timing ? ' (during timed runs)' : ''}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
       <table className="cp-Table">
         <tbody>
           <tr>
@@ -46,20 +64,6 @@ export function Compile({ run, figures, services }: ITabProps): JSX.Element {
       <Chart name="compile_phases" figure={figures?.compile_phases} charts={services.charts} height={240} />
       <AutotuneChoices summary={run.summary} />
       <CudagraphSkips summary={run.summary} />
-      {run.recompiles.length > 0 && (
-        <>
-          <h4>Recompiles</h4>
-          <ul className="cp-List">
-            {run.recompiles.map((r, i) => (
-              <li key={i}>
-                {r.variant ? `${r.variant}: ` : ''}
-                {r.reason}
-                {r.during_timing ? ' (during timed runs)' : ''}
-              </li>
-            ))}
-          </ul>
-        </>
-      )}
     </div>
   );
 }

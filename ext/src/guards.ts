@@ -1,7 +1,8 @@
 /**
  * What the Guards tab lists (issue 13 §5): per Dynamo graph, the digest's words for what its guards
- * check (kinds_text) and its guards grouped by kind and value with the cell line each value comes
- * from (digest/guards.py), and each recompile with the guard that failed.  Pure: the digest derives
+ * check (kinds_text) and its guards grouped by kind and value (a module's parameters in one row) with
+ * the cell line each value comes from and, for a value guard on data, its warning (digest/guards.py),
+ * and each recompile in the user's words: the value, what changed, the fix.  Pure: the digest derives
  * every figure and sentence, this module picks them out of the summary and drops what is malformed.
  * Runs older than the guards lack these keys and yield no sections and no recompiles.
  */
@@ -17,6 +18,8 @@ export interface IGuardRow {
   line: number | null;
   count: number;
   codes: string[];
+  /** "recompiles when the value changes (…): …" for a value guard on data; "" for any other row */
+  warning: string;
 }
 
 /** One Dynamo graph's guards. */
@@ -32,6 +35,7 @@ export interface IGuardSection {
 /** One recompile: the variant, the digest's failed-guard sentence (may be ""), Dynamo's reason. */
 export interface IRecompileItem {
   variant: string;
+  /** the value, what changed and the fix in the user's words: "xb, what next(batches) returned at … */
   failedGuard: string;
   reason: string;
   duringTiming: boolean;
@@ -60,7 +64,8 @@ export function guardSections(summary: Partial<IRunDigest> | null | undefined): 
       source: text(r.source),
       line: cellLine(r.line),
       count: count(r.count),
-      codes: Array.isArray(r.codes) ? r.codes.filter((c): c is string => typeof c === 'string') : []
+      codes: Array.isArray(r.codes) ? r.codes.filter((c): c is string => typeof c === 'string') : [],
+      warning: text(r.warning)
     }))
   }));
 }

@@ -2,8 +2,8 @@
  * The Guards tab (issue 13 §5): per Dynamo graph, the digest's words for what its guards check and a
  * list of its guards grouped by kind and value, each with the cell line the value comes from (a
  * click reveals it in the notebook, as the Lines tab does) and the checks themselves in a collapsible
- * block; then each recompile with the guard that failed (a click reveals its line) and Dynamo's
- * reason.  A list, not a table: five columns do not fit the sidebar.  guards.ts picks the
+ * block, a value guard on data with its warning; first each recompile in the user's words (a click
+ * reveals its line) and Dynamo's reason, above the guards, which run to thousands of rows.  A list, not a table: five columns do not fit the sidebar.  guards.ts picks the
  * digest's figures out; this file lays them out.  A run older than the guards says it has none.
  *
  * A tab of its own rather than a section of Graphs: Graphs shows one graph's code at a time (AOT and
@@ -63,6 +63,7 @@ function GuardRow(props: { row: IGuardRow; run: IProfileRun; revealLine: RevealL
           <pre>{row.codes.join('\n')}</pre>
         </details>
       ) : null}
+      {row.warning ? <p className="cp-GuardWarning">{row.warning}</p> : null}
     </li>
   );
 }
@@ -131,9 +132,6 @@ export function GuardsTab(props: { run: IProfileRun; revealLine: RevealLine }): 
   // Keyed by run: another run's graphs start with their checks folded, not as this run's were left.
   return (
     <div className="cp-Guards" key={props.run.id}>
-      {sections.map((s, i) => (
-        <GuardSection key={`${i}:${s.graphId}`} section={s} run={props.run} revealLine={props.revealLine} />
-      ))}
       {recompiles.length ? (
         <>
           <h4>Recompiles</h4>
@@ -144,6 +142,9 @@ export function GuardsTab(props: { run: IProfileRun; revealLine: RevealLine }): 
           </ul>
         </>
       ) : null}
+      {sections.map((s, i) => (
+        <GuardSection key={`${i}:${s.graphId}`} section={s} run={props.run} revealLine={props.revealLine} />
+      ))}
     </div>
   );
 }

@@ -8,19 +8,43 @@ const GRAPH: IGraphGuards = {
   graph_id: 'g0',
   variant: 'inductor/default',
   compile_id: '0/0',
-  total: 4,
-  by_kind: { tensor: 1, shape: 2, 'global state': 1 },
-  kinds_text: '1 tensor, 2 shape, 1 global state',
+  total: 5,
+  by_kind: { tensor: 1, shape: 2, value: 1, 'global state': 1 },
+  kinds_text: '1 tensor, 2 shape, 1 value, 1 global state',
   groups: [
-    { kind: 'tensor', source: "G['x']", line: 1, count: 1, codes: ["check_tensor(G['x'], Tensor, ...)"] },
+    {
+      kind: 'tensor',
+      source: "m's parameters",
+      line: 1,
+      count: 1,
+      codes: ["check_tensor(G['m']._modules['0']._parameters['weight'], Tensor, ...)"],
+      warning: ''
+    },
     {
       kind: 'shape',
       source: "G['x']",
       line: 1,
       count: 2,
-      codes: ["G['x'].size()[0] == 8", "G['x'].stride()[0] == 1"]
+      codes: ["G['x'].size()[0] == 8", "G['x'].stride()[0] == 1"],
+      warning: ''
     },
-    { kind: 'global state', source: '', line: null, count: 1, codes: ['___check_global_state()'] }
+    {
+      kind: 'value',
+      source: 's',
+      line: 2,
+      count: 1,
+      codes: ["L['___stack0'] == 56.15234375"],
+      warning:
+        'recompiles when the value changes (each new value under dynamic=False; by default the first change, after which Dynamo makes it dynamic): s, what loss.item() returned at cell line 2 (compiled for 56.15…)'
+    },
+    {
+      kind: 'global state',
+      source: '',
+      line: null,
+      count: 1,
+      codes: ['___check_global_state()'],
+      warning: ''
+    }
   ]
 };
 
@@ -30,7 +54,11 @@ const RECOMPILE: IRecompileRow = {
   during_timing: true,
   source: "G['x']",
   line: 1,
-  failed_guard: "the guard on G['x'] (cell line 1) failed"
+  failed_guard:
+    'x (cell line 1) changed dim 0: 8 → 16; fix: compile with dynamic=True, or torch._dynamo.mark_dynamic(x, 0) on each new x before the compiled code reads it',
+  value: 'x (cell line 1)',
+  changed: 'dim 0: 8 → 16',
+  fix: 'compile with dynamic=True, or torch._dynamo.mark_dynamic(x, 0) on each new x before the compiled code reads it'
 };
 
 function digest(extra: Partial<IRunDigest>): IRunDigest {
@@ -40,13 +68,15 @@ function digest(extra: Partial<IRunDigest>): IRunDigest {
 describe('guardSections', () => {
   it("keeps the digest's kinds_text and groups, in its order", () => {
     const [section] = guardSections(digest({ guards: [GRAPH] }));
-    expect(section.kindsText).toBe('1 tensor, 2 shape, 1 global state');
-    expect(section.total).toBe(4);
+    expect(section.kindsText).toBe('1 tensor, 2 shape, 1 value, 1 global state');
+    expect(section.total).toBe(5);
     expect(section.rows.map(r => [r.kind, r.source, r.line, r.count])).toEqual([
-      ['tensor', "G['x']", 1, 1],
+      ['tensor', "m's parameters", 1, 1],
       ['shape', "G['x']", 1, 2],
+      ['value', 's', 2, 1],
       ['global state', '', null, 1]
     ]);
+    expect(section.rows.map(r => r.warning)).toEqual(['', '', GRAPH.groups[2].warning, '']);
     expect(section.rows[1].codes).toEqual(["G['x'].size()[0] == 8", "G['x'].stride()[0] == 1"]);
     expect(sectionTitle(section)).toBe('g0 · inductor/default · compile 0/0');
   });
@@ -63,7 +93,7 @@ describe('guardSections', () => {
       compileId: '',
       total: 0,
       kindsText: '',
-      rows: [{ kind: 'type', source: '', line: null, count: 0, codes: ['ok'] }]
+      rows: [{ kind: 'type', source: '', line: null, count: 0, codes: ['ok'], warning: '' }]
     });
     expect(sectionTitle(section)).toBe('g1');
   });
@@ -74,7 +104,7 @@ describe('recompileItems', () => {
     expect(recompileItems(digest({ recompiles: [RECOMPILE] }))).toEqual([
       {
         variant: 'inductor/default',
-        failedGuard: "the guard on G['x'] (cell line 1) failed",
+        failedGuard: RECOMPILE.failed_guard,
         reason: 'size mismatch at index 0. expected 8, actual 16',
         duringTiming: true,
         line: 1

@@ -312,6 +312,12 @@ class Guard:
     kind: str
     source: str = ""
     line: int | None = None
+    # where ``source`` is a Dynamo stack slot (``L['___stack0']`` in a resume function after a graph break):
+    # the cell's name for the value (``xb`` for ``xb = next(batches)``; "" where the statement is not that
+    # plain) and the expression it is the value of (``next(batches)``; for ``___stack0[1]`` the one whose item 1
+    # it is, ``yb`` of ``xb, yb = next(pairs)``); ``line`` is then the break's line
+    user_name: str = ""
+    user_expr: str = ""
 
 
 @dataclass
@@ -366,6 +372,19 @@ class Recompile:
     frame: str = ""
     filename: str = ""
     file_line: int | None = None
+    # where ``source`` is a Dynamo stack slot (``___stack0``: the value on the stack at a graph break, in the
+    # resume function Dynamo runs after it): the cell's name for it (``xb``) and the expression it is the
+    # value of (``next(batches)``), as ``Guard.user_name``/``user_expr``; ``line`` is then the break's line
+    user_name: str = ""
+    user_expr: str = ""
+    # what changed, read from the first line of ``reason`` (``engine.guards.failure_change``): size, stride,
+    # dtype, rank, dispatch keys, requires_grad, device, type, identity, length or value ("" unread); the
+    # dimension for a size or stride; what the compiled entry expected and what came (as Dynamo prints
+    # them: "32", "Float"; ``actual`` is "" where Dynamo does not say it)
+    change: str = ""
+    dim: int | None = None
+    expected: str = ""
+    actual: str = ""
 
 
 @dataclass

@@ -477,9 +477,6 @@ export interface GraphGuards {
  */
 export interface GuardGroup {
   kind: string;
-  /**
-   * the value checked, as Dynamo names it: "G['x']", "L['self'].weight"
-   */
   source: string;
   /**
    * the cell line the value comes from
@@ -490,6 +487,7 @@ export interface GuardGroup {
    * the checks themselves, as Dynamo prints them
    */
   codes: string[];
+  warning: string;
 }
 /**
  * A recompile with the guard that failed: which value, at which cell line.
@@ -500,10 +498,19 @@ export interface RecompileRow {
   during_timing: boolean;
   source: string;
   line: number | null;
-  /**
-   * "the guard on G['x'] (cell line 1) failed"; "" when unknown
-   */
   failed_guard: string;
+  /**
+   * "xb, what next(batches) returned at cell line 3"; "x (cell line 2)"; "" when unknown
+   */
+  value: string;
+  /**
+   * "dim 1: 32 → 17", "dtype: Float → Double", "value (compiled for 56.15…)"; "" when unread
+   */
+  changed: string;
+  /**
+   * "compile with dynamic=True, or torch._dynamo.mark_dynamic(xb, 1)"; "" when none is known
+   */
+  fix: string;
 }
 /**
  * What was measured beside the timing (``measured.measured``): the digest's figures and sentences.

@@ -261,6 +261,8 @@ export interface Guard {
   kind: string;
   source?: string;
   line?: number | null;
+  user_name?: string;
+  user_expr?: string;
 }
 /**
  * Where Dynamo stopped tracing and why; ``line`` is the 1-based cell line (None when outside the cell).
@@ -295,6 +297,12 @@ export interface Recompile {
   frame?: string;
   filename?: string;
   file_line?: number | null;
+  user_name?: string;
+  user_expr?: string;
+  change?: string;
+  dim?: number | null;
+  expected?: string;
+  actual?: string;
 }
 /**
  * A kernel Inductor generated (or an extern call it emitted), with where it came from.

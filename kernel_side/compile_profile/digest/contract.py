@@ -311,10 +311,15 @@ class GuardGroup(TypedDict):
     """The guards of one kind on one value (``guards.GuardGroup``)."""
 
     kind: str
-    source: str  # the value checked, as Dynamo names it: "G['x']", "L['self'].weight"
+    # the value checked in the user's words: "x", "self.weight", "xb" (a stack slot after a graph break),
+    # "m's parameters" (a module's parameters together: one row for them all)
+    source: str
     line: int | None  # the cell line the value comes from
     count: int
     codes: list[str]  # the checks themselves, as Dynamo prints them
+    # "recompiles when the value changes (…): s, what x.sum().item() returned at cell line 2 (compiled for
+    # 1.533); fix: …" for a value guard on a number from data; "" for any other group
+    warning: str
 
 
 class GraphGuards(TypedDict):
@@ -337,7 +342,12 @@ class RecompileRow(TypedDict):
     during_timing: bool
     source: str
     line: int | None
-    failed_guard: str  # "the guard on G['x'] (cell line 1) failed"; "" when unknown
+    # "xb, what next(batches) returned at cell line 3, changed dim 1: 32 → 17; fix: compile with dynamic=True, or
+    # torch._dynamo.mark_dynamic(xb, 1)"; "the guard on x (cell line 1) failed" where no change was read; "" when unknown
+    failed_guard: str
+    value: str  # "xb, what next(batches) returned at cell line 3"; "x (cell line 2)"; "" when unknown
+    changed: str  # "dim 1: 32 → 17", "dtype: Float → Double", "value (compiled for 56.15…)"; "" when unread
+    fix: str  # "compile with dynamic=True, or torch._dynamo.mark_dynamic(xb, 1)"; "" when none is known
 
 
 class DevicePeaksSummary(TypedDict):

@@ -219,15 +219,16 @@ def _one_time(run: ProfileRun, best: Variant) -> list[Cause]:
     if recompiles:
         r0 = recompiles[0]
         first = failed_guard_text(r0) or (r0.reason.strip().splitlines()[0] if r0.reason.strip() else "")
+        first, _, fix = first.partition("; fix: ")  # the guard in the user's words, and what to do
         causes.append(
             Cause(
                 kind="recompiles",
                 title=f"{len(recompiles)} recompile{'' if len(recompiles) == 1 else 's'}"
                 + (f": {first}" if first else ""),
                 cost_text=f"{format_s(recompile_s)} once" if recompile_s else "compile time again",
-                action="the Compile tab says which guard failed; dynamic=True or torch._dynamo.mark_dynamic for a "
-                "changing size",
+                action=fix or "the Compile tab says which guard failed and on which value",
                 cost_s=recompile_s or None,
+                line=r0.line,
             )
         )
     if best.compile_s:

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import cast
 
-from ..profile_run import Graph, ProfileRun, Recompile
+from ..profile_run import Graph, Guard, ProfileRun, Recompile
 from . import contract
 from .facts import short_path
 from .format import one_line
@@ -36,13 +36,17 @@ KIND_ORDER = [
 
 @dataclass
 class GuardGroup:
-    """The guards of one kind on one value (``source``), e.g. the tensor match and its shape guards on ``x``."""
+    """The guards of one kind on one value or one object's parts (``source``, in the user's words: ``x``,
+    ``m's parameters``), e.g. the tensor match and its shape guards on ``x``."""
 
     kind: str
     source: str
     line: int | None
     count: int
     codes: list[str] = field(default_factory=list)  # the checks themselves, as Dynamo prints them
+    # for a value guard on a number that came from data (``value_guard_text``): it recompiles when the
+    # value changes, and what to do; "" for any other group
+    warning: str = ""
 
 
 @dataclass
@@ -62,15 +66,58 @@ def _kind_rank(kind: str) -> int:
     return KIND_ORDER.index(kind) if kind in KIND_ORDER else len(KIND_ORDER)
 
 
+# Dynamo's names for a value: L['x'] (a local), G['m'] (a global), then attributes and subscripts; a
+# module's parts are reached through ._modules['fc'], ._parameters['weight'], ._buffers['running_mean'].
+_ROOT = re.compile(r"""^[LG]\[['"]([^'"]+)['"]\]""")
+_PART = re.compile(r"""\._(modules|parameters|buffers)\[['"]([^'"]*)['"]\]""")
+_KEY = re.compile(r"""\[['"]([A-Za-z_]\w*)['"]\]""")
+_BUILTINS = re.compile(r"""^__builtins_dict___\d+\[['"](\w+)['"]\]""")
+_IMPORTED = re.compile(r"^__import_(\w+?)(?=\.|\[|$)")  # Dynamo's global for an imported module
+_PARTS_ALL = re.compile(r"\._(modules|parameters|buffers)\b")
+_STACK_SLOT = re.compile(r"^___stack\d+")
+
+
+def friendly_source(source: str) -> str:
+    """A value as the user names it: ``G['m']._modules['fc']._parameters['weight']`` -> ``m.fc.weight``,
+    ``L['x']`` -> ``x``, ``G['__builtins_dict___1']['next']`` -> ``builtins.next``,
+    ``G['__import_torch_dot_nn_dot_modules_dot_linear'].F`` -> ``torch.nn.modules.linear.F``."""
+    out = _ROOT.sub(lambda m: m.group(1), source)
+    out = _PART.sub(lambda m: "." + m.group(2) if m.group(2).isidentifier() else f"[{m.group(2)!r}]", out)
+    out = _BUILTINS.sub(lambda m: f"builtins.{m.group(1)}", out)
+    return _IMPORTED.sub(lambda m: m.group(1).replace("_dot_", "."), out)
+
+
+def object_group(source: str) -> str:
+    """The row a guard's value is listed in: a module's parameters, buffers or submodules together
+    (``G['m']._modules['0']._parameters['weight']`` -> ``m's parameters``), any other value by itself."""
+    kinds = _PARTS_ALL.findall(source)
+    root = _ROOT.match(source)
+    if not kinds or not root:
+        return friendly_source(source)
+    part = "parameters" if "parameters" in kinds else "buffers" if "buffers" in kinds else "submodules"
+    return f"{root.group(1)}'s {part}"
+
+
+def guard_value(g: Guard) -> str:
+    """A guard's value in the user's words: the cell's name for a stack slot where known (``xb``), else
+    the value it is (``what next(batches) returned``), else its friendly source."""
+    if _STACK_SLOT.match(friendly_source(g.source)):
+        return g.user_name or (f"what {g.user_expr} returned" if g.user_expr else friendly_source(g.source))
+    return object_group(g.source)
+
+
 def graph_guards(graph: Graph) -> GraphGuards:
     counts = Counter(g.kind for g in graph.guards)
     groups: dict[tuple[str, str], GuardGroup] = {}
     for g in graph.guards:
-        group = groups.setdefault((g.kind, g.source), GuardGroup(kind=g.kind, source=g.source, line=g.line, count=0))
+        source = guard_value(g) if g.source else ""
+        group = groups.setdefault((g.kind, source), GuardGroup(kind=g.kind, source=source, line=g.line, count=0))
         group.count += 1
         group.codes.append(g.code)
         if group.line is None:
             group.line = g.line
+        if not group.warning and (flag := value_guard_text(g)):
+            group.warning = flag
     ordered = sorted(groups.values(), key=lambda grp: (_kind_rank(grp.kind), grp.line or 10**9, grp.source))
     return GraphGuards(
         graph_id=graph.id,
@@ -109,25 +156,186 @@ FLOAT_LR_HINT = (
 )
 
 
+def _number(text: str) -> str:
+    """A number as a reader takes it in: ``56.15234375`` -> ``56.15…``; any other text as it is."""
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    short = f"{value:.4g}"
+    return text if short == text or "." not in text else (short if float(short) == value else short + "…")
+
+
+_SLOT_ITEM = re.compile(r"^___stack\d+\[(\d+)\]")
+
+
+def _item_of(source: str) -> str:
+    """``item 0 of `` for a stack slot's item (``___stack0[0]``: ``xb`` of ``xb, yb = next(pairs)``), else ""."""
+    found = _SLOT_ITEM.match(friendly_source(source))
+    return f"item {found.group(1)} of " if found else ""
+
+
+def value_words(name: str, expr: str, line: int | None, source: str) -> str:
+    """Who the value is, as the user wrote it: ``xb, what next(batches) returned at cell line 3``; ``x (cell
+    line 2)``; ``what next(batches) returned at cell line 3``; ``a value on the stack at the graph break at
+    cell line 3`` for a stack slot the statement there does not name."""
+    at = f" at cell line {line}" if line is not None else ""
+    if _STACK_SLOT.match(friendly_source(source)):
+        returned = f"{_item_of(source)}what {expr} returned" if expr else ""
+        if name:
+            return f"{name}, {returned or 'a value'}{at},"
+        if returned:
+            return f"{returned}{at}"
+        return f"a value on the stack at the graph break{at}"
+    return f"{friendly_source(source)}{f' (cell line {line})' if line is not None else ''}"
+
+
+def change_text(r: Recompile) -> str:
+    """What changed, from the recompile's facts: ``dim 1: 32 → 17``, ``dtype: Float → Double``, ``value
+    (compiled for 56.15…)``; "" when the engine read none."""
+    expected, actual = _number(r.expected), _number(r.actual)
+    if r.change == "size" and r.dim is not None:
+        return f"dim {r.dim}: {expected} → {actual}"
+    if r.change == "stride" and r.dim is not None:
+        return f"the stride of dim {r.dim}: {expected} → {actual}"
+    if r.change == "rank":
+        return f"its number of dims: {expected} → {actual}"
+    if r.change in ("dtype", "requires_grad", "dispatch keys"):
+        return f"{r.change}: {expected} → {actual}"
+    if r.change == "device":
+        return f"device index: {expected} → {actual}"
+    if r.change == "type":
+        return "type"
+    if r.change == "identity":
+        return "object (an identity guard: another object than the one compiled for)"
+    if r.change in ("length", "value") and expected:
+        return f"{r.change} (compiled for {expected})"
+    return ""
+
+
+def _scalar_from_item(expr: str) -> bool:
+    return expr.rstrip().endswith(".item()")
+
+
+def fix_text(r: Recompile) -> str:
+    """What keeps one compiled graph across the change, where there is a known way; else "".
+
+    For a size: ``dynamic=True``, or ``torch._dynamo.mark_dynamic`` on the tensor before the compiled code
+    gets it: on each new input (``mark_dynamic(x, 0)``), or where a value made at a graph break comes from
+    (``next(batches)``'s batches), since a mark_dynamic inside the compiled code is refused ("Attempt to
+    trace forbidden callable", torch 2.13) and a new tensor comes unmarked.  A library's own variable gets
+    ``dynamic=True`` alone: it is not the user's to mark."""
+    if r.change == "size" and r.dim is not None:
+        mark = ""
+        if r.frame:
+            pass
+        elif _STACK_SLOT.match(friendly_source(r.source)):
+            if r.user_expr:
+                mark = (
+                    f", or torch._dynamo.mark_dynamic on dim {r.dim} of {_item_of(r.source)}each value {r.user_expr} returns, "
+                    "where it is made (inside the compiled code mark_dynamic is refused)"
+                )
+        elif r.source:
+            name = friendly_source(r.source)
+            mark = (
+                f", or torch._dynamo.mark_dynamic({name}, {r.dim}) on each new {name} before the compiled code reads it"
+            )
+        return f"compile with dynamic=True{mark}"
+    if r.change == "value":
+        return value_fix(r.source, r.user_expr)
+    return ""
+
+
+def value_fix(source: str, expr: str) -> str:
+    """The fix for a value guard on a number: the float learning rate's, ``capture_scalar_outputs`` for an
+    ``.item()``, else pass it as a tensor."""
+    if _FLOAT_LR.search(source):
+        return FLOAT_LR_HINT
+    if _scalar_from_item(expr):
+        return "torch._dynamo.config.capture_scalar_outputs = True keeps the .item() in the graph as a symbolic value"
+    return "pass it as a tensor (a 0-dim torch.tensor), which the graph reads without a guard on its value"
+
+
 def failed_guard_text(r: Recompile) -> str:
-    """What a recompile's failed guard was on, e.g. ``the guard on x (cell line 2) failed``, after the
-    recompile limit it hit (``limit_text``) if any, then what to do where the value says it
-    (``FLOAT_LR_HINT``); "" when none is known."""
-    where = f" (cell line {r.line})" if r.line is not None else ""
+    """A recompile in the user's words: which value, where, what changed and the fix, e.g. ``xb, what
+    next(batches) returned at cell line 3, changed dim 1: 32 → 17; fix: compile with dynamic=True, or
+    torch._dynamo.mark_dynamic(xb, 1)``; ``the guard on x (cell line 2) failed`` where the engine read no
+    change; after the recompile limit it hit (``limit_text``) if any; "" when nothing is known."""
     if r.frame:  # a library's frame: its variable, reached from the cell line that called into it
         at = f"{short_path(r.filename)}:{r.file_line}" if r.file_line is not None else short_path(r.filename)
         where = f" in {r.frame} ({at}{f', called from cell line {r.line}' if r.line is not None else ''})"
-    guard = f"the guard on {r.source}{where} failed" if r.source else (f"a guard{where} failed" if r.frame else "")
-    if guard and _FLOAT_LR.search(r.source):
-        guard += f": {FLOAT_LR_HINT}"
+        who = f"{friendly_source(r.source)}{where}" if r.source else ""
+        unknown = f"the guard on {who} failed" if r.source else f"a guard{where} failed"
+    else:
+        who = value_words(r.user_name, r.user_expr, r.line, r.source) if r.source else ""
+        unknown = f"the guard on {who.rstrip(',')} failed" if r.source else ""
+    changed = change_text(r)
+    guard = f"{who} changed {changed}" if who and changed else unknown
+    fix = fix_text(r) if guard else ""
+    if guard and not fix and _FLOAT_LR.search(r.source):
+        fix = FLOAT_LR_HINT
+    if fix:
+        guard += f": {fix}" if fix == FLOAT_LR_HINT else f"; fix: {fix}"
     return "; ".join(t for t in (limit_text(r), guard) if t)
 
 
+# A guard on a number's value (``L['___stack0'] == 56.15234375``): Dynamo compiled for that value and
+# compiles anew for each other one.  Flagged where the number is data, not a setting: any number that came
+# off the stack at a graph break (an .item(), a call's result), a float local of the frame (a value computed
+# before a break, a float argument) and an optimizer's learning rate; not a module's float attribute (a
+# LayerNorm's eps) nor a notebook global (a setting the user changes by hand).
+# Checked with torch 2.13 over five values of an .item() result: 6 graphs under dynamic=False, 3 by default.
+VALUE_GUARD_LEAD = (
+    "recompiles when the value changes (each new value under dynamic=False; by default the first change, "
+    "after which Dynamo makes it dynamic)"
+)
+_LOCAL_NAME = re.compile(r"""^L\[['"][^'"]+['"]\]$""")
+_VALUE_GUARD = re.compile(r"^(?P<source>\S.*?) == (?P<value>-?(?:\d+\.\d*|\d*\.\d+|\d+)(?:e[-+]?\d+)?|-?inf|nan)$")
+
+
+def value_guard_text(g: Guard) -> str:
+    """``recompiles when the value changes (…): s, what x.sum().item() returned at cell line 2 (compiled for
+    1.533); fix: …`` for a value guard on a number that came from data; "" for any other guard."""
+    found = _VALUE_GUARD.match(g.code.strip()) if g.kind == "value" and g.source else None
+    if not found or found["source"] != g.source:
+        return ""
+    value = found["value"]
+    is_float = any(c in value for c in ".en")
+    from_stack = bool(_STACK_SLOT.match(friendly_source(g.source)))
+    if not (from_stack or (is_float and (_LOCAL_NAME.match(g.source) or _FLOAT_LR.search(g.source)))):
+        return ""
+    who = value_words(g.user_name, g.user_expr, g.line, g.source).rstrip(",")
+    return f"{VALUE_GUARD_LEAD}: {who} (compiled for {_number(value)}); fix: {value_fix(g.source, g.user_expr)}"
+
+
+def value_guard_warnings(run: ProfileRun) -> list[str]:
+    """One warning per value guard on data (``value_guard_text``) whose value caused no recompile in this run
+    (a recompile says it, with its fix, itself), each value once."""
+    recompiled = {_value_key(r.source, r.line) for r in run.recompiles if r.source}
+    out: list[str] = []
+    for graph in run.graphs:
+        if graph.kind != "dynamo":
+            continue
+        for g in graph.guards:
+            text = value_guard_text(g)
+            if text and text not in out and _value_key(g.source, g.line) not in recompiled:
+                out.append(text)
+    return out
+
+
+def _value_key(source: str, line: int | None) -> tuple[str, int | None]:
+    """A value across a recompile and a guard: its friendly name, and for a stack slot (named alike in every
+    resume function) the break's line too."""
+    name = friendly_source(source)
+    return (name, line) if _STACK_SLOT.match(name) else (name, None)
+
+
 def recompile_text(r: Recompile) -> str:
-    """``the guard on G['x'] (cell line 1) failed: tensor 'G['x']' size mismatch at index 0…``, or the reason alone."""
+    """The user's words, then Dynamo's own reason to check them by: ``x (cell line 1) changed dim 0: 8 → 16;
+    fix: …; Dynamo: tensor 'G['x']' size mismatch at index 0…``; the reason alone where nothing else is known."""
     failed = failed_guard_text(r)
     reason = one_line(r.reason)
-    return f"{failed}: {reason}" if failed else reason
+    return f"{failed}; Dynamo: {reason}" if failed else reason
 
 
 def recompile_runs(run: ProfileRun) -> list[list[Recompile]]:
@@ -156,13 +364,14 @@ def graph_heading(gg: GraphGuards) -> str:
 
 
 def group_text(group: GuardGroup) -> str:
-    """``3 tensor guards on G['x'] (cell line 1)``; ``2 global state guards`` for the ambient ones."""
+    """``3 tensor guards on x (cell line 1)``; ``293 tensor guards on m's parameters``; ``2 global state
+    guards`` for the ambient ones; a value guard on data with its warning after a colon."""
     what = f"{group.count} {group.kind} guard{'' if group.count == 1 else 's'}"
     if group.source:
         what += f" on {group.source}"
     if group.line is not None:
         what += f" (cell line {group.line})"
-    return what
+    return f"{what}: {group.warning}" if group.warning else what
 
 
 def guards_digest(run: ProfileRun) -> list[contract.GraphGuards]:
@@ -173,8 +382,9 @@ def guards_digest(run: ProfileRun) -> list[contract.GraphGuards]:
 
 
 def recompiles_digest(run: ProfileRun) -> list[contract.RecompileRow]:
-    """Each recompile with the guard that failed (``failed_guard``, "" when unknown; it starts with the
-    recompile limit the compile hit, ``limit_text``, if any)."""
+    """Each recompile with the guard that failed in the user's words (``failed_guard``, "" when unknown; it
+    starts with the recompile limit the compile hit, ``limit_text``, if any), and its parts: the value
+    (``value_words``), what changed (``change_text``) and the fix (``fix_text``)."""
     return [
         {
             "variant": r.variant,
@@ -183,6 +393,9 @@ def recompiles_digest(run: ProfileRun) -> list[contract.RecompileRow]:
             "source": r.source,
             "line": r.line,
             "failed_guard": failed_guard_text(r),
+            "value": value_words(r.user_name, r.user_expr, r.line, r.source).rstrip(",") if r.source else "",
+            "changed": change_text(r),
+            "fix": fix_text(r),
         }
         for r in run.recompiles
     ]

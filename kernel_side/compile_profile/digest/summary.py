@@ -38,7 +38,7 @@ from .format import (
     format_speedup_interval,
     ratio_phrase,
 )
-from .guards import failed_guard_text, guards_digest, recompiles_digest
+from .guards import failed_guard_text, guards_digest, recompiles_digest, value_guard_warnings
 from .kernel_times import digest as kernel_times_digest
 from .kernel_times import withheld
 from .lines import line_times
@@ -201,6 +201,7 @@ def warnings(run: ProfileRun) -> list[str]:
             + (f", {len(timed)} during timed runs" if timed else "")
             + (f": {failed}" if failed else "")
         )
+    out.extend(value_guard_warnings(run))
     out.extend(cudagraph_warnings(run))
     if run.speedup is not None and run.speedup.includes_one:
         out.append("the speedup interval includes 1×: no measurable difference")

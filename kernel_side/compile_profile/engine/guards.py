@@ -53,7 +53,7 @@ GUARD_KINDS: list[tuple[str, re.Pattern[str]]] = [
 _SOURCE = re.compile(r"""\b[LG]\[['"][^'"]+['"]\](?:\.[A-Za-z_]\w*(?![\w(])|\[['"][^'"]*['"]\]|\[\d+\])*""")
 _ROOT_NAME = re.compile(r"""^[LG]\[['"]([^'"]+)['"]\]""")
 # The value a recompile reason names when it gives no L[...] / G[...] source: "tensor 'x' ..."
-_QUOTED_NAME = re.compile(r"""^\s*(?:\d+/\d+:\s*)?(?:tensor|type|id|len)?\s*'([A-Za-z_]\w*)'""")
+_QUOTED_NAME = re.compile(r"""^\s*(?:\d+/\d+:\s*)?(?:tensor|type|id|len)?\s*'([A-Za-z_]\w*(?:\[\d+\])*)'""")
 # ... or compares a value by its name in the frame: "self.param_groups[0]['lr'] == 0.09" (an optimizer's
 # step frame, recompiled for each learning rate an LR scheduler sets)
 _COMPARED_NAME = re.compile(
@@ -107,9 +107,14 @@ _USER_AT = re.compile(r"\s+# (?P<code>.*?)\s+# (?P<file>[^#]+?):(?P<line>\d+) in
 
 
 def _is_own(source: str, filename: str = "") -> bool:
-    """A guard on the tool's own names in the cell function (its publish setters, the unset marker) or
-    from its setter's code: the instrumentation's, not the user's code's, and left out."""
-    return root_name(source).startswith(OWN_NAME_PREFIX) or filename == SETTER_FILENAME
+    """A guard on the tool's own names in the cell function (its publish setters, the unset marker), or from
+    its setter's code on anything but the frame's locals (its builtins, its marker): the instrumentation's,
+    not the user's code's, and left out.  A guard the setter's code placed on a local of the cell's frame
+    stays: the setter is where a value assigned at a graph break is first read (``xb = next(batches)``
+    publishes ``xb``), and that guard is the one a new batch fails."""
+    if root_name(source).startswith(OWN_NAME_PREFIX):
+        return True
+    return filename == SETTER_FILENAME and not source.startswith("L[")
 
 
 def guards_of_tree(text: str, locator: CellLocator) -> list[Guard]:
@@ -139,3 +144,46 @@ def failed_guard_source(reason: str) -> str:
         return source
     found = _QUOTED_NAME.match(reason) or _COMPARED_NAME.match(reason)
     return found.group(1) if found else ""
+
+
+# What changed, from the first line of a recompile's reason as Dynamo words a failed check (torch 2.13's
+# C++ guards: "tensor 'x' size mismatch at index 1. expected 32, actual 17"; a Python check is printed
+# as itself: "n == 3", "len(xs) == 1", "___check_type_id(L['x'], 94…)").
+_TENSOR_CHANGE = re.compile(
+    r"(?P<what>size|stride) mismatch at index (?P<dim>\d+)\. expected (?P<expected>[^,\s]+), actual (?P<actual>\S+)"
+    r"|(?P<what2>dtype|rank|dispatch key set) mismatch\. expected (?P<expected2>.+?), actual (?P<actual2>\S+)"
+    r"|requires_grad mismatch\. expected requires_grad=(?P<rg>[01])"
+    r"|device index mismatch\. Expected device index to be (?P<expected3>\S+?),? actual (?P<actual3>\S+)",
+    re.IGNORECASE,
+)
+_LENGTH_CHECK = re.compile(r"^len\((?P<of>.+)\) == (?P<expected>\d+)$")
+_VALUE_CHECK = re.compile(r"^(?P<of>.+?) == (?P<expected>-?[\d.]+(?:e[-+]?\d+)?|True|False|None|'[^']*'|\"[^\"]*\")$")
+_FAILURE_PREFIX = re.compile(r"^\s*(?:-\s*)?(?:\d+/\d+:\s*)?")
+
+
+def failure_change(reason: str) -> tuple[str, int | None, str, str]:
+    """``(change, dim, expected, actual)`` for a recompile's reason: ``("size", 1, "32", "17")``; change is one
+    of size, stride, dtype, rank, dispatch keys, requires_grad, device, type, identity, length, value, else "";
+    ``actual`` is "" where Dynamo does not say it (a Python check prints only what it expected)."""
+    first = _FAILURE_PREFIX.sub("", (reason or "").strip().splitlines()[0] if (reason or "").strip() else "")
+    found = _TENSOR_CHANGE.search(first)
+    if found:
+        if found["what"]:
+            return found["what"].lower(), int(found["dim"]), found["expected"], found["actual"].rstrip(".")
+        if found["what2"]:
+            what = found["what2"].lower()
+            return ("dispatch keys" if what == "dispatch key set" else what), None, found["expected2"], found["actual2"]
+        if found["rg"]:
+            expected = found["rg"] == "1"
+            return "requires_grad", None, str(expected), str(not expected)
+        return "device", None, found["expected3"], found["actual3"]
+    check = first.split("  #")[0].strip()
+    if "___check_type_id" in check or "TYPE_MATCH" in check:
+        return "type", None, "", ""
+    if "___check_obj_id" in check or "ID_MATCH" in check:
+        return "identity", None, "", ""
+    if found := _LENGTH_CHECK.match(check):
+        return "length", None, found["expected"], ""
+    if found := _VALUE_CHECK.match(check):
+        return "value", None, found["expected"], ""
+    return "", None, "", ""

@@ -225,7 +225,7 @@ def _recompiles(run: ProfileRun) -> str:
     ]
     return (
         f"<div {_H}>Recompiles</div>"
-        + html_table(["variant", "while timed", "failed guard", "reason"], rows)
+        + html_table(["variant", "while timed", "what changed, and the fix", "Dynamo's reason"], rows)
         + _more(min(MAX_ROWS, len(run.recompiles)), len(run.recompiles), "recompiles")
     )
 

@@ -131,7 +131,7 @@ def _graph_breaks(run: ProfileRun) -> str:
     )
     recompile_table = (
         '<h2>Recompiles</h2><table class="list"><thead><tr><th>variant</th><th>while timed</th>'
-        f"<th>failed guard</th><th>reason</th></tr></thead><tbody>{recompiles}</tbody></table>"
+        f"<th>what changed, and the fix</th><th>Dynamo's reason</th></tr></thead><tbody>{recompiles}</tbody></table>"
         if recompiles
         else ""
     )
@@ -155,7 +155,9 @@ def _guards(graphs: list[GraphGuards]) -> str:
     body = []
     for gg in graphs:
         rows = "".join(
-            f"<tr><td>{escape(g.kind)}</td><td><code>{escape(g.source)}</code></td>"
+            f"<tr><td>{escape(g.kind)}</td><td><code>{escape(g.source)}</code>"
+            + (f'<p class="meta">{escape(g.warning)}</p>' if g.warning else "")
+            + "</td>"
             f"<td>{_value(g.line) if g.line is not None else ''}</td><td>{g.count}</td>"
             f'<td><pre class="text">{escape(chr(10).join(g.codes))}</pre></td></tr>'
             for g in gg.groups

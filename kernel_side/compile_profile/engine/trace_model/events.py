@@ -37,7 +37,7 @@ from ...profile_run import (
     Kernel,
     Recompile,
 )
-from .. import guards, mode_events
+from .. import guards, mode_events, stack_slots
 from ..backend import RecordedGraph
 from ..stack import frames_of_stack, parse_frames
 from ..torch_features import caller_lines_reliable
@@ -106,6 +106,7 @@ def build_variant_trace(
     out = state.out
     _place_ddp_pieces(state)
     _place_recompiles(state)
+    _name_stack_slot_guards(state)
     for cid, compile_state in state.compiles.items():
         out.kernels.extend(compile_kernels(compile_state, variant=variant, cid=cid, locator=locator))
     _dedupe_breaks(out)
@@ -359,6 +360,7 @@ def _on_recompile_reasons(state: TraceState, ev: TraceEvent) -> None:
     recompile = Recompile(
         reason=_with_older_entries(primary, reasons[1:]), variant=state.variant, compile_id=ev.compile_id, source=source
     )
+    _read_change(recompile, primary)
     state.recompiles[ev.compile_id] = recompile
     state.out.recompiles.append(recompile)
 
@@ -374,10 +376,42 @@ def _place_recompiles(state: TraceState) -> None:
         frame = compile_state.frame
         filename, first_line = str(frame.get("filename") or ""), int(frame.get("line") or 0)
         if not frame or state.locator.cell_line(filename, first_line) is not None:
+            at_break = _stack_slot_line(state, frame, r.source)
+            if at_break is not None:  # a value on the stack at a graph break in the cell: the break's line
+                r.line = at_break
+                value = stack_slots.slot_value(state.locator.lines, at_break, r.source)
+                r.user_name, r.user_expr = value.name, value.expr
+                continue
             r.line = state.locator.first_line_reading(guards.root_name(r.source)) if r.source else None
             continue
         r.frame, r.filename, r.file_line = str(frame.get("name") or "?"), filename, first_line or None
         r.line = state.locator.innermost_cell_line(compile_state.outer)
+
+
+def _read_change(recompile: Recompile, reason: str) -> None:
+    recompile.change, recompile.dim, recompile.expected, recompile.actual = guards.failure_change(reason)
+
+
+def _stack_slot_line(state: TraceState, frame: dict, source: str) -> int | None:
+    """The cell line of the graph break whose resume function ``frame`` is, where ``source`` is one of its
+    stack slots (``___stack0``); else None."""
+    if stack_slots.slot_of(source) is None:
+        return None
+    file_line = stack_slots.resume_line(str(frame.get("name") or ""))
+    return state.locator.cell_line(str(frame.get("filename") or ""), file_line) if file_line is not None else None
+
+
+def _name_stack_slot_guards(state: TraceState) -> None:
+    """The guards of a resume function on its stack slots, at the break's cell line with the cell's name."""
+    for g in state.out.graphs:
+        if g.kind != "dynamo" or not g.guards:
+            continue
+        frame = _compile_of(state, g.compile_id).frame
+        for guard in g.guards:
+            line = _stack_slot_line(state, frame, guard.source)
+            if line is not None:
+                value = stack_slots.slot_value(state.locator.lines, line, guard.source)
+                guard.line, guard.user_name, guard.user_expr = line, value.name, value.expr
 
 
 def _compile_of(state: TraceState, compile_id: str) -> CompileState:
@@ -447,6 +481,7 @@ def _note_limit(state: TraceState, ev: TraceEvent, metrics: dict) -> None:
         recompile = state.recompiles[compile_id] = Recompile(
             reason=reason, variant=state.variant, compile_id=compile_id, source=source
         )
+        _read_change(recompile, reason)
         state.out.recompiles.append(recompile)
     recompile.limit = limit
 
