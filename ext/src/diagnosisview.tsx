@@ -11,7 +11,17 @@ import * as React from 'react';
 import { recommendationOf } from './diagnosis';
 import { IRunDigest } from './types';
 
-export function DiagnosisList({ summary }: { summary: IRunDigest | undefined }): JSX.Element | null {
+/**
+ * Every cause, in the digest's order.  Given `showLine`, a cause on a cell line gets a button that shows
+ * that line in the notebook (as the Graph breaks tab's do).
+ */
+export function DiagnosisList({
+  summary,
+  showLine
+}: {
+  summary: IRunDigest | undefined;
+  showLine?: (line: number) => void;
+}): JSX.Element | null {
   const causes = Array.isArray(summary?.diagnosis) ? summary.diagnosis : [];
   if (!causes.length) {
     return null;
@@ -26,6 +36,18 @@ export function DiagnosisList({ summary }: { summary: IRunDigest | undefined }):
           <li key={i} className="cp-Cause" data-kind={c.kind}>
             <span className="cp-Cause-title">{c.title}</span>:{' '}
             <strong className="cp-Cause-cost">{c.cost_text}</strong>
+            {c.line !== null && showLine ? (
+              <>
+                {' '}
+                <button
+                  className="cp-LinkButton cp-Cause-line"
+                  title="Show this line in the notebook"
+                  onClick={() => showLine(c.line as number)}
+                >
+                  cell line {c.line}
+                </button>
+              </>
+            ) : null}
             {c.action ? <div className="cp-Cause-action">{c.action}</div> : null}
           </li>
         ))}

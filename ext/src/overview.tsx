@@ -23,7 +23,7 @@ export function Overview({ run, figures, services }: ITabProps): JSX.Element {
   return (
     <div className="cp-Overview">
       {run.summary?.headline ? <p className="cp-Headline">{run.summary.headline}</p> : null}
-      <DiagnosisList summary={run.summary} />
+      <DiagnosisList summary={run.summary} showLine={line => void services.revealLine(run, line)} />
       <RecommendationCall summary={run.summary} />
       {s ? (
         <p className="cp-Speedup">

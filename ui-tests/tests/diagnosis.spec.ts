@@ -190,6 +190,25 @@ for (const theme of THEMES) {
   });
 }
 
+test("a cause on a cell line shows that line in the notebook from the run's Overview", async ({ page }) => {
+  const { diagnosis } = expected();
+  const onLine = diagnosis.causes.findIndex(c => c.kind === 'eager_region');
+  expect(onLine).toBeGreaterThanOrEqual(0);
+  await openDiagnosisNotebook(page);
+  const detail = await openRun(page, diagnosis.id, 'Overview');
+  const causes = detail.locator('.cp-Overview-diagnosis .cp-Cause');
+  // only the cause with a line has the button
+  await expect(detail.locator('.cp-Overview-diagnosis .cp-Cause-line')).toHaveCount(1);
+  await causes.nth(onLine).locator('.cp-Cause-line').click();
+  await expect(page.locator('.jp-NotebookPanel .cp-mod-revealed')).toHaveCount(1);
+  const cursor = await page.evaluate(() => {
+    const panel = (window as any).jupyterapp.shell.currentWidget;
+    const editor = panel.content.activeCell.editor;
+    return editor.getLine(editor.getCursorPosition().line) as string;
+  });
+  expect(cursor.startsWith('out = z.sum()')).toBe(true);
+});
+
 for (const theme of THEMES) {
   test(`Compare marks only changes beyond both runs' intervals and reads in the 400 px sidebar (${theme})`, async ({
     page
