@@ -607,3 +607,27 @@ def test_every_view_says_the_recommendation_in_the_digests_words():
     text = summarize(run)["recommendation"]["text"]
     assert f"recommendation (--sweep): {text}" in str(run).splitlines()
     assert html.escape(text, quote=False) in run._repr_mimebundle_()["text/html"]
+
+
+def test_a_change_is_called_only_beyond_both_runs_intervals():
+    from render_fixtures import cpu_run, slower_and_faster_runs
+
+    slow, fast = slower_and_faster_runs()
+    deltas = {d.metric: d for d in compare(slow, fast).deltas}
+    # eager ran the same in both: within both p10-p90 spreads, so no colour and "within noise"
+    assert deltas["eager median"].within_noise and deltas["eager median"].better == ""
+    assert deltas["eager median"].change_text.startswith("within noise")
+    # the compiled medians and the speedups moved far beyond both runs' intervals
+    for metric in ("inductor/default median", "speedup"):
+        assert not deltas[metric].within_noise and deltas[metric].better == "b", metric
+    # B's median just outside A's spread but A's inside B's (B's spread is wide): still noise
+    a, b = cpu_run(), cpu_run()
+    t = b.compiled_variants[0].timing
+    ta = a.compiled_variants[0].timing
+    t.median_ms = ta.p90_ms * 1.01
+    t.p10_ms, t.p90_ms = ta.p10_ms * 0.5, ta.p90_ms * 2
+    d = next(d for d in compare(a, b).deltas if d.metric == f"{a.compiled_variants[0].name} median")
+    assert d.within_noise and d.better == ""
+    t.p10_ms, t.p90_ms = ta.p90_ms * 1.005, ta.p90_ms * 1.02  # now beyond both
+    d = next(d for d in compare(a, b).deltas if d.metric == f"{a.compiled_variants[0].name} median")
+    assert not d.within_noise and d.better == "a" and "noise" not in d.change_text

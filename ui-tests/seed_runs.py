@@ -250,10 +250,68 @@ def expected_json(slow: ProfileRun, fast: ProfileRun) -> dict:
             "a": slow.id,
             "b": fast.id,
             "deltas": [
-                {k: d[k] for k in ("metric", "a_text", "b_text", "change_text", "better")} for d in comparison["deltas"]
+                {k: d[k] for k in ("metric", "a_text", "b_text", "change_text", "better", "within_noise")}
+                for d in comparison["deltas"]
             ],
         },
     }
+
+
+# -- a run whose card answers first: five causes, one on a line whose code holds markup, and a --sweep call ------
+
+DIAG_RUN_ID = "uidiag000001"
+DIAG_NOTEBOOK = "diagnosis.ipynb"
+# the cell's line 5 with markup in a comment: its cause's title quotes the line, which every view shows as text
+DIAG_MARKUP = '<img src=x onerror="window.__xss=5"><b>bold</b>'
+
+
+def diagnosis_run() -> ProfileRun:
+    """The slower consistency run (outside kernels, slower library kernels, compiling, a recompile), its fastest
+    compiled variant also running line 5 eagerly (after a graph break), and a sweep that measured
+    inductor/default faster than max-autotune beyond the noise: five causes, the card shows three."""
+    from compile_profile.profile_run import EagerLineTime, Recommendation
+
+    run, _ = slower_and_faster_runs()
+    run.id, run.label, run.created_at = DIAG_RUN_ID, "diagnosed run", minutes_ago(500)
+    run.notebook = str(ROOT / DIAG_NOTEBOOK)
+    lines = run.cell_source.splitlines()
+    lines[4] = f"{lines[4]}  # {DIAG_MARKUP}"
+    run.cell_source = "\n".join(lines) + "\n"
+    best = next(v for v in run.variants if run.speedup is not None and v.name == run.speedup.variant)
+    assert best.kernel_profile is not None
+    best.kernel_profile.eager_lines = [EagerLineTime(line=5, time_ms=1.1, ops=["aten::sum", "aten::copy_"])]
+    run.recommendation = Recommendation(
+        variant="inductor/default",
+        call="torch.compile(model)",
+        runner_up="inductor/max-autotune",
+        margin=8.05 / 7.2,
+        margin_low=1.07,
+        margin_high=1.16,
+        plain_variant="inductor/default",
+        plain_call="torch.compile(model)",
+    )
+    return run
+
+
+def diagnosis_expected(run: ProfileRun) -> dict:
+    """The digest's diagnosis and recommendation (``summarize``), for the card and the detail to show as they are."""
+    from compile_profile.digest.summary import summarize
+
+    summary = summarize(run)
+    causes = summary["diagnosis"]
+    assert len(causes) > 3 and any(DIAG_MARKUP in c["title"] for c in causes), causes
+    return {
+        "id": run.id,
+        "heading": summary["diagnosis_heading"],
+        "causes": [{k: c[k] for k in ("kind", "title", "cost_text", "action")} for c in causes],
+        "recommendation": summary["recommendation"],
+    }
+
+
+def diagnosis_notebook(run: ProfileRun) -> dict:
+    notebook = notebook_json(run)
+    notebook["cells"][2]["source"] = f"%%compile_profile --label 'diagnosed run'\n{run.cell_source.rstrip()}"
+    return notebook
 
 
 # -- a distributed job of two ranks, rank 1 diverging, for job.spec.ts -------------------------------
@@ -446,14 +504,17 @@ def main() -> None:
     slow, fast = consistency_runs()
     job = job_runs()
     stopped = stopped_runs()
+    diagnosed = diagnosis_run()
     with RunStore(DB) as store:
-        for run in [*runs, slow, fast, *job, wide_run(), *stopped]:
+        for run in [*runs, slow, fast, *job, wide_run(), *stopped, diagnosed]:
             store.put(run)
     (ROOT / NOTEBOOK).write_text(json.dumps(notebook_json(runs[0]), indent=1))
+    (ROOT / DIAG_NOTEBOOK).write_text(json.dumps(diagnosis_notebook(diagnosed), indent=1))
     expected = {
         **expected_json(slow, fast),
         "job": job_expected(job),
         "stopped": detail_expected(stopped),
+        "diagnosis": diagnosis_expected(diagnosed),
         "logs": {
             "lines": SEEDED_LOGS,
             "text": mime_bundle(runs[0], SEEDED_LOGS, SEEDED_LOG_COUNT)[MIME_TYPE]["logs_text"],

@@ -1,7 +1,9 @@
 /**
  * The in-cell renderer of `application/vnd.compile-profile.run+json`: a compact card with the
- * headline, under it the digest's verdict (why compiled is faster or slower) and payback sentences
- * when the run has them, a bar chart of the variants, the warnings, the lines the profile logged to
+ * headline, under it the answer first: the digest's diagnosis (what costs the compiled cell time,
+ * its first causes with their cost and what to do, diagnosis.ts) and the --sweep recommendation
+ * with its torch.compile call to copy; then the verdict (why compiled is faster or slower) and
+ * payback sentences when the run has them, a bar chart of the variants, the warnings, the lines the profile logged to
  * stderr folded under their count (the magic keeps them out of the cell's output), and an "Open"
  * button that opens the run's detail in a main-area tab beside the notebook.  Built from the output's own data, so it renders after a kernel restart or a page
  * reload; an output saved before the verdict and payback existed shows neither.
@@ -9,12 +11,14 @@
 
 import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Message } from '@lumino/messaging';
+import { Clipboard } from '@jupyterlab/apputils';
 import { Panel, Widget } from '@lumino/widgets';
 
 import { paybackText, verdictText } from './breakdown';
 import { ChartRenderer, followWidth } from './charts';
+import { cardDiagnosis, moreText, recommendationOf } from './diagnosis';
 import { formatS, formatSpeedup, hasInterval, speedupTone } from './format';
-import { IRunMimeData, RUN_MIME_TYPE } from './types';
+import { IRecommendation, IRunMimeData, IRunSummary, RUN_MIME_TYPE } from './types';
 
 export const OPEN_COMMAND = 'compile-profile:open';
 
@@ -92,6 +96,14 @@ export class RunCard extends Panel implements IRenderMime.IRenderer {
       : '';
     head.append(badge, el('span', 'cp-Card-headline', summary.headline));
     node.append(head);
+    const diagnosis = this._diagnosisNode(summary, data.run_id);
+    if (diagnosis) {
+      node.append(diagnosis);
+    }
+    const recommendation = recommendationOf(summary);
+    if (recommendation) {
+      node.append(recommendationNode(recommendation, 'cp-Card-recommendation'));
+    }
     const verdict = verdictText(summary);
     if (verdict) {
       node.append(el('div', 'cp-Card-verdict cp-Verdict', verdict));
@@ -128,6 +140,41 @@ export class RunCard extends Panel implements IRenderMime.IRenderer {
     return new Widget({ node });
   }
 
+  /**
+   * The digest's heading and first causes, each its title, its cost in bold and what to do, muted;
+   * "… N more in the detail" opens the detail, which lists them all.  A cause's cell line is in its
+   * title: the card, rendered from its output alone, has no cell to jump to.
+   */
+  private _diagnosisNode(summary: IRunSummary, runId: string): HTMLElement | null {
+    const d = cardDiagnosis(summary);
+    if (!d) {
+      return null;
+    }
+    const node = el('div', 'cp-Card-diagnosis cp-Diagnosis');
+    if (d.heading) {
+      node.append(el('div', 'cp-Diagnosis-heading', d.heading));
+    }
+    const list = el('ol', 'cp-Diagnosis-list');
+    for (const cause of d.shown) {
+      const item = el('li', 'cp-Cause');
+      item.dataset.kind = cause.kind;
+      item.append(el('span', 'cp-Cause-title', cause.title), document.createTextNode(': '));
+      item.append(el('strong', 'cp-Cause-cost', cause.cost_text));
+      if (cause.action) {
+        item.append(el('div', 'cp-Cause-action', cause.action));
+      }
+      list.append(item);
+    }
+    node.append(list);
+    if (d.more) {
+      const more = el('button', 'cp-Diagnosis-more cp-LinkButton', moreText(d.more));
+      more.title = 'Open this run in a tab beside the notebook: its Overview lists every cause';
+      more.addEventListener('click', () => this._openRun(runId));
+      node.append(more);
+    }
+    return node;
+  }
+
   /** (Re)draw the variants chart between the summary and the actions, in the current theme. */
   private async _drawChart(): Promise<void> {
     const figure = this._data?.figures?.variants;
@@ -147,6 +194,28 @@ export class RunCard extends Panel implements IRenderMime.IRenderer {
   private _data: IRunMimeData | null = null;
   private _chart: Widget | null = null;
   private _stopFollowing: () => void = () => {};
+}
+
+/**
+ * The --sweep recommendation: the digest's sentence, and its torch.compile call in code with a Copy
+ * button that puts exactly that call on the clipboard.
+ */
+export function recommendationNode(r: IRecommendation, className: string): HTMLElement {
+  const node = el('div', `${className} cp-Recommendation`);
+  if (r.text) {
+    node.append(el('div', 'cp-Recommendation-text', r.text));
+  }
+  const row = el('div', 'cp-Recommendation-call');
+  const copy = el('button', 'jp-Button jp-mod-minimal cp-Action cp-Recommendation-copy', 'Copy');
+  copy.title = 'Copy this torch.compile call';
+  copy.addEventListener('click', () => {
+    Clipboard.copyToSystem(r.call);
+    copy.textContent = 'Copied';
+    window.setTimeout(() => (copy.textContent = 'Copy'), 1500);
+  });
+  row.append(el('code', 'cp-Recommendation-code', r.call), copy);
+  node.append(row);
+  return node;
 }
 
 export function runCardFactory(

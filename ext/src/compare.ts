@@ -8,10 +8,25 @@ import { IDelta, IKernelCount } from './types';
 
 /**
  * The class of a delta's change cell, seen from B (the "after" run): better when B's figure is
- * the better one, worse when A's is, none when neither or the figure has no direction.
+ * the better one, worse when A's is, neutral when the digest found the change within noise (inside one
+ * run's interval), none when neither or the figure has no direction.
  */
-export function deltaClass(better: IDelta['better']): string {
-  return better === 'b' ? 'cp-mod-better' : better === 'a' ? 'cp-mod-worse' : '';
+export function deltaClass(d: Pick<IDelta, 'better' | 'within_noise'>): string {
+  if (d.within_noise) {
+    return 'cp-mod-noise';
+  }
+  return d.better === 'b' ? 'cp-mod-better' : d.better === 'a' ? 'cp-mod-worse' : '';
+}
+
+/**
+ * The arrow beside a change the digest calls one (B's or A's figure the better one): which way B's
+ * figure moved, up or down.  None within noise, without a direction, or without a change.
+ */
+export function deltaArrow(d: Pick<IDelta, 'better' | 'within_noise' | 'change'>): string {
+  if (d.within_noise || !d.better || d.change === null || d.change === 0) {
+    return '';
+  }
+  return d.change > 0 ? '▲' : '▼';
 }
 
 /** `triton_poi_fused_add ×3`; a single kernel reads as its name alone, as the text view writes it. */

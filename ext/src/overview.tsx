@@ -1,5 +1,6 @@
 /**
- * A run's Overview tab: the digest's headline, speedup phrase and interval, verdict and payback
+ * A run's Overview tab: the answer first (diagnosisview.tsx: the digest's whole diagnosis, then the
+ * --sweep recommendation with its call to copy), then the digest's headline, speedup phrase and interval, verdict and payback
  * sentences, each variant's timing, the breakdown of a call (breakdownview.tsx), the memory ratio
  * and device peaks (measuredview.tsx), correctness, warnings, errors and the variants and samples
  * charts.
@@ -9,6 +10,7 @@ import * as React from 'react';
 
 import { CallBreakdown, CallVerdict } from './breakdownview';
 import { Chart } from './chart';
+import { DiagnosisList, RecommendationCall } from './diagnosisview';
 import { ITabProps } from './detailprops';
 import { formatBytes, formatMs, formatS, formatSpeedup } from './format';
 import { MeasuredNotes } from './measuredview';
@@ -21,6 +23,8 @@ export function Overview({ run, figures, services }: ITabProps): JSX.Element {
   return (
     <div className="cp-Overview">
       {run.summary?.headline ? <p className="cp-Headline">{run.summary.headline}</p> : null}
+      <DiagnosisList summary={run.summary} showLine={line => void services.revealLine(run, line)} />
+      <RecommendationCall summary={run.summary} />
       {s ? (
         <p className="cp-Speedup">
           <strong>{s.phrase}</strong> with {s.variant}{' '}

@@ -9,7 +9,7 @@ import { ReactWidget, UseSignal } from '@jupyterlab/ui-components';
 import * as React from 'react';
 
 import * as api from './api';
-import { deltaClass, kernelCountText } from './compare';
+import { deltaArrow, deltaClass, kernelCountText } from './compare';
 import { formatAge, speedupTone } from './format';
 import { PanelModel } from './model';
 import { groupJobs, jobTitle, readableRuns, runBadge, runFlag, runTitle, unreadableReason } from './runlist';
@@ -301,6 +301,16 @@ function Compare({ runs }: { runs: IRunSummary[] }): JSX.Element {
               </tr>
             </thead>
             <tbody>
+              <tr className="cp-CompareRef cp-CompareIds">
+                <th>run</th>
+                <td>
+                  <code className="cp-RunId">{shown.a.id}</code>
+                </td>
+                <td>
+                  <code className="cp-RunId">{shown.b.id}</code>
+                </td>
+                <td />
+              </tr>
               {COMPARE_REFS.map(([label, field]) => (
                 <tr key={label} className="cp-CompareRef">
                   <th>{label}</th>
@@ -310,11 +320,19 @@ function Compare({ runs }: { runs: IRunSummary[] }): JSX.Element {
                 </tr>
               ))}
               {shown.deltas.map(d => (
-                <tr key={d.metric} className="cp-Delta" data-metric={d.metric}>
+                <tr
+                  key={d.metric}
+                  className="cp-Delta"
+                  data-metric={d.metric}
+                  data-noise={d.within_noise ? 'yes' : undefined}
+                >
                   <th>{d.metric}</th>
                   <td>{d.a_text}</td>
                   <td>{d.b_text}</td>
-                  <td className={deltaClass(d.better)}>{d.change_text}</td>
+                  {/* the arrow is drawn by CSS (data-arrow), so the cell's text is the digest's words alone */}
+                  <td className={`cp-DeltaChange ${deltaClass(d)}`} data-arrow={deltaArrow(d) || undefined}>
+                    {d.change_text}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -64,6 +64,8 @@ export type IProfileRun = Omit<
 // -- the digest (digest/contract.py) --------------------------------------------------------------------
 
 export type IBreakGroup = digest.BreakGroup;
+export type ICause = digest.Cause;
+export type IRecommendation = digest.RecommendationSummary;
 export type IVariantRow = digest.VariantRow;
 export type ISpeedupSummary = digest.SpeedupSummary;
 export type IBreakdownRow = digest.BreakdownRow;

@@ -1,10 +1,28 @@
-import { deltaClass, kernelCountText } from '../src/compare';
+import { deltaArrow, deltaClass, kernelCountText } from '../src/compare';
 
 describe('deltaClass', () => {
   it('marks the change from B: better when B is, worse when A is, plain otherwise', () => {
-    expect(deltaClass('b')).toBe('cp-mod-better');
-    expect(deltaClass('a')).toBe('cp-mod-worse');
-    expect(deltaClass('')).toBe('');
+    expect(deltaClass({ better: 'b', within_noise: false })).toBe('cp-mod-better');
+    expect(deltaClass({ better: 'a', within_noise: false })).toBe('cp-mod-worse');
+    expect(deltaClass({ better: '', within_noise: false })).toBe('');
+  });
+  it('shows a change within noise neutral, whatever its direction', () => {
+    expect(deltaClass({ better: '', within_noise: true })).toBe('cp-mod-noise');
+    // a digest that set both would still not be coloured
+    expect(deltaClass({ better: 'b', within_noise: true })).toBe('cp-mod-noise');
+  });
+});
+
+describe('deltaArrow', () => {
+  it('points the way B moved for a change the digest calls one', () => {
+    expect(deltaArrow({ better: 'b', within_noise: false, change: -0.55 })).toBe('▼');
+    expect(deltaArrow({ better: 'b', within_noise: false, change: 1.48 })).toBe('▲');
+    expect(deltaArrow({ better: 'a', within_noise: false, change: 0.2 })).toBe('▲');
+  });
+  it('gives no arrow within noise, without a direction or a change', () => {
+    expect(deltaArrow({ better: '', within_noise: true, change: 0.02 })).toBe('');
+    expect(deltaArrow({ better: '', within_noise: false, change: 0.3 })).toBe('');
+    expect(deltaArrow({ better: 'b', within_noise: false, change: null })).toBe('');
   });
 });
 

@@ -54,7 +54,14 @@ interface IExpected {
   compare: {
     a: string;
     b: string;
-    deltas: { metric: string; a_text: string; b_text: string; change_text: string; better: string }[];
+    deltas: {
+      metric: string;
+      a_text: string;
+      b_text: string;
+      change_text: string;
+      better: string;
+      within_noise: boolean;
+    }[];
   };
 }
 
@@ -244,9 +251,11 @@ test("the Compare view shows the comparison's rows as Python words them", async 
     await expect(row.locator('td')).toHaveText([d.a_text, d.b_text, d.change_text]);
     const change = row.locator('td').nth(2);
     if (d.better === 'b') {
-      await expect(change).toHaveClass('cp-mod-better');
+      await expect(change).toHaveClass(/(^| )cp-mod-better( |$)/);
     } else if (d.better === 'a') {
-      await expect(change).toHaveClass('cp-mod-worse');
+      await expect(change).toHaveClass(/(^| )cp-mod-worse( |$)/);
+    } else if (d.within_noise) {
+      await expect(change).not.toHaveClass(/cp-mod-(better|worse)/);
     } else {
       await expect(change).not.toHaveClass(/cp-mod-/);
     }

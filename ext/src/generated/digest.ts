@@ -763,9 +763,13 @@ export interface Delta {
   change: number | null;
   change_text: string;
   /**
-   * which run's figure is the better one; "" when neither or no direction
+   * which run's figure is the better one; "" when neither, within noise or no direction
    */
   better: 'a' | 'b' | '';
+  /**
+   * the change lies within one run's interval (p10–p90, the speedup's): shown neutral
+   */
+  within_noise: boolean;
 }
 /**
  * A kernel name (Inductor's trailing counter stripped) and how many more one run has.

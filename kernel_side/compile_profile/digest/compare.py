@@ -7,6 +7,11 @@ Kernels are matched by name without Inductor's trailing counter (``triton_poi_fu
 ``triton_poi_fused_add_3`` are the same kernel: the counter shifts when an unrelated kernel appears
 earlier), as a multiset, so three ``cpp_fused_relu`` before and two after is one removed, two kept.
 Matching exact names, as the CLI once did, reported every renumbered kernel as one added and one removed.
+
+A timing's or the speedup's change is called one (``better`` set, the view colours it and gives it an arrow)
+only when it lies beyond both runs' intervals: B's figure outside A's interval and A's outside B's (a median's
+p10–p90, the speedup's low–high).  Otherwise it is ``within_noise``, worded "within noise", and neither run's
+figure is the better one: two runs of one unchanged cell differ by a few percent every time.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import cast
 
-from ..profile_run import ProfileRun
+from ..profile_run import ProfileRun, Timing
 from . import contract
 from .facts import cache_words
 from .format import format_bytes, format_ms, format_s, format_speedup, format_speedup_interval
@@ -40,8 +45,9 @@ class Delta:
     b_text: str
     change: float | None  # b / a - 1
     change_text: str
-    # "b" when B's figure is the better one, "a" when A's is, "" when neither or not a figure with a direction
+    # "b" when B's figure is the better one, "a" when A's is, "" when neither, within noise, or no direction
     better: str = ""
+    within_noise: bool = False  # both figures have an interval and the change does not lie beyond both
 
 
 @dataclass
@@ -90,6 +96,29 @@ def _delta(metric: str, a: float | None, b: float | None, fmt, lower_is_better: 
     return Delta(metric, a, b, fmt(a), fmt(b), change, _change_text(change), better)
 
 
+def _beyond(a: float, b: float, a_interval: tuple[float, float], b_interval: tuple[float, float]) -> bool:
+    """Whether ``b`` lies outside A's interval and ``a`` outside B's."""
+    return not (a_interval[0] <= b <= a_interval[1]) and not (b_interval[0] <= a <= b_interval[1])
+
+
+def _judge_noise(d: Delta, a_interval: tuple[float, float] | None, b_interval: tuple[float, float] | None) -> None:
+    """Call ``d``'s change within noise where both runs have an interval and it lies within one of them."""
+    if d.a is None or d.b is None or a_interval is None or b_interval is None:
+        return
+    if not _beyond(d.a, d.b, a_interval, b_interval):
+        d.within_noise, d.better = True, ""
+        d.change_text = f"within noise ({d.change_text})" if d.change is not None else "within noise"
+
+
+def _spread(timing: Timing | None) -> tuple[float, float] | None:
+    return None if timing is None else (timing.p10_ms, timing.p90_ms)
+
+
+def _interval(run: ProfileRun) -> tuple[float, float] | None:
+    s = run.speedup
+    return (s.low, s.high) if s is not None and s.has_interval and s.low is not None and s.high is not None else None
+
+
 def _speedup_text(run: ProfileRun) -> str:
     s = run.speedup
     return "—" if s is None else f"{format_speedup_interval(s.value, s.low, s.high)} {s.variant}"
@@ -107,10 +136,13 @@ def compare(a: ProfileRun, b: ProfileRun) -> Comparison:
     for name in names:
         ta, tb = getattr(va.get(name), "timing", None), getattr(vb.get(name), "timing", None)
         if ta is not None or tb is not None:
-            deltas.append(_delta(f"{name} median", ta and ta.median_ms, tb and tb.median_ms, format_ms, True))
+            d = _delta(f"{name} median", ta and ta.median_ms, tb and tb.median_ms, format_ms, True)
+            _judge_noise(d, _spread(ta), _spread(tb))
+            deltas.append(d)
     if a.speedup is not None or b.speedup is not None:
         d = _delta("speedup", a.speedup and a.speedup.value, b.speedup and b.speedup.value, format_speedup, False)
         d.a_text, d.b_text = _speedup_text(a), _speedup_text(b)
+        _judge_noise(d, _interval(a), _interval(b))
         deltas.append(d)
     for name in names:
         ca, cb = getattr(va.get(name), "compile_s", None), getattr(vb.get(name), "compile_s", None)

@@ -442,7 +442,8 @@ class Delta(TypedDict):
     b_text: str
     change: float | None  # b / a - 1; None when undefined
     change_text: str
-    better: Literal["a", "b", ""]  # which run's figure is the better one; "" when neither or no direction
+    better: Literal["a", "b", ""]  # which run's figure is the better one; "" when neither, within noise or no direction
+    within_noise: bool  # the change lies within one run's interval (p10–p90, the speedup's): shown neutral
 
 
 class KernelCount(TypedDict):
