@@ -69,6 +69,19 @@ def test_timings_are_steady_state_and_speedup_has_an_interval(training_result):
     assert run.cell_runs > eager.timing.n + compiled.timing.n
 
 
+def test_each_stage_records_its_wall_time_and_the_entries_do_not_overlap(training_result):
+    result, _ = training_result
+    stage_s = result.run.stage_s
+    assert list(stage_s)[:2] == ["eager first call", "first call: inductor/default"]
+    expected = {"warm-up", "timing", "float64 reference", "correctness", "memory", "kernel pass: eager"}
+    assert expected | {"kernel pass: inductor/default", "kernel pass", "last eager run", "other"} <= set(stage_s)
+    assert all(s >= 0 for s in stage_s.values())
+    # the compiled variant's first call holds its compile, which is most of it
+    compile_s = result.run.variant("inductor/default").first_call_s
+    assert stage_s["first call: inductor/default"] >= compile_s
+    assert ProfileRun.from_dict(json.loads(json.dumps(result.run.to_dict()))).stage_s == stage_s
+
+
 def test_assignments_land_once_and_the_run_round_trips(training_result):
     result, ns = training_result
     assert isinstance(ns["loss"], torch.Tensor) and ns["y"].shape == (4, 4)

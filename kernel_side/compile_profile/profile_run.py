@@ -604,6 +604,10 @@ class ProfileRun:
     distributed: DistributedRank | None = None  # set when torch.distributed was initialised
     ddp_splits: list[DdpSplit] = field(default_factory=list)  # graphs DDPOptimizer split at bucket boundaries
     host_load: HostLoad | None = None  # other processes' CPU use while timing (Linux)
+    # the profile's own wall time per stage, in the order they ran ("eager first call", "first call: default",
+    # "warm-up", "timing", "float64 reference", "correctness", "kernel pass: eager", ...); the entries do not
+    # overlap, "other" is the rest of the profile's wall time; empty in a run stored before they were recorded
+    stage_s: dict[str, float] = field(default_factory=dict)
     schema_version: int = SCHEMA_VERSION
 
     @staticmethod

@@ -35,6 +35,9 @@ export interface ProfileRun {
   distributed?: DistributedRank | null;
   ddp_splits?: DdpSplit[];
   host_load?: HostLoad | null;
+  stage_s?: {
+    [k: string]: number;
+  };
   schema_version?: number;
 }
 /**
@@ -530,5 +533,8 @@ export interface ProfileRun1 {
   distributed?: DistributedRank | null;
   ddp_splits?: DdpSplit[];
   host_load?: HostLoad | null;
+  stage_s?: {
+    [k: string]: number;
+  };
   schema_version?: number;
 }

@@ -362,10 +362,12 @@ def run_session(session: Session) -> ProfileResult:
     run = session.run
     interrupted: BaseException | None = None
     tracker = DynamoCodeTracker(getattr(session.target.function, "__globals__", None))
+    started = time.perf_counter()
     try:
         with capture_compiles(session.recorder), contextlib.ExitStack() as quiet:
             with contextlib.redirect_stdout(session.stdout):
-                eager_first(session)
+                with session.clock("eager first call"):
+                    eager_first(session)
                 if lockstep.all_ranks_ran_eager(session):
                     if session.opts.quiet_display is not None:
                         quiet.enter_context(session.opts.quiet_display())
@@ -395,6 +397,7 @@ def run_session(session: Session) -> ProfileResult:
         if session.random_after_first is not None:  # the generators as one plain run of the cell leaves them
             session.random_after_first.restore()
     _finish(session)
+    run.stage_s["other"] = max(0.0, time.perf_counter() - started - sum(run.stage_s.values()))
     kept = session.calls.first_eager if session.kept_run == "first" else session.calls.last_eager
     return ProfileResult(
         run=run,
@@ -413,7 +416,8 @@ def _measure_stages(session: Session) -> None:
     for stage in MEASURE_STAGES:
         failure: BaseException | None = None
         try:
-            stage.run(session)
+            with session.clock(stage.name):
+                stage.run(session)
         except (KeyboardInterrupt, distributed.RanksOutOfStep):
             raise
         except BaseException as exc:  # noqa: BLE001 - the cell's code raised (SystemExit too), or the stage

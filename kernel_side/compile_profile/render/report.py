@@ -16,6 +16,7 @@ from typing import Any
 
 from plotly.offline import get_plotlyjs
 
+from ..digest.cost import profile_cost
 from ..digest.distributed import collective_texts, ddp_split_text
 from ..digest.facts import break_count_text, break_groups, top_kernels
 from ..digest.format import format_ms, format_s, one_line
@@ -102,7 +103,23 @@ def _overview(run: ProfileRun) -> str:
         else ""
     )
     charts = "".join(_figure_div(name) for name in overview_figures(run))
-    return f'<section id="overview"><h2>Summary</h2>{render_html(run)}{charts}{source}</section>'
+    return f'<section id="overview"><h2>Summary</h2>{render_html(run)}{charts}{source}{_profile_cost(run)}</section>'
+
+
+def _profile_cost(run: ProfileRun) -> str:
+    """Where the profile's own time went (``digest.cost``): its sentence and a row per stage."""
+    cost = profile_cost(run)
+    if cost is None:
+        return ""
+    rows = "".join(
+        f"<tr><td>{escape(r['label'])}</td><td>{escape(r['time'])}</td><td>{escape(r['share'])}</td></tr>"
+        for r in cost["rows"]
+    )
+    return (
+        f"<h2>The profile's own time</h2><p>{escape(cost['text'])}</p>"
+        '<table class="list"><thead><tr><th>stage</th><th>time</th><th>share</th></tr></thead>'
+        f"<tbody>{rows}</tbody></table>"
+    )
 
 
 def _graph_breaks(run: ProfileRun) -> str:
