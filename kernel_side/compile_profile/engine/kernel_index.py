@@ -14,7 +14,14 @@ from dataclasses import dataclass
 
 from ..profile_run import Kernel
 from .chrome_trace import HostEvent
-from .output_code import EXTERN_PREFIXES, dotted_name, launch_call, launcher_functions, parse_output_code
+from .output_code import (
+    EXTERN_PREFIXES,
+    SourceSegments,
+    dotted_name,
+    launch_call,
+    launcher_functions,
+    parse_output_code,
+)
 
 
 @dataclass
@@ -56,6 +63,7 @@ def call_sites(code: str) -> list[tuple[str, str, str]]:
     if not functions or functions[0].name != "call":
         return []
     partitions = {fn.name: fn for fn in functions[1:]}
+    segments = SourceSegments(code)
 
     def sites_of(fn: ast.FunctionDef, inline: bool) -> list[tuple[str, str, str]]:
         out = []
@@ -72,7 +80,7 @@ def call_sites(code: str) -> list[tuple[str, str, str]]:
                 continue
             callee = dotted_name(call.func)
             base = callee.split(".")[0]
-            text = (ast.get_source_segment(code, stmt) or "").strip()
+            text = (segments(stmt) or "").strip()
             if base in languages:
                 out.append((languages[base], base, text))
             elif callee.startswith(EXTERN_PREFIXES):
