@@ -71,6 +71,8 @@ EXAMPLES: dict[str, tuple[Note, str]] = {
         Note("reference_failed", values={"float64": "no bf16 kernel", "float32": "out of memory", "unavailable": ""}),
         "no float64 reference: the code failed on float64 copies (no bf16 kernel), and on float32 copies (out of",
     ),
+    "reference_quick": (Note("reference_quick"), "no float64 reference (--quick): compared with eager only"),
+    "quick_profile": (Note("quick_profile"), "a --quick profile: no kernel profiler pass (no per-kernel or per-line"),
 }
 
 

@@ -267,6 +267,27 @@ def test_pure_python_api_profiles_a_function_without_ipython(capsys):
     assert capsys.readouterr().out == "", "the profile itself prints nothing"
 
 
+def test_a_quick_profile_times_and_compiles_but_runs_no_profiler_pass_and_no_float64_reference():
+    import compile_profile
+    from compile_profile.digest import run_digest
+    from compile_profile.render.text import render_text
+
+    x = torch.randn(32)
+    run = compile_profile.profile(_scaled_softplus, x, 3.0, quick=True, **FAST)
+    assert run.status == "ok", run.errors
+    assert run.speedup is not None and run.variant("inductor/default").compile_s
+    assert run.kernels and run.graphs  # the compile facts stay
+    assert all(v.kernel_profile is None for v in run.variants)
+    assert all(k.device_time_ms is None for k in run.kernels)
+    # outputs compared with eager only, and the correctness sentence says so
+    assert run.correctness.ok is True and run.correctness.method == "tolerance"  # no reference run
+    assert run.correctness.note is not None and run.correctness.note.kind == "reference_quick"
+    assert "no float64 reference (--quick): compared with eager only" in run_digest(run)["correctness"]["text"]
+    assert "float64 reference" not in run.stage_s
+    assert not [name for name in run.stage_s if name.startswith("kernel pass: ")]
+    assert "a --quick profile: no kernel profiler pass" in render_text(run)
+
+
 def test_pure_python_api_takes_mode_as_a_string():
     import compile_profile
 

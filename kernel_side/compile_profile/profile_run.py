@@ -54,6 +54,8 @@ NoteKind = Literal[
     "reference_distributed",  # no float64 reference: a distributed step
     "reference_changed_state",  # no float64 reference: the run changed the notebook's own tensors
     "reference_failed",  # no float64 reference: values["float64"], ["mixed"], ["float32"], ["unavailable"]
+    "reference_quick",  # no float64 reference: a --quick profile (outputs compared with eager only)
+    "quick_profile",  # a --quick profile: no kernel profiler pass, no per-line eager profile, no float64 reference
 ]
 NoteValue = str | int | float | bool | list[str]
 

@@ -158,7 +158,9 @@ export interface Note {
     | 'random_ops'
     | 'reference_distributed'
     | 'reference_changed_state'
-    | 'reference_failed';
+    | 'reference_failed'
+    | 'reference_quick'
+    | 'quick_profile';
   variant?: string;
   values?: {
     [k: string]: string | number | boolean | string[];

@@ -146,6 +146,11 @@ NOTE_WORDS: dict[NoteKind, Callable[[Note], str]] = {
         "an object that was not copied)"
     ),
     "reference_failed": _reference_failed,
+    "reference_quick": lambda n: "no float64 reference (--quick): compared with eager only",
+    "quick_profile": lambda n: (
+        "a --quick profile: no kernel profiler pass (no per-kernel or per-line times, no breakdown), no "
+        "float64 reference (outputs compared with eager only); profile without --quick for them"
+    ),
 }
 
 

@@ -112,7 +112,7 @@ def profile(fn: Callable[..., Any], *args: Any, **options: Any) -> ProfileRun:
     """Profile ``fn(*args)`` eagerly and under ``torch.compile``.
 
     Options are ``ProfileOptions``' fields (``mode`` for ``modes``): backend, modes, dynamic, fullgraph,
-    options, sweep, warmup, repeat, budget, label, check_correctness, progress.  What the magic refuses
+    options, sweep, warmup, repeat, budget, label, check_correctness, quick (``--quick``), progress.  What the magic refuses
     is refused here with the same message (``OptionError``).
     """
     if "mode" in options:
@@ -338,6 +338,8 @@ def new_session(target: Target, opts: ProfileOptions, specs: list[VariantSpec]) 
         torch_version=str(torch.__version__),
         notebook=opts.notebook,
     )
+    if opts.quick:
+        run.notes.append(Note("quick_profile"))
     session = Session(
         target=target,
         opts=opts,
