@@ -13,6 +13,7 @@ chosen so each figure is measured cleanly:
   6. a separate torch.profiler pass per variant for kernel time by kind, per kernel (compiled)
      and per cell line (eager) (``after_timing``), so its overhead never touches the timed samples;
   7. the last eager run (below).
+Each stage's wall time goes into ``run.stage_s`` (``session.clock``; "other" is the rest of the profile's).
 An interrupt at any point keeps what was measured and marks the run.  So does a failure in a stage
 after the first calls: the cell's code raising on a later run (an iterator it reads ran out, a list
 it empties) or a stage of the profiler's own failing becomes an ``ErrorInfo`` naming the stage, the
@@ -112,8 +113,8 @@ def profile(fn: Callable[..., Any], *args: Any, **options: Any) -> ProfileRun:
     """Profile ``fn(*args)`` eagerly and under ``torch.compile``.
 
     Options are ``ProfileOptions``' fields (``mode`` for ``modes``): backend, modes, dynamic, fullgraph,
-    options, sweep, warmup, repeat, budget, label, check_correctness, quick (``--quick``), progress.  What the magic refuses
-    is refused here with the same message (``OptionError``).
+    options, sweep, warmup, repeat, budget, label, check_correctness, quick (``--quick``), progress.  What the
+    magic refuses is refused here with the same message (``OptionError``).
     """
     if "mode" in options:
         options["modes"] = options.pop("mode")
