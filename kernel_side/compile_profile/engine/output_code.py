@@ -42,13 +42,15 @@ class ParsedOutputCode:
     kernels: list[ParsedKernel]
 
 
-def parse_output_code(code: str) -> ParsedOutputCode:
+def parse_output_code(code: str, tree: ast.Module | None = None) -> ParsedOutputCode:
+    """The module's kernels; ``tree``, ``ast.parse(code)`` where the caller has it already."""
     match = _AOT_ID.search(code[:500])
     kind = match.group(1) if match else ""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return ParsedOutputCode(kind, [])
+    if tree is None:
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            return ParsedOutputCode(kind, [])
     lines = code.splitlines()
     kernels: dict[str, ParsedKernel] = {}
     for node in tree.body:
