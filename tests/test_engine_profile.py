@@ -69,6 +69,19 @@ def test_timings_are_steady_state_and_speedup_has_an_interval(training_result):
     assert run.cell_runs > eager.timing.n + compiled.timing.n
 
 
+def test_each_stage_records_its_wall_time_and_the_entries_do_not_overlap(training_result):
+    result, _ = training_result
+    stage_s = result.run.stage_s
+    assert list(stage_s)[:2] == ["eager first call", "first call: inductor/default"]
+    expected = {"warm-up", "timing", "float64 reference", "correctness", "memory", "kernel pass: eager"}
+    assert expected | {"kernel pass: inductor/default", "kernel pass", "last eager run", "other"} <= set(stage_s)
+    assert all(s >= 0 for s in stage_s.values())
+    # the compiled variant's first call holds its compile, which is most of it
+    compile_s = result.run.variant("inductor/default").first_call_s
+    assert stage_s["first call: inductor/default"] >= compile_s
+    assert ProfileRun.from_dict(json.loads(json.dumps(result.run.to_dict()))).stage_s == stage_s
+
+
 def test_assignments_land_once_and_the_run_round_trips(training_result):
     result, ns = training_result
     assert isinstance(ns["loss"], torch.Tensor) and ns["y"].shape == (4, 4)
@@ -252,6 +265,27 @@ def test_pure_python_api_profiles_a_function_without_ipython(capsys):
     # lines are counted from the function's first line, as they would be in a cell
     assert any(k.language == "cpp" and set(k.lines) <= {2, 3} and k.lines for k in run.kernels)
     assert capsys.readouterr().out == "", "the profile itself prints nothing"
+
+
+def test_a_quick_profile_times_and_compiles_but_runs_no_profiler_pass_and_no_float64_reference():
+    import compile_profile
+    from compile_profile.digest import run_digest
+    from compile_profile.render.text import render_text
+
+    x = torch.randn(32)
+    run = compile_profile.profile(_scaled_softplus, x, 3.0, quick=True, **FAST)
+    assert run.status == "ok", run.errors
+    assert run.speedup is not None and run.variant("inductor/default").compile_s
+    assert run.kernels and run.graphs  # the compile facts stay
+    assert all(v.kernel_profile is None for v in run.variants)
+    assert all(k.device_time_ms is None for k in run.kernels)
+    # outputs compared with eager only, and the correctness sentence says so
+    assert run.correctness.ok is True and run.correctness.method == "tolerance"  # no reference run
+    assert run.correctness.note is not None and run.correctness.note.kind == "reference_quick"
+    assert "no float64 reference (--quick): compared with eager only" in run_digest(run)["correctness"]["text"]
+    assert "float64 reference" not in run.stage_s
+    assert not [name for name in run.stage_s if name.startswith("kernel pass: ")]
+    assert "a --quick profile: no kernel profiler pass" in render_text(run)
 
 
 def test_pure_python_api_takes_mode_as_a_string():

@@ -173,6 +173,16 @@ def test_quoted_option_values_are_unquoted(ip, ns):
     assert variant.options == {"epilogue_fusion": False} and variant.mode == "default"
 
 
+def test_quick_runs_no_profiler_pass_and_says_so(ip, ns):
+    with capture_output():
+        ip.run_cell_magic("compile_profile", f"{FAST} --quick --no-store -o p_quick", "zq = lin(inp).relu()")
+    run = ns["p_quick"]
+    assert run.status == "ok" and run.speedup is not None
+    assert [n.kind for n in run.notes if n.kind == "quick_profile"] == ["quick_profile"]
+    assert all(v.kernel_profile is None for v in run.variants)
+    assert run.correctness.note is not None and run.correctness.note.kind == "reference_quick"
+
+
 def test_keep_leaves_only_the_kept_names_bound(ip, ns):
     ns.pop("hidden", None)
     with capture_output():

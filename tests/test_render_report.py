@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shutil
 import subprocess
+from html import escape
 
 import pytest
 from compile_profile.render.charts import figures
@@ -56,34 +58,44 @@ def test_report_draws_every_figure_of_the_run(cuda_report):
     assert sorted(drawn) == sorted(figures(run))
 
 
-def test_report_sections_hold_every_graph_and_kernel_highlighted(cuda_report):
+def test_report_sections_hold_every_graph_and_kernel_source_once_as_text(cuda_report):
     run, html = cuda_report
-    assert [s["id"] for s in ParsedHTML(html).named("section")] == [
+    parsed = ParsedHTML(html)
+    assert [s["id"] for s in parsed.named("section")] == [
         "overview",
         "graph-breaks",
         "graphs",
         "guards",
         "kernels",
     ]
-    for k in run.kernels:
-        assert highlight_code(k.source, k.language) in html
+    for k in run.kernels:  # plain escaped text, highlighted by the page script when its <details> opens
+        assert f'<pre data-lang="python">{escape(k.source, quote=False)}</pre>' in html
+        assert parsed.text.count(k.source) == 1
     for g in run.graphs:
-        assert highlight_code(g.code, "python") in html
-    assert ".cp-highlight .k" in html  # Pygments' stylesheet travels with the file
+        assert f'<pre data-lang="python">{escape(g.code, quote=False)}</pre>' in html
+    assert "<span" not in html.split('<section id="graphs">')[1]  # no Pygments markup in graphs and kernels
+    assert ".cp-highlight .k" in html  # Pygments' stylesheet colours the page script's spans too
+    assert "function highlightCode" in parsed.scripts[1]
     assert html.count("<details>") == len(run.kernels) + len(run.graphs)
 
 
-def test_kernel_languages_get_their_lexers():
+def test_a_kernel_source_seen_before_is_named_not_repeated():
+    run = cuda_run()
+    first = run.kernels[0]
+    copy = dataclasses.replace(first, name="triton_copy_of_first", variant="inductor/max-autotune")
+    run.kernels.append(copy)
+    parsed = ParsedHTML(render_report_html(run))
+    assert parsed.text.count(first.source) == 1
+    assert f"same source as {first.name} ({first.variant})" in parsed.text
+
+
+def test_kernel_languages_get_their_highlighters():
     run = cpu_run()
     html = render_report_html(run)
     cpp = run.kernels[0]
-    # C++: the `#pragma` is a preprocessor token (class "cp"); as Python it would be a comment ("c1").
-    assert '<span class="cp">#pragma omp parallel num_threads(2)</span>' in highlight_code(cpp.source, "cpp")
-    assert highlight_code(cpp.source, "cpp") in html
-    triton = cuda_run().kernels[0]
-    assert '<span class="nd">@triton</span><span class="o">.</span><span class="n">jit</span>' in highlight_code(
-        triton.source, triton.language
-    )
+    assert f'<pre data-lang="cpp">{escape(cpp.source, quote=False)}</pre>' in html
+    # The cell itself stays highlighted by Pygments, its break lines marked.
+    assert highlight_code(run.cell_source, "python", linenos=True).split("<pre>")[0] in html
 
 
 def test_graph_breaks_section_and_cell_lines(cuda_report):
@@ -126,7 +138,12 @@ def test_report_opens_offline_in_a_browser_and_draws_its_charts(tmp_path):
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     assert chromium, "the browser tests need Chromium (apt-get install chromium)"
     page = tmp_path / "report.html"
-    page.write_text(render_report_html(hostile_run()), encoding="utf-8")
+    html = render_report_html(hostile_run())
+    # the Triton kernel's source (with hostile text in a comment) opened, as a click would: the page script highlights it then, as text nodes
+    hostile_source = html.index("# &lt;script&gt;", html.index('<section id="kernels">'))
+    kernel = html.rindex("<details>", 0, hostile_source)
+    html = html[:kernel] + "<details open>" + html[kernel + len("<details>") :]
+    page.write_text(html, encoding="utf-8")
     dom = subprocess.run(
         [
             chromium,
@@ -147,3 +164,7 @@ def test_report_opens_offline_in_a_browser_and_draws_its_charts(tmp_path):
     assert len(re.findall(r'class="[^"]*js-plotly-plot', dom)) == len(figures(hostile_run()))
     assert re.search(r'<section id="overview">', dom) and re.search(r'<section id="kernels" hidden', dom)
     assert "<img" not in dom
+    kernels = dom[dom.index('<section id="kernels"') :]
+    opened = re.findall(r'<pre data-lang="\w+" data-highlighted="1">(.*?)</pre>', kernels, re.S)
+    assert len(opened) == 1 and '<span class="k">' in opened[0]
+    assert "<script>alert" not in opened[0] and HOSTILE.replace("<", "&lt;").replace(">", "&gt;")[:20] in opened[0]

@@ -70,6 +70,8 @@ NoteKind = Literal[
     "eager_changed_value",  # values["first"], ["then"]: reprs, or "dtype [shape]"
     "eager_changed_values",  # integers: values["differ"] of values["of"]
     "eager_moved",  # values["rmse"], ["ratio"]: RMSE between the runs, and that over the output's RMS
+    "reference_quick",  # no float64 reference: a --quick profile (outputs compared with eager only)
+    "quick_profile",  # a --quick profile: no kernel profiler pass, no per-line eager profile, no float64 reference
 ]
 NoteValue = str | int | float | bool | list[str]
 
@@ -642,6 +644,10 @@ class ProfileRun:
     distributed: DistributedRank | None = None  # set when torch.distributed was initialised
     ddp_splits: list[DdpSplit] = field(default_factory=list[DdpSplit])  # graphs DDPOptimizer split at bucket boundaries
     host_load: HostLoad | None = None  # other processes' CPU use while timing (Linux)
+    # the profile's own wall time per stage, in the order they ran ("eager first call", "first call: default",
+    # "warm-up", "timing", "float64 reference", "correctness", "kernel pass: eager", ...); the entries do not
+    # overlap, "other" is the rest of the profile's wall time; empty in a run stored before they were recorded
+    stage_s: dict[str, float] = field(default_factory=dict[str, float])
     schema_version: int = SCHEMA_VERSION
 
     @staticmethod

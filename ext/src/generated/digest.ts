@@ -108,6 +108,10 @@ export interface RunDigest {
   guards?: GraphGuards[];
   recompiles?: RecompileRow[];
   measured?: Measured;
+  /**
+   * None for a run stored before its stages were timed
+   */
+  profile_cost?: ProfileCost | null;
 }
 /**
  * Where the run ran: ``cpu`` or ``cuda``, and the device's name.
@@ -585,6 +589,40 @@ export interface RooflineRow {
    */
   compute_share: number | null;
   text: string;
+}
+/**
+ * Where the profile's own time went (``cost.profile_cost``).
+ */
+export interface ProfileCost {
+  total_s: number;
+  time: string;
+  /**
+   * one sentence: first calls, timing, after timing and its largest stage
+   */
+  text: string;
+  rows: ProfileCostRow[];
+}
+/**
+ * One stage of the profile's own wall time (``cost.profile_cost``).
+ */
+export interface ProfileCostRow {
+  /**
+   * the key of ProfileRun.stage_s ("kernel pass: eager")
+   */
+  stage: string;
+  /**
+   * in words ("eager profile (per cell line)")
+   */
+  label: string;
+  seconds: number;
+  /**
+   * "1.2 s"
+   */
+  time: string;
+  /**
+   * of the profile's wall time: "43%"
+   */
+  share: string;
 }
 /**
  * One run's digest for lists, the card and the CLI (``summary.summarize``).

@@ -35,6 +35,9 @@ export interface ProfileRun {
   distributed?: DistributedRank | null;
   ddp_splits?: DdpSplit[];
   host_load?: HostLoad | null;
+  stage_s?: {
+    [k: string]: number;
+  };
   schema_version?: number;
 }
 /**
@@ -165,7 +168,9 @@ export interface Note {
     | 'output_beyond_reference'
     | 'eager_changed_value'
     | 'eager_changed_values'
-    | 'eager_moved';
+    | 'eager_moved'
+    | 'reference_quick'
+    | 'quick_profile';
   variant?: string;
   values?: {
     [k: string]: string | number | boolean | string[];
@@ -548,5 +553,8 @@ export interface ProfileRun1 {
   distributed?: DistributedRank | null;
   ddp_splits?: DdpSplit[];
   host_load?: HostLoad | null;
+  stage_s?: {
+    [k: string]: number;
+  };
   schema_version?: number;
 }

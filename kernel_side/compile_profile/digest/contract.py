@@ -410,6 +410,26 @@ class Measured(TypedDict):
     roofline: list[RooflineRow]
 
 
+class ProfileCostRow(TypedDict):
+    """One stage of the profile's own wall time (``cost.profile_cost``)."""
+
+    stage: str  # the key of ProfileRun.stage_s ("kernel pass: eager")
+    label: str  # in words ("eager profile (per cell line)")
+    seconds: float
+    time: str  # "1.2 s"
+    share: str  # of the profile's wall time: "43%"
+
+
+class ProfileCost(TypedDict):
+    """Where the profile's own time went (``cost.profile_cost``)."""
+
+    total_s: float
+    time: str
+    text: str  # one sentence: first calls, timing, after timing and its largest stage
+    # in the order the stages ended (an outer one after those in it), those under 0.5 ms left out
+    rows: list[ProfileCostRow]
+
+
 class RunDigest(RunSummary, total=False):
     """``summarize`` plus what one run's detail shows (``summary.run_digest``)."""
 
@@ -417,6 +437,7 @@ class RunDigest(RunSummary, total=False):
     guards: list[GraphGuards]  # per Dynamo graph with guards
     recompiles: list[RecompileRow]
     measured: Measured
+    profile_cost: ProfileCost | None  # None for a run stored before its stages were timed
 
 
 # -- two runs: compare(a, b).as_dict() ------------------------------------------------------------------

@@ -382,7 +382,8 @@ def correctness_text(c: Correctness) -> str:
         if by_spread:
             parts.append(_spread_pass_text(by_spread, first=not parts))
         if not parts:
-            parts.append(f"compiled results match eager within dtype tolerance{diff}")
+            quick = f"; {note_text(c.note)}" if c.note is not None and c.note.kind == "reference_quick" else ""
+            parts.append(f"compiled results match eager within dtype tolerance{diff}{quick}")
         return "; ".join(parts) + replayed
     failed = [k for k in c.checks if not k.ok]
     first = failed[0] if failed else None

@@ -177,6 +177,11 @@ NOTE_WORDS: dict[NoteKind, Callable[[Note], str]] = {
     "eager_moved": lambda n: (
         f"eager moved by {_float(n, 'rmse'):.3g} RMSE from one run to the next, {_float(n, 'ratio'):.2g}x its RMS"
     ),
+    "reference_quick": lambda n: "no float64 reference (--quick): compared with eager only",
+    "quick_profile": lambda n: (
+        "a --quick profile: no kernel profiler pass (no per-kernel or per-line times, no breakdown), no "
+        "float64 reference (outputs compared with eager only); profile without --quick for them"
+    ),
 }
 
 

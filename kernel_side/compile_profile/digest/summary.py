@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..profile_run import ProfileRun, Speedup, Variant
 from . import contract
 from .breakdown import OVERHEAD_BOUND, breakdown, clamp_warning, columns, reduce_overhead_advice, verdict
+from .cost import profile_cost
 from .diagnosis import diagnosis_digest, diagnosis_heading
 from .distributed import ddp_splits_digest, distributed_summary
 from .facts import (
@@ -475,4 +476,5 @@ def run_digest(run: ProfileRun) -> contract.RunDigest:
         "guards": guards_digest(run),
         "recompiles": recompiles_digest(run),
         "measured": measured(run),
+        "profile_cost": profile_cost(run),
     }

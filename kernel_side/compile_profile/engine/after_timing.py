@@ -7,6 +7,7 @@ stops the passes as it stops the timed runs."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import gc
 from collections.abc import Callable
@@ -15,6 +16,7 @@ from typing import Any
 from ..profile_run import ErrorInfo, ProfileRun
 from . import eager_profile, kernel_profiler, roofline
 from .failures import error_info
+from .session import no_clock
 
 
 def memory_ratio(run: ProfileRun) -> float | None:
@@ -35,30 +37,34 @@ def measure_after_timing(
     eager: eager_profile.EagerCall | None = None,
     *,
     cell_raised: Callable[[BaseException], bool] = lambda exc: False,
+    clock: Callable[[str], contextlib.AbstractContextManager[None]] = no_clock,
 ) -> list[ErrorInfo]:
+    """The passes; ``clock`` times each (``session.StageClock``: "kernel pass: eager", "kernel pass: NAME")."""
     errors: list[ErrorInfo] = []
     run.memory_ratio = memory_ratio(run)
     results = []
     with kernel_profiler.profiler_passes(run.device.type):
         if eager is not None and run.eager is not None:
             try:
-                eager_profile.measure_eager(run, eager)
+                with clock("kernel pass: eager"):
+                    eager_profile.measure_eager(run, eager)
             except Exception as exc:  # the eager pass failing leaves the compiled ones
                 if cell_raised(exc):
                     raise
                 errors.append(error_info("kernel timing", exc, variant="eager"))
         for name, call in compiled.items():
             try:
-                results.append(
-                    kernel_profiler.measure_variant(
-                        run,
-                        name,
-                        call,
-                        before_each,
-                        code=eager.code if eager is not None else None,
-                        line_offset=eager.line_offset if eager is not None else 0,
+                with clock(f"kernel pass: {name}"):
+                    results.append(
+                        kernel_profiler.measure_variant(
+                            run,
+                            name,
+                            call,
+                            before_each,
+                            code=eager.code if eager is not None else None,
+                            line_offset=eager.line_offset if eager is not None else 0,
+                        )
                     )
-                )
             except Exception as exc:  # one variant's failed pass leaves the others
                 if cell_raised(exc):
                     raise

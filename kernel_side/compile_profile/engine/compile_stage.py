@@ -28,7 +28,8 @@ def compile_variants(session: Session) -> None:
     if session.opts.sweep:  # the modes worth trying depend on the device the eager run used
         session.specs = session.opts.variant_specs(sweep_modes(session.run.device.type))
     for spec in session.specs:
-        _compile_one(session, spec)
+        with session.clock(f"first call: {spec.name}"):
+            _compile_one(session, spec)
     if session.calls.optimizers.record_compiled():
         session.run.notes.append(Note("optimizer_changed_by_compile"))
 

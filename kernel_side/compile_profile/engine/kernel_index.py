@@ -14,7 +14,15 @@ from dataclasses import dataclass
 
 from ..profile_run import Kernel
 from .chrome_trace import HostEvent
-from .output_code import EXTERN_PREFIXES, dotted_name, launch_call, launcher_functions, parse_output_code
+from .output_code import (
+    EXTERN_PREFIXES,
+    ParsedOutputCode,
+    SourceSegments,
+    dotted_name,
+    launch_call,
+    launcher_functions,
+    parse_output_code,
+)
 
 
 @dataclass
@@ -43,19 +51,24 @@ def extern_op_name(callee: str) -> str:
     return callee
 
 
-def call_sites(code: str) -> list[tuple[str, str, str]]:
+def call_sites(
+    code: str, tree: ast.Module | None = None, parsed: ParsedOutputCode | None = None
+) -> list[tuple[str, str, str]]:
     """(kind, name, statement text) of each kernel launch or extern call, in the order ``call()``
-    runs them (a graph partition's launches where ``call`` invokes ``self.partitions[N]``)."""
-    parsed = parse_output_code(code)
+    runs them (a graph partition's launches where ``call`` invokes ``self.partitions[N]``); ``tree`` and
+    ``parsed``, the module's ``ast.parse`` and ``parse_output_code`` where the caller has them."""
+    if tree is None:
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            return []
+    parsed = parsed if parsed is not None else parse_output_code(code, tree)
     languages = {k.name: k.language for k in parsed.kernels if k.language != "extern"}
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return []
     functions = launcher_functions(tree)
     if not functions or functions[0].name != "call":
         return []
     partitions = {fn.name: fn for fn in functions[1:]}
+    segments = SourceSegments(code)
 
     def sites_of(fn: ast.FunctionDef, inline: bool) -> list[tuple[str, str, str]]:
         out = []
@@ -72,7 +85,7 @@ def call_sites(code: str) -> list[tuple[str, str, str]]:
                 continue
             callee = dotted_name(call.func)
             base = callee.split(".")[0]
-            text = (ast.get_source_segment(code, stmt) or "").strip()
+            text = (segments(stmt) or "").strip()
             if base in languages:
                 out.append((languages[base], base, text))
             elif callee.startswith(EXTERN_PREFIXES):
@@ -118,9 +131,14 @@ class KernelIndex:
                 code = f.read()
         except OSError:
             return None
-        parsed = {k.name: k for k in parse_output_code(code).kernels if k.language != "extern"}
+        try:
+            tree = ast.parse(code)  # once: parse_output_code and call_sites walk the same tree
+        except SyntaxError:
+            return None
+        module = parse_output_code(code, tree)
+        parsed = {k.name: k for k in module.kernels if k.language != "extern"}
         votes: collections.Counter[str] = collections.Counter()
-        raw = call_sites(code)
+        raw = call_sites(code, tree, module)
         for kind, name, text in raw:
             source = parsed[name].source.strip() if kind != "extern" else text
             for k in self.by_name_source.get((name, source), []):

@@ -56,15 +56,16 @@ def time_variants(session: Session) -> None:
     session.progress("warming up")
     session.recorder.take()
     backends = session.backends
-    settled = warm_up(
-        timed,
-        plan,
-        device_sync(device_type),
-        compiles=lambda name: len(backends[name].graphs) if name in backends else 0,
-        # a frame recompiling on each call stops at the limit; calls without a compile come between
-        settling_calls=(recompile_limit() + 1) * SETTLED_CALLS,
-        decide=lambda more: bool(distributed.ranks_where_false(not more)),  # any rank compiled
-    )
+    with session.clock("warm-up"):  # the rest of the stage is "timing"'s
+        settled = warm_up(
+            timed,
+            plan,
+            device_sync(device_type),
+            compiles=lambda name: len(backends[name].graphs) if name in backends else 0,
+            # a frame recompiling on each call stops at the limit; calls without a compile come between
+            settling_calls=(recompile_limit() + 1) * SETTLED_CALLS,
+            decide=lambda more: bool(distributed.ranks_where_false(not more)),  # any rank compiled
+        )
     note_recompiles(session, session.recorder.take(), during_timing=False)
     for name, extra in settled.items():
         if extra:
@@ -197,7 +198,11 @@ def _correctness_runs(
     and iterator items."""
     t = session.target
     _restore_state(session)
-    reference = _float64_reference(session, compared, replay)
+    if session.opts.quick:  # outputs compared with eager only, and the digest says so
+        reference = reference_mod.ReferenceRun(None, note=Note("reference_quick"))
+    else:
+        with session.clock("float64 reference"):
+            reference = _float64_reference(session, compared, replay)
     results = []
     for name, call in ((best, session.compiled[best]), ("eager", session.calls.eager), ("eager", session.calls.eager)):
         _restore_state(session)
@@ -325,7 +330,12 @@ def measure_kernels(session: Session) -> None:
         tagged = {name: session.tagged(name, call) for name, call in session.compiled.items()}
         session.run.errors.extend(
             measure_after_timing(
-                session.run, tagged, lambda: session.calls.reset("compiled"), eager, cell_raised=cell_raised
+                session.run,
+                tagged,
+                lambda: session.calls.reset("compiled"),
+                eager,
+                cell_raised=cell_raised,
+                clock=session.clock,
             )
         )
     except Exception as exc:  # a failed profiler pass loses its figures, never the run

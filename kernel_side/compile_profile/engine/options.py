@@ -123,6 +123,18 @@ OPTION_TABLE: tuple[OptionRow, ...] = (
         ),
     ),
     OptionRow(
+        "the headline, graph breaks, compile time, cache state and the timed comparison only: no kernel profiler "
+        "pass, no per-line eager profile, no float64 reference (outputs compared with eager only)",
+        (
+            _flag(
+                "--quick",
+                action="store_true",
+                help="timing and compile facts only: no kernel profiler pass, per-line eager profile or float64 "
+                "reference (outputs compared with eager only)",
+            ),
+        ),
+    ),
+    OptionRow(
         "the names the cell keeps, comma-separated (default: all it assigns); the others are temporaries, "
         "unbound after the cell, which compiled code need not write out",
         (
@@ -212,6 +224,8 @@ class ProfileOptions:
         None  # a cell's names that stay after it (default: all it assigns); the rest are temporaries
     )
     kernel_timing: bool = True  # the torch.profiler pass after timing: per-kernel time, roofline
+    # --quick: no profiler pass (kernel_timing becomes False), no float64 reference (outputs against eager only)
+    quick: bool = False
     progress: Progress | None = None
     # Silences what the frontend shows from a run (rich display output) after the first eager run,
     # which shows it once; the engine itself drops stdout and, from timing on, stderr of later runs.
@@ -227,6 +241,8 @@ class ProfileOptions:
             raise OptionError(
                 "--sweep chooses the modes itself: leave out --mode, or drop --sweep to profile the modes given"
             )
+        if self.quick:
+            self.kernel_timing = False
         _check_count("--warmup", self.warmup, least=0)
         _check_count("--repeat", self.repeat, least=1)
         _check_count("min_samples", self.min_samples, least=1)

@@ -13,6 +13,7 @@ chosen so each figure is measured cleanly:
   6. a separate torch.profiler pass per variant for kernel time by kind, per kernel (compiled)
      and per cell line (eager) (``after_timing``), so its overhead never touches the timed samples;
   7. the last eager run (below).
+Each stage's wall time goes into ``run.stage_s`` (``session.clock``; "other" is the rest of the profile's).
 An interrupt at any point keeps what was measured and marks the run.  So does a failure in a stage
 after the first calls: the cell's code raising on a later run (an iterator it reads ran out, a list
 it empties) or a stage of the profiler's own failing becomes an ``ErrorInfo`` naming the stage, the
@@ -112,8 +113,8 @@ def profile(fn: Callable[..., Any], *args: Any, **options: Any) -> ProfileRun:
     """Profile ``fn(*args)`` eagerly and under ``torch.compile``.
 
     Options are ``ProfileOptions``' fields (``mode`` for ``modes``): backend, modes, dynamic, fullgraph,
-    options, sweep, warmup, repeat, budget, label, check_correctness, progress.  What the magic refuses
-    is refused here with the same message (``OptionError``).
+    options, sweep, warmup, repeat, budget, label, check_correctness, quick (``--quick``), progress.  What the
+    magic refuses is refused here with the same message (``OptionError``).
     """
     if "mode" in options:
         options["modes"] = options.pop("mode")
@@ -338,6 +339,8 @@ def new_session(target: Target, opts: ProfileOptions, specs: list[VariantSpec]) 
         torch_version=str(torch.__version__),
         notebook=opts.notebook,
     )
+    if opts.quick:
+        run.notes.append(Note("quick_profile"))
     session = Session(
         target=target,
         opts=opts,
@@ -362,10 +365,12 @@ def run_session(session: Session) -> ProfileResult:
     run = session.run
     interrupted: BaseException | None = None
     tracker = DynamoCodeTracker(getattr(session.target.function, "__globals__", None))
+    started = time.perf_counter()
     try:
         with capture_compiles(session.recorder), contextlib.ExitStack() as quiet:
             with contextlib.redirect_stdout(session.stdout):
-                eager_first(session)
+                with session.clock("eager first call"):
+                    eager_first(session)
                 if lockstep.all_ranks_ran_eager(session):
                     if session.opts.quiet_display is not None:
                         quiet.enter_context(session.opts.quiet_display())
@@ -395,6 +400,7 @@ def run_session(session: Session) -> ProfileResult:
         if session.random_after_first is not None:  # the generators as one plain run of the cell leaves them
             session.random_after_first.restore()
     _finish(session)
+    run.stage_s["other"] = max(0.0, time.perf_counter() - started - sum(run.stage_s.values()))
     kept = session.calls.first_eager if session.kept_run == "first" else session.calls.last_eager
     return ProfileResult(
         run=run,
@@ -413,7 +419,8 @@ def _measure_stages(session: Session) -> None:
     for stage in MEASURE_STAGES:
         failure: BaseException | None = None
         try:
-            stage.run(session)
+            with session.clock(stage.name):
+                stage.run(session)
         except (KeyboardInterrupt, distributed.RanksOutOfStep):
             raise
         except BaseException as exc:  # noqa: BLE001 - the cell's code raised (SystemExit too), or the stage

@@ -10,8 +10,10 @@ exception as an ``ErrorInfo`` at its cell line, tag the trace events of a varian
 
 from __future__ import annotations
 
+import contextlib
 import io
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -51,6 +53,37 @@ class Target:
     call_with_arguments: Callable[[list[Any]], Any] | None = None  # the eager call with other arguments
 
 
+class StageClock:
+    """Where a profile's wall time goes: each stage's seconds, added into a dict (``ProfileRun.stage_s``).
+
+    Clocks nest: a stage timed inside another (the float64 reference inside correctness, each variant's
+    profiler pass inside the kernel pass) is taken out of the outer one, so the entries never overlap and
+    their sum is the wall time the clocks covered.  Entries are listed in the order they first ended (an outer
+    stage after the stages nested in it)."""
+
+    def __init__(self, into: dict[str, float]) -> None:
+        self.into = into
+        self._inner: list[float] = []  # per open clock, the seconds its nested clocks took
+
+    @contextlib.contextmanager
+    def __call__(self, name: str) -> Iterator[None]:
+        self._inner.append(0.0)
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            took = time.perf_counter() - t0
+            inner = self._inner.pop()
+            if self._inner:
+                self._inner[-1] += took
+            self.into[name] = self.into.get(name, 0.0) + max(0.0, took - inner)
+
+
+def no_clock(name: str) -> contextlib.AbstractContextManager[None]:
+    """A ``StageClock`` stand-in that times nothing (a pass run outside a session)."""
+    return contextlib.nullcontext()
+
+
 @dataclass
 class Session:
     """One profile's shared state.  Set up by ``profiler.new_session``; filled by the stages."""
@@ -81,6 +114,10 @@ class Session:
     graphs_seen: dict[str, int] = field(default_factory=lambda: {})  # graphs each backend had when last read
     kernel_builds: dict[str, KernelBuilds] = field(default_factory=lambda: {})  # kernel binaries built
     calls_at_stage_start: int = 0  # ``lockstep.stage_done``'s count
+    clock: StageClock = field(init=False)  # each stage's wall time, into ``run.stage_s``
+
+    def __post_init__(self) -> None:
+        self.clock = StageClock(self.run.stage_s)
 
     def error(self, stage: str, exc: BaseException, *, variant: str = "") -> ErrorInfo:
         """``exc`` as the run's error of ``stage``, at the cell line it was raised from where there is one."""

@@ -1,8 +1,12 @@
 """One self-contained HTML file for a run: opens offline, shares by email, survives without a server.
 
 plotly.js is embedded from the installed plotly package, the figures come from
-``charts.figures`` and code is highlighted by Pygments.  The file holds exactly
-two scripts, plotly.js and the small one below, and fetches nothing.  All text
+``charts.figures``; the cell is highlighted by Pygments.  Each graph's and kernel's code is there once, as
+escaped plain text folded in a ``<details>`` (a kernel whose source an earlier one has says so, by name),
+and highlighted when it is opened, by the page script (``highlightCode``: comments, strings,
+numbers and keywords, as text nodes in spans of Pygments' classes, so the one stylesheet colours both):
+highlighting every block with Pygments made a 2,500-kernel report 34 MB and slow to write and open.
+The file holds exactly two scripts, plotly.js and the small one below, and fetches nothing.  All text
 from the run is escaped (by ``html.escape`` or by Pygments), numbers and enum values too;
 the figure JSON is placed inside the script with ``<``, ``>`` and ``&`` written
 as ``\\u`` escapes so no string in it can close the script element.
@@ -16,6 +20,7 @@ from typing import Any
 
 from plotly.offline import get_plotlyjs
 
+from ..digest.cost import profile_cost
 from ..digest.distributed import collective_texts, ddp_split_text
 from ..digest.facts import break_count_text, break_groups, top_kernels
 from ..digest.format import format_ms, format_s, one_line
@@ -47,7 +52,7 @@ table.list th, table.list td { text-align: left; padding: 2px 10px 2px 0; border
 
 # Tabs (sections stay visible without scripts), plots drawn in the page's theme,
 # and a redraw when a tab with plots becomes visible so they take its width.
-_PAGE_SCRIPT = """
+_PAGE_SCRIPT = r"""
 (function () {
   var dark = window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
   var ink = dark ? "#ddd" : "#222", grid = dark ? "rgba(200,200,200,.2)" : "rgba(60,60,60,.15)";
@@ -71,6 +76,44 @@ _PAGE_SCRIPT = """
   links.forEach(function (a) {
     a.addEventListener("click", function (e) { e.preventDefault(); show(a.getAttribute("href").slice(1)); });
   });
+  var KEYWORDS = {
+    python: "and as assert break class continue def del elif else except False finally for from global if import in is " +
+      "lambda None nonlocal not or pass raise return True try while with yield",
+    cpp: "auto bool break case char const constexpr continue default do double else enum extern float for if inline " +
+      "int long namespace return short signed sizeof static struct switch template typedef typename unsigned void " +
+      "volatile while"
+  };
+  var COMMENT = {python: /#[^\n]*/.source, cpp: /\/\/[^\n]*|\/\*[\s\S]*?\*\/|^[ \t]*#[^\n]*/.source};
+  var STRING = /"{3}[\s\S]*?"{3}|'{3}[\s\S]*?'{3}|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'/.source;
+  var NUMBER = /\b\d+(?:\.\d*)?(?:[eE][+-]?\d+)?\b/.source;
+  // A graph's or kernel's code, plain text until its details element opens: comments, strings, numbers and
+  // keywords wrapped in spans of Pygments' classes (text nodes: nothing in the code becomes markup).
+  function highlightCode(pre) {
+    if (pre.getAttribute("data-highlighted")) return;
+    pre.setAttribute("data-highlighted", "1");
+    var lang = pre.getAttribute("data-lang") === "cpp" ? "cpp" : "python", text = pre.textContent;
+    var pattern = new RegExp("(" + COMMENT[lang] + ")|(" + STRING + ")|(" + NUMBER + ")|\\b(" +
+      KEYWORDS[lang].split(" ").join("|") + ")\\b", "gm");
+    var out = document.createDocumentFragment(), at = 0, m;
+    while ((m = pattern.exec(text)) !== null) {
+      if (!m[0]) { pattern.lastIndex++; continue; }
+      var kind = m[1] !== undefined ? (m[0].trim().charAt(0) === "#" && lang === "cpp" ? "cp" : "c1")
+        : m[2] !== undefined ? "s" : m[3] !== undefined ? "m" : "k";
+      out.appendChild(document.createTextNode(text.slice(at, m.index)));
+      var span = document.createElement("span");
+      span.className = kind;
+      span.textContent = m[0];
+      out.appendChild(span);
+      at = m.index + m[0].length;
+    }
+    out.appendChild(document.createTextNode(text.slice(at)));
+    pre.textContent = "";
+    pre.appendChild(out);
+  }
+  // toggle does not bubble: it is listened for on its way down to the details element
+  document.addEventListener("toggle", function (e) {
+    if (e.target.open) e.target.querySelectorAll("pre[data-lang]").forEach(highlightCode);
+  }, true);
   var wanted = location.hash.slice(1);
   show(Array.prototype.some.call(sections, function (s) { return s.id === wanted; }) ? wanted : sections[0].id);
 })();
@@ -102,7 +145,23 @@ def _overview(run: ProfileRun) -> str:
         else ""
     )
     charts = "".join(_figure_div(name) for name in overview_figures(run))
-    return f'<section id="overview"><h2>Summary</h2>{render_html(run)}{charts}{source}</section>'
+    return f'<section id="overview"><h2>Summary</h2>{render_html(run)}{charts}{source}{_profile_cost(run)}</section>'
+
+
+def _profile_cost(run: ProfileRun) -> str:
+    """Where the profile's own time went (``digest.cost``): its sentence and a row per stage."""
+    cost = profile_cost(run)
+    if cost is None:
+        return ""
+    rows = "".join(
+        f"<tr><td>{escape(r['label'])}</td><td>{escape(r['time'])}</td><td>{escape(r['share'])}</td></tr>"
+        for r in cost["rows"]
+    )
+    return (
+        f"<h2>The profile's own time</h2><p>{escape(cost['text'])}</p>"
+        '<table class="list"><thead><tr><th>stage</th><th>time</th><th>share</th></tr></thead>'
+        f"<tbody>{rows}</tbody></table>"
+    )
 
 
 def _graph_breaks(run: ProfileRun) -> str:
@@ -212,7 +271,7 @@ def _graph(g: Graph) -> str:
     if g.lines:
         facts.append("cell lines " + escape(", ".join(map(str, g.lines))))
     summary = f"<code>{escape(g.id)}</code> · " + " · ".join(f for f in facts if f) + (f" · {ops}" if ops else "")
-    return f"<details><summary>{summary}</summary>{highlight_code(g.code, 'python')}</details>"
+    return f"<details><summary>{summary}</summary>{_code(g.code, 'python')}</details>"
 
 
 def _graphs(run: ProfileRun) -> str:
@@ -220,7 +279,14 @@ def _graphs(run: ProfileRun) -> str:
     return f'<section id="graphs"><h2>Graphs ({len(run.graphs)})</h2>{body}</section>'
 
 
-def _kernel(k: Kernel, left_out) -> str:
+def _code(code: str, language: str) -> str:
+    """A graph's or kernel's code as escaped plain text, highlighted when its ``<details>`` opens (the page
+    script's ``highlightCode``, which reads ``data-lang``)."""
+    lang = "cpp" if language == "cpp" else "python"
+    return f'<div class="cp-highlight"><pre data-lang="{lang}">{escape(code, quote=False)}</pre></div>'
+
+
+def _kernel(k: Kernel, left_out, first_with_source: dict[str, Kernel]) -> str:
     facts = [escape(k.language)]
     if k.variant:
         facts.append(escape(k.variant))
@@ -231,13 +297,20 @@ def _kernel(k: Kernel, left_out) -> str:
     if k.aten_ops:
         facts.append(escape(", ".join(k.aten_ops)))
     summary = f"<code>{escape(k.name)}</code> · " + " · ".join(facts)
-    return f"<details><summary>{summary}</summary>{highlight_code(k.source, k.language)}</details>"
+    first = first_with_source.setdefault(k.source, k)
+    if first is not k and k.source:  # a sweep's variants often generate the same kernel: its source once
+        where = f" ({escape(first.variant)})" if first.variant else ""
+        body = f'<p class="meta">same source as <code>{escape(first.name)}</code>{where}</p>'
+    else:
+        body = _code(k.source, k.language)
+    return f"<details><summary>{summary}</summary>{body}</details>"
 
 
 def _kernels(run: ProfileRun) -> str:
     left_out = withheld(run)
+    first_with_source: dict[str, Kernel] = {}
     body = (
-        "".join(_kernel(k, left_out) for k in top_kernels(run.kernels, len(run.kernels)))
+        "".join(_kernel(k, left_out, first_with_source) for k in top_kernels(run.kernels, len(run.kernels)))
         or "<p>No kernels were generated.</p>"
     )
     notes = "".join(f'<p class="meta cp-withheld">{escape(j.text)}</p>' for j in left_out.values())

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from ..digest.breakdown import TITLE, breakdown, breakdown_note, columns, verdict
 from ..digest.compare import Comparison
+from ..digest.cost import profile_cost
 from ..digest.diagnosis import cause_text, diagnosis, diagnosis_heading
 from ..digest.distributed import collective_texts, ddp_split_text, distributed_text
 from ..digest.facts import (
@@ -298,6 +299,15 @@ def _error_lines(run: ProfileRun) -> list[str]:
     return out
 
 
+def _cost_lines(run: ProfileRun) -> list[str]:
+    """Where the profile's own time went (``digest.cost``): its sentence and a row per stage."""
+    cost = profile_cost(run)
+    if cost is None:
+        return []
+    rows = [[row["label"], row["time"], row["share"]] for row in cost["rows"]]
+    return [cost["text"], text_table(["stage", "time", "share"], rows)]
+
+
 def cell_runs_text(n: int) -> str:
     # Said outright because a cell that changes state in place (x.add_(1), an optimizer step)
     # changed it this many times, not once.
@@ -333,6 +343,7 @@ def render_text(run: ProfileRun) -> str:
     lines += _lines_lines(run)
     if run.cell_runs:
         lines.append(cell_runs_text(run.cell_runs))
+    lines += _cost_lines(run)
     lines += _error_lines(run)
     if run.status != "ok":
         lines.append(f"status: {run.status}" + (f" ({interrupted_text(run)})" if run.status == "interrupted" else ""))
