@@ -551,6 +551,8 @@ def test_a_speedup_and_its_interval_read_one_way_in_every_list():
     assert format_speedup_interval(0.8, 0.7, 0.9) == "1.25× slower [1.11×–1.43×]"
     assert format_speedup_interval(1.05, 0.9, 1.2) == "1.05× faster (within noise) [0.90×–1.20×]"
     assert format_speedup_interval(0.8, None, None) == "1.25× slower"
+    # within noise, a slowdown's bounds are still read as slowdowns: from 0.97x slower (faster) to 1.14x slower
+    assert format_speedup_interval(0.95, 0.88, 1.03) == "1.05× slower (within noise) [0.97×–1.14×]"
     assert format_speedup_interval(None, None, None) == "—"
 
 
@@ -584,8 +586,7 @@ def test_a_mode_that_ran_measurably_faster_is_recommended_with_its_margin():
     advice = summarize(_swept(1.31, 1.12, 1.50))["recommendation"]
     assert advice["measurable"] and advice["call"] == 'torch.compile(model, mode="max-autotune")'
     assert advice["text"] == (
-        'inductor/max-autotune: torch.compile(model, mode="max-autotune"), 1.31× faster [1.12×–1.50×] than '
-        "inductor/default, the next fastest"
+        "inductor/max-autotune ran 1.31× faster than inductor/default, the next fastest [1.12×–1.50×]"
     )
 
 
@@ -593,7 +594,10 @@ def test_a_mode_faster_only_within_the_noise_is_not_recommended():
     advice = summarize(_swept(1.05, 0.35, 23.3))["recommendation"]
     assert not advice["measurable"] and advice["call"] == "torch.compile(model)"
     assert advice["text"].startswith("no mode is measurably better: inductor/max-autotune ran 1.05× faster")
-    assert "within noise" in advice["text"] and advice["text"].endswith("torch.compile(model) is as good")
+    assert advice["text"] == (
+        "no mode is measurably better: inductor/max-autotune ran 1.05× faster than inductor/default, within noise "
+        "[0.35×–23.3×], so the plain call is as good"
+    )
 
 
 def test_modes_that_generated_the_same_kernels_are_no_choice_whatever_their_timings():
@@ -604,9 +608,10 @@ def test_modes_that_generated_the_same_kernels_are_no_choice_whatever_their_timi
 
 def test_every_view_says_the_recommendation_in_the_digests_words():
     run = _swept(1.05, 0.9, 1.2)
-    text = summarize(run)["recommendation"]["text"]
-    assert f"recommendation (--sweep): {text}" in str(run).splitlines()
-    assert html.escape(text, quote=False) in run._repr_mimebundle_()["text/html"]
+    advice = summarize(run)["recommendation"]
+    assert f"recommendation (--sweep): {advice['call']} — {advice['text']}" in str(run).splitlines()
+    page = run._repr_mimebundle_()["text/html"]
+    assert html.escape(advice["text"], quote=False) in page and html.escape(advice["call"]) in page
 
 
 def test_a_change_is_called_only_beyond_both_runs_intervals():

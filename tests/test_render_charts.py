@@ -55,7 +55,7 @@ def test_variants_bars_are_medians_with_p10_p90_error_bars_and_speedup_text():
     assert bar["customdata"] == [[v.timing.p10_ms, v.timing.p90_ms, v.timing.n] for v in run.variants]
     ratio = run.eager.timing.median_ms / run.variant("inductor/default").timing.median_ms
     # each ratio in the headline's words (issue 23: one form of the speedup everywhere)
-    assert bar["text"] == ["", f"{ratio:.2f}× faster", "2.71× faster [2.60, 2.83] 95% CI"]
+    assert bar["text"] == ["", f"{ratio:.2f}× faster", "2.71× faster [2.60×–2.83×] 95% CI"]
 
 
 def test_untimed_variants_are_left_out_and_nothing_timed_is_an_empty_figure():

@@ -40,14 +40,23 @@ def format_speedup_interval(value: float | None, low: float | None, high: float 
     if value is None:
         return "—"
     phrase = ratio_phrase(value)
-    if not all(isinstance(x, (int, float)) and math.isfinite(x) and x > 0 for x in (low, high)):
+    brackets = interval_brackets(value, low, high)
+    if not brackets:
         return phrase
     assert low is not None and high is not None
-    if low >= 1:
-        return f"{phrase} [{format_speedup(low)}–{format_speedup(high)}]"
-    if high <= 1:
-        return f"{phrase} [{format_speedup(1 / high)}–{format_speedup(1 / low)}]"
-    return f"{phrase} (within noise) [{format_speedup(low)}–{format_speedup(high)}]"
+    return f"{phrase}{' (within noise)' if low < 1 < high else ''} {brackets}"
+
+
+def interval_brackets(value: float, low: float | None, high: float | None) -> str:
+    """A speedup's interval read as the headline reads the speedup ``value``: ``[3.60×–4.40×]`` beside "faster",
+    a slowdown's as slowdowns ``[1.11×–1.43×]`` beside "slower" (never "0.70×–0.90×"), also where it includes 1×
+    (``1.05× slower [0.97×–1.14×]``: from 0.97× slower, i.e. faster, to 1.14× slower); "" without one."""
+    if not all(isinstance(x, (int, float)) and math.isfinite(x) and x > 0 for x in (low, high)):
+        return ""
+    assert low is not None and high is not None
+    if value < 1:
+        return f"[{format_speedup(1 / high)}–{format_speedup(1 / low)}]"
+    return f"[{format_speedup(low)}–{format_speedup(high)}]"
 
 
 def format_bytes(n: int | None) -> str:
@@ -75,9 +84,12 @@ def ratio_phrase(value: float) -> str:
 
 
 def format_interval(speedup: Speedup) -> str:
-    if not speedup.has_interval:
+    """The speedup's interval as the headline words the speedup (``interval_brackets``), with its confidence:
+    ``[1.75×–1.86×] 95% CI`` beside "1.80× slower"; a chart once read "1.80× slower [0.54, 0.57] 95% CI"."""
+    brackets = interval_brackets(speedup.value, speedup.low, speedup.high) if speedup.has_interval else ""
+    if not brackets:
         return "(too few samples for an interval: --repeat 3 or more)"
-    return f"[{speedup.low:.2f}, {speedup.high:.2f}] {speedup.confidence * 100:.0f}% CI"
+    return f"{brackets} {speedup.confidence * 100:.0f}% CI"
 
 
 def format_diff(x: float | None) -> str:

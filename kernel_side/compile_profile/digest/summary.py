@@ -37,6 +37,7 @@ from .format import (
     format_s,
     format_speedup,
     format_speedup_interval,
+    interval_brackets,
     ratio_phrase,
 )
 from .guards import failed_guard_text, guards_digest, recompiles_digest, value_guard_warnings
@@ -110,7 +111,8 @@ def recommendation_digest(run: ProfileRun) -> contract.RecommendationSummary | N
     measurably faster than the next fastest (the interval of their ratio above 1×, and other code
     generated); otherwise "no mode is measurably better" and the plain call (a sweep once recommended one
     of two variants that compiled the same single kernel, from an interval of 0.35–23.3).  ``call`` is
-    the one to copy; ``measurable`` whether a mode won."""
+    the one to copy, and every view shows it beside ``text``, which does not repeat it; ``measurable`` whether a
+    mode won."""
     r = run.recommendation
     if r is None:
         return None
@@ -118,32 +120,35 @@ def recommendation_digest(run: ProfileRun) -> contract.RecommendationSummary | N
     if not r.runner_up or r.margin is None:  # one variant swept, or a run from before the margin was measured
         s = run.speedup
         why = (
-            f" (fastest compiled variant: {format_speedup_interval(s.value, s.low, s.high)})"
+            f" ({format_speedup_interval(s.value, s.low, s.high)} than eager)"
             if s is not None and s.variant == r.variant
             else ""
         )
-        return {"variant": r.variant, "call": r.call, "measurable": True, "text": f"{r.variant}: {r.call}{why}"}
-    margin = format_speedup_interval(r.margin, r.margin_low, r.margin_high)
+        text = f"{r.variant}, the fastest compiled variant{why}"
+        return {"variant": r.variant, "call": r.call, "measurable": True, "text": text}
+    margin = f"{ratio_phrase(r.margin)} than {r.runner_up}"
+    brackets = interval_brackets(r.margin, r.margin_low, r.margin_high)
     if same_kernels(run, r.variant, r.runner_up):
         text = (
-            f"no mode is measurably better: {r.variant} and {r.runner_up} generated the same kernels; "
-            f"{plain} is as good"
+            f"no mode is measurably better: {r.variant} and {r.runner_up} generated the same kernels, so the "
+            "plain call is as good"
         )
         return {"variant": r.plain_variant or r.variant, "call": plain, "measurable": False, "text": text}
     if r.margin_low is None or r.margin_low <= 1:
         text = (
-            f"no mode is measurably better: {r.variant} ran {margin} than {r.runner_up}, "
-            f"within noise; {plain} is as good"
+            f"no mode is measurably better: {r.variant} ran {margin}, within noise"
+            + (f" {brackets}" if brackets else "")
+            + ", so the plain call is as good"
         )
         return {"variant": r.plain_variant or r.variant, "call": plain, "measurable": False, "text": text}
-    text = f"{r.variant}: {r.call}, {margin} than {r.runner_up}, the next fastest"
+    text = f"{r.variant} ran {margin}, the next fastest" + (f" {brackets}" if brackets else "")
     return {"variant": r.variant, "call": r.call, "measurable": True, "text": text}
 
 
 def recommendation_text(run: ProfileRun) -> str:
-    """``recommendation_digest``'s sentence; "" without a sweep."""
+    """The call to copy and ``recommendation_digest``'s sentence, as the text view says them; "" without a sweep."""
     digest = recommendation_digest(run)
-    return digest.get("text", "") if digest else ""
+    return f"{digest['call']} — {digest.get('text', '')}" if digest else ""
 
 
 def headline(run: ProfileRun) -> str:

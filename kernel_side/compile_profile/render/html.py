@@ -36,6 +36,7 @@ from ..digest.format import (
     format_s,
     format_speedup,
     one_line,
+    ratio_phrase,
 )
 from ..digest.guards import failed_guard_text, kinds_text, run_guards
 from ..digest.kernel_times import kernel_time_text, withheld, withheld_notes
@@ -149,7 +150,7 @@ def _facts(run: ProfileRun) -> str:
     rows: list[list[str]] = []
     s = run.speedup
     if s is not None:
-        rows.append(["speedup", f"<b>{format_speedup(s.value)}</b> {format_interval(s)} ({escape(s.variant)})"])
+        rows.append(["speedup", f"<b>{ratio_phrase(s.value)}</b> {format_interval(s)} ({escape(s.variant)})"])
     counts = cache_counts(run)
     rows.append(["compile cache", _value(run.cache.state) + (f" ({escape('; '.join(counts))})" if counts else "")])
     rows.append(["Dynamo graphs", str(run.dynamo_graph_count)])

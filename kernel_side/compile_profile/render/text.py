@@ -31,7 +31,14 @@ from ..digest.facts import (
     later_run_failure_text,
     peak_memory_text,
 )
-from ..digest.format import format_diff, format_interval, format_s, format_speedup, format_timing, one_line
+from ..digest.format import (
+    format_diff,
+    format_interval,
+    format_s,
+    format_timing,
+    one_line,
+    ratio_phrase,
+)
 from ..digest.guards import graph_heading, group_text, recompile_runs, recompile_text, run_guards
 from ..digest.lines import RULE, line_times
 from ..digest.measured import (
@@ -93,7 +100,7 @@ def timing_line(run: ProfileRun) -> str:
     s = run.speedup
     if s is not None:
         which = f" ({s.variant})" if len(run.compiled_variants) > 1 else ""
-        text = f"speedup{which} {format_speedup(s.value)} {format_interval(s)}"
+        text = f"speedup{which} {ratio_phrase(s.value)} {format_interval(s)}"
         if s.includes_one:
             text += ": no measurable difference"
         segments.append(text)
