@@ -102,6 +102,11 @@ EXAMPLES: dict[str, tuple[Note, str]] = {
         Note("eager_moved", values={"rmse": 0.25, "ratio": 0.5}),
         "eager moved by 0.25 RMSE from one run to the next, 0.5x its RMS",
     ),
+    "other_rank_failed": (
+        Note("other_rank_failed", values={"ranks": ["1", "3"], "scope": "stage"}),
+        "this stage failed on rank 1, 3; every rank stops there, so that none waits in a collective for it",
+    ),
+    "interrupted": (Note("interrupted"), "interrupted by the user"),
     "reference_quick": (Note("reference_quick"), "no float64 reference (--quick): compared with eager only"),
     "quick_profile": (Note("quick_profile"), "a --quick profile: no kernel profiler pass (no per-kernel or per-line"),
 }

@@ -18,6 +18,7 @@ import pytest
 import torch
 from compile_profile import Job, ProfileRun
 from compile_profile.digest.job import job_digest
+from compile_profile.digest.notes import error_message, variant_error
 from compile_profile.profile_run import OTHER_RANK_FAILED
 from compile_profile.store import RunStore
 from job_fixtures import PROFILE_STAGES
@@ -158,7 +159,8 @@ def test_when_one_rank_s_first_call_raises_every_rank_stops_there_and_says_which
     assert "rank 1 ran out of data" in rank1.errors[0].message
     (error,) = rank0.errors
     assert error.type == OTHER_RANK_FAILED
-    assert error.message.startswith("the first eager call failed on rank 1; every rank stops there")
+    assert error.message == "" and error.why.kind == "other_rank_failed" and error.why.values["ranks"] == ["1"]
+    assert error_message(error).startswith("the first eager call failed on rank 1; every rank stops there")
     digest = job_digest([rank0, rank1])
     (divergence,) = digest["divergences"]
     assert divergence["rank"] == 1 and divergence["what"] == "status"
@@ -171,7 +173,8 @@ def test_a_variant_that_failed_to_compile_on_one_rank_is_timed_on_none(job_runs)
     _, runs = job_runs
     rank0, rank1 = runs["fullgraph-rank0"], runs["fullgraph-rank1"]
     assert rank1.variant("inductor/default/fullgraph").error  # its own compile error (fullgraph=True and a print)
-    assert rank0.variant("inductor/default/fullgraph").error == "compiled here but failed on another rank; not timed"
+    dropped = rank0.variant("inductor/default/fullgraph")
+    assert variant_error(dropped) == "compiled here but failed on another rank; not timed"
     assert any(e.type == OTHER_RANK_FAILED and e.variant == "inductor/default/fullgraph" for e in rank0.errors)
     for run in (rank0, rank1):
         assert run.variant("inductor/default/fullgraph").timing is None and run.speedup is None

@@ -70,6 +70,9 @@ NoteKind = Literal[
     "eager_changed_value",  # values["first"], ["then"]: reprs, or "dtype [shape]"
     "eager_changed_values",  # integers: values["differ"] of values["of"]
     "eager_moved",  # values["rmse"], ["ratio"]: RMSE between the runs, and that over the output's RMS
+    "other_rank_failed",  # values["ranks"] (the ranks whose work failed), ["scope"]: "eager", "stage", "variant",
+    # "variant_not_timed": every rank stops there, so that none waits in a collective for it
+    "interrupted",  # the user interrupted the profile
     "reference_quick",  # no float64 reference: a --quick profile (outputs compared with eager only)
     "quick_profile",  # a --quick profile: no kernel profiler pass, no per-line eager profile, no float64 reference
 ]
@@ -128,7 +131,8 @@ class Variant:
     recompile_s: float | None = None
     recompiled_during_timing: bool = False
     torch_compile_call: str | None = None
-    error: str | None = None
+    error: str | None = None  # its exception, in one line; or "" with ``error_note`` set
+    error_note: Note | None = None  # a failure the profile states (another rank's), worded by the digest
     compile_phases: dict[str, float] = field(default_factory=dict[str, float])
     cache_state: str = "none"
     kernel_profile: KernelProfile | None = None  # the profiler pass after timing (every variant)
@@ -593,6 +597,9 @@ class ErrorInfo:
     # that compile failed), "later_run_failed" (its code raised on a later run where earlier ones returned:
     # it changes what later runs read, as a list it empties); "" for the first calls' errors.
     cause: Literal["", "iterator_ran_out", "recompile_failed", "later_run_failed"] = ""
+    # a failure the profile states rather than an exception's (another rank's, an interrupt), as a fact the
+    # digest words (``digest.notes.error_message``); ``message`` is then ""
+    why: Note | None = None
 
 
 @dataclass

@@ -74,6 +74,7 @@ export interface Variant {
   recompiled_during_timing?: boolean;
   torch_compile_call?: string | null;
   error?: string | null;
+  error_note?: Note | null;
   compile_phases?: {
     [k: string]: number;
   };
@@ -97,39 +98,6 @@ export interface Timing {
   min_ms?: number;
   samples_ms?: number[];
   method?: string;
-}
-/**
- * What the separate torch.profiler pass after timing measured for one variant.
- *
- * This interface was referenced by `ProfileRun`'s JSON-Schema
- * via the `definition` "KernelProfile".
- */
-export interface KernelProfile {
-  calls: number;
-  total_ms: number;
-  attributed_ms: number;
-  method?: 'cupti' | 'host';
-  outside_graphs_ms?: number | null;
-  in_cuda_graphs_ms?: number;
-  unmatched?: UnmatchedKernel[];
-  notes?: Note[];
-  breakdown?: CallBreakdown | null;
-  eager_lines?: EagerLineTime[];
-  profiled_call_ms?: number | null;
-  preempted_calls?: number;
-  waited_ms?: number | null;
-  device_busy_ms?: number | null;
-}
-/**
- * A device kernel the profiling pass saw but could not tie to a generated kernel or extern call (on
- *
- * This interface was referenced by `ProfileRun`'s JSON-Schema
- * via the `definition` "UnmatchedKernel".
- */
-export interface UnmatchedKernel {
-  name: string;
-  time_ms: number;
-  where?: string;
 }
 /**
  * A fact recorded beside the figures (why one is missing, what a run did to the notebook), as a kind
@@ -169,12 +137,47 @@ export interface Note {
     | 'eager_changed_value'
     | 'eager_changed_values'
     | 'eager_moved'
+    | 'other_rank_failed'
+    | 'interrupted'
     | 'reference_quick'
     | 'quick_profile';
   variant?: string;
   values?: {
     [k: string]: string | number | boolean | string[];
   };
+}
+/**
+ * What the separate torch.profiler pass after timing measured for one variant.
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "KernelProfile".
+ */
+export interface KernelProfile {
+  calls: number;
+  total_ms: number;
+  attributed_ms: number;
+  method?: 'cupti' | 'host';
+  outside_graphs_ms?: number | null;
+  in_cuda_graphs_ms?: number;
+  unmatched?: UnmatchedKernel[];
+  notes?: Note[];
+  breakdown?: CallBreakdown | null;
+  eager_lines?: EagerLineTime[];
+  profiled_call_ms?: number | null;
+  preempted_calls?: number;
+  waited_ms?: number | null;
+  device_busy_ms?: number | null;
+}
+/**
+ * A device kernel the profiling pass saw but could not tie to a generated kernel or extern call (on
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "UnmatchedKernel".
+ */
+export interface UnmatchedKernel {
+  name: string;
+  time_ms: number;
+  where?: string;
 }
 /**
  * Where one call's kernel time goes, by kind of kernel (per call, from the profiler pass).
@@ -415,6 +418,7 @@ export interface ErrorInfo {
   traceback?: string;
   call?: number | null;
   cause?: '' | 'iterator_ran_out' | 'recompile_failed' | 'later_run_failed';
+  why?: Note | null;
 }
 /**
  * What ``--sweep`` measured: the fastest compiled variant and its ``torch.compile`` call, and how much

@@ -55,6 +55,7 @@ from .distributed import ddp_bucket_count
 from .facts import BreakGroup, break_groups, break_summary, cache_words, peak_memory_text
 from .format import format_diff, format_ms, format_s, format_share, format_speedup, one_line
 from .guards import recompile_text
+from .notes import error_message, variant_error
 from .summary import summarize
 
 # Ranks compiling the same step at once on one machine differ by more than 1.5x without diverging: they share
@@ -139,7 +140,7 @@ def _median_text(summary: contract.RunSummary, name: str | None) -> str:
 def _error_text(run: ProfileRun) -> str:
     """The run's first error: ``compiled run: AssertionError: First bucket …``, or ``""``."""
     e = run.errors[0] if run.errors else None
-    return f"{e.stage}: {one_line(e.message)}" if e is not None else ""
+    return f"{e.stage}: {one_line(error_message(e))}" if e is not None else ""
 
 
 def _peak_cell(run: ProfileRun, best: Variant | None) -> str:
@@ -148,7 +149,7 @@ def _peak_cell(run: ProfileRun, best: Variant | None) -> str:
         return "—"
     if best.peak_memory_bytes is not None:
         return peak_memory_text(run, best)
-    if best.error:
+    if variant_error(best):
         return "—"
     return "not measured (CPU)" if run.device.type == "cpu" else "not measured"
 
@@ -277,7 +278,7 @@ def _divergences(
         if s != status:
             who = _who(statuses, r, status)
             error = runs[r].errors[0] if runs[r].errors else None
-            why = f": {error.stage}: {one_line(error.message)}" if error is not None else ""
+            why = f": {error.stage}: {one_line(error_message(error))}" if error is not None else ""
             if stopped and all(other in stopped for other in runs if other != r):
                 add(r, "status", f"{s}{why}; {who} stopped there with it")
             else:
@@ -403,7 +404,7 @@ _STAGE = {"compile": "at compile", "compiled run": "in the compiled run", "eager
 def _failed_at(run: ProfileRun) -> str:
     """``in the compiled run: AssertionError: First bucket …``: where and how the run's first error stopped it."""
     e = run.errors[0] if run.errors else None
-    return f"{_STAGE.get(e.stage, f'at {e.stage}')}: {one_line(e.message)}" if e is not None else ""
+    return f"{_STAGE.get(e.stage, f'at {e.stage}')}: {one_line(error_message(e))}" if e is not None else ""
 
 
 def _every_rank_stopped(runs: dict[int, ProfileRun]) -> str:
@@ -512,7 +513,7 @@ def peak_memory_note(runs: dict[int, ProfileRun], rows: list[contract.JobRow]) -
     for row in rows:
         run = runs[row["rank"]]
         best = _speedup_variant(run)
-        if best is not None and best.peak_memory_bytes is None and not best.error:
+        if best is not None and best.peak_memory_bytes is None and not variant_error(best):
             notes.setdefault(peak_memory_text(run, best), []).append(row["rank"])
     if not notes:
         return ""

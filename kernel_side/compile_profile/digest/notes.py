@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..profile_run import Note, NoteKind, ProfileRun
+from ..profile_run import ErrorInfo, Note, NoteKind, ProfileRun, Variant
 from .format import format_bytes
 
 
@@ -98,6 +98,23 @@ def _reference_failed(n: Note) -> str:
     return text
 
 
+def _other_rank_failed(n: Note) -> str:
+    ranks = ", ".join(_strs(n, "ranks"))
+    scope = _str(n, "scope")
+    if scope == "variant_not_timed":
+        return "compiled here but failed on another rank; not timed"
+    if scope == "variant":
+        return (
+            "this variant failed on another rank (its run has the error); it is not timed on any rank, so that no "
+            "rank waits in a collective for it"
+        )
+    what = "the first eager call" if scope == "eager" else "this stage"
+    return (
+        f"{what} failed on rank {ranks}; every rank stops there, so that none waits in a collective for it (that "
+        "rank's run has the error)"
+    )
+
+
 NOTE_WORDS: dict[NoteKind, Callable[[Note], str]] = {
     "text": lambda n: _str(n, "text"),
     "already_compiled": _already_compiled,
@@ -177,6 +194,8 @@ NOTE_WORDS: dict[NoteKind, Callable[[Note], str]] = {
     "eager_moved": lambda n: (
         f"eager moved by {_float(n, 'rmse'):.3g} RMSE from one run to the next, {_float(n, 'ratio'):.2g}x its RMS"
     ),
+    "other_rank_failed": lambda n: _other_rank_failed(n),
+    "interrupted": lambda n: "interrupted by the user",
     "reference_quick": lambda n: "no float64 reference (--quick): compared with eager only",
     "quick_profile": lambda n: (
         "a --quick profile: no kernel profiler pass (no per-kernel or per-line times, no breakdown), no "
@@ -202,3 +221,14 @@ def run_notes(run: ProfileRun) -> list[str]:
 def memory_unmeasured_text(run: ProfileRun) -> str:
     """Why a run has no peak memory, once for all its variants: it is measured on CUDA devices only."""
     return "not measured on CPU (peak memory is read from the CUDA allocator)" if run.device.type != "cuda" else ""
+
+
+def error_message(e: ErrorInfo) -> str:
+    """What went wrong, as every view says it: the exception's own message, or the fact the profile stated
+    (``ErrorInfo.why``: another rank failed, an interrupt)."""
+    return note_text(e.why) if e.why is not None else e.message
+
+
+def variant_error(v: Variant) -> str | None:
+    """Why a variant has no figures, as every view says it: its exception in one line, or the stated fact."""
+    return note_text(v.error_note) if v.error_note is not None else v.error

@@ -45,7 +45,7 @@ from .kernel_times import digest as kernel_times_digest
 from .kernel_times import withheld
 from .lines import line_times
 from .measured import cudagraph_warnings, measured
-from .notes import memory_unmeasured_text, note_text, run_notes
+from .notes import error_message, memory_unmeasured_text, note_text, run_notes, variant_error
 from .payback import payback
 
 # Bumped whenever a field is added to, or a wording changes in, ``summarize``'s dict.
@@ -78,7 +78,7 @@ def _variant_row(v: Variant) -> contract.VariantRow:
         "recompile_s": v.recompile_s,
         "peak_memory_bytes": v.peak_memory_bytes,
         "recompiled_during_timing": v.recompiled_during_timing,
-        "error": v.error,
+        "error": variant_error(v),
     }
 
 
@@ -154,16 +154,16 @@ def recommendation_text(run: ProfileRun) -> str:
 def headline(run: ProfileRun) -> str:
     eager, best = run.eager, run.speedup_variant  # best: None without a speedup
     if run.speedup is None or best is None or best.timing is None or eager is None or eager.timing is None:
-        if eager is not None and eager.error:
-            return f"eager run failed: {eager.error}"
-        failed = [v for v in run.compiled_variants if v.error]
+        if eager is not None and variant_error(eager):
+            return f"eager run failed: {variant_error(eager)}"
+        failed = [v for v in run.compiled_variants if variant_error(v)]
         if failed:
-            return f"compile failed ({failed[0].name}): {failed[0].error}"
+            return f"compile failed ({failed[0].name}): {variant_error(failed[0])}"
         if not run.graphs and run.status == "ok":
             return "nothing was compiled: the cell ran no torch operations that Dynamo could capture"
         later = next((e for e in run.errors if e.call is not None), None)
         if later is not None:
-            return f"profile stopped at {later.stage}: the cell's run {later.call} raised {later.message}"
+            return f"profile stopped at {later.stage}: the cell's run {later.call} raised {error_message(later)}"
         return f"profile {run.status}"
     parts = [
         f"{best.name} {speedup_phrase(run.speedup)}: "
@@ -394,7 +394,7 @@ def summarize(run: ProfileRun) -> contract.RunSummary:
         "graph_breaks": [g.as_dict() for g in groups],
         "warnings": warnings(run),
         "errors": [
-            {"stage": e.stage, "message": e.message, "line": e.line, "variant": e.variant, "call": e.call}
+            {"stage": e.stage, "message": error_message(e), "line": e.line, "variant": e.variant, "call": e.call}
             for e in run.errors
         ],
         "recommendation": recommendation_digest(run),

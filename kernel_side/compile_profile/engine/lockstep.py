@@ -9,7 +9,7 @@ a partner that is not coming.  Outside a job each is a local check.  The primiti
 
 from __future__ import annotations
 
-from ..profile_run import OTHER_RANK_FAILED, ErrorInfo
+from ..profile_run import OTHER_RANK_FAILED, ErrorInfo, Note
 from . import distributed
 from .session import Session
 
@@ -20,15 +20,9 @@ def all_ranks_ran_eager(session: Session) -> bool:
     run = session.run
     failed = distributed.ranks_where_false(run.status != "failed")
     if failed and run.status != "failed" and run.distributed is not None:
-        ranks = ", ".join(map(str, failed))
         run.status = "failed"
         run.errors.append(
-            ErrorInfo(
-                stage="eager",
-                type=OTHER_RANK_FAILED,
-                message=f"the first eager call failed on rank {ranks}; every rank stops there, so that none waits "
-                "in a collective for it (that rank's run has the error)",
-            )
+            ErrorInfo(stage="eager", type=OTHER_RANK_FAILED, message="", why=_other_ranks(failed, "eager"))
         )
     return not failed
 
@@ -44,14 +38,11 @@ def keep_variants_compiled_on_every_rank(session: Session) -> None:
         everywhere &= set(names)
     for name in [n for n in session.compiled if n not in everywhere]:
         del session.compiled[name]
-        run.variant(name).error = "compiled here but failed on another rank; not timed"
+        variant = run.variant(name)
+        variant.error, variant.error_note = "", _other_ranks([], "variant_not_timed")
         run.errors.append(
             ErrorInfo(
-                stage="compile",
-                variant=name,
-                type=OTHER_RANK_FAILED,
-                message="this variant failed on another rank (its run has the error); it is not timed on any rank, "
-                "so that no rank waits in a collective for it",
+                stage="compile", variant=name, type=OTHER_RANK_FAILED, message="", why=_other_ranks([], "variant")
             )
         )
 
@@ -65,18 +56,18 @@ def any_rank_failed_a_stage(session: Session, failed_here: bool) -> bool:
     """Whether this rank or another failed the stage just run; every rank then stops there."""
     failed = distributed.ranks_where_false(not failed_here)
     if failed and not failed_here:
-        ranks = ", ".join(map(str, failed))
         session.run.status = "failed"
         session.kept_run = "first"
+        why = _other_ranks(failed, "stage")
         session.run.errors.append(
-            ErrorInfo(
-                stage=session.current or "profile",
-                type=OTHER_RANK_FAILED,
-                message=f"this stage failed on rank {ranks}; every rank stops there, so that none waits "
-                "in a collective for it (that rank's run has the error)",
-            )
+            ErrorInfo(stage=session.current or "profile", type=OTHER_RANK_FAILED, message="", why=why)
         )
     return bool(failed)
+
+
+def _other_ranks(ranks: list[int], scope: str) -> Note:
+    """The fact that another rank's work failed (``ranks``, where known) and this one stopped at ``scope``."""
+    return Note("other_rank_failed", values={"ranks": [str(r) for r in ranks], "scope": scope})
 
 
 def stage_done(session: Session, stage: str) -> None:

@@ -393,7 +393,7 @@ def run_session(session: Session) -> ProfileResult:
         compiling = session.current in {v.name for v in run.compiled_variants}
         stage, variant = ("compile", session.current) if compiling else (session.current or "profile", "")
         run.errors.append(
-            ErrorInfo(stage=stage, variant=variant, message="interrupted by the user", type="KeyboardInterrupt")
+            ErrorInfo(stage=stage, variant=variant, message="", type="KeyboardInterrupt", why=Note("interrupted"))
         )
     finally:
         tracker.release_new_entries()

@@ -51,7 +51,7 @@ from ..digest.measured import (
     roofline_note,
     roofline_rows,
 )
-from ..digest.notes import note_text, run_notes
+from ..digest.notes import error_message, note_text, run_notes, variant_error
 from ..digest.payback import payback
 from ..digest.summary import headline, recommendation_digest, warnings
 from ..profile_run import ProfileRun
@@ -99,7 +99,9 @@ def _variants(run: ProfileRun) -> str:
         t = v.timing
         ratio = median_ratio(run, v) if v.name != "eager" else None
         status = (
-            escape(one_line(v.error)) if v.error else ("recompiled while timed" if v.recompiled_during_timing else "")
+            escape(one_line(error))
+            if (error := variant_error(v))
+            else ("recompiled while timed" if v.recompiled_during_timing else "")
         )
         rows.append(
             [
@@ -374,7 +376,7 @@ def _errors(run: ProfileRun) -> str:
             escape(e.stage),
             escape(e.variant),
             _value(e.line) if e.line is not None else "",
-            escape(one_line(e.message, 300)),
+            escape(one_line(error_message(e), 300)),
         ]
         for e in run.errors[:MAX_ROWS]
     ]

@@ -27,6 +27,7 @@ from ..digest.format import format_ms, format_s, one_line
 from ..digest.guards import GraphGuards, failed_guard_text, graph_heading, run_guards
 from ..digest.kernel_times import kernel_time_text, withheld
 from ..digest.measured import autotune_rows, device_peaks_text, roofline_kernels, roofline_note, roofline_rows
+from ..digest.notes import error_message
 from ..digest.summary import first_code_line
 from ..profile_run import Graph, Kernel, ProfileRun
 from .charts import figures, overview_figures
@@ -327,8 +328,8 @@ def _errors(run: ProfileRun) -> str:
         f"<details open><summary>{escape(e.stage)}"
         + (f" · {escape(e.variant)}" if e.variant else "")
         + (f" · cell line {_value(e.line)}" if e.line is not None else "")
-        + f": {escape(one_line(e.message))}</summary>"
-        + f'<pre class="text">{escape(e.type + ": " if e.type else "")}{escape(e.message)}</pre>'
+        + f": {escape(one_line(error_message(e)))}</summary>"
+        + f'<pre class="text">{escape(e.type + ": " if e.type else "")}{escape(error_message(e))}</pre>'
         + (f'<pre class="text">{escape(e.traceback)}</pre>' if e.traceback else "")
         + "</details>"
         for e in run.errors

@@ -51,7 +51,7 @@ from ..digest.measured import (
     roofline_note,
     roofline_rows,
 )
-from ..digest.notes import note_text, run_notes
+from ..digest.notes import error_message, note_text, run_notes, variant_error
 from ..digest.payback import payback
 from ..digest.summary import headline, recommendation_text, timing_warnings
 from ..profile_run import ProfileRun, Variant
@@ -90,7 +90,7 @@ def _variant_segment(v: Variant) -> str:
         if v.recompiled_during_timing:
             text += " [recompiled while timed]"
         return text
-    if v.error:
+    if variant_error(v):
         return f"{v.name} failed"
     return f"{v.name} not timed"
 
@@ -292,8 +292,9 @@ def _error_lines(run: ProfileRun) -> list[str]:
             where.append(f"cell line {e.line}")
         if e.call is not None:
             where.append(f"run {e.call}")
-        kind = f"{e.type}: " if e.type and not e.message.startswith(e.type) else ""
-        out.append(f"error [{', '.join(where)}]: {kind}{one_line(e.message)}")
+        message = error_message(e)
+        kind = f"{e.type}: " if e.type and not message.startswith(e.type) else ""
+        out.append(f"error [{', '.join(where)}]: {kind}{one_line(message)}")
     if len(run.errors) > MAX_LISTED:
         out.append(f"… and {len(run.errors) - MAX_LISTED} more errors")
     later_failure = later_run_failure_text(run)
@@ -301,8 +302,9 @@ def _error_lines(run: ProfileRun) -> list[str]:
         out.append(f"warning: {later_failure}")
     for v in run.variants:
         # A variant's own error is reported only when no ErrorInfo already tells it.
-        if v.error and not any(v.name in (e.variant, e.stage) for e in run.errors):  # eager's is stage "eager"
-            out.append(f"error [{v.name}]: {one_line(v.error)}")
+        error = variant_error(v)
+        if error and not any(v.name in (e.variant, e.stage) for e in run.errors):  # eager's is stage "eager"
+            out.append(f"error [{v.name}]: {one_line(error)}")
     return out
 
 
