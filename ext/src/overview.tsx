@@ -53,7 +53,7 @@ export function Overview({ run, figures, services }: ITabProps): JSX.Element {
           {run.variants.map(v => (
             <tr key={v.name}>
               <td>{v.name}</td>
-              <td>{v.timing ? formatMs(v.timing.median_ms) : v.error ? 'failed' : '—'}</td>
+              <td>{v.timing ? formatMs(v.timing.median_ms) : v.error || v.error_note ? 'failed' : '—'}</td>
               <td>{v.timing ? `${formatMs(v.timing.p10_ms)}–${formatMs(v.timing.p90_ms)}` : ''}</td>
               <td>{v.timing?.n ?? ''}</td>
               <td>{formatS(v.compile_s)}</td>
@@ -80,7 +80,8 @@ export function Overview({ run, figures, services }: ITabProps): JSX.Element {
           ))}
         </ul>
       ) : null}
-      {run.errors.map((e, i) => (
+      {/* the digest's words: an error the profile stated (another rank's, an interrupt) has no message of its own */}
+      {(run.summary?.errors ?? run.errors).map((e, i) => (
         <p key={i} className="cp-Error">
           {e.stage}
           {e.variant ? ` (${e.variant})` : ''}
