@@ -33,15 +33,16 @@ from compile_profile.render.report import render_report_html
 from compile_profile.render.text import render_text
 
 
-def training_step(layers: int, d_model: int, seq: int, batch: int) -> Any:
+def training_step(layers: int, d_model: int, seq: int, batch: int, device: str = "cpu") -> Any:
     torch.manual_seed(0)
     layer = torch.nn.TransformerEncoderLayer(d_model, nhead=4, dim_feedforward=2 * d_model, batch_first=True)
-    model = torch.nn.TransformerEncoder(layer, num_layers=layers, enable_nested_tensor=False)
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
-    x = torch.randn(batch, seq, d_model)
+    model = torch.nn.TransformerEncoder(layer, num_layers=layers, enable_nested_tensor=False).to(device)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=device == "cuda")
+    x = torch.randn(batch, seq, d_model, device=device)
 
     def step():
-        loss = model(x).square().mean()
+        with torch.autocast(device, dtype=torch.bfloat16, enabled=device == "cuda"):
+            loss = model(x).float().square().mean()
         loss.backward()
         opt.step()
         opt.zero_grad(set_to_none=True)
@@ -62,12 +63,14 @@ def least(step: Any, run: Any) -> dict[str, float]:
     compile_first = time.perf_counter() - t0
     timed = [v for v in run.variants if v.timing is not None]
     fastest_s = min(v.timing.min_ms for v in timed) / 1e3
-    per_sample = calls_per_sample_for(fastest_s)
+    per_sample = calls_per_sample_for(fastest_s, run.device.type)
     t0 = time.perf_counter()
     for v in timed:
         fn = step if v.name == "eager" else compiled
         for _ in range(v.timing.n * per_sample):
             fn()
+    if run.device.type == "cuda":
+        torch.cuda.synchronize()
     timing = time.perf_counter() - t0
     torch._dynamo.reset()
     return {
@@ -100,11 +103,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seq", type=int, default=64)
     parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--quick", action="store_true", help="profile with quick=True")
+    parser.add_argument("--device", default="cpu", help="cpu or cuda (bf16 autocast and a fused AdamW on cuda)")
     parser.add_argument("--no-warm", action="store_true", help="skip the unreported profile that warms the cache")
     parser.add_argument("--json", help="write the figures here")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
-    step = training_step(args.layers, args.d_model, args.seq, args.batch)
+    step = training_step(args.layers, args.d_model, args.seq, args.batch, args.device)
     options = {"quick": True} if args.quick else {}
     if not args.no_warm:
         profile(step, **options)
