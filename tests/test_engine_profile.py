@@ -302,16 +302,18 @@ def test_progress_follows_the_profile_through_its_stages():
     said: list[str] = []
     compile_profile.profile(_scaled_softplus, torch.randn(16), 1.5, progress=said.append, **FAST)
     stages = [
-        "eager: first run",
-        "inductor/default: compiling",
-        "inductor/default: Dynamo: tracing bytecode",
-        "inductor/default: backend compile",
-        "checking correctness",
+        "stage 1 of 7: eager: first run",
+        "stage 2 of 7: inductor/default: compiling",
+        "stage 2 of 7: inductor/default: Dynamo: tracing bytecode",
+        "stage 2 of 7: inductor/default: backend compile",
+        "stage 3 of 7: warming up",
+        "stage 4 of 7: checking correctness",
+        "stage 6 of 7: profiling kernels",
     ]
     positions = [said.index(s) for s in stages]
     assert positions == sorted(positions), said
-    timing = next(i for i, s in enumerate(said) if s.startswith("timing 2 variants"))
-    assert positions[-2] < timing < positions[-1], said
+    timing = next(i for i, s in enumerate(said) if s.startswith("stage 3 of 7: timing 2 variants"))
+    assert positions[-3] < timing < positions[-2], said
 
 
 def test_autotuning_spans_name_the_op_in_the_progress_line():
