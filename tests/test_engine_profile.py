@@ -423,3 +423,15 @@ def test_the_fastest_variant_is_the_one_with_the_lowest_median_the_speedup_uses(
     assert fastest([a, b]) is a
     eager = [5.0, 5.0, 5.0, 5.0]
     assert ratio_interval(eager, a.samples_s)[0] > ratio_interval(eager, b.samples_s)[0]
+
+
+def test_the_time_left_in_timing_is_the_rounds_to_come_at_the_rounds_pace_until_the_loop_would_stop():
+    from compile_profile.engine.timing import TimingPlan, timing_left_s
+
+    plan = TimingPlan(repeat=100, min_samples=5, budget_s=3.0)
+    assert timing_left_s(0, 0.0, plan) is None, "no round ended: nothing honest to say"
+    assert timing_left_s(10, 1.0, plan) == pytest.approx(2.0), "the budget ends it before 100 samples"
+    assert timing_left_s(90, 1.0, plan) == pytest.approx(10 / 90), "100 samples end it before the budget"
+    # slow rounds: past the budget, the loop still takes min_samples
+    assert timing_left_s(2, 4.0, plan) == pytest.approx(6.0)
+    assert timing_left_s(5, 4.0, plan) == 0.0
