@@ -280,7 +280,8 @@ def tool_profile(w: Workload, **options):
     end = time.perf_counter()
     if run.status != "ok" or run.errors:
         raise RuntimeError(f"{w.name}: profile failed: {[(e.stage, e.message) for e in run.errors]}")
-    kt_start = next((t for t, message in stamps if message == "profiling kernels"), None)
+    # the progress line counts the stage: "stage 6 of 7: profiling kernels"
+    kt_start = next((t for t, message in stamps if message.endswith(": profiling kernels")), None)
     return run, end - t0, (end - kt_start) if kt_start is not None else 0.0
 
 

@@ -302,16 +302,18 @@ def test_progress_follows_the_profile_through_its_stages():
     said: list[str] = []
     compile_profile.profile(_scaled_softplus, torch.randn(16), 1.5, progress=said.append, **FAST)
     stages = [
-        "eager: first run",
-        "inductor/default: compiling",
-        "inductor/default: Dynamo: tracing bytecode",
-        "inductor/default: backend compile",
-        "checking correctness",
+        "stage 1 of 7: eager: first run",
+        "stage 2 of 7: inductor/default: compiling",
+        "stage 2 of 7: inductor/default: Dynamo: tracing bytecode",
+        "stage 2 of 7: inductor/default: backend compile",
+        "stage 3 of 7: warming up",
+        "stage 4 of 7: checking correctness",
+        "stage 6 of 7: profiling kernels",
     ]
     positions = [said.index(s) for s in stages]
     assert positions == sorted(positions), said
-    timing = next(i for i, s in enumerate(said) if s.startswith("timing 2 variants"))
-    assert positions[-2] < timing < positions[-1], said
+    timing = next(i for i, s in enumerate(said) if s.startswith("stage 3 of 7: timing 2 variants"))
+    assert positions[-3] < timing < positions[-2], said
 
 
 def test_autotuning_spans_name_the_op_in_the_progress_line():
@@ -421,3 +423,15 @@ def test_the_fastest_variant_is_the_one_with_the_lowest_median_the_speedup_uses(
     assert fastest([a, b]) is a
     eager = [5.0, 5.0, 5.0, 5.0]
     assert ratio_interval(eager, a.samples_s)[0] > ratio_interval(eager, b.samples_s)[0]
+
+
+def test_the_time_left_in_timing_is_the_rounds_to_come_at_the_rounds_pace_until_the_loop_would_stop():
+    from compile_profile.engine.timing import TimingPlan, timing_left_s
+
+    plan = TimingPlan(repeat=100, min_samples=5, budget_s=3.0)
+    assert timing_left_s(0, 0.0, plan) is None, "no round ended: nothing honest to say"
+    assert timing_left_s(10, 1.0, plan) == pytest.approx(2.0), "the budget ends it before 100 samples"
+    assert timing_left_s(90, 1.0, plan) == pytest.approx(10 / 90), "100 samples end it before the budget"
+    # slow rounds: past the budget, the loop still takes min_samples
+    assert timing_left_s(2, 4.0, plan) == pytest.approx(6.0)
+    assert timing_left_s(5, 4.0, plan) == 0.0

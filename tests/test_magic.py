@@ -264,3 +264,26 @@ def test_what_the_profile_logs_to_stderr_is_folded_in_the_card_and_the_cells_pri
         '<details class="cp-logs">' in bundle["text/html"] and "a library logs at warning level" in bundle["text/html"]
     )
     assert "write" not in stream.__dict__, "the stream's write is its own again"
+
+
+PROGRESS = "application/vnd.compile-profile.progress+json"
+
+
+def test_the_progress_line_says_which_stage_of_how_many_and_carries_its_clock_for_the_renderer(ip, ns):
+    with capture_output() as out:
+        ip.run_cell_magic("compile_profile", f"{FAST} --no-store", "y = lin(inp)")
+    lines = [o.data for o in out.outputs if PROGRESS in o.data]
+    first = lines[0]
+    assert first[PROGRESS]["message"] == "eager: first run", first
+    assert (first[PROGRESS]["stage"], first[PROGRESS]["stages"]) == (1, 7)
+    assert re.fullmatch(r"compile_profile \[ *\d+\.\d s\] stage 1 of 7: eager: first run", first["text/plain"])
+    stages = [line[PROGRESS]["stage"] for line in lines]
+    assert stages == sorted(stages) and {1, 2, 3, 4} <= set(stages), stages
+    elapsed = [line[PROGRESS]["elapsed_s"] for line in lines]
+    assert elapsed == sorted(elapsed), elapsed
+    assert len({line[PROGRESS]["started_at"] for line in lines}) == 1, "one clock for the whole profile"
+    for line in lines:  # the text other frontends show says the same
+        payload = line[PROGRESS]
+        assert line["text/plain"].endswith(f"stage {payload['stage']} of 7: {payload['message']}"), line
+    cleared = [o.data for o in out.outputs if o.data == {"text/plain": ""}]
+    assert len(cleared) == 1, "the line is emptied, renderer and all, when the card comes"

@@ -21,6 +21,7 @@ import { JobTabs, OPEN_JOB_COMMAND } from './jobwidget';
 import { PanelModel } from './model';
 import { CompileProfilePanel } from './panel';
 import { revealCellLine, rerunCell } from './navigate';
+import { progressFactory } from './progress';
 import { runIdsShownIn } from './runlist';
 
 const ICON_SVG =
@@ -137,6 +138,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     palette?.addItem({ command: OPEN_COMMAND, category: 'Compile Profile' });
 
     rendermime.addFactory(runCardFactory(charts, openRun), 0);
+    rendermime.addFactory(progressFactory, 0);
   }
 };
 

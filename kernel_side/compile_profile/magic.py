@@ -239,8 +239,24 @@ def _display_only(shell, progress: _ProgressLine):
             publisher.publish = own
 
 
+PROGRESS_MIME_TYPE = "application/vnd.compile-profile.progress+json"
+_STAGE_PREFIX = re.compile(r"stage (\d+) of (\d+): ")
+
+
+def split_stage(message: str) -> tuple[int | None, int | None, str]:
+    """``"stage 3 of 7: warming up"`` -> ``(3, 7, "warming up")``; a message without the count keeps it ``None``."""
+    match = _STAGE_PREFIX.match(message)
+    if match is None:
+        return None, None, message
+    return int(match.group(1)), int(match.group(2)), message[match.end() :]
+
+
 class _ProgressLine:
-    """One output line, updated in place, saying what the profiler is doing."""
+    """One output line, updated in place, saying what the profiler is doing.
+
+    It is sent as ``text/plain`` and as ``PROGRESS_MIME_TYPE``: JupyterLab's renderer (``ext/src/progress.ts``)
+    keeps the clock moving between updates (a C++ compile sends none for seconds); other frontends show the
+    text, whose clock moves at each update."""
 
     publishing = False  # True while it sends its own display message
 
@@ -249,16 +265,27 @@ class _ProgressLine:
         self._last = 0.0
         self._last_message = ""
         self._started = time.perf_counter()
+        self._started_at_ms = time.time() * 1000.0
 
     def __call__(self, message: str) -> None:
         now = time.perf_counter()
-        if message == self._last_message or (
-            now - self._last < 0.25 and message.split(":")[0] == self._last_message.split(":")[0]
-        ):
+        stage, stages, text = split_stage(message)
+        last_text = split_stage(self._last_message)[2]
+        if message == self._last_message or (now - self._last < 0.25 and text.split(":")[0] == last_text.split(":")[0]):
             return  # a new stage shows at once; updates within a stage at most 4 times a second
         self._last, self._last_message = now, message
-        text = f"compile_profile [{now - self._started:5.1f} s] {message}"
-        bundle = {"text/plain": text}
+        elapsed = now - self._started
+        bundle = {
+            "text/plain": f"compile_profile [{elapsed:5.1f} s] {message}",
+            # elapsed_s: the renderer counts on from it with the browser's clock, which may differ from the kernel's
+            PROGRESS_MIME_TYPE: {
+                "started_at": round(self._started_at_ms),
+                "elapsed_s": round(elapsed, 3),
+                "message": text,
+                "stage": stage,
+                "stages": stages,
+            },
+        }
         with self._own_message():
             if self._handle is None:
                 self._handle = display(bundle, raw=True, display_id=True)
@@ -302,7 +329,7 @@ class _StderrLogs:
         """The progress callback, which also starts the capture at the first stage after the first eager run."""
 
         def report(message: str) -> None:
-            if not message.startswith("eager:"):
+            if not split_stage(message)[2].startswith("eager:"):
                 self.active = True
             progress(message)
 

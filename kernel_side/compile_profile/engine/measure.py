@@ -37,6 +37,7 @@ from .timing import (
     fastest,
     run_interleaved,
     summarize_samples,
+    timing_left_s,
     warm_up,
 )
 from .torch_features import recompile_limit
@@ -76,15 +77,20 @@ def time_variants(session: Session) -> None:
     number = distributed.shared(calls_per_sample_for(min(v.fastest_s for v in timed), device_type))
     session.progress(f"timing {len(timed)} variants, {number} call(s) per sample")
     last_report = [time.perf_counter()]
+    rounds_started = [0.0]
 
     def on_round(i: int) -> None:
         now = time.perf_counter()
         if now - last_report[0] > 0.5:
             last_report[0] = now
-            session.progress(f"timing: round {i}")
+            left = timing_left_s(i, now - rounds_started[0], plan)
+            # only a second or more is worth saying, and only of the rounds, the one part whose end is known
+            said = f", about {left:.0f} s left in timing" if left is not None and left >= 1.0 else ""
+            session.progress(f"timing: round {i}{said}")
 
     load = host_load.measure(threads=torch.get_num_threads() if device_type == "cpu" else 1)
     try:
+        rounds_started[0] = time.perf_counter()
         run_interleaved(
             timed,
             plan,

@@ -327,6 +327,8 @@ MEASURE_STAGES: tuple[Stage, ...] = (
     Stage("kernel pass", measure_kernels),
     Stage("last eager run", last_eager_run),
 )
+FIRST_STAGES = 2  # the first eager run and the compiled variants' first calls, before the table; the progress
+# line counts them with it ("stage 3 of 7: warming up")
 
 
 def new_session(target: Target, opts: ProfileOptions, specs: list[VariantSpec]) -> Session:
@@ -348,7 +350,9 @@ def new_session(target: Target, opts: ProfileOptions, specs: list[VariantSpec]) 
         run=run,
         calls=CellCalls(target, run),
         progress=opts.progress or (lambda message: None),
+        stages=FIRST_STAGES + len(MEASURE_STAGES),
     )
+    session.progress = session.counted(session.progress)
 
     def on_trace_event(ev: TraceEvent) -> None:
         text = phase_text(ev)
@@ -369,11 +373,13 @@ def run_session(session: Session) -> ProfileResult:
     try:
         with capture_compiles(session.recorder), contextlib.ExitStack() as quiet:
             with contextlib.redirect_stdout(session.stdout):
+                session.stage = 1
                 with session.clock("eager first call"):
                     eager_first(session)
                 if lockstep.all_ranks_ran_eager(session):
                     if session.opts.quiet_display is not None:
                         quiet.enter_context(session.opts.quiet_display())
+                    session.stage = 2
                     compile_variants(session)  # stderr stays: torch's warnings while compiling are news
                     lockstep.keep_variants_compiled_on_every_rank(session)
                     lockstep.stage_done(session, "first calls")
@@ -416,8 +422,9 @@ def run_session(session: Session) -> ProfileResult:
 def _measure_stages(session: Session) -> None:
     """``MEASURE_STAGES`` in order, each guarded: the first to fail is recorded (``_stage_failed``) and the
     rest do not run; what the earlier ones measured stays."""
-    for stage in MEASURE_STAGES:
+    for number, stage in enumerate(MEASURE_STAGES, start=FIRST_STAGES + 1):
         failure: BaseException | None = None
+        session.stage = number
         try:
             with session.clock(stage.name):
                 stage.run(session)

@@ -115,9 +115,20 @@ class Session:
     kernel_builds: dict[str, KernelBuilds] = field(default_factory=lambda: {})  # kernel binaries built
     calls_at_stage_start: int = 0  # ``lockstep.stage_done``'s count
     clock: StageClock = field(init=False)  # each stage's wall time, into ``run.stage_s``
+    # which stage of how many runs now (1-based; 0 before the first), for the progress line
+    stage: int = 0
+    stages: int = 0
 
     def __post_init__(self) -> None:
         self.clock = StageClock(self.run.stage_s)
+
+    def counted(self, report: Callable[[str], None]) -> Callable[[str], None]:
+        """``report`` with each message prefixed by the stage running now: "stage 3 of 7: warming up"."""
+
+        def say(message: str) -> None:
+            report(f"stage {self.stage} of {self.stages}: {message}" if self.stage else message)
+
+        return say
 
     def error(self, stage: str, exc: BaseException, *, variant: str = "") -> ErrorInfo:
         """``exc`` as the run's error of ``stage``, at the cell line it was raised from where there is one."""

@@ -168,6 +168,18 @@ def run_interleaved(
             on_round(round_index)
 
 
+def timing_left_s(rounds: int, elapsed_s: float, plan: TimingPlan) -> float | None:
+    """About how many seconds the timed rounds have left after ``rounds`` rounds in ``elapsed_s``, as
+    ``run_interleaved`` stops: at ``plan.repeat`` samples, or past the budget with ``plan.min_samples``; the
+    rounds to come taken to last as long as the ones so far.  None before a round has ended."""
+    if rounds <= 0 or elapsed_s <= 0:
+        return None
+    per_round = elapsed_s / rounds
+    to_repeat = per_round * max(0, plan.repeat - rounds)
+    to_budget = max(plan.budget_s - elapsed_s, per_round * max(0, plan.min_samples - rounds), 0.0)
+    return min(to_repeat, to_budget)
+
+
 def calls_per_sample_for(fastest_call_s: float, device_type: str = "cpu") -> int:
     if fastest_call_s <= 0 or not math.isfinite(fastest_call_s):
         return 1
