@@ -14,6 +14,7 @@ import sys
 import pytest
 import torch
 from cell_runs import run_cell
+from compile_profile.digest.kernel_times import withheld
 from compile_profile.digest.lines import line_times
 from compile_profile.engine import kernel_profiler
 from compile_profile.engine.kernel_attribution import CALL_RANGE, attribute
@@ -283,6 +284,13 @@ def test_a_graph_resumed_in_a_helper_module_is_on_the_cell_line_that_called_it(h
     assert {"aten::mul", "aten::add"} <= set(eager_line.ops)
     lt = line_times(run)
     assert lt.unattributed.get("inductor/default", 0) == 0
+    left_out = withheld(run)
     for variant in lt.variants:
+        if variant in left_out:
+            # a busy machine (CI's 2 cores with other work) preempted every profiled call: the lines hold
+            # their shares of the pass's kernel time, not times, and the shares still add up
+            shares = sum(r.share.get(variant) or 0.0 for r in lt.rows)
+            assert shares >= 0.95, (variant, lt.withheld)
+            continue
         kernels_ms = run.variant(variant).kernel_profile.breakdown.kernels_ms
         assert _column(run, variant) >= 0.95 * kernels_ms, (variant, lt.off_lines_text)
