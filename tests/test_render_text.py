@@ -263,3 +263,15 @@ def test_a_speedup_without_an_interval_says_so_fresh_and_read_back():
         assert "no measurable difference" not in text
         assert "too few samples for an interval" in render_html(r)
         assert "includes 1×" not in json.dumps(r.summary(), ensure_ascii=False)
+
+
+def test_a_run_whose_stages_all_took_too_little_to_list_still_renders():
+    # an interrupt in the first eager run left stage times under the table's threshold: the text view raised
+    # TypeError (max() of one int) and the magic turned the user's Ctrl-C into it (a fresh-clone CI check)
+    from compile_profile.render.text import text_table
+
+    assert text_table(["stage", "time"], []) == "stage  time"
+    run = cpu_run()
+    run.stage_s = {"eager first call": 0.001}
+    text = render_text(run)
+    assert "The profile took" in text and "stage  time" not in text

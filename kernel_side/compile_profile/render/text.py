@@ -77,7 +77,7 @@ def terminal_safe(text: str) -> str:
 
 def text_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     """Columns padded to their widest cell, two spaces apart."""
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]  # rows may be empty
     lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip()]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
     return "\n".join(lines)
@@ -314,7 +314,7 @@ def _cost_lines(run: ProfileRun) -> list[str]:
     if cost is None:
         return []
     rows = [[row["label"], row["time"], row["share"]] for row in cost["rows"]]
-    return [cost["text"], text_table(["stage", "time", "share"], rows)]
+    return [cost["text"], text_table(["stage", "time", "share"], rows)] if rows else [cost["text"]]
 
 
 def cell_runs_text(n: int) -> str:
