@@ -304,6 +304,7 @@ def diagnosis_expected(run: ProfileRun) -> dict:
         "id": run.id,
         "heading": summary["diagnosis_heading"],
         "causes": [{k: c[k] for k in ("kind", "title", "cost_text", "action")} for c in causes],
+        "cause_lines": [c["line"] for c in causes],
         "recommendation": summary["recommendation"],
     }
 
