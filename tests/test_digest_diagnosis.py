@@ -8,9 +8,10 @@ import dataclasses
 
 import pytest
 from compile_profile.digest import run_digest, summarize
-from compile_profile.digest.breakdown import breakdown
-from compile_profile.digest.diagnosis import cause_text, diagnosis
-from compile_profile.profile_run import EagerLineTime, GraphBreak, Kernel, Recompile
+from compile_profile.digest.breakdown import breakdown, breakdown_row
+from compile_profile.digest.diagnosis import cause_text, diagnosis, diagnosis_heading
+from compile_profile.digest.format import format_ms
+from compile_profile.profile_run import EagerLineTime, GraphBreak, Kernel, Note, Recompile
 from render_fixtures import cpu_run, cuda_run
 
 
@@ -64,6 +65,37 @@ def test_a_withheld_profiler_pass_gives_no_per_call_cause():
     compiled = run.variant("inductor/default")
     compiled.kernel_profile.preempted_calls = compiled.kernel_profile.calls  # every profiled call waited
     assert [c.kind for c in diagnosis(run)] == ["compile"]
+    # the heading says why the list stops there, so it is not read as the whole answer
+    heading = diagnosis_heading(run)
+    assert "; where each call's time goes is not measured: " in heading
+    assert heading.endswith(breakdown_row(compiled).withheld_text) and breakdown_row(compiled).withheld_text
+
+
+def test_an_inflated_profiled_call_is_named_in_the_heading_as_why_no_per_call_cause_is_given():
+    run = _with_break_at_print(cpu_run())
+    compiled = run.variant("inductor/default")
+    compiled.kernel_profile.profiled_call_ms = 60 * compiled.timing.median_ms  # the profiler's own cost
+    assert [c.kind for c in diagnosis(run)] == ["compile"]
+    assert diagnosis_heading(run).endswith(
+        f"not measured: the profiled inductor/default call took {format_ms(60 * compiled.timing.median_ms)} "
+        f"against {format_ms(compiled.timing.median_ms)} timed"
+    )
+
+
+def test_a_quick_profile_says_no_profiler_pass_ran():
+    run = cpu_run()
+    for v in run.variants:
+        v.kernel_profile = None
+    run.notes.append(Note("quick_profile"))
+    assert diagnosis_heading(run).endswith(
+        "; where each call's time goes is not measured: no profiler pass ran (--quick)"
+    )
+
+
+def test_a_diagnosis_with_per_call_causes_has_a_plain_heading():
+    run = _with_break_at_print(cpu_run())
+    assert diagnosis(run)[0].kind == "eager_region"
+    assert "not measured" not in diagnosis_heading(run)
 
 
 def test_ateN_kernels_left_in_the_graph_are_a_cause_with_their_time():

@@ -273,13 +273,39 @@ def diagnosis(run: ProfileRun) -> list[Cause]:
     return per_call + once
 
 
+def per_call_withheld(run: ProfileRun) -> str:
+    """Why the list has no per-call cause although the variants were timed: no profiler pass, or one whose times
+    are not this call's (withheld, or its profiled call ran far slower than a timed one); "" where they were
+    judged."""
+    best, eager_variant = _best(run), run.eager
+    if best is None or eager_variant is None or best.timing is None:
+        return ""
+    row, eager = breakdown_row(best), breakdown_row(eager_variant)
+    if row is None or eager is None:
+        quick = any(n.kind == "quick_profile" for n in run.notes)
+        return "no profiler pass ran" + (" (--quick)" if quick else "")
+    for r in (row, eager):
+        if not r.trusted:
+            return r.withheld_text or f"the {r.variant} profiler pass was withheld"
+    for r in (row, eager):
+        if r.inflated and r.profiled_ms is not None:
+            return (
+                f"the profiled {r.variant} call took {format_ms(r.profiled_ms)} against {format_ms(r.median_ms)} timed"
+            )
+    return ""
+
+
 def diagnosis_heading(run: ProfileRun) -> str:
-    """What the list answers, with the speedup it explains: ``what to change (compiled is 1.25× slower)``."""
+    """What the list answers, with the speedup it explains: ``what to change (compiled is 1.25× slower)``; and,
+    where no per-call cause could be judged, why (``per_call_withheld``), so a short list is not read as the
+    whole answer."""
     s = run.speedup
     if s is None:
         return "what costs the compiled cell time, largest first"
     pace = ratio_phrase(s.value) + (", within noise" if s.includes_one else "")
-    return f"what costs the compiled cell time, largest first (compiled is {pace})"
+    heading = f"what costs the compiled cell time, largest first (compiled is {pace})"
+    withheld = per_call_withheld(run)
+    return f"{heading}; where each call's time goes is not measured: {withheld}" if withheld else heading
 
 
 def cause_text(c: Cause) -> str:
