@@ -19,6 +19,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from compile_profile import Job
+from compile_profile.digest.diagnosis import cause_text, diagnosis, diagnosis_heading
 from compile_profile.digest.summary import same_kernels
 from compile_profile.profile_run import ProfileRun
 from compile_profile.render.mime import MIME_TYPE
@@ -164,6 +165,12 @@ def test_02_graph_breaks_are_found_at_their_lines_and_fixed(executed):
     assert fixed.correctness.ok is True and broken.correctness.ok is True
     printed = ran.stdout("for b in broken.graph_breaks")
     assert "cell line 3: print(" in printed and "cell line 6: scale = h.abs().max().item()" in printed
+    # what to change first: the breaks are the user's own, and the ranked list is the digest's
+    diagnosed = ran.stdout("from compile_profile.digest.diagnosis import")
+    assert diagnosed.startswith("3 graph breaks - line 3: yours, line 4: yours, line 6: yours\n")
+    assert diagnosed.splitlines()[1] == diagnosis_heading(broken)
+    assert diagnosed.splitlines()[2:] == [f" - {cause_text(c)}" for c in diagnosis(broken)]
+    assert any(c.kind == "compile" for c in diagnosis(broken)), "four graphs' compile time, paid once"
 
 
 def test_02_a_shape_change_recompiles_unless_shapes_are_dynamic(executed):
@@ -180,8 +187,11 @@ def test_02_a_shape_change_recompiles_unless_shapes_are_dynamic(executed):
     batch_inputs = [re.findall(r'"f32\[(\d+), ', g.code) for g in static.graphs if g.kind == "dynamo"]
     assert len(batch_inputs) == 2, "one static graph per batch size"
     assert str(expected) in batch_inputs[0] and str(actual) in batch_inputs[1]
-    printed = ran.stdout("for r in static_run.recompiles")
+    printed = ran.stdout("from compile_profile.digest.guards import recompile_text")
     assert f"f32[{expected}, " in printed and f"f32[{actual}, " in printed
+    # the recompile in the user's words: Dynamo's stack slot named back to xb, what changed, the fix
+    assert f"recompile: xb, what next(batches) returned at cell line 2, changed dim 0: {expected} → {actual}" in printed
+    assert "fix: compile with dynamic=True" in printed
     assert not dynamic.recompiles
     aten = next(g for g in dynamic.graphs if g.kind == "aot_inference")
     assert "Sym(s" in aten.code
@@ -210,6 +220,12 @@ def test_03_training_step_has_forward_backward_and_optimizer_graphs(executed):
     assert {b.line for b in step.graph_breaks} <= {2, 4, 5} and 4 in {b.line for b in step.graph_breaks}
     assert step.correctness.ok is True and "loss" in step.correctness.compared
     assert any(note.kind == "state_restored" for note in step.notes)
+    # the breaks are PyTorch's own by design, said so, and backward()'s names compiled autograd
+    owners = ran.stdout("from compile_profile.digest.facts import break_count_text")
+    assert owners.splitlines()[0].endswith("all PyTorch's own by design"), owners
+    assert "compiled_autograd" in owners and "[yours]" not in owners
+    diagnosed = ran.stdout("from compile_profile.digest.diagnosis import")
+    assert diagnosed.splitlines() == [diagnosis_heading(step)] + [f" - {cause_text(c)}" for c in diagnosis(step)]
 
 
 def test_04_ops_decompose_and_fuse_into_one_kernel(executed):
