@@ -11,8 +11,10 @@ import random
 
 from compile_profile.profile_run import (
     AutotuneResult,
+    CacheLookup,
     CacheStats,
     CallBreakdown,
+    CompileSpan,
     Correctness,
     Device,
     DevicePeaks,
@@ -32,6 +34,7 @@ from compile_profile.profile_run import (
     Variant,
 )
 
+T0 = 1_796_214_345.0  # Dynamo's span clock: epoch seconds
 HOSTILE = "<script>alert(1)</script><img src=x onerror=alert(1)>"
 
 CELL = """\
@@ -234,6 +237,25 @@ def cuda_run() -> ProfileRun:
         compile_s=12.3,
         peak_memory_bytes=16_777_216,
         torch_compile_call="torch.compile(fn)",
+        # two frames (the cell's graph break at line 5), the first one's phases nested as Dynamo's spans are
+        compile_spans=[
+            CompileSpan("0/0", "bytecode_tracing", T0 + 0.1, 0.6, 3),
+            CompileSpan("0/0", "code_gen", T0 + 2.0, 7.5, 6),
+            CompileSpan("0/0", "inductor_compile", T0 + 1.5, 8.2, 4),
+            CompileSpan("0/0", "backend_compile", T0 + 0.8, 9.0, 3),
+            CompileSpan("0/0", "compile_attempt_0", T0 + 0.05, 9.8, 2),
+            CompileSpan("0/0", "entire_frame_compile", T0 + 0.02, 9.9, 1),
+            CompileSpan("0/0", "fx_codegen_and_compile", T0 + 1.9, 7.7, 5),
+            CompileSpan("0/0", "dynamo", T0, 10.0, 0),
+            CompileSpan("0/0", "pass.post_grad_passes.tiny", T0 + 1.6, 0.001, 5),
+            CompileSpan("1/0", "dynamo", T0 + 10.2, 2.1, 0),
+            CompileSpan("1/0", "backend_compile", T0 + 10.4, 1.8, 1),
+        ],
+        cache_lookups=[
+            CacheLookup("0/0", "aot_autograd", "miss", "full_miss"),
+            CacheLookup("0/0", "fx_graph", "miss", "full_miss"),
+            CacheLookup("1/0", "fx_graph", "hit"),
+        ],
         # the kernels below: extern mm, two Triton kernels; print's sum and copy run in ATen between the graphs
         kernel_profile=_profile("cupti", library=1.05, generated=0.57, aten=0.078125, copy=0.0078125),
     )

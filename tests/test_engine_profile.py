@@ -13,6 +13,7 @@ import logging
 import pytest
 import torch
 from cell_runs import FAST, run_cell
+from compile_profile.digest.timeline import compile_rows
 from compile_profile.engine.torch_features import logs_post_grad_graph_on_cache_hit
 from compile_profile.profile_run import ProfileRun
 
@@ -48,6 +49,29 @@ def test_training_cell_yields_forward_and_backward_graphs_and_cpp_kernels(traini
     assert all(k.lines and set(k.lines) <= {2, 3} for k in cpp)
     assert all(k.aten_ops for k in run.kernels)
     assert len({k.id for k in run.kernels}) == len(run.kernels)
+
+
+def test_the_compile_timeline_accounts_for_the_first_call_within_a_tenth(training_result):
+    run = training_result[0].run
+    compiled = run.variant("inductor/default")
+    rows = [r for r in compile_rows(run) if r["variant"] == compiled.name and r["when"] == "first call"]
+    assert rows and compiled.first_call_s is not None
+    # the forward's frame and the backward compiled lazily at the first backward(), from Dynamo's spans
+    compiling = sum(r["total_s"] for r in rows)
+    assert compiling == pytest.approx(compiled.first_call_s, rel=0.10), (compiling, compiled.first_call_s)
+    outermost = {s.name for s in compiled.compile_spans if s.depth == 0}
+    assert "dynamo" in outermost
+    assert any(s.depth > 0 for s in compiled.compile_spans), "the phases nest inside the frame's compile"
+    # each cache lookup Dynamo's span events record is one the cache counters (its artifact events) counted
+    lookups = [c for v in run.compiled_variants for c in v.cache_lookups]
+    assert lookups, "a compile looks in the AOTAutograd cache, and on its miss in the FX graph cache"
+    counted = {
+        ("aot_autograd", "hit"): run.cache.aot_autograd_hits,
+        ("aot_autograd", "miss"): run.cache.aot_autograd_misses,
+        ("fx_graph", "hit"): run.cache.fx_graph_hits,
+        ("fx_graph", "miss"): run.cache.fx_graph_misses,
+    }
+    assert {key: sum(1 for c in lookups if (c.cache, c.state) == key) for key in counted} == counted
 
 
 def test_timings_are_steady_state_and_speedup_has_an_interval(training_result):

@@ -10,7 +10,7 @@ import pytest
 from compile_profile.render.charts import TOP_CHART_KERNELS, figures
 from render_fixtures import ALL_RUNS, HOSTILE, big_run, cpu_run, cuda_run, failed_run, hostile_run, without_breakdown
 
-FIGURE_NAMES = {"variants", "samples", "compile_phases", "kernels", "lines", "breakdown", "roofline"}
+FIGURE_NAMES = {"variants", "samples", "compile_timeline", "kernels", "lines", "breakdown", "roofline"}
 
 
 def _keys(tree, path=""):
@@ -75,29 +75,30 @@ def test_samples_are_every_kept_sample_per_variant():
         assert trace["type"] == "box" and trace["y"] == v.timing.samples_ms and trace["boxpoints"] == "all"
 
 
-def test_compile_phases_longest_on_top():
+def test_compile_timeline_puts_each_compile_on_a_row_with_its_phases_nested():
     run = cuda_run()
-    (bar,) = figures(run)["compile_phases"]["data"]
-    assert bar["orientation"] == "h"
-    assert dict(zip(bar["y"], bar["x"])) == run.compile_phases
-    assert bar["x"] == sorted(bar["x"])  # plotly draws the last bar on top
+    fig = figures(run)["compile_timeline"]
+    bars = {
+        (label, name): (base, x, width)
+        for t in fig["data"]
+        for label, name, base, x, width in zip(t["y"], t["text"], t["base"], t["x"], t["width"], strict=True)
+    }
+    # seconds from the first compile's start; a deeper span a thinner bar drawn over the one holding it
+    assert bars[("0/0", "dynamo")] == (0.0, 10.0, 0.8)
+    base, x, width = bars[("0/0", "backend_compile")]
+    assert base == pytest.approx(0.8) and x == 9.0 and width < 0.8
+    assert bars[("0/0", "code_gen")][2] < bars[("0/0", "inductor_compile")][2] < width
+    assert bars[("1/0", "dynamo")][0] == pytest.approx(10.2)
+    # a span under 1% of its compile is left out; one trace per part of the stack, so the legend names them
+    assert ("0/0", "pass.post_grad_passes.tiny") not in bars
+    names = [t["name"] for t in fig["data"]]
+    assert {"whole compile", "AOTAutograd", "Inductor", "Dynamo"} <= set(names) and len(names) == len(set(names))
+    assert fig["layout"]["barmode"] == "overlay" and fig["layout"]["yaxis"]["autorange"] == "reversed"
 
 
-def test_compile_phases_per_variant_in_a_sweep():
-    run = cuda_run()
-    run.variants[1].compile_phases = {"dynamo": 1.0, "inductor": 3.0}
-    run.variants[2].compile_phases = {"dynamo": 1.1, "inductor": 9.0, "autotune": 20.0}
-    # The engine sums the variants' phases into the run's; the chart keeps them apart.
-    run.compile_phases = {"dynamo": 2.1, "inductor": 12.0, "autotune": 20.0}
-    fig = figures(run)["compile_phases"]
-    assert [t["name"] for t in fig["data"]] == ["inductor/default", "inductor/max-autotune"]
-    assert dict(zip(fig["data"][1]["y"], fig["data"][1]["x"])) == run.variants[2].compile_phases
-    assert fig["data"][1]["y"] == ["dynamo", "inductor", "autotune"]
-    assert fig["layout"]["showlegend"] is True
-    # With one compiled variant its phases are the run's: one series, no legend.
-    run.variants[2].compile_phases = {}
-    (bar,) = figures(run)["compile_phases"]["data"]
-    assert dict(zip(bar["y"], bar["x"])) == run.compile_phases
+def test_a_run_without_compile_spans_says_so_in_the_timeline():
+    fig = figures(cpu_run())["compile_timeline"]
+    assert fig["data"] == [] and "no compile spans" in fig["layout"]["annotations"][0]["text"]
 
 
 def test_kernels_chart_has_the_top_kernels_by_device_time():

@@ -58,6 +58,16 @@ def test_report_draws_every_figure_of_the_run(cuda_report):
     assert sorted(drawn) == sorted(figures(run))
 
 
+def test_report_lists_each_compile_with_its_largest_phases_and_cache(cuda_report):
+    _, html = cuda_report
+    parsed = ParsedHTML(html)
+    assert "Compile timeline" in parsed.text
+    assert "first call 12.9 s: 12.1 s of it (94%) compiling 2 frames" in parsed.text
+    row = "<tr><td>inductor/default</td><td>0/0</td><td>first call</td><td>10 s</td>"
+    assert row + "<td>backend_compile 9 s, inductor_compile 8.2 s, code_gen 7.5 s</td>" in html
+    assert "<td>FX graph: 1 miss (full_miss); AOTAutograd: 1 miss (full_miss)</td>" in html
+
+
 def test_report_sections_hold_every_graph_and_kernel_source_once_as_text(cuda_report):
     run, html = cuda_report
     parsed = ParsedHTML(html)

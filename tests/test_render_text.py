@@ -81,6 +81,11 @@ def test_compile_time_names_the_cache_state_and_a_variant_state_wins():
     assert "compile cache: FX graph 0 hits, 2 missed; AOTAutograd 1 hit, 0 missed" in render_text(run).splitlines()
 
 
+def test_the_compile_timeline_says_how_much_of_the_first_call_compiling_took():
+    lines = render_text(cuda_run()).splitlines()
+    assert "compile timeline: first call 12.9 s: 12.1 s of it (94%) compiling 2 frames (0/0 10 s, 1/0 2.1 s)" in lines
+
+
 def test_graph_breaks_give_cell_line_code_and_one_line_reason():
     text = render_text(cuda_run())
     assert "graphs: 2 Dynamo graphs, 1 graph break, 1 recompile" in text

@@ -156,7 +156,7 @@ async def test_figures_are_plotly_dicts(jp_fetch, store):
     run = cuda_run()
     store.put(run)
     body = await fetch_json(jp_fetch, API, "runs", run.id, "figures")
-    for name in ("variants", "samples", "compile_phases"):
+    for name in ("variants", "samples", "compile_timeline"):
         assert isinstance(body[name]["data"], list) and body[name]["data"], name
     await expect_status(jp_fetch, 404, API, "runs", "nosuchrun", "figures")
 

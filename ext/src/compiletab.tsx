@@ -1,5 +1,6 @@
 /**
- * A run's Compile tab: cache hits and misses, compile time per variant and phase, the phases chart,
+ * A run's Compile tab: cache hits and misses, compile time per variant, each compile on the timeline (the digest's
+ * rows and its chart),
  * max-autotune's choices and CUDA-graph skips (measuredview.tsx), after the recompiles in the digest's words.
  */
 
@@ -9,6 +10,7 @@ import { Chart } from './chart';
 import { ITabProps } from './detailprops';
 import { formatS } from './format';
 import { recompileItems } from './guards';
+import { largestPhases } from './timeline';
 import { AutotuneChoices, CudagraphSkips } from './measuredview';
 import { COMPILE_TIPS, tip } from './tooltips';
 
@@ -17,6 +19,8 @@ export function Compile({ run, figures, services }: ITabProps): JSX.Element {
   // The digest's words for each recompile (the value, its line, what changed, the fix), first: under the
   // tables and charts they went unseen; Dynamo's own reason where the digest has no words for it.
   const worded = recompileItems(run.summary);
+  const timeline = run.summary?.compile_timeline;
+  const several = new Set((timeline?.rows ?? []).map(r => r.variant)).size > 1;
   return (
     <div className="cp-Compile">
       {run.recompiles.length > 0 && (
@@ -53,15 +57,47 @@ export function Compile({ run, figures, services }: ITabProps): JSX.Element {
                 <td>{formatS(v.compile_s)}</td>
               </tr>
             ))}
-          {Object.entries(run.compile_phases).map(([phase, seconds]) => (
-            <tr key={phase}>
-              <th title={tip(COMPILE_TIPS, 'phase')}>{phase}</th>
-              <td>{formatS(seconds)}</td>
+          {timeline?.text ? (
+            <tr>
+              <th title={tip(COMPILE_TIPS, 'timeline')}>timeline</th>
+              <td>{timeline.text}</td>
             </tr>
-          ))}
+          ) : null}
         </tbody>
       </table>
-      <Chart name="compile_phases" figure={figures?.compile_phases} charts={services.charts} height={240} />
+      {timeline && timeline.rows.length > 0 && (
+        <table className="cp-Table cp-CompileTimeline">
+          <thead>
+            <tr>
+              <th title={tip(COMPILE_TIPS, 'compileId')}>compile</th>
+              <th>when</th>
+              <th title={tip(COMPILE_TIPS, 'compile')}>time</th>
+              <th title={tip(COMPILE_TIPS, 'largest')}>largest phases</th>
+              <th title={tip(COMPILE_TIPS, 'cacheLookups')}>cache</th>
+            </tr>
+          </thead>
+          <tbody>
+            {timeline.rows.map((r, i) => (
+              <tr key={i}>
+                <td>
+                  {several ? `${r.variant} ` : ''}
+                  {r.compile_id}
+                </td>
+                <td>{r.when}</td>
+                <td>{r.time}</td>
+                <td>{largestPhases(r)}</td>
+                <td>{r.cache_text}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <Chart
+        name="compile_timeline"
+        figure={figures?.compile_timeline}
+        charts={services.charts}
+        height={260}
+      />
       <AutotuneChoices summary={run.summary} />
       <CudagraphSkips summary={run.summary} />
     </div>

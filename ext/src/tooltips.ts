@@ -51,7 +51,11 @@ export const COMPILE_TIPS: Readonly<Record<string, string>> = {
   cache: "whether the compile found its work in torch.compile's caches (FX graph, AOTAutograd, kernels)",
   caches: 'hits and misses per cache',
   compile: 'seconds the first call of this variant spent compiling',
-  phase: 'seconds spent in this compile phase, summed over the graphs'
+  timeline: "how much of the first call compiling took, from Dynamo's timed spans",
+  compileId:
+    "Dynamo's compile id (frame/compile): one frame's graph, compiled at the first call or again on a recompile",
+  largest: "the compile's longest phases inside it (Dynamo's span names)",
+  cacheLookups: 'what the FX graph and AOTAutograd caches answered for this compile'
 };
 
 /** max-autotune's choices (measured.ts AUTOTUNE_COLUMNS). */
@@ -70,7 +74,8 @@ export const AUTOTUNE_TIPS: Readonly<Record<string, string>> = {
 export const CHART_TIPS: Readonly<Record<string, string>> = {
   variants: 'median time per call of each variant; its error bar spans the 10th to 90th percentile',
   samples: 'every timed sample of each variant: its spread, outliers and drift',
-  compile_phases: 'where the first call spent its compile time, by phase',
+  compile_timeline:
+    "each compile (a compile id) on a row, its phases nested as they ran, from Dynamo's timed spans",
   breakdown: "one call's time split into kernels by kind and the time outside kernels",
   kernels: 'the kernels that took the most device time per call',
   lines: 'time per call spent in the kernels of each cell line',

@@ -84,6 +84,7 @@ export type ICudagraphSkip = digest.CudagraphSkip;
 export type IRooflineRow = digest.RooflineRow;
 export type IMeasured = digest.Measured;
 export type IRunDigest = digest.RunDigest;
+export type ICompileTimelineRow = digest.CompileTimelineRow;
 export type IRunRef = digest.RunRef;
 export type IDelta = digest.Delta;
 export type IKernelCount = digest.KernelCount;

@@ -113,6 +113,31 @@ class Timing:
 
 
 @dataclass
+class CompileSpan:
+    """One timed span of a compile (Dynamo's ``chromium_event`` begin and end): ``dynamo`` around a whole frame
+    compile, ``bytecode_tracing``, ``backend_compile``, ``inductor_compile``, ``code_gen``, ``compile_file`` ...
+    nested as they ran.  ``depth`` 0 is a span no other of its compile encloses; ``start_s`` is wall-clock
+    seconds (the events' own clock: epoch seconds), so spans of one run can be laid side by side.  A backward
+    compiled lazily at the first ``backward()`` has depth-0 spans of its own under the forward's compile id."""
+
+    compile_id: str  # "0/0"; Dynamo's attempt suffix where a restart made one ("0/0_1")
+    name: str
+    start_s: float
+    duration_s: float
+    depth: int = 0
+
+
+@dataclass
+class CacheLookup:
+    """One lookup in Inductor's FX graph cache or the AOTAutograd cache, as the compile logged it."""
+
+    compile_id: str
+    cache: Literal["fx_graph", "aot_autograd"]
+    state: str  # "hit", "miss", "bypass"
+    detail: str = ""  # torch's finer status ("full_miss", ...) or why the cache was bypassed
+
+
+@dataclass
 class Variant:
     """One way of running the cell: eager, or one torch.compile configuration."""
 
@@ -134,6 +159,9 @@ class Variant:
     error: str | None = None  # its exception, in one line; or "" with ``error_note`` set
     error_note: Note | None = None  # a failure the profile states (another rank's), worded by the digest
     compile_phases: dict[str, float] = field(default_factory=dict[str, float])
+    # the compiles' timed spans (first call and recompiles), nested, and their cache lookups
+    compile_spans: list[CompileSpan] = field(default_factory=list[CompileSpan])
+    cache_lookups: list[CacheLookup] = field(default_factory=list[CacheLookup])
     cache_state: str = "none"
     kernel_profile: KernelProfile | None = None  # the profiler pass after timing (every variant)
     # max-autotune's choices, per tuned op

@@ -112,6 +112,10 @@ export interface RunDigest {
    * None for a run stored before its stages were timed
    */
   profile_cost?: ProfileCost | null;
+  /**
+   * None for a run stored before its spans were recorded
+   */
+  compile_timeline?: CompileTimeline | null;
 }
 /**
  * Where the run ran: ``cpu`` or ``cuda``, and the device's name.
@@ -623,6 +627,67 @@ export interface ProfileCostRow {
    * of the profile's wall time: "43%"
    */
   share: string;
+}
+/**
+ * Where the compiles' time went, compile by compile (``timeline.compile_timeline``).
+ */
+export interface CompileTimeline {
+  /**
+   * "first call 12.3 s: 11.9 s of it (97%) compiling 3 frames (0/0 9.1 s, ...)"
+   */
+  text: string;
+  rows: CompileTimelineRow[];
+}
+/**
+ * One compile (a compile id) of a compiled variant, its time and nested phases (``timeline.compile_rows``).
+ */
+export interface CompileTimelineRow {
+  variant: string;
+  /**
+   * "0/0"
+   */
+  compile_id: string;
+  when: 'first call' | 'recompile';
+  /**
+   * from the variant's first compile's start
+   */
+  start_s: number;
+  /**
+   * its outermost spans' sum
+   */
+  total_s: number;
+  time: string;
+  /**
+   * "FX graph: 2 misses (full_miss); AOTAutograd: 1 miss (full_miss)"; "" with no lookup
+   */
+  cache_text: string;
+  /**
+   * timeline.SHOWN_PHASES, each at least 1% of the compile
+   */
+  phases: TimelinePhase[];
+}
+/**
+ * One timed span of a compile (``timeline.compile_rows``), nested by depth.
+ */
+export interface TimelinePhase {
+  /**
+   * Dynamo's span name: "backend_compile", "inductor_compile", "compile_file"
+   */
+  name: string;
+  /**
+   * the part of the stack: "Dynamo", "AOTAutograd", "Inductor", "code generation and C++/Triton compile"
+   */
+  family: string;
+  /**
+   * how many of the compile's shown phases hold it: 0 for its outermost spans
+   */
+  depth: number;
+  /**
+   * from the variant's first compile's start
+   */
+  start_s: number;
+  duration_s: number;
+  time: string;
 }
 /**
  * One run's digest for lists, the card and the CLI (``summary.summarize``).

@@ -78,6 +78,8 @@ export interface Variant {
   compile_phases?: {
     [k: string]: number;
   };
+  compile_spans?: CompileSpan[];
+  cache_lookups?: CacheLookup[];
   cache_state?: string;
   kernel_profile?: KernelProfile | null;
   autotune?: AutotuneResult[];
@@ -145,6 +147,31 @@ export interface Note {
   values?: {
     [k: string]: string | number | boolean | string[];
   };
+}
+/**
+ * One timed span of a compile (Dynamo's ``chromium_event`` begin and end): ``dynamo`` around a whole frame
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "CompileSpan".
+ */
+export interface CompileSpan {
+  compile_id: string;
+  name: string;
+  start_s: number;
+  duration_s: number;
+  depth?: number;
+}
+/**
+ * One lookup in Inductor's FX graph cache or the AOTAutograd cache, as the compile logged it.
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "CacheLookup".
+ */
+export interface CacheLookup {
+  compile_id: string;
+  cache: 'fx_graph' | 'aot_autograd';
+  state: string;
+  detail?: string;
 }
 /**
  * What the separate torch.profiler pass after timing measured for one variant.

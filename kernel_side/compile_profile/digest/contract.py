@@ -430,6 +430,37 @@ class ProfileCost(TypedDict):
     rows: list[ProfileCostRow]
 
 
+class TimelinePhase(TypedDict):
+    """One timed span of a compile (``timeline.compile_rows``), nested by depth."""
+
+    name: str  # Dynamo's span name: "backend_compile", "inductor_compile", "compile_file"
+    family: str  # the part of the stack: "Dynamo", "AOTAutograd", "Inductor", "code generation and C++/Triton compile"
+    depth: int  # how many of the compile's shown phases hold it: 0 for its outermost spans
+    start_s: float  # from the variant's first compile's start
+    duration_s: float
+    time: str
+
+
+class CompileTimelineRow(TypedDict):
+    """One compile (a compile id) of a compiled variant, its time and nested phases (``timeline.compile_rows``)."""
+
+    variant: str
+    compile_id: str  # "0/0"
+    when: Literal["first call", "recompile"]
+    start_s: float  # from the variant's first compile's start
+    total_s: float  # its outermost spans' sum
+    time: str
+    cache_text: str  # "FX graph: 2 misses (full_miss); AOTAutograd: 1 miss (full_miss)"; "" with no lookup
+    phases: list[TimelinePhase]  # timeline.SHOWN_PHASES, each at least 1% of the compile
+
+
+class CompileTimeline(TypedDict):
+    """Where the compiles' time went, compile by compile (``timeline.compile_timeline``)."""
+
+    text: str  # "first call 12.3 s: 11.9 s of it (97%) compiling 3 frames (0/0 9.1 s, ...)"
+    rows: list[CompileTimelineRow]
+
+
 class RunDigest(RunSummary, total=False):
     """``summarize`` plus what one run's detail shows (``summary.run_digest``)."""
 
@@ -438,6 +469,7 @@ class RunDigest(RunSummary, total=False):
     recompiles: list[RecompileRow]
     measured: Measured
     profile_cost: ProfileCost | None  # None for a run stored before its stages were timed
+    compile_timeline: CompileTimeline | None  # None for a run stored before its spans were recorded
 
 
 # -- two runs: compare(a, b).as_dict() ------------------------------------------------------------------

@@ -47,6 +47,7 @@ from .lines import line_times
 from .measured import cudagraph_warnings, measured
 from .notes import error_message, memory_unmeasured_text, note_text, run_notes, variant_error
 from .payback import payback
+from .timeline import compile_timeline
 
 # Bumped whenever a field is added to, or a wording changes in, ``summarize``'s dict.
 DIGEST_VERSION = 16
@@ -482,4 +483,5 @@ def run_digest(run: ProfileRun) -> contract.RunDigest:
         "recompiles": recompiles_digest(run),
         "measured": measured(run),
         "profile_cost": profile_cost(run),
+        "compile_timeline": compile_timeline(run),
     }

@@ -103,6 +103,8 @@ def _merge_trace(session: Session, variant: Variant, trace: VariantTrace) -> Non
     run.ddp_splits.extend(trace.ddp_splits)
     variant.compile_s = trace.compile_s or None
     variant.compile_phases = trace.phases
+    variant.compile_spans = trace.spans
+    variant.cache_lookups = trace.cache_lookups
     variant.cache_state = trace.cache.state
     variant.autotune = trace.autotune
     variant.cudagraph_skips = list(dict.fromkeys(trace.cudagraph_skips))
@@ -137,9 +139,12 @@ def note_recompiles(session: Session, events: list[TraceEvent], *, during_timing
         session.run.cache.add(trace.cache)
         for r in trace.recompiles:
             r.during_timing = during_timing
-        if trace.compile_s and name in session.backends:
+        if name in session.backends:
             v = session.run.variant(name)
-            v.recompile_s = (v.recompile_s or 0.0) + trace.compile_s
+            if trace.compile_s:
+                v.recompile_s = (v.recompile_s or 0.0) + trace.compile_s
+            v.compile_spans.extend(trace.spans)
+            v.cache_lookups.extend(trace.cache_lookups)
         session.run.recompiles.extend(trace.recompiles)
         _note_recompile_limits(session, trace.recompiles)
         session.run.graphs.extend(trace.graphs)

@@ -17,12 +17,13 @@ from html import escape
 from typing import Any
 
 from ..digest.breakdown import TITLE, breakdown, columns
-from ..digest.contract import PlotlyFigure
+from ..digest.contract import PlotlyFigure, TimelinePhase
 from ..digest.facts import focus_kernels, median_ratio, top_kernels
 from ..digest.format import format_interval, format_ms, ratio_phrase
 from ..digest.kernel_times import withheld
 from ..digest.lines import line_times
 from ..digest.measured import roofline_rows
+from ..digest.timeline import compile_timeline
 from ..profile_run import ProfileRun
 
 TOP_CHART_KERNELS = 20
@@ -127,42 +128,50 @@ def samples_figure(run: ProfileRun) -> Figure:
     return {"data": traces, "layout": _layout(title, yaxis={"title": {"text": "time per call (ms)"}})}
 
 
-def compile_phases_figure(run: ProfileRun) -> Figure:
-    title = "Compile time by phase"
-    # The run's phases add up every variant's; with several compiled variants
-    # (a sweep) one group of bars per variant says which one paid for what.
-    per_variant = [(v.name, v.compile_phases) for v in run.compiled_variants if v.compile_phases]
-    if len(per_variant) > 1 or (per_variant and not run.compile_phases):
-        series = per_variant
-    else:
-        series = [("", run.compile_phases)] if run.compile_phases else []
-    if not series:
-        return _empty(title, "no compile phases were recorded")
-    # Horizontal bars are drawn bottom-up: ascending total puts the longest phase on top.
-    totals: dict[str, float] = {}
-    for _, phases in series:
-        for name, seconds in phases.items():
-            totals[name] = totals.get(name, 0.0) + seconds
-    order = sorted(totals, key=totals.__getitem__)
+def compile_timeline_figure(run: ProfileRun) -> Figure:
+    """Each compile on a row of its own, its phases nested as they ran (a deeper span a thinner bar on top of the
+    one that holds it), one colour per part of the stack (``timeline.family``); seconds from the first compile."""
+    title = "Compile timeline: each compile's phases, nested"
+    timeline = compile_timeline(run)
+    if timeline is None:
+        return _empty(title, "no compile spans were recorded")
+    rows = timeline["rows"]
+    several = len({r["variant"] for r in rows}) > 1
+    labels = _unique(
+        [
+            f"{r['variant'] + ' ' if several else ''}{r['compile_id']}{' (recompile)' if r['when'] == 'recompile' else ''}"
+            for r in rows
+        ]
+    )
+    by_family: dict[str, list[tuple[str, TimelinePhase]]] = {}
+    for label, r in zip(labels, rows, strict=True):
+        for p in r["phases"]:
+            by_family.setdefault(p["family"], []).append((label, p))
     traces = [
         {
             "type": "bar",
             "orientation": "h",
-            "name": _text(variant),
-            "y": [_text(name) for name in order if name in phases],
-            "x": [phases[name] for name in order if name in phases],
-            "hovertemplate": "%{y}: %{x:.3g} s<extra>%{fullData.name}</extra>",
+            "name": _text(name),
+            "y": [_text(label) for label, _ in phases],
+            "base": [p["start_s"] for _, p in phases],
+            "x": [p["duration_s"] for _, p in phases],
+            "width": [max(0.15, 0.8 - 0.16 * p["depth"]) for _, p in phases],
+            "text": [_text(p["name"]) for _, p in phases],
+            "textposition": "none",
+            "hovertemplate": "%{text}: %{x:.3g} s (from %{base:.3g} s)<extra>%{fullData.name}</extra>",
         }
-        for variant, phases in series
+        for name, phases in by_family.items()
     ]
     return {
         "data": traces,
         "layout": _layout(
             title,
-            xaxis={"title": {"text": "seconds"}},
-            yaxis={"automargin": True},
-            barmode="group",
-            showlegend=len(series) > 1,
+            xaxis={"title": {"text": "seconds from the first compile's start"}},
+            yaxis={"automargin": True, "autorange": "reversed", "type": "category"},
+            barmode="overlay",
+            showlegend=True,
+            legend={"orientation": "h", "y": -0.25},
+            height=min(900, 170 + 34 * len(rows)),
         ),
     }
 
@@ -370,7 +379,7 @@ def roofline_figure(run: ProfileRun) -> Figure:
 
 
 # The figures the report's and the widget's Overview draw, in order.
-OVERVIEW_FIGURES = ("variants", "breakdown", "samples", "compile_phases", "lines")
+OVERVIEW_FIGURES = ("variants", "breakdown", "samples", "compile_timeline", "lines")
 
 
 def overview_figures(run: ProfileRun) -> list[str]:
@@ -382,7 +391,7 @@ def figures(run: ProfileRun) -> dict[str, Figure]:
     return {
         "variants": variants_figure(run),
         "samples": samples_figure(run),
-        "compile_phases": compile_phases_figure(run),
+        "compile_timeline": compile_timeline_figure(run),
         "kernels": kernels_figure(run),
         "lines": lines_figure(run),
         "breakdown": breakdown_figure(run),

@@ -29,6 +29,7 @@ from ..digest.kernel_times import kernel_time_text, withheld
 from ..digest.measured import autotune_rows, device_peaks_text, roofline_kernels, roofline_note, roofline_rows
 from ..digest.notes import error_message
 from ..digest.summary import first_code_line
+from ..digest.timeline import compile_timeline
 from ..profile_run import Graph, Kernel, ProfileRun
 from .charts import figures, overview_figures
 from .highlight import highlight_code, stylesheet
@@ -146,7 +147,28 @@ def _overview(run: ProfileRun) -> str:
         else ""
     )
     charts = "".join(_figure_div(name) for name in overview_figures(run))
-    return f'<section id="overview"><h2>Summary</h2>{render_html(run)}{charts}{source}{_profile_cost(run)}</section>'
+    return f'<section id="overview"><h2>Summary</h2>{render_html(run)}{charts}{_compile_timeline(run)}{source}{_profile_cost(run)}</section>'
+
+
+def _compile_timeline(run: ProfileRun) -> str:
+    """Each compile's time, when it ran, its cache lookups and its largest phases (``digest.timeline``)."""
+    timeline = compile_timeline(run)
+    if timeline is None:
+        return ""
+    rows = []
+    for r in timeline["rows"]:
+        inner = sorted((p for p in r["phases"] if p["family"] != "whole compile"), key=lambda p: -p["duration_s"])
+        largest = ", ".join(f"{p['name']} {p['time']}" for p in inner[:3])
+        rows.append(
+            f"<tr><td>{escape(r['variant'])}</td><td>{escape(r['compile_id'])}</td><td>{escape(r['when'])}</td>"
+            f"<td>{escape(r['time'])}</td><td>{escape(largest)}</td><td>{escape(r['cache_text'])}</td></tr>"
+        )
+    return (
+        f"<h3>Compile timeline</h3><p>{escape(timeline['text'])}</p>"
+        '<table class="list"><thead><tr><th>variant</th><th>compile</th><th>when</th><th>time</th>'
+        "<th>largest phases</th><th>cache</th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
 
 
 def _profile_cost(run: ProfileRun) -> str:

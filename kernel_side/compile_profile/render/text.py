@@ -54,6 +54,7 @@ from ..digest.measured import (
 from ..digest.notes import error_message, note_text, run_notes, variant_error
 from ..digest.payback import payback
 from ..digest.summary import headline, recommendation_text, timing_warnings
+from ..digest.timeline import compile_timeline
 from ..profile_run import ProfileRun, Variant
 
 MAX_LISTED = 10  # graph breaks, recompiles and errors listed one by one; the rest are counted
@@ -122,6 +123,9 @@ def _compile_lines(run: ProfileRun) -> list[str]:
     counts = cache_counts(run)
     if counts:
         out.append("compile cache: " + "; ".join(counts))
+    timeline = compile_timeline(run)
+    if timeline is not None and timeline["text"]:
+        out.append("compile timeline: " + timeline["text"])
     return out
 
 

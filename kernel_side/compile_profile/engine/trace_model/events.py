@@ -23,12 +23,15 @@ import linecache
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Literal
 
 from torch._dynamo import config as dynamo_config
 
 from ...profile_run import (
     AutotuneResult,
+    CacheLookup,
     CacheStats,
+    CompileSpan,
     DdpBucket,
     DdpSplit,
     Graph,
@@ -63,6 +66,8 @@ class VariantTrace:
     autotune: list[AutotuneResult] = field(default_factory=list)
     cudagraph_skips: list[str] = field(default_factory=list)
     ddp_splits: list[DdpSplit] = field(default_factory=list)
+    spans: list[CompileSpan] = field(default_factory=list)  # in order of their ends
+    cache_lookups: list[CacheLookup] = field(default_factory=list)
 
 
 @dataclass
@@ -76,6 +81,8 @@ class TraceState:
     compiles: dict[str, CompileState] = field(default_factory=dict)  # by compile id, in order of first event
     # begin timestamps of the open chromium spans, by (span name, compile id)
     open_spans: dict[tuple[str, str], list[float]] = field(default_factory=lambda: collections.defaultdict(list))
+    # how many spans are open per compile id: a span's depth is the number open when it began
+    open_depth: dict[str, list[int]] = field(default_factory=lambda: collections.defaultdict(list))
     # each DDPOptimizer split with the number of forward graphs its compile had logged before it
     ddp_forwards_before: list[tuple[DdpSplit, int]] = field(default_factory=list)
     recompiles: dict[str, Recompile] = field(default_factory=dict)  # by compile id: one recompile each
@@ -513,10 +520,18 @@ def _is_backend_switch(reason: str) -> bool:
 
 
 def _counts(cache_field: str) -> Handler:
-    """A handler counting the event in ``VariantTrace.cache.<cache_field>``."""
+    """A handler counting the lookup in ``VariantTrace.cache.<cache_field>`` and keeping it, with its compile id and
+    torch's finer status (``cache_status_detailed``, or why the cache was bypassed) from the artifact's payload."""
+    cache: Literal["fx_graph", "aot_autograd"] = "fx_graph" if cache_field.startswith("fx_graph") else "aot_autograd"
+    outcome = "hit" if cache_field.endswith("hits") else "miss"
 
     def count(state: TraceState, ev: TraceEvent) -> None:
         setattr(state.out.cache, cache_field, getattr(state.out.cache, cache_field) + 1)
+        payload = _json(ev.payload)
+        detail = ""
+        if isinstance(payload, dict):
+            detail = str(payload.get("cache_bypass_reason") or payload.get("cache_status_detailed") or "")
+        state.out.cache_lookups.append(CacheLookup(ev.compile_id, cache, outcome, detail))
 
     return count
 
@@ -526,15 +541,24 @@ def _on_chromium_event(state: TraceState, ev: TraceEvent) -> None:
     if span is None or span.phase not in ("B", "E"):
         return
     starts = state.open_spans[(span.name, ev.compile_id)]
+    # Spans without a compile id are Inductor's worker threads' (compile_file), overlapping one another
+    # inside the compile's own async_compile.wait: left out of the nesting.
+    depths = state.open_depth[ev.compile_id] if ev.compile_id else None
     if span.phase == "B":
         starts.append(span.ts)
+        if depths is not None:
+            depths.append(len(depths))
         return
     autotune = mode_events.autotune_result(span, ev.compile_id, starts[-1] if starts else None)
     if autotune is not None:
         state.out.autotune.append(autotune)
     if starts:
+        begun = starts.pop()
         phases = state.out.phases
-        phases[span.name] = phases.get(span.name, 0.0) + (span.ts - starts.pop()) / 1e6
+        phases[span.name] = phases.get(span.name, 0.0) + (span.ts - begun) / 1e6
+        if depths:
+            depth = depths.pop()
+            state.out.spans.append(CompileSpan(ev.compile_id, span.name, begun / 1e6, (span.ts - begun) / 1e6, depth))
 
 
 def _on_compilation_metrics(state: TraceState, ev: TraceEvent) -> None:
