@@ -10,7 +10,7 @@ import { ReadonlyPartialJSONObject } from '@lumino/coreutils';
 import { ISignal, Signal } from '@lumino/signaling';
 import { Widget } from '@lumino/widgets';
 
-import { IChartPalette, themedFigure } from './charttheme';
+import { distinctColorway, IChartPalette, themedFigure } from './charttheme';
 import { IPlotlyFigure, PLOTLY_MIME_TYPE } from './types';
 
 /** Announces theme changes to every chart and code view, once the new theme's CSS is applied. */
@@ -40,14 +40,14 @@ export class ThemeWatcher {
       fontFamily: v('--jp-ui-font-family', 'sans-serif'),
       grid: v('--jp-border-color2', '#e0e0e0'),
       line: v('--jp-border-color1', '#bdbdbd'),
-      colorway: [
+      colorway: distinctColorway([
         v('--jp-brand-color1', '#1976d2'),
         v('--jp-warn-color1', '#f57c00'),
         v('--jp-success-color1', '#388e3c'),
         v('--jp-error-color1', '#d32f2f'),
         v('--jp-accent-color1', '#00796b'),
         v('--jp-brand-color3', '#90caf9')
-      ]
+      ])
     };
   }
 

@@ -49,6 +49,30 @@ export const COLLECTIVES_COLOUR = '#ab47bc';
  */
 export const WITHHELD_COLOUR = '#8a8a8a';
 
+/**
+ * Hues added after the theme's own colours: a figure with more series than the theme has distinct colours (the
+ * compile timeline's parts of the stack) keeps them apart.  Purple, pink and brown-grey, none of them a theme's.
+ */
+export const EXTRA_HUES: readonly string[] = ['#7e57c2', '#c2185b', '#78909c'];
+
+/**
+ * The theme's colours without repeats, then the extra hues: two theme variables can resolve to one colour
+ * (JupyterLab's light theme gives --jp-success-color1 and --jp-accent-color1 the same green), and a colorway
+ * that repeats one draws two series alike.
+ */
+export function distinctColorway(colours: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const colour of [...colours, ...EXTRA_HUES]) {
+    const key = colour.trim().toLowerCase();
+    if (key && !seen.has(key)) {
+      seen.add(key);
+      out.push(colour.trim());
+    }
+  }
+  return out;
+}
+
 /** A breakdown part's colour in this palette; null for a trace that names no part it knows. */
 export function partColour(part: unknown, palette: IChartPalette): string | null {
   if (part === 'collectives') {

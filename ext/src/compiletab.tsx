@@ -70,7 +70,7 @@ export function Compile({ run, figures, services }: ITabProps): JSX.Element {
           <thead>
             <tr>
               <th title={tip(COMPILE_TIPS, 'compileId')}>compile</th>
-              <th>when</th>
+              <th title={tip(COMPILE_TIPS, 'when')}>when</th>
               <th title={tip(COMPILE_TIPS, 'compile')}>time</th>
               <th title={tip(COMPILE_TIPS, 'largest')}>largest phases</th>
               <th title={tip(COMPILE_TIPS, 'cacheLookups')}>cache</th>

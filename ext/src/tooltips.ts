@@ -54,6 +54,7 @@ export const COMPILE_TIPS: Readonly<Record<string, string>> = {
   timeline: "how much of the first call compiling took, from Dynamo's timed spans",
   compileId:
     "Dynamo's compile id (frame/compile): one frame's graph, compiled at the first call or again on a recompile",
+  when: 'at the first call, or again later on a recompile (a guard failed)',
   largest: "the compile's longest phases inside it (Dynamo's span names)",
   cacheLookups: 'what the FX graph and AOTAutograd caches answered for this compile'
 };

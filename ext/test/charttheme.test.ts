@@ -1,4 +1,12 @@
-import { chartConfig, COLLECTIVES_COLOUR, OUTSIDE_COLOUR, partColour, themedFigure } from '../src/charttheme';
+import {
+  chartConfig,
+  COLLECTIVES_COLOUR,
+  distinctColorway,
+  EXTRA_HUES,
+  OUTSIDE_COLOUR,
+  partColour,
+  themedFigure
+} from '../src/charttheme';
 
 const dark = { font: '#eee', fontFamily: 'Inter', grid: '#333', line: '#555', colorway: ['#1', '#2'] };
 
@@ -112,5 +120,14 @@ describe('chart config', () => {
     expect(themed.layout?.title).toMatchObject({ x: 0, xanchor: 'left' });
     const placed = themedFigure({ data: [], layout: { title: { text: 't', x: 0.5 } } }, dark);
     expect(placed.layout?.title).toMatchObject({ x: 0.5 });
+  });
+});
+
+describe('distinctColorway', () => {
+  it('drops a theme colour that repeats another and adds hues no theme has', () => {
+    const way = distinctColorway(['#1976d2', '#f57c00', '#388E3C', '#d32f2f', ' #388e3c', '#90caf9']);
+    expect(way.slice(0, 5)).toEqual(['#1976d2', '#f57c00', '#388E3C', '#d32f2f', '#90caf9']);
+    expect(way.slice(5)).toEqual([...EXTRA_HUES]);
+    expect(new Set(way.map(c => c.toLowerCase())).size).toBe(way.length);
   });
 });

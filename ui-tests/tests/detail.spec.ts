@@ -378,3 +378,48 @@ test("the card folds the profile's stderr lines under their count, as text", asy
   await card.scrollIntoViewIfNeeded();
   await shot(page, 'card-logs');
 });
+
+for (const theme of THEMES) {
+  test(`the Compile tab lays each compile on its timeline, phases nested, a colour per part (${theme})`, async ({
+    page
+  }) => {
+    await setTheme(page, theme);
+    const detail = await openRun(page, 'uicuda000001', 'Compile');
+    // the digest's rows: each compile, when it ran, its time, its largest phases and its cache lookups
+    const rows = detail.locator('.cp-CompileTimeline tbody tr');
+    await expect(rows).toHaveCount(2);
+    await expect(rows.nth(0).locator('td')).toHaveText([
+      '0/0',
+      'first call',
+      '10 s',
+      'backend_compile 9 s, inductor_compile 8.2 s, code_gen 7.5 s',
+      'FX graph: 1 miss (full_miss); AOTAutograd: 1 miss (full_miss)'
+    ]);
+    await expect(detail.locator('.cp-Compile > table').first()).toContainText(
+      'first call 12.9 s: 12.1 s of it (94%) compiling 2 frames (0/0 10 s, 1/0 2.1 s)'
+    );
+    const chart = detail.locator('.cp-ChartHost[data-chart="compile_timeline"] .js-plotly-plot');
+    await expect(chart.locator('.bars path').first()).toBeVisible();
+    // nested: a deeper phase is a thinner bar inside the one that holds it, on the same compile's row
+    const bars = await chart.evaluate(gd =>
+      ((gd as any)._fullData as any[]).flatMap(t =>
+        (t.text as string[]).map((name, i) => ({ name, row: t.y[i], width: t.width[i], part: t.name }))
+      )
+    );
+    const width = (name: string) => bars.find(b => b.name === name && b.row === '0/0')!.width;
+    expect(width('dynamo')).toBeGreaterThan(width('backend_compile'));
+    expect(width('backend_compile')).toBeGreaterThan(width('inductor_compile'));
+    expect(width('inductor_compile')).toBeGreaterThan(width('code_gen'));
+    // one colour per part of the stack, drawn so
+    const fills = await chart.evaluate(gd =>
+      Array.from(gd.querySelectorAll('g.trace.bars')).map(
+        g => (g.querySelector('path') as SVGElement | null)?.style.fill ?? ''
+      )
+    );
+    expect(new Set(fills.filter(Boolean)).size).toBe(new Set(bars.map(b => b.part)).size);
+    await detail.locator('.cp-ChartHost[data-chart="compile_timeline"]').scrollIntoViewIfNeeded();
+    await shot(page, `compile-timeline-${theme}`);
+    await closeRun(page, 'uicuda000001');
+    await setTheme(page, 'light');
+  });
+}
