@@ -213,6 +213,7 @@ def test_a_torchrun_jobs_logs_are_one_job_of_its_ranks(job_runs):
         assert len(run.recompiles) == expected["recompiles"]
         assert run.dynamo_graph_count == expected["unique_graphs"]
         assert run.cache.fx_graph_misses == expected["fx_graph_cache_misses"]
+        assert len(run.graph_breaks) == expected["graph_breaks"]  # here Dynamo's "graph_break" counter has them all
 
 
 def test_a_torchrun_jobs_view_shows_the_rank_that_broke_where_the_other_did_not(job_runs):
