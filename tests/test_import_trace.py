@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -261,6 +262,11 @@ def test_import_trace_of_a_path_without_logs_is_one_line_exit_2(cli, tmp_path):
     assert code == 2 and "holds no TORCH_TRACE log" in err
     with pytest.raises(NoTrace):
         import_trace(empty)
+    (empty / "torchrun.log").write_text("W1203 launching 2 ranks\nnothing of torch's trace\n")
+    code, _, err = cli("import-trace", str(empty))
+    assert code == 2 and "holds no TORCH_TRACE record" in err
+    shutil.copy(RELEASES / "torch-2.13.0" / "trace.log.gz", empty / "rank.log.gz")  # beside a log of another program
+    assert len(import_trace(empty)) == 1
 
 
 def test_a_gzipped_log_cut_short_is_read_up_to_where_it_ends(tmp_path):
@@ -270,3 +276,15 @@ def test_a_gzipped_log_cut_short_is_read_up_to_where_it_ends(tmp_path):
     (run,) = import_trace(cut)
     assert run.imported_trace is not None and run.imported_trace.records > 0
     assert run.imported_trace.skipped_lines >= 1
+
+
+def test_a_trace_whose_script_is_not_on_this_machine_opens_with_its_lines_numbered(monkeypatch):
+    import compile_profile.engine.trace_import as trace_import
+
+    monkeypatch.setattr(trace_import, "_read_script", lambda script: ("", False))
+    for log in [FIXTURES / "script" / "trace.log.gz", RELEASES / "torch-2.6.0" / "trace.log.gz"]:
+        (run,) = import_trace(log)
+        assert run.imported_trace is not None and not run.imported_trace.script_found and run.cell_source == ""
+        assert run.graph_breaks and all(b.line is not None and b.code_line == "" for b in run.graph_breaks)
+        assert "not found here" in render_text(run)
+    assert {b.line for b in run.graph_breaks} >= {35}  # torch 2.6's workload: the print at record.py:35

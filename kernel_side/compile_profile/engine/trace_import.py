@@ -133,9 +133,10 @@ def import_trace(path: str | Path, *, label: str = "") -> list[ProfileRun]:
             files.append(read_trace_file(p))
         except (OSError, EOFError) as exc:
             raise NoTrace(f"cannot read {p}: {getattr(exc, 'strerror', None) or exc}") from None
-    files = [
-        f for f in files if f.records or len(files) == 1
-    ]  # an empty log beside others: a process that compiled nothing
+    # a log with no record: another program's (torchrun's own output), or a process that compiled nothing
+    files = [f for f in files if f.records]
+    if not files:
+        raise NoTrace(f"{path} holds no TORCH_TRACE record (is it a log TORCH_TRACE=DIR wrote?)")
     runs = [run_from_trace(f, label=label) for f in files]
     ranked = [r for r in runs if r.imported_trace is not None and r.imported_trace.rank is not None]
     if ranked:
