@@ -143,6 +143,11 @@ def test_a_scripts_kernels_name_its_lines_from_the_traces_provenance(script_run)
     assert generated
     relu = _line("y = torch.relu(self.lin(x))")
     assert any(relu in k.lines for k in generated)
+    # head_again's graph came from the FX graph cache that head's filled: its kernel is at head_again's line,
+    # though the cached stack traces name head's
+    head, again = (i + 1 for i, line in enumerate(SCRIPT) if line.strip() == "return torch.tanh(y * 2) + 1")
+    by_compile = {k.graph_id.split("/")[1] + "/" + k.graph_id.split("/")[2]: k.lines for k in generated}
+    assert by_compile["2/0"] == [head] and by_compile["3/0"] == [again]
 
 
 def test_every_view_says_a_trace_run_has_no_timings(script_run):

@@ -257,11 +257,15 @@ def cmd_import_trace(args: argparse.Namespace, store: RunStore) -> int:
         assert t is not None
         rank = f" rank {t.rank}" if t.rank is not None else ""
         torch = f"torch {t.torch_version}" if t.torch_version else "torch release not in the trace"
-        _say(
-            f"imported run {run.id} from {t.path}{rank} ({torch}): {len(t.compile_ids)} compile ids, "
-            f"{run.dynamo_graph_count} Dynamo graphs, {len(run.graph_breaks)} graph breaks, "
-            f"{len(run.recompiles)} recompiles, {len(run.kernels)} kernels; no timings"
-        )
+        counts = [
+            (len(t.compile_ids), "compile id"),
+            (run.dynamo_graph_count, "Dynamo graph"),
+            (len(run.graph_breaks), "graph break"),
+            (len(run.recompiles), "recompile"),
+            (len(run.kernels), "kernel"),
+        ]
+        figures = ", ".join(f"{n} {word}{'' if n == 1 else 's'}" for n, word in counts)
+        _say(f"imported run {run.id} from {t.path}{rank} ({torch}): {figures}; no timings")
         skipped = skipped_text(t)
         if skipped:
             _say(f"  {skipped}")
