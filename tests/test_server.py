@@ -295,3 +295,32 @@ async def test_unreadable_runs_are_listed_as_such_and_answer_422_never_500(jp_fe
     await jp_fetch(API, "runs", "typed1", method="DELETE")  # and the unreadable one can be removed
     assert "typed1" not in {r["id"] for r in (await fetch_json(jp_fetch, API, "runs"))["runs"]}
     assert not [r for r in caplog.records if r.exc_info], "no traceback in the server log"
+
+
+# -- a run read from a TORCH_TRACE (import-trace): no timed variant, no eager -------------------------------
+
+
+async def test_a_run_and_a_job_read_from_torch_traces_are_served_with_their_figures(jp_fetch, store):
+    from pathlib import Path
+
+    from compile_profile.digest import run_digest
+    from compile_profile.engine.trace_import import import_trace
+
+    fixtures = Path(__file__).parent / "import_trace_fixtures"
+    (run,) = import_trace(fixtures / "failed" / "trace.log.gz")
+    ranks = import_trace(fixtures / "job")
+    for r in [run, *ranks]:
+        store.put(r)
+    body = await fetch_json(jp_fetch, API, "runs", run.id)
+    summary = body.pop("summary")
+    assert body == run.to_dict() and summary == json.loads(json.dumps(run_digest(run)))
+    assert summary["headline"].startswith("from a TORCH_TRACE: no timings; compile failed")
+    assert summary["trace"]["path"].endswith("failed/trace.log.gz")
+    assert await fetch_json(jp_fetch, API, "runs", run.id, "figures")
+    listed = await fetch_json(jp_fetch, API, "runs")
+    assert {r.id for r in [run, *ranks]} <= {s["id"] for s in listed["runs"]}
+    job_id = ranks[0].distributed.job_id
+    job = await fetch_json(jp_fetch, API, "jobs", job_id)
+    assert job["job"]["headline"].startswith("2 ranks: from a TORCH_TRACE: no timings")
+    response = await jp_fetch(API, "jobs", job_id, "report")
+    assert b"from a TORCH_TRACE: no timings" in response.body

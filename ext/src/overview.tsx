@@ -35,6 +35,11 @@ export function Overview({ run, figures, services }: ITabProps): JSX.Element {
                 : '(too few samples for an interval)')}
           </span>
         </p>
+      ) : run.summary?.trace ? (
+        <p className="cp-Speedup cp-Trace">
+          {run.summary.trace.text}
+          {run.summary.trace.skipped_text ? `; ${run.summary.trace.skipped_text}` : ''}
+        </p>
       ) : (
         <p className="cp-Speedup">No speedup figure: {run.status}.</p>
       )}

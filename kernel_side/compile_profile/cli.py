@@ -1,5 +1,5 @@
 """``compile-profile``: list, show, compare, export and delete saved runs, show a distributed job across its
-ranks, import runs written as JSON, and profile a whole notebook.
+ranks, import runs written as JSON or read from TORCH_TRACE logs, and profile a whole notebook.
 
 Exit codes: 0 success; 1 the notebook (or a renderer) failed, or no such job; 2 bad input: an
 unknown or invalid run id, a missing or unreadable file, a bad option, an unusable run store, a stored
@@ -239,6 +239,42 @@ def cmd_import(args: argparse.Namespace, store: RunStore) -> int:
             f"imported job {job_id}: rank{'s' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))} "
             f"(`{PROG} job {job_id}` shows it)"
         )
+    return 0
+
+
+def cmd_import_trace(args: argparse.Namespace, store: RunStore) -> int:
+    from .digest.trace import skipped_text
+    from .engine.trace_import import NoTrace, import_trace
+
+    try:
+        runs = import_trace(args.path, label=args.label or "", source_roots=args.source_root or [os.getcwd()])
+    except NoTrace as exc:
+        raise CliError(str(exc)) from None
+    for run in runs:  # every log read before any run is stored
+        store.put(run)
+    for run in runs:
+        t = run.imported_trace
+        assert t is not None
+        rank = f" rank {t.rank}" if t.rank is not None else ""
+        torch = f"torch {t.torch_version}" if t.torch_version else "torch release not in the trace"
+        counts = [
+            (len(t.compile_ids), "compile id"),
+            (run.dynamo_graph_count, "Dynamo graph"),
+            (len(run.graph_breaks), "graph break"),
+            (len(run.recompiles), "recompile"),
+            (len(run.kernels), "kernel"),
+        ]
+        figures = ", ".join(f"{n} {word}{'' if n == 1 else 's'}" for n, word in counts)
+        _say(f"imported run {run.id} from {t.path}{rank} ({torch}): {figures}; no timings")
+        skipped = skipped_text(t)
+        if skipped:
+            _say(f"  {skipped}")
+        if run.errors:
+            _say(f"  compile failed: {one_line(run.errors[0].message, 200)}")
+    job_ids = list(dict.fromkeys(run.distributed.job_id for run in runs if run.distributed is not None))
+    for job_id in job_ids:
+        ranks = sorted(run.distributed.rank for run in runs if run.distributed and run.distributed.job_id == job_id)
+        _say(f"imported job {job_id}: ranks {', '.join(map(str, ranks))} (`{PROG} job {job_id}` shows it)")
     return 0
 
 
@@ -509,6 +545,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     imp.add_argument("files", nargs="+", metavar="FILE")
     imp.set_defaults(handler=cmd_import)
+
+    imp_trace = commands.add_parser(
+        "import-trace",
+        parents=[db_option],
+        help="add runs read from TORCH_TRACE logs (a script's, every rank's of a torchrun job): no timings",
+    )
+    imp_trace.add_argument("path", metavar="DIR_OR_FILE", help="a TORCH_TRACE directory, or one log (.log, .log.gz)")
+    imp_trace.add_argument("--label", metavar="TEXT", help="name the runs (default: the script's name and rank)")
+    imp_trace.add_argument(
+        "--source-root",
+        metavar="DIR",
+        action="append",
+        help="where to look for the traced script when it is not at the path the trace names (a checkout of the "
+        "code on this machine; repeatable; default: the current directory)",
+    )
+    imp_trace.set_defaults(handler=cmd_import_trace)
 
     run = commands.add_parser("run", parents=[db_option], help="execute a notebook and tabulate its profiled cells")
     run.add_argument("notebook", metavar="NOTEBOOK.ipynb")

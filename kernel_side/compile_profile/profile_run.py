@@ -647,6 +647,29 @@ class Recommendation:
 
 
 @dataclass
+class TraceOrigin:
+    """Where a run read from a structured trace came from (``compile-profile import-trace``): the
+    ``TORCH_TRACE`` log of a run no profile made, a script's or a job rank's.  Such a run holds what the
+    trace holds (graphs, breaks, recompiles, guards, compile time, cache hits, kernels) and no timings: it
+    has one variant, ``trace``, never timed, no eager variant and no speedup."""
+
+    path: str  # the trace file, absolute
+    rank: int | None = None  # the rank that wrote it, where the trace names one (a torchrun job's)
+    torch_version: str = ""  # the torch that wrote it, where the trace says (2.10 and later do, 2.6 does not)
+    script: str = ""  # the file whose lines are the run's "cell" lines: the outermost user frame of its compiles
+    script_found: bool = False  # whether that file was read here (else its lines have no code beside them)
+    # where it was read, when not at its recorded path: the same file under a source root (a checkout elsewhere)
+    script_read_from: str = ""
+    records: int = 0  # trace records read
+    skipped_lines: int = 0  # lines that were no record (a truncated tail, another program's output)
+    # event kinds the trace model does not know (a newer torch's), by kind, with their counts: skipped
+    unknown_events: dict[str, int] = field(default_factory=dict[str, int])
+    # events of a known kind whose content could not be read (a changed payload), by kind: skipped
+    unreadable_events: dict[str, int] = field(default_factory=dict[str, int])
+    compile_ids: list[str] = field(default_factory=list[str])  # every compile id the trace names, in order
+
+
+@dataclass
 class ProfileRun:
     """The result of one ``%%compile_profile`` (or ``compile_profile.profile``) call."""
 
@@ -683,6 +706,7 @@ class ProfileRun:
     # "warm-up", "timing", "float64 reference", "correctness", "kernel pass: eager", ...); the entries do not
     # overlap, "other" is the rest of the profile's wall time; empty in a run stored before they were recorded
     stage_s: dict[str, float] = field(default_factory=dict[str, float])
+    imported_trace: TraceOrigin | None = None  # set on a run read from a TORCH_TRACE log: no timings
     schema_version: int = SCHEMA_VERSION
 
     @staticmethod

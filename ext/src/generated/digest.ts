@@ -101,6 +101,10 @@ export interface RunDigest {
    * what the list answers, with the speedup it explains
    */
   diagnosis_heading?: string;
+  /**
+   * a run read from a TORCH_TRACE log (``import-trace``); None for a profiled run
+   */
+  trace?: TraceSummary | null;
   lines?: LineTimes;
   /**
    * per Dynamo graph with guards
@@ -379,6 +383,37 @@ export interface Cause {
    * a graph break's: "yours", "library", "pytorch"; "" for other causes
    */
   owner: string;
+}
+/**
+ * Where a run read from a TORCH_TRACE log came from (``trace.trace_summary``).
+ */
+export interface TraceSummary {
+  path: string;
+  rank: number | null;
+  /**
+   * "" where the trace does not say
+   */
+  torch_version: string;
+  /**
+   * the file whose lines are the run's lines
+   */
+  script: string;
+  /**
+   * how many compile ids the trace names
+   */
+  compile_ids: number;
+  /**
+   * "from the TORCH_TRACE /tmp/t/x.log (rank 1), written by torch 2.13.0+cpu; lines are those of …"
+   */
+  text: string;
+  /**
+   * what of the log was skipped, counted; "" when everything was read
+   */
+  skipped_text: string;
+  /**
+   * what the views show where a profiled run's timings are: "from a TORCH_TRACE: no timings"
+   */
+  no_timings: string;
 }
 /**
  * Time per cell line (``lines.LineTimes``).
@@ -788,6 +823,10 @@ export interface RunSummary {
    * what the list answers, with the speedup it explains
    */
   diagnosis_heading?: string;
+  /**
+   * a run read from a TORCH_TRACE log (``import-trace``); None for a profiled run
+   */
+  trace?: TraceSummary | null;
 }
 /**
  * The data of an ``application/vnd.compile-profile.run+json`` output (``render.mime.run_payload``).

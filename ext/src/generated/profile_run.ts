@@ -38,6 +38,7 @@ export interface ProfileRun {
   stage_s?: {
     [k: string]: number;
   };
+  imported_trace?: TraceOrigin | null;
   schema_version?: number;
 }
 /**
@@ -547,6 +548,29 @@ export interface HostLoad {
   threads: number;
 }
 /**
+ * Where a run read from a structured trace came from (``compile-profile import-trace``): the
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "TraceOrigin".
+ */
+export interface TraceOrigin {
+  path: string;
+  rank?: number | null;
+  torch_version?: string;
+  script?: string;
+  script_found?: boolean;
+  script_read_from?: string;
+  records?: number;
+  skipped_lines?: number;
+  unknown_events?: {
+    [k: string]: number;
+  };
+  unreadable_events?: {
+    [k: string]: number;
+  };
+  compile_ids?: string[];
+}
+/**
  * The result of one ``%%compile_profile`` (or ``compile_profile.profile``) call.
  *
  * This interface was referenced by `ProfileRun`'s JSON-Schema
@@ -587,5 +611,6 @@ export interface ProfileRun1 {
   stage_s?: {
     [k: string]: number;
   };
+  imported_trace?: TraceOrigin | null;
   schema_version?: number;
 }

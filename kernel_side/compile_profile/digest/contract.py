@@ -195,6 +195,19 @@ class DistributedSummary(_DistributedSummary, total=False):
     text: str  # "rank 1 of 2 (gloo), job 3f2a9c01d4e5"
 
 
+class TraceSummary(TypedDict):
+    """Where a run read from a TORCH_TRACE log came from (``trace.trace_summary``)."""
+
+    path: str
+    rank: int | None
+    torch_version: str  # "" where the trace does not say
+    script: str  # the file whose lines are the run's lines
+    compile_ids: int  # how many compile ids the trace names
+    text: str  # "from the TORCH_TRACE /tmp/t/x.log (rank 1), written by torch 2.13.0+cpu; lines are those of …"
+    skipped_text: str  # what of the log was skipped, counted; "" when everything was read
+    no_timings: str  # what the views show where a profiled run's timings are: "from a TORCH_TRACE: no timings"
+
+
 class DdpSplitSummary(TypedDict):
     """A graph DDPOptimizer split at DDP's bucket boundaries, and the digest's sentence for it."""
 
@@ -269,6 +282,7 @@ class RunSummary(_RunSummary, total=False):
     unreadable: str | None  # why a stored run cannot be read (``unreadable_summary``); None when it can
     diagnosis: list[Cause]  # what costs the compiled cell time, largest first (``diagnosis``); the card shows 3
     diagnosis_heading: str  # what the list answers, with the speedup it explains
+    trace: TraceSummary | None  # a run read from a TORCH_TRACE log (``import-trace``); None for a profiled run
 
 
 # -- one run's detail: run_digest(run), what the REST API serves with a run -------------------------------

@@ -57,6 +57,7 @@ from .format import format_diff, format_ms, format_s, format_share, format_speed
 from .guards import recompile_text
 from .notes import error_message, variant_error
 from .summary import summarize
+from .trace import NO_TIMINGS
 
 # Ranks compiling the same step at once on one machine differ by more than 1.5x without diverging: they share
 # Inductor's kernel cache, and the first to build a kernel builds it for the others (torch 2.6, 2 ranks on a
@@ -145,7 +146,7 @@ def _error_text(run: ProfileRun) -> str:
 
 def _peak_cell(run: ProfileRun, best: Variant | None) -> str:
     """A short cell: the peak, or ``not measured (CPU)``; why it was not measured is said once, under the table."""
-    if best is None:
+    if best is None or run.imported_trace is not None:
         return "—"
     if best.peak_memory_bytes is not None:
         return peak_memory_text(run, best)
@@ -438,7 +439,11 @@ def _headline(
         return "; ".join([f"{ranks}{f' ({backend})' if backend else ''}: {stopped}", *tail])
     figures = []
     speedups = [row["speedup"] for row in rows if row["speedup"] is not None]
-    figures.append(f"speedup {value_range(speedups, format_speedup)}" if speedups else "no speedup")
+    if speedups:
+        figures.append(f"speedup {value_range(speedups, format_speedup)}")
+    else:
+        from_traces = all(run.imported_trace is not None for run in runs.values())
+        figures.append(NO_TIMINGS if from_traces else "no speedup")
     compiles = [row["compile_s"] for row in rows if row["compile_s"] is not None]
     if compiles:
         figures.append(f"compile {value_range(compiles, format_s)}")

@@ -48,9 +48,10 @@ from .measured import cudagraph_warnings, measured
 from .notes import error_message, memory_unmeasured_text, note_text, run_notes, variant_error
 from .payback import payback
 from .timeline import compile_timeline
+from .trace import trace_headline, trace_summary
 
 # Bumped whenever a field is added to, or a wording changes in, ``summarize``'s dict.
-DIGEST_VERSION = 16
+DIGEST_VERSION = 17
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 
@@ -153,6 +154,8 @@ def recommendation_text(run: ProfileRun) -> str:
 
 
 def headline(run: ProfileRun) -> str:
+    if run.imported_trace is not None:
+        return trace_headline(run)
     eager, best = run.eager, run.speedup_variant  # best: None without a speedup
     if run.speedup is None or best is None or best.timing is None or eager is None or eager.timing is None:
         if eager is not None and variant_error(eager):
@@ -333,6 +336,8 @@ def list_status(run: ProfileRun) -> str:
 
 def summarize(run: ProfileRun) -> contract.RunSummary:
     best = run.speedup_variant
+    if best is None and run.imported_trace is not None:  # a trace's one variant: its compile time, never timed
+        best = run.compiled_variants[0] if run.compiled_variants else None
     groups = break_groups(run)
     return {
         "digest": DIGEST_VERSION,
@@ -413,6 +418,7 @@ def summarize(run: ProfileRun) -> contract.RunSummary:
         "unreadable": None,  # why a stored run cannot be read (``unreadable_summary``); None for every readable one
         "diagnosis": diagnosis_digest(run),
         "diagnosis_heading": diagnosis_heading(run),
+        "trace": trace_summary(run),
     }
 
 
@@ -466,6 +472,7 @@ def unreadable_summary(
         "unreadable": reason,
         "diagnosis": [],
         "diagnosis_heading": "",
+        "trace": None,
     }
 
 

@@ -147,20 +147,21 @@ def compile_rows(run: ProfileRun) -> list[contract.CompileTimelineRow]:
 
 
 def first_call_text(v: Variant, rows: list[contract.CompileTimelineRow]) -> str:
-    """``first call 12.3 s: 11.9 s of it (97%) compiling 3 graphs (0/0 9.1 s, 1/0 2.0 s, 2/0 0.8 s)``; "" when
-    the variant has no first call or no spans."""
+    """``first call 12.3 s: 11.9 s of it (97%) compiling 3 frames (0/0 9.1 s, 1/0 2.0 s, 2/0 0.8 s)``;
+    ``compiling 3 frames (...): 11.9 s`` for a run with no first call timed (read from a TORCH_TRACE); "" when the
+    variant has no spans."""
     mine = [r for r in rows if r.get("variant") == v.name and r["when"] == "first call"]
-    if v.first_call_s is None or not mine:
+    if not mine:
         return ""
     compiling = sum(r["total_s"] for r in mine)
     listed = sorted(mine, key=lambda r: -r["total_s"])
     shown = ", ".join(f"{r['compile_id']} {r['time']}" for r in listed[:4]) + (", …" if len(listed) > 4 else "")
-    share = format_share(min(1.0, compiling / v.first_call_s)) if v.first_call_s > 0 else "?"
     n = len(mine)
-    return (
-        f"first call {format_s(v.first_call_s)}: {format_s(compiling)} of it ({share}) compiling "
-        f"{n} frame{'' if n == 1 else 's'} ({shown})"
-    )
+    frames = f"{n} frame{'' if n == 1 else 's'} ({shown})"
+    if v.first_call_s is None:  # a run read from a TORCH_TRACE: its compiles, no call around them
+        return f"compiling {frames}: {format_s(compiling)}"
+    share = format_share(min(1.0, compiling / v.first_call_s)) if v.first_call_s > 0 else "?"
+    return f"first call {format_s(v.first_call_s)}: {format_s(compiling)} of it ({share}) compiling {frames}"
 
 
 def compile_timeline(run: ProfileRun) -> contract.CompileTimeline | None:

@@ -14,6 +14,7 @@ uses them:
   compile_stage.py     stage 2: each variant's first call under trace capture; recompiles after it
   trace_capture.py     the structured trace (``torch.__trace``) captured in-process, events parsed once
   trace_file.py        the same events read from a TORCH_TRACE log file (recorded fixtures, other runs)
+  trace_import.py      a TORCH_TRACE log of any run (a script, a torchrun job's ranks) as a run with no timings
   trace_model/         one small handler per trace event -> graphs, breaks, kernels, cache, phases
   mode_events.py       max-autotune choices and CUDA-graph skip reasons from the trace
   guards.py            Dynamo's guards from the trace: what each checks, on which value, from which line

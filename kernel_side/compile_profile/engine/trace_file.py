@@ -5,7 +5,7 @@ followed by its payload, if it has one, as lines that each start with a tab.  Ea
 ``TraceEvent`` the in-process recorder makes (``trace_capture.trace_event``), so the trace model's handlers
 read a file as they read a live capture.  A file's interned filenames (``{"str": [path, index]}``) resolve
 its own stacks.  A line that is no record (a truncated tail, another program's output) is skipped and
-counted, never fatal.  A file may be gzipped (``.gz``).
+counted, never fatal.  A file may be gzipped (``.gz``).  A rank's file names its rank in each record.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,14 +31,21 @@ class TraceFile:
     events: list[TraceEvent] = field(default_factory=list)
     strings: dict[int, str] = field(default_factory=dict)  # the file's interned filenames
     skipped_lines: int = 0
+    rank: int | None = None  # the rank named in its records (``trace_structured`` adds it under torch.distributed)
+    records: int = 0  # the records read, the filename interning ones included
 
 
 def read_trace_file(path: str | Path) -> TraceFile:
     path = Path(path)
     opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8", errors="replace") as f:
-        text = f.read()
     out = TraceFile(path=path)
+    lines: list[str] = []
+    with opener(path, "rt", encoding="utf-8", errors="replace") as f:
+        try:
+            lines.extend(f)
+        except (EOFError, zlib.error, gzip.BadGzipFile):  # a gzip cut short (a job killed while copying it)
+            out.skipped_lines += 1  # its unreadable tail
+    text = "".join(lines)
     header: tuple[float, dict] | None = None
     payload: list[str] = []
 
@@ -45,6 +53,9 @@ def read_trace_file(path: str | Path) -> TraceFile:
         if header is None:
             return
         at, metadata = header
+        out.records += 1
+        if out.rank is None and isinstance(metadata.get("rank"), int):
+            out.rank = metadata["rank"]
         event = trace_event(metadata, "\n".join(payload) if payload else None, at, out.strings, paths=out.strings)
         if event is not None:
             out.events.append(event)
@@ -62,6 +73,9 @@ def read_trace_file(path: str | Path) -> TraceFile:
         try:
             metadata = json.loads(match.group(5))
         except ValueError:
+            out.skipped_lines += 1
+            continue
+        if not isinstance(metadata, dict):
             out.skipped_lines += 1
             continue
         hours, minutes, seconds = int(match.group(2)), int(match.group(3)), float(match.group(4))

@@ -54,6 +54,7 @@ from ..digest.measured import (
 from ..digest.notes import error_message, note_text, run_notes, variant_error
 from ..digest.payback import payback
 from ..digest.summary import headline, recommendation_digest, warnings
+from ..digest.trace import origin_text, skipped_text
 from ..profile_run import ProfileRun
 
 MAX_ROWS = 10
@@ -414,8 +415,12 @@ def render_html(run: ProfileRun) -> str:
     place = distributed_text(run)
     if place:
         meta.append(escape(place))
+    trace = run.imported_trace
+    if trace is not None:
+        meta.append(escape(origin_text(trace)))
     warn = "".join(f"<li>{escape(w)}</li>" for w in warnings(run))
-    notes = "".join(f"<li>{escape(one_line(n, 300))}</li>" for n in run_notes(run))
+    skipped = [skipped_text(trace)] if trace is not None and skipped_text(trace) else []
+    notes = "".join(f"<li>{escape(one_line(n, 300))}</li>" for n in [*run_notes(run), *skipped])
     parts = [
         '<div class="compile-profile-run" style="line-height:1.4">',
         f'<div style="font-weight:600;font-size:110%">{escape(headline(run))}</div>',

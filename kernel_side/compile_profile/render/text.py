@@ -55,6 +55,7 @@ from ..digest.notes import error_message, note_text, run_notes, variant_error
 from ..digest.payback import payback
 from ..digest.summary import headline, recommendation_text, timing_warnings
 from ..digest.timeline import compile_timeline
+from ..digest.trace import origin_text, skipped_text
 from ..profile_run import ProfileRun, Variant
 
 MAX_LISTED = 10  # graph breaks, recompiles and errors listed one by one; the rest are counted
@@ -97,6 +98,8 @@ def _variant_segment(v: Variant) -> str:
 
 
 def timing_line(run: ProfileRun) -> str:
+    if run.imported_trace is not None:  # no timings: the headline says so; where the run came from instead
+        return origin_text(run.imported_trace)
     segments = [_variant_segment(v) for v in run.variants]
     s = run.speedup
     if s is not None:
@@ -252,6 +255,8 @@ def _verdict_lines(run: ProfileRun) -> list[str]:
 
 
 def _lines_lines(run: ProfileRun) -> list[str]:
+    if run.imported_trace is not None:  # times per line, and a trace has none
+        return []
     lt = line_times(run)
     rows = [r for r in lt.rows if r.kernels or r.eager_ops]
     if not rows:
@@ -363,10 +368,14 @@ def render_text(run: ProfileRun) -> str:
     if run.recommendation is not None:
         lines.append(f"recommendation (--sweep): {recommendation_text(run)}")
     lines += [f"note: {one_line(n, 240)}" for n in run_notes(run)]
+    skipped = skipped_text(run.imported_trace) if run.imported_trace is not None else ""
+    if skipped:
+        lines.append(f"note: {skipped}")
     lines += [f"warning: {w}" for w in timing_warnings(run)]
     place = distributed_text(run)
     if place:
         lines.append(place)
     label = f" {one_line(run.label, 80)!r}" if run.label else ""
-    lines.append(f"run {run.id}{label} on {run.device.type} ({run.device.name}), torch {run.torch_version}")
+    device = f"{run.device.type} ({run.device.name})" if run.device.name else run.device.type
+    lines.append(f"run {run.id}{label} on {device}, torch {run.torch_version or 'unknown'}")
     return "\n".join(lines)

@@ -68,6 +68,19 @@ class VariantTrace:
     ddp_splits: list[DdpSplit] = field(default_factory=list)
     spans: list[CompileSpan] = field(default_factory=list)  # in order of their ends
     cache_lookups: list[CacheLookup] = field(default_factory=list)
+    # compiles that raised (a backend's error, fullgraph's Unsupported), a recompile limit's apart
+    failed_compiles: list[FailedCompile] = field(default_factory=list)
+
+
+@dataclass
+class FailedCompile:
+    """A compile whose metrics name an exception (``fail_type``): what raised, and the user frame it names."""
+
+    compile_id: str
+    type: str
+    reason: str
+    filename: str = ""
+    line: int | None = None
 
 
 @dataclass
@@ -103,19 +116,34 @@ def build_variant_trace(
     *,
     variant: str,
     locator: CellLocator,
+    unreadable: collections.Counter[str] | None = None,
 ) -> VariantTrace:
+    """``unreadable``, when given, makes a handler that raises on an event skip it and count its kind there
+    (a trace file from another torch release whose payload changed shape); without it, the error propagates."""
     state = TraceState(variant=variant, locator=locator, recorded=iter(recorded))
     for ev in events:
         state.compile(ev)  # kernels come out in order of each compile's first event
         handler = HANDLERS.get(ev.kind)
-        if handler is not None:
+        if handler is None:
+            continue
+        if unreadable is None:
             handler(state, ev)
+            continue
+        try:
+            handler(state, ev)
+        except Exception:  # noqa: BLE001 - one event that cannot be read is skipped and counted, never fatal
+            unreadable[ev.kind] += 1
     out = state.out
     _place_ddp_pieces(state)
     _place_recompiles(state)
     _name_stack_slot_guards(state)
     for cid, compile_state in state.compiles.items():
-        out.kernels.extend(compile_kernels(compile_state, variant=variant, cid=cid, locator=locator))
+        try:
+            out.kernels.extend(compile_kernels(compile_state, variant=variant, cid=cid, locator=locator))
+        except Exception:  # re-raised unless the caller counts what it cannot read, as above
+            if unreadable is None:
+                raise
+            unreadable["inductor_output_code"] += 1
     _dedupe_breaks(out)
     for g in out.graphs:
         g.collectives = collective_ops(g.op_counts)
@@ -569,6 +597,17 @@ def _on_compilation_metrics(state: TraceState, ev: TraceEvent) -> None:
     if m.get("fail_type"):
         state.out.failures.append(f"{m.get('fail_type')}: {m.get('fail_reason')}")
         _note_limit(state, ev, m)
+        if not recompile_limit_hit(m):
+            line = m.get("fail_user_frame_lineno")
+            state.out.failed_compiles.append(
+                FailedCompile(
+                    compile_id=ev.compile_id or str(m.get("compile_id") or ""),
+                    type=str(m.get("fail_type")),
+                    reason=str(m.get("fail_reason") or ""),
+                    filename=str(m.get("fail_user_frame_filename") or ""),
+                    line=line if isinstance(line, int) else None,
+                )
+            )
     state.out.cudagraph_skips.extend(mode_events.cudagraph_skips(m))
 
 

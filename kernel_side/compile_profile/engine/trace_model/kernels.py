@@ -174,6 +174,11 @@ def _kernel_lines(
             line = locator.innermost_cell_line(state.outer + parse_frames(frame_text))
             if line is not None:
                 lines.add(line)
+    if lines and state.recorded is None and state.dynamo_lines and not lines & set(state.dynamo_lines):
+        # a trace read from a file (no graph recorded here): a cache hit's stack traces are those of the compile
+        # that filled the cache (another function of the same code), and the Dynamo graph this compile traced
+        # afresh says which lines it is (4. below)
+        lines = set()
     if lines:
         return lines
     rec = state.recorded

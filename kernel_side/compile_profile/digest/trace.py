@@ -1,0 +1,98 @@
+"""A run read from a ``TORCH_TRACE`` log (``ProfileRun.imported_trace``), in words: where it came from,
+what of the log was skipped, and its headline, which says there are no timings instead of a speedup.
+
+The engine records the facts (``TraceOrigin``: the file, the rank, the torch that wrote it, the counts of
+what was skipped); every view says them through these functions.
+"""
+
+from __future__ import annotations
+
+from ..profile_run import ProfileRun, TraceOrigin
+from . import contract
+from .facts import break_count_text, cache_words
+from .format import format_s
+from .notes import variant_error
+
+NO_TIMINGS = "from a TORCH_TRACE: no timings"
+KINDS_LISTED = 5
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _kinds(counts: dict[str, int]) -> str:
+    named = [f"{kind} ×{n}" if n > 1 else kind for kind, n in list(counts.items())[:KINDS_LISTED]]
+    more = f", … {len(counts) - KINDS_LISTED} more" if len(counts) > KINDS_LISTED else ""
+    return ", ".join(named) + more
+
+
+def origin_text(t: TraceOrigin) -> str:
+    """``from the TORCH_TRACE /tmp/t/dedicated_log_torch_trace_rank_1_x.log (rank 1), written by torch 2.13.0+cpu;
+    lines of train.py``."""
+    rank = f" (rank {t.rank})" if t.rank is not None else ""
+    torch = f"written by torch {t.torch_version}" if t.torch_version else "the trace does not say which torch wrote it"
+    if not t.script:
+        script = "no user frame named"
+    elif t.script_found and t.script_read_from:
+        script = f"lines are those of {t.script}, read here from {t.script_read_from}"
+    elif t.script_found:
+        script = f"lines are those of {t.script}"
+    else:
+        script = f"lines are those of {t.script}, not found here (no code beside them)"
+    return f"from the TORCH_TRACE {t.path}{rank}, {torch}; {script}"
+
+
+def skipped_text(t: TraceOrigin) -> str:
+    """What of the log was not read, counted: ``skipped 3 events of kinds this version does not know
+    (new_event ×2, other); 1 line that was no record``; "" when everything was read."""
+    parts = []
+    unknown = sum(t.unknown_events.values())
+    if unknown:
+        parts.append(
+            f"skipped {_plural(unknown, 'event')} of kinds compile-profile does not know ({_kinds(t.unknown_events)})"
+        )
+    unreadable = sum(t.unreadable_events.values())
+    if unreadable:
+        parts.append(f"skipped {_plural(unreadable, 'event')} it could not read ({_kinds(t.unreadable_events)})")
+    if t.skipped_lines:
+        parts.append(
+            f"skipped {_plural(t.skipped_lines, 'line')} that {'was' if t.skipped_lines == 1 else 'were'} no record"
+        )
+    return "; ".join(parts)
+
+
+def trace_summary(run: ProfileRun) -> contract.TraceSummary | None:
+    """``summarize(run)["trace"]``: where a run read from a trace came from; None for a profiled run."""
+    t = run.imported_trace
+    if t is None:
+        return None
+    return {
+        "path": t.path,
+        "rank": t.rank,
+        "torch_version": t.torch_version,
+        "script": t.script,
+        "compile_ids": len(t.compile_ids),
+        "text": origin_text(t),
+        "skipped_text": skipped_text(t),
+        "no_timings": NO_TIMINGS,
+    }
+
+
+def trace_headline(run: ProfileRun) -> str:
+    """``from a TORCH_TRACE: no timings; compile 41.3 s, cold cache; 2 Dynamo graphs; 6 graph breaks; 3 recompiles``,
+    with a failed compile first."""
+    variant = run.variants[0] if run.variants else None
+    parts = [NO_TIMINGS]
+    error = variant_error(variant) if variant is not None else None
+    if error:
+        parts.append(f"compile failed: {error}")
+    if variant is not None and variant.compile_s is not None:
+        cache = cache_words(run)
+        parts.append(f"compile {format_s(variant.compile_s)}" + (f", {cache}" if cache else ""))
+    parts.append(_plural(run.dynamo_graph_count, "Dynamo graph"))
+    if run.graph_breaks:
+        parts.append(break_count_text(run))
+    if run.recompiles:
+        parts.append(_plural(len(run.recompiles), "recompile"))
+    return "; ".join(parts)
