@@ -628,6 +628,16 @@ class ErrorInfo:
     # a failure the profile states rather than an exception's (another rank's, an interrupt), as a fact the
     # digest words (``digest.notes.error_message``); ``message`` is then ""
     why: Note | None = None
+    # A compile error, read off its traceback (``engine/compile_failure.py``): the compiler stage that raised it,
+    # the innermost frame of the failing operation's user stack outside the cell (a library's code the cell
+    # called: ``timm/layers/mlp.py:48``), and whether the same code compiled and ran under backend="aot_eager"
+    # (Dynamo and AOTAutograd without Inductor), with that try's error where it failed too; "" where not tried.
+    compile_stage: Literal["", "dynamo", "aot_autograd", "inductor_lowering", "codegen", "kernel_compile"] = ""
+    frame_file: str = ""
+    frame_line: int | None = None
+    frame_code: str = ""
+    aot_eager: Literal["", "runs", "fails"] = ""
+    aot_eager_error: str = ""
 
 
 @dataclass

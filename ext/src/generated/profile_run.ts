@@ -447,6 +447,12 @@ export interface ErrorInfo {
   call?: number | null;
   cause?: '' | 'iterator_ran_out' | 'recompile_failed' | 'later_run_failed';
   why?: Note | null;
+  compile_stage?: '' | 'dynamo' | 'aot_autograd' | 'inductor_lowering' | 'codegen' | 'kernel_compile';
+  frame_file?: string;
+  frame_line?: number | null;
+  frame_code?: string;
+  aot_eager?: '' | 'runs' | 'fails';
+  aot_eager_error?: string;
 }
 /**
  * What ``--sweep`` measured: the fastest compiled variant and its ``torch.compile`` call, and how much

@@ -235,3 +235,43 @@ def error_message(e: ErrorInfo) -> str:
 def variant_error(v: Variant) -> str | None:
     """Why a variant has no figures, as every view says it: its exception in one line, or the stated fact."""
     return note_text(v.error_note) if v.error_note is not None else v.error
+
+
+# Where a compile failed (``ErrorInfo.compile_stage``, engine/compile_failure.py), as a user reads it.
+COMPILE_STAGE_WORDS: dict[str, str] = {
+    "dynamo": "while Dynamo traced the code",
+    "aot_autograd": "in AOTAutograd (tracing the ATen graphs, forward and backward)",
+    "inductor_lowering": "in Inductor's lowering (the graph's ATen ops into Inductor's IR)",
+    "codegen": "in Inductor's code generation",
+    "kernel_compile": "compiling Inductor's kernels (C++ or Triton)",
+}
+
+
+def compile_failure_text(e: ErrorInfo, code_line: str = "") -> str:
+    """A compile error as the card says it: the stage, the cell line (``code_line`` its code) and the library frame
+    the failing operation came from, the exception's own message, and what the aot_eager try says of whose it is;
+    "" for an error that is no compile failure the engine read."""
+    if e.stage != "compile" or not (e.compile_stage or e.aot_eager or e.frame_file):
+        return ""
+    where = COMPILE_STAGE_WORDS.get(e.compile_stage, "")
+    text = f"compile failed{f' ({e.variant})' if e.variant else ''}" + (f" {where}" if where else "")
+    if e.line is not None:
+        text += f" at cell line {e.line}" + (f" ({code_line})" if code_line else "")
+    if e.frame_file:
+        frame = e.frame_file.replace("\\", "/")
+        for marker in ("site-packages/", "dist-packages/"):
+            frame = frame.rsplit(marker, 1)[-1]
+        text += f", inside {frame}:{e.frame_line}" + (f" ({e.frame_code})" if e.frame_code else "")
+    text += f": {error_message(e)}"
+    if e.aot_eager == "runs":
+        text += (
+            "; the same code compiles and runs under backend='aot_eager' (Dynamo and AOTAutograd without "
+            "Inductor), so the failure is Inductor's, not your code's: torch.compile(..., backend='aot_eager') "
+            "runs it meanwhile, and unless a setting of yours caused it, it is worth a PyTorch issue"
+        )
+    elif e.aot_eager == "fails":
+        text += (
+            f"; it fails under backend='aot_eager' too ({e.aot_eager_error}): the code at that line, Dynamo or "
+            "AOTAutograd, not Inductor"
+        )
+    return text

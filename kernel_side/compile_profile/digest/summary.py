@@ -21,6 +21,7 @@ from .facts import (
     break_summary,
     cache_counts,
     cache_words,
+    cell_code,
     correctness_text,
     ddp_wrapper_text,
     interrupted_text,
@@ -45,7 +46,15 @@ from .kernel_times import digest as kernel_times_digest
 from .kernel_times import withheld
 from .lines import line_times
 from .measured import cudagraph_warnings, measured
-from .notes import error_message, memory_unmeasured_text, note_text, run_notes, variant_error
+from .notes import (
+    COMPILE_STAGE_WORDS,
+    compile_failure_text,
+    error_message,
+    memory_unmeasured_text,
+    note_text,
+    run_notes,
+    variant_error,
+)
 from .payback import payback
 from .timeline import compile_timeline
 from .trace import trace_headline, trace_summary
@@ -162,7 +171,9 @@ def headline(run: ProfileRun) -> str:
             return f"eager run failed: {variant_error(eager)}"
         failed = [v for v in run.compiled_variants if variant_error(v)]
         if failed:
-            return f"compile failed ({failed[0].name}): {variant_error(failed[0])}"
+            error = next((e for e in run.errors if e.variant == failed[0].name and e.stage == "compile"), None)
+            where = COMPILE_STAGE_WORDS.get(error.compile_stage, "") if error is not None else ""
+            return f"compile failed ({failed[0].name}){f' {where}' if where else ''}: {variant_error(failed[0])}"
         if not run.graphs and run.status == "ok":
             return "nothing was compiled: the cell ran no torch operations that Dynamo could capture"
         later = next((e for e in run.errors if e.call is not None), None)
@@ -187,6 +198,8 @@ def warnings(run: ProfileRun) -> list[str]:
     later_failure = later_run_failure_text(run)
     if later_failure:  # first: what follows was measured before it, and nothing after it
         out.append(later_failure)
+    # a compile failure where it was, whose it is, and what runs meanwhile
+    out.extend(t for e in run.errors if (t := compile_failure_text(e, cell_code(run, e.line))))
     if run.correctness is not None and run.correctness.ok is False:
         out.append(correctness_text(run.correctness))
     every = break_groups(run)

@@ -14,6 +14,7 @@ import time
 import torch
 
 from ..profile_run import Graph, Note, NoteValue, Recompile, Variant
+from . import compile_failure
 from .backend import RecordingBackend
 from .failures import is_compile_error, let_go, one_line
 from .kernel_cache import KernelBuilds
@@ -77,10 +78,14 @@ def _compile_one(session: Session, spec: VariantSpec) -> None:
     _merge_trace(session, variant, trace)
     if error is not None:
         variant.error = one_line(error)
-        session.run.errors.append(
-            session.error("compile" if is_compile_error(error) else "compiled run", error, variant=name)
-        )
+        compile_error = is_compile_error(error)
+        info = session.error("compile" if compile_error else "compiled run", error, variant=name)
+        session.run.errors.append(info)
+        if compile_error:
+            compile_failure.describe(session, info, error)
         let_go(error)
+        if compile_error and spec.backend == "inductor" and info.compile_stage != "dynamo":
+            compile_failure.try_aot_eager(session, spec, info)
         return
     session.variant_ops[name] = [
         op

@@ -1,0 +1,172 @@
+"""Where a compile failed (issue 26, item 1): the compiler stage, the user frame the failing operation came from,
+and whether the same code compiles and runs under ``backend="aot_eager"`` (Dynamo and AOTAutograd without
+Inductor: a failure there too is Dynamo's, AOTAutograd's or the code's; one only under Inductor is Inductor's).
+
+Contract: read off the exception while its traceback still holds its frames (before ``failures.let_go`` clears
+them), never from the message's wording:
+
+* the stage is the deepest frame of the traceback that lies in one of ``STAGE_MARKERS``' torch files (a
+  fake-tensor error while Dynamo traces has Dynamo's frames deepest among the markers, a lowering error
+  Inductor's ``lowering.py``/``graph.py``, a C++ compile ``cpp_builder.py``); an error of Dynamo's own, which
+  it re-raises without its frames, is Dynamo's;
+* the user frames are those of the FX node being run when it raised (``n`` in ``GraphLowering.run_node``, in
+  ``torch.fx.Interpreter.run_node``): its ``stack_trace``, the line Dynamo traced it from; for a Dynamo error, its
+  own "from user code:" frames;
+* ``aot_eager`` is tried once, only for a compile error of a variant whose backend is Inductor.
+"""
+
+from __future__ import annotations
+
+import traceback
+import types
+from typing import TYPE_CHECKING, Literal
+
+import torch
+
+from ..profile_run import CELL_FILENAME_PREFIX, ErrorInfo
+from .failures import let_go, one_line
+from .stack import Frame, parse_frames
+from .timing import device_sync
+
+if TYPE_CHECKING:
+    from .session import Session
+    from .variants import VariantSpec
+
+CompileStage = Literal["", "dynamo", "aot_autograd", "inductor_lowering", "codegen", "kernel_compile"]
+
+# (a path fragment of a torch source file, the stage a frame there belongs to); the deepest matching frame decides
+STAGE_MARKERS: tuple[tuple[str, CompileStage], ...] = (
+    ("torch/_dynamo/symbolic_convert.py", "dynamo"),
+    ("torch/_dynamo/convert_frame.py", "dynamo"),
+    ("torch/_dynamo/variables/", "dynamo"),
+    ("torch/_dynamo/output_graph.py", "dynamo"),
+    ("torch/_functorch/aot_autograd.py", "aot_autograd"),
+    ("torch/_functorch/_aot_autograd/", "aot_autograd"),
+    ("torch/_functorch/partitioners.py", "aot_autograd"),
+    ("torch/_inductor/compile_fx.py", "inductor_lowering"),
+    ("torch/_inductor/graph.py", "inductor_lowering"),
+    ("torch/_inductor/lowering.py", "inductor_lowering"),
+    ("torch/_inductor/ir.py", "inductor_lowering"),
+    ("torch/_inductor/fx_passes/", "inductor_lowering"),
+    ("torch/_inductor/scheduler.py", "codegen"),
+    ("torch/_inductor/codegen/", "codegen"),
+    ("torch/_inductor/cpp_builder.py", "kernel_compile"),
+    ("torch/_inductor/async_compile.py", "kernel_compile"),
+    ("torch/_inductor/runtime/triton_heuristics.py", "kernel_compile"),
+    ("torch/_inductor/runtime/compile_tasks.py", "kernel_compile"),
+    ("/triton/compiler/", "kernel_compile"),
+)
+# codecache.py both looks graphs up (around a whole compile) and compiles kernels: only its kernel builders count
+_KERNEL_BUILDERS = ("load_by_key_path", "compile_file", "CppCodeCache", "_load_library", "build")
+
+
+def _innermost(exc: BaseException) -> BaseException:
+    """The exception that says what went wrong: Dynamo wraps a backend's in ``BackendCompilerFailed``."""
+    inner = getattr(exc, "inner_exception", None)
+    return _innermost(inner) if isinstance(inner, BaseException) else exc
+
+
+def _frames(exc: BaseException) -> list[types.FrameType]:
+    frames: list[types.FrameType] = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    return frames
+
+
+def _path(frame: types.FrameType) -> str:
+    return frame.f_code.co_filename.replace("\\", "/")
+
+
+def compile_stage(exc: BaseException) -> CompileStage:
+    """The compiler stage ``exc`` was raised in (see the module docstring); "" where no torch frame says."""
+    stage: CompileStage = ""
+    for frame in _frames(_innermost(exc)):  # outermost first: the last match is the deepest
+        path = _path(frame)
+        if path.endswith("torch/_inductor/codecache.py") and frame.f_code.co_name.startswith(_KERNEL_BUILDERS):
+            stage = "kernel_compile"
+            continue
+        for fragment, marked in STAGE_MARKERS:
+            if fragment in path:
+                stage = marked
+                break
+    if not stage and _dynamos_own(exc):  # Dynamo re-raises its own errors without their frames (torch 2.13)
+        stage = "dynamo"
+    return stage
+
+
+def _dynamos_own(exc: BaseException) -> bool:
+    """An error Dynamo raised itself (an unsupported construct, a graph break under fullgraph), not a backend's."""
+    from torch._dynamo.exc import BackendCompilerFailed, TorchDynamoException
+
+    return isinstance(exc, TorchDynamoException) and not isinstance(exc, BackendCompilerFailed)
+
+
+def _node_stack_trace(frame: types.FrameType) -> str:
+    node = frame.f_locals.get("n")
+    meta = getattr(node, "meta", None)
+    trace = meta.get("stack_trace") if isinstance(meta, dict) else None
+    return trace if isinstance(trace, str) else ""
+
+
+def user_frames(exc: BaseException) -> list[Frame]:
+    """The user's frames the failing operation came from, outermost first: the stack trace of the FX node being
+    run when it raised (the innermost such frame), else the "from user code" frames of Dynamo's message."""
+    inner = _innermost(exc)
+    for frame in reversed(_frames(inner)):
+        trace = _node_stack_trace(frame)
+        if trace:
+            return parse_frames(trace)
+    for e in (exc, inner):
+        found = parse_frames(str(e))
+        if found:
+            return found
+    return []
+
+
+def exception_text(exc: BaseException) -> str:
+    return "".join(traceback.format_exception_only(type(exc), exc)).strip()
+
+
+def _in_torch(filename: str) -> bool:
+    path = filename.replace("\\", "/")
+    return "/torch/" in path or path.startswith("<eval_with_key>")
+
+
+def describe(session: Session, info: ErrorInfo, exc: BaseException) -> None:
+    """Fill ``info``'s compile stage, its cell line (the failing operation's, where the node says) and the library
+    frame it came from."""
+    info.compile_stage = compile_stage(exc)
+    frames = user_frames(exc)
+    locator = session.target.locator
+    line = locator.innermost_cell_line(frames)
+    if line is not None:
+        info.line = line
+    for filename, number, code in reversed(frames):  # the innermost frame neither the cell's nor torch's
+        if filename.startswith(CELL_FILENAME_PREFIX) or locator.cell_line(filename, number, code) is not None:
+            break
+        if not _in_torch(filename):
+            info.frame_file, info.frame_line, info.frame_code = filename, number, code
+            break
+
+
+def try_aot_eager(session: Session, spec: VariantSpec, info: ErrorInfo) -> None:
+    """Compile and run the code once more under backend="aot_eager", as the failed variant would (its dynamic and
+    fullgraph), and record whether it ran; its trace events are dropped (they are no variant's)."""
+    name = f"{spec.name} (aot_eager check)"
+    session.progress(f"{spec.name}: compile failed; trying backend='aot_eager'")
+    t = session.target
+    session.recorder.take()
+    try:
+        compiled_fn = torch.compile(t.function, backend="aot_eager", dynamic=spec.dynamic, fullgraph=spec.fullgraph)
+        call = session.calls.compiled(compiled_fn, name)
+        session.calls.reset(name)
+        call()
+        device_sync(session.run.device.type)()
+        info.aot_eager = "runs"
+    except Exception as exc:  # noqa: BLE001 - its failure is the finding
+        info.aot_eager, info.aot_eager_error = "fails", one_line(exc)
+        let_go(exc)
+    finally:
+        session.recorder.take()

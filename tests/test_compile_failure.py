@@ -1,0 +1,115 @@
+"""A compile that fails reads as where it failed (issue 26, item 1): the compiler stage, the cell line and the
+library frame the failing operation came from, the exception's own message, and whether the same code compiles
+and runs under backend="aot_eager" (then the failure is Inductor's, not the code's).
+
+Each failure is made deterministic: a lowering that raises (patched into Inductor's table), a C++ compiler that
+does not exist, a graph break under fullgraph.  Inductor's caches are off, so no cached graph skips the failing
+step."""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import io
+
+import compile_failure_lib
+import pytest
+import torch
+from compile_profile import profile
+from compile_profile.digest import summarize
+from torch._inductor import config as inductor_config
+from torch._inductor import lowering
+
+
+def _line_of(fn, text: str) -> int:
+    """The line of ``fn``'s source holding ``text``, counted as profile() counts: the def line is 1."""
+    return next(i for i, line in enumerate(inspect.getsource(fn).splitlines(), 1) if text in line)
+
+
+@contextlib.contextmanager
+def _tanh_lowering_raises():
+    def refuse(*args, **kwargs):
+        raise RuntimeError("tanh made to fail in its lowering")
+
+    saved = lowering.lowerings[torch.ops.aten.tanh.default]
+    lowering.lowerings[torch.ops.aten.tanh.default] = refuse
+    try:
+        with inductor_config.patch(force_disable_caches=True):
+            yield
+    finally:
+        lowering.lowerings[torch.ops.aten.tanh.default] = saved
+
+
+def _quiet_profile(fn, *args, **options):
+    with contextlib.redirect_stderr(io.StringIO()):
+        return profile(fn, *args, budget=0.2, **options)
+
+
+def in_the_cell(x):
+    y = x * 2
+    return torch.tanh(y) + 1
+
+
+def through_a_library(x):
+    y = x + 1
+    return compile_failure_lib.squash(y)
+
+
+def test_a_lowering_that_fails_is_reported_at_its_stage_and_line_and_inductors_own():
+    torch._dynamo.reset()
+    with _tanh_lowering_raises():
+        run = _quiet_profile(in_the_cell, torch.randn(8))
+    assert run.status == "failed"
+    (error,) = [e for e in run.errors if e.stage == "compile"]
+    assert error.compile_stage == "inductor_lowering"
+    assert error.line == _line_of(in_the_cell, "torch.tanh(y)")
+    assert "tanh made to fail in its lowering" in error.message
+    assert error.aot_eager == "runs" and error.frame_file == ""  # the op is the cell's own
+    summary = summarize(run)
+    assert summary["headline"].startswith("compile failed (inductor/default) in Inductor's lowering")
+    said = summary["warnings"][0]
+    assert f"at cell line {error.line} (return torch.tanh(y) + 1)" in said
+    assert "so the failure is Inductor's, not your code's" in said
+
+
+def test_a_failing_operation_in_a_library_names_the_librarys_frame_and_the_cell_line_that_called_it():
+    torch._dynamo.reset()
+    with _tanh_lowering_raises():
+        run = _quiet_profile(through_a_library, torch.randn(8))
+    (error,) = [e for e in run.errors if e.stage == "compile"]
+    assert error.compile_stage == "inductor_lowering"
+    assert error.line == _line_of(through_a_library, "compile_failure_lib.squash(y)")
+    assert error.frame_file.endswith("compile_failure_lib.py")
+    assert error.frame_line == _line_of(compile_failure_lib.squash, "torch.tanh(x)") + 5  # the def is the file's line 6
+    assert error.frame_code == "return torch.tanh(x) * 0.5"
+    assert "inside " in summarize(run)["warnings"][0] and "compile_failure_lib.py" in summarize(run)["warnings"][0]
+
+
+def test_a_kernel_that_does_not_compile_is_reported_as_the_kernel_compile():
+    torch._dynamo.reset()
+    with inductor_config.patch({"force_disable_caches": True, "cpp.cxx": (None, "/nonexistent/c++")}):
+        run = _quiet_profile(in_the_cell, torch.randn(8))
+    (error,) = [e for e in run.errors if e.stage == "compile"]
+    assert error.compile_stage == "kernel_compile", (error.compile_stage, error.message)
+    assert error.aot_eager == "runs"
+
+
+def test_a_graph_break_under_fullgraph_is_dynamos_and_not_tried_under_aot_eager():
+    def breaks(x):
+        y = x.sin()
+        print("a side effect")
+        return y.cos()
+
+    torch._dynamo.reset()
+    run = _quiet_profile(breaks, torch.randn(8), fullgraph=True)
+    (error,) = [e for e in run.errors if e.stage == "compile"]
+    assert error.compile_stage == "dynamo" and error.aot_eager == ""
+    assert error.line == _line_of(breaks, 'print("a side effect")')
+    assert "while Dynamo traced the code" in summarize(run)["headline"]
+
+
+@pytest.mark.parametrize("stage", ["aot_autograd", "inductor_lowering", "codegen", "kernel_compile", "dynamo"])
+def test_every_stage_has_words(stage):
+    from compile_profile.digest.notes import COMPILE_STAGE_WORDS
+
+    assert COMPILE_STAGE_WORDS[stage]
