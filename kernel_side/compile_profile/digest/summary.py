@@ -60,7 +60,7 @@ from .timeline import compile_timeline
 from .trace import trace_headline, trace_summary
 
 # Bumped whenever a field is added to, or a wording changes in, ``summarize``'s dict.
-DIGEST_VERSION = 17
+DIGEST_VERSION = 18  # 18: the diagnosis heading says why no per-call cause; a compile failure where it failed
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 
