@@ -9,6 +9,7 @@ step."""
 from __future__ import annotations
 
 import contextlib
+import gc
 import inspect
 import io
 
@@ -113,3 +114,29 @@ def test_every_stage_has_words(stage):
     from compile_profile.digest.notes import COMPILE_STAGE_WORDS
 
     assert COMPILE_STAGE_WORDS[stage]
+
+
+def test_bisect_finds_the_lowering_that_was_made_to_fail_and_says_so(capsys):
+    torch._dynamo.reset()
+    with _tanh_lowering_raises():
+        run = _quiet_profile(in_the_cell, torch.randn(8), bisect=True)
+    gc.collect()
+    # the bisector's own prints ("Bisection status deleted.") go nowhere, also when it cleans up
+    assert "isection" not in capsys.readouterr().out
+    b = run.bisection
+    assert b is not None and b.variant == "inductor/default", b
+    assert (b.outcome, b.backend, b.subsystem) == ("found", "inductor", "lowerings"), b
+    assert "tanh" in b.debug_info and b.runs >= 3
+    said = summarize(run)["warnings"]
+    assert any(w.startswith("bisected (") and "Inductor's lowering of ATen ops" in w for w in said), said
+    assert run.stage_s.get("bisect", 0) > 0
+
+
+def test_a_cell_that_fails_in_dynamo_on_its_own_code_is_not_bisected():
+    def breaks(x):
+        print("a side effect")
+        return x.cos()
+
+    torch._dynamo.reset()
+    run = _quiet_profile(breaks, torch.randn(8), fullgraph=True, bisect=True)
+    assert run.status == "failed" and run.bisection is None

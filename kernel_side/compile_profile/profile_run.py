@@ -641,6 +641,25 @@ class ErrorInfo:
 
 
 @dataclass
+class Bisection:
+    """``--bisect``: a failed compile bisected with PyTorch's ``CompilerBisector`` (``engine/bisect.py``): the
+    backend where the failure starts (eager, aot_eager, aot_eager_decomp_partition, inductor) and, within it, the
+    subsystem (a pass list, the lowerings, a config switch) and how many of its applications it took, with the
+    bisector's note on that application (the lowering's op)."""
+
+    variant: str  # the failed variant bisected
+    outcome: Literal["found", "backend", "not_reproduced", "timed_out", "failed"]
+    backend: str = ""
+    subsystem: str = ""
+    bisect_number: int | None = None
+    debug_info: str = ""
+    switch: str = ""  # the config setting that avoids it, where the subsystem is one (``fallback_random = True``)
+    runs: int = 0  # test runs of the code
+    seconds: float = 0.0
+    error: str = ""  # the bisection's own error, for outcome "failed"
+
+
+@dataclass
 class Recommendation:
     """What ``--sweep`` measured: the fastest compiled variant and its ``torch.compile`` call, and how much
     faster it ran than the next fastest (``runner_up``): the ratio of their medians with its 95% interval.
@@ -704,6 +723,7 @@ class ProfileRun:
     cell_runs: int = 0
     notes: list[Note] = field(default_factory=list[Note])
     recommendation: Recommendation | None = None
+    bisection: Bisection | None = None  # --bisect: where a failed compile starts to fail
     device_peaks: DevicePeaks | None = None
     memory_ratio: float | None = None  # eager peak memory / compiled peak memory (PT2 dashboard's compression ratio)
     kept_names: list[str] = field(default_factory=list[str])  # what the cell keeps (published, bound after it)

@@ -27,6 +27,7 @@ export interface ProfileRun {
   cell_runs?: number;
   notes?: Note[];
   recommendation?: Recommendation | null;
+  bisection?: Bisection | null;
   device_peaks?: DevicePeaks | null;
   memory_ratio?: number | null;
   kept_names?: string[];
@@ -471,6 +472,24 @@ export interface Recommendation {
   plain_call?: string;
 }
 /**
+ * ``--bisect``: a failed compile bisected with PyTorch's ``CompilerBisector`` (``engine/bisect.py``): the
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "Bisection".
+ */
+export interface Bisection {
+  variant: string;
+  outcome: 'found' | 'backend' | 'not_reproduced' | 'timed_out' | 'failed';
+  backend?: string;
+  subsystem?: string;
+  bisect_number?: number | null;
+  debug_info?: string;
+  switch?: string;
+  runs?: number;
+  seconds?: number;
+  error?: string;
+}
+/**
  * Ceilings measured on the device in the same session, with the vendor's figures beside them.
  *
  * This interface was referenced by `ProfileRun`'s JSON-Schema
@@ -606,6 +625,7 @@ export interface ProfileRun1 {
   cell_runs?: number;
   notes?: Note[];
   recommendation?: Recommendation | null;
+  bisection?: Bisection | null;
   device_peaks?: DevicePeaks | null;
   memory_ratio?: number | null;
   kept_names?: string[];

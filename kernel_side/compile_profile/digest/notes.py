@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..profile_run import ErrorInfo, Note, NoteKind, ProfileRun, Variant
-from .format import format_bytes
+from ..profile_run import Bisection, ErrorInfo, Note, NoteKind, ProfileRun, Variant
+from .format import format_bytes, format_s
 
 
 def _str(note: Note, key: str) -> str:
@@ -275,3 +275,36 @@ def compile_failure_text(e: ErrorInfo, code_line: str = "") -> str:
             "AOTAutograd, not Inductor"
         )
     return text
+
+
+# CompilerBisector's subsystems (torch/_inductor/compiler_bisector.py), as a user reads them
+BISECT_SUBSYSTEM_WORDS: dict[str, str] = {
+    "lowerings": "Inductor's lowering of ATen ops",
+    "post_grad_passes": "Inductor's post-grad graph passes",
+    "pre_grad_passes": "Inductor's pre-grad graph passes",
+    "joint_graph_passes": "Inductor's joint-graph passes",
+    "cudagraphs": "CUDA graphs",
+    "decomposition": "AOTAutograd's decompositions",
+    "pre_grad_graph": "the pre-grad graph",
+}
+
+
+def bisection_text(b: Bisection) -> str:
+    """What ``--bisect`` found, as every view says it."""
+    took = f"{b.runs} run{'' if b.runs == 1 else 's'}, {format_s(b.seconds)}"
+    if b.outcome == "found":
+        if b.switch:
+            return f"bisected ({took}): it fails in {b.backend} with its default for {b.switch.split(' = ')[0]}; it runs with {b.switch}"
+        what = BISECT_SUBSYSTEM_WORDS.get(b.subsystem, b.subsystem)
+        at = f", at application #{b.bisect_number}" if b.bisect_number is not None else ""
+        info = f" ({b.debug_info.strip()})" if b.debug_info.strip() else ""
+        return f"bisected ({took}): it starts failing in the {b.backend} backend, in {what}{at}{info}; with that one left out it runs"
+    if b.outcome == "backend":
+        return (
+            f"bisected ({took}): it fails in the {b.backend} backend, in no single subsystem the bisector can turn off"
+        )
+    if b.outcome == "not_reproduced":
+        return f"bisected ({took}): every backend ran, so the failure did not come back under the bisector"
+    if b.outcome == "timed_out":
+        return f"bisection stopped after {format_s(b.seconds)} ({b.runs} runs) without an answer"
+    return f"bisection failed: {b.error}"

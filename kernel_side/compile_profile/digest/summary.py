@@ -48,6 +48,7 @@ from .lines import line_times
 from .measured import cudagraph_warnings, measured
 from .notes import (
     COMPILE_STAGE_WORDS,
+    bisection_text,
     compile_failure_text,
     error_message,
     memory_unmeasured_text,
@@ -200,6 +201,8 @@ def warnings(run: ProfileRun) -> list[str]:
         out.append(later_failure)
     # a compile failure where it was, whose it is, and what runs meanwhile
     out.extend(t for e in run.errors if (t := compile_failure_text(e, cell_code(run, e.line))))
+    if run.bisection is not None:
+        out.append(bisection_text(run.bisection))
     if run.correctness is not None and run.correctness.ok is False:
         out.append(correctness_text(run.correctness))
     every = break_groups(run)

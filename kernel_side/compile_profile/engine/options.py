@@ -135,6 +135,19 @@ OPTION_TABLE: tuple[OptionRow, ...] = (
         ),
     ),
     OptionRow(
+        "after a compile that fails, bisect it with PyTorch's CompilerBisector: the backend (eager, aot_eager, "
+        "aot_eager_decomp_partition, inductor) and Inductor subsystem, pass or lowering where it starts to fail "
+        "(resets Dynamo: compiled functions compile again on their next call)",
+        (
+            _flag(
+                "--bisect",
+                action="store_true",
+                help="after a compile that fails, find the backend and Inductor subsystem, pass or lowering where it "
+                "starts failing (PyTorch's CompilerBisector; resets Dynamo's caches)",
+            ),
+        ),
+    ),
+    OptionRow(
         "the names the cell keeps, comma-separated (default: all it assigns); the others are temporaries, "
         "unbound after the cell, which compiled code need not write out",
         (
@@ -226,6 +239,8 @@ class ProfileOptions:
     kernel_timing: bool = True  # the torch.profiler pass after timing: per-kernel time, roofline
     # --quick: no profiler pass (kernel_timing becomes False), no float64 reference (outputs against eager only)
     quick: bool = False
+    bisect: bool = False  # --bisect: a failed compile bisected (engine/bisect.py)
+    bisect_timeout_s: float = 300.0  # the bisection stops after this many seconds and says so
     progress: Progress | None = None
     # Silences what the frontend shows from a run (rich display output) after the first eager run,
     # which shows it once; the engine itself drops stdout and, from timing on, stderr of later runs.
