@@ -12,6 +12,9 @@ import contextlib
 import gc
 import inspect
 import io
+import os
+import subprocess
+import sys
 
 import compile_failure_lib
 import pytest
@@ -140,3 +143,47 @@ def test_a_cell_that_fails_in_dynamo_on_its_own_code_is_not_bisected():
     torch._dynamo.reset()
     run = _quiet_profile(breaks, torch.randn(8), fullgraph=True, bisect=True)
     assert run.status == "failed" and run.bisection is None
+
+
+def relu_then_add(x):
+    y = torch.relu(x)
+    return y + 1
+
+
+def test_the_reproducer_runs_on_its_own_and_fails_the_same_way(tmp_path):
+    # torch's own testing hook: Inductor's C++ code for relu does not compile
+    torch._dynamo.reset()
+    with inductor_config.patch({"force_disable_caches": True, "cpp.inject_relu_bug_TESTING_ONLY": "compile_error"}):
+        run = _quiet_profile(relu_then_add, torch.randn(4, 8))
+    (error,) = [e for e in run.errors if e.stage == "compile"]
+    assert error.compile_stage == "kernel_compile" and error.aot_eager == "runs"
+    script = error.reproducer
+    assert script.startswith("# A reproducer written by compile-profile")
+    assert f"#   torch {torch.__version__}" in script and "run_repro(" in script
+    assert "inject_relu_bug_TESTING_ONLY = 'compile_error'" in script  # the config that made it fail travels
+    path = tmp_path / "repro.py"
+    path.write_text(script)
+    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=600, env=env)
+    assert done.returncode != 0
+    assert error.type in done.stderr or "CppCompileError" in done.stderr, done.stderr[-2000:]
+
+
+def test_the_cli_writes_a_runs_reproducer_or_says_why_there_is_none(tmp_path, capsys):
+    from compile_profile.cli import main
+    from compile_profile.store import RunStore
+
+    torch._dynamo.reset()
+    with inductor_config.patch({"force_disable_caches": True, "cpp.inject_relu_bug_TESTING_ONLY": "compile_error"}):
+        failed = _quiet_profile(relu_then_add, torch.randn(4, 8))
+    fine = _quiet_profile(relu_then_add, torch.randn(4, 8))
+    db = tmp_path / "runs.sqlite"
+    with RunStore(db) as store:
+        store.put(failed)
+        store.put(fine)
+    out = tmp_path / "repro.py"
+    assert main(["--db", str(db), "repro", failed.id, "-o", str(out)]) == 0
+    assert out.read_text() == failed.errors[0].reproducer
+    capsys.readouterr()
+    assert main(["--db", str(db), "repro", fine.id]) == 2
+    assert "no compile of it failed" in capsys.readouterr().err

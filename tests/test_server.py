@@ -8,7 +8,7 @@ import urllib.parse
 import pytest
 import tornado.httpclient
 from compile_profile.store import RunStore
-from render_fixtures import HOSTILE, cpu_run, cuda_run, hostile_run
+from render_fixtures import HOSTILE, cpu_run, cuda_run, failed_run, hostile_run
 from synthetic_store_runs import make_run, timestamp
 
 pytest_plugins = ["pytest_jupyter.jupyter_server"]
@@ -179,6 +179,19 @@ async def test_report_is_the_runs_html_report_as_a_download_with_its_markup_as_t
     await expect_status(jp_fetch, 400, API, "runs", "bad id!", "report")
 
 
+async def test_a_failed_runs_reproducer_is_a_python_download_and_a_run_without_one_is_404(jp_fetch, store):
+    run = failed_run()
+    run.errors[0].reproducer = "# A reproducer written by compile-profile\nprint('<b>not markup</b>')\n"
+    store.put(run)
+    response = await jp_fetch(API, "runs", run.id, "repro")
+    assert response.headers["Content-Type"] == "text/x-python; charset=utf-8"
+    assert response.headers["Content-Disposition"] == f'attachment; filename="repro-{run.id}.py"'
+    assert response.body.decode() == run.errors[0].reproducer
+    fine = cpu_run()
+    store.put(fine)
+    await expect_status(jp_fetch, 404, API, "runs", fine.id, "repro")
+
+
 # -- delete and change token -------------------------------------------------------
 
 
@@ -215,6 +228,7 @@ async def test_change_token_follows_writes_from_another_process_handle(jp_fetch,
         ("GET", ["compare"]),
         ("GET", ["runs", "cpu000000001", "figures"]),
         ("GET", ["runs", "cpu000000001", "report"]),
+        ("GET", ["runs", "cpu000000001", "repro"]),
         ("GET", ["changes"]),
         ("DELETE", ["runs", "cpu000000001"]),
     ],

@@ -155,6 +155,22 @@ def stopped_runs() -> list[ProfileRun]:
     return [failed, interrupted]
 
 
+COMPILE_FAILED_RUN_ID = "uicompfail01"
+
+
+def compile_failed_run() -> ProfileRun:
+    """A compile that failed in Inductor's lowering, read as the engine reads one, with its reproducer."""
+    run = failed_run()
+    run.id, run.label, run.created_at = COMPILE_FAILED_RUN_ID, "failed in a lowering", minutes_ago(330)
+    error = run.errors[0]
+    error.compile_stage, error.aot_eager = "inductor_lowering", "runs"
+    error.reproducer = (
+        "# A reproducer written by compile-profile: the graph Inductor was given when the compile failed,\n"
+        "import torch\nprint('<b>markup in a reproducer stays text</b>')\n"
+    )
+    return run
+
+
 def detail_expected(runs: list[ProfileRun]) -> dict:
     """The digest's words for the stopped runs' empty Graph breaks tab and their warnings."""
     out = {}
@@ -507,7 +523,8 @@ def main() -> None:
     stopped = stopped_runs()
     diagnosed = diagnosis_run()
     with RunStore(DB) as store:
-        for run in [*runs, slow, fast, *job, wide_run(), *stopped, diagnosed]:
+        compile_failed = compile_failed_run()
+        for run in [*runs, slow, fast, *job, wide_run(), *stopped, diagnosed, compile_failed]:
             store.put(run)
     (ROOT / NOTEBOOK).write_text(json.dumps(notebook_json(runs[0]), indent=1))
     (ROOT / DIAG_NOTEBOOK).write_text(json.dumps(diagnosis_notebook(diagnosed), indent=1))
@@ -516,6 +533,11 @@ def main() -> None:
         "job": job_expected(job),
         "stopped": detail_expected(stopped),
         "diagnosis": diagnosis_expected(diagnosed),
+        "compile_failed": {
+            "id": COMPILE_FAILED_RUN_ID,
+            "reproducer": compile_failed.errors[0].reproducer,
+            "warning": run_digest(compile_failed)["warnings"][0],
+        },
         "logs": {
             "lines": SEEDED_LOGS,
             "text": mime_bundle(runs[0], SEEDED_LOGS, SEEDED_LOG_COUNT)[MIME_TYPE]["logs_text"],

@@ -1,14 +1,15 @@
 /**
  * A run's actions, above its detail's tabs: Copy the cell it profiled with its `%%compile_profile`
  * line (magicline.ts), Export its self-contained HTML report (the server renders it; the browser saves
- * it), Re-run its cell in the notebook it came from (navigate.ts; where it cannot, it says why).  What
- * each did shows beside them in words.
+ * it), Re-run its cell in the notebook it came from (navigate.ts; where it cannot, it says why), and for a
+ * run whose compile failed, Export reproducer (a standalone script to attach to a PyTorch issue).  What each
+ * did shows beside them in words.
  */
 
 import { Clipboard } from '@jupyterlab/apputils';
 import * as React from 'react';
 
-import { fetchReport } from './api';
+import { fetchReport, fetchReproducer } from './api';
 import { IDetailServices } from './detailprops';
 import { hasMagicLine, profiledCell } from './magicline';
 import { IProfileRun } from './types';
@@ -51,6 +52,19 @@ export function RunActions(props: { run: IProfileRun; services: IDetailServices 
       setBusy(false);
     }
   };
+  const exportReproducer = async () => {
+    setBusy(true);
+    try {
+      const name = `repro-${run.id}.py`;
+      download(await fetchReproducer(run.id), name);
+      say(`Exported the reproducer as ${name}: run it with python ${name}.`);
+    } catch (error) {
+      say(`Not exported: ${(error as Error).message}`, true);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const hasReproducer = run.errors.some(e => Boolean(e.reproducer));
   const rerun = async () => {
     const result = await services.rerun(run);
     say(result.message, !result.ran);
@@ -74,6 +88,17 @@ export function RunActions(props: { run: IProfileRun; services: IDetailServices 
       >
         Export report
       </button>
+      {hasReproducer ? (
+        <button
+          className="jp-Button jp-mod-minimal cp-Action"
+          data-action="reproducer"
+          title="Download a standalone script that compiles the failing graph as Inductor was given it, with the versions it was made with: to attach to a PyTorch issue"
+          disabled={busy}
+          onClick={() => void exportReproducer()}
+        >
+          Export reproducer
+        </button>
+      ) : null}
       <button
         className="jp-Button jp-mod-minimal cp-Action"
         data-action="rerun"

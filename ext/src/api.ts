@@ -81,8 +81,17 @@ export function jobReportUrl(id: string): string {
 
 /** The run's self-contained HTML report (render/report.py), as the server serves it for download. */
 export async function fetchReport(id: string): Promise<Blob> {
+  return fetchRunFile(id, 'report');
+}
+
+/** The run's failed compile's standalone reproducer script (engine/reproducer.py), for download. */
+export async function fetchReproducer(id: string): Promise<Blob> {
+  return fetchRunFile(id, 'repro');
+}
+
+async function fetchRunFile(id: string, what: 'report' | 'repro'): Promise<Blob> {
   const settings = ServerConnection.makeSettings();
-  const url = URLExt.join(settings.baseUrl, API_PATH, 'runs', enc(id), 'report');
+  const url = URLExt.join(settings.baseUrl, API_PATH, 'runs', enc(id), what);
   let response: Response;
   try {
     response = await ServerConnection.makeRequest(url, {}, settings);

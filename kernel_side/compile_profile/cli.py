@@ -305,6 +305,28 @@ def cmd_export(args: argparse.Namespace, store: RunStore) -> int:
     return 0
 
 
+def cmd_repro(args: argparse.Namespace, store: RunStore) -> int:
+    """The reproducer of the run's failed compile: a standalone script, to stdout or ``-o FILE``."""
+    run = store.get(validate_run_id(args.id))
+    script = next((e.reproducer for e in run.errors if e.reproducer), "")
+    if not script:
+        failed = any(e.stage == "compile" for e in run.errors)
+        raise CliError(
+            f"run {run.id} has no reproducer: "
+            + (
+                "torch logged no graph for Inductor before the compile failed (it failed in Dynamo or AOTAutograd)"
+                if failed
+                else "no compile of it failed"
+            )
+        )
+    if args.output:
+        _write_file(args.output, script)
+        _say(f"wrote {args.output} (run it with: python {args.output})")
+    else:
+        sys.stdout.write(script)
+    return 0
+
+
 # -- run a notebook -----------------------------------------------------------------------
 
 
@@ -529,6 +551,13 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--html", metavar="OUT", help="self-contained HTML report")
     export.add_argument("--json", metavar="OUT", help="the run as JSON")
     export.set_defaults(handler=cmd_export)
+
+    repro = commands.add_parser(
+        "repro", parents=[db_option], help="a failed compile's standalone reproducer script, to attach to an issue"
+    )
+    repro.add_argument("id")
+    repro.add_argument("-o", "--output", metavar="FILE", help="write it here (default: print it)")
+    repro.set_defaults(handler=cmd_repro)
 
     job = commands.add_parser(
         "job", parents=[db_option], help="a distributed job's ranks side by side, and where they diverge"

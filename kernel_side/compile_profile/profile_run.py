@@ -638,6 +638,9 @@ class ErrorInfo:
     frame_code: str = ""
     aot_eager: Literal["", "runs", "fails"] = ""
     aot_eager_error: str = ""
+    # A standalone script that compiles the failing graph as Inductor was given it (``engine/reproducer.py``:
+    # torch's ``fx_graph_runnable`` of that compile with the versions it was made with); "" where torch logged none
+    reproducer: str = ""
 
 
 @dataclass

@@ -217,6 +217,28 @@ test("Export downloads the run's HTML report", async ({ page }) => {
   await report.close();
 });
 
+test('a run whose compile failed says where and exports its reproducer; others offer none', async ({
+  page
+}) => {
+  const failed = (expected() as any).compile_failed as { id: string; reproducer: string; warning: string };
+  const detail = await openRun(page, failed.id, 'Overview');
+  await expect(detail).toContainText(failed.warning);
+  const downloading = page.waitForEvent('download');
+  await detail.locator('.cp-Action[data-action="reproducer"]').click();
+  const download = await downloading;
+  expect(download.suggestedFilename()).toBe(`repro-${failed.id}.py`);
+  const saved = path.join(ARTIFACTS, `ui-detail-repro-${failed.id}.py`);
+  await download.saveAs(saved);
+  expect(fs.readFileSync(saved, 'utf-8')).toBe(failed.reproducer);
+  await expect(detail.locator('.cp-ActionNote')).toHaveText(
+    `Exported the reproducer as repro-${failed.id}.py: run it with python repro-${failed.id}.py.`
+  );
+  await shot(page, 'compile-failed');
+  const other = await openRun(page, WIDE_RUN, 'Overview');
+  await expect(other.locator('.cp-Action[data-action="export"]')).toBeVisible();
+  await expect(other.locator('.cp-Action[data-action="reproducer"]')).toHaveCount(0);
+});
+
 test('Re-run runs the cell in the notebook that holds it, and says why not when it was edited', async ({
   page,
   tmpPath

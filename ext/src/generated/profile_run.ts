@@ -454,6 +454,7 @@ export interface ErrorInfo {
   frame_code?: string;
   aot_eager?: '' | 'runs' | 'fails';
   aot_eager_error?: string;
+  reproducer?: string;
 }
 /**
  * What ``--sweep`` measured: the fastest compiled variant and its ``torch.compile`` call, and how much

@@ -18,6 +18,7 @@ from . import compile_failure
 from .backend import RecordingBackend
 from .failures import is_compile_error, let_go, one_line
 from .kernel_cache import KernelBuilds
+from .reproducer import reproducer_script
 from .session import Session
 from .timing import device_sync
 from .trace_capture import TraceEvent
@@ -83,6 +84,7 @@ def _compile_one(session: Session, spec: VariantSpec) -> None:
         session.run.errors.append(info)
         if compile_error:
             compile_failure.describe(session, info, error)
+            info.reproducer = reproducer_script(trace.runnable, info, trace.runnable_compile_id)
         let_go(error)
         if compile_error and spec.backend == "inductor" and info.compile_stage != "dynamo":
             compile_failure.try_aot_eager(session, spec, info)

@@ -143,6 +143,20 @@ class ReportHandler(_StoreHandler):
         self.finish(render_report_html(run), set_content_type="text/html; charset=utf-8")
 
 
+class ReproHandler(_StoreHandler):
+    @tornado.web.authenticated
+    def get(self, run_id: str) -> None:
+        """The run's failed compile's reproducer (``engine/reproducer.py``: what ``compile-profile repro`` writes), as
+        a download of a Python script; 404 where the run has none."""
+        run = self.run(run_id)
+        script = next((e.reproducer for e in run.errors if e.reproducer), "")
+        if not script:
+            raise tornado.web.HTTPError(404, reason="this run has no reproducer")
+        self.set_header("Content-Disposition", f'attachment; filename="repro-{run.id}.py"')
+        self.set_header("X-Content-Type-Options", "nosniff")
+        self.finish(script, set_content_type="text/x-python; charset=utf-8")
+
+
 class CompareHandler(_StoreHandler):
     @tornado.web.authenticated
     def get(self) -> None:
@@ -211,6 +225,7 @@ def setup_handlers(web_app) -> None:
             (url_path_join(base, "runs", _SEGMENT) + "/?", RunHandler),
             (url_path_join(base, "runs", _SEGMENT, "figures") + "/?", FiguresHandler),
             (url_path_join(base, "runs", _SEGMENT, "report") + "/?", ReportHandler),
+            (url_path_join(base, "runs", _SEGMENT, "repro") + "/?", ReproHandler),
             (url_path_join(base, "jobs", _SEGMENT) + "/?", JobHandler),
             (url_path_join(base, "jobs", _SEGMENT, "report") + "/?", JobReportHandler),
             (url_path_join(base, "changes") + "/?", ChangesHandler),

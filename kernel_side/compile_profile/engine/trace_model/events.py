@@ -70,6 +70,10 @@ class VariantTrace:
     cache_lookups: list[CacheLookup] = field(default_factory=list)
     # compiles that raised (a backend's error, fullgraph's Unsupported), a recompile limit's apart
     failed_compiles: list[FailedCompile] = field(default_factory=list)
+    # the last ``fx_graph_runnable`` artifact (a standalone script of the graph Inductor was given: torch's own
+    # reproducer, run through ``torch._dynamo.repro.after_aot.run_repro``) and its compile id
+    runnable: str = ""
+    runnable_compile_id: str = ""
 
 
 @dataclass
@@ -589,6 +593,11 @@ def _on_chromium_event(state: TraceState, ev: TraceEvent) -> None:
             state.out.spans.append(CompileSpan(ev.compile_id, span.name, begun / 1e6, (span.ts - begun) / 1e6, depth))
 
 
+def _on_graph_runnable(state: TraceState, ev: TraceEvent) -> None:
+    if ev.payload:
+        state.out.runnable, state.out.runnable_compile_id = ev.payload, ev.compile_id
+
+
 def _on_compilation_metrics(state: TraceState, ev: TraceEvent) -> None:
     m = ev.metadata
     if not isinstance(m, dict):
@@ -653,6 +662,7 @@ HANDLERS: dict[str, Handler] = {
     "aotautograd_cache_hit": _counts("aot_autograd_hits"),
     "aotautograd_cache_miss": _counts("aot_autograd_misses"),
     "chromium_event": _on_chromium_event,
+    "fx_graph_runnable": _on_graph_runnable,
     "compilation_metrics": _on_compilation_metrics,
     "bwd_compilation_metrics": _on_bwd_compilation_metrics,
 }
