@@ -41,6 +41,7 @@ from .format import (
     ratio_phrase,
 )
 from .guards import failed_guard_text, guards_digest, recompiles_digest, value_guard_warnings
+from .inputs import inputs_summary
 from .kernel_times import digest as kernel_times_digest
 from .kernel_times import withheld
 from .lines import line_times
@@ -51,7 +52,7 @@ from .timeline import compile_timeline
 from .trace import trace_headline, trace_summary
 
 # Bumped whenever a field is added to, or a wording changes in, ``summarize``'s dict.
-DIGEST_VERSION = 17
+DIGEST_VERSION = 18
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 
@@ -169,10 +170,17 @@ def headline(run: ProfileRun) -> str:
         if later is not None:
             return f"profile stopped at {later.stage}: the cell's run {later.call} raised {error_message(later)}"
         return f"profile {run.status}"
-    parts = [
-        f"{best.name} {speedup_phrase(run.speedup)}: "
-        f"{format_ms(eager.timing.median_ms)} → {format_ms(best.timing.median_ms)}"
-    ]
+    if run.inputs is not None:  # the speedup is the sequence's; each signature's times are in its row
+        n = len(run.inputs.signatures)
+        parts = [
+            f"{best.name} {speedup_phrase(run.speedup)} over {run.inputs.count} inputs "
+            f"({n} signature{'s' if n != 1 else ''}{', weighted by calls' if n > 1 else ''})"
+        ]
+    else:
+        parts = [
+            f"{best.name} {speedup_phrase(run.speedup)}: "
+            f"{format_ms(eager.timing.median_ms)} → {format_ms(best.timing.median_ms)}"
+        ]
     if best.compile_s is not None:
         cache = cache_words(run)
         again = f" (+{format_s(best.recompile_s)} recompiling)" if best.recompile_s else ""
@@ -189,6 +197,9 @@ def warnings(run: ProfileRun) -> list[str]:
         out.append(later_failure)
     if run.correctness is not None and run.correctness.ok is False:
         out.append(correctness_text(run.correctness))
+    sequence = inputs_summary(run)
+    if sequence is not None and sequence["mismatches"]:
+        out.append(sequence["comparison_text"] + ": " + "; ".join(sequence["mismatches"][:3]))
     every = break_groups(run)
     # the breaks the user can act on (theirs, then libraries'), each on a line; PyTorch's own on one line
     groups = [g for g in every if g.owner == "yours"] + [g for g in every if g.owner == "library"]
@@ -329,7 +340,8 @@ def list_status(run: ProfileRun) -> str:
     """The run's state in the words every list shows (``compile-profile ls``, the panel's run list): its status,
     and "results differ" where the correctness check found compiled results that differ from eager, which a
     list showing "ok" hid."""
-    if run.correctness is None or run.correctness.ok is not False:
+    differs_on_an_input = run.inputs is not None and any(c.matches is False for c in run.inputs.calls)
+    if (run.correctness is None or run.correctness.ok is not False) and not differs_on_an_input:
         return run.status
     return RESULTS_DIFFER if run.status == "ok" else f"{run.status}, {RESULTS_DIFFER}"
 
@@ -419,6 +431,7 @@ def summarize(run: ProfileRun) -> contract.RunSummary:
         "diagnosis": diagnosis_digest(run),
         "diagnosis_heading": diagnosis_heading(run),
         "trace": trace_summary(run),
+        "inputs": inputs_summary(run),
     }
 
 
@@ -473,6 +486,7 @@ def unreadable_summary(
         "diagnosis": [],
         "diagnosis_heading": "",
         "trace": None,
+        "inputs": None,
     }
 
 
