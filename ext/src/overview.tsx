@@ -136,7 +136,9 @@ export function InputSequence({ inputs }: { inputs: InputsSummary | null }): JSX
         <ul className="cp-List">
           {inputs.recompiles.map((r, i) => (
             <li key={i}>
-              input {r.input} ({r.signature}), {formatS(r.compile_s)}: {r.text}
+              input {r.input} ({r.signature}) recompiled
+              {r.compile_s !== null && r.compile_s !== undefined ? `, ${formatS(r.compile_s)} compiling` : ''}
+              : {r.text}
             </li>
           ))}
         </ul>

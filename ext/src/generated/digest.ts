@@ -528,7 +528,7 @@ export interface InputRecompileRow {
    */
   text: string;
   /**
-   * the seconds that input's call spent compiling
+   * the seconds that input's call spent compiling; None on its later recompiles' rows
    */
   compile_s: number | null;
 }

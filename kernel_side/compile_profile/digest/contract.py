@@ -279,7 +279,7 @@ class InputRecompileRow(TypedDict):
     signature: str
     variant: str
     text: str  # the failed guard in the user's words, then Dynamo's reason (``guards.recompile_text``)
-    compile_s: float | None  # the seconds that input's call spent compiling
+    compile_s: float | None  # the seconds that input's call spent compiling; None on its later recompiles' rows
 
 
 class InputsSummary(TypedDict):

@@ -62,19 +62,23 @@ def inputs_summary(run: ProfileRun) -> contract.InputsSummary | None:
                 "representative": index == representative,
             }
         )
-    recompile_rows: list[contract.InputRecompileRow] = [
-        {
-            "input": r.input + 1,
-            "signature": signature_text(sequence, sequence.calls[r.input].signature)
-            if r.input < len(sequence.calls)
-            else "",
-            "variant": r.variant,
-            "text": recompile_text(r),
-            "compile_s": _compile_s(sequence, r.input, r.variant),
-        }
-        for r in recompiles
-        if r.input is not None
-    ]
+    recompile_rows: list[contract.InputRecompileRow] = []
+    said: set[tuple[int, str]] = set()  # an input's compile time is said once, on its first recompile's row
+    for r in recompiles:
+        assert r.input is not None
+        first = (r.input, r.variant) not in said
+        said.add((r.input, r.variant))
+        recompile_rows.append(
+            {
+                "input": r.input + 1,
+                "signature": signature_text(sequence, sequence.calls[r.input].signature)
+                if r.input < len(sequence.calls)
+                else "",
+                "variant": r.variant,
+                "text": recompile_text(r),
+                "compile_s": _compile_s(sequence, r.input, r.variant) if first else None,
+            }
+        )
     mismatches = [
         f"{_input_words(sequence, c.index)} ({signature_text(sequence, c.signature)}): compiled differs from eager in "
         f"{', '.join(c.mismatched) or 'its outputs'}"

@@ -26,7 +26,7 @@ import torch
 from .. import stats
 from ..profile_run import InputCall, InputSequence, InputSignature, Speedup, Timing
 from . import correctness as correctness_mod
-from . import host_load, lockstep
+from . import distributed, host_load, lockstep
 from .compile_stage import note_recompiles
 from .inputs import InputFeed
 from .optimizer_state import OptimizerViews
@@ -155,12 +155,13 @@ def _time_signatures(session: Session, feed: InputFeed, sequence: InputSequence)
                     device_sync(device_type),
                     compiles=lambda name: len(backends[name].graphs) if name in backends else 0,
                     settling_calls=(recompile_limit() + 1) * SETTLED_CALLS,
+                    decide=lambda more: bool(distributed.ranks_where_false(not more)),  # any rank compiled
                 )
             note_recompiles(session, session.recorder.take(), during_timing=False)
             rounds.clear()  # the k-th timed round of every variant on the same input
-            number = calls_per_sample_for(min(v.fastest_s for v in timed), device_type)
+            number = distributed.shared(calls_per_sample_for(min(v.fastest_s for v in timed), device_type))
             session.progress(f"timing signature {s + 1} of {len(sequence.signatures)}, {number} call(s) per sample")
-            run_interleaved(timed, plan, device_type=device_type, calls_per_sample=number)
+            run_interleaved(timed, plan, device_type=device_type, calls_per_sample=number, decide=distributed.shared)
             timed_by_signature.append(timed)
     finally:
         run.host_load = load()

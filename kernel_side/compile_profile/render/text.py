@@ -133,7 +133,8 @@ def _inputs_lines(run: ProfileRun) -> list[str]:
     table = text_table(["signature", "inputs", "eager", "compiled", "speedup", "recompiles", "compile"], rows)
     out = [f"inputs: {summary['text']}", *(f"  {line}" for line in table.splitlines())]
     for r in summary["recompiles"][:MAX_LISTED]:
-        out.append(f"  input {r['input']} ({r['signature']}) recompiled, {format_s(r['compile_s'])}: {r['text']}")
+        cost = f", {format_s(r['compile_s'])} compiling" if r["compile_s"] is not None else ""
+        out.append(f"  input {r['input']} ({r['signature']}) recompiled{cost}: {r['text']}")
     if len(summary["recompiles"]) > MAX_LISTED:
         out.append(f"  … and {len(summary['recompiles']) - MAX_LISTED} more recompiles")
     out.append(f"  {summary['comparison_text']}")
