@@ -15,6 +15,7 @@ import { ITabProps } from './detailprops';
 import { formatBytes, formatMs, formatS, formatSpeedup } from './format';
 import { MeasuredNotes } from './measuredview';
 import { tip, VARIANT_TIPS } from './tooltips';
+import { InputsSummary } from './generated/digest';
 
 export function Overview({ run, figures, services }: ITabProps): JSX.Element {
   // The digest's words (digest/summary.py): a slowdown reads "1.80× slower", as on the card.
@@ -43,6 +44,7 @@ export function Overview({ run, figures, services }: ITabProps): JSX.Element {
       ) : (
         <p className="cp-Speedup">No speedup figure: {run.status}.</p>
       )}
+      <InputSequence inputs={run.summary?.inputs ?? null} />
       <CallVerdict summary={run.summary} />
       <table className="cp-Table">
         <thead>
@@ -96,6 +98,54 @@ export function Overview({ run, figures, services }: ITabProps): JSX.Element {
       {run.summary?.memory_note ? <p className="cp-Note">{run.summary.memory_note}</p> : null}
       <Chart name="variants" figure={figures?.variants} charts={services.charts} height={260} />
       <Chart name="samples" figure={figures?.samples} charts={services.charts} height={280} />
+    </div>
+  );
+}
+
+/** A profile over a sequence of inputs: the digest's sentence, a row per signature, the recompiles by input. */
+export function InputSequence({ inputs }: { inputs: InputsSummary | null }): JSX.Element | null {
+  if (!inputs) {
+    return null;
+  }
+  return (
+    <div className="cp-Inputs">
+      <p className="cp-InputsText">{inputs.text}</p>
+      <table className="cp-Table">
+        <thead>
+          <tr>
+            {['signature', 'inputs', 'eager', 'compiled', 'speedup', 'recompiles', 'compiling'].map(h => (
+              <th key={h}>{h}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {inputs.rows.map(r => (
+            <tr key={r.signature} className={r.representative ? 'cp-mod-representative' : undefined}>
+              <td>{r.signature}</td>
+              <td>{r.inputs.join(', ')}</td>
+              <td>{formatMs(r.eager_ms)}</td>
+              <td>{formatMs(r.compiled_ms)}</td>
+              <td>{r.speedup_text}</td>
+              <td>{r.recompiles}</td>
+              <td>{formatS(r.compile_s)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {inputs.recompiles.length ? (
+        <ul className="cp-List">
+          {inputs.recompiles.map((r, i) => (
+            <li key={i}>
+              input {r.input} ({r.signature}) recompiled
+              {r.compile_s !== null && r.compile_s !== undefined ? `, ${formatS(r.compile_s)} compiling` : ''}
+              : {r.text}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <p className="cp-Note">
+        {inputs.comparison_text}; {inputs.timing_text}
+      </p>
     </div>
   );
 }

@@ -105,6 +105,7 @@ class CompileProfileMagics(Magics):
             keep=_kept_names(args.keep),
             label=_unquote(args.label),
             backend=_unquote(args.backend),
+            inputs=_unquote(args.inputs) if args.inputs else None,
         )
         try:
             args.profile_options = ProfileOptions(**values)
@@ -138,6 +139,8 @@ class CompileProfileMagics(Magics):
             raise CellFailed(report, summary=report.splitlines()[0]) from None
         except UnknownKeptName as exc:
             raise UsageError(f"--keep {exc}") from None
+        except OptionError as exc:  # --inputs naming nothing iterable in the namespace
+            raise UsageError(str(exc)) from None
         except EmptyCell as exc:
             raise UsageError(
                 f"{exc}: write the code to profile below the %%compile_profile line\n\n{_usage()}"

@@ -419,6 +419,9 @@ class Recompile:
     dim: int | None = None
     expected: str = ""
     actual: str = ""
+    # in a profile over a sequence of inputs (``InputSequence``): the input (0-based, in the order given) whose
+    # compiled call made this compile; None in a profile of one input
+    input: int | None = None
 
 
 @dataclass
@@ -663,6 +666,48 @@ class Bisection:
 
 
 @dataclass
+class InputSignature:
+    """One distinct input signature of a profile over a sequence of inputs: what Dynamo guards on that can be
+    read off an input itself (each tensor's shape, dtype, device and requires_grad; each Python scalar's
+    value), and what the profile measured on the inputs that share it."""
+
+    parts: list[str]  # per argument (a cell: the bound name), as "x: (8, 4) float32" or "n = 3"
+    inputs: list[int] = field(default_factory=list[int])  # the inputs that have it, 0-based, in order
+    # variant -> the timed samples on its inputs (round k of the timing used its inputs[k % len(inputs)])
+    timings: dict[str, Timing] = field(default_factory=dict[str, Timing])
+    speedup: Speedup | None = None  # eager over the run's speedup variant on these inputs, with its interval
+    budget_s: float = 0.0  # its share of the timing budget
+
+
+@dataclass
+class InputCall:
+    """One input of the sequence, as the sequence pass ran it: eagerly and under each compiled variant, in the
+    order given, from the same state and random seed, so the two are compared on the same input."""
+
+    index: int
+    signature: int  # into ``InputSequence.signatures``
+    compile_s: dict[str, float] = field(default_factory=dict[str, float])  # variant -> seconds its call compiled
+    matches: bool | None = None  # compiled (the speedup variant) within tolerance of eager; None: not compared
+    mismatched: list[str] = field(default_factory=list[str])  # the outputs that differ
+    max_abs_diff: float | None = None
+
+
+@dataclass
+class InputSequence:
+    """A profile over a sequence of inputs (``profile(fn, inputs=[...])``, ``--inputs NAME=ITERABLE``): each
+    input run in order once (``calls``: the recompiles each caused are ``Recompile.input``), then each
+    signature timed apart; the variants' ``timing``, the kernel pass and ``correctness`` are of the
+    ``representative`` input's signature, ``ProfileRun.speedup`` is over the whole sequence, weighted by calls."""
+
+    count: int  # inputs in the sequence
+    signatures: list[InputSignature] = field(default_factory=list[InputSignature])
+    calls: list[InputCall] = field(default_factory=list[InputCall])
+    representative: int = 0  # the input the single-input figures were measured on (its signature's first)
+    name: str = ""  # the cell's name bound to each input (--inputs NAME=...); "" for profile(fn, inputs=...)
+    source: str = ""  # what the inputs came from, as given (the namespace's name; "" for profile())
+
+
+@dataclass
 class Recommendation:
     """What ``--sweep`` measured: the fastest compiled variant and its ``torch.compile`` call, and how much
     faster it ran than the next fastest (``runner_up``): the ratio of their medians with its 95% interval.
@@ -740,6 +785,8 @@ class ProfileRun:
     # overlap, "other" is the rest of the profile's wall time; empty in a run stored before they were recorded
     stage_s: dict[str, float] = field(default_factory=dict[str, float])
     imported_trace: TraceOrigin | None = None  # set on a run read from a TORCH_TRACE log: no timings
+    # a profile over a sequence of inputs; then ``speedup`` is the sequence's, weighted by calls
+    inputs: InputSequence | None = None
     schema_version: int = SCHEMA_VERSION
 
     @staticmethod

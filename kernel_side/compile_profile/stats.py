@@ -72,3 +72,51 @@ def ratio_interval(
     if not (math.isfinite(low) and math.isfinite(high)):  # BCa degenerates on constant samples
         low, high = bootstrap("percentile")
     return value, low, high
+
+
+def weighted_ratio_interval(
+    groups: list[tuple[float, list[float], list[float]]], *, confidence: float = 0.95, seed: int = 0
+) -> tuple[float, float, float]:
+    """sum(w * median(a)) / sum(w * median(b)) over ``groups`` of (weight, a, b), with a bootstrap (BCa)
+    confidence interval, each group's samples resampled apart: the speedup of a sequence of inputs, where
+    ``a`` and ``b`` are one signature's eager and compiled samples and ``w`` how many calls it served (the
+    sequence's eager time over its compiled time).  One group is ``ratio_interval``; NaN bounds for fewer
+    than 3 samples in any list."""
+    if len(groups) == 1:
+        return ratio_interval(groups[0][1], groups[0][2], confidence=confidence, seed=seed)
+    from scipy import stats
+
+    weights = np.asarray([w for w, _, _ in groups], dtype=float)
+    data = [np.asarray(s, dtype=float) for _, a, b in groups for s in (a, b)]
+    value = float(
+        sum(w * np.median(a) for w, a in zip(weights, data[::2]))
+        / sum(w * np.median(b) for w, b in zip(weights, data[1::2]))
+    )
+    if any(d.size < 3 for d in data):
+        return value, float("nan"), float("nan")
+
+    def ratio(*samples: np.ndarray, axis: int = -1) -> np.ndarray:
+        eager = sum(w * np.median(a, axis=axis) for w, a in zip(weights, samples[::2]))
+        compiled = sum(w * np.median(b, axis=axis) for w, b in zip(weights, samples[1::2]))
+        return np.asarray(eager / compiled)
+
+    def bootstrap(method: str) -> tuple[float, float]:
+        result = stats.bootstrap(
+            tuple(data),
+            ratio,
+            vectorized=True,
+            paired=False,
+            confidence_level=confidence,
+            n_resamples=2000,
+            method=method,
+            rng=np.random.default_rng(seed),
+        )
+        return float(result.confidence_interval.low), float(result.confidence_interval.high)
+
+    try:
+        low, high = bootstrap("BCa")
+    except ValueError:  # a scipy whose BCa takes one or two samples only
+        low, high = float("nan"), float("nan")
+    if not (math.isfinite(low) and math.isfinite(high)):
+        low, high = bootstrap("percentile")
+    return value, low, high

@@ -105,6 +105,10 @@ export interface RunDigest {
    * a run read from a TORCH_TRACE log (``import-trace``); None for a profiled run
    */
   trace?: TraceSummary | null;
+  /**
+   * a profile over a sequence of inputs; None for one input
+   */
+  inputs?: InputsSummary | null;
   lines?: LineTimes;
   /**
    * per Dynamo graph with guards
@@ -414,6 +418,119 @@ export interface TraceSummary {
    * what the views show where a profiled run's timings are: "from a TORCH_TRACE: no timings"
    */
   no_timings: string;
+}
+/**
+ * A profile over a sequence of inputs: the sentence, a row per signature, the recompiles by input.
+ */
+export interface InputsSummary {
+  /**
+   * inputs in the sequence
+   */
+  count: number;
+  /**
+   * the cell's name bound to each input ("" for profile(fn, inputs=...))
+   */
+  name: string;
+  /**
+   * the namespace's iterable they came from ("" for profile(fn, inputs=...))
+   */
+  source: string;
+  /**
+   * "6 inputs, 2 signatures: inductor/default 1.52× faster over the sequence, weighted by calls ..."
+   */
+  text: string;
+  rows: InputSignatureRow[];
+  recompiles: InputRecompileRow[];
+  /**
+   * per input where compiled differed from eager on it, in words
+   */
+  mismatches: string[];
+  /**
+   * inputs compared
+   */
+  compared: number;
+  /**
+   * "compiled matches eager on each of the 6 inputs, each compared on the same input"
+   */
+  comparison_text: string;
+  /**
+   * how the samples were taken, and which signature the other figures are of
+   */
+  timing_text: string;
+}
+/**
+ * One input signature of a profile over a sequence of inputs (``inputs.inputs_summary``).
+ */
+export interface InputSignatureRow {
+  /**
+   * "x: (8, 4) float32", "x: (8, 4) float32, n = 3"
+   */
+  signature: string;
+  /**
+   * the inputs that have it, 1-based
+   */
+  inputs: number[];
+  /**
+   * how many calls of the sequence it served
+   */
+  calls: number;
+  /**
+   * of the sequence's calls
+   */
+  share: number;
+  /**
+   * medians on its inputs; None where not timed
+   */
+  eager_ms: number | null;
+  /**
+   * the speedup variant's
+   */
+  compiled_ms: number | null;
+  /**
+   * the speedup variant's samples on it
+   */
+  samples: number;
+  speedup: number | null;
+  /**
+   * its 95% interval; None with too few samples
+   */
+  low: number | null;
+  high: number | null;
+  /**
+   * "1.52× faster [1.40×–1.61×]", or "not timed"
+   */
+  speedup_text: string;
+  /**
+   * the speedup variant's recompiles its inputs caused
+   */
+  recompiles: number;
+  /**
+   * the seconds its inputs' calls spent compiling (the first input's first compile included)
+   */
+  compile_s: number;
+  /**
+   * the signature the variants' times, kernels and correctness are of
+   */
+  representative: boolean;
+}
+/**
+ * A recompile and the input whose call made it.
+ */
+export interface InputRecompileRow {
+  /**
+   * 1-based
+   */
+  input: number;
+  signature: string;
+  variant: string;
+  /**
+   * the failed guard in the user's words, then Dynamo's reason (``guards.recompile_text``)
+   */
+  text: string;
+  /**
+   * the seconds that input's call spent compiling; None on its later recompiles' rows
+   */
+  compile_s: number | null;
 }
 /**
  * Time per cell line (``lines.LineTimes``).
@@ -827,6 +944,10 @@ export interface RunSummary {
    * a run read from a TORCH_TRACE log (``import-trace``); None for a profiled run
    */
   trace?: TraceSummary | null;
+  /**
+   * a profile over a sequence of inputs; None for one input
+   */
+  inputs?: InputsSummary | null;
 }
 /**
  * The data of an ``application/vnd.compile-profile.run+json`` output (``render.mime.run_payload``).

@@ -40,6 +40,7 @@ export interface ProfileRun {
     [k: string]: number;
   };
   imported_trace?: TraceOrigin | null;
+  inputs?: InputSequence | null;
   schema_version?: number;
 }
 /**
@@ -340,6 +341,7 @@ export interface Recompile {
   dim?: number | null;
   expected?: string;
   actual?: string;
+  input?: number | null;
 }
 /**
  * A kernel Inductor generated (or an extern call it emitted), with where it came from.
@@ -597,6 +599,51 @@ export interface TraceOrigin {
   compile_ids?: string[];
 }
 /**
+ * A profile over a sequence of inputs (``profile(fn, inputs=[...])``, ``--inputs NAME=ITERABLE``): each
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "InputSequence".
+ */
+export interface InputSequence {
+  count: number;
+  signatures?: InputSignature[];
+  calls?: InputCall[];
+  representative?: number;
+  name?: string;
+  source?: string;
+}
+/**
+ * One distinct input signature of a profile over a sequence of inputs: what Dynamo guards on that can be
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "InputSignature".
+ */
+export interface InputSignature {
+  parts: string[];
+  inputs?: number[];
+  timings?: {
+    [k: string]: Timing;
+  };
+  speedup?: Speedup | null;
+  budget_s?: number;
+}
+/**
+ * One input of the sequence, as the sequence pass ran it: eagerly and under each compiled variant, in the
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "InputCall".
+ */
+export interface InputCall {
+  index: number;
+  signature: number;
+  compile_s?: {
+    [k: string]: number;
+  };
+  matches?: boolean | null;
+  mismatched?: string[];
+  max_abs_diff?: number | null;
+}
+/**
  * The result of one ``%%compile_profile`` (or ``compile_profile.profile``) call.
  *
  * This interface was referenced by `ProfileRun`'s JSON-Schema
@@ -639,5 +686,6 @@ export interface ProfileRun1 {
     [k: string]: number;
   };
   imported_trace?: TraceOrigin | null;
+  inputs?: InputSequence | null;
   schema_version?: number;
 }

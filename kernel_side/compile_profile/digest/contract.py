@@ -253,6 +253,50 @@ class _RunSummary(TypedDict):
     warnings: list[str]
 
 
+class InputSignatureRow(TypedDict):
+    """One input signature of a profile over a sequence of inputs (``inputs.inputs_summary``)."""
+
+    signature: str  # "x: (8, 4) float32", "x: (8, 4) float32, n = 3"
+    inputs: list[int]  # the inputs that have it, 1-based
+    calls: int  # how many calls of the sequence it served
+    share: float  # of the sequence's calls
+    eager_ms: float | None  # medians on its inputs; None where not timed
+    compiled_ms: float | None  # the speedup variant's
+    samples: int  # the speedup variant's samples on it
+    speedup: float | None
+    low: float | None  # its 95% interval; None with too few samples
+    high: float | None
+    speedup_text: str  # "1.52× faster [1.40×–1.61×]", or "not timed"
+    recompiles: int  # the speedup variant's recompiles its inputs caused
+    compile_s: float  # the seconds its inputs' calls spent compiling (the first input's first compile included)
+    representative: bool  # the signature the variants' times, kernels and correctness are of
+
+
+class InputRecompileRow(TypedDict):
+    """A recompile and the input whose call made it."""
+
+    input: int  # 1-based
+    signature: str
+    variant: str
+    text: str  # the failed guard in the user's words, then Dynamo's reason (``guards.recompile_text``)
+    compile_s: float | None  # the seconds that input's call spent compiling; None on its later recompiles' rows
+
+
+class InputsSummary(TypedDict):
+    """A profile over a sequence of inputs: the sentence, a row per signature, the recompiles by input."""
+
+    count: int  # inputs in the sequence
+    name: str  # the cell's name bound to each input ("" for profile(fn, inputs=...))
+    source: str  # the namespace's iterable they came from ("" for profile(fn, inputs=...))
+    text: str  # "6 inputs, 2 signatures: inductor/default 1.52× faster over the sequence, weighted by calls ..."
+    rows: list[InputSignatureRow]
+    recompiles: list[InputRecompileRow]
+    mismatches: list[str]  # per input where compiled differed from eager on it, in words
+    compared: int  # inputs compared
+    comparison_text: str  # "compiled matches eager on each of the 6 inputs, each compared on the same input"
+    timing_text: str  # how the samples were taken, and which signature the other figures are of
+
+
 class RunSummary(_RunSummary, total=False):
     """One run's digest for lists, the card and the CLI (``summary.summarize``)."""
 
@@ -283,6 +327,7 @@ class RunSummary(_RunSummary, total=False):
     diagnosis: list[Cause]  # what costs the compiled cell time, largest first (``diagnosis``); the card shows 3
     diagnosis_heading: str  # what the list answers, with the speedup it explains
     trace: TraceSummary | None  # a run read from a TORCH_TRACE log (``import-trace``); None for a profiled run
+    inputs: InputsSummary | None  # a profile over a sequence of inputs; None for one input
 
 
 # -- one run's detail: run_digest(run), what the REST API serves with a run -------------------------------

@@ -42,6 +42,7 @@ from .format import (
     ratio_phrase,
 )
 from .guards import failed_guard_text, guards_digest, recompiles_digest, value_guard_warnings
+from .inputs import inputs_summary
 from .kernel_times import digest as kernel_times_digest
 from .kernel_times import withheld
 from .lines import line_times
@@ -61,7 +62,7 @@ from .timeline import compile_timeline
 from .trace import trace_headline, trace_summary
 
 # Bumped whenever a field is added to, or a wording changes in, ``summarize``'s dict.
-DIGEST_VERSION = 18  # 18: the diagnosis heading says why no per-call cause; a compile failure where it failed
+DIGEST_VERSION = 19  # 18: the diagnosis heading's why, a compile failure's place; 19: input sequences
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 
@@ -181,10 +182,17 @@ def headline(run: ProfileRun) -> str:
         if later is not None:
             return f"profile stopped at {later.stage}: the cell's run {later.call} raised {error_message(later)}"
         return f"profile {run.status}"
-    parts = [
-        f"{best.name} {speedup_phrase(run.speedup)}: "
-        f"{format_ms(eager.timing.median_ms)} → {format_ms(best.timing.median_ms)}"
-    ]
+    if run.inputs is not None:  # the speedup is the sequence's; each signature's times are in its row
+        n = len(run.inputs.signatures)
+        parts = [
+            f"{best.name} {speedup_phrase(run.speedup)} over {run.inputs.count} inputs "
+            f"({n} signature{'s' if n != 1 else ''}{', weighted by calls' if n > 1 else ''})"
+        ]
+    else:
+        parts = [
+            f"{best.name} {speedup_phrase(run.speedup)}: "
+            f"{format_ms(eager.timing.median_ms)} → {format_ms(best.timing.median_ms)}"
+        ]
     if best.compile_s is not None:
         cache = cache_words(run)
         again = f" (+{format_s(best.recompile_s)} recompiling)" if best.recompile_s else ""
@@ -205,6 +213,9 @@ def warnings(run: ProfileRun) -> list[str]:
         out.append(bisection_text(run.bisection))
     if run.correctness is not None and run.correctness.ok is False:
         out.append(correctness_text(run.correctness))
+    sequence = inputs_summary(run)
+    if sequence is not None and sequence["mismatches"]:
+        out.append(sequence["comparison_text"] + ": " + "; ".join(sequence["mismatches"][:3]))
     every = break_groups(run)
     # the breaks the user can act on (theirs, then libraries'), each on a line; PyTorch's own on one line
     groups = [g for g in every if g.owner == "yours"] + [g for g in every if g.owner == "library"]
@@ -345,7 +356,8 @@ def list_status(run: ProfileRun) -> str:
     """The run's state in the words every list shows (``compile-profile ls``, the panel's run list): its status,
     and "results differ" where the correctness check found compiled results that differ from eager, which a
     list showing "ok" hid."""
-    if run.correctness is None or run.correctness.ok is not False:
+    differs_on_an_input = run.inputs is not None and any(c.matches is False for c in run.inputs.calls)
+    if (run.correctness is None or run.correctness.ok is not False) and not differs_on_an_input:
         return run.status
     return RESULTS_DIFFER if run.status == "ok" else f"{run.status}, {RESULTS_DIFFER}"
 
@@ -435,6 +447,7 @@ def summarize(run: ProfileRun) -> contract.RunSummary:
         "diagnosis": diagnosis_digest(run),
         "diagnosis_heading": diagnosis_heading(run),
         "trace": trace_summary(run),
+        "inputs": inputs_summary(run),
     }
 
 
@@ -489,6 +502,7 @@ def unreadable_summary(
         "diagnosis": [],
         "diagnosis_heading": "",
         "trace": None,
+        "inputs": None,
     }
 
 

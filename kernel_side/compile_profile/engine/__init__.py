@@ -9,6 +9,7 @@ uses them:
   profiler.py          ``profile`` / ``profile_cell``: the session that runs the stages below
   distributed.py       a profile on every rank of a torch.distributed job: lock-step decisions, the job id
   cell_calls.py        every call of the cell, counted, and the one namespace reset before it
+  inputs.py            a sequence of inputs (profile(fn, inputs=...), --inputs NAME=ITERABLE), checked, by signature
   variants.py          which compiled variants to run, and the ``torch.compile`` call each stands for
   backend.py           the recording backend: a plain function from graph to Inductor's callable
   compile_stage.py     stage 2: each variant's first call under trace capture; recompiles after it
@@ -20,6 +21,8 @@ uses them:
   guards.py            Dynamo's guards from the trace: what each checks, on which value, from which line
   output_code.py       Inductor's output code split into kernels
   measure.py           stages 3-6: interleaved timing, correctness, peak memory, the profiler pass
+  sequence.py          the timing stage over a sequence of inputs: each input run in order (its recompiles,
+                       eager against compiled on it), then each signature timed apart
   timing.py            interleaved steady-state timing and the speedup's interval
   correctness.py       eager vs compiled outputs, judged against a float64 reference (reference.py)
   after_timing.py      figures measured after timing: kernel times (kernel_profiler.py, which runs

@@ -129,9 +129,13 @@ def has_timed_variants(session: Session) -> bool:
     return True
 
 
-def note_recompiles(session: Session, events: list[TraceEvent], *, during_timing: bool) -> None:
-    """Compiles after a variant's first call: recompiles (guard failures) of that variant."""
+def note_recompiles(
+    session: Session, events: list[TraceEvent], *, during_timing: bool, input: int | None = None
+) -> dict[str, float]:
+    """Compiles after a variant's first call: recompiles (guard failures) of that variant; ``input``, the input
+    of a sequence whose call made them.  Returns the seconds each variant spent compiling in ``events``."""
     session.recorder.context = ""
+    compile_s: dict[str, float] = {}
     by_variant: dict[str, list[TraceEvent]] = {}
     for ev in events:
         by_variant.setdefault(ev.context, []).append(ev)
@@ -146,8 +150,10 @@ def note_recompiles(session: Session, events: list[TraceEvent], *, during_timing
         session.run.cache.add(trace.cache)
         for r in trace.recompiles:
             r.during_timing = during_timing
+            r.input = input
         if name in session.backends:
             v = session.run.variant(name)
+            compile_s[name] = trace.compile_s
             if trace.compile_s:
                 v.recompile_s = (v.recompile_s or 0.0) + trace.compile_s
             v.compile_spans.extend(trace.spans)
@@ -163,6 +169,7 @@ def note_recompiles(session: Session, events: list[TraceEvent], *, during_timing
             session.run.notes.append(
                 Note("recompiled_during_timing", variant=name, values={"graphs": len(dynamo_graphs)})
             )
+    return compile_s
 
 
 def _note_recompile_limits(session: Session, recompiles: list[Recompile]) -> None:

@@ -44,6 +44,11 @@ from .torch_features import recompile_limit
 
 
 def time_variants(session: Session) -> None:
+    if session.target.feed is not None:  # a sequence of inputs: each signature timed apart
+        from .sequence import time_sequence
+
+        time_sequence(session, session.target.feed)
+        return
     session.current = "warm-up"
     device_type = session.run.device.type
     plan = TimingPlan(
@@ -121,22 +126,22 @@ def _record_timings(session: Session, timed: list[TimedCallable], device_type: s
     value, low, high = stats.ratio_interval(eager.samples_s, best.samples_s)
     session.run.speedup = Speedup(value=value, low=low, high=high, variant=best.name)
     if session.opts.sweep:
-        session.run.recommendation = _recommendation(session, best, [c for c in candidates if c is not best])
+        session.run.recommendation = recommendation(session, best, [c for c in candidates if c is not best])
 
 
-def _recommendation(session: Session, best: TimedCallable, others: list[TimedCallable]) -> Recommendation:
+def recommendation(session: Session, best: TimedCallable, others: list[TimedCallable]) -> Recommendation:
     """The fastest variant, and its margin over the next fastest (the digest judges it against noise)."""
     calls = {s.name: s.torch_compile_call("model") for s in session.specs}
     plain = next((s.name for s in session.specs if (s.mode or "default") == "default"), "")
-    recommendation = Recommendation(
+    chosen = Recommendation(
         variant=best.name, call=calls[best.name], plain_variant=plain, plain_call=calls.get(plain, "")
     )
     if others:
         runner_up = fastest(others)
         margin, low, high = stats.ratio_interval(runner_up.samples_s, best.samples_s)
-        recommendation.runner_up = runner_up.name
-        recommendation.margin, recommendation.margin_low, recommendation.margin_high = margin, low, high
-    return recommendation
+        chosen.runner_up = runner_up.name
+        chosen.margin, chosen.margin_low, chosen.margin_high = margin, low, high
+    return chosen
 
 
 def check_correctness(session: Session) -> None:

@@ -148,6 +148,20 @@ OPTION_TABLE: tuple[OptionRow, ...] = (
         ),
     ),
     OptionRow(
+        "profile over a sequence of inputs: the cell runs once per item of the namespace's ITERABLE with NAME bound "
+        "to it (`--inputs xb=batches`, the cell reads `xb`); each input signature is timed apart, with the "
+        "recompiles each input caused",
+        (
+            _flag(
+                "--inputs",
+                metavar="NAME=ITERABLE",
+                default=None,
+                help="run the cell once per item of the namespace's ITERABLE, with NAME bound to it; time each input "
+                "signature apart and attribute recompiles to the inputs that caused them",
+            ),
+        ),
+    ),
+    OptionRow(
         "the names the cell keeps, comma-separated (default: all it assigns); the others are temporaries, "
         "unbound after the cell, which compiled code need not write out",
         (
@@ -236,6 +250,9 @@ class ProfileOptions:
     keep: list[str] | None = (
         None  # a cell's names that stay after it (default: all it assigns); the rest are temporaries
     )
+    # --inputs NAME=ITERABLE: a cell profiled over the namespace's ITERABLE, NAME bound to each item in turn
+    # (``profile(fn, inputs=...)`` takes its sequence itself: ``engine.inputs``)
+    inputs: str | None = None
     kernel_timing: bool = True  # the torch.profiler pass after timing: per-kernel time, roofline
     # --quick: no profiler pass (kernel_timing becomes False), no float64 reference (outputs against eager only)
     quick: bool = False
@@ -268,6 +285,10 @@ class ProfileOptions:
             for name in self.keep:
                 if not (isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name)):
                     raise OptionError(f"--keep takes names the cell assigns, separated by commas, got {name!r}")
+        if self.inputs is not None:
+            from .inputs import parse_inputs_option
+
+            parse_inputs_option(self.inputs)
         if self.options is not None and not isinstance(self.options, dict):
             raise OptionError(f"--options takes KEY=VALUE (options= a dict), got {self.options!r}")
         _check_compile_settings(self)

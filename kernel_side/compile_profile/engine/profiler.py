@@ -53,6 +53,7 @@ from .compile_stage import compile_variants, dedupe_graphs, has_timed_variants, 
 from .device import cpu_name, current_device_type, device, run_device_type
 from .dynamo_state import DynamoCodeTracker
 from .failures import error_info, is_compile_error, let_go, one_line
+from .inputs import InputFeed
 from .kept import kept_tensors
 from .measure import check_correctness, measure_kernels, measure_memory, time_variants
 from .optimizer_state import OptimizerViews, optimizers_in
@@ -110,13 +111,24 @@ class ProfileResult:
     eager_error: BaseException | None = None  # what stopped the first eager run, if anything
 
 
-def profile(fn: Callable[..., Any], *args: Any, **options: Any) -> ProfileRun:
-    """Profile ``fn(*args)`` eagerly and under ``torch.compile``.
+def profile(fn: Callable[..., Any], *args: Any, inputs: Any = None, **options: Any) -> ProfileRun:
+    """Profile ``fn(*args)`` eagerly and under ``torch.compile``; or, with ``inputs``, ``fn`` over a sequence of
+    inputs (a list or iterable of argument tuples, or a callable returning one; an item that is no tuple is
+    the one argument of a function taking one): each input run in order, the recompiles each caused, and each
+    input signature timed apart (``engine.sequence``).
 
     Options are ``ProfileOptions``' fields (``mode`` for ``modes``): backend, modes, dynamic, fullgraph,
     options, sweep, warmup, repeat, budget, label, check_correctness, quick (``--quick``), progress.  What the
     magic refuses is refused here with the same message (``OptionError``).
     """
+    feed: InputFeed | None = None
+    if inputs is not None:
+        if args:
+            raise OptionError(
+                "profile() takes fn's arguments either positionally (one input) or as inputs= (a sequence of "
+                "argument tuples), not both"
+            )
+        feed = InputFeed.for_function(fn, inputs)
     if "mode" in options:
         options["modes"] = options.pop("mode")
     if options.get("keep") is not None:
@@ -144,17 +156,32 @@ def profile(fn: Callable[..., Any], *args: Any, **options: Any) -> ProfileRun:
         lines=source.splitlines(),
         line_offset=-(first - 1),
     )
-    target = Target(
-        eager_call=lambda: fn(*args),
-        function=fn,
-        call_compiled=lambda compiled: compiled(*args),
-        locator=locator,
-        source=source,
-        inputs=args,
-        globals=getattr(fn, "__globals__", {}),
-        arguments=lambda: list(args),
-        call_with_arguments=lambda arguments: fn(*arguments),
-    )
+    if feed is not None:
+        now = feed.args
+        target = Target(
+            eager_call=lambda: fn(*now()),
+            function=fn,
+            call_compiled=lambda compiled: compiled(*now()),
+            locator=locator,
+            source=source,
+            inputs=feed.items[0],
+            globals=getattr(fn, "__globals__", {}),
+            arguments=lambda: list(now()),
+            call_with_arguments=lambda arguments: fn(*arguments),
+            feed=feed,
+        )
+    else:
+        target = Target(
+            eager_call=lambda: fn(*args),
+            function=fn,
+            call_compiled=lambda compiled: compiled(*args),
+            locator=locator,
+            source=source,
+            inputs=args,
+            globals=getattr(fn, "__globals__", {}),
+            arguments=lambda: list(args),
+            call_with_arguments=lambda arguments: fn(*arguments),
+        )
     result = profile_target(target, opts)
     if result.stdout:
         sys.stdout.write(result.stdout)
@@ -176,13 +203,22 @@ def profile_cell(
     failing plain cell leaves it.  The
     ``CellFunction`` comes back for what a frontend shows (its filename, whether it has a value).
     """
+    feed = InputFeed.for_cell(opts.inputs, user_ns) if opts.inputs else None
+    if feed is not None:  # the cell reads the first input by its name from the start, as a loop's first pass
+        feed.bind(user_ns)
     cell = cell_to_function(body, user_ns, source=source, line_offset=line_offset, keep=opts.keep)
     locator = CellLocator(filename=cell.filename, lines=cell.source.splitlines())
+
+    def before_each() -> None:
+        cell.restore_namespace()
+        if feed is not None:
+            feed.bind(user_ns)
+
     target = Target(
         eager_call=cell,
         function=cell.fn,
         call_compiled=cell.call_with,
-        before_each=cell.restore_namespace,
+        before_each=before_each,
         locator=locator,
         source=cell.source,
         outputs=cell.outputs,
@@ -191,12 +227,17 @@ def profile_cell(
         arguments=cell.arguments,
         call_with_arguments=lambda arguments: cell.call_with(lambda *_: cell.fn(*arguments)),
         cell=cell,
+        feed=feed,
     )
     try:
         result = profile_target(target, opts)
     except BaseException:
         cell.restore_locals()
         raise
+    finally:
+        if feed is not None:  # the name holds the input the kept run read: the first
+            feed.select(0)
+            feed.bind(user_ns)
     cell.restore_locals(after=result.kept_run)
     if result.has_eager_result:
         cell.commit(result.eager_result)
@@ -270,6 +311,8 @@ def last_eager_run(session: Session) -> None:
     keeps: so they, ``Out`` and the printed output (the first run's) come from the same draws.  A note
     says where its draws still ended elsewhere (how many the cell draws depends on state its runs change)."""
     session.current = "last eager run"
+    if session.target.feed is not None:  # the first input, as the first run (whose output was shown) read
+        session.target.feed.select(0)
     session.calls.reset("eager")
     if session.random_before_first is not None:
         session.random_before_first.restore()

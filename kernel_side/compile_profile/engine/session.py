@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from .backend import RecordingBackend
     from .cell_calls import CellCalls
     from .correctness import MutableState
+    from .inputs import InputFeed
     from .kernel_cache import KernelBuilds
     from .options import ProfileOptions
     from .random_state import RandomState
@@ -51,6 +52,7 @@ class Target:
     cell: CellFunction | None = None  # a notebook cell's function, for what it keeps
     arguments: Callable[[], list[Any]] = list  # what the eager call passes to ``function``
     call_with_arguments: Callable[[list[Any]], Any] | None = None  # the eager call with other arguments
+    feed: InputFeed | None = None  # a sequence of inputs the calls read the selected one of (``engine.inputs``)
 
 
 class StageClock:

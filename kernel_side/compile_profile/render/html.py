@@ -39,6 +39,7 @@ from ..digest.format import (
     ratio_phrase,
 )
 from ..digest.guards import failed_guard_text, kinds_text, run_guards
+from ..digest.inputs import inputs_summary
 from ..digest.kernel_times import kernel_time_text, withheld, withheld_notes
 from ..digest.lines import RULE, line_times
 from ..digest.measured import (
@@ -231,6 +232,46 @@ def _recompiles(run: ProfileRun) -> str:
         f"<div {_H}>Recompiles</div>"
         + html_table(["variant", "while timed", "what changed, and the fix", "Dynamo's reason"], rows)
         + _more(min(MAX_ROWS, len(run.recompiles)), len(run.recompiles), "recompiles")
+    )
+
+
+def inputs_html(run: ProfileRun) -> str:
+    """A profile over a sequence of inputs: the digest's sentence, a row per signature, the recompiles by input."""
+    summary = inputs_summary(run)
+    if summary is None:
+        return ""
+    rows = [
+        [
+            escape(r["signature"]) + (" *" if r["representative"] else ""),
+            escape(", ".join(map(str, r["inputs"]))),
+            str(r["calls"]),
+            escape(format_ms(r["eager_ms"])),
+            escape(format_ms(r["compiled_ms"])),
+            escape(r["speedup_text"]),
+            str(r["recompiles"]),
+            escape(format_s(r["compile_s"])),
+        ]
+        for r in summary["rows"]
+    ]
+    recompiles = [
+        [str(r["input"]), escape(r["signature"]), escape(format_s(r["compile_s"])), escape(r["text"])]
+        for r in summary["recompiles"][:MAX_ROWS]
+    ]
+    return (
+        f"<div {_H}>Inputs</div><div>{escape(summary['text'])}</div>"
+        + html_table(
+            ["signature", "inputs", "calls", "eager", "compiled", "speedup", "recompiles", "compiling"],
+            rows,
+            numeric={2, 3, 4, 6, 7},
+        )
+        + (
+            html_table(["input", "signature", "compiling", "recompile: what changed, and the fix"], recompiles)
+            if recompiles
+            else ""
+        )
+        + f"<div {_MUTED}>{escape(summary['comparison_text'])}; {escape(summary['timing_text'])}"
+        + (" (* that signature)" if len(summary["rows"]) > 1 else "")
+        + "</div>"
     )
 
 
@@ -429,6 +470,7 @@ def render_html(run: ProfileRun) -> str:
         _verdict(run),
         f'<ul style="margin:4px 0">{warn}</ul>' if warn else "",
         _variants(run),
+        inputs_html(run),
         breakdown_html(run),
         _facts(run),
         _graph_breaks(run),

@@ -34,12 +34,14 @@ from ..digest.facts import (
 from ..digest.format import (
     format_diff,
     format_interval,
+    format_ms,
     format_s,
     format_timing,
     one_line,
     ratio_phrase,
 )
 from ..digest.guards import graph_heading, group_text, recompile_runs, recompile_text, run_guards
+from ..digest.inputs import inputs_summary
 from ..digest.lines import RULE, line_times
 from ..digest.measured import (
     autotune_rows,
@@ -109,6 +111,36 @@ def timing_line(run: ProfileRun) -> str:
             text += ": no measurable difference"
         segments.append(text)
     return " | ".join(segments)
+
+
+def _inputs_lines(run: ProfileRun) -> list[str]:
+    """A profile over a sequence of inputs: the digest's sentence, a row per signature, the recompiles by input."""
+    summary = inputs_summary(run)
+    if summary is None:
+        return []
+    rows = [
+        [
+            r["signature"] + (" *" if r["representative"] else ""),
+            ", ".join(map(str, r["inputs"])),
+            format_ms(r["eager_ms"]),
+            format_ms(r["compiled_ms"]),
+            r["speedup_text"],
+            _plural(r["recompiles"], "recompile"),
+            format_s(r["compile_s"]) + " compiling",
+        ]
+        for r in summary["rows"]
+    ]
+    table = text_table(["signature", "inputs", "eager", "compiled", "speedup", "recompiles", "compile"], rows)
+    out = [f"inputs: {summary['text']}", *(f"  {line}" for line in table.splitlines())]
+    for r in summary["recompiles"][:MAX_LISTED]:
+        cost = f", {format_s(r['compile_s'])} compiling" if r["compile_s"] is not None else ""
+        out.append(f"  input {r['input']} ({r['signature']}) recompiled{cost}: {r['text']}")
+    if len(summary["recompiles"]) > MAX_LISTED:
+        out.append(f"  … and {len(summary['recompiles']) - MAX_LISTED} more recompiles")
+    out.append(f"  {summary['comparison_text']}")
+    out += [f"  {m}" for m in summary["mismatches"][:MAX_LISTED]]
+    out.append(f"  timing: {summary['timing_text']}" + (" (* that signature)" if len(rows) > 1 else ""))
+    return out
 
 
 def _compile_lines(run: ProfileRun) -> list[str]:
@@ -341,6 +373,7 @@ def _diagnosis_lines(run: ProfileRun) -> list[str]:
 
 def render_text(run: ProfileRun) -> str:
     lines = [headline(run)] + [t for t in [timing_line(run)] if t]
+    lines += _inputs_lines(run)
     lines += _diagnosis_lines(run)
     lines += _verdict_lines(run)
     lines += _compile_lines(run)

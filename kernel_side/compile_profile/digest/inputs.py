@@ -1,0 +1,171 @@
+"""A profile over a sequence of inputs (``ProfileRun.inputs``) as a reader asks about it: how much faster over the
+whole sequence (weighted by the calls each signature served) and per signature, with intervals; which input
+caused each recompile, why in the user's words (``guards.recompile_text``) and what its compile cost; and
+whether compiled matched eager on every input.
+
+Derived here once for the card, the text, the report and the panel's Overview (``summary.summarize``'s
+``inputs``).
+"""
+
+from __future__ import annotations
+
+from ..profile_run import InputSequence, ProfileRun, Recompile, Speedup
+from . import contract
+from .format import format_ms, format_s, format_speedup_interval, interval_brackets, ratio_phrase
+from .guards import recompile_text
+
+
+def signature_text(sequence: InputSequence, index: int) -> str:
+    """A signature in words: ``x: (8, 4) float32``, ``x: (8, 4) float32, n = 3``."""
+    return ", ".join(sequence.signatures[index].parts)
+
+
+def _input_words(sequence: InputSequence, i: int) -> str:
+    """``input 3``: 1-based, as a reader counts the items of a list."""
+    return f"input {i + 1}"
+
+
+def _compile_s(sequence: InputSequence, i: int, variant: str) -> float | None:
+    if not 0 <= i < len(sequence.calls):
+        return None
+    return sequence.calls[i].compile_s.get(variant)
+
+
+def inputs_summary(run: ProfileRun) -> contract.InputsSummary | None:
+    sequence = run.inputs
+    if sequence is None:
+        return None
+    variant = run.speedup.variant if run.speedup else next((v.name for v in run.compiled_variants), "")
+    recompiles = [r for r in run.recompiles if r.input is not None]
+    rows: list[contract.InputSignatureRow] = []
+    representative = sequence.calls[sequence.representative].signature if sequence.calls else 0
+    for index, signature in enumerate(sequence.signatures):
+        inputs = set(signature.inputs)
+        eager = signature.timings.get("eager")
+        compiled = signature.timings.get(variant)
+        speedup = signature.speedup
+        rows.append(
+            {
+                "signature": signature_text(sequence, index),
+                "inputs": [i + 1 for i in signature.inputs],
+                "calls": len(signature.inputs),
+                "share": len(signature.inputs) / sequence.count if sequence.count else 0.0,
+                "eager_ms": eager.median_ms if eager else None,
+                "compiled_ms": compiled.median_ms if compiled else None,
+                "samples": compiled.n if compiled else 0,
+                "speedup": speedup.value if speedup else None,
+                "low": speedup.low if speedup and speedup.has_interval else None,
+                "high": speedup.high if speedup and speedup.has_interval else None,
+                "speedup_text": _speedup_text(speedup),
+                "recompiles": sum(1 for r in recompiles if r.input in inputs and r.variant == variant),
+                "compile_s": sum(_compile_s(sequence, i, variant) or 0.0 for i in signature.inputs),
+                "representative": index == representative,
+            }
+        )
+    recompile_rows: list[contract.InputRecompileRow] = []
+    said: set[tuple[int, str]] = set()  # an input's compile time is said once, on its first recompile's row
+    for r in recompiles:
+        assert r.input is not None
+        first = (r.input, r.variant) not in said
+        said.add((r.input, r.variant))
+        recompile_rows.append(
+            {
+                "input": r.input + 1,
+                "signature": signature_text(sequence, sequence.calls[r.input].signature)
+                if r.input < len(sequence.calls)
+                else "",
+                "variant": r.variant,
+                "text": recompile_text(r),
+                "compile_s": _compile_s(sequence, r.input, r.variant) if first else None,
+            }
+        )
+    mismatches = [
+        f"{_input_words(sequence, c.index)} ({signature_text(sequence, c.signature)}): compiled differs from eager in "
+        f"{', '.join(c.mismatched) or 'its outputs'}"
+        + (f" (largest difference {c.max_abs_diff:.3g})" if c.max_abs_diff is not None else "")
+        for c in sequence.calls
+        if c.matches is False
+    ]
+    return {
+        "count": sequence.count,
+        "name": sequence.name,
+        "source": sequence.source,
+        "text": sequence_text(run, recompiles, variant),
+        "rows": rows,
+        "recompiles": recompile_rows,
+        "mismatches": mismatches,
+        "compared": sum(1 for c in sequence.calls if c.matches is not None),
+        "comparison_text": comparison_text(sequence),
+        "timing_text": timing_text(run),
+    }
+
+
+def _speedup_text(speedup: Speedup | None) -> str:
+    if speedup is None:
+        return "not timed"
+    return format_speedup_interval(
+        speedup.value, speedup.low if speedup.has_interval else None, speedup.high if speedup.has_interval else None
+    )
+
+
+def sequence_text(run: ProfileRun, recompiles: list[Recompile], variant: str) -> str:
+    """``6 inputs, 2 signatures: inductor/default 1.52× faster over the sequence, weighted by calls [1.4×–1.6×];
+    3 recompiles (input 2: 2, input 3: 1), 2.41 s compiling``."""
+    sequence = run.inputs
+    assert sequence is not None
+    n_sig = len(sequence.signatures)
+    head = f"{sequence.count} input{'s' if sequence.count != 1 else ''}, {n_sig} signature{'s' if n_sig != 1 else ''}"
+    if run.speedup is not None:
+        brackets = (
+            interval_brackets(run.speedup.value, run.speedup.low, run.speedup.high) if run.speedup.has_interval else ""
+        )
+        weighted = ", weighted by calls" if n_sig > 1 else ""
+        speed = f"{run.speedup.variant} {ratio_phrase(run.speedup.value)} over the sequence{weighted}"
+        head += f": {speed}" + (f" {brackets}" if brackets else "")
+    mine = [r for r in recompiles if r.variant == variant]
+    by_input: dict[int, int] = {}
+    for r in mine:
+        assert r.input is not None
+        by_input[r.input] = by_input.get(r.input, 0) + 1
+    if mine:
+        caused = ", ".join(f"{_input_words(sequence, i)}: {n}" for i, n in sorted(by_input.items()))
+        compiling = sum(_compile_s(sequence, i, variant) or 0.0 for i in by_input)
+        head += f"; {len(mine)} recompile{'s' if len(mine) != 1 else ''} ({caused}), {format_s(compiling)} compiling"
+    else:
+        head += "; no recompiles"
+    return head
+
+
+def comparison_text(sequence: InputSequence) -> str:
+    """What the per-input comparison found (each input run eagerly and compiled from the same state and seed)."""
+    compared = [c for c in sequence.calls if c.matches is not None]
+    if not compared:
+        return "compiled was not compared with eager on the inputs (nothing to compare)"
+    wrong = [c for c in compared if c.matches is False]
+    if wrong:
+        shown = ", ".join(_input_words(sequence, c.index) for c in wrong[:5]) + (" …" if len(wrong) > 5 else "")
+        return f"compiled differs from eager on {len(wrong)} of {len(compared)} inputs ({shown})"
+    return f"compiled matches eager on each of the {len(compared)} inputs, each compared on the same input"
+
+
+def timing_text(run: ProfileRun) -> str:
+    """How the samples were taken, and which input the other figures are of."""
+    sequence = run.inputs
+    assert sequence is not None
+    n_sig = len(sequence.signatures)
+    representative = sequence.calls[sequence.representative].signature if sequence.calls else 0
+    budget = sequence.signatures[0].budget_s if sequence.signatures else 0.0
+    shared = (
+        f"the timing budget shared evenly, {format_s(budget)} a signature, each round on the next of its inputs"
+        if n_sig > 1
+        else "each round on the next input"
+    )
+    eager = run.eager
+    rep_ms = eager.timing.median_ms if eager and eager.timing else None
+    rep = (
+        f"; the variants' times, kernels and correctness are of {_input_words(sequence, sequence.representative)}'s "
+        f"signature ({signature_text(sequence, representative)}"
+        + (f", eager {format_ms(rep_ms)}" if rep_ms is not None else "")
+        + ")"
+    )
+    return f"each signature timed apart, eager and compiled interleaved, {shared}" + (rep if n_sig > 1 else "")
