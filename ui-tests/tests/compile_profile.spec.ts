@@ -88,8 +88,8 @@ test("the panel lists the runs newest first, as text; the card's Open opens the 
   );
   await openPanel(page);
   const items = page.locator(`${PANEL} .cp-RunItem`);
-  await expect(items).toHaveCount(12); // with the two ranks of the seeded job (job.spec.ts), detail.spec.ts's three,
-  // diagnosis.spec.ts's one
+  await expect(items).toHaveCount(13); // with the two ranks of the seeded job (job.spec.ts), detail.spec.ts's four
+  // (the failed compile's too), diagnosis.spec.ts's one
   await expect(items.nth(0)).toHaveAttribute('data-run-id', CPU_RUN);
   await expect(items.nth(0)).toContainText('seeded cpu run');
   await expect(items.nth(0)).toContainText('cpu: x86_64');
@@ -285,7 +285,7 @@ test("comparing two runs shows the server's deltas and kernel matches", async ({
 
 test('a new run appears without a refresh, and the list survives a reload', async ({ page }) => {
   await openPanel(page);
-  await expect(page.locator(`${PANEL} .cp-RunItem`)).toHaveCount(12);
+  await expect(page.locator(`${PANEL} .cp-RunItem`)).toHaveCount(13);
   execFileSync(
     process.env.CP_PYTHON!,
     [path.join(__dirname, '..', 'seed_runs.py'), '--add', 'uiadded00001'],
@@ -299,7 +299,7 @@ test('a new run appears without a refresh, and the list survives a reload', asyn
   await page.reload();
   await page.waitForSelector('#jupyterlab-splash', { state: 'detached' });
   await openPanel(page);
-  await expect(page.locator(`${PANEL} .cp-RunItem`)).toHaveCount(13);
+  await expect(page.locator(`${PANEL} .cp-RunItem`)).toHaveCount(14);
 });
 
 test("the dark theme applies to the panel, the run's detail, the card and their charts", async ({ page }) => {
