@@ -6,7 +6,7 @@ of a first variant's kernel (same source, as a ``--sweep`` gives), and ``--graph
 code.  Writes the report ``--repeat`` times, interleaved with nothing else, and prints the median write
 time, the file's size and what it is made of (plotly.js, code blocks).  A benchmark, not a unit test.
 
-    PYTHONPATH=kernel_side:tests python3 benchmarks/report_size.py [--kernels 2500] [--json out.json]
+    PYTHONPATH=kernel_side:tests python3 benchmarks/report_size.py [--kernels 2500] [--json out.json] [--html out.html]
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--graphs", type=int, default=50)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--json")
+    parser.add_argument("--html", help="keep the report here (for benchmarks/report_paint.mjs)")
     args = parser.parse_args(argv)
     run = make_run(args.kernels, args.duplicated, args.graphs)
     sources = sum(len(k.source) for k in run.kernels) + sum(len(g.code) for g in run.graphs)
@@ -60,6 +61,9 @@ def main(argv: list[str] | None = None) -> int:
         html = render_report_html(run)
         times.append(time.perf_counter() - t0)
     size = len(html.encode())
+    if args.html:
+        with open(args.html, "w", encoding="utf-8") as f:
+            f.write(html)
     plotly = len(get_plotlyjs().encode())
     figures = {
         "kernels": len(run.kernels),
