@@ -116,6 +116,10 @@ _PAGE_SCRIPT = r"""
   document.addEventListener("toggle", function (e) {
     if (e.target.open) e.target.querySelectorAll("pre[data-lang]").forEach(highlightCode);
   }, true);
+  // a details element open in the markup (an error's) may have fired its toggle before this script ran
+  document.querySelectorAll("details[open] pre[data-lang]").forEach(function (pre) {
+    highlightCode(pre);
+  });
   var wanted = location.hash.slice(1);
   show(Array.prototype.some.call(sections, function (s) { return s.id === wanted; }) ? wanted : sections[0].id);
 })();
