@@ -40,30 +40,27 @@ export function RunActions(props: { run: IProfileRun; services: IDetailServices 
         : 'Copied a %%compile_profile cell built from the options the run records (warm-up, repeat and budget at their defaults).'
     );
   };
-  const exportReport = async () => {
+  // Fetch a file of the run from the server and save it, saying what became of it.
+  const save = async (fetch: () => Promise<Blob>, name: string, done: string) => {
     setBusy(true);
     try {
-      const name = `compile-profile-${run.id}.html`;
-      download(await fetchReport(run.id), name);
-      say(`Exported the report as ${name}.`);
+      download(await fetch(), name);
+      say(done);
     } catch (error) {
       say(`Not exported: ${(error as Error).message}`, true);
     } finally {
       setBusy(false);
     }
   };
-  const exportReproducer = async () => {
-    setBusy(true);
-    try {
-      const name = `repro-${run.id}.py`;
-      download(await fetchReproducer(run.id), name);
-      say(`Exported the reproducer as ${name}: run it with python ${name}.`);
-    } catch (error) {
-      say(`Not exported: ${(error as Error).message}`, true);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const report = `compile-profile-${run.id}.html`;
+  const exportReport = () => save(() => fetchReport(run.id), report, `Exported the report as ${report}.`);
+  const repro = `repro-${run.id}.py`;
+  const exportReproducer = () =>
+    save(
+      () => fetchReproducer(run.id),
+      repro,
+      `Exported the reproducer as ${repro}: run it with python ${repro}.`
+    );
   const hasReproducer = run.errors.some(e => Boolean(e.reproducer));
   const rerun = async () => {
     const result = await services.rerun(run);

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -44,8 +45,6 @@ def ratio_interval(
 ) -> tuple[float, float, float]:
     """median(a) / median(b), with a bootstrap (BCa) confidence interval; NaN bounds for fewer than 3
     samples on either side.  The speedup is ``ratio_interval(eager, compiled)``."""
-    from scipy import stats
-
     x = np.asarray(a, dtype=float)
     y = np.asarray(b, dtype=float)
     value = float(np.median(x) / np.median(y))
@@ -55,10 +54,19 @@ def ratio_interval(
     def ratio(p: np.ndarray, q: np.ndarray, axis: int = -1) -> np.ndarray:
         return np.median(p, axis=axis) / np.median(q, axis=axis)
 
+    low, high = _bootstrap_interval([x, y], ratio, confidence, seed)
+    return value, low, high
+
+
+def _bootstrap_interval(data: list[np.ndarray], statistic: Any, confidence: float, seed: int) -> tuple[float, float]:
+    """scipy's bootstrap interval of ``statistic`` over the independent samples ``data``: BCa, or the percentile
+    interval where BCa degenerates (constant samples) or a scipy's BCa takes fewer samples than given."""
+    from scipy import stats
+
     def bootstrap(method: str) -> tuple[float, float]:
         result = stats.bootstrap(
-            (x, y),
-            ratio,
+            tuple(data),
+            statistic,
             vectorized=True,
             paired=False,
             confidence_level=confidence,
@@ -68,10 +76,13 @@ def ratio_interval(
         )
         return float(result.confidence_interval.low), float(result.confidence_interval.high)
 
-    low, high = bootstrap("BCa")
-    if not (math.isfinite(low) and math.isfinite(high)):  # BCa degenerates on constant samples
+    try:
+        low, high = bootstrap("BCa")
+    except ValueError:
+        low, high = float("nan"), float("nan")
+    if not (math.isfinite(low) and math.isfinite(high)):
         low, high = bootstrap("percentile")
-    return value, low, high
+    return low, high
 
 
 def weighted_ratio_interval(
@@ -84,7 +95,6 @@ def weighted_ratio_interval(
     than 3 samples in any list."""
     if len(groups) == 1:
         return ratio_interval(groups[0][1], groups[0][2], confidence=confidence, seed=seed)
-    from scipy import stats
 
     weights = np.asarray([w for w, _, _ in groups], dtype=float)
     data = [np.asarray(s, dtype=float) for _, a, b in groups for s in (a, b)]
@@ -100,23 +110,5 @@ def weighted_ratio_interval(
         compiled = sum(w * np.median(b, axis=axis) for w, b in zip(weights, samples[1::2]))
         return np.asarray(eager / compiled)
 
-    def bootstrap(method: str) -> tuple[float, float]:
-        result = stats.bootstrap(
-            tuple(data),
-            ratio,
-            vectorized=True,
-            paired=False,
-            confidence_level=confidence,
-            n_resamples=2000,
-            method=method,
-            rng=np.random.default_rng(seed),
-        )
-        return float(result.confidence_interval.low), float(result.confidence_interval.high)
-
-    try:
-        low, high = bootstrap("BCa")
-    except ValueError:  # a scipy whose BCa takes one or two samples only
-        low, high = float("nan"), float("nan")
-    if not (math.isfinite(low) and math.isfinite(high)):
-        low, high = bootstrap("percentile")
+    low, high = _bootstrap_interval(data, ratio, confidence, seed)
     return value, low, high

@@ -43,6 +43,26 @@ from .timing import (
 from .torch_features import recompile_limit
 
 
+def warm_up_variants(
+    session: Session, timed: list[TimedCallable], plan: TimingPlan, device_type: str
+) -> dict[str, int]:
+    """``timing.warm_up`` of the session's variants until their compiles settle (a frame recompiling on each call
+    stops at the limit; calls without a compile come between), any rank's compile deciding for all; the
+    recompiles it saw noted.  Returns each variant's calls beyond the warm-up asked for."""
+    backends = session.backends
+    with session.clock("warm-up"):  # the rest of the stage is "timing"'s
+        settled = warm_up(
+            timed,
+            plan,
+            device_sync(device_type),
+            compiles=lambda name: len(backends[name].graphs) if name in backends else 0,
+            settling_calls=(recompile_limit() + 1) * SETTLED_CALLS,
+            decide=lambda more: bool(distributed.ranks_where_false(not more)),  # any rank compiled
+        )
+    note_recompiles(session, session.recorder.take(), during_timing=False)
+    return settled
+
+
 def time_variants(session: Session) -> None:
     if session.target.feed is not None:  # a sequence of inputs: each signature timed apart
         from .sequence import time_sequence
@@ -61,18 +81,7 @@ def time_variants(session: Session) -> None:
     timed += [TimedCallable(name, call, session.before(name)) for name, call in session.compiled.items()]
     session.progress("warming up")
     session.recorder.take()
-    backends = session.backends
-    with session.clock("warm-up"):  # the rest of the stage is "timing"'s
-        settled = warm_up(
-            timed,
-            plan,
-            device_sync(device_type),
-            compiles=lambda name: len(backends[name].graphs) if name in backends else 0,
-            # a frame recompiling on each call stops at the limit; calls without a compile come between
-            settling_calls=(recompile_limit() + 1) * SETTLED_CALLS,
-            decide=lambda more: bool(distributed.ranks_where_false(not more)),  # any rank compiled
-        )
-    note_recompiles(session, session.recorder.take(), during_timing=False)
+    settled = warm_up_variants(session, timed, plan, device_type)
     for name, extra in settled.items():
         if extra:
             values: dict[str, NoteValue] = {"extra_calls": extra, "settled_calls": SETTLED_CALLS}

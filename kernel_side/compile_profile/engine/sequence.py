@@ -32,16 +32,13 @@ from .inputs import InputFeed
 from .optimizer_state import OptimizerViews
 from .session import Session
 from .timing import (
-    SETTLED_CALLS,
     TimedCallable,
     TimingPlan,
     calls_per_sample_for,
     device_sync,
     run_interleaved,
     summarize_samples,
-    warm_up,
 )
-from .torch_features import recompile_limit
 
 
 def time_sequence(session: Session, feed: InputFeed) -> None:
@@ -126,7 +123,6 @@ def _time_signatures(session: Session, feed: InputFeed, sequence: InputSequence)
         min_samples=session.opts.min_samples,
         budget_s=budget,
     )
-    backends = session.backends
     timed_by_signature: list[list[TimedCallable]] = []
     load = host_load.measure(threads=torch.get_num_threads() if device_type == "cpu" else 1)
     try:
@@ -148,16 +144,9 @@ def _time_signatures(session: Session, feed: InputFeed, sequence: InputSequence)
             timed = [TimedCallable("eager", session.calls.eager, before("eager"))]
             timed += [TimedCallable(name, call, before(name)) for name, call in session.compiled.items()]
             session.progress(f"warming up on signature {s + 1} of {len(sequence.signatures)}")
-            with session.clock("warm-up"):
-                warm_up(
-                    timed,
-                    plan,
-                    device_sync(device_type),
-                    compiles=lambda name: len(backends[name].graphs) if name in backends else 0,
-                    settling_calls=(recompile_limit() + 1) * SETTLED_CALLS,
-                    decide=lambda more: bool(distributed.ranks_where_false(not more)),  # any rank compiled
-                )
-            note_recompiles(session, session.recorder.take(), during_timing=False)
+            from .measure import warm_up_variants  # measure imports this module
+
+            warm_up_variants(session, timed, plan, device_type)
             rounds.clear()  # the k-th timed round of every variant on the same input
             number = distributed.shared(calls_per_sample_for(min(v.fastest_s for v in timed), device_type))
             session.progress(f"timing signature {s + 1} of {len(sequence.signatures)}, {number} call(s) per sample")
