@@ -198,6 +198,19 @@ def test_02_a_shape_change_recompiles_unless_shapes_are_dynamic(executed):
     assert "Sym(s" in ran.stdout('print(f"recompiles: static')
 
 
+def test_02_over_an_epochs_batches_the_short_one_recompiles_and_each_is_compared_on_itself(executed):
+    ran = executed("02_graph_breaks_and_recompiles")
+    run = ran.runs["ragged batches: over an epoch"]
+    sequence = run.inputs
+    assert sequence is not None and sequence.count == 4 and len(sequence.signatures) == 2
+    assert [r.input for r in run.recompiles] == [3], "the fourth batch, the short one, recompiles under --static"
+    assert run.correctness is not None and run.correctness.ok is True
+    printed = ran.stdout("from compile_profile.digest.inputs import inputs_summary")
+    assert printed.startswith("4 inputs, 2 signatures: ")
+    assert "batch 4 recompiled: xb (cell line 2) changed dim 0:" in printed
+    assert "compiled matches eager on each of the 4 inputs, each compared on the same input" in printed
+
+
 def test_03_training_step_has_forward_backward_and_optimizer_graphs(executed):
     ran = executed("03_training_step")
     step = ran.runs["training step"]

@@ -14,7 +14,7 @@ import { DiagnosisList, RecommendationCall } from './diagnosisview';
 import { ITabProps } from './detailprops';
 import { formatBytes, formatMs, formatS, formatSpeedup } from './format';
 import { MeasuredNotes } from './measuredview';
-import { tip, VARIANT_TIPS } from './tooltips';
+import { INPUT_TIPS, tip, VARIANT_TIPS } from './tooltips';
 import { InputsSummary } from './generated/digest';
 
 export function Overview({ run, figures, services }: ITabProps): JSX.Element {
@@ -114,7 +114,9 @@ export function InputSequence({ inputs }: { inputs: InputsSummary | null }): JSX
         <thead>
           <tr>
             {['signature', 'inputs', 'eager', 'compiled', 'speedup', 'recompiles', 'compiling'].map(h => (
-              <th key={h}>{h}</th>
+              <th key={h} title={tip(INPUT_TIPS, h)}>
+                {h}
+              </th>
             ))}
           </tr>
         </thead>

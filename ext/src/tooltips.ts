@@ -59,6 +59,18 @@ export const COMPILE_TIPS: Readonly<Record<string, string>> = {
   cacheLookups: 'what the FX graph and AOTAutograd caches answered for this compile'
 };
 
+/** The Overview's table of a profile over a sequence of inputs, a row per input signature. */
+export const INPUT_TIPS: Readonly<Record<string, string>> = {
+  signature:
+    "what Dynamo guards on that the input itself shows: each tensor's shape, dtype and device, each number's value",
+  inputs: 'which inputs of the sequence have this signature (1 is the first)',
+  eager: "the eager median per call on this signature's inputs",
+  compiled: "the compiled median per call on this signature's inputs",
+  speedup: 'eager median over compiled median on this signature, with its 95% interval',
+  recompiles: "the recompiles this signature's inputs caused",
+  compiling: 'the seconds those recompiles spent compiling'
+};
+
 /** max-autotune's choices (measured.ts AUTOTUNE_COLUMNS). */
 export const AUTOTUNE_TIPS: Readonly<Record<string, string>> = {
   op: 'the operation max-autotune tuned',

@@ -28,7 +28,8 @@ TOP_KERNELS = 10
 def cell_code(run: ProfileRun, line: int | None) -> str:
     """The cell's source at 1-based ``line``, stripped; empty when there is no such line."""
     lines = run.cell_source.splitlines()
-    if line is None or not 1 <= line <= len(lines):
+    # a run file built by hand may hold anything where a line number goes: no code for it
+    if not isinstance(line, int) or isinstance(line, bool) or not 1 <= line <= len(lines):
         return ""
     return lines[line - 1].strip()
 
