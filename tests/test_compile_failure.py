@@ -187,3 +187,95 @@ def test_the_cli_writes_a_runs_reproducer_or_says_why_there_is_none(tmp_path, ca
     capsys.readouterr()
     assert main(["--db", str(db), "repro", fine.id]) == 2
     assert "no compile of it failed" in capsys.readouterr().err
+
+
+@contextlib.contextmanager
+def _a_post_grad_pass_turns_add_into_sub():
+    """A miscompile made in one of Inductor's post-grad passes: ``reorder_for_locality`` (run on every inference
+    graph, through the bisector's post_grad_passes subsystem) also rewrites each ``aten.add.Tensor`` as ``sub``."""
+    from torch._inductor.fx_passes import post_grad
+
+    reorder = post_grad.reorder_for_locality
+
+    def reorder_and_miscompile(graph):
+        for node in graph.find_nodes(op="call_function", target=torch.ops.aten.add.Tensor):
+            node.target = torch.ops.aten.sub.Tensor
+        return reorder(graph)
+
+    post_grad.reorder_for_locality = reorder_and_miscompile
+    try:
+        with inductor_config.patch(force_disable_caches=True):
+            yield
+    finally:
+        post_grad.reorder_for_locality = reorder
+
+
+def sine_plus(x):
+    y = torch.sin(x)
+    return y + x
+
+
+def test_a_miscompile_made_in_one_post_grad_pass_is_bisected_to_that_pass_by_the_cards_rule():
+    torch._dynamo.reset()
+    with _a_post_grad_pass_turns_add_into_sub():
+        run = _quiet_profile(sine_plus, torch.randn(64), bisect=True)
+    assert run.correctness is not None and run.correctness.ok is False, run.correctness
+    b = run.bisection
+    assert b is not None and b.kind == "mismatch" and b.variant == "inductor/default", b
+    assert (b.outcome, b.backend, b.subsystem) == ("found", "inductor", "post_grad_passes"), b
+    assert b.debug_info == "reorder_for_locality" and b.runs >= 4
+    said = summarize(run)["warnings"]
+    differ = next(i for i, w in enumerate(said) if w.startswith("compiled results differ"))
+    assert said[differ + 1].startswith("bisected (") and "starts differing" in said[differ + 1], said
+    assert "post-grad graph passes" in said[differ + 1] and "(reorder_for_locality)" in said[differ + 1]
+
+
+def test_results_that_match_eager_are_not_bisected():
+    torch._dynamo.reset()
+    with inductor_config.patch(force_disable_caches=True):
+        run = _quiet_profile(sine_plus, torch.randn(64), bisect=True)
+    assert run.correctness is not None and run.correctness.ok is True
+    assert run.bisection is None and "bisect" not in run.stage_s
+
+
+counted = torch.zeros(16)  # a global the step changes in place, as a training step its weights
+
+
+def counting_step(x):
+    counted.add_(1.0)
+    return torch.sin(x) * counted
+
+
+def test_a_mismatch_in_a_step_that_changes_a_tensor_in_place_is_bisected_and_leaves_it_as_without_bisect():
+    """The step adds to a global tensor in place: every bisection run starts from the value the correctness check
+    started from (else each run would read another and differ by that alone), and afterwards the tensor is as a
+    profile without ``--bisect`` leaves it."""
+    torch.manual_seed(0)
+    start, x = torch.randn(16), torch.randn(16)
+    after = {}
+    for bisect in (False, True):
+        counted.copy_(start)
+        torch._dynamo.reset()
+        with _a_post_grad_pass_turns_add_into_sub():
+            run = _quiet_profile(counting_step, x, bisect=bisect)
+        after[bisect] = counted.clone()
+    assert run.correctness is not None and run.correctness.ok is False, run.correctness
+    b = run.bisection
+    assert b is not None and (b.outcome, b.subsystem) == ("found", "post_grad_passes"), b
+    assert torch.equal(after[True], after[False])
+
+
+def test_a_mismatch_in_a_cell_that_draws_from_a_list_iterator_is_bisected_on_the_items_the_check_compared():
+    """The bisection runs after the profile has moved the iterator on, as a plain run would: each of its runs is
+    given the items the correctness check's runs were, or every backend would differ by the batch alone."""
+    from cell_runs import run_cell
+
+    torch.manual_seed(0)
+    items = list(torch.randn(5000, 4, 8))  # the timing draws one per call
+    ns = {"torch": torch, "batches": iter(items)}
+    torch._dynamo.reset()
+    with _a_post_grad_pass_turns_add_into_sub(), contextlib.redirect_stderr(io.StringIO()):
+        run = run_cell("xb = next(batches)\nyb = torch.sin(xb) + xb\n", ns, bisect=True, budget=0.2).run
+    assert run.correctness is not None and run.correctness.ok is False and run.correctness.replayed == ["batches"]
+    b = run.bisection
+    assert b is not None and (b.outcome, b.backend, b.subsystem) == ("found", "inductor", "post_grad_passes"), b

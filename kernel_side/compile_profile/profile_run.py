@@ -648,13 +648,15 @@ class ErrorInfo:
 
 @dataclass
 class Bisection:
-    """``--bisect``: a failed compile bisected with PyTorch's ``CompilerBisector`` (``engine/bisect.py``): the
-    backend where the failure starts (eager, aot_eager, aot_eager_decomp_partition, inductor) and, within it, the
-    subsystem (a pass list, the lowerings, a config switch) and how many of its applications it took, with the
-    bisector's note on that application (the lowering's op)."""
+    """``--bisect``: a failed compile, or a variant whose results differed from eager, bisected with PyTorch's
+    ``CompilerBisector`` (``engine/bisect.py``): the backend where the failure or the difference starts (eager,
+    aot_eager, aot_eager_decomp_partition, inductor) and, within it, the subsystem (a pass list, the lowerings, a
+    config switch) and how many of its applications it took, with the bisector's note on that application (the
+    lowering's op, the pass's name)."""
 
-    variant: str  # the failed variant bisected
+    variant: str  # the variant bisected
     outcome: Literal["found", "backend", "not_reproduced", "timed_out", "failed"]
+    kind: Literal["failure", "mismatch"] = "failure"  # what was bisected: a failed compile, or results that differ
     backend: str = ""
     subsystem: str = ""
     bisect_number: int | None = None

@@ -475,7 +475,7 @@ export interface Recommendation {
   plain_call?: string;
 }
 /**
- * ``--bisect``: a failed compile bisected with PyTorch's ``CompilerBisector`` (``engine/bisect.py``): the
+ * ``--bisect``: a failed compile, or a variant whose results differed from eager, bisected with PyTorch's
  *
  * This interface was referenced by `ProfileRun`'s JSON-Schema
  * via the `definition` "Bisection".
@@ -483,6 +483,7 @@ export interface Recommendation {
 export interface Bisection {
   variant: string;
   outcome: 'found' | 'backend' | 'not_reproduced' | 'timed_out' | 'failed';
+  kind?: 'failure' | 'mismatch';
   backend?: string;
   subsystem?: string;
   bisect_number?: number | null;

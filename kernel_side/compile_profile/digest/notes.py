@@ -290,20 +290,26 @@ BISECT_SUBSYSTEM_WORDS: dict[str, str] = {
 
 
 def bisection_text(b: Bisection) -> str:
-    """What ``--bisect`` found, as every view says it."""
+    """What ``--bisect`` found, as every view says it: where a failed compile starts failing, or where results
+    start to differ from eager by the card's correctness rule."""
     took = f"{b.runs} run{'' if b.runs == 1 else 's'}, {format_s(b.seconds)}"
+    fails, failing, runs = (
+        ("differs", "differing", "matches eager") if b.kind == "mismatch" else ("fails", "failing", "runs")
+    )
     if b.outcome == "found":
         if b.switch:
-            return f"bisected ({took}): it fails in {b.backend} with its default for {b.switch.split(' = ')[0]}; it runs with {b.switch}"
+            return f"bisected ({took}): it {fails} in {b.backend} with its default for {b.switch.split(' = ')[0]}; it {runs} with {b.switch}"
         what = BISECT_SUBSYSTEM_WORDS.get(b.subsystem, b.subsystem)
         at = f", at application #{b.bisect_number}" if b.bisect_number is not None else ""
         info = f" ({b.debug_info.strip()})" if b.debug_info.strip() else ""
-        return f"bisected ({took}): it starts failing in the {b.backend} backend, in {what}{at}{info}; with that one left out it runs"
+        return f"bisected ({took}): it starts {failing} in the {b.backend} backend, in {what}{at}{info}; with that one left out it {runs}"
     if b.outcome == "backend":
-        return (
-            f"bisected ({took}): it fails in the {b.backend} backend, in no single subsystem the bisector can turn off"
-        )
+        if b.backend == "eager":  # no compiler ran: what Dynamo captured already does it
+            return f"bisected ({took}): it {fails} under the eager backend already: Dynamo's capture of the code, not a compiler backend"
+        return f"bisected ({took}): it {fails} in the {b.backend} backend, in no single subsystem the bisector can turn off"
     if b.outcome == "not_reproduced":
+        if b.kind == "mismatch":
+            return f"bisected ({took}): every backend matched eager, so the difference did not come back under the bisector"
         return f"bisected ({took}): every backend ran, so the failure did not come back under the bisector"
     if b.outcome == "timed_out":
         return f"bisection stopped after {format_s(b.seconds)} ({b.runs} runs) without an answer"

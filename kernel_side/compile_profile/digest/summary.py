@@ -209,10 +209,12 @@ def warnings(run: ProfileRun) -> list[str]:
         out.append(later_failure)
     # a compile failure where it was, whose it is, and what runs meanwhile
     out.extend(t for e in run.errors if (t := compile_failure_text(e, cell_code(run, e.line))))
-    if run.bisection is not None:
+    if run.bisection is not None and run.bisection.kind == "failure":
         out.append(bisection_text(run.bisection))
     if run.correctness is not None and run.correctness.ok is False:
         out.append(correctness_text(run.correctness))
+    if run.bisection is not None and run.bisection.kind == "mismatch":  # under the difference it bisected
+        out.append(bisection_text(run.bisection))
     sequence = inputs_summary(run)
     if sequence is not None and sequence["mismatches"]:
         out.append(sequence["comparison_text"] + ": " + "; ".join(sequence["mismatches"][:3]))

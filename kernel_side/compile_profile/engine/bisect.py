@@ -1,32 +1,40 @@
-"""``--bisect`` (issue 26, item 2): a compile that failed, bisected with PyTorch's ``CompilerBisector``.
+"""``--bisect`` (issue 26, items 2 and 4): a compile that failed, or a compiled variant whose results differed from
+eager, bisected with PyTorch's ``CompilerBisector``.
 
 The bisector (``torch/_inductor/compiler_bisector.py``, torch 2.6 and later) runs a test function again and again:
 first under each backend in turn (eager, aot_eager, aot_eager_decomp_partition, inductor) to find the first that
 fails, then, within it, with each subsystem disabled (pre-grad, joint-graph and post-grad passes, config switches,
 CUDA graphs, lowerings) to find one whose disabling makes it pass, then by binary search over that subsystem's
 applications to the first that breaks it.  Here the test is the cell itself, compiled afresh under the backend the
-bisector names and run once: True when it returns.
+bisector names and run once: for a failure, True when it returns; for a mismatch, True when its outputs pass the
+card's correctness rule (``correctness.compare_outputs`` against the same eager outputs and float64 reference, from
+the same state, RNG seed and iterator items as the correctness check: ``session.MismatchCase``).
 
-Contract: only a compile failure of an Inductor variant is bisected, and not one Dynamo raised itself (an
-unsupported construct, a break under fullgraph: the cell's code, which no backend changes).  Each test resets
-Dynamo (``torch._dynamo.reset``) with Inductor's caches off, so a cached graph never skips the failing step;
-afterwards Dynamo is reset once more, so the user's other compiled functions compile again on their next call.  The
-bisection stops after ``ProfileOptions.bisect_timeout_s`` and says so.  Its own prints go nowhere.
+Contract: only an Inductor variant is bisected, and not a compile failure Dynamo raised itself (an unsupported
+construct, a break under fullgraph: the cell's code, which no backend changes), nor a mismatch on inputs that
+change from run to run (an iterator that cannot be replayed).  Each test resets Dynamo (``torch._dynamo.reset``)
+with Inductor's caches off, so a cached graph never skips the failing step; afterwards Dynamo is reset once more,
+so the user's other compiled functions compile again on their next call, and the tensors the cell changes in place
+are as the profile's last eager run left them.  The bisection stops after ``ProfileOptions.bisect_timeout_s`` and
+says so.  Its own prints go nowhere.
 """
 
 from __future__ import annotations
 
 import contextlib
-import gc
 import io
 import time
+from collections.abc import Callable
+from typing import Any
 
 import torch
 
 from ..profile_run import Bisection, ErrorInfo
 from .failures import let_go, one_line
+from .optimizer_state import OptimizerViews
 from .session import Session
 from .timing import device_sync
+from .variants import VariantSpec
 
 
 class _OutOfTime(Exception):
@@ -57,12 +65,41 @@ def bisect_failure(session: Session) -> None:
     spec = next((s for s in session.specs if error is not None and s.name == error.variant), None)
     if error is None or spec is None or spec.backend != "inductor":
         return
+    sync = device_sync(run.device.type)
+
+    def runs(name: str, call: Callable[[], Any]) -> bool:
+        session.calls.reset(name)
+        call()
+        sync()
+        return True
+
+    run.bisection = _bisect(session, spec, Bisection(variant=spec.name, outcome="failed"), runs)
+
+
+def bisect_mismatch(session: Session) -> None:
+    """Bisect the variant whose results differed from eager (``session.mismatch``) into ``run.bisection``."""
+    case = session.mismatch
+    spec = next((s for s in session.specs if case is not None and s.name == case.variant), None)
+    if case is None or spec is None or spec.backend != "inductor":
+        return
+
+    def matches(name: str, call: Callable[[], Any]) -> bool:
+        return case.judge(case.outputs_of(name, call)).ok is not False
+
+    result = Bisection(variant=spec.name, outcome="failed", kind="mismatch")
+    session.run.bisection = _bisect(session, spec, result, matches)
+
+
+def _bisect(
+    session: Session, spec: VariantSpec, result: Bisection, passes: Callable[[str, Callable[[], Any]], bool]
+) -> Bisection:
+    """Run the bisector with ``passes(name, call)`` as its test of one fresh compile of the cell under the backend
+    it names (an exception counts as a failing run); fill ``result`` with what it found."""
     from torch._inductor import config as inductor_config
     from torch._inductor.compiler_bisector import CompilerBisector
 
     t = session.target
     started = time.perf_counter()
-    result = Bisection(variant=spec.name, outcome="failed")
     name = f"{spec.name} (bisect)"
 
     def test() -> bool:
@@ -73,31 +110,24 @@ def bisect_failure(session: Session) -> None:
         session.progress(f"bisecting {spec.name}: run {result.runs}, backend {backend}")
         torch._dynamo.reset()
         compiled_fn = torch.compile(t.function, backend=backend, dynamic=spec.dynamic, fullgraph=spec.fullgraph)
-        call = session.calls.compiled(compiled_fn, name)
-        session.calls.reset(name)
         try:
-            call()
-            device_sync(run.device.type)()
-            return True
+            return passes(name, session.calls.compiled(compiled_fn, name))
         except Exception as exc:  # noqa: BLE001 - a failing run is what the bisector looks for
+            # handled here: the calls must not keep it, nor through its traceback the bisector's frame, which
+            # cleans up (and prints) only when its objects go
+            session.calls.forget(exc)
             let_go(exc)
             return False
         finally:
             session.recorder.take()
 
-    mutable = session.mutable  # what the cell changes in place goes back as it was before the bisection's runs
-    if mutable is not None:
-        mutable.save_mutated_since_creation()
+    kept = session.mutable.kept() if session.mutable is not None else contextlib.nullcontext()
     try:
-        with inductor_config.patch(force_disable_caches=True), contextlib.redirect_stdout(io.StringIO()):
-            failure = session.calls.failure
+        with kept, inductor_config.patch(force_disable_caches=True), contextlib.redirect_stdout(io.StringIO()):
             try:
                 found = CompilerBisector.do_bisect(test)
-            finally:
-                # The bisector cleans up (and prints) when its frame's objects go, or at exit: here.  A failed
-                # test run's exception, which the calls keep, holds that frame through its traceback's frames.
-                session.calls.failure = failure
-                gc.collect()
+            finally:  # the optimizers as a plain run leaves them, before ``kept`` puts their tensors back
+                session.calls.optimizers.install(OptimizerViews.EAGER)
         if found is None:
             result.outcome = "not_reproduced"
         else:
@@ -117,7 +147,5 @@ def bisect_failure(session: Session) -> None:
     finally:
         result.seconds = time.perf_counter() - started
         torch._dynamo.reset()
-        if mutable is not None:
-            mutable.restore()
         session.recorder.take()
-    run.bisection = result
+    return result

@@ -72,6 +72,12 @@ class CellCalls:
 
         return call
 
+    def forget(self, exc: BaseException) -> None:
+        """``exc`` was handled where it was raised (a bisection's test run that failed): it is no longer the last
+        call that raised, and its traceback's frames are not kept alive through it."""
+        if self.failure is not None and self.failure.exception is exc:
+            self.failure = None
+
     def failed_call(self, exc: BaseException) -> CallFailure | None:
         """The call of the cell that raised ``exc`` (or raised what ``exc`` was raised from), if one did."""
         failure = self.failure

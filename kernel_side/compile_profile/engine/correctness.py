@@ -464,9 +464,27 @@ class MutableState:
             if not name.endswith(STEP_COUNTER)
         }
 
+    @contextlib.contextmanager
+    def kept(self) -> Iterator[None]:
+        """Whatever runs inside leaves the tensors changed since construction as they are on entry (the
+        bisection's runs after the profile's last eager run); the snapshot ``restore`` puts back stays as it is."""
+        now = [
+            (t, t.detach().clone(), t.grad.detach().clone() if t.grad is not None else None)
+            for t, v in zip(self._tensors, self._versions)
+            if t._version != v
+        ]
+        try:
+            yield
+        finally:
+            _put_back(now)
+
     def restore(self) -> None:
-        with torch.no_grad():
-            for tensor, value, grad in self._saved:
-                tensor.copy_(value)
-                if grad is not None and tensor.grad is not None:
-                    tensor.grad.copy_(grad)
+        _put_back(self._saved)
+
+
+def _put_back(saved: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]]) -> None:
+    with torch.no_grad():
+        for tensor, value, grad in saved:
+            tensor.copy_(value)
+            if grad is not None and tensor.grad is not None:
+                tensor.grad.copy_(grad)

@@ -10,7 +10,9 @@ recompiles (``compile_stage.note_recompiles``).
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -27,7 +29,7 @@ from .op_fallback import HighestPrecision
 from .optimizer_state import OptimizerViews
 from .reachable import named_tensors
 from .replay import IteratorReplay, is_iterator
-from .session import Session
+from .session import MismatchCase, Session
 from .timing import (
     SETTLED_CALLS,
     TimedCallable,
@@ -208,6 +210,20 @@ def check_correctness(session: Session) -> None:
     replay.finish()
     correctness.not_replayed, correctness.not_replayed_reason = not_replayed, replay_error
     session.run.correctness = correctness
+    if session.opts.bisect and correctness.ok is False and not not_replayed and session.run.distributed is None:
+        # --bisect runs after the last stage, judging each compiled run as this check judged the variant
+        session.mismatch = MismatchCase(
+            variant=best,
+            outputs_of=functools.partial(_outputs_of_run, session, compared=compared, replay=replay),
+            judge=functools.partial(
+                correctness_mod.compare_outputs,
+                eager_out,
+                random_ops=random_ops,
+                reference=reference.outputs,
+                reference_method=reference.method,
+                eager_rerun=rerun_out,
+            ),
+        )
 
 
 def _correctness_runs(
@@ -216,24 +232,30 @@ def _correctness_runs(
     """The reference run, then the compiled variant ``best``, eager, and eager again (which tells
     nondeterministic outputs and inputs that changed between runs), each from the same state, RNG seed
     and iterator items."""
-    t = session.target
     _restore_state(session)
     if session.opts.quick:  # outputs compared with eager only, and the digest says so
         reference = reference_mod.ReferenceRun(None, note=Note("reference_quick"))
     else:
         with session.clock("float64 reference"):
             reference = _float64_reference(session, compared, replay)
-    results = []
-    for name, call in ((best, session.compiled[best]), ("eager", session.calls.eager), ("eager", session.calls.eager)):
-        _restore_state(session)
-        session.before(name)()
-        with replay.run(t.globals), correctness_mod.same_rng(0):
-            result = call()
-        outputs = correctness_mod.snapshot(t.outputs(result))
-        if compared is not None:
-            outputs.update(correctness_mod.in_place_outputs(compared.after_run()))
-        results.append(outputs)
-    return reference, results
+    runs = ((best, session.compiled[best]), ("eager", session.calls.eager), ("eager", session.calls.eager))
+    return reference, [_outputs_of_run(session, name, call, compared, replay) for name, call in runs]
+
+
+def _outputs_of_run(
+    session: Session, name: str, call: Callable[[], Any], compared: MutableState | None, replay: IteratorReplay
+) -> dict[str, Any]:
+    """One correctness run of ``call`` (variant ``name``): its outputs, and what it changed in place where
+    ``compared``, from the state before the first compiled call, RNG seed 0 and the replayed iterator items."""
+    t = session.target
+    _restore_state(session)
+    session.before(name)()
+    with replay.run(t.globals), correctness_mod.same_rng(0):
+        result = call()
+    outputs = correctness_mod.snapshot(t.outputs(result))
+    if compared is not None:
+        outputs.update(correctness_mod.in_place_outputs(compared.after_run()))
+    return outputs
 
 
 def _restore_state(session: Session) -> None:

@@ -135,15 +135,16 @@ OPTION_TABLE: tuple[OptionRow, ...] = (
         ),
     ),
     OptionRow(
-        "after a compile that fails, bisect it with PyTorch's CompilerBisector: the backend (eager, aot_eager, "
-        "aot_eager_decomp_partition, inductor) and Inductor subsystem, pass or lowering where it starts to fail "
-        "(resets Dynamo: compiled functions compile again on their next call)",
+        "after a compile that fails or results that differ from eager, bisect it with PyTorch's CompilerBisector: "
+        "the backend (eager, aot_eager, aot_eager_decomp_partition, inductor) and Inductor subsystem, pass or "
+        "lowering where it starts to fail or differ, judged by the card's correctness rule (resets Dynamo: "
+        "compiled functions compile again on their next call)",
         (
             _flag(
                 "--bisect",
                 action="store_true",
-                help="after a compile that fails, find the backend and Inductor subsystem, pass or lowering where it "
-                "starts failing (PyTorch's CompilerBisector; resets Dynamo's caches)",
+                help="after a compile that fails or results that differ, find the backend and Inductor subsystem, "
+                "pass or lowering where it starts (PyTorch's CompilerBisector; resets Dynamo's caches)",
             ),
         ),
     ),
@@ -256,7 +257,7 @@ class ProfileOptions:
     kernel_timing: bool = True  # the torch.profiler pass after timing: per-kernel time, roofline
     # --quick: no profiler pass (kernel_timing becomes False), no float64 reference (outputs against eager only)
     quick: bool = False
-    bisect: bool = False  # --bisect: a failed compile bisected (engine/bisect.py)
+    bisect: bool = False  # --bisect: a failed compile or a mismatch bisected (engine/bisect.py)
     bisect_timeout_s: float = 300.0  # the bisection stops after this many seconds and says so
     progress: Progress | None = None
     # Silences what the frontend shows from a run (rich display output) after the first eager run,

@@ -46,7 +46,7 @@ from ..profile_run import Device, ErrorInfo, Note, ProfileRun, Variant
 from . import correctness as correctness_mod
 from . import distributed, lockstep
 from .backend import register
-from .bisect import bisect_failure
+from .bisect import bisect_failure, bisect_mismatch
 from .cell import CellFunction, cell_to_function
 from .cell_calls import CellCalls
 from .compile_stage import compile_variants, dedupe_graphs, has_timed_variants, note_recompiles
@@ -431,9 +431,11 @@ def run_session(session: Session) -> ProfileResult:
                         # A tqdm bar or a print to stderr in the cell would show once per run.
                         quiet.enter_context(contextlib.redirect_stderr(io.StringIO()))
                         _measure_stages(session)
-                    if session.opts.bisect and run.distributed is None and run.errors:
+                    if session.opts.bisect and run.distributed is None and (run.errors or session.mismatch):
                         with session.clock("bisect"), contextlib.redirect_stderr(io.StringIO()):
                             bisect_failure(session)
+                            if run.bisection is None:
+                                bisect_mismatch(session)
     except distributed.RanksOutOfStep as exc:  # what was measured before stays, with the reason
         run.status = "failed"
         run.errors.append(error_info(session.current or "profile", exc, variant=""))

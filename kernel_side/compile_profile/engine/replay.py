@@ -78,6 +78,9 @@ class IteratorReplay:
             if isinstance(value, (types.GeneratorType, *_COPYABLE)) or _dataloader_iterator(value)
         }
         self.not_replayed = [name for name in iterators if name not in self.originals]
+        # a copyable iterator where the first run found it: each run starts from a copy of this, also one after
+        # ``finish`` moved the original on (a bisection's runs, which are judged against the first runs)
+        self._starts = {name: copy.copy(v) for name, v in self.originals.items() if isinstance(v, _COPYABLE)}
         self._drawn: dict[str, list[Any]] = {name: [] for name in self.originals}
         self._ended: set[str] = set()
         self._positions: dict[str, Any] = {}  # a copyable iterator's position after the first run
@@ -105,7 +108,7 @@ class IteratorReplay:
         try:
             for name, original in self.originals.items():
                 if isinstance(original, _COPYABLE):
-                    swapped[name] = copy.copy(original)
+                    swapped[name] = copy.copy(self._starts[name])
                     continue
                 replay = self._replay(name, convert)
                 replays.append(replay)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..profile_run import ErrorInfo, ProfileRun
+from ..profile_run import Correctness, ErrorInfo, ProfileRun
 from .cell import CellFunction, cell_line_of_exception
 from .failures import error_info
 from .stack import parse_frames
@@ -81,6 +81,18 @@ class StageClock:
             self.into[name] = self.into.get(name, 0.0) + max(0.0, took - inner)
 
 
+@dataclass
+class MismatchCase:
+    """What ``--bisect`` needs to judge a compiled run of the cell as the correctness check judged the variant whose
+    results differed (``measure.check_correctness`` makes it, ``bisect.bisect_mismatch`` uses it)."""
+
+    variant: str
+    # (variant's name, a counted call of it) -> that run's outputs, from the state, RNG seed and iterator items
+    # the correctness runs started from
+    outputs_of: Callable[[str, Callable[[], Any]], dict[str, Any]]
+    judge: Callable[[dict[str, Any]], Correctness]  # the card's rule: those outputs against eager and the reference
+
+
 def no_clock(name: str) -> contextlib.AbstractContextManager[None]:
     """A ``StageClock`` stand-in that times nothing (a pass run outside a session)."""
     return contextlib.nullcontext()
@@ -116,6 +128,8 @@ class Session:
     graphs_seen: dict[str, int] = field(default_factory=lambda: {})  # graphs each backend had when last read
     kernel_builds: dict[str, KernelBuilds] = field(default_factory=lambda: {})  # kernel binaries built
     calls_at_stage_start: int = 0  # ``lockstep.stage_done``'s count
+    # ``--bisect`` after results differ: how the correctness check ran and judged the compared variant
+    mismatch: MismatchCase | None = None
     clock: StageClock = field(init=False)  # each stage's wall time, into ``run.stage_s``
     # which stage of how many runs now (1-based; 0 before the first), for the progress line
     stage: int = 0

@@ -1,0 +1,53 @@
+"""What ``--bisect`` found, in the words every view shows (``digest.notes.bisection_text``): a failed compile and
+results that differ are said apart, each outcome in its own sentence."""
+
+from __future__ import annotations
+
+import pytest
+from compile_profile.digest.notes import bisection_text
+from compile_profile.profile_run import Bisection
+
+
+def _found(kind: str, **fields) -> Bisection:
+    values = dict(backend="inductor", subsystem="post_grad_passes", bisect_number=3, debug_info="remove_noop_ops")
+    values.update(fields)
+    return Bisection(variant="inductor/default", outcome="found", kind=kind, runs=9, seconds=4.2, **values)
+
+
+def test_a_mismatch_found_in_a_pass_says_where_it_starts_differing_and_that_without_it_it_matches_eager():
+    text = bisection_text(_found("mismatch"))
+    assert text == (
+        "bisected (9 runs, 4.2 s): it starts differing in the inductor backend, in Inductor's post-grad graph "
+        "passes, at application #3 (remove_noop_ops); with that one left out it matches eager"
+    )
+
+
+def test_a_failure_found_in_a_lowering_says_where_it_starts_failing_and_that_without_it_it_runs():
+    text = bisection_text(_found("failure", subsystem="lowerings", bisect_number=1, debug_info="aten.tanh.default"))
+    assert "it starts failing in the inductor backend, in Inductor's lowering of ATen ops" in text
+    assert text.endswith("with that one left out it runs")
+
+
+def test_a_config_switch_is_given_as_the_setting_that_avoids_it():
+    b = _found("mismatch", subsystem="inductor_fallback_random", switch="torch._inductor.config.fallback_random = True")
+    assert bisection_text(b).endswith(
+        "it differs in inductor with its default for torch._inductor.config.fallback_random; "
+        "it matches eager with torch._inductor.config.fallback_random = True"
+    )
+
+
+def test_a_difference_under_the_eager_backend_is_dynamos_capture_not_a_compiler():
+    b = Bisection(variant="inductor/default", outcome="backend", kind="mismatch", backend="eager", runs=1, seconds=0.1)
+    assert "differs under the eager backend already: Dynamo's capture of the code" in bisection_text(b)
+
+
+@pytest.mark.parametrize(
+    ("kind", "said"),
+    [
+        ("mismatch", "every backend matched eager, so the difference did not come back"),
+        ("failure", "every backend ran, so the failure did not come back"),
+    ],
+)
+def test_what_did_not_come_back_under_the_bisector_is_said_for_its_kind(kind, said):
+    b = Bisection(variant="inductor/default", outcome="not_reproduced", kind=kind, runs=4, seconds=2.0)
+    assert said in bisection_text(b)
