@@ -244,3 +244,18 @@ def test_bad_inputs_options_give_a_usage_message(ip, batches_ns, option, message
     batches_ns["empty"] = []
     with pytest.raises(UsageError, match=message):
         ip.run_cell_magic("compile_profile", f"{option} --no-store", "y = model(xb)")
+
+
+def test_inputs_that_draw_random_numbers_say_that_is_why_they_were_not_compared():
+    """A training step with dropout: Inductor draws its own random numbers, so eager and compiled differ by their
+    draws on every input; the sentence says so rather than "nothing to compare" (a Hugging Face GPT-2 step)."""
+
+    def noisy(x):
+        return torch.nn.functional.dropout(x.sin(), 0.5, training=True)
+
+    torch._dynamo.reset()
+    run = profile(noisy, inputs=[torch.randn(64), torch.randn(64)], quick=True, budget=0.2)
+    assert all(c.matches is None for c in run.inputs.calls)
+    text = inputs_summary(run)["comparison_text"]
+    assert text.startswith("compiled was not compared with eager on the inputs: the cell draws random numbers ("), text
+    assert "prims.inductor_random" in text and "fallback_random = True" in text, text

@@ -690,6 +690,7 @@ class InputCall:
     signature: int  # into ``InputSequence.signatures``
     compile_s: dict[str, float] = field(default_factory=dict[str, float])  # variant -> seconds its call compiled
     matches: bool | None = None  # compiled (the speedup variant) within tolerance of eager; None: not compared
+    not_compared: Note | None = None  # why not, where it was not ("random_ops": the code draws random numbers)
     mismatched: list[str] = field(default_factory=list[str])  # the outputs that differ
     max_abs_diff: float | None = None
 

@@ -641,6 +641,7 @@ export interface InputCall {
     [k: string]: number;
   };
   matches?: boolean | null;
+  not_compared?: Note | null;
   mismatched?: string[];
   max_abs_diff?: number | null;
 }

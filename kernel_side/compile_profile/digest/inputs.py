@@ -13,6 +13,7 @@ from ..profile_run import InputSequence, ProfileRun, Recompile, Speedup
 from . import contract
 from .format import format_ms, format_s, format_speedup_interval, interval_brackets, ratio_phrase
 from .guards import recompile_text
+from .notes import note_text
 
 
 def signature_text(sequence: InputSequence, index: int) -> str:
@@ -140,6 +141,11 @@ def comparison_text(sequence: InputSequence) -> str:
     """What the per-input comparison found (each input run eagerly and compiled from the same state and seed)."""
     compared = [c for c in sequence.calls if c.matches is not None]
     if not compared:
+        why = next((c.not_compared for c in sequence.calls if c.not_compared is not None), None)
+        if why is not None:  # "the cell draws random numbers (aten.native_dropout), which compiled code ..."
+            return (
+                f"compiled was not compared with eager on the inputs: {note_text(why).removeprefix('not compared: ')}"
+            )
         return "compiled was not compared with eager on the inputs (nothing to compare)"
     wrong = [c for c in compared if c.matches is False]
     if wrong:

@@ -97,6 +97,8 @@ def _sequence_pass(session: Session, feed: InputFeed, sequence: InputSequence) -
             result = correctness_mod.compare_outputs(
                 eager_out, out, random_ops=correctness_mod.random_ops_in(session.variant_ops.get(name, []))
             )
+            if result.ok is None and call.not_compared is None:
+                call.not_compared = result.note
             if result.ok is not None:
                 matches.append(result.ok)
                 call.mismatched += [m for m in result.mismatched if m not in call.mismatched]
