@@ -279,3 +279,31 @@ def test_a_mismatch_in_a_cell_that_draws_from_a_list_iterator_is_bisected_on_the
     assert run.correctness is not None and run.correctness.ok is False and run.correctness.replayed == ["batches"]
     b = run.bisection
     assert b is not None and (b.outcome, b.backend, b.subsystem) == ("found", "inductor", "post_grad_passes"), b
+
+
+def test_a_library_installed_in_a_venv_under_a_folder_named_torch_is_not_taken_for_pytorchs_own_code():
+    """The H200's venv is /opt/torch/.venv: timm's frame (the library frame a ConvNeXt's failed compile came from)
+    read as PyTorch's, and the card named no library frame."""
+    from compile_profile.engine.compile_failure import in_torch
+
+    assert not in_torch("/opt/torch/.venv/lib/python3.12/site-packages/timm/layers/mlp.py")
+    assert in_torch("/opt/torch/.venv/lib/python3.12/site-packages/torch/nn/modules/linear.py")
+    assert in_torch(torch.nn.functional.__file__) and in_torch("<eval_with_key>.12")
+    assert not in_torch(compile_failure_lib.__file__)
+
+
+def test_the_dispatch_state_a_failed_trace_left_changed_is_put_back():
+    """A compile that fails half-way may leave the Python dispatcher on and a mode pushed (measured after --bisect of
+    a timm ConvNeXt under inference_mode, torch 2.11: the next eager call failed); the guard puts both back."""
+    from compile_profile.engine.failures import dispatch_state_kept
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    key = torch._C.DispatchKey.PythonDispatcher
+    assert not torch._C._dispatch_tls_is_dispatch_key_included(key)
+    with pytest.raises(RuntimeError), dispatch_state_kept():
+        torch._C._dispatch_tls_set_dispatch_key_included(key, True)
+        TorchDispatchMode().__enter__()  # pushed, never exited
+        raise RuntimeError("failed half-way")
+    assert not torch._C._dispatch_tls_is_dispatch_key_included(key)
+    assert torch._C._len_torch_dispatch_stack() == 0
+    assert torch.ones(3).add(1).sum().item() == 6.0  # eager runs as before

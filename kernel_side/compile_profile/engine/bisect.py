@@ -30,7 +30,7 @@ from typing import Any
 import torch
 
 from ..profile_run import Bisection, ErrorInfo
-from .failures import let_go, one_line
+from .failures import dispatch_state_kept, let_go, one_line
 from .optimizer_state import OptimizerViews
 from .session import Session
 from .timing import device_sync
@@ -110,16 +110,17 @@ def _bisect(
         session.progress(f"bisecting {spec.name}: run {result.runs}, backend {backend}")
         torch._dynamo.reset()
         compiled_fn = torch.compile(t.function, backend=backend, dynamic=spec.dynamic, fullgraph=spec.fullgraph)
-        try:
-            return passes(name, session.calls.compiled(compiled_fn, name))
-        except Exception as exc:  # noqa: BLE001 - a failing run is what the bisector looks for
-            # handled here: the calls must not keep it, nor through its traceback the bisector's frame, which
-            # cleans up (and prints) only when its objects go
-            session.calls.forget(exc)
-            let_go(exc)
-            return False
-        finally:
-            session.recorder.take()
+        with dispatch_state_kept():  # a run that fails half-way through tracing may leave the dispatcher changed
+            try:
+                return passes(name, session.calls.compiled(compiled_fn, name))
+            except Exception as exc:  # noqa: BLE001 - a failing run is what the bisector looks for
+                # handled here: the calls must not keep it, nor through its traceback the bisector's frame, which
+                # cleans up (and prints) only when its objects go
+                session.calls.forget(exc)
+                let_go(exc)
+                return False
+            finally:
+                session.recorder.take()
 
     kept = session.mutable.kept() if session.mutable is not None else contextlib.nullcontext()
     try:

@@ -17,6 +17,7 @@ them), never from the message's wording:
 
 from __future__ import annotations
 
+import os
 import traceback
 import types
 from typing import TYPE_CHECKING, Literal
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING, Literal
 import torch
 
 from ..profile_run import CELL_FILENAME_PREFIX, ErrorInfo
-from .failures import let_go, one_line
+from .failures import dispatch_state_kept, let_go, one_line
 from .stack import Frame, parse_frames
 from .timing import device_sync
 
@@ -104,10 +105,14 @@ def _dynamos_own(exc: BaseException) -> bool:
 
 
 def _node_stack_trace(frame: types.FrameType) -> str:
-    node = frame.f_locals.get("n")
-    meta = getattr(node, "meta", None)
-    trace = meta.get("stack_trace") if isinstance(meta, dict) else None
-    return trace if isinstance(trace, str) else ""
+    # ``n`` in ``run_node``; ``node`` in ``Interpreter.run``, which re-raises a node's error as its own (AOTAutograd's
+    # metadata pass: a timm ConvNeXt under inference_mode on torch 2.11)
+    for name in ("n", "node"):
+        meta = getattr(frame.f_locals.get(name), "meta", None)
+        trace = meta.get("stack_trace") if isinstance(meta, dict) else None
+        if isinstance(trace, str) and trace:
+            return trace
+    return ""
 
 
 def user_frames(exc: BaseException) -> list[Frame]:
@@ -129,9 +134,16 @@ def exception_text(exc: BaseException) -> str:
     return "".join(traceback.format_exception_only(type(exc), exc)).strip()
 
 
-def _in_torch(filename: str) -> bool:
+_TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)).replace("\\", "/") + "/"
+
+
+def in_torch(filename: str) -> bool:
+    """A frame of PyTorch's own code: its installed package, or the code FX generates.  Not any path with a folder
+    named torch in it: a venv at ``/opt/torch/.venv`` holds timm's files too."""
     path = filename.replace("\\", "/")
-    return "/torch/" in path or path.startswith("<eval_with_key>")
+    return path.startswith((_TORCH_DIR, "<eval_with_key>")) or any(
+        f"{packages}/torch/" in path for packages in ("site-packages", "dist-packages")
+    )
 
 
 def describe(session: Session, info: ErrorInfo, exc: BaseException) -> None:
@@ -146,7 +158,7 @@ def describe(session: Session, info: ErrorInfo, exc: BaseException) -> None:
     for filename, number, code in reversed(frames):  # the innermost frame neither the cell's nor torch's
         if filename.startswith(CELL_FILENAME_PREFIX) or locator.cell_line(filename, number, code) is not None:
             break
-        if not _in_torch(filename):
+        if not in_torch(filename):
             info.frame_file, info.frame_line, info.frame_code = filename, number, code
             break
 
@@ -159,14 +171,16 @@ def try_aot_eager(session: Session, spec: VariantSpec, info: ErrorInfo) -> None:
     t = session.target
     session.recorder.take()
     try:
-        compiled_fn = torch.compile(t.function, backend="aot_eager", dynamic=spec.dynamic, fullgraph=spec.fullgraph)
-        call = session.calls.compiled(compiled_fn, name)
-        session.calls.reset(name)
-        call()
-        device_sync(session.run.device.type)()
+        with dispatch_state_kept():
+            compiled_fn = torch.compile(t.function, backend="aot_eager", dynamic=spec.dynamic, fullgraph=spec.fullgraph)
+            call = session.calls.compiled(compiled_fn, name)
+            session.calls.reset(name)
+            call()
+            device_sync(session.run.device.type)()
         info.aot_eager = "runs"
     except Exception as exc:  # noqa: BLE001 - its failure is the finding
         info.aot_eager, info.aot_eager_error = "fails", one_line(exc)
+        session.calls.forget(exc)
         let_go(exc)
     finally:
         session.recorder.take()
