@@ -15,12 +15,15 @@ import io
 import os
 import subprocess
 import sys
+import typing
 
 import compile_failure_lib
 import pytest
 import torch
 from compile_profile import profile
 from compile_profile.digest import summarize
+from compile_profile.engine.compile_failure import CompileStage
+from compile_profile.profile_run import ErrorInfo
 from torch._inductor import config as inductor_config
 from torch._inductor import lowering
 
@@ -112,11 +115,34 @@ def test_a_graph_break_under_fullgraph_is_dynamos_and_not_tried_under_aot_eager(
     assert "while Dynamo traced the code" in summarize(run)["headline"]
 
 
-@pytest.mark.parametrize("stage", ["aot_autograd", "inductor_lowering", "codegen", "kernel_compile", "dynamo"])
-def test_every_stage_has_words(stage):
-    from compile_profile.digest.notes import COMPILE_STAGE_WORDS
+# every stage the engine can read off a traceback (its own Literal), each with the ErrorInfo field that carries it
+STAGES = [s for s in typing.get_args(CompileStage) if s]
 
-    assert COMPILE_STAGE_WORDS[stage]
+
+def test_the_run_file_carries_every_stage_the_engine_reads():
+    assert typing.get_args(typing.get_type_hints(ErrorInfo)["compile_stage"]) == typing.get_args(CompileStage)
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_a_compile_failure_says_the_words_of_its_stage_and_no_others(stage):
+    from compile_profile.digest.notes import COMPILE_STAGE_WORDS, compile_failure_text
+
+    error = ErrorInfo(stage="compile", message="it broke", type="RuntimeError", variant="inductor/default")
+    error.compile_stage = stage
+    words = COMPILE_STAGE_WORDS[stage]
+    assert words and len(set(COMPILE_STAGE_WORDS.values())) == len(COMPILE_STAGE_WORDS)
+    assert compile_failure_text(error).startswith(f"compile failed (inductor/default) {words}: it broke")
+    said = compile_failure_text(error)
+    assert [s for s, w in COMPILE_STAGE_WORDS.items() if w in said] == [stage]
+
+
+def test_a_compile_failure_of_no_known_stage_says_no_stage():
+    from compile_profile.digest.notes import COMPILE_STAGE_WORDS, compile_failure_text
+
+    error = ErrorInfo(stage="compile", message="it broke", type="RuntimeError", frame_file="lib/x.py", frame_line=3)
+    said = compile_failure_text(error)
+    assert said.startswith("compile failed, inside lib/x.py:3: ")
+    assert not any(w in said for w in COMPILE_STAGE_WORDS.values())
 
 
 def test_bisect_finds_the_lowering_that_was_made_to_fail_and_says_so(capsys):

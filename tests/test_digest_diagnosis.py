@@ -54,6 +54,20 @@ def test_pytorchs_own_eager_region_says_there_is_nothing_to_change():
     assert cause.owner == "pytorch" and "nothing to change in your code" in cause.action
 
 
+def test_kernel_groups_longer_than_eagers_are_causes_costing_what_they_grew_by():
+    run = cuda_run()
+    eager = run.eager.kernel_profile.breakdown
+    eager.library_ms, eager.aten_ms = 0.5, 0.1  # compiled's: library 969 µs, generated, ATen and copies 492 µs
+    causes = {c.kind: c for c in diagnosis(run)}
+    library, others = causes["library_slower"], causes["kernels_slower"]
+    assert library.title == "library kernels (matmul, convolution, attention) take 969 µs against eager's 500 µs"
+    assert library.cost_ms == pytest.approx(0.96875 - 0.5) and "max-autotune" in library.action
+    assert others.title == "generated, ATen and copy kernels take 492 µs against eager's 108 µs"
+    assert others.cost_ms == pytest.approx(0.4921875 - 0.1078125) and "Kernels tab" in others.action
+    eager.library_ms = 0.96875  # no longer than eager's: no cause
+    assert "library_slower" not in {c.kind for c in diagnosis(run)}
+
+
 def test_a_cause_below_the_timers_spread_is_left_out():
     run = _with_break_at_print(cpu_run())
     run.variant("inductor/default").kernel_profile.eager_lines[0].time_ms = 0.01  # the samples spread ~0.6 ms

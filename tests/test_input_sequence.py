@@ -11,6 +11,7 @@ import math
 import pytest
 import torch
 from compile_profile import stats
+from compile_profile.digest.format import format_ms, format_s
 from compile_profile.digest.inputs import inputs_summary
 from compile_profile.engine.options import OptionError
 from compile_profile.engine.profiler import profile
@@ -144,6 +145,20 @@ def test_the_views_say_the_sequence_and_a_stored_run_keeps_it(sequence_run):
     assert "Inputs</div>" in run.to_html()
     again = ProfileRun.from_json(run.to_json())
     assert again.inputs == run.inputs and [r.input for r in again.recompiles] == [r.input for r in run.recompiles]
+
+
+def test_the_digest_words_each_signatures_times_once_and_the_views_show_its_words(sequence_run):
+    run, _, _ = sequence_run
+    summary = inputs_summary(run)
+    text, html = render_text(run), run.to_html()
+    for r in summary["rows"]:
+        assert (r["eager_time"], r["compiled_time"]) == (format_ms(r["eager_ms"]), format_ms(r["compiled_ms"]))
+        assert r["compile_time"] == format_s(r["compile_s"])
+        assert f"{r['compile_time']} compiling" in text and f">{r['compiled_time']}<" in html
+    for r in summary["recompiles"]:
+        assert r["compile_time"] == ("" if r["compile_s"] is None else format_s(r["compile_s"]))
+    said = next(r for r in summary["recompiles"] if r["compile_time"])
+    assert f"recompiled, {said['compile_time']} compiling: " in text
 
 
 def test_a_run_stored_before_input_sequences_loads_with_none():

@@ -68,6 +68,23 @@ def test_report_lists_each_compile_with_its_largest_phases_and_cache(cuda_report
     assert "<td>FX graph: 1 miss (full_miss); AOTAutograd: 1 miss (full_miss)</td>" in html
 
 
+def test_the_reports_table_and_figure_show_the_digests_timeline_derived_once(monkeypatch):
+    """The table and the figure lay out one derivation of the compile timeline, not one each."""
+    from compile_profile.digest import timeline
+
+    calls = []
+    derive = timeline.compile_rows
+    monkeypatch.setattr(timeline, "compile_rows", lambda run: calls.append(run.id) or derive(run))
+    run = cuda_run()
+    html = render_report_html(run)
+    assert len(calls) == 1
+    parsed = ParsedHTML(html)
+    rows = timeline.compile_timeline(run)["rows"]
+    drawn = {label for t in _figures_in(parsed)["compile_timeline"]["data"] for label in t["y"]}
+    assert drawn == {r["compile_id"] for r in rows}
+    assert all(f"<td>{r['compile_id']}</td>" in html for r in rows)
+
+
 def test_report_sections_hold_every_graph_and_kernel_source_once_as_text(cuda_report):
     run, html = cuda_report
     parsed = ParsedHTML(html)

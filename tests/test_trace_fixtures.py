@@ -68,3 +68,24 @@ def test_a_recorded_trace_has_its_graphs_and_generated_kernels(release):
     assert {g.compile_id for g in dynamo} >= {"0/0", "0/1"}  # the step and its recompile (the rest breaks at once)
     assert any(k.language == "cpp" for k in trace.kernels)
     assert any(g.kind == "aot_backward" for g in trace.graphs)
+
+
+def test_the_recording_set_up_gives_a_fresh_trace_a_cold_cache_and_the_counts_every_fixture_holds():
+    """trace_recording.py, what both recording scripts share: what it counts is what each fixture holds."""
+    from trace_recording import Recompiles, dynamo_counts, start_trace
+
+    env: dict[str, str] = {}
+    trace_dir = start_trace(env)
+    assert env["TORCH_TRACE"] == trace_dir and Path(trace_dir).is_dir()
+    assert Path(env["TORCHINDUCTOR_CACHE_DIR"]).is_dir() and env["TORCHINDUCTOR_CACHE_DIR"] != trace_dir
+    given = {"TORCHINDUCTOR_CACHE_DIR": "/a/cache"}
+    assert start_trace(given) != trace_dir and given["TORCHINDUCTOR_CACHE_DIR"] == "/a/cache"  # a given one is kept
+    recompiles = Recompiles()
+    recompiles.messages = [f"Recompiling function {name} in record.py:33\n    triggered by ..." for name in "bab"]
+    counted = dynamo_counts(recompiles)
+    assert counted["recompiles"] == 3 and counted["recompiled_frames"] == ["a", "b"]
+    for release in RELEASES:
+        assert set(counted) == set(json.loads((FIXTURES / release / "expected.json").read_text()))
+    imported = Path(__file__).parent / "import_trace_fixtures"
+    for expected in imported.glob("*/expected*.json"):
+        assert set(counted) <= set(json.loads(expected.read_text()))

@@ -125,11 +125,11 @@ export function InputSequence({ inputs }: { inputs: InputsSummary | null }): JSX
             <tr key={r.signature} className={r.representative ? 'cp-mod-representative' : undefined}>
               <td>{r.signature}</td>
               <td>{r.inputs.join(', ')}</td>
-              <td>{formatMs(r.eager_ms)}</td>
-              <td>{formatMs(r.compiled_ms)}</td>
+              <td>{r.eager_time}</td>
+              <td>{r.compiled_time}</td>
               <td>{r.speedup_text}</td>
               <td>{r.recompiles}</td>
-              <td>{formatS(r.compile_s)}</td>
+              <td>{r.compile_time}</td>
             </tr>
           ))}
         </tbody>
@@ -139,8 +139,7 @@ export function InputSequence({ inputs }: { inputs: InputsSummary | null }): JSX
           {inputs.recompiles.map((r, i) => (
             <li key={i}>
               input {r.input} ({r.signature}) recompiled
-              {r.compile_s !== null && r.compile_s !== undefined ? `, ${formatS(r.compile_s)} compiling` : ''}
-              : {r.text}
+              {r.compile_time ? `, ${r.compile_time} compiling` : ''}: {r.text}
             </li>
           ))}
         </ul>

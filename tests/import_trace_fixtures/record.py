@@ -18,58 +18,58 @@ the script saw), so a test holds what the importer reads from the log to them.  
   rank 0 does not have).
 
 Recorded with torch 2.13 on CPU, with a cold Inductor cache of its own.
+
+The workloads' lines stay where the recorded traces name them: moving one means recording every workload
+again (tests/test_import_trace.py finds the lines by their code, then holds the traces to them).  The lines
+each trace's compiles name in their stacks, as recorded:
+
+* ``script``: ``Net.forward`` (82) and its data-dependent branch (84), ``head`` (89), ``head_again`` (93),
+  and the calls of the compiled module (110);
+* ``failed``: ``two_graphs`` (97), its print (99) and the call (118);
+* ``job``: each rank's ``step`` (130-136: its loss at 132, rank 1's print at 134, the backward at 135 and
+  the optimizer's step at 136) and the calls (141).
+
+Record with a cold Inductor cache (TORCHINDUCTOR_CACHE_DIR unset gives each run one of its own):
+``head_again``'s is the one FX graph cache hit ``script`` expects; a warm cache would hit every graph.
+After recording, ``pytest tests/test_import_trace.py`` holds the importer to each ``expected*.json``;
+a workload line that moved shows there as a graph break or an error placed on another line, and
+``tests/test_server.py`` imports the same logs over REST.
+
+The set-up both recording scripts share (a trace directory and a cold Inductor cache before torch starts,
+Dynamo's own recompile log, what Dynamo counted, the gzipped log beside ``expected.json``) is
+``tests/trace_recording.py``.
 """
 
 from __future__ import annotations
 
-import gzip
-import json
-import logging
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for trace_recording
+from trace_recording import Recompiles, dynamo_counts, gzip_log, save_fixture, start_trace, write_expected
 
 WORKLOAD, OUT = sys.argv[1], Path(sys.argv[2]).resolve()
 
 if WORKLOAD == "job":  # the launcher: torchrun runs this file again as "job-rank" on each rank
-    trace_dir = tempfile.mkdtemp(prefix="trace_")
-    env = dict(os.environ, TORCH_TRACE=trace_dir, OMP_NUM_THREADS="1")
-    env.setdefault("TORCHINDUCTOR_CACHE_DIR", tempfile.mkdtemp(prefix="inductor_"))
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    trace_dir = start_trace(env)
     OUT.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2"]
     subprocess.run([*cmd, __file__, "job-rank", str(OUT)], env=env, check=True, timeout=600)
     for log in sorted(Path(trace_dir).glob("*.log")):
-        with open(log, "rb") as src, gzip.open(OUT / (log.name + ".gz"), "wb") as dst:
-            shutil.copyfileobj(src, dst)
+        gzip_log(log, OUT / (log.name + ".gz"))
     print(sorted(p.name for p in OUT.iterdir()))
     sys.exit(0)
 
 if WORKLOAD != "job-rank":
-    trace_dir = tempfile.mkdtemp(prefix="trace_")
-    os.environ["TORCH_TRACE"] = trace_dir
-    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", tempfile.mkdtemp(prefix="inductor_"))  # cold
+    start_trace()  # a rank's is its launcher's
 
 import torch  # noqa: E402 - TORCH_TRACE is read when torch's logging starts
 from torch import nn  # noqa: E402
 
-
-class Recompiles(logging.Handler):
-    """Dynamo's own recompile log (TORCH_LOGS=recompiles): one record per recompiled frame."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
-
-
-recompiles = Recompiles()
-torch._logging.set_logs(recompiles=True)
-logging.getLogger("torch._dynamo.guards.__recompiles").addHandler(recompiles)
+recompiles = Recompiles.watch()
 torch.manual_seed(0)
 error = ""
 
@@ -145,25 +145,15 @@ else:
 
 from torch._dynamo.utils import counters  # noqa: E402
 
-expected = {
-    "torch": torch.__version__,
+expected = dynamo_counts(recompiles) | {
     # Dynamo counts a break in one of two counters: a data-dependent branch's under "unimplemented" (torch 2.13)
-    "graph_breaks": sum(counters["graph_break"].values()),
     "unimplemented": sum(counters["unimplemented"].values()),
     "unique_graphs": counters["stats"]["unique_graphs"],
-    "recompiles": len(recompiles.messages),
-    "recompiled_frames": sorted({m.split("Recompiling function ")[1].split()[0] for m in recompiles.messages}),
     "fx_graph_cache_hits": counters["inductor"]["fxgraph_cache_hit"],
     "fx_graph_cache_misses": counters["inductor"]["fxgraph_cache_miss"],
     "error": error,
 }
-OUT.mkdir(parents=True, exist_ok=True)
 if WORKLOAD == "job-rank":
-    (OUT / f"expected-rank{os.environ['RANK']}.json").write_text(json.dumps(expected, indent=1) + "\n")
+    write_expected(OUT, expected, f"expected-rank{os.environ['RANK']}.json")
     sys.exit(0)
-logs = sorted(Path(os.environ["TORCH_TRACE"]).glob("*.log"))
-assert len(logs) == 1, logs
-with open(logs[0], "rb") as src, gzip.open(OUT / "trace.log.gz", "wb") as dst:
-    shutil.copyfileobj(src, dst)
-(OUT / "expected.json").write_text(json.dumps(expected, indent=1) + "\n")
-print(expected)
+save_fixture(os.environ["TORCH_TRACE"], OUT, expected)

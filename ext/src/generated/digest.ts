@@ -487,6 +487,14 @@ export interface InputSignatureRow {
    */
   compiled_ms: number | null;
   /**
+   * eager_ms in words: "1.52 ms", "—" where not timed
+   */
+  eager_time: string;
+  /**
+   * compiled_ms in words
+   */
+  compiled_time: string;
+  /**
    * the speedup variant's samples on it
    */
   samples: number;
@@ -508,6 +516,10 @@ export interface InputSignatureRow {
    * the seconds its inputs' calls spent compiling (the first input's first compile included)
    */
   compile_s: number;
+  /**
+   * compile_s in words: "2.1 s"
+   */
+  compile_time: string;
   /**
    * the signature the variants' times, kernels and correctness are of
    */
@@ -531,6 +543,10 @@ export interface InputRecompileRow {
    * the seconds that input's call spent compiling; None on its later recompiles' rows
    */
   compile_s: number | null;
+  /**
+   * compile_s in words; "" where compile_s is None
+   */
+  compile_time: string;
 }
 /**
  * Time per cell line (``lines.LineTimes``).

@@ -166,6 +166,41 @@ def breakdown_row(v: Variant) -> BreakdownRow | None:
     )
 
 
+@dataclass(frozen=True)
+class KernelGroup:
+    """One group of a compiled call's kernels beside eager's same group (``kernel_groups``)."""
+
+    name: str  # "library kernels", "generated and ATen kernels", "copies" or "generated, ATen and copy kernels"
+    ms: float
+    eager_ms: float
+
+    @property
+    def grew_ms(self) -> float:
+        """How much longer than eager's the group takes (< 0: shorter)."""
+        return self.ms - self.eager_ms
+
+
+def kernel_groups(row: BreakdownRow, eager: BreakdownRow, *, copies_apart: bool) -> list[KernelGroup]:
+    """The call's kernel time against eager's, group by group: library kernels (matmul, convolution, attention),
+    then the generated and ATen ones, with the copies among them or (``copies_apart``) a group of their own.  The
+    verdict names the group that grew most; the diagnosis ranks each that grew."""
+    groups = [KernelGroup("library kernels", row.library_ms, eager.library_ms)]
+    if copies_apart:
+        return groups + [
+            KernelGroup(
+                "generated and ATen kernels", row.generated_ms + row.aten_ms, eager.generated_ms + eager.aten_ms
+            ),
+            KernelGroup("copies", row.copy_ms, eager.copy_ms),
+        ]
+    return groups + [
+        KernelGroup(
+            "generated, ATen and copy kernels",
+            row.generated_ms + row.aten_ms + row.copy_ms,
+            eager.generated_ms + eager.aten_ms + eager.copy_ms,
+        )
+    ]
+
+
 def breakdown(run: ProfileRun) -> list[BreakdownRow]:
     """A row per timed variant with a breakdown, in the run's order of variants."""
     return [row for v in run.variants if (row := breakdown_row(v)) is not None]
@@ -281,21 +316,8 @@ def verdict(run: ProfileRun) -> str | None:
     if s.value < 1:
         if outside_change >= kernel_change:
             return f"{who} is slower: {kernels} but {outside}{reduce_overhead_advice(run, best)}"
-        grew = max(
-            (
-                (
-                    f"library kernels {format_ms(c.library_ms)} (eager {format_ms(e.library_ms)})",
-                    c.library_ms - e.library_ms,
-                ),
-                (
-                    f"generated and ATen kernels {format_ms(c.generated_ms + c.aten_ms)} "
-                    f"(eager {format_ms(e.generated_ms + e.aten_ms)})",
-                    c.generated_ms + c.aten_ms - e.generated_ms - e.aten_ms,
-                ),
-                (f"copies {format_ms(c.copy_ms)} (eager {format_ms(e.copy_ms)})", c.copy_ms - e.copy_ms),
-            ),
-            key=lambda t: t[1],
-        )[0]
+        grown = max(kernel_groups(c, e, copies_apart=True), key=lambda g: g.grew_ms)
+        grew = f"{grown.name} {format_ms(grown.ms)} (eager {format_ms(grown.eager_ms)})"
         return (
             f"{who} is slower: {kernels}, {grew}; outside kernels {format_ms(c.outside_ms)} "
             f"(eager {format_ms(e.outside_ms)}{waiting})"

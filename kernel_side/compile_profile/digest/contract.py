@@ -262,6 +262,8 @@ class InputSignatureRow(TypedDict):
     share: float  # of the sequence's calls
     eager_ms: float | None  # medians on its inputs; None where not timed
     compiled_ms: float | None  # the speedup variant's
+    eager_time: str  # eager_ms in words: "1.52 ms", "—" where not timed
+    compiled_time: str  # compiled_ms in words
     samples: int  # the speedup variant's samples on it
     speedup: float | None
     low: float | None  # its 95% interval; None with too few samples
@@ -269,6 +271,7 @@ class InputSignatureRow(TypedDict):
     speedup_text: str  # "1.52× faster [1.40×–1.61×]", or "not timed"
     recompiles: int  # the speedup variant's recompiles its inputs caused
     compile_s: float  # the seconds its inputs' calls spent compiling (the first input's first compile included)
+    compile_time: str  # compile_s in words: "2.1 s"
     representative: bool  # the signature the variants' times, kernels and correctness are of
 
 
@@ -280,6 +283,7 @@ class InputRecompileRow(TypedDict):
     variant: str
     text: str  # the failed guard in the user's words, then Dynamo's reason (``guards.recompile_text``)
     compile_s: float | None  # the seconds that input's call spent compiling; None on its later recompiles' rows
+    compile_time: str  # compile_s in words; "" where compile_s is None
 
 
 class InputsSummary(TypedDict):

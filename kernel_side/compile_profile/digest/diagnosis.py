@@ -29,7 +29,7 @@ from typing import cast
 
 from ..profile_run import ProfileRun, Variant
 from . import contract
-from .breakdown import BreakdownRow, breakdown_row
+from .breakdown import BreakdownRow, breakdown_row, kernel_groups
 from .facts import BreakGroup, break_groups, cache_words, cell_code
 from .format import format_ms, format_s, ratio_phrase
 from .guards import failed_guard_text
@@ -159,30 +159,34 @@ def _fallbacks(run: ProfileRun, best: Variant, row: BreakdownRow) -> Cause | Non
     )
 
 
+# What a kernel group that takes longer than eager's is called in a cause and what to do: by ``kernel_groups``' name.
+_SLOWER = {
+    "library kernels": (
+        "library_slower",
+        "library kernels (matmul, convolution, attention)",
+        "mode='max-autotune' benchmarks other kernels for them while compiling",
+    ),
+    "generated, ATen and copy kernels": (
+        "kernels_slower",
+        "generated, ATen and copy kernels",
+        "the Kernels tab lists the slowest; the time per line shows where they came from",
+    ),
+}
+
+
 def _slower_kernels(row: BreakdownRow, eager: BreakdownRow, floor_ms: float) -> list[Cause]:
     causes = []
-    library = row.library_ms - eager.library_ms
-    if library >= floor_ms:
+    for group in kernel_groups(row, eager, copies_apart=False):
+        if group.grew_ms < floor_ms:
+            continue
+        kind, what, action = _SLOWER[group.name]
         causes.append(
             Cause(
-                kind="library_slower",
-                title=f"library kernels (matmul, convolution, attention) take {format_ms(row.library_ms)} "
-                f"against eager's {format_ms(eager.library_ms)}",
-                cost_text=_per_call(library, row.median_ms),
-                action="mode='max-autotune' benchmarks other kernels for them while compiling",
-                cost_ms=library,
-            )
-        )
-    others = (row.generated_ms + row.aten_ms + row.copy_ms) - (eager.generated_ms + eager.aten_ms + eager.copy_ms)
-    if others >= floor_ms:
-        causes.append(
-            Cause(
-                kind="kernels_slower",
-                title=f"generated, ATen and copy kernels take {format_ms(row.generated_ms + row.aten_ms + row.copy_ms)} "
-                f"against eager's {format_ms(eager.generated_ms + eager.aten_ms + eager.copy_ms)}",
-                cost_text=_per_call(others, row.median_ms),
-                action="the Kernels tab lists the slowest; the time per line shows where they came from",
-                cost_ms=others,
+                kind=kind,
+                title=f"{what} take {format_ms(group.ms)} against eager's {format_ms(group.eager_ms)}",
+                cost_text=_per_call(group.grew_ms, row.median_ms),
+                action=action,
+                cost_ms=group.grew_ms,
             )
         )
     return causes

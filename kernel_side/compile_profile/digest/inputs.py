@@ -45,6 +45,7 @@ def inputs_summary(run: ProfileRun) -> contract.InputsSummary | None:
         eager = signature.timings.get("eager")
         compiled = signature.timings.get(variant)
         speedup = signature.speedup
+        compile_s = sum(_compile_s(sequence, i, variant) or 0.0 for i in signature.inputs)
         rows.append(
             {
                 "signature": signature_text(sequence, index),
@@ -53,13 +54,16 @@ def inputs_summary(run: ProfileRun) -> contract.InputsSummary | None:
                 "share": len(signature.inputs) / sequence.count if sequence.count else 0.0,
                 "eager_ms": eager.median_ms if eager else None,
                 "compiled_ms": compiled.median_ms if compiled else None,
+                "eager_time": format_ms(eager.median_ms if eager else None),
+                "compiled_time": format_ms(compiled.median_ms if compiled else None),
                 "samples": compiled.n if compiled else 0,
                 "speedup": speedup.value if speedup else None,
                 "low": speedup.low if speedup and speedup.has_interval else None,
                 "high": speedup.high if speedup and speedup.has_interval else None,
                 "speedup_text": _speedup_text(speedup),
                 "recompiles": sum(1 for r in recompiles if r.input in inputs and r.variant == variant),
-                "compile_s": sum(_compile_s(sequence, i, variant) or 0.0 for i in signature.inputs),
+                "compile_s": compile_s,
+                "compile_time": format_s(compile_s),
                 "representative": index == representative,
             }
         )
@@ -69,6 +73,7 @@ def inputs_summary(run: ProfileRun) -> contract.InputsSummary | None:
         assert r.input is not None
         first = (r.input, r.variant) not in said
         said.add((r.input, r.variant))
+        compile_s = _compile_s(sequence, r.input, r.variant) if first else None
         recompile_rows.append(
             {
                 "input": r.input + 1,
@@ -77,7 +82,8 @@ def inputs_summary(run: ProfileRun) -> contract.InputsSummary | None:
                 else "",
                 "variant": r.variant,
                 "text": recompile_text(r),
-                "compile_s": _compile_s(sequence, r.input, r.variant) if first else None,
+                "compile_s": compile_s,
+                "compile_time": format_s(compile_s) if compile_s is not None else "",
             }
         )
     mismatches = [

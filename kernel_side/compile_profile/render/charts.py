@@ -17,7 +17,7 @@ from html import escape
 from typing import Any
 
 from ..digest.breakdown import TITLE, breakdown, columns
-from ..digest.contract import PlotlyFigure, TimelinePhase
+from ..digest.contract import CompileTimeline, PlotlyFigure, TimelinePhase
 from ..digest.facts import focus_kernels, median_ratio, top_kernels
 from ..digest.format import format_interval, format_ms, ratio_phrase
 from ..digest.kernel_times import withheld
@@ -128,11 +128,11 @@ def samples_figure(run: ProfileRun) -> Figure:
     return {"data": traces, "layout": _layout(title, yaxis={"title": {"text": "time per call (ms)"}})}
 
 
-def compile_timeline_figure(run: ProfileRun) -> Figure:
-    """Each compile on a row of its own, its phases nested as they ran (a deeper span a thinner bar on top of the
-    one that holds it), one colour per part of the stack (``timeline.family``); seconds from the first compile."""
+def compile_timeline_figure(timeline: CompileTimeline | None) -> Figure:
+    """The digest's compile timeline (``timeline.compile_timeline``): each compile on a row of its own, its phases
+    nested as they ran (a deeper span a thinner bar on top of the one that holds it), one colour per part of the
+    stack (``timeline.family``); seconds from the first compile."""
     title = "Compile timeline: each compile's phases, nested"
-    timeline = compile_timeline(run)
     if timeline is None:
         return _empty(title, "no compile spans were recorded")
     rows = timeline["rows"]
@@ -390,11 +390,13 @@ def overview_figures(run: ProfileRun) -> list[str]:
     return [name for name in OVERVIEW_FIGURES if name != "breakdown" or breakdown(run)]
 
 
-def figures(run: ProfileRun) -> dict[str, Figure]:
+def figures(run: ProfileRun, timeline: CompileTimeline | None = None) -> dict[str, Figure]:
+    """Every figure of the run; ``timeline`` is the digest's compile timeline where the caller already holds it
+    (the report's table shows the same rows), derived here once otherwise."""
     return {
         "variants": variants_figure(run),
         "samples": samples_figure(run),
-        "compile_timeline": compile_timeline_figure(run),
+        "compile_timeline": compile_timeline_figure(timeline if timeline is not None else compile_timeline(run)),
         "kernels": kernels_figure(run),
         "lines": lines_figure(run),
         "breakdown": breakdown_figure(run),

@@ -245,16 +245,16 @@ def inputs_html(run: ProfileRun) -> str:
             escape(r["signature"]) + (" *" if r["representative"] else ""),
             escape(", ".join(map(str, r["inputs"]))),
             str(r["calls"]),
-            escape(format_ms(r["eager_ms"])),
-            escape(format_ms(r["compiled_ms"])),
+            escape(r["eager_time"]),
+            escape(r["compiled_time"]),
             escape(r["speedup_text"]),
             str(r["recompiles"]),
-            escape(format_s(r["compile_s"])),
+            escape(r["compile_time"]),
         ]
         for r in summary["rows"]
     ]
     recompiles = [
-        [str(r["input"]), escape(r["signature"]), escape(format_s(r["compile_s"])), escape(r["text"])]
+        [str(r["input"]), escape(r["signature"]), escape(r["compile_time"] or "—"), escape(r["text"])]
         for r in summary["recompiles"][:MAX_ROWS]
     ]
     return (

@@ -20,6 +20,7 @@ from typing import Any
 
 from plotly.offline import get_plotlyjs
 
+from ..digest.contract import CompileTimeline
 from ..digest.cost import profile_cost
 from ..digest.distributed import collective_texts, ddp_split_text
 from ..digest.facts import break_count_text, break_groups, top_kernels
@@ -141,7 +142,7 @@ def _figure_div(name: str) -> str:
     return f'<div class="figure" data-figure="{escape(name)}"></div>'
 
 
-def _overview(run: ProfileRun) -> str:
+def _overview(run: ProfileRun, timeline: CompileTimeline | None) -> str:
     break_lines = tuple(b.line for b in run.graph_breaks if b.line is not None)
     source = (
         "<h2>Cell</h2>"
@@ -151,12 +152,11 @@ def _overview(run: ProfileRun) -> str:
         else ""
     )
     charts = "".join(_figure_div(name) for name in overview_figures(run))
-    return f'<section id="overview"><h2>Summary</h2>{render_html(run)}{charts}{_compile_timeline(run)}{source}{_profile_cost(run)}</section>'
+    return f'<section id="overview"><h2>Summary</h2>{render_html(run)}{charts}{_compile_timeline(timeline)}{source}{_profile_cost(run)}</section>'
 
 
-def _compile_timeline(run: ProfileRun) -> str:
+def _compile_timeline(timeline: CompileTimeline | None) -> str:
     """Each compile's time, when it ran, its cache lookups and its largest phases (``digest.timeline``)."""
-    timeline = compile_timeline(run)
     if timeline is None:
         return ""
     rows = []
@@ -366,7 +366,8 @@ def _errors(run: ProfileRun) -> str:
 def render_report_html(run: ProfileRun) -> str:
     graph_guards = run_guards(run)
     guards = _guards(graph_guards)
-    sections = [_overview(run), _graph_breaks(run), _graphs(run), guards, _kernels(run), _errors(run)]
+    timeline = compile_timeline(run)  # the digest's rows, once: the table and the figure show the same
+    sections = [_overview(run, timeline), _graph_breaks(run), _graphs(run), guards, _kernels(run), _errors(run)]
     tabs = [("overview", "Overview"), ("graph-breaks", f"Graph breaks ({len(run.graph_breaks)})"), ("graphs", "Graphs")]
     if guards:
         tabs.append(("guards", f"Guards ({sum(gg.total for gg in graph_guards)})"))
@@ -388,6 +389,6 @@ def render_report_html(run: ProfileRun) -> str:
         # plotly.js (4.8 MB) after the page, not in <head>: the text paints before the browser has parsed and run
         # it (a 2,500-kernel report's first paint in Chromium, 2-core machine: 1.92 s with it in <head>)
         f'<script type="text/javascript">{get_plotlyjs()}</script>'
-        f'<script type="text/javascript">var FIGURES = {_script_json(figures(run))};{_PAGE_SCRIPT}</script>'
+        f'<script type="text/javascript">var FIGURES = {_script_json(figures(run, timeline))};{_PAGE_SCRIPT}</script>'
         "</body></html>\n"
     )

@@ -34,7 +34,6 @@ from ..digest.facts import (
 from ..digest.format import (
     format_diff,
     format_interval,
-    format_ms,
     format_s,
     format_timing,
     one_line,
@@ -122,18 +121,18 @@ def _inputs_lines(run: ProfileRun) -> list[str]:
         [
             r["signature"] + (" *" if r["representative"] else ""),
             ", ".join(map(str, r["inputs"])),
-            format_ms(r["eager_ms"]),
-            format_ms(r["compiled_ms"]),
+            r["eager_time"],
+            r["compiled_time"],
             r["speedup_text"],
             _plural(r["recompiles"], "recompile"),
-            format_s(r["compile_s"]) + " compiling",
+            r["compile_time"] + " compiling",
         ]
         for r in summary["rows"]
     ]
     table = text_table(["signature", "inputs", "eager", "compiled", "speedup", "recompiles", "compile"], rows)
     out = [f"inputs: {summary['text']}", *(f"  {line}" for line in table.splitlines())]
     for r in summary["recompiles"][:MAX_LISTED]:
-        cost = f", {format_s(r['compile_s'])} compiling" if r["compile_s"] is not None else ""
+        cost = f", {r['compile_time']} compiling" if r["compile_time"] else ""
         out.append(f"  input {r['input']} ({r['signature']}) recompiled{cost}: {r['text']}")
     if len(summary["recompiles"]) > MAX_LISTED:
         out.append(f"  … and {len(summary['recompiles']) - MAX_LISTED} more recompiles")
