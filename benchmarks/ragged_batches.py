@@ -94,13 +94,14 @@ def plain_compile(step: Any, inputs: list[Any], device: str) -> dict[str, Any]:
 
     torch._dynamo.reset()
     compiled = torch.compile(step)
-    per_input, compile_s = [], []
+    per_input, compile_s, reasons = [], [], []
     for args in inputs:
         before = len(get_compilation_metrics())
         compiled(*args)
         sync(device)
         new = get_compilation_metrics()[before:]
         per_input.append(len(new))
+        reasons.append([str(getattr(m, "recompile_reason", "") or "")[:200] for m in new if m.is_forward is not False])
         compile_s.append(sum(m.entire_frame_compile_time_s or 0 for m in new))
     epochs: dict[str, list[float]] = {"eager": [], "compiled": []}
     for _ in range(5):
@@ -115,6 +116,7 @@ def plain_compile(step: Any, inputs: list[Any], device: str) -> dict[str, Any]:
     return {
         "compiles_per_input": per_input,
         "compile_s_per_input": compile_s,
+        "recompile_reasons": reasons,
         "epoch_eager_s": eager,
         "epoch_compiled_s": comp,
         "epoch_speedup": eager / comp,
@@ -130,10 +132,29 @@ def main() -> None:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--budget", type=float, default=6.0)
     parser.add_argument("--json", help="write the figures here")
+    parser.add_argument(
+        "--plain-only",
+        action="store_true",
+        help="only plain torch.compile (run it in a fresh process on a cold cache: after the profile in the same "
+        "process, Dynamo's automatic-dynamic memory and Inductor's cache would answer for it)",
+    )
     a = parser.parse_args()
     step, vocab = gpt2_step(a.layers, a.device)
     inputs = batches(a.batches, a.batch_size, vocab, a.device)
     print("sequence lengths:", [ids.shape[1] for ids, _ in inputs])
+    if a.plain_only:
+        plain = plain_compile(step, inputs, a.device)
+        print("plain torch.compile compiles per input:", plain["compiles_per_input"])
+        print("plain compile seconds per input:", [round(s, 2) for s in plain["compile_s_per_input"]])
+        for i, why in enumerate(plain["recompile_reasons"]):
+            for reason in why:
+                if reason:
+                    print(f"  input {i + 1}: {reason}")
+        print(f"FIGURE plain_epoch_speedup {plain['epoch_speedup']:.3f}")
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump({"args": vars(a), "torch": torch.__version__, "plain": plain}, f, indent=1)
+        return
     t0 = time.perf_counter()
     run = profile(step, inputs=inputs, quick=True, budget=a.budget)
     wall = time.perf_counter() - t0

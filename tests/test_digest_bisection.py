@@ -51,3 +51,37 @@ def test_a_difference_under_the_eager_backend_is_dynamos_capture_not_a_compiler(
 def test_what_did_not_come_back_under_the_bisector_is_said_for_its_kind(kind, said):
     b = Bisection(variant="inductor/default", outcome="not_reproduced", kind=kind, runs=4, seconds=2.0)
     assert said in bisection_text(b)
+
+
+def _offered(**changes) -> str:
+    from compile_profile.digest.notes import bisect_offer
+    from compile_profile.profile_run import Correctness
+    from synthetic_store_runs import make_run
+
+    run = make_run("r1")
+    for name, value in changes.items():
+        if name == "correctness_ok":
+            run.correctness = Correctness(ok=value)
+        else:
+            setattr(run, name, value)
+    return bisect_offer(run)
+
+
+def test_bisect_is_offered_for_a_compile_failure_an_inductor_backend_may_own_and_for_results_that_differ():
+    from compile_profile.profile_run import ErrorInfo
+
+    lowering = ErrorInfo(
+        stage="compile", message="RuntimeError: x", variant="inductor", compile_stage="inductor_lowering"
+    )
+    assert "where its compile starts failing" in _offered(errors=[lowering], status="failed")
+    assert "where its results start to differ from eager" in _offered(correctness_ok=False)
+
+
+def test_bisect_is_not_offered_where_it_would_find_nothing_or_was_done():
+    from compile_profile.profile_run import ErrorInfo
+
+    dynamos = ErrorInfo(stage="compile", message="Unsupported: print", variant="inductor", compile_stage="dynamo")
+    assert _offered(errors=[dynamos], status="failed") == ""  # the code's own, which no backend changes
+    assert _offered(correctness_ok=True) == ""
+    done = Bisection(variant="inductor", outcome="found", kind="mismatch", backend="inductor", subsystem="lowerings")
+    assert _offered(correctness_ok=False, bisection=done) == ""

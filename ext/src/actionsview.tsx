@@ -1,8 +1,10 @@
 /**
  * A run's actions, above its detail's tabs: Copy the cell it profiled with its `%%compile_profile`
  * line (magicline.ts), Export its self-contained HTML report (the server renders it; the browser saves
- * it), Re-run its cell in the notebook it came from (navigate.ts; where it cannot, it says why), and for a
- * run whose compile failed, Export reproducer (a standalone script to attach to a PyTorch issue).  What each
+ * it), Re-run its cell in the notebook it came from (navigate.ts; where it cannot, it says why), Bisect it
+ * (re-run with --bisect, where the digest's bisect_offer says what that would find: a compile failure or
+ * results that differ), and for a run whose compile failed, Export reproducer (a standalone script to attach
+ * to a PyTorch issue).  What each
  * did shows beside them in words.
  */
 
@@ -62,10 +64,11 @@ export function RunActions(props: { run: IProfileRun; services: IDetailServices 
       `Exported the reproducer as ${repro}: run it with python ${repro}.`
     );
   const hasReproducer = run.errors.some(e => Boolean(e.reproducer));
-  const rerun = async () => {
-    const result = await services.rerun(run);
+  const rerun = async (option = '') => {
+    const result = await services.rerun(run, option);
     say(result.message, !result.ran);
   };
+  const bisectOffer = run.summary?.bisect_offer ?? '';
   return (
     <div className="cp-Actions" role="toolbar" aria-label="Run actions">
       <button
@@ -104,6 +107,16 @@ export function RunActions(props: { run: IProfileRun; services: IDetailServices 
       >
         Re-run
       </button>
+      {bisectOffer ? (
+        <button
+          className="jp-Button jp-mod-minimal cp-Action"
+          data-action="bisect"
+          title={`${bisectOffer} (--bisect is added to the cell's %%compile_profile line)`}
+          onClick={() => void rerun('--bisect')}
+        >
+          Bisect
+        </button>
+      ) : null}
       {note ? (
         <span className={`cp-ActionNote${note.bad ? ' cp-mod-bad' : ''}`} role="status">
           {note.text}

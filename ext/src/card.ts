@@ -4,8 +4,9 @@
  * its first causes with their cost and what to do, diagnosis.ts) and the --sweep recommendation
  * with its torch.compile call to copy; then the verdict (why compiled is faster or slower) and
  * payback sentences when the run has them, a bar chart of the variants, the warnings, the lines the profile logged to
- * stderr folded under their count (the magic keeps them out of the cell's output), and an "Open"
- * button that opens the run's detail in a main-area tab beside the notebook.  Built from the output's own data, so it renders after a kernel restart or a page
+ * stderr folded under their count (the magic keeps them out of the cell's output), an "Open"
+ * button that opens the run's detail in a main-area tab beside the notebook, and for a failed compile or
+ * results that differ a "Bisect" button (the cell again with --bisect; the digest's bisect_offer).  Built from the output's own data, so it renders after a kernel restart or a page
  * reload; an output saved before the verdict and payback existed shows neither.
  */
 
@@ -21,6 +22,7 @@ import { formatS, formatSpeedup, hasInterval, speedupTone } from './format';
 import { IRecommendation, IRunMimeData, IRunSummary, RUN_MIME_TYPE } from './types';
 
 export const OPEN_COMMAND = 'compile-profile:open';
+export const BISECT_COMMAND = 'compile-profile:bisect';
 
 function el<K extends keyof HTMLElementTagNameMap>(
   tag: K,
@@ -38,7 +40,8 @@ function el<K extends keyof HTMLElementTagNameMap>(
 export class RunCard extends Panel implements IRenderMime.IRenderer {
   constructor(
     private readonly _charts: ChartRenderer,
-    private readonly _openRun: (runId: string) => void
+    private readonly _openRun: (runId: string) => void,
+    private readonly _bisectRun: (runId: string) => void = () => undefined
   ) {
     super();
     this.addClass('cp-Card');
@@ -65,6 +68,13 @@ export class RunCard extends Panel implements IRenderMime.IRenderer {
     open.title = 'Open this run in a tab beside the notebook';
     open.addEventListener('click', () => this._openRun(data.run_id));
     actions.node.append(open);
+    if (data.summary.bisect_offer) {
+      // a failed compile or results that differ: what --bisect would find, said on the button
+      const bisect = el('button', 'jp-Button jp-mod-minimal cp-Action cp-Card-bisect', 'Bisect');
+      bisect.title = `${data.summary.bisect_offer} (--bisect is added to the cell's %%compile_profile line)`;
+      bisect.addEventListener('click', () => this._bisectRun(data.run_id));
+      actions.node.append(bisect);
+    }
     this.addWidget(actions);
     if (this.isAttached) {
       await this._drawChart();
@@ -220,12 +230,13 @@ export function recommendationNode(r: IRecommendation, className: string): HTMLE
 
 export function runCardFactory(
   charts: ChartRenderer,
-  openRun: (runId: string) => void
+  openRun: (runId: string) => void,
+  bisectRun: (runId: string) => void = () => undefined
 ): IRenderMime.IRendererFactory {
   return {
     safe: true,
     mimeTypes: [RUN_MIME_TYPE],
     defaultRank: 0,
-    createRenderer: () => new RunCard(charts, openRun)
+    createRenderer: () => new RunCard(charts, openRun, bisectRun)
   };
 }

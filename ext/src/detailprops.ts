@@ -11,7 +11,8 @@ export interface IDetailServices {
   languages: IEditorLanguageRegistry;
   revealLine: (run: IProfileRun, line: number | null) => Promise<boolean>;
   /** run the run's cell again in its notebook, or say why not */
-  rerun: (run: IProfileRun) => Promise<IRerunResult>;
+  /** Run the run's cell again in its notebook; `option` ("--bisect") added to its %%compile_profile line. */
+  rerun: (run: IProfileRun, option?: string) => Promise<IRerunResult>;
 }
 
 export interface ITabProps {

@@ -7,13 +7,14 @@
  */
 
 import { ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
-import { ICommandPalette, IThemeManager } from '@jupyterlab/apputils';
+import { ICommandPalette, IThemeManager, showErrorMessage } from '@jupyterlab/apputils';
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { LabIcon } from '@jupyterlab/ui-components';
 
-import { OPEN_COMMAND, runCardFactory } from './card';
+import { getRun } from './api';
+import { BISECT_COMMAND, OPEN_COMMAND, runCardFactory } from './card';
 import { ChartRenderer, ThemeWatcher } from './charts';
 import { DETAIL_TABS, isDetailTab } from './detail';
 import { OPEN_RUN_COMMAND, RunDetailTabs } from './detailwidget';
@@ -74,7 +75,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
         charts,
         languages,
         revealLine: (run, line) => revealCellLine(app, notebooks, run, line),
-        rerun: run => rerunCell(app, notebooks, run)
+        rerun: (run, option) => rerunCell(app, notebooks, run, option)
       },
       compileProfileIcon
     );
@@ -137,7 +138,24 @@ const plugin: JupyterFrontEndPlugin<void> = {
     });
     palette?.addItem({ command: OPEN_COMMAND, category: 'Compile Profile' });
 
-    rendermime.addFactory(runCardFactory(charts, openRun), 0);
+    app.commands.addCommand(BISECT_COMMAND, {
+      label: 'Bisect a Compile Profile Run',
+      caption: "Run a failed or mismatching run's cell again with --bisect, in the notebook it came from",
+      icon: compileProfileIcon,
+      describedBy: { args: RUN_ARGS },
+      execute: async args => {
+        if (typeof args.runId !== 'string' || !args.runId) {
+          return;
+        }
+        const result = await rerunCell(app, notebooks, await getRun(args.runId), '--bisect');
+        if (!result.ran) {
+          void showErrorMessage('Not bisected', result.message);
+        }
+      }
+    });
+
+    const bisectRun = (runId: string) => void app.commands.execute(BISECT_COMMAND, { runId });
+    rendermime.addFactory(runCardFactory(charts, openRun, bisectRun), 0);
     rendermime.addFactory(progressFactory, 0);
   }
 };

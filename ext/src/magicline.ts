@@ -90,3 +90,16 @@ export function profiledCell(
 ): string {
   return `${magicLine(run)}\n${bodyOf(run.cell_source)}`;
 }
+
+/**
+ * `cell` with `option` added to its `%%compile_profile` line (the card's and the detail's Bisect: the cell runs
+ * again with `--bisect`); unchanged where the line has it already or the cell has no such line.
+ */
+export function withOption(cell: string, option: string): string {
+  const end = cell.indexOf('\n');
+  const first = end < 0 ? cell : cell.slice(0, end);
+  if (!first.trimStart().startsWith(MAGIC) || first.split(/\s+/).includes(option)) {
+    return cell;
+  }
+  return `${first.replace(/\s+$/, '')} ${option}${end < 0 ? '' : cell.slice(end)}`;
+}

@@ -9,7 +9,7 @@ import { Notification } from '@jupyterlab/apputils';
 import { INotebookTracker, NotebookActions, NotebookPanel } from '@jupyterlab/notebook';
 
 import { findCell } from './cellmatch';
-import { profiledCell } from './magicline';
+import { profiledCell, withOption } from './magicline';
 import { samePath } from './runlist';
 import { IProfileRun } from './types';
 
@@ -96,7 +96,8 @@ export interface IRerunResult {
 export async function rerunCell(
   app: JupyterFrontEnd,
   tracker: INotebookTracker,
-  run: Pick<IProfileRun, 'notebook' | 'cell_source' | 'variants' | 'label'>
+  run: Pick<IProfileRun, 'notebook' | 'cell_source' | 'variants' | 'label'>,
+  option = ''
 ): Promise<IRerunResult> {
   const cell = profiledCell(run);
   const panel = notebookFor(tracker, { notebook: run.notebook, cell_source: cell });
@@ -127,8 +128,14 @@ export async function rerunCell(
   notebook.deselectAll();
   notebook.activeCellIndex = target.index;
   await notebook.scrollToItem(target.index, 'center');
+  // The option goes on the cell's own %%compile_profile line, where the user sees it and can take it out again.
+  const changed = option ? withOption(sources[target.index], option) : sources[target.index];
+  if (changed !== sources[target.index]) {
+    notebook.widgets[target.index].model.sharedModel.setSource(changed);
+  }
   // A notebook opened a moment ago has no kernel yet: the run would find none and ask which to start.
   await panel.sessionContext.ready;
   void NotebookActions.run(notebook, panel.sessionContext);
-  return { ran: true, message: `Running cell ${target.index + 1} of ${panel.context.path} again.` };
+  const how = option ? ` with ${option} (added to its %%compile_profile line)` : ' again';
+  return { ran: true, message: `Running cell ${target.index + 1} of ${panel.context.path}${how}.` };
 }

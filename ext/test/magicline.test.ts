@@ -1,4 +1,4 @@
-import { hasMagicLine, magicLine, profiledCell, quoteArg } from '../src/magicline';
+import { hasMagicLine, magicLine, profiledCell, quoteArg, withOption } from '../src/magicline';
 import { IVariant } from '../src/types';
 
 const BODY = 'x = torch.randn(8)\ny = x.relu()';
@@ -70,5 +70,21 @@ describe('quoteArg', () => {
     expect(quoteArg('a b')).toBe("'a b'");
     expect(quoteArg("it's")).toBe('"it\'s"');
     expect(quoteArg('<b>x</b>')).toBe("'<b>x</b>'");
+  });
+});
+
+describe('withOption', () => {
+  it("adds the option to the cell's %%compile_profile line and keeps its code as it was", () => {
+    const cell = '%%compile_profile --mode max-autotune  \ny = model(x)\nz = y + 1';
+    expect(withOption(cell, '--bisect')).toBe(
+      '%%compile_profile --mode max-autotune --bisect\ny = model(x)\nz = y + 1'
+    );
+  });
+  it('leaves a line that has the option already, and a cell with no such line, unchanged', () => {
+    expect(withOption('%%compile_profile --bisect --quick\ny = f(x)', '--bisect')).toBe(
+      '%%compile_profile --bisect --quick\ny = f(x)'
+    );
+    expect(withOption('y = f(x)', '--bisect')).toBe('y = f(x)');
+    expect(withOption('%%compile_profile', '--bisect')).toBe('%%compile_profile --bisect');
   });
 });

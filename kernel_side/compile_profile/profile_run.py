@@ -645,6 +645,12 @@ class ErrorInfo:
     # torch's ``fx_graph_runnable`` of that compile with the versions it was made with); "" where torch logged none
     reproducer: str = ""
 
+    @property
+    def backend_may_own(self) -> bool:
+        """A compile failure a backend may own, not an error Dynamo raised on the code itself (an unsupported
+        construct, a break under fullgraph, which no backend changes): what ``--bisect`` bisects."""
+        return self.stage == "compile" and self.compile_stage != "dynamo"
+
 
 @dataclass
 class Bisection:

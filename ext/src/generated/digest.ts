@@ -62,6 +62,7 @@ export interface RunDigest {
    */
   notes?: string[];
   correctness?: CorrectnessSummary | null;
+  bisect_offer?: string;
   graph_breaks?: BreakGroup[];
   errors?: ErrorSummary[];
   recommendation?: RecommendationSummary | null;
@@ -917,6 +918,7 @@ export interface RunSummary {
    */
   notes?: string[];
   correctness?: CorrectnessSummary | null;
+  bisect_offer?: string;
   graph_breaks?: BreakGroup[];
   errors?: ErrorSummary[];
   recommendation?: RecommendationSummary | null;

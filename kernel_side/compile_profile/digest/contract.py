@@ -317,6 +317,8 @@ class RunSummary(_RunSummary, total=False):
     memory_note: str  # why the run has no peak memory; "" when it has one
     notes: list[str]  # the run's notes in words, in the order the engine recorded them
     correctness: CorrectnessSummary | None
+    # what re-running the cell with --bisect would find; "" where it would find nothing (``notes.bisect_offer``)
+    bisect_offer: str
     graph_breaks: list[BreakGroup]
     errors: list[ErrorSummary]
     recommendation: RecommendationSummary | None

@@ -289,6 +289,28 @@ BISECT_SUBSYSTEM_WORDS: dict[str, str] = {
 }
 
 
+def bisect_offer(run: ProfileRun) -> str:
+    """What re-running the cell with ``--bisect`` would find, where it would find something: a compile failure an
+    Inductor variant's backend may own, or compiled results that differ from eager; "" where the run was bisected
+    already, is a job's or a trace's, or has neither (the card's and the detail's Bisect button)."""
+    if run.bisection is not None or run.distributed is not None or run.imported_trace is not None:
+        return ""
+    inductor = {v.name for v in run.compiled_variants if v.backend == "inductor"}
+    if any(e.backend_may_own and e.variant in inductor for e in run.errors):
+        return (
+            "Run the cell again with --bisect: PyTorch's CompilerBisector finds the backend and the Inductor "
+            "subsystem, pass or lowering where its compile starts failing"
+        )
+    compared = run.speedup_variant  # the variant the correctness check ran
+    c = run.correctness
+    if c is not None and c.ok is False and not c.not_replayed and compared is not None and compared.name in inductor:
+        return (
+            "Run the cell again with --bisect: PyTorch's CompilerBisector finds the backend and the Inductor "
+            "subsystem, pass or lowering where its results start to differ from eager, by this card's rule"
+        )
+    return ""
+
+
 def bisection_text(b: Bisection) -> str:
     """What ``--bisect`` found, as every view says it: where a failed compile starts failing, or where results
     start to differ from eager by the card's correctness rule."""

@@ -49,6 +49,7 @@ from .lines import line_times
 from .measured import cudagraph_warnings, measured
 from .notes import (
     COMPILE_STAGE_WORDS,
+    bisect_offer,
     bisection_text,
     compile_failure_text,
     error_message,
@@ -62,7 +63,7 @@ from .timeline import compile_timeline
 from .trace import trace_headline, trace_summary
 
 # Bumped whenever a field is added to, or a wording changes in, ``summarize``'s dict.
-DIGEST_VERSION = 19  # 18: the diagnosis heading's why, a compile failure's place; 19: input sequences
+DIGEST_VERSION = 20  # 18: the diagnosis heading's why, a compile failure's place; 19: input sequences; 20: bisect_offer
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 
@@ -427,6 +428,7 @@ def summarize(run: ProfileRun) -> contract.RunSummary:
             if run.correctness
             else None
         ),
+        "bisect_offer": bisect_offer(run),
         "graph_breaks": [g.as_dict() for g in groups],
         "warnings": warnings(run),
         "errors": [
@@ -489,6 +491,7 @@ def unreadable_summary(
         "memory_note": "",
         "notes": [],
         "correctness": None,
+        "bisect_offer": "",
         "graph_breaks": [],
         "warnings": [],
         "errors": [],

@@ -29,7 +29,7 @@ from typing import Any
 
 import torch
 
-from ..profile_run import Bisection, ErrorInfo
+from ..profile_run import Bisection
 from .failures import dispatch_state_kept, let_go, one_line
 from .optimizer_state import OptimizerViews
 from .session import Session
@@ -53,15 +53,10 @@ def _config_change(backend: str, subsystem: str) -> str:
     return ""
 
 
-def should_bisect(error: ErrorInfo) -> bool:
-    """A compile failure the backend may own: not Dynamo's own error on the cell's code."""
-    return error.stage == "compile" and error.compile_stage != "dynamo"
-
-
 def bisect_failure(session: Session) -> None:
     """Bisect the first failed compile of an Inductor variant into ``run.bisection``."""
     run = session.run
-    error = next((e for e in run.errors if should_bisect(e)), None)
+    error = next((e for e in run.errors if e.backend_may_own), None)
     spec = next((s for s in session.specs if error is not None and s.name == error.variant), None)
     if error is None or spec is None or spec.backend != "inductor":
         return
