@@ -537,6 +537,7 @@ def main() -> None:
             "id": COMPILE_FAILED_RUN_ID,
             "reproducer": compile_failed.errors[0].reproducer,
             "warning": run_digest(compile_failed)["warnings"][0],
+            "bisect_offer": run_digest(compile_failed)["bisect_offer"],
         },
         "logs": {
             "lines": SEEDED_LOGS,

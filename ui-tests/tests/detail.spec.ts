@@ -217,10 +217,15 @@ test("Export downloads the run's HTML report", async ({ page }) => {
   await report.close();
 });
 
-test('a run whose compile failed says where and exports its reproducer; others offer none', async ({
+test('a run whose compile failed says where, exports its reproducer and offers Bisect; others offer neither', async ({
   page
 }) => {
-  const failed = (expected() as any).compile_failed as { id: string; reproducer: string; warning: string };
+  const failed = (expected() as any).compile_failed as {
+    id: string;
+    reproducer: string;
+    warning: string;
+    bisect_offer: string;
+  };
   const detail = await openRun(page, failed.id, 'Overview');
   await expect(detail).toContainText(failed.warning);
   const downloading = page.waitForEvent('download');
@@ -234,9 +239,18 @@ test('a run whose compile failed says where and exports its reproducer; others o
     `Exported the reproducer as repro-${failed.id}.py: run it with python repro-${failed.id}.py.`
   );
   await shot(page, 'compile-failed');
+  // Bisect says on its button what --bisect would find, and runs the cell only where its notebook is open
+  const bisect = detail.locator('.cp-Action[data-action="bisect"]');
+  expect(failed.bisect_offer).toContain('where its compile starts failing');
+  expect(await bisect.getAttribute('title')).toContain(failed.bisect_offer);
+  await bisect.click();
+  await expect(detail.locator('.cp-ActionNote')).toContainText(
+    'Not re-run: a notebook holding its cell is not open'
+  );
   const other = await openRun(page, WIDE_RUN, 'Overview');
   await expect(other.locator('.cp-Action[data-action="export"]')).toBeVisible();
   await expect(other.locator('.cp-Action[data-action="reproducer"]')).toHaveCount(0);
+  await expect(other.locator('.cp-Action[data-action="bisect"]')).toHaveCount(0);
 });
 
 test('Re-run runs the cell in the notebook that holds it, and says why not when it was edited', async ({
