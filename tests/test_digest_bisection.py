@@ -18,7 +18,7 @@ def test_a_mismatch_found_in_a_pass_says_where_it_starts_differing_and_that_with
     text = bisection_text(_found("mismatch"))
     assert text == (
         "bisected (9 runs, 4.2 s): it starts differing in the inductor backend, in Inductor's post-grad graph "
-        "passes, at application #3 (remove_noop_ops); with that one left out it matches eager"
+        "passes, at application #4 (remove_noop_ops); with that one left out it matches eager"
     )
 
 

@@ -322,7 +322,8 @@ def bisection_text(b: Bisection) -> str:
         if b.switch:
             return f"bisected ({took}): it {fails} in {b.backend} with its default for {b.switch.split(' = ')[0]}; it {runs} with {b.switch}"
         what = BISECT_SUBSYSTEM_WORDS.get(b.subsystem, b.subsystem)
-        at = f", at application #{b.bisect_number}" if b.bisect_number is not None else ""
+        # the bisector counts applications from 0 (``bisect_number``: how many went before the one that breaks it)
+        at = f", at application #{b.bisect_number + 1}" if b.bisect_number is not None else ""
         info = f" ({b.debug_info.strip()})" if b.debug_info.strip() else ""
         return f"bisected ({took}): it starts {failing} in the {b.backend} backend, in {what}{at}{info}; with that one left out it {runs}"
     if b.outcome == "backend":
