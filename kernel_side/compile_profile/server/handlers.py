@@ -241,18 +241,17 @@ class ImportTraceHandler(_StoreHandler):
         path = root / Path(raw.strip()).expanduser()  # an absolute path stays as it is
         from ..engine.trace_import import NoTrace, import_and_store
 
-        store = self.store()
+        def read_and_store() -> list[ProfileRun]:  # off the server's event loop: a job's logs take seconds
+            with self.store() as store:
+                return import_and_store(path, store, label=label, source_roots=[root])
+
         try:
-            runs = await IOLoop.current().run_in_executor(
-                None, lambda: import_and_store(path, store, label=label, source_roots=[root])
-            )
+            runs = await IOLoop.current().run_in_executor(None, read_and_store)
         except NoTrace as exc:
             return self._refuse(str(exc))
-        except (OSError, ValueError) as exc:  # a directory that cannot be listed, a log that is not text
+        except OSError as exc:  # a directory or log that cannot be read (import_trace words most of these itself)
             reason = getattr(exc, "strerror", None) or str(exc)
             return self._refuse(f"cannot read {path}: {reason}")
-        finally:
-            store.close()
         self.set_status(201)
         jobs = dict.fromkeys(r.distributed.job_id for r in runs if r.distributed is not None)
         self.write_json({"ids": [r.id for r in runs], "job_ids": list(jobs)})
