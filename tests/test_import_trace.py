@@ -289,6 +289,23 @@ def test_import_trace_of_a_path_without_logs_is_one_line_exit_2(cli, tmp_path):
     assert len(import_trace(empty)) == 1
 
 
+def test_the_python_api_stores_the_runs_it_returns_in_the_panels_store(tmp_path, monkeypatch):
+    import compile_profile
+
+    db = tmp_path / "runs.sqlite"
+    monkeypatch.setenv("COMPILE_PROFILE_DB", str(db))  # the store the panel reads, as a notebook's kernel has it
+    ranks = compile_profile.import_trace(FIXTURES / "job", source_roots=[ROOT])
+    assert [r.distributed.rank for r in ranks if r.distributed] == [0, 1]
+    with RunStore(db) as store:
+        assert store.job(ranks[0].id)[1].to_dict() == ranks[1].to_dict()
+    with pytest.raises(NoTrace, match="holds no TORCH_TRACE record"):
+        compile_profile.import_trace(RELEASES / "torch-2.13.0" / "expected.json", db=db)
+    (run,) = compile_profile.import_trace(FIXTURES / "script", label="step", db=tmp_path / "other.sqlite")
+    assert run.label == "step"
+    with RunStore(db) as store, RunStore(tmp_path / "other.sqlite") as other:
+        assert store.count() == 2 and [r["id"] for r in other.list()] == [run.id], "nothing stored on a refusal"
+
+
 def test_a_gzipped_log_cut_short_is_read_up_to_where_it_ends(tmp_path):
     whole = (RELEASES / "torch-2.13.0" / "trace.log.gz").read_bytes()
     cut = tmp_path / "cut.log.gz"

@@ -48,7 +48,10 @@ class ExecutedNotebook:
     path: Path
     nb: nbformat.NotebookNode
     db: Path  # the notebook's run store
-    runs: dict[str, ProfileRun]  # by label
+    runs: dict[str, ProfileRun]  # the profiled cells' runs, by label
+    imported: dict[
+        str, ProfileRun
+    ]  # the runs its cells read from a TORCH_TRACE (compile_profile.import_trace), by label
     stored: int  # runs in the notebook's store
     seconds: float
 
@@ -93,9 +96,10 @@ def _execute(name: str, workdir: Path) -> ExecutedNotebook:
     with RunStore(db) as store:
         runs = [store.get(run_id) for run_id in _run_ids(nb)]
         stored = store.count()
-    by_label = {r.label: r for r in runs}
-    assert len(by_label) == len(runs), "every profiled cell has a label of its own"
-    return ExecutedNotebook(path=path, nb=nb, db=db, runs=by_label, stored=stored, seconds=seconds)
+    by_label = {r.label: r for r in runs if r.imported_trace is None}
+    imported = {r.label: r for r in runs if r.imported_trace is not None}
+    assert len(by_label) + len(imported) == len(runs), "every run shown has a label of its own"
+    return ExecutedNotebook(path=path, nb=nb, db=db, runs=by_label, imported=imported, stored=stored, seconds=seconds)
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +129,8 @@ def test_notebook_runs_cleanly_and_every_profile_is_ok(executed, name):
     errors = [o for c in ran.nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors
     assert ran.runs, "the notebook profiles at least one cell"
-    assert ran.stored == len(ran.runs), "each profiled cell stored its run, and only that"
+    # each profiled cell stored its run, each imported trace its run (shown as its card), and nothing else
+    assert ran.stored == len(ran.runs) + len(ran.imported)
     for label, run in ran.runs.items():
         assert run.status == "ok" and not run.errors, (label, run.errors)
         assert run.notebook == str(ran.path)
@@ -209,6 +214,33 @@ def test_02_over_an_epochs_batches_the_short_one_recompiles_and_each_is_compared
     assert printed.startswith("4 inputs, 2 signatures: ")
     assert "batch 4 recompiled: xb (cell line 2) changed dim 0:" in printed
     assert "compiled matches eager on each of the 4 inputs, each compared on the same input" in printed
+
+
+def test_02_a_scripts_torch_trace_imports_as_a_run_with_its_breaks_recompile_and_timeline(executed):
+    ran = executed("02_graph_breaks_and_recompiles")
+    assert list(ran.imported) == ["TORCH_TRACE of train.py"]
+    run = ran.imported["TORCH_TRACE of train.py"]
+    trace = run.imported_trace
+    assert trace is not None and trace.rank is None and "trace" in Path(trace.path).parts
+    assert run.status == "ok" and not run.errors and run.notebook == ""
+    assert run.speedup is None and [v.timing for v in run.variants] == [None], "a trace times nothing"
+    script = Path(trace.path).parents[1] / "train.py"
+    assert run.cell_source == script.read_text(), "the script stands for the cell"
+    branch = next(i for i, line in enumerate(run.cell_source.splitlines(), 1) if line.startswith("    if loss > 1:"))
+    assert {b.line for b in run.graph_breaks} == {branch} and "data-dependent" in run.graph_breaks[0].reason
+    assert {"dynamo", "aot_forward", "aot_backward"} <= {g.kind for g in run.graphs}
+    (recompile,) = run.recompiles
+    assert "size mismatch at index 0. expected 16, actual 7" in recompile.reason
+    assert any(k.language == "cpp" for k in run.kernels)
+    printed = ran.stdout("from compile_profile.digest.timeline import compile_timeline")
+    assert f"train.py line {branch}: if loss > 1:  # a branch on a tensor's value: a graph break (2 breaks, yours)" in (
+        printed
+    ), "the first compile's break and the recompile's, counted once"
+    defined = next(i for i, line in enumerate(run.cell_source.splitlines(), 1) if line.startswith("def loss_of("))
+    assert f"recompile: xb (cell line {defined}) changed dim 0: 16 → 7" in printed
+    rows = [line for line in printed.splitlines() if line.startswith("  [")]
+    assert len(rows) >= 2 and rows[-1].split("]")[1].startswith(" recompile: "), printed
+    assert "4 steps, last loss" in ran.stdout("import os\nimport subprocess")
 
 
 def test_03_training_step_has_forward_backward_and_optimizer_graphs(executed):

@@ -338,3 +338,101 @@ async def test_a_run_and_a_job_read_from_torch_traces_are_served_with_their_figu
     assert job["job"]["headline"].startswith("2 ranks: from a TORCH_TRACE: no timings")
     response = await jp_fetch(API, "jobs", job_id, "report")
     assert b"from a TORCH_TRACE: no timings" in response.body
+
+
+# -- the panel's Import TORCH_TRACE: POST runs/import-trace {path} ------------------------------------------
+
+
+TRACE_FIXTURES = __import__("pathlib").Path(__file__).parent / "import_trace_fixtures"
+
+
+async def post_import(jp_fetch, body):
+    response = await jp_fetch(API, "runs", "import-trace", method="POST", body=json.dumps(body))
+    assert response.code == 201 and response.headers["Content-Type"].startswith("application/json")
+    return json.loads(response.body)
+
+
+async def test_import_trace_stores_a_scripts_run_and_a_jobs_ranks_and_answers_their_ids(jp_fetch, store):
+    from compile_profile.engine.trace_import import import_trace
+
+    token = (await fetch_json(jp_fetch, API, "changes"))["token"]
+    body = await post_import(jp_fetch, {"path": str(TRACE_FIXTURES / "script" / "trace.log.gz"), "label": " mine "})
+    (run_id,) = body["ids"]
+    assert body["job_ids"] == []
+    run = await fetch_json(jp_fetch, API, "runs", run_id)
+    expected = import_trace(TRACE_FIXTURES / "script" / "trace.log.gz")[0]  # the CLI's import of the same log
+    assert run["label"] == "mine" and run["imported_trace"]["path"].endswith("script/trace.log.gz")
+    assert len(run["graph_breaks"]) == len(expected.graph_breaks) == 2
+    assert len(run["recompiles"]) == len(expected.recompiles) == 2
+    assert [g["kind"] for g in run["graphs"]] == [g.kind for g in expected.graphs]
+    assert run["summary"]["headline"].startswith("from a TORCH_TRACE: no timings")
+    assert (await fetch_json(jp_fetch, API, "changes"))["token"] != token, "the panel's poll sees the new run"
+
+    job = await post_import(jp_fetch, {"path": str(TRACE_FIXTURES / "job")})
+    assert len(job["ids"]) == 2 and len(job["job_ids"]) == 1
+    ranks = (await fetch_json(jp_fetch, API, "jobs", job["job_ids"][0]))["runs"]
+    assert [r["id"] for r in ranks] == job["ids"], "the ranks in rank order"
+    assert store.count() == 3
+
+
+async def test_import_trace_reads_a_relative_path_under_the_servers_root(jp_fetch, jp_root_dir, store):
+    import shutil
+
+    shutil.copytree(TRACE_FIXTURES / "failed", jp_root_dir / "my traces")
+    body = await post_import(jp_fetch, {"path": "my traces"})
+    (run_id,) = body["ids"]
+    run = store.get(run_id)
+    assert run.status == "failed" and run.imported_trace is not None
+    assert run.imported_trace.path == str(jp_root_dir / "my traces" / "trace.log.gz")
+
+
+async def test_import_trace_refuses_bad_input_with_what_to_fix_and_loses_nothing(jp_fetch, jp_root_dir, store):
+    store.put(cpu_run())
+    (jp_root_dir / "empty").mkdir()
+    (jp_root_dir / "notes.txt").write_text("<b>not a trace</b>\n")
+    (jp_root_dir / "broken.log.gz").write_bytes(b"not gzip at all")
+    cases = [
+        ({}, "give the path of a TORCH_TRACE directory or log on the server"),
+        ({"path": "  "}, "give the path of a TORCH_TRACE directory or log on the server"),
+        ({"path": 3}, "give the path of a TORCH_TRACE directory or log on the server"),
+        ([], "the request body must be a JSON object"),
+        ({"path": "nowhere/100%"}, f"{jp_root_dir / 'nowhere' / '100%'}: no such file or directory"),
+        ({"path": "empty"}, f"{jp_root_dir / 'empty'} holds no TORCH_TRACE log (*.log or *.log.gz)"),
+        ({"path": "notes.txt"}, "notes.txt holds no TORCH_TRACE record (is it a log TORCH_TRACE=DIR wrote?)"),
+        ({"path": "broken.log.gz"}, "broken.log.gz holds no TORCH_TRACE record"),
+        ({"path": str(TRACE_FIXTURES / "script"), "label": 1}, "label must be a string"),
+    ]
+    for body, message in cases:
+        error = await expect_status(jp_fetch, 400, API, "runs", "import-trace", method="POST", body=json.dumps(body))
+        reply = json.loads(error.response.body)
+        assert message in reply["message"], (body, reply)
+    error = await expect_status(jp_fetch, 400, API, "runs", "import-trace", method="POST", body="{not json")
+    assert "must be a JSON object" in json.loads(error.response.body)["message"]
+    assert [r["id"] for r in (await fetch_json(jp_fetch, API, "runs"))["runs"]] == [cpu_run().id], "nothing lost"
+
+
+async def test_import_trace_of_an_unreadable_log_says_it_cannot_read_it(jp_fetch, jp_root_dir, store, monkeypatch):
+    from compile_profile.engine import trace_import
+
+    def unreadable(path):  # a file of another user's, mode 600 (the tests may run as root, who reads it all the same)
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(trace_import, "read_trace_file", unreadable)
+    (jp_root_dir / "trace").mkdir()
+    log = jp_root_dir / "trace" / "dedicated_log_torch_trace_x.log"
+    log.write_text("x\n")
+    error = await expect_status(
+        jp_fetch, 400, API, "runs", "import-trace", method="POST", body=json.dumps({"path": "trace"})
+    )
+    assert json.loads(error.response.body)["message"] == f"cannot read {log}: Permission denied"
+    assert store.count() == 0
+
+
+async def test_import_trace_refuses_an_unauthenticated_request(http_server_client, jp_base_url, store):
+    url = jp_base_url.rstrip("/") + f"/{API}/runs/import-trace"
+    body = json.dumps({"path": str(TRACE_FIXTURES / "script")})
+    for headers in ({}, {"Authorization": "token wrong"}):
+        with pytest.raises(tornado.httpclient.HTTPClientError) as info:
+            await http_server_client.fetch(url, method="POST", body=body, headers=headers)
+        assert info.value.code == 403
+    assert store.count() == 0

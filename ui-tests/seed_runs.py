@@ -11,6 +11,8 @@ rank 0's compiled call waits for it; both split into DDP buckets) with the job d
 later puts one more run, as a kernel would, to test that the panel picks it up without a refresh.  ``--add-markup``
 puts a run with markup in every field (tests/markup_runs.py) and two rows that cannot be read (one not JSON, one
 with markup where a number belongs), for xss.spec.ts, which takes them out again with ``--remove ID...``.
+``--add-inputs ID`` profiles a small MLP over a sequence of inputs of two shapes (``profile(fn, inputs=[...])``,
+compiled here on the CPU) and puts its run, for importtrace.spec.ts's look at the Overview's input-signature table.
 """
 
 from __future__ import annotations
@@ -491,14 +493,37 @@ def add_markup_runs() -> None:
     print(json.dumps(sorted(set(placed.values()))))
 
 
+def add_inputs_run(run_id: str) -> None:
+    """A real profile over three full batches and a short one: two input signatures, one recompile."""
+    import torch
+    from compile_profile import profile
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 8))
+    model.requires_grad_(False)
+
+    def step(xb):
+        return model(xb).relu().sum(dim=1)
+
+    batches = [(torch.randn(16, 32),) for _ in range(3)] + [(torch.randn(7, 32),)]
+    run = profile(step, inputs=batches, dynamic=False, quick=True, budget=0.5, label="MLP over an epoch's batches")
+    run.id = run_id
+    with RunStore(DB) as store:
+        store.put(run)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--add", metavar="ID", help="put one more run with this id into the existing store")
     parser.add_argument("--add-markup", action="store_true", help="put the markup run and two unreadable rows")
+    parser.add_argument("--add-inputs", metavar="ID", help="profile a function over inputs of two shapes, put its run")
     parser.add_argument("--remove", nargs="+", metavar="ID", help="delete these runs from the existing store")
     args = parser.parse_args()
     if args.add_markup:
         add_markup_runs()
+        return
+    if args.add_inputs:
+        add_inputs_run(args.add_inputs)
         return
     if args.remove:
         with RunStore(DB) as store:

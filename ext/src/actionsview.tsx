@@ -69,16 +69,21 @@ export function RunActions(props: { run: IProfileRun; services: IDetailServices 
     say(result.message, !result.ran);
   };
   const bisectOffer = run.summary?.bisect_offer ?? '';
+  // A run read from a TORCH_TRACE profiled no cell: its "cell" is a script, with no %%compile_profile line to copy
+  // and no notebook to re-run it in (the digest offers no bisect for it either).
+  const fromCell = !run.imported_trace;
   return (
     <div className="cp-Actions" role="toolbar" aria-label="Run actions">
-      <button
-        className="jp-Button jp-mod-minimal cp-Action"
-        data-action="copy"
-        title="Copy the cell this run profiled, with the %%compile_profile line and options it used"
-        onClick={copy}
-      >
-        Copy cell
-      </button>
+      {fromCell ? (
+        <button
+          className="jp-Button jp-mod-minimal cp-Action"
+          data-action="copy"
+          title="Copy the cell this run profiled, with the %%compile_profile line and options it used"
+          onClick={copy}
+        >
+          Copy cell
+        </button>
+      ) : null}
       <button
         className="jp-Button jp-mod-minimal cp-Action"
         data-action="export"
@@ -99,14 +104,16 @@ export function RunActions(props: { run: IProfileRun; services: IDetailServices 
           Export reproducer
         </button>
       ) : null}
-      <button
-        className="jp-Button jp-mod-minimal cp-Action"
-        data-action="rerun"
-        title="Run this cell again, with the same options, in the notebook it came from"
-        onClick={() => void rerun()}
-      >
-        Re-run
-      </button>
+      {fromCell ? (
+        <button
+          className="jp-Button jp-mod-minimal cp-Action"
+          data-action="rerun"
+          title="Run this cell again, with the same options, in the notebook it came from"
+          onClick={() => void rerun()}
+        >
+          Re-run
+        </button>
+      ) : null}
       {bisectOffer ? (
         <button
           className="jp-Button jp-mod-minimal cp-Action"

@@ -117,3 +117,18 @@ export function deleteRun(id: string): Promise<void> {
 export async function changeToken(): Promise<number> {
   return (await request<{ token: number }>('changes')).token;
 }
+
+/** What POST runs/import-trace answers: the new runs' ids (a job's ranks in rank order) and their jobs' ids. */
+export interface IImportTraceResult {
+  ids: string[];
+  job_ids: string[];
+}
+
+/**
+ * Read the TORCH_TRACE logs at `path` on the server (a directory or one log; relative to the server's root)
+ * into the run store, as `compile-profile import-trace` does. A path with no readable log is an ApiError (400)
+ * whose message says what to fix.
+ */
+export function importTrace(path: string): Promise<unknown> {
+  return request<unknown>('runs/import-trace', { method: 'POST', body: JSON.stringify({ path }) });
+}

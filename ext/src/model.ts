@@ -9,6 +9,7 @@ import { Poll } from '@lumino/polling';
 import { ISignal, Signal } from '@lumino/signaling';
 
 import * as api from './api';
+import { importedText, importFailedText, parseImportResult, traceImportPath } from './importtrace';
 import { filterByNotebook, newestFirst } from './runlist';
 import { IRunSummary } from './types';
 
@@ -47,6 +48,11 @@ export class PanelModel {
   /** The job whose main-area tab is current, highlighted in the list. */
   currentJobId: string | null = null;
   view: 'runs' | 'compare' = 'runs';
+  /** What the last Import TORCH_TRACE… came to, shown under the toolbar until the next one. */
+  importNotice: { kind: 'ok' | 'error'; text: string } | null = null;
+  importing = false;
+  /** The path last asked for, offered again by the next import (a failed one's, to fix). */
+  lastTracePath = '';
 
   get visibleRuns(): IRunSummary[] {
     return this.thisNotebookOnly
@@ -85,6 +91,41 @@ export class PanelModel {
     await api.deleteRun(id);
     this._removed.emit(id);
     await this.refresh();
+  }
+
+  /**
+   * Import the TORCH_TRACE at `typed` (a path on the server) into the store, as `compile-profile import-trace`
+   * does; the list refreshes. Returns the first new run's id, or null when the import failed: then
+   * `importNotice` says why and what to fix, and the store is as it was.
+   */
+  async importTrace(typed: string): Promise<string | null> {
+    const checked = traceImportPath(typed);
+    if ('error' in checked) {
+      this.importNotice = { kind: 'error', text: checked.error };
+      this._changed.emit();
+      return null;
+    }
+    this.lastTracePath = checked.path;
+    this.importing = true;
+    this.importNotice = null;
+    this._changed.emit();
+    try {
+      const result = parseImportResult(await api.importTrace(checked.path));
+      this.importNotice = { kind: 'ok', text: importedText(checked.path, result) };
+      await this.refresh();
+      return result.ids[0];
+    } catch (error) {
+      this.importNotice = { kind: 'error', text: importFailedText(error) };
+      return null;
+    } finally {
+      this.importing = false;
+      this._changed.emit();
+    }
+  }
+
+  dismissImportNotice(): void {
+    this.importNotice = null;
+    this._changed.emit();
   }
 
   setView(view: 'runs' | 'compare'): void {

@@ -95,12 +95,24 @@ export function Overview({ run, figures, services }: ITabProps): JSX.Element {
           {e.line ? `, cell line ${e.line}` : ''}: {e.message}
         </p>
       ))}
-      {run.summary?.memory_note ? <p className="cp-Note">{run.summary.memory_note}</p> : null}
-      <Chart name="variants" figure={figures?.variants} charts={services.charts} height={260} />
-      <Chart name="samples" figure={figures?.samples} charts={services.charts} height={280} />
+      {/* the digest's note follows "peak memory:", as in the text view; alone it would not say what is missing */}
+      {run.summary?.memory_note ? (
+        <p className="cp-Note cp-MemoryNote">peak memory: {run.summary.memory_note}</p>
+      ) : null}
+      {/* a run read from a TORCH_TRACE timed nothing: no empty timing charts, the line above says so */}
+      {run.imported_trace ? null : (
+        <>
+          <Chart name="variants" figure={figures?.variants} charts={services.charts} height={260} />
+          <Chart name="samples" figure={figures?.samples} charts={services.charts} height={280} />
+        </>
+      )}
     </div>
   );
 }
+
+const REPRESENTATIVE_TIP =
+  "The signature in bold: the variants' table below, the kernels and the correctness are of it (the note under " +
+  'this table says which input it is); the speedup above is over the whole sequence, weighted by calls.';
 
 /** A profile over a sequence of inputs: the digest's sentence, a row per signature, the recompiles by input. */
 export function InputSequence({ inputs }: { inputs: InputsSummary | null }): JSX.Element | null {
@@ -122,7 +134,11 @@ export function InputSequence({ inputs }: { inputs: InputsSummary | null }): JSX
         </thead>
         <tbody>
           {inputs.rows.map(r => (
-            <tr key={r.signature} className={r.representative ? 'cp-mod-representative' : undefined}>
+            <tr
+              key={r.signature}
+              className={r.representative ? 'cp-mod-representative' : undefined}
+              title={r.representative ? REPRESENTATIVE_TIP : undefined}
+            >
               <td>{r.signature}</td>
               <td>{r.inputs.join(', ')}</td>
               <td>{r.eager_time}</td>

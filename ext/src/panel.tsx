@@ -4,13 +4,14 @@
  * job's view, jobwidget.tsx) and the comparison of two runs.
  */
 
-import { Dialog, showDialog } from '@jupyterlab/apputils';
+import { Dialog, InputDialog, showDialog } from '@jupyterlab/apputils';
 import { ReactWidget, UseSignal } from '@jupyterlab/ui-components';
 import * as React from 'react';
 
 import * as api from './api';
 import { deltaArrow, deltaClass, kernelCountText } from './compare';
 import { formatAge, speedupTone } from './format';
+import { IMPORT_TRACE_HELP } from './importtrace';
 import { PanelModel } from './model';
 import { groupJobs, jobTitle, readableRuns, runBadge, runFlag, runTitle, unreadableReason } from './runlist';
 import { IComparison, IKernelCount, IRunSummary } from './types';
@@ -95,6 +96,33 @@ function PanelView(props: {
               ↻
             </button>
           </div>
+          <div className="cp-ImportBar">
+            <button
+              className="jp-Button jp-mod-minimal cp-ImportTrace"
+              title={`Import TORCH_TRACE logs of a script or a torchrun job as runs (no timings). ${IMPORT_TRACE_HELP}`}
+              disabled={model.importing}
+              onClick={() => void importTrace(model, openRun)}
+            >
+              {model.importing ? 'Importing TORCH_TRACE…' : 'Import TORCH_TRACE…'}
+            </button>
+          </div>
+          {model.importNotice ? (
+            <div
+              className={
+                model.importNotice.kind === 'error' ? 'cp-Error cp-ImportNotice' : 'cp-Note cp-ImportNotice'
+              }
+              role={model.importNotice.kind === 'error' ? 'alert' : 'status'}
+            >
+              {model.importNotice.text}{' '}
+              <button
+                className="jp-Button jp-mod-minimal cp-Dismiss"
+                aria-label="dismiss"
+                onClick={() => model.dismissImportNotice()}
+              >
+                ✕
+              </button>
+            </div>
+          ) : null}
           <RunList model={model} runs={runs} openRun={openRun} openJob={openJob} />
         </>
       ) : (
@@ -102,6 +130,24 @@ function PanelView(props: {
       )}
     </div>
   );
+}
+
+/** Ask for a TORCH_TRACE path on the server, import it, and open the first new run. */
+async function importTrace(model: PanelModel, openRun: (runId: string) => void): Promise<void> {
+  const asked = await InputDialog.getText({
+    title: 'Import TORCH_TRACE',
+    label: IMPORT_TRACE_HELP,
+    placeholder: '/tmp/trace',
+    text: model.lastTracePath,
+    okLabel: 'Import'
+  });
+  if (!asked.button.accept) {
+    return;
+  }
+  const runId = await model.importTrace(asked.value ?? '');
+  if (runId) {
+    openRun(runId);
+  }
 }
 
 function RunList(props: {

@@ -1,5 +1,9 @@
 """compile-profile: what torch.compile does to your code, and what it buys you."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 try:
     from ._version import __version__
 except ImportError:  # a source checkout that was never built (the version file is generated)
@@ -12,10 +16,15 @@ from .job import Job
 from .launch import launch
 from .profile_run import ProfileRun
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
 __all__ = [
     "Job",
     "ProfileRun",
     "__version__",
+    "import_trace",
     "launch",
     "profile",
     "load_ipython_extension",
@@ -28,6 +37,31 @@ def profile(fn, *args, **options) -> ProfileRun:
     from .engine.profiler import profile as _profile
 
     return _profile(fn, *args, **options)
+
+
+def import_trace(
+    path: str | Path,
+    *,
+    label: str = "",
+    source_roots: Sequence[str | Path] | None = None,
+    db: str | Path | None = None,
+) -> list[ProfileRun]:
+    """Read the TORCH_TRACE logs at ``path`` (a directory, every log in it, or one ``.log`` / ``.log.gz``) as runs,
+    store them in the run store the panel lists (``db``, default ``$COMPILE_PROFILE_DB`` or the Jupyter data
+    directory's) and return them, a job's ranks in rank order: what ``compile-profile import-trace`` does
+    (``docs/import-trace.md``).  A run from a trace has no timings.  ``source_roots``: where to look for the traced
+    script when it is not at the path the trace names (default: the current directory).  Raises
+    ``compile_profile.engine.trace_import.NoTrace`` (a ``ValueError``) naming the path when it holds no log that
+    can be read; nothing is stored then."""
+    import os
+
+    from .engine.trace_import import import_and_store
+    from .store import RunStore
+
+    with RunStore(db) as store:
+        return import_and_store(
+            path, store, label=label, source_roots=[os.getcwd()] if source_roots is None else source_roots
+        )
 
 
 def load_ipython_extension(ipython):

@@ -244,14 +244,14 @@ def cmd_import(args: argparse.Namespace, store: RunStore) -> int:
 
 def cmd_import_trace(args: argparse.Namespace, store: RunStore) -> int:
     from .digest.trace import skipped_text
-    from .engine.trace_import import NoTrace, import_trace
+    from .engine.trace_import import NoTrace, import_and_store
 
     try:
-        runs = import_trace(args.path, label=args.label or "", source_roots=args.source_root or [os.getcwd()])
+        runs = import_and_store(
+            args.path, store, label=args.label or "", source_roots=args.source_root or [os.getcwd()]
+        )
     except NoTrace as exc:
         raise CliError(str(exc)) from None
-    for run in runs:  # every log read before any run is stored
-        store.put(run)
     for run in runs:
         t = run.imported_trace
         assert t is not None

@@ -26,6 +26,7 @@ import json
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..profile_run import (
     Device,
@@ -40,6 +41,9 @@ from ..profile_run import (
 from .trace_file import TraceFile, read_trace_file
 from .trace_model import HANDLERS, CellLocator, build_variant_trace
 from .trace_model.events import FailedCompile
+
+if TYPE_CHECKING:
+    from ..store import RunStore
 
 TRACE_VARIANT = "trace"
 
@@ -151,6 +155,18 @@ def import_trace(path: str | Path, *, label: str = "", source_roots: Sequence[st
                 rank=run.imported_trace.rank, world_size=world_size, backend="", job_id=job_id
             )
         runs.sort(key=lambda r: (r.distributed is None, r.distributed.rank if r.distributed else 0))
+    return runs
+
+
+def import_and_store(
+    path: str | Path, store: RunStore, *, label: str = "", source_roots: Sequence[str | Path] = ()
+) -> list[ProfileRun]:
+    """``import_trace`` then each run put in ``store``: every log is read before any run is stored, so a log that
+    cannot be read stores nothing.  What ``compile-profile import-trace``, ``compile_profile.import_trace`` and the
+    panel's Import TORCH_TRACE (the server's ``runs/import-trace``) do."""
+    runs = import_trace(path, label=label, source_roots=source_roots)
+    for run in runs:
+        store.put(run)
     return runs
 
 

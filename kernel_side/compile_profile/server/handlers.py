@@ -1,6 +1,7 @@
 """REST handlers over the run store, under ``<base_url>/compile-profile/api/``: runs, their figures, a
-comparison, the change token, a run's self-contained HTML report (``runs/<id>/report``, a download), and a
-distributed job (``jobs/<id>``: its digest; ``jobs/<id>/report``: its HTML report).
+comparison, the change token, a run's self-contained HTML report (``runs/<id>/report``, a download), a
+distributed job (``jobs/<id>``: its digest; ``jobs/<id>/report``: its HTML report), and the import of a
+TORCH_TRACE on the server into the store (``POST runs/import-trace``, what ``compile-profile import-trace`` does).
 
 Every handler is an authenticated ``APIHandler``: the runs hold the user's code,
 so they are served only to whoever may run that code in the first place.
@@ -13,11 +14,14 @@ beside the others.  No request about one run answers 500 because of what that ru
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 from typing import Any
 
 import tornado.web
 from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
+from tornado.ioloop import IOLoop
 
 from ..digest import compare, run_digest, summarize
 from ..digest.job import job_digest
@@ -209,6 +213,55 @@ class JobReportHandler(_JobHandler):
         self.finish(page, set_content_type="text/html; charset=utf-8")
 
 
+class ImportTraceHandler(_StoreHandler):
+    @tornado.web.authenticated
+    async def post(self) -> None:
+        """``{"path": DIR_OR_FILE, "label": TEXT}``: the TORCH_TRACE logs at a path on the server (a directory, every
+        log in it, or one ``.log`` / ``.log.gz``; a relative path is under the server's root directory, where the
+        file browser starts) read into runs and stored, as ``compile-profile import-trace`` does; answers 201 with
+        the new runs' ids (a job's ranks in rank order) and their jobs' ids.  A path that holds no log that can be
+        read is answered 400 with what to fix, and nothing is stored.  The traced script is looked for under the
+        server's root directory when it is not where the trace says."""
+        try:
+            body = json.loads(self.request.body or b"{}")
+        except ValueError:
+            body = None
+        if not isinstance(body, dict):
+            return self._refuse('the request body must be a JSON object: {"path": "/path/to/trace_dir"}')
+        raw, label = body.get("path"), body.get("label", "")
+        if not isinstance(raw, str) or not raw.strip():
+            return self._refuse(
+                "give the path of a TORCH_TRACE directory or log on the server (the DIR of TORCH_TRACE=DIR, "
+                "or one of its .log files)"
+            )
+        if not isinstance(label, str):
+            return self._refuse("label must be a string")
+        label = label.strip()
+        root = Path(self.settings.get("server_root_dir") or os.getcwd()).expanduser()
+        path = root / Path(raw.strip()).expanduser()  # an absolute path stays as it is
+        from ..engine.trace_import import NoTrace, import_and_store
+
+        def read_and_store() -> list[ProfileRun]:  # off the server's event loop: a job's logs take seconds
+            with self.store() as store:
+                return import_and_store(path, store, label=label, source_roots=[root])
+
+        try:
+            runs = await IOLoop.current().run_in_executor(None, read_and_store)
+        except NoTrace as exc:
+            return self._refuse(str(exc))
+        except OSError as exc:  # a directory or log that cannot be read (import_trace words most of these itself)
+            reason = getattr(exc, "strerror", None) or str(exc)
+            return self._refuse(f"cannot read {path}: {reason}")
+        self.set_status(201)
+        jobs = dict.fromkeys(r.distributed.job_id for r in runs if r.distributed is not None)
+        self.write_json({"ids": [r.id for r in runs], "job_ids": list(jobs)})
+
+    def _refuse(self, message: str) -> None:
+        # written here, not raised as an HTTPError: a path's '%' would be read as a format by tornado's log line
+        self.set_status(400)
+        self.write_json({"message": message, "reason": "import-trace"})
+
+
 class ChangesHandler(_StoreHandler):
     @tornado.web.authenticated
     def get(self) -> None:
@@ -222,6 +275,8 @@ def setup_handlers(web_app) -> None:
         [
             (url_path_join(base, "runs") + "/?", RunsHandler),
             (url_path_join(base, "compare") + "/?", CompareHandler),
+            # before runs/<id>: "import-trace" is no run's id (a run's id is 12 hex digits)
+            (url_path_join(base, "runs", "import-trace") + "/?", ImportTraceHandler),
             (url_path_join(base, "runs", _SEGMENT) + "/?", RunHandler),
             (url_path_join(base, "runs", _SEGMENT, "figures") + "/?", FiguresHandler),
             (url_path_join(base, "runs", _SEGMENT, "report") + "/?", ReportHandler),
