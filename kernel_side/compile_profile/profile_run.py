@@ -43,6 +43,7 @@ NoteKind = Literal[
     "random_draws_differ",  # runs from the same generator state drew differently
     "optimizer_changed_by_compile",  # Dynamo changed the optimizer (step counters, capturable)
     "nothing_compiled",  # Dynamo captured no graph
+    "dispatcher_left_on",  # --bisect's failed compiles left torch's Python dispatcher switched on (a PyTorch bug)
     "recompiled_during_timing",  # variant, values["graphs"]
     "recompile_limit",  # variant, values["compile_id"], ["limit"], ["during_timing"]
     "warmup_kept_compiling",  # variant, values["extra_calls"], ["settled_calls"]

@@ -117,6 +117,7 @@ export interface Note {
     | 'random_draws_differ'
     | 'optimizer_changed_by_compile'
     | 'nothing_compiled'
+    | 'dispatcher_left_on'
     | 'recompiled_during_timing'
     | 'recompile_limit'
     | 'warmup_kept_compiling'

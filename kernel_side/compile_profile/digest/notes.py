@@ -141,6 +141,11 @@ NOTE_WORDS: dict[NoteKind, Callable[[Note], str]] = {
         f"{n.variant}: its warm-up calls kept compiling (recompiles), so it had {_int(n, 'extra_calls')} more "
         f"before timing, until {_int(n, 'settled_calls')} calls in a row compiled nothing"
     ),
+    "dispatcher_left_on": lambda n: (
+        "the bisection's failed compiles left torch's Python dispatcher switched on for this thread (a PyTorch bug, "
+        "seen with torch 2.11's AOTAutograd under inference_mode): eager calls in this kernel may now fail with "
+        "'Hit PythonDispatcher dispatch key but PythonDispatcherTLS was not set'; restart the kernel before going on"
+    ),
     "state_restored": lambda n: (
         f"the cell changes {_int(n, 'tensors')} tensor(s) in place (e.g. an optimizer step); they were restored "
         "before each correctness run, and the namespace ends as after the last run"

@@ -22,6 +22,7 @@ says so.  Its own prints go nowhere.
 from __future__ import annotations
 
 import contextlib
+import gc
 import io
 import time
 from collections.abc import Callable
@@ -29,8 +30,8 @@ from typing import Any
 
 import torch
 
-from ..profile_run import Bisection
-from .failures import dispatch_state_kept, let_go, one_line
+from ..profile_run import Bisection, Note
+from .failures import let_go, one_line, python_dispatcher_on
 from .optimizer_state import OptimizerViews
 from .session import Session
 from .timing import device_sync
@@ -97,6 +98,8 @@ def _bisect(
     started = time.perf_counter()
     name = f"{spec.name} (bisect)"
 
+    dispatcher_was_on = python_dispatcher_on()
+
     def test() -> bool:
         if time.perf_counter() - started > session.opts.bisect_timeout_s:
             raise _OutOfTime
@@ -105,17 +108,16 @@ def _bisect(
         session.progress(f"bisecting {spec.name}: run {result.runs}, backend {backend}")
         torch._dynamo.reset()
         compiled_fn = torch.compile(t.function, backend=backend, dynamic=spec.dynamic, fullgraph=spec.fullgraph)
-        with dispatch_state_kept():  # a run that fails half-way through tracing may leave the dispatcher changed
-            try:
-                return passes(name, session.calls.compiled(compiled_fn, name))
-            except Exception as exc:  # noqa: BLE001 - a failing run is what the bisector looks for
-                # handled here: the calls must not keep it, nor through its traceback the bisector's frame, which
-                # cleans up (and prints) only when its objects go
-                session.calls.forget(exc)
-                let_go(exc)
-                return False
-            finally:
-                session.recorder.take()
+        try:
+            return passes(name, session.calls.compiled(compiled_fn, name))
+        except Exception as exc:  # noqa: BLE001 - a failing run is what the bisector looks for
+            # handled here: the calls must not keep it, nor through its traceback the bisector's frame, which
+            # cleans up (and prints) only when its objects go
+            session.calls.forget(exc)
+            let_go(exc)
+            return False
+        finally:
+            session.recorder.take()
 
     kept = session.mutable.kept() if session.mutable is not None else contextlib.nullcontext()
     try:
@@ -124,6 +126,7 @@ def _bisect(
                 found = CompilerBisector.do_bisect(test)
             finally:  # the optimizers as a plain run leaves them, before ``kept`` puts their tensors back
                 session.calls.optimizers.install(OptimizerViews.EAGER)
+                gc.collect()  # the bisector cleans up (and prints) when its objects go: here, not at exit
         if found is None:
             result.outcome = "not_reproduced"
         else:
@@ -144,4 +147,6 @@ def _bisect(
         result.seconds = time.perf_counter() - started
         torch._dynamo.reset()
         session.recorder.take()
+        if python_dispatcher_on() and not dispatcher_was_on:  # said, not undone: setting it back made it worse
+            session.run.notes.append(Note("dispatcher_left_on"))
     return result

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Literal
 import torch
 
 from ..profile_run import CELL_FILENAME_PREFIX, ErrorInfo
-from .failures import dispatch_state_kept, let_go, one_line
+from .failures import let_go, one_line
 from .stack import Frame, parse_frames
 from .timing import device_sync
 
@@ -171,16 +171,14 @@ def try_aot_eager(session: Session, spec: VariantSpec, info: ErrorInfo) -> None:
     t = session.target
     session.recorder.take()
     try:
-        with dispatch_state_kept():
-            compiled_fn = torch.compile(t.function, backend="aot_eager", dynamic=spec.dynamic, fullgraph=spec.fullgraph)
-            call = session.calls.compiled(compiled_fn, name)
-            session.calls.reset(name)
-            call()
-            device_sync(session.run.device.type)()
+        compiled_fn = torch.compile(t.function, backend="aot_eager", dynamic=spec.dynamic, fullgraph=spec.fullgraph)
+        call = session.calls.compiled(compiled_fn, name)
+        session.calls.reset(name)
+        call()
+        device_sync(session.run.device.type)()
         info.aot_eager = "runs"
     except Exception as exc:  # noqa: BLE001 - its failure is the finding
         info.aot_eager, info.aot_eager_error = "fails", one_line(exc)
-        session.calls.forget(exc)
         let_go(exc)
     finally:
         session.recorder.take()

@@ -1,13 +1,11 @@
 """What the profiler does with an exception from the profiled code: one line for the card, the
-``ErrorInfo`` the run keeps, the memory it holds let go at once, and torch's thread-local dispatch state put back
-where a failed compile left it changed."""
+``ErrorInfo`` the run keeps, the memory it holds let go at once, and whether a failed compile left torch's Python
+dispatcher switched on."""
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import traceback
-from collections.abc import Iterator
 
 import torch
 
@@ -58,34 +56,8 @@ def is_compile_error(exc: BaseException) -> bool:
     return isinstance(exc, (BackendCompilerFailed, TorchDynamoException))
 
 
-# The dispatch keys a compile switches on for this thread while it traces (the Python dispatcher, the Python key of
-# the mode stack, functionalization, pre-dispatch tracing), through guard objects that switch them off again when
-# they go
-_TRACING_KEYS = ("Python", "PythonDispatcher", "PythonTLSSnapshot", "Functionalize", "PreDispatch")
-
-
-@contextlib.contextmanager
-def dispatch_state_kept() -> Iterator[None]:
-    """Torch's thread-local dispatch state (``_TRACING_KEYS`` included or excluded, the dispatch mode stack) on
-    leaving as on entering, also when a compile inside failed half-way.
-
-    Measured on an H200, torch 2.11: after ``--bisect`` ran a timm ConvNeXt's failing compile under
-    ``inference_mode`` again, the Python dispatcher stayed on, and the notebook's next eager call of the model failed
-    with "Hit PythonDispatcher dispatch key but PythonDispatcherTLS was not set".  The guards that would have
-    switched it off were still held, by the failed run's frames; a garbage collection lets most of them go, and what
-    is still changed after it is set back here."""
-    keys = [k for k in (getattr(torch._C.DispatchKey, name, None) for name in _TRACING_KEYS) if k is not None]
-    included = [torch._C._dispatch_tls_is_dispatch_key_included(k) for k in keys]
-    excluded = [torch._C._dispatch_tls_is_dispatch_key_excluded(k) for k in keys]
-    modes = torch._C._len_torch_dispatch_stack()
-    try:
-        yield
-    finally:
-        gc.collect()
-        while torch._C._len_torch_dispatch_stack() > modes:
-            torch._C._pop_torch_dispatch_stack(None)  # the innermost mode, infra modes aside
-        for key, was_included, was_excluded in zip(keys, included, excluded):
-            if torch._C._dispatch_tls_is_dispatch_key_included(key) != was_included:
-                torch._C._dispatch_tls_set_dispatch_key_included(key, was_included)
-            if torch._C._dispatch_tls_is_dispatch_key_excluded(key) != was_excluded:
-                torch._C._dispatch_tls_set_dispatch_key_excluded(key, was_excluded)
+def python_dispatcher_on() -> bool:
+    """Whether torch's Python dispatcher is switched on for this thread: never between a notebook's calls, unless
+    a failed compile left it on (``bisect.py`` checks, measured on an H200 with torch 2.11: the next eager call
+    failed with "Hit PythonDispatcher dispatch key but PythonDispatcherTLS was not set")."""
+    return torch._C._dispatch_tls_is_dispatch_key_included(torch._C.DispatchKey.PythonDispatcher)
