@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..profile_run import InputSequence, ProfileRun, Recompile, Speedup
 from . import contract
-from .format import format_ms, format_s, format_speedup_interval, interval_brackets, ratio_phrase
+from .format import format_ms, format_s, format_speedup_interval, interval_brackets, lines_of, ratio_phrase
 from .guards import recompile_text
 from .notes import note_text
 
@@ -81,7 +81,7 @@ def inputs_summary(run: ProfileRun) -> contract.InputsSummary | None:
                 if r.input < len(sequence.calls)
                 else "",
                 "variant": r.variant,
-                "text": recompile_text(r),
+                "text": recompile_text(r, lines_of(run)),
                 "compile_s": compile_s,
                 "compile_time": format_s(compile_s) if compile_s is not None else "",
             }

@@ -39,6 +39,7 @@ from .format import (
     format_speedup,
     format_speedup_interval,
     interval_brackets,
+    lines_of,
     ratio_phrase,
 )
 from .guards import failed_guard_text, guards_digest, recompiles_digest, value_guard_warnings
@@ -209,7 +210,8 @@ def warnings(run: ProfileRun) -> list[str]:
     if later_failure:  # first: what follows was measured before it, and nothing after it
         out.append(later_failure)
     # a compile failure where it was, whose it is, and what runs meanwhile
-    out.extend(t for e in run.errors if (t := compile_failure_text(e, cell_code(run, e.line))))
+    of = lines_of(run)  # what its lines are lines of: the cell, or a traced script
+    out.extend(t for e in run.errors if (t := compile_failure_text(e, cell_code(run, e.line), of)))
     if run.bisection is not None and run.bisection.kind == "failure":
         out.append(bisection_text(run.bisection))
     if run.correctness is not None and run.correctness.ok is False:
@@ -222,20 +224,20 @@ def warnings(run: ProfileRun) -> list[str]:
     every = break_groups(run)
     # the breaks the user can act on (theirs, then libraries'), each on a line; PyTorch's own on one line
     groups = [g for g in every if g.owner == "yours"] + [g for g in every if g.owner == "library"]
-    out.extend(break_summary(g) for g in groups[:MAX_BREAK_WARNINGS])
+    out.extend(break_summary(g, of) for g in groups[:MAX_BREAK_WARNINGS])
     if len(groups) > MAX_BREAK_WARNINGS:
         rest = sum(g.count for g in groups[MAX_BREAK_WARNINGS:])
         out.append(f"… and {rest} more graph break{'s' if rest != 1 else ''} elsewhere (see the panel)")
-    own = torch_own_text(every)
+    own = torch_own_text(every, of)
     if own:
         out.append(own)
-    ddp = ddp_wrapper_text(every)
+    ddp = ddp_wrapper_text(every, of)
     if ddp:  # one line for all of them, after the user's own: nothing in them to act on
         out.append(ddp)
     if run.recompiles:
         timed = [r for r in run.recompiles if r.during_timing]
         # the first recompile's failed guard says what to fix (mark the value dynamic, keep its shape)
-        failed = next((t for r in (timed or run.recompiles) if (t := failed_guard_text(r))), "")
+        failed = next((t for r in (timed or run.recompiles) if (t := failed_guard_text(r, of))), "")
         out.append(
             f"{len(run.recompiles)} recompile{'s' if len(run.recompiles) != 1 else ''}"
             + (f", {len(timed)} during timed runs" if timed else "")
