@@ -126,3 +126,60 @@ def test_an_empty_list_of_breaks_says_whether_dynamo_traced_whole_graphs_or_neve
     assert interrupted_text(stopped) == "interrupted before anything was compiled: only the eager run's results stand"
     assert interrupted_text(stopped) in warnings(stopped)
     assert interrupted_text(traced) == ""
+
+
+def _lines_run(script: str | None):
+    """cpu_run with a break, a recompile, a value guard on data and a compile error, each at a line; read from a
+    TORCH_TRACE of ``script`` where one is given."""
+    from compile_profile.profile_run import ErrorInfo, Graph, Guard, Recompile, TraceOrigin
+
+    run = cpu_run()
+    variant = run.variants[-1].name
+    run.graph_breaks = [GraphBreak(reason="builtin: print", line=4, code_line="print(y)", variant=variant)]
+    run.recompiles = [Recompile(reason="size mismatch", variant=variant, source="L['x']", line=2, change="size", dim=0)]
+    run.graphs.append(
+        Graph(
+            id=f"{variant}/1/0/dynamo",
+            kind="dynamo",
+            code="",
+            variant=variant,
+            compile_id="1/0",
+            guards=[
+                Guard(
+                    code="L['___stack0'] == 56.15234375",
+                    kind="value",
+                    source="L['___stack0']",
+                    line=5,
+                    user_name="s",
+                    user_expr="x.sum().item()",
+                )
+            ],
+        )
+    )
+    run.errors = [
+        ErrorInfo(stage="compile", message="boom", variant=variant, compile_stage="inductor_lowering", line=3)
+    ]
+    if script is not None:
+        run.imported_trace = TraceOrigin(path="/tmp/t/log.log", script=script)
+    return run
+
+
+def test_a_traced_scripts_lines_are_the_scripts_wherever_the_digest_words_one():
+    from compile_profile.digest.guards import recompiles_digest
+
+    run = _lines_run("/home/me/repo/train.py")
+    words = [*warnings(run), render_text(run), *(r["failed_guard"] for r in recompiles_digest(run))]
+    said = "\n".join(words)
+    assert "cell line" not in said
+    for n in (2, 3, 4, 5):
+        assert f"train.py line {n}" in said, n
+    assert "graph break at train.py line 4 (print(y))" in said
+    assert "x (train.py line 2) changed dim 0" in said
+    # a trace that named no user frame: its lines are the script's, unnamed
+    assert "script line 4" in "\n".join(warnings(_lines_run("")))
+
+
+def test_a_cells_lines_stay_cell_lines():
+    said = "\n".join([*warnings(_lines_run(None)), render_text(_lines_run(None))])
+    for n in (2, 3, 4, 5):
+        assert f"cell line {n}" in said, n

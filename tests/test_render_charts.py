@@ -181,3 +181,31 @@ def test_user_text_is_escaped_for_plotly_labels():
     (lines,) = figures(without_breakdown(run))["lines"]["data"]
     assert lines["x"] == ["line 4", "line 5", "line 6"]
     assert lines["customdata"][1] == [1, 0, escape(f"print('{HOSTILE}')", quote=False), 0]
+
+
+def test_over_a_sequence_of_inputs_the_speedup_bar_reads_the_representative_signatures_own_speedup():
+    from compile_profile.profile_run import InputCall, InputSequence, InputSignature, Speedup
+
+    run = cpu_run()
+    best = run.speedup.variant
+    small = Speedup(value=1.30, low=1.20, high=1.40, variant=best)  # what the bars' timings measured
+    run.inputs = InputSequence(
+        count=3,
+        signatures=[
+            InputSignature(parts=["x: (8, 4) float32"], inputs=[0, 2], speedup=small),
+            InputSignature(
+                parts=["x: (16, 4) float32"], inputs=[1], speedup=Speedup(value=0.5, low=0.4, high=0.6, variant=best)
+            ),
+        ],
+        calls=[InputCall(index=0, signature=0), InputCall(index=1, signature=1), InputCall(index=2, signature=0)],
+    )
+    run.speedup = Speedup(value=0.80, low=0.70, high=0.90, variant=best)  # the sequence's, weighted by calls
+    (trace,) = figures(run)["variants"]["data"]
+    label = dict(zip(trace["x"], trace["text"]))[best]
+    assert label == "1.30× faster [1.20×–1.40×] 95% CI on x: (8, 4) float32"  # not the sequence's 1.25× slower
+    from compile_profile.digest.inputs import inputs_summary, variant_bar_text
+
+    assert label == variant_bar_text(run, run.variant(best))
+    # the same words as the signature's own row of the digest's inputs table
+    row = next(r for r in inputs_summary(run)["rows"] if r["representative"])
+    assert label.startswith(row["speedup_text"])

@@ -280,3 +280,25 @@ def test_a_run_whose_stages_all_took_too_little_to_list_still_renders():
     run.stage_s = {"eager first call": 0.001}
     text = render_text(run)
     assert "The profile took" in text and "stage  time" not in text
+
+
+def test_a_wide_interval_of_a_slower_run_is_worded_as_the_headline_words_the_speedup():
+    from compile_profile.digest.summary import headline, noise_text
+    from compile_profile.profile_run import Speedup
+
+    run = cpu_run()
+    run.speedup = Speedup(value=0.535, low=0.50, high=0.58, variant="inductor/default")
+    noise = noise_text(run)
+    assert "1.87× slower" in headline(run)
+    assert "the speedup's 95% interval [1.72×–2.00×] (1.87× slower) spans 15% of it" in noise
+    assert "0.50×" not in noise and "0.58×" not in noise
+    run.speedup = Speedup(value=4.0, low=3.5, high=4.5, variant="inductor/default")
+    assert "the speedup's 95% interval [3.50×–4.50×] (4.00× faster) spans 25% of it" in noise_text(run)
+
+
+def test_a_speedup_that_moved_while_timing_is_worded_as_the_headline_words_it():
+    from compile_profile.digest.summary import noise_text
+    from render_fixtures import drifting_run
+
+    noise = noise_text(drifting_run(eager_late=5.9, compiled_late=9.0))  # compiled fell behind eager
+    assert "so the speedup went 1.96× faster → 1.53× slower" in noise, noise

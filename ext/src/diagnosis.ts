@@ -33,6 +33,14 @@ export function cardDiagnosis(summary: IRunSummary, limit = CARD_CAUSES): ICardD
   };
 }
 
+/**
+ * The text of the button beside a cause on a line, which shows that line in the notebook.  The cause's
+ * title already names the line in the digest's words ("line 5: print(y) runs eagerly …", "1 recompile: x
+ * (cell line 2) changed …"; a traced script's "train.py line 2"), so the button says what it does, not the
+ * line again: it once read "cell line 2" beside a title that said "x (cell line 2)".
+ */
+export const SHOW_LINE_TEXT = 'show in notebook';
+
 /** "… 2 more in the detail" under the card's causes; "" when it shows them all. */
 export function moreText(more: number): string {
   return more > 0 ? `… ${more} more in the detail` : '';

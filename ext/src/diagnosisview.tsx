@@ -8,12 +8,13 @@
 import { Clipboard } from '@jupyterlab/apputils';
 import * as React from 'react';
 
-import { recommendationOf } from './diagnosis';
+import { recommendationOf, SHOW_LINE_TEXT } from './diagnosis';
 import { IRunDigest } from './types';
 
 /**
  * Every cause, in the digest's order.  Given `showLine`, a cause on a cell line gets a button that shows
- * that line in the notebook (as the Graph breaks tab's do).
+ * that line in the notebook (as the Graph breaks tab's do); its title already names the line, the button
+ * does not name it again (SHOW_LINE_TEXT).
  */
 export function DiagnosisList({
   summary,
@@ -44,7 +45,7 @@ export function DiagnosisList({
                   title="Show this line in the notebook"
                   onClick={() => showLine(c.line as number)}
                 >
-                  cell line {c.line}
+                  {SHOW_LINE_TEXT}
                 </button>
               </>
             ) : null}

@@ -1,4 +1,4 @@
-import { cardDiagnosis, moreText, recommendationOf } from '../src/diagnosis';
+import { cardDiagnosis, moreText, recommendationOf, SHOW_LINE_TEXT } from '../src/diagnosis';
 import { ICause } from '../src/types';
 import { summary } from './fixtures';
 
@@ -52,5 +52,15 @@ describe('recommendationOf', () => {
       recommendationOf(summary('r', '2026-01-01', { recommendation: { variant: 'x', call: '' } }))
     ).toBeNull();
     expect(recommendationOf(undefined)).toBeNull();
+  });
+});
+
+describe('SHOW_LINE_TEXT', () => {
+  it('does not name the line a cause title already names', () => {
+    // the digest's recompile cause: its title says the line, and the panel's button sits on the same row
+    const c = cause('1 recompile: x (cell line 1) changed dim 0: 8 → 16', { kind: 'recompiles', line: 1 });
+    const row = `${c.title}: ${c.cost_text} ${SHOW_LINE_TEXT}`;
+    expect(row.match(/line 1\b/g)).toHaveLength(1);
+    expect(SHOW_LINE_TEXT).not.toMatch(/line|\d/);
   });
 });

@@ -31,7 +31,7 @@ from ..profile_run import ProfileRun, Variant
 from . import contract
 from .breakdown import BreakdownRow, breakdown_row, kernel_groups
 from .facts import BreakGroup, break_groups, cache_words, cell_code
-from .format import format_ms, format_s, ratio_phrase
+from .format import format_ms, format_s, lines_of, ratio_phrase
 from .guards import failed_guard_text
 from .kernel_times import timer_spread_ms
 from .payback import calls_text, payback
@@ -222,7 +222,7 @@ def _one_time(run: ProfileRun, best: Variant) -> list[Cause]:
     recompiles = [r for r in run.recompiles if r.variant == best.name]
     if recompiles:
         r0 = recompiles[0]
-        first = failed_guard_text(r0) or (r0.reason.strip().splitlines()[0] if r0.reason.strip() else "")
+        first = failed_guard_text(r0, lines_of(run)) or (r0.reason.strip().splitlines()[0] if r0.reason.strip() else "")
         first, _, fix = first.partition("; fix: ")  # the guard in the user's words, and what to do
         causes.append(
             Cause(

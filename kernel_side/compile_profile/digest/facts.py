@@ -19,7 +19,7 @@ from ..profile_run import (
 )
 from ..stats import median
 from . import contract
-from .format import format_bytes, format_diff, format_ms
+from .format import CELL, format_bytes, format_diff, format_ms, line_text, lines_of, outside_text
 from .notes import memory_unmeasured_text, note_text
 
 TOP_KERNELS = 10
@@ -264,9 +264,10 @@ def break_groups(run: ProfileRun) -> list[BreakGroup]:
     return list(groups.values())
 
 
-def break_place(group: BreakGroup) -> str:
-    """``cell line 2 (y = model(x)), inside transformers/modeling_utils.py:1234 (logger.warning_once(...))``."""
-    where = f"cell line {group.line}" if group.line is not None else "outside the cell"
+def break_place(group: BreakGroup, of: str = CELL) -> str:
+    """``cell line 2 (y = model(x)), inside transformers/modeling_utils.py:1234 (logger.warning_once(...))``;
+    ``train.py line 2 (…)`` for a run read from a trace (``of``: ``format.lines_of``)."""
+    where = line_text(group.line, of) if group.line is not None else outside_text(of)
     if group.code_line and group.line is not None:
         where += f" ({group.code_line})"
     if group.inside:
@@ -274,7 +275,7 @@ def break_place(group: BreakGroup) -> str:
     return where
 
 
-def break_summary(group: BreakGroup) -> str:
+def break_summary(group: BreakGroup, of: str = CELL) -> str:
     """One line per group: how many, where, and why; whose it is and what to do where there is something
     (``break_owner``), that Dynamo then ran the rest of the function eagerly, and its page."""
     times = f" ×{group.count}" if group.count > 1 else ""
@@ -282,7 +283,7 @@ def break_summary(group: BreakGroup) -> str:
     rest = "; Dynamo could not resume there and ran the rest of that function eagerly" if group.skipped_rest else ""
     note = f" ({group.note})" if group.note else ""
     page = f" (see {group.page})" if group.page and group.owner == "yours" else ""
-    return f"graph break{times} {at}{break_place(group)}: {group.reason}{rest}{note}{page}"
+    return f"graph break{times} {at}{break_place(group, of)}: {group.reason}{rest}{note}{page}"
 
 
 def break_count_text(run: ProfileRun, groups: list[BreakGroup] | None = None) -> str:
@@ -305,7 +306,7 @@ def break_count_text(run: ProfileRun, groups: list[BreakGroup] | None = None) ->
     return text + "".join(f", {p}" for p in parts)
 
 
-def torch_own_text(groups: list[BreakGroup]) -> str:
+def torch_own_text(groups: list[BreakGroup], of: str = CELL) -> str:
     """The card's one line for the breaks PyTorch makes on purpose (DDP's wrapper has its own line):
     ``5 graph breaks are PyTorch's own by design (Optimizer.zero_grad at cell line 2; torch/optim/adam.py:970
     ×3, ...): the optimizer runs these parts eagerly ...``; "" when there are none."""
@@ -315,7 +316,9 @@ def torch_own_text(groups: list[BreakGroup]) -> str:
     n = sum(g.count for g in own)
     places = "; ".join(
         dict.fromkeys(
-            (g.inside or f"cell line {g.line} ({g.code_line})") + (f" ×{g.count}" if g.count > 1 else "") for g in own
+            (g.inside or f"{line_text(g.line, of) if g.line is not None else outside_text(of)} ({g.code_line})")
+            + (f" ×{g.count}" if g.count > 1 else "")
+            for g in own
         )
     )
     notes = "; ".join(dict.fromkeys(g.note.removeprefix("PyTorch's own, by design: ") for g in own))
@@ -348,14 +351,14 @@ def interrupted_text(run: ProfileRun) -> str:
     )
 
 
-def ddp_wrapper_text(groups: list[BreakGroup]) -> str:
+def ddp_wrapper_text(groups: list[BreakGroup], of: str = CELL) -> str:
     """``3 graph breaks in DDP's own wrapper (torch/nn/parallel/distributed.py:1757, contextlib.py:105), which
     runs eagerly by design; not yours to fix``: the card's one line for them all; "" when there are none."""
     ddp = [g for g in groups if g.ddp_wrapper]
     if not ddp:
         return ""
     n = sum(g.count for g in ddp)
-    places = ", ".join(dict.fromkeys(g.inside or break_place(g) for g in ddp))
+    places = ", ".join(dict.fromkeys(g.inside or break_place(g, of) for g in ddp))
     return (
         f"{n} graph break{'' if n == 1 else 's'} in DDP's own wrapper ({places}), which runs eagerly by "
         "design; not yours to fix"
@@ -571,7 +574,7 @@ def later_run_failure_text(run: ProfileRun) -> str:
     if e is None or e.call is None:  # e.call: the filter's, for the type checker
         return ""
     where = ", ".join(
-        part for part in (e.stage, e.variant, f"cell line {e.line}" if e.line is not None else "") if part
+        part for part in (e.stage, e.variant, line_text(e.line, lines_of(run)) if e.line is not None else "") if part
     )
     return (
         f"the cell failed on its run {e.call} ({where}), after {e.call - 1} earlier run"

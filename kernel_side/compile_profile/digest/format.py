@@ -5,7 +5,30 @@ from __future__ import annotations
 
 import math
 
-from ..profile_run import Speedup
+from ..profile_run import ProfileRun, Speedup
+
+CELL = "cell"  # what a profiled cell's lines are lines of (``lines_of``)
+
+
+def lines_of(run: ProfileRun) -> str:
+    """What the run's lines are lines of, as ``line_text`` names them: ``cell`` for a profiled cell; for a run read
+    from a TORCH_TRACE the script's file name (``train.py``; its lines stand for the cell's), or ``script`` where
+    the trace named no user frame."""
+    t = run.imported_trace
+    if t is None:
+        return CELL
+    return t.script.replace("\\", "/").rsplit("/", 1)[-1] or "script"
+
+
+def line_text(line: int, of: str = CELL) -> str:
+    """A line as every sentence of the digest names it: ``cell line 3``; ``train.py line 3`` for a run read from a
+    TORCH_TRACE (``of``: ``lines_of(run)``).  The one place a line is worded."""
+    return f"{of} line {line}"
+
+
+def outside_text(of: str = CELL) -> str:
+    """Where a break no line claims is: ``outside the cell``; ``outside train.py`` for a run read from a trace."""
+    return f"outside the {of}" if of in (CELL, "script") else f"outside {of}"
 
 
 def format_ms(ms: float | None) -> str:

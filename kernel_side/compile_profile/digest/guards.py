@@ -15,7 +15,7 @@ from typing import cast
 from ..profile_run import Graph, Guard, ProfileRun, Recompile
 from . import contract
 from .facts import short_path
-from .format import one_line
+from .format import CELL, line_text, lines_of, one_line
 
 # The order kinds are listed in: what a user changes most often first.
 KIND_ORDER = [
@@ -106,7 +106,7 @@ def guard_value(g: Guard) -> str:
     return object_group(g.source)
 
 
-def graph_guards(graph: Graph) -> GraphGuards:
+def graph_guards(graph: Graph, of: str = CELL) -> GraphGuards:
     counts = Counter(g.kind for g in graph.guards)
     groups: dict[tuple[str, str], GuardGroup] = {}
     for g in graph.guards:
@@ -116,7 +116,7 @@ def graph_guards(graph: Graph) -> GraphGuards:
         group.codes.append(g.code)
         if group.line is None:
             group.line = g.line
-        if not group.warning and (flag := value_guard_text(g)):
+        if not group.warning and (flag := value_guard_text(g, of)):
             group.warning = flag
     ordered = sorted(groups.values(), key=lambda grp: (_kind_rank(grp.kind), grp.line or 10**9, grp.source))
     return GraphGuards(
@@ -131,7 +131,7 @@ def graph_guards(graph: Graph) -> GraphGuards:
 
 def run_guards(run: ProfileRun) -> list[GraphGuards]:
     """The guards of each Dynamo graph that has any, in the run's graph order."""
-    return [graph_guards(g) for g in run.graphs if g.kind == "dynamo" and g.guards]
+    return [graph_guards(g, lines_of(run)) for g in run.graphs if g.kind == "dynamo" and g.guards]
 
 
 def kinds_text(by_kind: dict[str, int]) -> str:
@@ -175,11 +175,12 @@ def _item_of(source: str) -> str:
     return f"item {found.group(1)} of " if found else ""
 
 
-def value_words(name: str, expr: str, line: int | None, source: str) -> str:
+def value_words(name: str, expr: str, line: int | None, source: str, of: str = CELL) -> str:
     """Who the value is, as the user wrote it: ``xb, what next(batches) returned at cell line 3``; ``x (cell
     line 2)``; ``what next(batches) returned at cell line 3``; ``a value on the stack at the graph break at
-    cell line 3`` for a stack slot the statement there does not name."""
-    at = f" at cell line {line}" if line is not None else ""
+    cell line 3`` for a stack slot the statement there does not name; ``train.py line 3`` for a run read from a
+    trace (``of``, ``format.lines_of``)."""
+    at = f" at {line_text(line, of)}" if line is not None else ""
     if _STACK_SLOT.match(friendly_source(source)):
         returned = f"{_item_of(source)}what {expr} returned" if expr else ""
         if name:
@@ -187,7 +188,7 @@ def value_words(name: str, expr: str, line: int | None, source: str) -> str:
         if returned:
             return f"{returned}{at}"
         return f"a value on the stack at the graph break{at}"
-    return f"{friendly_source(source)}{f' (cell line {line})' if line is not None else ''}"
+    return f"{friendly_source(source)}{f' ({line_text(line, of)})' if line is not None else ''}"
 
 
 def change_text(r: Recompile) -> str:
@@ -256,18 +257,18 @@ def value_fix(source: str, expr: str) -> str:
     return "pass it as a tensor (a 0-dim torch.tensor), which the graph reads without a guard on its value"
 
 
-def failed_guard_text(r: Recompile) -> str:
+def failed_guard_text(r: Recompile, of: str = CELL) -> str:
     """A recompile in the user's words: which value, where, what changed and the fix, e.g. ``xb, what
     next(batches) returned at cell line 3, changed dim 1: 32 → 17; fix: compile with dynamic=True, or
     torch._dynamo.mark_dynamic(xb, 1)``; ``the guard on x (cell line 2) failed`` where the engine read no
     change; after the recompile limit it hit (``limit_text``) if any; "" when nothing is known."""
     if r.frame:  # a library's frame: its variable, reached from the cell line that called into it
         at = f"{short_path(r.filename)}:{r.file_line}" if r.file_line is not None else short_path(r.filename)
-        where = f" in {r.frame} ({at}{f', called from cell line {r.line}' if r.line is not None else ''})"
+        where = f" in {r.frame} ({at}{f', called from {line_text(r.line, of)}' if r.line is not None else ''})"
         who = f"{friendly_source(r.source)}{where}" if r.source else ""
         unknown = f"the guard on {who} failed" if r.source else f"a guard{where} failed"
     else:
-        who = value_words(r.user_name, r.user_expr, r.line, r.source) if r.source else ""
+        who = value_words(r.user_name, r.user_expr, r.line, r.source, of) if r.source else ""
         unknown = f"the guard on {who.rstrip(',')} failed" if r.source else ""
     changed = change_text(r)
     guard = f"{who} changed {changed}" if who and changed else unknown
@@ -293,7 +294,7 @@ _LOCAL_NAME = re.compile(r"""^L\[['"][^'"]+['"]\]$""")
 _VALUE_GUARD = re.compile(r"^(?P<source>\S.*?) == (?P<value>-?(?:\d+\.\d*|\d*\.\d+|\d+)(?:e[-+]?\d+)?|-?inf|nan)$")
 
 
-def value_guard_text(g: Guard) -> str:
+def value_guard_text(g: Guard, of: str = CELL) -> str:
     """``recompiles when the value changes (…): s, what x.sum().item() returned at cell line 2 (compiled for
     1.533); fix: …`` for a value guard on a number that came from data; "" for any other guard."""
     found = _VALUE_GUARD.match(g.code.strip()) if g.kind == "value" and g.source else None
@@ -304,7 +305,7 @@ def value_guard_text(g: Guard) -> str:
     from_stack = bool(_STACK_SLOT.match(friendly_source(g.source)))
     if not (from_stack or (is_float and (_LOCAL_NAME.match(g.source) or _FLOAT_LR.search(g.source)))):
         return ""
-    who = value_words(g.user_name, g.user_expr, g.line, g.source).rstrip(",")
+    who = value_words(g.user_name, g.user_expr, g.line, g.source, of).rstrip(",")
     return f"{VALUE_GUARD_LEAD}: {who} (compiled for {_number(value)}); fix: {value_fix(g.source, g.user_expr)}"
 
 
@@ -312,12 +313,13 @@ def value_guard_warnings(run: ProfileRun) -> list[str]:
     """One warning per value guard on data (``value_guard_text``) whose value caused no recompile in this run
     (a recompile says it, with its fix, itself), each value once."""
     recompiled = {_value_key(r.source, r.line) for r in run.recompiles if r.source}
+    of = lines_of(run)
     out: list[str] = []
     for graph in run.graphs:
         if graph.kind != "dynamo":
             continue
         for g in graph.guards:
-            text = value_guard_text(g)
+            text = value_guard_text(g, of)
             if text and text not in out and _value_key(g.source, g.line) not in recompiled:
                 out.append(text)
     return out
@@ -330,10 +332,10 @@ def _value_key(source: str, line: int | None) -> tuple[str, int | None]:
     return (name, line) if _STACK_SLOT.match(name) else (name, None)
 
 
-def recompile_text(r: Recompile) -> str:
+def recompile_text(r: Recompile, of: str = CELL) -> str:
     """The user's words, then Dynamo's own reason to check them by: ``x (cell line 1) changed dim 0: 8 → 16;
     fix: …; Dynamo: tensor 'G['x']' size mismatch at index 0…``; the reason alone where nothing else is known."""
-    failed = failed_guard_text(r)
+    failed = failed_guard_text(r, of)
     reason = one_line(r.reason)
     return f"{failed}; Dynamo: {reason}" if failed else reason
 
@@ -363,14 +365,14 @@ def graph_heading(gg: GraphGuards) -> str:
     return f"graph {name}{variant}: {gg.total} guard{'' if gg.total == 1 else 's'}: {kinds_text(gg.by_kind)}"
 
 
-def group_text(group: GuardGroup) -> str:
+def group_text(group: GuardGroup, of: str = CELL) -> str:
     """``3 tensor guards on x (cell line 1)``; ``293 tensor guards on m's parameters``; ``2 global state
     guards`` for the ambient ones; a value guard on data with its warning after a colon."""
     what = f"{group.count} {group.kind} guard{'' if group.count == 1 else 's'}"
     if group.source:
         what += f" on {group.source}"
     if group.line is not None:
-        what += f" (cell line {group.line})"
+        what += f" ({line_text(group.line, of)})"
     return f"{what}: {group.warning}" if group.warning else what
 
 
@@ -385,6 +387,7 @@ def recompiles_digest(run: ProfileRun) -> list[contract.RecompileRow]:
     """Each recompile with the guard that failed in the user's words (``failed_guard``, "" when unknown; it
     starts with the recompile limit the compile hit, ``limit_text``, if any), and its parts: the value
     (``value_words``), what changed (``change_text``) and the fix (``fix_text``)."""
+    of = lines_of(run)
     return [
         {
             "variant": r.variant,
@@ -392,8 +395,8 @@ def recompiles_digest(run: ProfileRun) -> list[contract.RecompileRow]:
             "during_timing": r.during_timing,
             "source": r.source,
             "line": r.line,
-            "failed_guard": failed_guard_text(r),
-            "value": value_words(r.user_name, r.user_expr, r.line, r.source).rstrip(",") if r.source else "",
+            "failed_guard": failed_guard_text(r, of),
+            "value": value_words(r.user_name, r.user_expr, r.line, r.source, of).rstrip(",") if r.source else "",
             "changed": change_text(r),
             "fix": fix_text(r),
         }

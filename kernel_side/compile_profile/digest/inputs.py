@@ -9,9 +9,18 @@ Derived here once for the card, the text, the report and the panel's Overview (`
 
 from __future__ import annotations
 
-from ..profile_run import InputSequence, ProfileRun, Recompile, Speedup
+from ..profile_run import InputSequence, ProfileRun, Recompile, Speedup, Variant
 from . import contract
-from .format import format_ms, format_s, format_speedup_interval, interval_brackets, ratio_phrase
+from .facts import median_ratio
+from .format import (
+    format_interval,
+    format_ms,
+    format_s,
+    format_speedup_interval,
+    interval_brackets,
+    lines_of,
+    ratio_phrase,
+)
 from .guards import recompile_text
 from .notes import note_text
 
@@ -81,7 +90,7 @@ def inputs_summary(run: ProfileRun) -> contract.InputsSummary | None:
                 if r.input < len(sequence.calls)
                 else "",
                 "variant": r.variant,
-                "text": recompile_text(r),
+                "text": recompile_text(r, lines_of(run)),
                 "compile_s": compile_s,
                 "compile_time": format_s(compile_s) if compile_s is not None else "",
             }
@@ -181,3 +190,34 @@ def timing_text(run: ProfileRun) -> str:
         + ")"
     )
     return f"each signature timed apart, eager and compiled interleaved, {shared}" + (rep if n_sig > 1 else "")
+
+
+def measured_on(run: ProfileRun) -> str:
+    """The signature the variants' own timings were measured on, in words, for a profile over a sequence of inputs
+    (``x: (8, 4) float32``); "" for any other run, whose timings are of its one input."""
+    sequence = run.inputs
+    if sequence is None or not 0 <= sequence.representative < len(sequence.calls):
+        return ""
+    return signature_text(sequence, sequence.calls[sequence.representative].signature)
+
+
+def variant_bar_text(run: ProfileRun, variant: Variant) -> str:
+    """The label of ``variant``'s bar of median time: what that bar measures.  The speedup's variant reads its
+    speedup with its interval (``1.52× faster [1.40×–1.60×] 95% CI``), another compiled variant its ratio of
+    medians to eager's, eager none.  Over a sequence of inputs the bars are the representative signature's
+    timings, so the speedup's variant reads that signature's own speedup and says so (``… on x: (8, 4)
+    float32``), never the sequence's weighted one, which ``sequence_text`` and the headline say."""
+    if variant.name == "eager":
+        return ""
+    speedup = run.speedup
+    on = measured_on(run)
+    if on and run.inputs is not None:
+        rep = run.inputs.calls[run.inputs.representative].signature
+        speedup = run.inputs.signatures[rep].speedup if 0 <= rep < len(run.inputs.signatures) else None
+    if speedup is not None and run.speedup is not None and variant.name == run.speedup.variant:
+        text = f"{ratio_phrase(speedup.value)} {format_interval(speedup)}"
+    elif (ratio := median_ratio(run, variant)) is not None:
+        text = ratio_phrase(ratio)
+    else:
+        return ""
+    return f"{text} on {on}" if on else text

@@ -53,7 +53,7 @@ from . import contract
 from .breakdown import OVERHEAD_BOUND, breakdown_row
 from .distributed import ddp_bucket_count
 from .facts import BreakGroup, break_groups, break_summary, cache_words, peak_memory_text
-from .format import format_diff, format_ms, format_s, format_share, format_speedup, one_line
+from .format import format_diff, format_ms, format_s, format_share, format_speedup, lines_of, one_line
 from .guards import recompile_text
 from .notes import error_message, variant_error
 from .summary import summarize
@@ -226,11 +226,11 @@ def _break_key(g: BreakGroup) -> tuple:
     return (g.line, g.inside, g.reason)
 
 
-def _break_text(mine: list[BreakGroup], theirs: list[BreakGroup], who: str) -> str:
+def _break_text(mine: list[BreakGroup], theirs: list[BreakGroup], who: str, of: str) -> str:
     keys = {_break_key(g) for g in theirs}
     my_keys = {_break_key(g) for g in mine}
-    extra = [f"extra {break_summary(g)}" for g in mine if _break_key(g) not in keys]
-    missing = [f"missing {break_summary(g)}" for g in theirs if _break_key(g) not in my_keys]
+    extra = [f"extra {break_summary(g, of)}" for g in mine if _break_key(g) not in keys]
+    missing = [f"missing {break_summary(g, of)}" for g in theirs if _break_key(g) not in my_keys]
     return f"graph breaks differ from {who}': " + "; ".join(extra + missing)
 
 
@@ -328,7 +328,11 @@ def _divergences(
     reference = next(r for r, keys in breaks.items() if keys == expected_breaks)
     for r, keys in breaks.items():
         if keys != expected_breaks:
-            add(r, "breaks", _break_text(groups[r], groups[reference], _who(breaks, r, expected_breaks)))
+            add(
+                r,
+                "breaks",
+                _break_text(groups[r], groups[reference], _who(breaks, r, expected_breaks), lines_of(compared[r])),
+            )
 
     recompiles = {r: summaries[r]["recompile_count"] for r in compared}
     expected_recompiles = _expected(recompiles, size=lambda n: n)
@@ -339,7 +343,7 @@ def _divergences(
                 add(r, "recompiles", f"did not recompile where {who} recompiled {_times(expected_recompiles)}")
                 continue
             theirs = "did not" if expected_recompiles == 0 else f"recompiled {_times(expected_recompiles)}"
-            first = recompile_text(compared[r].recompiles[0])
+            first = recompile_text(compared[r].recompiles[0], lines_of(compared[r]))
             add(r, "recompiles", f"recompiled {_times(n)} where {who} {theirs}; the first: {first}")
 
     compile_s = {r: s for r in compared if (s := summaries[r]["compile_s"]) is not None}

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..profile_run import Bisection, ErrorInfo, Note, NoteKind, ProfileRun, Variant
-from .format import format_bytes, format_s
+from .format import CELL, format_bytes, format_s, line_text
 
 
 def _str(note: Note, key: str) -> str:
@@ -252,7 +252,7 @@ COMPILE_STAGE_WORDS: dict[str, str] = {
 }
 
 
-def compile_failure_text(e: ErrorInfo, code_line: str = "") -> str:
+def compile_failure_text(e: ErrorInfo, code_line: str = "", of: str = CELL) -> str:
     """A compile error as the card says it: the stage, the cell line (``code_line`` its code) and the library frame
     the failing operation came from, the exception's own message, and what the aot_eager try says of whose it is;
     "" for an error that is no compile failure the engine read."""
@@ -261,7 +261,7 @@ def compile_failure_text(e: ErrorInfo, code_line: str = "") -> str:
     where = COMPILE_STAGE_WORDS.get(e.compile_stage, "")
     text = f"compile failed{f' ({e.variant})' if e.variant else ''}" + (f" {where}" if where else "")
     if e.line is not None:
-        text += f" at cell line {e.line}" + (f" ({code_line})" if code_line else "")
+        text += f" at {line_text(e.line, of)}" + (f" ({code_line})" if code_line else "")
     if e.frame_file:
         frame = e.frame_file.replace("\\", "/")
         for marker in ("site-packages/", "dist-packages/"):

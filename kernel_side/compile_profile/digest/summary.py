@@ -36,9 +36,9 @@ from .format import (
     format_interval,
     format_ms,
     format_s,
-    format_speedup,
     format_speedup_interval,
     interval_brackets,
+    lines_of,
     ratio_phrase,
 )
 from .guards import failed_guard_text, guards_digest, recompiles_digest, value_guard_warnings
@@ -209,7 +209,8 @@ def warnings(run: ProfileRun) -> list[str]:
     if later_failure:  # first: what follows was measured before it, and nothing after it
         out.append(later_failure)
     # a compile failure where it was, whose it is, and what runs meanwhile
-    out.extend(t for e in run.errors if (t := compile_failure_text(e, cell_code(run, e.line))))
+    of = lines_of(run)  # what its lines are lines of: the cell, or a traced script
+    out.extend(t for e in run.errors if (t := compile_failure_text(e, cell_code(run, e.line), of)))
     if run.bisection is not None and run.bisection.kind == "failure":
         out.append(bisection_text(run.bisection))
     if run.correctness is not None and run.correctness.ok is False:
@@ -222,20 +223,20 @@ def warnings(run: ProfileRun) -> list[str]:
     every = break_groups(run)
     # the breaks the user can act on (theirs, then libraries'), each on a line; PyTorch's own on one line
     groups = [g for g in every if g.owner == "yours"] + [g for g in every if g.owner == "library"]
-    out.extend(break_summary(g) for g in groups[:MAX_BREAK_WARNINGS])
+    out.extend(break_summary(g, of) for g in groups[:MAX_BREAK_WARNINGS])
     if len(groups) > MAX_BREAK_WARNINGS:
         rest = sum(g.count for g in groups[MAX_BREAK_WARNINGS:])
         out.append(f"… and {rest} more graph break{'s' if rest != 1 else ''} elsewhere (see the panel)")
-    own = torch_own_text(every)
+    own = torch_own_text(every, of)
     if own:
         out.append(own)
-    ddp = ddp_wrapper_text(every)
+    ddp = ddp_wrapper_text(every, of)
     if ddp:  # one line for all of them, after the user's own: nothing in them to act on
         out.append(ddp)
     if run.recompiles:
         timed = [r for r in run.recompiles if r.during_timing]
         # the first recompile's failed guard says what to fix (mark the value dynamic, keep its shape)
-        failed = next((t for r in (timed or run.recompiles) if (t := failed_guard_text(r))), "")
+        failed = next((t for r in (timed or run.recompiles) if (t := failed_guard_text(r, of))), "")
         out.append(
             f"{len(run.recompiles)} recompile{'s' if len(run.recompiles) != 1 else ''}"
             + (f", {len(timed)} during timed runs" if timed else "")
@@ -279,6 +280,20 @@ def contention_warning(run: ProfileRun) -> str | None:
     )
 
 
+def wide_interval_text(value: float, low: float, high: float) -> str:
+    """The interval too wide to read, worded as the headline words the speedup (``interval_brackets`` beside
+    ``ratio_phrase``): ``the speedup's 95% interval [1.72×–2.00×] (1.87× slower) spans 15% of it``, a slowdown's
+    bounds and width in slower multiples, never "0.50×–0.58×" beside a headline that says "slower"."""
+    if value < 1:  # read as slowdowns: 1/value within [1/high, 1/low]
+        width = (1 / low - 1 / high) * value
+    else:
+        width = (high - low) / value
+    return (
+        f"the speedup's 95% interval {interval_brackets(value, low, high)} ({ratio_phrase(value)}) spans "
+        f"{width:.0%} of it"
+    )
+
+
 def noise_text(run: ProfileRun) -> str:
     """One line for every sign that the timings are unreliable (a busy CPU, samples that spread, an interval too
     wide to read, a speedup that moved while timing), with the figures and what to do; "" when there is none.
@@ -298,17 +313,14 @@ def noise_text(run: ProfileRun) -> str:
     # has_interval: both are finite numbers, which the type checker cannot see through the property
     if s is not None and s.has_interval and low is not None and high is not None and s.value > 0:
         if (high - low) / s.value > WIDE_INTERVAL:
-            signs.append(
-                f"the speedup's 95% interval {format_speedup(low)}–{format_speedup(high)} spans "
-                f"{(high - low) / s.value:.0%} of it"
-            )
+            signs.append(wide_interval_text(s.value, low, high))
     drift = speedup_drift(run)
     if drift is not None:
         signs.append(
             f"the machine moved while timing: from the first to the last third of the samples eager went "
             f"{format_ms(drift.eager_early_ms)} → {format_ms(drift.eager_late_ms)} and {drift.variant} "
             f"{format_ms(drift.compiled_early_ms)} → {format_ms(drift.compiled_late_ms)}, so the speedup went "
-            f"{format_speedup(drift.early_speedup)} → {format_speedup(drift.late_speedup)}, further than its "
+            f"{ratio_phrase(drift.early_speedup)} → {ratio_phrase(drift.late_speedup)}, further than its "
             "interval allows"
         )
     if not signs:

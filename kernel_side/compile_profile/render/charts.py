@@ -18,8 +18,9 @@ from typing import Any
 
 from ..digest.breakdown import TITLE, breakdown, columns
 from ..digest.contract import CompileTimeline, PlotlyFigure, TimelinePhase
-from ..digest.facts import focus_kernels, median_ratio, top_kernels
-from ..digest.format import format_interval, format_ms, ratio_phrase
+from ..digest.facts import focus_kernels, top_kernels
+from ..digest.format import format_ms
+from ..digest.inputs import variant_bar_text
 from ..digest.kernel_times import withheld
 from ..digest.lines import line_times
 from ..digest.measured import roofline_rows
@@ -79,15 +80,7 @@ def variants_figure(run: ProfileRun) -> Figure:
     title = "Median time per variant (bars: p10–p90)"
     if not timed:
         return _empty(title, "no variant was timed")
-    texts = []
-    for v, _ in timed:
-        if run.speedup is not None and v.name == run.speedup.variant:
-            s = run.speedup
-            texts.append(f"{ratio_phrase(s.value)} {format_interval(s)}")
-        elif v.name != "eager" and (ratio := median_ratio(run, v)) is not None:
-            texts.append(ratio_phrase(ratio))
-        else:
-            texts.append("")
+    texts = [variant_bar_text(run, v) for v, _ in timed]  # over a sequence: the representative signature's
     trace = {
         "type": "bar",
         "x": [_text(v.name) for v, _ in timed],

@@ -35,6 +35,7 @@ from ..digest.format import (
     format_ms,
     format_s,
     format_speedup,
+    lines_of,
     one_line,
     ratio_phrase,
 )
@@ -225,7 +226,12 @@ def _recompiles(run: ProfileRun) -> str:
     if not run.recompiles:
         return ""
     rows = [
-        [escape(r.variant), "yes" if r.during_timing else "", escape(failed_guard_text(r)), escape(one_line(r.reason))]
+        [
+            escape(r.variant),
+            "yes" if r.during_timing else "",
+            escape(failed_guard_text(r, lines_of(run))),
+            escape(one_line(r.reason)),
+        ]
         for r in run.recompiles[:MAX_ROWS]
     ]
     return (

@@ -24,7 +24,7 @@ from ..digest.contract import CompileTimeline
 from ..digest.cost import profile_cost
 from ..digest.distributed import collective_texts, ddp_split_text
 from ..digest.facts import break_count_text, break_groups, top_kernels
-from ..digest.format import format_ms, format_s, one_line
+from ..digest.format import format_ms, format_s, line_text, lines_of, one_line, outside_text
 from ..digest.guards import GraphGuards, failed_guard_text, graph_heading, run_guards
 from ..digest.kernel_times import kernel_time_text, withheld
 from ..digest.measured import autotune_rows, device_peaks_text, roofline_kernels, roofline_note, roofline_rows
@@ -192,10 +192,10 @@ def _profile_cost(run: ProfileRun) -> str:
 
 
 def _graph_breaks(run: ProfileRun) -> str:
-    groups = break_groups(run)
+    groups, of = break_groups(run), lines_of(run)
     rows = []
     for g in groups:
-        where = f"cell line {g.line}" if g.line is not None else "outside the cell"
+        where = line_text(g.line, of) if g.line is not None else outside_text(of)
         inside = escape(g.inside) + (f" <code>{escape(g.inside_code)}</code>" if g.inside_code else "")
         # DDP's own wrapper: said under the place, so nobody chases it
         note = f'<p class="meta ddp-wrapper">{escape(g.note)}</p>' if g.note else ""
@@ -211,7 +211,7 @@ def _graph_breaks(run: ProfileRun) -> str:
         )
     recompiles = "".join(
         f"<tr><td>{escape(r.variant)}</td><td>{'yes' if r.during_timing else ''}</td>"
-        f"<td>{escape(failed_guard_text(r))}</td>"
+        f"<td>{escape(failed_guard_text(r, of))}</td>"
         f'<td><pre class="text">{escape(r.reason)}</pre></td></tr>'
         for r in run.recompiles
     )
@@ -353,7 +353,7 @@ def _errors(run: ProfileRun) -> str:
     items = "".join(
         f"<details open><summary>{escape(e.stage)}"
         + (f" · {escape(e.variant)}" if e.variant else "")
-        + (f" · cell line {_value(e.line)}" if e.line is not None else "")
+        + (f" · {escape(line_text(e.line, lines_of(run)))}" if e.line is not None else "")
         + f": {escape(one_line(error_message(e)))}</summary>"
         + f'<pre class="text">{escape(e.type + ": " if e.type else "")}{escape(error_message(e))}</pre>'
         + (f'<pre class="text">{escape(e.traceback)}</pre>' if e.traceback else "")

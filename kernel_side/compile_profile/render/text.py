@@ -36,6 +36,8 @@ from ..digest.format import (
     format_interval,
     format_s,
     format_timing,
+    line_text,
+    lines_of,
     one_line,
     ratio_phrase,
 )
@@ -168,10 +170,10 @@ def _graph_lines(run: ProfileRun) -> list[str]:
         f"graphs: {_plural(run.dynamo_graph_count, 'Dynamo graph')}, "
         f"{break_count_text(run)}, {_plural(len(run.recompiles), 'recompile')}"
     ]
-    groups = break_groups(run)
+    groups, of = break_groups(run), lines_of(run)
     for g in groups[:MAX_LISTED]:
         times = f" ×{g.count}" if g.count > 1 else ""
-        out.append(f"  graph break{times} {'at ' if g.line is not None else ''}{break_place(g)}")
+        out.append(f"  graph break{times} {'at ' if g.line is not None else ''}{break_place(g, of)}")
         out.append(f"    reason: {one_line(g.reason)}")
         if g.skipped_rest:
             out.append("    Dynamo could not resume there and ran the rest of that function eagerly")
@@ -187,7 +189,7 @@ def _graph_lines(run: ProfileRun) -> list[str]:
         tag = " [during timing]" if r.during_timing else ""
         variant = f" ({r.variant})" if r.variant else ""
         times = f" ×{len(same)}" if len(same) > 1 else ""
-        out.append(f"  recompile{times}{variant}{tag}: {recompile_text(r)}")
+        out.append(f"  recompile{times}{variant}{tag}: {recompile_text(r, of)}")
     if len(runs) > MAX_LISTED:
         out.append(f"  … and {sum(len(same) for same in runs[MAX_LISTED:])} more recompiles")
     out += [f"  {ddp_split_text(run, split)}" for split in run.ddp_splits]
@@ -203,7 +205,7 @@ def _guard_lines(run: ProfileRun) -> list[str]:
     out = ["guards:"]
     for gg in graphs[:MAX_LISTED]:
         out.append(f"  {graph_heading(gg)}")
-        out += [f"    {group_text(g)}" for g in gg.groups[:MAX_LISTED]]
+        out += [f"    {group_text(g, lines_of(run))}" for g in gg.groups[:MAX_LISTED]]
         if len(gg.groups) > MAX_LISTED:
             out.append(f"    … and {len(gg.groups) - MAX_LISTED} more groups")
     if len(graphs) > MAX_LISTED:
@@ -329,7 +331,7 @@ def _error_lines(run: ProfileRun) -> list[str]:
         if e.variant:
             where.append(e.variant)
         if e.line is not None:
-            where.append(f"cell line {e.line}")
+            where.append(line_text(e.line, lines_of(run)))
         if e.call is not None:
             where.append(f"run {e.call}")
         message = error_message(e)
