@@ -107,6 +107,10 @@ EXAMPLES: dict[str, tuple[Note, str]] = {
         "this stage failed on rank 1, 3; every rank stops there, so that none waits in a collective for it",
     ),
     "interrupted": (Note("interrupted"), "interrupted by the user"),
+    "dispatcher_left_on": (
+        Note("dispatcher_left_on"),
+        "left torch's Python dispatcher switched on for this thread (a PyTorch bug",
+    ),
     "reference_quick": (Note("reference_quick"), "no float64 reference (--quick): compared with eager only"),
     "quick_profile": (Note("quick_profile"), "a --quick profile: no kernel profiler pass (no per-kernel or per-line"),
 }
