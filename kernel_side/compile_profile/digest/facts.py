@@ -264,10 +264,14 @@ def break_groups(run: ProfileRun) -> list[BreakGroup]:
     return list(groups.values())
 
 
+def _line_or_outside(group: BreakGroup, of: str) -> str:
+    return line_text(group.line, of) if group.line is not None else outside_text(of)
+
+
 def break_place(group: BreakGroup, of: str = CELL) -> str:
     """``cell line 2 (y = model(x)), inside transformers/modeling_utils.py:1234 (logger.warning_once(...))``;
     ``train.py line 2 (…)`` for a run read from a trace (``of``: ``format.lines_of``)."""
-    where = line_text(group.line, of) if group.line is not None else outside_text(of)
+    where = _line_or_outside(group, of)
     if group.code_line and group.line is not None:
         where += f" ({group.code_line})"
     if group.inside:
@@ -316,8 +320,7 @@ def torch_own_text(groups: list[BreakGroup], of: str = CELL) -> str:
     n = sum(g.count for g in own)
     places = "; ".join(
         dict.fromkeys(
-            (g.inside or f"{line_text(g.line, of) if g.line is not None else outside_text(of)} ({g.code_line})")
-            + (f" ×{g.count}" if g.count > 1 else "")
+            (g.inside or f"{_line_or_outside(g, of)} ({g.code_line})") + (f" ×{g.count}" if g.count > 1 else "")
             for g in own
         )
     )

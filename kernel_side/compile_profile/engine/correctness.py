@@ -432,15 +432,17 @@ class MutableState:
         self._names = [name for name, t in named.items() if not t.is_inference()]
         self._tensors = [named[name] for name in self._names]
         self._versions = [t._version for t in self._tensors]
-        self._saved: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]] = []
+        self._saved: _Snapshot = []
         self._saved_names: list[str] = []
+
+    def _mutated(self) -> list[tuple[str, torch.Tensor]]:
+        """The tensors whose version counter moved since construction, by name."""
+        return [(name, t) for name, t, v in zip(self._names, self._tensors, self._versions) if t._version != v]
 
     def save_mutated_since_creation(self) -> int:
         """Snapshot the tensors whose version counter moved since construction; return how many."""
-        mutated = [(name, t) for name, t, v in zip(self._names, self._tensors, self._versions) if t._version != v]
-        self._saved = [
-            (t, t.detach().clone(), t.grad.detach().clone() if t.grad is not None else None) for _, t in mutated
-        ]
+        mutated = self._mutated()
+        self._saved = _snapshot([t for _, t in mutated])
         self._saved_names = [name for name, _ in mutated]
         return len(self._saved)
 
@@ -468,11 +470,7 @@ class MutableState:
     def kept(self) -> Iterator[None]:
         """Whatever runs inside leaves the tensors changed since construction as they are on entry (the
         bisection's runs after the profile's last eager run); the snapshot ``restore`` puts back stays as it is."""
-        now = [
-            (t, t.detach().clone(), t.grad.detach().clone() if t.grad is not None else None)
-            for t, v in zip(self._tensors, self._versions)
-            if t._version != v
-        ]
+        now = _snapshot([t for _, t in self._mutated()])
         try:
             yield
         finally:
@@ -482,7 +480,14 @@ class MutableState:
         _put_back(self._saved)
 
 
-def _put_back(saved: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]]) -> None:
+_Snapshot = list[tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]]  # (tensor, its value, its grad's)
+
+
+def _snapshot(tensors: list[torch.Tensor]) -> _Snapshot:
+    return [(t, t.detach().clone(), t.grad.detach().clone() if t.grad is not None else None) for t in tensors]
+
+
+def _put_back(saved: _Snapshot) -> None:
     with torch.no_grad():
         for tensor, value, grad in saved:
             tensor.copy_(value)
