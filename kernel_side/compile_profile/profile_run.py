@@ -49,6 +49,14 @@ NoteKind = Literal[
     "warmup_kept_compiling",  # variant, values["extra_calls"], ["settled_calls"]
     "state_restored",  # the cell changes tensors in place: values["tensors"]
     "state_not_compared",  # ... too large to compare: values["tensors"], ["bytes"]
+    # what the cell changed in place was put back as its first run left it (``engine.cell_state``):
+    # values["tensors"], ["grads"], ["containers"] (lists, dicts, objects, names put back), ["bytes"] (the copy),
+    # ["kept_in"] ("device" or "host"), ["not_restored"] (tensors later runs changed that the first did not)
+    "state_put_back",
+    # ... or not: it holds values["runs"] runs' changes; ["reason"]: "too_large" (["bytes"] needed against
+    # ["host_free"] and ["device_free"] on ["device"]), "failed" (["error"]), "disabled" (--no-restore),
+    # "other_rank" (another rank's copy did not fit)
+    "state_advanced",
     "torch_lacks",  # what this torch cannot show: values["torch"], ["features"] ("provenance", "caller_lines")
     "no_post_grad_on_cache_hit",  # values["torch"]
     "not_saved",  # the run store refused the run: values["why"]
@@ -384,6 +392,9 @@ class GraphBreak:
     filename: str = ""  # the innermost frame: where Dynamo stopped, in the cell or in a library it called
     file_line: int | None = None
     file_code: str = ""  # the code at filename:file_line
+    file_function: str = ""  # the function of that frame (``scale_by_max``), where the trace names it
+    # where filename is another notebook cell's code (a helper defined there): that cell's number, In[n]
+    file_cell: int | None = None
 
 
 @dataclass

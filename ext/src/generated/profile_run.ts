@@ -123,6 +123,8 @@ export interface Note {
     | 'warmup_kept_compiling'
     | 'state_restored'
     | 'state_not_compared'
+    | 'state_put_back'
+    | 'state_advanced'
     | 'torch_lacks'
     | 'no_post_grad_on_cache_hit'
     | 'not_saved'
@@ -318,6 +320,8 @@ export interface GraphBreak {
   filename?: string;
   file_line?: number | null;
   file_code?: string;
+  file_function?: string;
+  file_cell?: number | null;
 }
 /**
  * One recompilation of a frame (one new compile id): the guard failure that made Dynamo compile it again.

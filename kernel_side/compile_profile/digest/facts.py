@@ -228,16 +228,20 @@ def break_groups(run: ProfileRun) -> list[BreakGroup]:
     groups: dict[tuple, BreakGroup] = {}
     for b in run.graph_breaks:
         code = b.code_line.strip() or cell_code(run, b.line)
-        in_library = (
+        in_other_cell = b.file_cell is not None and bool(b.filename)
+        in_library = in_other_cell or (
             bool(b.filename)
             and not b.filename.startswith(CELL_FILENAME_PREFIX)
             and (b.line is None or (b.file_code or "").strip() != code)
         )
-        inside = (
-            f"{short_path(b.filename)}:{b.file_line}"
-            if in_library and b.file_line is not None
-            else (short_path(b.filename) if in_library else "")
-        )
+        if in_other_cell:
+            inside = other_cell_place(b)
+        else:
+            inside = (
+                f"{short_path(b.filename)}:{b.file_line}"
+                if in_library and b.file_line is not None
+                else (short_path(b.filename) if in_library else "")
+            )
         reason = break_reason(b.reason)
         key = (b.line, inside, reason)
         group = groups.setdefault(
@@ -262,6 +266,14 @@ def break_groups(run: ProfileRun) -> list[BreakGroup]:
         if b.variant and b.variant not in group.variants:
             group.variants.append(b.variant)
     return list(groups.values())
+
+
+def other_cell_place(b: GraphBreak) -> str:
+    """Where in another notebook cell a break is, as the user finds it: ``scale_by_max, cell [3] line 2`` (the
+    function the cell defines, its number as the notebook shows it, the line within it)."""
+    function = b.file_function if b.file_function and not b.file_function.startswith("<") else ""
+    place = f"cell [{b.file_cell}]" + (f" line {b.file_line}" if b.file_line is not None else "")
+    return f"{function}, {place}" if function else place
 
 
 def _line_or_outside(group: BreakGroup, of: str) -> str:

@@ -57,6 +57,7 @@ from .notes import (
     note_text,
     run_notes,
     variant_error,
+    warning_notes,
 )
 from .payback import payback
 from .timeline import compile_timeline
@@ -248,6 +249,7 @@ def warnings(run: ProfileRun) -> list[str]:
         out.append("the speedup interval includes 1×: no measurable difference")
     out.extend(timing_warnings(run))
     out.extend(kept_tensor_warnings(run))
+    out.extend(warning_notes(run))  # the in-place state left advanced by the runs
     if run.status == "interrupted":
         out.append(interrupted_text(run))
     return out

@@ -54,7 +54,7 @@ from ..digest.measured import (
     roofline_note,
     roofline_rows,
 )
-from ..digest.notes import error_message, note_text, run_notes, variant_error
+from ..digest.notes import error_message, note_text, run_notes, variant_error, warning_notes
 from ..digest.payback import payback
 from ..digest.summary import headline, recommendation_text, timing_warnings
 from ..digest.timeline import compile_timeline
@@ -406,6 +406,7 @@ def render_text(run: ProfileRun) -> str:
     if skipped:
         lines.append(f"note: {skipped}")
     lines += [f"warning: {w}" for w in timing_warnings(run)]
+    lines += [f"warning: {w}" for w in warning_notes(run)]  # the in-place state left advanced by the runs
     place = distributed_text(run)
     if place:
         lines.append(place)
