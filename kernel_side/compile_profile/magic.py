@@ -128,7 +128,7 @@ class CompileProfileMagics(Magics):
         opts.quiet_display = lambda: _display_only(shell, progress)
         opts.source_cells = lambda filename: _cell_number(shell, filename)
         if cell is not None:  # a helper this cell defines is placed in it when a later profile breaks there
-            _PROFILED_CELLS[cell_filename(source)] = shell.execution_count
+            _PROFILED_CELLS[cell_filename(source)] = _this_cells_number(shell)
         user_ns = shell.user_ns
         try:
             try:
@@ -452,6 +452,15 @@ def _cell_number(shell: Any, filename: str) -> int | None:
     named = format_code_name(filename) if callable(format_code_name) else None
     found = _IN_N.fullmatch(named[1]) if isinstance(named, tuple) and len(named) == 2 else None
     return int(found.group(1)) if found else None
+
+
+def _this_cells_number(shell: Any) -> int:
+    """The number of the cell running now: the highest IPython has cached code under (it caches a cell before it
+    runs it; ``execution_count`` is that number in IPython 8 and the next one in IPython 9)."""
+    numbers = getattr(getattr(shell, "compile", None), "_filename_map", None)
+    if isinstance(numbers, dict) and numbers:
+        return max(int(n) for n in numbers.values())
+    return int(shell.execution_count)
 
 
 def _notebook_path(user_ns: dict) -> str:

@@ -798,6 +798,9 @@ class ProfileRun:
     kept_names: list[str] = field(default_factory=list[str])  # what the cell keeps (published, bound after it)
     temporaries: list[str] = field(default_factory=list[str])  # what it assigns but does not keep (--keep)
     kept_tensors: list[KeptTensor] = field(default_factory=list[KeptTensor])  # large kept intermediates
+    # the LR schedulers the profiled code reads (by name: ``sched``, ``trainer.scheduler``): where none is, a float
+    # learning rate Dynamo guards on does not change from step to step, and nothing says it would
+    lr_schedulers: list[str] = field(default_factory=list[str])
     distributed: DistributedRank | None = None  # set when torch.distributed was initialised
     ddp_splits: list[DdpSplit] = field(default_factory=list[DdpSplit])  # graphs DDPOptimizer split at bucket boundaries
     host_load: HostLoad | None = None  # other processes' CPU use while timing (Linux)

@@ -33,6 +33,7 @@ export interface ProfileRun {
   kept_names?: string[];
   temporaries?: string[];
   kept_tensors?: KeptTensor[];
+  lr_schedulers?: string[];
   distributed?: DistributedRank | null;
   ddp_splits?: DdpSplit[];
   host_load?: HostLoad | null;
@@ -686,6 +687,7 @@ export interface ProfileRun1 {
   kept_names?: string[];
   temporaries?: string[];
   kept_tensors?: KeptTensor[];
+  lr_schedulers?: string[];
   distributed?: DistributedRank | null;
   ddp_splits?: DdpSplit[];
   host_load?: HostLoad | null;

@@ -171,6 +171,17 @@ OPTIMIZER_NOTE = (
     "PyTorch's own, by design: the optimizer runs these parts eagerly under torch.compile; nothing to change in "
     "your code"
 )
+NOTHING_TO_CHANGE = "; nothing to change in your code"
+# A fused optimizer's step (``AdamW(fused=True)``: ``_fused_adam``) is wrapped in ``torch.compiler.disable`` ("don't
+# trace into fused optimizer", torch/_dynamo/eval_frame.py, for every torch.optim module with a ``_fused_*``), so
+# it runs outside the graph; the same optimizer with fused=False is one Dynamo traces, its update compiled into the
+# step's graph.  That is a change in the user's code, so the card says it rather than "nothing to change".
+FUSED_OPTIMIZER_NOTE = (
+    "PyTorch's own, by design: a fused optimizer (fused=True) runs its step outside the graph "
+    "(torch.compiler.disable); with fused=False (foreach) torch.compile compiles the update into the graph, which "
+    "may be faster: profile both"
+)
+_FUSED_REASON = "don't trace into fused optimizer"
 BACKWARD_NOTE = (
     "PyTorch's own, by design: Dynamo does not trace .backward(); compiled autograd does "
     "(torch._dynamo.config.compiled_autograd = True)"
@@ -193,6 +204,8 @@ def break_owner(b: GraphBreak, in_library: bool) -> tuple[str, str]:
     code = (b.code_line or "").strip()
     if is_ddp_wrapper_break(b):
         return "pytorch", DDP_WRAPPER_NOTE
+    if _FUSED_REASON in b.reason:
+        return "pytorch", FUSED_OPTIMIZER_NOTE
     if _under(b.filename, "torch/optim") or "`Optimizer." in b.reason or "fused optimizer" in b.reason:
         return "pytorch", OPTIMIZER_NOTE
     if "backward()" in b.reason or (not in_library and code.endswith(".backward()")):
@@ -336,7 +349,10 @@ def torch_own_text(groups: list[BreakGroup], of: str = CELL) -> str:
             for g in own
         )
     )
-    notes = "; ".join(dict.fromkeys(g.note.removeprefix("PyTorch's own, by design: ") for g in own))
+    said = [g.note.removeprefix("PyTorch's own, by design: ") for g in own]
+    if any(g.note == FUSED_OPTIMIZER_NOTE for g in own):  # there is something to change: fused=False
+        said = [n.removesuffix(NOTHING_TO_CHANGE) for n in said]
+    notes = "; ".join(dict.fromkeys(said))
     are = "is" if n == 1 else "are"
     return f"{n} graph break{'' if n == 1 else 's'} {are} PyTorch's own by design ({places}): {notes}"
 

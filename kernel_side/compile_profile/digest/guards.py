@@ -106,7 +106,7 @@ def guard_value(g: Guard) -> str:
     return object_group(g.source)
 
 
-def graph_guards(graph: Graph, of: str = CELL) -> GraphGuards:
+def graph_guards(graph: Graph, of: str = CELL, lr_schedulers: list[str] | None = None) -> GraphGuards:
     counts = Counter(g.kind for g in graph.guards)
     groups: dict[tuple[str, str], GuardGroup] = {}
     for g in graph.guards:
@@ -116,7 +116,7 @@ def graph_guards(graph: Graph, of: str = CELL) -> GraphGuards:
         group.codes.append(g.code)
         if group.line is None:
             group.line = g.line
-        if not group.warning and (flag := value_guard_text(g, of)):
+        if not group.warning and (flag := value_guard_text(g, of, lr_schedulers)):
             group.warning = flag
     ordered = sorted(groups.values(), key=lambda grp: (_kind_rank(grp.kind), grp.line or 10**9, grp.source))
     return GraphGuards(
@@ -131,7 +131,8 @@ def graph_guards(graph: Graph, of: str = CELL) -> GraphGuards:
 
 def run_guards(run: ProfileRun) -> list[GraphGuards]:
     """The guards of each Dynamo graph that has any, in the run's graph order."""
-    return [graph_guards(g, lines_of(run)) for g in run.graphs if g.kind == "dynamo" and g.guards]
+    of = lines_of(run)
+    return [graph_guards(g, of, run.lr_schedulers) for g in run.graphs if g.kind == "dynamo" and g.guards]
 
 
 def kinds_text(by_kind: dict[str, int]) -> str:
@@ -149,11 +150,19 @@ def limit_text(r: Recompile) -> str:
 
 # An optimizer's step frame guards on each group's learning rate as a Python float, so an LR scheduler
 # makes it recompile every step until the recompile limit (a tensor lr: none; checked with SGD, torch 2.13).
+# Every step guards so, SGD's and AdamW's alike; the guard is worth a warning only where something changes the
+# rate: an LR scheduler the code reads (``ProfileRun.lr_schedulers``), or a recompile that saw it change.
 _FLOAT_LR = re.compile(r"""param_groups\[\d+\]\[['"]lr['"]\]""")
-FLOAT_LR_HINT = (
-    "the learning rate changes each step (an LR scheduler); a tensor learning rate, e.g. "
-    "SGD(params, lr=torch.tensor(0.1)), keeps one compiled optimizer step"
-)
+_TENSOR_LR = "a tensor learning rate, e.g. SGD(params, lr=torch.tensor(0.1)), keeps one compiled optimizer step"
+FLOAT_LR_HINT = f"the learning rate changed between steps; {_TENSOR_LR}"
+
+
+def float_lr_hint(schedulers: list[str] | None = None) -> str:
+    """What to do about a float learning rate that changes: said with its cause where the run names one
+    (``the learning rate changes each step (sched, an LR scheduler); a tensor learning rate …``)."""
+    if schedulers:
+        return f"the learning rate changes each step ({', '.join(schedulers)}, an LR scheduler); {_TENSOR_LR}"
+    return FLOAT_LR_HINT
 
 
 def _number(text: str) -> str:
@@ -218,7 +227,7 @@ def _scalar_from_item(expr: str) -> bool:
     return expr.rstrip().endswith(".item()")
 
 
-def fix_text(r: Recompile) -> str:
+def fix_text(r: Recompile, lr_schedulers: list[str] | None = None) -> str:
     """What keeps one compiled graph across the change, where there is a known way; else "".
 
     For a size: ``dynamic=True``, or ``torch._dynamo.mark_dynamic`` on the tensor before the compiled code
@@ -243,21 +252,21 @@ def fix_text(r: Recompile) -> str:
             )
         return f"compile with dynamic=True{mark}"
     if r.change == "value":
-        return value_fix(r.source, r.user_expr)
+        return value_fix(r.source, r.user_expr, lr_schedulers)
     return ""
 
 
-def value_fix(source: str, expr: str) -> str:
+def value_fix(source: str, expr: str, lr_schedulers: list[str] | None = None) -> str:
     """The fix for a value guard on a number: the float learning rate's, ``capture_scalar_outputs`` for an
     ``.item()``, else pass it as a tensor."""
     if _FLOAT_LR.search(source):
-        return FLOAT_LR_HINT
+        return float_lr_hint(lr_schedulers)
     if _scalar_from_item(expr):
         return "torch._dynamo.config.capture_scalar_outputs = True keeps the .item() in the graph as a symbolic value"
     return "pass it as a tensor (a 0-dim torch.tensor), which the graph reads without a guard on its value"
 
 
-def failed_guard_text(r: Recompile, of: str = CELL) -> str:
+def failed_guard_text(r: Recompile, of: str = CELL, lr_schedulers: list[str] | None = None) -> str:
     """A recompile in the user's words: which value, where, what changed and the fix, e.g. ``xb, what
     next(batches) returned at cell line 3, changed dim 1: 32 → 17; fix: compile with dynamic=True, or
     torch._dynamo.mark_dynamic(xb, 1)``; ``the guard on x (cell line 2) failed`` where the engine read no
@@ -272,11 +281,11 @@ def failed_guard_text(r: Recompile, of: str = CELL) -> str:
         unknown = f"the guard on {who.rstrip(',')} failed" if r.source else ""
     changed = change_text(r)
     guard = f"{who} changed {changed}" if who and changed else unknown
-    fix = fix_text(r) if guard else ""
+    fix = fix_text(r, lr_schedulers) if guard else ""
     if guard and not fix and _FLOAT_LR.search(r.source):
-        fix = FLOAT_LR_HINT
+        fix = float_lr_hint(lr_schedulers)
     if fix:
-        guard += f": {fix}" if fix == FLOAT_LR_HINT else f"; fix: {fix}"
+        guard += f": {fix}" if _FLOAT_LR.search(r.source) and fix == float_lr_hint(lr_schedulers) else f"; fix: {fix}"
     return "; ".join(t for t in (limit_text(r), guard) if t)
 
 
@@ -294,19 +303,24 @@ _LOCAL_NAME = re.compile(r"""^L\[['"][^'"]+['"]\]$""")
 _VALUE_GUARD = re.compile(r"^(?P<source>\S.*?) == (?P<value>-?(?:\d+\.\d*|\d*\.\d+|\d+)(?:e[-+]?\d+)?|-?inf|nan)$")
 
 
-def value_guard_text(g: Guard, of: str = CELL) -> str:
+def value_guard_text(g: Guard, of: str = CELL, lr_schedulers: list[str] | None = None) -> str:
     """``recompiles when the value changes (…): s, what x.sum().item() returned at cell line 2 (compiled for
-    1.533); fix: …`` for a value guard on a number that came from data; "" for any other guard."""
+    1.533); fix: …`` for a value guard on a number that came from data, and on a float learning rate where an LR
+    scheduler (``lr_schedulers``) changes it; "" for any other guard."""
     found = _VALUE_GUARD.match(g.code.strip()) if g.kind == "value" and g.source else None
     if not found or found["source"] != g.source:
         return ""
     value = found["value"]
     is_float = any(c in value for c in ".en")
     from_stack = bool(_STACK_SLOT.match(friendly_source(g.source)))
-    if not (from_stack or (is_float and (_LOCAL_NAME.match(g.source) or _FLOAT_LR.search(g.source)))):
+    learning_rate = bool(_FLOAT_LR.search(g.source))
+    if learning_rate and not lr_schedulers:  # nothing changes it: the guard holds at every step
+        return ""
+    if not (from_stack or (is_float and (_LOCAL_NAME.match(g.source) or learning_rate))):
         return ""
     who = value_words(g.user_name, g.user_expr, g.line, g.source, of).rstrip(",")
-    return f"{VALUE_GUARD_LEAD}: {who} (compiled for {_number(value)}); fix: {value_fix(g.source, g.user_expr)}"
+    fix = value_fix(g.source, g.user_expr, lr_schedulers)
+    return f"{VALUE_GUARD_LEAD}: {who} (compiled for {_number(value)}); fix: {fix}"
 
 
 def value_guard_warnings(run: ProfileRun) -> list[str]:
@@ -319,7 +333,7 @@ def value_guard_warnings(run: ProfileRun) -> list[str]:
         if graph.kind != "dynamo":
             continue
         for g in graph.guards:
-            text = value_guard_text(g, of)
+            text = value_guard_text(g, of, run.lr_schedulers)
             if text and text not in out and _value_key(g.source, g.line) not in recompiled:
                 out.append(text)
     return out
@@ -332,10 +346,10 @@ def _value_key(source: str, line: int | None) -> tuple[str, int | None]:
     return (name, line) if _STACK_SLOT.match(name) else (name, None)
 
 
-def recompile_text(r: Recompile, of: str = CELL) -> str:
+def recompile_text(r: Recompile, of: str = CELL, lr_schedulers: list[str] | None = None) -> str:
     """The user's words, then Dynamo's own reason to check them by: ``x (cell line 1) changed dim 0: 8 → 16;
     fix: …; Dynamo: tensor 'G['x']' size mismatch at index 0…``; the reason alone where nothing else is known."""
-    failed = failed_guard_text(r, of)
+    failed = failed_guard_text(r, of, lr_schedulers)
     reason = one_line(r.reason)
     return f"{failed}; Dynamo: {reason}" if failed else reason
 
@@ -395,10 +409,10 @@ def recompiles_digest(run: ProfileRun) -> list[contract.RecompileRow]:
             "during_timing": r.during_timing,
             "source": r.source,
             "line": r.line,
-            "failed_guard": failed_guard_text(r, of),
+            "failed_guard": failed_guard_text(r, of, run.lr_schedulers),
             "value": value_words(r.user_name, r.user_expr, r.line, r.source, of).rstrip(",") if r.source else "",
             "changed": change_text(r),
-            "fix": fix_text(r),
+            "fix": fix_text(r, run.lr_schedulers),
         }
         for r in run.recompiles
     ]

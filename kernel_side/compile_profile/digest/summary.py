@@ -237,7 +237,7 @@ def warnings(run: ProfileRun) -> list[str]:
     if run.recompiles:
         timed = [r for r in run.recompiles if r.during_timing]
         # the first recompile's failed guard says what to fix (mark the value dynamic, keep its shape)
-        failed = next((t for r in (timed or run.recompiles) if (t := failed_guard_text(r, of))), "")
+        failed = next((t for r in (timed or run.recompiles) if (t := failed_guard_text(r, of, run.lr_schedulers))), "")
         out.append(
             f"{len(run.recompiles)} recompile{'s' if len(run.recompiles) != 1 else ''}"
             + (f", {len(timed)} during timed runs" if timed else "")

@@ -56,7 +56,7 @@ from .failures import error_info, is_compile_error, let_go, one_line
 from .inputs import InputFeed
 from .kept import kept_tensors
 from .measure import check_correctness, measure_kernels, measure_memory, time_variants
-from .optimizer_state import OptimizerViews, optimizers_in
+from .optimizer_state import OptimizerViews, lr_schedulers_in, optimizers_in
 from .options import OptionError, ProfileOptions
 from .random_state import RandomState
 from .reachable import device_types
@@ -290,6 +290,8 @@ def eager_first(session: Session) -> None:
     if t.cell is not None:
         session.run.kept_names, session.run.temporaries = list(t.cell.kept), list(t.cell.temporaries)
         session.run.kept_tensors = kept_tensors(t.cell.intermediates, session.first_outputs, session.run.device.type)
+    roots, _, _ = cell_state.roots_of(t)  # what the code reads, through the notebook's functions it calls
+    session.run.lr_schedulers = lr_schedulers_in(dict(roots), str(t.globals.get("__name__", "__main__")))
     already_compiled = _compiled_callables(used)
     if already_compiled:
         session.run.notes.append(Note("already_compiled", values={"names": list(already_compiled)}))

@@ -189,7 +189,7 @@ def _graph_lines(run: ProfileRun) -> list[str]:
         tag = " [during timing]" if r.during_timing else ""
         variant = f" ({r.variant})" if r.variant else ""
         times = f" ×{len(same)}" if len(same) > 1 else ""
-        out.append(f"  recompile{times}{variant}{tag}: {recompile_text(r, of)}")
+        out.append(f"  recompile{times}{variant}{tag}: {recompile_text(r, of, run.lr_schedulers)}")
     if len(runs) > MAX_LISTED:
         out.append(f"  … and {sum(len(same) for same in runs[MAX_LISTED:])} more recompiles")
     out += [f"  {ddp_split_text(run, split)}" for split in run.ddp_splits]
