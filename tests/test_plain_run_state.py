@@ -161,12 +161,14 @@ def test_a_replaced_parameter_a_scheduler_an_objects_counter_and_a_rebound_globa
     assert ns["log"] == {"lr": [pytest.approx(0.05)]}
 
 
-def test_a_training_step_profiled_as_a_function_leaves_its_model_as_one_plain_step():
+@pytest.mark.parametrize("fused", [False, True], ids=["adamw", "fused-adamw"])
+def test_a_training_step_profiled_as_a_function_leaves_its_model_as_one_plain_step(fused):
+    # a fused step (_fused_adamw_) moves no version counter: its weights are told changed by their values
     import compile_profile
 
     torch.manual_seed(2)
     model = small_model()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-2, fused=fused)
     x = torch.randn(16, 8)
     plain = copy.deepcopy({"model": model, "opt": opt})
 
@@ -184,3 +186,6 @@ def test_a_training_step_profiled_as_a_function_leaves_its_model_as_one_plain_st
     run = compile_profile.profile(make_step(model, opt), x, backend="aot_eager", quick=True, budget=0.2, repeat=5)
     assert run.status == "ok" and run.cell_runs > 5, run.errors
     assert_as_after_one_plain_step({"model": model, "opt": opt}, plain)
+    # the correctness runs start from the same weights too: a fused step's were not put back between them, and
+    # eager "changed between runs", so nothing was compared
+    assert run.correctness is not None and run.correctness.ok is True, run.correctness

@@ -55,7 +55,7 @@ NoteKind = Literal[
     "state_put_back",
     # ... or not: it holds values["runs"] runs' changes; ["reason"]: "too_large" (["bytes"] needed against
     # ["host_free"] and ["device_free"] on ["device"]), "failed" (["error"]), "disabled" (--no-restore),
-    # "other_rank" (another rank's copy did not fit)
+    # "other_rank" (another rank's copy did not fit), "restore_failed" (putting it back raised: ["error"])
     "state_advanced",
     "torch_lacks",  # what this torch cannot show: values["torch"], ["features"] ("provenance", "caller_lines")
     "no_post_grad_on_cache_hit",  # values["torch"]

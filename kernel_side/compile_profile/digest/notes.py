@@ -90,6 +90,8 @@ def _state_advanced(n: Note) -> str:
     if reason == "other_rank":
         return f"{head}: another rank could not copy its own, so no rank put its state back"
     fix = "; re-run the cells that make the model and optimizer before going on"
+    if reason == "restore_failed":
+        return f"{head}: putting back the copy of what its first run changed failed ({_str(n, 'error')}){fix}"
     if reason == "failed":
         return f"{head}: --restore's {format_bytes(_int(n, 'bytes'))} copy of it failed ({_str(n, 'error')}){fix}"
     where = []

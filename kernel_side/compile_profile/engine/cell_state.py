@@ -7,9 +7,10 @@ away from one plain step.  ``%%timeit`` does the same, but a profiler that says 
 would" must leave the model as one plain run leaves it.  So:
 
 1. before the first eager run, ``Before.take`` reads the version counter of every tensor the code can reach,
-   and which tensor each leaf's ``.grad`` is (nothing is copied);
+   a fingerprint of the values of its parameters and optimizer state (a fused optimizer's step moves no
+   version counter), and which tensor each leaf's ``.grad`` is (nothing is copied);
 2. right after it, ``Before.snapshot`` copies what that run changed or made (``Snapshot``): the tensors
-   whose version moved (weights, BatchNorm's running stats and ``num_batches_tracked``, ``x.add_(1)``'s
+   whose version or fingerprint moved (weights, BatchNorm's running stats and ``num_batches_tracked``, ``x.add_(1)``'s
    ``x``), the state tensors it made (AdamW's ``exp_avg``, ``exp_avg_sq`` and ``step`` on its first step),
    the ``.grad`` it left on each leaf, and, by reference, the items of every list, dict, set and deque, and
    the attributes of the objects, it can reach (a list it appends to, an optimizer's per-parameter state
@@ -43,7 +44,7 @@ from __future__ import annotations
 import collections
 import types
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import torch
 
@@ -107,54 +108,109 @@ def roots_of(target: Target) -> tuple[list[tuple[str, Any]], dict[str, Any], lis
     return roots, namespace, rebound
 
 
+# A tensor as it stands: its version counter and, for state (a parameter, an optimizer's state, a grad), a
+# fingerprint of its values.  The version alone misses what some kernels change: a fused optimizer step
+# (``AdamW(fused=True)``: ``_fused_adamw_``) and eager BatchNorm's running stats move no version counter (torch
+# 2.13), and a profile of a BERT step left its weights 16 steps on with the version rule alone.
+_Mark = tuple[int, "tuple[float, float] | None"]
+_CHUNK = 1 << 24  # elements summed at a time in float64: at most 128 MiB of temporaries
+
+
+def _fingerprint(t: torch.Tensor) -> tuple[float, float] | None:
+    """The float64 sum and sum of squares of the tensor's values (of its local shard, for a DTensor, so that no
+    collective runs), None where they cannot be read (sparse, meta)."""
+    to_local = getattr(t, "to_local", None)  # DTensor.to_local
+    local = cast(torch.Tensor, to_local()) if callable(to_local) else t
+    x = local.detach()
+    if x.layout != torch.strided or x.device.type == "meta":
+        return None
+    if x.is_complex():
+        x = torch.view_as_real(x)
+    flat = x.reshape(-1)
+    total, squares = 0.0, 0.0
+    with torch.no_grad():
+        for chunk in flat.split(_CHUNK):
+            wide = chunk.to(torch.float64)
+            total += float(wide.sum())
+            squares += float((wide * wide).sum())
+    return total, squares
+
+
+def _mark(t: torch.Tensor, kind: str) -> _Mark | None:
+    v = _version(t)
+    if v is None:
+        return None
+    return v, _fingerprint(t) if kind == "state" else None
+
+
+def _moved(before: _Mark, now: _Mark) -> bool:
+    return before[0] != now[0] or (before[1] is not None and now[1] is not None and before[1] != now[1])
+
+
 @dataclass
 class Before:
-    """The tensors' version counters and the leaves' ``.grad`` before the first eager run (step 1)."""
+    """The tensors' version counters and fingerprints, and the leaves' ``.grad``, before the first eager run
+    (step 1)."""
 
     roots: list[tuple[str, Any]]
     namespace: dict[str, Any]
     rebound: list[str]  # names of ``namespace`` a run may rebind
     own_module: str
-    versions: dict[int, tuple[torch.Tensor, int]]
-    grads: dict[int, tuple[torch.Tensor | None, int | None]]  # leaf's id -> (its grad, the grad's version)
+    marks: dict[int, tuple[torch.Tensor, _Mark]]
+    grads: dict[int, tuple[torch.Tensor | None, _Mark | None]]  # leaf's id -> (its grad, the grad's mark)
+    # after ``snapshot``: what the first run changed or made, by name (the correctness check restores these too)
+    changed: list[tuple[torch.Tensor, str]] = field(default_factory=lambda: [])
 
     @classmethod
     def take(cls, target: Target) -> Before:
         roots, namespace, rebound = roots_of(target)
         own_module = str(namespace.get("__name__", "__main__"))
         reach = state_reach(roots, own_module=own_module)
-        versions: dict[int, tuple[torch.Tensor, int]] = {}
-        grads: dict[int, tuple[torch.Tensor | None, int | None]] = {}
-        for t, _, _ in reach.tensors.values():
-            v = _version(t)
-            if v is None:
+        marks: dict[int, tuple[torch.Tensor, _Mark]] = {}
+        grads: dict[int, tuple[torch.Tensor | None, _Mark | None]] = {}
+        for t, _, kind in reach.tensors.values():
+            mark = _mark(t, kind)
+            if mark is None:
                 continue
-            versions[id(t)] = (t, v)
+            marks[id(t)] = (t, mark)
             if t.is_leaf and t.requires_grad:
-                grads[id(t)] = (t.grad, _version(t.grad) if t.grad is not None else None)
-        return cls(roots, namespace, rebound, own_module, versions, grads)
+                grads[id(t)] = (t.grad, _mark(t.grad, "state") if t.grad is not None else None)
+        return cls(roots, namespace, rebound, own_module, marks, grads)
 
-    def snapshot(self, force: bool = False) -> Snapshot | Refusal:
+    def snapshot(self, force: bool = False, copy: bool = True) -> Snapshot | Refusal:
         """Step 2, right after the first eager run: copy what it changed or made, where it fits (``force``:
-        wherever it goes); or why not, with the figures."""
+        wherever it goes); or why not, with the figures.  ``self.changed`` then lists the tensors it changed
+        (``copy`` False: only that, for ``--no-restore``)."""
         reach = state_reach(self.roots, own_module=self.own_module)
         changed: list[tuple[torch.Tensor, str]] = []
-        now: dict[int, tuple[torch.Tensor, int, str]] = {}  # every tensor reached, its version now
+        unchanged: list[tuple[torch.Tensor, str, _Mark]] = []  # to tell, at the end, what later runs changed
         grads: list[tuple[torch.Tensor, torch.Tensor | None]] = []
         for t, name, kind in reach.tensors.values():
-            v = _version(t)
-            if v is None:
+            mark = _mark(t, kind)
+            if mark is None:
                 continue
-            now[id(t)] = (t, v, name)
-            before = self.versions.get(id(t))
-            # a buffer whatever its version says (BatchNorm's running stats keep theirs); state the run made (an
-            # optimizer's first step makes exp_avg); anything whose version moved
-            if kind == "buffer" or (before is None and kind == "state") or (before is not None and before[1] != v):
+            before = self.marks.get(id(t))
+            # a buffer whatever its mark says (eager BatchNorm's running stats keep their version); state the run
+            # made (an optimizer's first step makes exp_avg); anything it moved
+            if (
+                kind == "buffer"
+                or (before is None and kind == "state")
+                or (before is not None and _moved(before[1], mark))
+            ):
                 changed.append((t, name))
+            else:
+                unchanged.append((t, name, mark))
             if t.is_leaf and t.requires_grad:
-                grad, grad_version = self.grads.get(id(t), (None, None))
-                if t.grad is not grad or (t.grad is not None and _version(t.grad) != grad_version):
+                grad, grad_mark = self.grads.get(id(t), (None, None))
+                if t.grad is not grad or (
+                    t.grad is not None
+                    and grad_mark is not None
+                    and _moved(grad_mark, _mark(t.grad, "state") or grad_mark)
+                ):
                     grads.append((t, t.grad))
+        self.changed = changed
+        if not copy:
+            return Refusal("disabled")
         tensors = [t for t, _ in changed] + [g for _, g in grads if g is not None]
         place = _placement(tensors, force)
         if isinstance(place, Refusal):
@@ -166,13 +222,14 @@ class Before:
             return Refusal("failed", needed=sum(map(_nbytes, tensors)), error=str(exc).splitlines()[0][:200])
         containers = [(c, _shallow(c)) for c in reach.containers]
         names = {name: self.namespace.get(name, _ABSENT) for name in self.rebound}
+        kinds = {id(t): kind for t, _, kind in reach.tensors.values()}
         return Snapshot(
             copies=copies,
             grads=grad_copies,
             containers=containers,
             namespace=self.namespace,
             names=names,
-            versions={i: (t, v, name) for i, (t, v, name) in now.items()},
+            unchanged=[(t, name, mark, kinds[id(t)]) for t, name, mark in unchanged],
             bytes=sum(map(_nbytes, tensors)),
             kept_in=place,
         )
@@ -180,8 +237,9 @@ class Before:
 
 @dataclass
 class Refusal:
-    """Why no snapshot was taken: ``too_large`` (with the figures: what it needs, what was free where it would
-    go), ``failed`` (``--restore`` took it and the allocation failed), or ``disabled`` (``--no-restore``)."""
+    """Why no snapshot was taken, or put back: ``too_large`` (with the figures: what it needs, what was free where it
+    would go), ``failed`` (``--restore`` took it and the allocation failed), ``disabled`` (``--no-restore``),
+    ``other_rank`` (another rank's did not fit), ``restore_failed`` (putting it back raised: torch left unusable)."""
 
     reason: str
     needed: int = 0
@@ -297,7 +355,9 @@ class Snapshot:
     containers: list[tuple[Container, Any]]  # (container, its items by reference)
     namespace: dict[str, Any]
     names: dict[str, Any]  # the rebound names' values (``_ABSENT``: unbound)
-    versions: dict[int, tuple[torch.Tensor, int, str]]  # every tensor reached, its version after the first run
+    # the tensors reached that the first run did not change, with their marks then (and their kind), so that the end
+    # can name those a later run changed
+    unchanged: list[tuple[torch.Tensor, str, _Mark, str]]
     bytes: int
     kept_in: str  # "device" (beside each tensor) or "host"
 
@@ -314,16 +374,21 @@ class Snapshot:
                 else:
                     self.namespace[name] = value
                 out.containers += 1
-        copied = {id(t) for t, _, _ in self.copies}
-        with torch.no_grad():
+        with torch.no_grad():  # every copy, whatever the marks say now: not every kernel moves them
             for t, copy, _ in self.copies:
-                if _version(t) != self.versions[id(t)][1] or not torch.equal(t, copy.to(t.device)):
-                    t.copy_(copy)
-                    out.tensors += 1
+                t.copy_(copy)
+                out.tensors += 1
             for leaf, grad in self.grads:
                 leaf.grad = grad.to(leaf.device) if grad is not None else None
                 out.grads += 1
-        out.not_restored = [name for i, (t, v, name) in self.versions.items() if i not in copied and _version(t) != v]
+        try:
+            out.not_restored = [
+                name
+                for t, name, mark, kind in self.unchanged
+                if (now := _mark(t, kind)) is not None and _moved(mark, now)
+            ]
+        except RuntimeError:  # what is put back stays so; only the list of what else moved is lost
+            pass
         return out
 
     def note(self, restored: Restored) -> Note:
@@ -340,9 +405,9 @@ class Snapshot:
         return Note("state_put_back", values=values)
 
 
-def take_before(target: Target, restore: bool | None) -> Before | None:
-    """Step 1, unless ``--no-restore``."""
-    return None if restore is False else Before.take(target)
+def take_before(target: Target) -> Before:
+    """Step 1 (also with ``--no-restore``: what the first run changed is what the correctness check puts back)."""
+    return Before.take(target)
 
 
 __all__ = ["SNAPSHOT_SHARE", "Before", "Refusal", "Restored", "Snapshot", "device_memory_free", "host_memory_free"]

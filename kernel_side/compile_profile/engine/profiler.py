@@ -266,7 +266,7 @@ def eager_first(session: Session) -> None:
     # the generators the code reads by name (a torch.Generator in the namespace) and the global ones
     session.random_generators = [*_named_values_used(t.function, {}).values(), *t.inputs]
     session.random_before_first = RandomState.capture(session.random_generators)
-    session.state_before = cell_state.take_before(t, session.opts.restore)
+    session.state_before = cell_state.take_before(t)
     t0 = time.perf_counter()
     try:
         result = session.calls.eager()
@@ -314,7 +314,11 @@ def keep_plain_state(session: Session) -> None:
     (on every rank of a job); else say why not."""
     before, session.state_before = session.state_before, None
     restore = session.opts.restore
-    taken = cell_state.Refusal("disabled") if before is None else before.snapshot(force=restore is True)
+    if before is None:
+        return
+    taken = before.snapshot(force=restore is True, copy=restore is not False)
+    if session.mutable is not None:  # what their versions do not say changed (a fused optimizer's weights)
+        session.mutable.include(before.changed)
     snapshot = taken if isinstance(taken, cell_state.Snapshot) else None
     if not lockstep.every_rank_keeps_its_state(snapshot is not None or restore is False) and snapshot is not None:
         snapshot, taken = None, cell_state.Refusal("other_rank")
@@ -326,13 +330,19 @@ def put_back_plain_state(session: Session) -> None:
     """At the end: the in-place state as the first eager run left it, and the namespace that run's (its values,
     its printed output); or the fact that the state advanced with the runs, and by how many."""
     if session.plain_state is not None:
-        session.calls.optimizers.install(OptimizerViews.EAGER)  # the view the copy was taken of
-        restored = session.plain_state.restore()
-        note = session.plain_state.note(restored)
+        snapshot, session.plain_state = session.plain_state, None
+        try:
+            session.calls.optimizers.install(OptimizerViews.EAGER)  # the view the copy was taken of
+            restored = snapshot.restore()
+        except Exception as exc:  # noqa: BLE001 - torch left unusable (a bisection's dispatcher): said, not raised
+            let_go(exc)
+            refusal = cell_state.Refusal("restore_failed", needed=snapshot.bytes, error=one_line(exc))
+            session.run.notes.append(refusal.note(session.calls.runs_in_state))
+            return
+        note = snapshot.note(restored)
         if any(note.values.get(k) for k in ("tensors", "grads", "containers", "not_restored")):
             session.run.notes.append(note)
         session.kept_run = "first"
-        session.plain_state = None
     elif session.plain_state_refused is not None:
         session.run.notes.append(session.plain_state_refused.note(session.calls.runs_in_state))
 
