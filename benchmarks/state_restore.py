@@ -8,7 +8,7 @@ state copied after the first eager run and put back at the end, ``engine/cell_st
 copy stepped once plainly (0 where restored), with AdamW's ``step``.
 
     TORCHINDUCTOR_CACHE_DIR=... PYTHONPATH=kernel_side python3 benchmarks/state_restore.py \\
-        [--layers 2] [--hidden 128] [--backend inductor] [--quick] [--json out.json]
+        [--layers 2] [--hidden 128] [--backend inductor] [--device cpu|cuda] [--quick] [--json out.json]
 
 A benchmark, not a unit test: the figures go to docs/benchmarks.md.
 """
@@ -26,7 +26,7 @@ import time
 from typing import Any
 
 
-def bert_step(layers: int, hidden: int) -> tuple[Any, Any, Any, Any]:
+def bert_step(layers: int, hidden: int, device: str = "cpu") -> tuple[Any, Any, Any, Any]:
     import torch
     import transformers
 
@@ -39,11 +39,11 @@ def bert_step(layers: int, hidden: int) -> tuple[Any, Any, Any, Any]:
         intermediate_size=4 * hidden,
         max_position_embeddings=128,
     )
-    model = transformers.BertForSequenceClassification(config)
+    model = transformers.BertForSequenceClassification(config).to(device)
     model.train()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)
-    ids = torch.randint(0, config.vocab_size, (8, 64))
-    labels = torch.randint(0, 2, (8,))
+    ids = torch.randint(0, config.vocab_size, (8, 64), device=device)
+    labels = torch.randint(0, 2, (8,), device=device)
     return model, opt, ids, labels
 
 
@@ -54,12 +54,12 @@ def one_profile(args: argparse.Namespace) -> dict[str, Any]:
     import torch
     from compile_profile import profile
 
-    model, opt, ids, labels = bert_step(args.layers, args.hidden)
+    model, opt, ids, labels = bert_step(args.layers, args.hidden, args.device)
 
     def make_step(model: Any, opt: Any) -> Any:
         def step(ids: Any, labels: Any) -> Any:
             opt.zero_grad()
-            with torch.autocast("cpu", dtype=torch.bfloat16):
+            with torch.autocast(args.device, dtype=torch.bfloat16):
                 loss = model(input_ids=ids, labels=labels).loss
             loss.backward()
             opt.step()
@@ -72,6 +72,11 @@ def one_profile(args: argparse.Namespace) -> dict[str, Any]:
     make_step(plain["model"], plain["opt"])(ids, labels)
     torch.manual_seed(1)
     baseline_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    baseline_device = None
+    if args.device == "cuda":
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        baseline_device = torch.cuda.max_memory_allocated()
     started = time.perf_counter()
     run = profile(
         make_step(model, opt),
@@ -84,6 +89,7 @@ def one_profile(args: argparse.Namespace) -> dict[str, Any]:
     )
     wall_s = time.perf_counter() - started
     peak_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    device_peak = torch.cuda.max_memory_allocated() if args.device == "cuda" else None
     weights = max(
         float((a.detach().double() - b.detach().double()).abs().max())
         for a, b in zip(model.state_dict().values(), plain["model"].state_dict().values())
@@ -102,6 +108,8 @@ def one_profile(args: argparse.Namespace) -> dict[str, Any]:
         "wall_s": wall_s,
         "rss_before_profile_bytes": baseline_rss,
         "peak_rss_bytes": peak_rss,
+        "device_peak_bytes": device_peak,
+        "device_before_profile_bytes": baseline_device,
         "parameters": sum(p.numel() for p in model.parameters()),
         "copy_bytes": notes.get("state_put_back", {}).get("bytes"),
         "copy_kept_in": notes.get("state_put_back", {}).get("kept_in"),
@@ -117,6 +125,7 @@ def main() -> None:
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--hidden", type=int, default=128)
     parser.add_argument("--backend", default="inductor")
+    parser.add_argument("--device", default="cpu", help="cpu or cuda (the copy is then kept on the GPU where it fits)")
     parser.add_argument("--budget", type=float, default=3.0)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--no-restore", action="store_true", help="(one profile, in this process)")
@@ -129,7 +138,7 @@ def main() -> None:
     results = []
     for no_restore in (False, True):
         cmd = [sys.executable, __file__, "--one", "--layers", str(args.layers), "--hidden", str(args.hidden)]
-        cmd += ["--backend", args.backend, "--budget", str(args.budget)]
+        cmd += ["--backend", args.backend, "--budget", str(args.budget), "--device", args.device]
         cmd += ["--quick"] * args.quick + ["--no-restore"] * no_restore
         done = subprocess.run(cmd, capture_output=True, text=True, env=os.environ)
         line = next((ln for ln in done.stdout.splitlines() if ln.startswith("RESULT ")), None)
@@ -148,7 +157,10 @@ def main() -> None:
         "load_1min": os.getloadavg()[0],
     }
     mib = 2**20
-    print(f"BERT ({args.layers} layers, hidden {args.hidden}), AdamW(fused=True), bf16 autocast, {args.backend}")
+    print(
+        f"BERT ({args.layers} layers, hidden {args.hidden}), AdamW(fused=True), bf16 autocast, {args.backend}, "
+        f"{args.device}"
+    )
     print("restore  cell runs  copy      peak RSS   RSS before  wall     weights Δ   AdamW Δ    AdamW step")
     for r in results:
         copy_mib = f"{r['copy_bytes'] / mib:.1f} MiB" if r["copy_bytes"] else "—"
@@ -161,6 +173,9 @@ def main() -> None:
     with_restore, without = results
     print(f"FIGURE peak_rss_cost_mib {(with_restore['peak_rss_bytes'] - without['peak_rss_bytes']) / mib:.1f}")
     print(f"FIGURE parameters {with_restore['parameters']}")
+    if args.device == "cuda":
+        cost = (with_restore["device_peak_bytes"] - without["device_peak_bytes"]) / mib
+        print(f"FIGURE device_peak_cost_mib {cost:.1f} (kept in: {with_restore['copy_kept_in']})")
     print(f"META {json.dumps(meta)}")
     if args.json:
         with open(args.json, "w") as f:

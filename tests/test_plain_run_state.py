@@ -189,3 +189,31 @@ def test_a_training_step_profiled_as_a_function_leaves_its_model_as_one_plain_st
     # the correctness runs start from the same weights too: a fused step's were not put back between them, and
     # eager "changed between runs", so nothing was compared
     assert run.correctness is not None and run.correctness.ok is True, run.correctness
+
+
+def test_the_copy_goes_beside_the_tensors_where_half_the_free_memory_holds_it_else_to_the_host_else_nowhere(
+    monkeypatch,
+):
+    from compile_profile.digest.notes import note_text
+
+    on_device = [torch.empty(1024, device="meta")]  # 4 KiB on a device (the meta device stands in for a GPU here)
+    monkeypatch.setattr(cell_state, "device_memory_free", lambda device: 1 << 20)
+    monkeypatch.setattr(cell_state, "host_memory_free", lambda: 1 << 20)
+    assert cell_state._placement(on_device, force=False) == "device"
+    monkeypatch.setattr(cell_state, "device_memory_free", lambda device: 6 << 10)  # half of it is under 4 KiB
+    assert cell_state._placement(on_device, force=False) == "host"
+    monkeypatch.setattr(cell_state, "host_memory_free", lambda: 6 << 10)
+    refusal = cell_state._placement(on_device, force=False)
+    assert isinstance(refusal, cell_state.Refusal) and refusal.reason == "too_large"
+    assert (refusal.needed, refusal.device_free, refusal.host_free) == (4096, 6 << 10, 6 << 10)
+    assert note_text(refusal.note(runs=40)).endswith(
+        "a copy of what its first run changed needs 4.0 KiB, more than half of the memory free to keep it in "
+        "(6.0 KiB free on the meta and 6.0 KiB of host memory free); --restore copies it anyway; re-run the cells "
+        "that make the model and optimizer before going on"
+    )
+    assert cell_state._placement(on_device, force=True) == "device", "--restore"
+    on_host = [torch.empty(1024)]
+    monkeypatch.setattr(cell_state, "host_memory_free", lambda: 1 << 20)
+    assert cell_state._placement(on_host, force=False) == "host"
+    monkeypatch.setattr(cell_state, "host_memory_free", lambda: 4 << 10)
+    assert isinstance(cell_state._placement(on_host, force=False), cell_state.Refusal)

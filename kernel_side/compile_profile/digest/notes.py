@@ -96,7 +96,8 @@ def _state_advanced(n: Note) -> str:
         return f"{head}: --restore's {format_bytes(_int(n, 'bytes'))} copy of it failed ({_str(n, 'error')}){fix}"
     where = []
     if "device_free" in n.values:
-        where.append(f"{format_bytes(_int(n, 'device_free'))} free on the {_str(n, 'device').upper() or 'device'}")
+        device = {"cuda": "GPU", "": "device"}.get(_str(n, "device"), _str(n, "device"))
+        where.append(f"{format_bytes(_int(n, 'device_free'))} free on the {device}")
     if "host_free" in n.values:
         where.append(f"{format_bytes(_int(n, 'host_free'))} of host memory free")
     free = f" ({' and '.join(where)})" if where else ""
