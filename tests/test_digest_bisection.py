@@ -102,6 +102,15 @@ def test_bisect_is_offered_for_a_compile_failure_an_inductor_backend_may_own_and
     assert "where its results start to differ from eager" in _offered(correctness_ok=False)
 
 
+def test_bisect_is_not_offered_where_no_kernel_compiles():
+    from compile_profile.profile_run import ErrorInfo
+
+    no_compiler = ErrorInfo(
+        stage="compile", message="x", variant="inductor", compile_stage="kernel_compile", toolchain="broken"
+    )
+    assert _offered(errors=[no_compiler], status="failed") == ""
+
+
 def test_bisect_is_not_offered_where_it_would_find_nothing_or_was_done():
     from compile_profile.profile_run import ErrorInfo
 

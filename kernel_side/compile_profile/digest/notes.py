@@ -411,12 +411,13 @@ BISECT_SUBSYSTEM_WORDS: dict[str, str] = {
 
 def bisect_offer(run: ProfileRun) -> str:
     """What re-running the cell with ``--bisect`` would find, where it would find something: a compile failure an
-    Inductor variant's backend may own, or compiled results that differ from eager; "" where the run was bisected
-    already, is a job's or a trace's, or has neither (the card's and the detail's Bisect button)."""
+    Inductor variant's backend may own (not one where no kernel compiles: the setup), or compiled results that
+    differ from eager; "" where the run was bisected already, is a job's or a trace's, or has neither (the card's
+    and the detail's Bisect button)."""
     if run.bisection is not None or run.distributed is not None or run.imported_trace is not None:
         return ""
     inductor = {v.name for v in run.compiled_variants if v.backend == "inductor"}
-    if any(e.backend_may_own and e.variant in inductor for e in run.errors):
+    if any(e.backend_may_own and e.variant in inductor and e.toolchain != "broken" for e in run.errors):
         return (
             "Run the cell again with --bisect: PyTorch's CompilerBisector finds the backend and the Inductor "
             "subsystem, pass or lowering where its compile starts failing"
