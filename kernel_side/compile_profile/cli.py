@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .digest import compare, contract
+from .digest.facts import kernel_count_text
 from .digest.format import format_ms, format_speedup_interval, one_line
 from .digest.job import job_digest
 from .digest.summary import summarize
@@ -262,9 +263,8 @@ def cmd_import_trace(args: argparse.Namespace, store: RunStore) -> int:
             (run.dynamo_graph_count, "Dynamo graph"),
             (len(run.graph_breaks), "graph break"),
             (len(run.recompiles), "recompile"),
-            (len(run.kernels), "kernel"),
         ]
-        figures = ", ".join(f"{n} {word}{'' if n == 1 else 's'}" for n, word in counts)
+        figures = ", ".join(f"{n} {word}{'' if n == 1 else 's'}" for n, word in counts) + f", {kernel_count_text(run)}"
         _say(f"imported run {run.id} from {t.path}{rank} ({torch}): {figures}; no timings")
         skipped = skipped_text(t)
         if skipped:

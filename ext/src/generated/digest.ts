@@ -48,6 +48,14 @@ export interface RunDigest {
   ddp_wrapper_break_count?: number;
   cell_runs?: number;
   /**
+   * "32 generated kernels (cpp), 742 library calls" (``facts.kernel_count_text``)
+   */
+  kernel_text?: string;
+  /**
+   * "cuda (NVIDIA H200)", "cpu" where no name is known
+   */
+  device_text?: string;
+  /**
    * variant -> its measured peak, worded
    */
   peak_memory?: {
@@ -831,6 +839,10 @@ export interface CompileTimelineRow {
    */
   cache_text: string;
   /**
+   * "[6/1_2] after 2 restarts: Failed to trace builtin operator; …" (tlparse's); "" with none
+   */
+  restart_text: string;
+  /**
    * timeline.SHOWN_PHASES, each at least 1% of the compile
    */
   phases: TimelinePhase[];
@@ -903,6 +915,14 @@ export interface RunSummary {
   graph_break_empty_text?: string;
   ddp_wrapper_break_count?: number;
   cell_runs?: number;
+  /**
+   * "32 generated kernels (cpp), 742 library calls" (``facts.kernel_count_text``)
+   */
+  kernel_text?: string;
+  /**
+   * "cuda (NVIDIA H200)", "cpu" where no name is known
+   */
+  device_text?: string;
   /**
    * variant -> its measured peak, worded
    */

@@ -313,6 +313,8 @@ class RunSummary(_RunSummary, total=False):
     graph_break_empty_text: str  # what an empty list of graph breaks means for this run
     ddp_wrapper_break_count: int
     cell_runs: int
+    kernel_text: str  # "32 generated kernels (cpp), 742 library calls" (``facts.kernel_count_text``)
+    device_text: str  # "cuda (NVIDIA H200)", "cpu" where no name is known
     peak_memory: dict[str, str]  # variant -> its measured peak, worded
     memory_note: str  # why the run has no peak memory; "" when it has one
     notes: list[str]  # the run's notes in words, in the order the engine recorded them
@@ -516,6 +518,7 @@ class CompileTimelineRow(TypedDict):
     total_s: float  # its outermost spans' sum
     time: str
     cache_text: str  # "FX graph: 2 misses (full_miss); AOTAutograd: 1 miss (full_miss)"; "" with no lookup
+    restart_text: str  # "[6/1_2] after 2 restarts: Failed to trace builtin operator; …" (tlparse's); "" with none
     phases: list[TimelinePhase]  # timeline.SHOWN_PHASES, each at least 1% of the compile
 
 

@@ -41,69 +41,13 @@ from ..profile_run import (
 from .trace_file import TraceFile, read_trace_file
 from .trace_model import HANDLERS, CellLocator, build_variant_trace
 from .trace_model.events import FailedCompile
+from .trace_model.torch_kinds import torch_writes
 
 if TYPE_CHECKING:
     from ..store import RunStore
 
 TRACE_VARIANT = "trace"
 
-# Event kinds torch writes that the trace model reads nothing from (tensors' and symbols' descriptions, graphs
-# before and after passes the views do not show, wrappers' code, configs): known, so never counted as unknown.
-KNOWN_UNREAD = frozenset(
-    {
-        "str",
-        "torch_version",
-        "describe_storage",
-        "describe_tensor",
-        "describe_source",
-        "create_symbol",
-        "create_unbacked_symbol",
-        "expression_created",
-        "symbolic_shape_specialization",
-        "propagate_real_tensors",
-        "guard_added",
-        "guard_added_fast",
-        "missing_fake_kernel",
-        "mismatched_fake_kernel",
-        "aot_joint_graph",
-        "aot_forward_graph_fw_metadata",
-        "aot_backward_graph_fw_metadata",
-        "fx_graph_runnable",
-        "before_pre_grad_graph",
-        "after_pre_grad_graph",
-        "inductor_pre_grad_graph",
-        "before_post_grad_graph",
-        "before_joint_graph",
-        "after_joint_graph",
-        "torch._functorch.config",
-        "torch._inductor.config",
-        "torch._dynamo.config",
-        "backward_prologue",
-        "backward_epilogue",
-        "compiled_function_forward",
-        "compiled_function_backward",
-        "compiled_fn_wrapper",
-        "runtime_wrapper_orchestration",
-        "dynamo_error",
-        "dynamo_graph_break_reason_compact",
-        "graph_region_expansion",
-        "bwd_compilation_metrics_autograd",
-        "compiled_autograd_graph",
-        "compile_file",
-        "link",
-        "triton_kernel_info",
-        "inductor_triton_kernel_to_post_grad_nodes",
-        "fx_graph_cache_bypass",
-        "aotautograd_cache_bypass",
-        "autotuning_results",
-        "optimize_ddp_split_graph_runnable",
-        "exported_program",
-        "inductor_runtime_and_tensor_meta",
-        "dynamo_cpp_guards_str_verbose",
-        "cache_key_components",
-    }
-)
-_KNOWN_UNREAD_SUFFIXES = ("_ORIGINAL_BYTECODE", "_MODIFIED_BYTECODE")  # a frame's bytecode, named after it
 # frames of no user script: Python's own runners and libraries
 _NOT_A_SCRIPT = ("/site-packages/", "/dist-packages/", "/lib/python3", "/runpy.py", "/torch/")
 
@@ -127,7 +71,8 @@ def trace_files(path: str | Path) -> list[Path]:
 
 
 def is_known_kind(kind: str) -> bool:
-    return kind in HANDLERS or kind in KNOWN_UNREAD or kind.endswith(_KNOWN_UNREAD_SUFFIXES)
+    """Read by a handler, or written by a supported torch release (``trace_model.torch_kinds``)."""
+    return kind in HANDLERS or torch_writes(kind)
 
 
 def import_trace(path: str | Path, *, label: str = "", source_roots: Sequence[str | Path] = ()) -> list[ProfileRun]:
@@ -202,6 +147,7 @@ def run_from_trace(trace: TraceFile, *, label: str = "", source_roots: Sequence[
         compile_phases=vt.phases,
         compile_spans=vt.spans,
         cache_lookups=vt.cache_lookups,
+        compile_restarts=vt.restarts,
         cache_state=vt.cache.state,
         autotune=vt.autotune,
         cudagraph_skips=list(dict.fromkeys(vt.cudagraph_skips)),
