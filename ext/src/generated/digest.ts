@@ -448,7 +448,14 @@ export interface InputsSummary {
    * "6 inputs, 2 signatures: inductor/default 1.52× faster over the sequence, weighted by calls ..."
    */
   text: string;
+  /**
+   * a few signatures; beyond 10, the most called (and the representative)
+   */
   rows: InputSignatureRow[];
+  /**
+   * "… 1,204 more signatures, 19,000 inputs, each timed apart"; "" when all are listed
+   */
+  more_signatures_text: string;
   recompiles: InputRecompileRow[];
   /**
    * per input where compiled differed from eager on it, in words
@@ -476,9 +483,13 @@ export interface InputSignatureRow {
    */
   signature: string;
   /**
-   * the inputs that have it, 1-based
+   * the inputs that have it, 1-based (the first 100: ``inputs_text`` says them all)
    */
   inputs: number[];
+  /**
+   * "1–400, 402, 405–410, … (5,000 inputs)"
+   */
+  inputs_text: string;
   /**
    * how many calls of the sequence it served
    */

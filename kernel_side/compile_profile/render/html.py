@@ -249,7 +249,7 @@ def inputs_html(run: ProfileRun) -> str:
     rows = [
         [
             escape(r["signature"]) + (" *" if r["representative"] else ""),
-            escape(", ".join(map(str, r["inputs"]))),
+            escape(r["inputs_text"]),
             str(r["calls"]),
             escape(r["eager_time"]),
             escape(r["compiled_time"]),
@@ -270,6 +270,7 @@ def inputs_html(run: ProfileRun) -> str:
             rows,
             numeric={2, 3, 4, 6, 7},
         )
+        + (f"<div {_MUTED}>{escape(summary['more_signatures_text'])}</div>" if summary["more_signatures_text"] else "")
         + (
             html_table(["input", "signature", "compiling", "recompile: what changed, and the fix"], recompiles)
             if recompiles

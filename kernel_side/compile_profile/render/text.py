@@ -123,7 +123,7 @@ def _inputs_lines(run: ProfileRun) -> list[str]:
     rows = [
         [
             r["signature"] + (" *" if r["representative"] else ""),
-            ", ".join(map(str, r["inputs"])),
+            r["inputs_text"],
             r["eager_time"],
             r["compiled_time"],
             r["speedup_text"],
@@ -134,6 +134,8 @@ def _inputs_lines(run: ProfileRun) -> list[str]:
     ]
     table = text_table(["signature", "inputs", "eager", "compiled", "speedup", "recompiles", "compile"], rows)
     out = [f"inputs: {summary['text']}", *(f"  {line}" for line in table.splitlines())]
+    if summary["more_signatures_text"]:
+        out.append(f"  {summary['more_signatures_text']}")
     for r in summary["recompiles"][:MAX_LISTED]:
         cost = f", {r['compile_time']} compiling" if r["compile_time"] else ""
         out.append(f"  input {r['input']} ({r['signature']}) recompiled{cost}: {r['text']}")
