@@ -256,6 +256,9 @@ def cmd_import_trace(args: argparse.Namespace, store: RunStore) -> int:
     for run in runs:
         t = run.imported_trace
         assert t is not None
+        if run.id in runs.already:
+            _say(f"run {run.id} was already imported from a log of the same content ({t.path}): not stored again")
+            continue
         rank = f" rank {t.rank}" if t.rank is not None else ""
         torch = f"torch {t.torch_version}" if t.torch_version else "torch release not in the trace"
         counts = [
@@ -311,14 +314,15 @@ def cmd_repro(args: argparse.Namespace, store: RunStore) -> int:
     script = next((e.reproducer for e in run.errors if e.reproducer), "")
     if not script:
         failed = any(e.stage == "compile" for e in run.errors)
-        raise CliError(
-            f"run {run.id} has no reproducer: "
-            + (
-                "torch logged no graph for Inductor before the compile failed (it failed in Dynamo or AOTAutograd)"
-                if failed
-                else "no compile of it failed"
+        if not failed:
+            why = "no compile of it failed"
+        elif run.imported_trace is not None:
+            why = (
+                "its TORCH_TRACE holds no fx_graph_runnable of the failed compile (torch logs one per Inductor compile)"
             )
-        )
+        else:
+            why = "torch logged no graph for Inductor before the compile failed (it failed in Dynamo or AOTAutograd)"
+        raise CliError(f"run {run.id} has no reproducer: {why}")
     if args.output:
         _write_file(args.output, script)
         _say(f"wrote {args.output} (run it with: python {args.output})")

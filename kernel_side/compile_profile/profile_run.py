@@ -767,6 +767,8 @@ class TraceOrigin:
     # events of a known kind whose content could not be read (a changed payload), by kind: skipped
     unreadable_events: dict[str, int] = field(default_factory=dict[str, int])
     compile_ids: list[str] = field(default_factory=list[str])  # every compile id the trace names, in order
+    # the SHA-256 of the log file's bytes: the same log imported again is the run already stored ("" before it was kept)
+    content_sha256: str = ""
 
 
 @dataclass

@@ -611,6 +611,7 @@ export interface TraceOrigin {
     [k: string]: number;
   };
   compile_ids?: string[];
+  content_sha256?: string;
 }
 /**
  * A profile over a sequence of inputs (``profile(fn, inputs=[...])``, ``--inputs NAME=ITERABLE``): each

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import collections
 import datetime as dt
+import hashlib
 import json
 import uuid
 from collections.abc import Sequence
@@ -38,6 +39,7 @@ from ..profile_run import (
     TraceOrigin,
     Variant,
 )
+from .reproducer import reproducer_script
 from .trace_file import TraceFile, read_trace_file
 from .trace_model import HANDLERS, CellLocator, build_variant_trace
 from .trace_model.events import FailedCompile
@@ -103,16 +105,70 @@ def import_trace(path: str | Path, *, label: str = "", source_roots: Sequence[st
     return runs
 
 
+class ImportedRuns(list[ProfileRun]):
+    """The runs an import gave, a job's ranks in rank order, as a list; ``already``: the ids of those that were in the
+    store before (the same log imported again: ``TraceOrigin.content_sha256``).  In a notebook it shows as the
+    runs' cards (``compile_profile.import_trace(...)`` as a cell's value), not as a list's repr."""
+
+    def __init__(self, runs: Sequence[ProfileRun] = (), already: set[str] | None = None):
+        super().__init__(runs)
+        self.already: set[str] = set(already or ())
+
+    def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict[str, object]:
+        from ..render.mime import mime_bundle
+
+        bundles = [mime_bundle(run) for run in self]
+        if len(bundles) == 1:  # one run: its card, with the panel's own renderer
+            return bundles[0]
+        return {  # a job's ranks: each rank's card in turn
+            "text/plain": "\n\n".join(str(b["text/plain"]) for b in bundles),
+            "text/html": "".join(str(b["text/html"]) for b in bundles),
+        }
+
+    def __repr__(self) -> str:
+        said = ", ".join(f"{run.id}{' (already imported)' if run.id in self.already else ''}" for run in self)
+        return f"<{len(self)} run{'' if len(self) == 1 else 's'} from a TORCH_TRACE: {said}>"
+
+
 def import_and_store(
     path: str | Path, store: RunStore, *, label: str = "", source_roots: Sequence[str | Path] = ()
-) -> list[ProfileRun]:
+) -> ImportedRuns:
     """``import_trace`` then each run put in ``store``: every log is read before any run is stored, so a log that
-    cannot be read stores nothing.  What ``compile-profile import-trace``, ``compile_profile.import_trace`` and the
-    panel's Import TORCH_TRACE (the server's ``runs/import-trace``) do."""
+    cannot be read stores nothing.  A log whose content a stored run was read from is that run, not a second one
+    (``ImportedRuns.already``); a job's new ranks join its stored ranks' job.  What ``compile-profile
+    import-trace``, ``compile_profile.import_trace`` and the panel's Import TORCH_TRACE (the server's
+    ``runs/import-trace``) do."""
     runs = import_trace(path, label=label, source_roots=source_roots)
+    stored = {
+        run.id: found
+        for run in runs
+        if run.imported_trace is not None
+        and (found := store.run_of_trace(run.imported_trace.content_sha256)) is not None
+    }
+    out = ImportedRuns(already=set(stored.values()))
+    kept = [store.get(stored[run.id]) for run in runs if run.id in stored]
+    job_ids = {r.distributed.job_id for r in kept if r.distributed is not None}
     for run in runs:
+        if run.id in stored:
+            out.append(store.get(stored[run.id]))
+            continue
+        if run.distributed is not None and len(job_ids) == 1:
+            run.distributed.job_id = next(iter(job_ids))
         store.put(run)
-    return runs
+        out.append(run)
+    return out
+
+
+def _content_sha256(path: Path) -> str:
+    """The SHA-256 of a log file's bytes, read in chunks."""
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                digest.update(chunk)
+    except OSError:
+        return ""
+    return digest.hexdigest()
 
 
 def run_from_trace(trace: TraceFile, *, label: str = "", source_roots: Sequence[str | Path] = ()) -> ProfileRun:
@@ -139,6 +195,7 @@ def run_from_trace(trace: TraceFile, *, label: str = "", source_roots: Sequence[
         unknown_events=dict(sorted(unknown.items())),
         unreadable_events=dict(sorted(unreadable.items())),
         compile_ids=list(dict.fromkeys(ev.compile_id for ev in trace.events if ev.compile_id)),
+        content_sha256=_content_sha256(trace.path),
     )
     variant = Variant(
         name=TRACE_VARIANT,
@@ -163,6 +220,14 @@ def run_from_trace(trace: TraceFile, *, label: str = "", source_roots: Sequence[
         )
         for f in vt.failed_compiles
     ]
+    for error, failed in zip(errors, vt.failed_compiles):  # torch's own script of the graph Inductor failed on
+        error.reproducer = reproducer_script(
+            vt.runnables.get(failed.compile_id, ""),
+            error,
+            failed.compile_id,
+            from_trace=str(trace.path.resolve()),
+            trace_torch=version,
+        )
     if errors:
         variant.error = f"{errors[0].type}: {errors[0].message}" if errors[0].type else errors[0].message
     notes = [

@@ -75,6 +75,7 @@ class VariantTrace:
     # reproducer, run through ``torch._dynamo.repro.after_aot.run_repro``) and its compile id
     runnable: str = ""
     runnable_compile_id: str = ""
+    runnables: dict[str, str] = field(default_factory=dict)  # the last ``fx_graph_runnable`` of each compile id
     # each compile's restarts of its analysis (``compilation_metrics``' ``restart_reasons``), as tlparse lists them
     restarts: list[CompileRestart] = field(default_factory=list)
 
@@ -655,6 +656,7 @@ def _on_chromium_event(state: TraceState, ev: TraceEvent) -> None:
 def _on_graph_runnable(state: TraceState, ev: TraceEvent) -> None:
     if ev.payload:
         state.out.runnable, state.out.runnable_compile_id = ev.payload, ev.compile_id
+        state.out.runnables[ev.compile_id] = ev.payload
 
 
 def _on_compilation_metrics(state: TraceState, ev: TraceEvent) -> None:
