@@ -85,9 +85,7 @@ export function Compile({ run, figures, services }: ITabProps): JSX.Element {
                 </td>
                 <td>
                   {r.when}
-                  {r.restart_text ? (
-                    <div className="cp-Note">{r.restart_text}</div>
-                  ) : null}
+                  {r.restart_text ? <div className="cp-Note">{r.restart_text}</div> : null}
                 </td>
                 <td>{r.time}</td>
                 <td>{largestPhases(r)}</td>
