@@ -265,3 +265,22 @@ def test_a_log_cut_in_the_middle_of_a_payload_opens():
     (run,) = import_trace(FIXTURES / "truncated" / "trace.log.gz", source_roots=[ROOT])
     assert run.imported_trace is not None and run.imported_trace.records > 0
     assert run.graphs and not run.kernels  # the output module it was cut in gives no kernel
+
+
+def test_migration_4_files_each_imported_run_under_its_logs_hash(tmp_path):
+    import sqlite3
+
+    from compile_profile.store import SCHEMA_VERSION
+
+    db = tmp_path / "runs.sqlite"
+    with RunStore(db) as store:
+        (run,) = import_and_store(LOOP, store)
+    with sqlite3.connect(db) as conn:  # back to a version 3 file, as an older compile-profile left it
+        conn.execute("DROP INDEX runs_by_trace")
+        conn.execute("ALTER TABLE runs DROP COLUMN trace_sha256")
+        conn.execute("PRAGMA user_version = 3")
+    with RunStore(db) as store:
+        again = import_and_store(LOOP, store)
+        assert [r.id for r in again] == [run.id] and store.count() == 1
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4

@@ -4,7 +4,7 @@
 
 writes ``loop/trace.log.gz`` and ``loop/expected.json`` (what Dynamo counted while it ran, and the line, value
 and change of each recompile from Dynamo's own recompile log), then ``truncated/trace.log.gz``: the same log
-cut in the middle of a payload (an Inductor output module's), as a job killed while writing leaves it.  The
+cut in the middle of a payload (an Inductor output module's), as a killed job leaves it (``cut.json``: where).  The
 set-up (a trace directory and a cold Inductor cache before torch starts) is ``tests/trace_recording.py``'s.
 
 What the loop holds:
@@ -84,4 +84,4 @@ cut = OUT.parent / "truncated"
 cut.mkdir(exist_ok=True)
 with gzip.open(cut / "trace.log.gz", "wt", encoding="utf-8") as f:
     f.write("".join(lines[: (at + 1 + end) // 2]))
-(cut / "expected.json").write_text(json.dumps({"cut_in_payload_of": "inductor_output_code", "line": at + 1}) + "\n")
+(cut / "cut.json").write_text(json.dumps({"cut_in_payload_of": "inductor_output_code", "line": at + 1}) + "\n")

@@ -506,6 +506,8 @@ def unreadable_summary(
         "ddp_wrapper_break_count": 0,
         "recompile_count": 0,
         "kernel_count": 0,
+        "kernel_text": "",
+        "device_text": "",
         "cell_runs": 0,
         "peak_memory": {},
         "memory_note": "",
