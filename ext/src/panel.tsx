@@ -10,7 +10,7 @@ import * as React from 'react';
 
 import * as api from './api';
 import { deltaArrow, deltaClass, kernelCountText } from './compare';
-import { formatAge, speedupTone } from './format';
+import { deviceText, formatAge, speedupTone } from './format';
 import { IMPORT_TRACE_HELP } from './importtrace';
 import { jobRowKey, listKeyAction, neighbourKey, rowKeys, runRowKey, tabStopKey } from './listnav';
 import { PanelModel } from './model';
@@ -348,7 +348,7 @@ function RunItem(props: {
         ) : (
           <span className="cp-RunMeta">
             {run.label && run.first_line ? `${run.first_line} · ` : ''}
-            {run.device.type}: {run.device.name} · {formatAge(run.created_at)}
+            {run.device_text ?? deviceText(run.device)} · {formatAge(run.created_at)}
           </span>
         )}
       </span>

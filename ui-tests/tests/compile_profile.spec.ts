@@ -92,7 +92,7 @@ test("the panel lists the runs newest first, as text; the card's Open opens the 
   // (the failed compile's too), diagnosis.spec.ts's one
   await expect(items.nth(0)).toHaveAttribute('data-run-id', CPU_RUN);
   await expect(items.nth(0)).toContainText('seeded cpu run');
-  await expect(items.nth(0)).toContainText('cpu: x86_64');
+  await expect(items.nth(0)).toContainText('cpu (x86_64)');
   await expect(items.nth(0)).toHaveClass(/cp-mod-selected/); // the run whose tab is current
   // The sidebar keeps the list: no detail in it.
   await expect(page.locator(`${PANEL} .cp-Detail`)).toHaveCount(0);

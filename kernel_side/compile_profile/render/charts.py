@@ -434,9 +434,18 @@ def roofline_figure(run: ProfileRun) -> Figure:
 OVERVIEW_FIGURES = ("variants", "breakdown", "samples", "compile_timeline", "lines")
 
 
+# the overview's charts of timed calls, which a run read from a TORCH_TRACE has none of (it drew two empty ones)
+TIMING_FIGURES = frozenset({"variants", "breakdown", "samples", "lines"})
+
+
 def overview_figures(run: ProfileRun) -> list[str]:
-    """``OVERVIEW_FIGURES`` this run has something for: a run profiled before the call breakdown has none."""
-    return [name for name in OVERVIEW_FIGURES if name != "breakdown" or breakdown(run)]
+    """``OVERVIEW_FIGURES`` this run has something for: a run profiled before the call breakdown has none, and a
+    run read from a TORCH_TRACE no timing chart."""
+    return [
+        name
+        for name in OVERVIEW_FIGURES
+        if (name != "breakdown" or breakdown(run)) and not (run.imported_trace is not None and name in TIMING_FIGURES)
+    ]
 
 
 def figures(run: ProfileRun, timeline: CompileTimeline | None = None) -> dict[str, Figure]:
