@@ -12,6 +12,10 @@ started on the thread that entered ``capture_compiles``, also where a later part
 another thread (on CUDA, a lazily compiled backward runs in autograd's device thread); an event that
 names none is kept from any thread (Inductor compiles C++ in worker threads: ``compile_file``).
 
+Each record is checked against its kind's types (``trace_records``) as it becomes an event: one that is not of
+them raises ``BadRecord`` here, before any handler reads it (a log's reader skips and counts it with its line; the
+live recorder drops it).
+
 A ``chromium_event`` payload (one begin or end of a timed compile span) is parsed here, once
 per event (``TraceEvent.chromium``), for all that reads it: the progress line, the compile
 phases and max-autotune's results.  A payload that is not such an event reads as ``None``.
@@ -21,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import logging
 import threading
 import time
@@ -30,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .torch_features import provenance_outside_cache_key, provenance_patch
+from .trace_records import BadRecord, check_record, load_json, number
 
 TRACE_LOGGER = "torch.__trace"
 
@@ -51,6 +55,7 @@ class TraceEvent:
     attempt: int | None
     time: float
     context: str = ""  # what the profiler was running when it was logged (a variant's name)
+    line: int = 0  # the record's line in its log (0 for a live capture)
 
     @property
     def compile_id(self) -> str:
@@ -93,17 +98,17 @@ def parse_chromium(payload: Any) -> ChromiumEvent | None:
     if not isinstance(payload, str) or not payload:
         return None
     try:
-        data = json.loads(payload)
-        ts = float(data.get("ts", 0.0)) if isinstance(data, dict) else None
-    except (ValueError, TypeError):
+        data = load_json(payload)
+    except ValueError:
         return None
-    if ts is None:
+    ts = data.get("ts", 0.0) if isinstance(data, dict) else None
+    if ts is None or number(ts):
         return None
     args = data.get("args")
     return ChromiumEvent(
         name=str(data.get("name", "")),
         phase=str(data.get("ph", "")),
-        ts=ts,
+        ts=float(ts),
         args=args if isinstance(args, dict) else {},
     )
 
@@ -120,15 +125,20 @@ class TraceRecorder(logging.Handler):
         self.context = ""  # stamped on each event; the profiler sets it before each variant's calls
         self.thread = threading.get_ident()  # the profiling thread (``capture_compiles`` sets it)
         self._own_compiles: set[tuple[Any, Any]] = set()  # (frame_id, frame_compile_id) it started
+        self.bad_records = 0  # records not of their kind's types (``trace_records``): dropped
 
     def emit(self, record: logging.LogRecord) -> None:
-        event = trace_event(
-            getattr(record, "metadata", None),
-            getattr(record, "payload", None),
-            time.perf_counter(),
-            self.strings,
-            context=self.context,
-        )
+        try:
+            event = trace_event(
+                getattr(record, "metadata", None),
+                getattr(record, "payload", None),
+                time.perf_counter(),
+                self.strings,
+                context=self.context,
+            )
+        except BadRecord:
+            self.bad_records += 1
+            return
         if event is None or not self._of_a_profiled_compile(event, record.thread):
             return
         with self._events_lock:
@@ -161,17 +171,20 @@ def trace_event(
     *,
     context: str = "",
     paths: dict[int, str] | None = None,
+    line: int = 0,
 ) -> TraceEvent | None:
     """One structured-trace record (``trace_structured``'s metadata dict and payload) as a ``TraceEvent``;
     ``None`` for a record that is no event: torch's interning of a filename (kept in ``strings``), or
     metadata with nothing but context keys.  ``paths`` resolves ``dynamo_start``'s interned filenames
-    (default: the running process's own table, ``intern_paths``; a trace read from a file has its own)."""
+    (default: the running process's own table, ``intern_paths``; a trace read from a file has its own).
+    Raises ``BadRecord`` for a record not of its kind's types (``trace_records.check_record``)."""
     if not isinstance(metadata, dict):
         return None
     keys = [k for k in metadata if k not in _CONTEXT_KEYS]
     if not keys:
         return None
     name = keys[0]
+    check_record(metadata, name)
     if name == "str":
         text, index = metadata["str"]
         strings[index] = text
@@ -185,6 +198,7 @@ def trace_event(
         attempt=metadata.get("attempt"),
         time=at,
         context=context,
+        line=line,
     )
 
 
