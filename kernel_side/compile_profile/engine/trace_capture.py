@@ -12,9 +12,9 @@ started on the thread that entered ``capture_compiles``, also where a later part
 another thread (on CUDA, a lazily compiled backward runs in autograd's device thread); an event that
 names none is kept from any thread (Inductor compiles C++ in worker threads: ``compile_file``).
 
-Each record is checked against its kind's types (``trace_records``) as it becomes an event: one that is not of
-them raises ``BadRecord`` here, before any handler reads it (a log's reader skips and counts it with its line; the
-live recorder drops it).
+A record read from a file is checked against its kind's types (``trace_records``) as it becomes an event: one that is
+not of them raises ``BadRecord`` here, before any handler reads it (a log's reader skips it and keeps its line).  The
+live recorder's records come from the installed torch, which the handlers are tested against, and are not checked.
 
 A ``chromium_event`` payload (one begin or end of a timed compile span) is parsed here, once
 per event (``TraceEvent.chromium``), for all that reads it: the progress line, the compile
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .torch_features import provenance_outside_cache_key, provenance_patch
-from .trace_records import BadRecord, check_record, load_json, number
+from .trace_records import check_record, load_json, number
 
 TRACE_LOGGER = "torch.__trace"
 
@@ -55,7 +55,6 @@ class TraceEvent:
     attempt: int | None
     time: float
     context: str = ""  # what the profiler was running when it was logged (a variant's name)
-    line: int = 0  # the record's line in its log (0 for a live capture)
 
     @property
     def compile_id(self) -> str:
@@ -125,20 +124,16 @@ class TraceRecorder(logging.Handler):
         self.context = ""  # stamped on each event; the profiler sets it before each variant's calls
         self.thread = threading.get_ident()  # the profiling thread (``capture_compiles`` sets it)
         self._own_compiles: set[tuple[Any, Any]] = set()  # (frame_id, frame_compile_id) it started
-        self.bad_records = 0  # records not of their kind's types (``trace_records``): dropped
 
     def emit(self, record: logging.LogRecord) -> None:
-        try:
-            event = trace_event(
-                getattr(record, "metadata", None),
-                getattr(record, "payload", None),
-                time.perf_counter(),
-                self.strings,
-                context=self.context,
-            )
-        except BadRecord:
-            self.bad_records += 1
-            return
+        event = trace_event(
+            getattr(record, "metadata", None),
+            getattr(record, "payload", None),
+            time.perf_counter(),
+            self.strings,
+            context=self.context,
+            checked=False,
+        )
         if event is None or not self._of_a_profiled_compile(event, record.thread):
             return
         with self._events_lock:
@@ -171,20 +166,22 @@ def trace_event(
     *,
     context: str = "",
     paths: dict[int, str] | None = None,
-    line: int = 0,
+    checked: bool = True,
 ) -> TraceEvent | None:
     """One structured-trace record (``trace_structured``'s metadata dict and payload) as a ``TraceEvent``;
     ``None`` for a record that is no event: torch's interning of a filename (kept in ``strings``), or
     metadata with nothing but context keys.  ``paths`` resolves ``dynamo_start``'s interned filenames
     (default: the running process's own table, ``intern_paths``; a trace read from a file has its own).
-    Raises ``BadRecord`` for a record not of its kind's types (``trace_records.check_record``)."""
+    Raises ``BadRecord`` for a record not of its kind's types (``trace_records.check_record``), unless ``checked``
+    is False (the live recorder's own torch)."""
     if not isinstance(metadata, dict):
         return None
     keys = [k for k in metadata if k not in _CONTEXT_KEYS]
     if not keys:
         return None
     name = keys[0]
-    check_record(metadata, name)
+    if checked:
+        check_record(metadata, name)
     if name == "str":
         text, index = metadata["str"]
         strings[index] = text
@@ -198,7 +195,6 @@ def trace_event(
         attempt=metadata.get("attempt"),
         time=at,
         context=context,
-        line=line,
     )
 
 

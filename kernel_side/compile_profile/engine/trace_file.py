@@ -60,12 +60,15 @@ def _size(n: int) -> str:
 
 @dataclass(frozen=True)
 class TraceLimits:
-    """The caps on what one import reads (``docs/import-trace.md``).  The defaults take the largest logs seen
-    (a 16-layer training step's 44.6 MB log: 61,000 records) many times over."""
+    """The caps on what one import reads (``docs/import-trace.md``).  The defaults take the largest logs seen (a
+    16-layer training step's 44.6 MB) twenty times over: torch's logs hold a record every 2.7 KB (the fixtures:
+    631 records in 1.7 MB), so a 1 GiB log of them has 400,000.  Memory follows what is read: the text of the
+    payloads, and about 0.5 KB a record (200,000 records of a few bytes took 104 MB); a log of nothing but blank
+    lines or skipped lines holds one line at a time."""
 
     log_bytes: int = 1 << 30  # decompressed bytes of one log (a gzip of newlines 1000x smaller would be 1 GiB)
     line_bytes: int = 64 << 20  # one line (a payload's line; Inductor's output code is many short ones)
-    records: int = 2_000_000  # records of one log
+    records: int = 1_000_000  # records of one log
     logs: int = 4096  # logs in the directory imported (one per process)
     walk_entries: int = 100_000  # files and directories looked at to find the logs
     source_bytes: int = 4 << 20  # a source file the trace names (the script), read for its lines
@@ -285,7 +288,7 @@ def _read_records(lines: _Lines, out: TraceFile, limits: TraceLimits) -> None:
                     raise BadRecord(
                         name, "its payload is cut short or changed (its MD5 is not the one logged: fail_payload_md5)"
                     )
-            event = trace_event(metadata, text, at, out.strings, paths=out.strings, line=line)
+            event = trace_event(metadata, text, at, out.strings, paths=out.strings)
         except BadRecord as bad:
             kind = bad.kind
             name = metadata["artifact"].get("name") if isinstance(metadata.get("artifact"), dict) else None

@@ -1,5 +1,5 @@
-"""What each structured-trace record must hold: the one table of typed records, checked where a record becomes a
-``TraceEvent`` (``trace_capture.trace_event``), before any handler reads it.
+"""What each structured-trace record must hold: the one table of typed records, checked where a record read from a
+log becomes a ``TraceEvent`` (``trace_capture.trace_event``), before any handler reads it.
 
 A ``TORCH_TRACE`` log is someone else's file.  Each record's metadata (its JSON line) is checked against its kind's
 fields here, the way tlparse parses each record into a typed struct: the context keys every record may carry
@@ -142,14 +142,10 @@ ENVELOPE: dict[str, Check] = {
 
 _METRICS = {
     "compile_id": optional(text),
-    "co_name": optional(text),
     "co_filename": optional(text),
-    "co_firstlineno": optional(integer),
     "pytorch_version": optional(text),
     "entire_frame_compile_time_s": optional(number),
-    "backend_compile_time_s": optional(number),
     "inductor_compile_time_s": optional(number),
-    "code_gen_time_s": optional(number),
     "fail_type": optional(text),
     "fail_reason": optional(text),
     "fail_user_frame_filename": optional(text),
