@@ -747,6 +747,16 @@ class Recommendation:
 
 
 @dataclass
+class SkippedRecord:
+    """A record of a TORCH_TRACE log that was skipped: its metadata not of its kind's types (``"stack": 1.5``), or
+    its payload not the one torch logged (cut short: its MD5 differs)."""
+
+    line: int  # its line in the log, from 1
+    kind: str  # its event kind (an artifact's name)
+    why: str  # what is wrong with it
+
+
+@dataclass
 class TraceOrigin:
     """Where a run read from a structured trace came from (``compile-profile import-trace``): the
     ``TORCH_TRACE`` log of a run no profile made, a script's or a job rank's.  Such a run holds what the
@@ -769,6 +779,11 @@ class TraceOrigin:
     compile_ids: list[str] = field(default_factory=list[str])  # every compile id the trace names, in order
     # the SHA-256 of the log file's bytes: the same log imported again is the run already stored ("" before it was kept)
     content_sha256: str = ""
+    bad_records: int = 0  # records skipped as not of their kind's types, or with a payload cut short
+    bad_record_lines: list[SkippedRecord] = field(default_factory=list[SkippedRecord])  # the first of them
+    # the files of this machine read for the run's lines (the script, a graph break's file), by real path: only
+    # Python sources inside the import's source roots are (engine/trace_sources.py)
+    files_read: list[str] = field(default_factory=list[str])
 
 
 @dataclass

@@ -612,6 +612,20 @@ export interface TraceOrigin {
   };
   compile_ids?: string[];
   content_sha256?: string;
+  bad_records?: number;
+  bad_record_lines?: SkippedRecord[];
+  files_read?: string[];
+}
+/**
+ * A record of a TORCH_TRACE log that was skipped: its metadata not of its kind's types (``"stack": 1.5``), or
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "SkippedRecord".
+ */
+export interface SkippedRecord {
+  line: number;
+  kind: string;
+  why: string;
 }
 /**
  * A profile over a sequence of inputs (``profile(fn, inputs=[...])``, ``--inputs NAME=ITERABLE``): each

@@ -67,7 +67,7 @@ from .trace import trace_headline, trace_summary
 # Bumped whenever a field is added to, or a wording changes in, ``summarize``'s dict.
 # 18: the diagnosis heading's why, a compile failure's place; 19: input sequences; 20: bisect_offer; 21: a script's
 # lines, the wide-interval note; 22: a recompile at its guard's line, fixes by the value's type, kernels and library
-# calls apart, restarts, a few signatures listed
+# calls apart, restarts, a few signatures listed, a trace's files read and skipped records
 DIGEST_VERSION = 22
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
@@ -289,6 +289,11 @@ def wide_interval_text(value: float, low: float, high: float) -> str:
     """The interval too wide to read, worded as the headline words the speedup (``interval_brackets`` beside
     ``ratio_phrase``): ``the speedup's 95% interval [1.72×–2.00×] (1.87× slower) spans 15% of it``, a slowdown's
     bounds and width in slower multiples, never "0.50×–0.58×" beside a headline that says "slower"."""
+    if value < 1 and low <= 0:  # a slowdown with no upper bound (a sample that took no time): no width to say
+        return (
+            f"the speedup's 95% interval {interval_brackets(value, low, high)} ({ratio_phrase(value)}) reaches 0×: "
+            "it bounds nothing"
+        )
     if value < 1:  # read as slowdowns: 1/value within [1/high, 1/low]
         width = (1 / low - 1 / high) * value
     else:
