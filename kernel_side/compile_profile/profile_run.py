@@ -132,6 +132,18 @@ class CompileSpan:
 
 
 @dataclass
+class CompileRestart:
+    """A compile whose analysis Dynamo restarted before it kept one (``compilation_metrics``' ``restart_reasons``): a
+    graph break restarts it to compile the part before the break, a speculation that failed (``TensorifyScalar
+    RestartAnalysis``) to trace again.  ``attempt`` is the attempt kept, as tlparse names it (``[6/1_2]``: two
+    restarts), ``reasons`` each restart's reason, in order, in its first line."""
+
+    compile_id: str
+    attempt: int
+    reasons: list[str] = field(default_factory=list[str])
+
+
+@dataclass
 class CacheLookup:
     """One lookup in Inductor's FX graph cache or the AOTAutograd cache, as the compile logged it."""
 
@@ -166,6 +178,7 @@ class Variant:
     # the compiles' timed spans (first call and recompiles), nested, and their cache lookups
     compile_spans: list[CompileSpan] = field(default_factory=list[CompileSpan])
     cache_lookups: list[CacheLookup] = field(default_factory=list[CacheLookup])
+    compile_restarts: list[CompileRestart] = field(default_factory=list[CompileRestart])
     cache_state: str = "none"
     kernel_profile: KernelProfile | None = None  # the profiler pass after timing (every variant)
     # max-autotune's choices, per tuned op
@@ -758,6 +771,16 @@ class Recommendation:
 
 
 @dataclass
+class SkippedRecord:
+    """A record of a TORCH_TRACE log that was skipped: its metadata not of its kind's types (``"stack": 1.5``), or
+    its payload not the one torch logged (cut short: its MD5 differs)."""
+
+    line: int  # its line in the log, from 1
+    kind: str  # its event kind (an artifact's name)
+    why: str  # what is wrong with it
+
+
+@dataclass
 class TraceOrigin:
     """Where a run read from a structured trace came from (``compile-profile import-trace``): the
     ``TORCH_TRACE`` log of a run no profile made, a script's or a job rank's.  Such a run holds what the
@@ -778,6 +801,13 @@ class TraceOrigin:
     # events of a known kind whose content could not be read (a changed payload), by kind: skipped
     unreadable_events: dict[str, int] = field(default_factory=dict[str, int])
     compile_ids: list[str] = field(default_factory=list[str])  # every compile id the trace names, in order
+    # the SHA-256 of the log file's bytes: the same log imported again is the run already stored ("" before it was kept)
+    content_sha256: str = ""
+    bad_records: int = 0  # records skipped as not of their kind's types, or with a payload cut short
+    bad_record_lines: list[SkippedRecord] = field(default_factory=list[SkippedRecord])  # the first of them
+    # the files of this machine read for the run's lines (the script, a graph break's file), by real path: only
+    # Python sources inside the import's source roots are (engine/trace_sources.py)
+    files_read: list[str] = field(default_factory=list[str])
 
 
 @dataclass
