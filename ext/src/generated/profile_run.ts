@@ -28,6 +28,7 @@ export interface ProfileRun {
   notes?: Note[];
   recommendation?: Recommendation | null;
   bisection?: Bisection | null;
+  settings?: ConfigSetting[] | null;
   device_peaks?: DevicePeaks | null;
   memory_ratio?: number | null;
   kept_names?: string[];
@@ -147,6 +148,7 @@ export interface Note {
     | 'other_rank_failed'
     | 'interrupted'
     | 'reference_quick'
+    | 'reference_random'
     | 'quick_profile';
   variant?: string;
   values?: {
@@ -469,6 +471,9 @@ export interface ErrorInfo {
   frame_code?: string;
   aot_eager?: '' | 'runs' | 'fails';
   aot_eager_error?: string;
+  graph_lines?: number[];
+  toolchain?: '' | 'works' | 'broken';
+  toolchain_error?: string;
   reproducer?: string;
 }
 /**
@@ -495,7 +500,7 @@ export interface Recommendation {
  */
 export interface Bisection {
   variant: string;
-  outcome: 'found' | 'backend' | 'not_reproduced' | 'timed_out' | 'failed';
+  outcome: 'found' | 'backend' | 'not_reproduced' | 'timed_out' | 'failed' | 'setup';
   kind?: 'failure' | 'mismatch';
   backend?: string;
   subsystem?: string;
@@ -505,6 +510,17 @@ export interface Bisection {
   runs?: number;
   seconds?: number;
   error?: string;
+}
+/**
+ * A compiler setting in force that is not at its default (``engine/settings.py``): its full name
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "ConfigSetting".
+ */
+export interface ConfigSetting {
+  name: string;
+  value: string;
+  default: string;
 }
 /**
  * Ceilings measured on the device in the same session, with the vendor's figures beside them.
@@ -704,6 +720,7 @@ export interface ProfileRun1 {
   notes?: Note[];
   recommendation?: Recommendation | null;
   bisection?: Bisection | null;
+  settings?: ConfigSetting[] | null;
   device_peaks?: DevicePeaks | null;
   memory_ratio?: number | null;
   kept_names?: string[];
