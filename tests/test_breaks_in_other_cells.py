@@ -8,9 +8,11 @@ tracebacks); the magic reads that map, and its own for the cells it profiled.
 
 from __future__ import annotations
 
+import pytest
 import torch
 from IPython.utils.capture import capture_output
 
+pytestmark = pytest.mark.compiles
 QUICK = "--quick --backend aot_eager --warmup 1 --repeat 3 --budget 0.1"
 
 

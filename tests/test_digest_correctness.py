@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 
+import pytest
 import torch
 from cell_runs import run_cell
 from compile_profile.digest import summarize
@@ -124,6 +125,20 @@ def test_outputs_within_dtype_tolerance_still_match_eager():
     assert correctness_text(c) == "compiled results match eager within dtype tolerance (max abs diff 1.9e-06)"
 
 
+def test_outputs_within_dtype_tolerance_say_the_reference_ran_an_op_in_float32_where_it_did():
+    c = Correctness(
+        ok=True,
+        max_abs_diff=1.9e-6,
+        method="mixed",
+        checks=[_check("logits", 1.9e-6)],
+        reference_float32_ops=["aten._grouped_mm"],
+    )
+    assert correctness_text(c) == (
+        "compiled results match eager within dtype tolerance (max abs diff 1.9e-06); the reference was a float64 run "
+        "of the same code, with aten._grouped_mm in float32 (it fails in float64)"
+    )
+
+
 def test_the_card_text_report_and_panel_show_the_one_sentence():
     run = cpu_run()
     run.correctness = branch_divergence()
@@ -153,6 +168,7 @@ BRANCH_ON_NEAR_ZERO = (
 )
 
 
+@pytest.mark.compiles
 def test_a_branch_on_a_value_near_zero_is_worded_as_a_difference_from_eager_in_the_branchs_output():
     ns = {"torch": torch, "x": torch.tensor([0.7, 0.45], dtype=torch.bfloat16)}
     c = run_cell(BRANCH_ON_NEAR_ZERO, ns, kernel_timing=False).run.correctness

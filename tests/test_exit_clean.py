@@ -16,6 +16,7 @@ import textwrap
 
 import pytest
 
+pytestmark = pytest.mark.slow  # each case starts a process that compiles
 SCRIPT = """
 from IPython.core.interactiveshell import InteractiveShell
 shell = InteractiveShell.instance()

@@ -5,7 +5,8 @@ Exit codes: 0 success; 1 the notebook (or a renderer) failed, or no such job; 2 
 unknown or invalid run id, a missing or unreadable file, a bad option, an unusable run store, a stored
 run that cannot be read.  Every error is one line on stderr, never a traceback.  Everything printed goes
 through ``terminal_safe`` (``_say``): a label or cell line holding ESC, BEL or NUL shows them as ``\x1b``,
-``\x07``, ``\x00``, never acted on by the terminal.  A run that cannot be read is listed as
+``\x07``, ``\x00``, and a right-to-left override as ``\u202e``, never acted on by the terminal; ``repro`` writes
+its script as it is only to a file or a pipe.  A run that cannot be read is listed as
 ``unreadable`` with its id, and a warning line says why; every other run lists and shows as always.
 """
 
@@ -22,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .digest import compare, contract
+from .digest.facts import kernel_count_text
 from .digest.format import format_ms, format_speedup_interval, one_line
 from .digest.job import job_digest
 from .digest.summary import summarize
@@ -247,14 +249,21 @@ def cmd_import_trace(args: argparse.Namespace, store: RunStore) -> int:
     from .engine.trace_import import NoTrace, import_and_store
 
     try:
-        runs = import_and_store(
-            args.path, store, label=args.label or "", source_roots=args.source_root or [os.getcwd()]
-        )
+        # a file the trace names is read only under these roots and the log's own directory (trace_sources)
+        runs = import_and_store(args.path, store, label=args.label or "", source_roots=[os.getcwd(), *args.source_root])
     except NoTrace as exc:
         raise CliError(str(exc)) from None
     for run in runs:
         t = run.imported_trace
         assert t is not None
+        if run.id in runs.already and run.id not in runs.updated:
+            _say(f"run {run.id} was already imported from a log of the same content ({t.path}): not stored again")
+            continue
+        if run.id in runs.updated:
+            _say(
+                f"run {run.id} was imported before from a log of the same content; read anew with {', '.join(t.files_read)}"
+            )
+            continue
         rank = f" rank {t.rank}" if t.rank is not None else ""
         torch = f"torch {t.torch_version}" if t.torch_version else "torch release not in the trace"
         counts = [
@@ -262,9 +271,8 @@ def cmd_import_trace(args: argparse.Namespace, store: RunStore) -> int:
             (run.dynamo_graph_count, "Dynamo graph"),
             (len(run.graph_breaks), "graph break"),
             (len(run.recompiles), "recompile"),
-            (len(run.kernels), "kernel"),
         ]
-        figures = ", ".join(f"{n} {word}{'' if n == 1 else 's'}" for n, word in counts)
+        figures = ", ".join(f"{n} {word}{'' if n == 1 else 's'}" for n, word in counts) + f", {kernel_count_text(run)}"
         _say(f"imported run {run.id} from {t.path}{rank} ({torch}): {figures}; no timings")
         skipped = skipped_text(t)
         if skipped:
@@ -311,18 +319,26 @@ def cmd_repro(args: argparse.Namespace, store: RunStore) -> int:
     script = next((e.reproducer for e in run.errors if e.reproducer), "")
     if not script:
         failed = any(e.stage == "compile" for e in run.errors)
-        raise CliError(
-            f"run {run.id} has no reproducer: "
-            + (
-                "torch logged no graph for Inductor before the compile failed (it failed in Dynamo or AOTAutograd)"
-                if failed
-                else "no compile of it failed"
+        if not failed:
+            why = "no compile of it failed"
+        elif run.imported_trace is not None:
+            why = (
+                "its TORCH_TRACE holds no fx_graph_runnable of the failed compile (torch logs one per Inductor compile)"
             )
-        )
+        else:
+            why = "torch logged no graph for Inductor before the compile failed (it failed in Dynamo or AOTAutograd)"
+        raise CliError(f"run {run.id} has no reproducer: {why}")
     if args.output:
         _write_file(args.output, script)
         _say(f"wrote {args.output} (run it with: python {args.output})")
-    else:
+    elif sys.stdout.isatty():  # a reproducer may be imported, someone else's text: its controls shown, not acted on
+        _say(script.rstrip("\n"))
+        if terminal_safe(script) != script:
+            _say(
+                f"(control characters shown as escapes: `{PROG} repro {run.id} -o FILE` writes the script as it is)",
+                err=True,
+            )
+    else:  # a pipe or a file: the script as it is
         sys.stdout.write(script)
     return 0
 
@@ -586,8 +602,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--source-root",
         metavar="DIR",
         action="append",
-        help="where to look for the traced script when it is not at the path the trace names (a checkout of the "
-        "code on this machine; repeatable; default: the current directory)",
+        default=[],
+        help="a directory where the files the trace names may be read (a checkout of the code on this machine; "
+        "repeatable): only Python sources under the log's directory, the current directory and these are read, "
+        "a path recorded elsewhere matched by its longest tail",
     )
     imp_trace.set_defaults(handler=cmd_import_trace)
 

@@ -28,6 +28,7 @@ export interface ProfileRun {
   notes?: Note[];
   recommendation?: Recommendation | null;
   bisection?: Bisection | null;
+  settings?: ConfigSetting[] | null;
   device_peaks?: DevicePeaks | null;
   memory_ratio?: number | null;
   kept_names?: string[];
@@ -84,6 +85,7 @@ export interface Variant {
   };
   compile_spans?: CompileSpan[];
   cache_lookups?: CacheLookup[];
+  compile_restarts?: CompileRestart[];
   cache_state?: string;
   kernel_profile?: KernelProfile | null;
   autotune?: AutotuneResult[];
@@ -149,6 +151,7 @@ export interface Note {
     | 'other_rank_failed'
     | 'interrupted'
     | 'reference_quick'
+    | 'reference_random'
     | 'quick_profile';
   variant?: string;
   values?: {
@@ -179,6 +182,17 @@ export interface CacheLookup {
   cache: 'fx_graph' | 'aot_autograd';
   state: string;
   detail?: string;
+}
+/**
+ * A compile whose analysis Dynamo restarted before it kept one (``compilation_metrics``' ``restart_reasons``): a
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "CompileRestart".
+ */
+export interface CompileRestart {
+  compile_id: string;
+  attempt: number;
+  reasons?: string[];
 }
 /**
  * What the separate torch.profiler pass after timing measured for one variant.
@@ -462,6 +476,9 @@ export interface ErrorInfo {
   frame_code?: string;
   aot_eager?: '' | 'runs' | 'fails';
   aot_eager_error?: string;
+  graph_lines?: number[];
+  toolchain?: '' | 'works' | 'broken';
+  toolchain_error?: string;
   reproducer?: string;
 }
 /**
@@ -488,7 +505,7 @@ export interface Recommendation {
  */
 export interface Bisection {
   variant: string;
-  outcome: 'found' | 'backend' | 'not_reproduced' | 'timed_out' | 'failed';
+  outcome: 'found' | 'backend' | 'not_reproduced' | 'timed_out' | 'failed' | 'setup';
   kind?: 'failure' | 'mismatch';
   backend?: string;
   subsystem?: string;
@@ -498,6 +515,17 @@ export interface Bisection {
   runs?: number;
   seconds?: number;
   error?: string;
+}
+/**
+ * A compiler setting in force that is not at its default (``engine/settings.py``): its full name
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "ConfigSetting".
+ */
+export interface ConfigSetting {
+  name: string;
+  value: string;
+  default: string;
 }
 /**
  * Ceilings measured on the device in the same session, with the vendor's figures beside them.
@@ -604,6 +632,21 @@ export interface TraceOrigin {
     [k: string]: number;
   };
   compile_ids?: string[];
+  content_sha256?: string;
+  bad_records?: number;
+  bad_record_lines?: SkippedRecord[];
+  files_read?: string[];
+}
+/**
+ * A record of a TORCH_TRACE log that was skipped: its metadata not of its kind's types (``"stack": 1.5``), or
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "SkippedRecord".
+ */
+export interface SkippedRecord {
+  line: number;
+  kind: string;
+  why: string;
 }
 /**
  * A profile over a sequence of inputs (``profile(fn, inputs=[...])``, ``--inputs NAME=ITERABLE``): each
@@ -682,6 +725,7 @@ export interface ProfileRun1 {
   notes?: Note[];
   recommendation?: Recommendation | null;
   bisection?: Bisection | null;
+  settings?: ConfigSetting[] | null;
   device_peaks?: DevicePeaks | null;
   memory_ratio?: number | null;
   kept_names?: string[];

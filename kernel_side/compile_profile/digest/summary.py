@@ -24,8 +24,10 @@ from .facts import (
     cell_code,
     correctness_text,
     ddp_wrapper_text,
+    device_text,
     interrupted_text,
     kept_tensor_warnings,
+    kernel_count_text,
     later_run_failure_text,
     no_breaks_text,
     speedup_drift,
@@ -41,7 +43,7 @@ from .format import (
     lines_of,
     ratio_phrase,
 )
-from .guards import failed_guard_text, guards_digest, recompiles_digest, value_guard_warnings
+from .guards import guards_digest, recompiles_brief, recompiles_digest, value_guard_warnings
 from .inputs import inputs_summary
 from .kernel_times import digest as kernel_times_digest
 from .kernel_times import withheld
@@ -56,6 +58,7 @@ from .notes import (
     memory_unmeasured_text,
     note_text,
     run_notes,
+    settings_clause,
     variant_error,
     warning_notes,
 )
@@ -64,7 +67,12 @@ from .timeline import compile_timeline
 from .trace import trace_headline, trace_summary
 
 # Bumped whenever a field is added to, or a wording changes in, ``summarize``'s dict.
-DIGEST_VERSION = 22  # 18: the diagnosis heading's why, a compile failure's place; 19: input sequences; 20: bisect_offer; 21: a script's lines, the wide-interval note; 22: the in-place state put back or not, the learning rate's and a fused optimizer's words, a helper's cell
+# 18: the diagnosis heading's why, a compile failure's place; 19: input sequences; 20: bisect_offer; 21: a script's
+# lines, the wide-interval note; 22: a recompile at its guard's line, fixes by the value's type, kernels and library
+# calls apart, restarts, a few signatures listed, a trace's files read and skipped records; 23: settings not at their
+# defaults, setup failures, a failing graph's lines, fallback_random compared, a reference's float32 ops; 24: the
+# in-place state put back or not, the learning rate's and a fused optimizer's words, a helper's cell
+DIGEST_VERSION = 24
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 
@@ -211,13 +219,16 @@ def warnings(run: ProfileRun) -> list[str]:
         out.append(later_failure)
     # a compile failure where it was, whose it is, and what runs meanwhile
     of = lines_of(run)  # what its lines are lines of: the cell, or a traced script
-    out.extend(t for e in run.errors if (t := compile_failure_text(e, cell_code(run, e.line), of)))
+    device = run.device.type
+    out.extend(
+        t for e in run.errors if (t := compile_failure_text(e, cell_code(run, e.line), of, run.settings, device))
+    )
     if run.bisection is not None and run.bisection.kind == "failure":
-        out.append(bisection_text(run.bisection))
-    if run.correctness is not None and run.correctness.ok is False:
-        out.append(correctness_text(run.correctness))
+        out.append(bisection_text(run.bisection, run.settings, device))
+    if run.correctness is not None and run.correctness.ok is False:  # a setting may be the cause
+        out.append(correctness_text(run.correctness) + settings_clause(run.settings))
     if run.bisection is not None and run.bisection.kind == "mismatch":  # under the difference it bisected
-        out.append(bisection_text(run.bisection))
+        out.append(bisection_text(run.bisection, run.settings, device))
     sequence = inputs_summary(run)
     if sequence is not None and sequence["mismatches"]:
         out.append(sequence["comparison_text"] + ": " + "; ".join(sequence["mismatches"][:3]))
@@ -236,8 +247,8 @@ def warnings(run: ProfileRun) -> list[str]:
         out.append(ddp)
     if run.recompiles:
         timed = [r for r in run.recompiles if r.during_timing]
-        # the first recompile's failed guard says what to fix (mark the value dynamic, keep its shape)
-        failed = next((t for r in (timed or run.recompiles) if (t := failed_guard_text(r, of, run.lr_schedulers))), "")
+        # each kind of recompile's failed guard says what to fix (mark the value dynamic, keep its shape)
+        failed = recompiles_brief(timed or run.recompiles, of, run.lr_schedulers)
         out.append(
             f"{len(run.recompiles)} recompile{'s' if len(run.recompiles) != 1 else ''}"
             + (f", {len(timed)} during timed runs" if timed else "")
@@ -286,6 +297,11 @@ def wide_interval_text(value: float, low: float, high: float) -> str:
     """The interval too wide to read, worded as the headline words the speedup (``interval_brackets`` beside
     ``ratio_phrase``): ``the speedup's 95% interval [1.72×–2.00×] (1.87× slower) spans 15% of it``, a slowdown's
     bounds and width in slower multiples, never "0.50×–0.58×" beside a headline that says "slower"."""
+    if value < 1 and low <= 0:  # a slowdown with no upper bound (a sample that took no time): no width to say
+        return (
+            f"the speedup's 95% interval {interval_brackets(value, low, high)} ({ratio_phrase(value)}) reaches 0×: "
+            "it bounds nothing"
+        )
     if value < 1:  # read as slowdowns: 1/value within [1/high, 1/low]
         width = (1 / low - 1 / high) * value
     else:
@@ -425,6 +441,8 @@ def summarize(run: ProfileRun) -> contract.RunSummary:
         "ddp_wrapper_break_count": sum(g.count for g in groups if g.ddp_wrapper),
         "recompile_count": len(run.recompiles),
         "kernel_count": len(run.kernels),
+        "kernel_text": kernel_count_text(run),
+        "device_text": device_text(run.device),
         "cell_runs": run.cell_runs,
         "peak_memory": {
             v.name: format_bytes(v.peak_memory_bytes) for v in run.variants if v.peak_memory_bytes is not None
@@ -500,6 +518,8 @@ def unreadable_summary(
         "ddp_wrapper_break_count": 0,
         "recompile_count": 0,
         "kernel_count": 0,
+        "kernel_text": "",
+        "device_text": "",
         "cell_runs": 0,
         "peak_memory": {},
         "memory_note": "",

@@ -61,6 +61,7 @@ from .options import OptionError, ProfileOptions
 from .random_state import RandomState
 from .reachable import device_types
 from .session import Session, Stage, Target
+from .settings import non_default_settings
 from .timing import device_sync
 from .torch_features import logs_post_grad_graph_on_cache_hit, missing_features
 from .trace_capture import TraceEvent, capture_compiles
@@ -128,7 +129,6 @@ def profile(fn: Callable[..., Any], *args: Any, inputs: Any = None, **options: A
                 "profile() takes fn's arguments either positionally (one input) or as inputs= (a sequence of "
                 "argument tuples), not both"
             )
-        feed = InputFeed.for_function(fn, inputs)
     if "mode" in options:
         options["modes"] = options.pop("mode")
     if options.get("keep") is not None:
@@ -145,6 +145,8 @@ def profile(fn: Callable[..., Any], *args: Any, inputs: Any = None, **options: A
             f"profile(lambda: fn({unknown[0]}=...))"
         )
     opts = ProfileOptions(**options)
+    if inputs is not None:
+        feed = InputFeed.for_function(fn, inputs, limit=opts.max_inputs)
     code = getattr(fn, "__code__", None)
     try:
         source_lines, first = inspect.getsourcelines(fn)
@@ -203,7 +205,7 @@ def profile_cell(
     failing plain cell leaves it.  The
     ``CellFunction`` comes back for what a frontend shows (its filename, whether it has a value).
     """
-    feed = InputFeed.for_cell(opts.inputs, user_ns) if opts.inputs else None
+    feed = InputFeed.for_cell(opts.inputs, user_ns, limit=opts.max_inputs) if opts.inputs else None
     if feed is not None:  # the cell reads the first input by its name from the start, as a loop's first pass
         feed.bind(user_ns)
     cell = cell_to_function(body, user_ns, source=source, line_offset=line_offset, keep=opts.keep)
@@ -401,6 +403,8 @@ def _finish(session: Session) -> None:
         run.notes.append(Note("no_post_grad_on_cache_hit", values={"torch": str(torch.__version__)}))
     if run.status == "ok" and run.compiled_variants and not session.compiled:
         run.status = "failed"  # every compiled variant failed; eager results are still reported
+    if _compiled_went_wrong(run):  # a setting not at its default may be the cause: the digest says which
+        run.settings = non_default_settings()
     run.graphs = dedupe_graphs(run.graphs)
     cells = session.opts.source_cells
     if cells is not None:  # a helper another notebook cell defines: that cell's number
@@ -408,6 +412,13 @@ def _finish(session: Session) -> None:
         for b in run.graph_breaks:
             if b.filename and b.filename != own and b.file_cell is None:
                 b.file_cell = cells(b.filename)
+
+
+def _compiled_went_wrong(run: ProfileRun) -> bool:
+    """A compile failed, a compiled run raised, or compiled results differed from eager."""
+    differed = run.correctness is not None and run.correctness.ok is False
+    differed_on_an_input = run.inputs is not None and any(c.matches is False for c in run.inputs.calls)
+    return differed or differed_on_an_input or any(e.stage in ("compile", "compiled run") for e in run.errors)
 
 
 # -- the stages, in order ----------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ time goes; a distributed run ends with its rank and job.  Every figure and sente
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 
 from ..digest.breakdown import TITLE, breakdown, breakdown_note, columns, verdict
@@ -26,8 +27,9 @@ from ..digest.facts import (
     cache_counts,
     cache_words,
     correctness_text,
+    device_text,
     interrupted_text,
-    kernel_counts,
+    kernel_count_text,
     later_run_failure_text,
     peak_memory_text,
 )
@@ -68,16 +70,29 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-# C0 controls but newline and tab, DEL, and C1 controls (U+0080-U+009F: 0x9b alone starts a CSI sequence in some
-# terminals): what a terminal would act on instead of showing (ESC sequences, BEL, an OSC title, NUL, CR).
-_TERMINAL_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Every character but newline, tab and printable ASCII may be one a terminal acts on instead of showing; those whose
+# Unicode category is a control (Cc: C0 and C1, DEL; 0x9b alone starts a CSI sequence in some terminals), a format
+# character (Cf: the bidirectional overrides and isolates U+202A-U+202E and U+2066-U+2069, which reorder what a line
+# shows, zero-width characters), a line or paragraph separator (Zl, Zp) or a lone surrogate (Cs: no terminal
+# encoding can write it) are written as escapes.  The category decides, not a list, so a character a later Unicode
+# adds to these classes is escaped too.
+_MAYBE_CONTROL = re.compile(r"[^\t\n\x20-\x7e]")
+_ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+
+
+def _escape(char: str) -> str:
+    if unicodedata.category(char) not in _ESCAPED_CATEGORIES:
+        return char
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def terminal_safe(text: str) -> str:
-    """``text`` with every terminal control character written as its escape (ESC as ``\\x1b``), so text from a
-    run (a label, the cell's source, a compiler message) shows as characters and never moves the cursor, retitles
-    the window or rings the bell."""
-    return _TERMINAL_CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """``text`` with every terminal control and format character written as its escape (ESC as ``\\x1b``, a
+    right-to-left override as ``\\u202e``), so text from a run (a label, the cell's source, a compiler message)
+    shows as characters in the order it is stored and never moves the cursor, retitles the window, rings the bell
+    or reorders a line."""
+    return _MAYBE_CONTROL.sub(lambda m: _escape(m.group()), text)
 
 
 def text_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -122,7 +137,7 @@ def _inputs_lines(run: ProfileRun) -> list[str]:
     rows = [
         [
             r["signature"] + (" *" if r["representative"] else ""),
-            ", ".join(map(str, r["inputs"])),
+            r["inputs_text"],
             r["eager_time"],
             r["compiled_time"],
             r["speedup_text"],
@@ -133,6 +148,8 @@ def _inputs_lines(run: ProfileRun) -> list[str]:
     ]
     table = text_table(["signature", "inputs", "eager", "compiled", "speedup", "recompiles", "compile"], rows)
     out = [f"inputs: {summary['text']}", *(f"  {line}" for line in table.splitlines())]
+    if summary["more_signatures_text"]:
+        out.append(f"  {summary['more_signatures_text']}")
     for r in summary["recompiles"][:MAX_LISTED]:
         cost = f", {r['compile_time']} compiling" if r["compile_time"] else ""
         out.append(f"  input {r['input']} ({r['signature']}) recompiled{cost}: {r['text']}")
@@ -162,7 +179,14 @@ def _compile_lines(run: ProfileRun) -> list[str]:
     timeline = compile_timeline(run)
     if timeline is not None and timeline["text"]:
         out.append("compile timeline: " + timeline["text"])
+        restarted = [r["restart_text"] for r in timeline["rows"] if r["restart_text"]]
+        out.extend(f"  restarted: {t}" for t in restarted[:RESTARTS_LISTED])
+        if len(restarted) > RESTARTS_LISTED:
+            out.append(f"  … {len(restarted) - RESTARTS_LISTED} more restarted compiles (the Compile tab lists them)")
     return out
+
+
+RESTARTS_LISTED = 5
 
 
 def _graph_lines(run: ProfileRun) -> list[str]:
@@ -259,9 +283,7 @@ def _correctness_line(run: ProfileRun) -> str | None:
 
 
 def _kernel_line(run: ProfileRun) -> str:
-    counts = kernel_counts(run)
-    detail = ", ".join(f"{n} {lang}" for lang, n in counts.items())
-    return f"kernels: {len(run.kernels)}" + (f" ({detail})" if detail else "")
+    return f"kernels: {kernel_count_text(run)}"
 
 
 def _breakdown_lines(run: ProfileRun) -> list[str]:
@@ -411,6 +433,6 @@ def render_text(run: ProfileRun) -> str:
     if place:
         lines.append(place)
     label = f" {one_line(run.label, 80)!r}" if run.label else ""
-    device = f"{run.device.type} ({run.device.name})" if run.device.name else run.device.type
+    device = device_text(run.device)
     lines.append(f"run {run.id}{label} on {device}, torch {run.torch_version or 'unknown'}")
     return "\n".join(lines)
