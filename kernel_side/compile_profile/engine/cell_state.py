@@ -10,9 +10,10 @@ would" must leave the model as one plain run leaves it.  So:
    a fingerprint of the values of its parameters and optimizer state (a fused optimizer's step moves no
    version counter), and which tensor each leaf's ``.grad`` is (nothing is copied);
 2. right after it, ``Before.snapshot`` copies what that run changed or made (``Snapshot``): the tensors
-   whose version or fingerprint moved (weights, BatchNorm's running stats and ``num_batches_tracked``, ``x.add_(1)``'s
-   ``x``), the state tensors it made (AdamW's ``exp_avg``, ``exp_avg_sq`` and ``step`` on its first step),
-   the ``.grad`` it left on each leaf, and, by reference, the items of every list, dict, set and deque, and
+   whose version or fingerprint moved (weights, ``x.add_(1)``'s ``x``), every module buffer (eager
+   BatchNorm updates its running stats without moving their version), the state tensors it made (AdamW's
+   ``exp_avg``, ``exp_avg_sq`` and ``step`` on its first step), the ``.grad`` it left on each leaf, and,
+   by reference, the items of every list, dict, set and deque, and
    the attributes of the objects, it can reach (a list it appends to, an optimizer's per-parameter state
    and param groups, a module's parameter dicts where a parameter is replaced, an LR scheduler's epoch, a
    global a function of the notebook rebinds);
@@ -22,8 +23,9 @@ would" must leave the model as one plain run leaves it.  So:
    first eager run's values, the run whose output was printed (``profiler``), so everything the user sees
    is that one run's.
 
-The copy costs the bytes of what the first run changed: for an AdamW training step about four times the
-parameters (the weights, their gradients, ``exp_avg`` and ``exp_avg_sq``).  It is kept beside the
+Reading the fingerprints costs one pass over each parameter and optimizer state tensor before the first eager
+run and one after it.  The copy costs the bytes of what the first run changed: for an AdamW training step about
+four times the parameters (the weights, their gradients, ``exp_avg`` and ``exp_avg_sq``).  It is kept beside the
 tensors (on their GPU) where it takes at most ``SNAPSHOT_SHARE`` of the device's free memory, else in host
 memory where it takes at most that share of what is free there (``MemAvailable``), else it is not taken:
 the state then advances with every run, as before, and the run says how many runs it holds and what the
@@ -126,13 +128,15 @@ def _fingerprint(t: torch.Tensor) -> tuple[float, float] | None:
         return None
     if x.is_complex():
         x = torch.view_as_real(x)
-    flat = x.reshape(-1)
     total, squares = 0.0, 0.0
-    with torch.no_grad():
-        for chunk in flat.split(_CHUNK):
-            wide = chunk.to(torch.float64)
-            total += float(wide.sum())
-            squares += float((wide * wide).sum())
+    try:
+        with torch.no_grad():
+            for chunk in x.reshape(-1).split(_CHUNK):
+                wide = chunk.to(torch.float64)
+                total += float(wide.sum())
+                squares += float((wide * wide).sum())
+    except (RuntimeError, TypeError):  # a dtype with no float64 view (quantized): its version counter decides
+        return None
     return total, squares
 
 
