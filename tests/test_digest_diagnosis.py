@@ -150,7 +150,7 @@ def test_the_card_summary_and_the_detail_carry_the_same_ranked_list_and_the_text
     assert text[3] == f"  1. {cause_text(diagnosis(run)[0])}"
 
 
-@pytest.mark.slow  # compiles: not in the edit loop's tier
+@pytest.mark.compiles
 def test_a_real_cells_graph_break_is_named_where_its_time_goes(tmp_path):
     """A cell whose print of a tensor's value breaks the graph: the Python between its two graphs costs the
     compiled call most of its time, and the cause names the break's line and reason."""
@@ -219,7 +219,7 @@ def test_a_fused_native_fast_path_is_named_with_what_it_costs_the_compiled_call_
     assert diagnosis(run)[0].kind == "fused_native"  # the largest per-call cost
 
 
-@pytest.mark.slow  # compiles: not in the edit loop's tier
+@pytest.mark.compiles
 def test_a_transformer_encoder_layer_in_eval_under_no_grad_names_its_fused_fast_path():
     """The kernel pass is the subject (no ``quick``)."""
     import torch

@@ -127,6 +127,7 @@ def test_an_idle_machine_names_no_contention():
     assert contention(run) is None and not noise_text(run).startswith("timings are unreliable: other processes")
 
 
+@pytest.mark.compiles
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/stat and schedstat are Linux's")
 def test_an_mlp_at_8_threads_beside_two_spinning_processes_ranks_threads_first_with_the_right_fix():
     torch.manual_seed(0)
@@ -152,6 +153,7 @@ def test_an_mlp_at_8_threads_beside_two_spinning_processes_ranks_threads_first_w
     assert trial.eager_ms < trial.eager_user_ms, said
 
 
+@pytest.mark.compiles
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/stat and schedstat are Linux's")
 def test_at_one_thread_the_heading_does_not_deny_a_breakdown_it_shows():
     """The kernel pass is the subject: no ``quick``.  On an idle core (no other process busy while timing, no
