@@ -313,15 +313,14 @@ class HostLoad:
 
 @dataclass
 class ThreadsTrial:
-    """The eager call timed again at ``threads`` torch threads (the cores other processes left free), interleaved
-    with samples at the ``user_threads`` the cell ran at (``engine.threads_trial``): what
-    ``torch.set_num_threads(threads)`` gives on this machine, measured.  Medians per call, in ms."""
+    """The eager call timed again at ``threads`` torch threads (the cores other processes left free) right after
+    the timed rounds, which ran at ``user_threads`` (``engine.threads_trial``): what ``torch.set_num_threads(threads)``
+    gives on this machine, measured."""
 
     threads: int
     user_threads: int
-    eager_ms: float  # at ``threads``
-    eager_user_ms: float  # at ``user_threads``, in the same rounds
-    rounds: int = 0
+    eager_ms: float  # median per call at ``threads``
+    samples: int = 0
 
 
 @dataclass

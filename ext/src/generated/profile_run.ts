@@ -594,7 +594,7 @@ export interface HostLoad {
   threads: number;
 }
 /**
- * The eager call timed again at ``threads`` torch threads (the cores other processes left free), interleaved
+ * The eager call timed again at ``threads`` torch threads (the cores other processes left free) right after
  *
  * This interface was referenced by `ProfileRun`'s JSON-Schema
  * via the `definition` "ThreadsTrial".
@@ -603,8 +603,7 @@ export interface ThreadsTrial {
   threads: number;
   user_threads: number;
   eager_ms: number;
-  eager_user_ms: number;
-  rounds?: number;
+  samples?: number;
 }
 /**
  * Where a run read from a structured trace came from (``compile-profile import-trace``): the

@@ -185,21 +185,28 @@ def measure_eager(run: ProfileRun, eager: EagerCall) -> EagerTimes:
         with profiler_range(CALL_RANGE), marking_lines(eager.code, eager.line_offset):
             return eager.call()
 
-    # No shapes and no Python tracer: eager needs neither, and on CPU each op's host time under the
-    # profiler is what the pass reports.  Recording shapes inflated it: on 2 cores, one thread, three
-    # small cells, profiled op time over the timed median was 1.1-2.2x with shapes, 0.97-1.2x without.
+    # On a GPU no shapes and no Python tracer: eager needs neither, and device times are what the pass reports.
+    # On CPU each op's host time is, so eager is recorded as the compiled variants are (shapes, the Python
+    # tracer), its ops held to theirs by the same instrument, the cost of each calibrated and taken out: with
+    # eager recorded bare, the same ops read slower compiled (a TransformerEncoderLayer's fused op 133 µs eager,
+    # 166-177 µs compiled, a 32x128 MLP's addmm 35.9 µs against 43.7 µs), causes made of the instrument;
+    # recorded alike, 146 against 137 µs and 40.3 against 43.1 µs.
+    # Calibrated before the pass: its sessions also take the profiler's first start in the process (~1 s), after
+    # which a 32x128 MLP's eager ops read 1.17x its timed call when the pass itself was that first session,
+    # 0.77-0.84x in later profiles of the same process
+    method = "cupti" if run.device.type == "cuda" else "host"
+    like_compiled = method == "host"
+    cost = profiler_cost.event_cost_us(record_shapes=True, with_stack=True) if like_compiled else None
     records: list[CallRecord] = []
     trace = kernel_profiler.record_trace(
         marked_call,
         eager.before_each,
         calls=calls,
         device_type=run.device.type,
-        with_stack=False,
-        record_shapes=False,
+        with_stack=like_compiled,
+        record_shapes=like_compiled,
         records=records,
     )
-    method = "cupti" if run.device.type == "cuda" else "host"
-    cost = profiler_cost.event_cost_us(record_shapes=False) if method == "host" else None
     call_traces, calls_made = kernel_profiler.chosen_call_traces(trace, records, CALL_RANGE, method)
     device_type, event_cost = run.device.type, cost or 0.0
     if call_traces:

@@ -186,7 +186,9 @@ def host_op_parts(op: Any, event_cost_us: float = 0.0) -> dict[str, float]:
     on CPU its ops outside compiled graphs (``kernel_attribution``)."""
     parts = {LIBRARY: 0.0, COPY: 0.0, COLLECTIVE: 0.0}
     _split_host(op, None, parts, event_cost_us)
-    parts[ATEN] = max(0.0, host_time_us(op, event_cost_us) - sum(parts.values()))  # the rest (a residue clamped to 0)
+    rest = host_time_us(op, event_cost_us) - sum(parts.values())
+    # the rest; a float residue of the subtractions (1e-12 µs, which a view read as "5.61e-12 ns") is 0
+    parts[ATEN] = rest if rest > 1e-9 * max(1.0, op.dur) else 0.0
     return parts
 
 

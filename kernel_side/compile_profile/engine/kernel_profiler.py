@@ -296,11 +296,11 @@ def combine(per_call: list[VariantKernelTimes]) -> VariantKernelTimes:
         observed = [o for o in seen if o is not None]
         obs = out.observations[kid] = KernelObservation(observed[0].kernel)
         obs.time_us = median(o.time_us if o is not None else 0.0 for o in seen) * n
-        parts: collections.defaultdict[str, float] = collections.defaultdict(float)
-        for o in observed:
-            for kind, us in o.host_parts.items():
-                parts[kind] += us
-        if sum(parts.values()) > 0:  # the median time, split as the calls' host time split overall
+        # the median time split as each kind's median over the calls splits it: one call stalled inside a copy
+        # moves no kind's share
+        kinds = dict.fromkeys(kind for o in observed for kind in o.host_parts)
+        parts = {kind: median(o.host_parts.get(kind, 0.0) if o is not None else 0.0 for o in seen) for kind in kinds}
+        if sum(parts.values()) > 0:
             total = sum(parts.values())
             for kind, us in parts.items():
                 obs.host_parts[kind] = obs.time_us * us / total
@@ -421,12 +421,13 @@ def measure_variant(
         with profiler_range(CALL_RANGE), marking_lines(code, line_offset):
             return call()
 
+    method = "cupti" if run.device.type == "cuda" else "host"
+    # on CPU, the profiler's cost per op event, as this pass records them (shapes, the Python tracer), measured
+    # before the pass as eager's is (``eager_profile.measure_eager``)
+    cost = profiler_cost.event_cost_us(record_shapes=True, with_stack=True) if method == "host" else None
     records: list[CallRecord] = []
     trace = record_trace(marked_call, before_each, calls=calls, device_type=run.device.type, records=records)
     kernels = [k for k in run.kernels if k.variant == name]
-    method = "cupti" if run.device.type == "cuda" else "host"
-    # on CPU, the profiler's cost per op event, as this pass records them (shapes, the Python tracer)
-    cost = profiler_cost.event_cost_us(record_shapes=True, with_stack=True) if method == "host" else None
     call_traces, pass_info = chosen_call_traces(trace, records, CALL_RANGE, method)
     device_type, event_cost = run.device.type, cost or 0.0
     if call_traces:
