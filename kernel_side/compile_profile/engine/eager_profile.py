@@ -7,14 +7,15 @@ before each, as the compiled variants' pass does) and writes ``run.eager.kernel_
 
 * ``total_ms``: per call, on CUDA (``method="cupti"``) every device event of the trace, as for a
   compiled variant; on CPU (``"host"``) the host time of the top-level ATen ops (those not inside
-  another ATen op) the call ran;
+  another ATen op) the call ran, each less the profiler's cost of the ops recorded inside it, calibrated in the
+  process (``profiler_cost``; recorded with shapes and the Python tracer, as a compiled variant's pass);
 * ``breakdown``: that time split by ``kernel_breakdown``'s rules (``generated_ms`` is 0);
 * ``eager_lines``: each op's time on the one cell line that was running when its top-level ATen op
   was called (a device event through the runtime call that launched it); ``attributed_ms`` is their
   sum, at most ``total_ms``.  Each line lists its largest top-level ATen ops (``aten::matmul``).
 
 Lines are marked while the profiled calls run, never during the timed samples (``line_marks``: a
-``sys.settrace`` function that traces only frames of the profiled code opens a profiler range
+``sys.settrace`` function that traces only frames of the profiled code opens a profiler
 range named after the cell line at each line event); the compiled variants' passes mark theirs the
 same way (``kernel_profiler``).  A target without a code object (a builtin) gets no lines.
 

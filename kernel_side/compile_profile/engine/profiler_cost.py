@@ -17,13 +17,14 @@ median chunk.  The attributions take that cost out of each op's host time once f
 inside it (``kernel_breakdown.host_op_parts``), and the pass records it (``KernelProfile.event_cost_us``) with
 what it took out (``KernelProfile.profiler_cost_ms``).
 
-Measured on this project's 2-core machine (torch 2.13 CPU, one thread): 0.24-0.31 µs an op event without
-shapes (the eager pass), 0.36-0.46 µs with them; the Python tracer (``with_stack``, the compiled variants'
-pass) adds 0.46 µs to each op event: a ``TransformerEncoderLayer``'s fused ``aten::_transformer_encoder_layer_fwd``
-(98 op events inside it) read 127 µs recorded bare, 145 µs with shapes and 189 µs with shapes and stacks, so
-the compiled pass read the same op 180 µs against eager's 118 µs after taking out a cost calibrated on one op
-without the Python tracer.  Calibrating takes 60-230 ms here, mostly its three sessions' stops, once the profiler
-has started once in the process (its first session costs ~1 s, which the pass itself pays).
+Measured on this project's 2-core machine (torch 2.13 CPU, one thread, other helpers' suites running): 0.21-0.23
+µs an op event bare, 0.43-0.61 µs with shapes and stacks, as both passes record on CPU.  Timed over whole 1 ms
+stretches, some rounds read 2.2 µs (a stretch stalled, with no wait for a CPU in this process's schedstat), hence
+the medians of short chunks.  Held against the op's own
+unprofiled call (``tests/test_profiler_cost.py``): ``F.linear`` on 8x16 takes 3.0 µs from Python; its
+``aten::linear`` recorded 4.1 µs bare and 5.9 µs with shapes and stacks, 2.0 µs and 1.7-1.9 µs corrected.
+Calibrating takes 60-230 ms here, mostly its three sessions' stops; the first profiler session in a process costs
+~1 s more, which the calibration, run before its pass, takes for the pass.
 """
 
 from __future__ import annotations
