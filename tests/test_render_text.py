@@ -294,6 +294,9 @@ def test_a_wide_interval_of_a_slower_run_is_worded_as_the_headline_words_the_spe
     assert "0.50×" not in noise and "0.58×" not in noise
     run.speedup = Speedup(value=4.0, low=3.5, high=4.5, variant="inductor/default")
     assert "the speedup's 95% interval [3.50×–4.50×] (4.00× faster) spans 25% of it" in noise_text(run)
+    # a slowdown whose interval reaches 0× (a sample that took no time) has no width: said, not divided by zero
+    run.speedup = Speedup(value=0.5, low=0.0, high=0.9, variant="inductor/default")
+    assert "reaches 0×: it bounds nothing" in noise_text(run)
 
 
 def test_a_speedup_that_moved_while_timing_is_worded_as_the_headline_words_it():

@@ -75,6 +75,9 @@ NoteKind = Literal[
     # "variant_not_timed": every rank stops there, so that none waits in a collective for it
     "interrupted",  # the user interrupted the profile
     "reference_quick",  # no float64 reference: a --quick profile (outputs compared with eager only)
+    # no float64 reference: the cell draws random numbers (values["ops"]) and compiled code draws eager's
+    # (Inductor's fallback_random is on), so outputs are compared with eager's; a float64 run draws others
+    "reference_random",
     "quick_profile",  # a --quick profile: no kernel profiler pass, no per-line eager profile, no float64 reference
 ]
 NoteValue = str | int | float | bool | list[str]
@@ -681,6 +684,15 @@ class ErrorInfo:
     frame_code: str = ""
     aot_eager: Literal["", "runs", "fails"] = ""
     aot_eager_error: str = ""
+    # The cell lines of the graph being compiled, where the failure names no single operation (a kernel that did
+    # not compile, code generation): its nodes' lines; ``line`` is then the first of them
+    graph_lines: list[int] = field(default_factory=list[int])
+    # Whether Inductor compiles any kernel here under the settings in force: "broken" where the failure says it
+    # found no compiler (``InvalidCxxCompiler``) or a one-op kernel failed to compile too (tried by --bisect for a
+    # failure compiling kernels: no compiler, a broken toolchain or a setting, not this graph), with that try's
+    # error; "works" where that kernel compiled; "" where not known
+    toolchain: Literal["", "works", "broken"] = ""
+    toolchain_error: str = ""
     # A standalone script that compiles the failing graph as Inductor was given it (``engine/reproducer.py``:
     # torch's ``fx_graph_runnable`` of that compile with the versions it was made with); "" where torch logged none
     reproducer: str = ""
@@ -693,6 +705,16 @@ class ErrorInfo:
 
 
 @dataclass
+class ConfigSetting:
+    """A compiler setting in force that is not at its default (``engine/settings.py``): its full name
+    (``torch._inductor.config.cpp.cxx``), its value and its default, each as ``repr`` writes it."""
+
+    name: str
+    value: str
+    default: str
+
+
+@dataclass
 class Bisection:
     """``--bisect``: a failed compile, or a variant whose results differed from eager, bisected with PyTorch's
     ``CompilerBisector`` (``engine/bisect.py``): the backend where the failure or the difference starts (eager,
@@ -701,7 +723,9 @@ class Bisection:
     lowering's op, the pass's name)."""
 
     variant: str  # the variant bisected
-    outcome: Literal["found", "backend", "not_reproduced", "timed_out", "failed"]
+    # "setup": not bisected, as no kernel compiles here (``ErrorInfo.toolchain`` "broken"): no backend, pass or
+    # lowering is to blame
+    outcome: Literal["found", "backend", "not_reproduced", "timed_out", "failed", "setup"]
     kind: Literal["failure", "mismatch"] = "failure"  # what was bisected: a failed compile, or results that differ
     backend: str = ""
     subsystem: str = ""
@@ -773,6 +797,16 @@ class Recommendation:
 
 
 @dataclass
+class SkippedRecord:
+    """A record of a TORCH_TRACE log that was skipped: its metadata not of its kind's types (``"stack": 1.5``), or
+    its payload not the one torch logged (cut short: its MD5 differs)."""
+
+    line: int  # its line in the log, from 1
+    kind: str  # its event kind (an artifact's name)
+    why: str  # what is wrong with it
+
+
+@dataclass
 class TraceOrigin:
     """Where a run read from a structured trace came from (``compile-profile import-trace``): the
     ``TORCH_TRACE`` log of a run no profile made, a script's or a job rank's.  Such a run holds what the
@@ -795,6 +829,11 @@ class TraceOrigin:
     compile_ids: list[str] = field(default_factory=list[str])  # every compile id the trace names, in order
     # the SHA-256 of the log file's bytes: the same log imported again is the run already stored ("" before it was kept)
     content_sha256: str = ""
+    bad_records: int = 0  # records skipped as not of their kind's types, or with a payload cut short
+    bad_record_lines: list[SkippedRecord] = field(default_factory=list[SkippedRecord])  # the first of them
+    # the files of this machine read for the run's lines (the script, a graph break's file), by real path: only
+    # Python sources inside the import's source roots are (engine/trace_sources.py)
+    files_read: list[str] = field(default_factory=list[str])
 
 
 @dataclass
@@ -823,6 +862,10 @@ class ProfileRun:
     notes: list[Note] = field(default_factory=list[Note])
     recommendation: Recommendation | None = None
     bisection: Bisection | None = None  # --bisect: where a failed compile starts to fail
+    # the Inductor, Dynamo and functorch settings not at their defaults, recorded where a compile failed or
+    # compiled results differed (a setting may be the cause); None where not recorded (nothing went wrong, a run
+    # read from a trace, a run stored before they were)
+    settings: list[ConfigSetting] | None = None
     device_peaks: DevicePeaks | None = None
     memory_ratio: float | None = None  # eager peak memory / compiled peak memory (PT2 dashboard's compression ratio)
     kept_names: list[str] = field(default_factory=list[str])  # what the cell keeps (published, bound after it)

@@ -28,6 +28,7 @@ export interface ProfileRun {
   notes?: Note[];
   recommendation?: Recommendation | null;
   bisection?: Bisection | null;
+  settings?: ConfigSetting[] | null;
   device_peaks?: DevicePeaks | null;
   memory_ratio?: number | null;
   kept_names?: string[];
@@ -149,6 +150,7 @@ export interface Note {
     | 'other_rank_failed'
     | 'interrupted'
     | 'reference_quick'
+    | 'reference_random'
     | 'quick_profile';
   variant?: string;
   values?: {
@@ -473,6 +475,9 @@ export interface ErrorInfo {
   frame_code?: string;
   aot_eager?: '' | 'runs' | 'fails';
   aot_eager_error?: string;
+  graph_lines?: number[];
+  toolchain?: '' | 'works' | 'broken';
+  toolchain_error?: string;
   reproducer?: string;
 }
 /**
@@ -499,7 +504,7 @@ export interface Recommendation {
  */
 export interface Bisection {
   variant: string;
-  outcome: 'found' | 'backend' | 'not_reproduced' | 'timed_out' | 'failed';
+  outcome: 'found' | 'backend' | 'not_reproduced' | 'timed_out' | 'failed' | 'setup';
   kind?: 'failure' | 'mismatch';
   backend?: string;
   subsystem?: string;
@@ -509,6 +514,17 @@ export interface Bisection {
   runs?: number;
   seconds?: number;
   error?: string;
+}
+/**
+ * A compiler setting in force that is not at its default (``engine/settings.py``): its full name
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "ConfigSetting".
+ */
+export interface ConfigSetting {
+  name: string;
+  value: string;
+  default: string;
 }
 /**
  * Ceilings measured on the device in the same session, with the vendor's figures beside them.
@@ -628,6 +644,20 @@ export interface TraceOrigin {
   };
   compile_ids?: string[];
   content_sha256?: string;
+  bad_records?: number;
+  bad_record_lines?: SkippedRecord[];
+  files_read?: string[];
+}
+/**
+ * A record of a TORCH_TRACE log that was skipped: its metadata not of its kind's types (``"stack": 1.5``), or
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "SkippedRecord".
+ */
+export interface SkippedRecord {
+  line: number;
+  kind: string;
+  why: string;
 }
 /**
  * A profile over a sequence of inputs (``profile(fn, inputs=[...])``, ``--inputs NAME=ITERABLE``): each
@@ -706,6 +736,7 @@ export interface ProfileRun1 {
   notes?: Note[];
   recommendation?: Recommendation | null;
   bisection?: Bisection | null;
+  settings?: ConfigSetting[] | null;
   device_peaks?: DevicePeaks | null;
   memory_ratio?: number | null;
   kept_names?: string[];

@@ -60,6 +60,7 @@ from .notes import (
     memory_unmeasured_text,
     note_text,
     run_notes,
+    settings_clause,
     variant_error,
 )
 from .payback import payback
@@ -69,9 +70,11 @@ from .trace import trace_headline, trace_summary
 # Bumped whenever a field is added to, or a wording changes in, ``summarize``'s dict.
 # 18: the diagnosis heading's why, a compile failure's place; 19: input sequences; 20: bisect_offer; 21: a script's
 # lines, the wide-interval note; 22: a recompile at its guard's line, fixes by the value's type, kernels and library
-# calls apart, restarts, a few signatures listed; 23: calibrated CPU profiler passes (measured or withheld, never
-# both), host contention as a cause, fused_native whichever way the speedup goes
-DIGEST_VERSION = 23
+# calls apart, restarts, a few signatures listed, a trace's files read and skipped records; 23: settings not at their
+# defaults, setup failures, a failing graph's lines, fallback_random compared, a reference's float32 ops; 24:
+# calibrated CPU profiler passes (measured or withheld, never both), host contention as a cause, fused_native
+# whichever way the speedup goes
+DIGEST_VERSION = 24
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 
@@ -218,13 +221,16 @@ def warnings(run: ProfileRun) -> list[str]:
         out.append(later_failure)
     # a compile failure where it was, whose it is, and what runs meanwhile
     of = lines_of(run)  # what its lines are lines of: the cell, or a traced script
-    out.extend(t for e in run.errors if (t := compile_failure_text(e, cell_code(run, e.line), of)))
+    device = run.device.type
+    out.extend(
+        t for e in run.errors if (t := compile_failure_text(e, cell_code(run, e.line), of, run.settings, device))
+    )
     if run.bisection is not None and run.bisection.kind == "failure":
-        out.append(bisection_text(run.bisection))
-    if run.correctness is not None and run.correctness.ok is False:
-        out.append(correctness_text(run.correctness))
+        out.append(bisection_text(run.bisection, run.settings, device))
+    if run.correctness is not None and run.correctness.ok is False:  # a setting may be the cause
+        out.append(correctness_text(run.correctness) + settings_clause(run.settings))
     if run.bisection is not None and run.bisection.kind == "mismatch":  # under the difference it bisected
-        out.append(bisection_text(run.bisection))
+        out.append(bisection_text(run.bisection, run.settings, device))
     sequence = inputs_summary(run)
     if sequence is not None and sequence["mismatches"]:
         out.append(sequence["comparison_text"] + ": " + "; ".join(sequence["mismatches"][:3]))
@@ -287,6 +293,11 @@ def wide_interval_text(value: float, low: float, high: float) -> str:
     """The interval too wide to read, worded as the headline words the speedup (``interval_brackets`` beside
     ``ratio_phrase``): ``the speedup's 95% interval [1.72×–2.00×] (1.87× slower) spans 15% of it``, a slowdown's
     bounds and width in slower multiples, never "0.50×–0.58×" beside a headline that says "slower"."""
+    if value < 1 and low <= 0:  # a slowdown with no upper bound (a sample that took no time): no width to say
+        return (
+            f"the speedup's 95% interval {interval_brackets(value, low, high)} ({ratio_phrase(value)}) reaches 0×: "
+            "it bounds nothing"
+        )
     if value < 1:  # read as slowdowns: 1/value within [1/high, 1/low]
         width = (1 / low - 1 / high) * value
     else:

@@ -30,6 +30,7 @@ from .optimizer_state import OptimizerViews
 from .reachable import named_tensors
 from .replay import IteratorReplay, is_iterator
 from .session import MismatchCase, Session
+from .settings import draws_as_eager
 from .timing import (
     SETTLED_CALLS,
     TimedCallable,
@@ -43,6 +44,7 @@ from .timing import (
     warm_up,
 )
 from .torch_features import recompile_limit
+from .variants import VariantSpec
 
 
 def warm_up_variants(
@@ -192,8 +194,14 @@ def check_correctness(session: Session) -> None:
     not_replayed = [f"argument {i}" for i, a in enumerate(t.arguments()) if is_iterator(a)]
     not_replayed += replay.not_replayed
     replay_error = ""
+    random_ops = correctness_mod.random_ops_in(session.variant_ops.get(best, []))
+    # with fallback_random compiled code draws eager's numbers: compared with eager, which a float64 run is not
+    # (it draws others); else outputs that are not simply close are not compared (compare_outputs)
+    drawn_as_eager = random_ops if draws_as_eager(_spec(session, best)) else []
+    if drawn_as_eager:
+        random_ops = []
     try:
-        reference, results = _correctness_runs(session, best, compared, replay)
+        reference, results = _correctness_runs(session, best, compared, replay, drawn_as_eager)
     except Exception as exc:  # the code cannot run on a replay: again without one
         if not replay.names:
             raise
@@ -201,9 +209,8 @@ def check_correctness(session: Session) -> None:
         not_replayed += replay.names
         replay_error = one_line(exc)
         replay = IteratorReplay({})
-        reference, results = _correctness_runs(session, best, compared, replay)
+        reference, results = _correctness_runs(session, best, compared, replay, drawn_as_eager)
     compiled_out, eager_out, rerun_out = results
-    random_ops = correctness_mod.random_ops_in(session.variant_ops.get(best, []))
     correctness = correctness_mod.compare_outputs(
         eager_out,
         compiled_out,
@@ -236,15 +243,26 @@ def check_correctness(session: Session) -> None:
         )
 
 
+def _spec(session: Session, name: str) -> VariantSpec | None:
+    return next((s for s in session.specs if s.name == name), None)
+
+
 def _correctness_runs(
-    session: Session, best: str, compared: MutableState | None, replay: IteratorReplay
+    session: Session,
+    best: str,
+    compared: MutableState | None,
+    replay: IteratorReplay,
+    drawn_as_eager: list[str] | None = None,
 ) -> tuple[reference_mod.ReferenceRun, list[dict[str, Any]]]:
     """The reference run, then the compiled variant ``best``, eager, and eager again (which tells
     nondeterministic outputs and inputs that changed between runs), each from the same state, RNG seed
-    and iterator items."""
+    and iterator items; no reference where ``best`` draws random numbers as eager does (``drawn_as_eager``,
+    the ops): a float64 run draws others."""
     _restore_state(session)
     if session.opts.quick:  # outputs compared with eager only, and the digest says so
         reference = reference_mod.ReferenceRun(None, note=Note("reference_quick"))
+    elif drawn_as_eager:
+        reference = reference_mod.ReferenceRun(None, note=Note("reference_random", values={"ops": drawn_as_eager}))
     else:
         with session.clock("float64 reference"):
             reference = _float64_reference(session, compared, replay)

@@ -61,6 +61,7 @@ from .options import OptionError, ProfileOptions
 from .random_state import RandomState
 from .reachable import device_types
 from .session import Session, Stage, Target
+from .settings import non_default_settings
 from .timing import device_sync
 from .torch_features import logs_post_grad_graph_on_cache_hit, missing_features
 from .trace_capture import TraceEvent, capture_compiles
@@ -357,7 +358,16 @@ def _finish(session: Session) -> None:
         run.notes.append(Note("no_post_grad_on_cache_hit", values={"torch": str(torch.__version__)}))
     if run.status == "ok" and run.compiled_variants and not session.compiled:
         run.status = "failed"  # every compiled variant failed; eager results are still reported
+    if _compiled_went_wrong(run):  # a setting not at its default may be the cause: the digest says which
+        run.settings = non_default_settings()
     run.graphs = dedupe_graphs(run.graphs)
+
+
+def _compiled_went_wrong(run: ProfileRun) -> bool:
+    """A compile failed, a compiled run raised, or compiled results differed from eager."""
+    differed = run.correctness is not None and run.correctness.ok is False
+    differed_on_an_input = run.inputs is not None and any(c.matches is False for c in run.inputs.calls)
+    return differed or differed_on_an_input or any(e.stage in ("compile", "compiled run") for e in run.errors)
 
 
 # -- the stages, in order ----------------------------------------------------------------------------------------
