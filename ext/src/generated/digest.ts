@@ -320,6 +320,10 @@ export interface PassJudgment {
    * why the pass's times are withheld; "" when trusted
    */
   text: string;
+  /**
+   * the same in a few words, with the variant's name; "" when trusted
+   */
+  why: string;
 }
 /**
  * What compiling cost and after how many calls it pays back (``payback.payback``).

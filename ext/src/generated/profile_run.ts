@@ -37,6 +37,7 @@ export interface ProfileRun {
   distributed?: DistributedRank | null;
   ddp_splits?: DdpSplit[];
   host_load?: HostLoad | null;
+  threads_trial?: ThreadsTrial | null;
   stage_s?: {
     [k: string]: number;
   };
@@ -105,6 +106,7 @@ export interface Timing {
   min_ms?: number;
   samples_ms?: number[];
   method?: string;
+  waited_ms?: number[];
 }
 /**
  * A fact recorded beside the figures (why one is missing, what a run did to the notebook), as a kind
@@ -212,6 +214,8 @@ export interface KernelProfile {
   preempted_calls?: number;
   waited_ms?: number | null;
   device_busy_ms?: number | null;
+  event_cost_us?: number | null;
+  profiler_cost_ms?: number | null;
 }
 /**
  * A device kernel the profiling pass saw but could not tie to a generated kernel or extern call (on
@@ -606,6 +610,18 @@ export interface HostLoad {
   threads: number;
 }
 /**
+ * The eager call timed again at ``threads`` torch threads (the cores other processes left free) right after
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "ThreadsTrial".
+ */
+export interface ThreadsTrial {
+  threads: number;
+  user_threads: number;
+  eager_ms: number;
+  samples?: number;
+}
+/**
  * Where a run read from a structured trace came from (``compile-profile import-trace``): the
  *
  * This interface was referenced by `ProfileRun`'s JSON-Schema
@@ -729,6 +745,7 @@ export interface ProfileRun1 {
   distributed?: DistributedRank | null;
   ddp_splits?: DdpSplit[];
   host_load?: HostLoad | null;
+  threads_trial?: ThreadsTrial | null;
   stage_s?: {
     [k: string]: number;
   };

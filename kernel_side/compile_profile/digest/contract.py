@@ -171,6 +171,7 @@ class PassJudgment(TypedDict):
     tolerance_ms: float
     preempted: bool
     text: str  # why the pass's times are withheld; "" when trusted
+    why: str  # the same in a few words, with the variant's name; "" when trusted
 
 
 class Payback(TypedDict):

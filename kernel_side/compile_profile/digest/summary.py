@@ -12,6 +12,8 @@ from __future__ import annotations
 from ..profile_run import ProfileRun, Speedup, Variant
 from . import contract
 from .breakdown import OVERHEAD_BOUND, breakdown, clamp_warning, columns, reduce_overhead_advice, verdict
+from .contention import CONTENDED_CORES
+from .contention import advice as contention_advice
 from .cost import profile_cost
 from .diagnosis import diagnosis_digest, diagnosis_heading
 from .distributed import ddp_splits_digest, distributed_summary
@@ -69,8 +71,10 @@ from .trace import trace_headline, trace_summary
 # 18: the diagnosis heading's why, a compile failure's place; 19: input sequences; 20: bisect_offer; 21: a script's
 # lines, the wide-interval note; 22: a recompile at its guard's line, fixes by the value's type, kernels and library
 # calls apart, restarts, a few signatures listed, a trace's files read and skipped records; 23: settings not at their
-# defaults, setup failures, a failing graph's lines, fallback_random compared, a reference's float32 ops
-DIGEST_VERSION = 23
+# defaults, setup failures, a failing graph's lines, fallback_random compared, a reference's float32 ops; 24:
+# calibrated CPU profiler passes (measured or withheld, never both), host contention as a cause, fused_native
+# whichever way the speedup goes
+DIGEST_VERSION = 24
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 
@@ -270,11 +274,6 @@ NOISY_SPREAD = 2.0  # p90 / p10 beyond which samples are not one steady state
 WIDE_INTERVAL = 0.1
 
 
-# Other processes' busy cores from which a shared machine is said to have competed with the timing: below
-# half a core it is background noise (a shell, a kernel thread).
-CONTENDED_CORES = 0.5
-
-
 def contention_warning(run: ProfileRun) -> str | None:
     """Other processes kept cores busy that the profiled code's threads needed while it was timed: the sign,
     as ``noise_text`` lists it."""
@@ -340,8 +339,8 @@ def noise_text(run: ProfileRun) -> str:
         )
     if not signs:
         return ""
-    if contended:
-        advice = "re-run on an idle machine, or give torch fewer threads (torch.set_num_threads)"
+    if contended:  # fewer threads only where torch ran more than the free cores (``contention``)
+        advice = contention_advice(run)
     else:
         advice = "re-run, or time for longer (--budget 10)" + (" after a longer warm-up (--warmup)" if drift else "")
     return f"timings are unreliable: {'; '.join(signs)}; {advice}"
