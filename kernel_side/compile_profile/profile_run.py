@@ -757,6 +757,25 @@ class TraceOrigin:
 
 
 @dataclass
+class RunSettings:
+    """How the profile ran, beside what it measured: torch's threads as the cell left them after its first run, and
+    the profile's own options (the compiled variants record theirs).  Compare shows where two runs differ in them
+    first: a 92.7 % drop in eager time between two runs of one cell came from its threads and options, which
+    Compare did not show.  None in a run stored before they were recorded."""
+
+    torch_threads: int  # torch.get_num_threads(): intra-op threads (OpenMP on CPU)
+    interop_threads: int  # torch.get_num_interop_threads()
+    warmup: int
+    repeat: int
+    budget_s: float
+    quick: bool = False
+    check_correctness: bool = True
+    inputs: str = (
+        ""  # --inputs NAME=ITERABLE as given; "" for one input (or profile(fn, inputs=...): ``InputSequence``)
+    )
+
+
+@dataclass
 class ProfileRun:
     """The result of one ``%%compile_profile`` (or ``compile_profile.profile``) call."""
 
@@ -797,6 +816,7 @@ class ProfileRun:
     imported_trace: TraceOrigin | None = None  # set on a run read from a TORCH_TRACE log: no timings
     # a profile over a sequence of inputs; then ``speedup`` is the sequence's, weighted by calls
     inputs: InputSequence | None = None
+    settings: RunSettings | None = None  # torch's threads and the profile's options (None before they were recorded)
     schema_version: int = SCHEMA_VERSION
 
     @staticmethod

@@ -41,6 +41,7 @@ export interface ProfileRun {
   };
   imported_trace?: TraceOrigin | null;
   inputs?: InputSequence | null;
+  settings?: RunSettings | null;
   schema_version?: number;
 }
 /**
@@ -647,6 +648,22 @@ export interface InputCall {
   max_abs_diff?: number | null;
 }
 /**
+ * How the profile ran, beside what it measured: torch's threads as the cell left them after its first run, and
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "RunSettings".
+ */
+export interface RunSettings {
+  torch_threads: number;
+  interop_threads: number;
+  warmup: number;
+  repeat: number;
+  budget_s: number;
+  quick?: boolean;
+  check_correctness?: boolean;
+  inputs?: string;
+}
+/**
  * The result of one ``%%compile_profile`` (or ``compile_profile.profile``) call.
  *
  * This interface was referenced by `ProfileRun`'s JSON-Schema
@@ -690,5 +707,6 @@ export interface ProfileRun1 {
   };
   imported_trace?: TraceOrigin | null;
   inputs?: InputSequence | null;
+  settings?: RunSettings | null;
   schema_version?: number;
 }

@@ -20,7 +20,7 @@ from ..digest.breakdown import TITLE, breakdown, columns
 from ..digest.contract import CompileTimeline, PlotlyFigure, TimelinePhase
 from ..digest.facts import focus_kernels, top_kernels
 from ..digest.format import format_ms
-from ..digest.inputs import variant_bar_text
+from ..digest.inputs import sequence_times, signature_text, variant_bar_text
 from ..digest.kernel_times import withheld
 from ..digest.lines import line_times
 from ..digest.measured import roofline_rows
@@ -76,11 +76,13 @@ def _unique(labels: list[str]) -> list[str]:
 
 
 def variants_figure(run: ProfileRun) -> Figure:
+    if sequence_times(run):
+        return sequence_figure(run)
     timed = [(v, v.timing) for v in run.variants if v.timing is not None]
     title = "Median time per variant (bars: p10–p90)"
     if not timed:
         return _empty(title, "no variant was timed")
-    texts = [variant_bar_text(run, v) for v, _ in timed]  # over a sequence: the representative signature's
+    texts = [variant_bar_text(run, v) for v, _ in timed]
     trace = {
         "type": "bar",
         "x": [_text(v.name) for v, _ in timed],
@@ -99,6 +101,53 @@ def variants_figure(run: ProfileRun) -> Figure:
         "cliponaxis": False,
     }
     return {"data": [trace], "layout": _layout(title, yaxis={"title": {"text": "median (ms)"}, "rangemode": "tozero"})}
+
+
+def sequence_figure(run: ProfileRun) -> Figure:
+    """Over a sequence of inputs, each variant's time over the whole sequence (``digest.inputs.sequence_times``), a
+    segment per signature (its median × the calls it served), each bar labelled as the headline words the speedup
+    over the sequence: the chart and the headline say the same thing."""
+    sequence = run.inputs
+    assert sequence is not None
+    times = sequence_times(run)
+    names = list(times)
+    count = sequence.count
+    title = f"Time over the sequence of {count} input{'s' if count != 1 else ''} per variant (a segment per signature)"
+    traces: list[dict[str, Any]] = []
+    for i, signature in enumerate(sequence.signatures):
+        calls = len(signature.inputs)
+        traces.append(
+            {
+                "type": "bar",
+                "name": _text(signature_text(sequence, i)),
+                "x": [_text(n) for n in names],
+                "y": [times[n][i] for n in names],
+                "customdata": [[calls, times[n][i] / calls if calls else 0.0] for n in names],
+                "hovertemplate": "%{x}: %{y:.4g} ms over %{customdata[0]} call(s) of %{fullData.name}"
+                "<br>median %{customdata[1]:.4g} ms a call<extra></extra>",
+            }
+        )
+    labels = [
+        {
+            "x": _text(n),
+            "y": sum(times[n]),
+            "text": _text(variant_bar_text(run, run.variant(n))),
+            "showarrow": False,
+            "yanchor": "bottom",
+        }
+        for n in names
+        if n != "eager"
+    ]
+    return {
+        "data": traces,
+        "layout": _layout(
+            title,
+            barmode="stack",
+            showlegend=len(sequence.signatures) > 1,
+            annotations=labels,
+            yaxis={"title": {"text": "time over the sequence (ms)"}, "rangemode": "tozero"},
+        ),
+    }
 
 
 def samples_figure(run: ProfileRun) -> Figure:
