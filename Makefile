@@ -33,13 +33,14 @@ test: setup browser
 	$(VENV)/bin/pytest -m "not gpu" --durations=25 tests
 	$(MAKE) test-js test-ui
 
-# The edit loop's tier: the digest, the views, the schema, the store, the trace parsers and the frozen runs, none of
-# which compiles anything (48 s on a 2-core machine); make test runs them too.
-FAST_TESTS := tests/test_digest*.py tests/test_render_text.py tests/test_render_mime.py tests/test_render_charts.py \
-	tests/test_render_widget.py tests/test_schema.py tests/test_options.py tests/test_trace_events.py \
-	tests/test_frozen_runs.py tests/test_trace_fixtures.py tests/test_job.py tests/test_store.py tests/test_ddp_views.py tests/test_reliability_store.py
-test-fast: setup-python
-	$(VENV)/bin/pytest -q -m "not gpu and not slow" -p no:cacheprovider $(FAST_TESTS)
+# The edit loop's tier: every test that compiles nothing in this process and starts no process that does (the
+# digest, the views, the store, the server, the contract, the trace parsers and the frozen runs), then jest.  A test
+# that compiles is marked `compiles` and one that starts compiling processes `slow`; tests/conftest.py fails an
+# unmarked test that compiled, so no compile slips into this tier.
+FAST_MARKS := not compiles and not slow and not gpu and not browser
+test-fast: setup
+	$(VENV)/bin/pytest -q -m "$(FAST_MARKS)" -p no:cacheprovider tests
+	npx jest
 
 # -- the quality gate: format, lint and types (.ci/run runs it before the tests; .pre-commit-config.yaml too) --
 # pyright checks kernel_side/compile_profile against the venv's packages ([tool.pyright] in pyproject.toml:

@@ -1,4 +1,15 @@
-"""Shared test setup: one Inductor cache for the whole run, a private run store, an IPython shell."""
+"""Shared test setup: one Inductor cache for the whole run, a private run store, an IPython shell, and the
+tiers: a test that compiles says so.
+
+Tiers.  A test that makes Dynamo compile a frame in this process (a profile, ``torch.compile``, the magic) is
+marked ``compiles`` (``@pytest.mark.compiles``, or the module's ``pytestmark``); a test that starts processes
+that compile (a notebook, a torchrun job, the CLI's ``run``) is marked ``slow``.  ``make test-fast`` runs
+every other test: the digest, the views, the store, the server, the contract, the trace parsers and the
+frozen runs, which compile nothing.  The mark is not taken on trust: ``pytest_runtest_setup`` and
+``pytest_runtest_call`` count the frames Dynamo starts compiling (its compile-start callbacks, which every
+backend goes through) and fail an unmarked test that compiled, naming the mark, so the fast tier can never
+silently hold a compile, and a full run finds a missing mark the first time it runs.
+"""
 
 from __future__ import annotations
 
@@ -36,3 +47,64 @@ def ip():
     from compile_profile.engine.dynamo_state import drop_installed_globals
 
     drop_installed_globals(shell.user_ns)
+
+
+# -- tiers: a test that compiles is marked so (see the module's docstring) -------------------------------------
+
+
+class _DynamoCompiles:
+    """How many frames Dynamo has started compiling in this process: counted where Dynamo runs its compile-start
+    callbacks (``CompilationCallbackHandler.run_start_callbacks``), patched on the class because
+    ``torch._dynamo.reset()`` clears the registered callbacks themselves.  ``count`` stays None where this torch
+    has no such handler (the check is then off)."""
+
+    def __init__(self) -> None:
+        self.count: int | None = None
+
+    def install(self) -> None:
+        try:
+            from torch._dynamo.callback import CompilationCallbackHandler
+        except ImportError:  # a torch without compile callbacks: nothing to count with
+            return
+        run_start = getattr(CompilationCallbackHandler, "run_start_callbacks", None)
+        if run_start is None:
+            return
+        counter = self
+
+        def counted(handler, *args, **kwargs):
+            counter.count = (counter.count or 0) + 1
+            return run_start(handler, *args, **kwargs)
+
+        CompilationCallbackHandler.run_start_callbacks = counted  # pyright: ignore[reportAttributeAccessIssue]
+        self.count = 0
+
+
+_COMPILES = _DynamoCompiles()
+
+
+def pytest_configure(config):
+    # Imported here, once, so that the first compile of the run is counted too (3 s of the fast tier's time).
+    _COMPILES.install()
+
+
+def _compiled_unmarked(item, phase: str):
+    before = _COMPILES.count
+    result = yield
+    if before is not None and _COMPILES.count != before and item.get_closest_marker("compiles") is None:
+        compiled = (_COMPILES.count or 0) - before
+        pytest.fail(
+            f"{item.nodeid} compiled {compiled} frame{'s' if compiled != 1 else ''} in its {phase} but is not marked "
+            "`compiles`: add @pytest.mark.compiles (or the module's pytestmark), so make test-fast leaves it out",
+            pytrace=False,
+        )
+    return result
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item):
+    return (yield from _compiled_unmarked(item, "set-up (a fixture)"))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    return (yield from _compiled_unmarked(item, "call"))

@@ -39,7 +39,10 @@ SPIN_S = 240.0  # each spinning process stops by itself after this, whatever bec
 REF_CLEAN_CALLS = 15
 REF_BUDGET_S = 60.0
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/self/task is Linux's")
+pytestmark = [
+    pytest.mark.compiles,
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/self/task is Linux's"),
+]
 
 BODY = (
     "h = torch.nn.functional.layer_norm(x, (32,))\n"

@@ -265,6 +265,7 @@ def test_help_exits_0(capsys):
         assert command in out
 
 
+@pytest.mark.slow
 def test_runs_as_a_module_with_exit_codes(store, db):
     env = {**os.environ, "PYTHONPATH": str(pathlib.Path(compile_profile.__file__).parents[1])}
     listed = subprocess.run(

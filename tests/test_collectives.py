@@ -120,6 +120,7 @@ def gloo_group():
         dist.destroy_process_group()
 
 
+@pytest.mark.compiles
 def test_an_all_reduce_counts_as_collective_time_in_eager_and_compiled(gloo_group):
     def step(x):
         y = x * 2
@@ -148,6 +149,7 @@ def test_an_all_reduce_counts_as_collective_time_in_eager_and_compiled(gloo_grou
     )
 
 
+@pytest.mark.compiles
 def test_a_functional_collective_is_an_extern_call_of_the_compiled_graph(gloo_group):
     import torch.distributed._functional_collectives as fc
 

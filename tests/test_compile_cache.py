@@ -38,6 +38,7 @@ def _plain_compile(ns: dict) -> None:
     torch._dynamo.reset()
 
 
+@pytest.mark.compiles
 def test_a_profile_on_an_empty_cache_reads_cold_and_counts_the_kernels_it_built():
     with fresh_cache():
         run = run_cell(CELL, _namespace(), kernel_timing=False, check_correctness=False).run
@@ -49,6 +50,7 @@ def test_a_profile_on_an_empty_cache_reads_cold_and_counts_the_kernels_it_built(
     assert f"kernels {c.kernels}, {c.kernels_built} binar" in "; ".join(cache_counts(run))
 
 
+@pytest.mark.compiles
 def test_a_profile_after_the_users_plain_torch_compile_hits_the_entries_it_wrote_and_reads_warm():
     with fresh_cache():
         ns = _namespace()
@@ -64,6 +66,7 @@ def test_a_profile_after_the_users_plain_torch_compile_hits_the_entries_it_wrote
     assert "kernels 1, none built (all from the caches)" in cache_counts(run) or c.kernels > 1
 
 
+@pytest.mark.compiles
 def test_graphs_that_miss_while_every_kernel_is_in_the_kernel_cache_read_partly_cached():
     with fresh_cache():
         ns = _namespace()
@@ -79,6 +82,7 @@ def test_graphs_that_miss_while_every_kernel_is_in_the_kernel_cache_read_partly_
     assert "partly cached" in headline(run)
 
 
+@pytest.mark.compiles
 def test_the_cache_totals_count_every_recompile():
     # before: "FX graph 1 hit, 0 missed" beside 3 Dynamo graphs and 2 recompiles
     with fresh_cache():

@@ -62,6 +62,7 @@ def through_a_library(x):
     return compile_failure_lib.squash(y)
 
 
+@pytest.mark.compiles
 def test_a_lowering_that_fails_is_reported_at_its_stage_and_line_and_inductors_own():
     torch._dynamo.reset()
     with _tanh_lowering_raises():
@@ -79,6 +80,7 @@ def test_a_lowering_that_fails_is_reported_at_its_stage_and_line_and_inductors_o
     assert "so the failure is Inductor's, not your code's" in said
 
 
+@pytest.mark.compiles
 def test_a_failing_operation_in_a_library_names_the_librarys_frame_and_the_cell_line_that_called_it():
     torch._dynamo.reset()
     with _tanh_lowering_raises():
@@ -92,6 +94,7 @@ def test_a_failing_operation_in_a_library_names_the_librarys_frame_and_the_cell_
     assert "inside " in summarize(run)["warnings"][0] and "compile_failure_lib.py" in summarize(run)["warnings"][0]
 
 
+@pytest.mark.compiles
 def test_a_kernel_that_does_not_compile_is_reported_as_the_kernel_compile():
     torch._dynamo.reset()
     with inductor_config.patch({"force_disable_caches": True, "cpp.cxx": (None, "/nonexistent/c++")}):
@@ -101,6 +104,7 @@ def test_a_kernel_that_does_not_compile_is_reported_as_the_kernel_compile():
     assert error.aot_eager == "runs"
 
 
+@pytest.mark.compiles
 def test_a_graph_break_under_fullgraph_is_dynamos_and_not_tried_under_aot_eager():
     def breaks(x):
         y = x.sin()
@@ -145,6 +149,7 @@ def test_a_compile_failure_of_no_known_stage_says_no_stage():
     assert not any(w in said for w in COMPILE_STAGE_WORDS.values())
 
 
+@pytest.mark.compiles
 def test_bisect_finds_the_lowering_that_was_made_to_fail_and_says_so(capsys):
     torch._dynamo.reset()
     with _tanh_lowering_raises():
@@ -161,6 +166,7 @@ def test_bisect_finds_the_lowering_that_was_made_to_fail_and_says_so(capsys):
     assert run.stage_s.get("bisect", 0) > 0
 
 
+@pytest.mark.compiles
 def test_a_cell_that_fails_in_dynamo_on_its_own_code_is_not_bisected():
     def breaks(x):
         print("a side effect")
@@ -176,6 +182,7 @@ def relu_then_add(x):
     return y + 1
 
 
+@pytest.mark.compiles
 def test_the_reproducer_runs_on_its_own_and_fails_the_same_way(tmp_path):
     # torch's own testing hook: Inductor's C++ code for relu does not compile
     torch._dynamo.reset()
@@ -195,6 +202,7 @@ def test_the_reproducer_runs_on_its_own_and_fails_the_same_way(tmp_path):
     assert error.type in done.stderr or "CppCompileError" in done.stderr, done.stderr[-2000:]
 
 
+@pytest.mark.compiles
 def test_the_cli_writes_a_runs_reproducer_or_says_why_there_is_none(tmp_path, capsys):
     from compile_profile.cli import main
     from compile_profile.store import RunStore
@@ -241,6 +249,7 @@ def sine_plus(x):
     return y + x
 
 
+@pytest.mark.compiles
 def test_a_miscompile_made_in_one_post_grad_pass_is_bisected_to_that_pass_by_the_cards_rule():
     torch._dynamo.reset()
     with _a_post_grad_pass_turns_add_into_sub():
@@ -259,6 +268,7 @@ def test_a_miscompile_made_in_one_post_grad_pass_is_bisected_to_that_pass_by_the
     )
 
 
+@pytest.mark.compiles
 def test_results_that_match_eager_are_not_bisected():
     torch._dynamo.reset()
     with inductor_config.patch(force_disable_caches=True):
@@ -275,6 +285,7 @@ def counting_step(x):
     return torch.sin(x) * counted
 
 
+@pytest.mark.compiles
 def test_a_mismatch_in_a_step_that_changes_a_tensor_in_place_is_bisected_and_leaves_it_as_before_the_bisection(
     monkeypatch,
 ):
@@ -304,6 +315,7 @@ def test_a_mismatch_in_a_step_that_changes_a_tensor_in_place_is_bisected_and_lea
     assert torch.equal(seen["after"], seen["before"])
 
 
+@pytest.mark.compiles
 def test_a_mismatch_in_a_cell_that_draws_from_a_list_iterator_is_bisected_on_the_items_the_check_compared():
     """The bisection runs after the profile has moved the iterator on, as a plain run would: each of its runs is
     given the items the correctness check's runs were, or every backend would differ by the batch alone."""
@@ -331,6 +343,7 @@ def test_a_library_installed_in_a_venv_under_a_folder_named_torch_is_not_taken_f
     assert not in_torch(compile_failure_lib.__file__)
 
 
+@pytest.mark.compiles
 def test_a_bisection_that_leaves_the_python_dispatcher_on_says_so_and_to_restart_the_kernel(monkeypatch):
     """On an H200 (torch 2.11) --bisect of a timm ConvNeXt's failing compile under inference_mode left torch's Python
     dispatcher switched on, and the next eager call failed ("Hit PythonDispatcher dispatch key but

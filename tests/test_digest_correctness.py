@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 
+import pytest
 import torch
 from cell_runs import run_cell
 from compile_profile.digest import summarize
@@ -153,6 +154,7 @@ BRANCH_ON_NEAR_ZERO = (
 )
 
 
+@pytest.mark.compiles
 def test_a_branch_on_a_value_near_zero_is_worded_as_a_difference_from_eager_in_the_branchs_output():
     ns = {"torch": torch, "x": torch.tensor([0.7, 0.45], dtype=torch.bfloat16)}
     c = run_cell(BRANCH_ON_NEAR_ZERO, ns, kernel_timing=False).run.correctness

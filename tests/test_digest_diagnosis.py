@@ -150,7 +150,7 @@ def test_the_card_summary_and_the_detail_carry_the_same_ranked_list_and_the_text
     assert text[3] == f"  1. {cause_text(diagnosis(run)[0])}"
 
 
-@pytest.mark.slow  # compiles: not in the edit loop's tier
+@pytest.mark.compiles
 def test_a_real_cells_graph_break_is_named_where_its_time_goes(tmp_path):
     """A cell whose print of a tensor's value breaks the graph: the Python between its two graphs costs the
     compiled call most of its time, and the cause names the break's line and reason."""

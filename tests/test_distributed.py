@@ -28,6 +28,7 @@ LAUNCH_TIMEOUT_S = 600  # five profiles take 48-50 s on an idle 2-core machine; 
 # machine kept busy beside it (browser tests) slowed one past 420 s
 
 pytestmark = [
+    pytest.mark.slow,  # two ranks in processes of their own, each compiling
     pytest.mark.timeout(LAUNCH_TIMEOUT_S + 60),
     # On torch 2.6 the 2-rank launch hung in 2 of 4 fresh-clone CI runs on 2026-12-03 (never in 7 launches
     # alone): a rank waited in the profile's lock-step exit (distributed.job: barrier, then destroy the group)

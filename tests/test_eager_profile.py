@@ -37,6 +37,7 @@ def matmul_run(one_thread):
     return result.run, ns
 
 
+@pytest.mark.compiles
 def test_the_eager_variant_gets_a_kernel_profile_whose_parts_add_to_its_total(matmul_run):
     run, _ = matmul_run
     assert run.status == "ok" and not run.errors, run.errors
@@ -47,6 +48,7 @@ def test_the_eager_variant_gets_a_kernel_profile_whose_parts_add_to_its_total(ma
     assert kp.total_ms > 0 and b.kernels_ms == pytest.approx(kp.total_ms, rel=1e-9)
 
 
+@pytest.mark.compiles
 def test_the_matmul_line_is_library_time_and_the_relu_sum_line_aten_time(matmul_run):
     run, _ = matmul_run
     kp = run.eager.kernel_profile
@@ -59,6 +61,7 @@ def test_the_matmul_line_is_library_time_and_the_relu_sum_line_aten_time(matmul_
     assert lines[3].time_ms == pytest.approx(kp.breakdown.aten_ms, rel=1e-9)
 
 
+@pytest.mark.compiles
 def test_eager_lines_add_up_to_the_attributed_time_within_the_total(matmul_run):
     kp = matmul_run[0].eager.kernel_profile
     assert sum(line.time_ms for line in kp.eager_lines) == pytest.approx(kp.attributed_ms, rel=1e-9)
@@ -112,6 +115,7 @@ def test_eager_lines_agree_with_torch_profiler_run_by_the_test(one_thread):
     assert abs(tool_share - reference_share) < 0.25, (tool, reference)
 
 
+@pytest.mark.compiles
 def test_a_compiled_variant_breakdown_is_its_kernels_from_the_same_pass(matmul_run):
     run, _ = matmul_run
     kp = run.variant("inductor/default").kernel_profile
@@ -126,12 +130,14 @@ def test_a_compiled_variant_breakdown_is_its_kernels_from_the_same_pass(matmul_r
     assert b.copy_ms == 0 and b.aten_ms == 0
 
 
+@pytest.mark.compiles
 def test_the_namespace_ends_as_after_an_eager_run(matmul_run):
     _, ns = matmul_run
     y = ns["x"] @ ns["w"]
     assert torch.equal(ns["y"], y) and torch.equal(ns["z"], y.relu().sum())
 
 
+@pytest.mark.compiles
 def test_a_function_target_counts_lines_from_its_def_line(one_thread):
     from compile_profile.engine.profiler import profile
 
@@ -146,6 +152,7 @@ def test_a_function_target_counts_lines_from_its_def_line(one_thread):
     assert kp.breakdown.kernels_ms == pytest.approx(kp.total_ms, rel=1e-9)
 
 
+@pytest.mark.compiles
 def test_the_eager_pass_runs_through_the_counted_call(monkeypatch):
     """Each profiled eager call is a counted cell run: one warm-up step plus ``calls`` (every profiled call,
     those a busy machine preempted and the pass set aside included)."""
@@ -390,6 +397,7 @@ def test_a_matmul_a_compiled_variant_ran_eagerly_is_library_as_in_eager(tmp_path
     assert bd.aten_ms == pytest.approx(0.0)
 
 
+@pytest.mark.compiles
 def test_on_cpu_a_compiled_variant_counts_the_ops_it_ran_outside_its_graphs_as_eager_does(one_thread):
     """A graph break (the print) splits the function into two compiled graphs; ``outside`` is never
     compiled, so both variants run its clone and matmul eagerly: the compiled breakdown counts them as

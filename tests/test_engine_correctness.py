@@ -24,6 +24,7 @@ def test_complex_results_are_compared_with_their_imaginary_parts():
     assert same.ok is True and same.max_abs_diff == 0.0
 
 
+@pytest.mark.compiles
 def test_a_training_step_passed_to_profile_is_judged_from_the_same_weights_in_both_variants():
     # each call steps the optimizer: without putting the weights back before each correctness run, the
     # compiled and eager losses came one SGD step apart and every training step read "mismatch"
@@ -156,6 +157,7 @@ def _float32_backend(name: str, change=None) -> str:
     return name
 
 
+@pytest.mark.compiles
 @needs_grouped_mm
 def test_a_moe_whose_grouped_mm_has_no_float64_kernel_is_judged_against_float64_with_that_op_in_float32():
     # "compiled results differ from eager in logits (max abs diff 2.73) ... no float64 reference: the code failed
@@ -178,6 +180,7 @@ def test_a_moe_whose_grouped_mm_has_no_float64_kernel_is_judged_against_float64_
     assert "with aten._grouped_mm in float32 (it fails in float64)" in correctness_text(c)
 
 
+@pytest.mark.compiles
 @needs_grouped_mm
 @pytest.mark.parametrize("change", [torch.neg, lambda t: t * 1.25], ids=["wrong-sign-logits", "logits-25%-off"])
 def test_a_miscompiled_moe_still_fails_against_the_reference_with_an_op_in_float32(change, request):
@@ -199,6 +202,7 @@ class _HalfPrecisionOnly(torch.nn.Module):
         return x
 
 
+@pytest.mark.compiles
 @needs_grouped_mm
 def test_bf16_code_that_cannot_run_in_float64_at_all_is_judged_against_a_float32_run():
     from compile_profile.digest.facts import correctness_text
@@ -257,6 +261,7 @@ def _batches(n: int = 10_000):
     ],
     ids=["generator", "dataloader-iterator", "list-iterator"],
 )
+@pytest.mark.compiles
 def test_a_cell_that_draws_a_batch_from_an_iterator_compares_eager_and_compiled_on_the_same_batch(make):
     # "compiled results differ from eager in xb, yb (max abs diff —): xb compiled gave torch.float32
     # [8, 17, 128], eager torch.float32 [8, 32, 128]": each run drew another batch
@@ -283,6 +288,7 @@ class _Feed:
         self.it = _batches()
 
 
+@pytest.mark.compiles
 def test_a_cell_whose_inputs_change_between_runs_unseen_is_not_compared_and_says_why():
     from compile_profile.digest.facts import correctness_text
 
@@ -295,6 +301,7 @@ def test_a_cell_whose_inputs_change_between_runs_unseen_is_not_compared_and_says
     assert "differ" not in text.split("(")[0] and "—" not in text
 
 
+@pytest.mark.compiles
 def test_an_iterator_that_cannot_be_replayed_without_recompiling_is_not_compared_where_eager_moved():
     import io
 
@@ -342,6 +349,7 @@ def _scale_backend(name: str, factor: float) -> str:
     return name
 
 
+@pytest.mark.compiles
 @pytest.mark.parametrize("factor, ok", [(1.0, True), (1.25, False)], ids=["right", "25%-off"])
 def test_where_eager_differs_from_itself_compiled_is_judged_against_that_spread(factor, ok, monkeypatch):
     from compile_profile.digest.facts import correctness_text

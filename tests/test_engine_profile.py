@@ -30,6 +30,7 @@ def training_result():
     return run_cell(body, ns), ns
 
 
+@pytest.mark.compiles
 def test_training_cell_yields_forward_and_backward_graphs_and_cpp_kernels(training_result):
     result, ns = training_result
     run = result.run
@@ -51,6 +52,7 @@ def test_training_cell_yields_forward_and_backward_graphs_and_cpp_kernels(traini
     assert len({k.id for k in run.kernels}) == len(run.kernels)
 
 
+@pytest.mark.compiles
 def test_the_compile_timeline_accounts_for_the_first_call_within_a_tenth(training_result):
     run = training_result[0].run
     compiled = run.variant("inductor/default")
@@ -74,6 +76,7 @@ def test_the_compile_timeline_accounts_for_the_first_call_within_a_tenth(trainin
     assert {key: sum(1 for c in lookups if (c.cache, c.state) == key) for key in counted} == counted
 
 
+@pytest.mark.compiles
 def test_timings_are_steady_state_and_speedup_has_an_interval(training_result):
     run = training_result[0].run
     eager, compiled = run.variant("eager"), run.variant("inductor/default")
@@ -93,6 +96,7 @@ def test_timings_are_steady_state_and_speedup_has_an_interval(training_result):
     assert run.cell_runs > eager.timing.n + compiled.timing.n
 
 
+@pytest.mark.compiles
 def test_each_stage_records_its_wall_time_and_the_entries_do_not_overlap(training_result):
     result, _ = training_result
     stage_s = result.run.stage_s
@@ -106,6 +110,7 @@ def test_each_stage_records_its_wall_time_and_the_entries_do_not_overlap(trainin
     assert ProfileRun.from_dict(json.loads(json.dumps(result.run.to_dict()))).stage_s == stage_s
 
 
+@pytest.mark.compiles
 def test_assignments_land_once_and_the_run_round_trips(training_result):
     result, ns = training_result
     assert isinstance(ns["loss"], torch.Tensor) and ns["y"].shape == (4, 4)
@@ -114,6 +119,7 @@ def test_assignments_land_once_and_the_run_round_trips(training_result):
     assert again.to_dict() == data
 
 
+@pytest.mark.compiles
 def test_graph_breaks_are_reported_at_their_cell_lines():
     ns = {"torch": torch, "x": torch.randn(6)}
     body = (
@@ -135,6 +141,7 @@ def test_graph_breaks_are_reported_at_their_cell_lines():
     assert ns["c"].shape == (6,)
 
 
+@pytest.mark.compiles
 def test_second_run_of_a_cell_hits_the_cache_and_still_has_kernels():
     body = "out = (w.relu() * 3).sum(dim=0)\n"
     first = run_cell(body, {"w": torch.randn(5, 7)}).run
@@ -157,6 +164,7 @@ def test_eager_exception_reports_the_cell_line_and_does_not_compile():
     assert torch.equal(ns["a"], torch.ones(3)) and "b" not in ns
 
 
+@pytest.mark.compiles
 def test_compile_failure_keeps_eager_results():
     ns = {"torch": torch, "x": torch.randn(4)}
     result = run_cell("y = x.sin()\nprint('break')\nz = y + 1\n", ns, fullgraph=True)
@@ -169,6 +177,7 @@ def test_compile_failure_keeps_eager_results():
     assert "z" in ns, "the eager results still land in the namespace"
 
 
+@pytest.mark.compiles
 def test_cell_without_torch_work_says_nothing_was_compiled():
     ns = {}
     run = run_cell("total = sum(range(10))\n", ns).run
@@ -177,6 +186,7 @@ def test_cell_without_torch_work_says_nothing_was_compiled():
     assert ns["total"] == 45
 
 
+@pytest.mark.compiles
 def test_mismatching_backend_is_reported_as_incorrect():
     from torch._dynamo.backends.registry import _COMPILER_FNS, register_backend
 
@@ -193,6 +203,7 @@ def test_mismatching_backend_is_reported_as_incorrect():
     assert run.correctness.max_abs_diff == pytest.approx(1.0)
 
 
+@pytest.mark.compiles
 def test_random_cells_are_not_reported_as_mismatches():
     run = run_cell(
         "noise = torch.nn.functional.dropout(x, p=0.5, training=True)\n", {"torch": torch, "x": torch.ones(64)}
@@ -202,6 +213,7 @@ def test_random_cells_are_not_reported_as_mismatches():
         assert run.correctness.note.kind == "random_ops"
 
 
+@pytest.mark.compiles
 def test_recompiles_in_the_warm_up_are_waited_out_so_no_timed_sample_holds_a_compile():
     import itertools
 
@@ -214,6 +226,7 @@ def test_recompiles_in_the_warm_up_are_waited_out_so_no_timed_sample_holds_a_com
     assert any(n.kind == "warmup_kept_compiling" and n.values["extra_calls"] > 0 for n in run.notes), run.notes
 
 
+@pytest.mark.compiles
 def test_a_variant_still_compiling_when_the_warm_up_gives_up_is_flagged_in_its_samples(monkeypatch):
     import itertools
 
@@ -229,6 +242,7 @@ def test_a_variant_still_compiling_when_the_warm_up_gives_up_is_flagged_in_its_s
     assert "[recompiled while timed]" in str(run)
 
 
+@pytest.mark.compiles
 def test_interrupt_keeps_partial_results_and_marks_the_run():
     calls = {"n": 0}
 
@@ -245,6 +259,7 @@ def test_interrupt_keeps_partial_results_and_marks_the_run():
     assert any(e.type == "KeyboardInterrupt" for e in run.errors)
 
 
+@pytest.mark.compiles
 def test_torch_state_is_restored_after_a_profile_even_on_error():
     import torch._inductor.config as inductor_config
 
@@ -257,6 +272,7 @@ def test_torch_state_is_restored_after_a_profile_even_on_error():
     assert inductor_config.get_config_copy() == config, "the provenance patch (where torch has one) is undone"
 
 
+@pytest.mark.compiles
 def test_profile_leaves_no_dynamo_cache_entries_behind():
     from torch._C._dynamo.eval_frame import _debug_get_cache_entry_list
 
@@ -277,6 +293,7 @@ def _scaled_softplus(a, scale):
     return torch.nn.functional.softplus(b).sum()
 
 
+@pytest.mark.compiles
 def test_pure_python_api_profiles_a_function_without_ipython(capsys):
     import compile_profile
 
@@ -291,6 +308,7 @@ def test_pure_python_api_profiles_a_function_without_ipython(capsys):
     assert capsys.readouterr().out == "", "the profile itself prints nothing"
 
 
+@pytest.mark.compiles
 def test_a_quick_profile_times_and_compiles_but_runs_no_profiler_pass_and_no_float64_reference():
     import compile_profile
     from compile_profile.digest import run_digest
@@ -312,6 +330,7 @@ def test_a_quick_profile_times_and_compiles_but_runs_no_profiler_pass_and_no_flo
     assert "a --quick profile: no kernel profiler pass" in render_text(run)
 
 
+@pytest.mark.compiles
 def test_pure_python_api_takes_mode_as_a_string():
     import compile_profile
 
@@ -319,6 +338,7 @@ def test_pure_python_api_takes_mode_as_a_string():
     assert [v.name for v in run.variants] == ["eager", "inductor/default"]
 
 
+@pytest.mark.compiles
 def test_progress_follows_the_profile_through_its_stages():
     import compile_profile
 
@@ -375,6 +395,7 @@ def shifting(a):
 """
 
 
+@pytest.mark.compiles
 def test_kernel_lines_follow_the_code_when_a_cache_hit_carries_old_line_numbers(tmp_path):
     # Inductor's caches keep the source locations of the compile that filled them. Move the function
     # down its file, and a cache hit still names the old lines: the code text of each frame decides.
@@ -402,6 +423,7 @@ def test_kernel_lines_follow_the_code_when_a_cache_hit_carries_old_line_numbers(
         assert kernel_lines and kernel_lines <= {2, 3}, (kernel_lines, run.cell_source)
 
 
+@pytest.mark.compiles
 def test_a_cell_that_calls_compiled_code_is_told_its_eager_variant_is_not_eager():
     layer = torch.nn.Linear(8, 8)
     ns = {"torch": torch, "layer": layer, "inp": torch.randn(4, 8)}
@@ -426,6 +448,7 @@ def test_the_run_is_on_the_device_of_the_tensors_the_cell_used():
     assert run_device_type(set(), fallback="cuda") == "cuda", "no tensors: where torch was working"
 
 
+@pytest.mark.compiles
 def test_a_keyword_meant_for_the_model_is_refused_with_how_to_pass_it_and_the_lambda_that_does_works():
     import compile_profile
 

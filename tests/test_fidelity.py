@@ -61,6 +61,7 @@ def _training_namespace() -> dict:
     }
 
 
+@pytest.mark.compiles
 def test_a_training_step_is_compiled_as_the_cell_written_as_a_plain_function_would_be():
     ns = _training_namespace()
     # The reference: the same five lines as a function over the notebook's globals, compiled plainly,
@@ -122,6 +123,7 @@ def test_eager_calls_see_the_optimizer_as_eager_left_it_and_compiled_calls_as_dy
     assert not OptimizerViews([opt]).record_compiled(), "nothing changed since"
 
 
+@pytest.mark.compiles
 def test_keep_makes_the_other_names_temporaries_that_compiled_code_need_not_write_out():
     torch.manual_seed(0)
     q, k, v = (torch.randn(2, 4, 256, 16) for _ in range(3))
@@ -208,6 +210,7 @@ BF16_CHAIN = (
 )
 
 
+@pytest.mark.compiles
 def test_low_precision_rounding_differences_are_not_called_a_mismatch():
     torch.manual_seed(0)
     ns = {
@@ -226,6 +229,7 @@ def test_low_precision_rounding_differences_are_not_called_a_mismatch():
     assert compare_outputs({"h": ns["h"]}, {"h": ns["h"] + h.max_abs_diff}, random_ops=[]).ok is False
 
 
+@pytest.mark.compiles
 def test_outputs_that_differ_by_their_random_draws_are_not_called_a_match_or_a_mismatch():
     torch.manual_seed(0)
     ns = {"torch": torch, "model": torch.nn.Linear(32, 32), "x": torch.randn(16, 32)}
@@ -263,6 +267,7 @@ def _nan_first(t):
     [lambda t: t * 1.01, torch.neg, _nan_first],
     ids=["one-layer-1%-off", "wrong-sign", "nan-where-eager-has-none"],
 )
+@pytest.mark.compiles
 def test_a_real_miscompile_is_still_a_mismatch(change, request):
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.GELU(), torch.nn.Linear(64, 8))
@@ -290,6 +295,7 @@ def _backend_that_scales_in_place_updates() -> str:
     return "test_scales_updates"
 
 
+@pytest.mark.compiles
 def test_a_compiled_step_that_returns_the_right_value_but_updates_state_wrongly_is_a_mismatch():
     # what a training step changes in place (weights, optimizer state) is its result as much as the loss it
     # returns: a compiled step whose update went wrong read "ok" on its loss alone (review)
@@ -305,6 +311,7 @@ def test_a_compiled_step_that_returns_the_right_value_but_updates_state_wrongly_
     assert run.correctness.ok is True and "w (changed in place)" in run.correctness.compared
 
 
+@pytest.mark.compiles
 def test_a_training_steps_weights_and_optimizer_state_are_compared_after_the_step():
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4))
@@ -369,6 +376,7 @@ def library_run(tmp_path_factory):
         sys.modules.pop("breaking_lib", None)
 
 
+@pytest.mark.compiles
 def test_graphs_dynamo_starts_inside_a_library_are_on_the_cell_line_that_called_it(library_run):
     run = library_run
     assert run.status == "ok", run.errors
@@ -384,6 +392,7 @@ def test_graphs_dynamo_starts_inside_a_library_are_on_the_cell_line_that_called_
     assert {line for k in run.kernels for line in k.lines} == {2, 3, 4}
 
 
+@pytest.mark.compiles
 def test_library_graph_breaks_are_grouped_with_their_innermost_frame(library_run):
     groups = [g for g in break_groups(library_run) if g.inside.startswith("breaking_lib.py")]
     card = " ".join(warnings(library_run))
@@ -399,6 +408,7 @@ def test_library_graph_breaks_are_grouped_with_their_innermost_frame(library_run
     assert "inside breaking_lib.py:13 (print" in render_text(library_run)
 
 
+@pytest.mark.compiles
 def test_a_backend_of_the_users_is_given_the_options_as_torch_compile_gives_them():
     """--backend with --options wraps the backend as torch.compile does (it raised UnboundLocalError: an
     import of torch._inductor in the same function made ``torch`` a local name; pyright found it)."""
@@ -414,6 +424,7 @@ def test_a_backend_of_the_users_is_given_the_options_as_torch_compile_gives_them
     assert seen == [{"options": {"level": 2}}]
 
 
+@pytest.mark.compiles
 def test_kernels_keep_their_cell_lines_when_the_compile_brought_no_provenance(tmp_path, monkeypatch):
     """A cache hit on an entry that plain torch.compile filled carries no provenance, and graphs whose
     frames are the user's functions, not the cell: the kernels are still found on the cell's lines,
@@ -451,6 +462,7 @@ def test_kernels_keep_their_cell_lines_when_the_compile_brought_no_provenance(tm
     sys.modules.pop("user_functions", None)
 
 
+@pytest.mark.compiles
 def test_a_cache_filled_by_plain_torch_compile_first_still_maps_every_kernel():
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.LayerNorm(64), torch.nn.GELU())

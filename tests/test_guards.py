@@ -3,6 +3,7 @@ torch logs, and the guard a recompile failed on."""
 
 from __future__ import annotations
 
+import pytest
 import torch
 from compile_profile.engine.backend import RecordingBackend
 from compile_profile.engine.cell import cell_to_function
@@ -71,6 +72,7 @@ def test_guard_kinds_and_sources_from_code_alone():
     assert failed_guard_source("tensor 'x' size mismatch at index 0. expected 8, actual 16") == "x"
 
 
+@pytest.mark.compiles
 def test_a_compiled_cell_has_its_guards_and_a_recompile_names_the_failed_guards_line():
     torch._dynamo.reset()
     ns = {"x": torch.randn(8), "w": torch.randn(8)}

@@ -77,6 +77,7 @@ def test_the_host_load_survives_the_json_round_trip():
     assert ProfileRun.from_json(run.to_json()).host_load == run.host_load
 
 
+@pytest.mark.compiles
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/stat is Linux's")
 def test_a_cpu_profile_records_the_load_beside_its_timed_rounds_with_torchs_threads():
     import torch

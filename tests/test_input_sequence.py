@@ -82,6 +82,7 @@ def sequence_run():
     return run, plain, xs
 
 
+@pytest.mark.compiles
 def test_each_recompile_is_attributed_to_the_input_whose_call_made_it_as_plain_torch_compile_counts_them(
     sequence_run,
 ):
@@ -93,6 +94,7 @@ def test_each_recompile_is_attributed_to_the_input_whose_call_made_it_as_plain_t
     assert len(run.recompiles) >= 3 and all(r.input is not None for r in run.recompiles)
 
 
+@pytest.mark.compiles
 def test_the_value_guard_of_an_item_recompiles_and_is_worded_as_the_users_value(sequence_run):
     run, _, _ = sequence_run
     value = [r for r in run.recompiles if r.user_expr == "x.sum().item()"]
@@ -108,6 +110,7 @@ def test_the_value_guard_of_an_item_recompiles_and_is_worded_as_the_users_value(
     assert shape["compile_s"] == pytest.approx(run.inputs.calls[1].compile_s[run.speedup.variant])
 
 
+@pytest.mark.compiles
 def test_the_two_shapes_are_two_signatures_each_timed_with_an_interval(sequence_run):
     run, _, _ = sequence_run
     sequence = run.inputs
@@ -128,6 +131,7 @@ def test_the_two_shapes_are_two_signatures_each_timed_with_an_interval(sequence_
     assert rows[0]["representative"] and run.variant(variant).timing == sequence.signatures[0].timings[variant]
 
 
+@pytest.mark.compiles
 def test_eager_and_compiled_are_compared_on_the_same_input_each_time_with_no_false_mismatch(sequence_run):
     run, _, _ = sequence_run
     assert [c.matches for c in run.inputs.calls] == [True] * 6
@@ -137,6 +141,7 @@ def test_eager_and_compiled_are_compared_on_the_same_input_each_time_with_no_fal
     assert run.summary()["list_status"] == "ok"
 
 
+@pytest.mark.compiles
 def test_the_views_say_the_sequence_and_a_stored_run_keeps_it(sequence_run):
     run, _, _ = sequence_run
     text = render_text(run)
@@ -147,6 +152,7 @@ def test_the_views_say_the_sequence_and_a_stored_run_keeps_it(sequence_run):
     assert again.inputs == run.inputs and [r.input for r in again.recompiles] == [r.input for r in run.recompiles]
 
 
+@pytest.mark.compiles
 def test_the_digest_words_each_signatures_times_once_and_the_views_show_its_words(sequence_run):
     run, _, _ = sequence_run
     summary = inputs_summary(run)
@@ -225,6 +231,7 @@ def batches_ns(ip):
     return ip.user_ns
 
 
+@pytest.mark.compiles
 def test_the_magic_runs_the_cell_once_per_item_with_the_name_bound_to_it(ip, batches_ns):
     with capture_output():
         result = ip.run_cell(
@@ -261,6 +268,7 @@ def test_bad_inputs_options_give_a_usage_message(ip, batches_ns, option, message
         ip.run_cell_magic("compile_profile", f"{option} --no-store", "y = model(xb)")
 
 
+@pytest.mark.compiles
 def test_inputs_that_draw_random_numbers_say_that_is_why_they_were_not_compared():
     """A training step with dropout: Inductor draws its own random numbers, so eager and compiled differ by their
     draws on every input; the sentence says so rather than "nothing to compare" (a Hugging Face GPT-2 step)."""

@@ -144,6 +144,7 @@ def _compiled_with_break(x):
     return h.sum()
 
 
+@pytest.mark.compiles
 def test_a_compiled_functions_transformed_code_and_resume_functions_have_their_lines_marked():
     """Under torch.compile the frames that run are Dynamo's: the function's transformed code and a resume
     function per graph break (``torch_dynamo_resume_in__compiled_with_break_at_N``); their lines are the
@@ -216,6 +217,7 @@ def training_run(one_thread):
     return run_cell(TRAINING_CELL, ns).run, reference
 
 
+@pytest.mark.compiles
 def test_a_fused_optimizer_dynamo_skips_is_on_the_opt_step_line_in_the_compiled_column(training_run):
     run, reference = training_run
     assert run.status == "ok" and not run.errors, run.errors
@@ -231,6 +233,7 @@ def test_a_fused_optimizer_dynamo_skips_is_on_the_opt_step_line_in_the_compiled_
     assert "aten::_fused_adamw_" in rows[4].kernels["eager"]  # eager ran the same op on the same line
 
 
+@pytest.mark.compiles
 def test_every_variants_lines_hold_its_kernel_time_and_add_up_to_it(training_run):
     run, _ = training_run
     lt = line_times(run)
@@ -269,6 +272,7 @@ def helper_run(one_thread, tmp_path_factory):
     return run
 
 
+@pytest.mark.compiles
 def test_a_graph_resumed_in_a_helper_module_is_on_the_cell_line_that_called_it(helper_run):
     run = helper_run
     assert run.status == "ok" and not run.errors, run.errors

@@ -372,6 +372,7 @@ def cpu_run():
     return run_cell(body, ns)
 
 
+@pytest.mark.compiles
 def test_cpu_pass_times_cpp_kernels_and_externs_by_host_time(cpu_run):
     run = cpu_run
     assert run.status == "ok" and not run.errors, run.errors
@@ -391,6 +392,7 @@ def test_cpu_pass_times_cpp_kernels_and_externs_by_host_time(cpu_run):
     assert run.device_peaks is None and all(k.in_cuda_graph is None for k in run.kernels)
 
 
+@pytest.mark.compiles
 def test_cpu_extern_matmul_gets_flops_from_its_recorded_shapes(cpu_run):
     mm = [k for k in cpu_run.kernels if k.language == "extern" and k.name.endswith("mm")]
     assert mm, [k.name for k in cpu_run.kernels]
@@ -398,6 +400,7 @@ def test_cpu_extern_matmul_gets_flops_from_its_recorded_shapes(cpu_run):
     assert mm[0].compute_share is None  # no measured peak on CPU
 
 
+@pytest.mark.compiles
 def test_the_run_round_trips_with_kernel_profile(cpu_run):
     from compile_profile.profile_run import ProfileRun as PR
 
@@ -406,6 +409,7 @@ def test_the_run_round_trips_with_kernel_profile(cpu_run):
     assert json.loads(cpu_run.to_json())["variants"][1]["kernel_profile"]["method"] == "host"
 
 
+@pytest.mark.compiles
 def test_kernel_timing_off_leaves_kernel_times_empty():
     ns = {"torch": torch, "x": torch.randn(128, 64)}
     run = run_cell("y = (x * 2).relu().sum()\n", ns, kernel_timing=False)
@@ -414,6 +418,7 @@ def test_kernel_timing_off_leaves_kernel_times_empty():
     assert all(k.device_time_ms is None for k in run.kernels)
 
 
+@pytest.mark.compiles
 def test_a_failing_pass_is_an_error_of_its_stage_not_a_failed_run(monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("profiler unavailable")

@@ -25,7 +25,7 @@ ENV = {
     "OMP_NUM_THREADS": "1",
 }
 
-pytestmark = pytest.mark.timeout(LAUNCH_TIMEOUT_S + 60)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(LAUNCH_TIMEOUT_S + 60)]  # torchrun jobs: processes of their own
 
 
 @pytest.fixture(scope="module")

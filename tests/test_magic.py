@@ -24,6 +24,7 @@ def ns(ip):
     return ip.user_ns
 
 
+@pytest.mark.compiles
 def test_cell_magic_displays_the_run_stores_it_and_binds_it(ip, ns, private_run_store):
     with capture_output() as out:
         result = ip.run_cell(
@@ -43,6 +44,7 @@ def test_cell_magic_displays_the_run_stores_it_and_binds_it(ip, ns, private_run_
     assert run.graph_breaks[0].line == 3
 
 
+@pytest.mark.compiles
 def test_no_store_keeps_the_store_empty(ip, ns, private_run_store):
     with capture_output():
         ip.run_cell(f"%%compile_profile {FAST} --no-store -o prof2\nq = lin(inp)")
@@ -50,6 +52,7 @@ def test_no_store_keeps_the_store_empty(ip, ns, private_run_store):
     assert RunStore(private_run_store).count() == 0
 
 
+@pytest.mark.compiles
 def test_line_magic_profiles_one_expression(ip, ns):
     with capture_output() as out:
         ip.run_line_magic("compile_profile", f"{FAST} --no-store -o prof3 lin(inp).relu()")
@@ -122,6 +125,7 @@ def test_eager_error_shows_the_cell_traceback(ip, ns):
     assert ns["failed"].status == "failed" and ns["failed"].errors[0].line == 3
 
 
+@pytest.mark.compiles
 def test_standalone_backend_compiles_and_records():
     from compile_profile.engine.backend import register, standalone_graphs
 
@@ -147,6 +151,7 @@ def test_split_line_magic(line, options, statement):
     assert split_line_magic(line) == (options, statement)
 
 
+@pytest.mark.compiles
 def test_an_eager_backend_is_not_the_baseline_and_warmup_zero_is_counted(ip, ns):
     ns["counter"] = torch.zeros(1)
     with capture_output():
@@ -162,6 +167,7 @@ def test_an_eager_backend_is_not_the_baseline_and_warmup_zero_is_counted(ip, ns)
     assert ns["counter"].item() == run.cell_runs - 2
 
 
+@pytest.mark.compiles
 def test_quoted_option_values_are_unquoted(ip, ns):
     with capture_output():
         ip.run_cell_magic(
@@ -173,6 +179,7 @@ def test_quoted_option_values_are_unquoted(ip, ns):
     assert variant.options == {"epilogue_fusion": False} and variant.mode == "default"
 
 
+@pytest.mark.compiles
 def test_quick_runs_no_profiler_pass_and_says_so(ip, ns):
     with capture_output():
         ip.run_cell_magic("compile_profile", f"{FAST} --quick --no-store -o p_quick", "zq = lin(inp).relu()")
@@ -183,6 +190,7 @@ def test_quick_runs_no_profiler_pass_and_says_so(ip, ns):
     assert run.correctness.note is not None and run.correctness.note.kind == "reference_quick"
 
 
+@pytest.mark.compiles
 def test_keep_leaves_only_the_kept_names_bound(ip, ns):
     ns.pop("hidden", None)
     with capture_output():
@@ -197,6 +205,7 @@ def lin_relu(ns):
     return ns["lin"](ns["inp"]).relu()
 
 
+@pytest.mark.compiles
 def test_the_last_expression_is_the_cells_value_as_in_a_plain_cell(ip, ns):
     with capture_output():
         result = ip.run_cell(f"%%compile_profile {FAST} --no-store\nsummed = lin(inp).relu()\nsummed.sum()")
@@ -210,6 +219,7 @@ def test_the_last_expression_is_the_cells_value_as_in_a_plain_cell(ip, ns):
     ), lin_sum
 
 
+@pytest.mark.compiles
 def test_display_and_stderr_of_the_repeated_runs_are_not_shown(ip, ns):
     ns["sys"] = __import__("sys")
     body = "shown = lin(inp).relu()\ndisplay('DISPLAYED')\nprint('to stderr', file=sys.stderr)\n"
@@ -235,6 +245,7 @@ class _KernelStderr(io.StringIO):
     """A stream whose ``write`` can be replaced on the instance, as ipykernel's OutStream's can."""
 
 
+@pytest.mark.compiles
 def test_what_the_profile_logs_to_stderr_is_folded_in_the_card_and_the_cells_prints_stay(ip, ns):
     """Dynamo's and the profiler's stderr lines once went to the cell's output as red boxes above the card."""
     ns["logging"] = logging
@@ -269,6 +280,7 @@ def test_what_the_profile_logs_to_stderr_is_folded_in_the_card_and_the_cells_pri
 PROGRESS = "application/vnd.compile-profile.progress+json"
 
 
+@pytest.mark.compiles
 def test_the_progress_line_says_which_stage_of_how_many_and_carries_its_clock_for_the_renderer(ip, ns):
     with capture_output() as out:
         ip.run_cell_magic("compile_profile", f"{FAST} --no-store", "y = lin(inp)")

@@ -11,6 +11,7 @@ import logging
 import math
 import re
 
+import pytest
 import torch
 from cell_runs import FAST, run_cell
 from compile_profile.digest.format import format_s
@@ -177,6 +178,7 @@ def _profile_counting_recompile_logs(body: str, ns: dict, **options):
     return run, counter.n
 
 
+@pytest.mark.compiles
 def test_a_cell_cycling_three_sizes_recompiles_twice_as_dynamo_logs():
     import itertools
 
@@ -188,6 +190,7 @@ def test_a_cell_cycling_three_sizes_recompiles_twice_as_dynamo_logs():
     assert all("#" not in r.reason.splitlines()[0] for r in run.recompiles), "Dynamo's padded comment is trimmed"
 
 
+@pytest.mark.compiles
 def test_a_frame_past_the_recompile_limit_counts_as_dynamo_logs_and_the_limit_is_said():
     calls = [0]
 
@@ -215,6 +218,7 @@ def test_a_frame_past_the_recompile_limit_counts_as_dynamo_logs_and_the_limit_is
     assert all("  # " not in r.reason.splitlines()[0] for r in run.recompiles)
 
 
+@pytest.mark.compiles
 def test_compiles_after_timing_count_too_as_dynamo_logs_them():
     # every call recompiles; the correctness run and the profiler pass call the compiled code after the
     # timed rounds, and their compiles were dropped (a rank-dependent step hit the limit there, unsaid)
@@ -228,6 +232,7 @@ def test_compiles_after_timing_count_too_as_dynamo_logs_them():
     assert all(r.variant == "inductor/default" for r in run.recompiles)
 
 
+@pytest.mark.compiles
 def test_a_scheduled_learning_rate_recompiles_in_the_warm_up_not_in_the_samples_and_the_fix_is_named():
     # SGD's step frame guards on the float lr; ExponentialLR changes it each call, so the frame recompiles
     # on each of the next calls until the recompile limit sends it to eager (a Llama step read 386x

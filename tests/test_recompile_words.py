@@ -14,7 +14,7 @@ import torch
 from cell_runs import FAST, run_cell
 from compile_profile.digest.guards import failed_guard_text, run_guards
 
-pytestmark = pytest.mark.filterwarnings("ignore")
+pytestmark = [pytest.mark.filterwarnings("ignore"), pytest.mark.compiles]  # every test profiles
 
 
 class _Logged(logging.Handler):

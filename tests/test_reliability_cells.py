@@ -136,6 +136,9 @@ def assert_kernel_unharmed(ip, before: dict) -> None:
 # -- fixtures and helpers ------------------------------------------------------------------
 
 
+pytestmark = pytest.mark.compiles  # every test profiles a cell, and warm_torch compiles for all of them
+
+
 @pytest.fixture(scope="module", autouse=True)
 def warm_torch():
     """Import what a first compile imports, so the state snapshots compare like with like."""

@@ -69,6 +69,7 @@ def quiet_namespace(ip):
     ip.user_ns.update(saved)
 
 
+@pytest.mark.compiles
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(line=option_lines)
 def test_any_option_string_gives_a_usage_message_or_a_run(quiet_namespace, line):

@@ -22,6 +22,8 @@ from synthetic_store_runs import make_run
 
 CELL = "%%compile_profile --warmup 1 --repeat 5 --budget 0.2 -o stored_prof\ny = x.sin()\nz = y + 1\n"
 
+pytestmark = pytest.mark.compiles  # every test profiles a cell into the store
+
 
 def digest(path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()

@@ -59,6 +59,7 @@ def hostile(ip):
     return run
 
 
+@pytest.mark.compiles
 def test_the_cells_text_reaches_the_run_verbatim(hostile):
     assert hostile.label == LABEL
     assert all(marker in hostile.cell_source for marker in MARKERS[1:])
@@ -68,6 +69,7 @@ def test_the_cells_text_reaches_the_run_verbatim(hostile):
     assert payload(4) in code and payload(6) in code, "Dynamo's graph code quotes the cell lines"
 
 
+@pytest.mark.compiles
 def test_text_view_keeps_the_text(hostile):
     text = render_text(hostile)
     assert payload(5) in text and LABEL in text
@@ -81,6 +83,7 @@ def _assert_inert(html: str) -> ParsedHTML:
     return parsed
 
 
+@pytest.mark.compiles
 def test_static_html_and_the_cell_bundle_show_it_as_text(hostile):
     for html in (render_html(hostile), mime_bundle(hostile)["text/html"]):
         parsed = _assert_inert(html)
@@ -94,6 +97,7 @@ def _all_widgets(w):
         yield from _all_widgets(child)
 
 
+@pytest.mark.compiles
 def test_widget_explorer_shows_it_as_text(hostile):
     ex = hostile.show()
     shown = []
@@ -110,12 +114,14 @@ def test_widget_explorer_shows_it_as_text(hostile):
     assert payload(4) in text and payload(6) in text and payload(5) in text
 
 
+@pytest.mark.compiles
 def test_report_has_only_its_own_two_scripts(hostile):
     parsed = _assert_inert(render_report_html(hostile))
     assert len(parsed.named("script")) == 2
     assert payload(5) in parsed.text and payload(4) in parsed.text and LABEL in parsed.text
 
 
+@pytest.mark.compiles
 @pytest.mark.browser
 def test_no_payload_runs_in_a_browser(hostile, tmp_path):
     report = tmp_path / "report.html"

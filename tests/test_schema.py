@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import jsonschema
+import pytest
 from compile_profile.profile_run import SCHEMA_PATH, ProfileRun, json_schema
 
 
@@ -14,6 +15,7 @@ def test_shipped_schema_matches_the_dataclasses():
     )
 
 
+@pytest.mark.compiles
 def test_a_real_run_validates_and_round_trips(ip):
     import torch
 

@@ -215,6 +215,7 @@ def test_the_handler_table_covers_every_kind_of_graph_the_trace_logs():
         assert kind in HANDLERS, kind
 
 
+@pytest.mark.compiles
 def test_recorded_events_of_a_compiled_cell_give_its_graphs_and_kernels_on_its_line():
     import torch._inductor.config as inductor_config
 
