@@ -25,6 +25,8 @@ from compile_profile.render.text import render_text
 from compile_profile.store import RunStore
 from torch._inductor.custom_graph_pass import CustomGraphPass
 
+pytestmark = pytest.mark.compiles
+
 
 class AddBecomesSub(CustomGraphPass):
     """A miscompile: Inductor's post-grad custom pass rewrites each ``aten.add.Tensor`` as ``sub``.  Its uuid puts it

@@ -308,7 +308,8 @@ def noise_text(run: ProfileRun) -> str:
     s = run.speedup
     low, high = (s.low, s.high) if s is not None else (None, None)
     # has_interval: both are finite numbers, which the type checker cannot see through the property
-    if s is not None and s.has_interval and low is not None and high is not None and s.value > 0:
+    # (a bound of 0, which a hand-made run file may hold, has no slowdown to word: 1/0)
+    if s is not None and s.has_interval and low is not None and high is not None and s.value > 0 and low > 0:
         if (high - low) / s.value > WIDE_INTERVAL:
             signs.append(wide_interval_text(s.value, low, high))
     drift = speedup_drift(run)
