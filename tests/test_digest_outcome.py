@@ -90,6 +90,11 @@ def test_results_that_differ_lead_the_headline_badge_and_list_and_the_speedup_is
     )
     assert s["list_status"] == "results differ"
     assert "not meaningful: compiled results differ" in s["diagnosis_heading"]
+    # the chart's bar of the speedup's variant, beside the headline, says so too
+    from compile_profile.render.charts import figures
+
+    (bars,) = figures(run)["variants"]["data"]
+    assert dict(zip(bars["x"], bars["text"]))["inductor/default"].endswith("95% CI (not meaningful)")
 
 
 def test_results_that_differ_on_one_input_of_a_sequence_are_the_verdict():

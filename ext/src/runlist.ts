@@ -85,13 +85,15 @@ export function runBadge(run: ListedRun): string {
 }
 
 /**
- * What the list says beside a run's badge: its state where that is not "ok" and the badge does not say it (an
- * interrupted run's speedup, a "partly eager" one); null where the badge already says it.
+ * What the list says beside a run's badge: the parts of its state (digest `list_status`: "interrupted, results
+ * differ", "partly eager") that the badge does not say and are not "ok"; null where the badge says them all.
  */
 export function runFlag(run: ListedRun): string | null {
-  const status = runStatus(run);
   const badge = runBadge(run);
-  return status && status !== 'ok' && status !== badge && !badge.endsWith(status) ? status : null;
+  const parts = runStatus(run)
+    .split(', ')
+    .filter(part => part && part !== 'ok' && !badge.includes(part));
+  return parts.length ? parts.join(', ') : null;
 }
 
 /**

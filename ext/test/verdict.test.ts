@@ -45,6 +45,10 @@ describe("the digest's verdict", () => {
     expect(speedupTone(s)).toBe('wrong'); // the interval alone reads "even": the digest's tone wins
     expect(meaninglessSpeedup(s)).toBe('1.05× slower — not meaningful: compiled results differ');
     expect(runFlag(s)).toBeNull(); // the badge says it: not twice
+    // an interrupted run whose results differ: the badge says the verdict, the flag only what it does not
+    expect(runFlag({ ...s, status: 'interrupted', list_status: 'interrupted, results differ' })).toBe(
+      'interrupted'
+    );
   });
 
   it('leads with the eager fallback where the recompile limit stopped compiled code', () => {

@@ -23,6 +23,7 @@ from .format import (
 )
 from .guards import recompile_text
 from .notes import note_text
+from .outcome import outcome
 
 
 def signature_text(sequence: InputSequence, index: int) -> str:
@@ -212,13 +213,21 @@ def sequence_times(run: ProfileRun) -> dict[str, list[float]]:
 def variant_bar_text(run: ProfileRun, variant: Variant) -> str:
     """The label of ``variant``'s bar of time: what that bar measures.  The speedup's variant reads its speedup with
     its interval (``1.52× faster [1.40×–1.60×] 95% CI``), another compiled variant its ratio of medians to eager's,
-    eager none.  Over a sequence of inputs the bars are each variant's time over the whole sequence
+    eager none; the speedup's ``(not meaningful)`` beneath a verdict that overrides it.  Over a sequence of inputs the bars are each variant's time over the whole sequence
     (``sequence_times``), so the speedup's variant reads the sequence's speedup as the headline says it (``1.09×
     slower [1.02×–1.17×] 95% CI over 10 inputs``), another its ratio of those times: the card once drew the
     representative signature's bars, labelled "6.19× faster", beside a headline that said "1.09× slower over 10
     inputs"."""
     if variant.name == "eager":
         return ""
+    speedup = run.speedup
+    if speedup is not None and variant.name == speedup.variant and outcome(run).overrides:
+        # beneath a verdict that overrides it (results that differ, an eager fallback), as the headline marks it
+        return _bar_text(run, variant) + " (not meaningful)"
+    return _bar_text(run, variant)
+
+
+def _bar_text(run: ProfileRun, variant: Variant) -> str:
     speedup = run.speedup
     totals = {name: sum(times) for name, times in sequence_times(run).items()}
     if run.inputs is not None and totals:

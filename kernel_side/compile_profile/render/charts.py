@@ -98,6 +98,7 @@ def variants_figure(run: ProfileRun) -> Figure:
         "<br>n=%{customdata[2]}<extra></extra>",
         "text": texts,
         "textposition": "outside",
+        "constraintext": "none",  # plotly shrank a longer label ("… (not meaningful)") to 8 px to fit it
         "cliponaxis": False,
     }
     return {"data": [trace], "layout": _layout(title, yaxis={"title": {"text": "median (ms)"}, "rangemode": "tozero"})}
