@@ -35,9 +35,13 @@ def tlparse_counts(binary: str, log: Path) -> dict[str, int]:
         with opener(log, "rb") as src, open(plain, "wb") as dst:
             shutil.copyfileobj(src, dst)
         out = Path(tmp) / "out"
-        subprocess.run(
-            [binary, str(plain), "-o", str(out), "--overwrite", "--no-browser"], check=True, capture_output=True
+        done = subprocess.run(
+            [binary, str(plain), "-o", str(out), "--overwrite", "--no-browser"],
+            check=True,
+            capture_output=True,
+            text=True,
         )
+        stats = dict(re.findall(r"(\w+): (\d+)", done.stdout + done.stderr))
         directory = json.loads((out / "compile_directory.json").read_text())
         failures = (out / "failures_and_restarts.html").read_text()
     artifacts: Counter[str] = Counter()
@@ -63,6 +67,8 @@ def tlparse_counts(binary: str, log: Path) -> dict[str, int]:
         "AOTAutograd cache hits": artifacts["aotautograd_cache_hit"],
         "AOTAutograd cache misses": artifacts["aotautograd_cache_miss"],
         "failed compiles": sum(1 for r in rows if r.strip() != "RestartAnalysis"),
+        "restarts": sum(1 for r in rows if r.strip() == "RestartAnalysis"),
+        "payloads cut short": int(stats.get("fail_payload_md5", 0)),
     }
 
 
@@ -78,6 +84,11 @@ def our_counts(log: Path) -> dict[str, int]:
         "AOTAutograd cache hits": run.cache.aot_autograd_hits,
         "AOTAutograd cache misses": run.cache.aot_autograd_misses,
         "failed compiles": len(run.errors),
+        "restarts": sum(len(r.reasons) for v in run.variants for r in v.compile_restarts),
+        # the records skipped for a payload whose MD5 differs (the import's record validation, issue 32 item 3)
+        "payloads cut short": sum(
+            1 for r in getattr(run.imported_trace, "bad_record_lines", []) if "MD5" in r.why or "payload" in r.why
+        ),
     }
 
 

@@ -589,6 +589,58 @@ def big_run(n_kernels: int = 1000) -> ProfileRun:
     return run
 
 
+def withheld_passes_run() -> ProfileRun:
+    """The slower consistency run with two profiler passes withheld, eager's and inductor/default's (every
+    profiled call preempted, as on a busy CPU): the Lines chart draws max-autotune alone, with two notes under
+    it that once lay on top of each other and over the axis labels (issue 31)."""
+    run = slower_and_faster_runs()[0]
+    run.id, run.label = "withheld0001", "two passes withheld"
+    for name in ("eager", "inductor/default"):
+        profile = run.variant(name).kernel_profile
+        assert profile is not None
+        profile.preempted_calls, profile.waited_ms = profile.calls, 0.8
+    return run
+
+
+def long_tail_timing(median_ms: float, p90_ms: float, n: int = 40) -> Timing:
+    """Samples around ``median_ms`` with their slowest tenth and more near ``p90_ms``: a short budget on a busy
+    machine, where a few stalled calls take 50-100 times the median (issue 31)."""
+    tail = n // 10 + 1
+    steady = [median_ms * (0.96 + 0.08 * i / (n - tail)) for i in range(n - tail)]
+    stalled = [p90_ms * (0.8 + 0.2 * i) for i in range(tail)]  # the second of them is the p90
+    samples = sorted(steady + stalled)
+    return Timing(
+        median_ms=samples[n // 2],
+        p10_ms=samples[n // 10],
+        p90_ms=samples[(9 * n) // 10],
+        n=n,
+        mean_ms=sum(samples) / n,
+        min_ms=samples[0],
+        samples_ms=samples,
+        method="perf_counter",
+    )
+
+
+def long_tail_run() -> ProfileRun:
+    """A CPU run whose p90s are 100 and 40 times its medians (0.5 ms eager, 0.4 ms compiled, eager's p90 54 ms):
+    plotly's autoscaled axis ran to the whiskers and drew the medians' bars a pixel high (issue 31)."""
+    run = cpu_run()
+    run.id, run.label = "longtail0001", "a long tail of stalled calls"
+    for v, (median, p90) in zip(run.variants, [(0.52, 54.0), (0.41, 16.0)]):
+        assert v.timing is not None and v.kernel_profile is not None and v.kernel_profile.breakdown is not None
+        scale = median / v.timing.median_ms  # the profiler pass's figures as a share of the call, as before
+        v.timing = long_tail_timing(median, p90)
+        b = v.kernel_profile.breakdown
+        b.library_ms, b.generated_ms, b.aten_ms = b.library_ms * scale, b.generated_ms * scale, b.aten_ms * scale
+        v.kernel_profile.total_ms = b.kernels_ms
+        v.kernel_profile.attributed_ms *= scale
+        for line in v.kernel_profile.eager_lines:
+            line.time_ms *= scale
+    value = run.variants[0].timing.median_ms / run.variants[1].timing.median_ms
+    run.speedup = Speedup(value=value, low=value * 0.9, high=value * 1.1, variant="inductor/default")
+    return run
+
+
 ALL_RUNS = {
     "cuda": cuda_run,
     "cpu": cpu_run,

@@ -7,8 +7,27 @@ from html import escape
 
 import plotly.graph_objects as go
 import pytest
-from compile_profile.render.charts import TOP_CHART_KERNELS, figures
-from render_fixtures import ALL_RUNS, HOSTILE, big_run, cpu_run, cuda_run, failed_run, hostile_run, without_breakdown
+from compile_profile.digest.kernel_times import withheld
+from compile_profile.render.charts import (
+    NOTE_LINE_PX,
+    NOTE_WRAP,
+    TOP_CHART_KERNELS,
+    WHISKER_CLIP,
+    figures,
+    variants_axis_top,
+)
+from render_fixtures import (
+    ALL_RUNS,
+    HOSTILE,
+    big_run,
+    cpu_run,
+    cuda_run,
+    failed_run,
+    hostile_run,
+    long_tail_run,
+    withheld_passes_run,
+    without_breakdown,
+)
 
 FIGURE_NAMES = {"variants", "samples", "compile_timeline", "kernels", "lines", "breakdown", "roofline"}
 
@@ -246,3 +265,78 @@ def test_over_a_sequence_of_inputs_the_chart_draws_the_sequence_the_headline_wor
     # the signature whose input compiled nothing shows no compile time, not "0 ns"
     rows = inputs_summary(run)["rows"]
     assert [r["compile_time"] for r in rows] == ["800 ms", "—"]
+
+
+@pytest.mark.parametrize("make", [long_tail_run, withheld_passes_run])
+def test_the_long_tail_and_withheld_figures_are_valid_plotly_and_theme_neutral(make):
+    for fig in figures(make()).values():
+        go.Figure(fig)
+        json.dumps(fig, allow_nan=False)
+        assert not [k for _, k, _ in _keys(fig) if "color" in k.lower() and k not in ("paper_bgcolor", "plot_bgcolor")]
+
+
+def test_the_variants_axis_holds_every_whisker_where_the_p90s_are_near_the_medians():
+    assert variants_axis_top([0.5, 0.4], [0.6, 1.4]) is None  # within 3x the largest median
+    assert variants_axis_top([], []) is None and variants_axis_top([0.0], [5.0]) is None
+    fig = figures(cuda_run())["variants"]
+    assert len(fig["data"]) == 1 and "range" not in fig["layout"]["yaxis"]
+    assert fig["layout"]["title"]["text"] == "Median time per variant (bars: p10–p90)"
+
+
+def test_a_p90_far_above_the_medians_ends_the_axis_at_three_medians_its_whisker_clipped_under_a_marker():
+    assert variants_axis_top([0.52, 0.41], [54.0, 0.5]) == pytest.approx(WHISKER_CLIP * 0.52)
+    run = long_tail_run()
+    eager, compiled = (v.timing for v in run.variants)
+    assert eager.p90_ms / eager.median_ms > 50 and compiled.p90_ms / compiled.median_ms > 30  # as seen
+    fig = figures(run)["variants"]
+    bar, marker = fig["data"]
+    top = WHISKER_CLIP * eager.median_ms
+    low, high = fig["layout"]["yaxis"]["range"]
+    # the medians fill a fifth of the axis or more, not a pixel of a 0-54 ms one
+    assert low == 0 and top <= high < 1.1 * top and min(bar["y"]) / high > 0.2
+    # each whisker stops at the axis's top; the hover keeps the p90 as measured
+    assert [m + up for m, up in zip(bar["y"], bar["error_y"]["array"])] == pytest.approx([top, top])
+    assert [c[1] for c in bar["customdata"]] == [eager.p90_ms, compiled.p90_ms]
+    # a marker at the top of each clipped whisker gives its p90, and the title says what the marker means
+    assert marker["type"] == "scatter" and marker["marker"]["symbol"] == "triangle-up"
+    assert marker["x"] == ["eager", "inductor/default"] and marker["y"] == pytest.approx([top, top])
+    assert eager.p90_ms == pytest.approx(54.0) and marker["text"] == ["p90 54 ms", "p90 16 ms"]
+    assert "▲ a p90 above the axis" in fig["layout"]["title"]["text"]
+
+
+def test_a_clipped_axis_leaves_a_whisker_within_it_whole():
+    run = long_tail_run()
+    compiled = run.variants[1].timing
+    compiled.p90_ms = compiled.median_ms * 1.5
+    bar, marker = figures(run)["variants"]["data"]
+    assert bar["error_y"]["array"][1] == pytest.approx(compiled.p90_ms - compiled.median_ms)
+    assert marker["x"] == ["eager"]
+
+
+def test_two_withheld_passes_notes_lie_in_one_block_under_the_axis_labels_with_a_line_of_room_each():
+    run = withheld_passes_run()
+    notes = [j.text for j in withheld(run).values()]
+    assert len(notes) == 2
+    layout = figures(run)["lines"]["layout"]
+    (block,) = layout["annotations"]
+    lines = block["text"].split("<br>")
+    assert all(len(line) <= NOTE_WRAP for line in lines) and len(lines) >= 4
+    # both notes, whole, in order: the second starts on a line of its own after the first
+    joined = " ".join(lines)
+    assert joined.index("eager's profiler pass") < joined.index("inductor/default's profiler pass")
+    assert any(line.startswith("inductor/default's profiler pass") for line in lines)
+    # under the plot, below the x axis's tick labels, and inside a margin that holds every line
+    assert block["yref"] == "paper" and block["y"] == 0 and block["yanchor"] == "top" and block["yshift"] <= -30
+    bottom = -block["yshift"] + NOTE_LINE_PX * len(lines)
+    assert layout["margin"]["b"] >= bottom
+    # and the figure asks for the height that leaves the plot at least 150 px beside its margins
+    assert layout["height"] - layout["margin"]["t"] - layout["margin"]["b"] >= 150
+
+
+def test_the_breakdown_and_kernels_notes_are_one_block_in_a_margin_that_holds_them():
+    run = withheld_passes_run()
+    for name in ("breakdown", "kernels"):
+        layout = figures(run)[name]["layout"]
+        (block,) = layout["annotations"]
+        lines = block["text"].split("<br>")
+        assert layout["margin"]["b"] >= -block["yshift"] + NOTE_LINE_PX * len(lines), name

@@ -71,7 +71,7 @@ def test_facts_rows():
     parsed = ParsedHTML(render_html(cuda_run()))
     assert _row(parsed, "Dynamo graphs")[1] == "2"
     assert _row(parsed, "recompiles")[1] == "1 (1 during timing)"
-    assert _row(parsed, "kernels")[1] == "3 (2 triton, 1 extern)"
+    assert _row(parsed, "kernels")[1] == "2 generated kernels (triton), 1 library call"
     assert _row(parsed, "compile cache")[1] == "cold (FX graph 0 hits, 2 missed)"
     assert (
         _row(parsed, "correctness", 2)[1]

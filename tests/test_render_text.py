@@ -168,7 +168,7 @@ def test_correctness_kernels_and_recommendation_lines():
     cuda = render_text(cuda_run()).splitlines()
     assert "correctness: ok: compiled results match eager within dtype tolerance (max abs diff 1.9e-06)" in cuda
     assert "max rel diff" not in " ".join(cuda), "a relative difference only beside a mismatch"
-    assert "kernels: 3 (2 triton, 1 extern)" in cuda
+    assert "kernels: 2 generated kernels (triton), 1 library call" in cuda
     assert cuda[-2] == (
         'recommendation (--sweep): torch.compile(fn, mode="max-autotune") — inductor/max-autotune, the fastest '
         "compiled variant (2.71× faster [2.60×–2.83×] than eager)"
@@ -178,7 +178,7 @@ def test_correctness_kernels_and_recommendation_lines():
         "correctness: MISMATCH: compiled results differ from eager in y (max abs diff 0.031); judged by dtype "
         "tolerance only; max rel diff 0.002"
     ) in cpu
-    assert "kernels: 2 (1 cpp, 1 extern)" in cpu
+    assert "kernels: 1 generated kernel (cpp), 1 library call" in cpu
 
 
 def test_failed_run_says_where_it_failed():
@@ -226,7 +226,7 @@ def test_repr_is_the_text_view():
 def test_thousand_kernels_keep_the_text_short():
     run = big_run(1000)
     text = render_text(run)
-    assert "kernels: 1000 (750 triton, 250 extern)" in text
+    assert "kernels: 750 generated kernels (triton), 250 library calls" in text
     assert len(text) < 5000  # the guards, device peaks and autotune lines are bounded on their own
     assert run.kernels[0].name not in text
 

@@ -11,7 +11,9 @@ rank 0's compiled call waits for it; both split into DDP buckets) with the job d
 later puts one more run, as a kernel would, to test that the panel picks it up without a refresh.  ``--add-markup``
 puts a run with markup in every field (tests/markup_runs.py) and two rows that cannot be read (one not JSON, one
 with markup where a number belongs), for xss.spec.ts, which takes them out again with ``--remove ID...``.
-``--add-inputs ID`` profiles a small MLP over a sequence of inputs of two shapes (``profile(fn, inputs=[...])``,
+``--add-views`` puts the runs views.spec.ts looks at (a Lines chart with two withheld passes, a card whose p90s are
+50-100 times its medians, an input-signature table, and fillers enough to make the run list scroll) and a notebook
+holding the long-tailed run's card.  ``--add-inputs ID`` profiles a small MLP over a sequence of inputs of two shapes (``profile(fn, inputs=[...])``,
 compiled here on the CPU) and puts its run, for importtrace.spec.ts's look at the Overview's input-signature table.
 ``verdict_runs`` seeds a run whose results differ and one whose compiled calls ran eagerly, each card in
 verdict.ipynb, with the digest's verdicts in expected.json, for verdict.spec.ts.
@@ -53,7 +55,9 @@ from render_fixtures import (  # noqa: E402
     failed_run,
     hostile_run,
     interrupted_run,
+    long_tail_run,
     slower_and_faster_runs,
+    withheld_passes_run,
 )
 
 ROOT = Path(os.environ["JUPYTERLAB_GALATA_ROOT_DIR"])
@@ -495,6 +499,69 @@ def add_markup_runs() -> None:
     print(json.dumps(sorted(set(placed.values()))))
 
 
+# -- the runs views.spec.ts looks at (issue 31's view defects) ------------------------------------------------
+
+VIEWS_NOTEBOOK = "views.ipynb"
+VIEWS_WITHHELD_ID = "uiwithheld01"
+VIEWS_LONG_TAIL_ID = "uilongtail01"
+VIEWS_INPUTS_ID = "uiinputs0001"
+VIEWS_FILLER_IDS = [f"uifill{i:06d}" for i in range(14)]
+
+
+def views_runs() -> list[ProfileRun]:
+    """Two passes withheld (the Lines chart's two notes), p90s 100 and 40 times the medians (the card's axis),
+    an input-signature table (seven headers in a narrow table), and fourteen fillers, older than every other
+    seeded run, so the run list is longer than the panel at 1600×1000."""
+    from compile_profile.profile_run import InputCall, InputSequence, InputSignature, Speedup
+
+    withheld_run = withheld_passes_run()
+    withheld_run.id, withheld_run.created_at = VIEWS_WITHHELD_ID, minutes_ago(600)
+    tail = long_tail_run()
+    tail.id, tail.created_at, tail.notebook = VIEWS_LONG_TAIL_ID, minutes_ago(601), str(ROOT / VIEWS_NOTEBOOK)
+    inputs = cpu_run()
+    inputs.id, inputs.label, inputs.created_at = VIEWS_INPUTS_ID, "over two input shapes", minutes_ago(602)
+    best = inputs.speedup.variant
+    inputs.inputs = InputSequence(
+        count=3,
+        signatures=[
+            InputSignature(
+                parts=["x: (8, 4) float32"], inputs=[0, 2], speedup=Speedup(value=1.3, low=1.2, high=1.4, variant=best)
+            ),
+            InputSignature(
+                parts=["x: (16, 4) float32"], inputs=[1], speedup=Speedup(value=0.5, low=0.4, high=0.6, variant=best)
+            ),
+        ],
+        calls=[
+            InputCall(index=0, signature=0, compile_s={best: 0.8}),
+            InputCall(index=1, signature=1, compile_s={best: 0.6}),
+            InputCall(index=2, signature=0),
+        ],
+    )
+    fillers = []
+    for i, run_id in enumerate(VIEWS_FILLER_IDS):
+        filler = cuda_run()
+        filler.id, filler.label, filler.created_at = run_id, f"filler run {i + 1}", minutes_ago(700 + i)
+        fillers.append(filler)
+    return [withheld_run, tail, inputs, *fillers]
+
+
+def add_views_runs() -> None:
+    runs = views_runs()
+    with RunStore(DB) as store:
+        for run in runs:
+            store.put(run)
+    notebook = notebook_json(runs[1])
+    notebook["cells"][2]["source"] = f"%%compile_profile --label '{runs[1].label}'\n{runs[1].cell_source.rstrip()}"
+    (ROOT / VIEWS_NOTEBOOK).write_text(json.dumps(notebook, indent=1))
+
+
+def remove_views_runs() -> None:
+    with RunStore(DB) as store:
+        for run_id in [VIEWS_WITHHELD_ID, VIEWS_LONG_TAIL_ID, VIEWS_INPUTS_ID, *VIEWS_FILLER_IDS]:
+            store.delete(run_id)
+    (ROOT / VIEWS_NOTEBOOK).unlink(missing_ok=True)
+
+
 def add_inputs_run(run_id: str) -> None:
     """A real profile over three full batches and a short one: two input signatures, one recompile."""
     import torch
@@ -607,7 +674,15 @@ def main() -> None:
     parser.add_argument("--add-markup", action="store_true", help="put the markup run and two unreadable rows")
     parser.add_argument("--add-inputs", metavar="ID", help="profile a function over inputs of two shapes, put its run")
     parser.add_argument("--remove", nargs="+", metavar="ID", help="delete these runs from the existing store")
+    parser.add_argument("--add-views", action="store_true", help="put the runs views.spec.ts looks at")
+    parser.add_argument("--remove-views", action="store_true", help="take them out again")
     args = parser.parse_args()
+    if args.add_views:
+        add_views_runs()
+        return
+    if args.remove_views:
+        remove_views_runs()
+        return
     if args.add_markup:
         add_markup_runs()
         return

@@ -12,6 +12,7 @@ import * as React from 'react';
 import { breakdownColumns, breakdownRows, paybackText, verdictText } from './breakdown';
 import { Chart } from './chart';
 import { ChartRenderer } from './charts';
+import { figureHeight } from './measured';
 import { BREAKDOWN_TIPS, tip } from './tooltips';
 import { IPlotlyFigure, IRunSummary } from './types';
 
@@ -91,7 +92,12 @@ export function CallBreakdown(props: {
             {r.withheld}
           </p>
         ))}
-      <Chart name="breakdown" figure={props.figure} charts={props.charts} height={220} />
+      <Chart
+        name="breakdown"
+        figure={props.figure}
+        charts={props.charts}
+        height={figureHeight(props.figure, 220)}
+      />
     </div>
   );
 }

@@ -18,7 +18,7 @@ import { Panel, Widget } from '@lumino/widgets';
 import { paybackText, verdictText } from './breakdown';
 import { ChartRenderer, followWidth } from './charts';
 import { cardDiagnosis, moreText, recommendationOf } from './diagnosis';
-import { formatS, formatSpeedup, hasInterval } from './format';
+import { deviceText, formatS, formatSpeedup, hasInterval } from './format';
 import { IRecommendation, IRunMimeData, IRunSummary, RUN_MIME_TYPE } from './types';
 import { meaninglessSpeedup, speedupTone, verdictBadge } from './verdict';
 
@@ -128,9 +128,9 @@ export class RunCard extends Panel implements IRenderMime.IRenderer {
 
     const parts = [
       summary.label || summary.first_line,
-      `${summary.device.type}: ${summary.device.name}`,
+      summary.device_text ?? deviceText(summary.device),
       summary.compile_s !== null ? `compile ${formatS(summary.compile_s)}` : '',
-      `${summary.graph_count} graph${summary.graph_count === 1 ? '' : 's'}, ${summary.kernel_count} kernel${summary.kernel_count === 1 ? '' : 's'}`
+      `${summary.graph_count} graph${summary.graph_count === 1 ? '' : 's'}, ${summary.kernel_text ?? `${summary.kernel_count} kernel${summary.kernel_count === 1 ? '' : 's'}`}`
     ].filter(Boolean);
     node.append(el('div', 'cp-Card-meta', parts.join(' · ')));
 

@@ -79,6 +79,8 @@ export class ChartRenderer {
     }
     const renderer = this._rendermime.createRenderer(PLOTLY_MIME_TYPE);
     renderer.addClass('cp-Chart');
+    const stopUntabbing = untabModebar(renderer.node);
+    renderer.disposed.connect(stopUntabbing);
     if (height !== undefined) {
       // A resize makes plotly autosize to its node: the node must hold the figure's height.
       renderer.node.style.height = `${height}px`;
@@ -113,3 +115,26 @@ export function followWidth(widget: Widget, host: HTMLElement): () => void {
   observer.observe(host);
   return () => observer.disconnect();
 }
+
+/**
+ * Keep plotly's modebar buttons under `host` out of the Tab order: the modebar is hidden until the pointer is
+ * over its chart, and Tab from the detail's tab row landed on its invisible buttons, one chart's after
+ * another's (issue 31).  They stay a click away for the pointer that shows them.  plotly draws the modebar
+ * anew on every relayout, so each new button is taken out as it comes.  Returns the function that stops it.
+ */
+export function untabModebar(host: HTMLElement): () => void {
+  const apply = () => {
+    host.querySelectorAll<HTMLElement>(MODEBAR_FOCUSABLE).forEach(el => {
+      if (el.getAttribute('tabindex') !== '-1') {
+        el.setAttribute('tabindex', '-1');
+      }
+    });
+  };
+  const observer = new MutationObserver(apply);
+  observer.observe(host, { childList: true, subtree: true });
+  apply();
+  return () => observer.disconnect();
+}
+
+/** What in plotly's modebar could take focus: its buttons (links) and anything else focusable in it. */
+export const MODEBAR_FOCUSABLE = '.modebar a, .modebar button, .modebar [tabindex], .modebar-btn';

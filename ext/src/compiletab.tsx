@@ -83,7 +83,10 @@ export function Compile({ run, figures, services }: ITabProps): JSX.Element {
                   {several ? `${r.variant} ` : ''}
                   {r.compile_id}
                 </td>
-                <td>{r.when}</td>
+                <td>
+                  {r.when}
+                  {r.restart_text ? <div className="cp-Note">{r.restart_text}</div> : null}
+                </td>
                 <td>{r.time}</td>
                 <td>{largestPhases(r)}</td>
                 <td>{r.cache_text}</td>

@@ -6,15 +6,18 @@
 import { ISignal, Signal } from '@lumino/signaling';
 
 import * as api from './api';
+import { isMissingRun } from './deletedrun';
 import { DetailTab } from './detail';
 import { IPlotlyFigure, IProfileRun } from './types';
 
 export class RunDetailModel {
   constructor(
     readonly runId: string,
-    tab: DetailTab = 'Overview'
+    tab: DetailTab = 'Overview',
+    title: string | null = null
   ) {
     this.tab = tab;
+    this.title = title;
   }
 
   get changed(): ISignal<this, void> {
@@ -24,6 +27,10 @@ export class RunDetailModel {
   run: IProfileRun | null = null;
   figures: Record<string, IPlotlyFigure> | null = null;
   error: string | null = null;
+  /** The store has no such run (the server's 404): it was deleted after its tab was opened. */
+  missing = false;
+  /** The run's title as the run list words it (runlist.ts runTitle), kept for a restored tab whose run is gone. */
+  title: string | null;
   tab: DetailTab;
 
   /** (Re)load the run, then its figures; an error is shown in the tab. */
@@ -31,10 +38,12 @@ export class RunDetailModel {
     try {
       this.run = await api.getRun(this.runId);
       this.error = null;
+      this.missing = false;
       this._changed.emit();
       this.figures = await api.getFigures(this.runId).catch(() => null);
     } catch (error) {
-      this.error = `Cannot load run ${this.runId}: ${(error as Error).message}`;
+      this.missing = isMissingRun(error);
+      this.error = this.missing ? null : `Cannot load run ${this.runId}: ${(error as Error).message}`;
     }
     this._changed.emit();
   }

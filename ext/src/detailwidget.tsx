@@ -11,6 +11,7 @@ import { MainAreaWidget, WidgetTracker } from '@jupyterlab/apputils';
 import { LabIcon, ReactWidget, UseSignal } from '@jupyterlab/ui-components';
 import * as React from 'react';
 
+import { missingRunLabel, missingRunText } from './deletedrun';
 import { DetailTab, RunDetail } from './detail';
 import { RunDetailModel } from './detailmodel';
 import { IDetailServices } from './detailprops';
@@ -26,7 +27,8 @@ export function detailWidgetId(runId: string): string {
 class RunDetailContent extends ReactWidget {
   constructor(
     readonly model: RunDetailModel,
-    private readonly _services: IDetailServices
+    private readonly _services: IDetailServices,
+    private readonly _close: () => void
   ) {
     super();
     this.addClass('cp-DetailContent');
@@ -36,7 +38,20 @@ class RunDetailContent extends ReactWidget {
     return (
       <UseSignal signal={this.model.changed}>
         {() => {
-          const { run, error } = this.model;
+          const { run, error, missing } = this.model;
+          if (!run && missing) {
+            return (
+              <div className="cp-Missing" role="status">
+                <p className="cp-Missing-text">{missingRunText(this.model.runId, this.model.title)}</p>
+                <button
+                  className="jp-Button jp-mod-styled jp-mod-reject cp-Missing-close"
+                  onClick={() => this._close()}
+                >
+                  Close this tab
+                </button>
+              </div>
+            );
+          }
           if (!run) {
             return error ? (
               <div className="cp-Error">{error}</div>
@@ -64,20 +79,24 @@ class RunDetailContent extends ReactWidget {
 
 export class RunDetailWidget extends MainAreaWidget<RunDetailContent> {
   constructor(model: RunDetailModel, services: IDetailServices, icon: LabIcon) {
-    super({ content: new RunDetailContent(model, services) });
+    super({ content: new RunDetailContent(model, services, () => this.close()) });
     this.id = detailWidgetId(model.runId);
     this.addClass('cp-DetailWidget');
     this.title.icon = icon;
     this.title.closable = true;
-    this.title.label = model.runId;
+    this.title.label = model.title || model.runId;
     this.title.caption = `Compile Profile run ${model.runId}`;
     model.changed.connect(() => {
       const run = model.run;
       if (run) {
         // The digest's summary holds the first code line the run list titles a run by.
         const title = runTitle(run.summary ?? { id: run.id, label: run.label, first_line: '' });
+        model.title = title;
         this.title.label = title;
         this.title.caption = `Compile Profile: ${title} (${run.id})`;
+      } else if (model.missing) {
+        this.title.label = missingRunLabel(model.runId, model.title);
+        this.title.caption = `Compile Profile: run ${model.runId} is no longer in the run store`;
       }
     });
   }
@@ -106,13 +125,21 @@ export class RunDetailTabs {
   restore(restorer: ILayoutRestorer): void {
     void restorer.restore(this.tracker, {
       command: OPEN_RUN_COMMAND,
-      args: w => ({ runId: w.model.runId, tab: w.model.tab }),
+      // the title too: a restored tab whose run was deleted since names it by it, not by a bare id
+      args: w => ({
+        runId: w.model.runId,
+        tab: w.model.tab,
+        ...(w.model.title ? { title: w.model.title } : {})
+      }),
       name: w => w.model.runId
     });
   }
 
-  /** Open `runId`'s tab, or activate it when it is open; `tab` picks the detail's tab. */
-  async open(runId: string, tab?: DetailTab): Promise<RunDetailWidget> {
+  /**
+   * Open `runId`'s tab, or activate it when it is open; `tab` picks the detail's tab, `title` names the run
+   * until it loads (a restored tab's, kept for a run deleted since).
+   */
+  async open(runId: string, tab?: DetailTab, title?: string): Promise<RunDetailWidget> {
     const open = this.tracker.find(w => w.model.runId === runId);
     if (open) {
       if (tab) {
@@ -121,7 +148,7 @@ export class RunDetailTabs {
       this._app.shell.activateById(open.id);
       return open;
     }
-    const model = new RunDetailModel(runId, tab ?? this._lastTab);
+    const model = new RunDetailModel(runId, tab ?? this._lastTab, title ?? null);
     model.changed.connect(() => (this._lastTab = model.tab));
     const widget = new RunDetailWidget(model, this._services, this._icon);
     const loaded = model.load();
@@ -132,6 +159,14 @@ export class RunDetailTabs {
     }
     this._app.shell.activateById(widget.id);
     void this.tracker.add(widget);
+    // The restorer keeps what a tab's args were when it was last saved: save again once the title is known.
+    let saved = model.title;
+    model.changed.connect(() => {
+      if (model.title !== saved && !widget.isDisposed) {
+        saved = model.title;
+        void this.tracker.save(widget);
+      }
+    });
     await loaded;
     return widget;
   }

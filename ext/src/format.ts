@@ -138,6 +138,12 @@ export function formatBytes(n: number | null | undefined): string {
 }
 
 /** "12 s ago", "5 min ago", "3 h ago", "2 d ago"; a future time (clock skew) reads "just now". */
+/** "cuda (NVIDIA H200)", or the type alone where no name is known (never "cpu: " or "cpu ()"); for summaries
+ * stored before the digest said it itself (``device_text``). */
+export function deviceText(device: { type: string; name: string }): string {
+  return device.name ? `${device.type} (${device.name})` : device.type;
+}
+
 export function formatAge(createdAt: string, now: Date = new Date()): string {
   const then = Date.parse(createdAt);
   if (Number.isNaN(then)) {

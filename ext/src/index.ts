@@ -35,7 +35,8 @@ const RUN_ARGS = {
   type: 'object',
   properties: {
     runId: { type: 'string', description: 'The run to show' },
-    tab: { type: 'string', enum: [...DETAIL_TABS] }
+    tab: { type: 'string', enum: [...DETAIL_TABS] },
+    title: { type: 'string', description: "The run's title, shown until it loads or if it was deleted" }
   }
 };
 
@@ -107,7 +108,11 @@ const plugin: JupyterFrontEndPlugin<void> = {
       describedBy: { args: RUN_ARGS },
       execute: async args => {
         if (typeof args.runId === 'string' && args.runId) {
-          await details.open(args.runId, isDetailTab(args.tab) ? args.tab : undefined);
+          await details.open(
+            args.runId,
+            isDetailTab(args.tab) ? args.tab : undefined,
+            typeof args.title === 'string' ? args.title : undefined
+          );
         }
       }
     });

@@ -9,6 +9,7 @@ import { Chart } from './chart';
 import { ITabProps } from './detailprops';
 import { formatMs } from './format';
 import { lineCell } from './linecell';
+import { figureHeight } from './measured';
 import { LINE_TIPS, tip } from './tooltips';
 import { ILineRow } from './types';
 
@@ -29,41 +30,59 @@ export function Lines({ run, figures, services }: ITabProps): JSX.Element {
   return (
     <div className="cp-Lines">
       {figures?.lines ? (
-        <Chart name="lines" figure={figures.lines} charts={services.charts} height={240} />
+        // a chart with notes under it (a withheld pass) says how tall it must be to hold them
+        <Chart
+          name="lines"
+          figure={figures.lines}
+          charts={services.charts}
+          height={figureHeight(figures.lines, 240)}
+        />
       ) : null}
       {lines.rows.length ? (
-        <table className="cp-Table cp-LineTable">
-          <thead>
-            <tr>
-              <th title={tip(LINE_TIPS, 'line')}>line</th>
-              <th title={tip(LINE_TIPS, 'code')}>code</th>
+        <div className="cp-LineScroll">
+          <table
+            className="cp-Table cp-LineTable"
+            style={{ minWidth: `${LINE_EM + CODE_MIN_EM + VARIANT_EM * lines.variants.length}em` }}
+          >
+            <colgroup>
+              <col style={{ width: `${LINE_EM}em` }} />
+              <col />
               {lines.variants.map(v => (
-                <th key={v} data-variant={v} title={tip(LINE_TIPS, 'variant')}>
-                  {variantLabel(v)}
-                </th>
+                <col key={v} style={{ width: `${VARIANT_EM}em` }} />
               ))}
-            </tr>
-          </thead>
-          <tbody>
-            {lines.rows.map(r => (
-              <tr
-                key={r.line}
-                data-line={r.line}
-                onClick={() => void services.revealLine(run, r.line)}
-                className="cp-LineRow"
-              >
-                <td>{r.line}</td>
-                <td>
-                  <code>{r.code}</code>
-                  {r.graph_breaks ? <span className="cp-Badge cp-mod-slower">break</span> : null}
-                </td>
+            </colgroup>
+            <thead>
+              <tr>
+                <th title={tip(LINE_TIPS, 'line')}>line</th>
+                <th title={tip(LINE_TIPS, 'code')}>code</th>
                 {lines.variants.map(v => (
-                  <LineCell key={v} variant={v} row={r} />
+                  <th key={v} data-variant={v} title={tip(LINE_TIPS, 'variant')}>
+                    {variantLabel(v)}
+                  </th>
                 ))}
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {lines.rows.map(r => (
+                <tr
+                  key={r.line}
+                  data-line={r.line}
+                  onClick={() => void services.revealLine(run, r.line)}
+                  className="cp-LineRow"
+                >
+                  <td>{r.line}</td>
+                  <td>
+                    <code>{r.code}</code>
+                    {r.graph_breaks ? <span className="cp-Badge cp-mod-slower">break</span> : null}
+                  </td>
+                  {lines.variants.map(v => (
+                    <LineCell key={v} variant={v} row={r} />
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       ) : (
         <p className="cp-Empty">No kernel or graph break was traced back to a cell line.</p>
       )}
@@ -79,6 +98,12 @@ export function Lines({ run, figures, services }: ITabProps): JSX.Element {
     </div>
   );
 }
+
+// The Lines table's column widths: the line number's, a variant's (a time and what it came from over a few
+// lines), and the least the code keeps; the code takes the rest of the tab.
+const LINE_EM = 4;
+const VARIANT_EM = 10;
+const CODE_MIN_EM = 20;
 
 /** Kernels recorded without a variant are named as kernels, as the text view names them. */
 function variantLabel(variant: string): string {

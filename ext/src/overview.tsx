@@ -157,7 +157,7 @@ export function InputSequence({ inputs }: { inputs: InputsSummary | null }): JSX
               title={r.representative ? REPRESENTATIVE_TIP : undefined}
             >
               <td>{r.signature}</td>
-              <td>{r.inputs.join(', ')}</td>
+              <td>{r.inputs_text}</td>
               <td>{r.eager_time}</td>
               <td>{r.compiled_time}</td>
               <td>{r.speedup_text}</td>
@@ -167,6 +167,7 @@ export function InputSequence({ inputs }: { inputs: InputsSummary | null }): JSX
           ))}
         </tbody>
       </table>
+      {inputs.more_signatures_text ? <p className="cp-Note">{inputs.more_signatures_text}</p> : null}
       {inputs.recompiles.length ? (
         <ul className="cp-List">
           {inputs.recompiles.map((r, i) => (

@@ -10,8 +10,9 @@ import * as React from 'react';
 
 import * as api from './api';
 import { contextRows, deltaArrow, deltaClass, kernelCountText } from './compare';
-import { formatAge } from './format';
+import { deviceText, formatAge } from './format';
 import { IMPORT_TRACE_HELP } from './importtrace';
+import { jobRowKey, listKeyAction, neighbourKey, rowKeys, runRowKey, tabStopKey } from './listnav';
 import { PanelModel } from './model';
 import { groupJobs, jobTitle, readableRuns, runBadge, runFlag, runTitle, unreadableReason } from './runlist';
 import { IComparison, IKernelCount, IRunSummary } from './types';
@@ -124,10 +125,14 @@ function PanelView(props: {
               </button>
             </div>
           ) : null}
-          <RunList model={model} runs={runs} openRun={openRun} openJob={openJob} />
+          <div className="cp-PanelScroll">
+            <RunList model={model} runs={runs} openRun={openRun} openJob={openJob} />
+          </div>
         </>
       ) : (
-        <Compare runs={readableRuns(model.runs)} />
+        <div className="cp-PanelScroll">
+          <Compare runs={readableRuns(model.runs)} />
+        </div>
       )}
     </div>
   );
@@ -158,6 +163,8 @@ function RunList(props: {
   openJob: (jobId: string) => void;
 }): JSX.Element {
   const { model, runs, openRun, openJob } = props;
+  const list = React.useRef<HTMLUListElement>(null);
+  const [active, setActive] = React.useState<string | null>(null);
   if (!runs.length) {
     return (
       <p className="cp-Empty">
@@ -166,28 +173,100 @@ function RunList(props: {
       </p>
     );
   }
+  const entries = groupJobs(runs);
+  const keys = rowKeys(entries);
+  const current = model.currentRunId
+    ? runRowKey(model.currentRunId)
+    : model.currentJobId
+      ? jobRowKey(model.currentJobId)
+      : null;
+  const stop = tabStopKey(keys, active, current);
+  const byKey = new Map<string, () => void>();
+  const runsByKey = new Map<string, IRunSummary>();
+  for (const entry of entries) {
+    if (entry.kind === 'run') {
+      byKey.set(runRowKey(entry.run.id), () => openRun(entry.run.id));
+      runsByKey.set(runRowKey(entry.run.id), entry.run);
+    } else {
+      byKey.set(jobRowKey(entry.jobId), () => openJob(entry.jobId));
+      for (const { run } of entry.runs) {
+        byKey.set(runRowKey(run.id), () => openRun(run.id));
+        runsByKey.set(runRowKey(run.id), run);
+      }
+    }
+  }
+  const focusRow = (key: string | null) => {
+    if (key === null) {
+      return;
+    }
+    setActive(key);
+    list.current?.querySelector<HTMLElement>(`[data-row-key="${CSS.escape(key)}"]`)?.focus();
+  };
+  // The rows as one WAI-ARIA listbox (listnav.ts): the arrow keys, Home and End move, Enter opens, Delete asks.
+  const onKeyDown = (e: React.KeyboardEvent<HTMLUListElement>) => {
+    const row = (e.target as HTMLElement).closest<HTMLElement>('[data-row-key]');
+    const key = row?.dataset.rowKey ?? stop;
+    if (row && e.target !== row) {
+      return; // a button inside a row keeps its own keys
+    }
+    const action = listKeyAction(e.key, key ? keys.indexOf(key) : -1, keys.length);
+    if (!action || !key) {
+      return;
+    }
+    if (action.kind === 'move') {
+      e.preventDefault();
+      focusRow(keys[action.index]);
+    } else if (action.kind === 'open') {
+      e.preventDefault();
+      setActive(key);
+      byKey.get(key)?.();
+    } else {
+      const run = runsByKey.get(key);
+      if (run) {
+        e.preventDefault();
+        const next = neighbourKey(keys, key);
+        void confirmDelete(model, run).then(deleted => deleted && focusRow(next));
+      }
+    }
+  };
+  const rowProps = (key: string) => ({
+    'data-row-key': key,
+    role: 'option',
+    tabIndex: key === stop ? 0 : -1,
+    'aria-selected': key === stop,
+    onFocus: () => setActive(key)
+  });
   return (
-    <ul className="cp-RunList" aria-label="runs">
-      {groupJobs(runs).map(entry =>
+    <ul className="cp-RunList" role="listbox" aria-label="runs" ref={list} onKeyDown={onKeyDown}>
+      {entries.map(entry =>
         entry.kind === 'run' ? (
-          <RunItem key={entry.run.id} model={model} run={entry.run} openRun={openRun} />
+          <RunItem
+            key={entry.run.id}
+            model={model}
+            run={entry.run}
+            openRun={openRun}
+            row={rowProps(runRowKey(entry.run.id))}
+          />
         ) : (
           <li
             key={`job-${entry.jobId}`}
+            role="group"
+            aria-label={jobTitle(entry)}
             className={`cp-JobItem${model.currentJobId === entry.jobId ? ' cp-mod-selected' : ''}`}
             data-job-id={entry.jobId}
           >
             <div
               className="cp-JobHead"
               title={`Open job ${entry.jobId} in the main area`}
-              tabIndex={0}
+              aria-current={model.currentJobId === entry.jobId ? 'true' : undefined}
               onClick={() => openJob(entry.jobId)}
-              onKeyDown={onActivateKey(() => openJob(entry.jobId))}
+              {...rowProps(jobRowKey(entry.jobId))}
             >
               <span className="cp-JobTitle">{jobTitle(entry)}</span>
               <button
                 className="jp-Button jp-mod-minimal cp-OpenJob"
                 aria-label={`open job ${entry.jobId}`}
+                tabIndex={-1}
                 onClick={e => {
                   e.stopPropagation();
                   openJob(entry.jobId);
@@ -196,9 +275,16 @@ function RunList(props: {
                 Open job
               </button>
             </div>
-            <ul className="cp-JobRanks" aria-label={`ranks of job ${entry.jobId}`}>
+            <ul className="cp-JobRanks" role="none">
               {entry.runs.map(({ rank, run }) => (
-                <RunItem key={run.id} model={model} run={run} rank={rank} openRun={openRun} />
+                <RunItem
+                  key={run.id}
+                  model={model}
+                  run={run}
+                  rank={rank}
+                  openRun={openRun}
+                  row={rowProps(runRowKey(run.id))}
+                />
               ))}
             </ul>
           </li>
@@ -208,25 +294,30 @@ function RunList(props: {
   );
 }
 
-/**
- * Enter or Space on the focused item itself opens it, as a click does (not on a button inside it: the
- * Delete button keeps its own keys).
- */
-function onActivateKey(open: () => void): (e: React.KeyboardEvent<HTMLElement>) => void {
-  return e => {
-    if ((e.key === 'Enter' || e.key === ' ') && e.target === e.currentTarget) {
-      e.preventDefault();
-      open();
-    }
-  };
+/** Ask, then delete `run` from the store; resolves to whether it was deleted. */
+async function confirmDelete(model: PanelModel, run: IRunSummary): Promise<boolean> {
+  const result = await showDialog({
+    title: 'Delete run?',
+    body: `Delete "${runTitle(run)}" (${run.id}) from the run store?`,
+    buttons: [Dialog.cancelButton(), Dialog.warnButton({ label: 'Delete' })]
+  });
+  if (!result.button.accept) {
+    return false;
+  }
+  await model.remove(run.id);
+  return true;
 }
 
-/** One run in the list; a rank of a job shows its rank before its figures. */
+/**
+ * One run in the list, an option of its listbox (`row`: its key, role, Tab stop and focus handler); a rank of
+ * a job shows its rank before its figures.  Its ✕ is for the pointer (the Delete key does it from the list).
+ */
 function RunItem(props: {
   model: PanelModel;
   run: IRunSummary;
   rank?: number;
   openRun: (runId: string) => void;
+  row: React.HTMLAttributes<HTMLLIElement>;
 }): JSX.Element {
   const { model, run, rank, openRun } = props;
   const selected = model.currentRunId === run.id;
@@ -240,9 +331,9 @@ function RunItem(props: {
       className={`cp-RunItem${selected ? ' cp-mod-selected' : ''}${unreadable ? ' cp-mod-unreadable' : ''}`}
       data-run-id={run.id}
       title={`Open ${runTitle(run)} in the main area`}
-      tabIndex={0}
+      aria-current={selected ? 'true' : undefined}
       onClick={() => openRun(run.id)}
-      onKeyDown={onActivateKey(() => openRun(run.id))}
+      {...props.row}
     >
       {rank !== undefined ? <span className="cp-Rank">rank {rank}</span> : null}
       <span
@@ -270,25 +361,18 @@ function RunItem(props: {
         ) : (
           <span className="cp-RunMeta">
             {run.label && run.first_line ? `${run.first_line} · ` : ''}
-            {run.device.type}: {run.device.name} · {formatAge(run.created_at)}
+            {run.device_text ?? deviceText(run.device)} · {formatAge(run.created_at)}
           </span>
         )}
       </span>
       <button
         className="jp-Button jp-mod-minimal cp-Delete"
-        title="Delete this run from the store"
+        title="Delete this run from the store (or press Delete on it in the list)"
         aria-label={`delete run ${run.id}`}
+        tabIndex={-1}
         onClick={e => {
           e.stopPropagation();
-          void showDialog({
-            title: 'Delete run?',
-            body: `Delete "${runTitle(run)}" (${run.id}) from the run store?`,
-            buttons: [Dialog.cancelButton(), Dialog.warnButton({ label: 'Delete' })]
-          }).then(result => {
-            if (result.button.accept) {
-              void model.remove(run.id);
-            }
-          });
+          void confirmDelete(model, run);
         }}
       >
         ✕

@@ -15,6 +15,7 @@ describe('largestPhases', () => {
       total_s: 10,
       time: '10 s',
       cache_text: '',
+      restart_text: '',
       phases: [
         phase('dynamo', 'whole compile', 10, '10 s'),
         phase('bytecode_tracing', 'Dynamo', 0.6, '600 ms'),

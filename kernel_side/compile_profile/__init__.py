@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
+    from .engine.trace_import import ImportedRuns
+
 __all__ = [
     "Job",
     "ProfileRun",
@@ -45,14 +47,15 @@ def import_trace(
     label: str = "",
     source_roots: Sequence[str | Path] | None = None,
     db: str | Path | None = None,
-) -> list[ProfileRun]:
+) -> ImportedRuns:
     """Read the TORCH_TRACE logs at ``path`` (a directory, every log in it, or one ``.log`` / ``.log.gz``) as runs,
     store them in the run store the panel lists (``db``, default ``$COMPILE_PROFILE_DB`` or the Jupyter data
     directory's) and return them, a job's ranks in rank order: what ``compile-profile import-trace`` does
     (``docs/import-trace.md``).  A run from a trace has no timings.  ``source_roots``: where to look for the traced
     script when it is not at the path the trace names (default: the current directory).  Raises
     ``compile_profile.engine.trace_import.NoTrace`` (a ``ValueError``) naming the path when it holds no log that
-    can be read; nothing is stored then."""
+    can be read; nothing is stored then.  A log imported before is the run stored then, not a second one
+    (``ImportedRuns.already``).  As a cell's value it shows the runs' cards."""
     import os
 
     from .engine.trace_import import import_and_store

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .digest import compare, contract
+from .digest.facts import kernel_count_text
 from .digest.format import format_ms, format_speedup_interval, one_line
 from .digest.job import job_digest
 from .digest.summary import summarize
@@ -258,6 +259,9 @@ def cmd_import_trace(args: argparse.Namespace, store: RunStore) -> int:
     for run in runs:
         t = run.imported_trace
         assert t is not None
+        if run.id in runs.already:
+            _say(f"run {run.id} was already imported from a log of the same content ({t.path}): not stored again")
+            continue
         rank = f" rank {t.rank}" if t.rank is not None else ""
         torch = f"torch {t.torch_version}" if t.torch_version else "torch release not in the trace"
         counts = [
@@ -265,9 +269,8 @@ def cmd_import_trace(args: argparse.Namespace, store: RunStore) -> int:
             (run.dynamo_graph_count, "Dynamo graph"),
             (len(run.graph_breaks), "graph break"),
             (len(run.recompiles), "recompile"),
-            (len(run.kernels), "kernel"),
         ]
-        figures = ", ".join(f"{n} {word}{'' if n == 1 else 's'}" for n, word in counts)
+        figures = ", ".join(f"{n} {word}{'' if n == 1 else 's'}" for n, word in counts) + f", {kernel_count_text(run)}"
         _say(f"imported run {run.id} from {t.path}{rank} ({torch}): {figures}; no timings")
         skipped = skipped_text(t)
         if skipped:
@@ -314,14 +317,15 @@ def cmd_repro(args: argparse.Namespace, store: RunStore) -> int:
     script = next((e.reproducer for e in run.errors if e.reproducer), "")
     if not script:
         failed = any(e.stage == "compile" for e in run.errors)
-        raise CliError(
-            f"run {run.id} has no reproducer: "
-            + (
-                "torch logged no graph for Inductor before the compile failed (it failed in Dynamo or AOTAutograd)"
-                if failed
-                else "no compile of it failed"
+        if not failed:
+            why = "no compile of it failed"
+        elif run.imported_trace is not None:
+            why = (
+                "its TORCH_TRACE holds no fx_graph_runnable of the failed compile (torch logs one per Inductor compile)"
             )
-        )
+        else:
+            why = "torch logged no graph for Inductor before the compile failed (it failed in Dynamo or AOTAutograd)"
+        raise CliError(f"run {run.id} has no reproducer: {why}")
     if args.output:
         _write_file(args.output, script)
         _say(f"wrote {args.output} (run it with: python {args.output})")

@@ -129,6 +129,18 @@ class CompileSpan:
 
 
 @dataclass
+class CompileRestart:
+    """A compile whose analysis Dynamo restarted before it kept one (``compilation_metrics``' ``restart_reasons``): a
+    graph break restarts it to compile the part before the break, a speculation that failed (``TensorifyScalar
+    RestartAnalysis``) to trace again.  ``attempt`` is the attempt kept, as tlparse names it (``[6/1_2]``: two
+    restarts), ``reasons`` each restart's reason, in order, in its first line."""
+
+    compile_id: str
+    attempt: int
+    reasons: list[str] = field(default_factory=list[str])
+
+
+@dataclass
 class CacheLookup:
     """One lookup in Inductor's FX graph cache or the AOTAutograd cache, as the compile logged it."""
 
@@ -163,6 +175,7 @@ class Variant:
     # the compiles' timed spans (first call and recompiles), nested, and their cache lookups
     compile_spans: list[CompileSpan] = field(default_factory=list[CompileSpan])
     cache_lookups: list[CacheLookup] = field(default_factory=list[CacheLookup])
+    compile_restarts: list[CompileRestart] = field(default_factory=list[CompileRestart])
     cache_state: str = "none"
     kernel_profile: KernelProfile | None = None  # the profiler pass after timing (every variant)
     # max-autotune's choices, per tuned op
@@ -754,6 +767,8 @@ class TraceOrigin:
     # events of a known kind whose content could not be read (a changed payload), by kind: skipped
     unreadable_events: dict[str, int] = field(default_factory=dict[str, int])
     compile_ids: list[str] = field(default_factory=list[str])  # every compile id the trace names, in order
+    # the SHA-256 of the log file's bytes: the same log imported again is the run already stored ("" before it was kept)
+    content_sha256: str = ""
 
 
 @dataclass

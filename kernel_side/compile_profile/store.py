@@ -156,10 +156,22 @@ def _add_job_ids(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX runs_by_job ON runs (job_id) WHERE job_id IS NOT NULL")
 
 
+def _add_trace_hashes(conn: sqlite3.Connection) -> None:
+    # The content hash of the TORCH_TRACE log a run was read from (``TraceOrigin.content_sha256``), NULL for a
+    # profiled run: the same log imported again is found, not stored twice.  Filled from the runs' JSON by SQL.
+    conn.execute("ALTER TABLE runs ADD COLUMN trace_sha256 TEXT")
+    conn.execute(
+        "UPDATE runs SET trace_sha256 = CASE WHEN json_valid(run_json) "
+        "THEN NULLIF(json_extract(run_json, '$.imported_trace.content_sha256'), '') END"
+    )
+    conn.execute("CREATE INDEX runs_by_trace ON runs (trace_sha256) WHERE trace_sha256 IS NOT NULL")
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _create_runs_table,  # -> version 1
     _add_summaries_and_change_counter,  # -> version 2
     _add_job_ids,  # -> version 3
+    _add_trace_hashes,  # -> version 4
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -279,17 +291,19 @@ class RunStore:
             run_json,
             summary_json,
             run.distributed.job_id if run.distributed is not None else None,
+            (run.imported_trace.content_sha256 or None) if run.imported_trace is not None else None,
         )
         with self._write() as conn:
             conn.execute(
                 """
                 INSERT INTO runs (id, created_at, created_ts, notebook, label, status, run_json, summary_json,
-                                  job_id)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                  job_id, trace_sha256)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET
                     created_at = excluded.created_at, created_ts = excluded.created_ts,
                     notebook = excluded.notebook, label = excluded.label, status = excluded.status,
-                    run_json = excluded.run_json, summary_json = excluded.summary_json, job_id = excluded.job_id
+                    run_json = excluded.run_json, summary_json = excluded.summary_json, job_id = excluded.job_id,
+                    trace_sha256 = excluded.trace_sha256
                 """,
                 row,
             )
@@ -307,6 +321,19 @@ class RunStore:
         return removed
 
     # -- reading ---------------------------------------------------------
+    def run_of_trace(self, content_sha256: str) -> str | None:
+        """The id of a stored run read from a TORCH_TRACE log of this content (``TraceOrigin.content_sha256``)."""
+        conn = self._read_connection()
+        if conn is None or not content_sha256:
+            return None
+        try:
+            row = conn.execute(
+                "SELECT id FROM runs WHERE trace_sha256 = ? ORDER BY created_ts LIMIT 1", (content_sha256,)
+            ).fetchone()
+        except sqlite3.OperationalError:  # a read-only file of an older schema, which has no such column
+            return None
+        return row[0] if row else None
+
     def get(self, run_id: str) -> ProfileRun:
         """The run; ``RunNotFound`` if there is none with that id, ``UnreadableRun`` if it cannot be read."""
         return self.read(run_id)[1]

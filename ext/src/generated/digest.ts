@@ -49,6 +49,14 @@ export interface RunDigest {
   ddp_wrapper_break_count?: number;
   cell_runs?: number;
   /**
+   * "32 generated kernels (cpp), 742 library calls" (``facts.kernel_count_text``)
+   */
+  kernel_text?: string;
+  /**
+   * "cuda (NVIDIA H200)", "cpu" where no name is known
+   */
+  device_text?: string;
+  /**
    * variant -> its measured peak, worded
    */
   peak_memory?: {
@@ -464,7 +472,14 @@ export interface InputsSummary {
    * "6 inputs, 2 signatures: inductor/default 1.52× faster over the sequence, weighted by calls ..."
    */
   text: string;
+  /**
+   * a few signatures; beyond 10, the most called (and the representative)
+   */
   rows: InputSignatureRow[];
+  /**
+   * "… 1,204 more signatures, 19,000 inputs, each timed apart"; "" when all are listed
+   */
+  more_signatures_text: string;
   recompiles: InputRecompileRow[];
   /**
    * per input where compiled differed from eager on it, in words
@@ -492,9 +507,13 @@ export interface InputSignatureRow {
    */
   signature: string;
   /**
-   * the inputs that have it, 1-based
+   * the inputs that have it, 1-based (the first 100: ``inputs_text`` says them all)
    */
   inputs: number[];
+  /**
+   * "1–400, 402, 405–410, … (5,000 inputs)"
+   */
+  inputs_text: string;
   /**
    * how many calls of the sequence it served
    */
@@ -855,6 +874,10 @@ export interface CompileTimelineRow {
    */
   cache_text: string;
   /**
+   * "[6/1_2] after 2 restarts: Failed to trace builtin operator; …" (tlparse's); "" with none
+   */
+  restart_text: string;
+  /**
    * timeline.SHOWN_PHASES, each at least 1% of the compile
    */
   phases: TimelinePhase[];
@@ -928,6 +951,14 @@ export interface RunSummary {
   graph_break_empty_text?: string;
   ddp_wrapper_break_count?: number;
   cell_runs?: number;
+  /**
+   * "32 generated kernels (cpp), 742 library calls" (``facts.kernel_count_text``)
+   */
+  kernel_text?: string;
+  /**
+   * "cuda (NVIDIA H200)", "cpu" where no name is known
+   */
+  device_text?: string;
   /**
    * variant -> its measured peak, worded
    */

@@ -84,6 +84,7 @@ export interface Variant {
   };
   compile_spans?: CompileSpan[];
   cache_lookups?: CacheLookup[];
+  compile_restarts?: CompileRestart[];
   cache_state?: string;
   kernel_profile?: KernelProfile | null;
   autotune?: AutotuneResult[];
@@ -177,6 +178,17 @@ export interface CacheLookup {
   cache: 'fx_graph' | 'aot_autograd';
   state: string;
   detail?: string;
+}
+/**
+ * A compile whose analysis Dynamo restarted before it kept one (``compilation_metrics``' ``restart_reasons``): a
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "CompileRestart".
+ */
+export interface CompileRestart {
+  compile_id: string;
+  attempt: number;
+  reasons?: string[];
 }
 /**
  * What the separate torch.profiler pass after timing measured for one variant.
@@ -600,6 +612,7 @@ export interface TraceOrigin {
     [k: string]: number;
   };
   compile_ids?: string[];
+  content_sha256?: string;
 }
 /**
  * A profile over a sequence of inputs (``profile(fn, inputs=[...])``, ``--inputs NAME=ITERABLE``): each

@@ -271,7 +271,8 @@ class InputSignatureRow(TypedDict):
     """One input signature of a profile over a sequence of inputs (``inputs.inputs_summary``)."""
 
     signature: str  # "x: (8, 4) float32", "x: (8, 4) float32, n = 3"
-    inputs: list[int]  # the inputs that have it, 1-based
+    inputs: list[int]  # the inputs that have it, 1-based (the first 100: ``inputs_text`` says them all)
+    inputs_text: str  # "1–400, 402, 405–410, … (5,000 inputs)"
     calls: int  # how many calls of the sequence it served
     share: float  # of the sequence's calls
     eager_ms: float | None  # medians on its inputs; None where not timed
@@ -307,7 +308,8 @@ class InputsSummary(TypedDict):
     name: str  # the cell's name bound to each input ("" for profile(fn, inputs=...))
     source: str  # the namespace's iterable they came from ("" for profile(fn, inputs=...))
     text: str  # "6 inputs, 2 signatures: inductor/default 1.52× faster over the sequence, weighted by calls ..."
-    rows: list[InputSignatureRow]
+    rows: list[InputSignatureRow]  # a few signatures; beyond 10, the most called (and the representative)
+    more_signatures_text: str  # "… 1,204 more signatures, 19,000 inputs, each timed apart"; "" when all are listed
     recompiles: list[InputRecompileRow]
     mismatches: list[str]  # per input where compiled differed from eager on it, in words
     compared: int  # inputs compared
@@ -328,6 +330,8 @@ class RunSummary(_RunSummary, total=False):
     graph_break_empty_text: str  # what an empty list of graph breaks means for this run
     ddp_wrapper_break_count: int
     cell_runs: int
+    kernel_text: str  # "32 generated kernels (cpp), 742 library calls" (``facts.kernel_count_text``)
+    device_text: str  # "cuda (NVIDIA H200)", "cpu" where no name is known
     peak_memory: dict[str, str]  # variant -> its measured peak, worded
     memory_note: str  # why the run has no peak memory; "" when it has one
     notes: list[str]  # the run's notes in words, in the order the engine recorded them
@@ -531,6 +535,7 @@ class CompileTimelineRow(TypedDict):
     total_s: float  # its outermost spans' sum
     time: str
     cache_text: str  # "FX graph: 2 misses (full_miss); AOTAutograd: 1 miss (full_miss)"; "" with no lookup
+    restart_text: str  # "[6/1_2] after 2 restarts: Failed to trace builtin operator; …" (tlparse's); "" with none
     phases: list[TimelinePhase]  # timeline.SHOWN_PHASES, each at least 1% of the compile
 
 

@@ -10,6 +10,7 @@ from typing import cast
 from ..profile_run import (
     CELL_FILENAME_PREFIX,
     Correctness,
+    Device,
     GraphBreak,
     KeptTensor,
     Kernel,
@@ -76,6 +77,29 @@ def cache_counts(run: ProfileRun) -> list[str]:
 def kernel_counts(run: ProfileRun) -> dict[str, int]:
     """Kernels per language, most first."""
     return dict(Counter(k.language for k in run.kernels).most_common())
+
+
+def kernel_count_text(run: ProfileRun) -> str:
+    """The kernels Inductor generated and the library calls (extern kernels: cuBLAS, mkldnn, SDPA) its code makes,
+    counted apart: ``32 generated kernels (cpp), 742 library calls``; a 16-layer step's "774 kernels" counted the
+    742 calls with the 32 kernels.  ``no kernels`` where there are none."""
+    extern = sum(1 for k in run.kernels if k.language == "extern")
+    by_language = Counter(k.language for k in run.kernels if k.language != "extern")
+    generated = sum(by_language.values())
+    parts = []
+    if generated or not extern:
+        languages = ", ".join(lang for lang, _ in by_language.most_common())
+        parts.append(
+            f"{generated} generated kernel{'' if generated == 1 else 's'}" + (f" ({languages})" if languages else "")
+        )
+    if extern:
+        parts.append(f"{extern} library call{'' if extern == 1 else 's'}")
+    return ", ".join(parts) if run.kernels else "no kernels"
+
+
+def device_text(device: Device) -> str:
+    """``cuda (NVIDIA H200)``; ``cpu`` where the name is not known (a run read from a trace), never ``cpu ()``."""
+    return f"{device.type} ({device.name})" if device.name else device.type
 
 
 def top_kernels(kernels: list[Kernel], n: int = TOP_KERNELS) -> list[Kernel]:

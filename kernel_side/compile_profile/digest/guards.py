@@ -243,18 +243,60 @@ def fix_text(r: Recompile) -> str:
             )
         return f"compile with dynamic=True{mark}"
     if r.change == "value":
-        return value_fix(r.source, r.user_expr)
+        return value_fix(r.source, r.user_expr, r.expected, theirs=bool(r.frame))
+    if r.change == "identity" and r.source and not r.frame:
+        return f"{HOIST}; {FEW_VALUES}"
     return ""
 
 
-def value_fix(source: str, expr: str) -> str:
-    """The fix for a value guard on a number: the float learning rate's, ``capture_scalar_outputs`` for an
-    ``.item()``, else pass it as a tensor."""
+# What keeps one compiled graph across a value that is a constant to the compiled code (a str, a bool, None,
+# an enum member or any other object): Dynamo specialises the code to it, so only taking the decision on it
+# out of the compiled function, or letting each value keep its own compile, helps.
+HOIST = (
+    "the compiled code is specialised to each value of it: take the branch on it outside the compiled function "
+    "(one compiled function per value)"
+)
+FEW_VALUES = "or, where its values are few, torch._dynamo.config.recompile_limit above their number"
+_STR_LITERAL = re.compile(r"""^(?:'[^']*'|"[^"]*")$""")
+
+
+def value_type(literal: str) -> str:
+    """What a value guard compared with, by the literal Dynamo printed: int, float, str, bool or None; "" unknown."""
+    text = literal.strip()
+    if _STR_LITERAL.match(text):
+        return "str"
+    if text in ("True", "False"):
+        return "bool"
+    if text == "None":
+        return "None"
+    if re.fullmatch(r"-?\d+", text):
+        return "int"
+    if re.fullmatch(r"-?(?:\d+\.\d*|\d*\.\d+|\d+)(?:e[-+]?\d+)?|-?inf|nan", text):
+        return "float"
+    return ""
+
+
+def value_fix(source: str, expr: str, literal: str = "", *, theirs: bool = False) -> str:
+    """The fix for a value guard, chosen by the value's type (``value_type`` of the ``literal`` compared with):
+    the float learning rate's; ``capture_scalar_outputs`` for an ``.item()``; for an int or float the user passes,
+    a 0-dim tensor or ``dynamic=True`` (a number made at a graph break, or a library's own variable, only the
+    latter: there is nothing to pass); for a str, bool, None, taking the branch out of the compiled function or
+    letting each value keep its compile; "" where the type is unknown (no advice where none is known to apply)."""
     if _FLOAT_LR.search(source):
         return FLOAT_LR_HINT
     if _scalar_from_item(expr):
         return "torch._dynamo.config.capture_scalar_outputs = True keeps the .item() in the graph as a symbolic value"
-    return "pass it as a tensor (a 0-dim torch.tensor), which the graph reads without a guard on its value"
+    kind = value_type(literal)
+    if kind in ("str", "bool", "None"):
+        return "" if theirs else f"{HOIST}; {FEW_VALUES}"
+    if kind not in ("int", "float"):
+        return ""
+    dynamic = "compile with dynamic=True, which traces the number as a symbol instead of a constant"
+    if theirs or _STACK_SLOT.match(friendly_source(source)):
+        return dynamic
+    return (
+        f"pass it as a tensor (a 0-dim torch.tensor), which the graph reads without a guard on its value; or {dynamic}"
+    )
 
 
 def failed_guard_text(r: Recompile, of: str = CELL) -> str:
@@ -306,7 +348,7 @@ def value_guard_text(g: Guard, of: str = CELL) -> str:
     if not (from_stack or (is_float and (_LOCAL_NAME.match(g.source) or _FLOAT_LR.search(g.source)))):
         return ""
     who = value_words(g.user_name, g.user_expr, g.line, g.source, of).rstrip(",")
-    return f"{VALUE_GUARD_LEAD}: {who} (compiled for {_number(value)}); fix: {value_fix(g.source, g.user_expr)}"
+    return f"{VALUE_GUARD_LEAD}: {who} (compiled for {_number(value)}); fix: {value_fix(g.source, g.user_expr, value)}"
 
 
 def value_guard_warnings(run: ProfileRun) -> list[str]:
@@ -356,6 +398,35 @@ def recompile_runs(run: ProfileRun) -> list[list[Recompile]]:
         else:
             out.append([r])
     return out
+
+
+BRIEF_GROUPS = 3  # the kinds of recompile a card's line words, the most frequent first
+
+
+def recompiles_brief(recompiles: list[Recompile], of: str = CELL) -> str:
+    """Each kind of recompile in the run worded once, with its count, the most frequent first: ``2× step
+    (train.py line 23) changed value (compiled for 0); fix: …; x (train.py line 6) changed dim 0: 16 → 32; fix:
+    …`` — never one recompile's words for all of them.  A kind is one value whose one kind of change failed a
+    guard (``_brief_key``); where the engine read no guard, the reason's first line."""
+    groups: dict[tuple, list[Recompile]] = {}
+    for r in recompiles:
+        groups.setdefault(_brief_key(r), []).append(r)
+    ordered = sorted(groups.values(), key=lambda g: -len(g))  # stable: the first seen first among equals
+    parts = []
+    for group in ordered[:BRIEF_GROUPS]:
+        first = group[0]
+        text = failed_guard_text(first, of) or one_line(first.reason)
+        parts.append(f"{len(group)}× {text}" if len(group) > 1 else text)
+    rest = sum(len(g) for g in ordered[BRIEF_GROUPS:])
+    if rest:
+        parts.append(f"… {rest} more (see the Compile tab)")
+    return "; ".join(p for p in parts if p)
+
+
+def _brief_key(r: Recompile) -> tuple:
+    if not r.source and not r.change:
+        return ("reason", one_line(r.reason).split(":", 1)[-1].strip())
+    return (r.frame, friendly_source(r.source), r.line, r.change, r.dim, bool(r.limit))
 
 
 def graph_heading(gg: GraphGuards) -> str:

@@ -31,6 +31,26 @@ def signature_text(sequence: InputSequence, index: int) -> str:
     return ", ".join(sequence.signatures[index].parts)
 
 
+SIGNATURES_LISTED = 10  # signature rows a summary lists, the most called first; the rest are counted in one line
+INPUT_RANGES_LISTED = 8  # runs of input numbers a row lists ("1–400, 402, …")
+MISMATCHES_LISTED = 20
+
+
+def inputs_text(inputs: list[int]) -> str:
+    """1-based input numbers as runs, a few of them: ``1–400, 402, 405–410, … (5,000 inputs)``; 20,000 inputs
+    printed one by one made two 129,000-character lines of ``show``."""
+    runs: list[tuple[int, int]] = []
+    for i in sorted(inputs):
+        if runs and i == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], i)
+        else:
+            runs.append((i, i))
+    shown = [f"{a}" if a == b else f"{a}–{b}" for a, b in runs[:INPUT_RANGES_LISTED]]
+    if len(runs) > INPUT_RANGES_LISTED:
+        shown.append(f"… ({len(inputs):,} inputs)")
+    return ", ".join(shown)
+
+
 def _input_words(sequence: InputSequence, i: int) -> str:
     """``input 3``: 1-based, as a reader counts the items of a list."""
     return f"input {i + 1}"
@@ -59,7 +79,8 @@ def inputs_summary(run: ProfileRun) -> contract.InputsSummary | None:
         rows.append(
             {
                 "signature": signature_text(sequence, index),
-                "inputs": [i + 1 for i in signature.inputs],
+                "inputs": [i + 1 for i in signature.inputs[:INPUTS_KEPT]],
+                "inputs_text": inputs_text([i + 1 for i in signature.inputs]),
                 "calls": len(signature.inputs),
                 "share": len(signature.inputs) / sequence.count if sequence.count else 0.0,
                 "eager_ms": eager.median_ms if eager else None,
@@ -97,25 +118,47 @@ def inputs_summary(run: ProfileRun) -> contract.InputsSummary | None:
                 "compile_time": format_s(compile_s) if compile_s is not None else "",
             }
         )
+    wrong = [c for c in sequence.calls if c.matches is False]
     mismatches = [
         f"{_input_words(sequence, c.index)} ({signature_text(sequence, c.signature)}): compiled differs from eager in "
         f"{', '.join(c.mismatched) or 'its outputs'}"
         + (f" (largest difference {c.max_abs_diff:.3g})" if c.max_abs_diff is not None else "")
-        for c in sequence.calls
-        if c.matches is False
+        for c in wrong[:MISMATCHES_LISTED]
     ]
+    if len(wrong) > MISMATCHES_LISTED:
+        mismatches.append(f"… and on {len(wrong) - MISMATCHES_LISTED:,} more inputs")
+    listed = _listed_rows(rows)
+    more = [r for r in rows if r not in listed]
     return {
         "count": sequence.count,
         "name": sequence.name,
         "source": sequence.source,
         "text": sequence_text(run, recompiles, variant),
-        "rows": rows,
+        "rows": listed,
+        "more_signatures_text": (
+            f"… {len(more):,} more signatures, {sum(r['calls'] for r in more):,} inputs, each timed apart"
+            if more
+            else ""
+        ),
         "recompiles": recompile_rows,
         "mismatches": mismatches,
         "compared": sum(1 for c in sequence.calls if c.matches is not None),
         "comparison_text": comparison_text(sequence),
         "timing_text": timing_text(run),
     }
+
+
+INPUTS_KEPT = 100  # a row's input numbers kept as a list in the JSON (``inputs_text`` words them all)
+
+
+def _listed_rows(rows: list[contract.InputSignatureRow]) -> list[contract.InputSignatureRow]:
+    """The signature rows a summary lists: all of a few; beyond ``SIGNATURES_LISTED``, the most called ones and
+    the representative, in their order."""
+    if len(rows) <= SIGNATURES_LISTED:
+        return rows
+    keep = sorted(range(len(rows)), key=lambda i: (not rows[i]["representative"], -rows[i]["calls"], i))
+    chosen = set(keep[:SIGNATURES_LISTED])
+    return [r for i, r in enumerate(rows) if i in chosen]
 
 
 def _speedup_text(speedup: Speedup | None) -> str:

@@ -24,8 +24,10 @@ from .facts import (
     cell_code,
     correctness_text,
     ddp_wrapper_text,
+    device_text,
     interrupted_text,
     kept_tensor_warnings,
+    kernel_count_text,
     later_run_failure_text,
     no_breaks_text,
     speedup_drift,
@@ -41,7 +43,7 @@ from .format import (
     lines_of,
     ratio_phrase,
 )
-from .guards import failed_guard_text, guards_digest, recompiles_digest, value_guard_warnings
+from .guards import guards_digest, recompiles_brief, recompiles_digest, value_guard_warnings
 from .inputs import inputs_summary
 from .kernel_times import digest as kernel_times_digest
 from .kernel_times import withheld
@@ -64,7 +66,10 @@ from .timeline import compile_timeline
 from .trace import trace_summary
 
 # Bumped whenever a field is added to, or a wording changes in, ``summarize``'s dict.
-DIGEST_VERSION = 22  # 18: the diagnosis heading's why, a compile failure's place; 19: input sequences; 20: bisect_offer; 21: a script's lines, the wide-interval note; 22: the verdict ladder (outcome)
+# 18: the diagnosis heading's why, a compile failure's place; 19: input sequences; 20: bisect_offer; 21: a script's
+# lines, the wide-interval note; 22: a recompile at its guard's line, fixes by the value's type, kernels and library
+# calls apart, restarts, a few signatures listed; 23: the verdict ladder (outcome), Compare's context
+DIGEST_VERSION = 23
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 
@@ -232,8 +237,8 @@ def warnings(run: ProfileRun) -> list[str]:
         out.append(ddp)
     if run.recompiles:
         timed = [r for r in run.recompiles if r.during_timing]
-        # the first recompile's failed guard says what to fix (mark the value dynamic, keep its shape)
-        failed = next((t for r in (timed or run.recompiles) if (t := failed_guard_text(r, of))), "")
+        # each kind of recompile's failed guard says what to fix (mark the value dynamic, keep its shape)
+        failed = recompiles_brief(timed or run.recompiles, of)
         out.append(
             f"{len(run.recompiles)} recompile{'s' if len(run.recompiles) != 1 else ''}"
             + (f", {len(timed)} during timed runs" if timed else "")
@@ -418,6 +423,8 @@ def summarize(run: ProfileRun) -> contract.RunSummary:
         "ddp_wrapper_break_count": sum(g.count for g in groups if g.ddp_wrapper),
         "recompile_count": len(run.recompiles),
         "kernel_count": len(run.kernels),
+        "kernel_text": kernel_count_text(run),
+        "device_text": device_text(run.device),
         "cell_runs": run.cell_runs,
         "peak_memory": {
             v.name: format_bytes(v.peak_memory_bytes) for v in run.variants if v.peak_memory_bytes is not None
@@ -501,6 +508,8 @@ def unreadable_summary(
         "ddp_wrapper_break_count": 0,
         "recompile_count": 0,
         "kernel_count": 0,
+        "kernel_text": "",
+        "device_text": "",
         "cell_runs": 0,
         "peak_memory": {},
         "memory_note": "",

@@ -95,6 +95,19 @@ def _cache_text(variant: Variant, compile_id: str) -> str:
     return "; ".join(parts)
 
 
+def restart_text(variant: Variant, compile_id: str) -> str:
+    """A compile whose analysis Dynamo restarted, as tlparse lists it: ``[6/1_2] after 2 restarts: Failed to trace
+    builtin operator; TensorifyScalarRestartAnalysis`` (the attempt kept, then each restart's reason); "" for
+    one that kept its first attempt."""
+    restarts = [r for r in variant.compile_restarts if r.compile_id == compile_id]
+    if not restarts:
+        return ""
+    last = restarts[-1]
+    reasons = [reason for r in restarts for reason in r.reasons]
+    n = len(reasons)
+    return f"[{compile_id}_{last.attempt}] after {n} restart{'' if n == 1 else 's'}: " + "; ".join(reasons)
+
+
 def _shown(span: CompileSpan, total: float) -> bool:
     named = span.depth == 0 or span.name in SHOWN_PHASES or "autotun" in span.name
     return named and span.duration_s >= SHOWN_SHARE * total
@@ -140,6 +153,7 @@ def compile_rows(run: ProfileRun) -> list[contract.CompileTimelineRow]:
                     "total_s": total,
                     "time": format_s(total),
                     "cache_text": _cache_text(v, compile_id),
+                    "restart_text": restart_text(v, compile_id),
                     "phases": [_phase(s, origin, shown) for s in shown],
                 }
             )
@@ -176,4 +190,10 @@ def compile_timeline(run: ProfileRun) -> contract.CompileTimeline | None:
         seconds = sum(r["total_s"] for r in recompiles)
         n = len(recompiles)
         texts.append(f"{n} recompile{'' if n == 1 else 's'} after it: {format_s(seconds)}")
+    restarted = [r for r in rows if r["restart_text"]]
+    if restarted:
+        n = len(restarted)
+        texts.append(
+            f"{n} compile{'' if n == 1 else 's'} restarted Dynamo's analysis (a graph break restarts it; each row says why)"
+        )
     return {"text": "; ".join(texts), "rows": rows}

@@ -112,6 +112,7 @@ def _merge_trace(session: Session, variant: Variant, trace: VariantTrace) -> Non
     variant.compile_phases = trace.phases
     variant.compile_spans = trace.spans
     variant.cache_lookups = trace.cache_lookups
+    variant.compile_restarts = trace.restarts
     variant.cache_state = trace.cache.state
     variant.autotune = trace.autotune
     variant.cudagraph_skips = list(dict.fromkeys(trace.cudagraph_skips))
@@ -158,6 +159,7 @@ def note_recompiles(
                 v.recompile_s = (v.recompile_s or 0.0) + trace.compile_s
             v.compile_spans.extend(trace.spans)
             v.cache_lookups.extend(trace.cache_lookups)
+            v.compile_restarts.extend(trace.restarts)
         session.run.recompiles.extend(trace.recompiles)
         _note_recompile_limits(session, trace.recompiles)
         session.run.graphs.extend(trace.graphs)

@@ -56,6 +56,8 @@ _ROOT_NAME = re.compile(r"""^[LG]\[['"]([^'"]+)['"]\]""")
 _QUOTED_NAME = re.compile(r"""^\s*(?:\d+/\d+:\s*)?(?:tensor|type|id|len)?\s*'([A-Za-z_]\w*(?:\[\d+\])*)'""")
 # ... or compares a value by its name in the frame: "self.param_groups[0]['lr'] == 0.09" (an optimizer's
 # step frame, recompiled for each learning rate an LR scheduler sets)
+# ... or checks an object's identity or type by its name: "___check_obj_id(mode, 1403…), type=<class 'Mode'>"
+_CHECKED_NAME = re.compile(r"""^\s*(?:\d+/\d+:\s*)?___check_(?:obj|type)_id\(([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*),""")
 _COMPARED_NAME = re.compile(
     r"""^\s*(?:\d+/\d+:\s*)?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\[\d+\]|\[['"][^'"]*['"]\])*)\s*(?:==|!=|<=|>=|<|>)"""
 )
@@ -142,7 +144,7 @@ def failed_guard_source(reason: str) -> str:
     source = guard_source(reason)
     if source:
         return source
-    found = _QUOTED_NAME.match(reason) or _COMPARED_NAME.match(reason)
+    found = _QUOTED_NAME.match(reason) or _CHECKED_NAME.match(reason) or _COMPARED_NAME.match(reason)
     return found.group(1) if found else ""
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import inspect
 import keyword
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sized
 from typing import Any
 
 import torch
@@ -23,6 +23,7 @@ import torch
 from .options import OptionError
 
 _SCALARS = (bool, int, float, str, type(None))
+MAX_INPUTS = 1000  # the inputs a profile reads at most, unless --max-inputs (max_inputs=) says otherwise
 
 
 class InputFeed:
@@ -66,10 +67,12 @@ class InputFeed:
 
     # -- building one ------------------------------------------------------------------------------------------
     @classmethod
-    def for_function(cls, fn: Callable[..., Any], inputs: Any) -> InputFeed:
+    def for_function(cls, fn: Callable[..., Any], inputs: Any, *, limit: int = MAX_INPUTS) -> InputFeed:
         """``profile(fn, inputs=...)``: a list or any iterable of argument tuples, or a callable returning one; an
-        item that is not a tuple is the one argument of a function that takes one."""
-        items = _materialize(inputs, "inputs=")
+        item that is not a tuple is the one argument of a function that takes one.  Each item's number of
+        arguments is checked against fn's before any call, so a wrong one is refused, never stored as a run that
+        failed."""
+        items = _materialize(inputs, "inputs=", option="max_inputs=", limit=limit)
         names, required, flexible = _parameters(fn)
         out: list[tuple[Any, ...]] = []
         for i, item in enumerate(items):
@@ -83,17 +86,19 @@ class InputFeed:
                 )
             else:
                 out.append((item,))
+            _check_arity(fn, i, out[-1], names, required, flexible)
         width = max(len(item) for item in out)
         return cls(out, [*names, *(f"argument {i}" for i in range(len(names), width))][:width] or ["argument 0"])
 
     @classmethod
-    def for_cell(cls, spec: str, namespace: dict[str, Any]) -> InputFeed:
-        """``--inputs NAME=ITERABLE``: the namespace's ``ITERABLE`` read into a list, each item bound to ``NAME``."""
+    def for_cell(cls, spec: str, namespace: dict[str, Any], *, limit: int = MAX_INPUTS) -> InputFeed:
+        """``--inputs NAME=ITERABLE``: the namespace's ``ITERABLE`` read into a list (at most ``limit`` items:
+        ``--max-inputs``), each item bound to ``NAME``."""
         name, source = parse_inputs_option(spec)
         found, value = resolve_source(source, namespace)
         if not found:
             raise OptionError(f"--inputs {spec}: there is no {source!r} in the namespace; define it before this cell")
-        items = _materialize(value, f"--inputs {spec}: {source}", callable_ok=False)
+        items = _materialize(value, f"--inputs {spec}: {source}", option="--max-inputs", limit=limit, callable_ok=False)
         return cls([(item,) for item in items], [name], bound_name=name, source=source)
 
 
@@ -128,7 +133,10 @@ def _identifier(text: str) -> bool:
     return text.isidentifier() and not keyword.iskeyword(text)
 
 
-def _materialize(inputs: Any, what: str, *, callable_ok: bool = True) -> list[Any]:
+def _materialize(inputs: Any, what: str, *, option: str, limit: int, callable_ok: bool = True) -> list[Any]:
+    """The items of ``inputs``, read once: at most ``limit`` of them (an endless iterator, ``itertools.count()`` or
+    a ``cycle`` over a loader, is refused after ``limit + 1`` items, not read until memory runs out; a sized one
+    longer than that before any is read), an item whose reading raises refused with its number."""
     if isinstance(inputs, torch.Tensor):
         raise OptionError(
             f"{what} is one tensor: give a list of inputs, e.g. [x1, x2] (iterating a tensor would give its rows)"
@@ -139,10 +147,52 @@ def _materialize(inputs: Any, what: str, *, callable_ok: bool = True) -> list[An
         raise OptionError(
             f"{what} is {_a(inputs)}, not an iterable of inputs: give a list, a generator or a DataLoader"
         )
-    items = list(inputs)
+    too_many = (
+        f"give at most {limit:,} (itertools.islice(…, {limit}) takes the first ones of an endless iterator), or "
+        f"allow more with {option} N"
+    )
+    if isinstance(inputs, Sized):
+        try:
+            size = len(inputs)
+        except Exception:  # noqa: BLE001 - a len() that raises (an IterableDataset's loader): read it instead
+            size = None
+        if size is not None and size > limit:
+            raise OptionError(f"{what} has {size:,} items, more than the {limit:,} a profile reads: {too_many}")
+    items: list[Any] = []
+    try:
+        iterator = iter(inputs)
+    except Exception as exc:
+        raise OptionError(f"{what}: iter() raised {type(exc).__name__}: {exc}") from exc
+    while True:
+        try:
+            item = next(iterator)
+        except StopIteration:
+            break
+        except Exception as exc:
+            raise OptionError(
+                f"{what}: reading item {len(items)} (counting from 0) raised {type(exc).__name__}: {exc}; "
+                f"{len(items)} item{'' if len(items) == 1 else 's'} read before it, nothing profiled"
+            ) from exc
+        if len(items) == limit:
+            raise OptionError(f"{what} has more than {limit:,} items (an endless iterator?): {too_many}")
+        items.append(item)
     if not items:
         raise OptionError(f"{what} is empty: give at least one input")
     return items
+
+
+def _check_arity(
+    fn: Callable[..., Any], index: int, item: tuple[Any, ...], names: list[str], required: int, flexible: bool
+) -> None:
+    """Refuse an item with fewer arguments than fn requires, or more than it takes."""
+    if required <= len(item) and (flexible or len(item) <= len(names)):
+        return
+    wanted = f"{required}" if required == len(names) or flexible else f"{required} to {len(names)}"
+    shown = ", ".join(names)
+    raise OptionError(
+        f"inputs= item {index} gives {_name(fn)} {len(item)} argument{'' if len(item) == 1 else 's'}, but it takes "
+        f"{wanted} ({shown}): give each item as a tuple of {_name(fn)}'s arguments"
+    )
 
 
 def _parameters(fn: Callable[..., Any]) -> tuple[list[str], int, bool]:

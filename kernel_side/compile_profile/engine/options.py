@@ -151,7 +151,8 @@ OPTION_TABLE: tuple[OptionRow, ...] = (
     OptionRow(
         "profile over a sequence of inputs: the cell runs once per item of the namespace's ITERABLE with NAME bound "
         "to it (`--inputs xb=batches`, the cell reads `xb`); each input signature is timed apart, with the "
-        "recompiles each input caused",
+        "recompiles each input caused; at most `--max-inputs` items are read (default 1000: an endless iterator is "
+        "refused, not read until memory runs out)",
         (
             _flag(
                 "--inputs",
@@ -159,6 +160,14 @@ OPTION_TABLE: tuple[OptionRow, ...] = (
                 default=None,
                 help="run the cell once per item of the namespace's ITERABLE, with NAME bound to it; time each input "
                 "signature apart and attribute recompiles to the inputs that caused them",
+            ),
+            _flag(
+                "--max-inputs",
+                metavar="N",
+                type=int,
+                default=1000,
+                help="the most items --inputs reads (default 1000): a longer or endless iterable is refused, not read "
+                "until memory runs out",
             ),
         ),
     ),
@@ -254,6 +263,9 @@ class ProfileOptions:
     # --inputs NAME=ITERABLE: a cell profiled over the namespace's ITERABLE, NAME bound to each item in turn
     # (``profile(fn, inputs=...)`` takes its sequence itself: ``engine.inputs``)
     inputs: str | None = None
+    # --max-inputs N: the most items a sequence of inputs reads (--inputs, profile(fn, inputs=...)); an endless
+    # iterator (itertools.count(), a cycle over a loader) is refused after N + 1, not read until memory runs out
+    max_inputs: int = 1000
     kernel_timing: bool = True  # the torch.profiler pass after timing: per-kernel time, roofline
     # --quick: no profiler pass (kernel_timing becomes False), no float64 reference (outputs against eager only)
     quick: bool = False
@@ -278,6 +290,7 @@ class ProfileOptions:
             self.kernel_timing = False
         _check_count("--warmup", self.warmup, least=0)
         _check_count("--repeat", self.repeat, least=1)
+        _check_count("--max-inputs", self.max_inputs, least=1)
         _check_count("min_samples", self.min_samples, least=1)
         if isinstance(self.budget, bool) or not isinstance(self.budget, (int, float)) or not self.budget > 0:
             raise OptionError(f"--budget must be a positive number of seconds, got {self.budget!r}")

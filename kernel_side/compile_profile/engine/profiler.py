@@ -128,7 +128,6 @@ def profile(fn: Callable[..., Any], *args: Any, inputs: Any = None, **options: A
                 "profile() takes fn's arguments either positionally (one input) or as inputs= (a sequence of "
                 "argument tuples), not both"
             )
-        feed = InputFeed.for_function(fn, inputs)
     if "mode" in options:
         options["modes"] = options.pop("mode")
     if options.get("keep") is not None:
@@ -145,6 +144,8 @@ def profile(fn: Callable[..., Any], *args: Any, inputs: Any = None, **options: A
             f"profile(lambda: fn({unknown[0]}=...))"
         )
     opts = ProfileOptions(**options)
+    if inputs is not None:
+        feed = InputFeed.for_function(fn, inputs, limit=opts.max_inputs)
     code = getattr(fn, "__code__", None)
     try:
         source_lines, first = inspect.getsourcelines(fn)
@@ -203,7 +204,7 @@ def profile_cell(
     failing plain cell leaves it.  The
     ``CellFunction`` comes back for what a frontend shows (its filename, whether it has a value).
     """
-    feed = InputFeed.for_cell(opts.inputs, user_ns) if opts.inputs else None
+    feed = InputFeed.for_cell(opts.inputs, user_ns, limit=opts.max_inputs) if opts.inputs else None
     if feed is not None:  # the cell reads the first input by its name from the start, as a loop's first pass
         feed.bind(user_ns)
     cell = cell_to_function(body, user_ns, source=source, line_offset=line_offset, keep=opts.keep)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import collections
 import datetime as dt
+import hashlib
 import json
 import uuid
 from collections.abc import Sequence
@@ -38,72 +39,17 @@ from ..profile_run import (
     TraceOrigin,
     Variant,
 )
+from .reproducer import reproducer_script
 from .trace_file import TraceFile, read_trace_file
 from .trace_model import HANDLERS, CellLocator, build_variant_trace
 from .trace_model.events import FailedCompile
+from .trace_model.torch_kinds import torch_writes
 
 if TYPE_CHECKING:
     from ..store import RunStore
 
 TRACE_VARIANT = "trace"
 
-# Event kinds torch writes that the trace model reads nothing from (tensors' and symbols' descriptions, graphs
-# before and after passes the views do not show, wrappers' code, configs): known, so never counted as unknown.
-KNOWN_UNREAD = frozenset(
-    {
-        "str",
-        "torch_version",
-        "describe_storage",
-        "describe_tensor",
-        "describe_source",
-        "create_symbol",
-        "create_unbacked_symbol",
-        "expression_created",
-        "symbolic_shape_specialization",
-        "propagate_real_tensors",
-        "guard_added",
-        "guard_added_fast",
-        "missing_fake_kernel",
-        "mismatched_fake_kernel",
-        "aot_joint_graph",
-        "aot_forward_graph_fw_metadata",
-        "aot_backward_graph_fw_metadata",
-        "fx_graph_runnable",
-        "before_pre_grad_graph",
-        "after_pre_grad_graph",
-        "inductor_pre_grad_graph",
-        "before_post_grad_graph",
-        "before_joint_graph",
-        "after_joint_graph",
-        "torch._functorch.config",
-        "torch._inductor.config",
-        "torch._dynamo.config",
-        "backward_prologue",
-        "backward_epilogue",
-        "compiled_function_forward",
-        "compiled_function_backward",
-        "compiled_fn_wrapper",
-        "runtime_wrapper_orchestration",
-        "dynamo_error",
-        "dynamo_graph_break_reason_compact",
-        "graph_region_expansion",
-        "bwd_compilation_metrics_autograd",
-        "compiled_autograd_graph",
-        "compile_file",
-        "link",
-        "triton_kernel_info",
-        "inductor_triton_kernel_to_post_grad_nodes",
-        "fx_graph_cache_bypass",
-        "aotautograd_cache_bypass",
-        "autotuning_results",
-        "optimize_ddp_split_graph_runnable",
-        "exported_program",
-        "inductor_runtime_and_tensor_meta",
-        "dynamo_cpp_guards_str_verbose",
-        "cache_key_components",
-    }
-)
-_KNOWN_UNREAD_SUFFIXES = ("_ORIGINAL_BYTECODE", "_MODIFIED_BYTECODE")  # a frame's bytecode, named after it
 # frames of no user script: Python's own runners and libraries
 _NOT_A_SCRIPT = ("/site-packages/", "/dist-packages/", "/lib/python3", "/runpy.py", "/torch/")
 
@@ -127,7 +73,8 @@ def trace_files(path: str | Path) -> list[Path]:
 
 
 def is_known_kind(kind: str) -> bool:
-    return kind in HANDLERS or kind in KNOWN_UNREAD or kind.endswith(_KNOWN_UNREAD_SUFFIXES)
+    """Read by a handler, or written by a supported torch release (``trace_model.torch_kinds``)."""
+    return kind in HANDLERS or torch_writes(kind)
 
 
 def import_trace(path: str | Path, *, label: str = "", source_roots: Sequence[str | Path] = ()) -> list[ProfileRun]:
@@ -158,16 +105,70 @@ def import_trace(path: str | Path, *, label: str = "", source_roots: Sequence[st
     return runs
 
 
+class ImportedRuns(list[ProfileRun]):
+    """The runs an import gave, a job's ranks in rank order, as a list; ``already``: the ids of those that were in the
+    store before (the same log imported again: ``TraceOrigin.content_sha256``).  In a notebook it shows as the
+    runs' cards (``compile_profile.import_trace(...)`` as a cell's value), not as a list's repr."""
+
+    def __init__(self, runs: Sequence[ProfileRun] = (), already: set[str] | None = None):
+        super().__init__(runs)
+        self.already: set[str] = set(already or ())
+
+    def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict[str, object]:
+        from ..render.mime import mime_bundle
+
+        bundles = [mime_bundle(run) for run in self]
+        if len(bundles) == 1:  # one run: its card, with the panel's own renderer
+            return bundles[0]
+        return {  # a job's ranks: each rank's card in turn
+            "text/plain": "\n\n".join(str(b["text/plain"]) for b in bundles),
+            "text/html": "".join(str(b["text/html"]) for b in bundles),
+        }
+
+    def __repr__(self) -> str:
+        said = ", ".join(f"{run.id}{' (already imported)' if run.id in self.already else ''}" for run in self)
+        return f"<{len(self)} run{'' if len(self) == 1 else 's'} from a TORCH_TRACE: {said}>"
+
+
 def import_and_store(
     path: str | Path, store: RunStore, *, label: str = "", source_roots: Sequence[str | Path] = ()
-) -> list[ProfileRun]:
+) -> ImportedRuns:
     """``import_trace`` then each run put in ``store``: every log is read before any run is stored, so a log that
-    cannot be read stores nothing.  What ``compile-profile import-trace``, ``compile_profile.import_trace`` and the
-    panel's Import TORCH_TRACE (the server's ``runs/import-trace``) do."""
+    cannot be read stores nothing.  A log whose content a stored run was read from is that run, not a second one
+    (``ImportedRuns.already``); a job's new ranks join its stored ranks' job.  What ``compile-profile
+    import-trace``, ``compile_profile.import_trace`` and the panel's Import TORCH_TRACE (the server's
+    ``runs/import-trace``) do."""
     runs = import_trace(path, label=label, source_roots=source_roots)
+    stored = {
+        run.id: found
+        for run in runs
+        if run.imported_trace is not None
+        and (found := store.run_of_trace(run.imported_trace.content_sha256)) is not None
+    }
+    out = ImportedRuns(already=set(stored.values()))
+    kept = [store.get(stored[run.id]) for run in runs if run.id in stored]
+    job_ids = {r.distributed.job_id for r in kept if r.distributed is not None}
     for run in runs:
+        if run.id in stored:
+            out.append(store.get(stored[run.id]))
+            continue
+        if run.distributed is not None and len(job_ids) == 1:
+            run.distributed.job_id = next(iter(job_ids))
         store.put(run)
-    return runs
+        out.append(run)
+    return out
+
+
+def _content_sha256(path: Path) -> str:
+    """The SHA-256 of a log file's bytes, read in chunks."""
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                digest.update(chunk)
+    except OSError:
+        return ""
+    return digest.hexdigest()
 
 
 def run_from_trace(trace: TraceFile, *, label: str = "", source_roots: Sequence[str | Path] = ()) -> ProfileRun:
@@ -194,6 +195,7 @@ def run_from_trace(trace: TraceFile, *, label: str = "", source_roots: Sequence[
         unknown_events=dict(sorted(unknown.items())),
         unreadable_events=dict(sorted(unreadable.items())),
         compile_ids=list(dict.fromkeys(ev.compile_id for ev in trace.events if ev.compile_id)),
+        content_sha256=_content_sha256(trace.path),
     )
     variant = Variant(
         name=TRACE_VARIANT,
@@ -202,6 +204,7 @@ def run_from_trace(trace: TraceFile, *, label: str = "", source_roots: Sequence[
         compile_phases=vt.phases,
         compile_spans=vt.spans,
         cache_lookups=vt.cache_lookups,
+        compile_restarts=vt.restarts,
         cache_state=vt.cache.state,
         autotune=vt.autotune,
         cudagraph_skips=list(dict.fromkeys(vt.cudagraph_skips)),
@@ -217,6 +220,14 @@ def run_from_trace(trace: TraceFile, *, label: str = "", source_roots: Sequence[
         )
         for f in vt.failed_compiles
     ]
+    for error, failed in zip(errors, vt.failed_compiles):  # torch's own script of the graph Inductor failed on
+        error.reproducer = reproducer_script(
+            vt.runnables.get(failed.compile_id, ""),
+            error,
+            failed.compile_id,
+            from_trace=str(trace.path.resolve()),
+            trace_torch=version,
+        )
     if errors:
         variant.error = f"{errors[0].type}: {errors[0].message}" if errors[0].type else errors[0].message
     notes = [

@@ -75,6 +75,23 @@ def _unique(labels: list[str]) -> list[str]:
     return out
 
 
+# The variants chart's value axis reaches at most this many times the largest median.  A p90 far above the
+# median (a stalled sample in a short budget, a busy machine) once set the axis alone: 0.5 ms bars on a 0-54 ms
+# axis, a pixel or two high in the card's 220 px chart (issue 31).  A whisker past the axis stops at its top,
+# where a marker gives its p90.
+WHISKER_CLIP = 3.0
+
+
+def variants_axis_top(medians_ms: list[float], p90s_ms: list[float]) -> float | None:
+    """Where the variants chart's value axis ends, or None where it holds every whisker as plotly autoscales
+    it: the highest p90 when it is within ``WHISKER_CLIP`` times the largest median, else that many times the
+    largest median (the whiskers above it are clipped, and the chart says so)."""
+    if not medians_ms or max(medians_ms) <= 0:
+        return None
+    top = WHISKER_CLIP * max(medians_ms)
+    return top if max(p90s_ms, default=0.0) > top else None
+
+
 def variants_figure(run: ProfileRun) -> Figure:
     if sequence_times(run):
         return sequence_figure(run)
@@ -83,14 +100,16 @@ def variants_figure(run: ProfileRun) -> Figure:
     if not timed:
         return _empty(title, "no variant was timed")
     texts = [variant_bar_text(run, v) for v, _ in timed]
+    names = [_text(v.name) for v, _ in timed]
+    top = variants_axis_top([t.median_ms for _, t in timed], [t.p90_ms for _, t in timed])
     trace = {
         "type": "bar",
-        "x": [_text(v.name) for v, _ in timed],
+        "x": names,
         "y": [t.median_ms for _, t in timed],
         "error_y": {
             "type": "data",
             "symmetric": False,
-            "array": [t.p90_ms - t.median_ms for _, t in timed],
+            "array": [(t.p90_ms if top is None else min(t.p90_ms, top)) - t.median_ms for _, t in timed],
             "arrayminus": [t.median_ms - t.p10_ms for _, t in timed],
         },
         "customdata": [[t.p10_ms, t.p90_ms, t.n] for _, t in timed],
@@ -101,7 +120,26 @@ def variants_figure(run: ProfileRun) -> Figure:
         "constraintext": "none",  # plotly shrank a longer label ("… (not meaningful)") to 8 px to fit it
         "cliponaxis": False,
     }
-    return {"data": [trace], "layout": _layout(title, yaxis={"title": {"text": "median (ms)"}, "rangemode": "tozero"})}
+    yaxis: dict[str, Any] = {"title": {"text": "median (ms)"}, "rangemode": "tozero"}
+    data: list[dict[str, Any]] = [trace]
+    if top is not None:
+        clipped = [(name, t) for name, (_, t) in zip(names, timed) if t.p90_ms > top]
+        title = "Median time per variant (bars: p10–p90; ▲ a p90 above the axis)"
+        yaxis["range"] = [0, top * 1.06]
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "markers+text",
+                "x": [name for name, _ in clipped],
+                "y": [top] * len(clipped),
+                "marker": {"symbol": "triangle-up", "size": 10},
+                "text": [f"p90 {format_ms(t.p90_ms)}" for _, t in clipped],
+                "textposition": "middle right",
+                "cliponaxis": False,
+                "hovertemplate": "%{x}: p90 %{text}, above the axis<extra></extra>",
+            }
+        )
+    return {"data": data, "layout": _layout(title, yaxis=yaxis)}
 
 
 def sequence_figure(run: ProfileRun) -> Figure:
@@ -222,23 +260,44 @@ def compile_timeline_figure(timeline: CompileTimeline | None) -> Figure:
     }
 
 
-def _notes(texts: list[str]) -> list[dict[str, Any]]:
-    """Sentences under a chart's plot (why a withheld pass's figures are shares or missing), wrapped:
-    plotly draws an annotation on one line unless it holds ``<br>``."""
-    return [
-        {
-            "text": "<br>".join(_text(part) for part in textwrap.wrap(text, 110)),
-            "showarrow": False,
-            "xref": "paper",
-            "yref": "paper",
-            "x": 0,
-            "y": -0.18 - 0.08 * i,
-            "xanchor": "left",
-            "yanchor": "top",
-            "align": "left",
-        }
-        for i, text in enumerate(texts)
-    ]
+NOTE_WRAP = 100  # characters a line of a chart's note: 100 at plotly's 12 px fit the detail's ~880 px at 1600 px
+NOTE_LINE_PX = 16  # the height of a line of annotation text at plotly's default 12 px font
+NOTES_GAP_PX = 10
+
+
+def _notes(texts: list[str], below_axis_px: int) -> tuple[list[dict[str, Any]], int]:
+    """Sentences under a chart's plot (why a withheld pass's figures are shares or missing), each wrapped
+    (plotly draws an annotation on one line unless it holds ``<br>``), all in one block under the x axis's
+    labels (``below_axis_px`` under the plot: its ticks, and its title where it has one), and the bottom margin
+    that holds them.  Two notes placed a share of the plot's height apart once overlapped each other and the
+    axis labels in the panel's 240 px chart (issue 31)."""
+    lines = [_text(part) for text in texts for part in textwrap.wrap(text, NOTE_WRAP)]
+    if not lines:
+        return [], 0
+    note = {
+        "text": "<br>".join(lines),
+        "showarrow": False,
+        "xref": "paper",
+        "yref": "paper",
+        "x": 0,
+        "y": 0,
+        "yshift": -below_axis_px,
+        "xanchor": "left",
+        "yanchor": "top",
+        "align": "left",
+    }
+    return [note], below_axis_px + NOTE_LINE_PX * len(lines) + NOTES_GAP_PX
+
+
+def _with_notes(layout: dict[str, Any], texts: list[str], below_axis_px: int, plot_px: int) -> None:
+    """Put ``texts`` under the plot of ``layout``, its bottom margin and height grown to hold them under a plot
+    area of ``plot_px`` (a frontend that sets a chart's height keeps the figure's where it is larger)."""
+    annotations, margin = _notes(texts, below_axis_px)
+    if not annotations:
+        return
+    layout["annotations"] = annotations
+    layout["margin"] = {**layout["margin"], "b": margin}
+    layout["height"] = max(layout.get("height", 0), plot_px + layout["margin"]["t"] + margin)
 
 
 def kernels_figure(run: ProfileRun, top: int = TOP_CHART_KERNELS) -> Figure:
@@ -268,12 +327,11 @@ def kernels_figure(run: ProfileRun, top: int = TOP_CHART_KERNELS) -> Figure:
         "hovertemplate": ("%{y}<br>%{x:.3g}% of the pass" if judged else "%{y}<br>%{x:.4g} ms")
         + " (%{customdata[0]})<br>cell lines %{customdata[1]}<extra></extra>",
     }
-    height = 120 + 22 * len(timed) + (60 if judged else 0)
+    height = 120 + 22 * len(timed)
     axis = "% of the profiler pass's kernel time" if judged else "device time (ms)"
     layout = _layout(title, xaxis={"title": {"text": axis}}, yaxis={"automargin": True}, height=height)
     if judged:
-        layout["annotations"] = _notes([judged.text])
-        layout["margin"] = {**layout["margin"], "b": 110}
+        _with_notes(layout, [judged.text], below_axis_px=45, plot_px=22 * len(timed) + 40)
     return {"data": [trace], "layout": layout}
 
 
@@ -326,8 +384,7 @@ def lines_figure(run: ProfileRun) -> Figure:
         showlegend=len(traces) > 1,
     )
     if lt.withheld:  # a withheld pass's lines have no time to draw: its variant is left out, and why is said
-        layout["annotations"] = _notes(list(lt.withheld.values()))
-        layout["margin"] = {**layout["margin"], "b": 60 + 40 * len(lt.withheld)}
+        _with_notes(layout, list(lt.withheld.values()), below_axis_px=30, plot_px=150)
     return {"data": traces, "layout": layout}
 
 
@@ -381,14 +438,13 @@ def breakdown_figure(run: ProfileRun) -> Figure:
         title,
         barmode="stack",
         showlegend=True,
-        height=140 + 40 * len(rows) + 40 * len(untrusted),
+        height=140 + 40 * len(rows),
         xaxis={"title": {"text": unit}, "rangemode": "tozero"},
         yaxis={"automargin": True},
         legend={"traceorder": "normal"},
     )
     if untrusted:
-        layout["annotations"] = _notes([r.withheld_text for r in reversed(untrusted)])
-        layout["margin"] = {**layout["margin"], "b": 60 + 40 * len(untrusted)}
+        _with_notes(layout, [r.withheld_text for r in reversed(untrusted)], below_axis_px=45, plot_px=40 * len(rows))
     return {"data": traces, "layout": layout}
 
 
@@ -428,9 +484,18 @@ def roofline_figure(run: ProfileRun) -> Figure:
 OVERVIEW_FIGURES = ("variants", "breakdown", "samples", "compile_timeline", "lines")
 
 
+# the overview's charts of timed calls, which a run read from a TORCH_TRACE has none of (it drew two empty ones)
+TIMING_FIGURES = frozenset({"variants", "breakdown", "samples", "lines"})
+
+
 def overview_figures(run: ProfileRun) -> list[str]:
-    """``OVERVIEW_FIGURES`` this run has something for: a run profiled before the call breakdown has none."""
-    return [name for name in OVERVIEW_FIGURES if name != "breakdown" or breakdown(run)]
+    """``OVERVIEW_FIGURES`` this run has something for: a run profiled before the call breakdown has none, and a
+    run read from a TORCH_TRACE no timing chart."""
+    return [
+        name
+        for name in OVERVIEW_FIGURES
+        if (name != "breakdown" or breakdown(run)) and not (run.imported_trace is not None and name in TIMING_FIGURES)
+    ]
 
 
 def figures(run: ProfileRun, timeline: CompileTimeline | None = None) -> dict[str, Figure]:

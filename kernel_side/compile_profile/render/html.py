@@ -23,8 +23,9 @@ from ..digest.facts import (
     break_groups,
     cache_counts,
     correctness_text,
+    device_text,
     interrupted_text,
-    kernel_counts,
+    kernel_count_text,
     kernel_variants,
     median_ratio,
     peak_memory_text,
@@ -170,8 +171,7 @@ def _facts(run: ProfileRun) -> str:
     rows += [["collectives", escape(text)] for text in collective_texts(run)]
     timed = sum(r.during_timing for r in run.recompiles)
     rows.append(["recompiles", f"{len(run.recompiles)}" + (f" ({timed} during timing)" if timed else "")])
-    counts = ", ".join(f"{n} {escape(lang)}" for lang, n in kernel_counts(run).items())
-    rows.append(["kernels", f"{len(run.kernels)}" + (f" ({counts})" if counts else "")])
+    rows.append(["kernels", escape(kernel_count_text(run))])
     if run.cell_runs:
         # in-place changes (x.add_(1), an optimizer step) happened this many times, not once
         rows.append(["cell runs", f"{_value(run.cell_runs)} (first calls, warm-up, timing and checks)"])
@@ -249,7 +249,7 @@ def inputs_html(run: ProfileRun) -> str:
     rows = [
         [
             escape(r["signature"]) + (" *" if r["representative"] else ""),
-            escape(", ".join(map(str, r["inputs"]))),
+            escape(r["inputs_text"]),
             str(r["calls"]),
             escape(r["eager_time"]),
             escape(r["compiled_time"]),
@@ -270,6 +270,7 @@ def inputs_html(run: ProfileRun) -> str:
             rows,
             numeric={2, 3, 4, 6, 7},
         )
+        + (f"<div {_MUTED}>{escape(summary['more_signatures_text'])}</div>" if summary["more_signatures_text"] else "")
         + (
             html_table(["input", "signature", "compiling", "recompile: what changed, and the fix"], recompiles)
             if recompiles
@@ -459,7 +460,7 @@ def _diagnosis(run: ProfileRun) -> str:
 def render_html(run: ProfileRun) -> str:
     meta = [
         f"run {escape(run.id)}",
-        f"{escape(run.device.type)} ({escape(run.device.name)})",
+        escape(device_text(run.device)),
         f"torch {escape(run.torch_version)}",
     ]
     if run.label:

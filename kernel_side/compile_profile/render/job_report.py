@@ -2,8 +2,9 @@
 the server's job report.
 
 It lays out ``digest.job.job_digest``'s dict as a table of ranks (eager and compiled medians, each rank's
-correctness sentence); a divergent rank's row has the class ``cp-divergent`` and its reasons in its last
-cell; a rank's error (``cp-error``) and notes (``cp-note``) follow its row; the notes on the columns (peak
+correctness sentence; a column no rank has a value in is left out); a divergent rank's row has the class
+``cp-divergent`` and its reasons in its last cell; a rank's error (``cp-error``) and notes (``cp-note``) follow its
+row across the table, each saying its rank; the notes on the columns (peak
 memory, DDP's bucket order, ``cp-table-note``) follow the table, then the divergences, missing ranks included.  It
 holds no script and fetches nothing, and every value from a run (ids, hosts, reasons quoting the
 user's code, counts and ranks too) goes through ``html.escape``.  ``job_html`` is the fragment alone, for a notebook's output.
@@ -18,7 +19,7 @@ from ..digest.format import one_line
 
 _CSS = """
 :root { color-scheme: light dark; }
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0 auto; max-width: 1300px;
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0 auto; max-width: 1560px;
        padding: 16px; }
 h1 { font-size: 1.3em; margin: 0; }
 h2 { font-size: 1.1em; }
@@ -57,9 +58,9 @@ def _value(value: object) -> str:
     return escape(str(value))
 
 
-def _row(row: contract.JobRow) -> str:
+def _cells(row: contract.JobRow) -> list[str]:
     reasons = "".join(f"<li>{escape(r)}</li>" for r in row["reasons"])
-    cells = [
+    return [
         _value(row["rank"]),
         f"<code>{escape(row['run_id'])}</code>",
         escape(row["host"] or "—"),
@@ -78,27 +79,43 @@ def _row(row: contract.JobRow) -> str:
         escape(row["collective_text"]),
         escape(row.get("correctness_text", "")),
         _value(row["cell_runs"]),
-        f'<ul style="margin:0;padding-left:1.2em">{reasons}</ul>' if reasons else "",
+        f'<ul style="margin:0;padding-left:1.2em;min-width:16em">{reasons}</ul>' if reasons else "",
     ]
+
+
+_EMPTY = ("", "—")
+
+
+def shown_columns(rows: list[contract.JobRow]) -> list[int]:
+    """The columns a job's table shows: those with a value on some rank (a job read from TORCH_TRACE logs has no
+    timings, memory or correctness: seven columns of "—" pushed "diverges" past a 1600-pixel window)."""
+    cells = [_cells(row) for row in rows]
+    return [i for i in range(len(COLUMNS)) if i == 0 or not cells or any(c[i] not in _EMPTY for c in cells)]
+
+
+def _row(row: contract.JobRow, shown: list[int]) -> str:
+    cells = _cells(row)
     cls = ' class="cp-divergent"' if row["divergent"] else ""
     style = f' style="{_DIVERGENT}"' if row["divergent"] else ""
     below = [("cp-error", "error", row.get("error_text", ""))] if row.get("error_text") else []
     below += [("cp-note", "note", note) for note in row.get("notes", [])]
+    # under the rank's row, across the whole table, saying whose it is: no column of its own without a header
     extra = "".join(
-        f'<tr class="{c}"{style}><td style="{_CELL}"></td><td style="{_CELL}" colspan="{len(COLUMNS) - 1}">'
-        f"{what}: {escape(text)}</td></tr>"
+        f'<tr class="{c}"{style}><td style="{_CELL}" colspan="{len(shown)}">'
+        f"rank {_value(row['rank'])} {what}: {escape(text)}</td></tr>"
         for c, what, text in below
     )
-    return f"<tr{cls}{style}>" + "".join(f'<td style="{_CELL}">{c}</td>' for c in cells) + "</tr>" + extra
+    return f"<tr{cls}{style}>" + "".join(f'<td style="{_CELL}">{cells[i]}</td>' for i in shown) + "</tr>" + extra
 
 
 def job_html(digest: contract.JobDigest) -> str:
     """The job as an HTML fragment: headline, compile spread, a row per rank, the divergences."""
-    head = "".join(f'<th style="{_CELL}">{escape(c)}</th>' for c in COLUMNS)
-    body = "".join(_row(row) for row in digest["rows"])
+    shown = shown_columns(digest["rows"])
+    head = "".join(f'<th style="{_CELL}">{escape(COLUMNS[i])}</th>' for i in shown)
+    body = "".join(_row(row, shown) for row in digest["rows"])
     missing = "".join(
         f'<tr class="cp-divergent cp-missing" style="{_DIVERGENT}"><td style="{_CELL}">{_value(r)}</td>'
-        f'<td style="{_CELL}" colspan="{len(COLUMNS) - 1}">no run</td></tr>'
+        f'<td style="{_CELL}" colspan="{len(shown) - 1}">no run</td></tr>'
         for r in digest["missing_ranks"]
     )
     divergences = "".join(
@@ -110,7 +127,8 @@ def job_html(digest: contract.JobDigest) -> str:
         '<div class="compile-profile-job" style="line-height:1.4">'
         f'<div class="cp-headline" style="font-weight:600;font-size:110%">{escape(digest["headline"])}</div>'
         f'<div class="cp-compile-spread" style="opacity:.7">{escape(digest["compile_spread"]["text"])}</div>'
-        f"<table {_TABLE}><thead><tr>{head}</tr></thead><tbody>{body}{missing}</tbody></table>"
+        f'<div style="overflow-x:auto"><table {_TABLE}><thead><tr>{head}</tr></thead>'
+        f"<tbody>{body}{missing}</tbody></table></div>"
         + "".join(
             f'<div class="cp-table-note" style="opacity:.7">{escape(note)}</div>'
             for note in (digest.get("peak_memory_note"), digest.get("ddp_note"))

@@ -23,7 +23,7 @@ from plotly.offline import get_plotlyjs
 from ..digest.contract import CompileTimeline
 from ..digest.cost import profile_cost
 from ..digest.distributed import collective_texts, ddp_split_text
-from ..digest.facts import break_count_text, break_groups, top_kernels
+from ..digest.facts import break_count_text, break_groups, device_text, top_kernels
 from ..digest.format import format_ms, format_s, line_text, lines_of, one_line, outside_text
 from ..digest.guards import GraphGuards, failed_guard_text, graph_heading, run_guards
 from ..digest.kernel_times import kernel_time_text, withheld
@@ -164,7 +164,8 @@ def _compile_timeline(timeline: CompileTimeline | None) -> str:
         inner = sorted((p for p in r["phases"] if p["family"] != "whole compile"), key=lambda p: -p["duration_s"])
         largest = ", ".join(f"{p['name']} {p['time']}" for p in inner[:3])
         rows.append(
-            f"<tr><td>{escape(r['variant'])}</td><td>{escape(r['compile_id'])}</td><td>{escape(r['when'])}</td>"
+            f"<tr><td>{escape(r['variant'])}</td><td>{escape(r['compile_id'])}</td>"
+            f"<td>{escape(r['when'])}{'<br>' + escape(r['restart_text']) if r['restart_text'] else ''}</td>"
             f"<td>{escape(r['time'])}</td><td>{escape(largest)}</td><td>{escape(r['cache_text'])}</td></tr>"
         )
     return (
@@ -376,7 +377,7 @@ def render_report_html(run: ProfileRun) -> str:
         tabs.append(("errors", f"Errors ({len(run.errors)})"))
     nav = "".join(f'<a href="#{sid}">{escape(name)}</a>' for sid, name in tabs)
     title = one_line(run.label or first_code_line(run.cell_source) or run.id, 80)
-    meta = f"run {run.id} · {run.created_at} · {run.device.type} ({run.device.name}) · torch {run.torch_version}"
+    meta = f"run {run.id} · {run.created_at} · {device_text(run.device)} · torch {run.torch_version}"
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'

@@ -26,8 +26,9 @@ from ..digest.facts import (
     cache_counts,
     cache_words,
     correctness_text,
+    device_text,
     interrupted_text,
-    kernel_counts,
+    kernel_count_text,
     later_run_failure_text,
     peak_memory_text,
 )
@@ -126,7 +127,7 @@ def _inputs_lines(run: ProfileRun) -> list[str]:
     rows = [
         [
             r["signature"] + (" *" if r["representative"] else ""),
-            ", ".join(map(str, r["inputs"])),
+            r["inputs_text"],
             r["eager_time"],
             r["compiled_time"],
             r["speedup_text"],
@@ -137,6 +138,8 @@ def _inputs_lines(run: ProfileRun) -> list[str]:
     ]
     table = text_table(["signature", "inputs", "eager", "compiled", "speedup", "recompiles", "compile"], rows)
     out = [f"inputs: {summary['text']}", *(f"  {line}" for line in table.splitlines())]
+    if summary["more_signatures_text"]:
+        out.append(f"  {summary['more_signatures_text']}")
     for r in summary["recompiles"][:MAX_LISTED]:
         cost = f", {r['compile_time']} compiling" if r["compile_time"] else ""
         out.append(f"  input {r['input']} ({r['signature']}) recompiled{cost}: {r['text']}")
@@ -166,7 +169,14 @@ def _compile_lines(run: ProfileRun) -> list[str]:
     timeline = compile_timeline(run)
     if timeline is not None and timeline["text"]:
         out.append("compile timeline: " + timeline["text"])
+        restarted = [r["restart_text"] for r in timeline["rows"] if r["restart_text"]]
+        out.extend(f"  restarted: {t}" for t in restarted[:RESTARTS_LISTED])
+        if len(restarted) > RESTARTS_LISTED:
+            out.append(f"  … {len(restarted) - RESTARTS_LISTED} more restarted compiles (the Compile tab lists them)")
     return out
+
+
+RESTARTS_LISTED = 5
 
 
 def _graph_lines(run: ProfileRun) -> list[str]:
@@ -263,9 +273,7 @@ def _correctness_line(run: ProfileRun) -> str | None:
 
 
 def _kernel_line(run: ProfileRun) -> str:
-    counts = kernel_counts(run)
-    detail = ", ".join(f"{n} {lang}" for lang, n in counts.items())
-    return f"kernels: {len(run.kernels)}" + (f" ({detail})" if detail else "")
+    return f"kernels: {kernel_count_text(run)}"
 
 
 def _breakdown_lines(run: ProfileRun) -> list[str]:
@@ -415,6 +423,6 @@ def render_text(run: ProfileRun) -> str:
     if place:
         lines.append(place)
     label = f" {one_line(run.label, 80)!r}" if run.label else ""
-    device = f"{run.device.type} ({run.device.name})" if run.device.name else run.device.type
+    device = device_text(run.device)
     lines.append(f"run {run.id}{label} on {device}, torch {run.torch_version or 'unknown'}")
     return "\n".join(lines)

@@ -5,6 +5,7 @@
   graph_text.py  printed FX graphs read as text: op counts, nodes with their op and frame, inputs
   ddp.py         DDPOptimizer's pieces: their parameters' names and bytes
   locator.py     ``CellLocator``: which cell line a traced (file, line, code) is
+  torch_kinds.py the event kinds torch itself writes, read or not
 
 The events themselves, and the parsed ``chromium_event`` span, are ``engine.trace_capture``'s.
 """

@@ -31,6 +31,7 @@ from ...profile_run import (
     AutotuneResult,
     CacheLookup,
     CacheStats,
+    CompileRestart,
     CompileSpan,
     DdpBucket,
     DdpSplit,
@@ -74,6 +75,9 @@ class VariantTrace:
     # reproducer, run through ``torch._dynamo.repro.after_aot.run_repro``) and its compile id
     runnable: str = ""
     runnable_compile_id: str = ""
+    runnables: dict[str, str] = field(default_factory=dict)  # the last ``fx_graph_runnable`` of each compile id
+    # each compile's restarts of its analysis (``compilation_metrics``' ``restart_reasons``), as tlparse lists them
+    restarts: list[CompileRestart] = field(default_factory=list)
 
 
 @dataclass
@@ -103,6 +107,10 @@ class TraceState:
     # each DDPOptimizer split with the number of forward graphs its compile had logged before it
     ddp_forwards_before: list[tuple[DdpSplit, int]] = field(default_factory=list)
     recompiles: dict[str, Recompile] = field(default_factory=dict)  # by compile id: one recompile each
+    # the frames of each recompile's failed guard, from its reason's ``User stack trace`` (by compile id)
+    guard_frames: dict[str, list[tuple]] = field(default_factory=dict)
+    # the compile seconds Dynamo's metrics give each compile id (the frame's, a lazy backward's added)
+    metrics_s: dict[str, float] = field(default_factory=lambda: collections.defaultdict(float))
 
     def compile(self, ev: TraceEvent) -> CompileState:
         return self.compiles.setdefault(ev.compile_id, CompileState())
@@ -149,6 +157,7 @@ def build_variant_trace(
                 raise
             unreadable["inductor_output_code"] += 1
     _dedupe_breaks(out)
+    out.compile_s = _compile_seconds(state)
     for g in out.graphs:
         g.collectives = collective_ops(g.op_counts)
     out.cache.kernels = sum(1 for k in out.kernels if k.language != "extern")
@@ -202,8 +211,15 @@ def _abandon_attempt(state: TraceState, compile_id: str) -> None:
     """A second Dynamo graph for one compile id: Dynamo restarted the frame's analysis after the first had
     been compiled (GPT-2 under dynamic=True: a 181-node graph compiled, then dropped for a 153-node one, as
     a backend wrapping Inductor sees under plain torch.compile too).  The first attempt's graphs and
-    kernels never run, so they leave the run; its compile time stays, since it was spent."""
+    kernels never run, so they leave the run, and so do the cache lookups made for them (tlparse lists the
+    attempt apart, ``[6/1_1]``: docs/import-trace.md); its compile time stays, since it was spent."""
     state.out.graphs = [g for g in state.out.graphs if g.compile_id != compile_id]
+    # and its cache lookups, counted with the graphs they were for (an AOTAutograd miss for the dropped graph)
+    dropped = [c for c in state.out.cache_lookups if c.compile_id == compile_id]
+    state.out.cache_lookups = [c for c in state.out.cache_lookups if c.compile_id != compile_id]
+    for c in dropped:
+        field_name = f"{c.cache}_{'hits' if c.state == 'hit' else 'misses'}"
+        setattr(state.out.cache, field_name, getattr(state.out.cache, field_name) - 1)
     old = state.compiles[compile_id]
     state.compiles[compile_id] = CompileState(outer=old.outer, frame=old.frame)
 
@@ -396,6 +412,7 @@ def _on_recompile_reasons(state: TraceState, ev: TraceEvent) -> None:
         return  # the profiler compiling the same code for its next variant; or a compile's reasons again
     primary = trim_guard_comments(reasons[0])
     source = guards.failed_guard_source(primary)
+    state.guard_frames[ev.compile_id] = guard_frames(reasons[0])
     recompile = Recompile(
         reason=_with_older_entries(primary, reasons[1:]), variant=state.variant, compile_id=ev.compile_id, source=source
     )
@@ -406,10 +423,13 @@ def _on_recompile_reasons(state: TraceState, ev: TraceEvent) -> None:
 
 def _place_recompiles(state: TraceState) -> None:
     """Each recompile's frame and cell line, once the frames' ``dynamo_start`` events are in (Dynamo logs a
-    recompile's reasons before it starts that compile).  A guard in the cell's own frame names a cell
-    variable: its line is the first that reads it.  A guard in a library's frame names that frame's
-    variable (``labels`` in transformers' ``ForCausalLMLoss``), so its line is the cell line that called
-    into the frame, never a cell line that happens to read a variable of the same name."""
+    recompile's reasons before it starts that compile).  A guard in the cell's own frame is at the line of the
+    guard that failed: where its reason's user stack says Dynamo installed it (``if step % 10 == 0:``), else
+    where the failed entry's own guard on that value is (the line the Guards view gives it: a tensor's size
+    mismatch names no stack), else the first line that reads the name — never merely the first line that names
+    it (``def log_loss(step, …)``).  A guard in a library's frame names that frame's variable (``labels`` in
+    transformers' ``ForCausalLMLoss``), so its line is the cell line that called into the frame, never a cell
+    line that happens to read a variable of the same name."""
     for r in state.out.recompiles:
         compile_state = _compile_of(state, r.compile_id)
         frame = compile_state.frame
@@ -421,10 +441,50 @@ def _place_recompiles(state: TraceState) -> None:
                 value = stack_slots.slot_value(state.locator.lines, at_break, r.source)
                 r.user_name, r.user_expr = value.name, value.expr
                 continue
-            r.line = state.locator.first_line_reading(guards.root_name(r.source)) if r.source else None
+            r.line = _guard_line(state, r, compile_state)
             continue
         r.frame, r.filename, r.file_line = str(frame.get("name") or "?"), filename, first_line or None
         r.line = state.locator.innermost_cell_line(compile_state.outer)
+
+
+# the failed entry a recompile reason names first: "0/0: tensor 'x' size mismatch ..."
+_FAILED_ENTRY = re.compile(r"^\s*(?:-\s*)?(\d+/\d+):")
+# a failed check's own comment: "L['n'] == 1   # return x * n  # …/train.py:6 in f" (the path cut to a width)
+_CHECK_AT = re.compile(r"  # (?P<code>.*?)  # (?P<file>[^#\n]+?):(?P<line>\d+) in [^#\n]*$")
+
+
+def guard_frames(reason: str) -> list[tuple]:
+    """Where Dynamo installed the guard a recompile reason says failed, outermost first: its ``User stack
+    trace`` (torch 2.9 and later), else the file and line its check's comment names; [] where it names none
+    (a tensor's mismatch, torch 2.6's checks)."""
+    head, sep, stack = reason.partition("User stack trace:")
+    if sep:
+        frames = parse_frames(stack)
+        if frames:
+            return frames
+    first = head.strip().splitlines()[0] if head.strip() else ""
+    at = _CHECK_AT.search(first)
+    return [(at["file"].strip(), int(at["line"]), at["code"].strip())] if at else []
+
+
+def _guard_line(state: TraceState, r: Recompile, compile_state: CompileState) -> int | None:
+    """The cell line of a recompile's failed guard in the cell's own frame (``_place_recompiles``)."""
+    frames = state.guard_frames.get(r.compile_id) or []
+    if frames:
+        line = state.locator.innermost_cell_line(compile_state.outer + frames)
+        if line is not None:
+            return line
+    if not r.source:
+        return None
+    root = guards.root_name(r.source)
+    entry = _FAILED_ENTRY.match(r.reason)
+    failed = next(
+        (g for g in state.out.graphs if g.kind == "dynamo" and entry and g.compile_id == entry.group(1)), None
+    )
+    for g in failed.guards if failed is not None else []:
+        if g.line is not None and g.source and guards.root_name(g.source) == root and g.kind in ("tensor", "value"):
+            return g.line
+    return state.locator.first_line_reading(root)
 
 
 def _read_change(recompile: Recompile, reason: str) -> None:
@@ -596,13 +656,25 @@ def _on_chromium_event(state: TraceState, ev: TraceEvent) -> None:
 def _on_graph_runnable(state: TraceState, ev: TraceEvent) -> None:
     if ev.payload:
         state.out.runnable, state.out.runnable_compile_id = ev.payload, ev.compile_id
+        state.out.runnables[ev.compile_id] = ev.payload
 
 
 def _on_compilation_metrics(state: TraceState, ev: TraceEvent) -> None:
     m = ev.metadata
     if not isinstance(m, dict):
         return
-    state.out.compile_s += float(m.get("entire_frame_compile_time_s") or 0.0)
+    state.metrics_s[ev.compile_id or str(m.get("compile_id") or "")] += float(
+        m.get("entire_frame_compile_time_s") or 0.0
+    )
+    restarts = m.get("restart_reasons")
+    if isinstance(restarts, list) and restarts:
+        state.out.restarts.append(
+            CompileRestart(
+                compile_id=ev.compile_id or str(m.get("compile_id") or ""),
+                attempt=ev.attempt if isinstance(ev.attempt, int) else len(restarts),
+                reasons=[_first_reason_line(str(r)) for r in restarts],
+            )
+        )
     if m.get("fail_type"):
         state.out.failures.append(f"{m.get('fail_type')}: {m.get('fail_reason')}")
         _note_limit(state, ev, m)
@@ -625,8 +697,32 @@ def _on_bwd_compilation_metrics(state: TraceState, ev: TraceEvent) -> None:
         return
     if ev.metadata.get("fail_type"):  # torch 2.6 logs a frame's recompile-limit failure as this event
         _note_limit(state, ev, ev.metadata)
-    state.out.compile_s += float(ev.metadata.get("inductor_compile_time_s") or 0.0)
+    state.metrics_s[ev.compile_id] += float(ev.metadata.get("inductor_compile_time_s") or 0.0)
     state.out.cudagraph_skips.extend(mode_events.cudagraph_skips(ev.metadata))
+
+
+_CLASS_REPR = re.compile(r"^<class '(?:[\w.]+\.)?(\w+)'>$")
+
+
+def _first_reason_line(reason: str) -> str:
+    """A restart reason as tlparse lists it: its first line (``Failed to trace builtin operator``), an exception
+    class by its name (``<class 'torch._dynamo.exc.TensorifyScalarRestartAnalysis'>``: ``TensorifyScalarRestartAnalysis``)."""
+    first = next((ln.strip() for ln in reason.splitlines() if ln.strip()), "")
+    named = _CLASS_REPR.match(first)
+    return named.group(1) if named else first
+
+
+def _compile_seconds(state: TraceState) -> float:
+    """The seconds all compiles took, one figure per compile id: the sum of its outermost timed spans (``dynamo``
+    around the frame, ``entire_backward_compile`` around a lazy backward), which the compile timeline draws, else
+    (no spans logged for it) what Dynamo's metrics give it.  Summing the metrics instead read 4.91 s where the
+    timeline drew 4.94 s, and a lazy backward's 0.300 s of Inductor time where its span took 0.371 s."""
+    spans: dict[str, float] = collections.defaultdict(float)
+    for span in state.out.spans:
+        if span.depth == 0 and span.compile_id:
+            spans[span.compile_id] += span.duration_s
+    ids = list(dict.fromkeys([*spans, *state.metrics_s]))
+    return sum(spans[cid] if cid in spans else state.metrics_s[cid] for cid in ids)
 
 
 def _json(payload: str | None):
