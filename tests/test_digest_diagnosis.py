@@ -134,6 +134,9 @@ def test_recompiles_are_a_one_time_cost_with_the_guard_that_failed():
     (cause,) = [c for c in diagnosis(run) if c.kind == "recompiles"]
     assert cause.cost_s == 3.0 and cause.cost_text == "3 s once"
     assert cause.title == "1 recompile: the guard on x (cell line 2) failed" and cause.line == 2
+    # with no fix to name, it points to the tab that names the guard and its graph's guards (a Hugging Face generate
+    # card pointed to the Compile tab for guards only the Guards tab names)
+    assert cause.action.startswith("the Guards tab names the guard that failed")
     r = run.recompiles[0]
     r.change, r.dim, r.expected, r.actual = "size", 0, "1024", "2048"
     (cause,) = [c for c in diagnosis(run) if c.kind == "recompiles"]

@@ -837,6 +837,25 @@ class TraceOrigin:
 
 
 @dataclass
+class RunSettings:
+    """How the profile ran, beside what it measured: torch's threads as the cell left them after its first run, and
+    the profile's own options (the compiled variants record theirs).  Compare shows where two runs differ in them
+    first: a 92.7 % drop in eager time between two runs of one cell came from its threads and options, which
+    Compare did not show.  None in a run stored before they were recorded."""
+
+    torch_threads: int  # torch.get_num_threads(): intra-op threads (OpenMP on CPU)
+    interop_threads: int  # torch.get_num_interop_threads()
+    warmup: int
+    repeat: int
+    budget_s: float
+    quick: bool = False
+    check_correctness: bool = True
+    inputs: str = (
+        ""  # --inputs NAME=ITERABLE as given; "" for one input (or profile(fn, inputs=...): ``InputSequence``)
+    )
+
+
+@dataclass
 class ProfileRun:
     """The result of one ``%%compile_profile`` (or ``compile_profile.profile``) call."""
 
@@ -865,7 +884,7 @@ class ProfileRun:
     # the Inductor, Dynamo and functorch settings not at their defaults, recorded where a compile failed or
     # compiled results differed (a setting may be the cause); None where not recorded (nothing went wrong, a run
     # read from a trace, a run stored before they were)
-    settings: list[ConfigSetting] | None = None
+    configs_changed: list[ConfigSetting] | None = None
     device_peaks: DevicePeaks | None = None
     memory_ratio: float | None = None  # eager peak memory / compiled peak memory (PT2 dashboard's compression ratio)
     kept_names: list[str] = field(default_factory=list[str])  # what the cell keeps (published, bound after it)
@@ -882,6 +901,7 @@ class ProfileRun:
     imported_trace: TraceOrigin | None = None  # set on a run read from a TORCH_TRACE log: no timings
     # a profile over a sequence of inputs; then ``speedup`` is the sequence's, weighted by calls
     inputs: InputSequence | None = None
+    settings: RunSettings | None = None  # torch's threads and the profile's options (None before they were recorded)
     schema_version: int = SCHEMA_VERSION
 
     @staticmethod

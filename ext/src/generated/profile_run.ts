@@ -28,7 +28,7 @@ export interface ProfileRun {
   notes?: Note[];
   recommendation?: Recommendation | null;
   bisection?: Bisection | null;
-  settings?: ConfigSetting[] | null;
+  configs_changed?: ConfigSetting[] | null;
   device_peaks?: DevicePeaks | null;
   memory_ratio?: number | null;
   kept_names?: string[];
@@ -43,6 +43,7 @@ export interface ProfileRun {
   };
   imported_trace?: TraceOrigin | null;
   inputs?: InputSequence | null;
+  settings?: RunSettings | null;
   schema_version?: number;
 }
 /**
@@ -706,6 +707,22 @@ export interface InputCall {
   max_abs_diff?: number | null;
 }
 /**
+ * How the profile ran, beside what it measured: torch's threads as the cell left them after its first run, and
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "RunSettings".
+ */
+export interface RunSettings {
+  torch_threads: number;
+  interop_threads: number;
+  warmup: number;
+  repeat: number;
+  budget_s: number;
+  quick?: boolean;
+  check_correctness?: boolean;
+  inputs?: string;
+}
+/**
  * The result of one ``%%compile_profile`` (or ``compile_profile.profile``) call.
  *
  * This interface was referenced by `ProfileRun`'s JSON-Schema
@@ -736,7 +753,7 @@ export interface ProfileRun1 {
   notes?: Note[];
   recommendation?: Recommendation | null;
   bisection?: Bisection | null;
-  settings?: ConfigSetting[] | null;
+  configs_changed?: ConfigSetting[] | null;
   device_peaks?: DevicePeaks | null;
   memory_ratio?: number | null;
   kept_names?: string[];
@@ -751,5 +768,6 @@ export interface ProfileRun1 {
   };
   imported_trace?: TraceOrigin | null;
   inputs?: InputSequence | null;
+  settings?: RunSettings | null;
   schema_version?: number;
 }
