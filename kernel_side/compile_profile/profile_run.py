@@ -122,6 +122,9 @@ class Timing:
     min_ms: float = 0.0
     samples_ms: list[float] = field(default_factory=list[float])
     method: str = "host"  # "host" (perf_counter around a synchronised call) or "cuda_events"
+    # CPU (Linux): how long this process's threads waited for a CPU during each sample, per call, in the
+    # samples' order (``engine.host_load.ThreadWaits``, summed over threads); empty where not measured
+    waited_ms: list[float] = field(default_factory=list[float])
 
 
 @dataclass
@@ -279,6 +282,12 @@ class KernelProfile:
     # the median time per call with at least one device event running (GPU): kernels on concurrent streams
     # (NCCL's all-reduce beside the backward) once, where ``total_ms`` sums them
     device_busy_ms: float | None = None
+    # CPU: what the profiler costs per op event it records, calibrated in the same process
+    # (``engine.profiler_cost``), and what that cost came to in the kernels' host times per call, taken out of
+    # them (each op's host time less the cost of the op events recorded inside it).  None: not calibrated
+    # (a GPU's device times, runs stored before)
+    event_cost_us: float | None = None
+    profiler_cost_ms: float | None = None
 
 
 @dataclass
@@ -306,6 +315,23 @@ class HostLoad:
     other_processes_cores: float  # their busy CPU time over the timed rounds' wall time, in cores
     cores: int  # the cores this process may run on
     threads: int  # the threads the profiled code wanted: torch's intra-op threads on CPU, 1 on a GPU
+
+    @property
+    def free_cores(self) -> int:
+        """The cores other processes left free, rounded, at least 1: as many threads as torch can run at once."""
+        return max(1, round(self.cores - self.other_processes_cores))
+
+
+@dataclass
+class ThreadsTrial:
+    """The eager call timed again at ``threads`` torch threads (the cores other processes left free) right after
+    the timed rounds, which ran at ``user_threads`` (``engine.threads_trial``): what ``torch.set_num_threads(threads)``
+    gives on this machine, measured."""
+
+    threads: int
+    user_threads: int
+    eager_ms: float  # median per call at ``threads``
+    samples: int = 0
 
 
 @dataclass
@@ -822,6 +848,25 @@ class TraceOrigin:
 
 
 @dataclass
+class RunSettings:
+    """How the profile ran, beside what it measured: torch's threads as the cell left them after its first run, and
+    the profile's own options (the compiled variants record theirs).  Compare shows where two runs differ in them
+    first: a 92.7 % drop in eager time between two runs of one cell came from its threads and options, which
+    Compare did not show.  None in a run stored before they were recorded."""
+
+    torch_threads: int  # torch.get_num_threads(): intra-op threads (OpenMP on CPU)
+    interop_threads: int  # torch.get_num_interop_threads()
+    warmup: int
+    repeat: int
+    budget_s: float
+    quick: bool = False
+    check_correctness: bool = True
+    inputs: str = (
+        ""  # --inputs NAME=ITERABLE as given; "" for one input (or profile(fn, inputs=...): ``InputSequence``)
+    )
+
+
+@dataclass
 class ProfileRun:
     """The result of one ``%%compile_profile`` (or ``compile_profile.profile``) call."""
 
@@ -850,7 +895,7 @@ class ProfileRun:
     # the Inductor, Dynamo and functorch settings not at their defaults, recorded where a compile failed or
     # compiled results differed (a setting may be the cause); None where not recorded (nothing went wrong, a run
     # read from a trace, a run stored before they were)
-    settings: list[ConfigSetting] | None = None
+    configs_changed: list[ConfigSetting] | None = None
     device_peaks: DevicePeaks | None = None
     memory_ratio: float | None = None  # eager peak memory / compiled peak memory (PT2 dashboard's compression ratio)
     kept_names: list[str] = field(default_factory=list[str])  # what the cell keeps (published, bound after it)
@@ -862,6 +907,7 @@ class ProfileRun:
     distributed: DistributedRank | None = None  # set when torch.distributed was initialised
     ddp_splits: list[DdpSplit] = field(default_factory=list[DdpSplit])  # graphs DDPOptimizer split at bucket boundaries
     host_load: HostLoad | None = None  # other processes' CPU use while timing (Linux)
+    threads_trial: ThreadsTrial | None = None  # CPU: timed again at fewer threads, where torch had more than free cores
     # the profile's own wall time per stage, in the order they ran ("eager first call", "first call: default",
     # "warm-up", "timing", "float64 reference", "correctness", "kernel pass: eager", ...); the entries do not
     # overlap, "other" is the rest of the profile's wall time; empty in a run stored before they were recorded
@@ -869,6 +915,7 @@ class ProfileRun:
     imported_trace: TraceOrigin | None = None  # set on a run read from a TORCH_TRACE log: no timings
     # a profile over a sequence of inputs; then ``speedup`` is the sequence's, weighted by calls
     inputs: InputSequence | None = None
+    settings: RunSettings | None = None  # torch's threads and the profile's options (None before they were recorded)
     schema_version: int = SCHEMA_VERSION
 
     @staticmethod

@@ -28,7 +28,7 @@ export interface ProfileRun {
   notes?: Note[];
   recommendation?: Recommendation | null;
   bisection?: Bisection | null;
-  settings?: ConfigSetting[] | null;
+  configs_changed?: ConfigSetting[] | null;
   device_peaks?: DevicePeaks | null;
   memory_ratio?: number | null;
   kept_names?: string[];
@@ -38,11 +38,13 @@ export interface ProfileRun {
   distributed?: DistributedRank | null;
   ddp_splits?: DdpSplit[];
   host_load?: HostLoad | null;
+  threads_trial?: ThreadsTrial | null;
   stage_s?: {
     [k: string]: number;
   };
   imported_trace?: TraceOrigin | null;
   inputs?: InputSequence | null;
+  settings?: RunSettings | null;
   schema_version?: number;
 }
 /**
@@ -106,6 +108,7 @@ export interface Timing {
   min_ms?: number;
   samples_ms?: number[];
   method?: string;
+  waited_ms?: number[];
 }
 /**
  * A fact recorded beside the figures (why one is missing, what a run did to the notebook), as a kind
@@ -215,6 +218,8 @@ export interface KernelProfile {
   preempted_calls?: number;
   waited_ms?: number | null;
   device_busy_ms?: number | null;
+  event_cost_us?: number | null;
+  profiler_cost_ms?: number | null;
 }
 /**
  * A device kernel the profiling pass saw but could not tie to a generated kernel or extern call (on
@@ -611,6 +616,18 @@ export interface HostLoad {
   threads: number;
 }
 /**
+ * The eager call timed again at ``threads`` torch threads (the cores other processes left free) right after
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "ThreadsTrial".
+ */
+export interface ThreadsTrial {
+  threads: number;
+  user_threads: number;
+  eager_ms: number;
+  samples?: number;
+}
+/**
  * Where a run read from a structured trace came from (``compile-profile import-trace``): the
  *
  * This interface was referenced by `ProfileRun`'s JSON-Schema
@@ -695,6 +712,22 @@ export interface InputCall {
   max_abs_diff?: number | null;
 }
 /**
+ * How the profile ran, beside what it measured: torch's threads as the cell left them after its first run, and
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "RunSettings".
+ */
+export interface RunSettings {
+  torch_threads: number;
+  interop_threads: number;
+  warmup: number;
+  repeat: number;
+  budget_s: number;
+  quick?: boolean;
+  check_correctness?: boolean;
+  inputs?: string;
+}
+/**
  * The result of one ``%%compile_profile`` (or ``compile_profile.profile``) call.
  *
  * This interface was referenced by `ProfileRun`'s JSON-Schema
@@ -725,7 +758,7 @@ export interface ProfileRun1 {
   notes?: Note[];
   recommendation?: Recommendation | null;
   bisection?: Bisection | null;
-  settings?: ConfigSetting[] | null;
+  configs_changed?: ConfigSetting[] | null;
   device_peaks?: DevicePeaks | null;
   memory_ratio?: number | null;
   kept_names?: string[];
@@ -735,10 +768,12 @@ export interface ProfileRun1 {
   distributed?: DistributedRank | null;
   ddp_splits?: DdpSplit[];
   host_load?: HostLoad | null;
+  threads_trial?: ThreadsTrial | null;
   stage_s?: {
     [k: string]: number;
   };
   imported_trace?: TraceOrigin | null;
   inputs?: InputSequence | null;
+  settings?: RunSettings | null;
   schema_version?: number;
 }

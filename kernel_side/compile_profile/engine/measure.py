@@ -20,7 +20,7 @@ import torch
 from .. import stats
 from ..profile_run import Note, NoteValue, Recommendation, Speedup
 from . import correctness as correctness_mod
-from . import distributed, host_load, lockstep
+from . import distributed, host_load, lockstep, threads_trial
 from . import reference as reference_mod
 from .compile_stage import note_recompiles
 from .correctness import MutableState
@@ -107,6 +107,8 @@ def time_variants(session: Session) -> None:
             session.progress(f"timing: round {i}{said}")
 
     load = host_load.measure(threads=torch.get_num_threads() if device_type == "cpu" else 1)
+    # each CPU sample's wait for a CPU: how much of a sample other processes (or torch's own surplus threads) took
+    waits = host_load.ThreadWaits() if device_type == "cpu" else None
     try:
         rounds_started[0] = time.perf_counter()
         run_interleaved(
@@ -116,12 +118,20 @@ def time_variants(session: Session) -> None:
             calls_per_sample=number,
             on_round=on_round,
             decide=distributed.shared,
+            waits=waits.waited_s if waits is not None and waits.available else None,
         )
         lockstep.stage_done(session, "timing")
     finally:
+        if waits is not None:
+            waits.close()
         session.run.host_load = load()
         _record_timings(session, timed, device_type)
         note_recompiles(session, session.recorder.take(), during_timing=True)
+    fewer = threads_trial.wanted(session.run.host_load, device_type, session.run.distributed is not None)
+    if fewer is not None:
+        session.progress(f"timing eager again at {fewer} torch thread{'s' if fewer != 1 else ''}")
+        with session.clock("threads trial"):
+            session.run.threads_trial = threads_trial.try_fewer_threads(timed[0], fewer, number)
 
 
 def _record_timings(session: Session, timed: list[TimedCallable], device_type: str) -> None:
@@ -130,7 +140,7 @@ def _record_timings(session: Session, timed: list[TimedCallable], device_type: s
     for variant in session.run.variants:
         tc = by_name.get(variant.name)
         if tc is not None and tc.samples_s:
-            variant.timing = summarize_samples(tc.samples_s, method=method)
+            variant.timing = summarize_samples(tc.samples_s, method=method, waited_s=tc.waited_s)
     eager = by_name["eager"]
     candidates = [by_name[n] for n in session.compiled if by_name[n].samples_s]
     if not eager.samples_s or not candidates:

@@ -42,7 +42,7 @@ from typing import Any
 
 import torch
 
-from ..profile_run import Device, ErrorInfo, Note, ProfileRun, Variant
+from ..profile_run import Device, ErrorInfo, Note, ProfileRun, RunSettings, Variant
 from . import cell_state, distributed, lockstep
 from . import correctness as correctness_mod
 from .backend import register
@@ -289,6 +289,9 @@ def eager_first(session: Session) -> None:
     used = _named_values_used(t.function, session.first_outputs)
     tensor_devices = device_types([*used.values(), *t.inputs])
     session.run.device = device(run_device_type(tensor_devices, fallback=current_device_type()))
+    if session.run.settings is not None:  # as the cell left them: it may set them itself
+        session.run.settings.torch_threads = torch.get_num_threads()
+        session.run.settings.interop_threads = torch.get_num_interop_threads()
     if t.cell is not None:
         session.run.kept_names, session.run.temporaries = list(t.cell.kept), list(t.cell.temporaries)
         session.run.kept_tensors = kept_tensors(t.cell.intermediates, session.first_outputs, session.run.device.type)
@@ -404,7 +407,7 @@ def _finish(session: Session) -> None:
     if run.status == "ok" and run.compiled_variants and not session.compiled:
         run.status = "failed"  # every compiled variant failed; eager results are still reported
     if _compiled_went_wrong(run):  # a setting not at its default may be the cause: the digest says which
-        run.settings = non_default_settings()
+        run.configs_changed = non_default_settings()
     run.graphs = dedupe_graphs(run.graphs)
     cells = session.opts.source_cells
     if cells is not None:  # a helper another notebook cell defines: that cell's number
@@ -449,6 +452,16 @@ def new_session(target: Target, opts: ProfileOptions, specs: list[VariantSpec]) 
     )
     if opts.quick:
         run.notes.append(Note("quick_profile"))
+    run.settings = RunSettings(
+        torch_threads=torch.get_num_threads(),
+        interop_threads=torch.get_num_interop_threads(),
+        warmup=opts.warmup,
+        repeat=opts.repeat,
+        budget_s=float(opts.budget),
+        quick=opts.quick,
+        check_correctness=opts.check_correctness,
+        inputs=opts.inputs or "",
+    )
     session = Session(
         target=target,
         opts=opts,
