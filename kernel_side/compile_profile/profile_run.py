@@ -49,6 +49,14 @@ NoteKind = Literal[
     "warmup_kept_compiling",  # variant, values["extra_calls"], ["settled_calls"]
     "state_restored",  # the cell changes tensors in place: values["tensors"]
     "state_not_compared",  # ... too large to compare: values["tensors"], ["bytes"]
+    # what the cell changed in place was put back as its first run left it (``engine.cell_state``):
+    # values["tensors"], ["grads"], ["containers"] (lists, dicts, objects, names put back), ["bytes"] (the copy),
+    # ["kept_in"] ("device" or "host"), ["not_restored"] (tensors later runs changed that the first did not)
+    "state_put_back",
+    # ... or not: it holds values["runs"] runs' changes; ["reason"]: "too_large" (["bytes"] needed against
+    # ["host_free"] and ["device_free"] on ["device"]), "failed" (["error"]), "disabled" (--no-restore),
+    # "other_rank" (another rank's copy did not fit), "restore_failed" (putting it back raised: ["error"])
+    "state_advanced",
     "torch_lacks",  # what this torch cannot show: values["torch"], ["features"] ("provenance", "caller_lines")
     "no_post_grad_on_cache_hit",  # values["torch"]
     "not_saved",  # the run store refused the run: values["why"]
@@ -426,6 +434,9 @@ class GraphBreak:
     filename: str = ""  # the innermost frame: where Dynamo stopped, in the cell or in a library it called
     file_line: int | None = None
     file_code: str = ""  # the code at filename:file_line
+    file_function: str = ""  # the function of that frame (``scale_by_max``), where the trace names it
+    # where filename is another notebook cell's code (a helper defined there): that cell's number, In[n]
+    file_cell: int | None = None
 
 
 @dataclass
@@ -890,6 +901,9 @@ class ProfileRun:
     kept_names: list[str] = field(default_factory=list[str])  # what the cell keeps (published, bound after it)
     temporaries: list[str] = field(default_factory=list[str])  # what it assigns but does not keep (--keep)
     kept_tensors: list[KeptTensor] = field(default_factory=list[KeptTensor])  # large kept intermediates
+    # the LR schedulers the profiled code reads (by name: ``sched``, ``trainer.scheduler``): where none is, a float
+    # learning rate Dynamo guards on does not change from step to step, and nothing says it would
+    lr_schedulers: list[str] = field(default_factory=list[str])
     distributed: DistributedRank | None = None  # set when torch.distributed was initialised
     ddp_splits: list[DdpSplit] = field(default_factory=list[DdpSplit])  # graphs DDPOptimizer split at bucket boundaries
     host_load: HostLoad | None = None  # other processes' CPU use while timing (Linux)

@@ -34,6 +34,7 @@ export interface ProfileRun {
   kept_names?: string[];
   temporaries?: string[];
   kept_tensors?: KeptTensor[];
+  lr_schedulers?: string[];
   distributed?: DistributedRank | null;
   ddp_splits?: DdpSplit[];
   host_load?: HostLoad | null;
@@ -128,6 +129,8 @@ export interface Note {
     | 'warmup_kept_compiling'
     | 'state_restored'
     | 'state_not_compared'
+    | 'state_put_back'
+    | 'state_advanced'
     | 'torch_lacks'
     | 'no_post_grad_on_cache_hit'
     | 'not_saved'
@@ -337,6 +340,8 @@ export interface GraphBreak {
   filename?: string;
   file_line?: number | null;
   file_code?: string;
+  file_function?: string;
+  file_cell?: number | null;
 }
 /**
  * One recompilation of a frame (one new compile id): the guard failure that made Dynamo compile it again.
@@ -759,6 +764,7 @@ export interface ProfileRun1 {
   kept_names?: string[];
   temporaries?: string[];
   kept_tensors?: KeptTensor[];
+  lr_schedulers?: string[];
   distributed?: DistributedRank | null;
   ddp_splits?: DdpSplit[];
   host_load?: HostLoad | null;
