@@ -658,7 +658,7 @@ export interface ErrorInfo {
   reproducer?: string;
 }
 /**
- * What ``--sweep`` measured: the fastest compiled variant and its ``torch.compile`` call, and how much faster it ran than the next fastest (``runner_up``): the ratio of their medians with its 95% interval. The digest says whether that is a measurable difference (``digest.summary.recommendation_digest``).
+ * What ``--sweep`` measured: the fastest compiled variant and its ``torch.compile`` call, and how much faster it ran than the next fastest (``runner_up``): the ratio of their medians with its 95% interval. The digest says whether that is a measurable difference (``digest.recommendation.recommendation_digest``).
  *
  * This interface was referenced by `ProfileRun`'s JSON-Schema
  * via the `definition` "Recommendation".
