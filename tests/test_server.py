@@ -327,7 +327,12 @@ async def test_a_run_and_a_job_read_from_torch_traces_are_served_with_their_figu
         store.put(r)
     body = await fetch_json(jp_fetch, API, "runs", run.id)
     summary = body.pop("summary")
-    assert body == run.to_dict() and summary == json.loads(json.dumps(run_digest(run)))
+    # the run's JSON names its artifacts by hash and holds none of their texts (GET runs/<id>/artifacts/<hash>)
+    assert body == {**run.to_dict(), "artifact_texts": {}} and summary == json.loads(json.dumps(run_digest(run)))
+    modules = [
+        run.artifact_texts[a.sha256] for c in run.compiles for a in c.artifacts if a.name == "inductor_output_code"
+    ]
+    assert modules and not any(json.dumps(text)[1:-1] in json.dumps(body) for text in modules)
     assert summary["headline"].startswith("from a TORCH_TRACE: no timings; compile failed")
     assert summary["trace"]["path"].endswith("failed/trace.log.gz")
     assert await fetch_json(jp_fetch, API, "runs", run.id, "figures")

@@ -12,7 +12,9 @@ from __future__ import annotations
 import ast
 import functools
 import re
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 _AOT_ID = re.compile(r"#\s*AOT ID:\s*\['\d+_(\w+)'\]")
@@ -235,9 +237,18 @@ def ops_from_kernel_name(name: str) -> list[str]:
     return _split_op_names(match.group(1))
 
 
-@functools.lru_cache(maxsize=1)
+OP_NAMES_FILE = Path(__file__).with_name("aten_op_names.txt")
+
+
 def _registered_ops() -> dict[str, str]:
-    """Each ATen and prims op name (no overload) -> its dotted name; ATen's where both have it."""
+    """Each ATen and prims op name (no overload) -> its dotted name; ATen's where both have it: the running torch's
+    registry where torch is imported (a profile), else the names of the torch the package ships them from
+    (``aten_op_names.txt``): a log's import reads its kernels' names without importing torch (2 s here)."""
+    return _live_ops() if "torch" in sys.modules else _shipped_ops()
+
+
+@functools.lru_cache(maxsize=1)
+def _live_ops() -> dict[str, str]:
     import torch
 
     names: dict[str, str] = {}
@@ -248,6 +259,25 @@ def _registered_ops() -> dict[str, str]:
             if namespace == "aten" or op not in names:
                 names[op] = f"{namespace}.{op}"
     return names
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_ops() -> dict[str, str]:
+    lines = OP_NAMES_FILE.read_text(encoding="utf-8").splitlines()
+    return {name.split(".", 1)[1]: name for name in lines if name and not name.startswith("#")}
+
+
+def write_op_names() -> None:
+    """Write ``aten_op_names.txt`` from the installed torch (``python -m compile_profile.engine.output_code
+    --write-op-names``)."""
+    import torch
+
+    header = (
+        f"# ATen and prims op names (no overload) of torch {torch.__version__}, for reading a fused kernel's name "
+        "without\n# importing torch (engine/output_code.py); regenerate with: python -m "
+        "compile_profile.engine.output_code --write-op-names\n"
+    )
+    OP_NAMES_FILE.write_text(header + "".join(f"{n}\n" for n in sorted(_live_ops().values())), encoding="utf-8")
 
 
 def _split_op_names(joined: str) -> list[str]:
@@ -265,3 +295,7 @@ def _split_op_names(joined: str) -> list[str]:
             break
         i = following + 1
     return ops
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--write-op-names"]:
+    write_op_names()

@@ -2,7 +2,8 @@
 
 Contract: ``op_counts_from_code`` counts the ``torch.ops`` calls of a graph; ``graph_nodes`` is
 the one parser of a graph's nodes: each node's name, the op it calls and the frame of its
-``# File:`` comment; ``placeholders`` reads its inputs (name and annotation) from its ``forward``
+``# File:`` comment (``node_lines``: where each sits in the text, for provenance); ``collective_order`` the collectives
+it calls in order; ``placeholders`` reads its inputs (name and annotation) from its ``forward``
 signature, on one line or one per line as AOTAutograd prints it.
 """
 
@@ -71,6 +72,41 @@ def graph_nodes(code: str) -> list[GraphNode]:
             own = next((f for _, _, f, rhs in nodes[i + 1 :] if f is not None and uses.search(rhs)), None)
         out.append(GraphNode(name, op, own))
     return out
+
+
+def node_lines(code: str) -> list[tuple[str, int, Frame | None]]:
+    """Each node of a printed FX graph with its line (from 1) and the frame of the ``# File:`` comment above it (None
+    where none is, or the comment says there is no stack trace), in order; a name printed twice (a subgraph's) once."""
+    out: list[tuple[str, int, Frame | None]] = []
+    seen: set[str] = set()
+    frame: Frame | None = None
+    for number, text in enumerate(code.splitlines(), start=1):
+        if "# File: " in text:
+            comment = GRAPH_FILE_COMMENT.search(text)
+            if comment:
+                frame = (comment.group(1), int(comment.group(2)), comment.group(3).strip())
+                continue
+        if "No stacktrace found" in text:
+            frame = None
+            continue
+        if "def forward(" in text or text.lstrip().startswith("class "):
+            frame = None
+            continue
+        assignment = _ASSIGNMENT.match(text)
+        if assignment and assignment.group(1) not in seen:
+            seen.add(assignment.group(1))
+            out.append((assignment.group(1), number, frame))
+    return out
+
+
+def collective_order(code: str) -> list[str]:
+    """The collective ops a printed ATen graph calls, in the order it calls them (``all_reduce``, ``wait_tensor`` left
+    out: it is the collective's wait, not one of its own)."""
+    ops = [m.group(1).rstrip("_") for m in _COLLECTIVE_CALL.finditer(code)]
+    return [op for op in ops if op != "wait_tensor"]
+
+
+_COLLECTIVE_CALL = re.compile(r"torch\.ops\._?c10d_functional\.(\w+)\.\w+\(")
 
 
 def collective_ops(op_counts: dict[str, int]) -> dict[str, int]:
