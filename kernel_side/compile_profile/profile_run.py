@@ -244,6 +244,18 @@ class EagerLineTime:
 
 
 @dataclass
+class ProfiledEvent:
+    """One kernel event of one profiled call, as the profiler recorded it (for ``export --perfetto``): a device kernel
+    on a GPU, a kernel's or op's host call on a CPU."""
+
+    name: str
+    start_us: float  # from the call's start
+    duration_us: float
+    track: Literal["device", "host"] = "device"
+    kernel_id: str = ""  # the ``Kernel.id`` it was attributed to, "" where none
+
+
+@dataclass
 class KernelProfile:
     """What the separate torch.profiler pass after timing measured for one variant.
 
@@ -285,6 +297,9 @@ class KernelProfile:
     # (a GPU's device times, runs stored before)
     event_cost_us: float | None = None
     profiler_cost_ms: float | None = None
+    # the kernel events of the first call the figures come from, at most ``kernel_profiler.EVENTS_KEPT`` (the export
+    # to Perfetto lays them beside the compiles); empty in runs stored before they were kept
+    events: list[ProfiledEvent] = field(default_factory=list[ProfiledEvent])
 
 
 @dataclass
@@ -939,6 +954,7 @@ class Provenance:
     output_code: str = ""
     mapped: bool = False
     nodes: list[ProvenanceNode] = field(default_factory=list[ProvenanceNode])
+    graph: str = ""  # what the module computes, as its ``AOT ID`` says: "forward", "backward", "inference"; "" unsaid
 
 
 @dataclass
@@ -963,6 +979,9 @@ class CompileRecord:
     # each output module's ops with their outputs' shapes and dtypes (``inductor_runtime_and_tensor_meta``, logged
     # with ``torch._inductor.config.log_tlparse``): one text per op, "aten.mm f32[4, 8]"; empty where not logged
     tensor_meta: list[str] = field(default_factory=list[str])
+    # the compile ids whose graphs ran, in the order they ran (the ``graph_execution`` artifact, logged under
+    # ``torch._inductor.debug.record_and_log_graph_execution_order``): on the record of no compile id; else empty
+    execution_order: list[str] = field(default_factory=list[str])
     start_s: float | None = None  # its first span's start (epoch seconds, as ``CompileSpan``)
 
 

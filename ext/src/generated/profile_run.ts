@@ -223,6 +223,7 @@ export interface KernelProfile {
   device_busy_ms?: number | null;
   event_cost_us?: number | null;
   profiler_cost_ms?: number | null;
+  events?: ProfiledEvent[];
 }
 /**
  * A device kernel the profiling pass saw but could not tie to a generated kernel or extern call (on
@@ -258,6 +259,19 @@ export interface EagerLineTime {
   line: number;
   time_ms: number;
   ops?: string[];
+}
+/**
+ * One kernel event of one profiled call, as the profiler recorded it (for ``export --perfetto``): a device kernel
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "ProfiledEvent".
+ */
+export interface ProfiledEvent {
+  name: string;
+  start_us: number;
+  duration_us: number;
+  track?: 'device' | 'host';
+  kernel_id?: string;
 }
 /**
  * One op max-autotune benchmarked (from the structured trace's autotuning events).
@@ -732,6 +746,7 @@ export interface CompileRecord {
   provenance?: Provenance[];
   collectives?: string[];
   tensor_meta?: string[];
+  execution_order?: string[];
   start_s?: number | null;
 }
 /**
@@ -815,6 +830,7 @@ export interface Provenance {
   output_code?: string;
   mapped?: boolean;
   nodes?: ProvenanceNode[];
+  graph?: string;
 }
 /**
  * One node of a compiled graph at one stage, where it sits in that stage's artifact and what it became.

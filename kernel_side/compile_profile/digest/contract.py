@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Literal, TypedDict
 
 from .. import serialize
+from .compile_shapes import CompileDetail, CompileIndex
 
 SCHEMA_PATH = Path(__file__).parent.parent / "schema" / "digest.schema.json"
 
@@ -706,8 +707,9 @@ class JobPage(TypedDict):
     runs: list[RunSummary]
 
 
-# The shapes a reader receives whole; the schema's root is any one of them and its $defs name each.
-ROOTS = (RunDigest, RunSummary, RunMimeData, RunsPage, Comparison, JobDigest, JobPage)
+# The shapes a reader receives whole; the schema's root is any one of them and its $defs name each.  The compile views'
+# are dataclasses (``compile_shapes``), declared once: their schema and TypeScript come from them.
+ROOTS = (RunDigest, RunSummary, RunMimeData, RunsPage, Comparison, JobDigest, JobPage, CompileIndex, CompileDetail)
 
 
 def json_schema() -> dict[str, Any]:

@@ -62,8 +62,22 @@ CACHE_LOOKUPS: dict[str, tuple[Literal["fx_graph", "aot_autograd"], str]] = {
     "aotautograd_cache_miss": ("aot_autograd", "miss"),
     "aotautograd_cache_bypass": ("aot_autograd", "bypass"),
 }
-_PYTHON = ("_graph", "output_code", "graph_runnable", "wrapper", "_orchestration", "compiled_function", "_prologue")
-_PYTHON_TOO = ("_epilogue", "optimize_ddp_split", "exported_program", "dump_file")
+_PYTHON = frozenset(
+    {
+        "inductor_output_code",
+        "fx_graph_runnable",
+        "runtime_wrapper_orchestration",
+        "compiled_fn_wrapper",
+        "compiled_function_forward",
+        "compiled_function_backward",
+        "backward_prologue",
+        "backward_epilogue",
+        "optimize_ddp_split_child",
+        "aot_forward_graph_fw_metadata",
+        "exported_program",
+        "dump_file",
+    }
+)
 
 
 @dataclass
@@ -75,13 +89,14 @@ class Compiles:
 
 
 def language(name: str, text: str, encoding: str = "") -> ArtifactLanguage:
-    """What an artifact's text is, for its highlighting: by its name (``inductor_output_code``, ``*_graph``, the
-    wrappers: Python), else JSON where it was logged as JSON and reads as such."""
-    if name.endswith(_PYTHON) or name.endswith(_PYTHON_TOO) or "_graph" in name:
-        return "python"
-    if encoding == "json" or text[:1] in "{[":
+    """What an artifact's text is, for its highlighting: JSON where it was logged as JSON (a cache lookup's key
+    components), Python for the graphs (``*_graph``), the output code and the wrappers, JSON for a text that reads as
+    JSON, else plain text (bytecode, guards, a graph break's reason)."""
+    if encoding == "json" or name in CACHE_LOOKUPS:
         return "json"
-    return "text"
+    if name in _PYTHON or name.endswith("_graph") or name.endswith(("_pre_grad", "_post_grad")):
+        return "python"
+    return "json" if text[:1] in "{[" else "text"
 
 
 def _cut(text: str, limit: int) -> tuple[str, bool]:
@@ -286,6 +301,12 @@ class _Collector:
                 rec.collectives.extend(str(op).rsplit(".", 1)[-1] for op in schedule if op)
         elif kind == "inductor_runtime_and_tensor_meta":
             rec.tensor_meta.extend(_tensor_meta(_json(ev.payload)))
+        elif kind == "graph_execution":
+            order = _json(ev.payload)
+            ran = order.get("graph_execution_order") if isinstance(order, dict) else None
+            rec.execution_order.extend(
+                str(g.get("compile_id")) for g in (ran if isinstance(ran, list) else []) if isinstance(g, dict)
+            )
 
     @staticmethod
     def lookup(kind: str, ev: TraceEvent, art: Artifact, compile_id: str) -> CacheLookup:

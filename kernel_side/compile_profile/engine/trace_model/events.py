@@ -185,6 +185,11 @@ def build_variant_trace(
             raise
         unreadable["compiles"] += 1
     out.compile_s = _compile_seconds(state)
+    starts: dict[str, float] = {}
+    for span in out.spans:
+        starts[span.compile_id] = min(starts.get(span.compile_id, span.start_s), span.start_s)
+    for record in out.compiles:
+        record.start_s = starts.get(record.compile_id)
     for g in out.graphs:
         g.collectives = collective_ops(g.op_counts)
     out.cache.kernels = sum(1 for k in out.kernels if k.language != "extern")

@@ -31,6 +31,7 @@ from .locator import CellLocator
 
 MAX_NODES = 20_000  # per stage of one module: a 16-layer step's post-grad graph has ~3,000
 
+_AOT_ID = re.compile(r"#\s*AOT ID:\s*\['\d+_(\w+)'\]")
 _DEFINITION = re.compile(r"^(\w+) = async_compile\.\w+\(")
 _HANDLE = re.compile(r"\[Provenance debug handles\]\s*([\w.]+:\d+)")
 _SOURCE_NODES = re.compile(r"Source Nodes: \[([^\]]*)\]")
@@ -142,4 +143,5 @@ def module_provenance(
         output_code=output_code[0],
         mapped=mapped,
         nodes=[*pre.values(), *post.values(), *code.values()],
+        graph=graph.group(1) if (graph := _AOT_ID.search(output_code[1][:500])) else "",
     )
