@@ -13,7 +13,8 @@ puts a run with markup in every field (tests/markup_runs.py) and two rows that c
 with markup where a number belongs), for xss.spec.ts, which takes them out again with ``--remove ID...``.
 ``--add-views`` puts the runs views.spec.ts looks at (a Lines chart with two withheld passes, a card whose p90s are
 50-100 times its medians, an input-signature table, and fillers enough to make the run list scroll) and a notebook
-holding the long-tailed run's card.  ``--add-inputs ID`` profiles a small MLP over a sequence of inputs of two shapes (``profile(fn, inputs=[...])``,
+holding the long-tailed run's card.  ``--add-traces`` imports the TORCH_TRACE fixtures compiles.spec.ts opens (a script's, a training loop's with restarts,
+and a 2-rank job's).  ``--add-inputs ID`` profiles a small MLP over a sequence of inputs of two shapes (``profile(fn, inputs=[...])``,
 compiled here on the CPU) and puts its run, for importtrace.spec.ts's look at the Overview's input-signature table.
 """
 
@@ -579,6 +580,27 @@ def add_inputs_run(run_id: str) -> None:
         store.put(run)
 
 
+TRACE_RUNS = {"script": "uitracescr01", "loop": "uitraceloop1"}
+TRACE_JOB = ("uitracejob00", "uitracejob01")
+
+
+def add_trace_runs() -> None:
+    """The compiles views' runs (compiles.spec.ts): the script and loop TORCH_TRACE fixtures and the 2-rank job,
+    imported as ``compile-profile import-trace`` reads them, each under a fixed id."""
+    from compile_profile.engine.trace_import import import_trace
+
+    fixtures = HERE.parent / "tests" / "import_trace_fixtures"
+    with RunStore(DB) as store:
+        for name, run_id in TRACE_RUNS.items():
+            (run,) = import_trace(fixtures / name, source_roots=[fixtures])
+            run.id, run.created_at = run_id, minutes_ago(0.5)
+            store.put(run)
+        ranks = import_trace(fixtures / "job", source_roots=[fixtures])
+        for run, run_id in zip(ranks, TRACE_JOB):
+            run.id, run.created_at = run_id, minutes_ago(0.4)
+            store.put(run)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--add", metavar="ID", help="put one more run with this id into the existing store")
@@ -587,7 +609,11 @@ def main() -> None:
     parser.add_argument("--remove", nargs="+", metavar="ID", help="delete these runs from the existing store")
     parser.add_argument("--add-views", action="store_true", help="put the runs views.spec.ts looks at")
     parser.add_argument("--remove-views", action="store_true", help="take them out again")
+    parser.add_argument("--add-traces", action="store_true", help="put the runs compiles.spec.ts looks at")
     args = parser.parse_args()
+    if args.add_traces:
+        add_trace_runs()
+        return
     if args.add_views:
         add_views_runs()
         return

@@ -870,6 +870,10 @@ export interface CompileTimelineRow {
    * timeline.SHOWN_PHASES, each at least 1% of the compile
    */
   phases: TimelinePhase[];
+  /**
+   * the compile's kept attempt in the Compiles tab (``compiles.compile_key``); "" where not recorded
+   */
+  compile_key: string;
 }
 /**
  * One timed span of a compile (``timeline.compile_rows``), nested by depth.

@@ -524,6 +524,7 @@ class CompileTimelineRow(TypedDict):
     cache_text: str  # "FX graph: 2 misses (full_miss); AOTAutograd: 1 miss (full_miss)"; "" with no lookup
     restart_text: str  # "[6/1_2] after 2 restarts: Failed to trace builtin operator; …" (tlparse's); "" with none
     phases: list[TimelinePhase]  # timeline.SHOWN_PHASES, each at least 1% of the compile
+    compile_key: str  # the compile's kept attempt in the Compiles tab (``compiles.compile_key``); "" where not recorded
 
 
 class CompileTimeline(TypedDict):
