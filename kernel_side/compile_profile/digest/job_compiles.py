@@ -88,13 +88,24 @@ def _cache(runs: dict[int, ProfileRun], add: Add) -> None:
         of = lines_of(runs[r])
         extra = Counter(mine) - Counter(job)
         missing = Counter(job) - Counter(mine)
-        turned = []  # the same key, another outcome: a hit where the others missed
+        theirs = who(lookups, r, job)
+        paired = []  # the same key with another outcome (a hit where the others missed); another key, the same lookup
         for cache, state, key in list(extra):
-            other = next((m for m in missing if m[0] == cache and m[2] == key and key), None)
-            if other is not None:
-                turned.append(f"{cache} {state} where {who(lookups, r, job)} {other[1]} (key {key[:12]}…)")
-                del extra[(cache, state, key)], missing[other]
-        parts = turned + [
+            same_key = next((m for m in missing if m[0] == cache and m[2] == key and key), None)
+            other_key = next((m for m in missing if m[0] == cache and m[1] == state), None)
+            at = where[r][(cache, state, key)].compile_id
+            if same_key is not None:
+                paired.append(f"{cache} {state} for {at} where {theirs} {same_key[1]} (key {key[:12]}…)")
+            elif other_key is not None:
+                paired.append(
+                    f"{cache} {state} for {at} of another key than {theirs}' (another graph, inputs or config: its key "
+                    "components say which)"
+                )
+            else:
+                continue
+            _take(extra, (cache, state, key))
+            _take(missing, same_key or other_key)
+        parts = paired + [
             f"extra {cache} {state} for {where[r][(cache, state, key)].compile_id} "
             f"({compiled_frame(where[r][(cache, state, key)], of)})" + (f" ×{n}" if n > 1 else "")
             for (cache, state, key), n in extra.items()
@@ -103,7 +114,14 @@ def _cache(runs: dict[int, ProfileRun], add: Add) -> None:
         if not parts:
             parts = ["the same lookups in another order"]
         more = f"; … {len(parts) - LISTED} more" if len(parts) > LISTED else ""
-        add(r, "cache", f"cache lookups differ from {who(lookups, r, job)}': " + "; ".join(parts[:LISTED]) + more)
+        add(r, "cache", f"cache lookups differ from {theirs}': " + "; ".join(parts[:LISTED]) + more)
+
+
+def _take(counts: Counter[tuple[str, str, str]], item: tuple[str, str, str] | None) -> None:
+    if item is not None:
+        counts[item] -= 1
+        if counts[item] <= 0:
+            del counts[item]
 
 
 def _collectives(runs: dict[int, ProfileRun], add: Add) -> None:

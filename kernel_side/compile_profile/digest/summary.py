@@ -73,8 +73,9 @@ from .trace import trace_headline, trace_summary
 # calls apart, restarts, a few signatures listed, a trace's files read and skipped records; 23: settings not at their
 # defaults, setup failures, a failing graph's lines, fallback_random compared, a reference's float32 ops; 24:
 # calibrated CPU profiler passes (measured or withheld, never both), host contention as a cause, fused_native
-# whichever way the speedup goes
-DIGEST_VERSION = 24
+# whichever way the speedup goes; 25: each compile of the timeline opens in the Compiles tab (its key), a job's
+# compile ids, cache lookups, collectives, tensor metadata and execution order compared across its ranks
+DIGEST_VERSION = 25
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 

@@ -92,11 +92,12 @@ def language(name: str, text: str, encoding: str = "") -> ArtifactLanguage:
     """What an artifact's text is, for its highlighting: JSON where it was logged as JSON (a cache lookup's key
     components), Python for the graphs (``*_graph``), the output code and the wrappers, JSON for a text that reads as
     JSON, else plain text (bytecode, guards, a graph break's reason)."""
-    if encoding == "json" or name in CACHE_LOOKUPS:
+    looks_json = text.lstrip()[:1] in ("{", "[")  # torch logs some text as "json" (``recompile_reasons``)
+    if (encoding == "json" or name in CACHE_LOOKUPS) and looks_json:
         return "json"
     if name in _PYTHON or name.endswith("_graph") or name.endswith(("_pre_grad", "_post_grad")):
         return "python"
-    return "json" if text[:1] in "{[" else "text"
+    return "json" if looks_json else "text"
 
 
 def _cut(text: str, limit: int) -> tuple[str, bool]:
@@ -218,6 +219,20 @@ SHAPE_KINDS = frozenset(
 )
 
 
+_FUNCTIONAL = re.compile(r"_?c10d_functional\.(\w+)")
+
+
+def collective_name(kernel: str) -> str:
+    """``torch.ops._c10d_functional.all_reduce_.default`` as ``all_reduce``; "" for the wait on one (``wait_tensor``)."""
+    found = _FUNCTIONAL.search(kernel)
+    name = found.group(1).rstrip("_") if found else kernel
+    return "" if name == "wait_tensor" else name
+
+
+def _op_name(name: str) -> str:
+    return name.removeprefix("torch.ops.").removesuffix(".default")
+
+
 def _tensor_meta(payload: Any) -> list[str]:
     """``inductor_runtime_and_tensor_meta``'s ops as one text each: ``extern_kernels.mm -> float32[4, 8]``."""
     ops = payload.get("ops") if isinstance(payload, dict) else None
@@ -229,9 +244,9 @@ def _tensor_meta(payload: Any) -> list[str]:
         shown = [
             f"{o.get('dtype') or '?'}[{', '.join(str(d) for d in (o.get('shape') or []))}]"
             for o in (outputs if isinstance(outputs, list) else [])
-            if isinstance(o, dict)
+            if isinstance(o, dict) and (o.get("dtype") or o.get("shape"))  # a collective's handles have neither
         ]
-        out.append(f"{op.get('name') or '?'} -> {', '.join(shown) or 'nothing'}")
+        out.append(f"{_op_name(str(op.get('name') or '?'))} -> {', '.join(shown) or 'no tensor'}")
     return out
 
 
@@ -298,7 +313,7 @@ class _Collector:
         elif kind == "inductor_collective_schedule":
             schedule = _json(ev.payload)
             if isinstance(schedule, list):
-                rec.collectives.extend(str(op).rsplit(".", 1)[-1] for op in schedule if op)
+                rec.collectives.extend(op for name in schedule if name and (op := collective_name(str(name))))
         elif kind == "inductor_runtime_and_tensor_meta":
             rec.tensor_meta.extend(_tensor_meta(_json(ev.payload)))
         elif kind == "graph_execution":
