@@ -91,7 +91,7 @@ def test_each_compile_holds_every_payload_its_log_logged_for_it_in_order(log, im
     for key, payloads in logged.items():
         record = kept[key]
         assert [a.name for a in record.artifacts] == [kind for kind, _ in payloads]
-        for artifact, (kind, payload) in zip(record.artifacts, payloads):
+        for artifact, (_, payload) in zip(record.artifacts, payloads):
             text = run.artifact_texts[artifact.sha256]
             # JSON artifacts are stored indented, one value a line: the same value
             assert json.loads(text) == json.loads(payload) if artifact.language == "json" else text == payload
@@ -106,7 +106,6 @@ def test_each_compiles_detail_has_its_whole_output_code_its_graphs_and_its_metri
     for record in run.compiles:
         detail = compile_detail(run, compile_key(record))
         assert detail is not None
-        names = [a.name for a in detail.artifacts]
         for a in detail.artifacts:
             if a.name == "inductor_output_code":  # the whole module, with call(), not each kernel's source
                 code = run.artifact_texts[a.sha256]

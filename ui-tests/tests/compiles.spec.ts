@@ -55,7 +55,9 @@ test('a compile opens with its metrics, cache keys and whole output code, and a 
     await expect(first).toHaveClass(/cp-status-ok/);
     await first.click();
     const compile = body.locator('.cp-CompileDetail[data-compile="trace:0/1:0"]');
-    await expect(compile.locator('.cp-CompileDetail-title')).toContainText('[0/1] forward at record.py line 82');
+    await expect(compile.locator('.cp-CompileDetail-title')).toContainText(
+      '[0/1] forward at record.py line 82'
+    );
     await expect(compile.locator('.cp-CompileMetrics')).toContainText('entire frame');
     await expect(compile.locator('.cp-CacheLookups')).toContainText('FX graph cache miss (full_miss)');
     await expect(compile.locator('.cp-CacheLookups')).toContainText('key components');
@@ -66,7 +68,9 @@ test('a compile opens with its metrics, cache keys and whole output code, and a 
     const provenance = compile.locator('.cp-Provenance').first();
     await provenance.locator('.cp-Provenance-group', { hasText: 'record.py line 83' }).first().click();
     const code = provenance.locator('.cp-Provenance-lines[data-pane="output_code"]');
-    await expect(code.locator('.cp-Provenance-line.cp-mod-marked', { hasText: 'extern_kernels.addmm(' })).toHaveCount(1);
+    await expect(
+      code.locator('.cp-Provenance-line.cp-mod-marked', { hasText: 'extern_kernels.addmm(' })
+    ).toHaveCount(1);
     await expect(
       provenance.locator('.cp-Provenance-lines[data-pane="post_grad"] .cp-mod-marked', { hasText: 'addmm' })
     ).not.toHaveCount(0);
@@ -107,7 +111,7 @@ test('a compile Dynamo restarted shows its attempts; the Compile tab exports the
   await expect(detail.locator('.cp-CompileDetail[data-compile="trace:2/1:2"]')).toBeVisible();
 });
 
-test("the job view names the rank whose compile ids and cache lookups diverge", async ({ page }) => {
+test('the job view names the rank whose compile ids and cache lookups diverge', async ({ page }) => {
   for (const theme of ['light', 'dark'] as const) {
     if (theme === 'dark') {
       await page.theme.setDarkTheme();

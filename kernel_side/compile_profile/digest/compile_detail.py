@@ -50,6 +50,7 @@ ARTIFACT_WORDS: dict[str, tuple[str, str]] = {
     "aot_forward_graph_fw_metadata": ("AOTAutograd", "forward metadata (views and mutations)"),
     "runtime_wrapper_orchestration": ("AOTAutograd", "runtime wrapper"),
     "compiled_fn_wrapper": ("AOTAutograd", "compiled function's wrapper"),
+    "subclass_wrapper": ("AOTAutograd", "tensor-subclass wrapper"),
     "compiled_function_forward": ("AOTAutograd", "compiled autograd function: forward"),
     "compiled_function_backward": ("AOTAutograd", "compiled autograd function: backward"),
     "backward_prologue": ("AOTAutograd", "backward prologue"),

@@ -68,6 +68,7 @@ _PYTHON = frozenset(
         "fx_graph_runnable",
         "runtime_wrapper_orchestration",
         "compiled_fn_wrapper",
+        "subclass_wrapper",
         "compiled_function_forward",
         "compiled_function_backward",
         "backward_prologue",
