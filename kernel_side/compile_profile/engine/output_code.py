@@ -10,6 +10,7 @@ kernel sources exact, whatever quoting Inductor chose.
 from __future__ import annotations
 
 import ast
+import collections
 import functools
 import re
 import sys
@@ -95,9 +96,26 @@ class SourceSegments:
         return head + "".join(self.lines[first + 1 : last]) + tail
 
 
+def _function_defs(tree: ast.Module) -> list[ast.FunctionDef]:
+    """The module's function definitions, breadth first as ``ast.walk`` finds them, looking only into statements'
+    bodies: not into the expressions, where the kernels' sources are (walking those too took 0.34 s of a 16-layer
+    training step's 22 MB log's import)."""
+    found: list[ast.FunctionDef] = []
+    pending: collections.deque[ast.AST] = collections.deque(tree.body)
+    while pending:
+        node = pending.popleft()
+        if isinstance(node, ast.FunctionDef):
+            found.append(node)
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(node, name, None)
+            if isinstance(block, list):
+                pending.extend(c for c in block if isinstance(c, (ast.stmt, ast.excepthandler, ast.match_case)))
+    return found
+
+
 def launcher_functions(tree: ast.Module) -> list[ast.FunctionDef]:
     """``call`` and, when Inductor partitioned the graph (CUDA graphs), each ``partition_N`` it calls."""
-    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
+    functions = _function_defs(tree)
     call = [n for n in functions if n.name == "call"][:1]
     numbered = [(int(m.group(1)), n) for n in functions if (m := _PARTITION.match(n.name))]
     return call + [n for _, n in sorted(numbered, key=lambda pair: pair[0])]

@@ -21,6 +21,7 @@ _ATEN_OP = re.compile(r"torch\.ops\.(\w+)\.(\w+)\.\w+\(")
 _ASSIGNMENT = re.compile(r'^\s*(\w+)(?:: "[^"]*")? = (.*)$')
 _SIGNATURE = re.compile(r"def forward\((.*?)\):[ \t]*$", re.S | re.M)
 _PLACEHOLDER = re.compile(r'(\w+): "([^"]*)"')
+_IDENTIFIER = re.compile(r"\b\w+\b")
 
 
 def op_counts_from_code(code: str) -> dict[str, int]:
@@ -65,12 +66,16 @@ def graph_nodes(code: str) -> list[GraphNode]:
             nodes.append(
                 (assignment.group(1), f"{op.group(1)}.{op.group(2)}" if op else "", frame, assignment.group(2))
             )
+    # Each name's first later user that has a frame, found walking back once (a search of every later node for each
+    # node without a frame took 0.32 s of a 16-layer step's import: a backward graph's nodes mostly have none).
+    first_user: dict[str, Frame] = {}
     out: list[GraphNode] = []
-    for i, (name, op, own, _) in enumerate(nodes):
-        if own is None:
-            uses = re.compile(rf"\b{re.escape(name)}\b")
-            own = next((f for _, _, f, rhs in nodes[i + 1 :] if f is not None and uses.search(rhs)), None)
-        out.append(GraphNode(name, op, own))
+    for name, op, own, rhs in reversed(nodes):
+        out.append(GraphNode(name, op, own if own is not None else first_user.get(name)))
+        if own is not None:
+            for used in _IDENTIFIER.findall(rhs):
+                first_user[used] = own
+    out.reverse()
     return out
 
 
