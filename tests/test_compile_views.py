@@ -450,3 +450,21 @@ def test_reading_a_log_and_listing_and_showing_runs_import_no_torch(tmp_path):
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert done.stdout.strip().splitlines()[-1] == "False"
+
+
+def test_a_jobs_ranks_export_to_one_perfetto_trace_on_one_clock(tmp_path, capsys):
+    db = str(tmp_path / "runs.sqlite")
+    assert main(["--db", db, "import-trace", str(FIXTURES / "job")]) == 0
+    run_id = RunStore(db).list()[0]["id"]
+    out = tmp_path / "job.json"
+    assert main(["--db", db, "job", run_id, "--perfetto", str(out)]) == 0
+    events = json.loads(out.read_text())["traceEvents"]
+    names = {e["pid"]: e["args"]["name"] for e in events if e["name"] == "process_name"}
+    assert sorted(names) == [1, 3] and names[1].endswith("(rank 0)") and names[3].endswith("(rank 1)")
+    starts = {pid: min(e["ts"] for e in events if e["ph"] == "X" and e["pid"] == pid) for pid in names}
+    assert min(starts.values()) == 0  # one clock: the earliest rank's first compile
+    logged = {
+        r: min(json.loads(p)["ts"] for k, _, p in records(log) if k == "chromium_event" and p)
+        for r, log in enumerate(sorted((FIXTURES / "job").glob("*.gz")))
+    }
+    assert starts[3] - starts[1] == pytest.approx(logged[1] - logged[0], abs=2000)  # as the ranks' logs have it

@@ -204,6 +204,14 @@ def cmd_job(args: argparse.Namespace, store: RunStore) -> int:
     digest = job_digest(runs)
     if args.html:
         _write_file(args.html, render_job_report_html(digest))
+    if args.perfetto:
+        from .render.perfetto import job_perfetto_trace
+
+        _write_file(args.perfetto, json.dumps(job_perfetto_trace(runs)))
+        _say(
+            f"wrote {args.perfetto} (its ranks' compiles on one clock: open it in https://ui.perfetto.dev)",
+            err=args.json,
+        )
     if args.json:
         _say(json.dumps({"job": digest, "runs": [summarize(run) for run in runs]}, indent=2))
     else:
@@ -605,6 +613,7 @@ def build_parser() -> argparse.ArgumentParser:
     job.add_argument("id", metavar="ID", help="the job's id, or the id of any of its runs")
     job.add_argument("--html", metavar="OUT", help="also write the job's self-contained HTML report")
     job.add_argument("--json", action="store_true", help="print the job's digest and its runs' summaries as JSON")
+    job.add_argument("--perfetto", metavar="OUT", help="also write its ranks' compiles as one Chrome trace (JSON)")
     job.set_defaults(handler=cmd_job)
 
     imp = commands.add_parser(

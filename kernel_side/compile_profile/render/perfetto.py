@@ -5,7 +5,8 @@ Contract: ``perfetto_trace(run)`` returns the JSON object of the Trace Event For
 compile span (``Variant.compile_spans``: Dynamo's ``chromium_event`` begins and ends) as a complete event (``"ph":
 "X"``) nested as Dynamo logged them, on one thread per variant (a compile whose spans would cross another's goes to a
 thread of its own, so that every thread's events nest), with its compile id in ``args``; and, for a live profile, the
-kernel events of one profiled call per variant (``KernelProfile.events``) as a process of their own.  Times are
+kernel events of one profiled call per variant (``KernelProfile.events``) as a process of their own.  A job's ranks go
+in one trace (``job_perfetto_trace``), a process of each rank's compiles on one clock.  Times are
 microseconds from the first compile's start (a profiled call's from its own start); names of processes and threads
 are metadata events (``"ph": "M"``).  It reads the run only and imports nothing else.
 """
@@ -66,11 +67,20 @@ def _round(us: float) -> float:
     return round(us, 3)
 
 
-def perfetto_trace(run: ProfileRun) -> dict[str, Any]:
+def _origin(run: ProfileRun) -> float:
+    return min((s.start_s for v in run.variants for s in v.compile_spans), default=0.0)
+
+
+def perfetto_trace(
+    run: ProfileRun, *, origin: float | None = None, pids: tuple[int, int] = (COMPILES_PID, CALLS_PID)
+) -> dict[str, Any]:
+    """``origin``: the epoch second at time 0 (the run's first compile's start; a job's earliest rank's, so that its
+    ranks line up); ``pids``: the processes of its compiles and of its profiled calls."""
     spans = [(v.name, s) for v in run.variants for s in v.compile_spans]
-    origin = min((s.start_s for _, s in spans), default=0.0)
+    origin = _origin(run) if origin is None else origin
+    compiles_pid, calls_pid = pids
     who = f" (rank {run.distributed.rank})" if run.distributed is not None else ""
-    events: list[dict[str, Any]] = [_meta(COMPILES_PID, "process_name", f"compiles of {run.label or run.id}{who}")]
+    events: list[dict[str, Any]] = [_meta(compiles_pid, "process_name", f"compiles of {run.label or run.id}{who}")]
     tid = 0
     for variant in run.variants:
         mine = [s for name, s in spans if name == variant.name]
@@ -80,7 +90,7 @@ def perfetto_trace(run: ProfileRun) -> dict[str, Any]:
         first = tid
         for lane in sorted(set(lanes.values())):
             extra = f" (overlapping compiles {lane + 1})" if lane else ""
-            events.append(_meta(COMPILES_PID, "thread_name", f"compiles: {variant.name}{extra}", first + lane))
+            events.append(_meta(compiles_pid, "thread_name", f"compiles: {variant.name}{extra}", first + lane))
         per_tid: dict[int, list[dict[str, Any]]] = {}
         for s in mine:
             thread = first + lanes[s.compile_id]
@@ -89,7 +99,7 @@ def perfetto_trace(run: ProfileRun) -> dict[str, Any]:
                     "ph": "X",
                     "name": s.name,
                     "cat": "dynamo_timed",
-                    "pid": COMPILES_PID,
+                    "pid": compiles_pid,
                     "tid": thread,
                     "ts": _round((s.start_s - origin) * 1e6),
                     "dur": _round(s.duration_s * 1e6),
@@ -101,14 +111,14 @@ def perfetto_trace(run: ProfileRun) -> dict[str, Any]:
         tid = first + max(lanes.values()) + 1
     calls = [(v.name, v.kernel_profile.events) for v in run.variants if v.kernel_profile and v.kernel_profile.events]
     if calls:
-        events.append(_meta(CALLS_PID, "process_name", "one profiled call per variant (kernels)"))
+        events.append(_meta(calls_pid, "process_name", f"one profiled call per variant (kernels){who}"))
     for i, (variant, kernel_events) in enumerate(calls):
         for track in ("device", "host"):
             mine = [e for e in kernel_events if e.track == track]
             if not mine:
                 continue
             thread = 2 * i + (track == "host")
-            events.append(_meta(CALLS_PID, "thread_name", f"{variant}: {track} kernels of one call", thread))
+            events.append(_meta(calls_pid, "thread_name", f"{variant}: {track} kernels of one call", thread))
             events.extend(
                 _nested(
                     [
@@ -116,7 +126,7 @@ def perfetto_trace(run: ProfileRun) -> dict[str, Any]:
                             "ph": "X",
                             "name": e.name,
                             "cat": "kernel",
-                            "pid": CALLS_PID,
+                            "pid": calls_pid,
                             "tid": thread,
                             "ts": _round(e.start_us),
                             "dur": _round(e.duration_us),
@@ -135,3 +145,18 @@ def perfetto_trace(run: ProfileRun) -> dict[str, Any]:
 
 def perfetto_json(run: ProfileRun) -> str:
     return json.dumps(perfetto_trace(run))
+
+
+def job_perfetto_trace(runs: list[ProfileRun]) -> dict[str, Any]:
+    """A job's ranks in one trace (tlparse's combined ``chromium_events.json``): each rank's compiles (and profiled
+    calls) as processes of their own, numbered by rank, on one clock from the earliest rank's first compile."""
+    origin = min((_origin(r) for r in runs if any(v.compile_spans for v in r.variants)), default=0.0)
+    events: list[dict[str, Any]] = []
+    for i, run in enumerate(runs):
+        rank = run.distributed.rank if run.distributed is not None else i
+        events += perfetto_trace(run, origin=origin, pids=(2 * rank + 1, 2 * rank + 2))["traceEvents"]
+    return {
+        "traceEvents": events,
+        "displayTimeUnit": "ms",
+        "otherData": {"source": "compile-profile", "ranks": len(runs)},
+    }
