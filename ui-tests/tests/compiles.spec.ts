@@ -12,7 +12,7 @@ import * as path from 'path';
 
 import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
 
-import { openPanel, openRun } from './rundetail';
+import { openPanel, openRun, tabName } from './rundetail';
 
 const ARTIFACTS = process.env.CP_UI_ARTIFACTS ?? path.resolve(__dirname, '..', '..', 'test-artifacts');
 const SCRIPT = 'uitracescr01';
@@ -74,6 +74,7 @@ test('a compile opens with its metrics, cache keys and whole output code, and a 
     await expect(
       provenance.locator('.cp-Provenance-lines[data-pane="post_grad"] .cp-mod-marked', { hasText: 'addmm' })
     ).not.toHaveCount(0);
+    await provenance.scrollIntoViewIfNeeded();
     await shot(page, `script-${theme}`);
     await code.locator('.cp-Provenance-line', { hasText: 'extern_kernels.addmm(' }).click();
     await expect(provenance.locator('.cp-Provenance-group.cp-mod-marked')).toHaveCount(1);
@@ -100,7 +101,7 @@ test('a compile Dynamo restarted shows its attempts; the Compile tab exports the
   await expect(body.locator('.cp-CompileTree .cp-CompileLink.cp-status-empty').first()).toBeVisible();
   await shot(page, 'loop-light');
   // the timeline's compile ids open them here
-  await detail.locator('.cp-Tabs .cp-Tab', { hasText: /^Compile$/ }).click();
+  await detail.locator('.cp-Tabs .cp-Tab', { hasText: tabName('Compile') }).click();
   const download = page.waitForEvent('download');
   await detail.locator('.cp-Compile-actions button', { hasText: 'Export for Perfetto' }).click();
   const saved = await (await download).path();
