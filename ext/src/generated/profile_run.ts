@@ -28,12 +28,13 @@ export interface ProfileRun {
   notes?: Note[];
   recommendation?: Recommendation | null;
   bisection?: Bisection | null;
-  settings?: ConfigSetting[] | null;
+  configs_changed?: ConfigSetting[] | null;
   device_peaks?: DevicePeaks | null;
   memory_ratio?: number | null;
   kept_names?: string[];
   temporaries?: string[];
   kept_tensors?: KeptTensor[];
+  lr_schedulers?: string[];
   distributed?: DistributedRank | null;
   ddp_splits?: DdpSplit[];
   host_load?: HostLoad | null;
@@ -43,6 +44,7 @@ export interface ProfileRun {
   };
   imported_trace?: TraceOrigin | null;
   inputs?: InputSequence | null;
+  settings?: RunSettings | null;
   compiles?: CompileRecord[];
   artifact_texts?: {
     [k: string]: string;
@@ -131,6 +133,8 @@ export interface Note {
     | 'warmup_kept_compiling'
     | 'state_restored'
     | 'state_not_compared'
+    | 'state_put_back'
+    | 'state_advanced'
     | 'torch_lacks'
     | 'no_post_grad_on_cache_hit'
     | 'not_saved'
@@ -357,6 +361,8 @@ export interface GraphBreak {
   filename?: string;
   file_line?: number | null;
   file_code?: string;
+  file_function?: string;
+  file_cell?: number | null;
 }
 /**
  * One recompilation of a frame (one new compile id): the guard failure that made Dynamo compile it again.
@@ -727,6 +733,22 @@ export interface InputCall {
   max_abs_diff?: number | null;
 }
 /**
+ * How the profile ran, beside what it measured: torch's threads as the cell left them after its first run, and
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "RunSettings".
+ */
+export interface RunSettings {
+  torch_threads: number;
+  interop_threads: number;
+  warmup: number;
+  repeat: number;
+  budget_s: number;
+  quick?: boolean;
+  check_correctness?: boolean;
+  inputs?: string;
+}
+/**
  * One compile, by compile id and attempt (tlparse's ``[0/1_2]``), as Dynamo, AOTAutograd and Inductor logged
  *
  * This interface was referenced by `ProfileRun`'s JSON-Schema
@@ -879,12 +901,13 @@ export interface ProfileRun1 {
   notes?: Note[];
   recommendation?: Recommendation | null;
   bisection?: Bisection | null;
-  settings?: ConfigSetting[] | null;
+  configs_changed?: ConfigSetting[] | null;
   device_peaks?: DevicePeaks | null;
   memory_ratio?: number | null;
   kept_names?: string[];
   temporaries?: string[];
   kept_tensors?: KeptTensor[];
+  lr_schedulers?: string[];
   distributed?: DistributedRank | null;
   ddp_splits?: DdpSplit[];
   host_load?: HostLoad | null;
@@ -894,6 +917,7 @@ export interface ProfileRun1 {
   };
   imported_trace?: TraceOrigin | null;
   inputs?: InputSequence | null;
+  settings?: RunSettings | null;
   compiles?: CompileRecord[];
   artifact_texts?: {
     [k: string]: string;

@@ -42,6 +42,7 @@ from .format import format_ms, format_s, lines_of, ratio_phrase
 from .guards import failed_guard_text
 from .kernel_times import timer_spread_ms
 from .lines import line_times
+from .outcome import outcome
 from .payback import calls_text, payback
 
 CARD_CAUSES = 3
@@ -276,7 +277,9 @@ def _one_time(run: ProfileRun, best: Variant) -> list[Cause]:
     recompiles = [r for r in run.recompiles if r.variant == best.name]
     if recompiles:
         r0 = recompiles[0]
-        first = failed_guard_text(r0, lines_of(run)) or (r0.reason.strip().splitlines()[0] if r0.reason.strip() else "")
+        first = failed_guard_text(r0, lines_of(run), run.lr_schedulers) or (
+            r0.reason.strip().splitlines()[0] if r0.reason.strip() else ""
+        )
         first, _, fix = first.partition("; fix: ")  # the guard in the user's words, and what to do
         causes.append(
             Cause(
@@ -284,7 +287,8 @@ def _one_time(run: ProfileRun, best: Variant) -> list[Cause]:
                 title=f"{len(recompiles)} recompile{'' if len(recompiles) == 1 else 's'}"
                 + (f": {first}" if first else ""),
                 cost_text=f"{format_s(recompile_s)} once" if recompile_s else "compile time again",
-                action=fix or "the Compile tab says which guard failed and on which value",
+                action=fix
+                or "the Guards tab names the guard that failed, on which value, beside every guard of its graph",
                 cost_s=recompile_s or None,
                 line=r0.line,
             )
@@ -357,7 +361,14 @@ def diagnosis_heading(run: ProfileRun) -> str:
     s = run.speedup
     if s is None:
         return "what costs the compiled cell time, largest first"
-    pace = ratio_phrase(s.value) + (", within noise" if s.includes_one else "")
+    verdict = outcome(run)
+    pace = ratio_phrase(s.value) + (
+        f", not meaningful: {verdict.rung.not_meaningful}"
+        if verdict.overrides
+        else ", within noise"
+        if s.includes_one
+        else ""
+    )
     heading = f"what costs the compiled cell time, largest first (compiled is {pace})"
     withheld = per_call_withheld(run)
     return f"{heading}; where each call's time goes is not measured: {withheld}" if withheld else heading

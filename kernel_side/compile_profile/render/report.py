@@ -225,7 +225,7 @@ def _graph_breaks(run: ProfileRun) -> str:
         )
     recompiles = "".join(
         f"<tr><td>{escape(r.variant)}</td><td>{'yes' if r.during_timing else ''}</td>"
-        f"<td>{escape(failed_guard_text(r, of))}</td>"
+        f"<td>{escape(failed_guard_text(r, of, run.lr_schedulers))}</td>"
         f'<td><pre class="text">{escape(r.reason)}</pre></td></tr>'
         for r in run.recompiles
     )

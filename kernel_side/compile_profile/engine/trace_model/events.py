@@ -40,7 +40,7 @@ from ...profile_run import (
     Recompile,
 )
 from .. import guards, mode_events, stack_slots
-from ..stack import frames_of_stack, parse_frames
+from ..stack import frame_function, frames_of_stack, parse_frames
 from ..torch_features import caller_lines_reliable
 from ..trace_capture import TraceEvent
 from ..trace_records import load_json
@@ -394,6 +394,7 @@ def _on_graph_break(state: TraceState, ev: TraceEvent) -> None:
         state.compile(ev).outer + frames
     )  # the cell line whose call led to the break
     file_code = next((code for f, n, code in reversed(frames) if f == filename and n == file_line), "")
+    function = frame_function(user_tb, filename, file_line) or frame_function(head, filename, file_line)
     state.out.graph_breaks.append(
         GraphBreak(
             reason=reason_text.replace("Graph Break Reason:", "", 1).strip(),
@@ -404,6 +405,7 @@ def _on_graph_break(state: TraceState, ev: TraceEvent) -> None:
             filename=filename,
             file_line=file_line,
             file_code=file_code or _source_line(state, filename, file_line),
+            file_function=function,
         )
     )
 
