@@ -468,3 +468,27 @@ def test_a_jobs_ranks_export_to_one_perfetto_trace_on_one_clock(tmp_path, capsys
         for r, log in enumerate(sorted((FIXTURES / "job").glob("*.gz")))
     }
     assert starts[3] - starts[1] == pytest.approx(logged[1] - logged[0], abs=2000)  # as the ranks' logs have it
+
+
+def test_a_traces_text_is_text_in_the_report_and_the_terminal(tmp_path, capsys):
+    import hashlib
+
+    (run,) = import_trace(FIXTURES / "script")
+    record = resolve_compile(run, "0/0")
+    assert record is not None
+    text = "<script>alert(1)</script>\x1b]0;pwned\x07\x1b[31m red\u202e"
+    sha = hashlib.sha256(text.encode()).hexdigest()
+    run.artifact_texts[sha] = text
+    record.artifacts[0].sha256 = sha
+    record.stack[-1].name = "<img src=x onerror=alert(1)>"
+    page = render_report_html(run)
+    assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "<img src=x" not in page
+    db = str(tmp_path / "runs.sqlite")
+    RunStore(db).put(run)
+    capsys.readouterr()
+    assert main(["--db", db, "show", run.id, "--compile", "0/0", "--artifact", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out and "\\x1b]0;pwned" in out
+    assert main(["--db", db, "show", run.id, "--compile", "0/0"]) == 0
+    assert "<img src=x onerror=alert(1)>" in capsys.readouterr().out  # text, for a terminal

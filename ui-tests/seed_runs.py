@@ -688,6 +688,30 @@ def add_trace_runs() -> None:
         for run, run_id in zip(ranks, TRACE_JOB):
             run.id, run.created_at = run_id, minutes_ago(0.4)
             store.put(run)
+        store.put(hostile_trace_run(fixtures))
+
+
+HOSTILE_TRACE_RUN = "uitracehost1"
+HOSTILE_MARKUP = '<img src=x onerror="window.__cpCompileXss=1">'
+
+
+def hostile_trace_run(fixtures: Path) -> ProfileRun:
+    """The script's trace with markup where a trace may put text: its first compile's first artifact, a frame's name
+    and code, a cache key (compiles.spec.ts looks for it as text)."""
+    import hashlib
+
+    from compile_profile.engine.trace_import import import_trace
+
+    (run,) = import_trace(fixtures / "script", source_roots=[fixtures])
+    run.id, run.created_at, run.label = HOSTILE_TRACE_RUN, minutes_ago(0.3), "a trace with markup"
+    record = next(c for c in run.compiles if c.compile_id == "0/0")
+    text = f"{HOSTILE_MARKUP}\n<script>window.__cpCompileXss=2</script>\n"
+    sha = hashlib.sha256(text.encode()).hexdigest()
+    run.artifact_texts[sha] = text
+    record.artifacts[0].sha256, record.artifacts[0].bytes = sha, len(text)
+    record.stack[-1].name, record.stack[-1].code = HOSTILE_MARKUP, HOSTILE_MARKUP
+    record.cache_lookups[0].key = HOSTILE_MARKUP
+    return run
 
 
 def main() -> None:

@@ -37,6 +37,8 @@ async function bothSidebars(page: IJupyterLabPageFixture): Promise<void> {
 }
 
 test.beforeAll(() => seed('--add-traces'));
+// the other specs count the seeded runs: these leave with the spec
+test.afterAll(() => seed('--remove', SCRIPT, LOOP, JOB, 'uitracejob01', 'uitracehost1'));
 
 test('a compile opens with its metrics, cache keys and whole output code, and a script line links to its kernels', async ({
   page
@@ -129,4 +131,24 @@ test('the job view names the rank whose compile ids and cache lookups diverge', 
     await page.evaluate(() => (window as any).jupyterapp.commands.execute('application:close-all'));
   }
   await page.theme.setLightTheme();
+});
+
+test('a trace with markup in its artifacts, frames and keys shows it as text in the Compiles tab', async ({
+  page
+}) => {
+  const markup = '<img src=x onerror="window.__cpCompileXss=1">';
+  const detail = await openRun(page, 'uitracehost1', 'Compiles');
+  const body = detail.locator('.cp-TabBody');
+  await body.locator('.cp-CompileList .cp-CompileLink', { hasText: '[0/0]' }).click();
+  const compile = body.locator('.cp-CompileDetail[data-compile="trace:0/0:0"]');
+  await expect(compile.locator('.cp-CompileDetail-title')).toContainText(markup);
+  await expect(compile.locator('.cp-CacheLookups')).toContainText(markup);
+  await compile.locator('.cp-CompileArtifacts button').first().click();
+  await expect(compile.locator('.cp-CodeView-source')).toContainText(markup);
+  await expect(compile.locator('.cp-CodeView-source')).toContainText(
+    '<script>window.__cpCompileXss=2</script>'
+  );
+  await expect(body.locator('img')).toHaveCount(0);
+  await expect(body.locator('script')).toHaveCount(0);
+  expect(await page.evaluate(() => (window as any).__cpCompileXss)).toBeUndefined();
 });
