@@ -1,6 +1,15 @@
 /* Generated from kernel_side/compile_profile/schema/digest.schema.json by ext/scripts/contract-types.mjs (make contract): do not edit. */
 
-export type DigestJson = RunDigest | RunSummary | RunMimeData | RunsPage | Comparison | JobDigest | JobPage;
+export type DigestJson =
+  | RunDigest
+  | RunSummary
+  | RunMimeData
+  | RunsPage
+  | Comparison
+  | JobDigest
+  | JobPage
+  | CompileIndex
+  | CompileDetail;
 
 /**
  * ``summarize`` plus what one run's detail shows (``run_digest``).
@@ -323,6 +332,10 @@ export interface CompileTimelineRow {
    * SHOWN_PHASES, each at least 1% of the compile
    */
   phases: TimelinePhase[];
+  /**
+   * the compile's kept attempt in the Compiles tab (``compiles.compile_key``); "" where not recorded
+   */
+  compile_key: string;
 }
 /**
  * One timed span of a compile (``compile_rows``), nested by depth.
@@ -1169,4 +1182,256 @@ export interface JobDivergence {
 export interface JobPage {
   job: JobDigest;
   runs: RunSummary[];
+}
+/**
+ * Every compile of a run, and where they started (``GET runs/<id>/compiles``).
+ */
+export interface CompileIndex {
+  run_id: string;
+  /**
+   * "7 compiles of 6 compile ids: 6 compiled, 1 restarted; 101 artifacts, 761 KB"
+   */
+  text: string;
+  rows: CompileRow[];
+  sites: SiteRow[];
+  legend: StatusWord[];
+  /**
+   * what the Perfetto export holds: "18 compile spans of 7 compiles; no kernel events"
+   */
+  perfetto_text: string;
+}
+/**
+ * One compile (an attempt) in the index.
+ */
+export interface CompileRow {
+  link: CompileLink;
+  variant: string;
+  compile_id: string;
+  attempt: number;
+  /**
+   * "forward at record.py:82"
+   */
+  frame: string;
+  /**
+   * its compile time, "28.2 s"; "—" where not logged
+   */
+  time: string;
+  /**
+   * "24 artifacts, 312 KB"
+   */
+  artifacts_text: string;
+  /**
+   * "FX graph miss; AOTAutograd miss"
+   */
+  cache_text: string;
+}
+/**
+ * A compile as every view names and opens it.
+ */
+export interface CompileLink {
+  /**
+   * "trace:0/1:2": variant, compile id and attempt (what ``GET runs/<id>/compiles/<key>`` takes)
+   */
+  key: string;
+  /**
+   * tlparse's name: "[0/1_2]"; another variant's compiles with its name after it
+   */
+  label: string;
+  /**
+   * tlparse's colour: compiled, restarted, empty graph, failed, no metrics, dropped
+   */
+  status: 'ok' | 'restarted' | 'empty' | 'failed' | 'missing' | 'dropped';
+  /**
+   * "compiled after 2 restarts", "failed: InductorError: ...", "attempt Dynamo dropped"
+   */
+  status_text: string;
+}
+/**
+ * One frame of the compile-site tree (tlparse's stack trie), in pre-order: ``depth`` grows where stacks part.
+ */
+export interface SiteRow {
+  depth: number;
+  /**
+   * "record.py:110 in <module>", "cell line 3 in <cell>"
+   */
+  text: string;
+  /**
+   * the frame's code
+   */
+  code: string;
+  /**
+   * the compiles that started at it
+   */
+  compiles: CompileLink[];
+}
+/**
+ * One status of the legend, in the words the tree's colours stand for.
+ */
+export interface StatusWord {
+  status: 'ok' | 'restarted' | 'empty' | 'failed' | 'missing' | 'dropped';
+  text: string;
+}
+/**
+ * One compile by compile id and attempt (``GET runs/<id>/compiles/<key>``): tlparse's compile page.
+ */
+export interface CompileDetail {
+  run_id: string;
+  link: CompileLink;
+  /**
+   * "[0/1] forward at record.py:82"
+   */
+  title: string;
+  /**
+   * where it started, outermost first
+   */
+  stack: string[];
+  metrics: MetricRow[];
+  failure_text: string;
+  /**
+   * "Dynamo restarted its analysis 2 times: ..."
+   */
+  restarts_text: string;
+  attempts: AttemptRow[];
+  artifacts: ArtifactRow[];
+  artifacts_text: string;
+  cache_lookups: CacheLookupRow[];
+  shape_facts: ShapeFactRow[];
+  provenance: ProvenanceView[];
+  collectives_text: string;
+  tensor_meta: string[];
+}
+/**
+ * One of the compile's metrics, worded.
+ */
+export interface MetricRow {
+  /**
+   * "entire frame", "guards"
+   */
+  label: string;
+  /**
+   * "28.2 s", "10 (shape env 0)"
+   */
+  value: string;
+}
+/**
+ * One attempt of the compile id, the one shown among them.
+ */
+export interface AttemptRow {
+  link: CompileLink;
+  /**
+   * "attempt 1: dropped, Dynamo restarted it (TensorifyScalarRestartAnalysis); 7 artifacts"
+   */
+  text: string;
+  current: boolean;
+}
+/**
+ * One artifact of the compile, in the order logged, viewable by its hash (``GET runs/<id>/artifacts/<sha256>``).
+ */
+export interface ArtifactRow {
+  /**
+   * torch's name: "inductor_output_code"
+   */
+  name: string;
+  /**
+   * "output code (the module with call())"
+   */
+  label: string;
+  /**
+   * "Dynamo", "AOTAutograd", "Inductor", "cache", "config", "other"
+   */
+  stage: string;
+  sha256: string;
+  /**
+   * CodeMirror's language name: "Python", "JSON", "" (plain text)
+   */
+  language: string;
+  /**
+   * "12.3 KB, 140 lines"; "…, cut at 32 MiB" where longer than the cap
+   */
+  size_text: string;
+}
+/**
+ * One cache lookup with the key it looked up.
+ */
+export interface CacheLookupRow {
+  /**
+   * "FX graph cache miss (full_miss)"
+   */
+  text: string;
+  /**
+   * the whole key
+   */
+  key: string;
+  /**
+   * "637 key components", "" where none logged
+   */
+  components_text: string;
+  /**
+   * its artifact: the key components with their values
+   */
+  sha256: string;
+}
+/**
+ * A symbolic-shape decision of the compile.
+ */
+export interface ShapeFactRow {
+  /**
+   * "specialization", "guard added", "symbol created"
+   */
+  kind: string;
+  /**
+   * "s77 = L['x'].size()[0] (hint 6)", "8*s77 <= 4096"
+   */
+  text: string;
+  /**
+   * "record.py:85 (line 85): y = y * 2"; "" where the trace names no user frame
+   */
+  where: string;
+}
+/**
+ * One output module's linked view: source, pre-grad graph, post-grad graph and output code.
+ */
+export interface ProvenanceView {
+  /**
+   * "output module 1 of 2 (forward)"
+   */
+  title: string;
+  /**
+   * "linked by Inductor's node mappings" or by the graphs' comments, and what that means
+   */
+  how: string;
+  /**
+   * the artifacts' hashes, "" where not logged
+   */
+  pre_grad: string;
+  post_grad: string;
+  output_code: string;
+  groups: ProvenanceGroup[];
+}
+/**
+ * One source line and what it became: the lines of each stage's artifact that came from it.
+ */
+export interface ProvenanceGroup {
+  /**
+   * the cell (script) line; None for a library's frame or nodes no frame names
+   */
+  line: number | null;
+  /**
+   * "line 83: y = torch.relu(self.lin(x))"
+   */
+  title: string;
+  /**
+   * "pre-grad linear, y → post-grad permute, addmm, relu, le → kernels extern_kernels.addmm:1, ..."
+   */
+  text: string;
+  /**
+   * "pre-grad graph lines 8–9; post-grad graph lines 4–6, 13; output code lines 33–79, 104"
+   */
+  lines_text: string;
+  /**
+   * lines in the pre-grad graph
+   */
+  pre_grad: number[];
+  post_grad: number[];
+  output_code: number[];
 }

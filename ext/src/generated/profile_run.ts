@@ -78,6 +78,10 @@ export interface ProfileRun {
    * torch's threads and the profile's options (None before they were recorded)
    */
   settings?: RunSettings | null;
+  compiles?: CompileRecord[];
+  artifact_texts?: {
+    [k: string]: string;
+  };
   schema_version?: number;
 }
 /**
@@ -242,6 +246,12 @@ export interface CacheLookup {
    * torch's finer status ("full_miss", ...) or why the cache was bypassed
    */
   detail?: string;
+  key?: string;
+  components?: number;
+  /**
+   * the sha256 of its payload (``Artifact``), the key components with their values
+   */
+  artifact?: string;
 }
 /**
  * A compile whose analysis Dynamo restarted before it kept one (``compilation_metrics``' ``restart_reasons``): a graph break restarts it to compile the part before the break, a speculation that failed (``TensorifyScalar RestartAnalysis``) to trace again.  ``attempt`` is the attempt kept, as tlparse names it (``[6/1_2]``: two restarts), ``reasons`` each restart's reason, in order, in its first line.
@@ -289,6 +299,7 @@ export interface KernelProfile {
   device_busy_ms?: number | null;
   event_cost_us?: number | null;
   profiler_cost_ms?: number | null;
+  events?: ProfiledEvent[];
 }
 /**
  * A device kernel the profiling pass saw but could not tie to a generated kernel or extern call (on CPU: a host op a compiled variant's calls ran outside its compiled graphs).
@@ -333,6 +344,25 @@ export interface EagerLineTime {
    * the line's ATen ops, most time first, bounded
    */
   ops?: string[];
+}
+/**
+ * One kernel event of one profiled call, as the profiler recorded it (for ``export --perfetto``): a device kernel on a GPU, a kernel's or op's host call on a CPU.
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "ProfiledEvent".
+ */
+export interface ProfiledEvent {
+  name: string;
+  /**
+   * from the call's start
+   */
+  start_us: number;
+  duration_us: number;
+  track?: 'device' | 'host';
+  /**
+   * the ``Kernel.id`` it was attributed to, "" where none
+   */
+  kernel_id?: string;
 }
 /**
  * One op max-autotune benchmarked (from the structured trace's autotuning events).
@@ -1056,4 +1086,192 @@ export interface RunSettings {
   quick?: boolean;
   check_correctness?: boolean;
   inputs?: string;
+}
+/**
+ * One compile, by compile id and attempt (tlparse's ``[0/1_2]``), as Dynamo, AOTAutograd and Inductor logged it: where it started, its metrics, every artifact in the order logged, its cache lookups with their keys, its symbolic-shape decisions and its provenance.  A compile whose analysis Dynamo restarted has one record per attempt; the attempts before the last are ``dropped`` (their graphs never ran).
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "CompileRecord".
+ */
+export interface CompileRecord {
+  variant: string;
+  /**
+   * "0/1"; "" for what the trace logged outside any compile
+   */
+  compile_id: string;
+  attempt?: number;
+  status?: 'ok' | 'restarted' | 'empty' | 'failed' | 'missing' | 'dropped';
+  /**
+   * why Dynamo restarted this attempt (a dropped one), in its first line
+   */
+  restart_reason?: string;
+  stack?: CompileFrame[];
+  metrics?: CompileMetrics | null;
+  artifacts?: Artifact[];
+  cache_lookups?: CacheLookup[];
+  shape_facts?: ShapeFact[];
+  provenance?: Provenance[];
+  /**
+   * the collective ops its graphs run, in order
+   */
+  collectives?: string[];
+  tensor_meta?: string[];
+  execution_order?: string[];
+  /**
+   * its first span's start (epoch seconds, as ``CompileSpan``)
+   */
+  start_s?: number | null;
+}
+/**
+ * A frame of the stack a compile started from (``dynamo_start``), outermost first.
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "CompileFrame".
+ */
+export interface CompileFrame {
+  filename: string;
+  line: number;
+  name: string;
+  code?: string;
+  /**
+   * the cell (or the imported trace's script) line it is, where it is one
+   */
+  cell_line?: number | null;
+}
+/**
+ * What Dynamo's ``compilation_metrics`` (and a lazily compiled backward's ``bwd_compilation_metrics``) logged for one compile: the figures tlparse's compile page shows.  None where the release or the compile logged none.
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "CompileMetrics".
+ */
+export interface CompileMetrics {
+  entire_frame_s?: number | null;
+  backend_s?: number | null;
+  inductor_s?: number | null;
+  code_gen_s?: number | null;
+  dynamo_before_restart_s?: number | null;
+  /**
+   * bwd_compilation_metrics: a backward compiled at its first call
+   */
+  backward_inductor_s?: number | null;
+  remote_cache_saved_s?: number | null;
+  /**
+   * entries this frame's cache held before the compile
+   */
+  cache_size?: number | null;
+  accumulated_cache_size?: number | null;
+  guard_count?: number | null;
+  shape_env_guard_count?: number | null;
+  graph_op_count?: number | null;
+  graph_node_count?: number | null;
+  graph_input_count?: number | null;
+  compliant_custom_ops?: string[];
+  non_compliant_ops?: string[];
+  /**
+   * each in its first line
+   */
+  restart_reasons?: string[];
+  fail_type?: string;
+  fail_reason?: string;
+  fail_file?: string;
+  fail_line?: number | null;
+}
+/**
+ * One intermediate product a compile logged (``TORCH_TRACE``'s payloads, what tlparse lists per compile id): a graph, the whole Inductor output module, the runtime wrapper, ``fx_graph_runnable``, bytecode, a cache lookup's key components.  A reference: its text is stored once by its SHA-256 (``ProfileRun.artifact_texts`` until the run is saved; then the run store's ``artifacts`` table, compressed and shared by every run and rank that logged the same text), so a run's JSON carries no artifact's body.
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "Artifact".
+ */
+export interface Artifact {
+  /**
+   * torch's name for it: "dynamo_output_graph", "inductor_output_code", "before_pre_grad_graph", ...
+   */
+  name: string;
+  sha256: string;
+  /**
+   * of its text as stored, UTF-8
+   */
+  bytes: number;
+  lines: number;
+  language?: 'python' | 'cpp' | 'json' | 'text';
+  /**
+   * longer than ``TraceLimits.artifact_bytes``: stored up to the last line within it
+   */
+  cut?: boolean;
+}
+/**
+ * A symbolic-shape decision of one compile (tlparse's compile page): a ``specialization`` (a dynamic size fixed to a value), a ``guard_added_fast`` (a guard on sizes) or a created ``symbol``, with the user frame behind it.
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "ShapeFact".
+ */
+export interface ShapeFact {
+  kind: 'specialization' | 'guard' | 'symbol';
+  /**
+   * the symbol ("s77") or the guard's expression ("8*s77 <= 4096")
+   */
+  text: string;
+  /**
+   * what the symbol stands for ("L['x'].size()[0]")
+   */
+  sources?: string[];
+  /**
+   * what it was specialized to, or a created symbol's hint
+   */
+  value?: string;
+  /**
+   * the innermost user frame, where the trace names one
+   */
+  frame?: CompileFrame | null;
+}
+/**
+ * How one Inductor output module came from the user's code: its pre-grad graph, post-grad graph and output code (the ``Artifact``s by SHA-256, "" where not logged) and their nodes, linked by Inductor's own node mappings (``mapped``: provenance tracking on, as a profile turns it on and ``INDUCTOR_PROVENANCE=1`` does), else by the graphs' ``# File:`` comments and the output code's ``Source Nodes`` comments.
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "Provenance".
+ */
+export interface Provenance {
+  pre_grad?: string;
+  post_grad?: string;
+  output_code?: string;
+  mapped?: boolean;
+  nodes?: ProvenanceNode[];
+  /**
+   * what the module computes, as its ``AOT ID`` says: "forward", "backward", "inference"; "" unsaid
+   */
+  graph?: string;
+}
+/**
+ * One node of a compiled graph at one stage, where it sits in that stage's artifact and what it became.
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "ProvenanceNode".
+ */
+export interface ProvenanceNode {
+  stage: 'pre_grad' | 'post_grad' | 'output_code';
+  /**
+   * the FX node's name; in the output code a kernel's call as Inductor names it ("cpp_fused_relu_0:2")
+   */
+  name: string;
+  /**
+   * its lines in the stage's artifact, from 1 (a kernel's calls)
+   */
+  lines?: number[];
+  /**
+   * a kernel's source: its first and last line; [] else
+   */
+  definition?: number[];
+  /**
+   * the cell (script) line it came from, where its frame is one
+   */
+  line?: number | null;
+  /**
+   * the frame it came from when it is not the cell's (a library's), "" when none is named
+   */
+  file?: string;
+  file_line?: number | null;
+  /**
+   * the nodes of later stages it became, by name
+   */
+  to?: string[];
 }

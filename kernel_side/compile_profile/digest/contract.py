@@ -29,6 +29,7 @@ from typing import Any
 from .. import serialize
 from ..serialize import ADDED_LATER
 from .compare import Comparison
+from .compile_shapes import CompileDetail, CompileIndex
 from .job import JobDigest
 from .summary import RunDigest, RunSummary
 
@@ -78,7 +79,7 @@ class JobPage:
 
 
 # The shapes a reader receives whole; the schema's root is any one of them and its $defs name each.
-ROOTS = (RunDigest, RunSummary, RunMimeData, RunsPage, Comparison, JobDigest, JobPage)
+ROOTS = (RunDigest, RunSummary, RunMimeData, RunsPage, Comparison, JobDigest, JobPage, CompileIndex, CompileDetail)
 
 
 def json_schema() -> dict[str, Any]:

@@ -80,8 +80,10 @@ from .trace import TraceSummary, trace_summary
 # defaults, setup failures, a failing graph's lines, fallback_random compared, a reference's float32 ops; 24:
 # calibrated CPU profiler passes (measured or withheld, never both), host contention as a cause, fused_native
 # whichever way the speedup goes; 25: the verdict ladder (outcome), Compare's context; 26: the in-place state put
-# back or not, the learning rate's and a fused optimizer's words, a helper's cell
-DIGEST_VERSION = 26
+# back or not, the learning rate's and a fused optimizer's words, a helper's cell; 27: each compile of the timeline
+# opens in the Compiles tab (its key), a job's compile ids, cache lookups, collectives, tensor metadata and execution
+# order compared across its ranks
+DIGEST_VERSION = 27
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 

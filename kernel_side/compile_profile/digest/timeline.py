@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..profile_run import CompileSpan, ProfileRun, Variant
+from .compiles import compile_key
 from .format import format_s, format_share
 
 SHOWN_PHASES = frozenset(
@@ -109,6 +110,12 @@ def restart_text(variant: Variant, compile_id: str) -> str:
     return f"[{compile_id}_{last.attempt}] after {n} restart{'' if n == 1 else 's'}: " + "; ".join(reasons)
 
 
+def kept_key(run: ProfileRun, variant: str, compile_id: str) -> str:
+    """The key of a compile's last attempt (the one Dynamo kept), as the Compiles tab opens it; "" where none."""
+    attempts = [r for r in run.compiles if r.variant == variant and r.compile_id == compile_id]
+    return compile_key(max(attempts, key=lambda r: r.attempt)) if attempts else ""
+
+
 def _shown(span: CompileSpan, total: float) -> bool:
     named = span.depth == 0 or span.name in SHOWN_PHASES or "autotun" in span.name
     return named and span.duration_s >= SHOWN_SHARE * total
@@ -144,6 +151,7 @@ class CompileTimelineRow:
     cache_text: str  # "FX graph: 2 misses (full_miss); AOTAutograd: 1 miss (full_miss)"; "" with no lookup
     restart_text: str  # "[6/1_2] after 2 restarts: Failed to trace builtin operator; …" (tlparse's); "" with none
     phases: list[TimelinePhase]  # SHOWN_PHASES, each at least 1% of the compile
+    compile_key: str  # the compile's kept attempt in the Compiles tab (``compiles.compile_key``); "" where not recorded
 
 
 @dataclass
@@ -191,6 +199,7 @@ def compile_rows(run: ProfileRun) -> list[CompileTimelineRow]:
                     cache_text=_cache_text(v, compile_id),
                     restart_text=restart_text(v, compile_id),
                     phases=[_phase(s, origin, shown) for s in shown],
+                    compile_key=kept_key(run, v.name, compile_id),
                 )
             )
     return rows
