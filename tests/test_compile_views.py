@@ -351,6 +351,26 @@ def test_the_gloo_jobs_rank_that_printed_diverges_in_compile_ids_and_cache_looku
     assert "collectives" not in said and "tensor_meta" not in said  # logged by neither rank: nothing said
 
 
+def test_ranks_sharing_a_cache_that_hit_where_another_missed_under_one_key_do_not_diverge_but_another_key_does():
+    """Ranks that share one cache directory race to it: the CI's 2-rank DDP job read "FX graph miss for 5/0 where the
+    others hit" on one run and the reverse on the next.  One key is one graph, whatever the outcome."""
+    ranks = import_trace(FIXTURES / "job", source_roots=[FIXTURES])
+    by_rank = {r.distributed.rank: r for r in ranks}
+    shared = [(c, x) for c in by_rank[0].compiles for x in c.cache_lookups if x.key and x.cache == "fx_graph"]
+    assert shared, "the job fixture logs FX graph keys"
+    compile_record, lookup = shared[0]
+    theirs = next(x for c in by_rank[1].compiles for x in c.cache_lookups if x.key == lookup.key)
+    lookup.state = "hit" if theirs.state != "hit" else "miss"  # rank 0 now lost the race where rank 1 won it
+    said = [d for d in job_digest(ranks)["divergences"] if d["what"] == "cache"]
+    assert [d["rank"] for d in said] == [1]  # rank 1's extra resume compile alone, as before
+    assert "for " + compile_record.compile_id not in said[0]["text"]
+
+    lookup.key = "f" + "0" * 51  # another key under the same lookup: another graph, inputs or config
+    said = {d["rank"]: d["text"] for d in job_digest(ranks)["divergences"] if d["what"] == "cache"}
+    assert list(said) == [1]  # held to rank 0's, the fewer lookups: its key is now the job's
+    assert f"FX graph {theirs.state} for {compile_record.compile_id} of another key than the others'" in said[1]
+
+
 # -- stored once, loaded when opened -------------------------------------------------------------------------------
 
 

@@ -7,8 +7,9 @@ have; without a majority the smaller, or rank 0's).  Ranks compile the same fram
 the same code, so a rank whose compiles differ is running other code (a rank-dependent branch, a print on one rank):
 
 * ``compile_ids``: other compile ids, the frames of the extra or missing ones named;
-* ``cache``: other cache lookups (FX graph, AOTAutograd), compared by cache, outcome and key, so a shifted compile id
-  is no difference and a hit where the others missed is;
+* ``cache``: other cache lookups (FX graph, AOTAutograd), compared by cache and key, so a shifted compile id is no
+  difference, and neither is a hit where the others missed under the same key (ranks sharing a cache directory race
+  to it); another key is (another graph, inputs or config);
 * ``collectives``: the collectives its compiled graphs run, in order (``inductor_collective_schedule``, else the
   post-grad graphs' functional collectives): another order or others is a hang waiting to happen;
 * ``tensor_meta``: the shapes and dtypes of its graphs' ops (logged with ``torch._inductor.config.log_tlparse``);
@@ -70,54 +71,60 @@ def _id_order(compile_id: str) -> tuple[int, ...]:
     return tuple(int(p) for p in compile_id.split("/") if p.isdigit())
 
 
+def _lookup(cache: str, state: str, key: str) -> tuple[str, str]:
+    """What a rank's lookup is compared by: its cache and key, not its outcome.  Ranks that share one cache directory
+    race to it (the CI's 2-rank DDP job read "FX graph miss for 5/0 where the others hit" on one run and the reverse
+    on the next): a hit on one rank and a miss on another under the same key is one graph compiled twice, not other
+    code.  A lookup logged without a key is compared by its outcome."""
+    return (cache, key) if key else (cache, f"({state}, no key)")
+
+
 def _cache(runs: dict[int, ProfileRun], add: Add) -> None:
-    lookups = {
-        r: tuple((CACHE_NAMES.get(x.cache, x.cache), x.state, x.key) for c in _kept(run) for x in c.cache_lookups)
+    found = {
+        r: [(CACHE_NAMES.get(x.cache, x.cache), x.state, x.key, c) for c in _kept(run) for x in c.cache_lookups]
         for r, run in runs.items()
+    }
+    lookups = {
+        r: tuple(sorted(_lookup(cache, state, key) for cache, state, key, _ in mine)) for r, mine in found.items()
     }
     if not any(lookups.values()):
         return
     job = expected(lookups, size=len)
-    where = {
-        r: {(CACHE_NAMES.get(x.cache, x.cache), x.state, x.key): c for c in _kept(run) for x in c.cache_lookups}
-        for r, run in runs.items()
-    }
     for r, mine in lookups.items():
         if mine == job:
-            continue
+            continue  # the same lookups (sorted), maybe another outcome or order: nothing another rank's code did
         of = lines_of(runs[r])
         extra = Counter(mine) - Counter(job)
         missing = Counter(job) - Counter(mine)
         theirs = who(lookups, r, job)
-        paired = []  # the same key with another outcome (a hit where the others missed); another key, the same lookup
-        for cache, state, key in list(extra):
-            same_key = next((m for m in missing if m[0] == cache and m[2] == key and key), None)
-            other_key = next((m for m in missing if m[0] == cache and m[1] == state), None)
-            at = where[r][(cache, state, key)].compile_id
-            if same_key is not None:
-                paired.append(f"{cache} {state} for {at} where {theirs} {same_key[1]} (key {key[:12]}…)")
-            elif other_key is not None:
-                paired.append(
-                    f"{cache} {state} for {at} of another key than {theirs}' (another graph, inputs or config: its key "
-                    "components say which)"
-                )
-            else:
-                continue
-            _take(extra, (cache, state, key))
-            _take(missing, same_key or other_key)
-        parts = paired + [
-            f"extra {cache} {state} for {where[r][(cache, state, key)].compile_id} "
-            f"({compiled_frame(where[r][(cache, state, key)], of)})" + (f" ×{n}" if n > 1 else "")
-            for (cache, state, key), n in extra.items()
+        where = {_lookup(cache, state, key): (state, c) for cache, state, key, c in found[r]}
+        in_order = [_lookup(cache, state, key) for cache, state, key, _ in found[r]]  # compile order, to pair by
+        theirs_in_order = [
+            _lookup(cache, state, key) for cache, state, key, _ in found[next(o for o in lookups if lookups[o] == job)]
         ]
-        parts += [f"no {cache} {state}" + (f" ×{n}" if n > 1 else "") for (cache, state, _), n in missing.items()]
-        if not parts:
-            parts = ["the same lookups in another order"]
+        parts: list[str] = []
+        for cache, key in [x for x in dict.fromkeys(in_order) if x in extra]:  # another key for the same lookup
+            other = next((m for m in theirs_in_order if m in missing and m[0] == cache), None)
+            if other is None:
+                continue
+            state, c = where[(cache, key)]
+            parts.append(
+                f"{cache} {state} for {c.compile_id} of another key than {theirs}' (another graph, inputs or config: "
+                "its key components say which)"
+            )
+            _take(extra, (cache, key))
+            _take(missing, other)
+        parts += [
+            f"extra {cache} {where[(cache, key)][0]} for {where[(cache, key)][1].compile_id} "
+            f"({compiled_frame(where[(cache, key)][1], of)})" + (f" ×{n}" if n > 1 else "")
+            for (cache, key), n in extra.items()
+        ]
+        parts += [f"no {cache} lookup" + (f" ×{n}" if n > 1 else "") for (cache, _), n in missing.items()]
         more = f"; … {len(parts) - LISTED} more" if len(parts) > LISTED else ""
         add(r, "cache", f"cache lookups differ from {theirs}': " + "; ".join(parts[:LISTED]) + more)
 
 
-def _take(counts: Counter[tuple[str, str, str]], item: tuple[str, str, str] | None) -> None:
+def _take(counts: Counter[tuple[str, str]], item: tuple[str, str] | None) -> None:
     if item is not None:
         counts[item] -= 1
         if counts[item] <= 0:
