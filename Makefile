@@ -48,8 +48,9 @@ test-fast: setup
 PY_SOURCES := kernel_side tests benchmarks ui-tests
 TS_SOURCES := "ext/src/**/*.{ts,tsx}" "ext/test/**/*.ts" "ext/style/*.css" "ui-tests/tests/*.ts" "ui-tests/*.js" jest.config.js eslint.config.mjs \
 	ext/scripts/*.mjs
-# The contract between Python and TypeScript: the JSON Schemas the run's dataclasses and the digest's TypedDicts
-# generate (kernel_side/compile_profile/schema/) and the TypeScript generated from those (ext/src/generated/).
+# The contract between Python and TypeScript: the JSON Schemas the run's dataclasses and the digest's dataclasses
+# (digest/contract.py ROOTS) generate (kernel_side/compile_profile/schema/) and the TypeScript generated from those
+# (ext/src/generated/), each shape declared once.
 # `make contract` rewrites them; lint's --check runs fail, naming the stale file, when a class changed and they
 # were not regenerated.  (python -c: `python -m` would import the module twice.)
 CONTRACT_SCHEMAS := PYTHONPATH=kernel_side $(PY) -c 'import sys; from compile_profile.digest.contract import main; sys.exit(main())'

@@ -162,7 +162,7 @@ def _float32_backend(name: str, change=None) -> str:
 def test_a_moe_whose_grouped_mm_has_no_float64_kernel_is_judged_against_float64_with_that_op_in_float32():
     # "compiled results differ from eager in logits (max abs diff 2.73) ... no float64 reference: the code failed
     # on float64 copies (RuntimeError: Expected mat_a to be Float32, BFloat16 or Float16 matrix, got Double)"
-    from compile_profile.digest.facts import correctness_text
+    from compile_profile.digest.correctness import correctness_text
 
     ns = _moe_namespace()
     run = run_cell("y = model(x)\n", ns, backend=_float32_backend("test_moe_float32"), kernel_timing=False).run
@@ -205,7 +205,7 @@ class _HalfPrecisionOnly(torch.nn.Module):
 @pytest.mark.compiles
 @needs_grouped_mm
 def test_bf16_code_that_cannot_run_in_float64_at_all_is_judged_against_a_float32_run():
-    from compile_profile.digest.facts import correctness_text
+    from compile_profile.digest.correctness import correctness_text
 
     ns = _moe_namespace()
     ns["model"] = torch.nn.Sequential(_HalfPrecisionOnly(), *ns["model"])
@@ -265,7 +265,7 @@ def _batches(n: int = 10_000):
 def test_a_cell_that_draws_a_batch_from_an_iterator_compares_eager_and_compiled_on_the_same_batch(make):
     # "compiled results differ from eager in xb, yb (max abs diff —): xb compiled gave torch.float32
     # [8, 17, 128], eager torch.float32 [8, 32, 128]": each run drew another batch
-    from compile_profile.digest.facts import correctness_text
+    from compile_profile.digest.correctness import correctness_text
 
     torch.manual_seed(0)
     batches = make()
@@ -290,7 +290,7 @@ class _Feed:
 
 @pytest.mark.compiles
 def test_a_cell_whose_inputs_change_between_runs_unseen_is_not_compared_and_says_why():
-    from compile_profile.digest.facts import correctness_text
+    from compile_profile.digest.correctness import correctness_text
 
     torch.manual_seed(0)
     ns = {"model": torch.nn.Linear(32, 16), "feed": _Feed()}
@@ -305,7 +305,7 @@ def test_a_cell_whose_inputs_change_between_runs_unseen_is_not_compared_and_says
 def test_an_iterator_that_cannot_be_replayed_without_recompiling_is_not_compared_where_eager_moved():
     import io
 
-    from compile_profile.digest.facts import correctness_text
+    from compile_profile.digest.correctness import correctness_text
 
     buf = io.StringIO("".join(f"{i}.5\n" for i in range(10_000)))  # an iterator, read here by readline()
     ns = {"torch": torch, "buf": buf, "x": torch.ones(4)}
@@ -352,7 +352,7 @@ def _scale_backend(name: str, factor: float) -> str:
 @pytest.mark.compiles
 @pytest.mark.parametrize("factor, ok", [(1.0, True), (1.25, False)], ids=["right", "25%-off"])
 def test_where_eager_differs_from_itself_compiled_is_judged_against_that_spread(factor, ok, monkeypatch):
-    from compile_profile.digest.facts import correctness_text
+    from compile_profile.digest.correctness import correctness_text
     from compile_profile.engine import reference
 
     # no reference run (as for a model too large for a float64 copy): eager's own spread is what remains

@@ -56,10 +56,10 @@ def test_training_cell_yields_forward_and_backward_graphs_and_cpp_kernels(traini
 def test_the_compile_timeline_accounts_for_the_first_call_within_a_tenth(training_result):
     run = training_result[0].run
     compiled = run.variant("inductor/default")
-    rows = [r for r in compile_rows(run) if r["variant"] == compiled.name and r["when"] == "first call"]
+    rows = [r for r in compile_rows(run) if r.variant == compiled.name and r.when == "first call"]
     assert rows and compiled.first_call_s is not None
     # the forward's frame and the backward compiled lazily at the first backward(), from Dynamo's spans
-    compiling = sum(r["total_s"] for r in rows)
+    compiling = sum(r.total_s for r in rows)
     assert compiling == pytest.approx(compiled.first_call_s, rel=0.10), (compiling, compiled.first_call_s)
     outermost = {s.name for s in compiled.compile_spans if s.depth == 0}
     assert "dynamo" in outermost

@@ -15,7 +15,8 @@ import textwrap
 import cell_runs
 import pytest
 import torch
-from compile_profile.digest.facts import break_groups, correctness_text
+from compile_profile.digest.breaks import break_groups
+from compile_profile.digest.correctness import correctness_text
 from compile_profile.digest.summary import warnings
 from compile_profile.engine.backend import RecordingBackend
 from compile_profile.engine.cell import UnknownKeptName, cell_to_function

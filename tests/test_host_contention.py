@@ -17,7 +17,7 @@ from compile_profile.digest import summarize
 from compile_profile.digest.contention import advice, contention
 from compile_profile.digest.diagnosis import cause_text, diagnosis, diagnosis_heading
 from compile_profile.digest.format import format_ms
-from compile_profile.digest.summary import noise_text
+from compile_profile.digest.noise import noise_text
 from compile_profile.profile_run import HostLoad, ThreadsTrial
 from render_fixtures import cpu_run
 

@@ -20,7 +20,7 @@ import nbformat
 import pytest
 from compile_profile import Job
 from compile_profile.digest.diagnosis import cause_text, diagnosis, diagnosis_heading
-from compile_profile.digest.summary import same_kernels
+from compile_profile.digest.recommendation import same_kernels
 from compile_profile.profile_run import ProfileRun
 from compile_profile.render.mime import MIME_TYPE
 from compile_profile.store import RunStore
@@ -266,7 +266,7 @@ def test_03_training_step_has_forward_backward_and_optimizer_graphs(executed):
     assert step.correctness.ok is True and "loss" in step.correctness.compared
     assert any(note.kind == "state_restored" for note in step.notes)
     # the breaks are PyTorch's own by design, said so, and backward()'s names compiled autograd
-    owners = ran.stdout("from compile_profile.digest.facts import break_count_text")
+    owners = ran.stdout("from compile_profile.digest.breaks import break_count_text")
     assert owners.splitlines()[0].endswith("all PyTorch's own by design"), owners
     assert "compiled_autograd" in owners and "[yours]" not in owners
     diagnosed = ran.stdout("from compile_profile.digest.diagnosis import")

@@ -320,9 +320,9 @@ def test_recompiling_is_compile_time_the_headline_and_the_pay_back_count():
     run.speedup.value, run.speedup.low, run.speedup.high = 2.0, 1.9, 2.1  # faster: a pay-back to count
     run.eager.timing.median_ms = 2 * best.timing.median_ms
     saving_ms = run.eager.timing.median_ms - best.timing.median_ms
-    before = payback(run)["calls"]
+    before = payback(run).calls
     best.recompile_s = 3 * best.compile_s
     assert f"(+{format_s(best.recompile_s)} recompiling)" in headline(run)
     pays = payback(run)
-    assert pays["calls"] == math.ceil(round((best.compile_s + best.recompile_s) * 1000 / saving_ms, 9))
-    assert pays["calls"] > 3 * before and f"and {format_s(best.recompile_s)} more recompiling" in pays["text"]
+    assert pays.calls == math.ceil(round((best.compile_s + best.recompile_s) * 1000 / saving_ms, 9))
+    assert pays.calls > 3 * before and f"and {format_s(best.recompile_s)} more recompiling" in pays.text

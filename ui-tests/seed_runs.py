@@ -47,6 +47,7 @@ from compile_profile.profile_run import (  # noqa: E402
 )
 from compile_profile.render.mime import MIME_TYPE, mime_bundle  # noqa: E402
 from compile_profile.render.text import render_text  # noqa: E402
+from compile_profile.serialize import to_dict  # noqa: E402
 from compile_profile.store import RunStore  # noqa: E402
 from render_fixtures import (  # noqa: E402
     CELL,
@@ -268,7 +269,7 @@ def expected_json(slow: ProfileRun, fast: ProfileRun) -> dict:
             **guard_and_measured_texts(run),
         }
 
-    comparison = compare(slow, fast).as_dict()
+    comparison = to_dict(compare(slow, fast))
     return {
         "runs": [run_words(slow), run_words(fast)],
         "compare": {
@@ -392,7 +393,6 @@ def job_expected(runs: list[ProfileRun]) -> dict | None:
     except ImportError:
         return None
     job = job_digest(runs)
-    job = job.as_dict() if hasattr(job, "as_dict") else job
     return {
         "job_id": job["job_id"],
         "headline": job["headline"],
@@ -646,7 +646,7 @@ def verdict_notebook(runs: list[ProfileRun]) -> dict:
 
 def verdict_compare(runs: list[ProfileRun]) -> list[dict]:
     """What the two verdict runs ran with, as Compare lists it (``compare.context``): the rows that differ first."""
-    return [dict(r) for r in compare(runs[0], runs[1]).as_dict().get("context", [])]
+    return [dict(r) for r in to_dict(compare(runs[0], runs[1])).get("context", [])]
 
 
 def verdict_expected(runs: list[ProfileRun]) -> list[dict]:

@@ -3,16 +3,8 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 
-import { parseJobPage } from './job';
-import {
-  ICompileDetail,
-  ICompileIndex,
-  IComparison,
-  IJobPage,
-  IPlotlyFigure,
-  IProfileRun,
-  IRunsPage
-} from './types';
+import { IJobTab } from './job';
+import { ICompileDetail, ICompileIndex, IComparison, IPlotlyFigure, IProfileRun, IRunsPage } from './types';
 
 const API_PATH = 'compile-profile/api';
 
@@ -77,9 +69,9 @@ export function getFigures(id: string): Promise<Record<string, IPlotlyFigure>> {
   return request(`runs/${enc(id)}/figures`);
 }
 
-/** A distributed job: its digest (digest/job.py) and its runs' summaries, checked (job.ts). */
-export async function fetchJob(id: string): Promise<IJobPage> {
-  return parseJobPage(await request<unknown>(`jobs/${enc(id)}`));
+/** A distributed job: its digest (digest/job.py) and its runs' summaries, every key present (job.ts). */
+export function fetchJob(id: string): Promise<IJobTab> {
+  return request<IJobTab>(`jobs/${enc(id)}`);
 }
 
 /** Where the job's self-contained HTML report is served (opened in a browser tab). */

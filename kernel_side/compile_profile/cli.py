@@ -22,10 +22,10 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .digest import compare, contract
+from .digest import compare
 from .digest.facts import kernel_count_text
 from .digest.format import format_ms, format_speedup_interval, one_line
-from .digest.job import job_digest
+from .digest.job import job_digest_of
 from .digest.summary import summarize
 from .profile_run import ProfileRun
 from .render.job_report import render_job_report_html
@@ -33,6 +33,7 @@ from .render.job_text import render_job_text
 from .render.mime import MIME_TYPE as RUN_MIME_TYPE
 from .render.report import render_report_html
 from .render.text import comparison_text, render_text, terminal_safe, text_table
+from .serialize import to_dict
 from .store import RunNotFound, RunStore, StoreError, UnreadableRun, validate_run_id
 
 PROG = "compile-profile"
@@ -79,7 +80,9 @@ def _age(created_at: str, now: dt.datetime | None = None) -> str:
     return moment.strftime("%Y-%m-%d")
 
 
-def _speedup_text(speedup: contract.SpeedupSummary | None, outcome: contract.Outcome | None = None) -> str:
+# A summary here is JSON (``digest.summary.RunSummary``'s): the store's cached one, or a notebook output's, which an
+# older release may have written without the keys added since; {} where the cell's output had none.
+def _speedup_text(speedup: Mapping[str, Any] | None, outcome: Mapping[str, Any] | None = None) -> str:
     """The speedup with its interval and variant, ``(not meaningful)`` beneath a verdict that overrides it."""
     if not speedup:
         return "—"
@@ -88,12 +91,11 @@ def _speedup_text(speedup: contract.SpeedupSummary | None, outcome: contract.Out
     return f"{interval} {speedup.get('variant', '')}".rstrip() + meaningless
 
 
-# a Mapping: a summary (the contract's), or a notebook output's, or {} where the cell's output had none
 def _medians_text(summary: Mapping[str, Any]) -> str:
     return ", ".join(f"{v['name']} {format_ms(v.get('median_ms'))}" for v in summary.get("variants", []))
 
 
-def _device_text(summary: contract.RunSummary) -> str:
+def _device_text(summary: Mapping[str, Any]) -> str:
     device = summary.get("device") or {}
     return device.get("name") or device.get("type") or "—"
 
@@ -108,7 +110,7 @@ def _write_file(path: str, text: str) -> None:
 # -- ls, show, rm ------------------------------------------------------------------
 
 
-def _job_text(summary: contract.RunSummary) -> str:
+def _job_text(summary: Mapping[str, Any]) -> str:
     """``rank 1/2 job 3f2a9c01d4e5`` for a run of a distributed job, "" for any other."""
     d = summary.get("distributed")
     if not isinstance(d, dict):
@@ -204,7 +206,7 @@ def _job_runs(store: RunStore, job_id: str) -> list[ProfileRun]:
 
 def cmd_job(args: argparse.Namespace, store: RunStore) -> int:
     runs = _job_runs(store, args.id)
-    digest = job_digest(runs)
+    digest = job_digest_of(runs)
     if args.html:
         _write_file(args.html, render_job_report_html(digest))
     if args.perfetto:
@@ -216,7 +218,7 @@ def cmd_job(args: argparse.Namespace, store: RunStore) -> int:
             err=args.json,
         )
     if args.json:
-        _say(json.dumps({"job": digest, "runs": [summarize(run) for run in runs]}, indent=2))
+        _say(json.dumps({"job": to_dict(digest), "runs": [summarize(run) for run in runs]}, indent=2))
     else:
         _say(render_job_text(digest))
     if args.html:
@@ -313,7 +315,7 @@ def cmd_compare(args: argparse.Namespace, store: RunStore) -> int:
     a = store.get(validate_run_id(args.id_a))
     b = store.get(validate_run_id(args.id_b))
     comparison = compare(a, b)
-    _say(json.dumps(comparison.as_dict(), indent=2) if args.json else comparison_text(comparison))
+    _say(json.dumps(to_dict(comparison), indent=2) if args.json else comparison_text(comparison))
     return 0
 
 

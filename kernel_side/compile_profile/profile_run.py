@@ -19,12 +19,9 @@ import uuid
 from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from . import serialize
-
-if TYPE_CHECKING:
-    from .digest.contract import RunSummary
 
 # 2: notes became facts (``Note``: a kind and its values, worded by ``digest.notes``); ``memory_note`` and
 # ``Recommendation.reason`` went (the digest words both from the run); older runs are upgraded on load
@@ -815,7 +812,7 @@ class InputSequence:
 class Recommendation:
     """What ``--sweep`` measured: the fastest compiled variant and its ``torch.compile`` call, and how much
     faster it ran than the next fastest (``runner_up``): the ratio of their medians with its 95% interval.
-    The digest says whether that is a measurable difference (``digest.summary.recommendation_digest``)."""
+    The digest says whether that is a measurable difference (``digest.recommendation.recommendation_digest``)."""
 
     variant: str
     call: str
@@ -1157,7 +1154,8 @@ class ProfileRun:
         return cls.from_dict(json.loads(text))
 
     # -- views (figures are derived in compile_profile.digest, laid out in compile_profile.render) --
-    def summary(self) -> RunSummary:
+    def summary(self) -> dict[str, Any]:
+        """The run's summary as JSON (``digest.summarize``; its shape is ``digest.summary.RunSummary``)."""
         from .digest import summarize
 
         return summarize(self)

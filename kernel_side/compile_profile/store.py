@@ -47,11 +47,10 @@ from contextlib import contextmanager
 from typing import Any, TypeGuard
 
 from . import artifacts
-from .digest.contract import RunSummary
 from .digest.format import one_line
 from .digest.summary import DIGEST_VERSION, summarize, unreadable_summary
 from .profile_run import ProfileRun
-from .serialize import json_kind
+from .serialize import json_kind, to_dict
 
 # "CPRF" in ASCII: marks a SQLite file as a compile-profile run store.
 APPLICATION_ID = 0x43505246
@@ -189,13 +188,17 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-def _summarize(run_id: str, run_json: str, columns: dict[str, str]) -> RunSummary:
+# A run's summary as the store keeps and lists it: JSON (``digest.summary.RunSummary``'s, ``summarize``).
+SummaryJson = dict[str, Any]
+
+
+def _summarize(run_id: str, run_json: str, columns: dict[str, str]) -> SummaryJson:
     """The digest's summary of a stored run; one unreadable run gets a summary that says so, with what its row's
     own columns (``created_at``, ``notebook``, ``label``) know of it."""
     try:
         return summarize(ProfileRun.from_dict(json.loads(run_json)))
     except Exception as exc:  # noqa: BLE001 - one unreadable run must not hide the others (a digest bug neither)
-        return unreadable_summary(run_id, _unreadable_reason(exc), **columns)
+        return to_dict(unreadable_summary(run_id, _unreadable_reason(exc), **columns))
 
 
 # What the run lists read of a cached summary (the CLI's ls, the panel's list and its compare pickers), with the
@@ -215,7 +218,7 @@ _LISTED_FIELDS: dict[str, type | tuple[type, ...]] = {
 }
 
 
-def _usable_summary(summary: Any, run_id: str) -> TypeGuard[RunSummary]:
+def _usable_summary(summary: Any, run_id: str) -> TypeGuard[SummaryJson]:
     """Whether a cached summary is this version's summary of this run, with the fields the lists read: the
     store wrote it from ``summarize`` (the digest's version says which), so it is read as one."""
     if not isinstance(summary, dict) or summary.get("digest") != DIGEST_VERSION or summary.get("id") != run_id:
@@ -230,7 +233,7 @@ def _usable_summary(summary: Any, run_id: str) -> TypeGuard[RunSummary]:
     return speedup is None or (type(speedup.get("value")) in (int, float) and isinstance(speedup.get("text"), str))
 
 
-def _cached_summary(run_id: str, summary_json: str) -> RunSummary | None:
+def _cached_summary(run_id: str, summary_json: str) -> SummaryJson | None:
     """The summary cached in a row, or None when it must be derived again (stale, unparsable or misshapen)."""
     try:
         summary = json.loads(summary_json)
@@ -465,7 +468,7 @@ class RunStore:
 
     def list(
         self, *, limit: int | None = 50, offset: int = 0, notebook: str | None = None, job: str | None = None
-    ) -> list[RunSummary]:
+    ) -> list[SummaryJson]:
         """Summaries (``digest.summarize``) of the newest runs first, optionally of one notebook or one job.
 
         A summary cached by an older version (or none, after migration 2) is derived again from the run
@@ -488,9 +491,9 @@ class RunStore:
             summaries.update(self._fresh_summaries(stale))
         return [summary for run_id, _ in rows if (summary := summaries[run_id]) is not None]
 
-    def _fresh_summaries(self, ids: list[str]) -> dict[str, RunSummary]:
+    def _fresh_summaries(self, ids: list[str]) -> dict[str, SummaryJson]:
         """Derive the summaries of ``ids`` again and store them (best effort: a read-only store still lists)."""
-        fresh: dict[str, RunSummary] = {}
+        fresh: dict[str, SummaryJson] = {}
         for run_id in ids:
             row = self._query_one("SELECT run_json, created_at, notebook, label FROM runs WHERE id = ?", (run_id,))
             if row is not None:  # deleted since it was listed: left out

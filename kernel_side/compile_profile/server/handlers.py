@@ -32,11 +32,12 @@ from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 
 from ..digest import compare, run_digest, summarize
-from ..digest.job import job_digest
+from ..digest.job import job_digest, job_digest_of
 from ..profile_run import ProfileRun
 from ..render.charts import figures
 from ..render.job_report import render_job_report_html
 from ..render.report import render_report_html
+from ..serialize import to_dict
 from ..store import RunNotFound, RunStore, StoreError, UnreadableRun, validate_run_id
 
 API_PREFIX = "compile-profile/api"
@@ -119,7 +120,7 @@ class RunsHandler(_StoreHandler):
         offset = self.int_arg("offset", 0, 0, 2**31)
         notebook = self.get_query_argument("notebook", None) or None
         store = self.store()
-        self.write_json(
+        self.write_json(  # a RunsPage (digest.contract), the summaries as the store keeps them: JSON
             {
                 "runs": store.list(limit=limit, offset=offset, notebook=notebook),
                 "total": store.count(notebook=notebook),
@@ -186,7 +187,7 @@ class CompareHandler(_StoreHandler):
         if not all(ids):
             raise tornado.web.HTTPError(400, "compare needs two runs: ?a=ID&b=ID")
         a, b = (self.run(run_id) for run_id in ids)
-        self.write_json(compare(a, b).as_dict())
+        self.write_json(to_dict(compare(a, b)))
 
 
 class _JobHandler(_StoreHandler):
@@ -208,7 +209,7 @@ class JobHandler(_JobHandler):
     def get(self, job_id: str) -> None:
         """The job's digest (``digest.job``) and each rank's run summary, in rank order."""
         runs = self.job_runs(job_id)
-        self.write_json({"job": job_digest(runs), "runs": [summarize(run) for run in runs]})
+        self.write_json({"job": job_digest(runs), "runs": [summarize(run) for run in runs]})  # a JobPage
 
 
 # The job report holds no script and loads nothing: on top of the API's policy (default-src 'none', the
@@ -225,7 +226,7 @@ class JobReportHandler(_JobHandler):
     @tornado.web.authenticated
     def get(self, job_id: str) -> None:
         """The job's self-contained HTML report (``render.job_report``), served as a page of its own."""
-        page = render_job_report_html(job_digest(self.job_runs(job_id)))
+        page = render_job_report_html(job_digest_of(self.job_runs(job_id)))
         self.set_header("X-Content-Type-Options", "nosniff")
         self.finish(page, set_content_type="text/html; charset=utf-8")
 
