@@ -1,6 +1,7 @@
 """REST handlers over the run store, under ``<base_url>/compile-profile/api/``: runs, their figures, a
 comparison, the change token, a run's self-contained HTML report (``runs/<id>/report``, a download), a
-distributed job (``jobs/<id>``: its digest; ``jobs/<id>/report``: its HTML report), and the import of a
+distributed job (``jobs/<id>``: its digest; ``jobs/<id>/report``: its HTML report), suites over a collection of
+models (``suites``, ``suites/<id>``: its digest and figures; ``suites/<id>/report``), and the import of a
 TORCH_TRACE on the server into the store (``POST runs/import-trace``, what ``compile-profile import-trace`` does).
 
 Every handler is an authenticated ``APIHandler``: the runs hold the user's code,
@@ -262,6 +263,42 @@ class ImportTraceHandler(_StoreHandler):
         self.write_json({"message": message, "reason": "import-trace"})
 
 
+class SuitesHandler(_StoreHandler):
+    @tornado.web.authenticated
+    def get(self) -> None:
+        """The stored suites, newest first (``suites.digest.SuitesPage``)."""
+        from ..suites.http import suites_page
+
+        self.write_json(suites_page(self.store()))
+
+
+class SuiteHandler(_StoreHandler):
+    @tornado.web.authenticated
+    def get(self, suite_id: str) -> None:
+        """A suite's digest and its figures (``suites.digest.SuitePage``); 404 when there is none."""
+        from ..suites.http import suite_page
+
+        try:
+            self.write_json(suite_page(self.store(), self.checked_id(suite_id)))
+        except KeyError:
+            raise tornado.web.HTTPError(404, f"no suite {suite_id}") from None
+
+
+class SuiteReportHandler(_StoreHandler):
+    @tornado.web.authenticated
+    def get(self, suite_id: str) -> None:
+        """The suite's self-contained HTML report, as a download (it holds plotly.js, as a run's report does)."""
+        from ..suites.http import suite_report
+
+        try:
+            page = suite_report(self.store(), self.checked_id(suite_id))
+        except KeyError:
+            raise tornado.web.HTTPError(404, f"no suite {suite_id}") from None
+        self.set_header("Content-Disposition", f'attachment; filename="compile-profile-suite-{suite_id}.html"')
+        self.set_header("X-Content-Type-Options", "nosniff")
+        self.finish(page, set_content_type="text/html; charset=utf-8")
+
+
 class ChangesHandler(_StoreHandler):
     @tornado.web.authenticated
     def get(self) -> None:
@@ -283,6 +320,9 @@ def setup_handlers(web_app) -> None:
             (url_path_join(base, "runs", _SEGMENT, "repro") + "/?", ReproHandler),
             (url_path_join(base, "jobs", _SEGMENT) + "/?", JobHandler),
             (url_path_join(base, "jobs", _SEGMENT, "report") + "/?", JobReportHandler),
+            (url_path_join(base, "suites") + "/?", SuitesHandler),
+            (url_path_join(base, "suites", _SEGMENT) + "/?", SuiteHandler),
+            (url_path_join(base, "suites", _SEGMENT, "report") + "/?", SuiteReportHandler),
             (url_path_join(base, "changes") + "/?", ChangesHandler),
         ],
     )

@@ -55,7 +55,15 @@ def speedup_figure(digest: SuiteDigest) -> Figure:
     ]
     top = max([*values, digest.summary.geomean_speedup or 0.0, 1.0])
     shapes: list[dict[str, Any]] = [
-        {"type": "line", "x0": 1, "x1": 1, "y0": 0, "y1": 1, "yref": "paper", "line": {"dash": "dot", "width": 1}},
+        {
+            "type": "line",
+            "x0": 1,
+            "x1": 1,
+            "y0": 0,
+            "y1": 1,
+            "yref": "paper",
+            "line": {"dash": "dot", "width": 1, "color": "#8a8a8a"},
+        },
     ]
     annotations: list[dict[str, Any]] = []
     g = digest.summary.geomean_speedup

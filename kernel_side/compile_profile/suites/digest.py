@@ -284,7 +284,7 @@ def _row_flags(speedup: float | None, compile_s: float | None, compression: floa
     flags = []
     if speedup is not None and speedup < SLOW_SPEEDUP:
         flags.append(
-            f"speedup {format_speedup(speedup)} ({ratio_phrase(speedup)}), below {format_speedup(SLOW_SPEEDUP)}"
+            f"{ratio_phrase(speedup)}, below the dashboard's {format_speedup(SLOW_SPEEDUP)} ({ratio_phrase(SLOW_SPEEDUP)})"
         )
     if compile_s is not None and compile_s > SLOW_COMPILE_S:
         flags.append(f"compiling took {format_s(compile_s)}, over {format_s(SLOW_COMPILE_S)}")

@@ -129,15 +129,19 @@ def run_suite(
     done = {o.name for o in record.outcomes}
     todo = [e for e in mine if e.name not in done]
     durations: list[float] = []
+
+    def left_after(index: int) -> float | None:  # the mean entry's time, for each entry still to run that is no Skip
+        rest = sum(1 for e in todo[index:] if not isinstance(e.spec, Skip))
+        return sum(durations) / len(durations) * rest if durations else None
+
     for index, entry in enumerate(todo, start=1):
-        left = sum(durations) / len(durations) * (len(todo) - index + 1) if durations else None
+        left = left_after(index - 1)
         on_event(Progress("start", index, len(todo), entry.name, left_s=left, skipped_done=len(mine) - len(todo)))
         outcome = run_entry(store, record, collection, entry, shard_index=shard_of[0], python=python)
         save_outcome(store, record.id, outcome)
         if outcome.ended != "skipped":
             durations.append(outcome.wall_s)
-        left = sum(durations) / len(durations) * (len(todo) - index) if durations else None
-        on_event(Progress("end", index, len(todo), entry.name, outcome, left_s=left))
+        on_event(Progress("end", index, len(todo), entry.name, outcome, left_s=left_after(index)))
     return load_suite(store, record.id)
 
 

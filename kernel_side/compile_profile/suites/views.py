@@ -95,7 +95,8 @@ def progress_text(event: Progress) -> str:
         how = f"failed to build: {o.error[:120]}"
     elif o.ended == "skipped":
         how = f"skipped: {o.error[:120]}"
-    return terminal_safe(f"{where}: {how} ({format_s(o.wall_s)}){left}")
+    took = f" ({format_s(o.wall_s)})" if o.ended != "skipped" else ""
+    return terminal_safe(f"{where}: {how}{took}{left}")
 
 
 # -- HTML ------------------------------------------------------------------------------------------------------------
