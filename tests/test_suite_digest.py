@@ -8,18 +8,18 @@ import math
 import sqlite3
 
 import pytest
-from synthetic_store_runs import make_run
-
 from compile_profile import stats
 from compile_profile.cli import main
-from compile_profile.profile_run import Correctness, ErrorInfo
+from compile_profile.profile_run import ErrorInfo
 from compile_profile.store import SCHEMA_VERSION, RunStore
 from compile_profile.suites import charts, collection
 from compile_profile.suites.compare import ExportModel, compare_suites, export, read_export
 from compile_profile.suites.digest import STATUSES, suite_digest
-from compile_profile.suites.records import ModelOutcome, SuiteRecord, SuiteSettings
+from compile_profile.suites.records import SuiteRecord
 from compile_profile.suites.storage import load_suite, merge_store, save_outcome, stored_suites
 from compile_profile.suites.views import mime_bundle, render_report_html, render_text
+from suite_fixtures import _outcome, _run, _settings, _suite
+from synthetic_store_runs import make_run
 
 EXPORT_MODEL_KEYS = [
     "name",
@@ -36,71 +36,6 @@ EXPORT_MODEL_KEYS = [
     "run_id",
 ]
 EXPORT_SUMMARY_KEYS = ["pass_rate", "geomean_speedup", "geomean_low", "geomean_high", "median_compile_s"]
-
-
-def _run(run_id: str, eager_ms: float, compiled_ms: float, **changes):
-    run = make_run(run_id, eager_ms=eager_ms, compiled_ms=compiled_ms, graph_breaks=0)
-    eager, compiled = run.variants
-    assert eager.timing is not None and compiled.timing is not None
-    eager.timing.samples_ms = [eager_ms * f for f in (0.97, 0.99, 1.0, 1.0, 1.01, 1.03)]
-    compiled.timing.samples_ms = [compiled_ms * f for f in (0.98, 0.99, 1.0, 1.0, 1.01, 1.02)]
-    for key, value in changes.items():
-        setattr(run, key, value)
-    return run
-
-
-def _settings(entries: list[str], **changes) -> SuiteSettings:
-    base = dict(
-        collection="c.py",
-        collection_name="c.py",
-        collection_sha256="ab" * 32,
-        entries=entries,
-        tasks=["inference"],
-        dtypes=["float32"],
-        profile_options={"backend": "inductor", "quick": True},
-        timeout_s=60.0,
-    )
-    base.update(changes)
-    return SuiteSettings(**base)  # type: ignore[arg-type]
-
-
-def _outcome(name: str, ended: str = "finished", run_id: str | None = None, **more) -> ModelOutcome:
-    return ModelOutcome(name=name, model=name, task="step", dtype="float32", ended=ended, run_id=run_id, **more)  # type: ignore[arg-type]
-
-
-def _suite() -> tuple[SuiteRecord, dict]:
-    """Two passing entries (2× and 4.5×), one whose results differ, and one of each process failure, one skipped."""
-    runs = {
-        "r-fast": _run("r-fast", 9.0, 2.0),
-        "r-ok": _run("r-ok", 4.0, 2.0),
-        "r-wrong": _run("r-wrong", 4.0, 2.0, correctness=Correctness(ok=False, max_abs_diff=3.0)),
-    }
-    names = ["fast", "ok", "wrong", "hangs", "crashes", "oom", "build", "skipped"]
-    record = SuiteRecord(
-        id="suite0000001",
-        created_at="2026-12-05T01:00:00+00:00",
-        settings=_settings(names),
-        torch_version="2.13.0+cpu",
-        device="cpu",
-        host="test",
-        outcomes=[
-            _outcome("fast", run_id="r-fast"),
-            _outcome("ok", run_id="r-ok"),
-            _outcome("wrong", run_id="r-wrong"),
-            _outcome("hangs", "timeout", wall_s=60.0),
-            _outcome(
-                "crashes",
-                "crashed",
-                signal="SIGSEGV",
-                exit_code=-11,
-                stderr_tail=["Fatal Python error: Segmentation fault", "Extension modules: torch._C"],
-            ),
-            _outcome("oom", "oom", signal="SIGKILL", exit_code=-9),
-            _outcome("build", "error", error="RuntimeError: DefaultCPUAllocator: can't allocate memory: you tried"),
-            _outcome("skipped", "skipped", error="torchvision does not import here"),
-        ],
-    )
-    return record, runs
 
 
 def test_each_outcome_gets_its_status_worded_from_the_card_or_the_process():

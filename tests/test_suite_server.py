@@ -8,11 +8,10 @@ import json
 import jsonschema
 import pytest
 import tornado.httpclient
-from test_suite_digest import _suite
-
 from compile_profile.store import RunStore
 from compile_profile.suites import contract
 from compile_profile.suites.storage import save_outcome
+from suite_fixtures import _suite
 
 pytest_plugins = ["pytest_jupyter.jupyter_server"]
 

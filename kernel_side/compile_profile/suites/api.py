@@ -93,6 +93,7 @@ def run_suite_from_options(
     size: str = "auto",
     db: str | None = None,
     baseline: str | None = None,
+    only: Sequence[str] | None = None,
     on_event: Callable[[Progress], None] = lambda _: None,
 ) -> SuiteResult:
     tasks, dtypes = tuple(tasks), tuple(dtypes)
@@ -116,6 +117,12 @@ def run_suite_from_options(
     size = _size(size)
     loaded = collections.load(collection)
     entries = loaded.entries(tasks, dtypes, size)
+    if only:
+        unknown = [name for name in only if not any(name in (e.model, e.name) for e in entries)]
+        if unknown:
+            known = ", ".join(dict.fromkeys(e.model for e in entries))
+            raise SuiteError(f"--only {', '.join(unknown)}: {collection} has no such model (it has {known})")
+        entries = [e for e in entries if e.model in only or e.name in only]
     settings = SuiteSettings(
         collection=collection if collection == collections.BUILTIN else str(collection),
         collection_name=loaded.name,
@@ -171,6 +178,7 @@ def suite(
     size: str = "auto",
     db: str | None = None,
     progress: bool = True,
+    only: Sequence[str] | None = None,
     **profile_options: Any,
 ) -> SuiteResult:
     """Profile every model of ``collection`` (a Python file whose ``models()`` returns ``{name: builder}``, or
@@ -181,7 +189,8 @@ def suite(
     ``compile_profile.profile``'s for every model; ``timeout``: seconds per model before its process is killed;
     ``shard="I/N"`` with ``suite_id``: this process's share; ``resume``: continue the newest unfinished suite of
     this collection and settings; ``baseline``: a suite id or ``--json`` file to compare with (``result.comparison``);
-    ``size``: the built-in collection's sizes ("small", "real", "auto": real on a GPU).  Progress goes to stderr.
+    ``size``: the built-in collection's sizes ("small", "real", "auto": real on a GPU); ``only``: these models (or
+    entries) of the collection, by name.  Progress goes to stderr.
     """
     options = {"backend": backend, "quick": quick, **profile_options}
     if mode is not None:
@@ -206,5 +215,6 @@ def suite(
         size=size,
         db=db,
         baseline=baseline,
+        only=only,
         on_event=say if progress else (lambda _: None),
     )

@@ -102,6 +102,7 @@ def cmd_suite(args: argparse.Namespace, store: RunStore) -> int:
             size=args.size,
             db=db,
             baseline=args.baseline,
+            only=args.only,
             on_event=lambda event: _say(progress_text(event), err=True),
         )
     except KeyboardInterrupt:
@@ -183,6 +184,7 @@ def register(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
     suite.add_argument("--suite-id", metavar="ID", help="join or continue the suite of this id (shards share it)")
     suite.add_argument("--resume", action="store_true", help="continue the newest unfinished suite of these settings")
     suite.add_argument("--label", metavar="TEXT", help="a name for the suite")
+    suite.add_argument("--only", action="append", metavar="NAME", help="only this model of the collection; repeat")
     suite.add_argument(
         "--size", default="auto", choices=("auto", "small", "real"), help="the built-in collection's sizes"
     )
