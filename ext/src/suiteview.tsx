@@ -14,11 +14,18 @@ import { ISuitePage, ISuiteRow } from './suitetypes';
 import { IPlotlyFigure } from './types';
 
 /** The table's columns: heading, tooltip, and what a row shows under it. */
-const COLUMNS: { head: string; title: string; cell: (r: ISuiteRow) => React.ReactNode; wide?: boolean }[] = [
+const COLUMNS: {
+  head: string;
+  title: string;
+  cell: (r: ISuiteRow) => React.ReactNode;
+  wide?: boolean;
+  className?: string;
+}[] = [
   {
     head: 'speedup',
     title: 'eager ÷ compiled, with its 95% interval; not meaningful beneath a status that overrides it',
-    cell: r => r.speedup_text
+    cell: r => r.speedup_text,
+    className: 'cp-mod-speedup'
   },
   { head: 'compile', title: 'time spent compiling, and the cache state', cell: r => r.compile_text },
   { head: 'graph breaks', title: 'graph breaks, and whose they are', cell: r => r.graph_break_text },
@@ -185,7 +192,7 @@ function SuiteRowView({ row, openRun }: { row: ISuiteRow; openRun: (runId: strin
         {row.flags.length ? <div className="cp-SuiteRowFlags">{row.flags.join('; ')}</div> : null}
       </td>
       {COLUMNS.map(c => (
-        <td key={c.head} className={c.wide ? 'cp-mod-wrap cp-mod-wide' : 'cp-mod-wrap'}>
+        <td key={c.head} className={`cp-mod-wrap${c.wide ? ' cp-mod-wide' : ''} ${c.className ?? ''}`.trim()}>
           {c.cell(row)}
         </td>
       ))}

@@ -79,6 +79,8 @@ test('the Suites view lists the suite and its tab lays out the digest: headline,
     await expect(page.locator('.jp-FileBrowser')).toBeVisible();
     await expect(panel).toBeVisible();
     await page.screenshot({ path: path.join(ARTIFACTS, `ui-suite-${theme}.png`) });
+    await view.locator('.cp-SuiteTable').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(ARTIFACTS, `ui-suite-${theme}-table.png`) });
 
     // a row opens its entry's run in a tab of its own
     await rows.first().click();

@@ -4,7 +4,7 @@ report draw these same dicts (``render/charts.py`` does the same for a run).
 ``speedup``: the release blog's chart for this machine: one bar per entry, sorted by speedup, coloured by status
 (``digest.STATUSES``' colours, readable on the light and the dark theme), the 1× line and the geometric mean
 marked; an entry without a speedup (a failure) stands at the left with its status for a label.  ``compile``:
-compile time against speedup, one point per entry that compiled.  Text from the collection (entry names) is
+compile time against speedup, one point per entry that compiled, its name on hover.  Text from the collection (entry names) is
 HTML-escaped, as plotly reads a subset of HTML in labels.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from ..digest.format import format_speedup
+from ..digest.format import format_speedup, ratio_phrase
 from .digest import SuiteDigest, SuiteRow
 
 Figure = dict[str, Any]
@@ -33,6 +33,11 @@ def _layout(title: str, **extra: Any) -> dict[str, Any]:
     return layout
 
 
+def _bar_text(speedup: float) -> str:
+    """``4.13×`` beside a bar that ends at 4.13; a slowdown as the headline words it, ``1.25× slower``."""
+    return format_speedup(speedup) if speedup >= 1 else ratio_phrase(speedup)
+
+
 def _hover(r: SuiteRow) -> str:
     lines = [f"<b>{escape(r.name, quote=False)}</b>", escape(r.status_label, quote=False), r.speedup_text]
     if r.compile_text != "—":
@@ -48,7 +53,7 @@ def speedup_figure(digest: SuiteDigest) -> Figure:
     names = [escape(r.name, quote=False) for r in ordered]
     values = [r.speedup if r.speedup is not None else 0.0 for r in ordered]
     labels = [
-        (format_speedup(r.speedup) if r.speedup_meaningful else f"{format_speedup(r.speedup)} ({r.status_label})")
+        (_bar_text(r.speedup) if r.speedup_meaningful else f"{_bar_text(r.speedup)} ({r.status_label})")
         if r.speedup is not None
         else r.status_label
         for r in ordered
@@ -107,7 +112,7 @@ def speedup_figure(digest: SuiteDigest) -> Figure:
             }
         ],
         "layout": _layout(
-            "speedup of compiled over eager, per entry (eager ÷ compiled)",
+            "speedup per entry: eager ÷ compiled",
             height=max(220, 90 + BAR_PX * len(ordered)),
             xaxis={"title": {"text": "speedup (×)"}, "range": [0, top * 1.25], "zeroline": True},
             yaxis={"automargin": True, "type": "category"},
@@ -125,11 +130,9 @@ def compile_figure(digest: SuiteDigest) -> Figure:
         "data": [
             {
                 "type": "scatter",
-                "mode": "markers+text",
+                "mode": "markers",  # names on hover: a dozen labels near one point overlapped into none readable
                 "x": [r.compile_s for r in rows],
                 "y": [r.speedup for r in rows],
-                "text": [escape(r.name, quote=False) for r in rows],
-                "textposition": "top center",
                 "marker": {"size": 11, "color": [r.colour for r in rows]},
                 "hovertext": [_hover(r) for r in rows],
                 "hoverinfo": "text",
@@ -137,7 +140,7 @@ def compile_figure(digest: SuiteDigest) -> Figure:
         ],
         "layout": _layout(
             "compile time against speedup",
-            height=380,
+            height=320,
             margin={"l": 70, "r": 30, "t": 50, "b": 55},
             xaxis={"title": {"text": "compile time (s)"}, "rangemode": "tozero"},
             yaxis={"title": {"text": "speedup (×)"}, "rangemode": "tozero"},

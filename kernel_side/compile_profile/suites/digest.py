@@ -261,13 +261,11 @@ def _breaks_text(summary: Mapping[str, Any]) -> str:
 
 
 def _memory(run: ProfileRun) -> tuple[int | None, int | None, float | None, str]:
-    from ..digest.notes import memory_unmeasured_text
-
     eager, best = run.eager, run.speedup_variant
     a = eager.peak_memory_bytes if eager is not None else None
     b = best.peak_memory_bytes if best is not None else None
-    if a is None or b is None or b <= 0:
-        return a, b, None, memory_unmeasured_text(run) or "not measured"
+    if a is None or b is None or b <= 0:  # why, the suite's compression_text says once (not measured on CPU)
+        return a, b, None, "—"
     ratio = a / b
     how = f"{format_speedup(ratio)} less" if ratio >= 1 else f"{format_speedup(1 / ratio)} more"
     return a, b, ratio, f"{format_bytes(a)} → {format_bytes(b)} ({how})"
@@ -405,8 +403,7 @@ def _summary(record: SuiteRecord, rows: list[SuiteRow], runs: Mapping[str, Profi
             f"peak memory {format_speedup(compression)} eager's ÷ compiled's (geometric mean over {len(ratios)})"
         )
     else:
-        measured = next((r.memory_text for r in passing if r.memory_text not in ("—", "")), "not measured")
-        compression_text = f"memory compression: {measured}"
+        compression_text = f"memory compression: {_unmeasured_why(runs, passing)}"
     return SuiteSummary(
         entries=len(record.settings.entries),
         ended=len(rows),
@@ -423,6 +420,14 @@ def _summary(record: SuiteRecord, rows: list[SuiteRow], runs: Mapping[str, Profi
         compression=compression,
         compression_text=compression_text,
     )
+
+
+def _unmeasured_why(runs: Mapping[str, ProfileRun], rows: list[SuiteRow]) -> str:
+    """Why no peak memory was measured, in the run digest's words (on CPU: read from the CUDA allocator only)."""
+    from ..digest.notes import memory_unmeasured_text
+
+    run = next((runs[r.run_id] for r in rows if r.run_id in runs), None)
+    return (memory_unmeasured_text(run) if run is not None else "") or "not measured"
 
 
 def created_text(created_at: str) -> str:
