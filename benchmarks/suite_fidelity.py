@@ -26,7 +26,6 @@ TOLERANCE = 0.10
 def child(spec: dict[str, Any]) -> dict[str, Any]:
     """In a fresh process: the entry built as the suite's child builds it, plain torch.compile, interleaved timing."""
     import torch
-
     from compile_profile.suites import collection as collections
 
     loaded = collections.load(spec["collection"])
@@ -35,7 +34,9 @@ def child(spec: dict[str, Any]) -> dict[str, Any]:
     fn, args, own = collections.build(entry)
     options = {**spec["options"], **own}
     modes = options.get("modes") or [None]
-    compiled = torch.compile(fn, backend=options.get("backend", "inductor"), mode=modes[0], dynamic=options.get("dynamic"))
+    compiled = torch.compile(
+        fn, backend=options.get("backend", "inductor"), mode=modes[0], dynamic=options.get("dynamic")
+    )
     sync = torch.cuda.synchronize if torch.cuda.is_available() else (lambda: None)
 
     def timed(f: Any) -> float:

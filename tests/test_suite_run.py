@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from compile_profile.store import RunStore
 from compile_profile.suites.storage import load_suite, stored_suites
 

@@ -15,9 +15,12 @@ The sub-package is layered as the rest of the house, each module depending only 
   storage.py     a suite in the run store (``store.RunStore``'s suite tables, migration 5) and merging stores
   digest.py      every figure and sentence a view shows, derived once from the record and the runs' digests
                  (status by the card's verdict, pass rate, the geomean and its interval, flags); ``SuiteDigest``
-  compare.py     two suites side by side: status changes first, ratios with intervals, regressions flagged
+  compare.py     the ``--json`` export, and two suites side by side: status changes first, ratios with
+                 intervals, regressions beyond both intervals flagged (``--fail-on-regression``)
   charts.py      the plotly figures (the speedup bar per model, compile time against speedup) from the digest
-  views.py       text, the self-contained HTML report, the notebook's MIME bundle, the ``--json`` export
+  views.py       text, the self-contained HTML report, the notebook's MIME bundle, the progress line
+  contract.py    the JSON Schema of every shape above (``schema/suite.schema.json``), from their dataclasses
+  http.py        what the server answers (``suites``, ``suites/<id>``, ``suites/<id>/report``)
   api.py         ``compile_profile.suite(...)`` and the ``SuiteResult`` it returns (a card in a notebook)
   cli.py         the ``suite`` and ``suite-compare`` subcommands, registered by ``compile_profile.cli``
   builtin.py     the built-in collection: models from configurations with random weights, no downloads

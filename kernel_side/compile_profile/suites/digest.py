@@ -278,9 +278,13 @@ def _samples(run: ProfileRun) -> tuple[list[float], list[float]]:
     return a, b
 
 
-def _row_flags(speedup: float | None, compile_s: float | None, compression: float | None) -> list[str]:
+def _row_flags(
+    speedup: float | None, high: float | None, compile_s: float | None, compression: float | None
+) -> list[str]:
+    """The dashboard's flags an entry raises; a speedup below 0.95× only where its interval is below 1× too (a
+    busy machine's "1.52× slower (within noise)" is no finding)."""
     flags = []
-    if speedup is not None and speedup < SLOW_SPEEDUP:
+    if speedup is not None and speedup < SLOW_SPEEDUP and high is not None and high < 1:
         flags.append(
             f"{ratio_phrase(speedup)}, below the dashboard's {format_speedup(SLOW_SPEEDUP)} ({ratio_phrase(SLOW_SPEEDUP)})"
         )
@@ -361,7 +365,7 @@ def model_row(outcome: ModelOutcome, run: ProfileRun | None, timeout_s: float) -
         row.top_cause = f"{top['title']}: {top['cost_text']}" if top.get("cost_text") else top["title"]
     row.samples = len(_samples(run)[1])
     if status == "pass":
-        row.flags = _row_flags(row.speedup, row.compile_s, row.compression)
+        row.flags = _row_flags(row.speedup, row.speedup_high, row.compile_s, row.compression)
     return row
 
 
