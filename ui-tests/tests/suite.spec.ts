@@ -74,7 +74,9 @@ test('the Suites view lists the suite and its tab lays out the digest: headline,
     }
     const bars = view.locator('.cp-ChartHost[data-chart="suite speedup"] .js-plotly-plot g.point');
     await expect(bars).toHaveCount(want.rows.filter(r => r[1] !== 'skipped').length);
-    await expect(view.locator('.cp-ChartHost[data-chart="suite speedup"] g.annotation')).toContainText('geomean');
+    await expect(view.locator('.cp-ChartHost[data-chart="suite speedup"] g.annotation')).toContainText(
+      'geomean'
+    );
     await expect(view.locator('.cp-ChartHost[data-chart="suite compile"] .js-plotly-plot')).toBeVisible();
     await expect(page.locator('.jp-FileBrowser')).toBeVisible();
     await expect(panel).toBeVisible();

@@ -430,7 +430,7 @@ def _unmeasured_why(runs: Mapping[str, ProfileRun], rows: list[SuiteRow]) -> str
     """Why no peak memory was measured, in the run digest's words (on CPU: read from the CUDA allocator only)."""
     from ..digest.notes import memory_unmeasured_text
 
-    run = next((runs[r.run_id] for r in rows if r.run_id in runs), None)
+    run = next((runs[r.run_id] for r in rows if r.run_id is not None and r.run_id in runs), None)
     return (memory_unmeasured_text(run) if run is not None else "") or "not measured"
 
 
