@@ -112,6 +112,11 @@ EXAMPLES: dict[str, tuple[Note, str]] = {
         "left torch's Python dispatcher switched on for this thread (a PyTorch bug",
     ),
     "reference_quick": (Note("reference_quick"), "no float64 reference (--quick): compared with eager only"),
+    "reference_random": (
+        Note("reference_random", values={"ops": ["aten.randn"]}),
+        "compiled code draws eager's random numbers (aten.randn: torch._inductor.config.fallback_random is on), so "
+        "compared with eager only",
+    ),
     "quick_profile": (Note("quick_profile"), "a --quick profile: no kernel profiler pass (no per-kernel or per-line"),
 }
 

@@ -85,7 +85,7 @@ def _with_lines(source: Path, dest: Path, extra: list[str]) -> Path:
     return dest
 
 
-def test_unknown_event_kinds_and_unreadable_events_are_skipped_and_counted_never_fatal(tmp_path):
+def test_unknown_event_kinds_and_records_of_the_wrong_types_are_skipped_and_counted_never_fatal(tmp_path):
     release = RELEASES / "torch-2.13.0"
     head = "V1202 12:25:50.000000 18439 torch/_dynamo/future.py:1]"
     extra = [
@@ -101,12 +101,17 @@ def test_unknown_event_kinds_and_unreadable_events_are_skipped_and_counted_never
     origin = run.imported_trace
     assert origin is not None
     assert origin.unknown_events == {"a_newer_artifact": 1, "a_newer_event": 2}
-    assert origin.unreadable_events == {"compilation_metrics": 1}
+    # the metrics' compile time is a string: the record is skipped before any handler reads it, with its line
+    line = trace.read_text().splitlines().index(extra[4]) + 1
+    assert origin.bad_records == 1 and origin.unreadable_events == {}
+    (bad,) = origin.bad_record_lines
+    assert (bad.line, bad.kind) == (line, "compilation_metrics")
+    assert bad.why == "entire_frame_compile_time_s: expected a finite number, got a string"
     assert origin.skipped_lines == 1
     assert len(run.recompiles) == _expected(release / "expected.json")["recompiles"]  # the rest read as before
     text = render_text(run)
     assert "skipped 3 events of kinds compile-profile does not know (a_newer_artifact, a_newer_event ×2)" in text
-    assert "skipped 1 event it could not read (compilation_metrics)" in text
+    assert f"skipped 1 record not of its kind's types or cut short (line {line}: compilation_metrics: " in text
 
 
 # -- a script ---------------------------------------------------------------------------------------------
@@ -339,6 +344,7 @@ def test_a_script_recorded_elsewhere_is_read_from_a_source_root_by_the_longest_t
     (run,) = import_trace(FIXTURES / "script" / "trace.log.gz", source_roots=[ROOT])
     t = run.imported_trace
     assert t is not None and t.script_found and t.script_read_from == str(FIXTURES / "record.py")
-    assert f"read here from {FIXTURES / 'record.py'}" in render_text(run)
+    assert t.files_read == [str(FIXTURES / "record.py")]
+    assert f"lines are those of {t.script}; read here: {FIXTURES / 'record.py'}" in render_text(run)
     (unfound,) = import_trace(FIXTURES / "script" / "trace.log.gz", source_roots=[tmp_path])
     assert unfound.imported_trace is not None and not unfound.imported_trace.script_found

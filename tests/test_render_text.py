@@ -59,8 +59,18 @@ def test_timing_line_ends_with_speedup_and_its_interval():
 
 
 def test_interval_including_one_says_no_measurable_difference():
-    first = render_text(cpu_run()).splitlines()[1]
+    run = cpu_run()
+    run.correctness.ok, run.correctness.mismatched = True, []
+    first = render_text(run).splitlines()[1]
     assert first.endswith("speedup 1.05× slower [0.97×–1.14×] 95% CI: no measurable difference")
+
+
+def test_the_timing_line_marks_a_speedup_beneath_results_that_differ_not_meaningful():
+    text = render_text(cpu_run())  # its compiled y differs from eager
+    assert text.startswith("results differ: compiled differs from eager in y (max abs diff 0.031); ")
+    assert text.splitlines()[1].endswith(
+        "speedup 1.05× slower [0.97×–1.14×] 95% CI: no measurable difference; not meaningful: compiled results differ"
+    )
 
 
 def test_units_follow_the_magnitude():
@@ -294,6 +304,9 @@ def test_a_wide_interval_of_a_slower_run_is_worded_as_the_headline_words_the_spe
     assert "0.50×" not in noise and "0.58×" not in noise
     run.speedup = Speedup(value=4.0, low=3.5, high=4.5, variant="inductor/default")
     assert "the speedup's 95% interval [3.50×–4.50×] (4.00× faster) spans 25% of it" in noise_text(run)
+    # a slowdown whose interval reaches 0× (a sample that took no time) has no width: said, not divided by zero
+    run.speedup = Speedup(value=0.5, low=0.0, high=0.9, variant="inductor/default")
+    assert "reaches 0×: it bounds nothing" in noise_text(run)
 
 
 def test_a_speedup_that_moved_while_timing_is_worded_as_the_headline_words_it():

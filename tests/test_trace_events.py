@@ -72,8 +72,8 @@ def test_an_event_other_than_chromium_has_no_span_even_with_a_span_payload():
 
 def test_the_chromium_payload_is_parsed_once_for_the_progress_line_and_the_trace(monkeypatch):
     calls = []
-    real_loads = json.loads
-    monkeypatch.setattr(trace_capture.json, "loads", lambda text: calls.append(text) or real_loads(text))
+    real_loads = trace_capture.load_json
+    monkeypatch.setattr(trace_capture, "load_json", lambda text: calls.append(text) or real_loads(text))
     begin = span("compile_fx_inner", "B", 0.0)
     assert phase_text(begin) == "Inductor: lowering"
     trace([begin])

@@ -16,6 +16,8 @@ suite.spec.ts, ``--remove-suite`` takes them out.  ``--add-views`` puts the runs
 50-100 times its medians, an input-signature table, and fillers enough to make the run list scroll) and a notebook
 holding the long-tailed run's card.  ``--add-inputs ID`` profiles a small MLP over a sequence of inputs of two shapes (``profile(fn, inputs=[...])``,
 compiled here on the CPU) and puts its run, for importtrace.spec.ts's look at the Overview's input-signature table.
+``verdict_runs`` seeds a run whose results differ and one whose compiled calls ran eagerly, each card in
+verdict.ipynb, with the digest's verdicts in expected.json, for verdict.spec.ts.
 """
 
 from __future__ import annotations
@@ -617,6 +619,92 @@ def remove_suite(db: Path) -> None:
         conn.execute("DELETE FROM suites WHERE id = ?", (record.id,))
     conn.close()
 
+# -- a run whose results differ and one that ran eagerly, for verdict.spec.ts ------------------------------------
+
+VERDICT_NOTEBOOK = "verdict.ipynb"
+VERDICT_RUN_IDS = ("uiverdict001", "uiverdict002")
+
+
+def verdict_runs() -> list[ProfileRun]:
+    """The verdict ladder's two overriding rungs (digest/outcome.py), each with a speedup the verdict marks not
+    meaningful: compiled results that differ (1.53× slower, as a post-grad pass made to turn add into sub read), and
+    the cell's frame at Dynamo's recompile limit (the compiled calls ran eagerly: 1.85× slower)."""
+    from compile_profile.profile_run import Correctness, HostLoad, Note, Recompile, RunSettings, Speedup
+
+    differ, eager = cpu_run(), cpu_run()
+    # older than the other seeded runs, so they list after them (compile_profile.spec.ts counts the list by place)
+    for run, run_id, ratio, minutes in (
+        (differ, VERDICT_RUN_IDS[0], 1.53, 600),
+        (eager, VERDICT_RUN_IDS[1], 1.85, 601),
+    ):
+        run.id, run.created_at = run_id, minutes_ago(minutes)
+        run.notebook = str(ROOT / VERDICT_NOTEBOOK)
+        compiled = run.compiled_variants[0]
+        assert run.eager is not None and run.eager.timing is not None and compiled.timing is not None
+        compiled.timing.median_ms = run.eager.timing.median_ms * ratio
+        run.speedup = Speedup(value=1 / ratio, low=0.95 / ratio, high=1.05 / ratio, variant=compiled.name)
+    # what Compare shows first where the two differ: torch's threads, other processes' load, the profile's options
+    differ.settings = RunSettings(torch_threads=8, interop_threads=8, warmup=2, repeat=100, budget_s=3.0)
+    differ.host_load = HostLoad(other_processes_cores=1.6, cores=2, threads=8)
+    eager.settings = RunSettings(torch_threads=1, interop_threads=8, warmup=2, repeat=100, budget_s=3.0, quick=True)
+    differ.label = "add became sub"
+    differ.correctness = Correctness(ok=False, max_abs_diff=8.82, max_rel_diff=3.1, compared=["y"], mismatched=["y"])
+    eager.label = "a value that changes every call"
+    eager.correctness = Correctness(ok=True, max_abs_diff=1e-7, compared=["y"])
+    profile = eager.compiled_variants[0].kernel_profile
+    assert profile is not None
+    profile.notes = [Note("no_graph_region", variant=eager.compiled_variants[0].name)]  # as its profiler pass saw
+    eager.recompiles = [
+        Recompile(
+            reason="G['k'] == 7.0",
+            variant=eager.compiled_variants[0].name,
+            compile_id=f"0/{i}",
+            source="G['k']",
+            line=2,
+            change="value",
+            limit="recompile_limit (8)" if i == 8 else "",
+        )
+        for i in range(1, 9)
+    ]
+    return [differ, eager]
+
+
+def verdict_notebook(runs: list[ProfileRun]) -> dict:
+    notebook = notebook_json(runs[0])
+    card = notebook["cells"][2]
+    card["source"] = f"%%compile_profile --label 'add became sub'\n{runs[0].cell_source.rstrip()}"
+    second = json.loads(json.dumps(card))
+    second["id"] = "verdict-eager"
+    second["source"] = f"%%compile_profile --label 'a value that changes'\n{runs[1].cell_source.rstrip()}"
+    second["outputs"] = [{"output_type": "display_data", "data": mime_bundle(runs[1]), "metadata": {}}]
+    notebook["cells"][2:3] = [card, second]
+    return notebook
+
+
+def verdict_compare(runs: list[ProfileRun]) -> list[dict]:
+    """What the two verdict runs ran with, as Compare lists it (``compare.context``): the rows that differ first."""
+    return [dict(r) for r in compare(runs[0], runs[1]).as_dict().get("context", [])]
+
+
+def verdict_expected(runs: list[ProfileRun]) -> list[dict]:
+    """Each run's verdict as the digest words it (``summarize``'s outcome), with its headline and list status."""
+    from compile_profile.digest.summary import summarize
+
+    out = []
+    for run in runs:
+        s = summarize(run)
+        assert s["speedup"] is not None and not s["outcome"]["speedup_meaningful"], s["outcome"]
+        out.append(
+            {
+                "id": run.id,
+                "headline": s["headline"],
+                "list_status": s["list_status"],
+                "speedup": s["speedup"]["text"],
+                "outcome": s["outcome"],
+            }
+        )
+    return out
+
 
 def main() -> None:
     parser = argparse.ArgumentParser()
@@ -669,17 +757,21 @@ def main() -> None:
     job = job_runs()
     stopped = stopped_runs()
     diagnosed = diagnosis_run()
+    verdicts = verdict_runs()
     with RunStore(DB) as store:
         compile_failed = compile_failed_run()
-        for run in [*runs, slow, fast, *job, wide_run(), *stopped, diagnosed, compile_failed]:
+        for run in [*runs, slow, fast, *job, wide_run(), *stopped, diagnosed, compile_failed, *verdicts]:
             store.put(run)
     (ROOT / NOTEBOOK).write_text(json.dumps(notebook_json(runs[0]), indent=1))
     (ROOT / DIAG_NOTEBOOK).write_text(json.dumps(diagnosis_notebook(diagnosed), indent=1))
+    (ROOT / VERDICT_NOTEBOOK).write_text(json.dumps(verdict_notebook(verdicts), indent=1))
     expected = {
         **expected_json(slow, fast),
         "job": job_expected(job),
         "stopped": detail_expected(stopped),
         "diagnosis": diagnosis_expected(diagnosed),
+        "verdict": verdict_expected(verdicts),
+        "verdict_compare": verdict_compare(verdicts),
         "compile_failed": {
             "id": COMPILE_FAILED_RUN_ID,
             "reproducer": compile_failed.errors[0].reproducer,

@@ -68,6 +68,7 @@ export type ICause = digest.Cause;
 export type IRecommendation = digest.RecommendationSummary;
 export type IVariantRow = digest.VariantRow;
 export type ISpeedupSummary = digest.SpeedupSummary;
+export type IOutcome = digest.Outcome;
 export type IBreakdownRow = digest.BreakdownRow;
 export type IPassJudgment = digest.PassJudgment;
 export type IBreakdownColumnSummary = digest.BreakdownColumn;

@@ -62,20 +62,19 @@ def import_trace(
     """Read the TORCH_TRACE logs at ``path`` (a directory, every log in it, or one ``.log`` / ``.log.gz``) as runs,
     store them in the run store the panel lists (``db``, default ``$COMPILE_PROFILE_DB`` or the Jupyter data
     directory's) and return them, a job's ranks in rank order: what ``compile-profile import-trace`` does
-    (``docs/import-trace.md``).  A run from a trace has no timings.  ``source_roots``: where to look for the traced
-    script when it is not at the path the trace names (default: the current directory).  Raises
+    (``docs/import-trace.md``).  A run from a trace has no timings.  A file the trace names (its script) is read only
+    if it is a Python source inside the log's directory, the current directory or one of ``source_roots`` (a
+    checkout of the code; a path recorded elsewhere is matched by its longest tail).  Raises
     ``compile_profile.engine.trace_import.NoTrace`` (a ``ValueError``) naming the path when it holds no log that
-    can be read; nothing is stored then.  A log imported before is the run stored then, not a second one
-    (``ImportedRuns.already``).  As a cell's value it shows the runs' cards."""
+    can be read, or naming the cap a log is past (``TraceLimits``); nothing is stored then.  A log imported before is
+    the run stored then, not a second one (``ImportedRuns.already``).  As a cell's value it shows the runs' cards."""
     import os
 
     from .engine.trace_import import import_and_store
     from .store import RunStore
 
     with RunStore(db) as store:
-        return import_and_store(
-            path, store, label=label, source_roots=[os.getcwd()] if source_roots is None else source_roots
-        )
+        return import_and_store(path, store, label=label, source_roots=[os.getcwd(), *(source_roots or ())])
 
 
 def load_ipython_extension(ipython):

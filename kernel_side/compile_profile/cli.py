@@ -5,7 +5,8 @@ Exit codes: 0 success; 1 the notebook (or a renderer) failed, or no such job; 2 
 unknown or invalid run id, a missing or unreadable file, a bad option, an unusable run store, a stored
 run that cannot be read.  Every error is one line on stderr, never a traceback.  Everything printed goes
 through ``terminal_safe`` (``_say``): a label or cell line holding ESC, BEL or NUL shows them as ``\x1b``,
-``\x07``, ``\x00``, never acted on by the terminal.  A run that cannot be read is listed as
+``\x07``, ``\x00``, and a right-to-left override as ``\u202e``, never acted on by the terminal; ``repro`` writes
+its script as it is only to a file or a pipe.  A run that cannot be read is listed as
 ``unreadable`` with its id, and a warning line says why; every other run lists and shows as always.
 """
 
@@ -78,11 +79,13 @@ def _age(created_at: str, now: dt.datetime | None = None) -> str:
     return moment.strftime("%Y-%m-%d")
 
 
-def _speedup_text(speedup: contract.SpeedupSummary | None) -> str:
+def _speedup_text(speedup: contract.SpeedupSummary | None, outcome: contract.Outcome | None = None) -> str:
+    """The speedup with its interval and variant, ``(not meaningful)`` beneath a verdict that overrides it."""
     if not speedup:
         return "—"
     interval = format_speedup_interval(speedup["value"], speedup.get("low"), speedup.get("high"))
-    return f"{interval} {speedup.get('variant', '')}".rstrip()
+    meaningless = " (not meaningful)" if outcome is not None and not outcome.get("speedup_meaningful", True) else ""
+    return f"{interval} {speedup.get('variant', '')}".rstrip() + meaningless
 
 
 # a Mapping: a summary (the contract's), or a notebook output's, or {} where the cell's output had none
@@ -133,12 +136,13 @@ def cmd_ls(args: argparse.Namespace, store: RunStore) -> int:
             _clip(one_line(s.get("label") or ""), 28),
             _clip(s.get("first_line") or "", 40),
             _clip(_device_text(s), 24),
-            _speedup_text(s.get("speedup")),
+            # the verdict before the speedup (digest.outcome): "results differ", "ran eagerly", else the status
             s.get("list_status") or s.get("status", ""),
+            _speedup_text(s.get("speedup"), s.get("outcome")),
         ]
         for s in rows
     ]
-    headers = ["ID", "CREATED", "LABEL", "FIRST LINE", "DEVICE", "SPEEDUP (INTERVAL)", "STATUS"]
+    headers = ["ID", "CREATED", "LABEL", "FIRST LINE", "DEVICE", "STATUS", "SPEEDUP (INTERVAL)"]
     jobs = [_job_text(s) for s in rows]
     if any(jobs):  # a column for the runs of distributed jobs, only when the list has one
         headers.append("RANK/JOB")
@@ -255,16 +259,20 @@ def cmd_import_trace(args: argparse.Namespace, store: RunStore) -> int:
     from .engine.trace_import import NoTrace, import_and_store
 
     try:
-        runs = import_and_store(
-            args.path, store, label=args.label or "", source_roots=args.source_root or [os.getcwd()]
-        )
+        # a file the trace names is read only under these roots and the log's own directory (trace_sources)
+        runs = import_and_store(args.path, store, label=args.label or "", source_roots=[os.getcwd(), *args.source_root])
     except NoTrace as exc:
         raise CliError(str(exc)) from None
     for run in runs:
         t = run.imported_trace
         assert t is not None
-        if run.id in runs.already:
+        if run.id in runs.already and run.id not in runs.updated:
             _say(f"run {run.id} was already imported from a log of the same content ({t.path}): not stored again")
+            continue
+        if run.id in runs.updated:
+            _say(
+                f"run {run.id} was imported before from a log of the same content; read anew with {', '.join(t.files_read)}"
+            )
             continue
         rank = f" rank {t.rank}" if t.rank is not None else ""
         torch = f"torch {t.torch_version}" if t.torch_version else "torch release not in the trace"
@@ -333,7 +341,14 @@ def cmd_repro(args: argparse.Namespace, store: RunStore) -> int:
     if args.output:
         _write_file(args.output, script)
         _say(f"wrote {args.output} (run it with: python {args.output})")
-    else:
+    elif sys.stdout.isatty():  # a reproducer may be imported, someone else's text: its controls shown, not acted on
+        _say(script.rstrip("\n"))
+        if terminal_safe(script) != script:
+            _say(
+                f"(control characters shown as escapes: `{PROG} repro {run.id} -o FILE` writes the script as it is)",
+                err=True,
+            )
+    else:  # a pipe or a file: the script as it is
         sys.stdout.write(script)
     return 0
 
@@ -483,7 +498,8 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
                 _clip(one_line(summary.get("label") or ""), 28),
                 ", ".join(v["name"] for v in summary.get("variants", [])) or "—",
                 _medians_text(summary) or "—",
-                _speedup_text(summary.get("speedup")),
+                summary.get("list_status") or summary.get("status", "—"),
+                _speedup_text(summary.get("speedup"), summary.get("outcome")),
                 str(summary.get("graph_count", "—")),
                 str(summary.get("graph_break_count", "—")),
             ]
@@ -499,7 +515,10 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
 
     if rows:
         _say(
-            text_table(["CELL", "RUN", "LABEL", "VARIANTS", "MEDIANS", "SPEEDUP (INTERVAL)", "GRAPHS", "BREAKS"], rows)
+            text_table(
+                ["CELL", "RUN", "LABEL", "VARIANTS", "MEDIANS", "STATUS", "SPEEDUP (INTERVAL)", "GRAPHS", "BREAKS"],
+                rows,
+            )
         )
     else:
         _say(f"no profiled cells in {path.name} (no %%compile_profile output)")
@@ -598,8 +617,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--source-root",
         metavar="DIR",
         action="append",
-        help="where to look for the traced script when it is not at the path the trace names (a checkout of the "
-        "code on this machine; repeatable; default: the current directory)",
+        default=[],
+        help="a directory where the files the trace names may be read (a checkout of the code on this machine; "
+        "repeatable): only Python sources under the log's directory, the current directory and these are read, "
+        "a path recorded elsewhere matched by its longest tail",
     )
     imp_trace.set_defaults(handler=cmd_import_trace)
 

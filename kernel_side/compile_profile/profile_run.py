@@ -75,6 +75,9 @@ NoteKind = Literal[
     # "variant_not_timed": every rank stops there, so that none waits in a collective for it
     "interrupted",  # the user interrupted the profile
     "reference_quick",  # no float64 reference: a --quick profile (outputs compared with eager only)
+    # no float64 reference: the cell draws random numbers (values["ops"]) and compiled code draws eager's
+    # (Inductor's fallback_random is on), so outputs are compared with eager's; a float64 run draws others
+    "reference_random",
     "quick_profile",  # a --quick profile: no kernel profiler pass, no per-line eager profile, no float64 reference
 ]
 NoteValue = str | int | float | bool | list[str]
@@ -111,6 +114,9 @@ class Timing:
     min_ms: float = 0.0
     samples_ms: list[float] = field(default_factory=list[float])
     method: str = "host"  # "host" (perf_counter around a synchronised call) or "cuda_events"
+    # CPU (Linux): how long this process's threads waited for a CPU during each sample, per call, in the
+    # samples' order (``engine.host_load.ThreadWaits``, summed over threads); empty where not measured
+    waited_ms: list[float] = field(default_factory=list[float])
 
 
 @dataclass
@@ -268,6 +274,12 @@ class KernelProfile:
     # the median time per call with at least one device event running (GPU): kernels on concurrent streams
     # (NCCL's all-reduce beside the backward) once, where ``total_ms`` sums them
     device_busy_ms: float | None = None
+    # CPU: what the profiler costs per op event it records, calibrated in the same process
+    # (``engine.profiler_cost``), and what that cost came to in the kernels' host times per call, taken out of
+    # them (each op's host time less the cost of the op events recorded inside it).  None: not calibrated
+    # (a GPU's device times, runs stored before)
+    event_cost_us: float | None = None
+    profiler_cost_ms: float | None = None
 
 
 @dataclass
@@ -295,6 +307,23 @@ class HostLoad:
     other_processes_cores: float  # their busy CPU time over the timed rounds' wall time, in cores
     cores: int  # the cores this process may run on
     threads: int  # the threads the profiled code wanted: torch's intra-op threads on CPU, 1 on a GPU
+
+    @property
+    def free_cores(self) -> int:
+        """The cores other processes left free, rounded, at least 1: as many threads as torch can run at once."""
+        return max(1, round(self.cores - self.other_processes_cores))
+
+
+@dataclass
+class ThreadsTrial:
+    """The eager call timed again at ``threads`` torch threads (the cores other processes left free) right after
+    the timed rounds, which ran at ``user_threads`` (``engine.threads_trial``): what ``torch.set_num_threads(threads)``
+    gives on this machine, measured."""
+
+    threads: int
+    user_threads: int
+    eager_ms: float  # median per call at ``threads``
+    samples: int = 0
 
 
 @dataclass
@@ -655,6 +684,15 @@ class ErrorInfo:
     frame_code: str = ""
     aot_eager: Literal["", "runs", "fails"] = ""
     aot_eager_error: str = ""
+    # The cell lines of the graph being compiled, where the failure names no single operation (a kernel that did
+    # not compile, code generation): its nodes' lines; ``line`` is then the first of them
+    graph_lines: list[int] = field(default_factory=list[int])
+    # Whether Inductor compiles any kernel here under the settings in force: "broken" where the failure says it
+    # found no compiler (``InvalidCxxCompiler``) or a one-op kernel failed to compile too (tried by --bisect for a
+    # failure compiling kernels: no compiler, a broken toolchain or a setting, not this graph), with that try's
+    # error; "works" where that kernel compiled; "" where not known
+    toolchain: Literal["", "works", "broken"] = ""
+    toolchain_error: str = ""
     # A standalone script that compiles the failing graph as Inductor was given it (``engine/reproducer.py``:
     # torch's ``fx_graph_runnable`` of that compile with the versions it was made with); "" where torch logged none
     reproducer: str = ""
@@ -667,6 +705,16 @@ class ErrorInfo:
 
 
 @dataclass
+class ConfigSetting:
+    """A compiler setting in force that is not at its default (``engine/settings.py``): its full name
+    (``torch._inductor.config.cpp.cxx``), its value and its default, each as ``repr`` writes it."""
+
+    name: str
+    value: str
+    default: str
+
+
+@dataclass
 class Bisection:
     """``--bisect``: a failed compile, or a variant whose results differed from eager, bisected with PyTorch's
     ``CompilerBisector`` (``engine/bisect.py``): the backend where the failure or the difference starts (eager,
@@ -675,7 +723,9 @@ class Bisection:
     lowering's op, the pass's name)."""
 
     variant: str  # the variant bisected
-    outcome: Literal["found", "backend", "not_reproduced", "timed_out", "failed"]
+    # "setup": not bisected, as no kernel compiles here (``ErrorInfo.toolchain`` "broken"): no backend, pass or
+    # lowering is to blame
+    outcome: Literal["found", "backend", "not_reproduced", "timed_out", "failed", "setup"]
     kind: Literal["failure", "mismatch"] = "failure"  # what was bisected: a failed compile, or results that differ
     backend: str = ""
     subsystem: str = ""
@@ -747,6 +797,16 @@ class Recommendation:
 
 
 @dataclass
+class SkippedRecord:
+    """A record of a TORCH_TRACE log that was skipped: its metadata not of its kind's types (``"stack": 1.5``), or
+    its payload not the one torch logged (cut short: its MD5 differs)."""
+
+    line: int  # its line in the log, from 1
+    kind: str  # its event kind (an artifact's name)
+    why: str  # what is wrong with it
+
+
+@dataclass
 class TraceOrigin:
     """Where a run read from a structured trace came from (``compile-profile import-trace``): the
     ``TORCH_TRACE`` log of a run no profile made, a script's or a job rank's.  Such a run holds what the
@@ -769,6 +829,30 @@ class TraceOrigin:
     compile_ids: list[str] = field(default_factory=list[str])  # every compile id the trace names, in order
     # the SHA-256 of the log file's bytes: the same log imported again is the run already stored ("" before it was kept)
     content_sha256: str = ""
+    bad_records: int = 0  # records skipped as not of their kind's types, or with a payload cut short
+    bad_record_lines: list[SkippedRecord] = field(default_factory=list[SkippedRecord])  # the first of them
+    # the files of this machine read for the run's lines (the script, a graph break's file), by real path: only
+    # Python sources inside the import's source roots are (engine/trace_sources.py)
+    files_read: list[str] = field(default_factory=list[str])
+
+
+@dataclass
+class RunSettings:
+    """How the profile ran, beside what it measured: torch's threads as the cell left them after its first run, and
+    the profile's own options (the compiled variants record theirs).  Compare shows where two runs differ in them
+    first: a 92.7 % drop in eager time between two runs of one cell came from its threads and options, which
+    Compare did not show.  None in a run stored before they were recorded."""
+
+    torch_threads: int  # torch.get_num_threads(): intra-op threads (OpenMP on CPU)
+    interop_threads: int  # torch.get_num_interop_threads()
+    warmup: int
+    repeat: int
+    budget_s: float
+    quick: bool = False
+    check_correctness: bool = True
+    inputs: str = (
+        ""  # --inputs NAME=ITERABLE as given; "" for one input (or profile(fn, inputs=...): ``InputSequence``)
+    )
 
 
 @dataclass
@@ -797,6 +881,10 @@ class ProfileRun:
     notes: list[Note] = field(default_factory=list[Note])
     recommendation: Recommendation | None = None
     bisection: Bisection | None = None  # --bisect: where a failed compile starts to fail
+    # the Inductor, Dynamo and functorch settings not at their defaults, recorded where a compile failed or
+    # compiled results differed (a setting may be the cause); None where not recorded (nothing went wrong, a run
+    # read from a trace, a run stored before they were)
+    configs_changed: list[ConfigSetting] | None = None
     device_peaks: DevicePeaks | None = None
     memory_ratio: float | None = None  # eager peak memory / compiled peak memory (PT2 dashboard's compression ratio)
     kept_names: list[str] = field(default_factory=list[str])  # what the cell keeps (published, bound after it)
@@ -805,6 +893,7 @@ class ProfileRun:
     distributed: DistributedRank | None = None  # set when torch.distributed was initialised
     ddp_splits: list[DdpSplit] = field(default_factory=list[DdpSplit])  # graphs DDPOptimizer split at bucket boundaries
     host_load: HostLoad | None = None  # other processes' CPU use while timing (Linux)
+    threads_trial: ThreadsTrial | None = None  # CPU: timed again at fewer threads, where torch had more than free cores
     # the profile's own wall time per stage, in the order they ran ("eager first call", "first call: default",
     # "warm-up", "timing", "float64 reference", "correctness", "kernel pass: eager", ...); the entries do not
     # overlap, "other" is the rest of the profile's wall time; empty in a run stored before they were recorded
@@ -812,6 +901,7 @@ class ProfileRun:
     imported_trace: TraceOrigin | None = None  # set on a run read from a TORCH_TRACE log: no timings
     # a profile over a sequence of inputs; then ``speedup`` is the sequence's, weighted by calls
     inputs: InputSequence | None = None
+    settings: RunSettings | None = None  # torch's threads and the profile's options (None before they were recorded)
     schema_version: int = SCHEMA_VERSION
 
     @staticmethod

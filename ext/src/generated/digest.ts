@@ -28,9 +28,10 @@ export interface RunDigest {
    */
   digest?: number;
   /**
-   * what lists show: the status, or "results differ" beside it
+   * what lists show: the status, or the verdict that says more ("results differ")
    */
   list_status?: string;
+  outcome?: Outcome;
   torch_version?: string;
   /**
    * "cold cache", "warm cache", "partly cached" or ""
@@ -186,6 +187,29 @@ export interface SpeedupSummary {
   interval_text?: string;
 }
 /**
+ * the verdict every view shows first (digest 22 on)
+ */
+export interface Outcome {
+  kind: string;
+  /**
+   * what a badge shows: "results differ", "ran eagerly", or the speedup where it is the verdict
+   */
+  label: string;
+  /**
+   * the verdict's sentence, which the headline leads with
+   */
+  text: string;
+  tone: 'wrong' | 'eager' | 'faster' | 'slower' | 'even' | 'none';
+  /**
+   * False beneath a verdict that overrides the speedup, and without one
+   */
+  speedup_meaningful: boolean;
+  /**
+   * "1.53× slower — not meaningful: compiled results differ"; the phrase where meaningful
+   */
+  speedup_text: string;
+}
+/**
  * Whether compiled results matched eager's, and the digest's sentence for it.
  */
 export interface CorrectnessSummary {
@@ -320,6 +344,10 @@ export interface PassJudgment {
    * why the pass's times are withheld; "" when trusted
    */
   text: string;
+  /**
+   * the same in a few words, with the variant's name; "" when trusted
+   */
+  why: string;
 }
 /**
  * What compiling cost and after how many calls it pays back (``payback.payback``).
@@ -907,9 +935,10 @@ export interface RunSummary {
    */
   digest?: number;
   /**
-   * what lists show: the status, or "results differ" beside it
+   * what lists show: the status, or the verdict that says more ("results differ")
    */
   list_status?: string;
+  outcome?: Outcome1;
   torch_version?: string;
   /**
    * "cold cache", "warm cache", "partly cached" or ""
@@ -999,6 +1028,29 @@ export interface RunSummary {
   inputs?: InputsSummary | null;
 }
 /**
+ * the verdict every view shows first (digest 22 on)
+ */
+export interface Outcome1 {
+  kind: string;
+  /**
+   * what a badge shows: "results differ", "ran eagerly", or the speedup where it is the verdict
+   */
+  label: string;
+  /**
+   * the verdict's sentence, which the headline leads with
+   */
+  text: string;
+  tone: 'wrong' | 'eager' | 'faster' | 'slower' | 'even' | 'none';
+  /**
+   * False beneath a verdict that overrides the speedup, and without one
+   */
+  speedup_meaningful: boolean;
+  /**
+   * "1.53× slower — not meaningful: compiled results differ"; the phrase where meaningful
+   */
+  speedup_text: string;
+}
+/**
  * The data of an ``application/vnd.compile-profile.run+json`` output (``render.mime.run_payload``).
  */
 export interface RunMimeData {
@@ -1049,6 +1101,10 @@ export interface Comparison {
   kernels_added: KernelCount[];
   kernels_removed: KernelCount[];
   kernels_kept: number;
+  /**
+   * what the runs ran with, the rows that differ first (digest 22 on)
+   */
+  context?: ContextRow[];
 }
 /**
  * A run as the comparison names it (``compare.RunRef``).
@@ -1089,6 +1145,15 @@ export interface Delta {
 export interface KernelCount {
   name: string;
   count: number;
+}
+/**
+ * One thing two runs ran with (``compare.ContextRow``): device, torch, threads, options, the cell; each worded.
+ */
+export interface ContextRow {
+  label: string;
+  a: string;
+  b: string;
+  differs: boolean;
 }
 /**
  * One profile call on every rank of a distributed job (``job.job_digest``).

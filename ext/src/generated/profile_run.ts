@@ -28,6 +28,7 @@ export interface ProfileRun {
   notes?: Note[];
   recommendation?: Recommendation | null;
   bisection?: Bisection | null;
+  configs_changed?: ConfigSetting[] | null;
   device_peaks?: DevicePeaks | null;
   memory_ratio?: number | null;
   kept_names?: string[];
@@ -36,11 +37,13 @@ export interface ProfileRun {
   distributed?: DistributedRank | null;
   ddp_splits?: DdpSplit[];
   host_load?: HostLoad | null;
+  threads_trial?: ThreadsTrial | null;
   stage_s?: {
     [k: string]: number;
   };
   imported_trace?: TraceOrigin | null;
   inputs?: InputSequence | null;
+  settings?: RunSettings | null;
   schema_version?: number;
 }
 /**
@@ -104,6 +107,7 @@ export interface Timing {
   min_ms?: number;
   samples_ms?: number[];
   method?: string;
+  waited_ms?: number[];
 }
 /**
  * A fact recorded beside the figures (why one is missing, what a run did to the notebook), as a kind
@@ -147,6 +151,7 @@ export interface Note {
     | 'other_rank_failed'
     | 'interrupted'
     | 'reference_quick'
+    | 'reference_random'
     | 'quick_profile';
   variant?: string;
   values?: {
@@ -210,6 +215,8 @@ export interface KernelProfile {
   preempted_calls?: number;
   waited_ms?: number | null;
   device_busy_ms?: number | null;
+  event_cost_us?: number | null;
+  profiler_cost_ms?: number | null;
 }
 /**
  * A device kernel the profiling pass saw but could not tie to a generated kernel or extern call (on
@@ -469,6 +476,9 @@ export interface ErrorInfo {
   frame_code?: string;
   aot_eager?: '' | 'runs' | 'fails';
   aot_eager_error?: string;
+  graph_lines?: number[];
+  toolchain?: '' | 'works' | 'broken';
+  toolchain_error?: string;
   reproducer?: string;
 }
 /**
@@ -495,7 +505,7 @@ export interface Recommendation {
  */
 export interface Bisection {
   variant: string;
-  outcome: 'found' | 'backend' | 'not_reproduced' | 'timed_out' | 'failed';
+  outcome: 'found' | 'backend' | 'not_reproduced' | 'timed_out' | 'failed' | 'setup';
   kind?: 'failure' | 'mismatch';
   backend?: string;
   subsystem?: string;
@@ -505,6 +515,17 @@ export interface Bisection {
   runs?: number;
   seconds?: number;
   error?: string;
+}
+/**
+ * A compiler setting in force that is not at its default (``engine/settings.py``): its full name
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "ConfigSetting".
+ */
+export interface ConfigSetting {
+  name: string;
+  value: string;
+  default: string;
 }
 /**
  * Ceilings measured on the device in the same session, with the vendor's figures beside them.
@@ -590,6 +611,18 @@ export interface HostLoad {
   threads: number;
 }
 /**
+ * The eager call timed again at ``threads`` torch threads (the cores other processes left free) right after
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "ThreadsTrial".
+ */
+export interface ThreadsTrial {
+  threads: number;
+  user_threads: number;
+  eager_ms: number;
+  samples?: number;
+}
+/**
  * Where a run read from a structured trace came from (``compile-profile import-trace``): the
  *
  * This interface was referenced by `ProfileRun`'s JSON-Schema
@@ -612,6 +645,20 @@ export interface TraceOrigin {
   };
   compile_ids?: string[];
   content_sha256?: string;
+  bad_records?: number;
+  bad_record_lines?: SkippedRecord[];
+  files_read?: string[];
+}
+/**
+ * A record of a TORCH_TRACE log that was skipped: its metadata not of its kind's types (``"stack": 1.5``), or
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "SkippedRecord".
+ */
+export interface SkippedRecord {
+  line: number;
+  kind: string;
+  why: string;
 }
 /**
  * A profile over a sequence of inputs (``profile(fn, inputs=[...])``, ``--inputs NAME=ITERABLE``): each
@@ -660,6 +707,22 @@ export interface InputCall {
   max_abs_diff?: number | null;
 }
 /**
+ * How the profile ran, beside what it measured: torch's threads as the cell left them after its first run, and
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "RunSettings".
+ */
+export interface RunSettings {
+  torch_threads: number;
+  interop_threads: number;
+  warmup: number;
+  repeat: number;
+  budget_s: number;
+  quick?: boolean;
+  check_correctness?: boolean;
+  inputs?: string;
+}
+/**
  * The result of one ``%%compile_profile`` (or ``compile_profile.profile``) call.
  *
  * This interface was referenced by `ProfileRun`'s JSON-Schema
@@ -690,6 +753,7 @@ export interface ProfileRun1 {
   notes?: Note[];
   recommendation?: Recommendation | null;
   bisection?: Bisection | null;
+  configs_changed?: ConfigSetting[] | null;
   device_peaks?: DevicePeaks | null;
   memory_ratio?: number | null;
   kept_names?: string[];
@@ -698,10 +762,12 @@ export interface ProfileRun1 {
   distributed?: DistributedRank | null;
   ddp_splits?: DdpSplit[];
   host_load?: HostLoad | null;
+  threads_trial?: ThreadsTrial | null;
   stage_s?: {
     [k: string]: number;
   };
   imported_trace?: TraceOrigin | null;
   inputs?: InputSequence | null;
+  settings?: RunSettings | null;
   schema_version?: number;
 }

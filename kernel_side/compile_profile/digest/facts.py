@@ -413,8 +413,11 @@ def correctness_text(c: Correctness) -> str:
         if by_spread:
             parts.append(_spread_pass_text(by_spread, first=not parts))
         if not parts:
-            quick = f"; {note_text(c.note)}" if c.note is not None and c.note.kind == "reference_quick" else ""
+            why = c.note is not None and c.note.kind in ("reference_quick", "reference_random")
+            quick = f"; {note_text(c.note)}" if c.note is not None and why else ""
             parts.append(f"compiled results match eager within dtype tolerance{diff}{quick}")
+        if c.method in ("mixed", "float32") and not by_rmse:  # the reference judged none: how it was made, still
+            parts.append(f"the reference was {reference_words(c)}")
         return "; ".join(parts) + replayed
     failed = [k for k in c.checks if not k.ok]
     first = failed[0] if failed else None

@@ -65,6 +65,7 @@ from .trace import NO_TIMINGS
 SLOW_COMPILE_FACTOR = 2.5
 SLOW_COMPILE_S = 1.0
 HEADLINE_RANKS = 3  # divergent ranks the headline names; the rest are counted
+MISSING_LISTED = 32  # missing ranks listed one by one (a row each in the views); the rest are counted
 DIVERGENCE_KINDS = (
     "missing",
     "status",
@@ -438,8 +439,9 @@ def _headline(
     n_ranks = len(runs)
     ranks = f"{n_ranks} of {world_size} ranks" if missing else _plural(n_ranks, "rank")
     stopped = _every_rank_stopped(runs)
+    missing_text = _missing_text(missing, world_size - sum(1 for r in runs if r < world_size))
     if stopped and not any(d["what"] == "status" for d in divergences):
-        tail = [f"no run from rank{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))}"] if missing else []
+        tail = [missing_text] if missing else []
         return "; ".join([f"{ranks}{f' ({backend})' if backend else ''}: {stopped}", *tail])
     figures = []
     speedups = [row["speedup"] for row in rows if row["speedup"] is not None]
@@ -454,7 +456,7 @@ def _headline(
     head = f"{ranks}{f' ({backend})' if backend else ''}: {', '.join(figures)}"
     tail: list[str] = []
     if missing:
-        tail.append(f"no run from rank{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))}")
+        tail.append(missing_text)
     by_rank: dict[int, list[str]] = {}
     for d in divergences:
         if d["what"] != "missing":
@@ -467,6 +469,24 @@ def _headline(
     if not tail and n_ranks > 1:
         tail.append("the ranks agree")
     return "; ".join([head, *tail])
+
+
+def missing_ranks(ranks: list[int], world_size: int, most: int = MISSING_LISTED) -> list[int]:
+    """The first ``most`` ranks below ``world_size`` with no run, found from the gaps between the ranks that have
+    one, never by walking every rank: a run's world size is what it says (2,000,000,000 in a hostile file)."""
+    missing: list[int] = []
+    expected = 0
+    for r in [*sorted(r for r in set(ranks) if 0 <= r < world_size), world_size]:
+        missing.extend(range(expected, min(r, expected + most - len(missing))))
+        if len(missing) >= most:
+            break
+        expected = r + 1
+    return missing
+
+
+def _missing_text(listed: list[int], count: int) -> str:
+    more = f" and {count - len(listed):,} more" if count > len(listed) else ""
+    return f"no run from rank{'s' if count > 1 else ''} {', '.join(map(str, listed))}{more}"
 
 
 def compile_spread(rows: list[contract.JobRow]) -> contract.CompileSpread:
@@ -545,7 +565,7 @@ def job_digest(runs: list[ProfileRun]) -> contract.JobDigest:
     world_size = max([run.distributed.world_size for run in by_rank.values() if run.distributed] or [1])
     summaries = {r: summarize(run) for r, run in by_rank.items()}
     rows = [_row(run, summaries[r]) for r, run in by_rank.items()]
-    missing = [r for r in range(world_size) if r not in by_rank]
+    missing = missing_ranks(list(by_rank), world_size)
     divergences: list[contract.JobDivergence] = [{"rank": r, "what": "missing", "text": MISSING_TEXT} for r in missing]
     divergences += sorted(
         _divergences(by_rank, summaries), key=lambda x: (x["rank"], DIVERGENCE_KINDS.index(x["what"]))

@@ -15,6 +15,8 @@ from .notes import variant_error
 
 NO_TIMINGS = "from a TORCH_TRACE: no timings"
 KINDS_LISTED = 5
+RECORDS_LISTED = 3  # the skipped records named with their line
+FILES_LISTED = 3
 
 
 def _plural(n: int, word: str) -> str:
@@ -29,18 +31,21 @@ def _kinds(counts: dict[str, int]) -> str:
 
 def origin_text(t: TraceOrigin) -> str:
     """``from the TORCH_TRACE /tmp/t/dedicated_log_torch_trace_rank_1_x.log (rank 1), written by torch 2.13.0+cpu;
-    lines of train.py``."""
+    lines are those of /cluster/me/train.py; read here: /home/me/repo/train.py``: the files of this machine the
+    import read (only Python sources under its source roots are)."""
     rank = f" (rank {t.rank})" if t.rank is not None else ""
     torch = f"written by torch {t.torch_version}" if t.torch_version else "the trace does not say which torch wrote it"
     if not t.script:
         script = "no user frame named"
-    elif t.script_found and t.script_read_from:
-        script = f"lines are those of {t.script}, read here from {t.script_read_from}"
     elif t.script_found:
         script = f"lines are those of {t.script}"
     else:
         script = f"lines are those of {t.script}, not found here (no code beside them)"
-    return f"from the TORCH_TRACE {t.path}{rank}, {torch}; {script}"
+    # runs imported before files_read was recorded read the script only
+    files = t.files_read or ([t.script_read_from or t.script] if t.script_found else [])
+    more = f", … {len(files) - FILES_LISTED} more" if len(files) > FILES_LISTED else ""
+    read = f"; read here: {', '.join(files[:FILES_LISTED])}{more}" if files else ""
+    return f"from the TORCH_TRACE {t.path}{rank}, {torch}; {script}{read}"
 
 
 def skipped_text(t: TraceOrigin) -> str:
@@ -55,6 +60,13 @@ def skipped_text(t: TraceOrigin) -> str:
     unreadable = sum(t.unreadable_events.values())
     if unreadable:
         parts.append(f"skipped {_plural(unreadable, 'event')} it could not read ({_kinds(t.unreadable_events)})")
+    if t.bad_records:
+        listed = [f"line {r.line}: {r.kind}: {r.why}" for r in t.bad_record_lines[:RECORDS_LISTED]]
+        more = f"; … {t.bad_records - len(listed)} more" if t.bad_records > len(listed) else ""
+        parts.append(
+            f"skipped {_plural(t.bad_records, 'record')} not of {'its' if t.bad_records == 1 else 'their'} kind's "
+            f"types or cut short ({'; '.join(listed)}{more})"
+        )
     if t.skipped_lines:
         parts.append(
             f"skipped {_plural(t.skipped_lines, 'line')} that {'was' if t.skipped_lines == 1 else 'were'} no record"

@@ -10,11 +10,12 @@ benchmarked and which won.  A CUDA-graph skip is recorded as
 
 from __future__ import annotations
 
-import json
+import math
 from typing import Any
 
 from ..profile_run import AutotuneResult
 from .trace_capture import ChromiumEvent
+from .trace_records import load_json
 
 AUTOTUNE_SUFFIX = "_template_autotuning"
 
@@ -51,7 +52,7 @@ def cudagraph_skips(metrics: dict[str, Any]) -> list[str]:
 
 def _json(payload: str):
     try:
-        return json.loads(payload)
+        return load_json(payload)
     except ValueError:
         return None
 
@@ -59,12 +60,13 @@ def _json(payload: str):
 def _int(value: Any) -> int | None:
     try:
         return int(value) if value is not None else None
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
 
 
 def _float(value: Any) -> float | None:
     try:
-        return float(value) if value is not None else None
+        number = float(value) if value is not None else None
     except (TypeError, ValueError):
         return None
+    return number if number is None or math.isfinite(number) else None  # a trace's "nan" is no time

@@ -42,7 +42,7 @@ from typing import Any
 
 import torch
 
-from ..profile_run import Device, ErrorInfo, Note, ProfileRun, Variant
+from ..profile_run import Device, ErrorInfo, Note, ProfileRun, RunSettings, Variant
 from . import correctness as correctness_mod
 from . import distributed, lockstep
 from .backend import register
@@ -61,6 +61,7 @@ from .options import OptionError, ProfileOptions
 from .random_state import RandomState
 from .reachable import device_types
 from .session import Session, Stage, Target
+from .settings import non_default_settings
 from .timing import device_sync
 from .torch_features import logs_post_grad_graph_on_cache_hit, missing_features
 from .trace_capture import TraceEvent, capture_compiles
@@ -287,6 +288,9 @@ def eager_first(session: Session) -> None:
     used = _named_values_used(t.function, session.first_outputs)
     tensor_devices = device_types([*used.values(), *t.inputs])
     session.run.device = device(run_device_type(tensor_devices, fallback=current_device_type()))
+    if session.run.settings is not None:  # as the cell left them: it may set them itself
+        session.run.settings.torch_threads = torch.get_num_threads()
+        session.run.settings.interop_threads = torch.get_num_interop_threads()
     if t.cell is not None:
         session.run.kept_names, session.run.temporaries = list(t.cell.kept), list(t.cell.temporaries)
         session.run.kept_tensors = kept_tensors(t.cell.intermediates, session.first_outputs, session.run.device.type)
@@ -357,7 +361,16 @@ def _finish(session: Session) -> None:
         run.notes.append(Note("no_post_grad_on_cache_hit", values={"torch": str(torch.__version__)}))
     if run.status == "ok" and run.compiled_variants and not session.compiled:
         run.status = "failed"  # every compiled variant failed; eager results are still reported
+    if _compiled_went_wrong(run):  # a setting not at its default may be the cause: the digest says which
+        run.configs_changed = non_default_settings()
     run.graphs = dedupe_graphs(run.graphs)
+
+
+def _compiled_went_wrong(run: ProfileRun) -> bool:
+    """A compile failed, a compiled run raised, or compiled results differed from eager."""
+    differed = run.correctness is not None and run.correctness.ok is False
+    differed_on_an_input = run.inputs is not None and any(c.matches is False for c in run.inputs.calls)
+    return differed or differed_on_an_input or any(e.stage in ("compile", "compiled run") for e in run.errors)
 
 
 # -- the stages, in order ----------------------------------------------------------------------------------------
@@ -388,6 +401,16 @@ def new_session(target: Target, opts: ProfileOptions, specs: list[VariantSpec]) 
     )
     if opts.quick:
         run.notes.append(Note("quick_profile"))
+    run.settings = RunSettings(
+        torch_threads=torch.get_num_threads(),
+        interop_threads=torch.get_num_interop_threads(),
+        warmup=opts.warmup,
+        repeat=opts.repeat,
+        budget_s=float(opts.budget),
+        quick=opts.quick,
+        check_correctness=opts.check_correctness,
+        inputs=opts.inputs or "",
+    )
     session = Session(
         target=target,
         opts=opts,

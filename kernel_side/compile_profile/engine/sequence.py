@@ -31,6 +31,7 @@ from .compile_stage import note_recompiles
 from .inputs import InputFeed
 from .optimizer_state import OptimizerViews
 from .session import Session
+from .settings import draws_as_eager
 from .timing import (
     TimedCallable,
     TimingPlan,
@@ -94,9 +95,9 @@ def _sequence_pass(session: Session, feed: InputFeed, sequence: InputSequence) -
                 session, session.recorder.take(), during_timing=False, input=i
             ).items():
                 call.compile_s[variant] = call.compile_s.get(variant, 0.0) + seconds
-            result = correctness_mod.compare_outputs(
-                eager_out, out, random_ops=correctness_mod.random_ops_in(session.variant_ops.get(name, []))
-            )
+            spec = next((s for s in session.specs if s.name == name), None)
+            drawn = [] if draws_as_eager(spec) else session.variant_ops.get(name, [])  # fallback_random: eager's
+            result = correctness_mod.compare_outputs(eager_out, out, random_ops=correctness_mod.random_ops_in(drawn))
             if result.ok is None and call.not_compared is None:
                 call.not_compared = result.note
             if result.ok is not None:

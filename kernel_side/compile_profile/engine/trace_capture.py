@@ -12,6 +12,10 @@ started on the thread that entered ``capture_compiles``, also where a later part
 another thread (on CUDA, a lazily compiled backward runs in autograd's device thread); an event that
 names none is kept from any thread (Inductor compiles C++ in worker threads: ``compile_file``).
 
+A record read from a file is checked against its kind's types (``trace_records``) as it becomes an event: one that is
+not of them raises ``BadRecord`` here, before any handler reads it (a log's reader skips it and keeps its line).  The
+live recorder's records come from the installed torch, which the handlers are tested against, and are not checked.
+
 A ``chromium_event`` payload (one begin or end of a timed compile span) is parsed here, once
 per event (``TraceEvent.chromium``), for all that reads it: the progress line, the compile
 phases and max-autotune's results.  A payload that is not such an event reads as ``None``.
@@ -21,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import logging
 import threading
 import time
@@ -30,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .torch_features import provenance_outside_cache_key, provenance_patch
+from .trace_records import check_record, load_json, number
 
 TRACE_LOGGER = "torch.__trace"
 
@@ -93,17 +97,17 @@ def parse_chromium(payload: Any) -> ChromiumEvent | None:
     if not isinstance(payload, str) or not payload:
         return None
     try:
-        data = json.loads(payload)
-        ts = float(data.get("ts", 0.0)) if isinstance(data, dict) else None
-    except (ValueError, TypeError):
+        data = load_json(payload)
+    except ValueError:
         return None
-    if ts is None:
+    ts = data.get("ts", 0.0) if isinstance(data, dict) else None
+    if ts is None or number(ts):
         return None
     args = data.get("args")
     return ChromiumEvent(
         name=str(data.get("name", "")),
         phase=str(data.get("ph", "")),
-        ts=ts,
+        ts=float(ts),
         args=args if isinstance(args, dict) else {},
     )
 
@@ -128,6 +132,7 @@ class TraceRecorder(logging.Handler):
             time.perf_counter(),
             self.strings,
             context=self.context,
+            checked=False,
         )
         if event is None or not self._of_a_profiled_compile(event, record.thread):
             return
@@ -161,17 +166,22 @@ def trace_event(
     *,
     context: str = "",
     paths: dict[int, str] | None = None,
+    checked: bool = True,
 ) -> TraceEvent | None:
     """One structured-trace record (``trace_structured``'s metadata dict and payload) as a ``TraceEvent``;
     ``None`` for a record that is no event: torch's interning of a filename (kept in ``strings``), or
     metadata with nothing but context keys.  ``paths`` resolves ``dynamo_start``'s interned filenames
-    (default: the running process's own table, ``intern_paths``; a trace read from a file has its own)."""
+    (default: the running process's own table, ``intern_paths``; a trace read from a file has its own).
+    Raises ``BadRecord`` for a record not of its kind's types (``trace_records.check_record``), unless ``checked``
+    is False (the live recorder's own torch)."""
     if not isinstance(metadata, dict):
         return None
     keys = [k for k in metadata if k not in _CONTEXT_KEYS]
     if not keys:
         return None
     name = keys[0]
+    if checked:
+        check_record(metadata, name)
     if name == "str":
         text, index = metadata["str"]
         strings[index] = text

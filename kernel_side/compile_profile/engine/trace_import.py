@@ -12,10 +12,14 @@ no eager variant, no speedup, no peak memory, no correctness check; ``ProfileRun
 came from (``TraceOrigin``), and the views word that.  The logs of one directory whose records name ranks are
 one job: their runs share a ``DistributedRank.job_id`` (the job view lays them side by side).
 
-Never fatal on what a log holds: a line that is no record is skipped and counted (``trace_file``), an event
+Never fatal on what a log holds: a line that is no record is skipped and counted (``trace_file``), a record not
+of its kind's types or with its payload cut short is skipped and kept with its line (``trace_records``), an event
 kind the trace model does not know (a newer torch's) is skipped and counted by kind, and an event of a known
 kind whose content a handler cannot read is skipped and counted by kind.  A log written by another torch
 release reads as the installed release's would: the handlers read only the log.
+
+Safe with anyone's log: it is read streamed and within ``TraceLimits`` (``trace_file``), and a file it names is
+read only under the source-roots rule (``trace_sources``); the run records which files were read.
 """
 
 from __future__ import annotations
@@ -24,6 +28,9 @@ import collections
 import datetime as dt
 import hashlib
 import json
+import os
+import stat
+import time
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -36,61 +43,157 @@ from ..profile_run import (
     Graph,
     Note,
     ProfileRun,
+    SkippedRecord,
     TraceOrigin,
     Variant,
 )
-from .reproducer import reproducer_script
-from .trace_file import TraceFile, read_trace_file
-from .trace_model import HANDLERS, CellLocator, build_variant_trace
-from .trace_model.events import FailedCompile
-from .trace_model.torch_kinds import torch_writes
+from .trace_file import (
+    DEFAULT_LIMITS,
+    NoTrace,
+    TraceFile,
+    TraceLimitExceeded,
+    TraceLimits,
+    clip_kind,
+    read_trace_file,
+)
+from .trace_sources import SourceFiles, script_candidates
+
+__all__ = [
+    "NoTrace",
+    "TraceLimitExceeded",
+    "TraceLimits",
+    "import_and_store",
+    "import_trace",
+    "run_from_trace",
+    "script_candidates",
+    "trace_files",
+]
 
 if TYPE_CHECKING:
     from ..store import RunStore
+    from .trace_model import CellLocator
+    from .trace_model.events import FailedCompile
+
+# The trace model (and with it torch, 270 MB) is imported once a log has records to read: a path with none (a
+# gzip of newlines) is refused by the reader alone, in a few tens of MB.
 
 TRACE_VARIANT = "trace"
+UNKNOWN_KINDS_KEPT = 50  # the unknown kinds a run names, the most frequent; the others are counted together
+OTHER_KINDS = "(other kinds)"
 
 # frames of no user script: Python's own runners and libraries
 _NOT_A_SCRIPT = ("/site-packages/", "/dist-packages/", "/lib/python3", "/runpy.py", "/torch/")
 
 
-class NoTrace(ValueError):
-    """A path with no TORCH_TRACE log in it, or one that cannot be read."""
+class NothingToImport(NoTrace):
+    """A path that holds no log to import: none there, no log in it, no record in its logs, not a regular file,
+    or not readable.  The server answers each of these with one message (``server.handlers``), which says no
+    more about a path than that nothing there can be imported."""
 
 
-def trace_files(path: str | Path) -> list[Path]:
+def trace_files(path: str | Path, limits: TraceLimits = DEFAULT_LIMITS, *, within: Path | None = None) -> list[Path]:
     """The logs at ``path``: the file itself, or every ``*.log`` and ``*.log.gz`` in the directory and its
-    subdirectories (one per process; torchrun's ranks each write one), in name order."""
+    subdirectories (one per process; torchrun's ranks each write one), in name order.  The walk follows no
+    symlinked directory and looks at most at ``limits.walk_entries`` entries; ``within``, when given, keeps only
+    the logs whose real path is inside it (a symlink out of the server's root is no log of it)."""
     path = Path(path)
-    if path.is_file():
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        if isinstance(exc, FileNotFoundError) or isinstance(exc, NotADirectoryError):
+            raise NothingToImport(f"{path}: no such file or directory") from None
+        raise NothingToImport(f"cannot read {path}: {exc.strerror or exc}") from None
+    if stat.S_ISREG(mode):
         return [path]
-    if not path.is_dir():
-        raise NoTrace(f"{path}: no such file or directory")
-    found = sorted(p for p in path.rglob("*") if p.is_file() and p.name.endswith((".log", ".log.gz")))
+    if not stat.S_ISDIR(mode):
+        raise NothingToImport(f"{path} is neither a directory nor a log (it is a special file)")
+    found: list[Path] = []
+    seen = 0
+    pending = [path]
+    while pending:
+        directory = pending.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue  # an unreadable subdirectory holds no log of ours
+        for entry in entries:
+            seen += 1
+            if seen > limits.walk_entries:
+                raise TraceLimitExceeded(
+                    f"{path} holds more files and directories than {limits.describe('walk_entries')}: "
+                    "give the TORCH_TRACE directory itself"
+                )
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(Path(entry.path))
+                    continue
+                if not entry.name.endswith((".log", ".log.gz")) or not entry.is_file():
+                    continue
+            except OSError:
+                continue
+            log = Path(entry.path)
+            if within is not None and not _inside(log, within):
+                continue
+            found.append(log)
+            if len(found) > limits.logs:
+                raise TraceLimitExceeded(f"{path} holds more logs than {limits.describe('logs')}")
     if not found:
-        raise NoTrace(f"{path} holds no TORCH_TRACE log (*.log or *.log.gz)")
-    return found
+        raise NothingToImport(f"{path} holds no TORCH_TRACE log (*.log or *.log.gz)")
+    return sorted(found)
+
+
+def _inside(path: Path, root: Path) -> bool:
+    real, root = Path(os.path.realpath(path)), Path(os.path.realpath(root))
+    return real == root or real.is_relative_to(root)
 
 
 def is_known_kind(kind: str) -> bool:
     """Read by a handler, or written by a supported torch release (``trace_model.torch_kinds``)."""
+    from .trace_model import HANDLERS
+    from .trace_model.torch_kinds import torch_writes
+
     return kind in HANDLERS or torch_writes(kind)
 
 
-def import_trace(path: str | Path, *, label: str = "", source_roots: Sequence[str | Path] = ()) -> list[ProfileRun]:
-    """One run per log at ``path``; the logs that name ranks are one job, their runs in rank order.  A script
-    not at the path the trace names is looked for under ``source_roots`` (``script_candidates``)."""
+def import_trace(
+    path: str | Path,
+    *,
+    label: str = "",
+    source_roots: Sequence[str | Path] = (),
+    limits: TraceLimits = DEFAULT_LIMITS,
+    within: Path | None = None,
+) -> list[ProfileRun]:
+    """One run per log at ``path``; the logs that name ranks are one job, their runs in rank order.  A file the
+    trace names is read only under the source-roots rule (``trace_sources``): inside the log's own directory or
+    one of ``source_roots``.  ``limits`` caps what is read (``NoTrace`` naming the cap past one); ``within``
+    keeps the logs of a directory to those whose real path is inside it (the server's root)."""
+    deadline = time.monotonic() + limits.seconds if limits.seconds else None
     files = []
-    for p in trace_files(path):
+    for p in trace_files(path, limits, within=within):
         try:
-            files.append(read_trace_file(p))
-        except (OSError, EOFError) as exc:
-            raise NoTrace(f"cannot read {p}: {getattr(exc, 'strerror', None) or exc}") from None
+            files.append(read_trace_file(p, limits, deadline=deadline))
+        except NoTrace as exc:
+            if isinstance(exc, TraceLimitExceeded):
+                raise
+            raise NothingToImport(str(exc)) from None
+        except OSError as exc:
+            raise NothingToImport(f"cannot read {p}: {exc.strerror or exc}") from None
     # a log with no record: another program's (torchrun's own output), or a process that compiled nothing
     files = [f for f in files if f.records]
     if not files:
-        raise NoTrace(f"{path} holds no TORCH_TRACE record (is it a log TORCH_TRACE=DIR wrote?)")
-    runs = [run_from_trace(f, label=label, source_roots=source_roots) for f in files]
+        raise NothingToImport(f"{path} holds no TORCH_TRACE record (is it a log TORCH_TRACE=DIR wrote?)")
+    runs = []
+    for f in files:
+        roots = [f.path.parent, *source_roots]
+        try:
+            runs.append(run_from_trace(f, label=label, sources=SourceFiles(roots, limits)))
+        except Exception as exc:  # compile-profile's own fault with this log: one line naming it
+            raise NoTrace(
+                f"{f.path}: compile-profile could not read this log ({type(exc).__name__}: {exc}); "
+                "please report it with the log"
+            ) from exc
+        if deadline is not None and time.monotonic() > deadline:
+            raise TraceLimitExceeded(f"importing {path} took longer than {limits.describe('seconds')}")
     ranked = [r for r in runs if r.imported_trace is not None and r.imported_trace.rank is not None]
     if ranked:
         job_id = uuid.uuid4().hex[:12]
@@ -113,6 +216,8 @@ class ImportedRuns(list[ProfileRun]):
     def __init__(self, runs: Sequence[ProfileRun] = (), already: set[str] | None = None):
         super().__init__(runs)
         self.already: set[str] = set(already or ())
+        # of ``already``, those read anew because this import read files the stored run could not (its script)
+        self.updated: set[str] = set()
 
     def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict[str, object]:
         from ..render.mime import mime_bundle
@@ -131,14 +236,21 @@ class ImportedRuns(list[ProfileRun]):
 
 
 def import_and_store(
-    path: str | Path, store: RunStore, *, label: str = "", source_roots: Sequence[str | Path] = ()
+    path: str | Path,
+    store: RunStore,
+    *,
+    label: str = "",
+    source_roots: Sequence[str | Path] = (),
+    limits: TraceLimits = DEFAULT_LIMITS,
+    within: Path | None = None,
 ) -> ImportedRuns:
     """``import_trace`` then each run put in ``store``: every log is read before any run is stored, so a log that
     cannot be read stores nothing.  A log whose content a stored run was read from is that run, not a second one
-    (``ImportedRuns.already``); a job's new ranks join its stored ranks' job.  What ``compile-profile
+    (``ImportedRuns.already``), unless this import read files the stored run could not (``ImportedRuns.updated``:
+    it is read anew, keeping its id); a job's new ranks join its stored ranks' job.  What ``compile-profile
     import-trace``, ``compile_profile.import_trace`` and the panel's Import TORCH_TRACE (the server's
     ``runs/import-trace``) do."""
-    runs = import_trace(path, label=label, source_roots=source_roots)
+    runs = import_trace(path, label=label, source_roots=source_roots, limits=limits, within=within)
     stored = {
         run.id: found
         for run in runs
@@ -150,13 +262,32 @@ def import_and_store(
     job_ids = {r.distributed.job_id for r in kept if r.distributed is not None}
     for run in runs:
         if run.id in stored:
-            out.append(store.get(stored[run.id]))
+            old = store.get(stored[run.id])
+            if not _reads_more(run, old):
+                out.append(old)
+                continue
+            # the same log, and this import read files the stored run could not (a --source-root that finds its
+            # script): the stored run is read anew with them, keeping its id, label and job
+            run.id, run.label = old.id, label or old.label
+            if run.distributed is not None and old.distributed is not None:
+                run.distributed.job_id = old.distributed.job_id
+            out.updated.add(run.id)
+            store.put(run)
+            out.append(run)
             continue
         if run.distributed is not None and len(job_ids) == 1:
             run.distributed.job_id = next(iter(job_ids))
         store.put(run)
         out.append(run)
     return out
+
+
+def _reads_more(new: ProfileRun, old: ProfileRun) -> bool:
+    """Whether ``new``, read from the same log as the stored ``old``, read a file of this machine that ``old`` did
+    not (``TraceOrigin.files_read``)."""
+    if new.imported_trace is None or old.imported_trace is None:
+        return False
+    return bool(set(new.imported_trace.files_read) - set(old.imported_trace.files_read))
 
 
 def _content_sha256(path: Path) -> str:
@@ -171,17 +302,27 @@ def _content_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def run_from_trace(trace: TraceFile, *, label: str = "", source_roots: Sequence[str | Path] = ()) -> ProfileRun:
-    """The run one log holds (``import_trace`` adds a job's ranks)."""
+def run_from_trace(trace: TraceFile, *, label: str = "", sources: SourceFiles | None = None) -> ProfileRun:
+    """The run one log holds (``import_trace`` adds a job's ranks); the files it names are read from ``sources``
+    (default: the log's own directory only)."""
+    from .trace_model import CellLocator, build_variant_trace
+
+    sources = sources if sources is not None else SourceFiles([trace.path.parent])
     unknown: collections.Counter[str] = collections.Counter()
     for ev in trace.events:
         if not is_known_kind(ev.kind):
-            unknown[ev.kind] += 1
+            unknown[clip_kind(ev.kind)] += 1
+    if len(unknown) > UNKNOWN_KINDS_KEPT:  # a log of a million made-up kinds is not a million keys in the run
+        kept = collections.Counter(dict(unknown.most_common(UNKNOWN_KINDS_KEPT)))
+        kept[OTHER_KINDS] += sum(unknown.values()) - sum(kept.values())
+        unknown = kept
     script = _script_of(trace)
-    source, found, read_from = _read_script(script, source_roots)
+    source, found, read_from = _read_script(script, sources)
     locator = CellLocator(filename=script, lines=source.splitlines())
     unreadable: collections.Counter[str] = collections.Counter()
-    vt = build_variant_trace(trace.events, [], variant=TRACE_VARIANT, locator=locator, unreadable=unreadable)
+    vt = build_variant_trace(
+        trace.events, [], variant=TRACE_VARIANT, locator=locator, unreadable=unreadable, read_line=sources.line
+    )
     version = _torch_version(trace)
     origin = TraceOrigin(
         path=str(trace.path.resolve()),
@@ -192,6 +333,9 @@ def run_from_trace(trace: TraceFile, *, label: str = "", source_roots: Sequence[
         script_read_from=read_from,
         records=trace.records,
         skipped_lines=trace.skipped_lines,
+        bad_records=trace.bad_record_count,
+        bad_record_lines=[SkippedRecord(line=n, kind=kind, why=why) for n, kind, why in trace.bad_records],
+        files_read=list(sources.files_read),
         unknown_events=dict(sorted(unknown.items())),
         unreadable_events=dict(sorted(unreadable.items())),
         compile_ids=list(dict.fromkeys(ev.compile_id for ev in trace.events if ev.compile_id)),
@@ -220,6 +364,8 @@ def run_from_trace(trace: TraceFile, *, label: str = "", source_roots: Sequence[
         )
         for f in vt.failed_compiles
     ]
+    from .reproducer import reproducer_script
+
     for error, failed in zip(errors, vt.failed_compiles):  # torch's own script of the graph Inductor failed on
         error.reproducer = reproducer_script(
             vt.runnables.get(failed.compile_id, ""),
@@ -301,28 +447,13 @@ def _script_of(trace: TraceFile) -> str:
     return first_frame
 
 
-def script_candidates(script: str, source_roots: Sequence[str | Path]) -> list[Path]:
-    """Where to look for the script: its recorded path, then under each source root the longest tail of that
-    path first (``/cluster/home/me/repo/train/step.py`` under ``~/repo``: ``~/repo/cluster/home/me/repo/train/
-    step.py``, ..., ``~/repo/train/step.py``, ``~/repo/step.py``) — a trace from another machine names files
-    where they were there."""
-    recorded = Path(script)
-    parts = recorded.parts[1:] if recorded.is_absolute() else recorded.parts
-    tails = [Path(*parts[k:]) for k in range(len(parts))]
-    return [recorded, *(Path(root) / tail for root in source_roots for tail in tails)]
-
-
-def _read_script(script: str, source_roots: Sequence[str | Path] = ()) -> tuple[str, bool, str]:
-    """The script's text, whether it was found, and where, when not at its recorded path."""
-    if not script:
+def _read_script(script: str, sources: SourceFiles) -> tuple[str, bool, str]:
+    """The script's text, whether it was found, and where, when not at its recorded path (``trace_sources``)."""
+    found = sources.find(script)
+    if found is None:
         return "", False, ""
-    for candidate in script_candidates(script, source_roots):
-        try:
-            text = candidate.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        return text, True, "" if str(candidate) == script else str(candidate.resolve())
-    return "", False, ""
+    text, real = found
+    return text, True, "" if real == script else real
 
 
 def _torch_version(trace: TraceFile) -> str:

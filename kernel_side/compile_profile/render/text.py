@@ -12,6 +12,7 @@ time goes; a distributed run ends with its rank and job.  Every figure and sente
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 
 from ..digest.breakdown import TITLE, breakdown, breakdown_note, columns, verdict
@@ -56,6 +57,7 @@ from ..digest.measured import (
     roofline_rows,
 )
 from ..digest.notes import error_message, note_text, run_notes, variant_error
+from ..digest.outcome import outcome
 from ..digest.payback import payback
 from ..digest.summary import headline, recommendation_text, timing_warnings
 from ..digest.timeline import compile_timeline
@@ -69,16 +71,29 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-# C0 controls but newline and tab, DEL, and C1 controls (U+0080-U+009F: 0x9b alone starts a CSI sequence in some
-# terminals): what a terminal would act on instead of showing (ESC sequences, BEL, an OSC title, NUL, CR).
-_TERMINAL_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Every character but newline, tab and printable ASCII may be one a terminal acts on instead of showing; those whose
+# Unicode category is a control (Cc: C0 and C1, DEL; 0x9b alone starts a CSI sequence in some terminals), a format
+# character (Cf: the bidirectional overrides and isolates U+202A-U+202E and U+2066-U+2069, which reorder what a line
+# shows, zero-width characters), a line or paragraph separator (Zl, Zp) or a lone surrogate (Cs: no terminal
+# encoding can write it) are written as escapes.  The category decides, not a list, so a character a later Unicode
+# adds to these classes is escaped too.
+_MAYBE_CONTROL = re.compile(r"[^\t\n\x20-\x7e]")
+_ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+
+
+def _escape(char: str) -> str:
+    if unicodedata.category(char) not in _ESCAPED_CATEGORIES:
+        return char
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def terminal_safe(text: str) -> str:
-    """``text`` with every terminal control character written as its escape (ESC as ``\\x1b``), so text from a
-    run (a label, the cell's source, a compiler message) shows as characters and never moves the cursor, retitles
-    the window or rings the bell."""
-    return _TERMINAL_CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """``text`` with every terminal control and format character written as its escape (ESC as ``\\x1b``, a
+    right-to-left override as ``\\u202e``), so text from a run (a label, the cell's source, a compiler message)
+    shows as characters in the order it is stored and never moves the cursor, retitles the window, rings the bell
+    or reorders a line."""
+    return _MAYBE_CONTROL.sub(lambda m: _escape(m.group()), text)
 
 
 def text_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -111,6 +126,9 @@ def timing_line(run: ProfileRun) -> str:
         text = f"speedup{which} {ratio_phrase(s.value)} {format_interval(s)}"
         if s.includes_one:
             text += ": no measurable difference"
+        verdict = outcome(run)
+        if verdict.overrides:  # beneath a verdict that overrides it (results that differ, an eager fallback)
+            text += f"; not meaningful: {verdict.rung.not_meaningful}"
         segments.append(text)
     return " | ".join(segments)
 
@@ -320,9 +338,10 @@ def comparison_text(c: Comparison) -> str:
     rows = [
         ["label", one_line(c.a.label, 30), one_line(c.b.label, 30), ""],
         ["created", c.a.created_at, c.b.created_at, ""],
-        ["device", c.a.device, c.b.device, ""],
-        ["torch", c.a.torch_version, c.b.torch_version, ""],
     ]
+    # what the runs ran with, the rows where they differ first (digest.compare.context): threads and options
+    # explained a 92.7 % eager drop that the figures below showed alone
+    rows += [[r.label, one_line(r.a, 60), one_line(r.b, 60), "differs" if r.differs else "same"] for r in c.context]
     rows += [[d.metric, d.a_text, d.b_text, d.change_text] for d in c.deltas]
     lines = [text_table(["", f"A {c.a.id}", f"B {c.b.id}", "B vs A"], rows)]
     for what, found in (("added in B", c.kernels_added), ("removed in B", c.kernels_removed)):

@@ -4,6 +4,12 @@ distributed job (``jobs/<id>``: its digest; ``jobs/<id>/report``: its HTML repor
 models (``suites``, ``suites/<id>``: its digest and figures; ``suites/<id>/report``), and the import of a
 TORCH_TRACE on the server into the store (``POST runs/import-trace``, what ``compile-profile import-trace`` does).
 
+An import reads only inside the server's root directory: its path resolves there (no ``..``, no absolute path or
+symlink out), so do the logs of a directory and the files a trace names (``engine/trace_sources.py``); a path that
+holds nothing to import is answered with one message, whatever the reason, so a refusal says nothing of what lies
+outside.  It runs on threads of its own (``IMPORT_WORKERS``), never the server's request threads, within a time
+bound (``IMPORT_SECONDS``, or the ``compile_profile_import_seconds`` tornado setting).
+
 Every handler is an authenticated ``APIHandler``: the runs hold the user's code,
 so they are served only to whoever may run that code in the first place.
 
@@ -14,15 +20,16 @@ beside the others.  No request about one run answers 500 because of what that ru
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import tornado.web
 from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
-from tornado.ioloop import IOLoop
 
 from ..digest import compare, run_digest, summarize
 from ..digest.job import job_digest
@@ -38,6 +45,13 @@ MAX_PAGE = 1000
 # Path segments are matched loosely and checked by validate_run_id, so a hostile
 # id gets a clear 400 instead of falling through to the lab's 404 page.
 _SEGMENT = r"([^/]+)"
+
+# Imports run here, not on the event loop nor on its default executor, which other handlers share: a log that reads
+# slowly (a large job's, a network file system's) holds one of these threads, and the server answers meanwhile.
+IMPORT_WORKERS = 2
+IMPORT_SECONDS = 300.0  # an import's time bound: a 1 GiB log (TraceLimits.log_bytes) reads in about a minute here
+IMPORT_GRACE_S = 5.0  # past the bound, the reader stops itself; a read stuck in the kernel is let go this much later
+_IMPORTS = ThreadPoolExecutor(max_workers=IMPORT_WORKERS, thread_name_prefix="compile-profile-import")
 
 
 class _StoreHandler(APIHandler):
@@ -220,9 +234,10 @@ class ImportTraceHandler(_StoreHandler):
         """``{"path": DIR_OR_FILE, "label": TEXT}``: the TORCH_TRACE logs at a path on the server (a directory, every
         log in it, or one ``.log`` / ``.log.gz``; a relative path is under the server's root directory, where the
         file browser starts) read into runs and stored, as ``compile-profile import-trace`` does; answers 201 with
-        the new runs' ids (a job's ranks in rank order) and their jobs' ids.  A path that holds no log that can be
-        read is answered 400 with what to fix, and nothing is stored.  The traced script is looked for under the
-        server's root directory when it is not where the trace says."""
+        the new runs' ids (a job's ranks in rank order) and their jobs' ids.  The path, its logs and the files they
+        name are read only inside the server's root directory.  A path that holds nothing to import (none there, none
+        inside the root, no log, no record, not a regular file, not readable) is answered 400 with one message; a log
+        past a cap of ``TraceLimits`` 400 naming the cap; an import past the time bound 503; nothing is stored then."""
         try:
             body = json.loads(self.request.body or b"{}")
         except ValueError:
@@ -238,28 +253,47 @@ class ImportTraceHandler(_StoreHandler):
         if not isinstance(label, str):
             return self._refuse("label must be a string")
         label = label.strip()
-        root = Path(self.settings.get("server_root_dir") or os.getcwd()).expanduser()
-        path = root / Path(raw.strip()).expanduser()  # an absolute path stays as it is
-        from ..engine.trace_import import NoTrace, import_and_store
+        from ..engine.trace_import import NothingToImport, NoTrace, TraceLimits, import_and_store
 
-        def read_and_store() -> list[ProfileRun]:  # off the server's event loop: a job's logs take seconds
+        root = Path(os.path.realpath(Path(self.settings.get("server_root_dir") or os.getcwd()).expanduser()))
+        if "\x00" in raw:
+            return self._refuse("a path cannot hold a NUL character")
+        requested = Path(raw.strip()).expanduser()
+        path = root / requested  # an absolute path stays as it is, and must lie inside the root all the same
+        real = Path(os.path.realpath(path))
+        nothing = (
+            f"nothing to import at {raw.strip()}: give a TORCH_TRACE directory or log (*.log, *.log.gz) under the "
+            "server's root directory, as a path relative to it"
+        )
+        if ".." in requested.parts or not (real == root or real.is_relative_to(root)):
+            return self._refuse(nothing)
+        seconds = float(self.settings.get("compile_profile_import_seconds") or IMPORT_SECONDS)
+        limits = TraceLimits(seconds=seconds)
+
+        def read_and_store() -> list[ProfileRun]:
             with self.store() as store:
-                return import_and_store(path, store, label=label, source_roots=[root])
+                return import_and_store(path, store, label=label, source_roots=[root], limits=limits, within=root)
 
+        future = _IMPORTS.submit(read_and_store)
         try:
-            runs = await IOLoop.current().run_in_executor(None, read_and_store)
-        except NoTrace as exc:
+            # the reader stops itself at the bound; a read stuck in the kernel (a hung mount) is let go here
+            runs = await asyncio.wait_for(asyncio.wrap_future(future), timeout=seconds + IMPORT_GRACE_S)
+        except asyncio.TimeoutError:
+            future.cancel()  # one still waiting for a thread never starts
+            return self._refuse(f"importing {raw.strip()} took longer than {seconds:g} s, the server's bound", 503)
+        except NothingToImport:
+            return self._refuse(nothing)
+        except NoTrace as exc:  # a cap exceeded, named; or a log compile-profile could not read
             return self._refuse(str(exc))
-        except OSError as exc:  # a directory or log that cannot be read (import_trace words most of these itself)
-            reason = getattr(exc, "strerror", None) or str(exc)
-            return self._refuse(f"cannot read {path}: {reason}")
+        except OSError:
+            return self._refuse(nothing)
         self.set_status(201)
         jobs = dict.fromkeys(r.distributed.job_id for r in runs if r.distributed is not None)
         self.write_json({"ids": [r.id for r in runs], "job_ids": list(jobs)})
 
-    def _refuse(self, message: str) -> None:
+    def _refuse(self, message: str, status: int = 400) -> None:
         # written here, not raised as an HTTPError: a path's '%' would be read as a format by tornado's log line
-        self.set_status(400)
+        self.set_status(status)
         self.write_json({"message": message, "reason": "import-trace"})
 
 

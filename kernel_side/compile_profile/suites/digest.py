@@ -179,20 +179,8 @@ class SuitesPage:
 
 def _verdict_kind(run: ProfileRun) -> str:
     """The card's verdict (``digest.outcome``): its rung's kind."""
-    try:
-        from ..digest.outcome import outcome  # pyright: ignore[reportMissingImports]
-    except ImportError:  # TEMPORARY until the verdict ladder (issue 31) is on main: its first rungs, as it words them
-        from ..digest.notes import variant_error
+    from ..digest.outcome import outcome
 
-        if run.speedup is None:
-            if run.eager is not None and variant_error(run.eager):
-                return "eager_failed"
-            if any(variant_error(v) for v in run.compiled_variants):
-                return "compile_failed"
-            return "nothing_compiled" if not run.graphs and run.status == "ok" else "stopped"
-        if run.correctness is not None and run.correctness.ok is False:
-            return "results_differ"
-        return "faster"
     return outcome(run).kind
 
 
@@ -341,7 +329,8 @@ def model_row(outcome: ModelOutcome, run: ProfileRun | None, timeout_s: float) -
         )
     summary = summarize(run)
     status = _run_status(run)
-    row = _empty_row(outcome, status, summary.get("headline", ""))
+    verdict = summary.get("outcome")
+    row = _empty_row(outcome, status, verdict["text"] if verdict else summary.get("headline", ""))
     s = run.speedup
     if s is not None:
         row.speedup, row.speedup_low, row.speedup_high = s.value, s.low, s.high

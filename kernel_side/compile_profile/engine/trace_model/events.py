@@ -18,7 +18,6 @@ state; an event of any other kind is ignored.  Kernels are built once all events
 from __future__ import annotations
 
 import collections
-import json
 import linecache
 import re
 from collections.abc import Callable, Iterator
@@ -46,6 +45,7 @@ from ..backend import RecordedGraph
 from ..stack import frames_of_stack, parse_frames
 from ..torch_features import caller_lines_reliable
 from ..trace_capture import TraceEvent
+from ..trace_records import load_json
 from . import ddp
 from .graph_text import collective_ops, op_counts_from_code
 from .kernels import CompileState, compile_kernels
@@ -111,6 +111,9 @@ class TraceState:
     guard_frames: dict[str, list[tuple]] = field(default_factory=dict)
     # the compile seconds Dynamo's metrics give each compile id (the frame's, a lazy backward's added)
     metrics_s: dict[str, float] = field(default_factory=lambda: collections.defaultdict(float))
+    # a line of a file the trace names (a graph break's), where no frame of the trace gives its text: linecache in
+    # a live profile (the user's own files); an import reads only under the source-roots rule (trace_sources)
+    read_line: Callable[[str, int], str] = field(default=lambda filename, line: linecache.getline(filename, line))
 
     def compile(self, ev: TraceEvent) -> CompileState:
         return self.compiles.setdefault(ev.compile_id, CompileState())
@@ -129,10 +132,16 @@ def build_variant_trace(
     variant: str,
     locator: CellLocator,
     unreadable: collections.Counter[str] | None = None,
+    read_line: Callable[[str, int], str] | None = None,
 ) -> VariantTrace:
     """``unreadable``, when given, makes a handler that raises on an event skip it and count its kind there
-    (a trace file from another torch release whose payload changed shape); without it, the error propagates."""
+    (a trace file from another torch release whose payload changed shape), and so a step after the events that
+    raises (counted as ``placing``); without it, the error propagates.  An event reaches its handler only once
+    its record was checked against its kind's types (``trace_records``, where the event was made).
+    ``read_line``: where a file's line is read (``TraceState.read_line``)."""
     state = TraceState(variant=variant, locator=locator, recorded=iter(recorded))
+    if read_line is not None:
+        state.read_line = read_line
     for ev in events:
         state.compile(ev)  # kernels come out in order of each compile's first event
         handler = HANDLERS.get(ev.kind)
@@ -146,9 +155,13 @@ def build_variant_trace(
         except Exception:  # noqa: BLE001 - one event that cannot be read is skipped and counted, never fatal
             unreadable[ev.kind] += 1
     out = state.out
-    _place_ddp_pieces(state)
-    _place_recompiles(state)
-    _name_stack_slot_guards(state)
+    for step in (_place_ddp_pieces, _place_recompiles, _name_stack_slot_guards):
+        try:
+            step(state)
+        except Exception:  # re-raised unless the caller counts what it cannot read, as above
+            if unreadable is None:
+                raise
+            unreadable["placing"] += 1
     for cid, compile_state in state.compiles.items():
         try:
             out.kernels.extend(compile_kernels(compile_state, variant=variant, cid=cid, locator=locator))
@@ -371,15 +384,15 @@ def _on_graph_break(state: TraceState, ev: TraceEvent) -> None:
             compile_id=ev.compile_id,
             filename=filename,
             file_line=file_line,
-            file_code=file_code or _source_line(filename, file_line),
+            file_code=file_code or _source_line(state, filename, file_line),
         )
     )
 
 
-def _source_line(filename: str, line: int | None) -> str:
+def _source_line(state: TraceState, filename: str, line: int | None) -> str:
     if not filename or line is None:
         return ""
-    return linecache.getline(filename, line).strip()
+    return state.read_line(filename, line).strip()
 
 
 def _dedupe_breaks(out: VariantTrace) -> None:
@@ -729,7 +742,7 @@ def _json(payload: str | None):
     if not payload:
         return None
     try:
-        return json.loads(payload)
+        return load_json(payload)  # NaN and Infinity refused: nothing the store writes may hold them
     except ValueError:
         return None
 
