@@ -619,6 +619,7 @@ def remove_suite(db: Path) -> None:
         conn.execute("DELETE FROM suites WHERE id = ?", (record.id,))
     conn.close()
 
+
 # -- a run whose results differ and one that ran eagerly, for verdict.spec.ts ------------------------------------
 
 VERDICT_NOTEBOOK = "verdict.ipynb"
