@@ -336,9 +336,12 @@ def model_row(outcome: ModelOutcome, run: ProfileRun | None, timeout_s: float) -
         row.speedup, row.speedup_low, row.speedup_high = s.value, s.low, s.high
         row.speedup_meaningful = status == "pass"
         text = format_speedup_interval(s.value, s.low, s.high)
-        row.speedup_text = (
-            text if row.speedup_meaningful else f"{ratio_phrase(s.value)} (not meaningful: {row.status_label})"
-        )
+        if row.speedup_meaningful:
+            row.speedup_text = text
+        elif verdict and not verdict["speedup_meaningful"] and verdict["speedup_text"]:
+            row.speedup_text = verdict["speedup_text"]  # the card's: "1.53× slower — not meaningful: results differ"
+        else:
+            row.speedup_text = f"{ratio_phrase(s.value)} (not meaningful: {row.status_label})"
     row.compile_s = summary.get("compile_s")
     cache = summary.get("cache_words", "")
     row.cache_state = cache
