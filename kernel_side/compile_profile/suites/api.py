@@ -135,7 +135,7 @@ def run_suite_from_options(
         shards=shard[1],
         size=size,
     )
-    old = _baseline(baseline, db) if baseline else None
+    old = baseline_export(baseline, db) if baseline else None
     with RunStore(db) as store:
         record, _ = open_suite(store, settings, suite_id=suite_id, resume=resume, label=label)
         record = run_suite(store, record, loaded, entries, shard_of=shard, on_event=on_event)
@@ -144,7 +144,7 @@ def run_suite_from_options(
     return SuiteResult(record, digest, comparison)
 
 
-def _baseline(source: str, db: str | None) -> SuiteExport:
+def baseline_export(source: str, db: str | None) -> SuiteExport:
     """A baseline by a ``--json`` file's path, or a stored suite's id."""
     import pathlib
 

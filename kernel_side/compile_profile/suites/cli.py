@@ -134,9 +134,9 @@ def _list(store: RunStore) -> int:
 
 
 def _side(source: str, store: RunStore) -> Any:
-    from .api import _baseline
+    from .api import baseline_export
 
-    return _baseline(source, str(store.path))
+    return baseline_export(source, str(store.path))
 
 
 def cmd_suite_compare(args: argparse.Namespace, store: RunStore) -> int:
