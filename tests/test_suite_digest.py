@@ -342,7 +342,7 @@ def test_a_suite_and_its_outcomes_round_trip_through_the_store_and_merge_into_an
     second.close()
 
 
-def test_a_store_of_schema_4_migrates_to_hold_suites(tmp_path):
+def test_a_store_of_schema_5_migrates_to_hold_suites(tmp_path):
     path = tmp_path / "old.sqlite"
     store = RunStore(path)
     store.put(make_run("r1"))
@@ -350,13 +350,13 @@ def test_a_store_of_schema_4_migrates_to_hold_suites(tmp_path):
     conn = sqlite3.connect(path)
     conn.execute("DROP TABLE suite_models")
     conn.execute("DROP TABLE suites")
-    conn.execute("PRAGMA user_version = 4")
+    conn.execute("PRAGMA user_version = 5")  # migration 5 is the artifacts' (issue 35), 6 the suites'
     conn.commit()
     conn.close()
     reopened = RunStore(path)
     assert reopened.suites() == [] and [s["id"] for s in reopened.list()] == ["r1"]
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
     conn.close()
     reopened.close()
 

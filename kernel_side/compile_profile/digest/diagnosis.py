@@ -277,7 +277,9 @@ def _one_time(run: ProfileRun, best: Variant) -> list[Cause]:
     recompiles = [r for r in run.recompiles if r.variant == best.name]
     if recompiles:
         r0 = recompiles[0]
-        first = failed_guard_text(r0, lines_of(run)) or (r0.reason.strip().splitlines()[0] if r0.reason.strip() else "")
+        first = failed_guard_text(r0, lines_of(run), run.lr_schedulers) or (
+            r0.reason.strip().splitlines()[0] if r0.reason.strip() else ""
+        )
         first, _, fix = first.partition("; fix: ")  # the guard in the user's words, and what to do
         causes.append(
             Cause(

@@ -113,7 +113,7 @@ def inputs_summary(run: ProfileRun) -> contract.InputsSummary | None:
                 if r.input < len(sequence.calls)
                 else "",
                 "variant": r.variant,
-                "text": recompile_text(r, lines_of(run)),
+                "text": recompile_text(r, lines_of(run), run.lr_schedulers),
                 "compile_s": compile_s,
                 "compile_time": format_s(compile_s) if compile_s is not None else "",
             }

@@ -57,6 +57,65 @@ def _state_not_compared(n: Note) -> str:
     )
 
 
+def _state_put_back(n: Note) -> str:
+    parts = [f"{_int(n, 'tensors')} tensor(s)"]
+    if _int(n, "grads"):
+        parts.append(f"the .grad of {_int(n, 'grads')}")
+    if _int(n, "containers"):
+        parts.append(f"{_int(n, 'containers')} list(s), dict(s), object(s) or name(s)")
+    where = "on the device" if _str(n, "kept_in") == "device" else "in host memory"
+    text = (
+        f"what the cell changes in place ({', '.join(parts)}) was put back as its first run left it, as after one "
+        f"plain run; the namespace holds that run's values (a {format_bytes(_int(n, 'bytes'))} copy, kept {where} "
+        "during the profile)"
+    )
+    missed = _strs(n, "not_restored") if "not_restored" in n.values else []
+    if missed:
+        text += (
+            f"; later runs also changed {', '.join(missed)}, which its first run did not change, so the copy did not "
+            "hold them and they stay as the last run left them"
+        )
+    return text
+
+
+def _state_advanced(n: Note) -> str:
+    runs = _int(n, "runs")
+    head = (
+        f"what the cell changes in place (weights, optimizer state, buffers) holds {runs:,} of its runs, not one "
+        "as after a plain run"
+    )
+    reason = _str(n, "reason")
+    if reason == "disabled":
+        return f"{head} (--no-restore)"
+    if reason == "other_rank":
+        return f"{head}: another rank could not copy its own, so no rank put its state back"
+    fix = "; re-run the cells that make the model and optimizer before going on"
+    if reason == "restore_failed":
+        return f"{head}: putting back the copy of what its first run changed failed ({_str(n, 'error')}){fix}"
+    if reason == "failed":
+        return f"{head}: --restore's {format_bytes(_int(n, 'bytes'))} copy of it failed ({_str(n, 'error')}){fix}"
+    where = []
+    if "device_free" in n.values:
+        device = {"cuda": "GPU", "": "device"}.get(_str(n, "device"), _str(n, "device"))
+        where.append(f"{format_bytes(_int(n, 'device_free'))} free on the {device}")
+    if "host_free" in n.values:
+        where.append(f"{format_bytes(_int(n, 'host_free'))} of host memory free")
+    free = f" ({' and '.join(where)})" if where else ""
+    return (
+        f"{head}: a copy of what its first run changed needs {format_bytes(_int(n, 'bytes'))}, more than half of "
+        f"the memory free to keep it in{free}; --restore copies it anyway{fix}"
+    )
+
+
+# Notes the card says among its warnings (``summary.warnings``), and so not again among the notes.
+WARNING_NOTES: frozenset[str] = frozenset({"state_advanced"})
+
+
+def warning_notes(run: ProfileRun) -> list[str]:
+    """The notes that are warnings: the in-place state left advanced by the runs, other than by --no-restore."""
+    return [note_text(n) for n in run.notes if n.kind in WARNING_NOTES and n.values.get("reason") != "disabled"]
+
+
 _FEATURES = {
     "provenance": (
         "no Inductor provenance tracking, so kernels are placed on cell lines by the frames of their graph's "
@@ -148,9 +207,11 @@ NOTE_WORDS: dict[NoteKind, Callable[[Note], str]] = {
     ),
     "state_restored": lambda n: (
         f"the cell changes {_int(n, 'tensors')} tensor(s) in place (e.g. an optimizer step); they were restored "
-        "before each correctness run, and the namespace ends as after the last run"
+        "before each correctness run"
     ),
     "state_not_compared": _state_not_compared,
+    "state_put_back": _state_put_back,
+    "state_advanced": _state_advanced,
     "torch_lacks": _torch_lacks,
     "no_post_grad_on_cache_hit": lambda n: (
         f"torch {_str(n, 'torch')} does not log the post-grad graph it loads from Inductor's cache, so cache hits "
@@ -223,8 +284,9 @@ def note_text(note: Note) -> str:
 
 
 def run_notes(run: ProfileRun) -> list[str]:
-    """The run's notes in words, in the order the engine recorded them."""
-    return [note_text(n) for n in run.notes]
+    """The run's notes in words, in the order the engine recorded them; not those the warnings say
+    (``warning_notes``)."""
+    return [note_text(n) for n in run.notes if not (n.kind in WARNING_NOTES and n.values.get("reason") != "disabled")]
 
 
 def memory_unmeasured_text(run: ProfileRun) -> str:

@@ -61,6 +61,7 @@ from .notes import (
     run_notes,
     settings_clause,
     variant_error,
+    warning_notes,
 )
 from .outcome import list_status as outcome_list_status
 from .outcome import no_speedup_text, outcome, outcome_digest, partly_eager_text
@@ -74,8 +75,12 @@ from .trace import trace_summary
 # calls apart, restarts, a few signatures listed, a trace's files read and skipped records; 23: settings not at their
 # defaults, setup failures, a failing graph's lines, fallback_random compared, a reference's float32 ops; 24:
 # calibrated CPU profiler passes (measured or withheld, never both), host contention as a cause, fused_native
-# whichever way the speedup goes; 25: the verdict ladder (outcome), Compare's context
-DIGEST_VERSION = 25
+# whichever way the speedup goes; 25: the verdict ladder (outcome), Compare's context; 26: the in-place state put
+# back or not, the learning rate's and a fused optimizer's words, a helper's cell; 27: each compile of the timeline
+# opens in the Compiles tab (its key), a job's compile ids, cache lookups, collectives, tensor metadata and execution
+# order compared across its ranks; 28: a job's cache lookups compared by key, not outcome; a calibrated pass's
+# tolerance the timer's noise plus the cost taken out
+DIGEST_VERSION = 28
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 
@@ -247,7 +252,7 @@ def warnings(run: ProfileRun) -> list[str]:
     if run.recompiles:
         timed = [r for r in run.recompiles if r.during_timing]
         # each kind of recompile's failed guard says what to fix (mark the value dynamic, keep its shape)
-        failed = recompiles_brief(timed or run.recompiles, of)
+        failed = recompiles_brief(timed or run.recompiles, of, run.lr_schedulers)
         out.append(
             f"{len(run.recompiles)} recompile{'s' if len(run.recompiles) != 1 else ''}"
             + (f", {len(timed)} during timed runs" if timed else "")
@@ -259,6 +264,7 @@ def warnings(run: ProfileRun) -> list[str]:
         out.append("the speedup interval includes 1×: no measurable difference")
     out.extend(timing_warnings(run))
     out.extend(kept_tensor_warnings(run))
+    out.extend(warning_notes(run))  # the in-place state left advanced by the runs
     if run.status == "interrupted":
         out.append(interrupted_text(run))
     return out

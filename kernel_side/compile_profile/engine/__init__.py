@@ -36,6 +36,8 @@ uses them:
                        memory ratio
   optimizer_state.py   optimizers as each variant finds them; kept.py: large tensors a cell keeps
   random_state.py      the random generators the cell draws from, taken and put back
+  cell_state.py        what the cell changes in place (weights, optimizer state, buffers, lists), copied after
+                       its first run and put back at the end, as one plain run leaves it
   dynamo_state.py      Dynamo's caches left as the profile found them
   device.py reachable.py failures.py stack.py torch_features.py
                        the device of a run, the tensors a namespace reaches, what an exception

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Literal
 import torch
 
 from ..profile_run import CELL_FILENAME_PREFIX, ErrorInfo
+from .backend import RecordingBackend
 from .failures import let_go, one_line
 from .stack import Frame, parse_frames
 from .timing import device_sync
@@ -209,7 +210,12 @@ def try_aot_eager(session: Session, spec: VariantSpec, info: ErrorInfo) -> None:
     t = session.target
     session.recorder.take()
     try:
-        compiled_fn = torch.compile(t.function, backend="aot_eager", dynamic=spec.dynamic, fullgraph=spec.fullgraph)
+        # through a recording backend of its own, so that the entry it leaves is the profile's and goes with the
+        # others (``dynamo_state``): a plain "aot_eager" entry stayed on the cell's code with the globals Dynamo
+        # installed for it, and at exit their cleanup hooks printed "Exception ignored ... KeyError:
+        # '__builtins_dict___2'"
+        backend = RecordingBackend(inner="aot_eager", dynamic=spec.dynamic)
+        compiled_fn = torch.compile(t.function, backend=backend, dynamic=spec.dynamic, fullgraph=spec.fullgraph)
         call = session.calls.compiled(compiled_fn, name)
         session.calls.reset(name)
         call()

@@ -31,7 +31,7 @@ from operator import itemgetter
 from types import CodeType
 from typing import Any
 
-from ..profile_run import KernelProfile, Note, ProfileRun, UnmatchedKernel
+from ..profile_run import Kernel, KernelProfile, Note, ProfiledEvent, ProfileRun, UnmatchedKernel
 from ..stats import median
 from . import chrome_trace, distributed, host_load, profiler_cost
 from .chrome_trace import ChromeTrace
@@ -453,4 +453,32 @@ def measure_variant(
     ):
         result.notes.append(Note("no_cuda_graph", variant=name, values={"skips": list(variant.cudagraph_skips)}))
     apply(result, run, pass_info)
+    profile = run.variant(name).kernel_profile
+    if profile is not None:
+        profile.events = profiled_events(call_traces[0] if call_traces else trace, kernels)
     return result
+
+
+EVENTS_KEPT = 2000  # kernel events of one call kept for the Perfetto export (a 16-layer step's CPU call has ~2,400 ops)
+
+
+def profiled_events(trace: ChromeTrace, kernels: list[Kernel]) -> list[ProfiledEvent]:
+    """One call's kernel events for ``export --perfetto``, from the call's start: the device's kernels on a GPU; on a
+    CPU the host ops inside the call (the compiled regions, ATen ops, library calls) and the Python calls of its
+    generated kernels (by their names), the first ``EVENTS_KEPT`` of them."""
+    names = {k.name: k.id for k in kernels}
+    call = next((ev for ev in trace.host if ev.name == CALL_RANGE), None)
+    start = call.ts if call is not None else min((ev.ts for ev in [*trace.host, *trace.device]), default=0.0)
+    if trace.device:
+        chosen = [ProfiledEvent(d.name, d.ts - start, d.dur, "device", names.get(d.name, "")) for d in trace.device]
+    else:
+        chosen = [
+            ProfiledEvent(ev.name, ev.ts - start, ev.dur, "host", names.get(ev.name, ""))
+            for ev in trace.host
+            if (ev.cat in ("cpu_op", "user_annotation") and ev.name != CALL_RANGE)
+            or (ev.cat == "python_function" and any(n in ev.name for n in names))
+        ]
+    if call is not None:  # the first call's, where the trace holds several
+        chosen = [e for e in chosen if 0 <= e.start_us <= call.dur]
+    chosen.sort(key=lambda e: e.start_us)
+    return chosen[:EVENTS_KEPT]

@@ -175,6 +175,7 @@ def check_correctness(session: Session) -> None:
     t = session.target
     mutable = session.mutable
     mutated = mutable.save_mutated_since_creation() if mutable else 0
+    session.calls.state_saved()
     if mutated:
         session.run.notes.append(Note("state_restored", values={"tensors": mutated}))
     best = session.run.speedup.variant if session.run.speedup else next(iter(session.compiled))
@@ -291,6 +292,7 @@ def _restore_state(session: Session) -> None:
     if session.mutable:
         session.calls.optimizers.install(OptimizerViews.EAGER)  # the view whose tensors MutableState saved
         session.mutable.restore()
+        session.calls.state_restored()
 
 
 def _float64_reference(

@@ -72,6 +72,7 @@ def _sequence_pass(session: Session, feed: InputFeed, sequence: InputSequence) -
     mutable = session.mutable
     if mutable is not None:
         mutable.save_mutated_since_creation()
+        session.calls.state_saved()
     sync = device_sync(session.run.device.type)
     session.recorder.take()
     for call in sequence.calls:
@@ -113,6 +114,7 @@ def _restore(session: Session) -> None:
     if session.mutable:
         session.calls.optimizers.install(OptimizerViews.EAGER)
         session.mutable.restore()
+        session.calls.state_restored()
 
 
 def _time_signatures(session: Session, feed: InputFeed, sequence: InputSequence) -> None:

@@ -229,7 +229,7 @@ def _recompiles(run: ProfileRun) -> str:
         [
             escape(r.variant),
             "yes" if r.during_timing else "",
-            escape(failed_guard_text(r, lines_of(run))),
+            escape(failed_guard_text(r, lines_of(run), run.lr_schedulers)),
             escape(one_line(r.reason)),
         ]
         for r in run.recompiles[:MAX_ROWS]

@@ -56,7 +56,7 @@ from ..digest.measured import (
     roofline_note,
     roofline_rows,
 )
-from ..digest.notes import error_message, note_text, run_notes, variant_error
+from ..digest.notes import error_message, note_text, run_notes, variant_error, warning_notes
 from ..digest.outcome import outcome
 from ..digest.payback import payback
 from ..digest.summary import headline, recommendation_text, timing_warnings
@@ -217,7 +217,7 @@ def _graph_lines(run: ProfileRun) -> list[str]:
         tag = " [during timing]" if r.during_timing else ""
         variant = f" ({r.variant})" if r.variant else ""
         times = f" ×{len(same)}" if len(same) > 1 else ""
-        out.append(f"  recompile{times}{variant}{tag}: {recompile_text(r, of)}")
+        out.append(f"  recompile{times}{variant}{tag}: {recompile_text(r, of, run.lr_schedulers)}")
     if len(runs) > MAX_LISTED:
         out.append(f"  … and {sum(len(same) for same in runs[MAX_LISTED:])} more recompiles")
     out += [f"  {ddp_split_text(run, split)}" for split in run.ddp_splits]
@@ -433,6 +433,7 @@ def render_text(run: ProfileRun) -> str:
     if skipped:
         lines.append(f"note: {skipped}")
     lines += [f"warning: {w}" for w in timing_warnings(run)]
+    lines += [f"warning: {w}" for w in warning_notes(run)]  # the in-place state left advanced by the runs
     place = distributed_text(run)
     if place:
         lines.append(place)

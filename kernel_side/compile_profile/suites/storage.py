@@ -73,7 +73,7 @@ def merge_store(target: RunStore, source_path: str | pathlib.Path) -> Merged:
     with RunStore(source_path) as source:
         for summary in source.list(limit=None):
             try:
-                target.put(source.get(summary["id"]))
+                target.put(source.get(summary["id"], with_artifacts=True))
                 runs += 1
             except (RunNotFound, UnreadableRun):
                 continue
