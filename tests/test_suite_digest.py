@@ -3,6 +3,7 @@ process (tests/test_suite_run.py runs real suites)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import sqlite3
@@ -10,7 +11,7 @@ import sqlite3
 import pytest
 from compile_profile import stats
 from compile_profile.cli import main
-from compile_profile.profile_run import ErrorInfo
+from compile_profile.profile_run import Artifact, CompileRecord, ErrorInfo
 from compile_profile.store import SCHEMA_VERSION, RunStore
 from compile_profile.suites import charts, collection
 from compile_profile.suites.compare import ExportModel, compare_suites, export, read_export
@@ -328,6 +329,18 @@ def test_a_suite_and_its_outcomes_round_trip_through_the_store_and_merge_into_an
     first = RunStore(tmp_path / "a.sqlite")
     assert first.put_suite(record.id, record.created_at, json.dumps(record.to_dict()))
     assert not first.put_suite(record.id, record.created_at, "{}")  # a second shard joins, does not replace
+    # a compile's output code, which the store keeps apart from the run's JSON (issue 35's artifacts table)
+    code = "def call(args):\n    return args\n"
+    sha = hashlib.sha256(code.encode()).hexdigest()
+    with_code = runs[record.outcomes[0].run_id or ""]
+    with_code.compiles = [
+        CompileRecord(
+            variant="compiled",
+            compile_id="0/0",
+            artifacts=[Artifact(name="inductor_output_code", sha256=sha, bytes=len(code), lines=2)],
+        )
+    ]
+    with_code.artifact_texts = {sha: code}
     for outcome in record.outcomes[:3]:
         save_outcome(first, record.id, outcome)
         first.put(runs[outcome.run_id or ""])
@@ -338,6 +351,7 @@ def test_a_suite_and_its_outcomes_round_trip_through_the_store_and_merge_into_an
     merged = merge_store(second, first.path)
     assert (merged.runs, merged.outcomes, merged.suites) == (3, 3, [record.id])
     assert [o.name for o in load_suite(second, record.id).outcomes] == ["fast", "ok", "wrong"]
+    assert second.artifact(with_code.id, sha) == code  # the shard's runs come whole, their compiles' code too
     first.close()
     second.close()
 
