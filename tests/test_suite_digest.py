@@ -390,3 +390,14 @@ def test_the_cli_lists_and_shows_a_stored_suite(tmp_path, capsys):
     assert main(["--db", str(db), "suite", "--show", record.id, "--json", str(out)]) == 0
     assert "2 of 7 entries pass" in capsys.readouterr().out
     assert [m["name"] for m in json.loads(out.read_text())["models"]][:2] == ["fast", "ok"]
+
+
+def test_the_progress_line_says_which_entry_of_how_many_and_the_time_left_in_words():
+    from compile_profile.suites.runner import Progress
+    from compile_profile.suites.views import progress_text
+
+    assert (
+        progress_text(Progress("start", 2, 18, "bert", left_s=1040.0)) == "[2/18] bert: profiling…; about 17 min left"
+    )
+    assert progress_text(Progress("start", 17, 18, "vit", left_s=41.0)) == "[17/18] vit: profiling…; about 41 s left"
+    assert progress_text(Progress("start", 1, 18, "gpt2")) == "[1/18] gpt2: profiling…"  # none ended: no estimate

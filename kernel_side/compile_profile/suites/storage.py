@@ -1,4 +1,4 @@
-"""Suites in the run store: records and outcomes as the store's suite tables hold them (store migration 5), and
+"""Suites in the run store: records and outcomes as the store's suite tables hold them (store migration 6), and
 merging another store's suites and runs into this one (``compile-profile import OTHER.sqlite``: the shards of a
 suite run on hosts that share no file system).
 

@@ -80,10 +80,15 @@ def comparison_text(c: SuiteComparison) -> str:
     return terminal_safe("\n".join(lines))
 
 
+def _about(seconds: float) -> str:
+    """A time left in whole minutes from 90 s on (``format_s`` writes 1040 s as "1.04e+03 s")."""
+    return f"{round(seconds / 60)} min" if seconds >= 90 else format_s(seconds)
+
+
 def progress_text(event: Progress) -> str:
     """``[3/12] gpt2 (training): passed, 1.32× faster [1.20×–1.45×] (41 s); about 6 min left``."""
     where = f"[{event.index}/{event.total}] {event.entry}"
-    left = f"; about {format_s(event.left_s)} left" if event.left_s else ""
+    left = f"; about {_about(event.left_s)} left" if event.left_s else ""
     if event.kind == "start":
         before = f" ({event.skipped_done} done before)" if event.skipped_done and event.index == 1 else ""
         return terminal_safe(f"{where}: profiling…{before}{left}")
