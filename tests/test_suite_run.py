@@ -53,7 +53,7 @@ def test_a_crash_a_hang_a_miscompile_and_a_failed_compile_each_end_their_own_mod
     db, out, page = tmp_path / "s.sqlite", tmp_path / "s.json", tmp_path / "s.html"
     done = cli(
         "--db", str(db), "suite", str(HERE / "suite_collection.py"), *CHEAP,
-        "--timeout", "45", "--json", str(out), "--html", str(page),
+        "--timeout", "30", "--json", str(out), "--html", str(page),
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "[5/5] hangs: timed out" in done.stderr and "[4/5] crashes: crashed" in done.stderr
