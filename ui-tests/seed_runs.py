@@ -11,7 +11,8 @@ rank 0's compiled call waits for it; both split into DDP buckets) with the job d
 later puts one more run, as a kernel would, to test that the panel picks it up without a refresh.  ``--add-markup``
 puts a run with markup in every field (tests/markup_runs.py) and two rows that cannot be read (one not JSON, one
 with markup where a number belongs), for xss.spec.ts, which takes them out again with ``--remove ID...``.
-``--add-views`` puts the runs views.spec.ts looks at (a Lines chart with two withheld passes, a card whose p90s are
+``--add-suite`` puts a suite over a collection of models and its runs (tests/suite_fixtures.py ui_suite) for
+suite.spec.ts, ``--remove-suite`` takes them out.  ``--add-views`` puts the runs views.spec.ts looks at (a Lines chart with two withheld passes, a card whose p90s are
 50-100 times its medians, an input-signature table, and fillers enough to make the run list scroll) and a notebook
 holding the long-tailed run's card.  ``--add-traces`` imports the TORCH_TRACE fixtures compiles.spec.ts opens (a script's, a training loop's with restarts,
 and a 2-rank job's).  ``--add-inputs ID`` profiles a small MLP over a sequence of inputs of two shapes (``profile(fn, inputs=[...])``,
@@ -582,6 +583,44 @@ def add_inputs_run(run_id: str) -> None:
         store.put(run)
 
 
+def add_suite(db: Path) -> None:
+    """The suite suite.spec.ts opens (tests/suite_fixtures.py ui_suite) and its runs; its digest's words beside the
+    store (expected-suite.json) for the spec to find in the panel."""
+    from compile_profile.suites.digest import suite_digest
+    from compile_profile.suites.storage import save_outcome
+    from suite_fixtures import ui_suite
+
+    record, runs = ui_suite()
+    with RunStore(db) as store:
+        store.put_suite(record.id, record.created_at, json.dumps({**record.to_dict(), "outcomes": []}))
+        for outcome in record.outcomes:
+            save_outcome(store, record.id, outcome)
+        for run in runs.values():
+            store.put(run)
+    digest = suite_digest(record, runs)
+    expected = {
+        "id": record.id,
+        "headline": digest.headline,
+        "rows": [[r.name, r.status_label, r.speedup_text] for r in digest.rows],
+        "run_ids": list(runs),
+    }
+    (db.parent / "expected-suite.json").write_text(json.dumps(expected, indent=2), encoding="utf-8")
+
+
+def remove_suite(db: Path) -> None:
+    from suite_fixtures import ui_suite
+
+    record, runs = ui_suite()
+    with RunStore(db) as store:
+        for run_id in runs:
+            store.delete(run_id)
+    conn = sqlite3.connect(db)
+    with conn:
+        conn.execute("DELETE FROM suite_models WHERE suite_id = ?", (record.id,))
+        conn.execute("DELETE FROM suites WHERE id = ?", (record.id,))
+    conn.close()
+
+
 # -- a run whose results differ and one that ran eagerly, for verdict.spec.ts ------------------------------------
 
 VERDICT_NOTEBOOK = "verdict.ipynb"
@@ -721,9 +760,17 @@ def main() -> None:
     parser.add_argument("--add-inputs", metavar="ID", help="profile a function over inputs of two shapes, put its run")
     parser.add_argument("--remove", nargs="+", metavar="ID", help="delete these runs from the existing store")
     parser.add_argument("--add-views", action="store_true", help="put the runs views.spec.ts looks at")
+    parser.add_argument("--add-suite", action="store_true", help="put the suite suite.spec.ts looks at, and its runs")
+    parser.add_argument("--remove-suite", action="store_true", help="take it out again")
     parser.add_argument("--remove-views", action="store_true", help="take them out again")
     parser.add_argument("--add-traces", action="store_true", help="put the runs compiles.spec.ts looks at")
     args = parser.parse_args()
+    if args.add_suite:
+        add_suite(DB)
+        return
+    if args.remove_suite:
+        remove_suite(DB)
+        return
     if args.add_traces:
         add_trace_runs()
         return

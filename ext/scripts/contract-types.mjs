@@ -19,7 +19,8 @@ const OUT = join(ROOT, 'ext', 'src', 'generated');
 // schema file -> [generated file, the name of its root type]
 const TARGETS = {
   'profile_run.schema.json': ['profile_run.ts', 'ProfileRun'],
-  'digest.schema.json': ['digest.ts', 'DigestJson']
+  'digest.schema.json': ['digest.ts', 'DigestJson'],
+  'suite.schema.json': ['suite.ts', 'SuiteJson']
 };
 
 // A class that extends another (``RunDigest(RunSummary)``) lists its inherited fields too in the schema, so that

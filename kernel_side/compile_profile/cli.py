@@ -248,7 +248,14 @@ def _read_run(path: str) -> ProfileRun:
 
 
 def cmd_import(args: argparse.Namespace, store: RunStore) -> int:
-    runs = [_read_run(path) for path in args.files]  # every file read before any is stored
+    from .suites.storage import is_store_file, merge_store
+
+    stores = [path for path in args.files if is_store_file(path)]  # another run store: a suite's shard's
+    for path in stores:
+        merged = merge_store(store, path)
+        suites = f", suite{'s' if len(merged.suites) != 1 else ''} {', '.join(merged.suites)}" if merged.suites else ""
+        _say(f"merged {path}: {merged.runs} runs, {merged.outcomes} suite entries{suites}")
+    runs = [_read_run(path) for path in args.files if path not in stores]  # every file read before any is stored
     for run in runs:
         store.put(run)
     jobs: dict[str, list[int]] = {}
@@ -628,7 +635,8 @@ def build_parser() -> argparse.ArgumentParser:
     imp = commands.add_parser(
         "import",
         parents=[db_option],
-        help="add runs saved as JSON (run.to_json(), e.g. one file per rank) to the store",
+        help="add runs saved as JSON (run.to_json(), e.g. one file per rank), or another run store's runs and suites "
+        "(a suite's shard run elsewhere), to the store",
     )
     imp.add_argument("files", nargs="+", metavar="FILE")
     imp.set_defaults(handler=cmd_import)
@@ -658,6 +666,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--timeout", type=int, metavar="S", help="fail a cell that runs longer than S seconds")
     run.add_argument("--kernel", metavar="NAME", help="Jupyter kernel (default: the notebook's)")
     run.set_defaults(handler=cmd_run)
+
+    from .suites.cli import register as register_suite_commands
+
+    register_suite_commands(commands, [db_option])
     return parser
 
 

@@ -178,12 +178,42 @@ def _add_artifacts(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX run_artifacts_by_sha ON run_artifacts (sha256)")
 
 
+def _add_suites(conn: sqlite3.Connection) -> None:
+    # A suite over a collection of models (``compile_profile.suites``): its record (settings, where it ran) and one
+    # row per entry as its process ends, which is what lets an interrupted suite resume.  The JSON is the suite
+    # package's (``suites.records``); the store keeps it as text and never reads inside it.
+    conn.execute(
+        """
+        CREATE TABLE suites (
+            id TEXT PRIMARY KEY,
+            created_at TEXT NOT NULL,
+            created_ts REAL NOT NULL,
+            record_json TEXT NOT NULL
+        )
+        """
+    )
+    conn.execute(
+        """
+        CREATE TABLE suite_models (
+            suite_id TEXT NOT NULL REFERENCES suites (id),
+            name TEXT NOT NULL,
+            outcome_json TEXT NOT NULL,
+            run_id TEXT,
+            ended_ts REAL NOT NULL,
+            PRIMARY KEY (suite_id, name)
+        )
+        """
+    )
+    conn.execute("CREATE INDEX suites_by_time ON suites (created_ts DESC)")
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _create_runs_table,  # -> version 1
     _add_summaries_and_change_counter,  # -> version 2
     _add_job_ids,  # -> version 3
     _add_trace_hashes,  # -> version 4
     _add_artifacts,  # -> version 5
+    _add_suites,  # -> version 6
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -383,6 +413,47 @@ class RunStore:
             (run_id, sha256),
         )
         return artifacts.unpack(row[0]) if row is not None else None
+
+    # -- suites (compile_profile.suites: the JSON is theirs, kept here as text) -----------------------------
+    def put_suite(self, suite_id: str, created_at: str, record_json: str) -> bool:
+        """Store a suite's record unless one with this id is there (a shard joining it); whether it was new."""
+        validate_run_id(suite_id)
+        with self._write() as conn:
+            added = conn.execute(
+                "INSERT OR IGNORE INTO suites (id, created_at, created_ts, record_json) VALUES (?, ?, ?, ?)",
+                (suite_id, created_at, _epoch_seconds(created_at), record_json),
+            ).rowcount
+            conn.execute("UPDATE store_state SET value = value + 1 WHERE key = 'changes'")
+        return added > 0
+
+    def put_suite_model(self, suite_id: str, name: str, outcome_json: str, run_id: str | None) -> None:
+        """Store (or replace) one entry's outcome in a stored suite, in one transaction."""
+        with self._write() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO suite_models (suite_id, name, outcome_json, run_id, ended_ts) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (validate_run_id(suite_id), name, outcome_json, run_id, time.time()),
+            )
+            conn.execute("UPDATE store_state SET value = value + 1 WHERE key = 'changes'")
+
+    def suite(self, suite_id: str) -> tuple[str, list[str]]:
+        """A stored suite's record JSON and its entries' outcome JSON, in the order they ended; ``RunNotFound``."""
+        row = self._query_one("SELECT record_json FROM suites WHERE id = ?", (validate_run_id(suite_id),))
+        if row is None:
+            raise RunNotFound(f"no suite with id {suite_id!r} in {self.path}")
+        models = self._query_all(
+            "SELECT outcome_json FROM suite_models WHERE suite_id = ? ORDER BY ended_ts, rowid", (suite_id,)
+        )
+        return row[0], [m[0] for m in models]
+
+    def suites(self, limit: int = 50) -> list[tuple[str, str, int]]:
+        """The newest suites first: (id, record JSON, entries ended so far)."""
+        rows = self._query_all(
+            "SELECT s.id, s.record_json, (SELECT count(*) FROM suite_models m WHERE m.suite_id = s.id) "
+            "FROM suites s ORDER BY s.created_ts DESC, s.rowid DESC LIMIT ?",
+            (limit,),
+        )
+        return [(r[0], r[1], r[2]) for r in rows]
 
     # -- reading ---------------------------------------------------------
     def run_of_trace(self, content_sha256: str) -> str | None:

@@ -93,8 +93,13 @@ def json_schema() -> dict[str, Any]:
 
 def _schema_files() -> dict[Path, dict[str, Any]]:
     from .. import profile_run
+    from ..suites import contract as suite_contract
 
-    return {profile_run.SCHEMA_PATH: profile_run.json_schema(), SCHEMA_PATH: json_schema()}
+    return {
+        profile_run.SCHEMA_PATH: profile_run.json_schema(),
+        SCHEMA_PATH: json_schema(),
+        suite_contract.SCHEMA_PATH: suite_contract.json_schema(),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

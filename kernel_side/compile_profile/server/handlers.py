@@ -1,7 +1,8 @@
 """REST handlers over the run store, under ``<base_url>/compile-profile/api/``: runs, their figures, a
 comparison, the change token, a run's self-contained HTML report (``runs/<id>/report``, a download), its compiles and
 their artifacts (``server/compiles.py``), a
-distributed job (``jobs/<id>``: its digest; ``jobs/<id>/report``: its HTML report), and the import of a
+distributed job (``jobs/<id>``: its digest; ``jobs/<id>/report``: its HTML report), suites over a collection of
+models (``suites``, ``suites/<id>``: its digest and figures; ``suites/<id>/report``), and the import of a
 TORCH_TRACE on the server into the store (``POST runs/import-trace``, what ``compile-profile import-trace`` does).
 
 An import reads only inside the server's root directory: its path resolves there (no ``..``, no absolute path or
@@ -300,6 +301,42 @@ class ImportTraceHandler(_StoreHandler):
         self.write_json({"message": message, "reason": "import-trace"})
 
 
+class SuitesHandler(_StoreHandler):
+    @tornado.web.authenticated
+    def get(self) -> None:
+        """The stored suites, newest first (``suites.digest.SuitesPage``)."""
+        from ..suites.http import suites_page
+
+        self.write_json(suites_page(self.store()))
+
+
+class SuiteHandler(_StoreHandler):
+    @tornado.web.authenticated
+    def get(self, suite_id: str) -> None:
+        """A suite's digest and its figures (``suites.digest.SuitePage``); 404 when there is none."""
+        from ..suites.http import suite_page
+
+        try:
+            self.write_json(suite_page(self.store(), self.checked_id(suite_id)))
+        except KeyError:
+            raise tornado.web.HTTPError(404, f"no suite {suite_id}") from None
+
+
+class SuiteReportHandler(_StoreHandler):
+    @tornado.web.authenticated
+    def get(self, suite_id: str) -> None:
+        """The suite's self-contained HTML report, as a download (it holds plotly.js, as a run's report does)."""
+        from ..suites.http import suite_report
+
+        try:
+            page = suite_report(self.store(), self.checked_id(suite_id))
+        except KeyError:
+            raise tornado.web.HTTPError(404, f"no suite {suite_id}") from None
+        self.set_header("Content-Disposition", f'attachment; filename="compile-profile-suite-{suite_id}.html"')
+        self.set_header("X-Content-Type-Options", "nosniff")
+        self.finish(page, set_content_type="text/html; charset=utf-8")
+
+
 class ChangesHandler(_StoreHandler):
     @tornado.web.authenticated
     def get(self) -> None:
@@ -327,6 +364,9 @@ def setup_handlers(web_app) -> None:
             (url_path_join(base, "runs", _SEGMENT, "perfetto") + "/?", PerfettoHandler),
             (url_path_join(base, "jobs", _SEGMENT) + "/?", JobHandler),
             (url_path_join(base, "jobs", _SEGMENT, "report") + "/?", JobReportHandler),
+            (url_path_join(base, "suites") + "/?", SuitesHandler),
+            (url_path_join(base, "suites", _SEGMENT) + "/?", SuiteHandler),
+            (url_path_join(base, "suites", _SEGMENT, "report") + "/?", SuiteReportHandler),
             (url_path_join(base, "changes") + "/?", ChangesHandler),
         ],
     )
