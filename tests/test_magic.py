@@ -242,7 +242,7 @@ def test_display_and_stderr_of_the_repeated_runs_are_not_shown(ip, ns):
     if run.dynamo_graph_count:
         assert run.cell_runs > 10, "and dozens of timed runs showed nothing"
     else:  # torch 2.6 may give up on the frame ("Observed exception" inside IPython's display)
-        assert [n.kind for n in run.notes] == ["nothing_compiled"]
+        assert [n.kind for n in run.notes if n.kind != "quick_profile"] == ["nothing_compiled"]
     assert "publish" not in ip.display_pub.__dict__, "the display publisher is as it was"
 
 
