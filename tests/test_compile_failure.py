@@ -192,6 +192,14 @@ def test_the_reproducer_runs_on_its_own_and_fails_the_same_way(tmp_path):
         run = _quiet_profile(relu_then_add, torch.randn(4, 8))
     (error,) = [e for e in run.errors if e.stage == "compile"]
     assert error.compile_stage == "kernel_compile" and error.aot_eager == "runs"
+    # no operation was being lowered: the lines are the graph's it was compiling
+    assert error.graph_lines == [_line_of(relu_then_add, "torch.relu(x)"), _line_of(relu_then_add, "return y + 1")]
+    assert error.line == error.graph_lines[0]
+    said = summarize(run)["warnings"][0]
+    assert "for the graph of cell lines 2–3:" in said, said
+    # the testing switch that made it fail is not at its default: named, and no PyTorch issue suggested
+    assert "torch._inductor.config.cpp.inject_relu_bug_TESTING_ONLY = 'compile_error' (default None)" in said
+    assert "PyTorch issue" not in said
     script = error.reproducer
     assert script.startswith("# A reproducer written by compile-profile")
     assert f"#   torch {torch.__version__}" in script and "run_repro(" in script
@@ -369,3 +377,171 @@ def test_a_bisection_that_leaves_the_python_dispatcher_on_says_so_and_to_restart
     assert left_on and run.bisection is not None
     said = summarize(run)["notes"]
     assert any("left torch's Python dispatcher switched on" in n and "restart the kernel" in n for n in said), said
+
+
+@pytest.mark.compiles
+def test_a_missing_cpp_compiler_under_bisect_is_the_setup_naming_cpp_cxx_and_no_lowering_nor_a_pytorch_issue():
+    """With cpp.cxx pointing at no compiler the bisection read "starts failing … in Inductor's lowering of ATen ops, at
+    application #2 (neg)" and the card suggested a PyTorch issue: no kernel compiles, whichever lowering."""
+    torch._dynamo.reset()
+    with inductor_config.patch({"force_disable_caches": True, "cpp.cxx": (None, "/nonexistent/c++")}):
+        run = _quiet_profile(in_the_cell, torch.randn(8), bisect=True)
+    assert inductor_config.cpp.cxx == (None, "g++")  # the test's setting is undone
+    (error,) = [e for e in run.errors if e.stage == "compile"]
+    assert error.compile_stage == "kernel_compile" and error.toolchain == "broken"
+    assert run.bisection is not None and run.bisection.outcome == "setup", run.bisection
+    assert run.configs_changed is not None
+    assert [s.name for s in run.configs_changed] == [
+        "torch._inductor.config.cpp.cxx",
+        "torch.compiler.config.force_disable_caches",
+    ]
+    said = summarize(run)["warnings"]
+    failure, bisection = said[0], said[1]
+    assert failure.startswith("compile failed (inductor/default) compiling Inductor's kernels") and "setup" in failure
+    assert f"for the graph of cell lines {_line_of(in_the_cell, 'y = x * 2')}–" in failure
+    assert bisection.startswith("not bisected: no kernel compiles here") and "setup" in bisection
+    for text in (failure, bisection):
+        assert "torch._inductor.config.cpp.cxx = (None, '/nonexistent/c++') (default (None, 'g++'))" in text, text
+        assert "lowering of ATen ops" not in text and "application #" not in text
+        assert "force_disable_caches" not in text  # it changes no compiled code
+    assert not any("PyTorch issue" in w for w in said), said
+
+
+@pytest.mark.compiles
+def test_a_kernel_that_fails_to_compile_in_one_lowering_is_not_taken_for_the_setup():
+    """The one-op kernel compiles, so a C++ compile error of relu's code alone is bisected (here stopped at once)."""
+    torch._dynamo.reset()
+    with inductor_config.patch({"force_disable_caches": True, "cpp.inject_relu_bug_TESTING_ONLY": "compile_error"}):
+        run = _quiet_profile(relu_then_add, torch.randn(4, 8), bisect=True, bisect_timeout_s=0.0)
+    (error,) = [e for e in run.errors if e.stage == "compile"]
+    assert error.compile_stage == "kernel_compile" and error.toolchain == "works", error.toolchain_error
+    assert run.bisection is not None and run.bisection.outcome == "timed_out"
+
+
+def _interrupt_at_bisection_run(n: int, raised: list[BaseException]):
+    """A progress callback that raises KeyboardInterrupt as the bisection's run ``n`` starts, as Ctrl-C would, and
+    keeps it in ``raised``, as IPython keeps the last traceback (``sys.last_traceback``) until the next error."""
+
+    def progress(message: str) -> None:
+        if f"bisecting inductor/default: run {n}," in message:
+            raised.append(KeyboardInterrupt())
+            raise raised[-1]
+
+    return progress
+
+
+@pytest.mark.compiles
+def test_an_interrupt_during_bisect_leaves_the_bisector_off_and_torch_compile_counting_frames_with_inductor(capsys):
+    """Ctrl-C in a bisection left CompilerBisector on: every later torch.compile got the bisector's backend
+    (CompileCounterWithBackend('inductor') counted 0 frames) and "Bisection status deleted." printed in a later cell."""
+    from torch._dynamo.testing import CompileCounterWithBackend
+    from torch._inductor.compiler_bisector import BACKENDS, CompilerBisector
+
+    subsystems = {name: list(table) for name, table in BACKENDS.items()}
+    raised: list[BaseException] = []
+    torch._dynamo.reset()
+    with _tanh_lowering_raises():
+        run = _quiet_profile(in_the_cell, torch.randn(8), bisect=True, progress=_interrupt_at_bisection_run(2, raised))
+    assert run.status == "interrupted" and run.bisection is None
+    assert len(raised) == 1 and raised[0].__traceback__ is not None  # the interrupt, with its traceback, is kept
+    gc.collect()
+    assert not CompilerBisector.bisection_enabled and CompilerBisector.in_process_cache is None
+    assert CompilerBisector.get_backend() is None and BACKENDS == subsystems
+    counter = CompileCounterWithBackend("inductor")
+
+    def fresh(x):
+        return torch.cos(x) * 3
+
+    torch._dynamo.reset()
+    assert torch.allclose(torch.compile(fresh, backend=counter)(torch.ones(4)), torch.cos(torch.ones(4)) * 3)
+    assert counter.frame_count > 0
+    raised.clear()  # the next error replaces IPython's last traceback
+    gc.collect()
+    assert capsys.readouterr().out == ""  # the bisector's cleanup printed nothing later
+
+
+def noisy_sine(x):
+    n = torch.randn(64)
+    return torch.sin(x) + n
+
+
+@pytest.mark.compiles
+def test_with_fallback_random_on_a_miscompile_in_a_cell_that_draws_random_numbers_is_compared_and_bisected():
+    """With fallback_random = True set, compiled code draws eager's numbers: a post-grad pass that turns add into sub
+    was reported "not compared: the cell draws random numbers … set fallback_random = True" and not bisected."""
+    torch._dynamo.reset()
+    with inductor_config.patch(fallback_random=True), _a_post_grad_pass_turns_add_into_sub():
+        run = _quiet_profile(noisy_sine, torch.randn(64), bisect=True)
+    c = run.correctness
+    assert c is not None and c.ok is False and c.mismatched == ["<result>"], c
+    assert c.note is not None and c.note.kind == "reference_random"
+    b = run.bisection
+    assert b is not None and b.kind == "mismatch", b
+    assert (b.outcome, b.backend, b.subsystem, b.debug_info) == (
+        "found",
+        "inductor",
+        "post_grad_passes",
+        "reorder_for_locality",
+    )
+    said = summarize(run)["warnings"]
+    differ = next(w for w in said if w.startswith("compiled results differ"))
+    assert "fallback_random is on), so compared with eager only" in differ
+    assert "set torch._inductor.config.fallback_random" not in " ".join(said)
+    assert "which may be the cause" not in differ  # fallback_random brings compiled code nearer eager
+
+
+def test_the_settings_not_at_their_defaults_are_read_from_torchs_config_modules():
+    from compile_profile.engine.settings import non_default_settings
+
+    assert non_default_settings() == []
+    with inductor_config.patch({"cpp.cxx": (None, "/nowhere/c++"), "fallback_random": False}):
+        (setting,) = non_default_settings()  # fallback_random set to its own default does not count
+    assert (setting.name, setting.value, setting.default) == (
+        "torch._inductor.config.cpp.cxx",
+        "(None, '/nowhere/c++')",
+        "(None, 'g++')",
+    )
+    with torch._dynamo.config.patch(recompile_limit=2):
+        assert [s.name for s in non_default_settings()] == ["torch._dynamo.config.recompile_limit"]
+
+
+def _failed_in_inductor(**fields) -> ErrorInfo:
+    error = ErrorInfo(stage="compile", message="it broke", type="RuntimeError", variant="inductor/default", **fields)
+    error.compile_stage, error.aot_eager = "inductor_lowering", "runs"
+    return error
+
+
+def test_a_pytorch_issue_is_suggested_only_where_every_setting_that_changes_code_is_at_its_default():
+    from compile_profile.digest.notes import compile_failure_text
+    from compile_profile.profile_run import ConfigSetting
+
+    caches_off = ConfigSetting("torch.compiler.config.force_disable_caches", "True", "False")
+    unsafe = ConfigSetting("torch._inductor.config.freezing", "True", "False")
+    error = _failed_in_inductor()
+    assert "it is worth a PyTorch issue" in compile_failure_text(error, settings=[caches_off])
+    said = compile_failure_text(error, settings=[caches_off, unsafe])
+    assert "PyTorch issue" not in said
+    assert "not at its default: torch._inductor.config.freezing = True (default False), which may be the cause" in said
+    # a run that recorded no settings (stored before they were) keeps the hedged wording
+    assert "unless a setting of yours caused it" in compile_failure_text(error)
+
+
+def test_a_setup_failure_names_the_toolchain_where_no_setting_is_off_its_default():
+    from compile_profile.digest.notes import bisection_text, compile_failure_text
+    from compile_profile.profile_run import Bisection
+
+    error = _failed_in_inductor(toolchain="broken", toolchain_error="CppCompileError: omp.h not found")
+    error.compile_stage = "kernel_compile"
+    cpu = compile_failure_text(error, settings=[])
+    assert "a one-op kernel failed too: CppCompileError: omp.h not found" in cpu and "C++ compiler" in cpu
+    assert "PyTorch issue" not in cpu and "Inductor's, not your code's" not in cpu
+    cuda = bisection_text(Bisection(variant="inductor/default", outcome="setup", runs=1, seconds=2.0), [], "cuda")
+    assert cuda.startswith("not bisected (1 run, 2 s): no kernel compiles here") and "Triton" in cuda
+
+
+def test_several_lines_are_named_as_spans():
+    from compile_profile.digest.format import lines_text
+
+    assert lines_text([3]) == "cell line 3"
+    assert lines_text([4, 2, 3, 7]) == "cell lines 2–4, 7"
+    assert lines_text([5, 9], "train.py") == "train.py lines 5, 9"

@@ -8,6 +8,7 @@ held to the same words in the browser (ui-tests/tests/consistency.spec.ts, from 
 
 from __future__ import annotations
 
+import copy
 import html
 import json
 import math
@@ -66,6 +67,7 @@ def cli(tmp_path, capsys, runs):
         assert cli_main(["--db", str(db), *argv]) == 0
         return capsys.readouterr().out
 
+    call.db = db  # type: ignore[attr-defined]  # a test that stores runs of its own
     return call
 
 
@@ -210,6 +212,45 @@ def test_cli_widget_and_rest_show_one_comparison(runs, cli):
             assert words in line
     speedup = next(d for d in c.deltas if d.metric == "speedup")
     assert speedup.better == "b" and speedup.a < 1 < speedup.b
+
+
+def test_compare_shows_what_the_two_runs_ran_with_that_differs_first_in_every_comparing_view(runs, cli):
+    """Two runs of one cell differed by 92.7 % in eager time, which their threads and options explained, and Compare
+    showed only device and torch: now their threads, profile options, torch.compile calls and cell lead where they
+    differ, before what they share and before the figures."""
+    from compile_profile.profile_run import HostLoad, RunSettings
+
+    slow, fast = (copy.deepcopy(r) for r in runs)
+    slow.settings = RunSettings(torch_threads=8, interop_threads=8, warmup=2, repeat=100, budget_s=3.0)
+    fast.settings = RunSettings(torch_threads=1, interop_threads=8, warmup=2, repeat=100, budget_s=3.0, quick=True)
+    slow.host_load = HostLoad(other_processes_cores=1.6, cores=2, threads=8)
+    fast.cell_source = slow.cell_source.replace("\n", "\n# tuned\n", 1) + "z = y * 2\n"
+    c = compare(slow, fast)
+    rows = {r.label: r for r in c.context}
+    assert (rows["threads"].a, rows["threads"].b) == ("8 intra-op, 8 inter-op", "1 intra-op, 8 inter-op")
+    assert rows["profile options"].b == "warm-up 2, repeat 100, budget 3 s, --quick" and rows["profile options"].differs
+    assert (
+        rows["other processes"].a == "1.6 of 2 cores busy while timing" and rows["other processes"].b == "not measured"
+    )
+    assert rows["cell"].differs and rows["cell"].b.startswith("line ")
+    assert not rows["torch"].differs and not rows["device"].differs
+    first_same = next(i for i, r in enumerate(c.context) if not r.differs)
+    assert all(r.differs for r in c.context[:first_same]) and not any(r.differs for r in c.context[first_same:])
+    assert {"threads", "profile options", "cell", "other processes"} <= {r.label for r in c.context[:first_same]}
+    # the CLI and the widget lay out the same rows, in the same order, before the figures
+    with RunStore(cli.db) as store:
+        store.put(slow)
+        store.put(fast)
+    printed = cli("compare", slow.id, fast.id).splitlines()
+    labels = [r.label for r in c.context]
+    at = [next(i for i, line in enumerate(printed) if line.startswith(label + " ")) for label in labels]
+    assert at == sorted(at) and max(at) < next(i for i, line in enumerate(printed) if line.startswith("eager median"))
+    assert "differs" in printed[at[0]] and printed[at[-1]].rstrip().endswith("same")
+    widget = explorer(fast, compare_with=[slow])
+    widget.compare_picker.value = 0
+    widget_rows = [r for r in ParsedHTML(widget.compare_table.value).rows if r and r[0]]  # after its header
+    assert [r[0] for r in widget_rows[: len(labels)]] == labels
+    assert widget_rows[0][1:] == [c.context[0].a, c.context[0].b, "differs"]
 
 
 def test_renumbered_kernels_are_the_same_kernel_in_every_comparing_view(runs, cli):
@@ -436,7 +477,7 @@ def test_payback_never_and_not_measurable_and_none():
 def test_summary_carries_breakdown_verdict_and_payback(runs):
     for run in runs:
         s = json.loads(json.dumps(summarize(run)))
-        assert s["digest"] == DIGEST_VERSION == 22 and s["unreadable"] is None and s["trace"] is None
+        assert s["digest"] == DIGEST_VERSION == 28 and s["unreadable"] is None and s["trace"] is None
         assert s["verdict"] == verdict(run) and s["payback"] == payback(run)
         assert s["cache_words"] == cache_words(run) and s["cache_counts"] == cache_counts(run)
         assert s["breakdown"] == [r.as_dict() for r in breakdown(run)]

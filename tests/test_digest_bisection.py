@@ -36,6 +36,31 @@ def test_a_config_switch_is_given_as_the_setting_that_avoids_it():
     )
 
 
+def test_a_setting_not_at_its_default_is_named_beside_what_the_bisection_found_unless_it_changes_no_code():
+    from compile_profile.profile_run import ConfigSetting
+
+    relu_bug = ConfigSetting("torch._inductor.config.cpp.inject_relu_bug_TESTING_ONLY", "'compile_error'", "None")
+    caches_off = ConfigSetting("torch.compiler.config.force_disable_caches", "True", "False")
+    failure = _found("failure", subsystem="lowerings", bisect_number=0, debug_info="aten.relu.default")
+    assert bisection_text(failure, [caches_off]) == bisection_text(failure)
+    assert bisection_text(failure, [caches_off, relu_bug]).endswith(
+        "with that one left out it runs; not at its default: torch._inductor.config.cpp.inject_relu_bug_TESTING_ONLY "
+        "= 'compile_error' (default None), which may be the cause"
+    )
+
+
+def test_a_setup_failure_is_not_bisected_and_names_the_setting_that_points_at_no_compiler():
+    from compile_profile.profile_run import ConfigSetting
+
+    cxx = ConfigSetting("torch._inductor.config.cpp.cxx", "(None, '/x/c++')", "(None, 'g++')")
+    text = bisection_text(Bisection(variant="inductor/default", outcome="setup"), [cxx])
+    assert text == (
+        "not bisected: no kernel compiles here, so no backend, pass or lowering is to blame (the bisector would only "
+        "find the first lowering that makes one), only the setup: torch._inductor.config.cpp.cxx = (None, '/x/c++') "
+        "(default (None, 'g++')), not at its default: set it back, or make what it names work"
+    )
+
+
 def test_a_difference_under_the_eager_backend_is_dynamos_capture_not_a_compiler():
     b = Bisection(variant="inductor/default", outcome="backend", kind="mismatch", backend="eager", runs=1, seconds=0.1)
     assert "differs under the eager backend already: Dynamo's capture of the code" in bisection_text(b)
@@ -75,6 +100,15 @@ def test_bisect_is_offered_for_a_compile_failure_an_inductor_backend_may_own_and
     )
     assert "where its compile starts failing" in _offered(errors=[lowering], status="failed")
     assert "where its results start to differ from eager" in _offered(correctness_ok=False)
+
+
+def test_bisect_is_not_offered_where_no_kernel_compiles():
+    from compile_profile.profile_run import ErrorInfo
+
+    no_compiler = ErrorInfo(
+        stage="compile", message="x", variant="inductor", compile_stage="kernel_compile", toolchain="broken"
+    )
+    assert _offered(errors=[no_compiler], status="failed") == ""
 
 
 def test_bisect_is_not_offered_where_it_would_find_nothing_or_was_done():

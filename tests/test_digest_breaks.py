@@ -14,6 +14,7 @@ from pathlib import Path
 
 from compile_profile.digest.facts import (
     BACKWARD_NOTE,
+    FUSED_OPTIMIZER_NOTE,
     OPTIMIZER_NOTE,
     break_count_text,
     break_groups,
@@ -45,8 +46,9 @@ def test_a_fused_adamw_steps_breaks_are_all_pytorchs_own_and_the_card_says_so_in
     run = _fused_adamw_step()
     groups = break_groups(run)
     assert [g.owner for g in groups] == ["pytorch", "pytorch", "pytorch"]
-    assert all(g.note == OPTIMIZER_NOTE for g in groups)
     zero_grad, hook, fused = groups
+    assert zero_grad.note == hook.note == OPTIMIZER_NOTE
+    assert fused.note == FUSED_OPTIMIZER_NOTE
     assert zero_grad.line == 2 and zero_grad.code_line == "opt.zero_grad()"
     assert hook.inside == "torch/optim/optimizer.py:79"
     # Dynamo's restart ("Failed to handle graph break gracefully. Skipping the function ...") and its two re-logs
@@ -57,7 +59,14 @@ def test_a_fused_adamw_steps_breaks_are_all_pytorchs_own_and_the_card_says_so_in
     card = warnings(run)
     breaks = [w for w in card if "graph break" in w]
     assert len(breaks) == 1 and breaks[0].startswith("5 graph breaks are PyTorch's own by design (")
-    assert "torch/optim/adam.py:970 ×3" in breaks[0] and "nothing to change in your code" in breaks[0]
+    assert "torch/optim/adam.py:970 ×3" in breaks[0]
+    # the fused step runs outside the graph, and fused=False would compile it: there is something to change
+    assert "nothing to change in your code" not in breaks[0]
+    assert breaks[0].endswith(
+        "the optimizer runs these parts eagerly under torch.compile; a fused optimizer (fused=True) runs its step "
+        "outside the graph (torch.compiler.disable); with fused=False (foreach) torch.compile compiles the update "
+        "into the graph, which may be faster: profile both"
+    )
     summary = summarize(run)
     assert summary["graph_break_text"] == "5 graph breaks, all PyTorch's own by design"
     assert [g["owner"] for g in summary["graph_breaks"]] == ["pytorch"] * 3
@@ -183,3 +192,23 @@ def test_a_cells_lines_stay_cell_lines():
     said = "\n".join([*warnings(_lines_run(None)), render_text(_lines_run(None))])
     for n in (2, 3, 4, 5):
         assert f"cell line {n}" in said, n
+
+
+def test_a_break_in_a_helper_another_cell_defines_is_placed_by_its_function_and_cell_number():
+    # placed at "2868138915.py:2" (the kernel's file of cell [3]) before: the engine now records the function and
+    # the cell (GraphBreak.file_function, file_cell)
+    b = GraphBreak(
+        reason="Dynamo does not know how to trace builtin operator `print`",
+        line=2,
+        code_line="y = scale_by_max(x)",
+        filename="/tmp/ipykernel_4242/2868138915.py",
+        file_line=2,
+        file_code="print(t.max())",
+        file_function="scale_by_max",
+        file_cell=3,
+    )
+    [group] = break_groups(_run_with([b], "x = x * 2\ny = scale_by_max(x)\n"))
+    assert group.owner == "yours" and group.inside == "scale_by_max, cell [3] line 2"
+    assert break_summary(group).startswith(
+        "graph break at cell line 2 (y = scale_by_max(x)), inside scale_by_max, cell [3] line 2 (print(t.max()))"
+    )

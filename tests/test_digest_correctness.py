@@ -125,6 +125,20 @@ def test_outputs_within_dtype_tolerance_still_match_eager():
     assert correctness_text(c) == "compiled results match eager within dtype tolerance (max abs diff 1.9e-06)"
 
 
+def test_outputs_within_dtype_tolerance_say_the_reference_ran_an_op_in_float32_where_it_did():
+    c = Correctness(
+        ok=True,
+        max_abs_diff=1.9e-6,
+        method="mixed",
+        checks=[_check("logits", 1.9e-6)],
+        reference_float32_ops=["aten._grouped_mm"],
+    )
+    assert correctness_text(c) == (
+        "compiled results match eager within dtype tolerance (max abs diff 1.9e-06); the reference was a float64 run "
+        "of the same code, with aten._grouped_mm in float32 (it fails in float64)"
+    )
+
+
 def test_the_card_text_report_and_panel_show_the_one_sentence():
     run = cpu_run()
     run.correctness = branch_divergence()

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from compile_profile.digest.guards import (
+    FLOAT_LR_HINT,
     VALUE_GUARD_LEAD,
     change_text,
     failed_guard_text,
+    float_lr_hint,
     friendly_source,
     graph_guards,
     group_text,
@@ -192,3 +194,31 @@ def test_an_int_setting_and_a_flag_are_no_value_guard_on_data():
     assert value_guard_text(Guard(code="L['scale'] == 0.5", kind="value", source="L['scale']", line=1))
     assert value_guard_text(Guard(code="utils_device.CURRENT_DEVICE == None", kind="global state")) == ""
     assert value_guard_text(Guard(code="L['___stack0'] == 3", kind="value", source="L['___stack0']", line=2))
+
+
+LR_GUARD = Guard(code="L['self'].param_groups[0]['lr'] == 0.01", kind="value", source="L['self'].param_groups[0]['lr']")
+
+
+def test_a_float_learning_rate_is_flagged_only_where_an_lr_scheduler_changes_it():
+    # every optimizer step guards on its float lr, SGD's and AdamW's alike: with no scheduler nothing changes it,
+    # and the card said "fix: the learning rate changes each step (an LR scheduler)" on such a step (issue 31)
+    assert value_guard_text(LR_GUARD) == ""
+    (group,) = graph_guards(Graph(id="g", kind="dynamo", code="", guards=[LR_GUARD])).groups
+    assert group.warning == ""
+    run = cpu_run()
+    run.recompiles, run.graphs = [], [Graph(id="g", kind="dynamo", code="", guards=[LR_GUARD])]
+    assert value_guard_warnings(run) == []
+    run.lr_schedulers = ["sched"]
+    [warning] = value_guard_warnings(run)
+    assert warning.endswith(
+        "fix: the learning rate changes each step (sched, an LR scheduler); a tensor learning rate, e.g. "
+        "SGD(params, lr=torch.tensor(0.1)), keeps one compiled optimizer step"
+    )
+    assert graph_guards(run.graphs[0], lr_schedulers=["sched"]).groups[0].warning == warning
+
+
+def test_a_learning_rate_that_changed_without_a_scheduler_is_not_blamed_on_one():
+    r = Recompile(reason="4/0: self.param_groups[0]['lr'] == 0.09", source="self.param_groups[0]['lr']")
+    assert failed_guard_text(r) == f"the guard on self.param_groups[0]['lr'] failed: {FLOAT_LR_HINT}"
+    assert "scheduler" not in failed_guard_text(r)
+    assert failed_guard_text(r, lr_schedulers=["sched"]).endswith(f"failed: {float_lr_hint(['sched'])}")

@@ -46,6 +46,19 @@ EXAMPLES: dict[str, tuple[Note, str]] = {
         Note("state_not_compared", values={"tensors": 9, "bytes": 3 * 2**30}),
         "the 9 tensor(s) the cell changes in place (3.0 GiB) were not compared",
     ),
+    "state_put_back": (
+        Note(
+            "state_put_back",
+            values={"tensors": 27, "grads": 6, "containers": 1, "bytes": 4064, "kept_in": "device"},
+        ),
+        "what the cell changes in place (27 tensor(s), the .grad of 6, 1 list(s), dict(s), object(s) or name(s)) "
+        "was put back as its first run left it, as after one plain run",
+    ),
+    "state_advanced": (
+        Note("state_advanced", values={"runs": 628, "reason": "too_large", "bytes": 3 * 2**30, "host_free": 2**30}),
+        "holds 628 of its runs, not one as after a plain run: a copy of what its first run changed needs 3.0 GiB, "
+        "more than half of the memory free to keep it in (1.0 GiB of host memory free); --restore copies it anyway",
+    ),
     "torch_lacks": (
         Note("torch_lacks", values={"torch": "2.6.0", "features": ["provenance", "caller_lines"]}),
         "torch 2.6.0 has no Inductor provenance tracking",
@@ -112,6 +125,11 @@ EXAMPLES: dict[str, tuple[Note, str]] = {
         "left torch's Python dispatcher switched on for this thread (a PyTorch bug",
     ),
     "reference_quick": (Note("reference_quick"), "no float64 reference (--quick): compared with eager only"),
+    "reference_random": (
+        Note("reference_random", values={"ops": ["aten.randn"]}),
+        "compiled code draws eager's random numbers (aten.randn: torch._inductor.config.fallback_random is on), so "
+        "compared with eager only",
+    ),
     "quick_profile": (Note("quick_profile"), "a --quick profile: no kernel profiler pass (no per-kernel or per-line"),
 }
 

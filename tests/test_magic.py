@@ -165,8 +165,8 @@ def test_an_eager_backend_is_not_the_baseline_and_warmup_zero_is_counted(ip, ns)
     run = ns["p_eager"]
     assert [v.name for v in run.variants] == ["eager", "eager/default"]
     assert run.variant("eager").timing is not run.variant("eager/default").timing
-    # As docs/reliability.md says: the state advanced N - 2 times (the correctness restores undo two runs).
-    assert ns["counter"].item() == run.cell_runs - 2
+    # As docs/reliability.md says: what the cell changes in place ends as after one plain run.
+    assert run.cell_runs > 3 and ns["counter"].item() == 1
 
 
 @pytest.mark.compiles

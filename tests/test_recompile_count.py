@@ -242,8 +242,9 @@ def test_a_scheduled_learning_rate_recompiles_in_the_warm_up_not_in_the_samples_
     # on each of the next calls until the recompile limit sends it to eager (a Llama step read 386x
     # slower when its samples held those compiles; steady state 1.57x faster)
     import compile_profile
-    from compile_profile.digest.guards import FLOAT_LR_HINT
+    from compile_profile.digest.guards import float_lr_hint
 
+    FLOAT_LR_HINT = float_lr_hint(["sched"])
     torch.manual_seed(0)
     model = torch.nn.Linear(8, 4)
     opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
@@ -259,6 +260,7 @@ def test_a_scheduled_learning_rate_recompiles_in_the_warm_up_not_in_the_samples_
 
     with torch._dynamo.config.patch(recompile_limit=4):
         run = compile_profile.profile(step, torch.randn(4, 8), backend="aot_eager", **FAST)
+    assert run.lr_schedulers == ["sched"], "the step closes over it"
     lr_recompiles = [r for r in run.recompiles if r.source == "self.param_groups[0]['lr']"]
     assert len(lr_recompiles) == 4 and lr_recompiles[-1].limit == "recompile_limit (4)", run.recompiles
     assert not any(r.during_timing for r in run.recompiles), "the warm-up waited them out"
@@ -280,7 +282,7 @@ def test_a_guard_compared_by_its_name_in_the_frame_is_the_failed_guards_source()
     assert failed_guard_source("0/0: tensor 'x' size mismatch at index 0. expected 8, actual 16") == "x"
     r = Recompile(reason="4/0: self.param_groups[0]['lr'] == 0.09", source="self.param_groups[0]['lr']")
     assert failed_guard_text(r).startswith(
-        "the guard on self.param_groups[0]['lr'] failed: the learning rate changes each step"
+        "the guard on self.param_groups[0]['lr'] failed: the learning rate changed between steps"
     )
     assert "learning rate" not in failed_guard_text(Recompile(reason="", source="L['x']"))
 

@@ -169,7 +169,7 @@ def shown_text(out) -> str:
 
 
 def assert_stored_whole(store_path, run, status: str) -> None:
-    stored = RunStore(store_path).get(run.id)
+    stored = RunStore(store_path).get(run.id, with_artifacts=True)
     assert stored.status == status
     assert stored.to_dict() == run.to_dict(), "the store holds the whole run, as displayed"
 
@@ -396,7 +396,7 @@ def test_interrupt_during_the_kernel_profiling_pass(shell, private_run_store, mo
 # -- state the cell changes in place ----------------------------------------------------------------
 
 
-def test_in_place_mutation_ran_n_times_and_the_namespace_is_the_last_runs(shell, private_run_store):
+def test_a_tensor_changed_in_place_ends_as_after_one_plain_run_though_the_cell_ran_n_times(shell, private_run_store):
     before = torch_state()
     shell.user_ns["counter"] = torch.zeros(3)
     result, out, run = profile(shell, "", "counter.add_(1)\ntwice = counter * 2\n")
@@ -405,16 +405,28 @@ def test_in_place_mutation_ran_n_times_and_the_namespace_is_the_last_runs(shell,
     assert n > 5
     text = shown_text(out)
     assert f"the cell ran {n} times" in text
-    # Every run added 1, except the compiled correctness run and the first eager one, which the restores before
-    # the eager one and the second eager one (eager's run-to-run spread) undid.
-    assert torch.equal(shell.user_ns["counter"], torch.full((3,), float(n - 2)))
-    assert torch.equal(shell.user_ns["twice"], shell.user_ns["counter"] * 2), "bindings are the last run's"
-    assert "changes 1 tensor(s) in place" in text
+    assert torch.equal(shell.user_ns["counter"], torch.ones(3)), "one plain run adds 1 once"
+    assert torch.equal(shell.user_ns["twice"], torch.full((3,), 2.0)), "the bindings are that run's"
+    assert "was put back as its first run left it, as after one plain run" in text
     assert_stored_whole(private_run_store, run, "ok")
     assert_kernel_unharmed(shell, before)
 
 
-def test_optimizer_step_ran_n_times_and_the_loss_is_the_last_steps(shell, private_run_store):
+def test_with_no_restore_the_tensor_advances_with_every_run_and_the_run_says_by_how_many(shell, private_run_store):
+    shell.user_ns["counter"] = torch.zeros(3)
+    result, out, run = profile(shell, "--no-restore", "counter.add_(1)\ntwice = counter * 2\n")
+    assert result.error_in_exec is None and run.status == "ok", run.errors
+    n = run.cell_runs
+    # Every run added 1, except the compiled correctness run and the first eager one, which the restores before
+    # the eager one and the second eager one (eager's run-to-run spread) undid.
+    assert torch.equal(shell.user_ns["counter"], torch.full((3,), float(n - 2)))
+    assert torch.equal(shell.user_ns["twice"], shell.user_ns["counter"] * 2), "bindings are the last run's"
+    text = shown_text(out)
+    assert f"holds {n - 2} of its runs, not one as after a plain run (--no-restore)" in text
+    assert "warning: what the cell changes in place" not in text, "asked for: a note, not a warning"
+
+
+def test_an_optimizer_step_moves_the_weights_once_and_the_loss_is_that_steps(shell, private_run_store):
     torch.manual_seed(0)
     model = torch.nn.Linear(3, 2)
     inputs = torch.randn(4, 3)
@@ -426,7 +438,28 @@ def test_optimizer_step_ran_n_times_and_the_loss_is_the_last_steps(shell, privat
     assert result.error_in_exec is None and run.status == "ok", run.errors
     n = run.cell_runs
     assert f"the cell ran {n} times" in shown_text(out)
-    # d(sum(W x + b))/dW does not depend on W: each step moves the weights by the same amount.
+    # d(sum(W x + b))/dW does not depend on W: one step moves the weights by lr times it
+    step = [inputs.sum(0).expand(2, 3), torch.full((2,), 4.0)]
+    for p, p0, g in zip(model.parameters(), start, step):
+        torch.testing.assert_close(p.detach(), p0 - lr * g, rtol=0, atol=1e-6)
+        torch.testing.assert_close(p.grad, g, rtol=0, atol=1e-6)
+    # the bound loss is the one step's, taken before it
+    torch.testing.assert_close(shell.user_ns["loss"].detach(), (inputs @ start[0].T + start[1]).sum())
+    assert_stored_whole(private_run_store, run, "ok")
+    assert_kernel_unharmed(shell, before)
+
+
+def test_with_no_restore_the_optimizer_steps_n_minus_2_times_and_the_loss_is_the_last_steps(shell, private_run_store):
+    torch.manual_seed(0)
+    model = torch.nn.Linear(3, 2)
+    inputs = torch.randn(4, 3)
+    start = [p.detach().clone() for p in model.parameters()]
+    lr = 0.01
+    shell.user_ns.update(model=model, inputs=inputs, opt=torch.optim.SGD(model.parameters(), lr=lr))
+    body = "opt.zero_grad()\nloss = model(inputs).sum()\nloss.backward()\nopt.step()\n"
+    result, out, run = profile(shell, "--no-restore", body)
+    assert result.error_in_exec is None and run.status == "ok", run.errors
+    n = run.cell_runs
     step = [inputs.sum(0).expand(2, 3), torch.full((2,), 4.0)]
     for p, p0, g in zip(model.parameters(), start, step):
         torch.testing.assert_close(p.detach(), p0 - (n - 2) * lr * g, rtol=0, atol=1e-4)
@@ -434,8 +467,6 @@ def test_optimizer_step_ran_n_times_and_the_loss_is_the_last_steps(shell, privat
     with torch.no_grad():
         weight, bias = (p + lr * g for p, g in zip(model.parameters(), step))
         torch.testing.assert_close(shell.user_ns["loss"].detach(), (inputs @ weight.T + bias).sum())
-    assert_stored_whole(private_run_store, run, "ok")
-    assert_kernel_unharmed(shell, before)
 
 
 def test_functions_from_earlier_cells_see_what_the_cell_assigns_compiled_too(shell, private_run_store):
@@ -614,7 +645,8 @@ def test_a_list_emptied_by_repetition_keeps_what_was_measured_and_says_why(shell
     assert run.variant(CHEAP_VARIANT).compile_s is not None, "the first calls' figures stay"
     assert "it changes what its later runs read (a list it empties" in shown_text(out)
     ns = shell.user_ns
-    assert ns["first"] == 0 and torch.equal(ns["y"], ns["x"] * 0) and ns["xs"] == []
+    # as after one plain run: the list lost its first item once, the names are that run's
+    assert ns["first"] == 0 and torch.equal(ns["y"], ns["x"] * 0) and ns["xs"] == list(range(1, 10))
     assert_stored_whole(private_run_store, run, "failed")
     assert_kernel_unharmed(shell, before)
 
@@ -652,9 +684,11 @@ def test_every_stage_after_the_first_calls_is_guarded(shell, private_run_store, 
     before = torch_state()
     # the kernel pass is no --quick profile's; Inductor is no stage's subject
     flags = f"{FAST_FLAGS} --backend aot_eager" if stage == "kernel timing" else CHEAP_FLAGS
+    # the last eager run is made where the in-place state is not put back (the namespace is then its)
+    options = "--no-restore" if stage == "last eager run" else ""
     with monkeypatch.context() as patched:
         _stage_that_makes_the_cell_fail(patched, stage, flag)
-        result, out, run = profile(shell, "", "y = x.sin()\nfail_now()\nz = y + 1\n", flags=flags)
+        result, out, run = profile(shell, options, "y = x.sin()\nfail_now()\nz = y + 1\n", flags=flags)
     assert result.error_in_exec is None
     stages = ("warm-up", "timing") if stage == "timing" else (stage,)
     [error] = [e for e in run.errors if e.stage in stages]
@@ -800,9 +834,22 @@ def test_draws_that_depend_on_state_the_runs_change_are_said_and_the_generator_s
     torch.randn(1)
     after_plain = torch.randn(2)
     torch.manual_seed(0)
-    result, out, run = profile(shell, "", "n.add_(1)\nr = torch.randn(int(n.item()))\n")
+    result, out, run = profile(shell, "--no-restore", "n.add_(1)\nr = torch.randn(int(n.item()))\n")
     assert result.error_in_exec is None, run.errors
     assert any(n.kind == "random_draws_differ" for n in run.notes), run.notes
+    assert torch.equal(torch.randn(2), after_plain), "as after the first run, the one a plain cell makes"
+
+
+def test_with_the_state_put_back_the_draws_and_the_names_are_the_first_runs(shell, private_run_store):
+    shell.user_ns["n"] = torch.zeros(1)
+    torch.manual_seed(0)
+    first = torch.randn(1)
+    after_plain = torch.randn(2)
+    torch.manual_seed(0)
+    result, out, run = profile(shell, "", "n.add_(1)\nr = torch.randn(int(n.item()))\n")
+    assert result.error_in_exec is None, run.errors
+    assert not any(n.kind == "random_draws_differ" for n in run.notes), run.notes
+    assert torch.equal(shell.user_ns["n"], torch.ones(1)) and torch.equal(shell.user_ns["r"], first)
     assert torch.equal(torch.randn(2), after_plain), "as after the first run, the one a plain cell makes"
 
 

@@ -202,32 +202,69 @@ def test_user_text_is_escaped_for_plotly_labels():
     assert lines["customdata"][1] == [1, 0, escape(f"print('{HOSTILE}')", quote=False), 0]
 
 
-def test_over_a_sequence_of_inputs_the_speedup_bar_reads_the_representative_signatures_own_speedup():
-    from compile_profile.profile_run import InputCall, InputSequence, InputSignature, Speedup
+def _sequence_run():
+    """cpu_run over three inputs of two signatures: the representative one 1.30× faster, the other 2× slower and
+    compiling nothing of its own (its input's guards passed), the sequence 1.25× slower."""
+    from compile_profile.profile_run import Correctness, InputCall, InputSequence, InputSignature, Speedup, Timing
 
     run = cpu_run()
+    run.correctness = Correctness(ok=True, max_abs_diff=1e-7, compared=["y"])
     best = run.speedup.variant
-    small = Speedup(value=1.30, low=1.20, high=1.40, variant=best)  # what the bars' timings measured
+
+    def timed(ms: float) -> Timing:
+        return Timing(median_ms=ms, p10_ms=ms * 0.9, p90_ms=ms * 1.1, n=8)
+
     run.inputs = InputSequence(
         count=3,
         signatures=[
-            InputSignature(parts=["x: (8, 4) float32"], inputs=[0, 2], speedup=small),
             InputSignature(
-                parts=["x: (16, 4) float32"], inputs=[1], speedup=Speedup(value=0.5, low=0.4, high=0.6, variant=best)
+                parts=["x: (8, 4) float32"],
+                inputs=[0, 2],
+                timings={"eager": timed(1.3), best: timed(1.0)},
+                speedup=Speedup(value=1.30, low=1.20, high=1.40, variant=best),
+            ),
+            InputSignature(
+                parts=["x: (16, 4) float32"],
+                inputs=[1],
+                timings={"eager": timed(2.0), best: timed(4.0)},
+                speedup=Speedup(value=0.5, low=0.4, high=0.6, variant=best),
             ),
         ],
-        calls=[InputCall(index=0, signature=0), InputCall(index=1, signature=1), InputCall(index=2, signature=0)],
+        calls=[
+            InputCall(index=0, signature=0, compile_s={best: 0.8}),
+            InputCall(index=1, signature=1),
+            InputCall(index=2, signature=0),
+        ],
     )
-    run.speedup = Speedup(value=0.80, low=0.70, high=0.90, variant=best)  # the sequence's, weighted by calls
-    (trace,) = figures(run)["variants"]["data"]
-    label = dict(zip(trace["x"], trace["text"]))[best]
-    assert label == "1.30× faster [1.20×–1.40×] 95% CI on x: (8, 4) float32"  # not the sequence's 1.25× slower
-    from compile_profile.digest.inputs import inputs_summary, variant_bar_text
+    run.speedup = Speedup(value=(2 * 1.3 + 2.0) / (2 * 1.0 + 4.0), low=0.70, high=0.90, variant=best)
+    return run
 
-    assert label == variant_bar_text(run, run.variant(best))
-    # the same words as the signature's own row of the digest's inputs table
-    row = next(r for r in inputs_summary(run)["rows"] if r["representative"])
-    assert label.startswith(row["speedup_text"])
+
+def test_over_a_sequence_of_inputs_the_chart_draws_the_sequence_the_headline_words():
+    """The card drew the representative signature's bars ("6.19× faster") beside a headline that said "1.09× slower
+    over 10 inputs": now each variant's bar is its time over the whole sequence, a segment per signature, labelled
+    with the sequence's speedup in the headline's words."""
+    from compile_profile.digest.inputs import inputs_summary, variant_bar_text
+    from compile_profile.digest.summary import headline
+
+    run = _sequence_run()
+    best = run.speedup.variant
+    figure = figures(run)["variants"]
+    small, large = figure["data"]
+    assert (small["name"], large["name"]) == ("x: (8, 4) float32", "x: (16, 4) float32")
+    assert small["x"] == large["x"] == ["eager", best] and figure["layout"]["barmode"] == "stack"
+    assert small["y"] == pytest.approx([2 * 1.3, 2 * 1.0]) and large["y"] == pytest.approx([2.0, 4.0])
+    eager_total, compiled_total = (a + b for a, b in zip(small["y"], large["y"]))
+    assert eager_total / compiled_total == pytest.approx(run.speedup.value)  # what the headline's figure is
+    (label,) = figure["layout"]["annotations"]
+    assert label["x"] == best and label["y"] == pytest.approx(compiled_total)
+    assert (
+        label["text"] == variant_bar_text(run, run.variant(best)) == "1.30× slower [1.11×–1.43×] 95% CI over 3 inputs"
+    )
+    assert headline(run).startswith(f"{best} 1.30× slower over 3 inputs")
+    # the signature whose input compiled nothing shows no compile time, not "0 ns"
+    rows = inputs_summary(run)["rows"]
+    assert [r["compile_time"] for r in rows] == ["800 ms", "—"]
 
 
 @pytest.mark.parametrize("make", [long_tail_run, withheld_passes_run])

@@ -59,8 +59,18 @@ def test_timing_line_ends_with_speedup_and_its_interval():
 
 
 def test_interval_including_one_says_no_measurable_difference():
-    first = render_text(cpu_run()).splitlines()[1]
+    run = cpu_run()
+    run.correctness.ok, run.correctness.mismatched = True, []
+    first = render_text(run).splitlines()[1]
     assert first.endswith("speedup 1.05× slower [0.97×–1.14×] 95% CI: no measurable difference")
+
+
+def test_the_timing_line_marks_a_speedup_beneath_results_that_differ_not_meaningful():
+    text = render_text(cpu_run())  # its compiled y differs from eager
+    assert text.startswith("results differ: compiled differs from eager in y (max abs diff 0.031); ")
+    assert text.splitlines()[1].endswith(
+        "speedup 1.05× slower [0.97×–1.14×] 95% CI: no measurable difference; not meaningful: compiled results differ"
+    )
 
 
 def test_units_follow_the_magnitude():

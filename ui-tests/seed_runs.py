@@ -13,8 +13,11 @@ puts a run with markup in every field (tests/markup_runs.py) and two rows that c
 with markup where a number belongs), for xss.spec.ts, which takes them out again with ``--remove ID...``.
 ``--add-views`` puts the runs views.spec.ts looks at (a Lines chart with two withheld passes, a card whose p90s are
 50-100 times its medians, an input-signature table, and fillers enough to make the run list scroll) and a notebook
-holding the long-tailed run's card.  ``--add-inputs ID`` profiles a small MLP over a sequence of inputs of two shapes (``profile(fn, inputs=[...])``,
+holding the long-tailed run's card.  ``--add-traces`` imports the TORCH_TRACE fixtures compiles.spec.ts opens (a script's, a training loop's with restarts,
+and a 2-rank job's).  ``--add-inputs ID`` profiles a small MLP over a sequence of inputs of two shapes (``profile(fn, inputs=[...])``,
 compiled here on the CPU) and puts its run, for importtrace.spec.ts's look at the Overview's input-signature table.
+``verdict_runs`` seeds a run whose results differ and one whose compiled calls ran eagerly, each card in
+verdict.ipynb, with the digest's verdicts in expected.json, for verdict.spec.ts.
 """
 
 from __future__ import annotations
@@ -588,6 +591,138 @@ def add_inputs_run(run_id: str) -> None:
         store.put(run)
 
 
+# -- a run whose results differ and one that ran eagerly, for verdict.spec.ts ------------------------------------
+
+VERDICT_NOTEBOOK = "verdict.ipynb"
+VERDICT_RUN_IDS = ("uiverdict001", "uiverdict002")
+
+
+def verdict_runs() -> list[ProfileRun]:
+    """The verdict ladder's two overriding rungs (digest/outcome.py), each with a speedup the verdict marks not
+    meaningful: compiled results that differ (1.53× slower, as a post-grad pass made to turn add into sub read), and
+    the cell's frame at Dynamo's recompile limit (the compiled calls ran eagerly: 1.85× slower)."""
+    from compile_profile.profile_run import Correctness, HostLoad, Note, Recompile, RunSettings, Speedup
+
+    differ, eager = cpu_run(), cpu_run()
+    # older than the other seeded runs, so they list after them (compile_profile.spec.ts counts the list by place)
+    for run, run_id, ratio, minutes in (
+        (differ, VERDICT_RUN_IDS[0], 1.53, 600),
+        (eager, VERDICT_RUN_IDS[1], 1.85, 601),
+    ):
+        run.id, run.created_at = run_id, minutes_ago(minutes)
+        run.notebook = str(ROOT / VERDICT_NOTEBOOK)
+        compiled = run.compiled_variants[0]
+        assert run.eager is not None and run.eager.timing is not None and compiled.timing is not None
+        compiled.timing.median_ms = run.eager.timing.median_ms * ratio
+        run.speedup = Speedup(value=1 / ratio, low=0.95 / ratio, high=1.05 / ratio, variant=compiled.name)
+    # what Compare shows first where the two differ: torch's threads, other processes' load, the profile's options
+    differ.settings = RunSettings(torch_threads=8, interop_threads=8, warmup=2, repeat=100, budget_s=3.0)
+    differ.host_load = HostLoad(other_processes_cores=1.6, cores=2, threads=8)
+    eager.settings = RunSettings(torch_threads=1, interop_threads=8, warmup=2, repeat=100, budget_s=3.0, quick=True)
+    differ.label = "add became sub"
+    differ.correctness = Correctness(ok=False, max_abs_diff=8.82, max_rel_diff=3.1, compared=["y"], mismatched=["y"])
+    eager.label = "a value that changes every call"
+    eager.correctness = Correctness(ok=True, max_abs_diff=1e-7, compared=["y"])
+    profile = eager.compiled_variants[0].kernel_profile
+    assert profile is not None
+    profile.notes = [Note("no_graph_region", variant=eager.compiled_variants[0].name)]  # as its profiler pass saw
+    eager.recompiles = [
+        Recompile(
+            reason="G['k'] == 7.0",
+            variant=eager.compiled_variants[0].name,
+            compile_id=f"0/{i}",
+            source="G['k']",
+            line=2,
+            change="value",
+            limit="recompile_limit (8)" if i == 8 else "",
+        )
+        for i in range(1, 9)
+    ]
+    return [differ, eager]
+
+
+def verdict_notebook(runs: list[ProfileRun]) -> dict:
+    notebook = notebook_json(runs[0])
+    card = notebook["cells"][2]
+    card["source"] = f"%%compile_profile --label 'add became sub'\n{runs[0].cell_source.rstrip()}"
+    second = json.loads(json.dumps(card))
+    second["id"] = "verdict-eager"
+    second["source"] = f"%%compile_profile --label 'a value that changes'\n{runs[1].cell_source.rstrip()}"
+    second["outputs"] = [{"output_type": "display_data", "data": mime_bundle(runs[1]), "metadata": {}}]
+    notebook["cells"][2:3] = [card, second]
+    return notebook
+
+
+def verdict_compare(runs: list[ProfileRun]) -> list[dict]:
+    """What the two verdict runs ran with, as Compare lists it (``compare.context``): the rows that differ first."""
+    return [dict(r) for r in compare(runs[0], runs[1]).as_dict().get("context", [])]
+
+
+def verdict_expected(runs: list[ProfileRun]) -> list[dict]:
+    """Each run's verdict as the digest words it (``summarize``'s outcome), with its headline and list status."""
+    from compile_profile.digest.summary import summarize
+
+    out = []
+    for run in runs:
+        s = summarize(run)
+        assert s["speedup"] is not None and not s["outcome"]["speedup_meaningful"], s["outcome"]
+        out.append(
+            {
+                "id": run.id,
+                "headline": s["headline"],
+                "list_status": s["list_status"],
+                "speedup": s["speedup"]["text"],
+                "outcome": s["outcome"],
+            }
+        )
+    return out
+
+
+TRACE_RUNS = {"script": "uitracescr01", "loop": "uitraceloop1"}
+TRACE_JOB = ("uitracejob00", "uitracejob01")
+
+
+def add_trace_runs() -> None:
+    """The compiles views' runs (compiles.spec.ts): the script and loop TORCH_TRACE fixtures and the 2-rank job,
+    imported as ``compile-profile import-trace`` reads them, each under a fixed id."""
+    from compile_profile.engine.trace_import import import_trace
+
+    fixtures = HERE.parent / "tests" / "import_trace_fixtures"
+    with RunStore(DB) as store:
+        for name, run_id in TRACE_RUNS.items():
+            (run,) = import_trace(fixtures / name, source_roots=[fixtures])
+            run.id, run.created_at = run_id, minutes_ago(0.5)
+            store.put(run)
+        ranks = import_trace(fixtures / "job", source_roots=[fixtures])
+        for run, run_id in zip(ranks, TRACE_JOB):
+            run.id, run.created_at = run_id, minutes_ago(0.4)
+            store.put(run)
+        store.put(hostile_trace_run(fixtures))
+
+
+HOSTILE_TRACE_RUN = "uitracehost1"
+HOSTILE_MARKUP = '<img src=x onerror="window.__cpCompileXss=1">'
+
+
+def hostile_trace_run(fixtures: Path) -> ProfileRun:
+    """The script's trace with markup where a trace may put text: its first compile's first artifact, a frame's name
+    and code, a cache key (compiles.spec.ts looks for it as text)."""
+    import hashlib
+
+    from compile_profile.engine.trace_import import import_trace
+
+    (run,) = import_trace(fixtures / "script", source_roots=[fixtures])
+    run.id, run.created_at, run.label = HOSTILE_TRACE_RUN, minutes_ago(0.3), "a trace with markup"
+    record = next(c for c in run.compiles if c.compile_id == "0/0")
+    text = f"{HOSTILE_MARKUP}\n<script>window.__cpCompileXss=2</script>\n"
+    sha = hashlib.sha256(text.encode()).hexdigest()
+    run.artifact_texts[sha] = text
+    record.artifacts[0].sha256, record.artifacts[0].bytes = sha, len(text)
+    record.stack[-1].name, record.stack[-1].code = HOSTILE_MARKUP, HOSTILE_MARKUP
+    record.cache_lookups[0].key = HOSTILE_MARKUP
+    return run
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--add", metavar="ID", help="put one more run with this id into the existing store")
@@ -596,7 +731,11 @@ def main() -> None:
     parser.add_argument("--remove", nargs="+", metavar="ID", help="delete these runs from the existing store")
     parser.add_argument("--add-views", action="store_true", help="put the runs views.spec.ts looks at")
     parser.add_argument("--remove-views", action="store_true", help="take them out again")
+    parser.add_argument("--add-traces", action="store_true", help="put the runs compiles.spec.ts looks at")
     args = parser.parse_args()
+    if args.add_traces:
+        add_trace_runs()
+        return
     if args.add_views:
         add_views_runs()
         return
@@ -631,17 +770,21 @@ def main() -> None:
     job = job_runs()
     stopped = stopped_runs()
     diagnosed = diagnosis_run()
+    verdicts = verdict_runs()
     with RunStore(DB) as store:
         compile_failed = compile_failed_run()
-        for run in [*runs, slow, fast, *job, wide_run(), *stopped, diagnosed, compile_failed]:
+        for run in [*runs, slow, fast, *job, wide_run(), *stopped, diagnosed, compile_failed, *verdicts]:
             store.put(run)
     (ROOT / NOTEBOOK).write_text(json.dumps(notebook_json(runs[0]), indent=1))
     (ROOT / DIAG_NOTEBOOK).write_text(json.dumps(diagnosis_notebook(diagnosed), indent=1))
+    (ROOT / VERDICT_NOTEBOOK).write_text(json.dumps(verdict_notebook(verdicts), indent=1))
     expected = {
         **expected_json(slow, fast),
         "job": job_expected(job),
         "stopped": detail_expected(stopped),
         "diagnosis": diagnosis_expected(diagnosed),
+        "verdict": verdict_expected(verdicts),
+        "verdict_compare": verdict_compare(verdicts),
         "compile_failed": {
             "id": COMPILE_FAILED_RUN_ID,
             "reproducer": compile_failed.errors[0].reproducer,

@@ -18,8 +18,9 @@ import { Panel, Widget } from '@lumino/widgets';
 import { paybackText, verdictText } from './breakdown';
 import { ChartRenderer, followWidth } from './charts';
 import { cardDiagnosis, moreText, recommendationOf } from './diagnosis';
-import { deviceText, formatS, formatSpeedup, hasInterval, speedupTone } from './format';
+import { deviceText, formatS, formatSpeedup, hasInterval } from './format';
 import { IRecommendation, IRunMimeData, IRunSummary, RUN_MIME_TYPE } from './types';
+import { meaninglessSpeedup, speedupTone, verdictBadge } from './verdict';
 
 export const OPEN_COMMAND = 'compile-profile:open';
 export const BISECT_COMMAND = 'compile-profile:bisect';
@@ -92,18 +93,20 @@ export class RunCard extends Panel implements IRenderMime.IRenderer {
     const summary = data.summary;
     const node = el('div', 'cp-Card-summary');
     const head = el('div', 'cp-Card-head');
-    const badge = el(
-      'span',
-      `cp-Badge cp-mod-${speedupTone(summary.speedup)}`,
-      summary.speedup ? summary.speedup.text : summary.status
-    );
-    badge.title = summary.speedup
-      ? summary.speedup.interval_text
-        ? `speedup of ${summary.speedup.variant}: ${summary.speedup.interval_text}`
-        : hasInterval(summary.speedup)
-          ? `speedup of ${summary.speedup.variant}: ${formatSpeedup(summary.speedup.low)}–${formatSpeedup(summary.speedup.high)} (95% interval)`
-          : `speedup of ${summary.speedup.variant}: too few samples for an interval`
-      : '';
+    // The digest's verdict leads (verdict.ts): "results differ" or "ran eagerly" where it overrides the speedup,
+    // which the headline then gives after it, marked "(not meaningful)", and the badge's title says why; else the
+    // speedup itself.
+    const badge = el('span', `cp-Badge cp-mod-${speedupTone(summary)}`, verdictBadge(summary));
+    const meaningless = meaninglessSpeedup(summary);
+    badge.title = meaningless
+      ? `${meaningless} (${summary.speedup?.variant ?? ''})`
+      : summary.speedup
+        ? summary.speedup.interval_text
+          ? `speedup of ${summary.speedup.variant}: ${summary.speedup.interval_text}`
+          : hasInterval(summary.speedup)
+            ? `speedup of ${summary.speedup.variant}: ${formatSpeedup(summary.speedup.low)}–${formatSpeedup(summary.speedup.high)} (95% interval)`
+            : `speedup of ${summary.speedup.variant}: too few samples for an interval`
+        : '';
     head.append(badge, el('span', 'cp-Card-headline', summary.headline));
     node.append(head);
     const diagnosis = this._diagnosisNode(summary, data.run_id);

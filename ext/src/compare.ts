@@ -4,7 +4,33 @@
  * Nothing here computes a figure: the server matched the kernels and worked out every change.
  */
 
-import { IDelta, IKernelCount } from './types';
+import { IComparison, IDelta, IKernelCount } from './types';
+
+/** One thing the two runs ran with; `differs` null where the digest did not say (no `context`). */
+export interface IContextRow {
+  label: string;
+  a: string;
+  b: string;
+  differs: boolean | null;
+}
+
+/** What the two runs ran on, where the digest sends no `context` (a server older than digest 22). */
+const COMPARE_REFS: [string, 'device' | 'torch_version'][] = [
+  ['device', 'device'],
+  ['torch', 'torch_version']
+];
+
+/**
+ * What the two runs ran with, as the digest lists them (digest/compare.py `context`): the rows where they differ
+ * first (threads, options, the cell, torch, device), then those where they agree; shown above the compared
+ * figures.  A comparison without them shows device and torch, as before.
+ */
+export function contextRows(c: Pick<IComparison, 'a' | 'b' | 'context'>): IContextRow[] {
+  if (Array.isArray(c.context)) {
+    return c.context;
+  }
+  return COMPARE_REFS.map(([label, field]) => ({ label, a: c.a[field], b: c.b[field], differs: null }));
+}
 
 /**
  * The class of a delta's change cell, seen from B (the "after" run): better when B's figure is

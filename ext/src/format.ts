@@ -174,22 +174,3 @@ export function hasInterval(speedup: {
 }): speedup is { low: number; high: number } {
   return speedup.low !== null && speedup.high !== null;
 }
-
-/** Speedup badge tone: a gain whose interval is above 1, a loss below 1, else inconclusive. */
-export function speedupTone(
-  speedup: { value: number; low: number | null; high: number | null } | null | undefined
-): 'faster' | 'slower' | 'even' | 'none' {
-  if (!speedup) {
-    return 'none';
-  }
-  if (!hasInterval(speedup)) {
-    return 'even'; // nothing measured either way (and null < 1 in JavaScript)
-  }
-  if (speedup.low > 1) {
-    return 'faster';
-  }
-  if (speedup.high < 1) {
-    return 'slower';
-  }
-  return 'even';
-}

@@ -16,19 +16,36 @@ import { formatBytes, formatMs, formatS, formatSpeedup } from './format';
 import { MeasuredNotes } from './measuredview';
 import { INPUT_TIPS, tip, VARIANT_TIPS } from './tooltips';
 import { InputsSummary } from './generated/digest';
+import { meaninglessSpeedup, speedupTone, verdictBadge, verdictOf } from './verdict';
 
 export function Overview({ run, figures, services }: ITabProps): JSX.Element {
   // The digest's words (digest/summary.py): a slowdown reads "1.80× slower", as on the card.
   const s = run.summary?.speedup ?? null;
   const confidence = run.speedup?.confidence ?? 0.95;
+  // The digest's verdict first (verdict.ts), as the card's badge: beneath one that overrides it the speedup is
+  // marked not meaningful ("1.53× slower — not meaningful: compiled results differ").
+  const verdict = verdictOf(run.summary);
+  const meaningless = meaninglessSpeedup(run.summary);
   return (
     <div className="cp-Overview">
-      {run.summary?.headline ? <p className="cp-Headline">{run.summary.headline}</p> : null}
+      {run.summary?.headline ? (
+        <div className="cp-Overview-head">
+          {verdict ? (
+            <span
+              className={`cp-Badge cp-mod-${speedupTone(run.summary)} cp-Verdict-badge`}
+              title={verdict.text}
+            >
+              {verdictBadge(run.summary)}
+            </span>
+          ) : null}
+          <p className="cp-Headline">{run.summary.headline}</p>
+        </div>
+      ) : null}
       <DiagnosisList summary={run.summary} showLine={line => void services.revealLine(run, line)} />
       <RecommendationCall summary={run.summary} />
       {s ? (
-        <p className="cp-Speedup">
-          <strong>{s.phrase}</strong> with {s.variant}{' '}
+        <p className={`cp-Speedup${meaningless ? ' cp-mod-meaningless' : ''}`}>
+          <strong>{meaningless ?? s.phrase}</strong> with {s.variant}{' '}
           <span className="cp-Interval">
             {s.interval_text ??
               (s.has_interval

@@ -9,13 +9,14 @@ import { ReactWidget, UseSignal } from '@jupyterlab/ui-components';
 import * as React from 'react';
 
 import * as api from './api';
-import { deltaArrow, deltaClass, kernelCountText } from './compare';
-import { deviceText, formatAge, speedupTone } from './format';
+import { contextRows, deltaArrow, deltaClass, kernelCountText } from './compare';
+import { deviceText, formatAge } from './format';
 import { IMPORT_TRACE_HELP } from './importtrace';
 import { jobRowKey, listKeyAction, neighbourKey, rowKeys, runRowKey, tabStopKey } from './listnav';
 import { PanelModel } from './model';
 import { groupJobs, jobTitle, readableRuns, runBadge, runFlag, runTitle, unreadableReason } from './runlist';
 import { IComparison, IKernelCount, IRunSummary } from './types';
+import { meaninglessSpeedup, speedupTone } from './verdict';
 
 export const PANEL_ID = 'compile-profile-panel';
 
@@ -321,6 +322,8 @@ function RunItem(props: {
   const { model, run, rank, openRun } = props;
   const selected = model.currentRunId === run.id;
   const flag = runFlag(run);
+  // beneath a verdict that overrides it ("results differ", "ran eagerly") the speedup stays, struck through
+  const meaningless = meaninglessSpeedup(run);
   // A stored run that cannot be read is listed all the same, with its id and why (the others list as always).
   const unreadable = unreadableReason(run);
   return (
@@ -333,7 +336,17 @@ function RunItem(props: {
       {...props.row}
     >
       {rank !== undefined ? <span className="cp-Rank">rank {rank}</span> : null}
-      <span className={`cp-Badge cp-mod-${speedupTone(run.speedup)}`}>{runBadge(run)}</span>
+      <span
+        className={`cp-Badge cp-mod-${speedupTone(run)}`}
+        title={run.outcome?.text ?? run.correctness?.text ?? undefined}
+      >
+        {runBadge(run)}
+      </span>
+      {meaningless && run.speedup ? (
+        <span className="cp-Badge cp-mod-meaningless cp-RunSpeedup" title={meaningless}>
+          {run.speedup.text}
+        </span>
+      ) : null}
       {flag ? (
         <span className="cp-Badge cp-mod-slower cp-RunFlag" title={run.correctness?.text ?? flag}>
           {flag}
@@ -367,12 +380,6 @@ function RunItem(props: {
     </li>
   );
 }
-
-/** What the two runs ran on, shown above the compared figures. */
-const COMPARE_REFS: [string, 'device' | 'torch_version'][] = [
-  ['device', 'device'],
-  ['torch', 'torch_version']
-];
 
 /** Two runs side by side, as the digest compares them (digest/compare.py); this view only lays it out. */
 function Compare({ runs }: { runs: IRunSummary[] }): JSX.Element {
@@ -441,12 +448,17 @@ function Compare({ runs }: { runs: IRunSummary[] }): JSX.Element {
                 </td>
                 <td />
               </tr>
-              {COMPARE_REFS.map(([label, field]) => (
-                <tr key={label} className="cp-CompareRef">
-                  <th>{label}</th>
-                  <td>{shown.a[field]}</td>
-                  <td>{shown.b[field]}</td>
-                  <td />
+              {contextRows(shown).map(r => (
+                <tr
+                  key={r.label}
+                  className={`cp-CompareRef${r.differs ? ' cp-mod-differs' : ''}`}
+                  data-context={r.label}
+                  data-differs={r.differs ? 'yes' : undefined}
+                >
+                  <th>{r.label}</th>
+                  <td>{r.a}</td>
+                  <td>{r.b}</td>
+                  <td>{r.differs === null ? '' : r.differs ? 'differs' : 'same'}</td>
                 </tr>
               ))}
               {shown.deltas.map(d => (

@@ -2,6 +2,7 @@
 
 import { distributedOf } from './job';
 import { IRunSummary, RUN_MIME_TYPE } from './types';
+import { verdictBadge } from './verdict';
 
 /** Newest first by created_at; ties (same second) keep a stable order by id. */
 export function newestFirst(runs: IRunSummary[]): IRunSummary[] {
@@ -72,18 +73,27 @@ export function runStatus(run: Pick<IRunSummary, 'status' | 'list_status'>): str
   return run.list_status ?? run.status;
 }
 
-/** The badge of a run in the list: its speedup, or its state where it has none. */
-export function runBadge(run: Pick<IRunSummary, 'status' | 'list_status' | 'speedup'>): string {
-  return run.speedup ? run.speedup.text : runStatus(run);
+type ListedRun = Pick<IRunSummary, 'status' | 'list_status' | 'speedup'> &
+  Partial<Pick<IRunSummary, 'outcome'>>;
+
+/**
+ * The badge of a run in the list: the digest's verdict (verdict.ts: "results differ", "ran eagerly", else the
+ * speedup, "1.25× faster"), as the card's badge reads; an older summary's speedup, or its state where it has none.
+ */
+export function runBadge(run: ListedRun): string {
+  return verdictBadge(run);
 }
 
 /**
- * What the list says beside a run's speedup badge: its state where that is not "ok" (a mismatch the card
- * reports, "results differ", must show in the list too); null where the badge already says it.
+ * What the list says beside a run's badge: the parts of its state (digest `list_status`: "interrupted, results
+ * differ", "partly eager") that the badge does not say and are not "ok"; null where the badge says them all.
  */
-export function runFlag(run: Pick<IRunSummary, 'status' | 'list_status' | 'speedup'>): string | null {
-  const status = runStatus(run);
-  return run.speedup && status && status !== 'ok' ? status : null;
+export function runFlag(run: ListedRun): string | null {
+  const badge = runBadge(run);
+  const parts = runStatus(run)
+    .split(', ')
+    .filter(part => part && part !== 'ok' && !badge.includes(part));
+  return parts.length ? parts.join(', ') : null;
 }
 
 /**

@@ -7,7 +7,6 @@ import {
   formatShare,
   formatSpeedup,
   formatTflops,
-  speedupTone,
   threeSig
 } from '../src/format';
 
@@ -139,19 +138,5 @@ describe('formatAge', () => {
 
   it('is empty for an unreadable time', () => {
     expect(formatAge('yesterday', now)).toBe('');
-  });
-});
-
-describe('speedup tones', () => {
-  it('calls a speedup only when its interval clears 1', () => {
-    expect(speedupTone({ value: 2, low: 1.1, high: 2.5 })).toBe('faster');
-    expect(speedupTone({ value: 0.8, low: 0.7, high: 0.9 })).toBe('slower');
-    expect(speedupTone({ value: 1.05, low: 0.95, high: 1.1 })).toBe('even');
-    expect(speedupTone(null)).toBe('none');
-  });
-
-  it('calls a speedup without an interval (too few samples) inconclusive, not a loss', () => {
-    // JSON has no NaN: an interval the bootstrap could not give arrives as null, and null < 1 in JavaScript.
-    expect(speedupTone({ value: 0.27, low: null, high: null })).toBe('even');
   });
 });

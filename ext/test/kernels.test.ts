@@ -150,7 +150,7 @@ describe('filterKernels and languages', () => {
 
 describe('a withheld profiler pass (digest kernel_times)', () => {
   const why =
-    "inductor/default's profiler pass is withheld: its kernels took 19.8 ms a call against a 2.62 ms timed call";
+    "inductor/default's profiler pass is withheld: its kernels read 7.56× the timed call, beyond the timer's noise (1.30×)";
   const judged = summary('r', '', {
     kernel_times: {
       eager: {
@@ -160,7 +160,8 @@ describe('a withheld profiler pass (digest kernel_times)', () => {
         call_ms: 1.2,
         tolerance_ms: 0.36,
         preempted: false,
-        text: ''
+        text: '',
+        why: ''
       },
       'inductor/default': {
         variant: 'inductor/default',
@@ -169,7 +170,8 @@ describe('a withheld profiler pass (digest kernel_times)', () => {
         call_ms: 2.62,
         tolerance_ms: 0.79,
         preempted: false,
-        text: why
+        text: why,
+        why: "inductor/default's kernels read 7.56× its timed call"
       }
     }
   });

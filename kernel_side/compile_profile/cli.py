@@ -79,11 +79,13 @@ def _age(created_at: str, now: dt.datetime | None = None) -> str:
     return moment.strftime("%Y-%m-%d")
 
 
-def _speedup_text(speedup: contract.SpeedupSummary | None) -> str:
+def _speedup_text(speedup: contract.SpeedupSummary | None, outcome: contract.Outcome | None = None) -> str:
+    """The speedup with its interval and variant, ``(not meaningful)`` beneath a verdict that overrides it."""
     if not speedup:
         return "—"
     interval = format_speedup_interval(speedup["value"], speedup.get("low"), speedup.get("high"))
-    return f"{interval} {speedup.get('variant', '')}".rstrip()
+    meaningless = " (not meaningful)" if outcome is not None and not outcome.get("speedup_meaningful", True) else ""
+    return f"{interval} {speedup.get('variant', '')}".rstrip() + meaningless
 
 
 # a Mapping: a summary (the contract's), or a notebook output's, or {} where the cell's output had none
@@ -134,12 +136,13 @@ def cmd_ls(args: argparse.Namespace, store: RunStore) -> int:
             _clip(one_line(s.get("label") or ""), 28),
             _clip(s.get("first_line") or "", 40),
             _clip(_device_text(s), 24),
-            _speedup_text(s.get("speedup")),
+            # the verdict before the speedup (digest.outcome): "results differ", "ran eagerly", else the status
             s.get("list_status") or s.get("status", ""),
+            _speedup_text(s.get("speedup"), s.get("outcome")),
         ]
         for s in rows
     ]
-    headers = ["ID", "CREATED", "LABEL", "FIRST LINE", "DEVICE", "SPEEDUP (INTERVAL)", "STATUS"]
+    headers = ["ID", "CREATED", "LABEL", "FIRST LINE", "DEVICE", "STATUS", "SPEEDUP (INTERVAL)"]
     jobs = [_job_text(s) for s in rows]
     if any(jobs):  # a column for the runs of distributed jobs, only when the list has one
         headers.append("RANK/JOB")
@@ -161,7 +164,16 @@ def cmd_show(args: argparse.Namespace, store: RunStore) -> int:
     if args.json:
         _say(json.dumps(store.get_dict(validate_run_id(args.id)), indent=2))
         return 0
-    _say(render_text(store.get(validate_run_id(args.id))))
+    run = store.get(validate_run_id(args.id))
+    if args.compile is not None or args.artifact is not None:
+        from .cli_compiles import show_compiles
+
+        try:
+            _say(show_compiles(store, run, args.compile or "", args.artifact))
+        except LookupError as exc:
+            raise CliError(str(exc.args[0]), 1) from None
+        return 0
+    _say(render_text(run))
     return 0
 
 
@@ -195,6 +207,14 @@ def cmd_job(args: argparse.Namespace, store: RunStore) -> int:
     digest = job_digest(runs)
     if args.html:
         _write_file(args.html, render_job_report_html(digest))
+    if args.perfetto:
+        from .render.perfetto import job_perfetto_trace
+
+        _write_file(args.perfetto, json.dumps(job_perfetto_trace(runs)))
+        _say(
+            f"wrote {args.perfetto} (its ranks' compiles on one clock: open it in https://ui.perfetto.dev)",
+            err=args.json,
+        )
     if args.json:
         _say(json.dumps({"job": digest, "runs": [summarize(run) for run in runs]}, indent=2))
     else:
@@ -301,15 +321,21 @@ def cmd_compare(args: argparse.Namespace, store: RunStore) -> int:
 
 
 def cmd_export(args: argparse.Namespace, store: RunStore) -> int:
-    if not args.html and not args.json:
-        raise CliError("export needs --html OUT and/or --json OUT")
+    if not args.html and not args.json and not args.perfetto:
+        raise CliError("export needs --html OUT, --json OUT and/or --perfetto OUT")
     run_id = validate_run_id(args.id)
-    if args.json:
-        _write_file(args.json, json.dumps(store.get_dict(run_id), indent=2) + "\n")
+    if args.json:  # a whole run file, its artifacts' texts too (compile-profile import FILE reads it)
+        data = {**store.get_dict(run_id), "artifact_texts": store.artifact_texts(run_id)}
+        _write_file(args.json, json.dumps(data, indent=2) + "\n")
         _say(f"wrote {args.json}")
     if args.html:
-        _write_file(args.html, render_report_html(store.get(run_id)))
+        _write_file(args.html, render_report_html(store.get(run_id), lambda sha: store.artifact(run_id, sha)))
         _say(f"wrote {args.html}")
+    if args.perfetto:
+        from .cli_compiles import export_perfetto
+
+        _write_file(args.perfetto, export_perfetto(store.get(run_id)))
+        _say(f"wrote {args.perfetto} (open it in https://ui.perfetto.dev or chrome://tracing)")
     return 0
 
 
@@ -488,7 +514,8 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
                 _clip(one_line(summary.get("label") or ""), 28),
                 ", ".join(v["name"] for v in summary.get("variants", [])) or "—",
                 _medians_text(summary) or "—",
-                _speedup_text(summary.get("speedup")),
+                summary.get("list_status") or summary.get("status", "—"),
+                _speedup_text(summary.get("speedup"), summary.get("outcome")),
                 str(summary.get("graph_count", "—")),
                 str(summary.get("graph_break_count", "—")),
             ]
@@ -504,7 +531,10 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
 
     if rows:
         _say(
-            text_table(["CELL", "RUN", "LABEL", "VARIANTS", "MEDIANS", "SPEEDUP (INTERVAL)", "GRAPHS", "BREAKS"], rows)
+            text_table(
+                ["CELL", "RUN", "LABEL", "VARIANTS", "MEDIANS", "STATUS", "SPEEDUP (INTERVAL)", "GRAPHS", "BREAKS"],
+                rows,
+            )
         )
     else:
         _say(f"no profiled cells in {path.name} (no %%compile_profile output)")
@@ -550,6 +580,14 @@ def build_parser() -> argparse.ArgumentParser:
     show = commands.add_parser("show", parents=[db_option], help="print one run")
     show.add_argument("id")
     show.add_argument("--json", action="store_true", help="print the whole run as JSON")
+    show.add_argument(
+        "--compile",
+        nargs="?",
+        const="",
+        metavar="NAME",
+        help="its compiles and where they started; with NAME (0/1, 0/1_2 for an attempt) that compile's detail",
+    )
+    show.add_argument("--artifact", metavar="N", help="with --compile NAME: print its artifact N (or of that name)")
     show.set_defaults(handler=cmd_show)
 
     rm = commands.add_parser("rm", parents=[db_option], help="delete runs")
@@ -566,6 +604,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("id")
     export.add_argument("--html", metavar="OUT", help="self-contained HTML report")
     export.add_argument("--json", metavar="OUT", help="the run as JSON")
+    export.add_argument("--perfetto", metavar="OUT", help="its compiles as a Chrome trace for Perfetto (JSON)")
     export.set_defaults(handler=cmd_export)
 
     repro = commands.add_parser(
@@ -581,6 +620,7 @@ def build_parser() -> argparse.ArgumentParser:
     job.add_argument("id", metavar="ID", help="the job's id, or the id of any of its runs")
     job.add_argument("--html", metavar="OUT", help="also write the job's self-contained HTML report")
     job.add_argument("--json", action="store_true", help="print the job's digest and its runs' summaries as JSON")
+    job.add_argument("--perfetto", metavar="OUT", help="also write its ranks' compiles as one Chrome trace (JSON)")
     job.set_defaults(handler=cmd_job)
 
     imp = commands.add_parser(

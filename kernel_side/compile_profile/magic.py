@@ -86,7 +86,7 @@ class CompileProfileMagics(Magics):
                     "(%%compile_profile profiles the cell body; put code on the following lines)"
                 )
             body, source, line_offset = cell, f"%%compile_profile {line}".rstrip() + "\n" + cell, 1
-        return self._profile(args, body, source, line_offset)
+        return self._profile(args, body, source, line_offset, cell)
 
     def _parse(self, text: str):
         try:
@@ -113,8 +113,8 @@ class CompileProfileMagics(Magics):
             raise UsageError(f"{exc}\n\n{_usage()}") from None
         return args
 
-    def _profile(self, args, body: str, source: str, line_offset: int):
-        from .engine.cell import CellSyntaxError, EmptyCell, UnknownKeptName
+    def _profile(self, args, body: str, source: str, line_offset: int, cell: str | None = None):
+        from .engine.cell import CellSyntaxError, EmptyCell, UnknownKeptName, cell_filename
         from .engine.profiler import profile_cell
 
         shell = self.shell
@@ -126,6 +126,9 @@ class CompileProfileMagics(Magics):
         opts.notebook = _notebook_path(shell.user_ns)
         opts.progress = logs.after_first_eager_run(progress)
         opts.quiet_display = lambda: _display_only(shell, progress)
+        opts.source_cells = lambda filename: _cell_number(shell, filename)
+        if cell is not None:  # a helper this cell defines is placed in it when a later profile breaks there
+            _PROFILED_CELLS[cell_filename(source)] = _this_cells_number(shell)
         user_ns = shell.user_ns
         try:
             try:
@@ -432,6 +435,32 @@ def _store(run) -> bool:
 def _not_saved(run, why: str) -> None:
     run.notes.append(Note("not_saved", values={"why": why}))
     print(f"compile_profile: the run was not saved to the run store: {why}", file=sys.stderr)
+
+
+# The filename of each cell profiled in this kernel -> its number (In[n]), the latest where a cell's text recurs
+_PROFILED_CELLS: dict[str, int] = {}
+_IN_N = re.compile(r"In\[(\d+)\]")
+
+
+def _cell_number(shell: Any, filename: str) -> int | None:
+    """The number of the notebook cell whose code ``filename`` holds: a cell profiled here, or one IPython compiled
+    (``/tmp/ipykernel_…/2868138915.py`` in a kernel, ``<ipython-input-3-…>`` in a terminal), as IPython's own
+    tracebacks name it (``Cell In[3]``); None for any other file."""
+    if filename in _PROFILED_CELLS:
+        return _PROFILED_CELLS[filename]
+    format_code_name = getattr(getattr(shell, "compile", None), "format_code_name", None)
+    named = format_code_name(filename) if callable(format_code_name) else None
+    found = _IN_N.fullmatch(named[1]) if isinstance(named, tuple) and len(named) == 2 else None
+    return int(found.group(1)) if found else None
+
+
+def _this_cells_number(shell: Any) -> int:
+    """The number of the cell running now: the highest IPython has cached code under (it caches a cell before it
+    runs it; ``execution_count`` is that number in IPython 8 and the next one in IPython 9)."""
+    numbers = getattr(getattr(shell, "compile", None), "_filename_map", None)
+    if isinstance(numbers, dict) and numbers:
+        return max(int(n) for n in numbers.values())
+    return int(shell.execution_count)
 
 
 def _notebook_path(user_ns: dict) -> str:

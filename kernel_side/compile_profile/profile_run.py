@@ -49,6 +49,14 @@ NoteKind = Literal[
     "warmup_kept_compiling",  # variant, values["extra_calls"], ["settled_calls"]
     "state_restored",  # the cell changes tensors in place: values["tensors"]
     "state_not_compared",  # ... too large to compare: values["tensors"], ["bytes"]
+    # what the cell changed in place was put back as its first run left it (``engine.cell_state``):
+    # values["tensors"], ["grads"], ["containers"] (lists, dicts, objects, names put back), ["bytes"] (the copy),
+    # ["kept_in"] ("device" or "host"), ["not_restored"] (tensors later runs changed that the first did not)
+    "state_put_back",
+    # ... or not: it holds values["runs"] runs' changes; ["reason"]: "too_large" (["bytes"] needed against
+    # ["host_free"] and ["device_free"] on ["device"]), "failed" (["error"]), "disabled" (--no-restore),
+    # "other_rank" (another rank's copy did not fit), "restore_failed" (putting it back raised: ["error"])
+    "state_advanced",
     "torch_lacks",  # what this torch cannot show: values["torch"], ["features"] ("provenance", "caller_lines")
     "no_post_grad_on_cache_hit",  # values["torch"]
     "not_saved",  # the run store refused the run: values["why"]
@@ -75,6 +83,9 @@ NoteKind = Literal[
     # "variant_not_timed": every rank stops there, so that none waits in a collective for it
     "interrupted",  # the user interrupted the profile
     "reference_quick",  # no float64 reference: a --quick profile (outputs compared with eager only)
+    # no float64 reference: the cell draws random numbers (values["ops"]) and compiled code draws eager's
+    # (Inductor's fallback_random is on), so outputs are compared with eager's; a float64 run draws others
+    "reference_random",
     "quick_profile",  # a --quick profile: no kernel profiler pass, no per-line eager profile, no float64 reference
 ]
 NoteValue = str | int | float | bool | list[str]
@@ -111,6 +122,9 @@ class Timing:
     min_ms: float = 0.0
     samples_ms: list[float] = field(default_factory=list[float])
     method: str = "host"  # "host" (perf_counter around a synchronised call) or "cuda_events"
+    # CPU (Linux): how long this process's threads waited for a CPU during each sample, per call, in the
+    # samples' order (``engine.host_load.ThreadWaits``, summed over threads); empty where not measured
+    waited_ms: list[float] = field(default_factory=list[float])
 
 
 @dataclass
@@ -148,6 +162,11 @@ class CacheLookup:
     cache: Literal["fx_graph", "aot_autograd"]
     state: str  # "hit", "miss", "bypass"
     detail: str = ""  # torch's finer status ("full_miss", ...) or why the cache was bypassed
+    # the key it looked up and how many components torch hashed into it (``CompileRecord.cache_lookups``: its
+    # components are its artifact's text); "" and 0 where the trace does not say (older runs, torch 2.6)
+    key: str = ""
+    components: int = 0
+    artifact: str = ""  # the sha256 of its payload (``Artifact``), the key components with their values
 
 
 @dataclass
@@ -233,6 +252,18 @@ class EagerLineTime:
 
 
 @dataclass
+class ProfiledEvent:
+    """One kernel event of one profiled call, as the profiler recorded it (for ``export --perfetto``): a device kernel
+    on a GPU, a kernel's or op's host call on a CPU."""
+
+    name: str
+    start_us: float  # from the call's start
+    duration_us: float
+    track: Literal["device", "host"] = "device"
+    kernel_id: str = ""  # the ``Kernel.id`` it was attributed to, "" where none
+
+
+@dataclass
 class KernelProfile:
     """What the separate torch.profiler pass after timing measured for one variant.
 
@@ -268,6 +299,15 @@ class KernelProfile:
     # the median time per call with at least one device event running (GPU): kernels on concurrent streams
     # (NCCL's all-reduce beside the backward) once, where ``total_ms`` sums them
     device_busy_ms: float | None = None
+    # CPU: what the profiler costs per op event it records, calibrated in the same process
+    # (``engine.profiler_cost``), and what that cost came to in the kernels' host times per call, taken out of
+    # them (each op's host time less the cost of the op events recorded inside it).  None: not calibrated
+    # (a GPU's device times, runs stored before)
+    event_cost_us: float | None = None
+    profiler_cost_ms: float | None = None
+    # the kernel events of the first call the figures come from, at most ``kernel_profiler.EVENTS_KEPT`` (the export
+    # to Perfetto lays them beside the compiles); empty in runs stored before they were kept
+    events: list[ProfiledEvent] = field(default_factory=list[ProfiledEvent])
 
 
 @dataclass
@@ -295,6 +335,23 @@ class HostLoad:
     other_processes_cores: float  # their busy CPU time over the timed rounds' wall time, in cores
     cores: int  # the cores this process may run on
     threads: int  # the threads the profiled code wanted: torch's intra-op threads on CPU, 1 on a GPU
+
+    @property
+    def free_cores(self) -> int:
+        """The cores other processes left free, rounded, at least 1: as many threads as torch can run at once."""
+        return max(1, round(self.cores - self.other_processes_cores))
+
+
+@dataclass
+class ThreadsTrial:
+    """The eager call timed again at ``threads`` torch threads (the cores other processes left free) right after
+    the timed rounds, which ran at ``user_threads`` (``engine.threads_trial``): what ``torch.set_num_threads(threads)``
+    gives on this machine, measured."""
+
+    threads: int
+    user_threads: int
+    eager_ms: float  # median per call at ``threads``
+    samples: int = 0
 
 
 @dataclass
@@ -397,6 +454,9 @@ class GraphBreak:
     filename: str = ""  # the innermost frame: where Dynamo stopped, in the cell or in a library it called
     file_line: int | None = None
     file_code: str = ""  # the code at filename:file_line
+    file_function: str = ""  # the function of that frame (``scale_by_max``), where the trace names it
+    # where filename is another notebook cell's code (a helper defined there): that cell's number, In[n]
+    file_cell: int | None = None
 
 
 @dataclass
@@ -655,6 +715,15 @@ class ErrorInfo:
     frame_code: str = ""
     aot_eager: Literal["", "runs", "fails"] = ""
     aot_eager_error: str = ""
+    # The cell lines of the graph being compiled, where the failure names no single operation (a kernel that did
+    # not compile, code generation): its nodes' lines; ``line`` is then the first of them
+    graph_lines: list[int] = field(default_factory=list[int])
+    # Whether Inductor compiles any kernel here under the settings in force: "broken" where the failure says it
+    # found no compiler (``InvalidCxxCompiler``) or a one-op kernel failed to compile too (tried by --bisect for a
+    # failure compiling kernels: no compiler, a broken toolchain or a setting, not this graph), with that try's
+    # error; "works" where that kernel compiled; "" where not known
+    toolchain: Literal["", "works", "broken"] = ""
+    toolchain_error: str = ""
     # A standalone script that compiles the failing graph as Inductor was given it (``engine/reproducer.py``:
     # torch's ``fx_graph_runnable`` of that compile with the versions it was made with); "" where torch logged none
     reproducer: str = ""
@@ -667,6 +736,16 @@ class ErrorInfo:
 
 
 @dataclass
+class ConfigSetting:
+    """A compiler setting in force that is not at its default (``engine/settings.py``): its full name
+    (``torch._inductor.config.cpp.cxx``), its value and its default, each as ``repr`` writes it."""
+
+    name: str
+    value: str
+    default: str
+
+
+@dataclass
 class Bisection:
     """``--bisect``: a failed compile, or a variant whose results differed from eager, bisected with PyTorch's
     ``CompilerBisector`` (``engine/bisect.py``): the backend where the failure or the difference starts (eager,
@@ -675,7 +754,9 @@ class Bisection:
     lowering's op, the pass's name)."""
 
     variant: str  # the variant bisected
-    outcome: Literal["found", "backend", "not_reproduced", "timed_out", "failed"]
+    # "setup": not bisected, as no kernel compiles here (``ErrorInfo.toolchain`` "broken"): no backend, pass or
+    # lowering is to blame
+    outcome: Literal["found", "backend", "not_reproduced", "timed_out", "failed", "setup"]
     kind: Literal["failure", "mismatch"] = "failure"  # what was bisected: a failed compile, or results that differ
     backend: str = ""
     subsystem: str = ""
@@ -786,6 +867,154 @@ class TraceOrigin:
     files_read: list[str] = field(default_factory=list[str])
 
 
+ArtifactLanguage = Literal["python", "cpp", "json", "text"]
+CompileStatus = Literal["ok", "restarted", "empty", "failed", "missing", "dropped"]
+ProvenanceStage = Literal["pre_grad", "post_grad", "output_code"]
+
+
+@dataclass
+class Artifact:
+    """One intermediate product a compile logged (``TORCH_TRACE``'s payloads, what tlparse lists per compile id): a
+    graph, the whole Inductor output module, the runtime wrapper, ``fx_graph_runnable``, bytecode, a cache lookup's
+    key components.  A reference: its text is stored once by its SHA-256 (``ProfileRun.artifact_texts`` until the
+    run is saved; then the run store's ``artifacts`` table, compressed and shared by every run and rank that logged
+    the same text), so a run's JSON carries no artifact's body."""
+
+    name: str  # torch's name for it: "dynamo_output_graph", "inductor_output_code", "before_pre_grad_graph", ...
+    sha256: str
+    bytes: int  # of its text as stored, UTF-8
+    lines: int
+    language: ArtifactLanguage = "text"
+    cut: bool = False  # longer than ``TraceLimits.artifact_bytes``: stored up to the last line within it
+
+
+@dataclass
+class CompileMetrics:
+    """What Dynamo's ``compilation_metrics`` (and a lazily compiled backward's ``bwd_compilation_metrics``) logged
+    for one compile: the figures tlparse's compile page shows.  None where the release or the compile logged none."""
+
+    entire_frame_s: float | None = None
+    backend_s: float | None = None
+    inductor_s: float | None = None
+    code_gen_s: float | None = None
+    dynamo_before_restart_s: float | None = None
+    backward_inductor_s: float | None = None  # bwd_compilation_metrics: a backward compiled at its first call
+    remote_cache_saved_s: float | None = None
+    cache_size: int | None = None  # entries this frame's cache held before the compile
+    accumulated_cache_size: int | None = None
+    guard_count: int | None = None
+    shape_env_guard_count: int | None = None
+    graph_op_count: int | None = None
+    graph_node_count: int | None = None
+    graph_input_count: int | None = None
+    compliant_custom_ops: list[str] = field(default_factory=list[str])
+    non_compliant_ops: list[str] = field(default_factory=list[str])
+    restart_reasons: list[str] = field(default_factory=list[str])  # each in its first line
+    fail_type: str = ""
+    fail_reason: str = ""
+    fail_file: str = ""
+    fail_line: int | None = None
+
+
+@dataclass
+class CompileFrame:
+    """A frame of the stack a compile started from (``dynamo_start``), outermost first."""
+
+    filename: str
+    line: int
+    name: str
+    code: str = ""
+    cell_line: int | None = None  # the cell (or the imported trace's script) line it is, where it is one
+
+
+@dataclass
+class ShapeFact:
+    """A symbolic-shape decision of one compile (tlparse's compile page): a ``specialization`` (a dynamic size fixed
+    to a value), a ``guard_added_fast`` (a guard on sizes) or a created ``symbol``, with the user frame behind it."""
+
+    kind: Literal["specialization", "guard", "symbol"]
+    text: str  # the symbol ("s77") or the guard's expression ("8*s77 <= 4096")
+    sources: list[str] = field(default_factory=list[str])  # what the symbol stands for ("L['x'].size()[0]")
+    value: str = ""  # what it was specialized to, or a created symbol's hint
+    frame: CompileFrame | None = None  # the innermost user frame, where the trace names one
+
+
+@dataclass
+class ProvenanceNode:
+    """One node of a compiled graph at one stage, where it sits in that stage's artifact and what it became."""
+
+    stage: ProvenanceStage
+    name: str  # the FX node's name; in the output code a kernel's call as Inductor names it ("cpp_fused_relu_0:2")
+    lines: list[int] = field(default_factory=list[int])  # its lines in the stage's artifact, from 1 (a kernel's calls)
+    definition: list[int] = field(default_factory=list[int])  # a kernel's source: its first and last line; [] else
+    line: int | None = None  # the cell (script) line it came from, where its frame is one
+    file: str = ""  # the frame it came from when it is not the cell's (a library's), "" when none is named
+    file_line: int | None = None
+    to: list[str] = field(default_factory=list[str])  # the nodes of later stages it became, by name
+
+
+@dataclass
+class Provenance:
+    """How one Inductor output module came from the user's code: its pre-grad graph, post-grad graph and output code
+    (the ``Artifact``s by SHA-256, "" where not logged) and their nodes, linked by Inductor's own node mappings
+    (``mapped``: provenance tracking on, as a profile turns it on and ``INDUCTOR_PROVENANCE=1`` does), else by the
+    graphs' ``# File:`` comments and the output code's ``Source Nodes`` comments."""
+
+    pre_grad: str = ""
+    post_grad: str = ""
+    output_code: str = ""
+    mapped: bool = False
+    nodes: list[ProvenanceNode] = field(default_factory=list[ProvenanceNode])
+    graph: str = ""  # what the module computes, as its ``AOT ID`` says: "forward", "backward", "inference"; "" unsaid
+
+
+@dataclass
+class CompileRecord:
+    """One compile, by compile id and attempt (tlparse's ``[0/1_2]``), as Dynamo, AOTAutograd and Inductor logged
+    it: where it started, its metrics, every artifact in the order logged, its cache lookups with their keys, its
+    symbolic-shape decisions and its provenance.  A compile whose analysis Dynamo restarted has one record per
+    attempt; the attempts before the last are ``dropped`` (their graphs never ran)."""
+
+    variant: str
+    compile_id: str  # "0/1"; "" for what the trace logged outside any compile
+    attempt: int = 0
+    status: CompileStatus = "missing"
+    restart_reason: str = ""  # why Dynamo restarted this attempt (a dropped one), in its first line
+    stack: list[CompileFrame] = field(default_factory=list[CompileFrame])
+    metrics: CompileMetrics | None = None
+    artifacts: list[Artifact] = field(default_factory=list[Artifact])
+    cache_lookups: list[CacheLookup] = field(default_factory=list[CacheLookup])
+    shape_facts: list[ShapeFact] = field(default_factory=list[ShapeFact])
+    provenance: list[Provenance] = field(default_factory=list[Provenance])
+    collectives: list[str] = field(default_factory=list[str])  # the collective ops its graphs run, in order
+    # each output module's ops with their outputs' shapes and dtypes (``inductor_runtime_and_tensor_meta``, logged
+    # with ``torch._inductor.config.log_tlparse``): one text per op, "aten.mm f32[4, 8]"; empty where not logged
+    tensor_meta: list[str] = field(default_factory=list[str])
+    # the compile ids whose graphs ran, in the order they ran (the ``graph_execution`` artifact, logged under
+    # ``torch._inductor.debug.record_and_log_graph_execution_order``): on the record of no compile id; else empty
+    execution_order: list[str] = field(default_factory=list[str])
+    start_s: float | None = None  # its first span's start (epoch seconds, as ``CompileSpan``)
+
+
+@dataclass
+class RunSettings:
+    """How the profile ran, beside what it measured: torch's threads as the cell left them after its first run, and
+    the profile's own options (the compiled variants record theirs).  Compare shows where two runs differ in them
+    first: a 92.7 % drop in eager time between two runs of one cell came from its threads and options, which
+    Compare did not show.  None in a run stored before they were recorded."""
+
+    torch_threads: int  # torch.get_num_threads(): intra-op threads (OpenMP on CPU)
+    interop_threads: int  # torch.get_num_interop_threads()
+    warmup: int
+    repeat: int
+    budget_s: float
+    quick: bool = False
+    check_correctness: bool = True
+    inputs: str = (
+        ""  # --inputs NAME=ITERABLE as given; "" for one input (or profile(fn, inputs=...): ``InputSequence``)
+    )
+
+
 @dataclass
 class ProfileRun:
     """The result of one ``%%compile_profile`` (or ``compile_profile.profile``) call."""
@@ -812,14 +1041,22 @@ class ProfileRun:
     notes: list[Note] = field(default_factory=list[Note])
     recommendation: Recommendation | None = None
     bisection: Bisection | None = None  # --bisect: where a failed compile starts to fail
+    # the Inductor, Dynamo and functorch settings not at their defaults, recorded where a compile failed or
+    # compiled results differed (a setting may be the cause); None where not recorded (nothing went wrong, a run
+    # read from a trace, a run stored before they were)
+    configs_changed: list[ConfigSetting] | None = None
     device_peaks: DevicePeaks | None = None
     memory_ratio: float | None = None  # eager peak memory / compiled peak memory (PT2 dashboard's compression ratio)
     kept_names: list[str] = field(default_factory=list[str])  # what the cell keeps (published, bound after it)
     temporaries: list[str] = field(default_factory=list[str])  # what it assigns but does not keep (--keep)
     kept_tensors: list[KeptTensor] = field(default_factory=list[KeptTensor])  # large kept intermediates
+    # the LR schedulers the profiled code reads (by name: ``sched``, ``trainer.scheduler``): where none is, a float
+    # learning rate Dynamo guards on does not change from step to step, and nothing says it would
+    lr_schedulers: list[str] = field(default_factory=list[str])
     distributed: DistributedRank | None = None  # set when torch.distributed was initialised
     ddp_splits: list[DdpSplit] = field(default_factory=list[DdpSplit])  # graphs DDPOptimizer split at bucket boundaries
     host_load: HostLoad | None = None  # other processes' CPU use while timing (Linux)
+    threads_trial: ThreadsTrial | None = None  # CPU: timed again at fewer threads, where torch had more than free cores
     # the profile's own wall time per stage, in the order they ran ("eager first call", "first call: default",
     # "warm-up", "timing", "float64 reference", "correctness", "kernel pass: eager", ...); the entries do not
     # overlap, "other" is the rest of the profile's wall time; empty in a run stored before they were recorded
@@ -827,6 +1064,12 @@ class ProfileRun:
     imported_trace: TraceOrigin | None = None  # set on a run read from a TORCH_TRACE log: no timings
     # a profile over a sequence of inputs; then ``speedup`` is the sequence's, weighted by calls
     inputs: InputSequence | None = None
+    settings: RunSettings | None = None  # torch's threads and the profile's options (None before they were recorded)
+    # every compile by compile id and attempt, with its artifacts by reference (``CompileRecord``)
+    compiles: list[CompileRecord] = field(default_factory=list[CompileRecord])
+    # the artifacts' texts by SHA-256, while the run is not in a run store (a run file carries them); ``RunStore.put``
+    # keeps them in its artifacts table and stores the run without them, so a stored run's JSON has none
+    artifact_texts: dict[str, str] = field(default_factory=dict[str, str])
     schema_version: int = SCHEMA_VERSION
 
     @staticmethod

@@ -59,12 +59,16 @@ async function notebookCursor(
 test('the card renders in the cell with a speedup figure and a chart', async ({ page }) => {
   await openSeededNotebook(page);
   const card = page.locator('.jp-NotebookPanel .cp-Card').first();
+  // the seeded run's compiled results differ: that verdict leads (digest/outcome.py), the speedup after it marked
   await expect(card.locator('.cp-Card-headline')).toContainText(
-    /inductor\/default [\d.]+× slower( \(within noise\))?: [\d.]+ ms → [\d.]+ ms/
+    /^results differ: .*; inductor\/default [\d.]+× slower \(not meaningful\): [\d.]+ ms → [\d.]+ ms/
   );
-  // the badge says the headline's factor in the headline's words, not "0.95×" beside "1.05× slower"
+  await expect(card.locator('.cp-Badge')).toHaveText('results differ');
+  // the badge's title gives the headline's factor in the headline's words, not "0.95×" beside "1.05× slower"
   const factor = /([\d.]+×) slower/.exec((await card.locator('.cp-Card-headline').textContent()) ?? '')![1];
-  await expect(card.locator('.cp-Badge')).toHaveText(`${factor} slower`);
+  expect(await card.locator('.cp-Badge').getAttribute('title')).toContain(
+    `${factor} slower — not meaningful`
+  );
   // Under the headline, the digest's verdict and payback sentences (issue 13; consistency.spec.ts
   // holds the panel's to Python's words).
   await expect(card.locator('.cp-Card-verdict')).toHaveText(/^compiled is /);
@@ -88,8 +92,8 @@ test("the panel lists the runs newest first, as text; the card's Open opens the 
   );
   await openPanel(page);
   const items = page.locator(`${PANEL} .cp-RunItem`);
-  await expect(items).toHaveCount(13); // with the two ranks of the seeded job (job.spec.ts), detail.spec.ts's four
-  // (the failed compile's too), diagnosis.spec.ts's one
+  await expect(items).toHaveCount(15); // with the two ranks of the seeded job (job.spec.ts), detail.spec.ts's four
+  // (the failed compile's too), diagnosis.spec.ts's one, verdict.spec.ts's two
   await expect(items.nth(0)).toHaveAttribute('data-run-id', CPU_RUN);
   await expect(items.nth(0)).toContainText('seeded cpu run');
   await expect(items.nth(0)).toContainText('cpu (x86_64)');
@@ -287,7 +291,7 @@ test("comparing two runs shows the server's deltas and kernel matches", async ({
 
 test('a new run appears without a refresh, and the list survives a reload', async ({ page }) => {
   await openPanel(page);
-  await expect(page.locator(`${PANEL} .cp-RunItem`)).toHaveCount(13);
+  await expect(page.locator(`${PANEL} .cp-RunItem`)).toHaveCount(15);
   execFileSync(
     process.env.CP_PYTHON!,
     [path.join(__dirname, '..', 'seed_runs.py'), '--add', 'uiadded00001'],
@@ -301,7 +305,7 @@ test('a new run appears without a refresh, and the list survives a reload', asyn
   await page.reload();
   await page.waitForSelector('#jupyterlab-splash', { state: 'detached' });
   await openPanel(page);
-  await expect(page.locator(`${PANEL} .cp-RunItem`)).toHaveCount(14);
+  await expect(page.locator(`${PANEL} .cp-RunItem`)).toHaveCount(16);
 });
 
 test("the dark theme applies to the panel, the run's detail, the card and their charts", async ({ page }) => {

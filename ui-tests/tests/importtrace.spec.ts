@@ -141,9 +141,16 @@ test('the Overview of a run profiled over inputs of two shapes, light and dark',
     await expect(detail.locator('[data-chart="variants"]')).toHaveCount(1); // a profile's charts are drawn
     await expect(detail.locator('.cp-Inputs')).toContainText('input 4');
     await shot(page, 'inputs-overview-light');
+    // the variants chart draws the sequence's times, labelled as the headline words its speedup (as on the card)
+    const chart = detail.locator('[data-chart="variants"]');
+    await chart.scrollIntoViewIfNeeded();
+    await expect(chart.locator('.annotation-text')).toContainText(/over 4 inputs/);
+    await shot(page, 'inputs-chart-light');
     await page.theme.setDarkTheme();
     await expect(table).toBeVisible();
     await shot(page, 'inputs-overview-dark');
+    await chart.scrollIntoViewIfNeeded();
+    await shot(page, 'inputs-chart-dark');
   } finally {
     seed('--remove', INPUTS_RUN);
   }

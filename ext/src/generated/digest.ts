@@ -1,6 +1,15 @@
 /* Generated from kernel_side/compile_profile/schema/digest.schema.json by ext/scripts/contract-types.mjs (make contract): do not edit. */
 
-export type DigestJson = RunDigest | RunSummary | RunMimeData | RunsPage | Comparison | JobDigest | JobPage;
+export type DigestJson =
+  | RunDigest
+  | RunSummary
+  | RunMimeData
+  | RunsPage
+  | Comparison
+  | JobDigest
+  | JobPage
+  | CompileIndex
+  | CompileDetail;
 
 /**
  * ``summarize`` plus what one run's detail shows (``summary.run_digest``).
@@ -28,9 +37,10 @@ export interface RunDigest {
    */
   digest?: number;
   /**
-   * what lists show: the status, or "results differ" beside it
+   * what lists show: the status, or the verdict that says more ("results differ")
    */
   list_status?: string;
+  outcome?: Outcome;
   torch_version?: string;
   /**
    * "cold cache", "warm cache", "partly cached" or ""
@@ -186,6 +196,29 @@ export interface SpeedupSummary {
   interval_text?: string;
 }
 /**
+ * the verdict every view shows first (digest 22 on)
+ */
+export interface Outcome {
+  kind: string;
+  /**
+   * what a badge shows: "results differ", "ran eagerly", or the speedup where it is the verdict
+   */
+  label: string;
+  /**
+   * the verdict's sentence, which the headline leads with
+   */
+  text: string;
+  tone: 'wrong' | 'eager' | 'faster' | 'slower' | 'even' | 'none';
+  /**
+   * False beneath a verdict that overrides the speedup, and without one
+   */
+  speedup_meaningful: boolean;
+  /**
+   * "1.53× slower — not meaningful: compiled results differ"; the phrase where meaningful
+   */
+  speedup_text: string;
+}
+/**
  * Whether compiled results matched eager's, and the digest's sentence for it.
  */
 export interface CorrectnessSummary {
@@ -320,6 +353,10 @@ export interface PassJudgment {
    * why the pass's times are withheld; "" when trusted
    */
   text: string;
+  /**
+   * the same in a few words, with the variant's name; "" when trusted
+   */
+  why: string;
 }
 /**
  * What compiling cost and after how many calls it pays back (``payback.payback``).
@@ -857,6 +894,10 @@ export interface CompileTimelineRow {
    * timeline.SHOWN_PHASES, each at least 1% of the compile
    */
   phases: TimelinePhase[];
+  /**
+   * the compile's kept attempt in the Compiles tab (``compiles.compile_key``); "" where not recorded
+   */
+  compile_key: string;
 }
 /**
  * One timed span of a compile (``timeline.compile_rows``), nested by depth.
@@ -907,9 +948,10 @@ export interface RunSummary {
    */
   digest?: number;
   /**
-   * what lists show: the status, or "results differ" beside it
+   * what lists show: the status, or the verdict that says more ("results differ")
    */
   list_status?: string;
+  outcome?: Outcome1;
   torch_version?: string;
   /**
    * "cold cache", "warm cache", "partly cached" or ""
@@ -999,6 +1041,29 @@ export interface RunSummary {
   inputs?: InputsSummary | null;
 }
 /**
+ * the verdict every view shows first (digest 22 on)
+ */
+export interface Outcome1 {
+  kind: string;
+  /**
+   * what a badge shows: "results differ", "ran eagerly", or the speedup where it is the verdict
+   */
+  label: string;
+  /**
+   * the verdict's sentence, which the headline leads with
+   */
+  text: string;
+  tone: 'wrong' | 'eager' | 'faster' | 'slower' | 'even' | 'none';
+  /**
+   * False beneath a verdict that overrides the speedup, and without one
+   */
+  speedup_meaningful: boolean;
+  /**
+   * "1.53× slower — not meaningful: compiled results differ"; the phrase where meaningful
+   */
+  speedup_text: string;
+}
+/**
  * The data of an ``application/vnd.compile-profile.run+json`` output (``render.mime.run_payload``).
  */
 export interface RunMimeData {
@@ -1049,6 +1114,10 @@ export interface Comparison {
   kernels_added: KernelCount[];
   kernels_removed: KernelCount[];
   kernels_kept: number;
+  /**
+   * what the runs ran with, the rows that differ first (digest 22 on)
+   */
+  context?: ContextRow[];
 }
 /**
  * A run as the comparison names it (``compare.RunRef``).
@@ -1089,6 +1158,15 @@ export interface Delta {
 export interface KernelCount {
   name: string;
   count: number;
+}
+/**
+ * One thing two runs ran with (``compare.ContextRow``): device, torch, threads, options, the cell; each worded.
+ */
+export interface ContextRow {
+  label: string;
+  a: string;
+  b: string;
+  differs: boolean;
 }
 /**
  * One profile call on every rank of a distributed job (``job.job_digest``).
@@ -1183,4 +1261,139 @@ export interface JobDivergence {
 export interface JobPage {
   job: JobDigest;
   runs: RunSummary[];
+}
+/**
+ * Every compile of a run, and where they started (``GET runs/<id>/compiles``).
+ */
+export interface CompileIndex {
+  run_id: string;
+  text: string;
+  rows?: CompileRow[];
+  sites?: SiteRow[];
+  legend?: StatusWord[];
+  perfetto_text?: string;
+}
+/**
+ * One compile (an attempt) in the index.
+ */
+export interface CompileRow {
+  link: CompileLink;
+  variant: string;
+  compile_id: string;
+  attempt: number;
+  frame: string;
+  time: string;
+  artifacts_text: string;
+  cache_text: string;
+}
+/**
+ * A compile as every view names and opens it.
+ */
+export interface CompileLink {
+  key: string;
+  label: string;
+  status: 'ok' | 'restarted' | 'empty' | 'failed' | 'missing' | 'dropped';
+  status_text: string;
+}
+/**
+ * One frame of the compile-site tree (tlparse's stack trie), in pre-order: ``depth`` grows where stacks part.
+ */
+export interface SiteRow {
+  depth: number;
+  text: string;
+  code: string;
+  compiles?: CompileLink[];
+}
+/**
+ * One status of the legend, in the words the tree's colours stand for.
+ */
+export interface StatusWord {
+  status: 'ok' | 'restarted' | 'empty' | 'failed' | 'missing' | 'dropped';
+  text: string;
+}
+/**
+ * One compile by compile id and attempt (``GET runs/<id>/compiles/<key>``): tlparse's compile page.
+ */
+export interface CompileDetail {
+  run_id: string;
+  link: CompileLink;
+  title: string;
+  stack?: string[];
+  metrics?: MetricRow[];
+  failure_text?: string;
+  restarts_text?: string;
+  attempts?: AttemptRow[];
+  artifacts?: ArtifactRow[];
+  artifacts_text?: string;
+  cache_lookups?: CacheLookupRow[];
+  shape_facts?: ShapeFactRow[];
+  provenance?: ProvenanceView[];
+  collectives_text?: string;
+  tensor_meta?: string[];
+}
+/**
+ * One of the compile's metrics, worded.
+ */
+export interface MetricRow {
+  label: string;
+  value: string;
+}
+/**
+ * One attempt of the compile id, the one shown among them.
+ */
+export interface AttemptRow {
+  link: CompileLink;
+  text: string;
+  current: boolean;
+}
+/**
+ * One artifact of the compile, in the order logged, viewable by its hash (``GET runs/<id>/artifacts/<sha256>``).
+ */
+export interface ArtifactRow {
+  name: string;
+  label: string;
+  stage: string;
+  sha256: string;
+  language: string;
+  size_text: string;
+}
+/**
+ * One cache lookup with the key it looked up.
+ */
+export interface CacheLookupRow {
+  text: string;
+  key: string;
+  components_text: string;
+  sha256: string;
+}
+/**
+ * A symbolic-shape decision of the compile.
+ */
+export interface ShapeFactRow {
+  kind: string;
+  text: string;
+  where: string;
+}
+/**
+ * One output module's linked view: source, pre-grad graph, post-grad graph and output code.
+ */
+export interface ProvenanceView {
+  title: string;
+  how: string;
+  pre_grad: string;
+  post_grad: string;
+  output_code: string;
+  groups?: ProvenanceGroup[];
+}
+/**
+ * One source line and what it became: the lines of each stage's artifact that came from it.
+ */
+export interface ProvenanceGroup {
+  line: number | null;
+  title: string;
+  text: string;
+  lines_text: string;
+  pre_grad?: number[];
+  post_grad?: number[];
+  output_code?: number[];
 }

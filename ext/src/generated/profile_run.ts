@@ -28,19 +28,27 @@ export interface ProfileRun {
   notes?: Note[];
   recommendation?: Recommendation | null;
   bisection?: Bisection | null;
+  configs_changed?: ConfigSetting[] | null;
   device_peaks?: DevicePeaks | null;
   memory_ratio?: number | null;
   kept_names?: string[];
   temporaries?: string[];
   kept_tensors?: KeptTensor[];
+  lr_schedulers?: string[];
   distributed?: DistributedRank | null;
   ddp_splits?: DdpSplit[];
   host_load?: HostLoad | null;
+  threads_trial?: ThreadsTrial | null;
   stage_s?: {
     [k: string]: number;
   };
   imported_trace?: TraceOrigin | null;
   inputs?: InputSequence | null;
+  settings?: RunSettings | null;
+  compiles?: CompileRecord[];
+  artifact_texts?: {
+    [k: string]: string;
+  };
   schema_version?: number;
 }
 /**
@@ -104,6 +112,7 @@ export interface Timing {
   min_ms?: number;
   samples_ms?: number[];
   method?: string;
+  waited_ms?: number[];
 }
 /**
  * A fact recorded beside the figures (why one is missing, what a run did to the notebook), as a kind
@@ -124,6 +133,8 @@ export interface Note {
     | 'warmup_kept_compiling'
     | 'state_restored'
     | 'state_not_compared'
+    | 'state_put_back'
+    | 'state_advanced'
     | 'torch_lacks'
     | 'no_post_grad_on_cache_hit'
     | 'not_saved'
@@ -147,6 +158,7 @@ export interface Note {
     | 'other_rank_failed'
     | 'interrupted'
     | 'reference_quick'
+    | 'reference_random'
     | 'quick_profile';
   variant?: string;
   values?: {
@@ -177,6 +189,9 @@ export interface CacheLookup {
   cache: 'fx_graph' | 'aot_autograd';
   state: string;
   detail?: string;
+  key?: string;
+  components?: number;
+  artifact?: string;
 }
 /**
  * A compile whose analysis Dynamo restarted before it kept one (``compilation_metrics``' ``restart_reasons``): a
@@ -210,6 +225,9 @@ export interface KernelProfile {
   preempted_calls?: number;
   waited_ms?: number | null;
   device_busy_ms?: number | null;
+  event_cost_us?: number | null;
+  profiler_cost_ms?: number | null;
+  events?: ProfiledEvent[];
 }
 /**
  * A device kernel the profiling pass saw but could not tie to a generated kernel or extern call (on
@@ -245,6 +263,19 @@ export interface EagerLineTime {
   line: number;
   time_ms: number;
   ops?: string[];
+}
+/**
+ * One kernel event of one profiled call, as the profiler recorded it (for ``export --perfetto``): a device kernel
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "ProfiledEvent".
+ */
+export interface ProfiledEvent {
+  name: string;
+  start_us: number;
+  duration_us: number;
+  track?: 'device' | 'host';
+  kernel_id?: string;
 }
 /**
  * One op max-autotune benchmarked (from the structured trace's autotuning events).
@@ -330,6 +361,8 @@ export interface GraphBreak {
   filename?: string;
   file_line?: number | null;
   file_code?: string;
+  file_function?: string;
+  file_cell?: number | null;
 }
 /**
  * One recompilation of a frame (one new compile id): the guard failure that made Dynamo compile it again.
@@ -469,6 +502,9 @@ export interface ErrorInfo {
   frame_code?: string;
   aot_eager?: '' | 'runs' | 'fails';
   aot_eager_error?: string;
+  graph_lines?: number[];
+  toolchain?: '' | 'works' | 'broken';
+  toolchain_error?: string;
   reproducer?: string;
 }
 /**
@@ -495,7 +531,7 @@ export interface Recommendation {
  */
 export interface Bisection {
   variant: string;
-  outcome: 'found' | 'backend' | 'not_reproduced' | 'timed_out' | 'failed';
+  outcome: 'found' | 'backend' | 'not_reproduced' | 'timed_out' | 'failed' | 'setup';
   kind?: 'failure' | 'mismatch';
   backend?: string;
   subsystem?: string;
@@ -505,6 +541,17 @@ export interface Bisection {
   runs?: number;
   seconds?: number;
   error?: string;
+}
+/**
+ * A compiler setting in force that is not at its default (``engine/settings.py``): its full name
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "ConfigSetting".
+ */
+export interface ConfigSetting {
+  name: string;
+  value: string;
+  default: string;
 }
 /**
  * Ceilings measured on the device in the same session, with the vendor's figures beside them.
@@ -588,6 +635,18 @@ export interface HostLoad {
   other_processes_cores: number;
   cores: number;
   threads: number;
+}
+/**
+ * The eager call timed again at ``threads`` torch threads (the cores other processes left free) right after
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "ThreadsTrial".
+ */
+export interface ThreadsTrial {
+  threads: number;
+  user_threads: number;
+  eager_ms: number;
+  samples?: number;
 }
 /**
  * Where a run read from a structured trace came from (``compile-profile import-trace``): the
@@ -674,6 +733,144 @@ export interface InputCall {
   max_abs_diff?: number | null;
 }
 /**
+ * How the profile ran, beside what it measured: torch's threads as the cell left them after its first run, and
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "RunSettings".
+ */
+export interface RunSettings {
+  torch_threads: number;
+  interop_threads: number;
+  warmup: number;
+  repeat: number;
+  budget_s: number;
+  quick?: boolean;
+  check_correctness?: boolean;
+  inputs?: string;
+}
+/**
+ * One compile, by compile id and attempt (tlparse's ``[0/1_2]``), as Dynamo, AOTAutograd and Inductor logged
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "CompileRecord".
+ */
+export interface CompileRecord {
+  variant: string;
+  compile_id: string;
+  attempt?: number;
+  status?: 'ok' | 'restarted' | 'empty' | 'failed' | 'missing' | 'dropped';
+  restart_reason?: string;
+  stack?: CompileFrame[];
+  metrics?: CompileMetrics | null;
+  artifacts?: Artifact[];
+  cache_lookups?: CacheLookup[];
+  shape_facts?: ShapeFact[];
+  provenance?: Provenance[];
+  collectives?: string[];
+  tensor_meta?: string[];
+  execution_order?: string[];
+  start_s?: number | null;
+}
+/**
+ * A frame of the stack a compile started from (``dynamo_start``), outermost first.
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "CompileFrame".
+ */
+export interface CompileFrame {
+  filename: string;
+  line: number;
+  name: string;
+  code?: string;
+  cell_line?: number | null;
+}
+/**
+ * What Dynamo's ``compilation_metrics`` (and a lazily compiled backward's ``bwd_compilation_metrics``) logged
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "CompileMetrics".
+ */
+export interface CompileMetrics {
+  entire_frame_s?: number | null;
+  backend_s?: number | null;
+  inductor_s?: number | null;
+  code_gen_s?: number | null;
+  dynamo_before_restart_s?: number | null;
+  backward_inductor_s?: number | null;
+  remote_cache_saved_s?: number | null;
+  cache_size?: number | null;
+  accumulated_cache_size?: number | null;
+  guard_count?: number | null;
+  shape_env_guard_count?: number | null;
+  graph_op_count?: number | null;
+  graph_node_count?: number | null;
+  graph_input_count?: number | null;
+  compliant_custom_ops?: string[];
+  non_compliant_ops?: string[];
+  restart_reasons?: string[];
+  fail_type?: string;
+  fail_reason?: string;
+  fail_file?: string;
+  fail_line?: number | null;
+}
+/**
+ * One intermediate product a compile logged (``TORCH_TRACE``'s payloads, what tlparse lists per compile id): a
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "Artifact".
+ */
+export interface Artifact {
+  name: string;
+  sha256: string;
+  bytes: number;
+  lines: number;
+  language?: 'python' | 'cpp' | 'json' | 'text';
+  cut?: boolean;
+}
+/**
+ * A symbolic-shape decision of one compile (tlparse's compile page): a ``specialization`` (a dynamic size fixed
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "ShapeFact".
+ */
+export interface ShapeFact {
+  kind: 'specialization' | 'guard' | 'symbol';
+  text: string;
+  sources?: string[];
+  value?: string;
+  frame?: CompileFrame | null;
+}
+/**
+ * How one Inductor output module came from the user's code: its pre-grad graph, post-grad graph and output code
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "Provenance".
+ */
+export interface Provenance {
+  pre_grad?: string;
+  post_grad?: string;
+  output_code?: string;
+  mapped?: boolean;
+  nodes?: ProvenanceNode[];
+  graph?: string;
+}
+/**
+ * One node of a compiled graph at one stage, where it sits in that stage's artifact and what it became.
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "ProvenanceNode".
+ */
+export interface ProvenanceNode {
+  stage: 'pre_grad' | 'post_grad' | 'output_code';
+  name: string;
+  lines?: number[];
+  definition?: number[];
+  line?: number | null;
+  file?: string;
+  file_line?: number | null;
+  to?: string[];
+}
+/**
  * The result of one ``%%compile_profile`` (or ``compile_profile.profile``) call.
  *
  * This interface was referenced by `ProfileRun`'s JSON-Schema
@@ -704,18 +901,26 @@ export interface ProfileRun1 {
   notes?: Note[];
   recommendation?: Recommendation | null;
   bisection?: Bisection | null;
+  configs_changed?: ConfigSetting[] | null;
   device_peaks?: DevicePeaks | null;
   memory_ratio?: number | null;
   kept_names?: string[];
   temporaries?: string[];
   kept_tensors?: KeptTensor[];
+  lr_schedulers?: string[];
   distributed?: DistributedRank | null;
   ddp_splits?: DdpSplit[];
   host_load?: HostLoad | null;
+  threads_trial?: ThreadsTrial | null;
   stage_s?: {
     [k: string]: number;
   };
   imported_trace?: TraceOrigin | null;
   inputs?: InputSequence | null;
+  settings?: RunSettings | null;
+  compiles?: CompileRecord[];
+  artifact_texts?: {
+    [k: string]: string;
+  };
   schema_version?: number;
 }

@@ -8,9 +8,10 @@ under the profiler, so its kernels can take longer than the timed median; within
 (``kernel_times``) the outside time is clamped to 0 and ``clamp_warning`` says so once.  Beyond it, or
 where a busy machine preempted every profiled call, the pass is withheld (``kernel_times.withheld``): the
 row shows each kind's share of the pass's kernel time and no time outside kernels, and the verdict does
-not say where the time went.  On CPU the profiler's cost per op lands in each op's host time: where a
-profiled call ran much slower than a timed one (``inflated``), its ops' times are inflated alike, the
-time outside them reads too small, and the verdict does not say where the time went either.
+not say where the time went.  On CPU the profiler's cost per op, which lands in each op's host time, is
+calibrated and taken out by the pass (``engine.profiler_cost``); a run stored before that whose profiled
+call ran much slower than a timed one is withheld the same way (``kernel_times``).  A row is either
+measured (times) or withheld (shares): the verdict, the diagnosis and its heading read the same judgment.
 
 ``verdict`` compares the speedup's variant with eager part by part: whether the kernels or the time
 outside them made the difference, in numbers.
@@ -27,10 +28,6 @@ from .format import format_ms
 from .kernel_times import pass_judgment, share_text
 
 OVERHEAD_BOUND = 0.5  # kernels' share of a compiled call below which the call is overhead-bound
-# A profiled call's wall time over the timed median beyond which a host-time breakdown is distorted: eager's
-# pass read 0.97-1.2x on small cells; a T5 training step (4,869 ops a call) 1.54x, where its ops' profiled
-# host time left 0.2 ms outside them of a 10.5 ms call and compiled's 3.9 ms, an overhead the data did not show.
-PROFILER_INFLATION = 1.3
 REDUCE_OVERHEAD = "mode='reduce-overhead' removes launch overhead"
 
 
@@ -52,16 +49,6 @@ class BreakdownRow:
     profiled_ms: float | None = None  # a profiled call's wall time (``KernelProfile.profiled_call_ms``)
     trusted: bool = True  # False: the pass is withheld (``kernel_times``), its parts are shares of it
     withheld_text: str = ""  # why, where the row is shown (``kernel_times.PassJudgment.text``)
-
-    @property
-    def inflated(self) -> bool:
-        """A host-time row whose profiled calls ran ``PROFILER_INFLATION`` times slower than the timed ones."""
-        return (
-            self.method == "host"
-            and self.profiled_ms is not None
-            and self.median_ms > 0
-            and self.profiled_ms > PROFILER_INFLATION * self.median_ms
-        )
 
     def parts(self) -> dict[str, float]:
         """The parts of the call in the order they add up, then the call, as every view's columns name them.
@@ -208,38 +195,22 @@ def breakdown(run: ProfileRun) -> list[BreakdownRow]:
 
 def clamp_warning(run: ProfileRun) -> str | None:
     """One warning for every variant whose profiled kernels took longer than its timed call (within the
-    timer's noise: a withheld pass says so itself, ``kernel_times``), or whose profiled calls ran
-    ``PROFILER_INFLATION`` times slower (host time)."""
-    rows = [r for r in breakdown(run) if r.trusted]
-    clamped = [r for r in rows if r.clamped]
-    inflated = [r for r in rows if r.inflated and not r.clamped]
-    said = []
-    if clamped:
-        which = ", ".join(f"{r.variant} {format_ms(r.kernels_ms)} against {format_ms(r.median_ms)}" for r in clamped)
-        said.append(
-            f"the profiled calls ran slower than the timed ones (kernels {which}), so the time outside "
-            "kernels reads 0 there"
-        )
-    if inflated:
-        which = ", ".join(
-            f"{r.variant} {r.profiled_ms / r.median_ms:.2f}×"
-            for r in inflated
-            if r.profiled_ms is not None  # always: an inflated row has one
-        )
-        said.append(
-            f"the profiled calls ran slower than the timed ones ({which}): the profiler's cost per op "
-            "lands in the ops' host time, so the time outside them reads too small there"
-        )
-    return "; ".join(said) or None
+    timer's noise: a withheld pass says so itself, ``kernel_times``)."""
+    clamped = [r for r in breakdown(run) if r.trusted and r.clamped]
+    if not clamped:
+        return None
+    which = ", ".join(f"{r.variant} {format_ms(r.kernels_ms)} against {format_ms(r.median_ms)}" for r in clamped)
+    return (
+        f"the profiled calls ran slower than the timed ones (kernels {which}), so the time outside kernels reads 0 "
+        "there"
+    )
 
 
 def _withheld_why(run: ProfileRun, variant: str) -> str:
     """Why a variant's pass is withheld, in the verdict's few words (``kernel_times`` says it in full)."""
     j = pass_judgment(run.variant(variant))
     assert j is not None  # only a withheld row's variant is asked about, and a withheld pass was judged
-    if j.preempted:
-        return f"{variant}'s profiled calls were all preempted"
-    return f"{variant}'s kernels {format_ms(j.kernels_ms)} against a {format_ms(j.call_ms)} call"
+    return j.why
 
 
 def _subject(run: ProfileRun, variant: str) -> str:
@@ -296,21 +267,14 @@ def verdict(run: ProfileRun) -> str | None:
 
     pace = "about as fast as eager" if s.includes_one else ("faster" if s.value >= 1 else "slower")
     if not e.trusted or not c.trusted:
-        # The pass is withheld (``kernel_times``): a busy machine preempted every profiled call, or its
-        # kernels took longer than the timed call beyond the timer's noise.  Kernels within that noise
-        # are this call's (an H200 attention's 2.23 ms of eager kernels against a 2.22 ms call): clamped.
+        # The pass is withheld (``kernel_times``): a busy machine preempted every profiled call, its
+        # kernels took longer than the timed call beyond the timer's noise, or (a run stored before the
+        # profiler's cost was calibrated) its profiled call ran far slower than the timed one: a BERT cell
+        # read "faster: 0 ns outside kernels (eager 0 ns); its kernels take 108 ms (eager 48 ms)".  Kernels
+        # within that noise are this call's (an H200 attention's 2.23 ms of eager kernels against a 2.22 ms
+        # call): clamped.
         why = "; ".join(_withheld_why(run, r.variant) for r in (e, c) if not r.trusted)
         return f"{who} is {pace}, but the profiler pass cannot say where ({why})"
-    if e.inflated or c.inflated:
-        # On CPU the profiler's per-op cost lands in each op's host time: the time outside them reads
-        # too small.  A BERT cell read "faster: 0 ns outside kernels (eager 0 ns); its kernels take 108 ms
-        # (eager 48 ms)".
-        slow = ", ".join(
-            f"{r.variant}'s profiled call {format_ms(r.profiled_ms)} against {format_ms(r.median_ms)}"
-            for r in (e, c)
-            if r.inflated
-        )
-        return f"{who} is {pace}, but the profiler pass cannot say where: it ran slower than the timed calls ({slow})"
     if s.includes_one:
         return f"{who} is about as fast as eager (the speedup's interval includes 1×): {kernels} and {outside}"
     if s.value < 1:

@@ -8,6 +8,11 @@ Kernels are matched by name without Inductor's trailing counter (``triton_poi_fu
 earlier), as a multiset, so three ``cpp_fused_relu`` before and two after is one removed, two kept.
 Matching exact names, as the CLI once did, reported every renumbered kernel as one added and one removed.
 
+What the runs ran with comes first (``context``): the device, torch, torch's threads, the load other processes put
+on the machine while timing, the profile's options, each compiled variant's ``torch.compile`` call, the verdict and
+the cell's code, the rows where they differ before those where they agree.  Two runs of one cell once differed by
+92.7 % in eager time, which their threads and options explained, and Compare showed only device and torch.
+
 A timing's or the speedup's change is called one (``better`` set, the view colours it and gives it an arrow)
 only when it lies beyond both runs' intervals: B's figure outside A's interval and A's outside B's (a median's
 p10–p90, the speedup's low–high).  Otherwise it is ``within_noise``, worded "within noise", and neither run's
@@ -25,6 +30,7 @@ from ..profile_run import ProfileRun, Timing
 from . import contract
 from .facts import cache_words
 from .format import format_bytes, format_ms, format_s, format_speedup, format_speedup_interval
+from .outcome import badge_text
 
 _KERNEL_COUNTER = re.compile(r"_\d+$")
 
@@ -66,10 +72,23 @@ class RunRef:
 
 
 @dataclass
+class ContextRow:
+    """One thing the two runs ran with (their device, torch's threads, the profile's options, the cell), each worded,
+    and whether they differ."""
+
+    label: str
+    a: str
+    b: str
+    differs: bool
+
+
+@dataclass
 class Comparison:
     a: RunRef
     b: RunRef
     deltas: list[Delta]
+    # what the runs ran with, the rows that differ first (``context``)
+    context: list[ContextRow] = field(default_factory=list)
     kernels_added: list[KernelCount] = field(default_factory=list)  # in B, more than in A
     kernels_removed: list[KernelCount] = field(default_factory=list)
     kernels_kept: int = 0
@@ -128,8 +147,90 @@ def _ref(run: ProfileRun) -> RunRef:
     return RunRef(run.id, run.label, run.created_at, run.device.name or run.device.type, run.torch_version)
 
 
+def _threads(run: ProfileRun) -> str:
+    s = run.settings
+    if s is not None:
+        return f"{s.torch_threads} intra-op, {s.interop_threads} inter-op"
+    # before settings were recorded a CPU run's device count was torch's intra-op threads (engine/device.py)
+    return f"{run.device.count} intra-op" if run.device.type == "cpu" and run.imported_trace is None else "not recorded"
+
+
+def _others_load(run: ProfileRun) -> str:
+    load = run.host_load
+    if load is None:
+        return "not measured"
+    return f"{load.other_processes_cores:.1f} of {load.cores} cores busy while timing"
+
+
+def _profile_options(run: ProfileRun) -> str:
+    s = run.settings
+    if s is None:
+        return "not recorded"
+    words = [f"warm-up {s.warmup}", f"repeat {s.repeat}", f"budget {s.budget_s:g} s"]
+    if s.quick:
+        words.append("--quick")
+    if not s.check_correctness:
+        words.append("--no-check")
+    if s.inputs:
+        words.append(f"--inputs {s.inputs}")
+    return ", ".join(words)
+
+
+def _compile_calls(run: ProfileRun) -> str:
+    calls = [v.torch_compile_call or v.name for v in run.compiled_variants]
+    return "; ".join(calls) or "none"
+
+
+def _magic_line(run: ProfileRun) -> str:
+    first = run.cell_source.splitlines()[0].strip() if run.cell_source.strip() else ""
+    return first if first.startswith("%%compile_profile") else ""
+
+
+def _code_lines(run: ProfileRun) -> list[str]:
+    """The cell's code as compared: without its ``%%compile_profile`` line (the options row says those) and blank
+    lines."""
+    lines = run.cell_source.splitlines()
+    if _magic_line(run):
+        lines = lines[1:]
+    return [line.rstrip() for line in lines if line.strip()]
+
+
+def _cell_rows(a: ProfileRun, b: ProfileRun) -> list[ContextRow]:
+    rows = [ContextRow("magic line", _magic_line(a) or "—", _magic_line(b) or "—", _magic_line(a) != _magic_line(b))]
+    ca, cb = _code_lines(a), _code_lines(b)
+    if ca == cb:
+        return rows + [ContextRow("cell", "same code", "same code", False)]
+    n = next((i for i, (x, y) in enumerate(zip(ca, cb)) if x != y), min(len(ca), len(cb)))
+    a_text = f"line {n + 1}: {ca[n].strip()}" if n < len(ca) else f"{len(ca)} lines"
+    b_text = f"line {n + 1}: {cb[n].strip()}" if n < len(cb) else f"{len(cb)} lines"
+    return rows + [ContextRow("cell", a_text, b_text, True)]
+
+
+def context(a: ProfileRun, b: ProfileRun) -> list[ContextRow]:
+    """What the two runs ran with, side by side, the rows where they differ first (in this order among each)."""
+
+    def device(run: ProfileRun) -> str:
+        name = run.device.name or run.device.type
+        return f"{name} ×{run.device.count}" if run.device.type == "cuda" and run.device.count > 1 else name
+
+    rows = [
+        ContextRow(label, fa, fb, fa != fb)
+        for label, fa, fb in (
+            ("verdict", badge_text(a), badge_text(b)),
+            ("device", device(a), device(b)),
+            ("torch", a.torch_version or "—", b.torch_version or "—"),
+            ("threads", _threads(a), _threads(b)),
+            ("other processes", _others_load(a), _others_load(b)),
+            ("profile options", _profile_options(a), _profile_options(b)),
+            ("torch.compile", _compile_calls(a), _compile_calls(b)),
+        )
+    ]
+    rows += _cell_rows(a, b)
+    return [r for r in rows if r.differs] + [r for r in rows if not r.differs]
+
+
 def compare(a: ProfileRun, b: ProfileRun) -> Comparison:
-    """What changed from run ``a`` to run ``b``."""
+    """What changed from run ``a`` to run ``b``, after what the two ran with (``context``)."""
     va, vb = {v.name: v for v in a.variants}, {v.name: v for v in b.variants}
     names = list(va) + [n for n in vb if n not in va]
     deltas: list[Delta] = []
@@ -179,4 +280,5 @@ def compare(a: ProfileRun, b: ProfileRun) -> Comparison:
         kernels_added=[KernelCount(n, c) for n, c in sorted((kb - ka).items())],
         kernels_removed=[KernelCount(n, c) for n, c in sorted((ka - kb).items())],
         kernels_kept=sum((ka & kb).values()),
+        context=context(a, b),
     )

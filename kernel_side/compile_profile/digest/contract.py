@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Literal, TypedDict
 
 from .. import serialize
+from .compile_shapes import CompileDetail, CompileIndex
 
 SCHEMA_PATH = Path(__file__).parent.parent / "schema" / "digest.schema.json"
 
@@ -72,6 +73,20 @@ class SpeedupSummary(_SpeedupSummary, total=False):
     """The speedup as the digest words it: the factor, the headline's phrase and its interval."""
 
     interval_text: str  # "[1.11×–1.43×]", as the text view words it
+
+
+class Outcome(TypedDict):
+    """The run's verdict (``outcome.outcome``): the first rung of the ladder that holds, which every view shows first
+    and colours by ``tone``; beneath a verdict that overrides it the speedup is not meaningful."""
+
+    # "trace", "eager_failed", "compile_failed", "results_differ", "ran_eagerly", "nothing_compiled", "stopped",
+    # "partly_eager", "not_measurable", "faster", "slower", "unreadable"
+    kind: str
+    label: str  # what a badge shows: "results differ", "ran eagerly", or the speedup where it is the verdict
+    text: str  # the verdict's sentence, which the headline leads with
+    tone: Literal["wrong", "eager", "faster", "slower", "even", "none"]
+    speedup_meaningful: bool  # False beneath a verdict that overrides the speedup, and without one
+    speedup_text: str  # "1.53× slower — not meaningful: compiled results differ"; the phrase where meaningful
 
 
 class _CorrectnessSummary(TypedDict):
@@ -171,6 +186,7 @@ class PassJudgment(TypedDict):
     tolerance_ms: float
     preempted: bool
     text: str  # why the pass's times are withheld; "" when trusted
+    why: str  # the same in a few words, with the variant's name; "" when trusted
 
 
 class Payback(TypedDict):
@@ -307,7 +323,8 @@ class RunSummary(_RunSummary, total=False):
     """One run's digest for lists, the card and the CLI (``summary.summarize``)."""
 
     digest: int  # DIGEST_VERSION: the store re-derives a summary cached under an older one
-    list_status: str  # what lists show: the status, or "results differ" beside it
+    list_status: str  # what lists show: the status, or the verdict that says more ("results differ")
+    outcome: Outcome  # the verdict every view shows first (digest 22 on)
     torch_version: str
     cache_words: str  # "cold cache", "warm cache", "partly cached" or ""
     cache_counts: list[str]
@@ -522,6 +539,7 @@ class CompileTimelineRow(TypedDict):
     cache_text: str  # "FX graph: 2 misses (full_miss); AOTAutograd: 1 miss (full_miss)"; "" with no lookup
     restart_text: str  # "[6/1_2] after 2 restarts: Failed to trace builtin operator; …" (tlparse's); "" with none
     phases: list[TimelinePhase]  # timeline.SHOWN_PHASES, each at least 1% of the compile
+    compile_key: str  # the compile's kept attempt in the Compiles tab (``compiles.compile_key``); "" where not recorded
 
 
 class CompileTimeline(TypedDict):
@@ -576,15 +594,28 @@ class KernelCount(TypedDict):
     count: int
 
 
-class Comparison(TypedDict):
-    """Run A (before) against run B (after) (``compare.Comparison``)."""
+class ContextRow(TypedDict):
+    """One thing two runs ran with (``compare.ContextRow``): device, torch, threads, options, the cell; each worded."""
 
+    label: str
+    a: str
+    b: str
+    differs: bool
+
+
+class _Comparison(TypedDict):
     a: RunRef
     b: RunRef
     deltas: list[Delta]
     kernels_added: list[KernelCount]
     kernels_removed: list[KernelCount]
     kernels_kept: int
+
+
+class Comparison(_Comparison, total=False):
+    """Run A (before) against run B (after) (``compare.Comparison``)."""
+
+    context: list[ContextRow]  # what the runs ran with, the rows that differ first (digest 22 on)
 
 
 # -- a distributed job: job_digest(runs) ----------------------------------------------------------------
@@ -705,8 +736,9 @@ class JobPage(TypedDict):
     runs: list[RunSummary]
 
 
-# The shapes a reader receives whole; the schema's root is any one of them and its $defs name each.
-ROOTS = (RunDigest, RunSummary, RunMimeData, RunsPage, Comparison, JobDigest, JobPage)
+# The shapes a reader receives whole; the schema's root is any one of them and its $defs name each.  The compile views'
+# are dataclasses (``compile_shapes``), declared once: their schema and TypeScript come from them.
+ROOTS = (RunDigest, RunSummary, RunMimeData, RunsPage, Comparison, JobDigest, JobPage, CompileIndex, CompileDetail)
 
 
 def json_schema() -> dict[str, Any]:

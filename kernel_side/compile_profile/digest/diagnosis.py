@@ -12,14 +12,20 @@ never estimated:
 * ``fallback_kernels``: ATen kernels Inductor left inside its graphs (``Kernel.kind == "aten"``);
 * ``library_slower`` / ``kernels_slower``: library (matmul, convolution, attention) or all other kernels taking
   longer than eager's;
-* ``fused_native``: eager already runs a fused native kernel (``torch._transformer_encoder_layer_fwd``) that
-  compiling replaces with its own;
+* ``fused_native``: eager already runs a fused native kernel (``torch._transformer_encoder_layer_fwd``, which a
+  ``TransformerEncoderLayer`` in eval under ``no_grad`` takes), which compiling cannot improve: it costs what the
+  compiled call spends on it, its own ATen kernel where Inductor calls the same op (then it is not also a
+  ``fallback_kernels`` cause), else the compiled kernels of its line, else eager's time in it;
+* ``host_contention``: more torch threads than the cores other processes left free, or other processes taking
+  the CPU from threads that fit, with its measured effect on the compiled call and the fix that applies
+  (``contention``); ranked first where it is measured, since every other per-call figure was taken on calls it
+  slowed;
 * once per program, not per call: ``recompiles`` (their compile time) and ``compile`` (with its payback).
 
-Per-call causes are ranked by their cost per call and listed before the one-time ones, ranked by seconds; a
-per-call cause below the timer's spread (``kernel_times.timer_spread_ms``) is not measurable and is left
-out.  Where the profiler pass is withheld or inflated (``breakdown``), no per-call cause is given: its times
-are not this call's.  The card shows the first ``CARD_CAUSES``; every view shows this one list.
+Per-call causes are ranked by their cost per call (``host_contention`` first) and listed before the one-time
+ones, ranked by seconds; a per-call cause below the timer's spread (``kernel_times.timer_spread_ms``) is not
+measurable and is left out.  Where the profiler pass is withheld (``kernel_times``), no per-call cause read off it is given: its times
+are not this call's, and the heading says why (the breakdown's rows show shares then, never times).  The card shows the first ``CARD_CAUSES``; every view shows this one list.
 """
 
 from __future__ import annotations
@@ -30,10 +36,13 @@ from typing import cast
 from ..profile_run import ProfileRun, Variant
 from . import contract
 from .breakdown import BreakdownRow, breakdown_row, kernel_groups
+from .contention import contention
 from .facts import BreakGroup, break_groups, cache_words, cell_code
 from .format import format_ms, format_s, lines_of, ratio_phrase
 from .guards import failed_guard_text
 from .kernel_times import timer_spread_ms
+from .lines import line_times
+from .outcome import outcome
 from .payback import calls_text, payback
 
 CARD_CAUSES = 3
@@ -143,8 +152,20 @@ def _outside_kernels(run: ProfileRun, best: Variant, row: BreakdownRow, eager: B
     )
 
 
+def _fused_op(name: str) -> str | None:
+    """The fused native op a kernel or op name is (``aten::_transformer_encoder_layer_fwd``,
+    ``torch.ops.aten._transformer_encoder_layer_fwd.default``), else None."""
+    base = name.removeprefix("aten::").removeprefix("torch.ops.aten.").removeprefix("aten.")
+    base = base.split(".", 1)[0]
+    return base if base in FUSED_NATIVE_OPS else None
+
+
 def _fallbacks(run: ProfileRun, best: Variant, row: BreakdownRow) -> Cause | None:
-    kernels = [k for k in run.kernels if k.variant == best.name and k.kind == "aten" and k.device_time_ms]
+    kernels = [
+        k
+        for k in run.kernels
+        if k.variant == best.name and k.kind == "aten" and k.device_time_ms and _fused_op(k.name) is None
+    ]
     if not kernels:
         return None
     kernels.sort(key=lambda k: -(k.device_time_ms or 0.0))
@@ -192,28 +213,62 @@ def _slower_kernels(row: BreakdownRow, eager: BreakdownRow, floor_ms: float) -> 
     return causes
 
 
-def _fused_native(run: ProfileRun, row: BreakdownRow) -> list[Cause]:
+def _fused_native(run: ProfileRun, best: Variant, row: BreakdownRow, floor_ms: float) -> list[Cause]:
     eager = run.eager
     profile = eager.kernel_profile if eager is not None else None
     if profile is None:
         return []
+    line_ms = {r.line: t for r in line_times(run).rows if (t := r.time_ms.get(best.name)) is not None}
     causes = []
     for region in profile.eager_lines:
-        fused = [op for op in region.ops if any(op.removeprefix("aten::") == name for name in FUSED_NATIVE_OPS)]
-        if fused:
-            causes.append(
-                Cause(
-                    kind="fused_native",
-                    title=f"line {region.line}: eager already runs {fused[0].removeprefix('aten::')}, a fused native "
-                    "kernel",
-                    cost_text=f"{format_ms(region.time_ms)} a call in eager",
-                    action="compiling replaces it with kernels of its own and cannot do much better; keep this part "
-                    "eager (torch.compiler.disable) if compiled is slower here",
-                    cost_ms=None,
-                    line=region.line,
-                )
+        fused = next((op for op in map(_fused_op, region.ops) if op is not None), None)
+        if fused is None:
+            continue
+        same = [
+            k
+            for k in run.kernels
+            if k.variant == best.name and k.kind == "aten" and k.device_time_ms and _fused_op(k.name) == fused
+        ]
+        if same:  # Inductor has no lowering for it: the compiled graph calls the same kernel
+            cost = sum(k.device_time_ms or 0.0 for k in same)
+            action = (
+                "compiled calls the same fused kernel inside its graph (Inductor has no lowering for it), so "
+                "compiling cannot make this part faster; only the code around it"
             )
+        else:
+            cost = line_ms.get(region.line, region.time_ms)
+            action = (
+                "compiling replaces it with kernels of its own and cannot do much better; keep this part eager "
+                "(torch.compiler.disable) if compiled is slower here"
+            )
+        if cost < floor_ms:
+            continue
+        share = f" ({region.time_ms / eager.timing.median_ms:.0%} of eager's call)" if eager and eager.timing else ""
+        causes.append(
+            Cause(
+                kind="fused_native",
+                title=f"line {region.line}: eager already runs {fused}, a fused native kernel: "
+                f"{format_ms(region.time_ms)} a call in eager{share}",
+                cost_text=_per_call(cost, row.median_ms),
+                action=action,
+                cost_ms=cost,
+                line=region.line,
+            )
+        )
     return causes
+
+
+def _contention(run: ProfileRun) -> Cause | None:
+    c = contention(run)
+    if c is None:
+        return None
+    return Cause(
+        kind="host_contention",
+        title=c.title,
+        cost_text=c.cost_text,
+        action=c.action,
+        cost_ms=c.effect_ms,
+    )
 
 
 def _one_time(run: ProfileRun, best: Variant) -> list[Cause]:
@@ -222,7 +277,9 @@ def _one_time(run: ProfileRun, best: Variant) -> list[Cause]:
     recompiles = [r for r in run.recompiles if r.variant == best.name]
     if recompiles:
         r0 = recompiles[0]
-        first = failed_guard_text(r0, lines_of(run)) or (r0.reason.strip().splitlines()[0] if r0.reason.strip() else "")
+        first = failed_guard_text(r0, lines_of(run), run.lr_schedulers) or (
+            r0.reason.strip().splitlines()[0] if r0.reason.strip() else ""
+        )
         first, _, fix = first.partition("; fix: ")  # the guard in the user's words, and what to do
         causes.append(
             Cause(
@@ -230,7 +287,8 @@ def _one_time(run: ProfileRun, best: Variant) -> list[Cause]:
                 title=f"{len(recompiles)} recompile{'' if len(recompiles) == 1 else 's'}"
                 + (f": {first}" if first else ""),
                 cost_text=f"{format_s(recompile_s)} once" if recompile_s else "compile time again",
-                action=fix or "the Compile tab says which guard failed and on which value",
+                action=fix
+                or "the Guards tab names the guard that failed, on which value, beside every guard of its graph",
                 cost_s=recompile_s or None,
                 line=r0.line,
             )
@@ -261,7 +319,8 @@ def diagnosis(run: ProfileRun) -> list[Cause]:
         return []
     row, eager = breakdown_row(best), breakdown_row(eager_variant)
     per_call: list[Cause] = []
-    if row is not None and eager is not None and row.trusted and eager.trusted and not (row.inflated or eager.inflated):
+    contended = _contention(run)
+    if row is not None and eager is not None and row.trusted and eager.trusted:
         floor_ms = max(timer_spread_ms(best.timing), MIN_SHARE * row.median_ms)
         per_call += _eager_regions(run, best, row, floor_ms)
         if row.outside_ms >= floor_ms:
@@ -270,17 +329,18 @@ def diagnosis(run: ProfileRun) -> list[Cause]:
         if fallbacks is not None and (fallbacks.cost_ms or 0.0) >= floor_ms:
             per_call.append(fallbacks)
         per_call += _slower_kernels(row, eager, floor_ms)
-        if run.speedup is not None and run.speedup.value < 1:
-            per_call += _fused_native(run, row)
+        per_call += _fused_native(run, best, row, floor_ms)
     per_call.sort(key=lambda c: -(c.cost_ms or 0.0))
+    if contended is not None:  # first: the other per-call figures were measured on calls it slowed
+        per_call.insert(0, contended)
     once = sorted(_one_time(run, best), key=lambda c: -(c.cost_s or 0.0))
     return per_call + once
 
 
 def per_call_withheld(run: ProfileRun) -> str:
-    """Why the list has no per-call cause although the variants were timed: no profiler pass, or one whose times
-    are not this call's (withheld, or its profiled call ran far slower than a timed one); "" where they were
-    judged."""
+    """Why the list has no per-call cause read off the profiler pass although the variants were timed: no pass, or
+    one whose times are not this call's (withheld: the breakdown's rows are shares then); "" where they were
+    judged, and the rows are times."""
     best, eager_variant = _best(run), run.eager
     if best is None or eager_variant is None or best.timing is None:
         return ""
@@ -291,11 +351,6 @@ def per_call_withheld(run: ProfileRun) -> str:
     for r in (row, eager):
         if not r.trusted:
             return r.withheld_text or f"the {r.variant} profiler pass was withheld"
-    for r in (row, eager):
-        if r.inflated and r.profiled_ms is not None:
-            return (
-                f"the profiled {r.variant} call took {format_ms(r.profiled_ms)} against {format_ms(r.median_ms)} timed"
-            )
     return ""
 
 
@@ -306,7 +361,14 @@ def diagnosis_heading(run: ProfileRun) -> str:
     s = run.speedup
     if s is None:
         return "what costs the compiled cell time, largest first"
-    pace = ratio_phrase(s.value) + (", within noise" if s.includes_one else "")
+    verdict = outcome(run)
+    pace = ratio_phrase(s.value) + (
+        f", not meaningful: {verdict.rung.not_meaningful}"
+        if verdict.overrides
+        else ", within noise"
+        if s.includes_one
+        else ""
+    )
     heading = f"what costs the compiled cell time, largest first (compiled is {pace})"
     withheld = per_call_withheld(run)
     return f"{heading}; where each call's time goes is not measured: {withheld}" if withheld else heading

@@ -195,6 +195,17 @@ OPTIMIZER_NOTE = (
     "PyTorch's own, by design: the optimizer runs these parts eagerly under torch.compile; nothing to change in "
     "your code"
 )
+NOTHING_TO_CHANGE = "; nothing to change in your code"
+# A fused optimizer's step (``AdamW(fused=True)``: ``_fused_adam``) is wrapped in ``torch.compiler.disable`` ("don't
+# trace into fused optimizer", torch/_dynamo/eval_frame.py, for every torch.optim module with a ``_fused_*``), so
+# it runs outside the graph; the same optimizer with fused=False is one Dynamo traces, its update compiled into the
+# step's graph.  That is a change in the user's code, so the card says it rather than "nothing to change".
+FUSED_OPTIMIZER_NOTE = (
+    "PyTorch's own, by design: a fused optimizer (fused=True) runs its step outside the graph "
+    "(torch.compiler.disable); with fused=False (foreach) torch.compile compiles the update into the graph, which "
+    "may be faster: profile both"
+)
+_FUSED_REASON = "don't trace into fused optimizer"
 BACKWARD_NOTE = (
     "PyTorch's own, by design: Dynamo does not trace .backward(); compiled autograd does "
     "(torch._dynamo.config.compiled_autograd = True)"
@@ -217,6 +228,8 @@ def break_owner(b: GraphBreak, in_library: bool) -> tuple[str, str]:
     code = (b.code_line or "").strip()
     if is_ddp_wrapper_break(b):
         return "pytorch", DDP_WRAPPER_NOTE
+    if _FUSED_REASON in b.reason:
+        return "pytorch", FUSED_OPTIMIZER_NOTE
     if _under(b.filename, "torch/optim") or "`Optimizer." in b.reason or "fused optimizer" in b.reason:
         return "pytorch", OPTIMIZER_NOTE
     if "backward()" in b.reason or (not in_library and code.endswith(".backward()")):
@@ -252,16 +265,20 @@ def break_groups(run: ProfileRun) -> list[BreakGroup]:
     groups: dict[tuple, BreakGroup] = {}
     for b in run.graph_breaks:
         code = b.code_line.strip() or cell_code(run, b.line)
-        in_library = (
+        in_other_cell = b.file_cell is not None and bool(b.filename)
+        in_library = in_other_cell or (
             bool(b.filename)
             and not b.filename.startswith(CELL_FILENAME_PREFIX)
             and (b.line is None or (b.file_code or "").strip() != code)
         )
-        inside = (
-            f"{short_path(b.filename)}:{b.file_line}"
-            if in_library and b.file_line is not None
-            else (short_path(b.filename) if in_library else "")
-        )
+        if in_other_cell:
+            inside = other_cell_place(b)
+        else:
+            inside = (
+                f"{short_path(b.filename)}:{b.file_line}"
+                if in_library and b.file_line is not None
+                else (short_path(b.filename) if in_library else "")
+            )
         reason = break_reason(b.reason)
         key = (b.line, inside, reason)
         group = groups.setdefault(
@@ -286,6 +303,14 @@ def break_groups(run: ProfileRun) -> list[BreakGroup]:
         if b.variant and b.variant not in group.variants:
             group.variants.append(b.variant)
     return list(groups.values())
+
+
+def other_cell_place(b: GraphBreak) -> str:
+    """Where in another notebook cell a break is, as the user finds it: ``scale_by_max, cell [3] line 2`` (the
+    function the cell defines, its number as the notebook shows it, the line within it)."""
+    function = b.file_function if b.file_function and not b.file_function.startswith("<") else ""
+    place = f"cell [{b.file_cell}]" + (f" line {b.file_line}" if b.file_line is not None else "")
+    return f"{function}, {place}" if function else place
 
 
 def _line_or_outside(group: BreakGroup, of: str) -> str:
@@ -348,7 +373,10 @@ def torch_own_text(groups: list[BreakGroup], of: str = CELL) -> str:
             for g in own
         )
     )
-    notes = "; ".join(dict.fromkeys(g.note.removeprefix("PyTorch's own, by design: ") for g in own))
+    said = [g.note.removeprefix("PyTorch's own, by design: ") for g in own]
+    if any(g.note == FUSED_OPTIMIZER_NOTE for g in own):  # there is something to change: fused=False
+        said = [n.removesuffix(NOTHING_TO_CHANGE) for n in said]
+    notes = "; ".join(dict.fromkeys(said))
     are = "is" if n == 1 else "are"
     return f"{n} graph break{'' if n == 1 else 's'} {are} PyTorch's own by design ({places}): {notes}"
 
@@ -413,8 +441,11 @@ def correctness_text(c: Correctness) -> str:
         if by_spread:
             parts.append(_spread_pass_text(by_spread, first=not parts))
         if not parts:
-            quick = f"; {note_text(c.note)}" if c.note is not None and c.note.kind == "reference_quick" else ""
+            why = c.note is not None and c.note.kind in ("reference_quick", "reference_random")
+            quick = f"; {note_text(c.note)}" if c.note is not None and why else ""
             parts.append(f"compiled results match eager within dtype tolerance{diff}{quick}")
+        if c.method in ("mixed", "float32") and not by_rmse:  # the reference judged none: how it was made, still
+            parts.append(f"the reference was {reference_words(c)}")
         return "; ".join(parts) + replayed
     failed = [k for k in c.checks if not k.ok]
     first = failed[0] if failed else None

@@ -148,3 +148,16 @@ def format_share(share: float | None) -> str:
         return "—"
     percent = share * 100
     return f"{percent:.0f}%" if percent >= 1 or percent == 0 else f"{percent:.1g}%"
+
+
+def lines_text(lines: list[int], of: str = CELL) -> str:
+    """Several lines as the digest names them: ``cell lines 2–4, 7``; one as ``line_text`` does."""
+    if len(lines) == 1:
+        return line_text(lines[0], of)
+    spans: list[list[int]] = []
+    for line in sorted(set(lines)):
+        if spans and line == spans[-1][1] + 1:
+            spans[-1][1] = line
+        else:
+            spans.append([line, line])
+    return f"{of} lines " + ", ".join(f"{a}–{b}" if b > a else str(a) for a, b in spans)

@@ -106,7 +106,7 @@ def guard_value(g: Guard) -> str:
     return object_group(g.source)
 
 
-def graph_guards(graph: Graph, of: str = CELL) -> GraphGuards:
+def graph_guards(graph: Graph, of: str = CELL, lr_schedulers: list[str] | None = None) -> GraphGuards:
     counts = Counter(g.kind for g in graph.guards)
     groups: dict[tuple[str, str], GuardGroup] = {}
     for g in graph.guards:
@@ -116,7 +116,7 @@ def graph_guards(graph: Graph, of: str = CELL) -> GraphGuards:
         group.codes.append(g.code)
         if group.line is None:
             group.line = g.line
-        if not group.warning and (flag := value_guard_text(g, of)):
+        if not group.warning and (flag := value_guard_text(g, of, lr_schedulers)):
             group.warning = flag
     ordered = sorted(groups.values(), key=lambda grp: (_kind_rank(grp.kind), grp.line or 10**9, grp.source))
     return GraphGuards(
@@ -131,7 +131,8 @@ def graph_guards(graph: Graph, of: str = CELL) -> GraphGuards:
 
 def run_guards(run: ProfileRun) -> list[GraphGuards]:
     """The guards of each Dynamo graph that has any, in the run's graph order."""
-    return [graph_guards(g, lines_of(run)) for g in run.graphs if g.kind == "dynamo" and g.guards]
+    of = lines_of(run)
+    return [graph_guards(g, of, run.lr_schedulers) for g in run.graphs if g.kind == "dynamo" and g.guards]
 
 
 def kinds_text(by_kind: dict[str, int]) -> str:
@@ -149,11 +150,19 @@ def limit_text(r: Recompile) -> str:
 
 # An optimizer's step frame guards on each group's learning rate as a Python float, so an LR scheduler
 # makes it recompile every step until the recompile limit (a tensor lr: none; checked with SGD, torch 2.13).
+# Every step guards so, SGD's and AdamW's alike; the guard is worth a warning only where something changes the
+# rate: an LR scheduler the code reads (``ProfileRun.lr_schedulers``), or a recompile that saw it change.
 _FLOAT_LR = re.compile(r"""param_groups\[\d+\]\[['"]lr['"]\]""")
-FLOAT_LR_HINT = (
-    "the learning rate changes each step (an LR scheduler); a tensor learning rate, e.g. "
-    "SGD(params, lr=torch.tensor(0.1)), keeps one compiled optimizer step"
-)
+_TENSOR_LR = "a tensor learning rate, e.g. SGD(params, lr=torch.tensor(0.1)), keeps one compiled optimizer step"
+FLOAT_LR_HINT = f"the learning rate changed between steps; {_TENSOR_LR}"
+
+
+def float_lr_hint(schedulers: list[str] | None = None) -> str:
+    """What to do about a float learning rate that changes: said with its cause where the run names one
+    (``the learning rate changes each step (sched, an LR scheduler); a tensor learning rate …``)."""
+    if schedulers:
+        return f"the learning rate changes each step ({', '.join(schedulers)}, an LR scheduler); {_TENSOR_LR}"
+    return FLOAT_LR_HINT
 
 
 def _number(text: str) -> str:
@@ -218,7 +227,7 @@ def _scalar_from_item(expr: str) -> bool:
     return expr.rstrip().endswith(".item()")
 
 
-def fix_text(r: Recompile) -> str:
+def fix_text(r: Recompile, lr_schedulers: list[str] | None = None) -> str:
     """What keeps one compiled graph across the change, where there is a known way; else "".
 
     For a size: ``dynamic=True``, or ``torch._dynamo.mark_dynamic`` on the tensor before the compiled code
@@ -243,7 +252,7 @@ def fix_text(r: Recompile) -> str:
             )
         return f"compile with dynamic=True{mark}"
     if r.change == "value":
-        return value_fix(r.source, r.user_expr, r.expected, theirs=bool(r.frame))
+        return value_fix(r.source, r.user_expr, r.expected, theirs=bool(r.frame), lr_schedulers=lr_schedulers)
     if r.change == "identity" and r.source and not r.frame:
         return f"{HOIST}; {FEW_VALUES}"
     return ""
@@ -276,14 +285,16 @@ def value_type(literal: str) -> str:
     return ""
 
 
-def value_fix(source: str, expr: str, literal: str = "", *, theirs: bool = False) -> str:
+def value_fix(
+    source: str, expr: str, literal: str = "", *, theirs: bool = False, lr_schedulers: list[str] | None = None
+) -> str:
     """The fix for a value guard, chosen by the value's type (``value_type`` of the ``literal`` compared with):
     the float learning rate's; ``capture_scalar_outputs`` for an ``.item()``; for an int or float the user passes,
     a 0-dim tensor or ``dynamic=True`` (a number made at a graph break, or a library's own variable, only the
     latter: there is nothing to pass); for a str, bool, None, taking the branch out of the compiled function or
     letting each value keep its compile; "" where the type is unknown (no advice where none is known to apply)."""
     if _FLOAT_LR.search(source):
-        return FLOAT_LR_HINT
+        return float_lr_hint(lr_schedulers)
     if _scalar_from_item(expr):
         return "torch._dynamo.config.capture_scalar_outputs = True keeps the .item() in the graph as a symbolic value"
     kind = value_type(literal)
@@ -299,7 +310,7 @@ def value_fix(source: str, expr: str, literal: str = "", *, theirs: bool = False
     )
 
 
-def failed_guard_text(r: Recompile, of: str = CELL) -> str:
+def failed_guard_text(r: Recompile, of: str = CELL, lr_schedulers: list[str] | None = None) -> str:
     """A recompile in the user's words: which value, where, what changed and the fix, e.g. ``xb, what
     next(batches) returned at cell line 3, changed dim 1: 32 → 17; fix: compile with dynamic=True, or
     torch._dynamo.mark_dynamic(xb, 1)``; ``the guard on x (cell line 2) failed`` where the engine read no
@@ -314,11 +325,11 @@ def failed_guard_text(r: Recompile, of: str = CELL) -> str:
         unknown = f"the guard on {who.rstrip(',')} failed" if r.source else ""
     changed = change_text(r)
     guard = f"{who} changed {changed}" if who and changed else unknown
-    fix = fix_text(r) if guard else ""
+    fix = fix_text(r, lr_schedulers) if guard else ""
     if guard and not fix and _FLOAT_LR.search(r.source):
-        fix = FLOAT_LR_HINT
+        fix = float_lr_hint(lr_schedulers)
     if fix:
-        guard += f": {fix}" if fix == FLOAT_LR_HINT else f"; fix: {fix}"
+        guard += f": {fix}" if _FLOAT_LR.search(r.source) and fix == float_lr_hint(lr_schedulers) else f"; fix: {fix}"
     return "; ".join(t for t in (limit_text(r), guard) if t)
 
 
@@ -336,19 +347,24 @@ _LOCAL_NAME = re.compile(r"""^L\[['"][^'"]+['"]\]$""")
 _VALUE_GUARD = re.compile(r"^(?P<source>\S.*?) == (?P<value>-?(?:\d+\.\d*|\d*\.\d+|\d+)(?:e[-+]?\d+)?|-?inf|nan)$")
 
 
-def value_guard_text(g: Guard, of: str = CELL) -> str:
+def value_guard_text(g: Guard, of: str = CELL, lr_schedulers: list[str] | None = None) -> str:
     """``recompiles when the value changes (…): s, what x.sum().item() returned at cell line 2 (compiled for
-    1.533); fix: …`` for a value guard on a number that came from data; "" for any other guard."""
+    1.533); fix: …`` for a value guard on a number that came from data, and on a float learning rate where an LR
+    scheduler (``lr_schedulers``) changes it; "" for any other guard."""
     found = _VALUE_GUARD.match(g.code.strip()) if g.kind == "value" and g.source else None
     if not found or found["source"] != g.source:
         return ""
     value = found["value"]
     is_float = any(c in value for c in ".en")
     from_stack = bool(_STACK_SLOT.match(friendly_source(g.source)))
-    if not (from_stack or (is_float and (_LOCAL_NAME.match(g.source) or _FLOAT_LR.search(g.source)))):
+    learning_rate = bool(_FLOAT_LR.search(g.source))
+    if learning_rate and not lr_schedulers:  # nothing changes it: the guard holds at every step
+        return ""
+    if not (from_stack or (is_float and (_LOCAL_NAME.match(g.source) or learning_rate))):
         return ""
     who = value_words(g.user_name, g.user_expr, g.line, g.source, of).rstrip(",")
-    return f"{VALUE_GUARD_LEAD}: {who} (compiled for {_number(value)}); fix: {value_fix(g.source, g.user_expr, value)}"
+    fix = value_fix(g.source, g.user_expr, value, lr_schedulers=lr_schedulers)
+    return f"{VALUE_GUARD_LEAD}: {who} (compiled for {_number(value)}); fix: {fix}"
 
 
 def value_guard_warnings(run: ProfileRun) -> list[str]:
@@ -361,7 +377,7 @@ def value_guard_warnings(run: ProfileRun) -> list[str]:
         if graph.kind != "dynamo":
             continue
         for g in graph.guards:
-            text = value_guard_text(g, of)
+            text = value_guard_text(g, of, run.lr_schedulers)
             if text and text not in out and _value_key(g.source, g.line) not in recompiled:
                 out.append(text)
     return out
@@ -374,10 +390,10 @@ def _value_key(source: str, line: int | None) -> tuple[str, int | None]:
     return (name, line) if _STACK_SLOT.match(name) else (name, None)
 
 
-def recompile_text(r: Recompile, of: str = CELL) -> str:
+def recompile_text(r: Recompile, of: str = CELL, lr_schedulers: list[str] | None = None) -> str:
     """The user's words, then Dynamo's own reason to check them by: ``x (cell line 1) changed dim 0: 8 → 16;
     fix: …; Dynamo: tensor 'G['x']' size mismatch at index 0…``; the reason alone where nothing else is known."""
-    failed = failed_guard_text(r, of)
+    failed = failed_guard_text(r, of, lr_schedulers)
     reason = one_line(r.reason)
     return f"{failed}; Dynamo: {reason}" if failed else reason
 
@@ -403,7 +419,7 @@ def recompile_runs(run: ProfileRun) -> list[list[Recompile]]:
 BRIEF_GROUPS = 3  # the kinds of recompile a card's line words, the most frequent first
 
 
-def recompiles_brief(recompiles: list[Recompile], of: str = CELL) -> str:
+def recompiles_brief(recompiles: list[Recompile], of: str = CELL, lr_schedulers: list[str] | None = None) -> str:
     """Each kind of recompile in the run worded once, with its count, the most frequent first: ``2× step
     (train.py line 23) changed value (compiled for 0); fix: …; x (train.py line 6) changed dim 0: 16 → 32; fix:
     …`` — never one recompile's words for all of them.  A kind is one value whose one kind of change failed a
@@ -415,7 +431,7 @@ def recompiles_brief(recompiles: list[Recompile], of: str = CELL) -> str:
     parts = []
     for group in ordered[:BRIEF_GROUPS]:
         first = group[0]
-        text = failed_guard_text(first, of) or one_line(first.reason)
+        text = failed_guard_text(first, of, lr_schedulers) or one_line(first.reason)
         parts.append(f"{len(group)}× {text}" if len(group) > 1 else text)
     rest = sum(len(g) for g in ordered[BRIEF_GROUPS:])
     if rest:
@@ -466,10 +482,10 @@ def recompiles_digest(run: ProfileRun) -> list[contract.RecompileRow]:
             "during_timing": r.during_timing,
             "source": r.source,
             "line": r.line,
-            "failed_guard": failed_guard_text(r, of),
+            "failed_guard": failed_guard_text(r, of, run.lr_schedulers),
             "value": value_words(r.user_name, r.user_expr, r.line, r.source, of).rstrip(",") if r.source else "",
             "changed": change_text(r),
-            "fix": fix_text(r),
+            "fix": fix_text(r, run.lr_schedulers),
         }
         for r in run.recompiles
     ]

@@ -23,6 +23,7 @@ from .format import (
 )
 from .guards import recompile_text
 from .notes import note_text
+from .outcome import outcome
 
 
 def signature_text(sequence: InputSequence, index: int) -> str:
@@ -93,7 +94,8 @@ def inputs_summary(run: ProfileRun) -> contract.InputsSummary | None:
                 "speedup_text": _speedup_text(speedup),
                 "recompiles": sum(1 for r in recompiles if r.input in inputs and r.variant == variant),
                 "compile_s": compile_s,
-                "compile_time": format_s(compile_s),
+                # a signature whose inputs compiled nothing (their guards passed) shows "—", not "0 ns"
+                "compile_time": format_s(compile_s) if compile_s > 0 else "—",
                 "representative": index == representative,
             }
         )
@@ -111,7 +113,7 @@ def inputs_summary(run: ProfileRun) -> contract.InputsSummary | None:
                 if r.input < len(sequence.calls)
                 else "",
                 "variant": r.variant,
-                "text": recompile_text(r, lines_of(run)),
+                "text": recompile_text(r, lines_of(run), run.lr_schedulers),
                 "compile_s": compile_s,
                 "compile_time": format_s(compile_s) if compile_s is not None else "",
             }
@@ -235,32 +237,49 @@ def timing_text(run: ProfileRun) -> str:
     return f"each signature timed apart, eager and compiled interleaved, {shared}" + (rep if n_sig > 1 else "")
 
 
-def measured_on(run: ProfileRun) -> str:
-    """The signature the variants' own timings were measured on, in words, for a profile over a sequence of inputs
-    (``x: (8, 4) float32``); "" for any other run, whose timings are of its one input."""
+def sequence_times(run: ProfileRun) -> dict[str, list[float]]:
+    """Over a sequence of inputs, each variant timed on every signature (eager first) with its time over the sequence
+    by signature: the signature's median times the calls it served, in ms, in the signatures' order.  Their sums are
+    what the sequence's speedup is the ratio of (``stats.weighted_ratio_interval``: eager's over the compiled
+    variant's), so the card's chart of them says what the headline says.  {} for any other run."""
     sequence = run.inputs
-    if sequence is None or not 0 <= sequence.representative < len(sequence.calls):
-        return ""
-    return signature_text(sequence, sequence.calls[sequence.representative].signature)
+    if sequence is None or not sequence.signatures:
+        return {}
+    out: dict[str, list[float]] = {}
+    for v in run.variants:
+        timings = [s.timings.get(v.name) for s in sequence.signatures]
+        if all(t is not None for t in timings):
+            out[v.name] = [len(s.inputs) * t.median_ms for s, t in zip(sequence.signatures, timings) if t is not None]
+    return out if "eager" in out else {}
 
 
 def variant_bar_text(run: ProfileRun, variant: Variant) -> str:
-    """The label of ``variant``'s bar of median time: what that bar measures.  The speedup's variant reads its
-    speedup with its interval (``1.52× faster [1.40×–1.60×] 95% CI``), another compiled variant its ratio of
-    medians to eager's, eager none.  Over a sequence of inputs the bars are the representative signature's
-    timings, so the speedup's variant reads that signature's own speedup and says so (``… on x: (8, 4)
-    float32``), never the sequence's weighted one, which ``sequence_text`` and the headline say."""
+    """The label of ``variant``'s bar of time: what that bar measures.  The speedup's variant reads its speedup with
+    its interval (``1.52× faster [1.40×–1.60×] 95% CI``), another compiled variant its ratio of medians to eager's,
+    eager none; the speedup's ``(not meaningful)`` beneath a verdict that overrides it.  Over a sequence of inputs the bars are each variant's time over the whole sequence
+    (``sequence_times``), so the speedup's variant reads the sequence's speedup as the headline says it (``1.09×
+    slower [1.02×–1.17×] 95% CI over 10 inputs``), another its ratio of those times: the card once drew the
+    representative signature's bars, labelled "6.19× faster", beside a headline that said "1.09× slower over 10
+    inputs"."""
     if variant.name == "eager":
         return ""
     speedup = run.speedup
-    on = measured_on(run)
-    if on and run.inputs is not None:
-        rep = run.inputs.calls[run.inputs.representative].signature
-        speedup = run.inputs.signatures[rep].speedup if 0 <= rep < len(run.inputs.signatures) else None
-    if speedup is not None and run.speedup is not None and variant.name == run.speedup.variant:
-        text = f"{ratio_phrase(speedup.value)} {format_interval(speedup)}"
-    elif (ratio := median_ratio(run, variant)) is not None:
-        text = ratio_phrase(ratio)
-    else:
-        return ""
-    return f"{text} on {on}" if on else text
+    if speedup is not None and variant.name == speedup.variant and outcome(run).overrides:
+        # beneath a verdict that overrides it (results that differ, an eager fallback), as the headline marks it
+        return _bar_text(run, variant) + " (not meaningful)"
+    return _bar_text(run, variant)
+
+
+def _bar_text(run: ProfileRun, variant: Variant) -> str:
+    speedup = run.speedup
+    totals = {name: sum(times) for name, times in sequence_times(run).items()}
+    if run.inputs is not None and totals:
+        over = f" over {run.inputs.count} input{'s' if run.inputs.count != 1 else ''}"
+        if speedup is not None and variant.name == speedup.variant:
+            return f"{ratio_phrase(speedup.value)} {format_interval(speedup)}{over}"
+        total = totals.get(variant.name)
+        return f"{ratio_phrase(totals['eager'] / total)}{over}" if total else ""
+    if speedup is not None and variant.name == speedup.variant:
+        return f"{ratio_phrase(speedup.value)} {format_interval(speedup)}"
+    ratio = median_ratio(run, variant)
+    return ratio_phrase(ratio) if ratio is not None else ""

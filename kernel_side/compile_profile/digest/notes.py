@@ -7,10 +7,10 @@ release does not know (a run written by a newer one) reads as its kind and value
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-from ..profile_run import Bisection, ErrorInfo, Note, NoteKind, ProfileRun, Variant
-from .format import CELL, format_bytes, format_s, line_text
+from ..profile_run import Bisection, ConfigSetting, ErrorInfo, Note, NoteKind, ProfileRun, Variant
+from .format import CELL, format_bytes, format_s, line_text, lines_text
 
 
 def _str(note: Note, key: str) -> str:
@@ -55,6 +55,65 @@ def _state_not_compared(n: Note) -> str:
         "not compared between eager and compiled runs, only what it returns: comparing copies that size "
         "is more memory than a check should take"
     )
+
+
+def _state_put_back(n: Note) -> str:
+    parts = [f"{_int(n, 'tensors')} tensor(s)"]
+    if _int(n, "grads"):
+        parts.append(f"the .grad of {_int(n, 'grads')}")
+    if _int(n, "containers"):
+        parts.append(f"{_int(n, 'containers')} list(s), dict(s), object(s) or name(s)")
+    where = "on the device" if _str(n, "kept_in") == "device" else "in host memory"
+    text = (
+        f"what the cell changes in place ({', '.join(parts)}) was put back as its first run left it, as after one "
+        f"plain run; the namespace holds that run's values (a {format_bytes(_int(n, 'bytes'))} copy, kept {where} "
+        "during the profile)"
+    )
+    missed = _strs(n, "not_restored") if "not_restored" in n.values else []
+    if missed:
+        text += (
+            f"; later runs also changed {', '.join(missed)}, which its first run did not change, so the copy did not "
+            "hold them and they stay as the last run left them"
+        )
+    return text
+
+
+def _state_advanced(n: Note) -> str:
+    runs = _int(n, "runs")
+    head = (
+        f"what the cell changes in place (weights, optimizer state, buffers) holds {runs:,} of its runs, not one "
+        "as after a plain run"
+    )
+    reason = _str(n, "reason")
+    if reason == "disabled":
+        return f"{head} (--no-restore)"
+    if reason == "other_rank":
+        return f"{head}: another rank could not copy its own, so no rank put its state back"
+    fix = "; re-run the cells that make the model and optimizer before going on"
+    if reason == "restore_failed":
+        return f"{head}: putting back the copy of what its first run changed failed ({_str(n, 'error')}){fix}"
+    if reason == "failed":
+        return f"{head}: --restore's {format_bytes(_int(n, 'bytes'))} copy of it failed ({_str(n, 'error')}){fix}"
+    where = []
+    if "device_free" in n.values:
+        device = {"cuda": "GPU", "": "device"}.get(_str(n, "device"), _str(n, "device"))
+        where.append(f"{format_bytes(_int(n, 'device_free'))} free on the {device}")
+    if "host_free" in n.values:
+        where.append(f"{format_bytes(_int(n, 'host_free'))} of host memory free")
+    free = f" ({' and '.join(where)})" if where else ""
+    return (
+        f"{head}: a copy of what its first run changed needs {format_bytes(_int(n, 'bytes'))}, more than half of "
+        f"the memory free to keep it in{free}; --restore copies it anyway{fix}"
+    )
+
+
+# Notes the card says among its warnings (``summary.warnings``), and so not again among the notes.
+WARNING_NOTES: frozenset[str] = frozenset({"state_advanced"})
+
+
+def warning_notes(run: ProfileRun) -> list[str]:
+    """The notes that are warnings: the in-place state left advanced by the runs, other than by --no-restore."""
+    return [note_text(n) for n in run.notes if n.kind in WARNING_NOTES and n.values.get("reason") != "disabled"]
 
 
 _FEATURES = {
@@ -148,9 +207,11 @@ NOTE_WORDS: dict[NoteKind, Callable[[Note], str]] = {
     ),
     "state_restored": lambda n: (
         f"the cell changes {_int(n, 'tensors')} tensor(s) in place (e.g. an optimizer step); they were restored "
-        "before each correctness run, and the namespace ends as after the last run"
+        "before each correctness run"
     ),
     "state_not_compared": _state_not_compared,
+    "state_put_back": _state_put_back,
+    "state_advanced": _state_advanced,
     "torch_lacks": _torch_lacks,
     "no_post_grad_on_cache_hit": lambda n: (
         f"torch {_str(n, 'torch')} does not log the post-grad graph it loads from Inductor's cache, so cache hits "
@@ -202,6 +263,10 @@ NOTE_WORDS: dict[NoteKind, Callable[[Note], str]] = {
     "other_rank_failed": lambda n: _other_rank_failed(n),
     "interrupted": lambda n: "interrupted by the user",
     "reference_quick": lambda n: "no float64 reference (--quick): compared with eager only",
+    "reference_random": lambda n: (
+        f"compiled code draws eager's random numbers ({', '.join(sorted(_strs(n, 'ops')))}: "
+        "torch._inductor.config.fallback_random is on), so compared with eager only: a float64 run draws others"
+    ),
     "quick_profile": lambda n: (
         "a --quick profile: no kernel profiler pass (no per-kernel or per-line times, no breakdown), no "
         "float64 reference (outputs compared with eager only); profile without --quick for them"
@@ -219,8 +284,9 @@ def note_text(note: Note) -> str:
 
 
 def run_notes(run: ProfileRun) -> list[str]:
-    """The run's notes in words, in the order the engine recorded them."""
-    return [note_text(n) for n in run.notes]
+    """The run's notes in words, in the order the engine recorded them; not those the warnings say
+    (``warning_notes``)."""
+    return [note_text(n) for n in run.notes if not (n.kind in WARNING_NOTES and n.values.get("reason") != "disabled")]
 
 
 def memory_unmeasured_text(run: ProfileRun) -> str:
@@ -252,15 +318,107 @@ COMPILE_STAGE_WORDS: dict[str, str] = {
 }
 
 
-def compile_failure_text(e: ErrorInfo, code_line: str = "", of: str = CELL) -> str:
-    """A compile error as the card says it: the stage, the cell line (``code_line`` its code) and the library frame
-    the failing operation came from, the exception's own message, and what the aot_eager try says of whose it is;
-    "" for an error that is no compile failure the engine read."""
+# Settings that choose caching, logging, threads or debug output and change no compiled code: not a possible cause
+# of a failed compile or a wrong result (the bisection itself, and most tests, turn Inductor's caches off)
+CODE_NEUTRAL_SETTINGS = frozenset(
+    {
+        "torch.compiler.config.force_disable_caches",
+        "torch.compiler.config.cache_key_tag",
+        "torch.compiler.config.verbose",
+        "torch.compiler.config.log_file_name",
+        "torch._inductor.config.fx_graph_cache",
+        "torch._inductor.config.fx_graph_remote_cache",
+        "torch._inductor.config.autotune_local_cache",
+        "torch._inductor.config.autotune_remote_cache",
+        "torch._inductor.config.bundled_autotune_remote_cache",
+        "torch._inductor.config.compile_threads",
+        "torch._inductor.config.worker_start_method",
+        "torch._inductor.config.verbose_progress",
+        "torch._dynamo.config.verbose",
+        "torch._dynamo.config.log_file_name",
+        "torch._dynamo.config.log_compilation_metrics",
+        "torch._functorch.config.enable_autograd_cache",
+        "torch._functorch.config.enable_remote_autograd_cache",
+    }
+)
+CODE_NEUTRAL_PREFIXES = ("torch._inductor.config.trace.",)  # debug output (and the profile's provenance tracking)
+# The values PyTorch's CompilerBisector sets to make compiled code behave as eager does (its ConfigChange subsystems,
+# torch/_inductor/compiler_bisector.py): a setting at one of them is a remedy, not a suspect
+EAGER_LIKE_VALUES = {
+    "torch._inductor.config.fallback_random": "True",
+    "torch._inductor.config.emulate_precision_casts": "True",
+    "torch._inductor.config.layout_optimization": "False",
+    "torch._inductor.config.comprehensive_padding": "False",
+}
+SETTINGS_SHOWN = 4
+
+
+def suspect_settings(settings: Sequence[ConfigSetting] | None) -> list[ConfigSetting]:
+    """The settings not at their defaults that may change what is compiled: all but ``CODE_NEUTRAL_SETTINGS`` and
+    those at an ``EAGER_LIKE_VALUES`` value."""
+    return [
+        s
+        for s in settings or []
+        if s.name not in CODE_NEUTRAL_SETTINGS
+        and not s.name.startswith(CODE_NEUTRAL_PREFIXES)
+        and EAGER_LIKE_VALUES.get(s.name) != s.value
+    ]
+
+
+def settings_text(suspects: Sequence[ConfigSetting]) -> str:
+    """``torch._inductor.config.cpp.cxx = (None, '/x') (default (None, 'g++'))``, at most ``SETTINGS_SHOWN``."""
+    shown = "; ".join(f"{s.name} = {s.value} (default {s.default})" for s in suspects[:SETTINGS_SHOWN])
+    more = len(suspects) - SETTINGS_SHOWN
+    return shown + (f"; and {more} more" if more > 0 else "")
+
+
+def settings_clause(settings: Sequence[ConfigSetting] | None) -> str:
+    """``; not at its default: … , which may be the cause``: what a failure's words add where a setting that may
+    change the compiled code is not at its default; "" where none is."""
+    suspects = suspect_settings(settings)
+    if not suspects:
+        return ""
+    many = len(suspects) > 1
+    return f"; not at {'their defaults' if many else 'its default'}: {settings_text(suspects)}, which may be the cause"
+
+
+def setup_text(settings: Sequence[ConfigSetting] | None, device: str = "cpu") -> str:
+    """What to fix where no kernel compiles: the settings not at their defaults that may cause it, else the toolchain
+    Inductor compiles with on ``device``."""
+    suspects = suspect_settings(settings)
+    if suspects:
+        many = len(suspects) > 1
+        return (
+            f"{settings_text(suspects)}, not at {'their defaults' if many else 'its default'}: set "
+            f"{'them' if many else 'it'} back, or make what {'they name' if many else 'it names'} work"
+        )
+    if device == "cuda":
+        return "Triton and the CUDA toolkit it compiles with (ptxas) do not work here: install or repair them"
+    return (
+        "the C++ compiler Inductor calls (torch._inductor.config.cpp.cxx at its default, or $CXX) and the headers it "
+        "compiles with do not work here: install or repair them"
+    )
+
+
+def compile_failure_text(
+    e: ErrorInfo,
+    code_line: str = "",
+    of: str = CELL,
+    settings: Sequence[ConfigSetting] | None = None,
+    device: str = "cpu",
+) -> str:
+    """A compile error as the card says it: the stage, the cell line (``code_line`` its code), or the lines of the
+    graph it was compiling, and the library frame the failing operation came from, the exception's own message,
+    and what the aot_eager try, the toolchain and the ``settings`` not at their defaults say of whose it is; ""
+    for an error that is no compile failure the engine read."""
     if e.stage != "compile" or not (e.compile_stage or e.aot_eager or e.frame_file):
         return ""
     where = COMPILE_STAGE_WORDS.get(e.compile_stage, "")
     text = f"compile failed{f' ({e.variant})' if e.variant else ''}" + (f" {where}" if where else "")
-    if e.line is not None:
+    if e.graph_lines:
+        code = f" ({code_line})" if code_line and len(e.graph_lines) == 1 else ""
+        text += f", for the graph of {lines_text(e.graph_lines, of)}{code}"
+    elif e.line is not None:
         text += f" at {line_text(e.line, of)}" + (f" ({code_line})" if code_line else "")
     if e.frame_file:
         frame = e.frame_file.replace("\\", "/")
@@ -268,17 +426,36 @@ def compile_failure_text(e: ErrorInfo, code_line: str = "", of: str = CELL) -> s
             frame = frame.rsplit(marker, 1)[-1]
         text += f", inside {frame}:{e.frame_line}" + (f" ({e.frame_code})" if e.frame_code else "")
     text += f": {error_message(e)}"
+    if e.toolchain == "broken":  # no kernel compiles: neither the code nor a lowering is to blame
+        tried = f" (a one-op kernel failed too: {e.toolchain_error})" if e.toolchain_error else ""
+        text += (
+            f"; no kernel compiles here{tried}, so this is the setup, not your code nor Inductor's handling of it: "
+            + setup_text(settings, device)
+        )
+        if e.aot_eager == "runs":
+            text += "; torch.compile(..., backend='aot_eager') runs the code meanwhile"
+        return text
     if e.aot_eager == "runs":
         text += (
             "; the same code compiles and runs under backend='aot_eager' (Dynamo and AOTAutograd without "
             "Inductor), so the failure is Inductor's, not your code's: torch.compile(..., backend='aot_eager') "
-            "runs it meanwhile, and unless a setting of yours caused it, it is worth a PyTorch issue"
+            "runs it meanwhile"
         )
+        if settings is None:  # a run that did not record its settings
+            text += ", and unless a setting of yours caused it, it is worth a PyTorch issue"
+        elif suspect_settings(settings):  # never a PyTorch issue while a setting may be the cause
+            defaults = "the defaults" if len(suspect_settings(settings)) > 1 else "the default"
+            text += settings_clause(settings) + f": try the code with {defaults} first"
+        else:
+            text += (
+                ", and with every Inductor, Dynamo and functorch setting that changes compiled code at its default, "
+                "it is worth a PyTorch issue"
+            )
     elif e.aot_eager == "fails":
         text += (
             f"; it fails under backend='aot_eager' too ({e.aot_eager_error}): the code at that line, Dynamo or "
             "AOTAutograd, not Inductor"
-        )
+        ) + settings_clause(settings)
     return text
 
 
@@ -296,12 +473,13 @@ BISECT_SUBSYSTEM_WORDS: dict[str, str] = {
 
 def bisect_offer(run: ProfileRun) -> str:
     """What re-running the cell with ``--bisect`` would find, where it would find something: a compile failure an
-    Inductor variant's backend may own, or compiled results that differ from eager; "" where the run was bisected
-    already, is a job's or a trace's, or has neither (the card's and the detail's Bisect button)."""
+    Inductor variant's backend may own (not one where no kernel compiles: the setup), or compiled results that
+    differ from eager; "" where the run was bisected already, is a job's or a trace's, or has neither (the card's
+    and the detail's Bisect button)."""
     if run.bisection is not None or run.distributed is not None or run.imported_trace is not None:
         return ""
     inductor = {v.name for v in run.compiled_variants if v.backend == "inductor"}
-    if any(e.backend_may_own and e.variant in inductor for e in run.errors):
+    if any(e.backend_may_own and e.variant in inductor and e.toolchain != "broken" for e in run.errors):
         return (
             "Run the cell again with --bisect: PyTorch's CompilerBisector finds the backend and the Inductor "
             "subsystem, pass or lowering where its compile starts failing"
@@ -316,10 +494,21 @@ def bisect_offer(run: ProfileRun) -> str:
     return ""
 
 
-def bisection_text(b: Bisection) -> str:
+def bisection_text(b: Bisection, settings: Sequence[ConfigSetting] | None = None, device: str = "cpu") -> str:
     """What ``--bisect`` found, as every view says it: where a failed compile starts failing, or where results
-    start to differ from eager by the card's correctness rule."""
+    start to differ from eager by the card's correctness rule, with the ``settings`` not at their defaults that
+    may be the cause; or that no kernel compiles here, and what to fix."""
     took = f"{b.runs} run{'' if b.runs == 1 else 's'}, {format_s(b.seconds)}"
+    if b.outcome == "setup":
+        tried = f" ({took})" if b.runs else ""
+        return (
+            f"not bisected{tried}: no kernel compiles here, so no backend, pass or lowering is to blame (the bisector "
+            f"would only find the first lowering that makes one), only the setup: {setup_text(settings, device)}"
+        )
+    return _bisection_found_text(b, took) + (settings_clause(settings) if b.outcome in ("found", "backend") else "")
+
+
+def _bisection_found_text(b: Bisection, took: str) -> str:
     fails, failing, runs = (
         ("differs", "differing", "matches eager") if b.kind == "mismatch" else ("fails", "failing", "runs")
     )

@@ -12,6 +12,8 @@ from __future__ import annotations
 from ..profile_run import ProfileRun, Speedup, Variant
 from . import contract
 from .breakdown import OVERHEAD_BOUND, breakdown, clamp_warning, columns, reduce_overhead_advice, verdict
+from .contention import CONTENDED_CORES
+from .contention import advice as contention_advice
 from .cost import profile_cost
 from .diagnosis import diagnosis_digest, diagnosis_heading
 from .distributed import ddp_splits_digest, distributed_summary
@@ -50,7 +52,6 @@ from .kernel_times import withheld
 from .lines import line_times
 from .measured import cudagraph_warnings, measured
 from .notes import (
-    COMPILE_STAGE_WORDS,
     bisect_offer,
     bisection_text,
     compile_failure_text,
@@ -58,17 +59,28 @@ from .notes import (
     memory_unmeasured_text,
     note_text,
     run_notes,
+    settings_clause,
     variant_error,
+    warning_notes,
 )
+from .outcome import list_status as outcome_list_status
+from .outcome import no_speedup_text, outcome, outcome_digest, partly_eager_text
 from .payback import payback
 from .timeline import compile_timeline
-from .trace import trace_headline, trace_summary
+from .trace import trace_summary
 
 # Bumped whenever a field is added to, or a wording changes in, ``summarize``'s dict.
 # 18: the diagnosis heading's why, a compile failure's place; 19: input sequences; 20: bisect_offer; 21: a script's
 # lines, the wide-interval note; 22: a recompile at its guard's line, fixes by the value's type, kernels and library
-# calls apart, restarts, a few signatures listed, a trace's files read and skipped records
-DIGEST_VERSION = 22
+# calls apart, restarts, a few signatures listed, a trace's files read and skipped records; 23: settings not at their
+# defaults, setup failures, a failing graph's lines, fallback_random compared, a reference's float32 ops; 24:
+# calibrated CPU profiler passes (measured or withheld, never both), host contention as a cause, fused_native
+# whichever way the speedup goes; 25: the verdict ladder (outcome), Compare's context; 26: the in-place state put
+# back or not, the learning rate's and a fused optimizer's words, a helper's cell; 27: each compile of the timeline
+# opens in the Compiles tab (its key), a job's compile ids, cache lookups, collectives, tensor metadata and execution
+# order compared across its ranks; 28: a job's cache lookups compared by key, not outcome; a calibrated pass's
+# tolerance the timer's noise plus the cost taken out
+DIGEST_VERSION = 28
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 
@@ -171,34 +183,30 @@ def recommendation_text(run: ProfileRun) -> str:
 
 
 def headline(run: ProfileRun) -> str:
-    if run.imported_trace is not None:
-        return trace_headline(run)
+    """The verdict first (``outcome``: results that differ, compiled code that stopped running, a failure), then the
+    speedup, marked ``(not meaningful)`` beneath a verdict that overrides it, with both medians; compile time and
+    cache; graph breaks."""
+    verdict = outcome(run)
+    if verdict.kind == "trace":
+        return verdict.text
     eager, best = run.eager, run.speedup_variant  # best: None without a speedup
     if run.speedup is None or best is None or best.timing is None or eager is None or eager.timing is None:
-        if eager is not None and variant_error(eager):
-            return f"eager run failed: {variant_error(eager)}"
-        failed = [v for v in run.compiled_variants if variant_error(v)]
-        if failed:
-            error = next((e for e in run.errors if e.variant == failed[0].name and e.stage == "compile"), None)
-            where = COMPILE_STAGE_WORDS.get(error.compile_stage, "") if error is not None else ""
-            return f"compile failed ({failed[0].name}){f' {where}' if where else ''}: {variant_error(failed[0])}"
-        if not run.graphs and run.status == "ok":
-            return "nothing was compiled: the cell ran no torch operations that Dynamo could capture"
-        later = next((e for e in run.errors if e.call is not None), None)
-        if later is not None:
-            return f"profile stopped at {later.stage}: the cell's run {later.call} raised {error_message(later)}"
-        return f"profile {run.status}"
+        if verdict.overrides:  # results that differ on a run that then stopped: both
+            return f"{verdict.text}; {no_speedup_text(run)}"
+        return verdict.text
+    phrase = ratio_phrase(run.speedup.value) + " (not meaningful)" if verdict.overrides else speedup_phrase(run.speedup)
     if run.inputs is not None:  # the speedup is the sequence's; each signature's times are in its row
         n = len(run.inputs.signatures)
         parts = [
-            f"{best.name} {speedup_phrase(run.speedup)} over {run.inputs.count} inputs "
+            f"{best.name} {phrase} over {run.inputs.count} inputs "
             f"({n} signature{'s' if n != 1 else ''}{', weighted by calls' if n > 1 else ''})"
         ]
     else:
-        parts = [
-            f"{best.name} {speedup_phrase(run.speedup)}: "
-            f"{format_ms(eager.timing.median_ms)} → {format_ms(best.timing.median_ms)}"
-        ]
+        parts = [f"{best.name} {phrase}: {format_ms(eager.timing.median_ms)} → {format_ms(best.timing.median_ms)}"]
+    if verdict.overrides:
+        parts.insert(0, verdict.text)
+    elif verdict.kind == "partly_eager":
+        parts.append(partly_eager_text(run))
     if best.compile_s is not None:
         cache = cache_words(run)
         again = f" (+{format_s(best.recompile_s)} recompiling)" if best.recompile_s else ""
@@ -215,13 +223,16 @@ def warnings(run: ProfileRun) -> list[str]:
         out.append(later_failure)
     # a compile failure where it was, whose it is, and what runs meanwhile
     of = lines_of(run)  # what its lines are lines of: the cell, or a traced script
-    out.extend(t for e in run.errors if (t := compile_failure_text(e, cell_code(run, e.line), of)))
+    device = run.device.type
+    out.extend(
+        t for e in run.errors if (t := compile_failure_text(e, cell_code(run, e.line), of, run.configs_changed, device))
+    )
     if run.bisection is not None and run.bisection.kind == "failure":
-        out.append(bisection_text(run.bisection))
-    if run.correctness is not None and run.correctness.ok is False:
-        out.append(correctness_text(run.correctness))
+        out.append(bisection_text(run.bisection, run.configs_changed, device))
+    if run.correctness is not None and run.correctness.ok is False:  # a setting may be the cause
+        out.append(correctness_text(run.correctness) + settings_clause(run.configs_changed))
     if run.bisection is not None and run.bisection.kind == "mismatch":  # under the difference it bisected
-        out.append(bisection_text(run.bisection))
+        out.append(bisection_text(run.bisection, run.configs_changed, device))
     sequence = inputs_summary(run)
     if sequence is not None and sequence["mismatches"]:
         out.append(sequence["comparison_text"] + ": " + "; ".join(sequence["mismatches"][:3]))
@@ -241,7 +252,7 @@ def warnings(run: ProfileRun) -> list[str]:
     if run.recompiles:
         timed = [r for r in run.recompiles if r.during_timing]
         # each kind of recompile's failed guard says what to fix (mark the value dynamic, keep its shape)
-        failed = recompiles_brief(timed or run.recompiles, of)
+        failed = recompiles_brief(timed or run.recompiles, of, run.lr_schedulers)
         out.append(
             f"{len(run.recompiles)} recompile{'s' if len(run.recompiles) != 1 else ''}"
             + (f", {len(timed)} during timed runs" if timed else "")
@@ -253,6 +264,7 @@ def warnings(run: ProfileRun) -> list[str]:
         out.append("the speedup interval includes 1×: no measurable difference")
     out.extend(timing_warnings(run))
     out.extend(kept_tensor_warnings(run))
+    out.extend(warning_notes(run))  # the in-place state left advanced by the runs
     if run.status == "interrupted":
         out.append(interrupted_text(run))
     return out
@@ -263,11 +275,6 @@ NOISY_SPREAD = 2.0  # p90 / p10 beyond which samples are not one steady state
 # on an H200 read 0.3-1.5 %; one GPT-2 profile on a freshly started machine read 2.34x [1.86, 3.20]
 # where the same code timed 3.2x a minute later.
 WIDE_INTERVAL = 0.1
-
-
-# Other processes' busy cores from which a shared machine is said to have competed with the timing: below
-# half a core it is background noise (a shell, a kernel thread).
-CONTENDED_CORES = 0.5
 
 
 def contention_warning(run: ProfileRun) -> str | None:
@@ -321,6 +328,7 @@ def noise_text(run: ProfileRun) -> str:
     s = run.speedup
     low, high = (s.low, s.high) if s is not None else (None, None)
     # has_interval: both are finite numbers, which the type checker cannot see through the property
+    # (a bound of 0, which a hand-made run file may hold, is worded by wide_interval_text without dividing by it)
     if s is not None and s.has_interval and low is not None and high is not None and s.value > 0:
         if (high - low) / s.value > WIDE_INTERVAL:
             signs.append(wide_interval_text(s.value, low, high))
@@ -335,8 +343,8 @@ def noise_text(run: ProfileRun) -> str:
         )
     if not signs:
         return ""
-    if contended:
-        advice = "re-run on an idle machine, or give torch fewer threads (torch.set_num_threads)"
+    if contended:  # fewer threads only where torch ran more than the free cores (``contention``)
+        advice = contention_advice(run)
     else:
         advice = "re-run, or time for longer (--budget 10)" + (" after a longer warm-up (--warmup)" if drift else "")
     return f"timings are unreliable: {'; '.join(signs)}; {advice}"
@@ -378,13 +386,9 @@ RESULTS_DIFFER = "results differ"
 
 
 def list_status(run: ProfileRun) -> str:
-    """The run's state in the words every list shows (``compile-profile ls``, the panel's run list): its status,
-    and "results differ" where the correctness check found compiled results that differ from eager, which a
-    list showing "ok" hid."""
-    differs_on_an_input = run.inputs is not None and any(c.matches is False for c in run.inputs.calls)
-    if (run.correctness is None or run.correctness.ok is not False) and not differs_on_an_input:
-        return run.status
-    return RESULTS_DIFFER if run.status == "ok" else f"{run.status}, {RESULTS_DIFFER}"
+    """The run's state in the words every list shows (``compile-profile ls``, the panel's run list), read off the
+    verdict (``outcome.list_status``): its status, or the verdict that says more ("results differ", "ran eagerly")."""
+    return outcome_list_status(run)
 
 
 def summarize(run: ProfileRun) -> contract.RunSummary:
@@ -398,7 +402,8 @@ def summarize(run: ProfileRun) -> contract.RunSummary:
         "label": run.label,
         "created_at": run.created_at,
         "status": run.status,
-        "list_status": list_status(run),  # status, or "results differ" beside it
+        "list_status": list_status(run),  # status, or the verdict that says more: "results differ", "ran eagerly"
+        "outcome": outcome_digest(run),  # the verdict every view shows first
         "notebook": run.notebook,
         "device": {"type": run.device.type, "name": run.device.name},
         "torch_version": run.torch_version,
@@ -492,6 +497,14 @@ def unreadable_summary(
         "created_at": created_at,
         "status": "unreadable",
         "list_status": "unreadable",
+        "outcome": {
+            "kind": "unreadable",
+            "label": "unreadable",
+            "text": f"this run cannot be read: {reason}",
+            "tone": "none",
+            "speedup_meaningful": False,
+            "speedup_text": "",
+        },
         "notebook": notebook,
         "device": {"type": "", "name": ""},
         "torch_version": "",

@@ -24,15 +24,20 @@ uses them:
   sequence.py          the timing stage over a sequence of inputs: each input run in order (its recompiles,
                        eager against compiled on it), then each signature timed apart
   timing.py            interleaved steady-state timing and the speedup's interval
+  host_load.py         other processes' CPU use while timing, this process's threads' waits for a CPU;
+                       threads_trial.py: eager timed again at the free cores' thread count
   correctness.py       eager vs compiled outputs, judged against a float64 reference (reference.py)
   after_timing.py      figures measured after timing: kernel times (kernel_profiler.py, which runs
                        torch.profiler, and kernel_attribution.py, which assigns its events to kernels,
                        reading chrome_trace.py and kernel_index.py; eager_profile.py, the same pass for
                        the eager variant, with its time per cell line; kernel_breakdown.py, library,
-                       generated, ATen and copy time per call), roofline ceilings (roofline.py),
+                       generated, ATen and copy time per call; profiler_cost.py, the profiler's cost
+                       per op, calibrated and taken out on CPU), roofline ceilings (roofline.py),
                        memory ratio
   optimizer_state.py   optimizers as each variant finds them; kept.py: large tensors a cell keeps
   random_state.py      the random generators the cell draws from, taken and put back
+  cell_state.py        what the cell changes in place (weights, optimizer state, buffers, lists), copied after
+                       its first run and put back at the end, as one plain run leaves it
   dynamo_state.py      Dynamo's caches left as the profile found them
   device.py reachable.py failures.py stack.py torch_features.py
                        the device of a run, the tensors a namespace reaches, what an exception

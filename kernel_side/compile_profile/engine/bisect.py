@@ -17,6 +17,17 @@ with Inductor's caches off, so a cached graph never skips the failing step; afte
 so the user's other compiled functions compile again on their next call, and the tensors the cell changes in place
 are as the profile's last eager run left them.  The bisection stops after ``ProfileOptions.bisect_timeout_s`` and
 says so.  Its own prints go nowhere.
+
+A failure compiling kernels is first checked against a one-op kernel (``compile_failure.check_toolchain``): where
+that does not compile either (or Inductor said it found no C++ compiler), no kernel compiles, the bisector
+would only find the first lowering that makes one, and the outcome is "setup", unbisected.
+
+Whatever ends the bisection, an exception or an interrupt (any ``BaseException``), leaves the bisector as it
+was: ``CompilerBisector.do_bisect`` turns itself off and deletes its status only when its frame's objects go,
+which a propagating exception's traceback keeps alive (an interrupt left it on for the rest of the session:
+every later ``torch.compile`` got the bisector's backend, and its "Bisection status deleted." printed into a
+later cell).  Here the traceback's finished frames are cleared while its prints still go nowhere, and
+``_bisector_as_it_was`` puts its switch, status folder and subsystem table back in any case.
 """
 
 from __future__ import annotations
@@ -24,13 +35,16 @@ from __future__ import annotations
 import contextlib
 import gc
 import io
+import shutil
 import time
-from collections.abc import Callable
+import traceback
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import torch
 
 from ..profile_run import Bisection, Note
+from .compile_failure import check_toolchain
 from .failures import let_go, one_line, python_dispatcher_on
 from .optimizer_state import OptimizerViews
 from .session import Session
@@ -54,12 +68,41 @@ def _config_change(backend: str, subsystem: str) -> str:
     return ""
 
 
+@contextlib.contextmanager
+def _bisector_as_it_was() -> Iterator[None]:
+    """``CompilerBisector`` on leaving as on entering, whatever ends the block: its switch off (as it was), the
+    status folder it made removed, no folder of its named, its subsystem table as it was."""
+    from torch._inductor import compiler_bisector
+    from torch._inductor.compiler_bisector import CompilerBisector
+
+    enabled, folder = CompilerBisector.bisection_enabled, CompilerBisector.in_process_cache
+    subsystems = {name: list(table) for name, table in compiler_bisector.BACKENDS.items()}
+    try:
+        yield
+    finally:
+        made = CompilerBisector.in_process_cache
+        if made and made != folder:
+            shutil.rmtree(made, ignore_errors=True)
+        CompilerBisector.bisection_enabled, CompilerBisector.in_process_cache = enabled, folder
+        for name, table in subsystems.items():
+            compiler_bisector.BACKENDS[name][:] = table
+
+
 def bisect_failure(session: Session) -> None:
     """Bisect the first failed compile of an Inductor variant into ``run.bisection``."""
     run = session.run
     error = next((e for e in run.errors if e.backend_may_own), None)
     spec = next((s for s in session.specs if error is not None and s.name == error.variant), None)
     if error is None or spec is None or spec.backend != "inductor":
+        return
+    if error.compile_stage == "kernel_compile" and error.toolchain == "":
+        started = time.perf_counter()
+        check_toolchain(session, error)
+        if error.toolchain == "broken":
+            run.bisection = Bisection(variant=spec.name, outcome="setup", runs=1, seconds=time.perf_counter() - started)
+            return
+    if error.toolchain == "broken":  # no kernel compiles: no backend, pass or lowering is to blame
+        run.bisection = Bisection(variant=spec.name, outcome="setup")
         return
     sync = device_sync(run.device.type)
 
@@ -121,9 +164,17 @@ def _bisect(
 
     kept = session.mutable.kept() if session.mutable is not None else contextlib.nullcontext()
     try:
-        with kept, inductor_config.patch(force_disable_caches=True), contextlib.redirect_stdout(io.StringIO()):
+        with (
+            _bisector_as_it_was(),
+            kept,
+            inductor_config.patch(force_disable_caches=True),
+            contextlib.redirect_stdout(io.StringIO()),
+        ):
             try:
                 found = CompilerBisector.do_bisect(test)
+            except BaseException as exc:  # its cleanup runs (and prints) when do_bisect's frame goes: here
+                traceback.clear_frames(exc.__traceback__)
+                raise
             finally:  # the optimizers as a plain run leaves them, before ``kept`` puts their tensors back
                 session.calls.optimizers.install(OptimizerViews.EAGER)
                 gc.collect()  # the bisector cleans up (and prints) when its objects go: here, not at exit

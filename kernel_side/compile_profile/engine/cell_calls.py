@@ -11,6 +11,11 @@ A call that raises is remembered (``failure``: the exception, which run of the c
 which variant), so that a stage failing after the first calls can say on which call the cell's own
 code raised rather than the profiler's.
 
+``runs_in_state`` counts the runs whose changes the in-place state holds now: each call adds one, and a
+restore of the correctness check's copy (``MutableState``) sets it back to its count when that copy was
+taken (``state_saved``, ``state_restored``); where the state is not put back as one plain run leaves it
+(``cell_state``), the run says this count.
+
 ``reset`` is the one namespace reset: before every call, the names the cell assigns are put back as
 the cell found them and the optimizers look as the variant about to run saw them.  The counting
 adds one Python call and an integer increment to each timed call, the same for every variant.
@@ -37,6 +42,8 @@ class CellCalls:
         self.first_eager: tuple[Any] | None = None  # (the value of the first eager call, once it returned,)
         self.last_eager: tuple[Any] | None = None  # (the value of the last eager call that returned,)
         self.failure: CallFailure | None = None  # the last call that raised
+        self.runs_in_state = 0  # how many runs' changes the in-place state holds (see the module docstring)
+        self._runs_at_save = 0
 
     def reset(self, variant: str = "eager") -> None:
         """Before a call of ``variant``: the namespace as the cell found it, optimizers as that variant sees them."""
@@ -46,6 +53,7 @@ class CellCalls:
     def eager(self) -> Any:
         """One eager call, counted."""
         self.run.cell_runs += 1
+        self.runs_in_state += 1
         number = self.run.cell_runs
         try:
             result = self.target.eager_call()
@@ -63,6 +71,7 @@ class CellCalls:
 
         def call() -> Any:
             run.cell_runs += 1
+            self.runs_in_state += 1
             number = run.cell_runs
             try:
                 return call_compiled(compiled_fn)
@@ -71,6 +80,14 @@ class CellCalls:
                 raise
 
         return call
+
+    def state_saved(self) -> None:
+        """The correctness check copied the in-place state as it is now."""
+        self._runs_at_save = self.runs_in_state
+
+    def state_restored(self) -> None:
+        """... and put that copy back."""
+        self.runs_in_state = self._runs_at_save
 
     def forget(self, exc: BaseException) -> None:
         """``exc`` was handled where it was raised (a bisection's test run that failed): it is no longer the last

@@ -12,11 +12,18 @@ them), never from the message's wording:
 * the user frames are those of the FX node being run when it raised (``n`` in ``GraphLowering.run_node``, in
   ``torch.fx.Interpreter.run_node``): its ``stack_trace``, the line Dynamo traced it from; for a Dynamo error, its
   own "from user code:" frames;
-* ``aot_eager`` is tried once, only for a compile error of a variant whose backend is Inductor.
+* where no node was being run (a kernel that did not compile, code generation), the lines are those of the
+  graph being compiled: the nodes of the innermost FX ``GraphModule`` its frames hold (``gm`` in
+  ``compile_fx``), as an imported trace of the same failure names the lines of the graph its compile id traced;
+* ``aot_eager`` is tried once, only for a compile error of a variant whose backend is Inductor;
+* the toolchain is "broken" where Inductor says it found no C++ compiler (``InvalidCxxCompiler``), or where
+  ``check_toolchain`` (``--bisect``, for a failure compiling kernels) finds that a one-op kernel does not
+  compile either: then no kernel compiles, whichever graph or lowering, and the cause is the setup.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import traceback
 import types
@@ -25,12 +32,14 @@ from typing import TYPE_CHECKING, Literal
 import torch
 
 from ..profile_run import CELL_FILENAME_PREFIX, ErrorInfo
+from .backend import RecordingBackend
 from .failures import let_go, one_line
 from .stack import Frame, parse_frames
 from .timing import device_sync
 
 if TYPE_CHECKING:
     from .session import Session
+    from .trace_model.locator import CellLocator
     from .variants import VariantSpec
 
 CompileStage = Literal["", "dynamo", "aot_autograd", "inductor_lowering", "codegen", "kernel_compile"]
@@ -57,6 +66,7 @@ STAGE_MARKERS: tuple[tuple[str, CompileStage], ...] = (
     ("torch/_inductor/runtime/compile_tasks.py", "kernel_compile"),
     ("/triton/compiler/", "kernel_compile"),
 )
+INDUCTOR_STAGES: tuple[CompileStage, ...] = ("inductor_lowering", "codegen", "kernel_compile")
 # codecache.py both looks graphs up (around a whole compile) and compiles kernels: only its kernel builders count
 _KERNEL_BUILDERS = ("load_by_key_path", "compile_file", "CppCodeCache", "_load_library", "build")
 
@@ -130,6 +140,29 @@ def user_frames(exc: BaseException) -> list[Frame]:
     return []
 
 
+def graph_cell_lines(exc: BaseException, locator: CellLocator) -> list[int]:
+    """The cell lines of the graph Inductor was compiling when ``exc`` was raised: those its innermost frame's FX
+    ``GraphModule`` nodes were traced from, sorted; [] where no frame holds one."""
+    for frame in reversed(_frames(_innermost(exc))):
+        for value in frame.f_locals.values():
+            if isinstance(value, torch.fx.GraphModule):
+                lines = {
+                    line
+                    for node in value.graph.nodes
+                    if isinstance(trace := node.meta.get("stack_trace"), str)
+                    and (line := locator.innermost_cell_line(parse_frames(trace))) is not None
+                }
+                if lines:
+                    return sorted(lines)
+    return []
+
+
+def _no_compiler(exc: BaseException) -> bool:
+    """Inductor found no working C++ compiler (``cpp.cxx``, ``$CXX``): no kernel can compile."""
+    invalid = getattr(importlib.import_module("torch._inductor.exc"), "InvalidCxxCompiler", None)
+    return isinstance(invalid, type) and isinstance(_innermost(exc), invalid)
+
+
 def exception_text(exc: BaseException) -> str:
     return "".join(traceback.format_exception_only(type(exc), exc)).strip()
 
@@ -150,11 +183,17 @@ def describe(session: Session, info: ErrorInfo, exc: BaseException) -> None:
     """Fill ``info``'s compile stage, its cell line (the failing operation's, where the node says) and the library
     frame it came from."""
     info.compile_stage = compile_stage(exc)
+    if _no_compiler(exc):
+        info.toolchain = "broken"
     frames = user_frames(exc)
     locator = session.target.locator
     line = locator.innermost_cell_line(frames)
     if line is not None:
         info.line = line
+    elif info.compile_stage in INDUCTOR_STAGES:  # no operation was being lowered: the graph it was compiling
+        info.graph_lines = graph_cell_lines(exc, locator)
+        if info.graph_lines:
+            info.line = info.graph_lines[0]
     for filename, number, code in reversed(frames):  # the innermost frame neither the cell's nor torch's
         if filename.startswith(CELL_FILENAME_PREFIX) or locator.cell_line(filename, number, code) is not None:
             break
@@ -171,7 +210,12 @@ def try_aot_eager(session: Session, spec: VariantSpec, info: ErrorInfo) -> None:
     t = session.target
     session.recorder.take()
     try:
-        compiled_fn = torch.compile(t.function, backend="aot_eager", dynamic=spec.dynamic, fullgraph=spec.fullgraph)
+        # through a recording backend of its own, so that the entry it leaves is the profile's and goes with the
+        # others (``dynamo_state``): a plain "aot_eager" entry stayed on the cell's code with the globals Dynamo
+        # installed for it, and at exit their cleanup hooks printed "Exception ignored ... KeyError:
+        # '__builtins_dict___2'"
+        backend = RecordingBackend(inner="aot_eager", dynamic=spec.dynamic)
+        compiled_fn = torch.compile(t.function, backend=backend, dynamic=spec.dynamic, fullgraph=spec.fullgraph)
         call = session.calls.compiled(compiled_fn, name)
         session.calls.reset(name)
         call()
@@ -179,6 +223,29 @@ def try_aot_eager(session: Session, spec: VariantSpec, info: ErrorInfo) -> None:
         info.aot_eager = "runs"
     except Exception as exc:  # noqa: BLE001 - its failure is the finding
         info.aot_eager, info.aot_eager_error = "fails", one_line(exc)
+        let_go(exc)
+    finally:
+        session.recorder.take()
+
+
+def check_toolchain(session: Session, info: ErrorInfo) -> None:
+    """Compile and run a one-op function (``x + 1``) under Inductor on the run's device, fresh (a new code object,
+    so no Dynamo cache entry answers for it, and Inductor's caches off, so no cached kernel does), and record
+    whether it did: where it does not, no kernel compiles here.  Its trace events are dropped (they are no
+    variant's)."""
+    from torch._inductor import config as inductor_config
+
+    session.progress(f"{info.variant}: its kernels did not compile; trying a one-op kernel")
+    one_op = eval(compile("lambda x: x + 1", "<compile-profile toolchain check>", "eval"))
+    session.recorder.take()
+    try:
+        with inductor_config.patch(force_disable_caches=True):
+            one_op_compiled = torch.compile(one_op, backend="inductor")
+            one_op_compiled(torch.ones(8, device=session.run.device.type))
+            device_sync(session.run.device.type)()
+        info.toolchain = "works"
+    except Exception as exc:  # noqa: BLE001 - its failure is the finding
+        info.toolchain, info.toolchain_error = "broken", one_line(exc)
         let_go(exc)
     finally:
         session.recorder.take()

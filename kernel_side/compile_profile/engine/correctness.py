@@ -434,10 +434,28 @@ class MutableState:
         self._versions = [t._version for t in self._tensors]
         self._saved: _Snapshot = []
         self._saved_names: list[str] = []
+        self._always: set[int] = set()  # ids of tensors ``include`` says change
+
+    def include(self, changed: list[tuple[torch.Tensor, str]]) -> None:
+        """Tensors known to change though their version counter may not move (``cell_state`` tells them by their
+        values: a fused optimizer's step moves no version counter, so a fused AdamW step's weights were not put
+        back between the correctness runs, and eager "changed between runs": nothing was compared)."""
+        known = {id(t) for t in self._tensors}
+        for t, name in changed:
+            if id(t) not in known and not t.is_inference():
+                known.add(id(t))
+                self._names.append(name)
+                self._tensors.append(t)
+                self._versions.append(t._version)
+        self._always = {id(t) for t, _ in changed}
 
     def _mutated(self) -> list[tuple[str, torch.Tensor]]:
-        """The tensors whose version counter moved since construction, by name."""
-        return [(name, t) for name, t, v in zip(self._names, self._tensors, self._versions) if t._version != v]
+        """The tensors whose version counter moved since construction, and those ``include`` says change, by name."""
+        return [
+            (name, t)
+            for name, t, v in zip(self._names, self._tensors, self._versions)
+            if t._version != v or id(t) in self._always
+        ]
 
     def save_mutated_since_creation(self) -> int:
         """Snapshot the tensors whose version counter moved since construction; return how many."""

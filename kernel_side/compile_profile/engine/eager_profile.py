@@ -7,14 +7,15 @@ before each, as the compiled variants' pass does) and writes ``run.eager.kernel_
 
 * ``total_ms``: per call, on CUDA (``method="cupti"``) every device event of the trace, as for a
   compiled variant; on CPU (``"host"``) the host time of the top-level ATen ops (those not inside
-  another ATen op) the call ran;
+  another ATen op) the call ran, each less the profiler's cost of the ops recorded inside it, calibrated in the
+  process (``profiler_cost``; recorded with shapes and the Python tracer, as a compiled variant's pass);
 * ``breakdown``: that time split by ``kernel_breakdown``'s rules (``generated_ms`` is 0);
 * ``eager_lines``: each op's time on the one cell line that was running when its top-level ATen op
   was called (a device event through the runtime call that launched it); ``attributed_ms`` is their
   sum, at most ``total_ms``.  Each line lists its largest top-level ATen ops (``aten::matmul``).
 
 Lines are marked while the profiled calls run, never during the timed samples (``line_marks``: a
-``sys.settrace`` function that traces only frames of the profiled code opens a ``record_function``
+``sys.settrace`` function that traces only frames of the profiled code opens a profiler
 range named after the cell line at each line event); the compiled variants' passes mark theirs the
 same way (``kernel_profiler``).  A target without a code object (a builtin) gets no lines.
 
@@ -32,10 +33,10 @@ from typing import Any
 
 from ..profile_run import CallBreakdown, KernelProfile, ProfileRun, TimingMethod
 from ..stats import median
-from . import kernel_profiler
+from . import kernel_profiler, profiler_cost
 from .chrome_trace import ChromeTrace
-from .kernel_breakdown import ATEN, COLLECTIVE, COPY, LIBRARY, device_kind, host_op_parts, is_host_op
-from .line_marks import LINE_RANGE, LineRanges, line_times, marking_lines
+from .kernel_breakdown import ATEN, COLLECTIVE, COPY, LIBRARY, device_kind, host_op_parts, host_time_us, is_host_op
+from .line_marks import LINE_RANGE, LineRanges, line_times, marking_lines, profiler_range
 from .profiled_calls import CallRecord, PassCalls
 
 __all__ = ["CALL_RANGE", "LINE_RANGE", "EagerCall", "EagerTimes", "attribute_eager", "marking_lines", "measure_eager"]
@@ -71,6 +72,8 @@ class EagerTimes:
     cells: collections.defaultdict[tuple[int | None, str], float] = field(
         default_factory=lambda: collections.defaultdict(float)
     )
+    profiler_cost_us: float = 0.0  # the profiler's calibrated cost taken out of the ops' host time
+    event_cost_us: float | None = None  # that cost per op event (``profiler_cost``); None: not calibrated
 
 
 def _count_on_line(times: EagerTimes, line: int | None, op: str | None, us: float) -> None:
@@ -81,20 +84,23 @@ def _count_on_line(times: EagerTimes, line: int | None, op: str | None, us: floa
         times.line_ops.setdefault(line, collections.defaultdict(float))[op] += us
 
 
-def attribute_eager(trace: ChromeTrace, *, calls: int, device_type: str) -> EagerTimes:
-    """The eager pass's times from its trace (``calls`` profiled calls)."""
+def attribute_eager(trace: ChromeTrace, *, calls: int, device_type: str, event_cost_us: float = 0.0) -> EagerTimes:
+    """The eager pass's times from its trace (``calls`` profiled calls); on CPU each op's host time less the
+    profiler's ``event_cost_us`` for every op event recorded inside it (``profiler_cost``)."""
     times = EagerTimes(calls=calls, method="cupti" if device_type == "cuda" else "host")
     ranges = LineRanges(trace, CALL_RANGE)
     if times.method == "host":
         for ev in trace.host:
             if not is_host_op(ev) or any(is_host_op(a) for a in ev.ancestors()) or not ranges.in_call(ev):
                 continue
-            times.total_us += ev.dur
+            op_us = host_time_us(ev, event_cost_us)
+            times.total_us += op_us
+            times.profiler_cost_us += ev.dur - op_us
             line = ranges.line_of(ev)
-            for kind, us in host_op_parts(ev).items():  # the host rule, as for a compiled variant's ops
+            for kind, us in host_op_parts(ev, event_cost_us).items():  # the host rule, as for a compiled variant's
                 times.parts[kind] += us
                 times.cells[(line, kind)] += us
-            _count_on_line(times, line, ev.name, ev.dur)
+            _count_on_line(times, line, ev.name, op_us)
         return times
     for d in trace.device:
         times.total_us += d.dur
@@ -114,6 +120,7 @@ def combine(per_call: list[EagerTimes]) -> EagerTimes:
     ``len(per_call)`` calls, as ``attribute_eager``'s are over its calls."""
     n = len(per_call)
     out = EagerTimes(calls=n, method=per_call[0].method)
+    out.profiler_cost_us = median(t.profiler_cost_us for t in per_call) * n
     for cell in dict.fromkeys(c for t in per_call for c in t.cells):
         us = median(t.cells.get(cell, 0.0) for t in per_call) * n
         line, kind = cell
@@ -162,6 +169,8 @@ def apply(times: EagerTimes, run: ProfileRun, calls_made: PassCalls | None = Non
         preempted_calls=calls_made.preempted,
         waited_ms=calls_made.waited_ms,
         device_busy_ms=calls_made.device_busy_ms,
+        event_cost_us=times.event_cost_us,
+        profiler_cost_ms=ms(times.profiler_cost_us) if times.event_cost_us is not None else None,
     )
     run.variant("eager").kernel_profile = profile
     return profile
@@ -169,33 +178,44 @@ def apply(times: EagerTimes, run: ProfileRun, calls_made: PassCalls | None = Non
 
 def measure_eager(run: ProfileRun, eager: EagerCall) -> EagerTimes:
     """Profile the eager variant once more and fill its ``kernel_profile`` (lines included)."""
-    from torch.autograd.profiler import record_function
 
     variant = run.variant("eager")
     calls = kernel_profiler.calls_for(variant.timing.median_ms if variant.timing else None)
 
     def marked_call() -> Any:
-        with record_function(CALL_RANGE), marking_lines(eager.code, eager.line_offset):
+        with profiler_range(CALL_RANGE), marking_lines(eager.code, eager.line_offset):
             return eager.call()
 
-    # No shapes and no Python tracer: eager needs neither, and on CPU each op's host time under the
-    # profiler is what the pass reports.  Recording shapes inflated it: on 2 cores, one thread, three
-    # small cells, profiled op time over the timed median was 1.1-2.2x with shapes, 0.97-1.2x without.
+    # On a GPU no shapes and no Python tracer: eager needs neither, and device times are what the pass reports.
+    # On CPU each op's host time is, so eager is recorded as the compiled variants are (shapes, the Python
+    # tracer), its ops held to theirs by the same instrument, the cost of each calibrated and taken out: with
+    # eager recorded bare, the same ops read slower compiled (a TransformerEncoderLayer's fused op 133 µs eager,
+    # 166-177 µs compiled, a 32x128 MLP's addmm 35.9 µs against 43.7 µs), causes made of the instrument;
+    # recorded alike, 146 against 137 µs and 40.3 against 43.1 µs.
+    # Calibrated before the pass: its sessions also take the profiler's first start in the process (~1 s), after
+    # which a 32x128 MLP's eager ops read 1.17x its timed call when the pass itself was that first session,
+    # 0.77-0.84x in later profiles of the same process
+    method = "cupti" if run.device.type == "cuda" else "host"
+    like_compiled = method == "host"
+    cost = profiler_cost.event_cost_us(record_shapes=True, with_stack=True) if like_compiled else None
     records: list[CallRecord] = []
     trace = kernel_profiler.record_trace(
         marked_call,
         eager.before_each,
         calls=calls,
         device_type=run.device.type,
-        with_stack=False,
-        record_shapes=False,
+        with_stack=like_compiled,
+        record_shapes=like_compiled,
         records=records,
     )
-    method = "cupti" if run.device.type == "cuda" else "host"
     call_traces, calls_made = kernel_profiler.chosen_call_traces(trace, records, CALL_RANGE, method)
+    device_type, event_cost = run.device.type, cost or 0.0
     if call_traces:
-        times = combine([attribute_eager(t, calls=1, device_type=run.device.type) for t in call_traces])
+        times = combine(
+            [attribute_eager(t, calls=1, device_type=device_type, event_cost_us=event_cost) for t in call_traces]
+        )
     else:
-        times = attribute_eager(trace, calls=len(records) or calls, device_type=run.device.type)
+        times = attribute_eager(trace, calls=len(records) or calls, device_type=device_type, event_cost_us=event_cost)
+    times.event_cost_us = cost
     apply(times, run, calls_made)
     return times

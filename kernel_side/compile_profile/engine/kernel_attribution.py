@@ -45,7 +45,7 @@ from typing import Any
 
 from ..profile_run import Kernel, Note, TimingMethod
 from .chrome_trace import ChromeTrace, DeviceEvent, HostEvent
-from .kernel_breakdown import device_kind, host_op_parts, is_host_op
+from .kernel_breakdown import device_kind, host_op_parts, host_time_us, is_host_op
 from .kernel_index import KernelIndex, ModuleInfo
 from .line_marks import LineRanges
 
@@ -72,6 +72,10 @@ class KernelObservation:
     launch_args: list[dict[str, Any]] = field(default_factory=list)  # recorded host-op args of each launch
     configs: collections.Counter[str] = field(default_factory=collections.Counter)
     low_precision: bool = False  # bf16/fp16 operands: its FLOP rate is comparable with the bf16 ceiling
+    # CPU: an extern call's host time by kind, by the rule eager's ops go by (``kernel_breakdown.host_op_parts``):
+    # a fused native op the graph calls (``aten::_transformer_encoder_layer_fwd``) is library, ATen and copies
+    # in both variants, as the same op is in eager
+    host_parts: collections.defaultdict[str, float] = field(default_factory=lambda: collections.defaultdict(float))
 
 
 @dataclass
@@ -94,6 +98,8 @@ class VariantKernelTimes:
     # what the calls ran outside compiled graphs, by the cell line running it: line -> us, line -> op -> us
     line_us: collections.defaultdict[int, float] = field(default_factory=lambda: collections.defaultdict(float))
     line_ops: dict[int, collections.defaultdict[str, float]] = field(default_factory=dict)
+    profiler_cost_us: float = 0.0  # CPU: the profiler's calibrated cost taken out of the kernels' host time
+    event_cost_us: float | None = None  # that cost per op event (``profiler_cost``); None: not calibrated
 
 
 def python_event_needed(name: str) -> bool:
@@ -124,11 +130,13 @@ def attribute(
     calls: int,
     device_type: str,
     index: KernelIndex | None = None,
+    event_cost_us: float = 0.0,
 ) -> VariantKernelTimes:
     """Each kernel's observed time over the ``calls`` profiled calls in ``trace``; ``index``, the variant's
-    ``KernelIndex`` when several traces of it are attributed (it reads each output-code module once)."""
+    ``KernelIndex`` when several traces of it are attributed (it reads each output-code module once); on CPU
+    each op's host time less ``event_cost_us`` for every op event recorded inside it (``profiler_cost``)."""
     return KernelAttribution(
-        trace, kernels, variant=variant, calls=calls, device_type=device_type, index=index
+        trace, kernels, variant=variant, calls=calls, device_type=device_type, index=index, event_cost_us=event_cost_us
     ).attribute()
 
 
@@ -151,8 +159,10 @@ class KernelAttribution:
         calls: int,
         device_type: str,
         index: KernelIndex | None = None,
+        event_cost_us: float = 0.0,
     ):
         self.trace = trace
+        self.event_cost_us = event_cost_us
         self.index = index if index is not None else KernelIndex(kernels)
         self.method: TimingMethod = "cupti" if device_type == "cuda" else "host"
         self.result = VariantKernelTimes(variant=variant, calls=calls, method=self.method, observations={})
@@ -173,7 +183,7 @@ class KernelAttribution:
         self._attribute_triton_launches()
         self._attribute_call_sites()
         if self.method == "host":
-            self.result.total_us = sum(r.dur for r in self.regions)
+            self.result.total_us = sum(host_time_us(r, self.event_cost_us) for r in self.regions)
             self._attribute_host_ops_outside_regions()
         else:
             self._attribute_device()
@@ -269,8 +279,12 @@ class KernelAttribution:
                     obs = self.observe(kernel)
                     obs.launch_args.append(ev.args)
                     if self.method == "host":
-                        obs.time_us += ev.dur
+                        op_us = host_time_us(ev, self.event_cost_us)
+                        obs.time_us += op_us
                         obs.launches += 1
+                        self.result.profiler_cost_us += ev.dur - op_us
+                        for kind, us in host_op_parts(ev, self.event_cost_us).items():
+                            obs.host_parts[kind] += us
             if self.method == "host":
                 self._attribute_cpp_calls(region, module)
 
@@ -320,12 +334,14 @@ class KernelAttribution:
                 continue  # in a compiled graph, or counted with the op it is in
             if not self.ranges.in_call(ev):
                 continue
-            for kind, us in host_op_parts(ev).items():
+            for kind, us in host_op_parts(ev, self.event_cost_us).items():
                 result.unmatched_kinds[kind] += us
-            result.total_us += ev.dur
-            result.outside_graphs_us = (result.outside_graphs_us or 0.0) + ev.dur
-            result.unmatched[(ev.name, "outside compiled graphs")] += ev.dur
-            self._on_line(self.ranges.line_of(ev), ev.name, ev.dur)
+            op_us = host_time_us(ev, self.event_cost_us)
+            result.profiler_cost_us += ev.dur - op_us
+            result.total_us += op_us
+            result.outside_graphs_us = (result.outside_graphs_us or 0.0) + op_us
+            result.unmatched[(ev.name, "outside compiled graphs")] += op_us
+            self._on_line(self.ranges.line_of(ev), ev.name, op_us)
 
     def _on_line(self, line: int | None, op: str | None, us: float) -> None:
         """Time run outside compiled graphs, on the cell line that ran it (none: no line was open)."""

@@ -31,14 +31,14 @@ from operator import itemgetter
 from types import CodeType
 from typing import Any
 
-from ..profile_run import KernelProfile, Note, ProfileRun, UnmatchedKernel
+from ..profile_run import Kernel, KernelProfile, Note, ProfiledEvent, ProfileRun, UnmatchedKernel
 from ..stats import median
-from . import chrome_trace, distributed, host_load
+from . import chrome_trace, distributed, host_load, profiler_cost
 from .chrome_trace import ChromeTrace
 from .kernel_attribution import CALL_RANGE, KernelObservation, VariantKernelTimes, attribute, python_event_needed
 from .kernel_breakdown import compiled_breakdown
 from .kernel_index import KernelIndex
-from .line_marks import line_times, marking_lines
+from .line_marks import line_times, marking_lines, profiler_range
 from .profiled_calls import (
     WANTED_CLEAN_CALLS,
     CallRecord,
@@ -78,7 +78,8 @@ def record_trace(
     record_shapes: bool = True,
     records: list[CallRecord] | None = None,
 ) -> ChromeTrace:
-    """Run ``call`` under torch.profiler (one discarded warm-up step, then ``calls`` steps).
+    """Run ``call`` under torch.profiler (one discarded warm-up call, then ``calls`` recorded calls; a step each on
+    a GPU, one step for all of them on CPU).
 
     ``with_stack=False`` leaves the Python tracer off and ``record_shapes=False`` the launch
     arguments' shapes unrecorded (the eager pass marks its lines itself and needs no shapes).
@@ -131,8 +132,14 @@ def record_trace(
             if step:  # step 0 is the profiler's warm-up, discarded
                 waited = waited1 - waited0 if waited0 is not None and waited1 is not None else None
                 taken.append(CallRecord(wall_s=wall, waited_s=waited))
-            with _native_stderr_silenced():  # the schedule starts and stops Kineto inside step()
-                prof.step()
+            # On CPU the schedule steps once, out of the warm-up: the recording calls then run back to back, as
+            # the timed ones do, the calls' ranges telling them apart.  A step between them (Kineto's
+            # bookkeeping, stderr redirected around it) left each call's first ops colder: a
+            # TransformerEncoderLayer's fused op read 183-246 µs stepped after each call, 169-184 µs stepped
+            # once, on a 2-core machine other processes kept busy.
+            if step == 0 or device_type == "cuda":
+                with _native_stderr_silenced():  # the schedule starts and stops Kineto inside step()
+                    prof.step()
     finally:
         try:
             with _native_stderr_silenced():
@@ -150,6 +157,25 @@ def record_trace(
         return chrome_trace.load(path, keep_python=python_event_needed if with_stack else (lambda name: False))
     finally:
         os.unlink(path)
+
+
+@contextlib.contextmanager
+def profiler_session(prof: Any) -> Iterator[None]:
+    """``prof`` (a ``torch.profiler.profile``) started before the block and stopped after it, on error too, as
+    ``record_trace`` runs its session: Kineto's start and stop lines silenced, the thread's profile function (a
+    user's cProfile) off meanwhile and put back."""
+    previous_profile = sys.getprofile()
+    _suspend_profile_hook(previous_profile)
+    try:
+        with _native_stderr_silenced():
+            prof.start()
+        try:
+            yield
+        finally:
+            with _native_stderr_silenced():
+                prof.stop()
+    finally:
+        _restore_profile_hook(previous_profile)
 
 
 def _suspend_profile_hook(previous: Any) -> None:
@@ -270,6 +296,14 @@ def combine(per_call: list[VariantKernelTimes]) -> VariantKernelTimes:
         observed = [o for o in seen if o is not None]
         obs = out.observations[kid] = KernelObservation(observed[0].kernel)
         obs.time_us = median(o.time_us if o is not None else 0.0 for o in seen) * n
+        # the median time split as each kind's median over the calls splits it: one call stalled inside a copy
+        # moves no kind's share
+        kinds = dict.fromkeys(kind for o in observed for kind in o.host_parts)
+        parts = {kind: median(o.host_parts.get(kind, 0.0) if o is not None else 0.0 for o in seen) for kind in kinds}
+        if sum(parts.values()) > 0:
+            total = sum(parts.values())
+            for kind, us in parts.items():
+                obs.host_parts[kind] = obs.time_us * us / total
         for o in observed:
             obs.launches += o.launches
             obs.grids.update(o.grids)
@@ -290,6 +324,8 @@ def combine(per_call: list[VariantKernelTimes]) -> VariantKernelTimes:
         for line, ops in middle.line_ops.items()
     }
     out.in_cuda_graphs_us = median(r.in_cuda_graphs_us for r in per_call) * n
+    out.profiler_cost_us = median(r.profiler_cost_us for r in per_call) * n
+    out.event_cost_us = first.event_cost_us
     rest = median(
         r.total_us - sum(o.time_us for o in r.observations.values()) - sum(r.unmatched_kinds.values()) for r in per_call
     )
@@ -343,6 +379,8 @@ def apply(result: VariantKernelTimes, run: ProfileRun, calls: PassCalls | None =
         preempted_calls=calls.preempted,
         waited_ms=calls.waited_ms,
         device_busy_ms=calls.device_busy_ms,
+        event_cost_us=result.event_cost_us,
+        profiler_cost_ms=result.profiler_cost_us / 1e3 / n if result.event_cost_us is not None else None,
     )
     if result.method == "cupti" and result.outside_graphs_us is None:
         profile.outside_graphs_ms = 0.0
@@ -375,30 +413,38 @@ def measure_variant(
     """Profile one compiled variant once more and fill its kernels' times and ``kernel_profile``: each call
     attributed alone, the figures the median over the calls not preempted (``combine``); ``code`` (the
     profiled function's, whose cell lines ``line_offset`` maps as eager's) has its lines marked."""
-    from torch.autograd.profiler import record_function
 
     variant = run.variant(name)
     calls = calls_for(variant.timing.median_ms if variant.timing else None)
 
     def marked_call() -> Any:  # on CPU the ops it runs outside compiled graphs are counted within this range
-        with record_function(CALL_RANGE), marking_lines(code, line_offset):
+        with profiler_range(CALL_RANGE), marking_lines(code, line_offset):
             return call()
 
+    method = "cupti" if run.device.type == "cuda" else "host"
+    # on CPU, the profiler's cost per op event, as this pass records them (shapes, the Python tracer), measured
+    # before the pass as eager's is (``eager_profile.measure_eager``)
+    cost = profiler_cost.event_cost_us(record_shapes=True, with_stack=True) if method == "host" else None
     records: list[CallRecord] = []
     trace = record_trace(marked_call, before_each, calls=calls, device_type=run.device.type, records=records)
     kernels = [k for k in run.kernels if k.variant == name]
-    method = "cupti" if run.device.type == "cuda" else "host"
     call_traces, pass_info = chosen_call_traces(trace, records, CALL_RANGE, method)
+    device_type, event_cost = run.device.type, cost or 0.0
     if call_traces:
         index = KernelIndex(kernels)  # each output-code module is read once for all the calls
         result = combine(
             [
-                attribute(t, kernels, variant=name, calls=1, device_type=run.device.type, index=index)
+                attribute(
+                    t, kernels, variant=name, calls=1, device_type=device_type, index=index, event_cost_us=event_cost
+                )
                 for t in call_traces
             ]
         )
     else:
-        result = attribute(trace, kernels, variant=name, calls=len(records) or calls, device_type=run.device.type)
+        result = attribute(
+            trace, kernels, variant=name, calls=len(records) or calls, device_type=device_type, event_cost_us=event_cost
+        )
+    result.event_cost_us = cost
     if (
         run.device.type == "cuda"
         and variant.mode in CUDA_GRAPH_MODES
@@ -407,4 +453,32 @@ def measure_variant(
     ):
         result.notes.append(Note("no_cuda_graph", variant=name, values={"skips": list(variant.cudagraph_skips)}))
     apply(result, run, pass_info)
+    profile = run.variant(name).kernel_profile
+    if profile is not None:
+        profile.events = profiled_events(call_traces[0] if call_traces else trace, kernels)
     return result
+
+
+EVENTS_KEPT = 2000  # kernel events of one call kept for the Perfetto export (a 16-layer step's CPU call has ~2,400 ops)
+
+
+def profiled_events(trace: ChromeTrace, kernels: list[Kernel]) -> list[ProfiledEvent]:
+    """One call's kernel events for ``export --perfetto``, from the call's start: the device's kernels on a GPU; on a
+    CPU the host ops inside the call (the compiled regions, ATen ops, library calls) and the Python calls of its
+    generated kernels (by their names), the first ``EVENTS_KEPT`` of them."""
+    names = {k.name: k.id for k in kernels}
+    call = next((ev for ev in trace.host if ev.name == CALL_RANGE), None)
+    start = call.ts if call is not None else min((ev.ts for ev in [*trace.host, *trace.device]), default=0.0)
+    if trace.device:
+        chosen = [ProfiledEvent(d.name, d.ts - start, d.dur, "device", names.get(d.name, "")) for d in trace.device]
+    else:
+        chosen = [
+            ProfiledEvent(ev.name, ev.ts - start, ev.dur, "host", names.get(ev.name, ""))
+            for ev in trace.host
+            if (ev.cat in ("cpu_op", "user_annotation") and ev.name != CALL_RANGE)
+            or (ev.cat == "python_function" and any(n in ev.name for n in names))
+        ]
+    if call is not None:  # the first call's, where the trace holds several
+        chosen = [e for e in chosen if 0 <= e.start_us <= call.dur]
+    chosen.sort(key=lambda e: e.start_us)
+    return chosen[:EVENTS_KEPT]

@@ -52,6 +52,12 @@ def every_rank_has_timed_variants(has_them: bool) -> bool:
     return not distributed.ranks_where_false(has_them)
 
 
+def every_rank_keeps_its_state(kept_here: bool) -> bool:
+    """Whether every rank took its copy of the in-place state (``cell_state``): where one could not, none puts
+    its own back, so every rank makes the same calls (the last eager run) to the end."""
+    return not distributed.ranks_where_false(kept_here)
+
+
 def any_rank_failed_a_stage(session: Session, failed_here: bool) -> bool:
     """Whether this rank or another failed the stage just run; every rank then stops there."""
     failed = distributed.ranks_where_false(not failed_here)

@@ -20,7 +20,7 @@ import torch
 from .. import stats
 from ..profile_run import Note, NoteValue, Recommendation, Speedup
 from . import correctness as correctness_mod
-from . import distributed, host_load, lockstep
+from . import distributed, host_load, lockstep, threads_trial
 from . import reference as reference_mod
 from .compile_stage import note_recompiles
 from .correctness import MutableState
@@ -30,6 +30,7 @@ from .optimizer_state import OptimizerViews
 from .reachable import named_tensors
 from .replay import IteratorReplay, is_iterator
 from .session import MismatchCase, Session
+from .settings import draws_as_eager
 from .timing import (
     SETTLED_CALLS,
     TimedCallable,
@@ -43,6 +44,7 @@ from .timing import (
     warm_up,
 )
 from .torch_features import recompile_limit
+from .variants import VariantSpec
 
 
 def warm_up_variants(
@@ -105,6 +107,8 @@ def time_variants(session: Session) -> None:
             session.progress(f"timing: round {i}{said}")
 
     load = host_load.measure(threads=torch.get_num_threads() if device_type == "cpu" else 1)
+    # each CPU sample's wait for a CPU: how much of a sample other processes (or torch's own surplus threads) took
+    waits = host_load.ThreadWaits() if device_type == "cpu" else None
     try:
         rounds_started[0] = time.perf_counter()
         run_interleaved(
@@ -114,12 +118,20 @@ def time_variants(session: Session) -> None:
             calls_per_sample=number,
             on_round=on_round,
             decide=distributed.shared,
+            waits=waits.waited_s if waits is not None and waits.available else None,
         )
         lockstep.stage_done(session, "timing")
     finally:
+        if waits is not None:
+            waits.close()
         session.run.host_load = load()
         _record_timings(session, timed, device_type)
         note_recompiles(session, session.recorder.take(), during_timing=True)
+    fewer = threads_trial.wanted(session.run.host_load, device_type, session.run.distributed is not None)
+    if fewer is not None:
+        session.progress(f"timing eager again at {fewer} torch thread{'s' if fewer != 1 else ''}")
+        with session.clock("threads trial"):
+            session.run.threads_trial = threads_trial.try_fewer_threads(timed[0], fewer, number)
 
 
 def _record_timings(session: Session, timed: list[TimedCallable], device_type: str) -> None:
@@ -128,7 +140,7 @@ def _record_timings(session: Session, timed: list[TimedCallable], device_type: s
     for variant in session.run.variants:
         tc = by_name.get(variant.name)
         if tc is not None and tc.samples_s:
-            variant.timing = summarize_samples(tc.samples_s, method=method)
+            variant.timing = summarize_samples(tc.samples_s, method=method, waited_s=tc.waited_s)
     eager = by_name["eager"]
     candidates = [by_name[n] for n in session.compiled if by_name[n].samples_s]
     if not eager.samples_s or not candidates:
@@ -163,6 +175,7 @@ def check_correctness(session: Session) -> None:
     t = session.target
     mutable = session.mutable
     mutated = mutable.save_mutated_since_creation() if mutable else 0
+    session.calls.state_saved()
     if mutated:
         session.run.notes.append(Note("state_restored", values={"tensors": mutated}))
     best = session.run.speedup.variant if session.run.speedup else next(iter(session.compiled))
@@ -182,8 +195,14 @@ def check_correctness(session: Session) -> None:
     not_replayed = [f"argument {i}" for i, a in enumerate(t.arguments()) if is_iterator(a)]
     not_replayed += replay.not_replayed
     replay_error = ""
+    random_ops = correctness_mod.random_ops_in(session.variant_ops.get(best, []))
+    # with fallback_random compiled code draws eager's numbers: compared with eager, which a float64 run is not
+    # (it draws others); else outputs that are not simply close are not compared (compare_outputs)
+    drawn_as_eager = random_ops if draws_as_eager(_spec(session, best)) else []
+    if drawn_as_eager:
+        random_ops = []
     try:
-        reference, results = _correctness_runs(session, best, compared, replay)
+        reference, results = _correctness_runs(session, best, compared, replay, drawn_as_eager)
     except Exception as exc:  # the code cannot run on a replay: again without one
         if not replay.names:
             raise
@@ -191,9 +210,8 @@ def check_correctness(session: Session) -> None:
         not_replayed += replay.names
         replay_error = one_line(exc)
         replay = IteratorReplay({})
-        reference, results = _correctness_runs(session, best, compared, replay)
+        reference, results = _correctness_runs(session, best, compared, replay, drawn_as_eager)
     compiled_out, eager_out, rerun_out = results
-    random_ops = correctness_mod.random_ops_in(session.variant_ops.get(best, []))
     correctness = correctness_mod.compare_outputs(
         eager_out,
         compiled_out,
@@ -226,15 +244,26 @@ def check_correctness(session: Session) -> None:
         )
 
 
+def _spec(session: Session, name: str) -> VariantSpec | None:
+    return next((s for s in session.specs if s.name == name), None)
+
+
 def _correctness_runs(
-    session: Session, best: str, compared: MutableState | None, replay: IteratorReplay
+    session: Session,
+    best: str,
+    compared: MutableState | None,
+    replay: IteratorReplay,
+    drawn_as_eager: list[str] | None = None,
 ) -> tuple[reference_mod.ReferenceRun, list[dict[str, Any]]]:
     """The reference run, then the compiled variant ``best``, eager, and eager again (which tells
     nondeterministic outputs and inputs that changed between runs), each from the same state, RNG seed
-    and iterator items."""
+    and iterator items; no reference where ``best`` draws random numbers as eager does (``drawn_as_eager``,
+    the ops): a float64 run draws others."""
     _restore_state(session)
     if session.opts.quick:  # outputs compared with eager only, and the digest says so
         reference = reference_mod.ReferenceRun(None, note=Note("reference_quick"))
+    elif drawn_as_eager:
+        reference = reference_mod.ReferenceRun(None, note=Note("reference_random", values={"ops": drawn_as_eager}))
     else:
         with session.clock("float64 reference"):
             reference = _float64_reference(session, compared, replay)
@@ -263,6 +292,7 @@ def _restore_state(session: Session) -> None:
     if session.mutable:
         session.calls.optimizers.install(OptimizerViews.EAGER)  # the view whose tensors MutableState saved
         session.mutable.restore()
+        session.calls.state_restored()
 
 
 def _float64_reference(

@@ -46,6 +46,30 @@ def optimizers_in(values: Iterable[Any]) -> list[torch.optim.Optimizer]:
     return list(found.values())
 
 
+def lr_schedulers_in(named: dict[str, Any], own_module: str = "__main__") -> list[str]:
+    """The names of the LR schedulers among ``named`` values, one container deep, and one attribute deep in
+    objects of the user's own classes (``trainer.scheduler``)."""
+    scheduler = torch.optim.lr_scheduler.LRScheduler
+    found: dict[int, str] = {}
+
+    def look(value: Any, name: str, depth: int) -> None:
+        if isinstance(value, scheduler):
+            found.setdefault(id(value), name)
+        elif depth == 0 and isinstance(value, (list, tuple)):
+            for i, item in enumerate(value):
+                look(item, f"{name}[{i}]", 1)
+        elif depth == 0 and isinstance(value, dict):
+            for key, item in list(value.items()):
+                look(item, f"{name}[{key!r}]", 1)
+        elif depth == 0 and type(value).__module__ == own_module and hasattr(value, "__dict__"):
+            for key, item in list(vars(value).items()):
+                look(item, f"{name}.{key}", 1)
+
+    for name, value in named.items():
+        look(value, name, 0)
+    return list(found.values())
+
+
 class OptimizerViews:
     """The eager and the compiled view of some optimizers; ``install`` switches between them."""
 

@@ -186,6 +186,27 @@ OPTION_TABLE: tuple[OptionRow, ...] = (
         ),
     ),
     OptionRow(
+        "what the cell changes in place (weights, optimizer state, buffers, lists it appends to) is put back as one "
+        "plain run of it leaves it (the default, when a copy of what its first run changed fits in half the free "
+        "device or host memory); `--restore` copies it whatever is free; `--no-restore` lets it advance with every "
+        "run, as `%%timeit` does",
+        (
+            _flag(
+                "--restore",
+                action="store_true",
+                default=None,
+                help="put back what the cell changes in place as one plain run leaves it, even where the copy "
+                "needs more than half the free memory",
+            ),
+            _flag(
+                "--no-restore",
+                dest="restore",
+                action="store_false",
+                help="let what the cell changes in place advance with every run of the profile (no copy)",
+            ),
+        ),
+    ),
+    OptionRow(
         "bind the run, name it, don't store it, skip the correctness check, show the ipywidgets explorer",
         (
             _flag("-o", "--output", metavar="NAME", dest="output", default=None, help="bind the ProfileRun to NAME"),
@@ -269,12 +290,18 @@ class ProfileOptions:
     kernel_timing: bool = True  # the torch.profiler pass after timing: per-kernel time, roofline
     # --quick: no profiler pass (kernel_timing becomes False), no float64 reference (outputs against eager only)
     quick: bool = False
+    # --restore / --no-restore: the in-place state put back as one plain run leaves it even past the memory
+    # share / never; None: where the copy fits (``engine.cell_state``)
+    restore: bool | None = None
     bisect: bool = False  # --bisect: a failed compile or a mismatch bisected (engine/bisect.py)
     bisect_timeout_s: float = 300.0  # the bisection stops after this many seconds and says so
     progress: Progress | None = None
     # Silences what the frontend shows from a run (rich display output) after the first eager run,
     # which shows it once; the engine itself drops stdout and, from timing on, stderr of later runs.
     quiet_display: Callable[[], contextlib.AbstractContextManager] | None = None
+    # The notebook cell number (In[n]) whose code a filename holds (IPython's compiled cells, and the cells
+    # profiled before), so that a graph break in a helper another cell defines is placed in that cell
+    source_cells: Callable[[str], int | None] | None = None
 
     def __post_init__(self) -> None:
         if self.modes is not None:
@@ -299,6 +326,8 @@ class ProfileOptions:
             for name in self.keep:
                 if not (isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name)):
                     raise OptionError(f"--keep takes names the cell assigns, separated by commas, got {name!r}")
+        if self.restore is not None and not isinstance(self.restore, bool):
+            raise OptionError(f"restore= takes True, False or None, got {self.restore!r}")
         if self.inputs is not None:
             from .inputs import parse_inputs_option
 

@@ -42,9 +42,9 @@ from typing import Any
 
 import torch
 
-from ..profile_run import Device, ErrorInfo, Note, ProfileRun, Variant
+from ..profile_run import Device, ErrorInfo, Note, ProfileRun, RunSettings, Variant
+from . import cell_state, distributed, lockstep
 from . import correctness as correctness_mod
-from . import distributed, lockstep
 from .backend import register
 from .bisect import bisect_failure, bisect_mismatch
 from .cell import CellFunction, cell_to_function
@@ -56,11 +56,12 @@ from .failures import error_info, is_compile_error, let_go, one_line
 from .inputs import InputFeed
 from .kept import kept_tensors
 from .measure import check_correctness, measure_kernels, measure_memory, time_variants
-from .optimizer_state import OptimizerViews, optimizers_in
+from .optimizer_state import OptimizerViews, lr_schedulers_in, optimizers_in
 from .options import OptionError, ProfileOptions
 from .random_state import RandomState
 from .reachable import device_types
 from .session import Session, Stage, Target
+from .settings import non_default_settings
 from .timing import device_sync
 from .torch_features import logs_post_grad_graph_on_cache_hit, missing_features
 from .trace_capture import TraceEvent, capture_compiles
@@ -267,6 +268,7 @@ def eager_first(session: Session) -> None:
     # the generators the code reads by name (a torch.Generator in the namespace) and the global ones
     session.random_generators = [*_named_values_used(t.function, {}).values(), *t.inputs]
     session.random_before_first = RandomState.capture(session.random_generators)
+    session.state_before = cell_state.take_before(t)
     t0 = time.perf_counter()
     try:
         result = session.calls.eager()
@@ -287,9 +289,14 @@ def eager_first(session: Session) -> None:
     used = _named_values_used(t.function, session.first_outputs)
     tensor_devices = device_types([*used.values(), *t.inputs])
     session.run.device = device(run_device_type(tensor_devices, fallback=current_device_type()))
+    if session.run.settings is not None:  # as the cell left them: it may set them itself
+        session.run.settings.torch_threads = torch.get_num_threads()
+        session.run.settings.interop_threads = torch.get_num_interop_threads()
     if t.cell is not None:
         session.run.kept_names, session.run.temporaries = list(t.cell.kept), list(t.cell.temporaries)
         session.run.kept_tensors = kept_tensors(t.cell.intermediates, session.first_outputs, session.run.device.type)
+    roots, _, _ = cell_state.roots_of(t)  # what the code reads, through the notebook's functions it calls
+    session.run.lr_schedulers = lr_schedulers_in(dict(roots), str(t.globals.get("__name__", "__main__")))
     already_compiled = _compiled_callables(used)
     if already_compiled:
         session.run.notes.append(Note("already_compiled", values={"names": list(already_compiled)}))
@@ -307,11 +314,53 @@ def eager_first(session: Session) -> None:
     session.run.variants.append(Variant(name="eager", first_call_s=first_s))
 
 
+def keep_plain_state(session: Session) -> None:
+    """Copy what the first eager run changed in place, to put back at the end (``cell_state``), where it fits
+    (on every rank of a job); else say why not."""
+    before, session.state_before = session.state_before, None
+    restore = session.opts.restore
+    if before is None:
+        return
+    taken = before.snapshot(force=restore is True, copy=restore is not False)
+    if session.mutable is not None:  # what their versions do not say changed (a fused optimizer's weights)
+        session.mutable.include(before.changed)
+    snapshot = taken if isinstance(taken, cell_state.Snapshot) else None
+    if not lockstep.every_rank_keeps_its_state(snapshot is not None or restore is False) and snapshot is not None:
+        snapshot, taken = None, cell_state.Refusal("other_rank")
+    session.plain_state = snapshot
+    session.plain_state_refused = taken if isinstance(taken, cell_state.Refusal) else None
+
+
+def put_back_plain_state(session: Session) -> None:
+    """At the end: the in-place state as the first eager run left it, and the namespace that run's (its values,
+    its printed output); or the fact that the state advanced with the runs, and by how many."""
+    if session.plain_state is not None:
+        snapshot, session.plain_state = session.plain_state, None
+        try:
+            session.calls.optimizers.install(OptimizerViews.EAGER)  # the view the copy was taken of
+            restored = snapshot.restore()
+        except Exception as exc:  # noqa: BLE001 - torch left unusable (a bisection's dispatcher): said, not raised
+            let_go(exc)
+            refusal = cell_state.Refusal("restore_failed", needed=snapshot.bytes, error=one_line(exc))
+            session.run.notes.append(refusal.note(session.calls.runs_in_state))
+            return
+        note = snapshot.note(restored)
+        if any(note.values.get(k) for k in ("tensors", "grads", "containers", "not_restored")):
+            session.run.notes.append(note)
+        session.kept_run = "first"
+    elif session.plain_state_refused is not None:
+        session.run.notes.append(session.plain_state_refused.note(session.calls.runs_in_state))
+
+
 def last_eager_run(session: Session) -> None:
     """One more eager run, from the random state the first one started from, whose values the namespace
     keeps: so they, ``Out`` and the printed output (the first run's) come from the same draws.  A note
-    says where its draws still ended elsewhere (how many the cell draws depends on state its runs change)."""
+    says where its draws still ended elsewhere (how many the cell draws depends on state its runs change).
+    Where the in-place state is put back as the first run left it (``cell_state``), the namespace keeps that
+    run's values instead, and this one is not needed."""
     session.current = "last eager run"
+    if session.plain_state is not None:
+        return
     if session.target.feed is not None:  # the first input, as the first run (whose output was shown) read
         session.target.feed.select(0)
     session.calls.reset("eager")
@@ -357,7 +406,22 @@ def _finish(session: Session) -> None:
         run.notes.append(Note("no_post_grad_on_cache_hit", values={"torch": str(torch.__version__)}))
     if run.status == "ok" and run.compiled_variants and not session.compiled:
         run.status = "failed"  # every compiled variant failed; eager results are still reported
+    if _compiled_went_wrong(run):  # a setting not at its default may be the cause: the digest says which
+        run.configs_changed = non_default_settings()
     run.graphs = dedupe_graphs(run.graphs)
+    cells = session.opts.source_cells
+    if cells is not None:  # a helper another notebook cell defines: that cell's number
+        own = session.target.locator.filename
+        for b in run.graph_breaks:
+            if b.filename and b.filename != own and b.file_cell is None:
+                b.file_cell = cells(b.filename)
+
+
+def _compiled_went_wrong(run: ProfileRun) -> bool:
+    """A compile failed, a compiled run raised, or compiled results differed from eager."""
+    differed = run.correctness is not None and run.correctness.ok is False
+    differed_on_an_input = run.inputs is not None and any(c.matches is False for c in run.inputs.calls)
+    return differed or differed_on_an_input or any(e.stage in ("compile", "compiled run") for e in run.errors)
 
 
 # -- the stages, in order ----------------------------------------------------------------------------------------
@@ -388,6 +452,16 @@ def new_session(target: Target, opts: ProfileOptions, specs: list[VariantSpec]) 
     )
     if opts.quick:
         run.notes.append(Note("quick_profile"))
+    run.settings = RunSettings(
+        torch_threads=torch.get_num_threads(),
+        interop_threads=torch.get_num_interop_threads(),
+        warmup=opts.warmup,
+        repeat=opts.repeat,
+        budget_s=float(opts.budget),
+        quick=opts.quick,
+        check_correctness=opts.check_correctness,
+        inputs=opts.inputs or "",
+    )
     session = Session(
         target=target,
         opts=opts,
@@ -422,6 +496,7 @@ def run_session(session: Session) -> ProfileResult:
                 with session.clock("eager first call"):
                     eager_first(session)
                 if lockstep.all_ranks_ran_eager(session):
+                    keep_plain_state(session)
                     if session.opts.quiet_display is not None:
                         quiet.enter_context(session.opts.quiet_display())
                     session.stage = 2
@@ -433,10 +508,12 @@ def run_session(session: Session) -> ProfileResult:
                         quiet.enter_context(contextlib.redirect_stderr(io.StringIO()))
                         _measure_stages(session)
                     if session.opts.bisect and run.distributed is None and (run.errors or session.mismatch):
+                        runs_in_state = session.calls.runs_in_state  # the bisection puts back what it changes
                         with session.clock("bisect"), contextlib.redirect_stderr(io.StringIO()):
                             bisect_failure(session)
                             if run.bisection is None:
                                 bisect_mismatch(session)
+                        session.calls.runs_in_state = runs_in_state
     except distributed.RanksOutOfStep as exc:  # what was measured before stays, with the reason
         run.status = "failed"
         run.errors.append(error_info(session.current or "profile", exc, variant=""))
@@ -455,6 +532,7 @@ def run_session(session: Session) -> ProfileResult:
         tracker.release_new_entries()
         if session.random_after_first is not None:  # the generators as one plain run of the cell leaves them
             session.random_after_first.restore()
+        put_back_plain_state(session)
     _finish(session)
     run.stage_s["other"] = max(0.0, time.perf_counter() - started - sum(run.stage_s.values()))
     kept = session.calls.first_eager if session.kept_run == "first" else session.calls.last_eager

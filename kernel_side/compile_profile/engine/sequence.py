@@ -31,6 +31,7 @@ from .compile_stage import note_recompiles
 from .inputs import InputFeed
 from .optimizer_state import OptimizerViews
 from .session import Session
+from .settings import draws_as_eager
 from .timing import (
     TimedCallable,
     TimingPlan,
@@ -71,6 +72,7 @@ def _sequence_pass(session: Session, feed: InputFeed, sequence: InputSequence) -
     mutable = session.mutable
     if mutable is not None:
         mutable.save_mutated_since_creation()
+        session.calls.state_saved()
     sync = device_sync(session.run.device.type)
     session.recorder.take()
     for call in sequence.calls:
@@ -94,9 +96,9 @@ def _sequence_pass(session: Session, feed: InputFeed, sequence: InputSequence) -
                 session, session.recorder.take(), during_timing=False, input=i
             ).items():
                 call.compile_s[variant] = call.compile_s.get(variant, 0.0) + seconds
-            result = correctness_mod.compare_outputs(
-                eager_out, out, random_ops=correctness_mod.random_ops_in(session.variant_ops.get(name, []))
-            )
+            spec = next((s for s in session.specs if s.name == name), None)
+            drawn = [] if draws_as_eager(spec) else session.variant_ops.get(name, [])  # fallback_random: eager's
+            result = correctness_mod.compare_outputs(eager_out, out, random_ops=correctness_mod.random_ops_in(drawn))
             if result.ok is None and call.not_compared is None:
                 call.not_compared = result.note
             if result.ok is not None:
@@ -112,6 +114,7 @@ def _restore(session: Session) -> None:
     if session.mutable:
         session.calls.optimizers.install(OptimizerViews.EAGER)
         session.mutable.restore()
+        session.calls.state_restored()
 
 
 def _time_signatures(session: Session, feed: InputFeed, sequence: InputSequence) -> None:

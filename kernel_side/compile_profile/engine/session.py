@@ -27,6 +27,7 @@ from .trace_model import CellLocator
 if TYPE_CHECKING:
     from .backend import RecordingBackend
     from .cell_calls import CellCalls
+    from .cell_state import Before, Refusal, Snapshot
     from .correctness import MutableState
     from .inputs import InputFeed
     from .kernel_cache import KernelBuilds
@@ -121,6 +122,11 @@ class Session:
     random_generators: list[Any] = field(default_factory=lambda: [])
     random_before_first: RandomState | None = None  # the generators before the first eager run
     random_after_first: RandomState | None = None  # ... and after it: where one plain run leaves them
+    # what the cell changes in place, as one plain run leaves it (``cell_state``): the version counters before the
+    # first eager run, then the copy taken after it (put back at the end), or why there is none
+    state_before: Before | None = None
+    plain_state: Snapshot | None = None
+    plain_state_refused: Refusal | None = None
     # the first calls (``compile_stage``)
     compiled: dict[str, Callable[[], Any]] = field(default_factory=lambda: {})  # variant -> counted call
     variant_ops: dict[str, list[str]] = field(default_factory=lambda: {})  # the ATen ops of its graphs

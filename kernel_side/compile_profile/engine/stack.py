@@ -23,3 +23,12 @@ def frames_of_stack(stack: list[dict]) -> list[Frame]:
         for f in stack
         if isinstance(f, dict)
     ]
+
+
+_FRAME_FUNCTION = re.compile(r'File "([^"]+)", line (\d+), in ([^\n]*)')
+
+
+def frame_function(text: str, filename: str, line: int | None) -> str:
+    """The function of the innermost frame of ``text`` at ``filename``:``line`` (``scale_by_max``), "" if none."""
+    found = [fn.strip() for f, n, fn in _FRAME_FUNCTION.findall(text or "") if f == filename and int(n) == line]
+    return found[-1] if found else ""

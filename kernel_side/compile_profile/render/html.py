@@ -229,7 +229,7 @@ def _recompiles(run: ProfileRun) -> str:
         [
             escape(r.variant),
             "yes" if r.during_timing else "",
-            escape(failed_guard_text(r, lines_of(run))),
+            escape(failed_guard_text(r, lines_of(run), run.lr_schedulers)),
             escape(one_line(r.reason)),
         ]
         for r in run.recompiles[:MAX_ROWS]
@@ -400,7 +400,12 @@ def lines_html(run: ProfileRun) -> str:
 
 def comparison_html(c: Comparison) -> str:
     """A ``digest.compare`` comparison as a table: A before, B after, B's change."""
-    rows = [[escape(d.metric), escape(d.a_text), escape(d.b_text), escape(d.change_text)] for d in c.deltas]
+    # what the runs ran with first, the rows where they differ leading (digest.compare.context)
+    rows = [
+        [escape(r.label), escape(r.a), escape(r.b), "<b>differs</b>" if r.differs else f"<span {_MUTED}>same</span>"]
+        for r in c.context
+    ]
+    rows += [[escape(d.metric), escape(d.a_text), escape(d.b_text), escape(d.change_text)] for d in c.deltas]
     kernels = "".join(
         f"<div>{what}: "
         + (

@@ -1,5 +1,6 @@
 """REST handlers over the run store, under ``<base_url>/compile-profile/api/``: runs, their figures, a
-comparison, the change token, a run's self-contained HTML report (``runs/<id>/report``, a download), a
+comparison, the change token, a run's self-contained HTML report (``runs/<id>/report``, a download), its compiles and
+their artifacts (``server/compiles.py``), a
 distributed job (``jobs/<id>``: its digest; ``jobs/<id>/report``: its HTML report), and the import of a
 TORCH_TRACE on the server into the store (``POST runs/import-trace``, what ``compile-profile import-trace`` does).
 
@@ -156,9 +157,11 @@ class ReportHandler(_StoreHandler):
         download: it holds plotly.js and its own script, which the API's policy would not run in a page of the
         server's; saved, it opens from disk like the CLI's file."""
         run = self.run(run_id)
+        store = self.store()
         self.set_header("Content-Disposition", f'attachment; filename="compile-profile-{run.id}.html"')
         self.set_header("X-Content-Type-Options", "nosniff")
-        self.finish(render_report_html(run), set_content_type="text/html; charset=utf-8")
+        report = render_report_html(run, lambda sha: store.artifact(run.id, sha))
+        self.finish(report, set_content_type="text/html; charset=utf-8")
 
 
 class ReproHandler(_StoreHandler):
@@ -303,6 +306,8 @@ class ChangesHandler(_StoreHandler):
 
 
 def setup_handlers(web_app) -> None:
+    from .compiles import ArtifactHandler, CompileHandler, CompilesHandler, PerfettoHandler
+
     base = url_path_join(web_app.settings["base_url"], API_PREFIX)
     web_app.add_handlers(
         ".*$",
@@ -315,6 +320,10 @@ def setup_handlers(web_app) -> None:
             (url_path_join(base, "runs", _SEGMENT, "figures") + "/?", FiguresHandler),
             (url_path_join(base, "runs", _SEGMENT, "report") + "/?", ReportHandler),
             (url_path_join(base, "runs", _SEGMENT, "repro") + "/?", ReproHandler),
+            (url_path_join(base, "runs", _SEGMENT, "compiles") + "/?", CompilesHandler),
+            (url_path_join(base, "runs", _SEGMENT, "compile") + "/?", CompileHandler),
+            (url_path_join(base, "runs", _SEGMENT, "artifacts", _SEGMENT) + "/?", ArtifactHandler),
+            (url_path_join(base, "runs", _SEGMENT, "perfetto") + "/?", PerfettoHandler),
             (url_path_join(base, "jobs", _SEGMENT) + "/?", JobHandler),
             (url_path_join(base, "jobs", _SEGMENT, "report") + "/?", JobReportHandler),
             (url_path_join(base, "changes") + "/?", ChangesHandler),

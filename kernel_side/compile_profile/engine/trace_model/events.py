@@ -22,14 +22,13 @@ import linecache
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Literal
-
-from torch._dynamo import config as dynamo_config
+from typing import TYPE_CHECKING, Literal
 
 from ...profile_run import (
     AutotuneResult,
     CacheLookup,
     CacheStats,
+    CompileRecord,
     CompileRestart,
     CompileSpan,
     DdpBucket,
@@ -41,15 +40,18 @@ from ...profile_run import (
     Recompile,
 )
 from .. import guards, mode_events, stack_slots
-from ..backend import RecordedGraph
-from ..stack import frames_of_stack, parse_frames
+from ..stack import frame_function, frames_of_stack, parse_frames
 from ..torch_features import caller_lines_reliable
 from ..trace_capture import TraceEvent
 from ..trace_records import load_json
 from . import ddp
+from .compiles import DEFAULT_ARTIFACT_BYTES, collect_compiles, first_reason_line
 from .graph_text import collective_ops, op_counts_from_code
 from .kernels import CompileState, compile_kernels
 from .locator import CellLocator
+
+if TYPE_CHECKING:  # the backend imports torch, which reading a log does not need
+    from ..backend import RecordedGraph
 
 _BREAK_AT = re.compile(r"Graph break in user code at (.+):(\d+)")
 
@@ -78,6 +80,9 @@ class VariantTrace:
     runnables: dict[str, str] = field(default_factory=dict)  # the last ``fx_graph_runnable`` of each compile id
     # each compile's restarts of its analysis (``compilation_metrics``' ``restart_reasons``), as tlparse lists them
     restarts: list[CompileRestart] = field(default_factory=list)
+    # every compile by id and attempt with its artifacts (``compiles``), and the artifacts' texts by SHA-256
+    compiles: list[CompileRecord] = field(default_factory=list)
+    artifact_texts: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -133,12 +138,14 @@ def build_variant_trace(
     locator: CellLocator,
     unreadable: collections.Counter[str] | None = None,
     read_line: Callable[[str, int], str] | None = None,
+    artifact_bytes: int = DEFAULT_ARTIFACT_BYTES,
 ) -> VariantTrace:
     """``unreadable``, when given, makes a handler that raises on an event skip it and count its kind there
     (a trace file from another torch release whose payload changed shape), and so a step after the events that
     raises (counted as ``placing``); without it, the error propagates.  An event reaches its handler only once
     its record was checked against its kind's types (``trace_records``, where the event was made).
-    ``read_line``: where a file's line is read (``TraceState.read_line``)."""
+    ``read_line``: where a file's line is read (``TraceState.read_line``); ``artifact_bytes``: the cap on one
+    artifact's text (``compiles``)."""
     state = TraceState(variant=variant, locator=locator, recorded=iter(recorded))
     if read_line is not None:
         state.read_line = read_line
@@ -170,7 +177,19 @@ def build_variant_trace(
                 raise
             unreadable["inductor_output_code"] += 1
     _dedupe_breaks(out)
+    try:
+        found = collect_compiles(events, variant=variant, locator=locator, artifact_bytes=artifact_bytes)
+        out.compiles, out.artifact_texts = found.records, found.texts
+    except Exception:  # re-raised unless the caller counts what it cannot read, as above
+        if unreadable is None:
+            raise
+        unreadable["compiles"] += 1
     out.compile_s = _compile_seconds(state)
+    starts: dict[str, float] = {}
+    for span in out.spans:
+        starts[span.compile_id] = min(starts.get(span.compile_id, span.start_s), span.start_s)
+    for record in out.compiles:
+        record.start_s = starts.get(record.compile_id)
     for g in out.graphs:
         g.collectives = collective_ops(g.op_counts)
     out.cache.kernels = sum(1 for k in out.kernels if k.language != "extern")
@@ -375,6 +394,7 @@ def _on_graph_break(state: TraceState, ev: TraceEvent) -> None:
         state.compile(ev).outer + frames
     )  # the cell line whose call led to the break
     file_code = next((code for f, n, code in reversed(frames) if f == filename and n == file_line), "")
+    function = frame_function(user_tb, filename, file_line) or frame_function(head, filename, file_line)
     state.out.graph_breaks.append(
         GraphBreak(
             reason=reason_text.replace("Graph Break Reason:", "", 1).strip(),
@@ -385,6 +405,7 @@ def _on_graph_break(state: TraceState, ev: TraceEvent) -> None:
             filename=filename,
             file_line=file_line,
             file_code=file_code or _source_line(state, filename, file_line),
+            file_function=function,
         )
     )
 
@@ -577,8 +598,16 @@ def recompile_limit_hit(metrics: dict) -> str:
         return ""
     limit_type = (found.group(1) or found.group(2)) if found else "recompile_limit"
     value = _LIMIT_VALUE.search(fail_reason)
-    limit = value.group(1) if value else getattr(dynamo_config, limit_type, None)
+    limit = value.group(1) if value else _dynamo_setting(limit_type)
     return f"{limit_type} ({limit})" if limit is not None else limit_type
+
+
+def _dynamo_setting(name: str) -> object:
+    """The installed Dynamo's setting ``name`` (torch is imported only here, for a limit a reason does not state: an
+    import of a log otherwise reads it without torch)."""
+    from torch._dynamo import config as dynamo_config
+
+    return getattr(dynamo_config, name, None)
 
 
 def _note_limit(state: TraceState, ev: TraceEvent, metrics: dict) -> None:
@@ -685,7 +714,7 @@ def _on_compilation_metrics(state: TraceState, ev: TraceEvent) -> None:
             CompileRestart(
                 compile_id=ev.compile_id or str(m.get("compile_id") or ""),
                 attempt=ev.attempt if isinstance(ev.attempt, int) else len(restarts),
-                reasons=[_first_reason_line(str(r)) for r in restarts],
+                reasons=[first_reason_line(str(r)) for r in restarts],
             )
         )
     if m.get("fail_type"):
@@ -712,17 +741,6 @@ def _on_bwd_compilation_metrics(state: TraceState, ev: TraceEvent) -> None:
         _note_limit(state, ev, ev.metadata)
     state.metrics_s[ev.compile_id] += float(ev.metadata.get("inductor_compile_time_s") or 0.0)
     state.out.cudagraph_skips.extend(mode_events.cudagraph_skips(ev.metadata))
-
-
-_CLASS_REPR = re.compile(r"^<class '(?:[\w.]+\.)?(\w+)'>$")
-
-
-def _first_reason_line(reason: str) -> str:
-    """A restart reason as tlparse lists it: its first line (``Failed to trace builtin operator``), an exception
-    class by its name (``<class 'torch._dynamo.exc.TensorifyScalarRestartAnalysis'>``: ``TensorifyScalarRestartAnalysis``)."""
-    first = next((ln.strip() for ln in reason.splitlines() if ln.strip()), "")
-    named = _CLASS_REPR.match(first)
-    return named.group(1) if named else first
 
 
 def _compile_seconds(state: TraceState) -> float:

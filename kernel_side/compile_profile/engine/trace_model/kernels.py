@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import collections
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ...profile_run import Kernel
-from ..backend import RecordedGraph
 from ..kernel_breakdown import kernel_kind
 from ..output_code import ParsedKernel, ops_from_kernel_name, parse_output_code
 from ..stack import Frame, parse_frames
 from ..trace_capture import TraceEvent
 from .graph_text import GraphNode, graph_nodes, placeholders
 from .locator import CellLocator
+
+if TYPE_CHECKING:  # the backend imports torch, which reading a log does not need
+    from ..backend import RecordedGraph
 
 _AOT_KIND = {"forward": "aot_forward", "backward": "aot_backward", "inference": "aot_inference"}
 

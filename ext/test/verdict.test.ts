@@ -1,0 +1,89 @@
+/**
+ * The panel reads the digest's verdict (digest/outcome.py) and decides nothing: tests/verdict_golden.json holds the
+ * summaries the digest wrote for each rung (tests/test_digest_outcome.py keeps it equal to the digest), and the
+ * card's badge, the run list's badge and flag, and the speedup beneath a verdict that overrides it read them here.
+ */
+
+import { readFileSync } from 'fs';
+import { join } from 'path';
+
+import { runBadge, runFlag } from '../src/runlist';
+import { IRunSummary } from '../src/types';
+import { meaninglessSpeedup, speedupTone, verdictBadge, verdictOf } from '../src/verdict';
+import { summary } from './fixtures';
+
+type Golden = Record<string, Pick<IRunSummary, 'status' | 'list_status' | 'speedup' | 'outcome'>>;
+
+const golden = JSON.parse(
+  readFileSync(join(__dirname, '..', '..', 'tests', 'verdict_golden.json'), 'utf8')
+) as Golden;
+
+function listed(name: string): IRunSummary {
+  return summary(name, '2026-01-01T10:00:00+00:00', golden[name]);
+}
+
+describe("the digest's verdict", () => {
+  it('has a case for each rung the panel shows', () => {
+    expect(Object.keys(golden).sort()).toEqual(
+      ['compile_failed', 'faster', 'not_measurable', 'partly_eager', 'ran_eagerly', 'results_differ'].sort()
+    );
+  });
+
+  it.each(Object.keys(golden))(
+    '%s: the badge shows the verdict in its tone, as the digest words it',
+    name => {
+      const s = listed(name);
+      expect(verdictBadge(s)).toBe(golden[name].outcome!.label);
+      expect(runBadge(s)).toBe(golden[name].outcome!.label);
+      expect(speedupTone(s)).toBe(golden[name].outcome!.tone);
+    }
+  );
+
+  it('leads with "results differ" in its own tone, not the speedup\'s, with the speedup beneath not meaningful', () => {
+    const s = listed('results_differ');
+    expect(runBadge(s)).toBe('results differ');
+    expect(speedupTone(s)).toBe('wrong'); // the interval alone reads "even": the digest's tone wins
+    expect(meaninglessSpeedup(s)).toBe('1.05× slower — not meaningful: compiled results differ');
+    expect(runFlag(s)).toBeNull(); // the badge says it: not twice
+    // an interrupted run whose results differ: the badge says the verdict, the flag only what it does not
+    expect(runFlag({ ...s, status: 'interrupted', list_status: 'interrupted, results differ' })).toBe(
+      'interrupted'
+    );
+  });
+
+  it('leads with the eager fallback where the recompile limit stopped compiled code', () => {
+    const s = listed('ran_eagerly');
+    expect([runBadge(s), speedupTone(s)]).toEqual(['ran eagerly', 'eager']);
+    expect(meaninglessSpeedup(s)).toBe('1.05× slower — not meaningful: the compiled calls ran eagerly');
+  });
+
+  it('keeps a meaningful speedup as the badge, flagging a part that ran eagerly beside it', () => {
+    const s = listed('partly_eager');
+    expect(runBadge(s)).toBe('1.05× slower');
+    expect(runFlag(s)).toBe('partly eager');
+    expect(meaninglessSpeedup(s)).toBeNull();
+    for (const name of ['faster', 'not_measurable']) {
+      expect(meaninglessSpeedup(listed(name))).toBeNull();
+      expect(runFlag(listed(name))).toBeNull();
+    }
+  });
+
+  it('shows a failed compile as the badge, with no speedup to mark', () => {
+    const s = listed('compile_failed');
+    expect([runBadge(s), speedupTone(s), meaninglessSpeedup(s)]).toEqual(['compile failed', 'wrong', null]);
+  });
+
+  it('reads a summary written before the verdict by its speedup, as it showed then', () => {
+    const old = { ...listed('results_differ'), outcome: undefined };
+    expect(verdictOf(old)).toBeNull();
+    expect(runBadge(old)).toBe('1.05× slower');
+    expect(runFlag(old)).toBe('results differ'); // its list_status, beside the speedup
+    expect(speedupTone(old)).toBe('even');
+    expect(meaninglessSpeedup(old)).toBeNull();
+    expect(speedupTone({ speedup: { ...old.speedup!, value: 2, low: 1.1, high: 2.5 } })).toBe('faster');
+    expect(speedupTone({ speedup: { ...old.speedup!, value: 0.8, low: 0.7, high: 0.9 } })).toBe('slower');
+    expect(speedupTone({ speedup: null })).toBe('none');
+    // JSON has no NaN: an interval the bootstrap could not give arrives as null, and null < 1 in JavaScript.
+    expect(speedupTone({ speedup: { ...old.speedup!, value: 0.27, low: null, high: null } })).toBe('even');
+  });
+});
