@@ -19,8 +19,10 @@ from compile_profile.profile_run import ProfileRun
 from compile_profile.render.text import render_text
 from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
+from profile_options import CHEAP_FLAGS, FAST
 
-FAST = dict(warmup=1, repeat=12, min_samples=4, budget=0.4, quick=True)
+# two signatures share the budget: more rounds than FAST's, so each gets its interval
+SEQUENCE = {**FAST, "repeat": 12, "min_samples": 4, "budget": 0.4, "quick": True}
 
 
 def branch_on_item(x):
@@ -77,7 +79,7 @@ def sequence_run():
     # specialises it (one more recompile per new value) where it compiles afresh; the profile and the plain
     # run held against it below both find the cache this one filled.
     _plain_recompiles_per_input(branch_on_item, xs)
-    run = profile(branch_on_item, inputs=xs, **FAST)
+    run = profile(branch_on_item, inputs=xs, **SEQUENCE)
     plain = _plain_recompiles_per_input(branch_on_item, xs)
     return run, plain, xs
 
@@ -119,7 +121,7 @@ def test_the_two_shapes_are_two_signatures_each_timed_with_an_interval(sequence_
     assert [s.inputs for s in sequence.signatures] == [[0, 2, 4], [1, 3, 5]]
     for s in sequence.signatures:
         assert s.speedup is not None and s.speedup.has_interval and s.speedup.low <= s.speedup.value <= s.speedup.high
-        assert s.timings["eager"].n >= FAST["min_samples"] and s.budget_s == pytest.approx(FAST["budget"] / 2)
+        assert s.timings["eager"].n >= SEQUENCE["min_samples"] and s.budget_s == pytest.approx(SEQUENCE["budget"] / 2)
     # the overall speedup is the sequence's eager time over its compiled time, each signature weighted by its calls
     variant = run.speedup.variant
     eager = sum(len(s.inputs) * s.timings["eager"].median_ms for s in sequence.signatures)
@@ -234,9 +236,7 @@ def batches_ns(ip):
 @pytest.mark.compiles
 def test_the_magic_runs_the_cell_once_per_item_with_the_name_bound_to_it(ip, batches_ns):
     with capture_output():
-        result = ip.run_cell(
-            "%%compile_profile --inputs xb=batches --quick --warmup 1 --budget 0.3 --no-store -o run\ny = model(xb)\n"
-        )
+        result = ip.run_cell(f"%%compile_profile --inputs xb=batches {CHEAP_FLAGS} --no-store -o run\ny = model(xb)\n")
     assert result.error_in_exec is None
     run = batches_ns["run"]
     assert run.status == "ok", run.errors
@@ -277,7 +277,7 @@ def test_inputs_that_draw_random_numbers_say_that_is_why_they_were_not_compared(
         return torch.nn.functional.dropout(x.sin(), 0.5, training=True)
 
     torch._dynamo.reset()
-    run = profile(noisy, inputs=[torch.randn(64), torch.randn(64)], quick=True, budget=0.2)
+    run = profile(noisy, inputs=[torch.randn(64), torch.randn(64)], quick=True, **FAST)
     assert all(c.matches is None for c in run.inputs.calls)
     text = inputs_summary(run).comparison_text
     assert text.startswith("compiled was not compared with eager on the inputs: the cell draws random numbers ("), text
