@@ -16,6 +16,7 @@ from profile_options import GPU_FAST as FAST
 
 pytestmark = [
     pytest.mark.gpu,
+    pytest.mark.compiles,  # every test profiles (Dynamo and Inductor in this process): conftest's tier check
     pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
 ]
 
