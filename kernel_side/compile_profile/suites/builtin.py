@@ -342,3 +342,13 @@ def models(size: str = "small") -> dict[str, Any]:
         out.update({f"plain {kind}": Model(_plain(kind, size)) for kind in ("mlp", "cnn", "transformer")})
     out.update(attention_models(size))
     return out
+
+
+def cpu_sample(size: str = "small") -> list[str]:
+    """What notebook 09 profiles on a CPU: two language models and the attention comparison.  Hugging Face's GPT-2
+    and Llama where ``transformers`` imports, else the first two entries this collection can build (the plain MLP
+    and CNN where no library imports): a fresh ``make test`` installs no ``transformers``, and naming GPT-2 there
+    stopped the notebook with "--only gpt2, llama: builtin has no such model"."""
+    collection = models(size)
+    built = [name for name, m in collection.items() if not isinstance(m, Skip) and not name.startswith("attention ")]
+    return [*([n for n in ("gpt2", "llama") if n in built] or built[:2]), *attention_models(size)]
