@@ -16,6 +16,9 @@ from compile_profile.engine.kernel_breakdown import device_kind, kernel_kind
 from compile_profile.engine.line_marks import line_times
 from profile_options import FAST
 
+# measures the host or times against an independent measurement: no other test beside it
+pytestmark = pytest.mark.alone
+
 
 @pytest.fixture(scope="module")
 def one_thread():

@@ -15,6 +15,9 @@ from compile_profile.engine import chrome_trace, profiler_cost
 from compile_profile.engine.chrome_trace import HostEvent
 from compile_profile.engine.kernel_breakdown import ATEN, COPY, LIBRARY, host_op_parts, host_time_us, recorded_inside
 
+# measures the host or times against an independent measurement: no other test beside it
+pytestmark = pytest.mark.alone
+
 
 def _ev(name: str, dur: float, *children: HostEvent, cat: str = "cpu_op") -> HostEvent:
     ev = HostEvent(name=name, cat=cat, ts=0.0, dur=dur, tid=1, args={})
