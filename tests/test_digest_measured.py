@@ -161,8 +161,19 @@ def test_the_rest_api_serves_guards_recompiles_and_measured_with_the_agreed_keys
     for run in [cuda_run(), *slower_and_faster_runs(), reduce_overhead_run(), cpu_run()]:
         d = json.loads(json.dumps(run_digest(run)))
         for g in d["guards"]:
-            assert set(g) == {"graph_id", "variant", "compile_id", "total", "by_kind", "kinds_text", "heading", "groups"}
-            assert all(set(grp) == {"kind", "source", "line", "count", "codes", "warning", "text"} for grp in g["groups"])
+            assert set(g) == {
+                "graph_id",
+                "variant",
+                "compile_id",
+                "total",
+                "by_kind",
+                "kinds_text",
+                "heading",
+                "groups",
+            }
+            assert all(
+                set(grp) == {"kind", "source", "line", "count", "codes", "warning", "text"} for grp in g["groups"]
+            )
             assert sum(g["by_kind"].values()) == g["total"] == sum(grp["count"] for grp in g["groups"])
         for r in d["recompiles"]:
             assert set(r) == {
