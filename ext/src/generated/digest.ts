@@ -392,6 +392,10 @@ export interface CompileTimelineRow {
    * the compile's kept attempt in the Compiles tab (``compiles.compile_key``); "" where not recorded
    */
   compile_key: string;
+  /**
+   * its three longest phases inside it, longest first
+   */
+  largest_phases?: string;
 }
 /**
  * One timed span of a compile (``compile_rows``), nested by depth.
