@@ -149,6 +149,10 @@ export interface LineRow {
   texts?: {
     [k: string]: string;
   };
+  /**
+   * kernels of the compiled variants on this line
+   */
+  kernel_count?: number;
 }
 /**
  * One Dynamo graph's guards, and their kinds in words.

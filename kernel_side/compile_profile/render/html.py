@@ -325,8 +325,9 @@ def lines_html(d: RunDigest) -> str:
     rows = []
     for r in lt.rows[: MAX_ROWS * 3]:
         times = [escape(r.texts.get(v, "")) for v in lt.variants]
-        kernels = sum(len(names) for v, names in r.kernels.items() if v != "eager")  # eager's are ops, not kernels
-        rows.append([_value(r.line), _code(r.code), *times, str(kernels) + (" (break)" if r.graph_breaks else "")])
+        rows.append(
+            [_value(r.line), _code(r.code), *times, str(r.kernel_count) + (" (break)" if r.graph_breaks else "")]
+        )
     variants = [escape(v or "kernels") for v in lt.variants]
     return (
         f"<div {_H}>Time per cell line</div>"
