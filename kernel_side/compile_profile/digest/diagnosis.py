@@ -30,9 +30,10 @@ are not this call's, and the heading says why (the breakdown's rows show shares 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..profile_run import ProfileRun, Variant
+from ..serialize import ADDED_LATER
 from .breakdown import BreakdownRow, breakdown_row, kernel_groups
 from .breaks import BreakGroup, break_groups
 from .contention import contention
@@ -71,6 +72,10 @@ class Cause:
     cost_s: float | None = None  # once
     line: int | None = None
     owner: str = ""  # a graph break's: "yours", "library" or "pytorch"; "" for other causes
+    text: str = field(init=False, metadata=ADDED_LATER)  # the list's line: title, cost, what to do (``cause_text``)
+
+    def __post_init__(self) -> None:
+        self.text = cause_text(self)
 
 
 def _best(run: ProfileRun) -> Variant | None:
