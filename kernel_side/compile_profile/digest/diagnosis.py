@@ -308,7 +308,10 @@ def _one_time(run: ProfileRun, best: Variant) -> list[Cause]:
                 kind="compile",
                 title="compiling" + (f" ({words})" if words else ""),
                 cost_text=f"{format_s(best.compile_s)} once{pays}",
-                action="" if words == "warm cache" else "a warm Inductor cache (this code compiled before) cuts it",
+                # Inductor's caches keep what it compiled; another backend (aot_eager, a user's own) has none
+                action=""
+                if words == "warm cache" or (best.backend or "inductor") != "inductor"
+                else "a warm Inductor cache (this code compiled before) cuts it",
                 cost_s=best.compile_s,
             )
         )
