@@ -15,8 +15,8 @@ import functools
 import statistics
 import time
 
-import compile_profile.engine.cell as cell_module
-import compile_profile.engine.cell_rewrite as cell_rewrite
+import compile_profile.engine.cell.function as cell_module
+import compile_profile.engine.cell.rewrite as cell_rewrite
 import torch
 
 CELL = "a = lin(inp)\nb = a.relu()\nc = b * 2\nd = c + a\n"

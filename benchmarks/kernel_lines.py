@@ -174,7 +174,7 @@ def reference_profile(call: Callable[[], Any], calls: int = 10) -> dict[str, flo
 
 def marking_cost(run, variant: str, call: Callable[[], Any], code, rounds: int = 5) -> dict[str, Any]:
     """The compiled variant's profiled call's median wall time with and without line marks, interleaved."""
-    from compile_profile.engine import kernel_profiler
+    from compile_profile.engine.kernels import profiler_pass as kernel_profiler
 
     marked, bare = [], []
     for _ in range(rounds):
@@ -199,8 +199,8 @@ def _judge(fig: Figures, key: str, lo: float, hi: float) -> None:
 
 def measure(w: CellWorkload, budget: float) -> Figures:
     from compile_profile.digest.lines import line_times
-    from compile_profile.engine import kernel_profiler
-    from compile_profile.engine.profiler import ProfileOptions, profile_cell
+    from compile_profile.engine.kernels import profiler_pass as kernel_profiler
+    from compile_profile.engine.run.stages import ProfileOptions, profile_cell
 
     fig = Figures(w.name)
     val = fig.values

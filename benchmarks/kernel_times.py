@@ -188,8 +188,9 @@ def reference_kernel_us(fn: Callable[[], Any]) -> tuple[dict[str, float], int]:
 def profile_with_pass_wall(w: CellWorkload, ns: dict[str, Any], budget: float):
     """The tool's profile of the cell, the wall time of its passes after timing (kernel time, roofline),
     and each compiled variant's per-kernel time aggregated three ways from the same pass (``aggregations``)."""
-    from compile_profile.engine import after_timing, kernel_profiler
-    from compile_profile.engine.profiler import ProfileOptions, profile_cell
+    from compile_profile.engine.kernels import profiler_pass as kernel_profiler
+    from compile_profile.engine.kernels import stage as after_timing
+    from compile_profile.engine.run.stages import ProfileOptions, profile_cell
 
     spent: list[float] = []
     captured: list[tuple[Any, list]] = []
@@ -221,10 +222,11 @@ def aggregations(run, captured) -> dict[str, dict[str, float]]:
     """The compiled variant's generated kernels' time per call (µs) from its pass, three ways: the mean over
     every profiled call (the pass before issue 20), the median over every call, and the median over the
     calls not preempted (the pass now)."""
-    from compile_profile.engine import chrome_trace, kernel_profiler
-    from compile_profile.engine.kernel_attribution import CALL_RANGE, attribute
-    from compile_profile.engine.kernel_index import KernelIndex
-    from compile_profile.engine.profiled_calls import chosen
+    from compile_profile.engine.kernels import chrome_trace
+    from compile_profile.engine.kernels import profiler_pass as kernel_profiler
+    from compile_profile.engine.kernels.attribution import CALL_RANGE, attribute
+    from compile_profile.engine.kernels.index import KernelIndex
+    from compile_profile.engine.kernels.profiled_calls import chosen
 
     name = "inductor/default"
     found = [(t, r) for t, r, range_name in captured if range_name == CALL_RANGE]

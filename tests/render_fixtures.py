@@ -757,7 +757,7 @@ def attention_run(compiled_ms: float = 0.73) -> ProfileRun:
 
 def drifting_run(*, eager_late: float, compiled_late: float, n: int = 30) -> ProfileRun:
     """Interleaved samples whose last third moved from (5.9, 3.0) ms to (eager_late, compiled_late) ms."""
-    from compile_profile.engine.timing import summarize_samples
+    from compile_profile.engine.timing.interleaved import summarize_samples
     from compile_profile.stats import ratio_interval
 
     rng = random.Random(11)

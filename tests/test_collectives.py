@@ -10,7 +10,7 @@ import pytest
 import torch
 import torch.distributed as dist
 from compile_profile.digest.distributed import collective_texts
-from compile_profile.engine.kernel_breakdown import (
+from compile_profile.engine.kernels.breakdown import (
     COLLECTIVE,
     compiled_breakdown,
     device_kind,
@@ -91,7 +91,7 @@ def test_everything_a_collective_op_runs_on_the_host_is_collective():
 
 
 def test_the_compiled_breakdown_has_a_collective_part():
-    from compile_profile.engine.kernel_attribution import VariantKernelTimes
+    from compile_profile.engine.kernels.attribution import VariantKernelTimes
 
     result = VariantKernelTimes(variant="v", calls=2, method="cupti", observations={}, total_us=60.0)
     result.unmatched_kinds.update({COLLECTIVE: 40.0, "aten": 10.0})

@@ -4,12 +4,12 @@
 
 from __future__ import annotations
 
-from compile_profile.engine.backend import RecordedGraph
-from compile_profile.engine.trace_capture import TraceEvent
-from compile_profile.engine.trace_model import CellLocator, build_variant_trace
-from compile_profile.engine.trace_model.ddp import annotation_bytes, param_name, piece_params
-from compile_profile.engine.trace_model.graph_text import placeholders
-from compile_profile.engine.trace_model.kernels import CompileState, _backward_graph_id
+from compile_profile.engine.compiler.backend import RecordedGraph
+from compile_profile.engine.trace.capture import TraceEvent
+from compile_profile.engine.trace.model import CellLocator, build_variant_trace
+from compile_profile.engine.trace.model.ddp import annotation_bytes, param_name, piece_params
+from compile_profile.engine.trace.model.graph_text import placeholders
+from compile_profile.engine.trace.model.kernels import CompileState, _backward_graph_id
 from compile_profile.profile_run import DdpBucket, DdpSplit
 
 LOCATOR = CellLocator("<cell>", ["loss = ddp(x).pow(2).mean()", "loss.backward()"])

@@ -10,10 +10,12 @@ import sys
 import pytest
 import torch
 from cell_runs import run_cell
-from compile_profile.engine import chrome_trace, eager_profile, kernel_profiler
-from compile_profile.engine.eager_profile import CALL_RANGE, LINE_RANGE, attribute_eager, marking_lines
-from compile_profile.engine.kernel_breakdown import device_kind, kernel_kind
-from compile_profile.engine.line_marks import line_times
+from compile_profile.engine.kernels import chrome_trace
+from compile_profile.engine.kernels import eager_times as eager_profile
+from compile_profile.engine.kernels import profiler_pass as kernel_profiler
+from compile_profile.engine.kernels.breakdown import device_kind, kernel_kind
+from compile_profile.engine.kernels.eager_times import CALL_RANGE, LINE_RANGE, attribute_eager, marking_lines
+from compile_profile.engine.kernels.line_marks import line_times
 
 
 @pytest.fixture(scope="module")
@@ -139,7 +141,7 @@ def test_the_namespace_ends_as_after_an_eager_run(matmul_run):
 
 @pytest.mark.compiles
 def test_a_function_target_counts_lines_from_its_def_line(one_thread):
-    from compile_profile.engine.profiler import profile
+    from compile_profile.engine.run.stages import profile
 
     def step(x, w):
         y = x @ w
@@ -310,7 +312,7 @@ def test_kernel_kinds():
 def test_cuda_compiled_breakdown_splits_generated_library_copies_and_the_rest(tmp_path):
     """On a synthetic compiled trace: Triton kernels are generated, the matmuls' cuBLAS kernels
     library, a memcpy outside the graphs a copy, and the unmatched kernel outside them ATen."""
-    from compile_profile.engine.kernel_attribution import attribute
+    from compile_profile.engine.kernels.attribution import attribute
     from test_kernel_timing import OUTPUT_CODE, TraceBuilder, kernels_of, one_call, run_of
 
     module_path = tmp_path / "cabc.py"
@@ -379,7 +381,7 @@ def test_an_op_on_another_thread_is_on_the_line_running_when_it_started():
 def test_a_matmul_a_compiled_variant_ran_eagerly_is_library_as_in_eager(tmp_path):
     """Around a graph break a compiled variant runs ATen ops eagerly; they go by eager's rules, so
     the breakdowns of the two variants compare like with like."""
-    from compile_profile.engine.kernel_attribution import attribute
+    from compile_profile.engine.kernels.attribution import attribute
     from test_kernel_timing import OUTPUT_CODE, TraceBuilder, kernels_of, one_call, run_of
 
     module_path = tmp_path / "cabc.py"

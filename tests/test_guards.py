@@ -5,12 +5,18 @@ from __future__ import annotations
 
 import pytest
 import torch
-from compile_profile.engine.backend import RecordingBackend
-from compile_profile.engine.cell import cell_to_function
-from compile_profile.engine.guards import failed_guard_source, failure_change, guard_kind, guards_of_tree, root_name
-from compile_profile.engine.stack_slots import SlotValue, resume_line, slot_value
-from compile_profile.engine.trace_capture import capture_compiles
-from compile_profile.engine.trace_model import CellLocator, build_variant_trace
+from compile_profile.engine.cell.function import cell_to_function
+from compile_profile.engine.compiler.backend import RecordingBackend
+from compile_profile.engine.trace.capture import capture_compiles
+from compile_profile.engine.trace.guards import (
+    failed_guard_source,
+    failure_change,
+    guard_kind,
+    guards_of_tree,
+    root_name,
+)
+from compile_profile.engine.trace.model import CellLocator, build_variant_trace
+from compile_profile.engine.trace.stack_slots import SlotValue, resume_line, slot_value
 
 CELL = "<compile-profile-cell-abc>"
 LOCATOR = CellLocator(CELL, ["y = (x * 2).relu()", "z = y + w"])

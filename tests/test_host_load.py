@@ -8,7 +8,7 @@ import time
 
 import pytest
 from compile_profile.digest.summary import contention_warning, noise_text, warnings
-from compile_profile.engine import host_load
+from compile_profile.engine.timing import host_load
 from compile_profile.profile_run import HostLoad, ProfileRun
 from render_fixtures import cpu_run
 

@@ -16,8 +16,8 @@ from compile_profile.digest.facts import device_text, kernel_count_text
 from compile_profile.digest.guards import fix_text, recompiles_brief, run_guards
 from compile_profile.digest.summary import summarize
 from compile_profile.digest.timeline import compile_timeline
-from compile_profile.engine.trace_import import ImportedRuns, import_and_store, import_trace, is_known_kind
-from compile_profile.engine.trace_model.torch_kinds import TORCH_WRITES
+from compile_profile.engine.trace.log_import import ImportedRuns, import_and_store, import_trace, is_known_kind
+from compile_profile.engine.trace.model.torch_kinds import TORCH_WRITES
 from compile_profile.profile_run import Device, Recompile
 from compile_profile.render.charts import overview_figures
 from compile_profile.render.job_report import render_job_report_html

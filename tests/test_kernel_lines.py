@@ -16,9 +16,9 @@ import torch
 from cell_runs import run_cell
 from compile_profile.digest.kernel_times import withheld
 from compile_profile.digest.lines import line_times
-from compile_profile.engine import kernel_profiler
-from compile_profile.engine.kernel_attribution import CALL_RANGE, attribute
-from compile_profile.engine.line_marks import LINE_RANGE, marking_lines
+from compile_profile.engine.kernels import profiler_pass as kernel_profiler
+from compile_profile.engine.kernels.attribution import CALL_RANGE, attribute
+from compile_profile.engine.kernels.line_marks import LINE_RANGE, marking_lines
 from compile_profile.profile_run import Device
 from test_kernel_timing import (
     CPU_GRAPH,

@@ -8,9 +8,10 @@ import json
 
 import pytest
 import torch
-from compile_profile.engine import chrome_trace, kernel_profiler
-from compile_profile.engine.kernel_attribution import KernelAttribution, attribute
-from compile_profile.engine.kernel_index import call_sites, extern_op_name
+from compile_profile.engine.kernels import chrome_trace
+from compile_profile.engine.kernels import profiler_pass as kernel_profiler
+from compile_profile.engine.kernels.attribution import KernelAttribution, attribute
+from compile_profile.engine.kernels.index import call_sites, extern_op_name
 from compile_profile.profile_run import Device, Kernel, KernelProfile, ProfileRun, UnmatchedKernel, Variant
 
 TRITON_SOURCE = """
@@ -51,7 +52,7 @@ GRAPH = "inductor/default/0/0/aot_inference"
 
 
 def kernels_of(code: str, graph_id: str = GRAPH) -> list[Kernel]:
-    from compile_profile.engine.output_code import parse_output_code
+    from compile_profile.engine.trace.output_code import parse_output_code
 
     out = []
     for k in parse_output_code(code).kernels:
@@ -356,7 +357,7 @@ FAST = dict(warmup=1, repeat=6, min_samples=3, budget=0.2)
 
 
 def run_cell(body: str, ns: dict, **options):
-    from compile_profile.engine.profiler import ProfileOptions, profile_cell
+    from compile_profile.engine.run.stages import ProfileOptions, profile_cell
 
     result, cell = profile_cell(
         body, ns, ProfileOptions(**{**FAST, **options}), source="%%compile_profile\n" + body, line_offset=1
@@ -456,7 +457,7 @@ class Runner:
 def test_graph_partitions_and_fallback_ops_are_launch_sites():
     """Under CUDA graphs Inductor moves launches into partition_N functions; fallback ops such as
     SDPA are assignments.  Both only appear on GPU."""
-    from compile_profile.engine.output_code import parse_output_code
+    from compile_profile.engine.trace.output_code import parse_output_code
 
     assert [(kind, name) for kind, name, _ in call_sites(PARTITIONED_CODE)] == [
         ("triton", "triton_poi_fused_add_0"),
@@ -551,7 +552,7 @@ def cpu_module_path(tmp_path):
 
 
 def test_cpu_ops_outside_compiled_graphs_count_by_the_eager_rule_once(cpu_module_path):
-    from compile_profile.engine.kernel_attribution import CALL_RANGE
+    from compile_profile.engine.kernels.attribution import CALL_RANGE
 
     kernels = kernels_of(CPU_OUTPUT_CODE, CPU_GRAPH)
     result = attribute(
@@ -587,9 +588,9 @@ def test_cpu_ops_outside_compiled_graphs_count_by_the_eager_rule_once(cpu_module
 
 def test_cpu_ops_outside_graphs_split_as_the_eager_pass_splits_the_same_ops(cpu_module_path):
     """The eager pass's CPU rule and the compiled variant's, on the same op trees."""
-    from compile_profile.engine.eager_profile import CALL_RANGE as EAGER_CALL
-    from compile_profile.engine.eager_profile import attribute_eager
-    from compile_profile.engine.kernel_attribution import CALL_RANGE
+    from compile_profile.engine.kernels.attribution import CALL_RANGE
+    from compile_profile.engine.kernels.eager_times import CALL_RANGE as EAGER_CALL
+    from compile_profile.engine.kernels.eager_times import attribute_eager
 
     b = cpu_step_trace(cpu_module_path, EAGER_CALL)
     b.events = [e for e in b.events if e["ts"] < 500 or e["ts"] >= 800]  # no compiled backward in eager
@@ -624,7 +625,7 @@ def test_a_cpu_trace_without_the_call_range_counts_no_op_outside_graphs(cpu_modu
 def _calls_trace(module_path: str, slow_call: int | None = None):
     """Three compiled calls, each inside ``CALL_RANGE``, with a reset between them; in ``slow_call`` the add
     kernel ran 1000x longer (as a kernel a stall lands in) and an eager kernel ran outside the graphs."""
-    from compile_profile.engine.kernel_attribution import CALL_RANGE
+    from compile_profile.engine.kernels.attribution import CALL_RANGE
 
     b = TraceBuilder()
     for i in range(3):
@@ -639,7 +640,7 @@ def _calls_trace(module_path: str, slow_call: int | None = None):
 
 
 def test_a_trace_splits_into_its_calls_with_the_device_events_each_launched(module_path):
-    from compile_profile.engine.kernel_attribution import CALL_RANGE
+    from compile_profile.engine.kernels.attribution import CALL_RANGE
 
     calls = chrome_trace.split_calls(_calls_trace(module_path), CALL_RANGE)
     assert len(calls) == 3
@@ -650,8 +651,8 @@ def test_a_trace_splits_into_its_calls_with_the_device_events_each_launched(modu
 
 
 def test_one_calls_slow_kernel_does_not_move_its_median_and_the_parts_still_add_up(module_path):
-    from compile_profile.engine.kernel_attribution import CALL_RANGE
-    from compile_profile.engine.kernel_index import KernelIndex
+    from compile_profile.engine.kernels.attribution import CALL_RANGE
+    from compile_profile.engine.kernels.index import KernelIndex
 
     kernels = kernels_of(OUTPUT_CODE)
     index = KernelIndex(kernels)
@@ -673,7 +674,7 @@ def test_one_calls_slow_kernel_does_not_move_its_median_and_the_parts_still_add_
 
 
 def test_a_cpu_pass_sets_preempted_calls_aside_unless_all_were_and_a_gpu_pass_keeps_every_call():
-    from compile_profile.engine.profiled_calls import CallRecord, chosen, pass_calls
+    from compile_profile.engine.kernels.profiled_calls import CallRecord, chosen, pass_calls
 
     records = [CallRecord(1e-3, 0.0), CallRecord(25e-3, 20e-3), CallRecord(1.1e-3, 0.01e-3), CallRecord(1e-3, None)]
     assert [r.preempted for r in records] == [False, True, False, False]  # 10 µs of 1.1 ms is under 5 %
@@ -704,7 +705,7 @@ class _Waits:
 
 
 def test_a_busy_machine_adds_profiled_calls_until_three_were_not_preempted_and_an_idle_one_adds_none(monkeypatch):
-    from compile_profile.engine import host_load
+    from compile_profile.engine.timing import host_load
 
     def records_with(waits, calls):
         monkeypatch.setattr(host_load, "ThreadWaits", lambda: _Waits(waits))
@@ -729,7 +730,7 @@ def test_a_busy_machine_adds_profiled_calls_until_three_were_not_preempted_and_a
 def test_the_device_is_busy_once_for_kernels_on_concurrent_streams():
     from types import SimpleNamespace as E
 
-    from compile_profile.engine.profiled_calls import busy_us
+    from compile_profile.engine.kernels.profiled_calls import busy_us
 
     # a backward's kernels back to back, an all-reduce on another stream beside the second, a gap, a copy
     events = [E(ts=0.0, dur=10.0), E(ts=10.0, dur=10.0), E(ts=12.0, dur=15.0), E(ts=40.0, dur=2.0)]

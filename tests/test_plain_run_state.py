@@ -15,7 +15,7 @@ import copy
 import pytest
 import torch
 from compile_profile.digest.format import format_bytes
-from compile_profile.engine import cell_state
+from compile_profile.engine.cell import plain_state as cell_state
 from IPython.utils.capture import capture_output
 
 QUICK = "--quick --backend aot_eager --warmup 1 --repeat 5 --budget 0.2"

@@ -11,9 +11,9 @@ import time
 
 import pytest
 import torch
-from compile_profile.engine import chrome_trace, profiler_cost
-from compile_profile.engine.chrome_trace import HostEvent
-from compile_profile.engine.kernel_breakdown import ATEN, COPY, LIBRARY, host_op_parts, host_time_us, recorded_inside
+from compile_profile.engine.kernels import chrome_trace, profiler_cost
+from compile_profile.engine.kernels.breakdown import ATEN, COPY, LIBRARY, host_op_parts, host_time_us, recorded_inside
+from compile_profile.engine.kernels.chrome_trace import HostEvent
 
 
 def _ev(name: str, dur: float, *children: HostEvent, cat: str = "cpu_op") -> HostEvent:

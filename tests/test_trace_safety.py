@@ -24,9 +24,10 @@ import pytest
 import tornado.httpclient
 from compile_profile.cli import main
 from compile_profile.digest.job import job_digest
-from compile_profile.engine import trace_file, trace_import
-from compile_profile.engine.trace_file import TraceLimits, read_trace_file
-from compile_profile.engine.trace_import import NoTrace, import_trace
+from compile_profile.engine.trace import log_file as trace_file
+from compile_profile.engine.trace import log_import as trace_import
+from compile_profile.engine.trace.log_file import TraceLimits, read_trace_file
+from compile_profile.engine.trace.log_import import NoTrace, import_trace
 from compile_profile.render.report import render_report_html
 from compile_profile.render.text import render_text, terminal_safe
 from compile_profile.store import RunStore

@@ -69,7 +69,7 @@ def written_kinds(torch_dir: Path) -> dict[str, list[str]]:
 
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "kernel_side"))
-    from compile_profile.engine.trace_import import is_known_kind
+    from compile_profile.engine.trace.log_import import is_known_kind
 
     if len(sys.argv) > 1:
         root = Path(sys.argv[1])

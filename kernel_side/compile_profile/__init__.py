@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-    from .engine.trace_import import ImportedRuns
+    from .engine.trace.log_import import ImportedRuns
 
 __all__ = [
     "Job",
@@ -35,8 +35,8 @@ __all__ = [
 
 
 def profile(fn, *args, **options) -> ProfileRun:
-    """Profile ``fn(*args)`` eagerly and under ``torch.compile``; see ``compile_profile.engine.profiler``."""
-    from .engine.profiler import profile as _profile
+    """Profile ``fn(*args)`` eagerly and under ``torch.compile``; see ``compile_profile.engine.run.stages``."""
+    from .engine.run.stages import profile as _profile
 
     return _profile(fn, *args, **options)
 
@@ -54,12 +54,12 @@ def import_trace(
     (``docs/import-trace.md``).  A run from a trace has no timings.  A file the trace names (its script) is read only
     if it is a Python source inside the log's directory, the current directory or one of ``source_roots`` (a
     checkout of the code; a path recorded elsewhere is matched by its longest tail).  Raises
-    ``compile_profile.engine.trace_import.NoTrace`` (a ``ValueError``) naming the path when it holds no log that
+    ``compile_profile.engine.trace.log_import.NoTrace`` (a ``ValueError``) naming the path when it holds no log that
     can be read, or naming the cap a log is past (``TraceLimits``); nothing is stored then.  A log imported before is
     the run stored then, not a second one (``ImportedRuns.already``).  As a cell's value it shows the runs' cards."""
     import os
 
-    from .engine.trace_import import import_and_store
+    from .engine.trace.log_import import import_and_store
     from .store import RunStore
 
     with RunStore(db) as store:

@@ -249,7 +249,7 @@ def cmd_import(args: argparse.Namespace, store: RunStore) -> int:
 
 def cmd_import_trace(args: argparse.Namespace, store: RunStore) -> int:
     from .digest.trace import skipped_text
-    from .engine.trace_import import NoTrace, import_and_store
+    from .engine.trace.log_import import NoTrace, import_and_store
 
     try:
         # a file the trace names is read only under these roots and the log's own directory (trace_sources)

@@ -31,15 +31,7 @@ from ..digest.facts import (
     peak_memory_text,
     top_kernels,
 )
-from ..digest.format import (
-    format_interval,
-    format_ms,
-    format_s,
-    format_speedup,
-    lines_of,
-    one_line,
-    ratio_phrase,
-)
+from ..digest.format import format_interval, format_ms, format_s, format_speedup, lines_of, one_line, ratio_phrase
 from ..digest.guards import failed_guard_text, kinds_text, run_guards
 from ..digest.inputs import inputs_summary
 from ..digest.kernel_times import kernel_time_text, withheld, withheld_notes

@@ -252,7 +252,7 @@ class ImportTraceHandler(_StoreHandler):
         if not isinstance(label, str):
             return self._refuse("label must be a string")
         label = label.strip()
-        from ..engine.trace_import import NothingToImport, NoTrace, TraceLimits, import_and_store
+        from ..engine.trace.log_import import NothingToImport, NoTrace, TraceLimits, import_and_store
 
         root = Path(os.path.realpath(Path(self.settings.get("server_root_dir") or os.getcwd()).expanduser()))
         if "\x00" in raw:

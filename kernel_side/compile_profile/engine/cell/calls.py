@@ -27,11 +27,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..profile_run import ProfileRun
-from .optimizer_state import OptimizerViews
+from ...profile_run import ProfileRun
+from .optimizers import OptimizerViews
 
 if TYPE_CHECKING:
-    from .session import Target
+    from ..session.session import Target
 
 
 class CellCalls:

@@ -53,8 +53,8 @@ from dataclasses import dataclass, field
 from types import FunctionType
 from typing import Any
 
-from ..profile_run import CELL_FILENAME_PREFIX
-from .cell_rewrite import (
+from ...profile_run import CELL_FILENAME_PREFIX
+from .rewrite import (
     LOCALS_PARAMETER,
     NAMESPACE_PARAMETER,
     SCOPE_PARAMETER,

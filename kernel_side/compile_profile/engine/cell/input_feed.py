@@ -20,7 +20,7 @@ from typing import Any
 
 import torch
 
-from .options import OptionError
+from ..session.options import OptionError
 
 _SCALARS = (bool, int, float, str, type(None))
 MAX_INPUTS = 1000  # the inputs a profile reads at most, unless --max-inputs (max_inputs=) says otherwise

@@ -50,12 +50,12 @@ from typing import TYPE_CHECKING, Any, cast
 
 import torch
 
-from ..profile_run import Note, NoteValue
-from . import reference as reference_mod
-from .reachable import Container, state_reach
+from ...profile_run import Note, NoteValue
+from ..correctness import reference as reference_mod
+from .reachable_tensors import Container, state_reach
 
 if TYPE_CHECKING:
-    from .session import Target
+    from ..session.session import Target
 
 SNAPSHOT_SHARE = 0.5  # of the free memory where the copy is kept (the float64 reference takes the same share)
 _ABSENT = object()  # a name the namespace did not hold

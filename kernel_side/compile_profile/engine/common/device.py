@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from ..profile_run import Device
+from ...profile_run import Device
 
 
 def run_device_type(tensor_devices: set[str], *, fallback: str) -> str:

@@ -9,7 +9,7 @@ import traceback
 
 import torch
 
-from ..profile_run import ErrorInfo
+from ...profile_run import ErrorInfo
 
 
 def one_line(exc: BaseException) -> str:

@@ -26,7 +26,7 @@ import torch
 from torch._dynamo.backends import registry
 from torch._dynamo.backends.registry import lookup_backend
 
-from .stack import Frame, parse_frames
+from ..common.stack_text import Frame, parse_frames
 from .variants import VariantSpec
 
 

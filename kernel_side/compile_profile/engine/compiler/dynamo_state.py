@@ -19,8 +19,8 @@ from typing import Any
 from torch._C._dynamo.eval_frame import _debug_get_cache_entry_list, reset_code
 from torch._dynamo import convert_frame, utils
 
+from ..common.torch_features import cache_entry_backend
 from .backend import RecordingBackend
-from .torch_features import cache_entry_backend
 
 
 def _unwrap(backend: Any) -> Any:

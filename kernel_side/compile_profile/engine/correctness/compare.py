@@ -40,8 +40,8 @@ from typing import Any, cast
 
 import torch
 
-from ..profile_run import Correctness, Note, NoteValue, OutputCheck
-from .reachable import named_tensors
+from ...profile_run import Correctness, Note, NoteValue, OutputCheck
+from ..cell.reachable_tensors import named_tensors
 
 # (rtol, atol) per dtype for "close to eager"; looser than torch.testing's defaults for low
 # precision, as in Inductor's own accuracy checks.

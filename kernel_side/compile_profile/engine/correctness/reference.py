@@ -27,8 +27,8 @@ from typing import Any
 
 import torch
 
-from ..profile_run import Note
-from .reachable import reachable_tensors
+from ...profile_run import Note
+from ..cell.reachable_tensors import reachable_tensors
 
 _WIDE = {
     torch.float16: torch.float64,

@@ -17,21 +17,20 @@ from typing import Any
 
 import torch
 
-from .. import stats
-from ..profile_run import Note, NoteValue, Recommendation, Speedup
-from . import correctness as correctness_mod
-from . import distributed, host_load, lockstep, threads_trial
-from . import reference as reference_mod
-from .compile_stage import note_recompiles
-from .correctness import MutableState
-from .failures import let_go, one_line
-from .op_fallback import HighestPrecision
-from .optimizer_state import OptimizerViews
-from .reachable import named_tensors
-from .replay import IteratorReplay, is_iterator
-from .session import MismatchCase, Session
-from .settings import draws_as_eager
-from .timing import (
+from ... import stats
+from ...profile_run import Note, NoteValue, Recommendation, Speedup
+from ..cell.optimizers import OptimizerViews
+from ..cell.reachable_tensors import named_tensors
+from ..common.errors import let_go, one_line
+from ..common.torch_features import recompile_limit
+from ..compiler.variants import VariantSpec
+from ..distributed import job as distributed
+from ..distributed import lockstep
+from ..failure.changed_settings import draws_as_eager
+from ..run.compile_stage import note_recompiles
+from ..session.session import MismatchCase, Session
+from ..timing import host_load, threads_trial
+from ..timing.interleaved import (
     SETTLED_CALLS,
     TimedCallable,
     TimingPlan,
@@ -43,8 +42,11 @@ from .timing import (
     timing_left_s,
     warm_up,
 )
-from .torch_features import recompile_limit
-from .variants import VariantSpec
+from . import compare as correctness_mod
+from . import reference as reference_mod
+from .compare import MutableState
+from .iterator_replay import IteratorReplay, is_iterator
+from .op_fallback import HighestPrecision
 
 
 def warm_up_variants(
@@ -69,7 +71,7 @@ def warm_up_variants(
 
 def time_variants(session: Session) -> None:
     if session.target.feed is not None:  # a sequence of inputs: each signature timed apart
-        from .sequence import time_sequence
+        from ..timing.input_sequence import time_sequence
 
         time_sequence(session, session.target.feed)
         return
@@ -382,8 +384,8 @@ def measure_kernels(session: Session) -> None:
         return
     session.current = "kernel timing"
     session.progress("profiling kernels")
-    from .after_timing import measure_after_timing
-    from .eager_profile import EagerCall
+    from ..kernels.eager_times import EagerCall
+    from ..kernels.stage import measure_after_timing
 
     t = session.target
     eager = EagerCall(

@@ -32,7 +32,7 @@ from typing import Any, TypeVar, cast
 
 import torch
 
-from ..profile_run import DistributedRank
+from ...profile_run import DistributedRank
 
 T = TypeVar("T")
 

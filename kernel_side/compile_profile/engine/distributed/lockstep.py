@@ -9,9 +9,9 @@ a partner that is not coming.  Outside a job each is a local check.  The primiti
 
 from __future__ import annotations
 
-from ..profile_run import OTHER_RANK_FAILED, ErrorInfo, Note
-from . import distributed
-from .session import Session
+from ...profile_run import OTHER_RANK_FAILED, ErrorInfo, Note
+from ..session.session import Session
+from . import job as distributed
 
 
 def all_ranks_ran_eager(session: Session) -> bool:

@@ -43,13 +43,13 @@ from typing import Any
 
 import torch
 
-from ..profile_run import Bisection, Note
+from ...profile_run import Bisection, Note
+from ..cell.optimizers import OptimizerViews
+from ..common.errors import let_go, one_line, python_dispatcher_on
+from ..compiler.variants import VariantSpec
+from ..session.session import Session
+from ..timing.interleaved import device_sync
 from .compile_failure import check_toolchain
-from .failures import let_go, one_line, python_dispatcher_on
-from .optimizer_state import OptimizerViews
-from .session import Session
-from .timing import device_sync
-from .variants import VariantSpec
 
 
 class _OutOfTime(Exception):

@@ -17,10 +17,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ..profile_run import ConfigSetting
+from ...profile_run import ConfigSetting
 
 if TYPE_CHECKING:
-    from .variants import VariantSpec
+    from ..compiler.variants import VariantSpec
 
 CONFIG_MODULES = (
     "torch._inductor.config",

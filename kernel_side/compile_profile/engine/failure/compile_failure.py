@@ -31,16 +31,16 @@ from typing import TYPE_CHECKING, Literal
 
 import torch
 
-from ..profile_run import CELL_FILENAME_PREFIX, ErrorInfo
-from .backend import RecordingBackend
-from .failures import let_go, one_line
-from .stack import Frame, parse_frames
-from .timing import device_sync
+from ...profile_run import CELL_FILENAME_PREFIX, ErrorInfo
+from ..common.errors import let_go, one_line
+from ..common.stack_text import Frame, parse_frames
+from ..compiler.backend import RecordingBackend
+from ..timing.interleaved import device_sync
 
 if TYPE_CHECKING:
-    from .session import Session
-    from .trace_model.locator import CellLocator
-    from .variants import VariantSpec
+    from ..compiler.variants import VariantSpec
+    from ..session.session import Session
+    from ..trace.model.locator import CellLocator
 
 CompileStage = Literal["", "dynamo", "aot_autograd", "inductor_lowering", "codegen", "kernel_compile"]
 

@@ -43,10 +43,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..profile_run import Kernel, Note, TimingMethod
+from ...profile_run import Kernel, Note, TimingMethod
+from .breakdown import device_kind, host_op_parts, host_time_us, is_host_op
 from .chrome_trace import ChromeTrace, DeviceEvent, HostEvent
-from .kernel_breakdown import device_kind, host_op_parts, host_time_us, is_host_op
-from .kernel_index import KernelIndex, ModuleInfo
+from .index import KernelIndex, ModuleInfo
 from .line_marks import LineRanges
 
 REGION_PREFIX = "## Call CompiledFxGraph"

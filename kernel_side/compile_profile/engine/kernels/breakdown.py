@@ -43,11 +43,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from ..profile_run import CallBreakdown
-from .kernel_index import extern_op_name
+from ...profile_run import CallBreakdown
+from .index import extern_op_name
 
 if TYPE_CHECKING:  # kernel_attribution classifies its unmatched events with device_kind
-    from .kernel_attribution import VariantKernelTimes
+    from .attribution import VariantKernelTimes
 
 LIBRARY_OPS = frozenset(
     {

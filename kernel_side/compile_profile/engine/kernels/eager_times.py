@@ -31,11 +31,12 @@ from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any
 
-from ..profile_run import CallBreakdown, KernelProfile, ProfileRun, TimingMethod
-from ..stats import median
-from . import kernel_profiler, profiler_cost
+from ...profile_run import CallBreakdown, KernelProfile, ProfileRun, TimingMethod
+from ...stats import median
+from . import profiler_cost
+from . import profiler_pass as kernel_profiler
+from .breakdown import ATEN, COLLECTIVE, COPY, LIBRARY, device_kind, host_op_parts, host_time_us, is_host_op
 from .chrome_trace import ChromeTrace
-from .kernel_breakdown import ATEN, COLLECTIVE, COPY, LIBRARY, device_kind, host_op_parts, host_time_us, is_host_op
 from .line_marks import LINE_RANGE, LineRanges, line_times, marking_lines, profiler_range
 from .profiled_calls import CallRecord, PassCalls
 

@@ -12,9 +12,8 @@ import collections
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..profile_run import Kernel
-from .chrome_trace import HostEvent
-from .output_code import (
+from ...profile_run import Kernel
+from ..trace.output_code import (
     EXTERN_PREFIXES,
     ParsedOutputCode,
     SourceSegments,
@@ -23,6 +22,7 @@ from .output_code import (
     launcher_functions,
     parse_output_code,
 )
+from .chrome_trace import HostEvent
 
 
 @dataclass

@@ -18,7 +18,7 @@ from typing import Any
 
 import torch
 
-from ..profile_run import KeptTensor
+from ...profile_run import KeptTensor
 
 MIN_BYTES = 1 << 20  # smaller tensors cost too little to mention
 

@@ -35,7 +35,7 @@ from operator import itemgetter
 from types import CodeType
 from typing import Any
 
-from ..profile_run import EagerLineTime
+from ...profile_run import EagerLineTime
 from .chrome_trace import ChromeTrace, HostEvent
 
 LINE_RANGE = "compile_profile: cell line "  # + the 1-based cell line

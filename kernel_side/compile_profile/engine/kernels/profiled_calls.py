@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..stats import median
+from ...stats import median
 
 # A call's threads' wait for a CPU over its wall time beyond which it was preempted.  Measured on 2 cores
 # beside a busy process (a compiled transformer block, torch's 2 threads, 200 calls): the calls split into

@@ -33,7 +33,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..stats import median
+from ...stats import median
 
 CHUNK = 20  # calls timed together: ~20-100 µs, far above the clock's resolution
 CHUNKS = 10  # chunks of each op in each state per round
@@ -64,7 +64,7 @@ def event_cost_us(*, record_shapes: bool, with_stack: bool = False) -> float | N
     import torch
     from torch.profiler import ProfilerActivity, profile
 
-    from .kernel_profiler import profiler_session
+    from .profiler_pass import profiler_session
 
     one, m = torch.zeros(1), torch.zeros(1, 1)
     ops: list[tuple[Callable[..., Any], tuple[Any, ...]]] = [

@@ -31,23 +31,17 @@ from operator import itemgetter
 from types import CodeType
 from typing import Any
 
-from ..profile_run import KernelProfile, Note, ProfileRun, UnmatchedKernel
-from ..stats import median
-from . import chrome_trace, distributed, host_load, profiler_cost
+from ...profile_run import KernelProfile, Note, ProfileRun, UnmatchedKernel
+from ...stats import median
+from ..distributed import job as distributed
+from ..timing import host_load
+from . import chrome_trace, profiler_cost
+from .attribution import CALL_RANGE, KernelObservation, VariantKernelTimes, attribute, python_event_needed
+from .breakdown import compiled_breakdown
 from .chrome_trace import ChromeTrace
-from .kernel_attribution import CALL_RANGE, KernelObservation, VariantKernelTimes, attribute, python_event_needed
-from .kernel_breakdown import compiled_breakdown
-from .kernel_index import KernelIndex
+from .index import KernelIndex
 from .line_marks import line_times, marking_lines, profiler_range
-from .profiled_calls import (
-    WANTED_CLEAN_CALLS,
-    CallRecord,
-    PassCalls,
-    busy_us,
-    chosen,
-    clean_calls,
-    pass_calls,
-)
+from .profiled_calls import WANTED_CLEAN_CALLS, CallRecord, PassCalls, busy_us, chosen, clean_calls, pass_calls
 
 # Profiled time per variant: few calls for slow cells, more for fast ones.  Attribution needs few;
 # each call's trace (the Python tracer's above all) costs host time to export and parse.

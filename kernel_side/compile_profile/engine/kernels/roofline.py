@@ -27,8 +27,8 @@ import math
 import re
 from typing import Any
 
-from ..profile_run import DevicePeaks, Kernel
-from .kernel_attribution import KernelObservation, VariantKernelTimes
+from ...profile_run import DevicePeaks, Kernel
+from .attribution import KernelObservation, VariantKernelTimes
 
 # (substring of torch.cuda.get_device_name(), memory GB/s, dense bf16 TFLOP/s): vendor datasheets.
 # Order matters: the first match wins.
@@ -265,7 +265,7 @@ def op_flops(op: str, args: dict[str, Any]) -> int | None:
 
 
 def _extern_op(kernel: Kernel, args: dict[str, Any]) -> str:
-    from .kernel_index import extern_op_name
+    from .index import extern_op_name
 
     return extern_op_name(kernel.name) if kernel.language == "extern" else kernel.name
 

@@ -13,10 +13,12 @@ import gc
 from collections.abc import Callable
 from typing import Any
 
-from ..profile_run import ErrorInfo, ProfileRun
-from . import eager_profile, kernel_profiler, roofline
-from .failures import error_info
-from .session import no_clock
+from ...profile_run import ErrorInfo, ProfileRun
+from ..common.errors import error_info
+from ..session.session import no_clock
+from . import eager_times as eager_profile
+from . import profiler_pass as kernel_profiler
+from . import roofline
 
 
 def memory_ratio(run: ProfileRun) -> float | None:

@@ -13,17 +13,17 @@ import time
 
 import torch
 
-from ..profile_run import Graph, Note, NoteValue, Recompile, Variant
-from . import compile_failure
-from .backend import RecordingBackend
-from .failures import is_compile_error, let_go, one_line
-from .kernel_cache import KernelBuilds
-from .reproducer import reproducer_script
-from .session import Session
-from .timing import device_sync
-from .trace_capture import TraceEvent
-from .trace_model import VariantTrace, build_variant_trace
-from .variants import VariantSpec, sweep_modes
+from ...profile_run import Graph, Note, NoteValue, Recompile, Variant
+from ..common.errors import is_compile_error, let_go, one_line
+from ..compiler.backend import RecordingBackend
+from ..compiler.kernel_builds import KernelBuilds
+from ..compiler.variants import VariantSpec, sweep_modes
+from ..failure import compile_failure
+from ..session.session import Session
+from ..timing.interleaved import device_sync
+from ..trace.capture import TraceEvent
+from ..trace.model import VariantTrace, build_variant_trace
+from ..trace.reproducer import reproducer_script
 
 
 def compile_variants(session: Session) -> None:

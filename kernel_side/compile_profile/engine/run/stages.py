@@ -42,31 +42,33 @@ from typing import Any
 
 import torch
 
-from ..profile_run import Device, ErrorInfo, Note, ProfileRun, RunSettings, Variant
-from . import cell_state, distributed, lockstep
-from . import correctness as correctness_mod
-from .backend import register
-from .bisect import bisect_failure, bisect_mismatch
-from .cell import CellFunction, cell_to_function
-from .cell_calls import CellCalls
+from ...profile_run import Device, ErrorInfo, Note, ProfileRun, RunSettings, Variant
+from ..cell import plain_state as cell_state
+from ..cell.calls import CellCalls
+from ..cell.function import CellFunction, cell_to_function
+from ..cell.input_feed import InputFeed
+from ..cell.optimizers import OptimizerViews, lr_schedulers_in, optimizers_in
+from ..cell.random_state import RandomState
+from ..cell.reachable_tensors import device_types
+from ..common.device import cpu_name, current_device_type, device, run_device_type
+from ..common.errors import error_info, is_compile_error, let_go, one_line
+from ..common.torch_features import logs_post_grad_graph_on_cache_hit, missing_features
+from ..compiler.backend import register
+from ..compiler.dynamo_state import DynamoCodeTracker
+from ..compiler.variants import VariantSpec
+from ..correctness import compare as correctness_mod
+from ..correctness.stage import check_correctness, measure_kernels, measure_memory, time_variants
+from ..distributed import job as distributed
+from ..distributed import lockstep
+from ..failure.bisection import bisect_failure, bisect_mismatch
+from ..failure.changed_settings import non_default_settings
+from ..kernels.kept_tensors import kept_tensors
+from ..session.options import OptionError, ProfileOptions
+from ..session.session import Session, Stage, Target
+from ..timing.interleaved import device_sync
+from ..trace.capture import TraceEvent, capture_compiles
+from ..trace.model import CellLocator
 from .compile_stage import compile_variants, dedupe_graphs, has_timed_variants, note_recompiles
-from .device import cpu_name, current_device_type, device, run_device_type
-from .dynamo_state import DynamoCodeTracker
-from .failures import error_info, is_compile_error, let_go, one_line
-from .inputs import InputFeed
-from .kept import kept_tensors
-from .measure import check_correctness, measure_kernels, measure_memory, time_variants
-from .optimizer_state import OptimizerViews, lr_schedulers_in, optimizers_in
-from .options import OptionError, ProfileOptions
-from .random_state import RandomState
-from .reachable import device_types
-from .session import Session, Stage, Target
-from .settings import non_default_settings
-from .timing import device_sync
-from .torch_features import logs_post_grad_graph_on_cache_hit, missing_features
-from .trace_capture import TraceEvent, capture_compiles
-from .trace_model import CellLocator
-from .variants import VariantSpec
 
 _PHASE_TEXT = {
     "entire_frame_compile": "Dynamo: tracing bytecode",  # opens with tracing; torch 2.6 has no bytecode_tracing span

@@ -7,7 +7,7 @@ gets the same refusal, an ``OptionError`` whose message names the option by its 
 magic shows it as its usage message, the Python API raises it.  Nothing is refused later in the
 run for a reason known here.
 
-``python -m compile_profile.engine.options`` prints the README's options table;
+``python -m compile_profile.engine.session.options`` prints the README's options table;
 ``tests/test_options.py`` fails when the README's table differs from it.
 """
 
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .variants import MODES, VariantSpec, build_variants
+from ..compiler.variants import MODES, VariantSpec, build_variants
 
 Progress = Callable[[str], None]
 
@@ -329,7 +329,7 @@ class ProfileOptions:
         if self.restore is not None and not isinstance(self.restore, bool):
             raise OptionError(f"restore= takes True, False or None, got {self.restore!r}")
         if self.inputs is not None:
-            from .inputs import parse_inputs_option
+            from ..cell.input_feed import parse_inputs_option
 
             parse_inputs_option(self.inputs)
         if self.options is not None and not isinstance(self.options, dict):
@@ -357,7 +357,7 @@ def _check_count(flag: str, value: Any, *, least: int) -> None:
 def _check_compile_settings(opts: ProfileOptions) -> None:
     """Build the backends now, so a backend or option torch.compile refuses is refused here, not as
     a traceback from the first compiled call."""
-    from .backend import RecordingBackend, register
+    from ..compiler.backend import RecordingBackend, register
 
     register()  # backend="compile_profile" resolves
     # Options and backend names are checked the same way whatever the mode, so --sweep needs no more.

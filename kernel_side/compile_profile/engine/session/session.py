@@ -17,23 +17,23 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..profile_run import Correctness, ErrorInfo, ProfileRun
-from .cell import CellFunction, cell_line_of_exception
-from .failures import error_info
-from .stack import parse_frames
-from .trace_capture import TraceRecorder
-from .trace_model import CellLocator
+from ...profile_run import Correctness, ErrorInfo, ProfileRun
+from ..cell.function import CellFunction, cell_line_of_exception
+from ..common.errors import error_info
+from ..common.stack_text import parse_frames
+from ..trace.capture import TraceRecorder
+from ..trace.model import CellLocator
 
 if TYPE_CHECKING:
-    from .backend import RecordingBackend
-    from .cell_calls import CellCalls
-    from .cell_state import Before, Refusal, Snapshot
-    from .correctness import MutableState
-    from .inputs import InputFeed
-    from .kernel_cache import KernelBuilds
+    from ..cell.calls import CellCalls
+    from ..cell.input_feed import InputFeed
+    from ..cell.plain_state import Before, Refusal, Snapshot
+    from ..cell.random_state import RandomState
+    from ..compiler.backend import RecordingBackend
+    from ..compiler.kernel_builds import KernelBuilds
+    from ..compiler.variants import VariantSpec
+    from ..correctness.compare import MutableState
     from .options import ProfileOptions
-    from .random_state import RandomState
-    from .variants import VariantSpec
 
 
 @dataclass

@@ -13,7 +13,7 @@ import os
 import time
 from collections.abc import Callable
 
-from ..profile_run import HostLoad
+from ...profile_run import HostLoad
 
 _BUSY_FIELDS = (0, 1, 2, 5, 6, 7)  # user, nice, system, irq, softirq, steal (not idle, iowait)
 

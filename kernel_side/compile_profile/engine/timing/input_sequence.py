@@ -23,16 +23,18 @@ from typing import Any
 
 import torch
 
-from .. import stats
-from ..profile_run import InputCall, InputSequence, InputSignature, Speedup, Timing
-from . import correctness as correctness_mod
-from . import distributed, host_load, lockstep
-from .compile_stage import note_recompiles
-from .inputs import InputFeed
-from .optimizer_state import OptimizerViews
-from .session import Session
-from .settings import draws_as_eager
-from .timing import (
+from ... import stats
+from ...profile_run import InputCall, InputSequence, InputSignature, Speedup, Timing
+from ..cell.input_feed import InputFeed
+from ..cell.optimizers import OptimizerViews
+from ..correctness import compare as correctness_mod
+from ..distributed import job as distributed
+from ..distributed import lockstep
+from ..failure.changed_settings import draws_as_eager
+from ..run.compile_stage import note_recompiles
+from ..session.session import Session
+from . import host_load
+from .interleaved import (
     TimedCallable,
     TimingPlan,
     calls_per_sample_for,
@@ -149,7 +151,7 @@ def _time_signatures(session: Session, feed: InputFeed, sequence: InputSequence)
             timed = [TimedCallable("eager", session.calls.eager, before("eager"))]
             timed += [TimedCallable(name, call, before(name)) for name, call in session.compiled.items()]
             session.progress(f"warming up on signature {s + 1} of {len(sequence.signatures)}")
-            from .measure import warm_up_variants  # measure imports this module
+            from ..correctness.stage import warm_up_variants  # measure imports this module
 
             warm_up_variants(session, timed, plan, device_type)
             rounds.clear()  # the k-th timed round of every variant on the same input
@@ -193,7 +195,7 @@ def _record(
         v, lo, hi = stats.ratio_interval(_samples(s.timings["eager"]), _samples(s.timings[best]))
         s.speedup = Speedup(value=v, low=lo, high=hi, variant=best)
     if session.opts.sweep:  # the margin over the runner-up on the representative signature
-        from .measure import recommendation
+        from ..correctness.stage import recommendation
 
         timed = {t.name: t for t in timed_by_signature[sequence.signatures.index(representative)]}
         others = [timed[name] for name in candidates if name != best]

@@ -14,8 +14,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .. import stats
-from ..profile_run import Timing
+from ... import stats
+from ...profile_run import Timing
 
 MIN_SAMPLE_S = 1e-3  # below this, perf_counter and sync overhead would dominate a sample
 # On CUDA each sample starts on an idle device, so its first kernel waits for the host's launch

@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import time
 
-from ..profile_run import HostLoad, ThreadsTrial
-from ..stats import median
-from .timing import TimedCallable
+from ...profile_run import HostLoad, ThreadsTrial
+from ...stats import median
+from .interleaved import TimedCallable
 
 TRIAL_S = 0.5  # the trial's wall time once it has its MIN_SAMPLES
 MIN_SAMPLES = 3

@@ -32,8 +32,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .torch_features import provenance_outside_cache_key, provenance_patch
-from .trace_records import check_record, load_json, number
+from ..common.torch_features import provenance_outside_cache_key, provenance_patch
+from .records import check_record, load_json, number
 
 TRACE_LOGGER = "torch.__trace"
 

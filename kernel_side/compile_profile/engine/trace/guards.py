@@ -17,13 +17,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from ..profile_run import Guard
-from .cell import OWN_NAME_PREFIX, SETTER_FILENAME
-from .stack import frames_of_stack
-from .trace_capture import intern_paths, resolve_stack
+from ...profile_run import Guard
+from ..cell.function import OWN_NAME_PREFIX, SETTER_FILENAME
+from ..common.stack_text import frames_of_stack
+from .capture import intern_paths, resolve_stack
 
 if TYPE_CHECKING:
-    from .trace_model.locator import CellLocator
+    from .model.locator import CellLocator
 
 # What a guard checks, from its type and code ("TENSOR_MATCH: check_tensor(L['x'], ...)"); first
 # match wins.  A cell's guards are mostly tensor matches (dtype, device, shape, strides,

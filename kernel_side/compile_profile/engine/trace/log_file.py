@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
-from .trace_capture import TraceEvent, trace_event
-from .trace_records import BadRecord
+from .capture import TraceEvent, trace_event
+from .records import BadRecord
 
 # glog's prefix: level, month and day, time, thread id, file:line, "] "
 _HEADER = re.compile(r"^[VIWEF](\d{4}) (\d\d):(\d\d):(\d\d(?:\.\d+)?) +\d+ [^\]]*\] (.*)$")

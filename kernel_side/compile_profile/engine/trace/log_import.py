@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..profile_run import (
+from ...profile_run import (
     Device,
     DistributedRank,
     ErrorInfo,
@@ -47,16 +47,8 @@ from ..profile_run import (
     TraceOrigin,
     Variant,
 )
-from .trace_file import (
-    DEFAULT_LIMITS,
-    NoTrace,
-    TraceFile,
-    TraceLimitExceeded,
-    TraceLimits,
-    clip_kind,
-    read_trace_file,
-)
-from .trace_sources import SourceFiles, script_candidates
+from .log_file import DEFAULT_LIMITS, NoTrace, TraceFile, TraceLimitExceeded, TraceLimits, clip_kind, read_trace_file
+from .sources import SourceFiles, script_candidates
 
 __all__ = [
     "NoTrace",
@@ -70,9 +62,9 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from ..store import RunStore
-    from .trace_model import CellLocator
-    from .trace_model.events import FailedCompile
+    from ...store import RunStore
+    from .model import CellLocator
+    from .model.events import FailedCompile
 
 # The trace model (and with it torch, 270 MB) is imported once a log has records to read: a path with none (a
 # gzip of newlines) is refused by the reader alone, in a few tens of MB.
@@ -149,8 +141,8 @@ def _inside(path: Path, root: Path) -> bool:
 
 def is_known_kind(kind: str) -> bool:
     """Read by a handler, or written by a supported torch release (``trace_model.torch_kinds``)."""
-    from .trace_model import HANDLERS
-    from .trace_model.torch_kinds import torch_writes
+    from .model import HANDLERS
+    from .model.torch_kinds import torch_writes
 
     return kind in HANDLERS or torch_writes(kind)
 
@@ -220,7 +212,7 @@ class ImportedRuns(list[ProfileRun]):
         self.updated: set[str] = set()
 
     def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict[str, object]:
-        from ..render.mime import mime_bundle
+        from ...render.mime import mime_bundle
 
         bundles = [mime_bundle(run) for run in self]
         if len(bundles) == 1:  # one run: its card, with the panel's own renderer
@@ -305,7 +297,7 @@ def _content_sha256(path: Path) -> str:
 def run_from_trace(trace: TraceFile, *, label: str = "", sources: SourceFiles | None = None) -> ProfileRun:
     """The run one log holds (``import_trace`` adds a job's ranks); the files it names are read from ``sources``
     (default: the log's own directory only)."""
-    from .trace_model import CellLocator, build_variant_trace
+    from .model import CellLocator, build_variant_trace
 
     sources = sources if sources is not None else SourceFiles([trace.path.parent])
     unknown: collections.Counter[str] = collections.Counter()

@@ -13,9 +13,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..profile_run import AutotuneResult
-from .trace_capture import ChromiumEvent
-from .trace_records import load_json
+from ...profile_run import AutotuneResult
+from .capture import ChromiumEvent
+from .records import load_json
 
 AUTOTUNE_SUFFIX = "_template_autotuning"
 

@@ -17,7 +17,7 @@ import sys
 
 import torch
 
-from ..profile_run import ErrorInfo
+from ...profile_run import ErrorInfo
 
 
 def versions() -> list[str]:

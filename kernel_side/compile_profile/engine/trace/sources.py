@@ -21,7 +21,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from .trace_file import DEFAULT_LIMITS, NoTrace, TraceLimits, open_regular
+from .log_file import DEFAULT_LIMITS, NoTrace, TraceLimits, open_regular
 
 
 def script_candidates(script: str, source_roots: Sequence[str | Path]) -> list[Path]:

@@ -26,7 +26,7 @@ from typing import Literal
 
 from torch._dynamo import config as dynamo_config
 
-from ...profile_run import (
+from ....profile_run import (
     AutotuneResult,
     CacheLookup,
     CacheStats,
@@ -40,12 +40,12 @@ from ...profile_run import (
     Kernel,
     Recompile,
 )
+from ...common.stack_text import frame_function, frames_of_stack, parse_frames
+from ...common.torch_features import caller_lines_reliable
+from ...compiler.backend import RecordedGraph
 from .. import guards, mode_events, stack_slots
-from ..backend import RecordedGraph
-from ..stack import frame_function, frames_of_stack, parse_frames
-from ..torch_features import caller_lines_reliable
-from ..trace_capture import TraceEvent
-from ..trace_records import load_json
+from ..capture import TraceEvent
+from ..records import load_json
 from . import ddp
 from .graph_text import collective_ops, op_counts_from_code
 from .kernels import CompileState, compile_kernels

@@ -12,8 +12,8 @@ import collections
 import re
 from dataclasses import dataclass
 
-from ..kernel_breakdown import is_collective
-from ..stack import Frame
+from ...common.stack_text import Frame
+from ...kernels.breakdown import is_collective
 from .locator import GRAPH_FILE_COMMENT
 
 _ATEN_OP = re.compile(r"torch\.ops\.(\w+)\.(\w+)\.\w+\(")

@@ -11,12 +11,12 @@ from __future__ import annotations
 import collections
 from dataclasses import dataclass, field
 
-from ...profile_run import Kernel
-from ..backend import RecordedGraph
-from ..kernel_breakdown import kernel_kind
+from ....profile_run import Kernel
+from ...common.stack_text import Frame, parse_frames
+from ...compiler.backend import RecordedGraph
+from ...kernels.breakdown import kernel_kind
+from ..capture import TraceEvent
 from ..output_code import ParsedKernel, ops_from_kernel_name, parse_output_code
-from ..stack import Frame, parse_frames
-from ..trace_capture import TraceEvent
 from .graph_text import GraphNode, graph_nodes, placeholders
 from .locator import CellLocator
 
