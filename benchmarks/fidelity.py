@@ -271,7 +271,7 @@ def least_wall_s(run, warmup: int) -> float:
 
 def tool_profile(w: Workload, **options):
     """One whole profile; returns the run, its wall time and the seconds its kernel-timing pass took."""
-    from compile_profile.engine.run.stages import profile
+    from compile_profile.engine.run.api import profile
 
     stamps: list[tuple[float, str]] = []
     sync()
@@ -549,7 +549,7 @@ def define_like_a_notebook(source: str, ns: dict[str, Any], name: str = "ref") -
 
 
 def profile_cell_once(w: CellWorkload, ns: dict[str, Any], budget: float, *, kernel_timing: bool = True):
-    from compile_profile.engine.run.stages import ProfileOptions, profile_cell
+    from compile_profile.engine.run.api import ProfileOptions, profile_cell
 
     source = "%%compile_profile\n" + w.body
     options = ProfileOptions(budget=budget, repeat=200, keep=w.keep, kernel_timing=kernel_timing)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from compile_profile.engine.run.stages import ProfileOptions, ProfileResult, profile_cell
+from compile_profile.engine.run.api import ProfileOptions, ProfileResult, profile_cell
 
 FAST = dict(warmup=1, repeat=8, min_samples=3, budget=0.2)  # tiny workloads, two cores
 

@@ -10,14 +10,8 @@ import pytest
 import torch
 import torch.distributed as dist
 from compile_profile.digest.distributed import collective_texts
-from compile_profile.engine.kernels.breakdown import (
-    COLLECTIVE,
-    compiled_breakdown,
-    device_kind,
-    host_op_kind,
-    is_collective,
-    kernel_kind,
-)
+from compile_profile.engine.common.op_kinds import COLLECTIVE, device_kind, host_op_kind, is_collective, kernel_kind
+from compile_profile.engine.kernels.compiled_times import compiled_breakdown
 
 COLLECTIVE_NAMES = [
     # functional collectives: profiler, graph (op_counts) and output-code spellings

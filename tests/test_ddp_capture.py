@@ -4,9 +4,10 @@
 
 from __future__ import annotations
 
+from compile_profile.engine.cell.locator import CellLocator
 from compile_profile.engine.compiler.backend import RecordedGraph
 from compile_profile.engine.trace.capture import TraceEvent
-from compile_profile.engine.trace.model import CellLocator, build_variant_trace
+from compile_profile.engine.trace.model import build_variant_trace
 from compile_profile.engine.trace.model.ddp import annotation_bytes, param_name, piece_params
 from compile_profile.engine.trace.model.graph_text import placeholders
 from compile_profile.engine.trace.model.kernels import CompileState, _backward_graph_id

@@ -18,12 +18,13 @@ import torch
 from compile_profile.digest.facts import break_groups, correctness_text
 from compile_profile.digest.summary import warnings
 from compile_profile.engine.cell.function import UnknownKeptName, cell_to_function
+from compile_profile.engine.cell.locator import CellLocator
 from compile_profile.engine.cell.optimizers import OptimizerViews
 from compile_profile.engine.common.torch_features import caller_lines_reliable
 from compile_profile.engine.compiler.backend import RecordingBackend
 from compile_profile.engine.correctness.compare import compare_outputs
 from compile_profile.engine.trace.capture import TraceRecorder, capture_compiles
-from compile_profile.engine.trace.model import CellLocator, build_variant_trace
+from compile_profile.engine.trace.model import build_variant_trace
 from compile_profile.render.text import render_text
 from render_fixtures import attention_run, drifting_run
 

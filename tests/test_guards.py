@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 from compile_profile.engine.cell.function import cell_to_function
+from compile_profile.engine.cell.locator import CellLocator
 from compile_profile.engine.compiler.backend import RecordingBackend
 from compile_profile.engine.trace.capture import capture_compiles
 from compile_profile.engine.trace.guards import (
@@ -15,7 +16,7 @@ from compile_profile.engine.trace.guards import (
     guards_of_tree,
     root_name,
 )
-from compile_profile.engine.trace.model import CellLocator, build_variant_trace
+from compile_profile.engine.trace.model import build_variant_trace
 from compile_profile.engine.trace.stack_slots import SlotValue, resume_line, slot_value
 
 CELL = "<compile-profile-cell-abc>"

@@ -13,7 +13,7 @@ import torch
 from compile_profile import stats
 from compile_profile.digest.format import format_ms, format_s
 from compile_profile.digest.inputs import inputs_summary
-from compile_profile.engine.run.stages import profile
+from compile_profile.engine.run.api import profile
 from compile_profile.engine.session.options import OptionError
 from compile_profile.profile_run import ProfileRun
 from compile_profile.render.text import render_text

@@ -8,10 +8,11 @@ import json
 
 import pytest
 import torch
-from compile_profile.engine.kernels import chrome_trace
+from compile_profile.engine.common.op_kinds import extern_op_name
+from compile_profile.engine.kernels import chrome_trace, compiled_times
 from compile_profile.engine.kernels import profiler_pass as kernel_profiler
 from compile_profile.engine.kernels.attribution import KernelAttribution, attribute
-from compile_profile.engine.kernels.index import call_sites, extern_op_name
+from compile_profile.engine.kernels.index import call_sites
 from compile_profile.profile_run import Device, Kernel, KernelProfile, ProfileRun, UnmatchedKernel, Variant
 
 TRITON_SOURCE = """
@@ -204,7 +205,7 @@ def test_triton_and_extern_kernels_get_their_own_device_time(module_path):
     assert result.unmatched[("elementwise_kernel", "outside compiled graphs")] == pytest.approx(4.0)
 
     run = run_of(kernels)
-    kernel_profiler.apply(result, run)
+    compiled_times.apply(result, run)
     kp = run.variant("inductor/default").kernel_profile
     assert kp.total_ms == pytest.approx((3 * 19.0 + 4.0) / 3 / 1e3)
     assert kp.attributed_ms == pytest.approx(19.0 / 1e3)
@@ -319,7 +320,7 @@ def test_the_attribution_returns_times_and_leaves_the_kernels_untouched(module_p
     result = attribute(b.trace(), kernels, variant="inductor/default", calls=1, device_type="cuda")
     assert sum(o.time_us for o in result.observations.values()) == pytest.approx(19.0)
     assert all(k.device_time_ms is None and k.share is None and not k.launch_grid for k in kernels)
-    kernel_profiler.apply(result, run_of(kernels))  # the profiler pass is what writes them
+    compiled_times.apply(result, run_of(kernels))  # the profiler pass is what writes them
     assert all(k.device_time_ms is not None for k in kernels)
 
 
@@ -357,7 +358,7 @@ FAST = dict(warmup=1, repeat=6, min_samples=3, budget=0.2)
 
 
 def run_cell(body: str, ns: dict, **options):
-    from compile_profile.engine.run.stages import ProfileOptions, profile_cell
+    from compile_profile.engine.run.api import ProfileOptions, profile_cell
 
     result, cell = profile_cell(
         body, ns, ProfileOptions(**{**FAST, **options}), source="%%compile_profile\n" + body, line_offset=1
@@ -575,7 +576,7 @@ def test_cpu_ops_outside_compiled_graphs_count_by_the_eager_rule_once(cpu_module
     assert not any("CompiledFunctionBackward" in name for name, _ in result.unmatched)
     run = run_of(kernels)
     run.device = Device("cpu", "cpu")
-    kernel_profiler.apply(result, run)
+    compiled_times.apply(result, run)
     kp = run.variant("inductor/default").kernel_profile
     bd = kp.breakdown
     assert (bd.library_ms, bd.generated_ms, bd.copy_ms, bd.collective_ms, bd.aten_ms) == pytest.approx(
@@ -660,13 +661,13 @@ def test_one_calls_slow_kernel_does_not_move_its_median_and_the_parts_still_add_
         attribute(t, kernels, variant="inductor/default", calls=1, device_type="cuda", index=index)
         for t in chrome_trace.split_calls(_calls_trace(module_path, slow_call=1), CALL_RANGE)
     ]
-    result = kernel_profiler.combine(per_call)
+    result = compiled_times.combine(per_call)
     add = next(o for o in result.observations.values() if o.kernel.name == "triton_poi_fused_add_0")
     assert add.time_us / result.calls == pytest.approx(2.0)  # each call's 2 µs, not the mean's 668 µs
     assert add.launches == 3 and len(add.launch_args) == 3  # counts are summed, not medians
     assert not result.unmatched  # the median call ran nothing outside its graph
     run = run_of(kernels)
-    kernel_profiler.apply(result, run)
+    compiled_times.apply(result, run)
     kp = run.variant("inductor/default").kernel_profile
     assert kp.outside_graphs_ms == 0.0
     assert kp.breakdown.kernels_ms == pytest.approx(kp.total_ms) == pytest.approx(19.0 / 1e3)

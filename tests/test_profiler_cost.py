@@ -11,8 +11,9 @@ import time
 
 import pytest
 import torch
+from compile_profile.engine.common.op_kinds import ATEN, COPY, LIBRARY
 from compile_profile.engine.kernels import chrome_trace, profiler_cost
-from compile_profile.engine.kernels.breakdown import ATEN, COPY, LIBRARY, host_op_parts, host_time_us, recorded_inside
+from compile_profile.engine.kernels.breakdown import host_op_parts, host_time_us, recorded_inside
 from compile_profile.engine.kernels.chrome_trace import HostEvent
 
 

@@ -16,9 +16,10 @@ import torch
 from cell_runs import FAST, run_cell
 from compile_profile.digest.format import format_s
 from compile_profile.digest.guards import failed_guard_text, limit_text, recompile_text
+from compile_profile.engine.cell.locator import CellLocator
 from compile_profile.engine.trace.capture import TraceEvent
-from compile_profile.engine.trace.model import CellLocator, build_variant_trace
-from compile_profile.engine.trace.model.events import recompile_limit_hit, trim_guard_comments
+from compile_profile.engine.trace.model import build_variant_trace
+from compile_profile.engine.trace.model.breaks import recompile_limit_hit, trim_guard_comments
 from compile_profile.profile_run import Recompile
 
 LOCATOR = CellLocator("<cell>", ["n = next(sizes)", "y = torch.ones(n) * 2"])

@@ -28,7 +28,7 @@ import torch.nn.modules.module as module_globals
 from compile_profile.engine.common.torch_features import _version as torch_version
 from compile_profile.engine.common.torch_features import cache_entry_backend
 from compile_profile.engine.compiler.dynamo_state import _is_profile_backend
-from compile_profile.engine.correctness import stage as measure
+from compile_profile.engine.timing import stage as timing_stage
 from compile_profile.magic import CellFailed
 from compile_profile.store import RunStore
 from IPython.utils.capture import capture_output
@@ -365,7 +365,7 @@ def test_interrupt_inside_inductors_compile(shell, private_run_store, monkeypatc
 
 
 def test_interrupt_during_timing_keeps_the_samples_taken(shell, private_run_store, monkeypatch):
-    real_run_interleaved = measure.run_interleaved
+    real_run_interleaved = timing_stage.run_interleaved
 
     def interrupted_after_two_rounds(*args, on_round=None, **kwargs):
         def on_round_then_interrupt(i):
@@ -376,7 +376,7 @@ def test_interrupt_during_timing_keeps_the_samples_taken(shell, private_run_stor
 
     before = torch_state()
     with monkeypatch.context() as patched:
-        patched.setattr(measure, "run_interleaved", interrupted_after_two_rounds)
+        patched.setattr(timing_stage, "run_interleaved", interrupted_after_two_rounds)
         result, out, run = profile(shell, "", "y = x.sin()\nz = y + 1\n")
     assert_interrupted(result, out, run, private_run_store, "timing")
     assert all(v.timing is not None and v.timing.n == 2 for v in run.variants), "two rounds were taken"

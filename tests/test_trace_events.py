@@ -8,11 +8,12 @@ import json
 import pytest
 import torch
 from compile_profile.engine.cell.function import cell_to_function
+from compile_profile.engine.cell.locator import CellLocator
 from compile_profile.engine.compiler.backend import RecordingBackend
 from compile_profile.engine.run.stages import phase_text
 from compile_profile.engine.trace import capture as trace_capture
 from compile_profile.engine.trace.capture import TraceEvent, capture_compiles, parse_chromium
-from compile_profile.engine.trace.model import HANDLERS, CellLocator, build_variant_trace
+from compile_profile.engine.trace.model import HANDLERS, build_variant_trace
 from compile_profile.engine.trace.model.graph_text import graph_nodes
 
 LOCATOR = CellLocator("<cell>", ["y = x * 2"])
@@ -267,8 +268,9 @@ def test_a_kernels_ops_are_read_from_its_name_as_registered_op_names_never_inven
 def test_a_compile_dynamo_restarted_after_its_first_graph_keeps_only_the_graph_it_ran():
     # GPT-2 under dynamic=True: Inductor compiled a first 181-node graph for compile 3/0, Dynamo restarted the
     # analysis and kept a 153-node one (a backend wrapping Inductor is called for both under plain torch.compile)
+    from compile_profile.engine.cell.locator import CellLocator
     from compile_profile.engine.trace.capture import TraceEvent
-    from compile_profile.engine.trace.model import CellLocator, build_variant_trace
+    from compile_profile.engine.trace.model import build_variant_trace
 
     def event(kind, payload, compile_id=(3, 0)):
         return TraceEvent(kind, {}, payload, *compile_id, 0, 0.0)

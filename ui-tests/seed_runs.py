@@ -36,7 +36,7 @@ sys.path.insert(0, str(HERE.parent / "kernel_side"))
 
 from compile_profile.digest import breakdown, compare, line_times, run_digest  # noqa: E402
 from compile_profile.digest.format import format_ms  # noqa: E402
-from compile_profile.profile_run import DistributedRank, ErrorInfo, Graph, GraphBreak, ProfileRun, Variant
+from compile_profile.profile_run import DistributedRank, ErrorInfo, Graph, GraphBreak, ProfileRun, Variant  # noqa: E402
 from compile_profile.render.mime import MIME_TYPE, mime_bundle  # noqa: E402
 from compile_profile.render.text import render_text  # noqa: E402
 from compile_profile.store import RunStore  # noqa: E402

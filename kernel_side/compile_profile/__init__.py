@@ -36,7 +36,7 @@ __all__ = [
 
 def profile(fn, *args, **options) -> ProfileRun:
     """Profile ``fn(*args)`` eagerly and under ``torch.compile``; see ``compile_profile.engine.run.stages``."""
-    from .engine.run.stages import profile as _profile
+    from .engine.run.api import profile as _profile
 
     return _profile(fn, *args, **options)
 

@@ -252,7 +252,7 @@ def cmd_import_trace(args: argparse.Namespace, store: RunStore) -> int:
     from .engine.trace.log_import import NoTrace, import_and_store
 
     try:
-        # a file the trace names is read only under these roots and the log's own directory (trace_sources)
+        # a file the trace names is read only under these roots and the log's own directory (engine/trace/sources.py)
         runs = import_and_store(args.path, store, label=args.label or "", source_roots=[os.getcwd(), *args.source_root])
     except NoTrace as exc:
         raise CliError(str(exc)) from None

@@ -4,7 +4,7 @@ It parses arguments, hands the cell to the engine (which profiles it and commits
 assignments to the namespace), shows progress, displays the resulting ``ProfileRun`` (its
 MIME bundle), stores it, and binds it with ``-o``.  All measuring happens in
 ``compile_profile.engine``.  Its flags, their help and its usage line come from the engine's
-option table (``engine/options.py``), and ``ProfileOptions`` refuses bad values for the magic
+option table (``engine/session/options.py``), and ``ProfileOptions`` refuses bad values for the magic
 and the Python API alike; only what is text on the magic's line (quotes, ``KEY=VALUE``,
 ``a,b``, ``-o``'s name) is read here.
 
@@ -115,7 +115,7 @@ class CompileProfileMagics(Magics):
 
     def _profile(self, args, body: str, source: str, line_offset: int, cell: str | None = None):
         from .engine.cell.function import CellSyntaxError, EmptyCell, UnknownKeptName, cell_filename
-        from .engine.run.stages import profile_cell
+        from .engine.run.api import profile_cell
 
         shell = self.shell
         if shell is None:  # IPython gives the magics it registers their shell; only one made by hand has none

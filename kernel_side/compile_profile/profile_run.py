@@ -49,7 +49,7 @@ NoteKind = Literal[
     "warmup_kept_compiling",  # variant, values["extra_calls"], ["settled_calls"]
     "state_restored",  # the cell changes tensors in place: values["tensors"]
     "state_not_compared",  # ... too large to compare: values["tensors"], ["bytes"]
-    # what the cell changed in place was put back as its first run left it (``engine.cell_state``):
+    # what the cell changed in place was put back as its first run left it (``engine.cell.plain_state``):
     # values["tensors"], ["grads"], ["containers"] (lists, dicts, objects, names put back), ["bytes"] (the copy),
     # ["kept_in"] ("device" or "host"), ["not_restored"] (tensors later runs changed that the first did not)
     "state_put_back",
@@ -123,7 +123,7 @@ class Timing:
     samples_ms: list[float] = field(default_factory=list[float])
     method: str = "host"  # "host" (perf_counter around a synchronised call) or "cuda_events"
     # CPU (Linux): how long this process's threads waited for a CPU during each sample, per call, in the
-    # samples' order (``engine.host_load.ThreadWaits``, summed over threads); empty where not measured
+    # samples' order (``engine.timing.host_load.ThreadWaits``, summed over threads); empty where not measured
     waited_ms: list[float] = field(default_factory=list[float])
 
 
@@ -260,7 +260,7 @@ class KernelProfile:
     Dynamo skipped: a fused optimizer step), counted the same way.
     """
 
-    calls: int  # every profiled call (a busy CPU adds calls: ``kernel_profiler.record_trace``)
+    calls: int  # every profiled call (a busy CPU adds calls: ``engine.kernels.profiler_pass.record_trace``)
     total_ms: float
     attributed_ms: float
     method: TimingMethod = "cupti"
@@ -275,7 +275,7 @@ class KernelProfile:
     # op's cost lands in its host time: a T5 step with 4,869 ops a call ran 1.54x slower profiled)
     profiled_call_ms: float | None = None
     # profiled calls during which this process's threads waited for a CPU beyond 5 % of the call
-    # (``engine.profiled_calls``): set aside when others were not; when every call was (== calls), the
+    # (``engine.kernels.profiled_calls``): set aside when others were not; when every call was (== calls), the
     # figures come from them and the digest withholds them.  0 on a GPU's device times and in older runs.
     preempted_calls: int = 0
     waited_ms: float | None = None  # the median wait for a CPU of the calls the figures come from (CPU, Linux)
@@ -283,7 +283,7 @@ class KernelProfile:
     # (NCCL's all-reduce beside the backward) once, where ``total_ms`` sums them
     device_busy_ms: float | None = None
     # CPU: what the profiler costs per op event it records, calibrated in the same process
-    # (``engine.profiler_cost``), and what that cost came to in the kernels' host times per call, taken out of
+    # (``engine.kernels.profiler_cost``), and what that cost came to in the kernels' host times per call, taken out of
     # them (each op's host time less the cost of the op events recorded inside it).  None: not calibrated
     # (a GPU's device times, runs stored before)
     event_cost_us: float | None = None
@@ -310,7 +310,7 @@ class AutotuneResult:
 
 @dataclass
 class HostLoad:
-    """What other processes used of the machine's CPUs while the profile timed (``engine.host_load``)."""
+    """What other processes used of the machine's CPUs while the profile timed (``engine.timing.host_load``)."""
 
     other_processes_cores: float  # their busy CPU time over the timed rounds' wall time, in cores
     cores: int  # the cores this process may run on
@@ -325,7 +325,7 @@ class HostLoad:
 @dataclass
 class ThreadsTrial:
     """The eager call timed again at ``threads`` torch threads (the cores other processes left free) right after
-    the timed rounds, which ran at ``user_threads`` (``engine.threads_trial``): what ``torch.set_num_threads(threads)``
+    the timed rounds, which ran at ``user_threads`` (``engine.timing.threads_trial``): what ``torch.set_num_threads(threads)``
     gives on this machine, measured."""
 
     threads: int
@@ -389,7 +389,7 @@ class Speedup:
 class Guard:
     """One check Dynamo runs before reusing a compiled graph (``dynamo_cpp_guards_str`` in the trace).
 
-    ``kind`` says what it checks (``engine.guards.GUARD_KINDS``); ``source`` is the value it checks as
+    ``kind`` says what it checks (``engine.trace.guards.GUARD_KINDS``); ``source`` is the value it checks as
     Dynamo names it (``L['x']``, ``G['model']``), ``line`` the cell line that value comes from.
     """
 
@@ -465,7 +465,7 @@ class Recompile:
     # value of (``next(batches)``), as ``Guard.user_name``/``user_expr``; ``line`` is then the break's line
     user_name: str = ""
     user_expr: str = ""
-    # what changed, read from the first line of ``reason`` (``engine.guards.failure_change``): size, stride,
+    # what changed, read from the first line of ``reason`` (``engine.trace.guards.failure_change``): size, stride,
     # dtype, rank, dispatch keys, requires_grad, device, type, identity, length or value ("" unread); the
     # dimension for a size or stride; what the compiled entry expected and what came (as Dynamo prints
     # them: "32", "Float"; ``actual`` is "" where Dynamo does not say it)
@@ -490,7 +490,7 @@ class Kernel:
     lines: list[int] = field(default_factory=list[int])
     variant: str = ""
     id: str = ""  # unique within the run (names repeat across graphs and variants)
-    # what it is (``engine.kernel_breakdown.kernel_kind``): "generated" (Triton, C++), or an extern call's
+    # what it is (``engine.common.op_kinds.kernel_kind``): "generated" (Triton, C++), or an extern call's
     # "library", "aten", "copy" or "collective"; "" in runs before schema 2
     kind: Literal["", "generated", "library", "aten", "copy", "collective"] = ""
     launches: list[str] = field(default_factory=list[str])  # its call sites in the generated wrapper
@@ -516,7 +516,7 @@ class CacheStats:
     """What Inductor's caches held for the compiles (the first calls' and every recompile's).
 
     The FX graph and AOTAutograd caches' lookups as the structured trace logs them, and the compiled-kernel
-    caches (C++ shared libraries, Triton binaries: ``engine/kernel_cache.py``) by the binaries the compiles
+    caches (C++ shared libraries, Triton binaries: ``engine/compiler/kernel_builds.py``) by the binaries the compiles
     built, None where they were not counted.  ``state`` is "cold" when nothing was found (graphs missed,
     kernels built), "warm" when every lookup hit and no kernel was built, "mixed" otherwise: graphs that
     missed while every kernel came from the kernel cache (a plain ``torch.compile`` of other code filled it)
@@ -634,7 +634,7 @@ class DistributedRank:
     calls_by_stage: dict[str, int] = field(default_factory=dict[str, int])  # calls of the step made in each stage
 
 
-# The filename a profiled cell's code runs under (``engine.cell``): a frame of the cell, not of a library.
+# The filename a profiled cell's code runs under (``engine.cell.function``): a frame of the cell, not of a library.
 CELL_FILENAME_PREFIX = "<compile-profile-cell-"
 
 # ErrorInfo.type of a rank that stopped because another rank's first call failed (the lock-step)
@@ -685,7 +685,7 @@ class ErrorInfo:
     # a failure the profile states rather than an exception's (another rank's, an interrupt), as a fact the
     # digest words (``digest.notes.error_message``); ``message`` is then ""
     why: Note | None = None
-    # A compile error, read off its traceback (``engine/compile_failure.py``): the compiler stage that raised it,
+    # A compile error, read off its traceback (``engine/failure/compile_failure.py``): the compiler stage that raised it,
     # the innermost frame of the failing operation's user stack outside the cell (a library's code the cell
     # called: ``timm/layers/mlp.py:48``), and whether the same code compiled and ran under backend="aot_eager"
     # (Dynamo and AOTAutograd without Inductor), with that try's error where it failed too; "" where not tried.
@@ -704,7 +704,7 @@ class ErrorInfo:
     # error; "works" where that kernel compiled; "" where not known
     toolchain: Literal["", "works", "broken"] = ""
     toolchain_error: str = ""
-    # A standalone script that compiles the failing graph as Inductor was given it (``engine/reproducer.py``:
+    # A standalone script that compiles the failing graph as Inductor was given it (``engine/trace/reproducer.py``:
     # torch's ``fx_graph_runnable`` of that compile with the versions it was made with); "" where torch logged none
     reproducer: str = ""
 
@@ -717,7 +717,7 @@ class ErrorInfo:
 
 @dataclass
 class ConfigSetting:
-    """A compiler setting in force that is not at its default (``engine/settings.py``): its full name
+    """A compiler setting in force that is not at its default (``engine/failure/changed_settings.py``): its full name
     (``torch._inductor.config.cpp.cxx``), its value and its default, each as ``repr`` writes it."""
 
     name: str
@@ -728,7 +728,7 @@ class ConfigSetting:
 @dataclass
 class Bisection:
     """``--bisect``: a failed compile, or a variant whose results differed from eager, bisected with PyTorch's
-    ``CompilerBisector`` (``engine/bisect.py``): the backend where the failure or the difference starts (eager,
+    ``CompilerBisector`` (``engine/failure/bisection.py``): the backend where the failure or the difference starts (eager,
     aot_eager, aot_eager_decomp_partition, inductor) and, within it, the subsystem (a pass list, the lowerings, a
     config switch) and how many of its applications it took, with the bisector's note on that application (the
     lowering's op, the pass's name)."""
@@ -843,7 +843,7 @@ class TraceOrigin:
     bad_records: int = 0  # records skipped as not of their kind's types, or with a payload cut short
     bad_record_lines: list[SkippedRecord] = field(default_factory=list[SkippedRecord])  # the first of them
     # the files of this machine read for the run's lines (the script, a graph break's file), by real path: only
-    # Python sources inside the import's source roots are (engine/trace_sources.py)
+    # Python sources inside the import's source roots are (engine/trace/sources.py)
     files_read: list[str] = field(default_factory=list[str])
 
 

@@ -522,7 +522,7 @@ export interface Bisection {
   error?: string;
 }
 /**
- * A compiler setting in force that is not at its default (``engine/settings.py``): its full name
+ * A compiler setting in force that is not at its default (``engine/failure/changed_settings.py``): its full name
  *
  * This interface was referenced by `ProfileRun`'s JSON-Schema
  * via the `definition` "ConfigSetting".
@@ -605,7 +605,7 @@ export interface DdpBucket {
   graph_id?: string;
 }
 /**
- * What other processes used of the machine's CPUs while the profile timed (``engine.host_load``).
+ * What other processes used of the machine's CPUs while the profile timed (``engine.timing.host_load``).
  *
  * This interface was referenced by `ProfileRun`'s JSON-Schema
  * via the `definition` "HostLoad".

@@ -3,7 +3,7 @@ compiled call, measured, and the fix that applies (issue 31).
 
 Facts read: ``run.host_load`` (other processes' busy cores while timing, the cores, torch's threads; its
 ``free_cores``), ``run.threads_trial`` (the eager call timed again at ``free_cores`` threads right after the
-timed rounds: ``engine.threads_trial``) and each timed sample's wait for a CPU (``Timing.waited_ms``).  Two
+timed rounds: ``engine.timing.threads_trial``) and each timed sample's wait for a CPU (``Timing.waited_ms``).  Two
 cases, each with its effect measured:
 
 * **more threads than free cores** (``threads > free_cores``, the cell's own threads counted as well as other

@@ -584,7 +584,7 @@ def _reference_pass_text(c: Correctness, by_rmse: list[OutputCheck]) -> str:
 
 
 def _reference_rmses(k: OutputCheck) -> tuple[float, float]:
-    """A check judged against the reference: compiled's RMSE from it and eager's (``engine.correctness``
+    """A check judged against the reference: compiled's RMSE from it and eager's (``engine.correctness.compare``
     records both together)."""
     assert k.compiled_rmse is not None and k.eager_rmse is not None
     return k.compiled_rmse, k.eager_rmse

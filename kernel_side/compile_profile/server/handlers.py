@@ -4,7 +4,7 @@ distributed job (``jobs/<id>``: its digest; ``jobs/<id>/report``: its HTML repor
 TORCH_TRACE on the server into the store (``POST runs/import-trace``, what ``compile-profile import-trace`` does).
 
 An import reads only inside the server's root directory: its path resolves there (no ``..``, no absolute path or
-symlink out), so do the logs of a directory and the files a trace names (``engine/trace_sources.py``); a path that
+symlink out), so do the logs of a directory and the files a trace names (``engine/trace/sources.py``); a path that
 holds nothing to import is answered with one message, whatever the reason, so a refusal says nothing of what lies
 outside.  It runs on threads of its own (``IMPORT_WORKERS``), never the server's request threads, within a time
 bound (``IMPORT_SECONDS``, or the ``compile_profile_import_seconds`` tornado setting).
@@ -164,7 +164,7 @@ class ReportHandler(_StoreHandler):
 class ReproHandler(_StoreHandler):
     @tornado.web.authenticated
     def get(self, run_id: str) -> None:
-        """The run's failed compile's reproducer (``engine/reproducer.py``: what ``compile-profile repro`` writes), as
+        """The run's failed compile's reproducer (``engine/trace/reproducer.py``: what ``compile-profile repro`` writes), as
         a download of a Python script; 404 where the run has none."""
         run = self.run(run_id)
         script = next((e.reproducer for e in run.errors if e.reproducer), "")

@@ -14,7 +14,7 @@ code raised rather than the profiler's.
 ``runs_in_state`` counts the runs whose changes the in-place state holds now: each call adds one, and a
 restore of the correctness check's copy (``MutableState``) sets it back to its count when that copy was
 taken (``state_saved``, ``state_restored``); where the state is not put back as one plain run leaves it
-(``cell_state``), the run says this count.
+(``plain_state``), the run says this count.
 
 ``reset`` is the one namespace reset: before every call, the names the cell assigns are put back as
 the cell found them and the optimizers look as the variant about to run saw them.  The counting
@@ -31,7 +31,7 @@ from ...profile_run import ProfileRun
 from .optimizers import OptimizerViews
 
 if TYPE_CHECKING:
-    from ..session.session import Target
+    from .target import Target
 
 
 class CellCalls:

@@ -32,7 +32,7 @@ body of a function, and runs as a plain cell would:
 
 The rewrites of the cell's statements that give these semantics (unset locals,
 checked reads, publishing each binding) and the reading of which names the cell
-binds are in ``cell_rewrite``, with ``CellSyntaxError``, which its checks raise.
+binds are in ``rewrite``, with ``CellSyntaxError``, which its checks raise.
 This module decides which names are locals, parameters, kept and global, and
 builds the function and runs it against the namespace.
 

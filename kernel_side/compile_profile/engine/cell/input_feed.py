@@ -8,7 +8,7 @@ selected input without knowing there are others.  A *signature* is what Dynamo g
 off an input itself: each tensor's shape, dtype, device and requires_grad, and each Python scalar's value
 (Dynamo specialises on ints, floats, bools and strings); inputs that share one are timed together.  Values
 read from a tensor's data (``.item()``) are no part of it: the recompiles they cause are attributed to the
-input whose call compiled (``sequence``).  Bad input is refused with an ``OptionError`` that says what to fix.
+input whose call compiled (``timing.input_sequence``).  Bad input is refused with an ``OptionError`` that says what to fix.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 
 import torch
 
-from ..session.options import OptionError
+from ..common.errors import OptionError
 
 _SCALARS = (bool, int, float, str, type(None))
 MAX_INPUTS = 1000  # the inputs a profile reads at most, unless --max-inputs (max_inputs=) says otherwise

@@ -20,7 +20,7 @@ would" must leave the model as one plain run leaves it.  So:
 3. at the end of the profile (also after a failure or an interrupt), ``Snapshot.restore`` puts all of it
    back: tensors by ``copy_`` into the same objects (guards and other references to them stay valid),
    ``.grad`` as that run left it, containers and attributes by their items.  The namespace then keeps the
-   first eager run's values, the run whose output was printed (``profiler``), so everything the user sees
+   first eager run's values, the run whose output was printed (``run.stages``), so everything the user sees
    is that one run's.
 
 Reading the fingerprints costs one pass over each parameter and optimizer state tensor before the first eager
@@ -33,8 +33,8 @@ copy would have needed against what was free (``Note("state_advanced")``).  ``--
 whatever is free; ``--no-restore`` never takes it (``ProfileOptions.restore``).
 
 Reached from: the values the code reads by name (through the notebook's functions it calls, as
-``reference.names_read`` finds them), the variables it closes over and its arguments
-(``reachable.state_reach`` says what it walks).  Not covered: inference tensors (they keep no version
+``names.names_read`` finds them), the variables it closes over and its arguments
+(``reachable_tensors.state_reach`` says what it walks).  Not covered: inference tensors (they keep no version
 counter), state behind objects of other libraries' classes (a DataLoader's sampler), iterators and
 generators (``replay`` gives the correctness runs the same items; a plain run's draw from them is the first
 run's), files.  A tensor a later run changed that the first did not is named, not put back
@@ -51,11 +51,12 @@ from typing import TYPE_CHECKING, Any, cast
 import torch
 
 from ...profile_run import Note, NoteValue
-from ..correctness import reference as reference_mod
+from ..common.device import available_host_memory
+from .names import names_read
 from .reachable_tensors import Container, state_reach
 
 if TYPE_CHECKING:
-    from ..session.session import Target
+    from .target import Target
 
 SNAPSHOT_SHARE = 0.5  # of the free memory where the copy is kept (the float64 reference takes the same share)
 _ABSENT = object()  # a name the namespace did not hold
@@ -63,7 +64,7 @@ _ABSENT = object()  # a name the namespace did not hold
 
 def host_memory_free() -> int | None:
     """Free host memory (``MemAvailable``), None where unknown; a test makes it small."""
-    return reference_mod._available_host_memory()
+    return available_host_memory()
 
 
 def device_memory_free(device: torch.device) -> int | None:
@@ -92,7 +93,7 @@ def roots_of(target: Target) -> tuple[list[tuple[str, Any]], dict[str, Any], lis
     the cell itself does not assign (a function's ``global counter``)."""
     fn = target.function
     namespace = target.globals
-    names = reference_mod.names_read(fn, namespace)
+    names = names_read(fn, namespace)
     assigned = set(target.cell.initial) if target.cell is not None else set()
     roots = [(name, namespace[name]) for name in names]
     for name, cell in zip(

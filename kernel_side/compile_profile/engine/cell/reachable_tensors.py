@@ -6,7 +6,7 @@ state tensors, and the items of lists, tuples and dicts (their values), down to
 ``container_depth`` levels of containers (``None``: any depth; a container met twice is walked
 once, so cycles end).  Each tensor is listed once, in the order first met.
 
-``state_reach`` is the same walk for what a run may change (``cell_state``): it also lists the containers
+``state_reach`` is the same walk for what a run may change (``plain_state``): it also lists the containers
 items go in and out of (lists, dicts, an optimizer's state and param groups, a module's parameter dicts, the
 attributes of LR schedulers and of the user's own objects) and tells module buffers from other tensors.
 

@@ -1,6 +1,8 @@
-"""Which device a profile ran on, and how the ``ProfileRun`` names it."""
+"""Which device a profile ran on and how the ``ProfileRun`` names it, how to wait for it, and the host memory free."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import torch
 
@@ -41,3 +43,22 @@ def cpu_name() -> str:
     import platform
 
     return platform.processor() or platform.machine() or "cpu"
+
+
+def device_sync(device_type: str) -> Callable[[], None]:
+    """What waits for the device's queued work: ``torch.cuda.synchronize`` on CUDA, nothing on CPU."""
+    if device_type == "cuda":
+        return torch.cuda.synchronize
+    return lambda: None
+
+
+def available_host_memory() -> int | None:
+    """The bytes of host memory free for new allocations (Linux's MemAvailable); None where unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None

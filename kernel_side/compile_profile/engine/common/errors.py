@@ -1,6 +1,6 @@
 """What the profiler does with an exception from the profiled code: one line for the card, the
 ``ErrorInfo`` the run keeps, the memory it holds let go at once, and whether a failed compile left torch's Python
-dispatcher switched on."""
+dispatcher switched on; and ``OptionError``, what the profiler raises for an option (or an input) it refuses."""
 
 from __future__ import annotations
 
@@ -10,6 +10,10 @@ import traceback
 import torch
 
 from ...profile_run import ErrorInfo
+
+
+class OptionError(ValueError):
+    """An option the profiler refuses; the message says which (by its magic flag) and why."""
 
 
 def one_line(exc: BaseException) -> str:
@@ -58,6 +62,6 @@ def is_compile_error(exc: BaseException) -> bool:
 
 def python_dispatcher_on() -> bool:
     """Whether torch's Python dispatcher is switched on for this thread: never between a notebook's calls, unless
-    a failed compile left it on (``bisect.py`` checks, measured on an H200 with torch 2.11: the next eager call
+    a failed compile left it on (``failure/bisection.py`` checks, measured on an H200 with torch 2.11: the next eager call
     failed with "Hit PythonDispatcher dispatch key but PythonDispatcherTLS was not set")."""
     return torch._C._dispatch_tls_is_dispatch_key_included(torch._C.DispatchKey.PythonDispatcher)

@@ -7,16 +7,16 @@ there; each difference it works around is named here, in one place:
 * Inductor's provenance tracking (``trace.provenance_tracking_level``; some releases had a boolean
   ``trace.provenance_tracking``) maps each kernel to the FX nodes and stack traces it came from.
   torch 2.6 and 2.8 have none: kernels are then placed on cell lines from the post-grad graph's
-  frames and the Dynamo graph (``trace_model._kernel_lines``), and the card says so.
+  frames and the Dynamo graph (``trace.model._kernel_lines``), and the card says so.
 * Dynamo's cache entries name their backend (``CacheEntry.backend``) in 2.10 and later, not in
-  2.6 or 2.8; there the entries a profile added are told by when they appeared (``dynamo_state``).
+  2.6 or 2.8; there the entries a profile added are told by when they appeared (``compiler.dynamo_state``).
 * The frames that called a compiled frame (``dynamo_start``'s stack) place a graph Dynamo started
   inside a library on the cell line that called into it.  torch 2.6 reports the cell's frame at
   its first line while it runs Dynamo's rewritten code (a break in ``opt.step()`` on line 5 read as
   line 2), so there those graphs and breaks stay off the cell's lines rather than on a wrong one.
 * The post-grad graph of a fresh compile is the ``inductor_post_grad_graph`` artifact in 2.10 and
   later, ``after_post_grad_graph`` in 2.8; a cache hit logs it as a top-level
-  ``inductor_post_grad_graph`` event in 2.8 and later, and not at all in 2.6 (``trace_model``).
+  ``inductor_post_grad_graph`` event in 2.8 and later, and not at all in 2.6 (``trace.model``).
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ from typing import Any
 
 import torch
 
-from .reference import substituted
+from ..cell.names import substituted
 
 
 def is_iterator(value: Any) -> bool:

@@ -18,10 +18,7 @@ reference and ``ReferenceUnavailable`` says why, in words for the card.
 
 from __future__ import annotations
 
-import contextlib
 import copy
-import types
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +26,7 @@ import torch
 
 from ...profile_run import Note
 from ..cell.reachable_tensors import reachable_tensors
+from ..common.device import available_host_memory
 
 _WIDE = {
     torch.float16: torch.float64,
@@ -53,32 +51,6 @@ class ReferenceUnavailable(Exception):
     """No float64 reference for this code; the message says why."""
 
 
-def names_read(fn: Callable[..., Any], namespace: dict[str, Any], *, depth: int = 4) -> list[str]:
-    """Globals ``fn`` reads, and those read by the functions of the same namespace it reads, transitively."""
-    found: dict[str, None] = {}
-    seen_code: set[int] = set()
-
-    def visit(code: types.CodeType, level: int) -> None:
-        if id(code) in seen_code or level > depth:
-            return
-        seen_code.add(id(code))
-        for name in code.co_names:
-            if name not in namespace or name in found:
-                continue
-            found[name] = None
-            value = namespace[name]
-            if isinstance(value, types.FunctionType) and value.__globals__ is namespace:
-                visit(value.__code__, level + 1)
-        for const in code.co_consts:
-            if isinstance(const, types.CodeType):
-                visit(const, level)
-
-    code = getattr(fn, "__code__", None)
-    if code is not None:
-        visit(code, 0)
-    return list(found)
-
-
 def _worth_copying(value: Any) -> bool:
     if isinstance(value, (torch.Tensor, torch.nn.Module, torch.optim.Optimizer)):
         return True
@@ -97,23 +69,12 @@ def _check_memory(values: list[Any], precision: torch.dtype) -> None:
         free, _ = torch.cuda.mem_get_info()
         where = "GPU"
     else:
-        free, where = _available_host_memory(), "host"
+        free, where = available_host_memory(), "host"
     if free is not None and needed > MEMORY_SHARE * free:
         raise ReferenceUnavailable(
             f"a {str(precision).removeprefix('torch.')} copy of what the code reads needs {needed / 2**30:.1f} GiB, more than half the free "
             f"{where} memory ({free / 2**30:.1f} GiB)"
         )
-
-
-def _available_host_memory() -> int | None:
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return None
 
 
 def _wide_tensor(t: torch.Tensor, wide_of: dict[torch.dtype, torch.dtype]) -> torch.Tensor:
@@ -191,22 +152,6 @@ def _copy(value: Any, memo: dict[int, Any], wide: dict[torch.dtype, torch.dtype]
         return value
     memo[id(value)] = result
     return result
-
-
-@contextlib.contextmanager
-def substituted(namespace: dict[str, Any], values: dict[str, Any]) -> Iterator[None]:
-    """``namespace`` holds ``values`` inside the block and what it held before afterwards."""
-    missing = object()
-    before = {name: namespace.get(name, missing) for name in values}
-    namespace.update(values)
-    try:
-        yield
-    finally:
-        for name, value in before.items():
-            if value is missing:
-                namespace.pop(name, None)
-            else:
-                namespace[name] = value
 
 
 def versions(values: list[Any]) -> list[tuple[torch.Tensor, int]]:

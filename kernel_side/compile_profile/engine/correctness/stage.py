@@ -1,172 +1,35 @@
-"""The stages after compiling: interleaved timing, correctness against eager and a float64 reference,
-peak memory, and the torch.profiler pass for per-kernel time (stages 3-6 of ``profiler.STAGES``).
+"""Stage 4 of a profile: compiled outputs against eager's and a float64 reference (``compare``, ``reference``).
 
-Each is a function of the ``Session``: it reads the target, the options, the counted calls
-(``session.calls``), the compiled variants' calls and ops, and what the cell changes in place
-(``session.mutable``), and writes its figures into ``session.run``; compiles its calls cause are
-recompiles (``compile_stage.note_recompiles``).
+``check_correctness`` runs the reference (float64 copies of what the code reads, swapped in for one eager run;
+``op_fallback`` runs an op that fails in float64 in float32), then the compiled variant the speedup names, eager and
+eager again, each from the same in-place state (``cell.mutable_state``), RNG seed and iterator items
+(``iterator_replay``), and writes ``run.correctness``; with ``--bisect`` it leaves the bisection how to judge a
+compiled run as it judged this one (``session.MismatchCase``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import time
 from collections.abc import Callable
 from typing import Any
 
 import torch
 
-from ... import stats
-from ...profile_run import Note, NoteValue, Recommendation, Speedup
+from ...profile_run import Note, NoteValue
+from ..cell.mutable_state import MutableState
+from ..cell.names import names_read, substituted
 from ..cell.optimizers import OptimizerViews
 from ..cell.reachable_tensors import named_tensors
 from ..common.errors import let_go, one_line
-from ..common.torch_features import recompile_limit
 from ..compiler.variants import VariantSpec
 from ..distributed import job as distributed
-from ..distributed import lockstep
-from ..failure.changed_settings import draws_as_eager
-from ..run.compile_stage import note_recompiles
 from ..session.session import MismatchCase, Session
-from ..timing import host_load, threads_trial
-from ..timing.interleaved import (
-    SETTLED_CALLS,
-    TimedCallable,
-    TimingPlan,
-    calls_per_sample_for,
-    device_sync,
-    fastest,
-    run_interleaved,
-    summarize_samples,
-    timing_left_s,
-    warm_up,
-)
 from . import compare as correctness_mod
 from . import reference as reference_mod
-from .compare import MutableState
+from .compare import draws_as_eager
 from .iterator_replay import IteratorReplay, is_iterator
 from .op_fallback import HighestPrecision
-
-
-def warm_up_variants(
-    session: Session, timed: list[TimedCallable], plan: TimingPlan, device_type: str
-) -> dict[str, int]:
-    """``timing.warm_up`` of the session's variants until their compiles settle (a frame recompiling on each call
-    stops at the limit; calls without a compile come between), any rank's compile deciding for all; the
-    recompiles it saw noted.  Returns each variant's calls beyond the warm-up asked for."""
-    backends = session.backends
-    with session.clock("warm-up"):  # the rest of the stage is "timing"'s
-        settled = warm_up(
-            timed,
-            plan,
-            device_sync(device_type),
-            compiles=lambda name: len(backends[name].graphs) if name in backends else 0,
-            settling_calls=(recompile_limit() + 1) * SETTLED_CALLS,
-            decide=lambda more: bool(distributed.ranks_where_false(not more)),  # any rank compiled
-        )
-    note_recompiles(session, session.recorder.take(), during_timing=False)
-    return settled
-
-
-def time_variants(session: Session) -> None:
-    if session.target.feed is not None:  # a sequence of inputs: each signature timed apart
-        from ..timing.input_sequence import time_sequence
-
-        time_sequence(session, session.target.feed)
-        return
-    session.current = "warm-up"
-    device_type = session.run.device.type
-    plan = TimingPlan(
-        warmup=session.opts.warmup,
-        repeat=session.opts.repeat,
-        min_samples=session.opts.min_samples,
-        budget_s=session.opts.budget,
-    )
-    timed = [TimedCallable("eager", session.calls.eager, session.before("eager"))]
-    timed += [TimedCallable(name, call, session.before(name)) for name, call in session.compiled.items()]
-    session.progress("warming up")
-    session.recorder.take()
-    settled = warm_up_variants(session, timed, plan, device_type)
-    for name, extra in settled.items():
-        if extra:
-            values: dict[str, NoteValue] = {"extra_calls": extra, "settled_calls": SETTLED_CALLS}
-            session.run.notes.append(Note("warmup_kept_compiling", variant=name, values=values))
-    lockstep.stage_done(session, "warm-up")
-    session.current = "timing"
-    number = distributed.shared(calls_per_sample_for(min(v.fastest_s for v in timed), device_type))
-    session.progress(f"timing {len(timed)} variants, {number} call(s) per sample")
-    last_report = [time.perf_counter()]
-    rounds_started = [0.0]
-
-    def on_round(i: int) -> None:
-        now = time.perf_counter()
-        if now - last_report[0] > 0.5:
-            last_report[0] = now
-            left = timing_left_s(i, now - rounds_started[0], plan)
-            # only a second or more is worth saying, and only of the rounds, the one part whose end is known
-            said = f", about {left:.0f} s left in timing" if left is not None and left >= 1.0 else ""
-            session.progress(f"timing: round {i}{said}")
-
-    load = host_load.measure(threads=torch.get_num_threads() if device_type == "cpu" else 1)
-    # each CPU sample's wait for a CPU: how much of a sample other processes (or torch's own surplus threads) took
-    waits = host_load.ThreadWaits() if device_type == "cpu" else None
-    try:
-        rounds_started[0] = time.perf_counter()
-        run_interleaved(
-            timed,
-            plan,
-            device_type=device_type,
-            calls_per_sample=number,
-            on_round=on_round,
-            decide=distributed.shared,
-            waits=waits.waited_s if waits is not None and waits.available else None,
-        )
-        lockstep.stage_done(session, "timing")
-    finally:
-        if waits is not None:
-            waits.close()
-        session.run.host_load = load()
-        _record_timings(session, timed, device_type)
-        note_recompiles(session, session.recorder.take(), during_timing=True)
-    fewer = threads_trial.wanted(session.run.host_load, device_type, session.run.distributed is not None)
-    if fewer is not None:
-        session.progress(f"timing eager again at {fewer} torch thread{'s' if fewer != 1 else ''}")
-        with session.clock("threads trial"):
-            session.run.threads_trial = threads_trial.try_fewer_threads(timed[0], fewer, number)
-
-
-def _record_timings(session: Session, timed: list[TimedCallable], device_type: str) -> None:
-    method = "cuda_events" if device_type == "cuda" else "host"
-    by_name = {v.name: v for v in timed}
-    for variant in session.run.variants:
-        tc = by_name.get(variant.name)
-        if tc is not None and tc.samples_s:
-            variant.timing = summarize_samples(tc.samples_s, method=method, waited_s=tc.waited_s)
-    eager = by_name["eager"]
-    candidates = [by_name[n] for n in session.compiled if by_name[n].samples_s]
-    if not eager.samples_s or not candidates:
-        return
-    best = fastest(candidates)
-    value, low, high = stats.ratio_interval(eager.samples_s, best.samples_s)
-    session.run.speedup = Speedup(value=value, low=low, high=high, variant=best.name)
-    if session.opts.sweep:
-        session.run.recommendation = recommendation(session, best, [c for c in candidates if c is not best])
-
-
-def recommendation(session: Session, best: TimedCallable, others: list[TimedCallable]) -> Recommendation:
-    """The fastest variant, and its margin over the next fastest (the digest judges it against noise)."""
-    calls = {s.name: s.torch_compile_call("model") for s in session.specs}
-    plain = next((s.name for s in session.specs if (s.mode or "default") == "default"), "")
-    chosen = Recommendation(
-        variant=best.name, call=calls[best.name], plain_variant=plain, plain_call=calls.get(plain, "")
-    )
-    if others:
-        runner_up = fastest(others)
-        margin, low, high = stats.ratio_interval(runner_up.samples_s, best.samples_s)
-        chosen.runner_up = runner_up.name
-        chosen.margin, chosen.margin_low, chosen.margin_high = margin, low, high
-    return chosen
 
 
 def check_correctness(session: Session) -> None:
@@ -192,7 +55,7 @@ def check_correctness(session: Session) -> None:
         session.run.notes.append(Note("state_not_compared", values=values))
     # The iterators the code draws from give every run below the same items (replay.py); where the code
     # cannot run on a replay, the runs draw as they would, and the second eager run tells what changed.
-    names = reference_mod.names_read(t.function, t.globals)
+    names = names_read(t.function, t.globals)
     replay = IteratorReplay({name: t.globals[name] for name in names})
     not_replayed = [f"argument {i}" for i, a in enumerate(t.arguments()) if is_iterator(a)]
     not_replayed += replay.not_replayed
@@ -311,7 +174,7 @@ def _float64_reference(
     if session.run.distributed is not None:
         return reference_mod.ReferenceRun(None, note=Note("reference_distributed"))
     replay = replay if replay is not None else IteratorReplay({})
-    names = reference_mod.names_read(t.function, t.globals)
+    names = names_read(t.function, t.globals)
     originals = {name: t.globals[name] for name in names}
     arguments = t.arguments()
     argument_keys = [f"argument {i}" for i in range(len(arguments))]
@@ -324,7 +187,7 @@ def _float64_reference(
         # not through session.calls: not counted in cell_runs, which count the runs that advance the
         # notebook's own state
         with (
-            reference_mod.substituted(t.globals, swapped),
+            substituted(t.globals, swapped),
             replay.run(t.globals, lambda item: reference_mod.copy_at(item, precision)),
             correctness_mod.same_rng(0),
             mode if mode is not None else contextlib.nullcontext(),
@@ -377,59 +240,3 @@ def _float64_reference(
             )
     values: dict[str, NoteValue] = {**failures, "unavailable": unavailable}
     return reference_mod.ReferenceRun(None, note=Note("reference_failed", values=values))
-
-
-def measure_kernels(session: Session) -> None:
-    if not session.opts.kernel_timing:
-        return
-    session.current = "kernel timing"
-    session.progress("profiling kernels")
-    from ..kernels.eager_times import EagerCall
-    from ..kernels.stage import measure_after_timing
-
-    t = session.target
-    eager = EagerCall(
-        call=session.calls.eager,
-        before_each=lambda: session.calls.reset("eager"),
-        code=getattr(t.function, "__code__", None),
-        line_offset=t.locator.line_offset,
-    )
-
-    # the cell's own code raising in the pass (an iterator that ran out) stops the stages, as in the
-    # timed runs (``profiler._measure_stages``); the pass failing otherwise loses its figures only
-    def cell_raised(exc: BaseException) -> bool:
-        return session.calls.failed_call(exc) is not None
-
-    try:
-        tagged = {name: session.tagged(name, call) for name, call in session.compiled.items()}
-        session.run.errors.extend(
-            measure_after_timing(
-                session.run,
-                tagged,
-                lambda: session.calls.reset("compiled"),
-                eager,
-                cell_raised=cell_raised,
-                clock=session.clock,
-            )
-        )
-    except Exception as exc:  # a failed profiler pass loses its figures, never the run
-        if cell_raised(exc):
-            raise
-        session.run.errors.append(session.error("kernel timing", exc))
-
-
-def measure_memory(session: Session) -> None:
-    run = session.run
-    if run.device.type != "cuda":  # the digest says why there is no peak (``notes.memory_unmeasured_text``)
-        return
-    session.current = "memory"
-    for variant in run.variants:
-        call = session.calls.eager if variant.name == "eager" else session.compiled.get(variant.name)
-        if call is None:
-            continue
-        session.before(variant.name)()
-        torch.cuda.synchronize()
-        torch.cuda.reset_peak_memory_stats()
-        call()
-        torch.cuda.synchronize()
-        variant.peak_memory_bytes = int(torch.cuda.max_memory_allocated())

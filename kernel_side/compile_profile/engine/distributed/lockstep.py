@@ -1,10 +1,10 @@
 """The profile's decisions that every rank of a ``torch.distributed`` job takes together, in one place.
 
-Contract: the stages call these at their boundaries (``profiler.run_session``); each asks every rank
+Contract: the stages call these at their boundaries (``run.stages.run_session``); each asks every rank
 (``distributed.ranks_where_false``, ``distributed.job_gathered``) and answers the same on all of them, so
 a rank whose own work went well still stops where another's failed, and none waits in a collective for
 a partner that is not coming.  Outside a job each is a local check.  The primitives (the control group,
-``shared``, the timeout) are ``distributed``'s.
+``shared``, the timeout) are ``job``'s.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def every_rank_has_timed_variants(has_them: bool) -> bool:
 
 
 def every_rank_keeps_its_state(kept_here: bool) -> bool:
-    """Whether every rank took its copy of the in-place state (``cell_state``): where one could not, none puts
+    """Whether every rank took its copy of the in-place state (``cell.plain_state``): where one could not, none puts
     its own back, so every rank makes the same calls (the last eager run) to the end."""
     return not distributed.ranks_where_false(kept_here)
 

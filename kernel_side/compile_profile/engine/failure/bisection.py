@@ -45,10 +45,10 @@ import torch
 
 from ...profile_run import Bisection, Note
 from ..cell.optimizers import OptimizerViews
+from ..common.device import device_sync
 from ..common.errors import let_go, one_line, python_dispatcher_on
 from ..compiler.variants import VariantSpec
 from ..session.session import Session
-from ..timing.interleaved import device_sync
 from .compile_failure import check_toolchain
 
 

@@ -15,12 +15,9 @@ settings are seen.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...profile_run import ConfigSetting
-
-if TYPE_CHECKING:
-    from ..compiler.variants import VariantSpec
 
 CONFIG_MODULES = (
     "torch._inductor.config",
@@ -59,14 +56,3 @@ def non_default_settings() -> list[ConfigSetting]:
             if differs:
                 found.append(ConfigSetting(name=f"{name}.{key}", value=_shown(value), default=_shown(default)))
     return found
-
-
-def draws_as_eager(spec: VariantSpec | None) -> bool:
-    """Whether the variant's compiled code draws its random numbers as eager does: Inductor with
-    ``fallback_random`` on (set in its config or the variant's options) runs ATen's own random ops on the same
-    generator, so from the same seed it draws the same numbers, and its outputs can be compared with eager's."""
-    if spec is None or spec.backend != "inductor":
-        return False
-    from torch._inductor import config as inductor_config
-
-    return bool(dict(spec.options).get("fallback_random", inductor_config.fallback_random))

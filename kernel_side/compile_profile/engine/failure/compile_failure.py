@@ -2,7 +2,7 @@
 and whether the same code compiles and runs under ``backend="aot_eager"`` (Dynamo and AOTAutograd without
 Inductor: a failure there too is Dynamo's, AOTAutograd's or the code's; one only under Inductor is Inductor's).
 
-Contract: read off the exception while its traceback still holds its frames (before ``failures.let_go`` clears
+Contract: read off the exception while its traceback still holds its frames (before ``common.errors.let_go`` clears
 them), never from the message's wording:
 
 * the stage is the deepest frame of the traceback that lies in one of ``STAGE_MARKERS``' torch files (a
@@ -25,22 +25,21 @@ from __future__ import annotations
 
 import importlib
 import os
-import traceback
 import types
 from typing import TYPE_CHECKING, Literal
 
 import torch
 
 from ...profile_run import CELL_FILENAME_PREFIX, ErrorInfo
+from ..common.device import device_sync
 from ..common.errors import let_go, one_line
 from ..common.stack_text import Frame, parse_frames
 from ..compiler.backend import RecordingBackend
-from ..timing.interleaved import device_sync
 
 if TYPE_CHECKING:
+    from ..cell.locator import CellLocator
     from ..compiler.variants import VariantSpec
     from ..session.session import Session
-    from ..trace.model.locator import CellLocator
 
 CompileStage = Literal["", "dynamo", "aot_autograd", "inductor_lowering", "codegen", "kernel_compile"]
 
@@ -163,10 +162,6 @@ def _no_compiler(exc: BaseException) -> bool:
     return isinstance(invalid, type) and isinstance(_innermost(exc), invalid)
 
 
-def exception_text(exc: BaseException) -> str:
-    return "".join(traceback.format_exception_only(type(exc), exc)).strip()
-
-
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)).replace("\\", "/") + "/"
 
 
@@ -211,7 +206,7 @@ def try_aot_eager(session: Session, spec: VariantSpec, info: ErrorInfo) -> None:
     session.recorder.take()
     try:
         # through a recording backend of its own, so that the entry it leaves is the profile's and goes with the
-        # others (``dynamo_state``): a plain "aot_eager" entry stayed on the cell's code with the globals Dynamo
+        # others (``compiler.dynamo_state``): a plain "aot_eager" entry stayed on the cell's code with the globals Dynamo
         # installed for it, and at exit their cleanup hooks printed "Exception ignored ... KeyError:
         # '__builtins_dict___2'"
         backend = RecordingBackend(inner="aot_eager", dynamic=spec.dynamic)

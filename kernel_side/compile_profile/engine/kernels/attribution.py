@@ -22,7 +22,7 @@ trace model found in Inductor's output code, this ties what the profiler saw to 
 
 * on CPU, the host ops each profiled call (``CALL_RANGE``) ran outside the regions (around graph
   breaks, in autograd hooks, an eager optimizer step) are unmatched time outside compiled graphs,
-  split by kind by the rule eager's ops go by (``kernel_breakdown.host_op_parts``);
+  split by kind by the rule eager's ops go by (``breakdown.host_op_parts``);
 * what ran outside compiled graphs (those host ops on CPU, the device events they launched on CUDA)
   is also counted on the cell line whose range (``line_marks``) was open when it ran, as eager's ops
   are: a fused optimizer step Dynamo skips (``torch.compiler.disable``) runs eagerly on ``opt.step()``.
@@ -31,8 +31,8 @@ What cannot be tied to a kernel is kept as unmatched time, never dropped.
 
 The result is a plain ``VariantKernelTimes`` (summed microseconds over all profiled calls).
 This module does not run the profiler and does not write into a ``ProfileRun``: the pass
-in ``kernel_profiler`` does both.  What the output-code modules say (their call sites in order,
-which graph a module is) is ``kernel_index``'s.
+in ``profiler_pass`` does both.  What the output-code modules say (their call sites in order,
+which graph a module is) is ``index``'s.
 """
 
 from __future__ import annotations
@@ -44,13 +44,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...profile_run import Kernel, Note, TimingMethod
-from .breakdown import device_kind, host_op_parts, host_time_us, is_host_op
+from ..common.op_kinds import device_kind
+from .breakdown import host_op_parts, host_time_us, is_host_op
 from .chrome_trace import ChromeTrace, DeviceEvent, HostEvent
 from .index import KernelIndex, ModuleInfo
 from .line_marks import LineRanges
 
 REGION_PREFIX = "## Call CompiledFxGraph"
-# the range ``kernel_profiler`` opens around each profiled call of a compiled variant (the warm-up
+# the range ``profiler_pass`` opens around each profiled call of a compiled variant (the warm-up
 # and the reset before each call stay outside it)
 CALL_RANGE = "compile_profile: compiled call"
 CPP_BINDING_CALL = "<built-in function kernel>"  # Inductor's C++ kernels are bound as "kernel"
@@ -72,7 +73,7 @@ class KernelObservation:
     launch_args: list[dict[str, Any]] = field(default_factory=list)  # recorded host-op args of each launch
     configs: collections.Counter[str] = field(default_factory=collections.Counter)
     low_precision: bool = False  # bf16/fp16 operands: its FLOP rate is comparable with the bf16 ceiling
-    # CPU: an extern call's host time by kind, by the rule eager's ops go by (``kernel_breakdown.host_op_parts``):
+    # CPU: an extern call's host time by kind, by the rule eager's ops go by (``breakdown.host_op_parts``):
     # a fused native op the graph calls (``aten::_transformer_encoder_layer_fwd``) is library, ATen and copies
     # in both variants, as the same op is in eager
     host_parts: collections.defaultdict[str, float] = field(default_factory=lambda: collections.defaultdict(float))
@@ -91,8 +92,8 @@ class VariantKernelTimes:
     unmatched: collections.defaultdict[tuple[str, str], float] = field(  # (name, where) -> us
         default_factory=lambda: collections.defaultdict(float)
     )
-    # the time tied to no kernel, by kind: unmatched device events (``kernel_breakdown.device_kind``)
-    # and, on CPU, the host ops the calls ran outside compiled graphs (``kernel_breakdown.host_op_parts``)
+    # the time tied to no kernel, by kind: unmatched device events (``common.op_kinds.device_kind``)
+    # and, on CPU, the host ops the calls ran outside compiled graphs (``breakdown.host_op_parts``)
     unmatched_kinds: collections.defaultdict[str, float] = field(default_factory=lambda: collections.defaultdict(float))
     notes: list[Note] = field(default_factory=list)
     # what the calls ran outside compiled graphs, by the cell line running it: line -> us, line -> op -> us
@@ -312,7 +313,7 @@ class KernelAttribution:
     def _attribute_host_ops_outside_regions(self) -> None:
         """On CPU, the host ops each profiled call ran outside compiled graphs (around graph breaks, in
         autograd hooks such as DDP's reducer copying gradients into its buckets and its all-reduce, an
-        eager optimizer step) count by the rule eager's ops do (``kernel_breakdown.host_op_parts``), so the
+        eager optimizer step) count by the rule eager's ops do (``breakdown.host_op_parts``), so the
         same op is the same kind of time in both variants.
 
         Counted: each op (``is_host_op``) inside a profiled call (``CALL_RANGE``; on another thread, one

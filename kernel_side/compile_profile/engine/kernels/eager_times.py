@@ -1,15 +1,15 @@
 """The eager variant's kernel time: the profiler pass the compiled variants get, plus the cell line
 each op ran on.
 
-Contract: ``measure_eager`` runs the eager call ``kernel_profiler.calls_for(median)`` more times
-under ``torch.profiler`` (after the timed samples, through the counted eager call with its reset
-before each, as the compiled variants' pass does) and writes ``run.eager.kernel_profile``:
+Contract: the profiler pass (``profiler_pass.measure_variant``, the one every variant goes through) runs the
+eager call ``calls_for(median)`` more times under ``torch.profiler`` (after the timed samples, through the
+counted eager call with its reset before each), and this rule (``EagerRule``) writes ``run.eager.kernel_profile``:
 
 * ``total_ms``: per call, on CUDA (``method="cupti"``) every device event of the trace, as for a
   compiled variant; on CPU (``"host"``) the host time of the top-level ATen ops (those not inside
   another ATen op) the call ran, each less the profiler's cost of the ops recorded inside it, calibrated in the
   process (``profiler_cost``; recorded with shapes and the Python tracer, as a compiled variant's pass);
-* ``breakdown``: that time split by ``kernel_breakdown``'s rules (``generated_ms`` is 0);
+* ``breakdown``: that time split by kind (``common.op_kinds``, the host rule ``breakdown``; ``generated_ms`` is 0);
 * ``eager_lines``: each op's time on the one cell line that was running when its top-level ATen op
   was called (a device event through the runtime call that launched it); ``attributed_ms`` is their
   sum, at most ``total_ms``.  Each line lists its largest top-level ATen ops (``aten::matmul``).
@@ -17,7 +17,7 @@ before each, as the compiled variants' pass does) and writes ``run.eager.kernel_
 Lines are marked while the profiled calls run, never during the timed samples (``line_marks``: a
 ``sys.settrace`` function that traces only frames of the profiled code opens a profiler
 range named after the cell line at each line event); the compiled variants' passes mark theirs the
-same way (``kernel_profiler``).  A target without a code object (a builtin) gets no lines.
+same way.  A target without a code object (a builtin) gets no lines.
 
 Each profiled call is attributed alone and the figures are medians over the calls
 (``profiled_calls``: on CPU those a busy machine did not preempt), as the compiled variants' are.
@@ -33,14 +33,13 @@ from typing import Any
 
 from ...profile_run import CallBreakdown, KernelProfile, ProfileRun, TimingMethod
 from ...stats import median
-from . import profiler_cost
-from . import profiler_pass as kernel_profiler
-from .breakdown import ATEN, COLLECTIVE, COPY, LIBRARY, device_kind, host_op_parts, host_time_us, is_host_op
+from ..common.op_kinds import ATEN, COLLECTIVE, COPY, LIBRARY, device_kind
+from .breakdown import host_op_parts, host_time_us, is_host_op
 from .chrome_trace import ChromeTrace
-from .line_marks import LINE_RANGE, LineRanges, line_times, marking_lines, profiler_range
-from .profiled_calls import CallRecord, PassCalls
+from .line_marks import LINE_RANGE, LineRanges, line_times, marking_lines
+from .profiled_calls import PassCalls
 
-__all__ = ["CALL_RANGE", "LINE_RANGE", "EagerCall", "EagerTimes", "attribute_eager", "marking_lines", "measure_eager"]
+__all__ = ["CALL_RANGE", "LINE_RANGE", "EagerCall", "EagerRule", "EagerTimes", "attribute_eager", "marking_lines"]
 
 CALL_RANGE = "compile_profile: eager call"
 
@@ -177,46 +176,21 @@ def apply(times: EagerTimes, run: ProfileRun, calls_made: PassCalls | None = Non
     return profile
 
 
-def measure_eager(run: ProfileRun, eager: EagerCall) -> EagerTimes:
-    """Profile the eager variant once more and fill its ``kernel_profile`` (lines included)."""
+@dataclass(frozen=True)
+class EagerRule:
+    """How the eager variant's profiled calls become its figures (``profiler_pass.AttributionRule``): every
+    top-level op of the call (by the host rule on CPU, each device event by its kind on a GPU), each on its cell
+    line.  On a GPU recorded bare (no shapes, no Python tracer): eager needs neither, and device times are what
+    the pass reports."""
 
-    variant = run.variant("eager")
-    calls = kernel_profiler.calls_for(variant.timing.median_ms if variant.timing else None)
+    call_range: str = CALL_RANGE
+    bare_on_device: bool = True
 
-    def marked_call() -> Any:
-        with profiler_range(CALL_RANGE), marking_lines(eager.code, eager.line_offset):
-            return eager.call()
+    def attribute(self, trace: ChromeTrace, *, calls: int, device_type: str, event_cost_us: float) -> EagerTimes:
+        return attribute_eager(trace, calls=calls, device_type=device_type, event_cost_us=event_cost_us)
 
-    # On a GPU no shapes and no Python tracer: eager needs neither, and device times are what the pass reports.
-    # On CPU each op's host time is, so eager is recorded as the compiled variants are (shapes, the Python
-    # tracer), its ops held to theirs by the same instrument, the cost of each calibrated and taken out: with
-    # eager recorded bare, the same ops read slower compiled (a TransformerEncoderLayer's fused op 133 µs eager,
-    # 166-177 µs compiled, a 32x128 MLP's addmm 35.9 µs against 43.7 µs), causes made of the instrument;
-    # recorded alike, 146 against 137 µs and 40.3 against 43.1 µs.
-    # Calibrated before the pass: its sessions also take the profiler's first start in the process (~1 s), after
-    # which a 32x128 MLP's eager ops read 1.17x its timed call when the pass itself was that first session,
-    # 0.77-0.84x in later profiles of the same process
-    method = "cupti" if run.device.type == "cuda" else "host"
-    like_compiled = method == "host"
-    cost = profiler_cost.event_cost_us(record_shapes=True, with_stack=True) if like_compiled else None
-    records: list[CallRecord] = []
-    trace = kernel_profiler.record_trace(
-        marked_call,
-        eager.before_each,
-        calls=calls,
-        device_type=run.device.type,
-        with_stack=like_compiled,
-        record_shapes=like_compiled,
-        records=records,
-    )
-    call_traces, calls_made = kernel_profiler.chosen_call_traces(trace, records, CALL_RANGE, method)
-    device_type, event_cost = run.device.type, cost or 0.0
-    if call_traces:
-        times = combine(
-            [attribute_eager(t, calls=1, device_type=device_type, event_cost_us=event_cost) for t in call_traces]
-        )
-    else:
-        times = attribute_eager(trace, calls=len(records) or calls, device_type=device_type, event_cost_us=event_cost)
-    times.event_cost_us = cost
-    apply(times, run, calls_made)
-    return times
+    def combine(self, per_call: list[EagerTimes]) -> EagerTimes:
+        return combine(per_call)
+
+    def apply(self, times: EagerTimes, run: ProfileRun, calls: PassCalls) -> None:
+        apply(times, run, calls)

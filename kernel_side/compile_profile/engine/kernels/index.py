@@ -2,7 +2,7 @@
 extern call in the order ``call()`` runs them, and which of the variant's graphs a module is.
 
 ``KernelIndex`` holds the variant's kernels (from the trace model) by name, source and graph, and
-reads each module file once; ``kernel_attribution`` asks it which kernel a launch or call site is.
+reads each module file once; ``attribution`` asks it which kernel a launch or call site is.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ...profile_run import Kernel
+from ..common.op_kinds import extern_op_name
 from ..trace.output_code import (
     EXTERN_PREFIXES,
     ParsedOutputCode,
@@ -37,18 +38,6 @@ class CallSite:
 class ModuleInfo:
     graph_id: str | None
     sites: list[CallSite]
-
-
-def extern_op_name(callee: str) -> str:
-    """``extern_kernels.mm`` -> ``aten::mm``; ``torch.ops.aten._foo.default`` -> ``aten::_foo``."""
-    parts = callee.split(".")
-    if callee.startswith("extern_kernels."):
-        return f"aten::{parts[1]}"
-    if callee.startswith("torch.ops.") and len(parts) >= 4:
-        return f"{parts[2]}::{parts[3]}"
-    if callee.startswith("aten.") and len(parts) >= 2:
-        return f"aten::{parts[1]}"
-    return callee
 
 
 def call_sites(

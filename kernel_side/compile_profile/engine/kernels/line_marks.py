@@ -18,7 +18,7 @@ a code object (a builtin) gets no lines.
 or on another thread the range open when it started) and whether it ran inside a profiled call.
 ``line_times`` turns summed microseconds per line into the per-call ``EagerLineTime`` rows.
 
-This module records nothing into a ``ProfileRun``; ``eager_profile`` and ``kernel_profiler`` do.
+This module records nothing into a ``ProfileRun``; ``eager_times`` and ``profiler_pass`` do.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Which of a profiler pass's calls its figures come from, and how they combine into one call's.
 
 Contract: each profiled call is a ``CallRecord`` (its wall time and how long this process's threads
-waited for a CPU meanwhile, ``host_load.ThreadWaits``).  On CPU, where the pass times each kernel by
+waited for a CPU meanwhile, ``timing.host_load.ThreadWaits``).  On CPU, where the pass times each kernel by
 host time, a call whose threads waited more than ``PREEMPTED_SHARE`` of its wall time was preempted:
 its kernels' host times hold the wait, not the work, and ``chosen`` sets it aside, unless every call
 was, when all of them are kept and the run records that they were (the digest then withholds the

@@ -1,6 +1,6 @@
 """What ``torch.profiler`` costs per op it records on this CPU, calibrated in the profiling process.
 
-On CPU the profiler pass times each kernel by its op's host time (``kernel_breakdown``), and recording an op
+On CPU the profiler pass times each kernel by its op's host time (``breakdown``), and recording an op
 costs host time: its start and end callbacks, which land in the host time of the op that encloses it.  An
 op with ``k`` ops recorded inside it (``aten::linear`` runs ``t``, ``transpose``, ``as_strided``, ``addmm``,
 ``expand``, ``copy_``, ``resolve_conj``...) reads ``k`` of those costs longer than it runs unprofiled.
@@ -14,7 +14,7 @@ per call is the cost of one op event recorded inside another, free of the Python
 from Python (one event for either op).  Each op is timed in chunks of ``CHUNK`` calls, ``CHUNKS`` chunks a
 round, over ``ROUNDS`` rounds (a profiler session between unprofiled stretches), and each (op, state) reads the
 median chunk.  The attributions take that cost out of each op's host time once for every op event recorded
-inside it (``kernel_breakdown.host_op_parts``), and the pass records it (``KernelProfile.event_cost_us``) with
+inside it (``breakdown.host_op_parts``), and the pass records it (``KernelProfile.event_cost_us``) with
 what it took out (``KernelProfile.profiler_cost_ms``).
 
 Measured on this project's 2-core machine (torch 2.13 CPU, one thread, other helpers' suites running): 0.21-0.23
@@ -34,6 +34,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...stats import median
+from .profiler_session import profiler_session
 
 CHUNK = 20  # calls timed together: ~20-100 µs, far above the clock's resolution
 CHUNKS = 10  # chunks of each op in each state per round
@@ -63,8 +64,6 @@ def event_cost_us(*, record_shapes: bool, with_stack: bool = False) -> float | N
     (the two ops recorded as many events)."""
     import torch
     from torch.profiler import ProfilerActivity, profile
-
-    from .profiler_pass import profiler_session
 
     one, m = torch.zeros(1), torch.zeros(1, 1)
     ops: list[tuple[Callable[..., Any], tuple[Any, ...]]] = [

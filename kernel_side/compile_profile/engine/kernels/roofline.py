@@ -28,6 +28,7 @@ import re
 from typing import Any
 
 from ...profile_run import DevicePeaks, Kernel
+from ..common.op_kinds import extern_op_name
 from .attribution import KernelObservation, VariantKernelTimes
 
 # (substring of torch.cuda.get_device_name(), memory GB/s, dense bf16 TFLOP/s): vendor datasheets.
@@ -265,8 +266,6 @@ def op_flops(op: str, args: dict[str, Any]) -> int | None:
 
 
 def _extern_op(kernel: Kernel, args: dict[str, Any]) -> str:
-    from .index import extern_op_name
-
     return extern_op_name(kernel.name) if kernel.language == "extern" else kernel.name
 
 

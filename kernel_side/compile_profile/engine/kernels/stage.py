@@ -1,9 +1,9 @@
-"""Figures measured after the timed runs, so the timed samples stay clean: per-kernel time
-(a torch.profiler pass per variant: ``eager_profile`` for eager, with its time per cell line,
-``kernel_profiler`` for each compiled one), the device's ceilings and each kernel's
-roofline figures, and the peak-memory ratio.  Each part that fails becomes an ``ErrorInfo``
-and leaves the others standing, except where the profiled code itself raised (``cell_raised``), which
-stops the passes as it stops the timed runs."""
+"""Stage 6 of a profile: the profiler pass of every variant, after the timed runs so the timed samples stay clean
+(``profiler_pass.measure_variant``, each variant by its attribution rule: eager's ``eager_times.EagerRule`` with
+its time per cell line, a compiled variant's ``compiled_times.CompiledRule`` with its time per kernel), then the
+device's ceilings and each kernel's roofline figures (``roofline``), and the peak-memory ratio.  Each part that
+fails becomes an ``ErrorInfo`` and leaves the others standing, except where the profiled code itself raised
+(``cell_raised``), which stops the passes as it stops the timed runs."""
 
 from __future__ import annotations
 
@@ -15,10 +15,12 @@ from typing import Any
 
 from ...profile_run import ErrorInfo, ProfileRun
 from ..common.errors import error_info
-from ..session.session import no_clock
-from . import eager_times as eager_profile
-from . import profiler_pass as kernel_profiler
-from . import roofline
+from ..session.session import Session, no_clock
+from . import profiler_pass, roofline
+from .attribution import VariantKernelTimes
+from .compiled_times import CompiledRule
+from .eager_times import EagerCall, EagerRule
+from .profiler_pass import AttributionRule, profiler_passes
 
 
 def memory_ratio(run: ProfileRun) -> float | None:
@@ -36,7 +38,7 @@ def measure_after_timing(
     run: ProfileRun,
     compiled: dict[str, Callable[[], Any]],
     before_each: Callable[[], None],
-    eager: eager_profile.EagerCall | None = None,
+    eager: EagerCall | None = None,
     *,
     cell_raised: Callable[[BaseException], bool] = lambda exc: False,
     clock: Callable[[str], contextlib.AbstractContextManager[None]] = no_clock,
@@ -44,33 +46,26 @@ def measure_after_timing(
     """The passes; ``clock`` times each (``session.StageClock``: "kernel pass: eager", "kernel pass: NAME")."""
     errors: list[ErrorInfo] = []
     run.memory_ratio = memory_ratio(run)
-    results = []
-    with kernel_profiler.profiler_passes(run.device.type):
-        if eager is not None and run.eager is not None:
-            try:
-                with clock("kernel pass: eager"):
-                    eager_profile.measure_eager(run, eager)
-            except Exception as exc:  # the eager pass failing leaves the compiled ones
-                if cell_raised(exc):
-                    raise
-                errors.append(error_info("kernel timing", exc, variant="eager"))
-        for name, call in compiled.items():
+    code, line_offset = (eager.code, eager.line_offset) if eager is not None else (None, 0)
+    passes: list[tuple[str, Callable[[], Any], Callable[[], None], AttributionRule[Any]]] = []
+    if eager is not None and run.eager is not None:
+        passes.append(("eager", eager.call, eager.before_each, EagerRule()))
+    passes += [(name, call, before_each, CompiledRule.of(run, name)) for name, call in compiled.items()]
+    results: list[VariantKernelTimes] = []  # the compiled variants', for their roofline figures
+    with profiler_passes(run.device.type):
+        for name, call, before, rule in passes:
             try:
                 with clock(f"kernel pass: {name}"):
-                    results.append(
-                        kernel_profiler.measure_variant(
-                            run,
-                            name,
-                            call,
-                            before_each,
-                            code=eager.code if eager is not None else None,
-                            line_offset=eager.line_offset if eager is not None else 0,
-                        )
+                    times = profiler_pass.measure_variant(
+                        run, name, call, before, rule=rule, code=code, line_offset=line_offset
                     )
             except Exception as exc:  # one variant's failed pass leaves the others
                 if cell_raised(exc):
                     raise
                 errors.append(error_info("kernel timing", exc, variant=name))
+                continue
+            if isinstance(times, VariantKernelTimes):
+                results.append(times)
     if run.device.type == "cuda" and results:
         try:
             import torch
@@ -92,3 +87,42 @@ def measure_after_timing(
     results.clear()
     gc.collect()
     return errors
+
+
+def measure_kernels(session: Session) -> None:
+    if not session.opts.kernel_timing:
+        return
+    session.current = "kernel timing"
+    session.progress("profiling kernels")
+    from ..kernels.eager_times import EagerCall
+    from ..kernels.stage import measure_after_timing
+
+    t = session.target
+    eager = EagerCall(
+        call=session.calls.eager,
+        before_each=lambda: session.calls.reset("eager"),
+        code=getattr(t.function, "__code__", None),
+        line_offset=t.locator.line_offset,
+    )
+
+    # the cell's own code raising in the pass (an iterator that ran out) stops the stages, as in the
+    # timed runs (``run.stages._measure_stages``); the pass failing otherwise loses its figures only
+    def cell_raised(exc: BaseException) -> bool:
+        return session.calls.failed_call(exc) is not None
+
+    try:
+        tagged = {name: session.tagged(name, call) for name, call in session.compiled.items()}
+        session.run.errors.extend(
+            measure_after_timing(
+                session.run,
+                tagged,
+                lambda: session.calls.reset("compiled"),
+                eager,
+                cell_raised=cell_raised,
+                clock=session.clock,
+            )
+        )
+    except Exception as exc:  # a failed profiler pass loses its figures, never the run
+        if cell_raised(exc):
+            raise
+        session.run.errors.append(session.error("kernel timing", exc))

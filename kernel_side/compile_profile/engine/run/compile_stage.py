@@ -1,6 +1,6 @@
 """Stage 2 of a profile: each compiled variant's first call under trace capture (compile latency,
-graphs, graph breaks, kernels), never part of the steady-state samples; and the compiles seen after
-it (recompiles), which the later stages report through ``note_recompiles``.
+graphs, graph breaks, kernels), never part of the steady-state samples.  The compiles seen after it
+(recompiles) the later stages report through ``session.recompiles.note_recompiles``.
 
 ``compile_variants`` reads the session's target, options and counted calls, and fills its ``specs``
 (``--sweep``), ``compiled`` (variant name -> counted call), ``variant_ops``, ``backends``,
@@ -13,15 +13,15 @@ import time
 
 import torch
 
-from ...profile_run import Graph, Note, NoteValue, Recompile, Variant
+from ...profile_run import Graph, Note, Variant
+from ..common.device import device_sync
 from ..common.errors import is_compile_error, let_go, one_line
 from ..compiler.backend import RecordingBackend
 from ..compiler.kernel_builds import KernelBuilds
 from ..compiler.variants import VariantSpec, sweep_modes
 from ..failure import compile_failure
+from ..session.recompiles import note_recompile_limits
 from ..session.session import Session
-from ..timing.interleaved import device_sync
-from ..trace.capture import TraceEvent
 from ..trace.model import VariantTrace, build_variant_trace
 from ..trace.reproducer import reproducer_script
 
@@ -105,7 +105,7 @@ def _merge_trace(session: Session, variant: Variant, trace: VariantTrace) -> Non
     run.graphs.extend(trace.graphs)
     run.graph_breaks.extend(trace.graph_breaks)
     run.recompiles.extend(trace.recompiles)
-    _note_recompile_limits(session, trace.recompiles)
+    note_recompile_limits(session, trace.recompiles)
     run.kernels.extend(trace.kernels)
     run.ddp_splits.extend(trace.ddp_splits)
     variant.compile_s = trace.compile_s or None
@@ -128,61 +128,6 @@ def has_timed_variants(session: Session) -> bool:
         session.run.notes.append(Note("nothing_compiled"))
         return False
     return True
-
-
-def note_recompiles(
-    session: Session, events: list[TraceEvent], *, during_timing: bool, input: int | None = None
-) -> dict[str, float]:
-    """Compiles after a variant's first call: recompiles (guard failures) of that variant; ``input``, the input
-    of a sequence whose call made them.  Returns the seconds each variant spent compiling in ``events``."""
-    session.recorder.context = ""
-    compile_s: dict[str, float] = {}
-    by_variant: dict[str, list[TraceEvent]] = {}
-    for ev in events:
-        by_variant.setdefault(ev.context, []).append(ev)
-    for name, variant_events in by_variant.items():
-        backend = session.backends.get(name)
-        new_graphs = backend.graphs[session.graphs_seen[name] :] if backend else []
-        if backend:
-            session.graphs_seen[name] = len(backend.graphs)
-        trace = build_variant_trace(variant_events, new_graphs, variant=name, locator=session.target.locator)
-        if name in session.kernel_builds and (trace.recompiles or new_graphs):
-            trace.cache.kernels_built = session.kernel_builds[name].built()
-        session.run.cache.add(trace.cache)
-        for r in trace.recompiles:
-            r.during_timing = during_timing
-            r.input = input
-        if name in session.backends:
-            v = session.run.variant(name)
-            compile_s[name] = trace.compile_s
-            if trace.compile_s:
-                v.recompile_s = (v.recompile_s or 0.0) + trace.compile_s
-            v.compile_spans.extend(trace.spans)
-            v.cache_lookups.extend(trace.cache_lookups)
-            v.compile_restarts.extend(trace.restarts)
-        session.run.recompiles.extend(trace.recompiles)
-        _note_recompile_limits(session, trace.recompiles)
-        session.run.graphs.extend(trace.graphs)
-        session.run.kernels.extend(trace.kernels)
-        session.run.ddp_splits.extend(trace.ddp_splits)
-        dynamo_graphs = [g for g in trace.graphs if g.kind == "dynamo"]
-        if during_timing and (trace.recompiles or dynamo_graphs) and name in session.backends:
-            session.run.variant(name).recompiled_during_timing = True
-            session.run.notes.append(
-                Note("recompiled_during_timing", variant=name, values={"graphs": len(dynamo_graphs)})
-            )
-    return compile_s
-
-
-def _note_recompile_limits(session: Session, recompiles: list[Recompile]) -> None:
-    for r in recompiles:
-        if r.limit:
-            values: dict[str, NoteValue] = {
-                "compile_id": r.compile_id,
-                "limit": r.limit,
-                "during_timing": r.during_timing,
-            }
-            session.run.notes.append(Note("recompile_limit", variant=r.variant, values=values))
 
 
 def dedupe_graphs(graphs: list[Graph]) -> list[Graph]:

@@ -19,13 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..common.errors import OptionError
 from ..compiler.variants import MODES, VariantSpec, build_variants
 
 Progress = Callable[[str], None]
-
-
-class OptionError(ValueError):
-    """An option the profiler refuses; the message says which (by its magic flag) and why."""
 
 
 @dataclass(frozen=True)
@@ -282,7 +279,7 @@ class ProfileOptions:
         None  # a cell's names that stay after it (default: all it assigns); the rest are temporaries
     )
     # --inputs NAME=ITERABLE: a cell profiled over the namespace's ITERABLE, NAME bound to each item in turn
-    # (``profile(fn, inputs=...)`` takes its sequence itself: ``engine.inputs``)
+    # (``profile(fn, inputs=...)`` takes its sequence itself: ``engine.cell.input_feed``)
     inputs: str | None = None
     # --max-inputs N: the most items a sequence of inputs reads (--inputs, profile(fn, inputs=...)); an endless
     # iterator (itertools.count(), a cycle over a loader) is refused after N + 1, not read until memory runs out
@@ -291,9 +288,9 @@ class ProfileOptions:
     # --quick: no profiler pass (kernel_timing becomes False), no float64 reference (outputs against eager only)
     quick: bool = False
     # --restore / --no-restore: the in-place state put back as one plain run leaves it even past the memory
-    # share / never; None: where the copy fits (``engine.cell_state``)
+    # share / never; None: where the copy fits (``engine.cell.plain_state``)
     restore: bool | None = None
-    bisect: bool = False  # --bisect: a failed compile or a mismatch bisected (engine/bisect.py)
+    bisect: bool = False  # --bisect: a failed compile or a mismatch bisected (engine/failure/bisection.py)
     bisect_timeout_s: float = 300.0  # the bisection stops after this many seconds and says so
     progress: Progress | None = None
     # Silences what the frontend shows from a run (rich display output) after the first eager run,

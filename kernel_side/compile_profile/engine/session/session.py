@@ -1,8 +1,8 @@
-"""What a profile's stages share: the ``Target``, the options and the ``ProfileRun`` being written, in one
-typed ``Session``; and the ``Stage`` a table of them is made of (``profiler.STAGES``).
+"""What a profile's stages share: the ``Target`` (``cell.target``), the options and the ``ProfileRun`` being written,
+in one typed ``Session``; and the ``Stage`` a table of them is made of (``run.stages.MEASURE_STAGES``).
 
-Contract: each stage is a plain function of the session (``compile_stage.compile_variants``,
-``measure.time_variants``, ...), run in the table's order by ``profiler.run_session``; it reads what the
+Contract: each stage is a plain function of the session (``run.compile_stage.compile_variants``,
+``timing.stage.time_variants``, ...), run in the table's order by ``run.stages.run_session``; it reads what the
 stages before it left here and adds its own.  The fields say which stage fills them.  Nothing here
 measures; the few methods are what every stage does the same way (name the stage running, word an
 exception as an ``ErrorInfo`` at its cell line, tag the trace events of a variant's calls).
@@ -18,42 +18,21 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ...profile_run import Correctness, ErrorInfo, ProfileRun
-from ..cell.function import CellFunction, cell_line_of_exception
+from ..cell.function import cell_line_of_exception
 from ..common.errors import error_info
 from ..common.stack_text import parse_frames
 from ..trace.capture import TraceRecorder
-from ..trace.model import CellLocator
 
 if TYPE_CHECKING:
     from ..cell.calls import CellCalls
-    from ..cell.input_feed import InputFeed
+    from ..cell.mutable_state import MutableState
     from ..cell.plain_state import Before, Refusal, Snapshot
     from ..cell.random_state import RandomState
+    from ..cell.target import Target
     from ..compiler.backend import RecordingBackend
     from ..compiler.kernel_builds import KernelBuilds
     from ..compiler.variants import VariantSpec
-    from ..correctness.compare import MutableState
     from .options import ProfileOptions
-
-
-@dataclass
-class Target:
-    """What to profile: an eager call, the function to compile, and how to read results."""
-
-    eager_call: Callable[[], Any]
-    function: Callable[..., Any]
-    call_compiled: Callable[[Callable[..., Any]], Any]
-    locator: CellLocator
-    source: str
-    before_each: Callable[[], None] = lambda: None
-    outputs: Callable[[Any], dict[str, Any]] = lambda result: {"<result>": result}
-    namespace: dict[str, Any] = field(default_factory=lambda: {})
-    inputs: tuple[Any, ...] = ()  # the arguments of a profiled function, if any
-    globals: dict[str, Any] = field(default_factory=lambda: {})  # where the code's global names are read from
-    cell: CellFunction | None = None  # a notebook cell's function, for what it keeps
-    arguments: Callable[[], list[Any]] = list  # what the eager call passes to ``function``
-    call_with_arguments: Callable[[list[Any]], Any] | None = None  # the eager call with other arguments
-    feed: InputFeed | None = None  # a sequence of inputs the calls read the selected one of (``engine.inputs``)
 
 
 class StageClock:
@@ -85,7 +64,7 @@ class StageClock:
 @dataclass
 class MismatchCase:
     """What ``--bisect`` needs to judge a compiled run of the cell as the correctness check judged the variant whose
-    results differed (``measure.check_correctness`` makes it, ``bisect.bisect_mismatch`` uses it)."""
+    results differed (``correctness.stage.check_correctness`` makes it, ``failure.bisection.bisect_mismatch`` uses it)."""
 
     variant: str
     # (variant's name, a counted call of it) -> that run's outputs, from the state, RNG seed and iterator items
@@ -101,7 +80,7 @@ def no_clock(name: str) -> contextlib.AbstractContextManager[None]:
 
 @dataclass
 class Session:
-    """One profile's shared state.  Set up by ``profiler.new_session``; filled by the stages."""
+    """One profile's shared state.  Set up by ``run.stages.new_session``; filled by the stages."""
 
     target: Target
     opts: ProfileOptions
@@ -113,7 +92,7 @@ class Session:
     stdout: io.StringIO = field(default_factory=io.StringIO)  # what the cell prints while profiled
     current: str = ""  # the stage or variant running now: errors and the progress line name it
     kept_run: Literal["first", "last"] = "last"  # which eager run the namespace keeps ("first" once a stage failed)
-    # the first eager run (``profiler.eager_first``)
+    # the first eager run (``run.eager_runs.eager_first``)
     first_stdout: str = ""
     first_outputs: dict[str, Any] = field(default_factory=lambda: {})
     eager_error: BaseException | None = None
@@ -122,18 +101,18 @@ class Session:
     random_generators: list[Any] = field(default_factory=lambda: [])
     random_before_first: RandomState | None = None  # the generators before the first eager run
     random_after_first: RandomState | None = None  # ... and after it: where one plain run leaves them
-    # what the cell changes in place, as one plain run leaves it (``cell_state``): the version counters before the
+    # what the cell changes in place, as one plain run leaves it (``cell.plain_state``): the version counters before the
     # first eager run, then the copy taken after it (put back at the end), or why there is none
     state_before: Before | None = None
     plain_state: Snapshot | None = None
     plain_state_refused: Refusal | None = None
-    # the first calls (``compile_stage``)
+    # the first calls (``run.compile_stage``)
     compiled: dict[str, Callable[[], Any]] = field(default_factory=lambda: {})  # variant -> counted call
     variant_ops: dict[str, list[str]] = field(default_factory=lambda: {})  # the ATen ops of its graphs
     backends: dict[str, RecordingBackend] = field(default_factory=lambda: {})
     graphs_seen: dict[str, int] = field(default_factory=lambda: {})  # graphs each backend had when last read
     kernel_builds: dict[str, KernelBuilds] = field(default_factory=lambda: {})  # kernel binaries built
-    calls_at_stage_start: int = 0  # ``lockstep.stage_done``'s count
+    calls_at_stage_start: int = 0  # ``distributed.lockstep.stage_done``'s count
     # ``--bisect`` after results differ: how the correctness check ran and judged the compared variant
     mismatch: MismatchCase | None = None
     clock: StageClock = field(init=False)  # each stage's wall time, into ``run.stage_s``
@@ -185,7 +164,7 @@ class Session:
 
 @dataclass(frozen=True)
 class Stage:
-    """One row of the stage table (``profiler.MEASURE_STAGES``): its name, as errors and a job's per-stage
+    """One row of the stage table (``run.stages.MEASURE_STAGES``): its name, as errors and a job's per-stage
     call counts say it, and the function that runs it; ``records_calls`` False for a stage that records its
     own parts' calls (timing records warm-up and timing)."""
 

@@ -1,50 +1,43 @@
-"""The timing stage of a profile over a sequence of inputs (``InputFeed``): the sequence pass, then each
-input signature timed apart (``time_sequence``, which ``measure.time_variants`` hands over to).
+"""A profile over a sequence of inputs (``InputFeed``), the parts of the timing stage (``stage.time_variants``) that
+one input has not: the sequence pass before the timing, each input signature's callables, and the record after it.
 
 1. The sequence pass runs every input in the order given, as a loop over them would: eagerly, then under
    each compiled variant, both from the same state (what the code changes in place put back) and the same
    random seed, so their outputs are compared on the same input (``InputCall.matches``, judged by each
    dtype's tolerance).  The compiles a compiled call makes are recompiles caused by that input
    (``Recompile.input``) and its compile cost (``InputCall.compile_s``); the first input's compile is the
-   variants' first call (``compile_stage``), made on it.
-2. Each signature is timed as one input is (``timing.warm_up``, then ``timing.run_interleaved``: eager and
-   compiled interleaved), the k-th round on the signature's ``inputs[k % n]``, the same input for every
-   variant of that round.  The budget (``--budget``) is shared evenly among the signatures (each has at
-   least ``min_samples`` samples a variant and at most ``--repeat``), so a rare signature is measured as
-   well as a common one; the speedup over the sequence weighs each signature by the calls it served
-   (``stats.weighted_ratio_interval``: the sequence's eager time over its compiled time).
+   variants' first call (``run.compile_stage``), made on it.
+2. Each signature is timed as one input is (``stage._time``: warm-up, then eager and compiled interleaved),
+   the k-th round on the signature's ``inputs[k % n]``, the same input for every variant of that round.  The
+   budget (``--budget``) is shared evenly among the signatures (each has at least ``min_samples`` samples a
+   variant and at most ``--repeat``), so a rare signature is measured as well as a common one; the speedup over
+   the sequence weighs each signature by the calls it served (``stats.weighted_ratio_interval``: the
+   sequence's eager time over its compiled time).
 3. The variants' ``timing`` is their timing on the representative input's signature (the one most inputs
    share), on which the later stages (correctness, the kernel pass) run too.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
-
-import torch
 
 from ... import stats
 from ...profile_run import InputCall, InputSequence, InputSignature, Speedup, Timing
 from ..cell.input_feed import InputFeed
 from ..cell.optimizers import OptimizerViews
+from ..common.device import device_sync
 from ..correctness import compare as correctness_mod
-from ..distributed import job as distributed
+from ..correctness.compare import draws_as_eager
 from ..distributed import lockstep
-from ..failure.changed_settings import draws_as_eager
-from ..run.compile_stage import note_recompiles
+from ..session.recompiles import note_recompiles
 from ..session.session import Session
-from . import host_load
-from .interleaved import (
-    TimedCallable,
-    TimingPlan,
-    calls_per_sample_for,
-    device_sync,
-    run_interleaved,
-    summarize_samples,
-)
+from .interleaved import Rounds, TimedCallable, summarize_samples
+from .speedup import recommendation
 
 
-def time_sequence(session: Session, feed: InputFeed) -> None:
+def sequence_pass(session: Session, feed: InputFeed) -> InputSequence:
+    """The run's ``InputSequence``, its calls run in order and compared (1. above)."""
     run = session.run
     sequence = InputSequence(
         count=len(feed),
@@ -64,9 +57,7 @@ def time_sequence(session: Session, feed: InputFeed) -> None:
     with session.clock("input sequence"):
         _sequence_pass(session, feed, sequence)
     lockstep.stage_done(session, "input sequence")
-    _time_signatures(session, feed, sequence)
-    feed.select(sequence.representative)
-    lockstep.stage_done(session, "timing")
+    return sequence
 
 
 def _sequence_pass(session: Session, feed: InputFeed, sequence: InputSequence) -> None:
@@ -119,59 +110,43 @@ def _restore(session: Session) -> None:
         session.calls.state_restored()
 
 
-def _time_signatures(session: Session, feed: InputFeed, sequence: InputSequence) -> None:
-    session.current = "timing"
-    run = session.run
-    device_type = run.device.type
-    budget = session.opts.budget / len(sequence.signatures)
-    plan = TimingPlan(
-        warmup=session.opts.warmup,
-        repeat=session.opts.repeat,
-        min_samples=session.opts.min_samples,
-        budget_s=budget,
-    )
-    timed_by_signature: list[list[TimedCallable]] = []
-    load = host_load.measure(threads=torch.get_num_threads() if device_type == "cpu" else 1)
-    try:
-        for s, signature in enumerate(sequence.signatures):
-            signature.budget_s = budget
-            rounds: dict[str, int] = {}
+def signature_rounds(
+    session: Session, feed: InputFeed, sequence: InputSequence, calls: list[tuple[str, Callable[[], Any]]]
+) -> list[Rounds]:
+    """Each signature's rounds (2. above): before each call the signature's next input is selected, then the
+    namespace reset; after the warm-up each variant starts the inputs over, so that the k-th timed round of
+    every variant is on the same input."""
+    out = []
+    for s, signature in enumerate(sequence.signatures):
+        rounds: dict[str, int] = {}
 
-            def before(name: str, inputs: list[int] = signature.inputs, rounds: dict[str, int] = rounds) -> Any:
-                prepare = session.before(name)
+        def before(name: str, inputs: list[int] = signature.inputs, rounds: dict[str, int] = rounds) -> Any:
+            prepare = session.before(name)
 
-                def select_and_prepare() -> None:
-                    k = rounds.get(name, 0)
-                    rounds[name] = k + 1
-                    feed.select(inputs[k % len(inputs)])
-                    prepare()
+            def select_and_prepare() -> None:
+                k = rounds.get(name, 0)
+                rounds[name] = k + 1
+                feed.select(inputs[k % len(inputs)])
+                prepare()
 
-                return select_and_prepare
+            return select_and_prepare
 
-            timed = [TimedCallable("eager", session.calls.eager, before("eager"))]
-            timed += [TimedCallable(name, call, before(name)) for name, call in session.compiled.items()]
-            session.progress(f"warming up on signature {s + 1} of {len(sequence.signatures)}")
-            from ..correctness.stage import warm_up_variants  # measure imports this module
-
-            warm_up_variants(session, timed, plan, device_type)
-            rounds.clear()  # the k-th timed round of every variant on the same input
-            number = distributed.shared(calls_per_sample_for(min(v.fastest_s for v in timed), device_type))
-            session.progress(f"timing signature {s + 1} of {len(sequence.signatures)}, {number} call(s) per sample")
-            run_interleaved(timed, plan, device_type=device_type, calls_per_sample=number, decide=distributed.shared)
-            timed_by_signature.append(timed)
-    finally:
-        run.host_load = load()
-        _record(session, sequence, timed_by_signature, device_type)
-        note_recompiles(session, session.recorder.take(), during_timing=True)
+        timed = [TimedCallable(name, call, before(name)) for name, call in calls]
+        out.append(Rounds(timed, f"signature {s + 1} of {len(sequence.signatures)}", rounds.clear))
+    return out
 
 
-def _record(
+def record(
     session: Session, sequence: InputSequence, timed_by_signature: list[list[TimedCallable]], device_type: str
 ) -> None:
+    """Each signature's timings, the variants' (the representative signature's), and the sequence's speedup
+    weighted by calls (3. above); no speedup where a signature's timing did not end (an interrupt)."""
     run = session.run
     method = "cuda_events" if device_type == "cuda" else "host"
     for signature, timed in zip(sequence.signatures, timed_by_signature):
-        signature.timings = {t.name: summarize_samples(t.samples_s, method=method) for t in timed if t.samples_s}
+        signature.timings = {
+            t.name: summarize_samples(t.samples_s, method=method, waited_s=t.waited_s) for t in timed if t.samples_s
+        }
     if len(timed_by_signature) < len(sequence.signatures):
         return  # interrupted: no speedup over a part of the sequence
     representative = sequence.signatures[sequence.calls[sequence.representative].signature]
@@ -195,8 +170,6 @@ def _record(
         v, lo, hi = stats.ratio_interval(_samples(s.timings["eager"]), _samples(s.timings[best]))
         s.speedup = Speedup(value=v, low=lo, high=hi, variant=best)
     if session.opts.sweep:  # the margin over the runner-up on the representative signature
-        from ..correctness.stage import recommendation
-
         timed = {t.name: t for t in timed_by_signature[sequence.signatures.index(representative)]}
         others = [timed[name] for name in candidates if name != best]
         run.recommendation = recommendation(session, timed[best], others)

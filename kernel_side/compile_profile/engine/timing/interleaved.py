@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from ... import stats
 from ...profile_run import Timing
+from ..common.device import device_sync
 
 MIN_SAMPLE_S = 1e-3  # below this, perf_counter and sync overhead would dominate a sample
 # On CUDA each sample starts on an idle device, so its first kernel waits for the host's launch
@@ -34,10 +35,6 @@ SETTLE_S = 60.0
 SETTLED_CALLS = 3
 
 
-def priming_calls(device_type: str) -> int:
-    return PRIMING_CALLS.get(device_type, 0)
-
-
 @dataclass
 class TimedCallable:
     name: str
@@ -50,19 +47,22 @@ class TimedCallable:
 
 
 @dataclass
+class Rounds:
+    """One timing of several callables: warmed up, then sampled in interleaved rounds (``warm_up``,
+    ``run_interleaved``).  ``what`` names it in the progress line ("" for a profile's one input); ``warmed`` runs
+    between the warm-up and the rounds (an input signature's rounds start its inputs over)."""
+
+    timed: list[TimedCallable]
+    what: str = ""
+    warmed: Callable[[], None] = lambda: None
+
+
+@dataclass
 class TimingPlan:
     warmup: int = 2
     repeat: int = 100  # most samples per variant
     min_samples: int = 5
     budget_s: float = 3.0  # wall time for the timed rounds
-
-
-def device_sync(device_type: str) -> Callable[[], None]:
-    if device_type == "cuda":
-        import torch
-
-        return torch.cuda.synchronize
-    return lambda: None
 
 
 def warm_up(

@@ -12,7 +12,7 @@ started on the thread that entered ``capture_compiles``, also where a later part
 another thread (on CUDA, a lazily compiled backward runs in autograd's device thread); an event that
 names none is kept from any thread (Inductor compiles C++ in worker threads: ``compile_file``).
 
-A record read from a file is checked against its kind's types (``trace_records``) as it becomes an event: one that is
+A record read from a file is checked against its kind's types (``records``) as it becomes an event: one that is
 not of them raises ``BadRecord`` here, before any handler reads it (a log's reader skips it and keeps its line).  The
 live recorder's records come from the installed torch, which the handlers are tested against, and are not checked.
 
@@ -172,7 +172,7 @@ def trace_event(
     ``None`` for a record that is no event: torch's interning of a filename (kept in ``strings``), or
     metadata with nothing but context keys.  ``paths`` resolves ``dynamo_start``'s interned filenames
     (default: the running process's own table, ``intern_paths``; a trace read from a file has its own).
-    Raises ``BadRecord`` for a record not of its kind's types (``trace_records.check_record``), unless ``checked``
+    Raises ``BadRecord`` for a record not of its kind's types (``records.check_record``), unless ``checked``
     is False (the live recorder's own torch)."""
     if not isinstance(metadata, dict):
         return None

@@ -23,7 +23,7 @@ from ..common.stack_text import frames_of_stack
 from .capture import intern_paths, resolve_stack
 
 if TYPE_CHECKING:
-    from .model.locator import CellLocator
+    from ..cell.locator import CellLocator
 
 # What a guard checks, from its type and code ("TENSOR_MATCH: check_tensor(L['x'], ...)"); first
 # match wins.  A cell's guards are mostly tensor matches (dtype, device, shape, strides,

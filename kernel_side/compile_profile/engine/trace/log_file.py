@@ -3,13 +3,13 @@ streamed and bounded: the log is someone else's file.
 
 A record is one glog line, ``V1202 12:21:23.116000 15730 torch/_dynamo/utils.py:2350] {json metadata}``,
 followed by its payload, if it has one, as lines that each start with a tab.  Each record becomes the same
-``TraceEvent`` the in-process recorder makes (``trace_capture.trace_event``), so the trace model's handlers
+``TraceEvent`` the in-process recorder makes (``capture.trace_event``), so the trace model's handlers
 read a file as they read a live capture.  A file's interned filenames (``{"str": [path, index]}``) resolve
 its own stacks.  A file may be gzipped (``.gz``).  A rank's file names its rank in each record.
 
 Never fatal per line or record: a line that is no record (a truncated tail, another program's output) or is
 longer than the line cap is skipped and counted; a record whose metadata is not of its kind's types
-(``trace_records``), or whose payload is not the one torch logged (its MD5, ``has_payload``, differs: a log cut
+(``records``), or whose payload is not the one torch logged (its MD5, ``has_payload``, differs: a log cut
 in the middle of a payload; tlparse's ``fail_payload_md5``), is skipped and kept with its line number and why.
 
 Bounded (``TraceLimits``, each cap named in its refusal, ``docs/import-trace.md``): the file is read in chunks,
@@ -316,7 +316,7 @@ def _read_records(lines: _Lines, out: TraceFile, limits: TraceLimits) -> None:
         if match is None:
             out.skipped_lines += bool(text.strip())
             continue
-        try:  # NaN and Infinity are read here, so that a record holding one is named (``trace_records``' checks)
+        try:  # NaN and Infinity are read here, so that a record holding one is named (``records``' checks)
             metadata = json.loads(match.group(5))
         except ValueError:
             out.skipped_lines += 1

@@ -2,7 +2,7 @@
 
 A script, a training job or every rank of a ``torchrun`` job run with ``TORCH_TRACE=DIR`` leaves one log per
 process in ``DIR`` (``dedicated_log_torch_trace[_rank_N]_*.log``, what tlparse reads).  Each log becomes one run,
-read by the same handlers a live profile's capture goes through (``trace_file`` then ``trace_model``): its
+read by the same handlers a live profile's capture goes through (``log_file`` then ``model``): its
 graphs, graph breaks, recompiles with their failed guards, guards, compile time and phases, cache hits and
 misses, and the kernels Inductor wrote with their cell lines where the log has provenance.  The "cell" is the
 script: the file of the outermost user frame of the compiles, read from disk where it still is.
@@ -12,14 +12,14 @@ no eager variant, no speedup, no peak memory, no correctness check; ``ProfileRun
 came from (``TraceOrigin``), and the views word that.  The logs of one directory whose records name ranks are
 one job: their runs share a ``DistributedRank.job_id`` (the job view lays them side by side).
 
-Never fatal on what a log holds: a line that is no record is skipped and counted (``trace_file``), a record not
-of its kind's types or with its payload cut short is skipped and kept with its line (``trace_records``), an event
+Never fatal on what a log holds: a line that is no record is skipped and counted (``log_file``), a record not
+of its kind's types or with its payload cut short is skipped and kept with its line (``records``), an event
 kind the trace model does not know (a newer torch's) is skipped and counted by kind, and an event of a known
 kind whose content a handler cannot read is skipped and counted by kind.  A log written by another torch
 release reads as the installed release's would: the handlers read only the log.
 
-Safe with anyone's log: it is read streamed and within ``TraceLimits`` (``trace_file``), and a file it names is
-read only under the source-roots rule (``trace_sources``); the run records which files were read.
+Safe with anyone's log: it is read streamed and within ``TraceLimits`` (``log_file``), and a file it names is
+read only under the source-roots rule (``sources``); the run records which files were read.
 """
 
 from __future__ import annotations
@@ -63,8 +63,8 @@ __all__ = [
 
 if TYPE_CHECKING:
     from ...store import RunStore
-    from .model import CellLocator
-    from .model.events import FailedCompile
+    from ..cell.locator import CellLocator
+    from .model.state import FailedCompile
 
 # The trace model (and with it torch, 270 MB) is imported once a log has records to read: a path with none (a
 # gzip of newlines) is refused by the reader alone, in a few tens of MB.
@@ -140,7 +140,7 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 def is_known_kind(kind: str) -> bool:
-    """Read by a handler, or written by a supported torch release (``trace_model.torch_kinds``)."""
+    """Read by a handler, or written by a supported torch release (``model.torch_kinds``)."""
     from .model import HANDLERS
     from .model.torch_kinds import torch_writes
 
@@ -156,7 +156,7 @@ def import_trace(
     within: Path | None = None,
 ) -> list[ProfileRun]:
     """One run per log at ``path``; the logs that name ranks are one job, their runs in rank order.  A file the
-    trace names is read only under the source-roots rule (``trace_sources``): inside the log's own directory or
+    trace names is read only under the source-roots rule (``sources``): inside the log's own directory or
     one of ``source_roots``.  ``limits`` caps what is read (``NoTrace`` naming the cap past one); ``within``
     keeps the logs of a directory to those whose real path is inside it (the server's root)."""
     deadline = time.monotonic() + limits.seconds if limits.seconds else None
@@ -297,7 +297,8 @@ def _content_sha256(path: Path) -> str:
 def run_from_trace(trace: TraceFile, *, label: str = "", sources: SourceFiles | None = None) -> ProfileRun:
     """The run one log holds (``import_trace`` adds a job's ranks); the files it names are read from ``sources``
     (default: the log's own directory only)."""
-    from .model import CellLocator, build_variant_trace
+    from ..cell.locator import CellLocator
+    from .model import build_variant_trace
 
     sources = sources if sources is not None else SourceFiles([trace.path.parent])
     unknown: collections.Counter[str] = collections.Counter()
@@ -440,7 +441,7 @@ def _script_of(trace: TraceFile) -> str:
 
 
 def _read_script(script: str, sources: SourceFiles) -> tuple[str, bool, str]:
-    """The script's text, whether it was found, and where, when not at its recorded path (``trace_sources``)."""
+    """The script's text, whether it was found, and where, when not at its recorded path (``sources``)."""
     found = sources.find(script)
     if found is None:
         return "", False, ""

@@ -1,5 +1,5 @@
 """What each structured-trace record must hold: the one table of typed records, checked where a record read from a
-log becomes a ``TraceEvent`` (``trace_capture.trace_event``), before any handler reads it.
+log becomes a ``TraceEvent`` (``capture.trace_event``), before any handler reads it.
 
 A ``TORCH_TRACE`` log is someone else's file.  Each record's metadata (its JSON line) is checked against its kind's
 fields here, the way tlparse parses each record into a typed struct: the context keys every record may carry
@@ -134,7 +134,7 @@ ENVELOPE: dict[str, Check] = {
     "frame_compile_id": optional(integer),
     "attempt": optional(integer),
     "compiled_autograd_id": optional(integer),
-    "has_payload": one_of(text, boolean),  # the payload's md5, which trace_file checks
+    "has_payload": one_of(text, boolean),  # the payload's md5, which log_file checks
     "rank": optional(rank),
     "stack": optional(STACK),
     "subgraph_name": optional(text),

@@ -3,7 +3,7 @@
 A trace names files (the script whose lines are the run's "cell" lines, a graph break's file); the log is someone
 else's, so a name in it is no reason to read a file.  A file it names is read only when it is
 
-- a regular file (never a FIFO or a device: opened without blocking, ``trace_file.open_regular``),
+- a regular file (never a FIFO or a device: opened without blocking, ``log_file.open_regular``),
 - a Python source (``.py``, by its name and, through any symlink, by its real name),
 - at most ``TraceLimits.source_bytes``,
 - inside one of the source roots once every symlink is resolved (no ``..`` and no symlink leads out).

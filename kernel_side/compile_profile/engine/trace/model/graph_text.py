@@ -12,9 +12,9 @@ import collections
 import re
 from dataclasses import dataclass
 
+from ...cell.locator import GRAPH_FILE_COMMENT
+from ...common.op_kinds import is_collective
 from ...common.stack_text import Frame
-from ...kernels.breakdown import is_collective
-from .locator import GRAPH_FILE_COMMENT
 
 _ATEN_OP = re.compile(r"torch\.ops\.(\w+)\.(\w+)\.\w+\(")
 _ASSIGNMENT = re.compile(r'^\s*(\w+)(?:: "[^"]*")? = (.*)$')

@@ -12,13 +12,13 @@ import collections
 from dataclasses import dataclass, field
 
 from ....profile_run import Kernel
+from ...cell.locator import CellLocator
+from ...common.op_kinds import kernel_kind
 from ...common.stack_text import Frame, parse_frames
 from ...compiler.backend import RecordedGraph
-from ...kernels.breakdown import kernel_kind
 from ..capture import TraceEvent
 from ..output_code import ParsedKernel, ops_from_kernel_name, parse_output_code
 from .graph_text import GraphNode, graph_nodes, placeholders
-from .locator import CellLocator
 
 _AOT_KIND = {"forward": "aot_forward", "backward": "aot_backward", "inference": "aot_inference"}
 

@@ -1,6 +1,6 @@
 """The structured-trace event kinds torch itself writes, in the releases compile-profile supports (2.6 to 2.14.1).
 
-A kind is an artifact's name, else the event's name (``TraceEvent.kind``).  ``trace_import`` counts an event as
+A kind is an artifact's name, else the event's name (``TraceEvent.kind``).  ``log_import`` counts an event as
 "of a kind compile-profile does not know" only when no handler reads it (``events.HANDLERS``) and it is not
 listed here: a kind torch writes that the views show nothing of (a tensor's description, a pass's graph) is
 known, and skipped without a word.

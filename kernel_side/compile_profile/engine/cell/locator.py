@@ -11,7 +11,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from ....profile_run import CELL_FILENAME_PREFIX
+from ...profile_run import CELL_FILENAME_PREFIX
 
 # the comment a printed FX graph puts above each node: ``# File: path:line in fn, code: text``
 GRAPH_FILE_COMMENT = re.compile(r"# File: (.+?):(\d+) in [^,\n]*, code: ([^\n]*)")
