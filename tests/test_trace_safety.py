@@ -609,7 +609,7 @@ async def test_rest_answers_within_five_seconds_while_an_import_is_pending_and_b
         release.wait(30)
         raise NoTrace("released")
 
-    monkeypatch.setattr(trace_import, "import_and_store", stuck)
+    monkeypatch.setattr(trace_import, "import_trace", stuck)
     monkeypatch.setattr(handlers, "IMPORT_SECONDS", 2.0)
     monkeypatch.setattr(handlers, "IMPORT_GRACE_S", 0.5)
     (jp_root_dir / "t.log").write_text(log_naming("/x/train.py"))

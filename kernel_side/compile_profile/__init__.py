@@ -15,12 +15,15 @@ from .job import Job
 # itself is light (it imports the run store when called).
 from .launch import launch
 from .profile_run import ProfileRun
+from .run_views import register as _register_views
+
+_register_views()  # a run's text, display, report, save and summary: the views', the store's and the digest's
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-    from .engine.trace.log_import import ImportedRuns
+    from .store import ImportedRuns
 
 __all__ = [
     "Job",
@@ -59,11 +62,12 @@ def import_trace(
     the run stored then, not a second one (``ImportedRuns.already``).  As a cell's value it shows the runs' cards."""
     import os
 
-    from .engine.trace.log_import import import_and_store
-    from .store import RunStore
+    from .engine.trace.log_import import import_trace as read_logs
+    from .store import RunStore, put_imported
 
+    runs = read_logs(path, label=label, source_roots=[os.getcwd(), *(source_roots or ())])  # every log read first
     with RunStore(db) as store:
-        return import_and_store(path, store, label=label, source_roots=[os.getcwd(), *(source_roots or ())])
+        return put_imported(store, runs, label=label)
 
 
 def load_ipython_extension(ipython):

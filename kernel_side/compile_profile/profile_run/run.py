@@ -1,13 +1,10 @@
-"""``ProfileRun``: everything one profile measured, as a serializable dataclass tree.
+"""``ProfileRun``, the root of the run's dataclass tree, and the parts of it no other module of the package holds
+(the device, the variants with their timings and kernel profiles, the speedup, the host's load, the inputs, the
+distributed rank, where an imported run came from, the profile's settings).
 
-This is the contract between the measuring core and every consumer (renderers,
-the run store, the server, the JupyterLab extension).  Field names are part of
-the public JSON shape documented by ``schema/profile_run.schema.json``; add
-fields freely, rename none.
-
-About 500 lines, kept in one module on purpose: the dataclass tree is the schema, and the JSON
-Schema is generated from this one file (``serialize``); it holds data and the few properties that
-read it (``eager``, ``variant()``), and derives no figure for a reader (that is ``digest``).
+Plain data: it holds data and the few properties that read it (``eager``, ``variant()``, ``untimed``), derives no
+figure for a reader (that is ``digest``) and imports no view: how a run shows itself, saves itself and sums itself
+up are the views the adapters register (``views``).
 """
 
 from __future__ import annotations
@@ -16,89 +13,32 @@ import datetime as _dt
 import json
 import math
 import uuid
-from collections.abc import Callable, Container
+from collections.abc import Container
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-from . import serialize
+from .. import serialize
+from .compiles import (
+    AutotuneResult,
+    CacheLookup,
+    CacheStats,
+    CompileRestart,
+    CompileSpan,
+    DdpSplit,
+    Graph,
+    GraphBreak,
+    Kernel,
+    Recompile,
+)
+from .correctness import Correctness
+from .errors import Bisection, ConfigSetting, ErrorInfo
+from .notes import Note
+from .upgrades import SCHEMA_VERSION, upgraded
+from .views import VIEWS
 
-if TYPE_CHECKING:
-    from .digest.contract import RunSummary
-
-# 2: notes became facts (``Note``: a kind and its values, worded by ``digest.notes``); ``memory_note`` and
-# ``Recommendation.reason`` went (the digest words both from the run); older runs are upgraded on load
-# (``UPGRADES``), never rewritten in the store.
-SCHEMA_VERSION = 2
-
-GraphKind = Literal["dynamo", "aot_forward", "aot_backward", "aot_inference", "post_grad"]
 RunStatus = Literal["ok", "failed", "interrupted"]
 TimingMethod = Literal["cupti", "host"]  # CUPTI's device times (CUDA), or the profiler's host times (CPU)
-
-
-# What a note records; ``digest.notes.NOTE_WORDS`` words each kind (a test holds the two lists together).
-NoteKind = Literal[
-    "text",  # a note written by compile-profile before schema 2, in its own words: values["text"]
-    "already_compiled",  # the cell calls callables torch.compile already wrapped: values["names"]
-    "random_draws_differ",  # runs from the same generator state drew differently
-    "optimizer_changed_by_compile",  # Dynamo changed the optimizer (step counters, capturable)
-    "nothing_compiled",  # Dynamo captured no graph
-    "dispatcher_left_on",  # --bisect's failed compiles left torch's Python dispatcher switched on (a PyTorch bug)
-    "recompiled_during_timing",  # variant, values["graphs"]
-    "recompile_limit",  # variant, values["compile_id"], ["limit"], ["during_timing"]
-    "warmup_kept_compiling",  # variant, values["extra_calls"], ["settled_calls"]
-    "state_restored",  # the cell changes tensors in place: values["tensors"]
-    "state_not_compared",  # ... too large to compare: values["tensors"], ["bytes"]
-    # what the cell changed in place was put back as its first run left it (``engine.cell.plain_state``):
-    # values["tensors"], ["grads"], ["containers"] (lists, dicts, objects, names put back), ["bytes"] (the copy),
-    # ["kept_in"] ("device" or "host"), ["not_restored"] (tensors later runs changed that the first did not)
-    "state_put_back",
-    # ... or not: it holds values["runs"] runs' changes; ["reason"]: "too_large" (["bytes"] needed against
-    # ["host_free"] and ["device_free"] on ["device"]), "failed" (["error"]), "disabled" (--no-restore),
-    # "other_rank" (another rank's copy did not fit), "restore_failed" (putting it back raised: ["error"])
-    "state_advanced",
-    "torch_lacks",  # what this torch cannot show: values["torch"], ["features"] ("provenance", "caller_lines")
-    "no_post_grad_on_cache_hit",  # values["torch"]
-    "not_saved",  # the run store refused the run: values["why"]
-    "no_cuda_graph",  # variant: no kernel ran inside a CUDA graph; values["skips"]
-    "no_graph_region",  # variant: the profiler saw no compiled-graph region
-    "nothing_to_compare",  # correctness: no tensors or numbers in the outputs
-    "random_ops",  # correctness: values["ops"] draw random numbers compiled code draws otherwise
-    "reference_distributed",  # no float64 reference: a distributed step
-    "reference_changed_state",  # no float64 reference: the run changed the notebook's own tensors
-    "reference_failed",  # no float64 reference: values["float64"], ["mixed"], ["float32"], ["unavailable"]
-    # why an output failed its check (``OutputCheck.why``)
-    "output_differs",  # a non-tensor output: values["eager"], ["compiled"] (their reprs)
-    "output_shape",  # values["eager"], ["compiled"]: each "dtype [shape]"
-    "output_not_equal",  # integers or booleans that differ
-    "output_non_finite",  # NaN/inf where the other has finite values
-    "output_beyond_spread",  # RMSE against eager beyond eager's run-to-run spread (the check's figures)
-    "output_beyond_tolerance",  # values["dtype"], ["rtol"], ["atol"]
-    "output_beyond_reference",  # RMSE against the reference beyond eager's (the check's figures)
-    # how a second eager run gave an output otherwise (``OutputCheck.changed``)
-    "eager_changed_value",  # values["first"], ["then"]: reprs, or "dtype [shape]"
-    "eager_changed_values",  # integers: values["differ"] of values["of"]
-    "eager_moved",  # values["rmse"], ["ratio"]: RMSE between the runs, and that over the output's RMS
-    "other_rank_failed",  # values["ranks"] (the ranks whose work failed), ["scope"]: "eager", "stage", "variant",
-    # "variant_not_timed": every rank stops there, so that none waits in a collective for it
-    "interrupted",  # the user interrupted the profile
-    "reference_quick",  # no float64 reference: a --quick profile (outputs compared with eager only)
-    # no float64 reference: the cell draws random numbers (values["ops"]) and compiled code draws eager's
-    # (Inductor's fallback_random is on), so outputs are compared with eager's; a float64 run draws others
-    "reference_random",
-    "quick_profile",  # a --quick profile: no kernel profiler pass, no per-line eager profile, no float64 reference
-]
-NoteValue = str | int | float | bool | list[str]
-
-
-@dataclass
-class Note:
-    """A fact recorded beside the figures (why one is missing, what a run did to the notebook), as a kind
-    and its values; ``digest.notes`` words it, so the engine composes no sentence."""
-
-    kind: NoteKind
-    variant: str = ""
-    values: dict[str, NoteValue] = field(default_factory=dict[str, NoteValue])
 
 
 @dataclass
@@ -125,43 +65,6 @@ class Timing:
     # CPU (Linux): how long this process's threads waited for a CPU during each sample, per call, in the
     # samples' order (``engine.timing.host_load.ThreadWaits``, summed over threads); empty where not measured
     waited_ms: list[float] = field(default_factory=list[float])
-
-
-@dataclass
-class CompileSpan:
-    """One timed span of a compile (Dynamo's ``chromium_event`` begin and end): ``dynamo`` around a whole frame
-    compile, ``bytecode_tracing``, ``backend_compile``, ``inductor_compile``, ``code_gen``, ``compile_file`` ...
-    nested as they ran.  ``depth`` 0 is a span no other of its compile encloses; ``start_s`` is wall-clock
-    seconds (the events' own clock: epoch seconds), so spans of one run can be laid side by side.  A backward
-    compiled lazily at the first ``backward()`` has depth-0 spans of its own under the forward's compile id."""
-
-    compile_id: str  # "0/0"; Dynamo's attempt suffix where a restart made one ("0/0_1")
-    name: str
-    start_s: float
-    duration_s: float
-    depth: int = 0
-
-
-@dataclass
-class CompileRestart:
-    """A compile whose analysis Dynamo restarted before it kept one (``compilation_metrics``' ``restart_reasons``): a
-    graph break restarts it to compile the part before the break, a speculation that failed (``TensorifyScalar
-    RestartAnalysis``) to trace again.  ``attempt`` is the attempt kept, as tlparse names it (``[6/1_2]``: two
-    restarts), ``reasons`` each restart's reason, in order, in its first line."""
-
-    compile_id: str
-    attempt: int
-    reasons: list[str] = field(default_factory=list[str])
-
-
-@dataclass
-class CacheLookup:
-    """One lookup in Inductor's FX graph cache or the AOTAutograd cache, as the compile logged it."""
-
-    compile_id: str
-    cache: Literal["fx_graph", "aot_autograd"]
-    state: str  # "hit", "miss", "bypass"
-    detail: str = ""  # torch's finer status ("full_miss", ...) or why the cache was bypassed
 
 
 @dataclass
@@ -291,24 +194,6 @@ class KernelProfile:
 
 
 @dataclass
-class AutotuneResult:
-    """One op max-autotune benchmarked (from the structured trace's autotuning events)."""
-
-    op: str
-    shape: str = ""
-    dtypes: str = ""
-    choices: int | None = None
-    triton_choices: int | None = None
-    best: str = ""
-    best_description: str = ""
-    best_ms: float | None = None
-    best_triton: str = ""
-    best_triton_ms: float | None = None
-    autotune_s: float | None = None
-    compile_id: str = ""
-
-
-@dataclass
 class HostLoad:
     """What other processes used of the machine's CPUs while the profile timed (``engine.timing.host_load``)."""
 
@@ -386,235 +271,6 @@ class Speedup:
 
 
 @dataclass
-class Guard:
-    """One check Dynamo runs before reusing a compiled graph (``dynamo_cpp_guards_str`` in the trace).
-
-    ``kind`` says what it checks (``engine.trace.guards.GUARD_KINDS``); ``source`` is the value it checks as
-    Dynamo names it (``L['x']``, ``G['model']``), ``line`` the cell line that value comes from.
-    """
-
-    code: str
-    kind: str
-    source: str = ""
-    line: int | None = None
-    # where ``source`` is a Dynamo stack slot (``L['___stack0']`` in a resume function after a graph break):
-    # the cell's name for the value (``xb`` for ``xb = next(batches)``; "" where the statement is not that
-    # plain) and the expression it is the value of (``next(batches)``; for ``___stack0[1]`` the one whose item 1
-    # it is, ``yb`` of ``xb, yb = next(pairs)``); ``line`` is then the break's line
-    user_name: str = ""
-    user_expr: str = ""
-
-
-@dataclass
-class Graph:
-    """One FX graph seen while compiling: Dynamo's, AOTAutograd's or Inductor's post-grad one."""
-
-    id: str
-    kind: GraphKind
-    code: str
-    variant: str = ""
-    compile_id: str = ""
-    op_counts: dict[str, int] = field(default_factory=dict[str, int])
-    lines: list[int] = field(default_factory=list[int])
-    input_shapes: list[list[int]] = field(default_factory=list[list[int]])
-    guards: list[Guard] = field(default_factory=list[Guard])  # Dynamo graphs: what must hold to reuse the compile
-    # the collective ops among ``op_counts``, by op name (``all_reduce``); empty in runs before schema 2
-    collectives: dict[str, int] = field(default_factory=dict[str, int])
-
-
-@dataclass
-class GraphBreak:
-    """Where Dynamo stopped tracing and why; ``line`` is the 1-based cell line (None when outside the cell)."""
-
-    reason: str
-    line: int | None
-    code_line: str = ""
-    variant: str = ""
-    compile_id: str = ""
-    filename: str = ""  # the innermost frame: where Dynamo stopped, in the cell or in a library it called
-    file_line: int | None = None
-    file_code: str = ""  # the code at filename:file_line
-    file_function: str = ""  # the function of that frame (``scale_by_max``), where the trace names it
-    # where filename is another notebook cell's code (a helper defined there): that cell's number, In[n]
-    file_cell: int | None = None
-
-
-@dataclass
-class Recompile:
-    """One recompilation of a frame (one new compile id): the guard failure that made Dynamo compile it again.
-
-    ``reason`` is the failed guard of the frame's most recent compiled entry (its first line), then the
-    failures of its older entries, a few of them; Dynamo checks every entry before it compiles anew."""
-
-    reason: str
-    variant: str = ""
-    compile_id: str = ""
-    during_timing: bool = False
-    source: str = ""  # the value whose guard failed, as Dynamo names it (``L['x']``)
-    line: int | None = None  # the cell line that value comes from
-    # the Dynamo limit this compile hit, as torch names it with its value (``recompile_limit (8)``): Dynamo
-    # compiled nothing and from then on runs the frame eagerly (unless an earlier entry's guards pass); "" if none
-    limit: str = ""
-    # the recompiled frame when it is not the cell's own (``ForCausalLMLoss`` in transformers/loss/loss_utils.py,
-    # line 51): then ``source`` is that frame's variable and ``line`` the cell line that called into it
-    frame: str = ""
-    filename: str = ""
-    file_line: int | None = None
-    # where ``source`` is a Dynamo stack slot (``___stack0``: the value on the stack at a graph break, in the
-    # resume function Dynamo runs after it): the cell's name for it (``xb``) and the expression it is the
-    # value of (``next(batches)``), as ``Guard.user_name``/``user_expr``; ``line`` is then the break's line
-    user_name: str = ""
-    user_expr: str = ""
-    # what changed, read from the first line of ``reason`` (``engine.trace.guards.failure_change``): size, stride,
-    # dtype, rank, dispatch keys, requires_grad, device, type, identity, length or value ("" unread); the
-    # dimension for a size or stride; what the compiled entry expected and what came (as Dynamo prints
-    # them: "32", "Float"; ``actual`` is "" where Dynamo does not say it)
-    change: str = ""
-    dim: int | None = None
-    expected: str = ""
-    actual: str = ""
-    # in a profile over a sequence of inputs (``InputSequence``): the input (0-based, in the order given) whose
-    # compiled call made this compile; None in a profile of one input
-    input: int | None = None
-
-
-@dataclass
-class Kernel:
-    """A kernel Inductor generated (or an extern call it emitted), with where it came from."""
-
-    name: str
-    language: Literal["triton", "cpp", "extern"]
-    source: str
-    graph_id: str
-    aten_ops: list[str] = field(default_factory=list[str])
-    lines: list[int] = field(default_factory=list[int])
-    variant: str = ""
-    id: str = ""  # unique within the run (names repeat across graphs and variants)
-    # what it is (``engine.common.op_kinds.kernel_kind``): "generated" (Triton, C++), or an extern call's
-    # "library", "aten", "copy" or "collective"; "" in runs before schema 2
-    kind: Literal["", "generated", "library", "aten", "copy", "collective"] = ""
-    launches: list[str] = field(default_factory=list[str])  # its call sites in the generated wrapper
-    device_time_ms: float | None = None  # per cell call, summed over its launches (see KernelProfile)
-    share: float | None = None  # of the variant's KernelProfile.total_ms
-    launches_per_call: float | None = None
-    launch_grid: list[int] = field(default_factory=list[int])  # as launched (the profiler's grid), when known
-    block: list[int] = field(default_factory=list[int])
-    launch_config: str = ""  # Triton's chosen config, e.g. "XBLOCK=1024, num_warps=4, num_stages=1"
-    in_cuda_graph: bool | None = None  # ran inside a CUDA graph replay (reduce-overhead)
-    device_kernels: list[str] = field(default_factory=list[str])  # device kernel names seen for it (e.g. cuBLAS)
-    bytes: int | None = None  # moved per cell call (each argument once; in-place ones twice)
-    bytes_source: str = ""  # "inductor" (kernel_num_gb) or "arguments" (recorded launch arguments)
-    achieved_gbps: float | None = None
-    bandwidth_share: float | None = None  # of DevicePeaks.copy_gbps
-    flops: int | None = None  # per cell call, matmul/convolution/attention only
-    achieved_tflops: float | None = None
-    compute_share: float | None = None  # of DevicePeaks.bf16_matmul_tflops (bf16/fp16 operands only)
-
-
-@dataclass
-class CacheStats:
-    """What Inductor's caches held for the compiles (the first calls' and every recompile's).
-
-    The FX graph and AOTAutograd caches' lookups as the structured trace logs them, and the compiled-kernel
-    caches (C++ shared libraries, Triton binaries: ``engine/compiler/kernel_builds.py``) by the binaries the compiles
-    built, None where they were not counted.  ``state`` is "cold" when nothing was found (graphs missed,
-    kernels built), "warm" when every lookup hit and no kernel was built, "mixed" otherwise: graphs that
-    missed while every kernel came from the kernel cache (a plain ``torch.compile`` of other code filled it)
-    compile in a fraction of a cold compile's time (13.7 s against 47 s for a CPU training step).
-    """
-
-    fx_graph_hits: int = 0
-    fx_graph_misses: int = 0
-    aot_autograd_hits: int = 0
-    aot_autograd_misses: int = 0
-    kernels: int = 0  # generated kernels (Triton, C++) in the compiles' code: each built or found in a kernel cache
-    kernels_built: int | None = None  # kernel binaries the compiles wrote to the kernel caches
-    state: Literal["cold", "warm", "mixed", "none"] = "none"
-
-    def derived_state(self) -> Literal["cold", "warm", "mixed", "none"]:
-        hits = self.fx_graph_hits + self.aot_autograd_hits
-        misses = self.fx_graph_misses + self.aot_autograd_misses
-        built = self.kernels_built
-        if not (hits or misses):
-            return "cold" if built else "none"
-        if not misses:
-            return "warm" if not built else "mixed"
-        if not hits:
-            return "mixed" if built == 0 and self.kernels else "cold"
-        return "mixed"
-
-    def add(self, other: CacheStats) -> None:
-        self.fx_graph_hits += other.fx_graph_hits
-        self.fx_graph_misses += other.fx_graph_misses
-        self.aot_autograd_hits += other.aot_autograd_hits
-        self.aot_autograd_misses += other.aot_autograd_misses
-        self.kernels += other.kernels
-        if other.kernels_built is not None:
-            self.kernels_built = (self.kernels_built or 0) + other.kernels_built
-        self.state = self.derived_state()
-
-
-@dataclass
-class OutputCheck:
-    """How one output (a tensor or number the cell produced) was judged.
-
-    With a reference (``Correctness.method`` "float64", "mixed" or "float32") a floating output
-    passes when it is close to eager by its dtype's tolerance, or when its RMSE against
-    the reference run is at most ``multiplier`` x eager's own RMSE against it plus a slack
-    (``allowed_rmse``), which is how PyTorch's benchmark runner judges accuracy.
-    Without a reference for it, an output that a second eager run gave differently (nondeterministic
-    kernels) passes when compiled's RMSE against eager is at most ``multiplier`` x the two eager
-    runs' RMSE plus the slack: eager's own run-to-run spread is the floor.
-    """
-
-    path: str
-    dtype: str
-    ok: bool
-    max_abs_diff: float | None = None
-    compiled_rmse: float | None = None  # against the reference
-    eager_rmse: float | None = None
-    allowed_rmse: float | None = None  # rmse_multiplier x eager_rmse (or eager_spread_rmse) + rmse_slack
-    rmse_multiplier: float | None = None  # 2 (fp32), 3 (fp16/bf16, fewer than 1000 elements)
-    rmse_slack: float | None = None  # absolute: a tenth of the benchmark runner's tol for the dtype
-    why: Note | None = None  # why it failed (a kind and its figures, worded by ``digest.notes``)
-    # judged against eager's run-to-run spread (no reference for it): the RMSE between two eager runs, and
-    # compiled's RMSE against the first
-    eager_spread_rmse: float | None = None
-    compiled_eager_rmse: float | None = None
-    # a second eager run gave this output otherwise than rounding can (another shape, other integers, a
-    # relative RMSE over 1000 epsilons of its dtype, at most 0.25): the inputs changed between runs; how
-    changed: Note | None = None
-
-
-@dataclass
-class Correctness:
-    """Compiled outputs compared against eager ones (and a float64 eager reference, when one could run)."""
-
-    ok: bool | None
-    max_abs_diff: float | None = None
-    max_rel_diff: float | None = None
-    compared: list[str] = field(default_factory=list[str])
-    mismatched: list[str] = field(default_factory=list[str])
-    note: Note | None = None  # why nothing was compared, or how the comparison was limited
-    # "float64": errors against a float64 eager run; "mixed": a float64 run in which the ops of
-    # ``reference_float32_ops`` ran in float32 (they failed in float64); "float32": a float32 run of
-    # float16/bfloat16 code (float64 failed even so); "tolerance": dtype tolerances only
-    method: str = ""
-    checks: list[OutputCheck] = field(default_factory=list[OutputCheck])
-    reference_float32_ops: list[str] = field(default_factory=list[str])  # e.g. "aten._grouped_mm"
-    reference_fallback: str = ""  # what stopped a plain float64 run, where the reference is "mixed" or "float32"
-    # iterators the code draws from (``next(batches)``) whose draws every correctness run was given again
-    replayed: list[str] = field(default_factory=list[str])
-    # outputs a second eager run gave otherwise than rounding can: the runs read other inputs (an iterator
-    # reached other than by a global name, a file, state the cell changes), so nothing was compared
-    changed_between_runs: list[str] = field(default_factory=list[str])
-    # iterators the code reads that could not be replayed (a replay failed in the code, or an argument of
-    # ``profile``): what stopped the comparison
-    not_replayed: list[str] = field(default_factory=list[str])
-    not_replayed_reason: str = ""  # the error the code raised on a replay
-
-
-@dataclass
 class DistributedRank:
     """Where a run sat in a ``torch.distributed`` job (e.g. under ``torchrun``).
 
@@ -639,113 +295,6 @@ CELL_FILENAME_PREFIX = "<compile-profile-cell-"
 
 # ErrorInfo.type of a rank that stopped because another rank's first call failed (the lock-step)
 OTHER_RANK_FAILED = "OtherRankFailed"
-
-
-@dataclass
-class DdpBucket:
-    """One piece of a DDPOptimizer split: the parameters whose gradients DDP all-reduces together."""
-
-    index: int  # in the order the pieces run in the forward
-    params: list[str] = field(default_factory=list[str])  # as the graph names them, e.g. "layers.2.weight"
-    bytes: int = 0  # the parameters' size, as DDPOptimizer counts them against the bucket cap
-    graph_id: str = ""  # the AOT forward graph compiled for this piece, when one was recorded
-
-
-@dataclass
-class DdpSplit:
-    """DDPOptimizer split one Dynamo graph at DDP's gradient-bucket boundaries and compiled each piece
-    on its own, so that DDP's all-reduce of a bucket can overlap the backward of the next: pieces of
-    one graph, not graph breaks (``torch/_dynamo/backends/distributed.py``)."""
-
-    variant: str
-    compile_id: str
-    graph_id: str  # the Dynamo graph that was split
-    buckets: list[DdpBucket] = field(default_factory=list[DdpBucket])
-    bucket_cap_bytes: int | None = None  # the DDP module's bucket_bytes_cap, when the profile saw it
-
-
-@dataclass
-class ErrorInfo:
-    """Something that went wrong, at which stage, and the cell line when there is one."""
-
-    stage: str
-    message: str
-    type: str = ""
-    variant: str = ""
-    line: int | None = None
-    traceback: str = ""
-    # Which run of the cell raised (1 is the first eager run, counted as ``ProfileRun.cell_runs`` counts),
-    # when the cell's own code raised; None when the profiler failed outside the cell's code.
-    call: int | None = None
-    # What a failure after the first calls says about the cell: "iterator_ran_out" (StopIteration: it
-    # reads from an iterator that its runs used up), "recompile_failed" (a later call compiled again and
-    # that compile failed), "later_run_failed" (its code raised on a later run where earlier ones returned:
-    # it changes what later runs read, as a list it empties); "" for the first calls' errors.
-    cause: Literal["", "iterator_ran_out", "recompile_failed", "later_run_failed"] = ""
-    # a failure the profile states rather than an exception's (another rank's, an interrupt), as a fact the
-    # digest words (``digest.notes.error_message``); ``message`` is then ""
-    why: Note | None = None
-    # A compile error, read off its traceback (``engine/failure/compile_failure.py``): the compiler stage that raised it,
-    # the innermost frame of the failing operation's user stack outside the cell (a library's code the cell
-    # called: ``timm/layers/mlp.py:48``), and whether the same code compiled and ran under backend="aot_eager"
-    # (Dynamo and AOTAutograd without Inductor), with that try's error where it failed too; "" where not tried.
-    compile_stage: Literal["", "dynamo", "aot_autograd", "inductor_lowering", "codegen", "kernel_compile"] = ""
-    frame_file: str = ""
-    frame_line: int | None = None
-    frame_code: str = ""
-    aot_eager: Literal["", "runs", "fails"] = ""
-    aot_eager_error: str = ""
-    # The cell lines of the graph being compiled, where the failure names no single operation (a kernel that did
-    # not compile, code generation): its nodes' lines; ``line`` is then the first of them
-    graph_lines: list[int] = field(default_factory=list[int])
-    # Whether Inductor compiles any kernel here under the settings in force: "broken" where the failure says it
-    # found no compiler (``InvalidCxxCompiler``) or a one-op kernel failed to compile too (tried by --bisect for a
-    # failure compiling kernels: no compiler, a broken toolchain or a setting, not this graph), with that try's
-    # error; "works" where that kernel compiled; "" where not known
-    toolchain: Literal["", "works", "broken"] = ""
-    toolchain_error: str = ""
-    # A standalone script that compiles the failing graph as Inductor was given it (``engine/trace/reproducer.py``:
-    # torch's ``fx_graph_runnable`` of that compile with the versions it was made with); "" where torch logged none
-    reproducer: str = ""
-
-    @property
-    def backend_may_own(self) -> bool:
-        """A compile failure a backend may own, not an error Dynamo raised on the code itself (an unsupported
-        construct, a break under fullgraph, which no backend changes): what ``--bisect`` bisects."""
-        return self.stage == "compile" and self.compile_stage != "dynamo"
-
-
-@dataclass
-class ConfigSetting:
-    """A compiler setting in force that is not at its default (``engine/failure/changed_settings.py``): its full name
-    (``torch._inductor.config.cpp.cxx``), its value and its default, each as ``repr`` writes it."""
-
-    name: str
-    value: str
-    default: str
-
-
-@dataclass
-class Bisection:
-    """``--bisect``: a failed compile, or a variant whose results differed from eager, bisected with PyTorch's
-    ``CompilerBisector`` (``engine/failure/bisection.py``): the backend where the failure or the difference starts (eager,
-    aot_eager, aot_eager_decomp_partition, inductor) and, within it, the subsystem (a pass list, the lowerings, a
-    config switch) and how many of its applications it took, with the bisector's note on that application (the
-    lowering's op, the pass's name)."""
-
-    variant: str  # the variant bisected
-    # "setup": not bisected, as no kernel compiles here (``ErrorInfo.toolchain`` "broken"): no backend, pass or
-    # lowering is to blame
-    outcome: Literal["found", "backend", "not_reproduced", "timed_out", "failed", "setup"]
-    kind: Literal["failure", "mismatch"] = "failure"  # what was bisected: a failed compile, or results that differ
-    backend: str = ""
-    subsystem: str = ""
-    bisect_number: int | None = None
-    debug_info: str = ""
-    switch: str = ""  # the config setting that avoids it, where the subsystem is one (``fallback_random = True``)
-    runs: int = 0  # test runs of the code
-    seconds: float = 0.0
-    error: str = ""  # the bisection's own error, for outcome "failed"
 
 
 @dataclass
@@ -955,11 +504,10 @@ class ProfileRun:
         raise KeyError(f"no variant named {name!r}; have {[v.name for v in self.variants]}")
 
     @property
-    def memory_note(self) -> str:
-        """Why no peak memory was measured, in the digest's words (a field before schema 2, kept readable)."""
-        from .digest.notes import memory_unmeasured_text
-
-        return memory_unmeasured_text(self)
+    def untimed(self) -> bool:
+        """A run that never had timings: read from a TORCH_TRACE log (``imported_trace``), it has no eager variant,
+        no speedup, no peak memory and no correctness check, and the views say where it came from instead."""
+        return self.imported_trace is not None
 
     @property
     def dynamo_graph_count(self) -> int:
@@ -976,19 +524,7 @@ class ProfileRun:
         to make."""
         if not serialize.is_dict(data):
             raise serialize.FormatError(f"its JSON is {serialize.json_kind(data)}, not an object")
-        try:
-            version = serialize.from_dict(int, data.get("schema_version", SCHEMA_VERSION))
-        except serialize.FormatError as exc:
-            raise exc.inside("schema_version") from None
-        if version > SCHEMA_VERSION:
-            raise ValueError(
-                f"this run was written by a newer compile-profile (schema {version}); "
-                f"this one reads schema {SCHEMA_VERSION} or older: upgrade compile-profile"
-            )
-        for to_version, upgrade in UPGRADES:
-            if version < to_version:
-                data = {**upgrade(data), "schema_version": to_version}  # its shape is that version's now
-        run = serialize.from_dict(cls, data)
+        run = serialize.from_dict(cls, upgraded(data))
         # The one cross-reference the views look up: the variant the speedup names (``speedup_variant``).
         if run.speedup is not None and not any(v.name == run.speedup.variant for v in run.variants):
             names = ", ".join(repr(v.name) for v in run.variants) or "none"
@@ -1002,16 +538,13 @@ class ProfileRun:
     def from_json(cls, text: str) -> ProfileRun:
         return cls.from_dict(json.loads(text))
 
-    # -- views (figures are derived in compile_profile.digest, laid out in compile_profile.render) --
-    def summary(self) -> RunSummary:
-        from .digest import summarize
-
-        return summarize(self)
+    # -- views: registered by the adapters (``views``); figures are derived in compile_profile.digest --
+    def summary(self) -> Any:
+        """The digest's summary of this run (``digest.summarize``)."""
+        return VIEWS.get("summary")(self)
 
     def _repr_mimebundle_(self, include: Container[str] | None = None, exclude: Container[str] | None = None):
-        from .render.mime import mime_bundle
-
-        return mime_bundle(self)
+        return VIEWS.get("mime_bundle")(self)
 
     def __repr__(self) -> str:
         speedup = f" speedup={self.speedup.value:.3g}x" if self.speedup is not None else ""
@@ -1021,80 +554,23 @@ class ProfileRun:
         )
 
     def __str__(self) -> str:
-        from .render.text import render_text
-
-        return render_text(self)
+        return VIEWS.get("text")(self)
 
     def to_html(self) -> str:
         """A self-contained HTML report of this run (opens offline; see ``render.report``)."""
-        from .render.report import render_report_html
-
-        return render_report_html(self)
+        return VIEWS.get("report_html")(self)
 
     def save(self, db: str | Path | None = None) -> str:
         """Write this run to the run store at ``db`` (default: ``$COMPILE_PROFILE_DB``, else the Jupyter data
         directory's) and return its id; a distributed job's ranks each save theirs into one store."""
-        from .store import RunStore
+        return VIEWS.get("save")(self, db)
 
-        with RunStore(db) as store:
-            store.put(self)
-        return self.id
-
-    def show(self, compare_with: list[ProfileRun] | None = None):
+    def show(self, compare_with: list[ProfileRun] | None = None) -> Any:
         """An ipywidgets explorer of this run, optionally compared with other runs."""
-        from .render.widget import explorer
-
-        return explorer(self, compare_with)
+        return VIEWS.get("explorer")(self, compare_with)
 
 
-def _notes_as_facts(data: dict[str, Any]) -> dict[str, Any]:
-    """Schema 1 to 2: each note in words becomes a ``text`` note holding them; ``memory_note`` and the
-    recommendation's reason go (the digest words both from the run)."""
-
-    def as_note(text: Any) -> Any:
-        return {"kind": "text", "values": {"text": text}} if isinstance(text, str) else text
-
-    data = dict(data)
-    data.pop("memory_note", None)
-    if isinstance(data.get("notes"), list):
-        data["notes"] = [as_note(n) for n in data["notes"]]
-    correctness = data.get("correctness")
-    if serialize.is_dict(correctness):
-        note = correctness.get("note")
-        checks = correctness.get("checks")
-        correctness = {**correctness, "note": as_note(note) if note else None}
-        if serialize.is_list(checks):
-            correctness["checks"] = [_check_notes_as_facts(c, as_note) for c in checks]
-        data["correctness"] = correctness
-    if isinstance(data.get("variants"), list):
-        data["variants"] = [_variant_notes_as_facts(v, as_note) for v in data["variants"]]
-    return data
-
-
-def _check_notes_as_facts(check: Any, as_note: Callable[[Any], Any]) -> Any:
-    if not serialize.is_dict(check):
-        return check
-    out = {k: v for k, v in check.items() if k not in ("reason", "changed_between_runs")}
-    if check.get("reason"):
-        out["why"] = as_note(check["reason"])
-    if check.get("changed_between_runs"):
-        out["changed"] = as_note(check["changed_between_runs"])
-    return out
-
-
-def _variant_notes_as_facts(variant: Any, as_note: Callable[[Any], Any]) -> Any:
-    profile = variant.get("kernel_profile") if serialize.is_dict(variant) else None
-    if not serialize.is_dict(profile) or "note" not in profile:
-        return variant
-    profile = {k: v for k, v in profile.items() if k != "note"}
-    profile["notes"] = [as_note(variant["kernel_profile"]["note"])] if variant["kernel_profile"]["note"] else []
-    return {**variant, "kernel_profile": profile}
-
-
-# Each step moves a run's JSON one schema version up, in order; a released step does the same thing forever.
-UPGRADES: list[tuple[int, Callable[[dict[str, Any]], dict[str, Any]]]] = [(2, _notes_as_facts)]
-
-SCHEMA_PATH = Path(__file__).with_name("schema") / "profile_run.schema.json"
+SCHEMA_PATH = Path(__file__).parent.parent / "schema" / "profile_run.schema.json"
 
 
 def json_schema() -> dict[str, Any]:

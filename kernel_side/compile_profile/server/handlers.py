@@ -252,7 +252,8 @@ class ImportTraceHandler(_StoreHandler):
         if not isinstance(label, str):
             return self._refuse("label must be a string")
         label = label.strip()
-        from ..engine.trace.log_import import NothingToImport, NoTrace, TraceLimits, import_and_store
+        from ..engine.trace.log_import import NothingToImport, NoTrace, TraceLimits, import_trace
+        from ..store import put_imported
 
         root = Path(os.path.realpath(Path(self.settings.get("server_root_dir") or os.getcwd()).expanduser()))
         if "\x00" in raw:
@@ -270,8 +271,9 @@ class ImportTraceHandler(_StoreHandler):
         limits = TraceLimits(seconds=seconds)
 
         def read_and_store() -> list[ProfileRun]:
+            runs = import_trace(path, label=label, source_roots=[root], limits=limits, within=root)
             with self.store() as store:
-                return import_and_store(path, store, label=label, source_roots=[root], limits=limits, within=root)
+                return put_imported(store, runs, label=label)
 
         future = _IMPORTS.submit(read_and_store)
         try:

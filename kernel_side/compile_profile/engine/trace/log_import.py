@@ -54,7 +54,6 @@ __all__ = [
     "NoTrace",
     "TraceLimitExceeded",
     "TraceLimits",
-    "import_and_store",
     "import_trace",
     "run_from_trace",
     "script_candidates",
@@ -62,7 +61,6 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from ...store import RunStore
     from ..cell.locator import CellLocator
     from .model.state import FailedCompile
 
@@ -198,88 +196,6 @@ def import_trace(
             )
         runs.sort(key=lambda r: (r.distributed is None, r.distributed.rank if r.distributed else 0))
     return runs
-
-
-class ImportedRuns(list[ProfileRun]):
-    """The runs an import gave, a job's ranks in rank order, as a list; ``already``: the ids of those that were in the
-    store before (the same log imported again: ``TraceOrigin.content_sha256``).  In a notebook it shows as the
-    runs' cards (``compile_profile.import_trace(...)`` as a cell's value), not as a list's repr."""
-
-    def __init__(self, runs: Sequence[ProfileRun] = (), already: set[str] | None = None):
-        super().__init__(runs)
-        self.already: set[str] = set(already or ())
-        # of ``already``, those read anew because this import read files the stored run could not (its script)
-        self.updated: set[str] = set()
-
-    def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict[str, object]:
-        from ...render.mime import mime_bundle
-
-        bundles = [mime_bundle(run) for run in self]
-        if len(bundles) == 1:  # one run: its card, with the panel's own renderer
-            return bundles[0]
-        return {  # a job's ranks: each rank's card in turn
-            "text/plain": "\n\n".join(str(b["text/plain"]) for b in bundles),
-            "text/html": "".join(str(b["text/html"]) for b in bundles),
-        }
-
-    def __repr__(self) -> str:
-        said = ", ".join(f"{run.id}{' (already imported)' if run.id in self.already else ''}" for run in self)
-        return f"<{len(self)} run{'' if len(self) == 1 else 's'} from a TORCH_TRACE: {said}>"
-
-
-def import_and_store(
-    path: str | Path,
-    store: RunStore,
-    *,
-    label: str = "",
-    source_roots: Sequence[str | Path] = (),
-    limits: TraceLimits = DEFAULT_LIMITS,
-    within: Path | None = None,
-) -> ImportedRuns:
-    """``import_trace`` then each run put in ``store``: every log is read before any run is stored, so a log that
-    cannot be read stores nothing.  A log whose content a stored run was read from is that run, not a second one
-    (``ImportedRuns.already``), unless this import read files the stored run could not (``ImportedRuns.updated``:
-    it is read anew, keeping its id); a job's new ranks join its stored ranks' job.  What ``compile-profile
-    import-trace``, ``compile_profile.import_trace`` and the panel's Import TORCH_TRACE (the server's
-    ``runs/import-trace``) do."""
-    runs = import_trace(path, label=label, source_roots=source_roots, limits=limits, within=within)
-    stored = {
-        run.id: found
-        for run in runs
-        if run.imported_trace is not None
-        and (found := store.run_of_trace(run.imported_trace.content_sha256)) is not None
-    }
-    out = ImportedRuns(already=set(stored.values()))
-    kept = [store.get(stored[run.id]) for run in runs if run.id in stored]
-    job_ids = {r.distributed.job_id for r in kept if r.distributed is not None}
-    for run in runs:
-        if run.id in stored:
-            old = store.get(stored[run.id])
-            if not _reads_more(run, old):
-                out.append(old)
-                continue
-            # the same log, and this import read files the stored run could not (a --source-root that finds its
-            # script): the stored run is read anew with them, keeping its id, label and job
-            run.id, run.label = old.id, label or old.label
-            if run.distributed is not None and old.distributed is not None:
-                run.distributed.job_id = old.distributed.job_id
-            out.updated.add(run.id)
-            store.put(run)
-            out.append(run)
-            continue
-        if run.distributed is not None and len(job_ids) == 1:
-            run.distributed.job_id = next(iter(job_ids))
-        store.put(run)
-        out.append(run)
-    return out
-
-
-def _reads_more(new: ProfileRun, old: ProfileRun) -> bool:
-    """Whether ``new``, read from the same log as the stored ``old``, read a file of this machine that ``old`` did
-    not (``TraceOrigin.files_read``)."""
-    if new.imported_trace is None or old.imported_trace is None:
-        return False
-    return bool(set(new.imported_trace.files_read) - set(old.imported_trace.files_read))
 
 
 def _content_sha256(path: Path) -> str:

@@ -1,0 +1,74 @@
+"""The run store's schema, in ordered migrations: each step moves the file one version up (``PRAGMA user_version``),
+inside the migration transaction (``database.StoreFile``).  Append new steps; never edit a released one.  The
+migrations only shape tables and never call the digest, so a released migration does the same thing forever."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+# "CPRF" in ASCII: marks a SQLite file as a compile-profile run store.
+APPLICATION_ID = 0x43505246
+
+
+# Each step moves the file one version up, inside the migration transaction.
+# Append new steps; never edit a released one.
+
+
+def _create_runs_table(conn: sqlite3.Connection) -> None:
+    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    conn.execute(
+        """
+        CREATE TABLE runs (
+            id TEXT PRIMARY KEY,
+            created_at TEXT NOT NULL,
+            created_ts REAL NOT NULL,   -- created_at as epoch seconds: ISO strings with different offsets don't sort
+            notebook TEXT NOT NULL DEFAULT '',
+            label TEXT NOT NULL DEFAULT '',
+            status TEXT NOT NULL,
+            run_json TEXT NOT NULL
+        )
+        """
+    )
+    conn.execute("CREATE INDEX runs_by_time ON runs (created_ts DESC)")
+    conn.execute("CREATE INDEX runs_by_notebook ON runs (notebook, created_ts DESC)")
+
+
+def _add_summaries_and_change_counter(conn: sqlite3.Connection) -> None:
+    # Summaries start empty: they are the digest's, derived outside the migrations (``_fresh_summaries``),
+    # so that this step never depends on how a later version words a run.
+    conn.execute("ALTER TABLE runs ADD COLUMN summary_json TEXT NOT NULL DEFAULT '{}'")
+    # A counter bumped by every put and delete: pollers compare one integer instead of rereading the list.
+    conn.execute("CREATE TABLE store_state (key TEXT PRIMARY KEY, value INTEGER NOT NULL)")
+    conn.execute("INSERT INTO store_state (key, value) VALUES ('changes', 0)")
+
+
+def _add_job_ids(conn: sqlite3.Connection) -> None:
+    # The distributed job a run belongs to (``DistributedRank.job_id``), NULL for a single-process run.
+    # Filled from each stored run's own JSON, by SQL alone (no digest), so the step never changes.
+    conn.execute("ALTER TABLE runs ADD COLUMN job_id TEXT")
+    conn.execute(
+        "UPDATE runs SET job_id = CASE WHEN json_valid(run_json) "
+        "THEN json_extract(run_json, '$.distributed.job_id') END"
+    )
+    conn.execute("CREATE INDEX runs_by_job ON runs (job_id) WHERE job_id IS NOT NULL")
+
+
+def _add_trace_hashes(conn: sqlite3.Connection) -> None:
+    # The content hash of the TORCH_TRACE log a run was read from (``TraceOrigin.content_sha256``), NULL for a
+    # profiled run: the same log imported again is found, not stored twice.  Filled from the runs' JSON by SQL.
+    conn.execute("ALTER TABLE runs ADD COLUMN trace_sha256 TEXT")
+    conn.execute(
+        "UPDATE runs SET trace_sha256 = CASE WHEN json_valid(run_json) "
+        "THEN NULLIF(json_extract(run_json, '$.imported_trace.content_sha256'), '') END"
+    )
+    conn.execute("CREATE INDEX runs_by_trace ON runs (trace_sha256) WHERE trace_sha256 IS NOT NULL")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
+    _create_runs_table,  # -> version 1
+    _add_summaries_and_change_counter,  # -> version 2
+    _add_job_ids,  # -> version 3
+    _add_trace_hashes,  # -> version 4
+]
+SCHEMA_VERSION = len(MIGRATIONS)
