@@ -1,4 +1,4 @@
-"""Per-call cost of publishing a cell's assignments to the namespace (engine/cell.py, engine/cell_rewrite.py).
+"""Per-call cost of publishing a cell's assignments to the namespace (engine/cell.py, engine/cell/rewrite.py).
 
 Compiles a four-assignment cell with the publishing setters and without, and times
 back-to-back calls of each (compiled and eager), alternating, two rounds each:

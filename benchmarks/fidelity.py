@@ -244,7 +244,7 @@ class Figures:
 
 def timed_calls_per_sample(run, *, warmup: int, correctness: bool = True) -> float:
     """How many calls each timed sample made, from the run's count of cell runs less every other run."""
-    from compile_profile.engine.timing.interleaved import priming_calls
+    from compile_profile.engine.timing.interleaved import PRIMING_CALLS
 
     compiled = run.compiled_variants
     other = 1 + len(compiled) + (3 if correctness else 0)  # first calls; correctness: compiled, eager twice
@@ -255,7 +255,7 @@ def timed_calls_per_sample(run, *, warmup: int, correctness: bool = True) -> flo
         other += sum(kp.calls + 1 for kp in profiled) + 1  # kernel-timing pass, final eager
     samples = sum(v.timing.n for v in run.variants if v.timing)
     timed = run.cell_runs - other - warmup * len(run.variants)
-    priming = priming_calls(run.device.type)  # the tool's own overhead, not part of the least
+    priming = PRIMING_CALLS.get(run.device.type, 0)  # the tool's own overhead, not part of the least
     return max(1.0, timed / samples - priming) if samples else 1.0
 
 

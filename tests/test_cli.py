@@ -237,7 +237,7 @@ def test_show_json_is_the_stored_run(cli, store):
         (["show", "1; DROP TABLE runs"], ["invalid run id"]),
         (["compare", "older1", "missing"], ["missing"]),
         (["export", "missing", "--json", "x.json"], ["missing"]),
-        (["export", "older1"], ["--html OUT and/or --json OUT"]),
+        (["export", "older1"], ["--html OUT, --json OUT and/or --perfetto OUT"]),
         (["frobnicate"], ["invalid choice", "--help"]),
         (["show"], ["required", "id"]),
         (["ls", "--limit", "many"], ["invalid int value"]),
@@ -384,7 +384,8 @@ def test_compare_says_a_cold_and_a_warm_compile_are_not_comparable_and_words_eac
 
 def test_export_json_and_html(cli, store, tmp_path, monkeypatch):
     monkeypatch.setattr(
-        "compile_profile.cli.runs.render_report_html", lambda run: f"<!DOCTYPE html><p>report {run.id}</p>\n"
+        "compile_profile.cli.runs.render_report_html",
+        lambda run, artifacts: f"<!DOCTYPE html><p>report {run.id}</p>\n",
     )
     code, out, _ = cli("export", "older1", "--json", str(tmp_path / "r.json"), "--html", str(tmp_path / "r.html"))
     assert code == 0

@@ -1,4 +1,4 @@
-"""Collectives named (``engine.kernel_breakdown.is_collective``) and counted in the per-call breakdown,
+"""Collectives named (``engine.common.op_kinds.is_collective``) and counted in the per-call breakdown,
 on CPU through a one-process gloo group."""
 
 from __future__ import annotations

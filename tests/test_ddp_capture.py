@@ -1,4 +1,4 @@
-"""DDPOptimizer's splits read from the trace (``engine.trace_model.ddp`` and the two handlers in
+"""DDPOptimizer's splits read from the trace (``engine.trace.model.ddp`` and the two handlers in
 ``events.HANDLERS``), fed the events a DDP(bucket_cap_mb=1) 4-layer MLP logged under torchrun
 (gloo, CPU, torch 2.13; payloads shortened to what is read)."""
 

@@ -1,5 +1,5 @@
-"""The eager variant's profiler pass (engine/eager_profile.py): its kernel time, the breakdown of
-every variant (engine/kernel_breakdown.py) and the eager time per cell line, on CPU with real
+"""The eager variant's profiler pass (engine/kernels/eager_times.py): its kernel time, the breakdown of
+every variant (engine/kernels/breakdown.py) and the eager time per cell line, on CPU with real
 torch.compile runs, and the CUDA rules on a synthetic Kineto trace."""
 
 from __future__ import annotations

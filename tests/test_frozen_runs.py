@@ -47,7 +47,7 @@ def test_a_frozen_run_goes_through_the_store_unchanged_and_is_listed(frozen, tmp
     raw, run = frozen
     with RunStore(tmp_path / "runs.sqlite") as store:
         store.put(run)
-        assert store.get(run.id).to_dict() == run.to_dict()
+        assert store.get(run.id, with_artifacts=True).to_dict() == run.to_dict()
         [listed] = store.list()
     assert listed["id"] == raw["id"]
     assert listed == summarize(run)

@@ -1,4 +1,4 @@
-"""Guards: what each checks, on which value, from which cell line (``engine.guards``), from the trace
+"""Guards: what each checks, on which value, from which cell line (``engine.trace.guards``), from the trace
 torch logs, and the guard a recompile failed on."""
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def test_a_compiled_cell_has_its_guards_and_a_recompile_names_the_failed_guards_
     assert (recompile.source, recompile.line) in {("G['x']", 1), ("G['w']", 2)}
 
 
-# -- what changed, and a stack slot's name (engine.guards.failure_change, engine.stack_slots) -------------
+# -- what changed, and a stack slot's name (engine.trace.guards.failure_change, engine.trace.stack_slots) -------------
 
 
 def test_what_changed_is_read_from_each_failure_as_torch_words_it():

@@ -1,4 +1,4 @@
-"""Other processes' CPU use while timing (``engine.host_load``) and the warning it earns (``digest.summary``)."""
+"""Other processes' CPU use while timing (``engine.timing.host_load``) and the warning it earns (``digest.summary``)."""
 
 from __future__ import annotations
 

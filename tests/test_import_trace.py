@@ -302,7 +302,8 @@ def test_the_python_api_stores_the_runs_it_returns_in_the_panels_store(tmp_path,
     ranks = compile_profile.import_trace(FIXTURES / "job", source_roots=[ROOT])
     assert [r.distributed.rank for r in ranks if r.distributed] == [0, 1]
     with RunStore(db) as store:
-        assert store.job(ranks[0].id)[1].to_dict() == ranks[1].to_dict()
+        assert store.job(ranks[0].id)[1].id == ranks[1].id
+        assert store.get(ranks[1].id, with_artifacts=True).to_dict() == ranks[1].to_dict()
     with pytest.raises(NoTrace, match="holds no TORCH_TRACE record"):
         compile_profile.import_trace(RELEASES / "torch-2.13.0" / "expected.json", db=db)
     (run,) = compile_profile.import_trace(FIXTURES / "script", label="step", db=tmp_path / "other.sqlite")

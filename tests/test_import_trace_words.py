@@ -276,6 +276,8 @@ def test_migration_4_files_each_imported_run_under_its_logs_hash(tmp_path):
     with RunStore(db) as store:
         (run,) = put_imported(store, import_trace(LOOP))
     with sqlite3.connect(db) as conn:  # back to a version 3 file, as an older compile-profile left it
+        conn.execute("DROP TABLE run_artifacts")
+        conn.execute("DROP TABLE artifacts")
         conn.execute("DROP INDEX runs_by_trace")
         conn.execute("ALTER TABLE runs DROP COLUMN trace_sha256")
         conn.execute("PRAGMA user_version = 3")
@@ -283,4 +285,4 @@ def test_migration_4_files_each_imported_run_under_its_logs_hash(tmp_path):
         again = put_imported(store, import_trace(LOOP))
         assert [r.id for r in again] == [run.id] and store.count() == 1
     with sqlite3.connect(db) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5

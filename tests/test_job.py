@@ -661,6 +661,8 @@ def test_migration_3_files_existing_runs_under_their_job(db):
         for run in runs:
             store.put(run)
     with sqlite3.connect(db) as conn:  # back to a version 2 file, as an older compile-profile left it
+        conn.execute("DROP TABLE run_artifacts")
+        conn.execute("DROP TABLE artifacts")
         conn.execute("DROP INDEX runs_by_trace")
         conn.execute("ALTER TABLE runs DROP COLUMN trace_sha256")
         conn.execute("DROP INDEX runs_by_job")
@@ -673,7 +675,7 @@ def test_migration_3_files_existing_runs_under_their_job(db):
     with RunStore(db) as store:
         assert store.job(JOB_ID) == runs
     with sqlite3.connect(db) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
         assert conn.execute("SELECT job_id FROM runs WHERE id = 'broken'").fetchone() == (None,)
 
 

@@ -1,7 +1,7 @@
 """Every kernel's time on a cell line: what a compiled variant runs outside its compiled graphs (a fused
-optimizer Dynamo skips under ``torch.compiler.disable``) on the line that ran it (engine/line_marks.py,
-engine/kernel_attribution.py), and a graph resumed inside a helper of the user's own module on the cell
-line that called into it (engine/backend.py's caller frames); on synthetic Kineto traces (the CUDA rules)
+optimizer Dynamo skips under ``torch.compiler.disable``) on the line that ran it (engine/kernels/line_marks.py,
+engine/kernels/attribution.py), and a graph resumed inside a helper of the user's own module on the cell
+line that called into it (engine/compiler/backend.py's caller frames); on synthetic Kineto traces (the CUDA rules)
 and on real CPU profiles checked against torch.profiler on plain ``torch.compile`` of the same code."""
 
 from __future__ import annotations

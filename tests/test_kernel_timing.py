@@ -1,6 +1,6 @@
-"""The per-kernel profiling pass: the attribution (engine/kernel_attribution.py) on synthetic
+"""The per-kernel profiling pass: the attribution (engine/kernels/attribution.py) on synthetic
 Kineto traces (the GPU cases, checked here without a GPU), and the real pass
-(engine/kernel_profiler.py) on CPU, where C++ kernels are timed by their Python binding calls."""
+(engine/kernels/profiler_pass.py) on CPU, where C++ kernels are timed by their Python binding calls."""
 
 from __future__ import annotations
 
@@ -620,7 +620,7 @@ def test_a_cpu_trace_without_the_call_range_counts_no_op_outside_graphs(cpu_modu
     assert result.total_us == pytest.approx(250.0)
 
 
-# -- the calls a pass's figures come from (engine/profiled_calls.py) ------------------------------------
+# -- the calls a pass's figures come from (engine/kernels/profiled_calls.py) ------------------------------------
 
 
 def _calls_trace(module_path: str, slow_call: int | None = None):

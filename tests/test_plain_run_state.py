@@ -1,4 +1,4 @@
-"""What a profiled cell changes in place ends as one plain run of it leaves it (engine/cell_state.py).
+"""What a profiled cell changes in place ends as one plain run of it leaves it (engine/cell/plain_state.py).
 
 Each case runs the same cell plainly once on deep copies, then profiles it on the originals, and compares: the
 weights, BatchNorm's running stats and ``num_batches_tracked``, AdamW's state with its ``step``, the gradients, a

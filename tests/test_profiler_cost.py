@@ -1,5 +1,5 @@
-"""The profiler's cost per op, calibrated in the process (``engine.profiler_cost``) and taken out of each op's host
-time (``engine.kernel_breakdown.host_op_parts``, ``host_time_us``): an op's host time less what recording the ops
+"""The profiler's cost per op, calibrated in the process (``engine.kernels.profiler_cost``) and taken out of each op's host
+time (``engine.kernels.breakdown.host_op_parts``, ``host_time_us``): an op's host time less what recording the ops
 inside it cost, held to the op's own unprofiled call timed by the test."""
 
 from __future__ import annotations
@@ -65,13 +65,11 @@ def _plain_us(fn, *args) -> float:
     return statistics.median(chunks)
 
 
-@pytest.mark.parametrize(("record_shapes", "with_stack"), [(False, False), (True, True)])
-def test_a_nested_ops_corrected_host_time_fits_in_its_own_unprofiled_call_where_the_recorded_one_does_not(
-    record_shapes, with_stack
-):
-    """The reference is the test's own clock around ``F.linear`` called from Python, unprofiled: the op's time
-    plus the Python binding's.  Measured here: 3.0 µs a call; aten::linear recorded 4.1 µs (5.9 µs with shapes
-    and stacks), 2.0 µs (1.7-1.9 µs) corrected."""
+ROUNDS = 3  # whole measurements, each its own calibration, plain timing and profiled stretch
+
+
+def _one_round(record_shapes: bool, with_stack: bool) -> tuple[float, float, float, float]:
+    """(plain, recorded, corrected µs, cost µs an event) of ``F.linear`` on 8x16, one thread."""
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
@@ -99,8 +97,25 @@ def test_a_nested_ops_corrected_host_time_fits_in_its_own_unprofiled_call_where_
     assert cost is not None and 0.01 < cost < 5.0, cost
     recorded = statistics.median(ev.dur for ev in ops)
     corrected = statistics.median(host_time_us(ev, cost) for ev in ops)
-    said = f"plain {plain:.2f} µs, recorded {recorded:.2f} µs, corrected {corrected:.2f} µs, {cost:.3f} µs an event"
-    assert recorded > plain, said  # the ten ops inside it cost more than the call's Python binding
+    return plain, recorded, corrected, cost
+
+
+@pytest.mark.parametrize(("record_shapes", "with_stack"), [(False, False), (True, True)])
+def test_a_nested_ops_corrected_host_time_fits_in_its_own_unprofiled_call_where_the_recorded_one_does_not(
+    record_shapes, with_stack
+):
+    """The reference is the test's own clock around ``F.linear`` called from Python, unprofiled: the op's time
+    plus the Python binding's.  Measured here: 3.0 µs a call; aten::linear recorded 4.1 µs (5.9 µs with shapes
+    and stacks), 2.0 µs (1.7-1.9 µs) corrected.  Each figure is the median of three whole measurements: a
+    microsecond clock on a machine other processes share read, once in twelve, a profiled stretch at 6.62 µs
+    where the others read 4.1, or a calibration at 0.75 µs an event where the others read 0.4."""
+    rounds = [_one_round(record_shapes, with_stack) for _ in range(ROUNDS)]
+    said = "; ".join(
+        f"plain {p:.2f} µs, recorded {r:.2f} µs, corrected {c:.2f} µs, {e:.3f} µs an event" for p, r, c, e in rounds
+    )
+    recorded = statistics.median(r / p for p, r, _, _ in rounds)
+    corrected = statistics.median(c / p for p, _, c, _ in rounds)
+    assert recorded > 1.1, said  # the ten ops inside it cost more than the call's Python binding
     # within a tenth of the unprofiled call: both are clock readings of a shared machine, and on a busy one the
     # corrected median read 2.92 µs against 2.85 µs plain (recorded 4.91 µs), where idle it reads 2.0 against 3.0
-    assert 0 < corrected <= 1.1 * plain < recorded, said
+    assert 0 < corrected <= 1.1, said

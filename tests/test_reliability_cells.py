@@ -169,7 +169,7 @@ def shown_text(out) -> str:
 
 
 def assert_stored_whole(store_path, run, status: str) -> None:
-    stored = RunStore(store_path).get(run.id)
+    stored = RunStore(store_path).get(run.id, with_artifacts=True)
     assert stored.status == status
     assert stored.to_dict() == run.to_dict(), "the store holds the whole run, as displayed"
 

@@ -142,7 +142,7 @@ def test_older_store_is_migrated_and_keeps_its_runs(ip, private_run_store):
     assert "not saved" not in out.stderr
     with RunStore(private_run_store) as s:
         assert {r["id"] for r in s.list()} == {"legacy", run.id}
-        assert s.get("legacy") == old and s.get(run.id).to_dict() == run.to_dict()
+        assert s.get("legacy") == old and s.get(run.id, with_artifacts=True).to_dict() == run.to_dict()
     with sqlite3.connect(private_run_store) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
@@ -161,7 +161,7 @@ def test_two_kernels_profiling_at_once_both_store_their_runs(ip, private_run_sto
     with RunStore(private_run_store) as s:
         assert s.count() == 202
         for run in runs:
-            assert s.get(run.id).to_dict() == run.to_dict()
+            assert s.get(run.id, with_artifacts=True).to_dict() == run.to_dict()
 
 
 class _InterruptBefore:

@@ -229,6 +229,10 @@ async def test_change_token_follows_writes_from_another_process_handle(jp_fetch,
         ("GET", ["runs", "cpu000000001", "figures"]),
         ("GET", ["runs", "cpu000000001", "report"]),
         ("GET", ["runs", "cpu000000001", "repro"]),
+        ("GET", ["runs", "cpu000000001", "compiles"]),
+        ("GET", ["runs", "cpu000000001", "compile"]),
+        ("GET", ["runs", "cpu000000001", "artifacts", "0" * 64]),
+        ("GET", ["runs", "cpu000000001", "perfetto"]),
         ("GET", ["changes"]),
         ("DELETE", ["runs", "cpu000000001"]),
     ],
@@ -327,7 +331,12 @@ async def test_a_run_and_a_job_read_from_torch_traces_are_served_with_their_figu
         store.put(r)
     body = await fetch_json(jp_fetch, API, "runs", run.id)
     summary = body.pop("summary")
-    assert body == run.to_dict() and summary == json.loads(json.dumps(run_digest(run)))
+    # the run's JSON names its artifacts by hash and holds none of their texts (GET runs/<id>/artifacts/<hash>)
+    assert body == {**run.to_dict(), "artifact_texts": {}} and summary == json.loads(json.dumps(run_digest(run)))
+    modules = [
+        run.artifact_texts[a.sha256] for c in run.compiles for a in c.artifacts if a.name == "inductor_output_code"
+    ]
+    assert modules and not any(json.dumps(text)[1:-1] in json.dumps(body) for text in modules)
     assert summary["headline"].startswith("from a TORCH_TRACE: no timings; compile failed")
     assert summary["trace"]["path"].endswith("failed/trace.log.gz")
     assert await fetch_json(jp_fetch, API, "runs", run.id, "figures")
@@ -444,3 +453,33 @@ async def test_import_trace_refuses_an_unauthenticated_request(http_server_clien
             await http_server_client.fetch(url, method="POST", body=body, headers=headers)
         assert info.value.code == 403
     assert store.count() == 0
+
+
+# -- a run's compiles and their artifacts ---------------------------------------------------------------
+
+
+async def test_a_runs_compiles_one_compile_and_an_artifact_are_served_the_text_only_to_its_run(jp_fetch, store):
+    from pathlib import Path
+
+    from compile_profile.engine.trace.log_import import import_trace
+
+    fixtures = Path(__file__).parent / "import_trace_fixtures"
+    (run,) = import_trace(fixtures / "script")
+    store.put(run)
+    store.put(cpu_run())
+    index = await fetch_json(jp_fetch, API, "runs", run.id, "compiles")
+    assert [r["link"]["label"] for r in index["rows"]][1:3] == ["[0/0]", "[1/0]"]
+    detail = await fetch_json(jp_fetch, API, "runs", run.id, "compile", params={"key": "trace:0/0:0"})
+    code = next(a for a in detail["artifacts"] if a["name"] == "inductor_output_code")
+    response = await jp_fetch(API, "runs", run.id, "artifacts", code["sha256"])
+    assert response.headers["Content-Type"] == "text/plain; charset=utf-8"
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
+    assert response.body.decode() == run.artifact_texts[code["sha256"]] and "def call(" in response.body.decode()
+    await expect_status(jp_fetch, 404, API, "runs", "cpu000000001", "artifacts", code["sha256"])  # another run's
+    await expect_status(jp_fetch, 400, API, "runs", run.id, "artifacts", "runs.sqlite")
+    await expect_status(jp_fetch, 404, API, "runs", run.id, "compile", params={"key": "trace:9/9:0"})
+    response = await jp_fetch(API, "runs", run.id, "perfetto")
+    assert response.headers["Content-Disposition"].startswith("attachment;")
+    assert any(e["ph"] == "X" for e in json.loads(response.body)["traceEvents"])
+    page = (await jp_fetch(API, "runs", run.id, "report")).body.decode()
+    assert "def call(self, args):" in page  # the report's artifacts come from the store

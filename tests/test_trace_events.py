@@ -1,5 +1,5 @@
-"""The trace model's event handlers (``engine.trace_model.events.HANDLERS``) and the one parser of
-``chromium_event`` payloads (``engine.trace_capture``), fed events as torch logs them."""
+"""The trace model's event handlers (``engine.trace.model.events.HANDLERS``) and the one parser of
+``chromium_event`` payloads (``engine.trace.capture``), fed events as torch logs them."""
 
 from __future__ import annotations
 

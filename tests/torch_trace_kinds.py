@@ -2,7 +2,7 @@
 
     python tests/torch_trace_kinds.py [TORCH_PACKAGE_DIR]
 
-prints each kind with where torch writes it, and those ``engine/trace_model/torch_kinds.py`` does not know.  A
+prints each kind with where torch writes it, and those ``engine/trace/model/torch_kinds.py`` does not know.  A
 call site is a ``trace_structured``/``dtrace_structured`` call (its first argument; for ``"artifact"`` the
 ``"name"`` of the dict its metadata function returns) or a ``trace_structured_artifact`` call (its first
 argument).  A name torch makes at run time (an f-string, a variable) is listed as ``<…>`` with its expression:

@@ -13,7 +13,8 @@ puts a run with markup in every field (tests/markup_runs.py) and two rows that c
 with markup where a number belongs), for xss.spec.ts, which takes them out again with ``--remove ID...``.
 ``--add-views`` puts the runs views.spec.ts looks at (a Lines chart with two withheld passes, a card whose p90s are
 50-100 times its medians, an input-signature table, and fillers enough to make the run list scroll) and a notebook
-holding the long-tailed run's card.  ``--add-inputs ID`` profiles a small MLP over a sequence of inputs of two shapes (``profile(fn, inputs=[...])``,
+holding the long-tailed run's card.  ``--add-traces`` imports the TORCH_TRACE fixtures compiles.spec.ts opens (a script's, a training loop's with restarts,
+and a 2-rank job's).  ``--add-inputs ID`` profiles a small MLP over a sequence of inputs of two shapes (``profile(fn, inputs=[...])``,
 compiled here on the CPU) and puts its run, for importtrace.spec.ts's look at the Overview's input-signature table.
 ``verdict_runs`` seeds a run whose results differ and one whose compiled calls ran eagerly, each card in
 verdict.ipynb, with the digest's verdicts in expected.json, for verdict.spec.ts.
@@ -661,6 +662,51 @@ def verdict_expected(runs: list[ProfileRun]) -> list[dict]:
     return out
 
 
+TRACE_RUNS = {"script": "uitracescr01", "loop": "uitraceloop1"}
+TRACE_JOB = ("uitracejob00", "uitracejob01")
+
+
+def add_trace_runs() -> None:
+    """The compiles views' runs (compiles.spec.ts): the script and loop TORCH_TRACE fixtures and the 2-rank job,
+    imported as ``compile-profile import-trace`` reads them, each under a fixed id."""
+    from compile_profile.engine.trace.log_import import import_trace
+
+    fixtures = HERE.parent / "tests" / "import_trace_fixtures"
+    with RunStore(DB) as store:
+        for name, run_id in TRACE_RUNS.items():
+            (run,) = import_trace(fixtures / name, source_roots=[fixtures])
+            run.id, run.created_at = run_id, minutes_ago(0.5)
+            store.put(run)
+        ranks = import_trace(fixtures / "job", source_roots=[fixtures])
+        for run, run_id in zip(ranks, TRACE_JOB):
+            run.id, run.created_at = run_id, minutes_ago(0.4)
+            store.put(run)
+        store.put(hostile_trace_run(fixtures))
+
+
+HOSTILE_TRACE_RUN = "uitracehost1"
+HOSTILE_MARKUP = '<img src=x onerror="window.__cpCompileXss=1">'
+
+
+def hostile_trace_run(fixtures: Path) -> ProfileRun:
+    """The script's trace with markup where a trace may put text: its first compile's first artifact, a frame's name
+    and code, a cache key (compiles.spec.ts looks for it as text)."""
+    import hashlib
+
+    from compile_profile.engine.trace.log_import import import_trace
+
+    (run,) = import_trace(fixtures / "script", source_roots=[fixtures])
+    run.id, run.created_at, run.label = HOSTILE_TRACE_RUN, minutes_ago(0.3), "a trace with markup"
+    record = next(c for c in run.compiles if c.compile_id == "0/0")
+    text = f"{HOSTILE_MARKUP}\n<script>window.__cpCompileXss=2</script>\n"
+    sha = hashlib.sha256(text.encode()).hexdigest()
+    run.artifact_texts[sha] = text
+    record.artifacts[0].sha256, record.artifacts[0].bytes = sha, len(text)
+    record.stack[-1].name, record.stack[-1].code = HOSTILE_MARKUP, HOSTILE_MARKUP
+    record.cache_lookups[0].key = HOSTILE_MARKUP
+    return run
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--add", metavar="ID", help="put one more run with this id into the existing store")
@@ -669,7 +715,11 @@ def main() -> None:
     parser.add_argument("--remove", nargs="+", metavar="ID", help="delete these runs from the existing store")
     parser.add_argument("--add-views", action="store_true", help="put the runs views.spec.ts looks at")
     parser.add_argument("--remove-views", action="store_true", help="take them out again")
+    parser.add_argument("--add-traces", action="store_true", help="put the runs compiles.spec.ts looks at")
     args = parser.parse_args()
+    if args.add_traces:
+        add_trace_runs()
+        return
     if args.add_views:
         add_views_runs()
         return

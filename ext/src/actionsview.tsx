@@ -13,21 +13,9 @@ import * as React from 'react';
 
 import { fetchReport, fetchReproducer } from './api';
 import { IDetailServices } from './detailprops';
+import { download } from './download';
 import { hasMagicLine, profiledCell } from './magicline';
 import { IProfileRun } from './types';
-
-/** Save `blob` as a file named `name`, as a link with a download attribute does. */
-function download(blob: Blob, name: string): void {
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  link.style.display = 'none';
-  document.body.appendChild(link);
-  link.click();
-  link.remove();
-  window.setTimeout(() => URL.revokeObjectURL(url), 10000);
-}
 
 export function RunActions(props: { run: IProfileRun; services: IDetailServices }): JSX.Element {
   const { run, services } = props;

@@ -4,7 +4,15 @@ import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 
 import { parseJobPage } from './job';
-import { IComparison, IJobPage, IPlotlyFigure, IProfileRun, IRunsPage } from './types';
+import {
+  ICompileDetail,
+  ICompileIndex,
+  IComparison,
+  IJobPage,
+  IPlotlyFigure,
+  IProfileRun,
+  IRunsPage
+} from './types';
 
 const API_PATH = 'compile-profile/api';
 
@@ -84,12 +92,32 @@ export async function fetchReport(id: string): Promise<Blob> {
   return fetchRunFile(id, 'report');
 }
 
-/** The run's failed compile's standalone reproducer script (engine/reproducer.py), for download. */
+/** The run's failed compile's standalone reproducer script (engine/trace/reproducer.py), for download. */
 export async function fetchReproducer(id: string): Promise<Blob> {
   return fetchRunFile(id, 'repro');
 }
 
-async function fetchRunFile(id: string, what: 'report' | 'repro'): Promise<Blob> {
+/** The run's compiles as a Chrome trace for Perfetto (render/perfetto.py), for download. */
+export async function fetchPerfetto(id: string): Promise<Blob> {
+  return fetchRunFile(id, 'perfetto');
+}
+
+/** Every compile of the run and the compile-site tree (digest/compiles.py), when the Compiles tab opens. */
+export function getCompileIndex(id: string): Promise<ICompileIndex> {
+  return request<ICompileIndex>(`runs/${enc(id)}/compiles`);
+}
+
+/** One compile's detail (digest/compile_detail.py), by its key (variant:compile_id:attempt). */
+export function getCompileDetail(id: string, key: string): Promise<ICompileDetail> {
+  return request<ICompileDetail>(`runs/${enc(id)}/compile${URLExt.objectToQueryString({ key })}`);
+}
+
+/** One artifact's text, by its SHA-256: plain text, which the views show as text only. */
+export async function getArtifact(id: string, sha256: string): Promise<string> {
+  return (await fetchRunFile(id, `artifacts/${enc(sha256)}`)).text();
+}
+
+async function fetchRunFile(id: string, what: string): Promise<Blob> {
   const settings = ServerConnection.makeSettings();
   const url = URLExt.join(settings.baseUrl, API_PATH, 'runs', enc(id), what);
   let response: Response;

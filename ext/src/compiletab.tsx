@@ -1,7 +1,8 @@
 /**
  * A run's Compile tab: cache hits and misses, compile time per variant, each compile on the timeline (the digest's
  * rows and its chart),
- * max-autotune's choices and CUDA-graph skips (measuredview.tsx), after the recompiles in the digest's words.
+ * max-autotune's choices and CUDA-graph skips (measuredview.tsx), after the recompiles in the digest's words; each
+ * timeline row's compile opens it in the Compiles tab, and Export for Perfetto saves the compiles as a Chrome trace.
  */
 
 import * as React from 'react';
@@ -12,9 +13,10 @@ import { formatS } from './format';
 import { recompileItems } from './guards';
 import { largestPhases } from './timeline';
 import { AutotuneChoices, CudagraphSkips } from './measuredview';
+import { PerfettoButton } from './perfetto';
 import { COMPILE_TIPS, tip } from './tooltips';
 
-export function Compile({ run, figures, services }: ITabProps): JSX.Element {
+export function Compile({ run, figures, services, onCompile }: ITabProps): JSX.Element {
   const c = run.cache;
   // The digest's words for each recompile (the value, its line, what changed, the fix), first: under the
   // tables and charts they went unseen; Dynamo's own reason where the digest has no words for it.
@@ -23,6 +25,9 @@ export function Compile({ run, figures, services }: ITabProps): JSX.Element {
   const several = new Set((timeline?.rows ?? []).map(r => r.variant)).size > 1;
   return (
     <div className="cp-Compile">
+      <div className="cp-Compile-actions">
+        <PerfettoButton run={run} />
+      </div>
       {run.recompiles.length > 0 && (
         <>
           <h4>Recompiles</h4>
@@ -81,7 +86,17 @@ export function Compile({ run, figures, services }: ITabProps): JSX.Element {
               <tr key={i}>
                 <td>
                   {several ? `${r.variant} ` : ''}
-                  {r.compile_id}
+                  {onCompile && r.compile_key ? (
+                    <button
+                      className="jp-Button jp-mod-minimal cp-Link"
+                      title="Open this compile in the Compiles tab"
+                      onClick={() => onCompile(r.compile_key)}
+                    >
+                      {r.compile_id}
+                    </button>
+                  ) : (
+                    r.compile_id
+                  )}
                 </td>
                 <td>
                   {r.when}

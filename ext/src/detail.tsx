@@ -1,14 +1,15 @@
 /**
  * One run's detail, the content of its main-area tab (detailwidget.tsx): a row of tabs and the
- * chosen one, each in a file of its own: Overview (overview.tsx), Compile (compiletab.tsx), Graph
- * breaks (breaksview.tsx), Graphs (graphsview.tsx), Guards (guardsview.tsx), Kernels
- * (kernelsview.tsx) and Lines (linesview.tsx); above them the run's actions (actionsview.tsx: Copy,
+ * chosen one, each in a file of its own: Overview (overview.tsx), Compile (compiletab.tsx), Compiles
+ * (compilestab.tsx: each compile's detail and artifacts), Graph breaks (breaksview.tsx), Graphs (graphsview.tsx),
+ * Guards (guardsview.tsx), Kernels (kernelsview.tsx) and Lines (linesview.tsx); above them the run's actions (actionsview.tsx: Copy,
  * Export, Re-run).  The tab row is a WAI-ARIA tablist: one tab in the Tab order, the arrow keys move.
  */
 
 import * as React from 'react';
 
 import { GraphBreaks } from './breaksview';
+import { Compiles } from './compilestab';
 import { Compile } from './compiletab';
 import { IDetailServices } from './detailprops';
 import { Graphs } from './graphsview';
@@ -22,6 +23,7 @@ import { IPlotlyFigure, IProfileRun } from './types';
 export const DETAIL_TABS = [
   'Overview',
   'Compile',
+  'Compiles',
   'Graph breaks',
   'Graphs',
   'Guards',
@@ -40,9 +42,12 @@ export function RunDetail(props: {
   services: IDetailServices;
   tab: DetailTab;
   onTab: (tab: DetailTab) => void;
+  compileKey?: string | null;
+  onCompile?: (key: string) => void;
 }): JSX.Element {
   const { run, tab } = props;
   const counts: Partial<Record<DetailTab, number>> = {
+    Compiles: (run.compiles ?? []).filter(c => c.compile_id).length,
     'Graph breaks': run.graph_breaks.length,
     Graphs: run.graphs.length,
     Kernels: run.kernels.length
@@ -95,6 +100,7 @@ export function RunDetail(props: {
       >
         {tab === 'Overview' && <Overview {...props} />}
         {tab === 'Compile' && <Compile {...props} />}
+        {tab === 'Compiles' && <Compiles {...props} />}
         {tab === 'Graph breaks' && <GraphBreaks {...props} />}
         {tab === 'Graphs' && <Graphs {...props} />}
         {tab === 'Guards' && <GuardsTab run={run} revealLine={props.services.revealLine} />}

@@ -48,6 +48,16 @@ export class RunDetailModel {
     this._changed.emit();
   }
 
+  /** The compile open in the Compiles tab (digest/compiles.py's key), or null for its first. */
+  compileKey: string | null = null;
+
+  /** Open a compile: the Compiles tab, with it chosen. */
+  openCompile(key: string): void {
+    this.compileKey = key;
+    this.tab = 'Compiles';
+    this._changed.emit();
+  }
+
   setTab(tab: DetailTab): void {
     if (tab !== this.tab) {
       this.tab = tab;

@@ -19,4 +19,8 @@ export interface ITabProps {
   run: IProfileRun;
   figures: Record<string, IPlotlyFigure> | null;
   services: IDetailServices;
+  /** the compile open in the Compiles tab (its key, digest/compiles.py), or null for the first */
+  compileKey?: string | null;
+  /** open a compile in the Compiles tab */
+  onCompile?: (key: string) => void;
 }

@@ -68,6 +68,8 @@ class RunDetailContent extends ReactWidget {
                 services={this._services}
                 tab={this.model.tab}
                 onTab={tab => this.model.setTab(tab)}
+                compileKey={this.model.compileKey}
+                onCompile={key => this.model.openCompile(key)}
               />
             </>
           );

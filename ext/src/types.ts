@@ -94,6 +94,14 @@ export type IJobRow = digest.JobRow;
 export type IJobDivergence = digest.JobDivergence;
 export type ICompileSpread = digest.CompileSpread;
 export type IJobDigest = digest.JobDigest;
+export type ICompileIndex = digest.CompileIndex;
+export type ICompileRow = digest.CompileRow;
+export type ICompileLink = digest.CompileLink;
+export type ISiteRow = digest.SiteRow;
+export type ICompileDetail = digest.CompileDetail;
+export type IArtifactRow = digest.ArtifactRow;
+export type IProvenanceView = digest.ProvenanceView;
+export type IProvenanceGroup = digest.ProvenanceGroup;
 
 // -- what carries it: the MIME bundle (render/mime.py) and the REST API (server/handlers.py) --------------
 

@@ -16,6 +16,7 @@ describe('largestPhases', () => {
       time: '10 s',
       cache_text: '',
       restart_text: '',
+      compile_key: 'inductor/default:0/0:0',
       phases: [
         phase('dynamo', 'whole compile', 10, '10 s'),
         phase('bytecode_tracing', 'Dynamo', 0.6, '600 ms'),

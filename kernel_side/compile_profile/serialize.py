@@ -63,9 +63,23 @@ def _is_json_object(data: Any) -> TypeGuard[dict[str, Any]]:
     return type(data) is dict
 
 
+_PLAIN = (str, int, bool, type(None))
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}  # each dataclass's fields, read once (a 48 MB log's run: 400,000 values)
+
+
+def _type_of(obj: object) -> type:
+    return type(obj)
+
+
 def to_dict(obj: Any) -> Any:
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    cls = _type_of(obj)
+    if cls in _PLAIN:
+        return obj
+    names = _FIELD_NAMES.get(cls)
+    if names is None and dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(obj))
+    if names is not None:
+        return {name: to_dict(getattr(obj, name)) for name in names}
     if _is_sequence(obj):
         return [to_dict(v) for v in obj]
     if is_dict(obj):

@@ -138,7 +138,7 @@ test("the detail's tabs by keyboard: one tab stop, the arrow keys, Home and End,
 }) => {
   const detail = await openRun(page, CPU_RUN, 'Overview');
   const tabs = detail.locator('[role="tablist"] [role="tab"]');
-  await expect(tabs).toHaveCount(7);
+  await expect(tabs).toHaveCount(8);
   await expect(detail.locator('[role="tab"][tabindex="0"]')).toHaveCount(1);
   const selected = detail.locator('[role="tab"][aria-selected="true"]');
   await expect(selected).toHaveText('Overview');
@@ -163,7 +163,7 @@ test("the detail's tabs by keyboard: one tab stop, the arrow keys, Home and End,
   const panelId = await detail.locator('[role="tabpanel"]').getAttribute('aria-labelledby');
   expect(await selected.getAttribute('id')).toBe(panelId);
   // Enter on a focused tab chooses it, as a click does
-  await tabs.nth(5).focus();
+  await tabs.nth(6).focus();
   await page.keyboard.press('Enter');
   await expect(detail.locator('.cp-TabBody')).toHaveAttribute('data-tab', 'Kernels');
   // the Kernels table's headers sort from the keyboard too: Tab to one, Enter

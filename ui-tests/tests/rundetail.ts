@@ -46,8 +46,13 @@ async function showTab(page: IJupyterLabPageFixture, id: string, tab?: string): 
   const detail = runDetail(page, id);
   await expect(detail).toBeVisible();
   if (tab) {
-    await detail.locator('.cp-Tabs .cp-Tab', { hasText: tab }).click();
+    await detail.locator('.cp-Tabs .cp-Tab', { hasText: tabName(tab) }).click();
     await expect(detail.locator('.cp-TabBody')).toHaveAttribute('data-tab', tab);
   }
   return detail;
+}
+
+/** A tab by its name, with or without its count ("Compile" is not "Compiles (6)"). */
+export function tabName(tab: string): RegExp {
+  return new RegExp(`^${tab.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}( \\(\\d+\\))?$`);
 }

@@ -19,12 +19,21 @@ import * as path from 'path';
 import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
 import { Locator } from '@playwright/test';
 
-import { openPanel, PANEL, runDetail } from './rundetail';
+import { openPanel, PANEL, runDetail, tabName } from './rundetail';
 
 const HOSTILE_RUN = 'uihostile001'; // seeded by seed_runs.py
 const NOTEBOOK = 'xss-card.ipynb';
 const SENTINEL = '<script>window.__xss=1</script><img src=x onerror="window.__xss=2;alert(2)">';
-const DETAIL_TABS = ['Overview', 'Compile', 'Graph breaks', 'Graphs', 'Guards', 'Kernels', 'Lines'];
+const DETAIL_TABS = [
+  'Overview',
+  'Compile',
+  'Compiles',
+  'Graph breaks',
+  'Graphs',
+  'Guards',
+  'Kernels',
+  'Lines'
+];
 const MARKUP_RUN = 'uimarkup0001'; // seed_runs.py --add-markup
 const UNREADABLE_RUNS = ['uiunread0001', 'uiunread0002'];
 const SEEDED_CPU_RUN = 'uicpu0000001';
@@ -83,7 +92,7 @@ async function openCard(page: IJupyterLabPageFixture, notebook: string): Promise
 async function visitEveryTab(detail: Locator): Promise<string> {
   const shown: string[] = [];
   for (const tab of DETAIL_TABS) {
-    await detail.locator('.cp-Tab', { hasText: tab }).click();
+    await detail.locator('.cp-Tab', { hasText: tabName(tab) }).click();
     if (tab === 'Graphs') {
       const picker = detail.locator('.cp-Graphs select');
       for (const value of await picker

@@ -1,6 +1,15 @@
 /* Generated from kernel_side/compile_profile/schema/digest.schema.json by ext/scripts/contract-types.mjs (make contract): do not edit. */
 
-export type DigestJson = RunDigest | RunSummary | RunMimeData | RunsPage | Comparison | JobDigest | JobPage;
+export type DigestJson =
+  | RunDigest
+  | RunSummary
+  | RunMimeData
+  | RunsPage
+  | Comparison
+  | JobDigest
+  | JobPage
+  | CompileIndex
+  | CompileDetail;
 
 /**
  * ``summarize`` plus what one run's detail shows (``summary.run_digest``).
@@ -885,6 +894,10 @@ export interface CompileTimelineRow {
    * timeline.SHOWN_PHASES, each at least 1% of the compile
    */
   phases: TimelinePhase[];
+  /**
+   * the compile's kept attempt in the Compiles tab (``compiles.compile_key``); "" where not recorded
+   */
+  compile_key: string;
 }
 /**
  * One timed span of a compile (``timeline.compile_rows``), nested by depth.
@@ -1248,4 +1261,139 @@ export interface JobDivergence {
 export interface JobPage {
   job: JobDigest;
   runs: RunSummary[];
+}
+/**
+ * Every compile of a run, and where they started (``GET runs/<id>/compiles``).
+ */
+export interface CompileIndex {
+  run_id: string;
+  text: string;
+  rows?: CompileRow[];
+  sites?: SiteRow[];
+  legend?: StatusWord[];
+  perfetto_text?: string;
+}
+/**
+ * One compile (an attempt) in the index.
+ */
+export interface CompileRow {
+  link: CompileLink;
+  variant: string;
+  compile_id: string;
+  attempt: number;
+  frame: string;
+  time: string;
+  artifacts_text: string;
+  cache_text: string;
+}
+/**
+ * A compile as every view names and opens it.
+ */
+export interface CompileLink {
+  key: string;
+  label: string;
+  status: 'ok' | 'restarted' | 'empty' | 'failed' | 'missing' | 'dropped';
+  status_text: string;
+}
+/**
+ * One frame of the compile-site tree (tlparse's stack trie), in pre-order: ``depth`` grows where stacks part.
+ */
+export interface SiteRow {
+  depth: number;
+  text: string;
+  code: string;
+  compiles?: CompileLink[];
+}
+/**
+ * One status of the legend, in the words the tree's colours stand for.
+ */
+export interface StatusWord {
+  status: 'ok' | 'restarted' | 'empty' | 'failed' | 'missing' | 'dropped';
+  text: string;
+}
+/**
+ * One compile by compile id and attempt (``GET runs/<id>/compiles/<key>``): tlparse's compile page.
+ */
+export interface CompileDetail {
+  run_id: string;
+  link: CompileLink;
+  title: string;
+  stack?: string[];
+  metrics?: MetricRow[];
+  failure_text?: string;
+  restarts_text?: string;
+  attempts?: AttemptRow[];
+  artifacts?: ArtifactRow[];
+  artifacts_text?: string;
+  cache_lookups?: CacheLookupRow[];
+  shape_facts?: ShapeFactRow[];
+  provenance?: ProvenanceView[];
+  collectives_text?: string;
+  tensor_meta?: string[];
+}
+/**
+ * One of the compile's metrics, worded.
+ */
+export interface MetricRow {
+  label: string;
+  value: string;
+}
+/**
+ * One attempt of the compile id, the one shown among them.
+ */
+export interface AttemptRow {
+  link: CompileLink;
+  text: string;
+  current: boolean;
+}
+/**
+ * One artifact of the compile, in the order logged, viewable by its hash (``GET runs/<id>/artifacts/<sha256>``).
+ */
+export interface ArtifactRow {
+  name: string;
+  label: string;
+  stage: string;
+  sha256: string;
+  language: string;
+  size_text: string;
+}
+/**
+ * One cache lookup with the key it looked up.
+ */
+export interface CacheLookupRow {
+  text: string;
+  key: string;
+  components_text: string;
+  sha256: string;
+}
+/**
+ * A symbolic-shape decision of the compile.
+ */
+export interface ShapeFactRow {
+  kind: string;
+  text: string;
+  where: string;
+}
+/**
+ * One output module's linked view: source, pre-grad graph, post-grad graph and output code.
+ */
+export interface ProvenanceView {
+  title: string;
+  how: string;
+  pre_grad: string;
+  post_grad: string;
+  output_code: string;
+  groups?: ProvenanceGroup[];
+}
+/**
+ * One source line and what it became: the lines of each stage's artifact that came from it.
+ */
+export interface ProvenanceGroup {
+  line: number | null;
+  title: string;
+  text: string;
+  lines_text: string;
+  pre_grad?: number[];
+  post_grad?: number[];
+  output_code?: number[];
 }

@@ -45,6 +45,10 @@ export interface ProfileRun {
   imported_trace?: TraceOrigin | null;
   inputs?: InputSequence | null;
   settings?: RunSettings | null;
+  compiles?: CompileRecord[];
+  artifact_texts?: {
+    [k: string]: string;
+  };
   schema_version?: number;
 }
 /**
@@ -185,6 +189,9 @@ export interface CacheLookup {
   cache: 'fx_graph' | 'aot_autograd';
   state: string;
   detail?: string;
+  key?: string;
+  components?: number;
+  artifact?: string;
 }
 /**
  * A compile whose analysis Dynamo restarted before it kept one (``compilation_metrics``' ``restart_reasons``): a
@@ -220,6 +227,7 @@ export interface KernelProfile {
   device_busy_ms?: number | null;
   event_cost_us?: number | null;
   profiler_cost_ms?: number | null;
+  events?: ProfiledEvent[];
 }
 /**
  * A device kernel the profiling pass saw but could not tie to a generated kernel or extern call (on
@@ -255,6 +263,19 @@ export interface EagerLineTime {
   line: number;
   time_ms: number;
   ops?: string[];
+}
+/**
+ * One kernel event of one profiled call, as the profiler recorded it (for ``export --perfetto``): a device kernel
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "ProfiledEvent".
+ */
+export interface ProfiledEvent {
+  name: string;
+  start_us: number;
+  duration_us: number;
+  track?: 'device' | 'host';
+  kernel_id?: string;
 }
 /**
  * One op max-autotune benchmarked (from the structured trace's autotuning events).
@@ -728,6 +749,128 @@ export interface RunSettings {
   inputs?: string;
 }
 /**
+ * One compile, by compile id and attempt (tlparse's ``[0/1_2]``), as Dynamo, AOTAutograd and Inductor logged
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "CompileRecord".
+ */
+export interface CompileRecord {
+  variant: string;
+  compile_id: string;
+  attempt?: number;
+  status?: 'ok' | 'restarted' | 'empty' | 'failed' | 'missing' | 'dropped';
+  restart_reason?: string;
+  stack?: CompileFrame[];
+  metrics?: CompileMetrics | null;
+  artifacts?: Artifact[];
+  cache_lookups?: CacheLookup[];
+  shape_facts?: ShapeFact[];
+  provenance?: Provenance[];
+  collectives?: string[];
+  tensor_meta?: string[];
+  execution_order?: string[];
+  start_s?: number | null;
+}
+/**
+ * A frame of the stack a compile started from (``dynamo_start``), outermost first.
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "CompileFrame".
+ */
+export interface CompileFrame {
+  filename: string;
+  line: number;
+  name: string;
+  code?: string;
+  cell_line?: number | null;
+}
+/**
+ * What Dynamo's ``compilation_metrics`` (and a lazily compiled backward's ``bwd_compilation_metrics``) logged
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "CompileMetrics".
+ */
+export interface CompileMetrics {
+  entire_frame_s?: number | null;
+  backend_s?: number | null;
+  inductor_s?: number | null;
+  code_gen_s?: number | null;
+  dynamo_before_restart_s?: number | null;
+  backward_inductor_s?: number | null;
+  remote_cache_saved_s?: number | null;
+  cache_size?: number | null;
+  accumulated_cache_size?: number | null;
+  guard_count?: number | null;
+  shape_env_guard_count?: number | null;
+  graph_op_count?: number | null;
+  graph_node_count?: number | null;
+  graph_input_count?: number | null;
+  compliant_custom_ops?: string[];
+  non_compliant_ops?: string[];
+  restart_reasons?: string[];
+  fail_type?: string;
+  fail_reason?: string;
+  fail_file?: string;
+  fail_line?: number | null;
+}
+/**
+ * One intermediate product a compile logged (``TORCH_TRACE``'s payloads, what tlparse lists per compile id): a
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "Artifact".
+ */
+export interface Artifact {
+  name: string;
+  sha256: string;
+  bytes: number;
+  lines: number;
+  language?: 'python' | 'cpp' | 'json' | 'text';
+  cut?: boolean;
+}
+/**
+ * A symbolic-shape decision of one compile (tlparse's compile page): a ``specialization`` (a dynamic size fixed
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "ShapeFact".
+ */
+export interface ShapeFact {
+  kind: 'specialization' | 'guard' | 'symbol';
+  text: string;
+  sources?: string[];
+  value?: string;
+  frame?: CompileFrame | null;
+}
+/**
+ * How one Inductor output module came from the user's code: its pre-grad graph, post-grad graph and output code
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "Provenance".
+ */
+export interface Provenance {
+  pre_grad?: string;
+  post_grad?: string;
+  output_code?: string;
+  mapped?: boolean;
+  nodes?: ProvenanceNode[];
+  graph?: string;
+}
+/**
+ * One node of a compiled graph at one stage, where it sits in that stage's artifact and what it became.
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "ProvenanceNode".
+ */
+export interface ProvenanceNode {
+  stage: 'pre_grad' | 'post_grad' | 'output_code';
+  name: string;
+  lines?: number[];
+  definition?: number[];
+  line?: number | null;
+  file?: string;
+  file_line?: number | null;
+  to?: string[];
+}
+/**
  * The result of one ``%%compile_profile`` (or ``compile_profile.profile``) call.
  *
  * This interface was referenced by `ProfileRun`'s JSON-Schema
@@ -775,5 +918,9 @@ export interface ProfileRun1 {
   imported_trace?: TraceOrigin | null;
   inputs?: InputSequence | null;
   settings?: RunSettings | null;
+  compiles?: CompileRecord[];
+  artifact_texts?: {
+    [k: string]: string;
+  };
   schema_version?: number;
 }

@@ -92,7 +92,16 @@ def cmd_show(args: argparse.Namespace, store: RunStore) -> int:
     if args.json:
         say(json.dumps(store.get_dict(validate_run_id(args.id)), indent=2))
         return 0
-    say(render_text(store.get(validate_run_id(args.id))))
+    run = store.get(validate_run_id(args.id))
+    if args.compile is not None or args.artifact is not None:
+        from .compiles import show_compiles
+
+        try:
+            say(show_compiles(store, run, args.compile or "", args.artifact))
+        except LookupError as exc:
+            raise CliError(str(exc.args[0]), 1) from None
+        return 0
+    say(render_text(run))
     return 0
 
 
@@ -126,6 +135,14 @@ def cmd_job(args: argparse.Namespace, store: RunStore) -> int:
     digest = job_digest(runs)
     if args.html:
         write_file(args.html, render_job_report_html(digest))
+    if args.perfetto:
+        from ..render.perfetto import job_perfetto_trace
+
+        write_file(args.perfetto, json.dumps(job_perfetto_trace(runs)))
+        say(
+            f"wrote {args.perfetto} (its ranks' compiles on one clock: open it in https://ui.perfetto.dev)",
+            err=args.json,
+        )
     if args.json:
         say(json.dumps({"job": digest, "runs": [summarize(run) for run in runs]}, indent=2))
     else:
@@ -233,15 +250,21 @@ def cmd_compare(args: argparse.Namespace, store: RunStore) -> int:
 
 
 def cmd_export(args: argparse.Namespace, store: RunStore) -> int:
-    if not args.html and not args.json:
-        raise CliError("export needs --html OUT and/or --json OUT")
+    if not args.html and not args.json and not args.perfetto:
+        raise CliError("export needs --html OUT, --json OUT and/or --perfetto OUT")
     run_id = validate_run_id(args.id)
-    if args.json:
-        write_file(args.json, json.dumps(store.get_dict(run_id), indent=2) + "\n")
+    if args.json:  # a whole run file, its artifacts' texts too (compile-profile import FILE reads it)
+        data = {**store.get_dict(run_id), "artifact_texts": store.artifact_texts(run_id)}
+        write_file(args.json, json.dumps(data, indent=2) + "\n")
         say(f"wrote {args.json}")
     if args.html:
-        write_file(args.html, render_report_html(store.get(run_id)))
+        write_file(args.html, render_report_html(store.get(run_id), lambda sha: store.artifact(run_id, sha)))
         say(f"wrote {args.html}")
+    if args.perfetto:
+        from .compiles import export_perfetto
+
+        write_file(args.perfetto, export_perfetto(store.get(run_id)))
+        say(f"wrote {args.perfetto} (open it in https://ui.perfetto.dev or chrome://tracing)")
     return 0
 
 
@@ -288,6 +311,14 @@ def register(commands: Any, db_option: Parser) -> None:
     show = commands.add_parser("show", parents=[db_option], help="print one run")
     show.add_argument("id")
     show.add_argument("--json", action="store_true", help="print the whole run as JSON")
+    show.add_argument(
+        "--compile",
+        nargs="?",
+        const="",
+        metavar="NAME",
+        help="its compiles and where they started; with NAME (0/1, 0/1_2 for an attempt) that compile's detail",
+    )
+    show.add_argument("--artifact", metavar="N", help="with --compile NAME: print its artifact N (or of that name)")
     show.set_defaults(handler=cmd_show)
 
     rm = commands.add_parser("rm", parents=[db_option], help="delete runs")
@@ -304,6 +335,7 @@ def register(commands: Any, db_option: Parser) -> None:
     export.add_argument("id")
     export.add_argument("--html", metavar="OUT", help="self-contained HTML report")
     export.add_argument("--json", metavar="OUT", help="the run as JSON")
+    export.add_argument("--perfetto", metavar="OUT", help="its compiles as a Chrome trace for Perfetto (JSON)")
     export.set_defaults(handler=cmd_export)
 
     repro = commands.add_parser(
@@ -319,6 +351,7 @@ def register(commands: Any, db_option: Parser) -> None:
     job.add_argument("id", metavar="ID", help="the job's id, or the id of any of its runs")
     job.add_argument("--html", metavar="OUT", help="also write the job's self-contained HTML report")
     job.add_argument("--json", action="store_true", help="print the job's digest and its runs' summaries as JSON")
+    job.add_argument("--perfetto", metavar="OUT", help="also write its ranks' compiles as one Chrome trace (JSON)")
     job.set_defaults(handler=cmd_job)
 
     imp = commands.add_parser(

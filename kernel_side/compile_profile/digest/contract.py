@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Literal, TypedDict
 
 from .. import serialize
+from .compile_shapes import CompileDetail, CompileIndex
 
 SCHEMA_PATH = Path(__file__).parent.parent / "schema" / "digest.schema.json"
 
@@ -538,6 +539,7 @@ class CompileTimelineRow(TypedDict):
     cache_text: str  # "FX graph: 2 misses (full_miss); AOTAutograd: 1 miss (full_miss)"; "" with no lookup
     restart_text: str  # "[6/1_2] after 2 restarts: Failed to trace builtin operator; …" (tlparse's); "" with none
     phases: list[TimelinePhase]  # timeline.SHOWN_PHASES, each at least 1% of the compile
+    compile_key: str  # the compile's kept attempt in the Compiles tab (``compiles.compile_key``); "" where not recorded
 
 
 class CompileTimeline(TypedDict):
@@ -734,8 +736,9 @@ class JobPage(TypedDict):
     runs: list[RunSummary]
 
 
-# The shapes a reader receives whole; the schema's root is any one of them and its $defs name each.
-ROOTS = (RunDigest, RunSummary, RunMimeData, RunsPage, Comparison, JobDigest, JobPage)
+# The shapes a reader receives whole; the schema's root is any one of them and its $defs name each.  The compile views'
+# are dataclasses (``compile_shapes``), declared once: their schema and TypeScript come from them.
+ROOTS = (RunDigest, RunSummary, RunMimeData, RunsPage, Comparison, JobDigest, JobPage, CompileIndex, CompileDetail)
 
 
 def json_schema() -> dict[str, Any]:

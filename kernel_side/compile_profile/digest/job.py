@@ -28,6 +28,9 @@ it, the rank whose decisions the others follow.  The rules, each with its senten
   were not compared (the verdict, ``Correctness.ok``; without a majority the rank whose results differ
   diverges); each row's ``correctness_text`` is the run digest's sentence;
 * ``ddp_buckets``: DDPOptimizer cut its graphs into another number of pieces;
+* ``compile_ids``, ``cache``, ``collectives``, ``tensor_meta``, ``execution_order``: its compiles differ (other
+  compile ids, other cache lookups, collectives in another order, other ops' shapes, graphs run in another order:
+  ``job_compiles``, tlparse's multi-rank checks);
 * ``missing``: a rank of the world size has no run.
 
 A job of one run has nothing to compare and no divergences.
@@ -44,9 +47,7 @@ measured, and ``ddp_note`` in which order DDP all-reduces the pieces the DDP buc
 from __future__ import annotations
 
 import statistics
-from collections import Counter
-from collections.abc import Callable, Hashable
-from typing import TypeVar
+from collections.abc import Callable
 
 from ..profile_run import OTHER_RANK_FAILED, ProfileRun, Variant
 from . import contract
@@ -55,6 +56,8 @@ from .distributed import ddp_bucket_count
 from .facts import BreakGroup, break_groups, break_summary, cache_words, peak_memory_text
 from .format import format_diff, format_ms, format_s, format_share, format_speedup, lines_of, one_line
 from .guards import recompile_text
+from .job_compiles import compile_divergences
+from .majority import expected, who
 from .notes import error_message, variant_error
 from .summary import summarize
 from .trace import NO_TIMINGS
@@ -74,6 +77,11 @@ DIVERGENCE_KINDS = (
     "graphs",
     "breaks",
     "recompiles",
+    "compile_ids",
+    "cache",
+    "collectives",
+    "tensor_meta",
+    "execution_order",
     "compile_time",
     "correctness",
     "ddp_buckets",
@@ -198,24 +206,8 @@ def _row(run: ProfileRun, summary: contract.RunSummary) -> contract.JobRow:
 # -- what the job's figure is -------------------------------------------------------------------
 
 
-_Figure = TypeVar("_Figure", bound=Hashable)
-
-
-def _expected(values: dict[int, _Figure], size: Callable[[_Figure], float] | None = None) -> _Figure:
-    """The job's figure: what most ranks have; without a majority, the smallest by ``size`` (a count that
-    should not grow), or rank 0's (the lowest rank present) when neither side is better."""
-    counts = Counter(values.values())
-    value, n = counts.most_common(1)[0]
-    if 2 * n > len(values):
-        return value
-    if size is not None:
-        return min(values.values(), key=size)  # a tie keeps the first, the lowest rank's
-    return values[min(values)]
-
-
-def _who(values: dict[int, _Figure], rank: int, expected: _Figure) -> str:
-    """``the others`` when every other rank has the job's figure, else ``most ranks``."""
-    return "the others" if all(v == expected for r, v in values.items() if r != rank) else "most ranks"
+_expected = expected  # the job's figure (``majority``)
+_who = who
 
 
 def _stopped_for_another_rank(run: ProfileRun) -> bool:
@@ -346,6 +338,8 @@ def _divergences(
             theirs = "did not" if expected_recompiles == 0 else f"recompiled {_times(expected_recompiles)}"
             first = recompile_text(compared[r].recompiles[0], lines_of(compared[r]))
             add(r, "recompiles", f"recompiled {_times(n)} where {who} {theirs}; the first: {first}")
+
+    compile_divergences(compared, add)  # compile ids, cache lookups, collectives, tensor metadata (``job_compiles``)
 
     compile_s = {r: s for r in compared if (s := summaries[r]["compile_s"]) is not None}
     # Ranks on one machine share Inductor's cache: the first to compile a graph fills it for the others, so

@@ -76,8 +76,11 @@ from .trace import trace_summary
 # defaults, setup failures, a failing graph's lines, fallback_random compared, a reference's float32 ops; 24:
 # calibrated CPU profiler passes (measured or withheld, never both), host contention as a cause, fused_native
 # whichever way the speedup goes; 25: the verdict ladder (outcome), Compare's context; 26: the in-place state put
-# back or not, the learning rate's and a fused optimizer's words, a helper's cell
-DIGEST_VERSION = 26
+# back or not, the learning rate's and a fused optimizer's words, a helper's cell; 27: each compile of the timeline
+# opens in the Compiles tab (its key), a job's compile ids, cache lookups, collectives, tensor metadata and execution
+# order compared across its ranks; 28: a job's cache lookups compared by key, not outcome; a calibrated pass's
+# tolerance the timer's noise plus the cost taken out
+DIGEST_VERSION = 28
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 

@@ -19,6 +19,7 @@ import re
 
 from ..profile_run import CompileSpan, ProfileRun, Variant
 from . import contract
+from .compiles import compile_key
 from .format import format_s, format_share
 
 SHOWN_PHASES = frozenset(
@@ -108,6 +109,12 @@ def restart_text(variant: Variant, compile_id: str) -> str:
     return f"[{compile_id}_{last.attempt}] after {n} restart{'' if n == 1 else 's'}: " + "; ".join(reasons)
 
 
+def kept_key(run: ProfileRun, variant: str, compile_id: str) -> str:
+    """The key of a compile's last attempt (the one Dynamo kept), as the Compiles tab opens it; "" where none."""
+    attempts = [r for r in run.compiles if r.variant == variant and r.compile_id == compile_id]
+    return compile_key(max(attempts, key=lambda r: r.attempt)) if attempts else ""
+
+
 def _shown(span: CompileSpan, total: float) -> bool:
     named = span.depth == 0 or span.name in SHOWN_PHASES or "autotun" in span.name
     return named and span.duration_s >= SHOWN_SHARE * total
@@ -155,6 +162,7 @@ def compile_rows(run: ProfileRun) -> list[contract.CompileTimelineRow]:
                     "cache_text": _cache_text(v, compile_id),
                     "restart_text": restart_text(v, compile_id),
                     "phases": [_phase(s, origin, shown) for s in shown],
+                    "compile_key": kept_key(run, v.name, compile_id),
                 }
             )
     return rows

@@ -6,16 +6,30 @@ server, the JupyterLab extension).  Field names are part of the public JSON shap
 none.  Plain data: nothing here imports the engine, the digest, a view or the store; a run's display, report,
 save and summary are views the adapters register (``views``).  Every name is imported from this package:
 
-  run.py          ``ProfileRun`` and its own parts: device, variants, timings, kernel profiles, speedup, inputs,
+  run.py          ``ProfileRun`` and its own parts: device, variants, timings, speedup, inputs,
                   distributed rank, where an imported run came from, settings; ``json_schema``
   compiles.py     graphs, guards, graph breaks, recompiles, kernels, caches, compile spans, DDP's splits
+  compile_records.py  every compile by compile id and attempt: its metrics, artifacts, shapes, provenance
   correctness.py  each output's check and the verdict
+  kernel_profile.py  what the profiler pass measured of a variant: kernel times, breakdown, eager lines, events
   errors.py       errors, the settings not at their defaults, ``--bisect``'s result
   notes.py        ``Note``: a fact as a kind and its values, worded by the digest
   upgrades.py     older runs' JSON upgraded on load, step by step (``SCHEMA_VERSION``)
   views.py        the views the adapters register (``VIEWS``)
 """
 
+from .compile_records import (
+    Artifact,
+    ArtifactLanguage,
+    CompileFrame,
+    CompileMetrics,
+    CompileRecord,
+    CompileStatus,
+    Provenance,
+    ProvenanceNode,
+    ProvenanceStage,
+    ShapeFact,
+)
 from .compiles import (
     AutotuneResult,
     CacheLookup,
@@ -33,22 +47,27 @@ from .compiles import (
 )
 from .correctness import Correctness, OutputCheck
 from .errors import Bisection, ConfigSetting, ErrorInfo
+from .kernel_profile import (
+    CallBreakdown,
+    EagerLineTime,
+    KernelProfile,
+    ProfiledEvent,
+    TimingMethod,
+    UnmatchedKernel,
+)
 from .notes import Note, NoteKind, NoteValue
 from .run import (
     CELL_FILENAME_PREFIX,
     OTHER_RANK_FAILED,
     SCHEMA_PATH,
-    CallBreakdown,
     Device,
     DevicePeaks,
     DistributedRank,
-    EagerLineTime,
     HostLoad,
     InputCall,
     InputSequence,
     InputSignature,
     KeptTensor,
-    KernelProfile,
     ProfileRun,
     Recommendation,
     RunSettings,
@@ -57,9 +76,7 @@ from .run import (
     Speedup,
     ThreadsTrial,
     Timing,
-    TimingMethod,
     TraceOrigin,
-    UnmatchedKernel,
     Variant,
     json_schema,
 )
@@ -73,13 +90,19 @@ __all__ = [
     "SCHEMA_VERSION",
     "UPGRADES",
     "VIEWS",
+    "Artifact",
+    "ArtifactLanguage",
     "AutotuneResult",
     "Bisection",
     "CacheLookup",
     "CacheStats",
     "CallBreakdown",
+    "CompileFrame",
+    "CompileMetrics",
+    "CompileRecord",
     "CompileRestart",
     "CompileSpan",
+    "CompileStatus",
     "ConfigSetting",
     "Correctness",
     "DdpBucket",
@@ -105,11 +128,16 @@ __all__ = [
     "NoteValue",
     "OutputCheck",
     "ProfileRun",
+    "ProfiledEvent",
+    "Provenance",
+    "ProvenanceNode",
+    "ProvenanceStage",
     "Recommendation",
     "Recompile",
     "RunSettings",
     "RunStatus",
     "RunViews",
+    "ShapeFact",
     "SkippedRecord",
     "Speedup",
     "ThreadsTrial",

@@ -46,6 +46,11 @@ class CacheLookup:
     cache: Literal["fx_graph", "aot_autograd"]
     state: str  # "hit", "miss", "bypass"
     detail: str = ""  # torch's finer status ("full_miss", ...) or why the cache was bypassed
+    # the key it looked up and how many components torch hashed into it (``CompileRecord.cache_lookups``: its
+    # components are its artifact's text); "" and 0 where the trace does not say (older runs, torch 2.6)
+    key: str = ""
+    components: int = 0
+    artifact: str = ""  # the sha256 of its payload (``Artifact``), the key components with their values
 
 
 @dataclass

@@ -20,6 +20,7 @@ from typing import Any
 
 from plotly.offline import get_plotlyjs
 
+from ..artifacts import ArtifactSource, first_of, of_run
 from ..digest.contract import CompileTimeline
 from ..digest.cost import profile_cost
 from ..digest.distributed import collective_texts, ddp_split_text
@@ -33,6 +34,8 @@ from ..digest.summary import first_code_line
 from ..digest.timeline import compile_timeline
 from ..profile_run import Graph, Kernel, ProfileRun
 from .charts import figures, overview_figures
+from .compile_html import CSS as COMPILES_CSS
+from .compile_html import compiles_section
 from .highlight import highlight_code, stylesheet
 from .html import render_html
 
@@ -120,6 +123,16 @@ _PAGE_SCRIPT = r"""
   // a details element open in the markup (an error's) may have fired its toggle before this script ran
   document.querySelectorAll("details[open] pre[data-lang]").forEach(function (pre) {
     highlightCode(pre);
+  });
+  // a compile's link (the compile-site tree, an attempt) opens its details and scrolls to it, in the Compiles tab
+  document.querySelectorAll("a[data-compile]").forEach(function (a) {
+    a.addEventListener("click", function (e) {
+      var target = document.getElementById(a.getAttribute("data-compile"));
+      if (!target) return;
+      e.preventDefault();
+      target.open = true;
+      target.scrollIntoView();
+    });
   });
   var wanted = location.hash.slice(1);
   show(Array.prototype.some.call(sections, function (s) { return s.id === wanted; }) ? wanted : sections[0].id);
@@ -364,15 +377,20 @@ def _errors(run: ProfileRun) -> str:
     return f'<section id="errors"><h2>Errors ({len(run.errors)})</h2>{items}</section>'
 
 
-def render_report_html(run: ProfileRun) -> str:
+def render_report_html(run: ProfileRun, artifacts: ArtifactSource | None = None) -> str:
+    """The report; ``artifacts`` reads the compiles' artifact texts it embeds (the store's), after the run's own."""
     graph_guards = run_guards(run)
     guards = _guards(graph_guards)
     timeline = compile_timeline(run)  # the digest's rows, once: the table and the figure show the same
-    sections = [_overview(run, timeline), _graph_breaks(run), _graphs(run), guards, _kernels(run), _errors(run)]
+    compiles = compiles_section(run, first_of(of_run(run), artifacts))
+    sections = [_overview(run, timeline), _graph_breaks(run), _graphs(run), guards, _kernels(run), compiles]
+    sections.append(_errors(run))
     tabs = [("overview", "Overview"), ("graph-breaks", f"Graph breaks ({len(run.graph_breaks)})"), ("graphs", "Graphs")]
     if guards:
         tabs.append(("guards", f"Guards ({sum(gg.total for gg in graph_guards)})"))
     tabs.append(("kernels", "Kernels"))
+    if compiles:
+        tabs.append(("compiles", f"Compiles ({sum(1 for c in run.compiles if c.compile_id)})"))
     if run.errors:
         tabs.append(("errors", f"Errors ({len(run.errors)})"))
     nav = "".join(f'<a href="#{sid}">{escape(name)}</a>' for sid, name in tabs)
@@ -383,7 +401,7 @@ def render_report_html(run: ProfileRun) -> str:
         '<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>compile-profile: {escape(title)}</title>"
-        f"<style>{_PAGE_CSS}{stylesheet()}</style>"
+        f"<style>{_PAGE_CSS}{COMPILES_CSS}{stylesheet()}</style>"
         "</head><body>"
         f'<header><h1>{escape(title)}</h1><div class="meta">{escape(meta)}</div></header>'
         f"<nav>{nav}</nav><main>{''.join(sections)}</main>"

@@ -1,5 +1,6 @@
 """REST handlers over the run store, under ``<base_url>/compile-profile/api/``: runs, their figures, a
-comparison, the change token, a run's self-contained HTML report (``runs/<id>/report``, a download), a
+comparison, the change token, a run's self-contained HTML report (``runs/<id>/report``, a download), its compiles and
+their artifacts (``server/compiles.py``), a
 distributed job (``jobs/<id>``: its digest; ``jobs/<id>/report``: its HTML report), and the import of a
 TORCH_TRACE on the server into the store (``POST runs/import-trace``, what ``compile-profile import-trace`` does).
 
@@ -24,10 +25,8 @@ import json
 import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import tornado.web
-from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 
 from ..digest import compare, run_digest, summarize
@@ -36,7 +35,9 @@ from ..profile_run import ProfileRun
 from ..render.charts import figures
 from ..render.job_report import render_job_report_html
 from ..render.report import render_report_html
-from ..store import RunNotFound, RunStore, StoreError, UnreadableRun, validate_run_id
+from ..store import RunNotFound, UnreadableRun
+from .base import StoreHandler
+from .compiles import ArtifactHandler, CompileHandler, CompilesHandler, PerfettoHandler
 
 API_PREFIX = "compile-profile/api"
 DEFAULT_PAGE = 50
@@ -53,65 +54,7 @@ IMPORT_GRACE_S = 5.0  # past the bound, the reader stops itself; a read stuck in
 _IMPORTS = ThreadPoolExecutor(max_workers=IMPORT_WORKERS, thread_name_prefix="compile-profile-import")
 
 
-class _StoreHandler(APIHandler):
-    """Opens the store named by $COMPILE_PROFILE_DB (or the default) for each request.
-
-    Opening per request keeps the server in step with the path the magic writes to,
-    and SQLite connections are cheap to open.
-    """
-
-    def store(self) -> RunStore:
-        return RunStore(self.settings.get("compile_profile_db"))
-
-    def checked_id(self, run_id: str) -> str:
-        try:
-            validate_run_id(run_id)
-        except ValueError as exc:
-            raise tornado.web.HTTPError(400, f"invalid run id: {exc}") from None
-        return run_id
-
-    def read_run(self, run_id: str) -> tuple[dict[str, Any], ProfileRun]:
-        """The run's JSON data as stored and the run checked from it; 404 when there is none, 422 when it cannot
-        be read."""
-        run_id = self.checked_id(run_id)
-        try:
-            return self.store().read(run_id)
-        except RunNotFound:
-            raise tornado.web.HTTPError(404, f"no run {run_id}") from None
-        except UnreadableRun as exc:
-            raise tornado.web.HTTPError(422, str(exc)) from None
-
-    def run(self, run_id: str) -> ProfileRun:
-        return self.read_run(run_id)[1]
-
-    def int_arg(self, name: str, default: int, low: int, high: int) -> int:
-        raw = self.get_query_argument(name, None)
-        if raw is None or raw == "":
-            return default
-        try:
-            value = int(raw)
-        except ValueError:
-            raise tornado.web.HTTPError(400, f"{name} must be an integer, got {raw!r}") from None
-        if not low <= value <= high:
-            raise tornado.web.HTTPError(400, f"{name} must be between {low} and {high}, got {value}")
-        return value
-
-    def write_json(self, payload: Any) -> None:
-        self.set_header("Content-Type", "application/json")
-        self.finish(json.dumps(payload))
-
-    def write_error(self, status_code: int, **kwargs: Any) -> None:
-        # A StoreError is the store's own failure (corrupt file, newer schema): say what it was.
-        exc_info = kwargs.get("exc_info")
-        if exc_info and isinstance(exc_info[1], StoreError):
-            self.set_status(500)
-            self.set_header("Content-Type", "application/json")
-            self.finish(json.dumps({"message": f"run store error: {exc_info[1]}", "reason": "store"}))
-            return
-        super().write_error(status_code, **kwargs)
-
-
-class RunsHandler(_StoreHandler):
+class RunsHandler(StoreHandler):
     @tornado.web.authenticated
     def get(self) -> None:
         limit = self.int_arg("limit", DEFAULT_PAGE, 1, MAX_PAGE)
@@ -127,7 +70,7 @@ class RunsHandler(_StoreHandler):
         )
 
 
-class RunHandler(_StoreHandler):
+class RunHandler(StoreHandler):
     @tornado.web.authenticated
     def get(self, run_id: str) -> None:
         """The whole run, and its digest as this version words it (the panel shows the card's words)."""
@@ -143,25 +86,27 @@ class RunHandler(_StoreHandler):
         self.finish()
 
 
-class FiguresHandler(_StoreHandler):
+class FiguresHandler(StoreHandler):
     @tornado.web.authenticated
     def get(self, run_id: str) -> None:
         self.write_json(figures(self.run(run_id)))
 
 
-class ReportHandler(_StoreHandler):
+class ReportHandler(StoreHandler):
     @tornado.web.authenticated
     def get(self, run_id: str) -> None:
         """The run's self-contained HTML report (``render.report``: the file ``compile-profile report`` writes), as a
         download: it holds plotly.js and its own script, which the API's policy would not run in a page of the
         server's; saved, it opens from disk like the CLI's file."""
         run = self.run(run_id)
+        store = self.store()
         self.set_header("Content-Disposition", f'attachment; filename="compile-profile-{run.id}.html"')
         self.set_header("X-Content-Type-Options", "nosniff")
-        self.finish(render_report_html(run), set_content_type="text/html; charset=utf-8")
+        report = render_report_html(run, lambda sha: store.artifact(run.id, sha))
+        self.finish(report, set_content_type="text/html; charset=utf-8")
 
 
-class ReproHandler(_StoreHandler):
+class ReproHandler(StoreHandler):
     @tornado.web.authenticated
     def get(self, run_id: str) -> None:
         """The run's failed compile's reproducer (``engine/trace/reproducer.py``: what ``compile-profile repro`` writes), as
@@ -175,7 +120,7 @@ class ReproHandler(_StoreHandler):
         self.finish(script, set_content_type="text/x-python; charset=utf-8")
 
 
-class CompareHandler(_StoreHandler):
+class CompareHandler(StoreHandler):
     @tornado.web.authenticated
     def get(self) -> None:
         """``?a=ID&b=ID``: the digest's comparison of run A (before) with run B (after)."""
@@ -186,7 +131,7 @@ class CompareHandler(_StoreHandler):
         self.write_json(compare(a, b).as_dict())
 
 
-class _JobHandler(_StoreHandler):
+class _JobHandler(StoreHandler):
     def job_runs(self, job_id: str) -> list[ProfileRun]:
         """The job's runs by rank, by its id or the id of any of its runs; 404 when there is none."""
         job_id = self.checked_id(job_id)
@@ -227,7 +172,7 @@ class JobReportHandler(_JobHandler):
         self.finish(page, set_content_type="text/html; charset=utf-8")
 
 
-class ImportTraceHandler(_StoreHandler):
+class ImportTraceHandler(StoreHandler):
     @tornado.web.authenticated
     async def post(self) -> None:
         """``{"path": DIR_OR_FILE, "label": TEXT}``: the TORCH_TRACE logs at a path on the server (a directory, every
@@ -298,7 +243,7 @@ class ImportTraceHandler(_StoreHandler):
         self.write_json({"message": message, "reason": "import-trace"})
 
 
-class ChangesHandler(_StoreHandler):
+class ChangesHandler(StoreHandler):
     @tornado.web.authenticated
     def get(self) -> None:
         self.write_json({"token": self.store().change_token()})
@@ -317,6 +262,10 @@ def setup_handlers(web_app) -> None:
             (url_path_join(base, "runs", _SEGMENT, "figures") + "/?", FiguresHandler),
             (url_path_join(base, "runs", _SEGMENT, "report") + "/?", ReportHandler),
             (url_path_join(base, "runs", _SEGMENT, "repro") + "/?", ReproHandler),
+            (url_path_join(base, "runs", _SEGMENT, "compiles") + "/?", CompilesHandler),
+            (url_path_join(base, "runs", _SEGMENT, "compile") + "/?", CompileHandler),
+            (url_path_join(base, "runs", _SEGMENT, "artifacts", _SEGMENT) + "/?", ArtifactHandler),
+            (url_path_join(base, "runs", _SEGMENT, "perfetto") + "/?", PerfettoHandler),
             (url_path_join(base, "jobs", _SEGMENT) + "/?", JobHandler),
             (url_path_join(base, "jobs", _SEGMENT, "report") + "/?", JobReportHandler),
             (url_path_join(base, "changes") + "/?", ChangesHandler),

@@ -65,10 +65,22 @@ def _add_trace_hashes(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX runs_by_trace ON runs (trace_sha256) WHERE trace_sha256 IS NOT NULL")
 
 
+def _add_artifacts(conn: sqlite3.Connection) -> None:
+    # Each compile artifact's text once, by its SHA-256, zlib-compressed (``ProfileRun.compiles`` names them; a run's
+    # JSON holds none), and which runs hold which: the same graph logged by two ranks or two compiles is one row.
+    conn.execute("CREATE TABLE artifacts (sha256 TEXT PRIMARY KEY, bytes INTEGER NOT NULL, body BLOB NOT NULL)")
+    conn.execute(
+        "CREATE TABLE run_artifacts (run_id TEXT NOT NULL, sha256 TEXT NOT NULL, PRIMARY KEY (run_id, sha256)) "
+        "WITHOUT ROWID"
+    )
+    conn.execute("CREATE INDEX run_artifacts_by_sha ON run_artifacts (sha256)")
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _create_runs_table,  # -> version 1
     _add_summaries_and_change_counter,  # -> version 2
     _add_job_ids,  # -> version 3
     _add_trace_hashes,  # -> version 4
+    _add_artifacts,  # -> version 5
 ]
 SCHEMA_VERSION = len(MIGRATIONS)

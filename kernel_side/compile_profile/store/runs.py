@@ -19,6 +19,7 @@ import sqlite3
 import time
 from typing import Any
 
+from .. import artifacts
 from ..digest.contract import RunSummary
 from ..digest.summary import summarize
 from ..profile_run import ProfileRun
@@ -65,10 +66,15 @@ class RunStore(StoreFile):
 
     # -- writing ---------------------------------------------------------
     def put(self, run: ProfileRun) -> None:
-        """Save ``run`` in one transaction, replacing any run with the same id."""
+        """Save ``run`` in one transaction, replacing any run with the same id; its artifacts' texts go to the
+        artifacts table (each text once, compressed: ``artifacts.pack``), its JSON keeps their references."""
         validate_run_id(run.id)
-        run_json = json.dumps(run.to_dict())
+        data = run.to_dict()
+        data["artifact_texts"] = {}  # kept in the artifacts table
+        run_json = json.dumps(data)
         summary_json = json.dumps(summarize(run))
+        refs = artifacts.referenced(run)
+        packed = artifacts.pack(run.artifact_texts, refs - self._stored_artifacts(refs))
         row = (
             run.id,
             run.created_at,
@@ -95,18 +101,61 @@ class RunStore(StoreFile):
                 """,
                 row,
             )
+            dropped = self._unlink_artifacts(conn, run.id)
+            conn.executemany("INSERT OR IGNORE INTO artifacts (sha256, bytes, body) VALUES (?, ?, ?)", packed)
+            conn.executemany(
+                "INSERT INTO run_artifacts (run_id, sha256) SELECT ?, sha256 FROM artifacts WHERE sha256 = ?",
+                [(run.id, sha) for sha in sorted(refs)],
+            )
+            self._drop_unreferenced(conn, dropped)
             conn.execute("UPDATE store_state SET value = value + 1 WHERE key = 'changes'")
 
     def delete(self, run_id: str) -> bool:
-        """Remove a run; ``False`` if there was none with that id."""
+        """Remove a run, and the artifacts no other run holds; ``False`` if there was none with that id."""
         validate_run_id(run_id)
         if self._read_connection() is None:
             return False
         with self._write() as conn:
             removed = conn.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount > 0
+            self._drop_unreferenced(conn, self._unlink_artifacts(conn, run_id))
             if removed:
                 conn.execute("UPDATE store_state SET value = value + 1 WHERE key = 'changes'")
         return removed
+
+    @staticmethod
+    def _unlink_artifacts(conn: sqlite3.Connection, run_id: str) -> list[str]:
+        shas = [r[0] for r in conn.execute("SELECT sha256 FROM run_artifacts WHERE run_id = ?", (run_id,))]
+        conn.execute("DELETE FROM run_artifacts WHERE run_id = ?", (run_id,))
+        return shas
+
+    @staticmethod
+    def _drop_unreferenced(conn: sqlite3.Connection, shas: list[str]) -> None:
+        conn.executemany(
+            "DELETE FROM artifacts WHERE sha256 = ? AND NOT EXISTS (SELECT 1 FROM run_artifacts WHERE sha256 = ?)",
+            [(sha, sha) for sha in shas],
+        )
+
+    def _stored_artifacts(self, shas: set[str]) -> set[str]:
+        """Which of ``shas`` the store holds already (their texts are not compressed again)."""
+        found: set[str] = set()
+        ordered = sorted(shas)
+        for at in range(0, len(ordered), 500):
+            chunk = ordered[at : at + 500]
+            marks = ",".join("?" * len(chunk))
+            found.update(
+                r[0] for r in self._query_all(f"SELECT sha256 FROM artifacts WHERE sha256 IN ({marks})", tuple(chunk))
+            )
+        return found
+
+    def artifact(self, run_id: str, sha256: str) -> str | None:
+        """The text of an artifact ``run_id`` holds (``Artifact.sha256``); None where the run holds none by that hash."""
+        validate_run_id(run_id)
+        row = self._query_one(
+            "SELECT a.body FROM artifacts a JOIN run_artifacts r ON r.sha256 = a.sha256 "
+            "WHERE r.run_id = ? AND a.sha256 = ?",
+            (run_id, sha256),
+        )
+        return artifacts.unpack(row[0]) if row is not None else None
 
     # -- reading ---------------------------------------------------------
     def run_of_trace(self, content_sha256: str) -> str | None:
@@ -122,9 +171,22 @@ class RunStore(StoreFile):
             return None
         return row[0] if row else None
 
-    def get(self, run_id: str) -> ProfileRun:
-        """The run; ``RunNotFound`` if there is none with that id, ``UnreadableRun`` if it cannot be read."""
-        return self.read(run_id)[1]
+    def get(self, run_id: str, *, with_artifacts: bool = False) -> ProfileRun:
+        """The run; ``RunNotFound`` if there is none with that id, ``UnreadableRun`` if it cannot be read.  Its
+        artifacts' texts stay in the store (``artifact``) unless ``with_artifacts``: then the run is whole, as it
+        was put."""
+        run = self.read(run_id)[1]
+        if with_artifacts:
+            run.artifact_texts = self.artifact_texts(run_id)
+        return run
+
+    def artifact_texts(self, run_id: str) -> dict[str, str]:
+        """Every artifact text ``run_id`` holds, by hash."""
+        rows = self._query_all(
+            "SELECT a.sha256, a.body FROM artifacts a JOIN run_artifacts r ON r.sha256 = a.sha256 WHERE r.run_id = ?",
+            (validate_run_id(run_id),),
+        )
+        return {sha: artifacts.unpack(body) for sha, body in rows}
 
     def read(self, run_id: str) -> tuple[dict[str, Any], ProfileRun]:
         """The run's JSON data as stored and the run built from it, checked field by field (the REST API serves

@@ -87,10 +87,19 @@ def missing_features() -> list[str]:
     return missing
 
 
+@functools.cache
 def _version() -> tuple[int, int]:
-    import torch
+    """The installed torch's (major, minor), read from its distribution's metadata: a log's import asks it without
+    importing torch (2 s here), which a profile has imported anyway."""
+    import sys
 
-    major, minor = torch.__version__.split("+")[0].split(".")[:2]
+    torch = sys.modules.get("torch")
+    text = getattr(torch, "__version__", None) if torch is not None else None
+    if not isinstance(text, str):
+        from importlib.metadata import version
+
+        text = version("torch")
+    major, minor = text.split("+")[0].split(".")[:2]
     return int(major), int(minor)
 
 

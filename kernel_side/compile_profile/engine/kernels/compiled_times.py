@@ -11,7 +11,7 @@ import heapq
 from dataclasses import dataclass, field
 from operator import itemgetter
 
-from ...profile_run import CallBreakdown, Kernel, KernelProfile, Note, ProfileRun, UnmatchedKernel
+from ...profile_run import CallBreakdown, Kernel, KernelProfile, Note, ProfiledEvent, ProfileRun, UnmatchedKernel
 from ...stats import median
 from ..common.op_kinds import ATEN, COLLECTIVE, COPY, GENERATED, LIBRARY, kernel_kind
 from .attribution import CALL_RANGE, KernelObservation, VariantKernelTimes, attribute
@@ -70,6 +70,34 @@ class CompiledRule:
                 Note("no_cuda_graph", variant=self.variant, values={"skips": list(variant.cudagraph_skips)})
             )
         apply(times, run, calls)
+
+    def events(self, trace: ChromeTrace) -> list[ProfiledEvent]:
+        return profiled_events(trace, self.kernels)
+
+
+EVENTS_KEPT = 2000  # kernel events of one call kept for the Perfetto export (a 16-layer step's CPU call has ~2,400 ops)
+
+
+def profiled_events(trace: ChromeTrace, kernels: list[Kernel]) -> list[ProfiledEvent]:
+    """One call's kernel events for ``export --perfetto``, from the call's start: the device's kernels on a GPU; on a
+    CPU the host ops inside the call (the compiled regions, ATen ops, library calls) and the Python calls of its
+    generated kernels (by their names), the first ``EVENTS_KEPT`` of them."""
+    names = {k.name: k.id for k in kernels}
+    call = next((ev for ev in trace.host if ev.name == CALL_RANGE), None)
+    start = call.ts if call is not None else min((ev.ts for ev in [*trace.host, *trace.device]), default=0.0)
+    if trace.device:
+        chosen = [ProfiledEvent(d.name, d.ts - start, d.dur, "device", names.get(d.name, "")) for d in trace.device]
+    else:
+        chosen = [
+            ProfiledEvent(ev.name, ev.ts - start, ev.dur, "host", names.get(ev.name, ""))
+            for ev in trace.host
+            if (ev.cat in ("cpu_op", "user_annotation") and ev.name != CALL_RANGE)
+            or (ev.cat == "python_function" and any(n in ev.name for n in names))
+        ]
+    if call is not None:  # the first call's, where the trace holds several
+        chosen = [e for e in chosen if 0 <= e.start_us <= call.dur]
+    chosen.sort(key=lambda e: e.start_us)
+    return chosen[:EVENTS_KEPT]
 
 
 def combine(per_call: list[VariantKernelTimes]) -> VariantKernelTimes:

@@ -12,9 +12,10 @@ and without a profiler session configured as the pass's (CPU activity, the same 
 real nested ops have).  The difference of their profiled costs per call over the difference of their op events
 per call is the cost of one op event recorded inside another, free of the Python tracer's cost for the call
 from Python (one event for either op).  Each op is timed in chunks of ``CHUNK`` calls, ``CHUNKS`` chunks a
-round, over ``ROUNDS`` rounds (a profiler session between unprofiled stretches), and each (op, state) reads the
-median chunk.  The attributions take that cost out of each op's host time once for every op event recorded
-inside it (``breakdown.host_op_parts``), and the pass records it (``KernelProfile.event_cost_us``) with
+round, over ``ROUNDS`` rounds (a profiler session between unprofiled stretches); each round estimates the cost
+from each (op, state)'s quickest chunk, and the cost is the median round's.  The attributions take that cost out of
+each op's host time once for every op event recorded inside it (``breakdown.host_op_parts``), and the pass records
+it (``KernelProfile.event_cost_us``) with
 what it took out (``KernelProfile.profiler_cost_ms``).
 
 Measured on this project's 2-core machine (torch 2.13 CPU, one thread, other helpers' suites running): 0.21-0.23
@@ -70,12 +71,13 @@ def event_cost_us(*, record_shapes: bool, with_stack: bool = False) -> float | N
         (torch.neg, (one,)),
         (torch.nn.functional.linear, (m, m, one)),
     ]
-    plain: list[list[float]] = [[] for _ in ops]
-    profiled: list[list[float]] = [[] for _ in ops]
     events: list[float] = []  # op events per call of each op
     for op, args in ops:
         _chunks_us(op, args, [])  # warm their dispatch
+    estimates: list[float] = []  # one a round
     for _ in range(ROUNDS):
+        plain: list[list[float]] = [[] for _ in ops]
+        profiled: list[list[float]] = [[] for _ in ops]
         for (op, args), into in zip(ops, plain):
             _chunks_us(op, args, into)
         prof = profile(activities=[ProfilerActivity.CPU], record_shapes=record_shapes, with_stack=with_stack)
@@ -86,9 +88,14 @@ def event_cost_us(*, record_shapes: bool, with_stack: bool = False) -> float | N
             recorded = [name for name in _event_names(prof) if "::" in name]
             neg = sum(1 for name in recorded if name == "aten::neg")
             events = [neg / (CHUNK * CHUNKS), (len(recorded) - neg) / (CHUNK * CHUNKS)]
-    if events[1] <= events[0]:
-        return None
-    # medians of the chunks: a chunk the scheduler stalled (4 ms in a 1 ms stretch, seen here beside other
-    # processes, with no wait for a CPU in this process's schedstat) moves none of them
-    neg_us, linear_us = (median(p) - median(q) for p, q in zip(profiled, plain))
-    return max(0.0, (linear_us - neg_us) / (events[1] - events[0]))
+        if events[1] <= events[0]:
+            return None
+        # the quickest chunk of each (op, state): the work is the same every call, and a stall (4 ms in a 1 ms
+        # stretch, seen here beside other processes, with no wait for a CPU in this process's schedstat) only
+        # adds; then the median round, so a round slowed as a whole (a profiled stretch at another clock speed)
+        # moves nothing.  Sixteen calibrations beside other processes, with shapes and stacks: 0.39-0.41 µs but
+        # one 0.64 from each round's quickest chunks, where medians of all chunks read 0.41-0.44 and four of
+        # 0.62-0.75 (an over-estimate takes a nested op's host time to 0).
+        neg_us, linear_us = (min(p) - min(q) for p, q in zip(profiled, plain))
+        estimates.append((linear_us - neg_us) / (events[1] - events[0]))
+    return max(0.0, median(estimates))

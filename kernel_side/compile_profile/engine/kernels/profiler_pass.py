@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from types import CodeType
 from typing import Any, Protocol, TypeVar
 
-from ...profile_run import ProfileRun
+from ...profile_run import ProfiledEvent, ProfileRun
 from ..distributed import job as distributed
 from ..timing import host_load
 from . import chrome_trace, profiler_cost
@@ -243,6 +243,10 @@ class AttributionRule(Protocol[T]):
 
     def apply(self, times: T, run: ProfileRun, calls: PassCalls) -> None: ...
 
+    def events(self, trace: ChromeTrace) -> list[ProfiledEvent]:
+        """One profiled call's kernel events, kept on its ``KernelProfile`` for the Perfetto export."""
+        ...
+
 
 def measure_variant(
     run: ProfileRun,
@@ -295,4 +299,7 @@ def measure_variant(
         times = rule.attribute(trace, calls=len(records) or calls, device_type=device_type, event_cost_us=event_cost)
     times.event_cost_us = cost
     rule.apply(times, run, calls_made)
+    profile = run.variant(name).kernel_profile
+    if profile is not None:
+        profile.events = rule.events(call_traces[0] if call_traces else trace)
     return times

@@ -108,6 +108,8 @@ def _merge_trace(session: Session, variant: Variant, trace: VariantTrace) -> Non
     note_recompile_limits(session, trace.recompiles)
     run.kernels.extend(trace.kernels)
     run.ddp_splits.extend(trace.ddp_splits)
+    run.compiles.extend(trace.compiles)
+    run.artifact_texts.update(trace.artifact_texts)
     variant.compile_s = trace.compile_s or None
     variant.compile_phases = trace.phases
     variant.compile_spans = trace.spans

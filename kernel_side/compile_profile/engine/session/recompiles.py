@@ -51,6 +51,8 @@ def note_recompiles(
         session.run.graphs.extend(trace.graphs)
         session.run.kernels.extend(trace.kernels)
         session.run.ddp_splits.extend(trace.ddp_splits)
+        session.run.compiles.extend(trace.compiles)
+        session.run.artifact_texts.update(trace.artifact_texts)
         dynamo_graphs = [g for g in trace.graphs if g.kind == "dynamo"]
         if during_timing and (trace.recompiles or dynamo_graphs) and name in session.backends:
             session.run.variant(name).recompiled_during_timing = True

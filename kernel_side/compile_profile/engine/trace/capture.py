@@ -188,7 +188,7 @@ def trace_event(
         return None
     return TraceEvent(
         name=name,
-        metadata=_resolve_stack(metadata[name], paths) if name == "dynamo_start" else metadata[name],
+        metadata=_resolve_stack(metadata[name], paths) if name in STACK_KINDS else metadata[name],
         payload=payload,
         frame_id=metadata.get("frame_id"),
         frame_compile_id=metadata.get("frame_compile_id"),
@@ -198,15 +198,25 @@ def trace_event(
     )
 
 
+# Events whose stacks (``stack``, ``user_stack``) name files by their index in torch's intern table
+STACK_KINDS = frozenset(
+    {"dynamo_start", "guard_added_fast", "symbolic_shape_specialization", "create_symbol", "create_unbacked_symbol"}
+)
+
+
 def _resolve_stack(metadata: Any, paths: dict[int, str] | None = None) -> Any:
-    """``dynamo_start``'s stack names files by their index in torch's intern table; name them by path.
+    """A stack of ``STACK_KINDS``' names files by their index in torch's intern table; name them by path.
 
     The table is process-wide and each string is logged once, when first interned, which may be
     before this recorder was listening, so the table itself is read (unless ``paths`` is given).
     """
-    if not isinstance(metadata, dict) or not isinstance(metadata.get("stack"), list):
+    if not isinstance(metadata, dict):
         return metadata
-    return {**metadata, "stack": resolve_stack(metadata["stack"], paths)}
+    stacks = [key for key in ("stack", "user_stack") if isinstance(metadata.get(key), list) and metadata[key]]
+    if not stacks:
+        return metadata
+    paths = intern_paths() if paths is None else paths
+    return {**metadata, **{key: resolve_stack(metadata[key], paths) for key in stacks}}
 
 
 def intern_paths() -> dict[int, str]:

@@ -72,6 +72,8 @@ class TraceLimits:
     logs: int = 4096  # logs in the directory imported (one per process)
     walk_entries: int = 100_000  # files and directories looked at to find the logs
     source_bytes: int = 4 << 20  # a source file the trace names (the script), read for its lines
+    # one artifact's text kept (a graph, the output code): one past it is kept up to its last line within the cap
+    artifact_bytes: int = 32 << 20
     seconds: float | None = None  # the whole import (the server sets one; the CLI and the API wait)
 
     def describe(self, cap: str) -> str:
@@ -83,6 +85,7 @@ class TraceLimits:
             "logs": "the logs of one import",
             "walk_entries": "the files and directories looked at for logs",
             "source_bytes": "a source file's size",
+            "artifact_bytes": "an artifact's text kept",
             "seconds": "an import's time",
         }[cap]
         value = getattr(self, cap)

@@ -230,7 +230,13 @@ def run_from_trace(trace: TraceFile, *, label: str = "", sources: SourceFiles | 
     locator = CellLocator(filename=script, lines=source.splitlines())
     unreadable: collections.Counter[str] = collections.Counter()
     vt = build_variant_trace(
-        trace.events, [], variant=TRACE_VARIANT, locator=locator, unreadable=unreadable, read_line=sources.line
+        trace.events,
+        [],
+        variant=TRACE_VARIANT,
+        locator=locator,
+        unreadable=unreadable,
+        read_line=sources.line,
+        artifact_bytes=sources.limits.artifact_bytes,
     )
     version = _torch_version(trace)
     origin = TraceOrigin(
@@ -313,6 +319,8 @@ def run_from_trace(trace: TraceFile, *, label: str = "", sources: SourceFiles | 
         notes=notes,
         ddp_splits=vt.ddp_splits,
         imported_trace=origin,
+        compiles=vt.compiles,
+        artifact_texts=vt.artifact_texts,
     )
     return run
 

@@ -10,9 +10,12 @@ kernel sources exact, whatever quoting Inductor chose.
 from __future__ import annotations
 
 import ast
+import collections
 import functools
 import re
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 _AOT_ID = re.compile(r"#\s*AOT ID:\s*\['\d+_(\w+)'\]")
@@ -93,9 +96,26 @@ class SourceSegments:
         return head + "".join(self.lines[first + 1 : last]) + tail
 
 
+def _function_defs(tree: ast.Module) -> list[ast.FunctionDef]:
+    """The module's function definitions, breadth first as ``ast.walk`` finds them, looking only into statements'
+    bodies: not into the expressions, where the kernels' sources are (walking those too took 0.34 s of a 16-layer
+    training step's 22 MB log's import)."""
+    found: list[ast.FunctionDef] = []
+    pending: collections.deque[ast.AST] = collections.deque(tree.body)
+    while pending:
+        node = pending.popleft()
+        if isinstance(node, ast.FunctionDef):
+            found.append(node)
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(node, name, None)
+            if isinstance(block, list):
+                pending.extend(c for c in block if isinstance(c, (ast.stmt, ast.excepthandler, ast.match_case)))
+    return found
+
+
 def launcher_functions(tree: ast.Module) -> list[ast.FunctionDef]:
     """``call`` and, when Inductor partitioned the graph (CUDA graphs), each ``partition_N`` it calls."""
-    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
+    functions = _function_defs(tree)
     call = [n for n in functions if n.name == "call"][:1]
     numbered = [(int(m.group(1)), n) for n in functions if (m := _PARTITION.match(n.name))]
     return call + [n for _, n in sorted(numbered, key=lambda pair: pair[0])]
@@ -235,9 +255,18 @@ def ops_from_kernel_name(name: str) -> list[str]:
     return _split_op_names(match.group(1))
 
 
-@functools.lru_cache(maxsize=1)
+OP_NAMES_FILE = Path(__file__).with_name("aten_op_names.txt")
+
+
 def _registered_ops() -> dict[str, str]:
-    """Each ATen and prims op name (no overload) -> its dotted name; ATen's where both have it."""
+    """Each ATen and prims op name (no overload) -> its dotted name; ATen's where both have it: the running torch's
+    registry where torch is imported (a profile), else the names of the torch the package ships them from
+    (``aten_op_names.txt``): a log's import reads its kernels' names without importing torch (2 s here)."""
+    return _live_ops() if "torch" in sys.modules else _shipped_ops()
+
+
+@functools.lru_cache(maxsize=1)
+def _live_ops() -> dict[str, str]:
     import torch
 
     names: dict[str, str] = {}
@@ -248,6 +277,25 @@ def _registered_ops() -> dict[str, str]:
             if namespace == "aten" or op not in names:
                 names[op] = f"{namespace}.{op}"
     return names
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_ops() -> dict[str, str]:
+    lines = OP_NAMES_FILE.read_text(encoding="utf-8").splitlines()
+    return {name.split(".", 1)[1]: name for name in lines if name and not name.startswith("#")}
+
+
+def write_op_names() -> None:
+    """Write ``aten_op_names.txt`` from the installed torch (``python -m compile_profile.engine.trace.output_code
+    --write-op-names``)."""
+    import torch
+
+    header = (
+        f"# ATen and prims op names (no overload) of torch {torch.__version__}, for reading a fused kernel's name "
+        "without\n# importing torch (engine/trace/output_code.py); regenerate with: python -m "
+        "compile_profile.engine.trace.output_code --write-op-names\n"
+    )
+    OP_NAMES_FILE.write_text(header + "".join(f"{n}\n" for n in sorted(_live_ops().values())), encoding="utf-8")
 
 
 def _split_op_names(joined: str) -> list[str]:
@@ -265,3 +313,7 @@ def _split_op_names(joined: str) -> list[str]:
             break
         i = following + 1
     return ops
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--write-op-names"]:
+    write_op_names()

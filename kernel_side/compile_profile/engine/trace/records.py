@@ -153,7 +153,23 @@ _METRICS = {
     "recompile_reason": optional(text),
     "cudagraph_skip_reason": optional(text),
     "restart_reasons": optional(one_of(list_of(text), text)),
+    # the compile page's figures (``trace_model.compiles``)
+    "backend_compile_time_s": optional(number),
+    "code_gen_time_s": optional(number),
+    "dynamo_time_before_restart_s": optional(number),
+    "remote_cache_time_saved_s": optional(number),
+    "cache_size": optional(integer),
+    "accumulated_cache_size": optional(integer),
+    "guard_count": optional(integer),
+    "shape_env_guard_count": optional(integer),
+    "graph_op_count": optional(integer),
+    "graph_node_count": optional(integer),
+    "graph_input_count": optional(integer),
+    "compliant_custom_ops": optional(one_of(list_of(text), text)),
+    "non_compliant_ops": optional(one_of(list_of(text), text)),
 }
+# a symbolic-shape decision's own fields (``trace_model.compiles``): a value may be logged as a number or its text
+_SHAPE_VALUE = optional(one_of(text, number, boolean))
 
 # Each kind whose own metadata a handler or the importer reads, and what it must hold.  Kinds not listed carry
 # nothing read but their payload (``dynamo_output_graph``'s sizes, ``describe_tensor``'s fields) and pass as
@@ -165,6 +181,20 @@ RECORDS: dict[str, Check] = {
     "compilation_metrics": fields(_METRICS),
     "bwd_compilation_metrics": fields(_METRICS),
     "inductor_output_code": fields({"filename": optional(text), "file_path": optional(text)}),
+    "guard_added_fast": fields({"expr": optional(text), "user_stack": optional(STACK)}),
+    "guard_added": fields({"expr": optional(text), "user_stack": optional(STACK)}),
+    "symbolic_shape_specialization": fields(
+        {
+            "symbol": optional(text),
+            "sources": optional(list_of(text)),
+            "value": _SHAPE_VALUE,
+            "user_stack": optional(STACK),
+        }
+    ),
+    "create_symbol": fields(
+        {"symbol": optional(text), "val": _SHAPE_VALUE, "source": optional(text), "user_stack": optional(STACK)}
+    ),
+    "create_unbacked_symbol": fields({"symbol": optional(text), "user_stack": optional(STACK)}),
 }
 
 

@@ -15,13 +15,13 @@ import importlib.metadata
 import platform
 import sys
 
-import torch
-
 from ...profile_run import ErrorInfo
 
 
 def versions() -> list[str]:
-    """The versions a reproducer was made with, one per line."""
+    """The versions a reproducer was made with, one per line (torch imported here: a log's import needs none)."""
+    import torch
+
     lines = [f"torch {torch.__version__}", f"python {sys.version.split()[0]}", f"platform {platform.platform()}"]
     if torch.version.cuda:
         lines.append(f"cuda {torch.version.cuda}")

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import re
 
-from torch._dynamo import config as dynamo_config
-
 from ....profile_run import GraphBreak, Recompile
 from ...common.stack_text import frame_function, parse_frames
 from .. import guards, stack_slots
@@ -234,8 +232,16 @@ def recompile_limit_hit(metrics: dict) -> str:
         return ""
     limit_type = (found.group(1) or found.group(2)) if found else "recompile_limit"
     value = _LIMIT_VALUE.search(fail_reason)
-    limit = value.group(1) if value else getattr(dynamo_config, limit_type, None)
+    limit = value.group(1) if value else _dynamo_setting(limit_type)
     return f"{limit_type} ({limit})" if limit is not None else limit_type
+
+
+def _dynamo_setting(name: str) -> object:
+    """The installed Dynamo's setting ``name`` (torch is imported only here, for a limit a reason does not state: an
+    import of a log otherwise reads it without torch)."""
+    from torch._dynamo import config as dynamo_config
+
+    return getattr(dynamo_config, name, None)
 
 
 def note_limit(state: TraceState, ev: TraceEvent, metrics: dict) -> None:

@@ -18,9 +18,8 @@ state; an event of any other kind is ignored.  Kernels are built once all events
 from __future__ import annotations
 
 import collections
-import re
 from collections.abc import Callable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ....profile_run import (
     CacheLookup,
@@ -34,13 +33,16 @@ from ....profile_run import (
 from ...cell.locator import CellLocator
 from ...common.stack_text import frames_of_stack
 from ...common.torch_features import caller_lines_reliable
-from ...compiler.backend import RecordedGraph
 from .. import mode_events
 from ..capture import TraceEvent
 from . import breaks, ddp
+from .compiles import DEFAULT_ARTIFACT_BYTES, collect_compiles, first_reason_line
 from .graph_text import collective_ops, op_counts_from_code
 from .kernels import CompileState, compile_kernels
 from .state import FailedCompile, Handler, TraceState, VariantTrace, dynamo_graph_of, payload_json
+
+if TYPE_CHECKING:  # the backend imports torch, which reading a log does not need
+    from ...compiler.backend import RecordedGraph
 
 
 def build_variant_trace(
@@ -51,12 +53,14 @@ def build_variant_trace(
     locator: CellLocator,
     unreadable: collections.Counter[str] | None = None,
     read_line: Callable[[str, int], str] | None = None,
+    artifact_bytes: int = DEFAULT_ARTIFACT_BYTES,
 ) -> VariantTrace:
     """``unreadable``, when given, makes a handler that raises on an event skip it and count its kind there
     (a trace file from another torch release whose payload changed shape), and so a step after the events that
     raises (counted as ``placing``); without it, the error propagates.  An event reaches its handler only once
     its record was checked against its kind's types (``records``, where the event was made).
-    ``read_line``: where a file's line is read (``TraceState.read_line``)."""
+    ``read_line``: where a file's line is read (``TraceState.read_line``); ``artifact_bytes``: the cap on one
+    artifact's text (``compiles``)."""
     state = TraceState(variant=variant, locator=locator, recorded=iter(recorded))
     if read_line is not None:
         state.read_line = read_line
@@ -88,7 +92,19 @@ def build_variant_trace(
                 raise
             unreadable["inductor_output_code"] += 1
     breaks.dedupe_breaks(out)
+    try:
+        found = collect_compiles(events, variant=variant, locator=locator, artifact_bytes=artifact_bytes)
+        out.compiles, out.artifact_texts = found.records, found.texts
+    except Exception:  # re-raised unless the caller counts what it cannot read, as above
+        if unreadable is None:
+            raise
+        unreadable["compiles"] += 1
     out.compile_s = _compile_seconds(state)
+    starts: dict[str, float] = {}
+    for span in out.spans:
+        starts[span.compile_id] = min(starts.get(span.compile_id, span.start_s), span.start_s)
+    for record in out.compiles:
+        record.start_s = starts.get(record.compile_id)
     for g in out.graphs:
         g.collectives = collective_ops(g.op_counts)
     out.cache.kernels = sum(1 for k in out.kernels if k.language != "extern")
@@ -343,7 +359,7 @@ def _on_compilation_metrics(state: TraceState, ev: TraceEvent) -> None:
             CompileRestart(
                 compile_id=ev.compile_id or str(m.get("compile_id") or ""),
                 attempt=ev.attempt if isinstance(ev.attempt, int) else len(restarts),
-                reasons=[_first_reason_line(str(r)) for r in restarts],
+                reasons=[first_reason_line(str(r)) for r in restarts],
             )
         )
     if m.get("fail_type"):
@@ -370,17 +386,6 @@ def _on_bwd_compilation_metrics(state: TraceState, ev: TraceEvent) -> None:
         breaks.note_limit(state, ev, ev.metadata)
     state.metrics_s[ev.compile_id] += float(ev.metadata.get("inductor_compile_time_s") or 0.0)
     state.out.cudagraph_skips.extend(mode_events.cudagraph_skips(ev.metadata))
-
-
-_CLASS_REPR = re.compile(r"^<class '(?:[\w.]+\.)?(\w+)'>$")
-
-
-def _first_reason_line(reason: str) -> str:
-    """A restart reason as tlparse lists it: its first line (``Failed to trace builtin operator``), an exception
-    class by its name (``<class 'torch._dynamo.exc.TensorifyScalarRestartAnalysis'>``: ``TensorifyScalarRestartAnalysis``)."""
-    first = next((ln.strip() for ln in reason.splitlines() if ln.strip()), "")
-    named = _CLASS_REPR.match(first)
-    return named.group(1) if named else first
 
 
 def _compile_seconds(state: TraceState) -> float:

@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import collections
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ....profile_run import Kernel
 from ...cell.locator import CellLocator
 from ...common.op_kinds import kernel_kind
 from ...common.stack_text import Frame, parse_frames
-from ...compiler.backend import RecordedGraph
 from ..capture import TraceEvent
 from ..output_code import ParsedKernel, ops_from_kernel_name, parse_output_code
 from .graph_text import GraphNode, graph_nodes, placeholders
+
+if TYPE_CHECKING:  # the backend imports torch, which reading a log does not need
+    from ...compiler.backend import RecordedGraph
 
 _AOT_KIND = {"forward": "aot_forward", "backward": "aot_backward", "inference": "aot_inference"}
 

@@ -8,11 +8,13 @@ import collections
 import linecache
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ....profile_run import (
     AutotuneResult,
     CacheLookup,
     CacheStats,
+    CompileRecord,
     CompileRestart,
     CompileSpan,
     DdpSplit,
@@ -22,10 +24,12 @@ from ....profile_run import (
     Recompile,
 )
 from ...cell.locator import CellLocator
-from ...compiler.backend import RecordedGraph
 from ..capture import TraceEvent
 from ..records import load_json
 from .kernels import CompileState
+
+if TYPE_CHECKING:  # the backend imports torch, which reading a log does not need
+    from ...compiler.backend import RecordedGraph
 
 
 @dataclass
@@ -52,6 +56,9 @@ class VariantTrace:
     runnables: dict[str, str] = field(default_factory=dict)  # the last ``fx_graph_runnable`` of each compile id
     # each compile's restarts of its analysis (``compilation_metrics``' ``restart_reasons``), as tlparse lists them
     restarts: list[CompileRestart] = field(default_factory=list)
+    # every compile by id and attempt with its artifacts (``compiles``), and the artifacts' texts by SHA-256
+    compiles: list[CompileRecord] = field(default_factory=list)
+    artifact_texts: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

@@ -74,6 +74,7 @@ TORCH_WRITES = frozenset(
         "compiled_function_forward",
         "compiled_function_backward",
         "compiled_fn_wrapper",
+        "subclass_wrapper",  # subclass_codegen's generated unwrap/wrap around a compiled function (2.13)
         "runtime_wrapper_orchestration",
         "eager_compile_backwards_failure",
         "min_cut_information",
