@@ -8,6 +8,12 @@ through ``terminal_safe`` (``_say``): a label or cell line holding ESC, BEL or N
 ``\x07``, ``\x00``, and a right-to-left override as ``\u202e``, never acted on by the terminal; ``repro`` writes
 its script as it is only to a file or a pipe.  A run that cannot be read is listed as
 ``unreadable`` with its id, and a warning line says why; every other run lists and shows as always.
+
+  __init__.py   the parser and ``main`` (the ``compile-profile`` script, ``python -m compile_profile.cli``)
+  runs.py       the saved runs' commands: ls, show, rm, compare, export, repro, job, import, import-trace
+  compiles.py   what ``show --compile`` and ``export --perfetto`` print and write
+  notebook.py   ``run``: a whole notebook executed and its profiled cells tabulated
+  text.py       the parser's class, errors with their exit codes, and what every command prints through
 """
 
 from __future__ import annotations
