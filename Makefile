@@ -6,7 +6,8 @@ PY := $(VENV)/bin/python
 TORCH_SPEC ?= torch==2.13.0
 export TORCHINDUCTOR_CACHE_DIR ?= $(CURDIR)/.cache/inductor
 
-.PHONY: setup setup-python setup-js browser lab test test-fast test-js test-ui test-compat lint format contract clean
+.PHONY: setup setup-python setup-js browser lab test test-py test-fast test-js test-ui test-compat compat-versions lint format \
+	contract clean
 
 setup: setup-python setup-js
 
@@ -29,9 +30,14 @@ lab: setup
 
 # pytest opens exported reports in Chromium too, so the browser comes first.
 test: setup browser
+	$(MAKE) test-py test-js test-ui
+
+# Every CPU test.  An engine test profiles under aot_eager with --quick (tests/profile_options.py: CHEAP) unless
+# Inductor, its kernels, the profiler pass or the float64 reference is its subject; a property test draws the
+# Hypothesis profile's number of examples (tests/conftest.py: ci, 100; HYPOTHESIS_PROFILE=large, 2,000).
+test-py: setup browser
 	mkdir -p .cache test-artifacts
 	$(VENV)/bin/pytest -m "not gpu" --durations=25 tests
-	$(MAKE) test-js test-ui
 
 # The edit loop's tier: every test that compiles nothing in this process and starts no process that does (the
 # digest, the views, the store, the server, the contract, the trace parsers and the frozen runs), then jest.  A test
@@ -48,8 +54,9 @@ test-fast: setup
 PY_SOURCES := kernel_side tests benchmarks ui-tests
 TS_SOURCES := "ext/src/**/*.{ts,tsx}" "ext/test/**/*.ts" "ext/style/*.css" "ui-tests/tests/*.ts" "ui-tests/*.js" jest.config.js eslint.config.mjs \
 	ext/scripts/*.mjs
-# The contract between Python and TypeScript: the JSON Schemas the run's dataclasses and the digest's TypedDicts
-# generate (kernel_side/compile_profile/schema/) and the TypeScript generated from those (ext/src/generated/).
+# The contract between Python and TypeScript: the JSON Schemas the run's dataclasses and the digest's dataclasses
+# (digest/contract.py ROOTS) generate (kernel_side/compile_profile/schema/) and the TypeScript generated from those
+# (ext/src/generated/), each shape declared once.
 # `make contract` rewrites them; lint's --check runs fail, naming the stale file, when a class changed and they
 # were not regenerated.  (python -c: `python -m` would import the module twice.)
 CONTRACT_SCHEMAS := PYTHONPATH=kernel_side $(PY) -c 'import sys; from compile_profile.digest.contract import main; sys.exit(main())'
@@ -113,24 +120,37 @@ test-ui: setup browser
 	cd ui-tests && PATH="$(abspath $(VENV))/bin:$$PATH" npx playwright test
 
 # -- older torch (docs/compatibility.md) ------------------------------------------------------
-# The engine, magic and cell tests on each torch release of COMPAT_TORCH, each in a venv of its own
-# with the package's runtime dependencies (PyPI's builds of these releases are CUDA builds of
-# 5.7-7.3 GB; they run on the CPU). .ci/run calls it after `make test`.
+# What differs between torch releases, on each release of COMPAT_TORCH, each in a venv of its own with the
+# package's runtime dependencies: the engine and the cell rewrite (test_engine_cell, test_engine_profile), the
+# magic (test_magic), the trace capture (test_trace_events, test_guards), the cache keys (test_compile_cache) and
+# the distributed lock-step (test_distributed).  The cell-reliability and fidelity suites (test_reliability_cells,
+# test_fidelity: 62 tests of whole cells) run on CI's torch only; by hand on an older release with
+# `make test-compat COMPAT_TESTS="tests/test_reliability_cells.py tests/test_fidelity.py"`.  The digest, the views,
+# the store and the float64 reference's rules read no release's behaviour and run once, on CI's torch.
+# PyPI has no CPU build of these releases for x86_64 Linux (its x86_64 wheels are CUDA builds, 731 MB for 2.6.0
+# and 873 MB for 2.10.0, which pull 5-6 GB of NVIDIA libraries; only aarch64 and macOS wheels are CPU builds), and
+# PyPI is the one registry CI reaches; they run on the CPU.  .ci/run calls it once per release and prints each
+# one's time; here each release's install and tests are timed apart.
 COMPAT_TORCH ?= 2.6.0 2.10.0
-COMPAT_TESTS := tests/test_engine_cell.py tests/test_engine_correctness.py tests/test_engine_profile.py \
-	tests/test_magic.py tests/test_reliability_cells.py tests/test_fidelity.py tests/test_distributed.py
+COMPAT_TESTS ?= tests/test_engine_cell.py tests/test_engine_profile.py tests/test_magic.py tests/test_trace_events.py \
+	tests/test_guards.py tests/test_compile_cache.py tests/test_distributed.py
 COMPAT_DEPS := numpy scipy ipython pygments plotly ipywidgets nbformat nbclient ipykernel jupyter_server tqdm \
 	"pytest>=8" pytest-timeout jsonschema
 
 # Each release's CUDA build takes 5.7 GB (2.6.0) to 7.3 GB (2.10.0) in its venv, and pip holds the
 # downloaded wheels besides while it installs; a CI run with both venvs at once ran out of disk
 # (stop 18). So pip keeps no cache, and COMPAT_KEEP=0 (.ci/run) removes each venv after its tests.
+# (Installing torch --no-deps with only the NVIDIA libraries it loads on import saved a fifth of the disk and
+# no time on 2026-12-05: the wheels download at about 100 MB/s here, and unpacking them is the cost.)
 COMPAT_KEEP ?= 1
 COMPAT_FREE_GB := 10
 
+compat-versions:
+	@echo $(COMPAT_TORCH)
+
 test-compat:
 	set -e; for v in $(COMPAT_TORCH); do \
-	  venv=.venv-torch-$$v; \
+	  venv=.venv-torch-$$v; start=$$SECONDS; \
 	  if ! $$venv/bin/python -c "import torch" 2>/dev/null; then \
 	    free=$$(df -Pk . | awk 'NR==2 {print int($$4 / 1048576)}'); \
 	    if [ "$$free" -lt $(COMPAT_FREE_GB) ]; then \
@@ -141,9 +161,10 @@ test-compat:
 	    $$venv/bin/python -m pip install -q --no-cache-dir "torch==$$v"; \
 	  fi; \
 	  $$venv/bin/python -m pip install -q --no-cache-dir $(COMPAT_DEPS); \
-	  echo "== torch $$v"; \
+	  echo "== torch $$v: installed in $$((SECONDS - start)) s"; start=$$SECONDS; \
 	  PYTHONPATH=kernel_side TORCHINDUCTOR_CACHE_DIR=$(CURDIR)/.cache/inductor-$$v \
 	    $$venv/bin/python -m pytest -q -m "not gpu" -p no:cacheprovider -p no:hypothesispytest $(COMPAT_TESTS); \
+	  echo "== torch $$v: tests in $$((SECONDS - start)) s"; \
 	  [ "$(COMPAT_KEEP)" = 1 ] || rm -rf $$venv; \
 	done
 

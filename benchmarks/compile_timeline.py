@@ -22,6 +22,7 @@ from typing import Any
 import torch
 from compile_profile import profile
 from compile_profile.digest.timeline import compile_timeline
+from compile_profile.serialize import to_dict
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from profile_cost import training_step  # the same step the cost benchmark profiles
@@ -62,8 +63,8 @@ def main() -> None:
     run = profile(step, quick=True, budget=1.0)
     metrics = dynamo_metrics()
     timeline = compile_timeline(run)
-    rows = timeline["rows"] if timeline else []
-    print(timeline["text"] if timeline else "no timeline")
+    rows = to_dict(timeline.rows) if timeline else []
+    print(timeline.text if timeline else "no timeline")
     # the timeline's row of a compile is its frame's compile plus the backward compiled lazily at the first
     # backward() (``entire_backward_compile``); Dynamo's metrics log the frame's (``is_forward``) apart
     print(

@@ -81,7 +81,7 @@ def _profile(body: str, ns: dict[str, Any], **options: Any):
 
 
 def _record_correctness(fig: Figures, run) -> None:
-    from compile_profile.digest.facts import correctness_text
+    from compile_profile.digest.correctness import correctness_text
 
     c = run.correctness
     fig.values["status"] = run.status

@@ -90,7 +90,7 @@ def said(run) -> dict[str, Any]:
     out: dict[str, Any] = {
         "heading": diagnosis_heading(run),
         "causes": [cause_text(c) for c in diagnosis(run)][:3],
-        "rows": {r.variant: r.texts() for r in breakdown(run)},
+        "rows": {r.variant: r.texts for r in breakdown(run)},
         "warnings": [w for w in summarize(run)["warnings"] if w.startswith("timings are unreliable")],
         "host_load": vars(run.host_load) if run.host_load else None,
         "threads_trial": vars(t) if (t := getattr(run, "threads_trial", None)) is not None else None,

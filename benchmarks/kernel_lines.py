@@ -208,6 +208,7 @@ def measure(w: CellWorkload, budget: float) -> Figures:
     from compile_profile.digest.lines import line_times
     from compile_profile.engine.kernels import profiler_pass as kernel_profiler
     from compile_profile.engine.run.api import ProfileOptions, profile_cell
+    from compile_profile.serialize import to_dict
 
     fig = Figures(w.name)
     val = fig.values
@@ -219,7 +220,7 @@ def measure(w: CellWorkload, budget: float) -> Figures:
     if run.status != "ok":
         raise RuntimeError(f"{w.name}: profile failed: {[(e.stage, e.message) for e in run.errors]}")
     lt = line_times(run)
-    val["lines"] = lt.as_dict()
+    val["lines"] = to_dict(lt)
     focus = run.speedup.variant if run.speedup else next(v for v in lt.variants if v != "eager")
     for variant in lt.variants:
         tag = "eager" if variant == "eager" else "compiled"

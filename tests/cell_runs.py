@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from compile_profile.engine.run.api import ProfileOptions, ProfileResult, profile_cell
-
-FAST = dict(warmup=1, repeat=8, min_samples=3, budget=0.2)  # tiny workloads, two cores
+from profile_options import FAST  # the tests' one option set (CHEAP, the cheapest layer, is there too)
 
 
 def run_cell(body: str, ns: dict, **options) -> ProfileResult:

@@ -1,5 +1,9 @@
-"""Shared test setup: one Inductor cache for the whole run, a private run store, an IPython shell, and the
-tiers: a test that compiles says so.
+"""Shared test setup: one Inductor cache for the whole run, a private run store, an IPython shell, Hypothesis's
+sizes, and the tiers: a test that compiles says so.
+
+Sizes.  The property tests (the fuzzers of the magic's options, of run files, of trace files) draw as many
+examples as the Hypothesis profile says: ``ci`` (100 a test) on every run, ``large`` (2,000 a test) by hand, with
+``HYPOTHESIS_PROFILE=large``.  A test sets no ``max_examples`` of its own, so the profile decides.
 
 Tiers.  A test that makes Dynamo compile a frame in this process (a profile, ``torch.compile``, the magic) is
 marked ``compiles`` (``@pytest.mark.compiles``, or the module's ``pytestmark``); a test that starts processes
@@ -23,6 +27,20 @@ ROOT = Path(__file__).resolve().parents[1]
 # Cold C++ compiles take 5-20 s on a 2-core machine; a cache shared by every test
 # (and kept between runs) makes the second compile of a graph a cache hit.
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(ROOT / ".cache" / "inductor"))
+
+
+def _hypothesis_profiles() -> None:
+    try:
+        from hypothesis import settings
+    except ImportError:  # make test-compat's venvs run no property test
+        return
+    # deadline=None: an example's time here is the shared machine's, not the code's
+    settings.register_profile("ci", max_examples=100, deadline=None)
+    settings.register_profile("large", max_examples=2000, deadline=None)
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+_hypothesis_profiles()  # before the test modules are imported: their @settings inherit the profile's sizes
 
 
 @pytest.fixture(autouse=True)

@@ -7,6 +7,9 @@ have), so rank 1 has one graph more than rank 0; in the third, rank 1's first ca
 step's all-reduce, so both ranks stop there; in the fourth (no DDP), rank 1 cannot compile under
 fullgraph=True, so no rank times the compiled variant; the fifth is an FSDP2 (fully_shard) step.
 Each rank writes its runs as JSON files (``OUT_DIR/<label>-rank<R>.json``) and into the run store ($COMPILE_PROFILE_DB).
+On the CPU (gloo) the job's lock-step is the subject, so each profile compiles under aot_eager (no C++ compile
+on each rank), with the profiler pass (its calls are one lock-step stage, its collective time a figure); on GPUs
+(nccl) under Inductor, as users run it.
 """
 
 import faulthandler
@@ -102,8 +105,9 @@ def main(out: Path, backend: str) -> None:
         ("fullgraph", one_rank_breaks_fullgraph, {"fullgraph": True}),
         ("fsdp2", fsdp2_step, {}),
     )
+    compiler = "inductor" if backend == "nccl" else "aot_eager"
     for label, fn, options in jobs:
-        run = compile_profile.profile(fn, x, label=label, budget=0.5, repeat=20, **options)
+        run = compile_profile.profile(fn, x, label=label, budget=0.5, repeat=20, backend=compiler, **options)
         (out / f"{label}-rank{rank}.json").write_text(run.to_json())
         run.save()
     dist.destroy_process_group()

@@ -15,6 +15,7 @@ from compile_profile.cli import main
 from compile_profile.digest import compare
 from compile_profile.profile_run import Correctness
 from compile_profile.render.mime import MIME_TYPE
+from compile_profile.serialize import to_dict
 from compile_profile.store import RunStore
 from synthetic_store_runs import make_run, timestamp
 
@@ -346,7 +347,7 @@ def test_compare_json_is_the_digest_comparison(cli, store):
     code, out, _ = cli("compare", "newer2", "older1", "--json")
     assert code == 0
     data = json.loads(out)
-    assert data == json.loads(json.dumps(compare(store.get("newer2"), store.get("older1")).as_dict()))
+    assert data == json.loads(json.dumps(to_dict(compare(store.get("newer2"), store.get("older1")))))
     assert data["kernels_added"] == [{"name": "extern_mm", "count": 1}]
     assert data["kernels_removed"] == [{"name": "cpp_fused_add", "count": 1}]
     inductor = next(d for d in data["deltas"] if d["metric"] == "inductor median")

@@ -87,7 +87,8 @@ def test_the_cache_totals_count_every_recompile():
     # before: "FX graph 1 hit, 0 missed" beside 3 Dynamo graphs and 2 recompiles
     with fresh_cache():
         ns = {"torch": torch, "sizes": itertools.cycle([4, 6, 8])}
-        run = run_cell("n = next(sizes)\ny = torch.ones(n) * 2\n", ns, dynamic=False, check_correctness=False).run
+        body = "n = next(sizes)\ny = torch.ones(n) * 2\n"
+        run = run_cell(body, ns, dynamic=False, kernel_timing=False, check_correctness=False).run
     assert run.status == "ok", run.errors
     assert len(run.recompiles) >= 2, run.recompiles
     inductor_compiles = sum(1 for g in run.graphs if g.kind == "post_grad")
@@ -116,8 +117,10 @@ def test_the_cache_key_patch_is_undone_also_when_the_profile_raises():
     from torch._inductor import codecache
 
     original = codecache.FxGraphHashDetails.__init__
+    # torch 2.10 and later keep provenance in the key, and the profile patches it out; earlier releases need nothing
+    patched = getattr(torch._inductor.config.trace, "provenance_tracking_level", None) is not None
     with pytest.raises(RuntimeError, match="the cell raised"):
         with capture_compiles():
-            assert codecache.FxGraphHashDetails.__init__ is not original
+            assert (codecache.FxGraphHashDetails.__init__ is not original) == patched
             raise RuntimeError("the cell raised")
     assert codecache.FxGraphHashDetails.__init__ is original

@@ -24,6 +24,7 @@ from compile_profile import profile
 from compile_profile.digest import summarize
 from compile_profile.engine.failure.compile_failure import CompileStage
 from compile_profile.profile_run import ErrorInfo
+from profile_options import FAST
 from torch._inductor import config as inductor_config
 from torch._inductor import lowering
 
@@ -48,8 +49,9 @@ def _tanh_lowering_raises():
 
 
 def _quiet_profile(fn, *args, **options):
+    # Inductor's failures are the subject: no profiler pass or float64 reference is needed to show them
     with contextlib.redirect_stderr(io.StringIO()):
-        return profile(fn, *args, budget=0.2, **options)
+        return profile(fn, *args, **{**FAST, "quick": True, **options})
 
 
 def in_the_cell(x):
@@ -334,7 +336,7 @@ def test_a_mismatch_in_a_cell_that_draws_from_a_list_iterator_is_bisected_on_the
     ns = {"torch": torch, "batches": iter(items)}
     torch._dynamo.reset()
     with _a_post_grad_pass_turns_add_into_sub(), contextlib.redirect_stderr(io.StringIO()):
-        run = run_cell("xb = next(batches)\nyb = torch.sin(xb) + xb\n", ns, bisect=True, budget=0.2).run
+        run = run_cell("xb = next(batches)\nyb = torch.sin(xb) + xb\n", ns, bisect=True, quick=True).run
     assert run.correctness is not None and run.correctness.ok is False and run.correctness.replayed == ["batches"]
     b = run.bisection
     assert b is not None and (b.outcome, b.backend, b.subsystem) == ("found", "inductor", "post_grad_passes"), b
@@ -469,7 +471,8 @@ def test_with_fallback_random_on_a_miscompile_in_a_cell_that_draws_random_number
     was reported "not compared: the cell draws random numbers … set fallback_random = True" and not bisected."""
     torch._dynamo.reset()
     with inductor_config.patch(fallback_random=True), _a_post_grad_pass_turns_add_into_sub():
-        run = _quiet_profile(noisy_sine, torch.randn(64), bisect=True)
+        # the float64 reference's rule for random draws is the subject too: not --quick
+        run = _quiet_profile(noisy_sine, torch.randn(64), bisect=True, quick=False)
     c = run.correctness
     assert c is not None and c.ok is False and c.mismatched == ["<result>"], c
     assert c.note is not None and c.note.kind == "reference_random"

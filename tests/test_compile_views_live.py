@@ -11,13 +11,13 @@ import json
 import compile_profile
 import pytest
 import torch
-from cell_runs import FAST
 from compile_profile.digest.compile_detail import compile_detail
 from compile_profile.digest.compiles import compile_index, compile_key, frame_text
 from compile_profile.digest.format import lines_of
 from compile_profile.digest.provenance import groups
 from compile_profile.render.perfetto import perfetto_trace
 from compile_profile.store import RunStore
+from profile_options import FAST
 
 pytestmark = pytest.mark.compiles
 

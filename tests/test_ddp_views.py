@@ -15,7 +15,7 @@ import pathlib
 import plotly.graph_objects as go
 import pytest
 from compile_profile.digest.breakdown import breakdown, columns
-from compile_profile.digest.facts import (
+from compile_profile.digest.breaks import (
     BACKWARD_NOTE,
     DDP_WRAPPER_NOTE,
     OPTIMIZER_NOTE,

@@ -33,12 +33,13 @@ from compile_profile.digest.breakdown import TITLE as BREAKDOWN_TITLE
 from compile_profile.digest.facts import cache_counts, cache_words
 from compile_profile.digest.format import format_ms
 from compile_profile.digest.lines import RULE
-from compile_profile.digest.payback import round_calls
+from compile_profile.digest.payback import Payback, round_calls
 from compile_profile.profile_run import Speedup, Timing
 from compile_profile.render.charts import figures
 from compile_profile.render.mime import MIME_TYPE, mime_bundle
 from compile_profile.render.report import render_report_html
 from compile_profile.render.widget import explorer
+from compile_profile.serialize import to_dict
 from compile_profile.store import RunStore
 from render_fixtures import (
     ALL_RUNS,
@@ -203,7 +204,7 @@ def test_cli_widget_and_rest_show_one_comparison(runs, cli):
     widget = explorer(fast, compare_with=[slow])
     widget.compare_picker.value = 0
     widget_rows = {r[0]: r for r in ParsedHTML(widget.compare_table.value).rows}
-    assert json.loads(cli("compare", slow.id, fast.id, "--json")) == json.loads(json.dumps(c.as_dict()))
+    assert json.loads(cli("compare", slow.id, fast.id, "--json")) == json.loads(json.dumps(to_dict(c)))
     for d in c.deltas:
         assert widget_rows[d.metric][1:] == [d.a_text, d.b_text, d.change_text]
         line = printed_rows[d.metric]
@@ -320,8 +321,8 @@ def test_the_runs_have_a_breakdown_and_the_slower_and_faster_verdicts(runs):
         "inductor/max-autotune is faster: its kernels take 2.71 ms (eager 3.44 ms), generated kernels (1.01 ms) "
         "replacing 1.5 ms of eager ATen kernels; outside kernels 189 µs (eager 562 µs)"
     )
-    assert payback(slow)["text"] == "inductor/default is slower: compiling never pays back"
-    assert payback(fast)["text"] == (
+    assert payback(slow).text == "inductor/default is slower: compiling never pays back"
+    assert payback(fast).text == (
         "compiling cost 21.7 s (cold cache) and saves 1.1 ms a call: it pays back after ~19,700 calls"
     )
 
@@ -337,7 +338,7 @@ def test_a_faster_verdict_says_which_aten_kernels_the_compiled_variant_kept(runs
 
 def test_card_text_report_widget_and_cli_show_one_verdict_payback_and_breakdown(runs, cli):
     for run in runs:
-        words, pays, parts = verdict(run), payback(run)["text"], _breakdown_words(run)
+        words, pays, parts = verdict(run), payback(run).text, _breakdown_words(run)
         assert words and pays and set(parts) == {v.name for v in run.variants}
         summary = mime_bundle(run)[MIME_TYPE]["summary"]  # what the JupyterLab card shows
         assert summary["verdict"] == words and summary["payback"]["text"] == pays
@@ -449,27 +450,26 @@ def test_payback_arithmetic():
     run = _timed(cpu_run(), 50.0, 21.0, 71.0, 2.2, 2.6)
     run.cache.state = "cold"
     p = payback(run)
-    assert p["compile_s"] == 71.0 and p["saving_ms"] == 29.0 and p["calls"] == 2449  # ceil(71000 / 29)
-    assert p["text"] == "compiling cost 71 s (cold cache) and saves 29 ms a call: it pays back after ~2,450 calls"
+    assert p is not None and p.compile_s == 71.0 and p.saving_ms == 29.0 and p.calls == 2449  # ceil(71000 / 29)
+    assert p.text == "compiling cost 71 s (cold cache) and saves 29 ms a call: it pays back after ~2,450 calls"
     run.variants[1].cache_state = "warm"  # the variant's own state wins over the run's
-    assert "(warm cache)" in payback(run)["text"]
-    assert payback(_timed(cpu_run(), 4.0, 3.2, 3.2, 1.2, 1.3))["calls"] == 4000  # 3200 / 0.8, not 4001
-    assert payback(_timed(cpu_run(), 4.0, 3.0, 0.0005, 1.2, 1.4))["text"].endswith("after ~1 call")
+    assert "(warm cache)" in payback(run).text
+    assert payback(_timed(cpu_run(), 4.0, 3.2, 3.2, 1.2, 1.3)).calls == 4000  # 3200 / 0.8, not 4001
+    assert payback(_timed(cpu_run(), 4.0, 3.0, 0.0005, 1.2, 1.4)).text.endswith("after ~1 call")
     assert round_calls(123456) == 123000 and round_calls(999) == 999
 
 
 def test_payback_never_and_not_measurable_and_none():
     slower = payback(_timed(cpu_run(), 4.0, 7.2, 3.2, 0.5, 0.6))
-    assert slower == {
-        "compile_s": 3.2,
-        "saving_ms": 4.0 - 7.2,
-        "calls": None,
-        "text": "compiled is slower: compiling never pays back",
-    }
+    assert slower == Payback(
+        compile_s=3.2, saving_ms=4.0 - 7.2, calls=None, text="compiled is slower: compiling never pays back"
+    )
     same = payback(_timed(cpu_run(), 4.0, 4.0, 3.2, math.nan, math.nan))  # no saving, and no interval to blame
-    assert same["calls"] is None and same["text"] == "compiled is slower: compiling never pays back"
+    assert same is not None and same.calls is None and same.text == "compiled is slower: compiling never pays back"
     level = payback(_timed(cpu_run(), 4.0, 3.9, 3.2, 0.98, 1.07))  # faster by its median, but the interval includes 1
-    assert level["calls"] is None and level["text"] == "no measurable saving: compiling does not pay back"
+    assert (
+        level is not None and level.calls is None and level.text == "no measurable saving: compiling does not pay back"
+    )
     assert payback(_timed(cpu_run(), 4.0, 3.0, None, 1.2, 1.4)) is None  # no compile time
     assert payback(failed_run()) is None  # no timing of a compiled variant
 
@@ -478,9 +478,9 @@ def test_summary_carries_breakdown_verdict_and_payback(runs):
     for run in runs:
         s = json.loads(json.dumps(summarize(run)))
         assert s["digest"] == DIGEST_VERSION == 28 and s["unreadable"] is None and s["trace"] is None
-        assert s["verdict"] == verdict(run) and s["payback"] == payback(run)
+        assert s["verdict"] == verdict(run) and s["payback"] == to_dict(payback(run))
         assert s["cache_words"] == cache_words(run) and s["cache_counts"] == cache_counts(run)
-        assert s["breakdown"] == [r.as_dict() for r in breakdown(run)]
+        assert s["breakdown"] == to_dict(breakdown(run))
         assert set(s["breakdown"][0]) >= {
             "variant",
             "method",

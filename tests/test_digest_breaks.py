@@ -12,16 +12,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from compile_profile.digest.facts import (
+from compile_profile.digest.breaks import (
     BACKWARD_NOTE,
     FUSED_OPTIMIZER_NOTE,
     OPTIMIZER_NOTE,
     break_count_text,
     break_groups,
     break_summary,
-    interrupted_text,
     no_breaks_text,
 )
+from compile_profile.digest.facts import interrupted_text
 from compile_profile.digest.summary import summarize, warnings
 from compile_profile.profile_run import GraphBreak
 from compile_profile.render.text import render_text
@@ -177,7 +177,7 @@ def test_a_traced_scripts_lines_are_the_scripts_wherever_the_digest_words_one():
     from compile_profile.digest.guards import recompiles_digest
 
     run = _lines_run("/home/me/repo/train.py")
-    words = [*warnings(run), render_text(run), *(r["failed_guard"] for r in recompiles_digest(run))]
+    words = [*warnings(run), render_text(run), *(r.failed_guard for r in recompiles_digest(run))]
     said = "\n".join(words)
     assert "cell line" not in said
     for n in (2, 3, 4, 5):

@@ -14,7 +14,7 @@ import pytest
 import torch
 from cell_runs import run_cell
 from compile_profile.digest import summarize
-from compile_profile.digest.facts import correctness_text
+from compile_profile.digest.correctness import correctness_text
 from compile_profile.engine.correctness.compare import compare_outputs, judge_output
 from compile_profile.profile_run import Correctness, Note, OutputCheck
 from compile_profile.render.html import render_html

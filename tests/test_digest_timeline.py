@@ -15,19 +15,19 @@ from test_trace_fixtures import FIXTURES, RELEASES
 
 def test_each_compile_is_a_row_timed_by_its_outermost_spans():
     rows = compile_rows(cuda_run())
-    assert [(r["variant"], r["compile_id"], r["when"]) for r in rows] == [
+    assert [(r.variant, r.compile_id, r.when) for r in rows] == [
         ("inductor/default", "0/0", "first call"),
         ("inductor/default", "1/0", "first call"),
     ]
     first, second = rows
-    assert first["total_s"] == 10.0 and second["total_s"] == 2.1
-    assert first["start_s"] == 0.0 and second["start_s"] == pytest.approx(10.2)
+    assert first.total_s == 10.0 and second.total_s == 2.1
+    assert first.start_s == 0.0 and second.start_s == pytest.approx(10.2)
     # the named phases, each at least 1% of the compile (the 1 ms pass is left out), at the depth of the shown
     # phases holding them (the wrappers between backend_compile and code_gen are not shown)
-    depths = {p["name"]: p["depth"] for p in first["phases"]}
+    depths = {p.name: p.depth for p in first.phases}
     assert depths == {"dynamo": 0, "bytecode_tracing": 1, "backend_compile": 1, "inductor_compile": 2, "code_gen": 3}
-    assert first["cache_text"] == "FX graph: 1 miss (full_miss); AOTAutograd: 1 miss (full_miss)"
-    assert second["cache_text"] == "FX graph: 1 hit"
+    assert first.cache_text == "FX graph: 1 miss (full_miss); AOTAutograd: 1 miss (full_miss)"
+    assert second.cache_text == "FX graph: 1 hit"
 
 
 def test_the_first_call_is_accounted_for_by_its_compiles():
@@ -43,8 +43,8 @@ def test_a_compile_a_recompile_names_is_listed_after_the_first_call():
     run.recompiles.append(Recompile(reason="size mismatch", compile_id="1/0", variant="inductor/default"))
     timeline = compile_timeline(run)
     assert timeline is not None
-    assert [r["when"] for r in timeline["rows"]] == ["first call", "recompile"]
-    assert timeline["text"] == (
+    assert [r.when for r in timeline.rows] == ["first call", "recompile"]
+    assert timeline.text == (
         "first call 12.9 s: 10 s of it (78%) compiling 1 frame (0/0 10 s); 1 recompile after it: 2.1 s"
     )
 

@@ -24,6 +24,7 @@ from compile_profile.store import RunStore
 from job_fixtures import PROFILE_STAGES
 
 HERE = Path(__file__).resolve().parent
+COMPILED = "aot_eager"  # distributed_step.py's compiled variant on the CPU: the job's lock-step is the subject
 LAUNCH_TIMEOUT_S = 600  # five profiles take 48-50 s on an idle 2-core machine; a hang would wait forever, and a
 # machine kept busy beside it (browser tests) slowed one past 420 s
 
@@ -95,7 +96,7 @@ def test_both_ranks_write_a_run_of_one_job_with_the_same_calls_in_every_stage(jo
     assert stages == rank1.distributed.calls_by_stage
     assert stages["timing"] > 0 and stages["kernel pass"] > 0
     assert rank0.cell_runs == rank1.cell_runs == sum(stages.values())
-    for name in ("eager", "inductor/default"):
+    for name in ("eager", COMPILED):
         assert rank0.variant(name).timing.n == rank1.variant(name).timing.n
     assert rank0.status == rank1.status == "ok"
 
@@ -173,12 +174,12 @@ def test_when_one_rank_s_first_call_raises_every_rank_stops_there_and_says_which
 def test_a_variant_that_failed_to_compile_on_one_rank_is_timed_on_none(job_runs):
     _, runs = job_runs
     rank0, rank1 = runs["fullgraph-rank0"], runs["fullgraph-rank1"]
-    assert rank1.variant("inductor/default/fullgraph").error  # its own compile error (fullgraph=True and a print)
-    dropped = rank0.variant("inductor/default/fullgraph")
+    assert rank1.variant(f"{COMPILED}/fullgraph").error  # its own compile error (fullgraph=True and a print)
+    dropped = rank0.variant(f"{COMPILED}/fullgraph")
     assert variant_error(dropped) == "compiled here but failed on another rank; not timed"
-    assert any(e.type == OTHER_RANK_FAILED and e.variant == "inductor/default/fullgraph" for e in rank0.errors)
+    assert any(e.type == OTHER_RANK_FAILED and e.variant == f"{COMPILED}/fullgraph" for e in rank0.errors)
     for run in (rank0, rank1):
-        assert run.variant("inductor/default/fullgraph").timing is None and run.speedup is None
+        assert run.variant(f"{COMPILED}/fullgraph").timing is None and run.speedup is None
     assert rank0.distributed.calls_by_stage == rank1.distributed.calls_by_stage
     (divergence,) = job_digest([rank0, rank1])["divergences"]
     assert divergence["rank"] == 1 and divergence["text"].startswith("failed: compile: Unsupported")
@@ -199,7 +200,7 @@ def test_an_fsdp2_step_runs_in_lock_step_with_its_collectives_in_both_variants_a
         assert tuple(int(p) for p in torch.__version__.split(".")[:2]) < (2, 13)
         for run in (rank0, rank1):
             assert run.status == "failed" and run.speedup is None and run.eager.error is None
-            assert [e.variant for e in run.errors] == ["inductor/default"], run.errors
+            assert [e.variant for e in run.errors] == [COMPILED], run.errors
         return
     assert rank0.status == rank1.status == "ok", [(e.variant, e.message) for e in rank0.errors + rank1.errors]
     for run in (rank0, rank1):

@@ -5,10 +5,12 @@ from __future__ import annotations
 import copy
 import warnings
 
+import fault_backends
 import pytest
 import torch
 from cell_runs import run_cell
 from compile_profile.engine.correctness.compare import compare_outputs
+from profile_options import FAST
 
 # torch._grouped_mm (the MoE experts' matmul, with no float64 kernel) arrived after torch 2.6
 needs_grouped_mm = pytest.mark.skipif(not hasattr(torch, "_grouped_mm"), reason="this torch has no torch._grouped_mm")
@@ -42,7 +44,7 @@ def test_a_training_step_passed_to_profile_is_judged_from_the_same_weights_in_bo
         opt.step()
         return loss
 
-    run = compile_profile.profile(step, x, budget=0.2, repeat=5)
+    run = compile_profile.profile(step, x, backend="aot_eager", kernel_timing=False, **FAST)
     assert run.correctness.ok is True, run.correctness
     assert run.correctness.max_abs_diff < 1e-5
     assert any(n.kind == "state_restored" and n.values == {"tensors": 4} for n in run.notes), run.notes
@@ -129,43 +131,15 @@ def _moe_namespace() -> dict:
     return {"model": model, "x": torch.randn(64, 32, dtype=torch.bfloat16)}
 
 
-def _float32_backend(name: str, change=None) -> str:
-    """A backend that runs each graph in float32 and rounds its outputs to their dtypes once, as Inductor's
-    fused bf16 kernels compute: more precise than eager, so beyond bf16 tolerance of it after a few MoE layers
-    (0.26 max abs diff in the logits here, at a 12x smaller RMSE against float32 than eager's).  ``change``
-    rewrites the output of the graph's last linear layer: a miscompile."""
-    from torch._dynamo.backends.registry import _COMPILER_FNS, register_backend
-
-    def backend(gm, example_inputs):
-        (out,) = [n for n in gm.graph.nodes if n.op == "output"]
-        dtypes = [getattr(v.meta.get("example_value"), "dtype", None) for v in out.args[0]]
-        if change is not None:
-            node = [n for n in gm.graph.nodes if n.op == "call_function" and "linear" in str(n.target)][-1]
-            with gm.graph.inserting_after(node):
-                changed = gm.graph.call_function(change, (node,))
-            node.replace_all_uses_with(changed, delete_user_cb=lambda user: user is not changed)
-            gm.recompile()
-
-        def run(*args):
-            wide = [a.float() if isinstance(a, torch.Tensor) and a.dtype == torch.bfloat16 else a for a in args]
-            return [o.to(d) if d is not None else o for o, d in zip(gm(*wide), dtypes)]
-
-        return run
-
-    if name not in _COMPILER_FNS:
-        register_backend(backend, name=name)
-    return name
-
-
 @pytest.mark.compiles
 @needs_grouped_mm
 def test_a_moe_whose_grouped_mm_has_no_float64_kernel_is_judged_against_float64_with_that_op_in_float32():
     # "compiled results differ from eager in logits (max abs diff 2.73) ... no float64 reference: the code failed
     # on float64 copies (RuntimeError: Expected mat_a to be Float32, BFloat16 or Float16 matrix, got Double)"
-    from compile_profile.digest.facts import correctness_text
+    from compile_profile.digest.correctness import correctness_text
 
     ns = _moe_namespace()
-    run = run_cell("y = model(x)\n", ns, backend=_float32_backend("test_moe_float32"), kernel_timing=False).run
+    run = run_cell("y = model(x)\n", ns, backend=fault_backends.float32("moe_float32"), kernel_timing=False).run
     c = run.correctness
     (y,) = c.checks
     assert c.ok is True, correctness_text(c)
@@ -185,7 +159,7 @@ def test_a_moe_whose_grouped_mm_has_no_float64_kernel_is_judged_against_float64_
 @pytest.mark.parametrize("change", [torch.neg, lambda t: t * 1.25], ids=["wrong-sign-logits", "logits-25%-off"])
 def test_a_miscompiled_moe_still_fails_against_the_reference_with_an_op_in_float32(change, request):
     ns = _moe_namespace()
-    backend = _float32_backend(f"test_moe_miscompile_{request.node.callspec.id}", change)
+    backend = fault_backends.float32(f"moe_miscompile_{request.node.callspec.id}", change)
     c = run_cell("y = model(x)\n", ns, backend=backend, kernel_timing=False).run.correctness
     assert c.ok is False and c.mismatched == ["y"] and c.method == "mixed"
     (y,) = c.checks
@@ -205,11 +179,11 @@ class _HalfPrecisionOnly(torch.nn.Module):
 @pytest.mark.compiles
 @needs_grouped_mm
 def test_bf16_code_that_cannot_run_in_float64_at_all_is_judged_against_a_float32_run():
-    from compile_profile.digest.facts import correctness_text
+    from compile_profile.digest.correctness import correctness_text
 
     ns = _moe_namespace()
     ns["model"] = torch.nn.Sequential(_HalfPrecisionOnly(), *ns["model"])
-    run = run_cell("y = model(x)\n", ns, backend=_float32_backend("test_moe_float32"), kernel_timing=False).run
+    run = run_cell("y = model(x)\n", ns, backend=fault_backends.float32("moe_float32"), kernel_timing=False).run
     c = run.correctness
     assert c.ok is True and c.method == "float32", correctness_text(c)
     assert c.reference_fallback.startswith("TypeError: only float16")
@@ -265,7 +239,7 @@ def _batches(n: int = 10_000):
 def test_a_cell_that_draws_a_batch_from_an_iterator_compares_eager_and_compiled_on_the_same_batch(make):
     # "compiled results differ from eager in xb, yb (max abs diff —): xb compiled gave torch.float32
     # [8, 17, 128], eager torch.float32 [8, 32, 128]": each run drew another batch
-    from compile_profile.digest.facts import correctness_text
+    from compile_profile.digest.correctness import correctness_text
 
     torch.manual_seed(0)
     batches = make()
@@ -290,7 +264,7 @@ class _Feed:
 
 @pytest.mark.compiles
 def test_a_cell_whose_inputs_change_between_runs_unseen_is_not_compared_and_says_why():
-    from compile_profile.digest.facts import correctness_text
+    from compile_profile.digest.correctness import correctness_text
 
     torch.manual_seed(0)
     ns = {"model": torch.nn.Linear(32, 16), "feed": _Feed()}
@@ -305,7 +279,7 @@ def test_a_cell_whose_inputs_change_between_runs_unseen_is_not_compared_and_says
 def test_an_iterator_that_cannot_be_replayed_without_recompiling_is_not_compared_where_eager_moved():
     import io
 
-    from compile_profile.digest.facts import correctness_text
+    from compile_profile.digest.correctness import correctness_text
 
     buf = io.StringIO("".join(f"{i}.5\n" for i in range(10_000)))  # an iterator, read here by readline()
     ns = {"torch": torch, "buf": buf, "x": torch.ones(4)}
@@ -335,24 +309,10 @@ def _(x):
     return torch.empty_like(x)
 
 
-def _scale_backend(name: str, factor: float) -> str:
-    from torch._dynamo.backends.registry import _COMPILER_FNS, lookup_backend, register_backend
-
-    def backend(gm, example_inputs):
-        inner = lookup_backend("aot_eager")(gm, example_inputs)
-        return lambda *args: [
-            o * factor if isinstance(o, torch.Tensor) and o.is_floating_point() else o for o in inner(*args)
-        ]
-
-    if name not in _COMPILER_FNS:
-        register_backend(backend, name=name)
-    return name
-
-
 @pytest.mark.compiles
 @pytest.mark.parametrize("factor, ok", [(1.0, True), (1.25, False)], ids=["right", "25%-off"])
 def test_where_eager_differs_from_itself_compiled_is_judged_against_that_spread(factor, ok, monkeypatch):
-    from compile_profile.digest.facts import correctness_text
+    from compile_profile.digest.correctness import correctness_text
     from compile_profile.engine.correctness import reference
 
     # no reference run (as for a model too large for a float64 copy): eager's own spread is what remains
@@ -360,7 +320,7 @@ def test_where_eager_differs_from_itself_compiled_is_judged_against_that_spread(
     torch.manual_seed(0)
     model = torch.nn.Linear(64, 64).requires_grad_(False).to(torch.bfloat16)
     ns = {"torch": torch, "model": model, "x": torch.randn(32, 64, dtype=torch.bfloat16)}
-    backend = _scale_backend(f"test_scale_{factor}", factor)
+    backend = fault_backends.scales_outputs(f"scale_{factor}", factor)
     c = run_cell("y = torch.ops.compile_profile_test.jitter(model(x))\n", ns, backend=backend, kernel_timing=False)
     c = c.run.correctness
     (y,) = c.checks

@@ -1,8 +1,10 @@
-"""The measuring core on real torch.compile runs (Inductor, C++ kernels on CPU).
+"""The measuring core on real torch.compile runs.
 
-Workloads are tiny and share one Inductor cache (see conftest) so the suite
-stays fast on two cores; assertions are about structure and attribution,
-never about which variant is faster.
+Workloads are tiny and share one Inductor cache (see conftest) so the suite stays fast on two cores;
+assertions are about structure and attribution, never about which variant is faster.  A test whose subject is
+Inductor (its C++ kernels, its caches, its compile spans) or the profiler pass profiles under Inductor (``FAST``);
+one about Dynamo's graphs, breaks and recompiles, the namespace or a failure under aot_eager with --quick
+(``CHEAP``).
 """
 
 from __future__ import annotations
@@ -10,12 +12,14 @@ from __future__ import annotations
 import json
 import logging
 
+import fault_backends
 import pytest
 import torch
-from cell_runs import FAST, run_cell
+from cell_runs import run_cell
 from compile_profile.digest.timeline import compile_rows
 from compile_profile.engine.common.torch_features import logs_post_grad_graph_on_cache_hit
 from compile_profile.profile_run import ProfileRun
+from profile_options import CHEAP, CHEAP_VARIANT, FAST
 
 
 @pytest.fixture(scope="module")
@@ -56,10 +60,10 @@ def test_training_cell_yields_forward_and_backward_graphs_and_cpp_kernels(traini
 def test_the_compile_timeline_accounts_for_the_first_call_within_a_tenth(training_result):
     run = training_result[0].run
     compiled = run.variant("inductor/default")
-    rows = [r for r in compile_rows(run) if r["variant"] == compiled.name and r["when"] == "first call"]
+    rows = [r for r in compile_rows(run) if r.variant == compiled.name and r.when == "first call"]
     assert rows and compiled.first_call_s is not None
     # the forward's frame and the backward compiled lazily at the first backward(), from Dynamo's spans
-    compiling = sum(r["total_s"] for r in rows)
+    compiling = sum(r.total_s for r in rows)
     assert compiling == pytest.approx(compiled.first_call_s, rel=0.10), (compiling, compiled.first_call_s)
     outermost = {s.name for s in compiled.compile_spans if s.depth == 0}
     assert "dynamo" in outermost
@@ -130,7 +134,7 @@ def test_graph_breaks_are_reported_at_their_cell_lines():
         "    b = b + 1\n"
         "c = b * 2\n"
     )
-    result = run_cell(body, ns)
+    result = run_cell(body, ns, **CHEAP)
     run = result.run
     assert result.stdout == "side effect\n", "the cell's output is shown once"
     assert sorted(b.line for b in run.graph_breaks) == [3, 5]
@@ -144,8 +148,8 @@ def test_graph_breaks_are_reported_at_their_cell_lines():
 @pytest.mark.compiles
 def test_second_run_of_a_cell_hits_the_cache_and_still_has_kernels():
     body = "out = (w.relu() * 3).sum(dim=0)\n"
-    first = run_cell(body, {"w": torch.randn(5, 7)}).run
-    second = run_cell(body, {"w": torch.randn(5, 7)}).run
+    first = run_cell(body, {"w": torch.randn(5, 7)}, quick=True).run
+    second = run_cell(body, {"w": torch.randn(5, 7)}, quick=True).run
     assert second.cache.fx_graph_hits >= 1 and second.cache.fx_graph_misses == 0
     assert second.cache.state == "warm"
     assert [k.name for k in second.kernels] == [k.name for k in first.kernels]
@@ -154,7 +158,7 @@ def test_second_run_of_a_cell_hits_the_cache_and_still_has_kernels():
 
 def test_eager_exception_reports_the_cell_line_and_does_not_compile():
     ns = {"torch": torch}
-    result = run_cell("a = torch.ones(3)\nb = a + missing_name\n", ns)
+    result = run_cell("a = torch.ones(3)\nb = a + missing_name\n", ns, **CHEAP)
     run = result.run
     assert run.status == "failed"
     assert run.errors[0].stage == "eager" and run.errors[0].line == 3
@@ -167,9 +171,9 @@ def test_eager_exception_reports_the_cell_line_and_does_not_compile():
 @pytest.mark.compiles
 def test_compile_failure_keeps_eager_results():
     ns = {"torch": torch, "x": torch.randn(4)}
-    result = run_cell("y = x.sin()\nprint('break')\nz = y + 1\n", ns, fullgraph=True)
+    result = run_cell("y = x.sin()\nprint('break')\nz = y + 1\n", ns, fullgraph=True, **CHEAP)
     run = result.run
-    compiled = run.variant("inductor/default/fullgraph")
+    compiled = run.variant(f"{CHEAP_VARIANT}/fullgraph")
     assert compiled.error and run.status == "failed"
     err = next(e for e in run.errors if e.variant == compiled.name)
     assert err.stage == "compile" and err.line == 3
@@ -180,7 +184,7 @@ def test_compile_failure_keeps_eager_results():
 @pytest.mark.compiles
 def test_cell_without_torch_work_says_nothing_was_compiled():
     ns = {}
-    run = run_cell("total = sum(range(10))\n", ns).run
+    run = run_cell("total = sum(range(10))\n", ns, backend="aot_eager").run
     assert run.status == "ok" and run.speedup is None
     assert [n.kind for n in run.notes] == ["nothing_compiled"]
     assert ns["total"] == 45
@@ -188,17 +192,7 @@ def test_cell_without_torch_work_says_nothing_was_compiled():
 
 @pytest.mark.compiles
 def test_mismatching_backend_is_reported_as_incorrect():
-    from torch._dynamo.backends.registry import _COMPILER_FNS, register_backend
-
-    def off_by_one(gm, example_inputs):
-        def run(*args):
-            return [o + 1 for o in gm(*args)]
-
-        return run
-
-    if "test_off_by_one" not in _COMPILER_FNS:
-        register_backend(off_by_one, name="test_off_by_one")
-    run = run_cell("y = x * 2\n", {"x": torch.ones(3)}, backend="test_off_by_one").run
+    run = run_cell("y = x * 2\n", {"x": torch.ones(3)}, backend=fault_backends.OFF_BY_ONE, kernel_timing=False).run
     assert run.correctness.ok is False and run.correctness.mismatched == ["y"]
     assert run.correctness.max_abs_diff == pytest.approx(1.0)
 
@@ -206,7 +200,9 @@ def test_mismatching_backend_is_reported_as_incorrect():
 @pytest.mark.compiles
 def test_random_cells_are_not_reported_as_mismatches():
     run = run_cell(
-        "noise = torch.nn.functional.dropout(x, p=0.5, training=True)\n", {"torch": torch, "x": torch.ones(64)}
+        "noise = torch.nn.functional.dropout(x, p=0.5, training=True)\n",
+        {"torch": torch, "x": torch.ones(64)},
+        kernel_timing=False,  # Inductor's draws are not eager's (aot_eager's are)
     ).run
     assert run.correctness.ok is not False
     if run.correctness.ok is None:
@@ -219,7 +215,7 @@ def test_recompiles_in_the_warm_up_are_waited_out_so_no_timed_sample_holds_a_com
 
     sizes = itertools.cycle([3, 4, 5, 6, 7])
     ns = {"torch": torch, "next_size": lambda: next(sizes)}
-    run = run_cell("n = next_size()\nv = torch.ones(n).cumsum(0)\n", ns, dynamic=False).run
+    run = run_cell("n = next_size()\nv = torch.ones(n).cumsum(0)\n", ns, dynamic=False, **CHEAP).run
     assert len(run.recompiles) == 4, "sizes 4 to 7, each once; the cycle then finds its entries"
     assert not any(r.during_timing for r in run.recompiles)
     assert not any(v.recompiled_during_timing for v in run.compiled_variants)
@@ -235,7 +231,7 @@ def test_a_variant_still_compiling_when_the_warm_up_gives_up_is_flagged_in_its_s
     monkeypatch.setattr(timing, "SETTLE_S", 0.0)  # no settling calls: the samples meet the recompiles
     sizes = itertools.cycle([3, 4, 5, 6, 7])
     ns = {"torch": torch, "next_size": lambda: next(sizes)}
-    run = run_cell("n = next_size()\nv = torch.ones(n).cumsum(0)\n", ns, dynamic=False).run
+    run = run_cell("n = next_size()\nv = torch.ones(n).cumsum(0)\n", ns, dynamic=False, **CHEAP).run
     assert run.recompiles, "a new size under dynamic=False must recompile"
     assert any(r.during_timing for r in run.recompiles)
     assert all(v.recompiled_during_timing for v in run.compiled_variants)
@@ -252,7 +248,7 @@ def test_interrupt_keeps_partial_results_and_marks_the_run():
             raise KeyboardInterrupt
 
     ns = {"torch": torch, "tick": tick, "x": torch.ones(4)}
-    result = run_cell("tick()\ny = x.exp()\n", ns)
+    result = run_cell("tick()\ny = x.exp()\n", ns, **CHEAP)
     run = result.run
     assert result.interrupted is not None and run.status == "interrupted"
     assert run.variant("eager").first_call_s is not None
@@ -266,8 +262,8 @@ def test_torch_state_is_restored_after_a_profile_even_on_error():
     trace_log = logging.getLogger("torch.__trace")
     handlers, level = list(trace_log.handlers), trace_log.level
     config = inductor_config.get_config_copy()
-    run_cell("y = x.sin()\nraise ValueError('boom')\n", {"x": torch.ones(2)})
-    run_cell("y = x.sin()\nprint('b')\nz = y.cos()\n", {"x": torch.ones(2)}, fullgraph=True)
+    run_cell("y = x.sin()\nraise ValueError('boom')\n", {"x": torch.ones(2)}, **CHEAP)
+    run_cell("y = x.sin()\nprint('b')\nz = y.cos()\n", {"x": torch.ones(2)}, fullgraph=True, **CHEAP)
     assert trace_log.handlers == handlers and trace_log.level == level
     assert inductor_config.get_config_copy() == config, "the provenance patch (where torch has one) is undone"
 
@@ -284,7 +280,7 @@ def test_profile_leaves_no_dynamo_cache_entries_behind():
 
     ns = {"m": Breaky(), "x": torch.ones(3)}
     for _ in range(3):
-        run_cell("y = m(x)\n", ns)
+        run_cell("y = m(x)\n", ns, **CHEAP)
     assert _debug_get_cache_entry_list(Breaky.forward.__code__) == []
 
 
@@ -334,7 +330,7 @@ def test_a_quick_profile_times_and_compiles_but_runs_no_profiler_pass_and_no_flo
 def test_pure_python_api_takes_mode_as_a_string():
     import compile_profile
 
-    run = compile_profile.profile(_scaled_softplus, torch.randn(8), 2.0, mode="default", **FAST)
+    run = compile_profile.profile(_scaled_softplus, torch.randn(8), 2.0, mode="default", quick=True, **FAST)
     assert [v.name for v in run.variants] == ["eager", "inductor/default"]
 
 
@@ -344,12 +340,13 @@ def test_progress_follows_the_profile_through_its_stages():
 
     torch._dynamo.reset()  # so Dynamo traces again, whatever Inductor's cache holds
     said: list[str] = []
-    compile_profile.profile(_scaled_softplus, torch.randn(16), 1.5, progress=said.append, **FAST)
+    # every stage but the memory one (CUDA's) says so: no --quick, any backend
+    compile_profile.profile(_scaled_softplus, torch.randn(16), 1.5, progress=said.append, backend="aot_eager", **FAST)
     stages = [
         "stage 1 of 7: eager: first run",
-        "stage 2 of 7: inductor/default: compiling",
-        "stage 2 of 7: inductor/default: Dynamo: tracing bytecode",
-        "stage 2 of 7: inductor/default: backend compile",
+        "stage 2 of 7: aot_eager: compiling",
+        "stage 2 of 7: aot_eager: Dynamo: tracing bytecode",
+        "stage 2 of 7: aot_eager: backend compile",
         "stage 3 of 7: warming up",
         "stage 4 of 7: checking correctness",
         "stage 6 of 7: profiling kernels",
@@ -413,10 +410,10 @@ def test_kernel_lines_follow_the_code_when_a_cache_hit_carries_old_line_numbers(
         return module.shifting
 
     x = torch.randn(24)
-    first = compile_profile.profile(load(SHIFTING_MODULE, "shifting_a"), x, **FAST)
+    first = compile_profile.profile(load(SHIFTING_MODULE, "shifting_a"), x, quick=True, **FAST)
     torch._dynamo.reset()
     moved = load("# three lines\n# above it\n# now\n" + SHIFTING_MODULE, "shifting_b")
-    second = compile_profile.profile(moved, x, **FAST)
+    second = compile_profile.profile(moved, x, quick=True, **FAST)
     assert second.cache.fx_graph_hits + second.cache.aot_autograd_hits >= 1, "the second compile is a cache hit"
     for run in (first, second):
         kernel_lines = {line for k in run.kernels if k.language == "cpp" for line in k.lines}
@@ -427,11 +424,11 @@ def test_kernel_lines_follow_the_code_when_a_cache_hit_carries_old_line_numbers(
 def test_a_cell_that_calls_compiled_code_is_told_its_eager_variant_is_not_eager():
     layer = torch.nn.Linear(8, 8)
     ns = {"torch": torch, "layer": layer, "inp": torch.randn(4, 8)}
-    result = run_cell("wrapped = torch.compile(layer)\nout = wrapped(inp)\n", ns)
+    result = run_cell("wrapped = torch.compile(layer, backend='aot_eager')\nout = wrapped(inp)\n", ns, **CHEAP)
     assert any(n.kind == "already_compiled" and n.values["names"] == ["wrapped"] for n in result.run.notes), (
         result.run.notes
     )
-    plain = run_cell("out = layer(inp)\n", ns)
+    plain = run_cell("out = layer(inp)\n", ns, **CHEAP)
     assert not any(n.kind == "already_compiled" for n in plain.run.notes)
 
 
@@ -456,7 +453,7 @@ def test_a_keyword_meant_for_the_model_is_refused_with_how_to_pass_it_and_the_la
     x = torch.randn(2, 4)
     with pytest.raises(TypeError, match=r"'input'.*no profile option.*profile\(lambda: fn\(input=\.\.\.\)\)"):
         compile_profile.profile(lin, input=x)
-    run = compile_profile.profile(lambda: lin(input=x), **FAST)
+    run = compile_profile.profile(lambda: lin(input=x), **CHEAP)
     assert run.status == "ok" and run.speedup is not None and run.correctness.ok is True
 
 

@@ -13,9 +13,11 @@ import sys
 import textwrap
 
 import cell_runs
+import fault_backends
 import pytest
 import torch
-from compile_profile.digest.facts import break_groups, correctness_text
+from compile_profile.digest.breaks import break_groups
+from compile_profile.digest.correctness import correctness_text
 from compile_profile.digest.summary import warnings
 from compile_profile.engine.cell.function import UnknownKeptName, cell_to_function
 from compile_profile.engine.cell.locator import CellLocator
@@ -219,7 +221,7 @@ def test_low_precision_rounding_differences_are_not_called_a_mismatch():
         "x": torch.randn(64, 64, dtype=torch.bfloat16),
         "w": (torch.randn(64, 64) / 8).to(torch.bfloat16),
     }
-    run = run_cell(BF16_CHAIN, ns)
+    run = run_cell(BF16_CHAIN, ns, kernel_timing=False)
     c = run.correctness
     assert c.ok is True and c.method == "float64", correctness_text(c)
     (h,) = [k for k in c.checks if k.path == "h"]
@@ -234,27 +236,11 @@ def test_low_precision_rounding_differences_are_not_called_a_mismatch():
 def test_outputs_that_differ_by_their_random_draws_are_not_called_a_match_or_a_mismatch():
     torch.manual_seed(0)
     ns = {"torch": torch, "model": torch.nn.Linear(32, 32), "x": torch.randn(16, 32)}
+    # Inductor's draws are not eager's (aot_eager's are: there, the outputs simply match)
     run = run_cell("y = torch.nn.functional.dropout(model(x), 0.5, training=True)\n", ns, kernel_timing=False)
     c = run.correctness
     assert c.ok is None and c.note.kind == "random_ops" and c.note.values["ops"], correctness_text(c)
     assert correctness_text(c).startswith("not compared")
-
-
-def _miscompiling_backend(name: str, change):
-    """aot_eager, after ``change`` rewrote the output of the graph's first linear layer."""
-    from torch._dynamo.backends.registry import _COMPILER_FNS, lookup_backend, register_backend
-
-    def backend(gm, example_inputs):
-        node = next(n for n in gm.graph.nodes if n.op == "call_function" and "linear" in str(n.target))
-        with gm.graph.inserting_after(node):
-            changed = gm.graph.call_function(change, (node,))
-        node.replace_all_uses_with(changed, delete_user_cb=lambda user: user is not changed)
-        gm.recompile()
-        return lookup_backend("aot_eager")(gm, example_inputs)
-
-    if name not in _COMPILER_FNS:
-        register_backend(backend, name=name)
-    return name
 
 
 def _nan_first(t):
@@ -273,27 +259,11 @@ def test_a_real_miscompile_is_still_a_mismatch(change, request):
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.GELU(), torch.nn.Linear(64, 8))
     ns = {"model": model, "x": torch.randn(16, 32)}
-    backend = _miscompiling_backend(f"test_miscompile_{request.node.callspec.id}", change)
-    run = run_cell("y = model(x)\n", ns, backend=backend)
+    backend = fault_backends.changes_linear(f"miscompile_{request.node.callspec.id}", change)
+    run = run_cell("y = model(x)\n", ns, backend=backend, kernel_timing=False)
     c = run.correctness
     assert c.ok is False and c.mismatched == ["y"], correctness_text(c)
     assert "differ from eager" in " ".join(warnings(run))
-
-
-def _backend_that_scales_in_place_updates() -> str:
-    """aot_eager after each in-place ``mul_`` in the graph was given a factor 1 % larger."""
-    from torch._dynamo.backends.registry import _COMPILER_FNS, lookup_backend, register_backend
-
-    def backend(gm, example_inputs):
-        for node in gm.graph.nodes:
-            if node.op == "call_method" and node.target == "mul_":
-                node.args = (node.args[0], node.args[1] * 1.01)
-        gm.recompile()
-        return lookup_backend("aot_eager")(gm, example_inputs)
-
-    if "test_scales_updates" not in _COMPILER_FNS:
-        register_backend(backend, name="test_scales_updates")
-    return "test_scales_updates"
 
 
 @pytest.mark.compiles
@@ -303,7 +273,7 @@ def test_a_compiled_step_that_returns_the_right_value_but_updates_state_wrongly_
     ns = {"torch": torch, "x": torch.randn(8), "w": torch.ones(4)}
     # a factor of 1: the runs (hundreds of them) leave w as it was, where 2 overflowed it to inf, which equals inf
     run = run_cell(
-        "w.mul_(1.0)\ny = x.sum()\n", ns, backend=_backend_that_scales_in_place_updates(), kernel_timing=False
+        "w.mul_(1.0)\ny = x.sum()\n", ns, backend=fault_backends.SCALES_IN_PLACE_UPDATES, kernel_timing=False
     )
     c = run.correctness
     assert c.ok is False, correctness_text(c)
@@ -317,9 +287,8 @@ def test_a_training_steps_weights_and_optimizer_state_are_compared_after_the_ste
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4))
     ns = {"torch": torch, "model": model, "x": torch.randn(8, 16), "opt": torch.optim.AdamW(model.parameters(), lr=0.1)}
-    run = run_cell(
-        "opt.zero_grad()\nloss = model(x).pow(2).mean()\nloss.backward()\nopt.step()\n", ns, kernel_timing=False
-    )
+    body = "opt.zero_grad()\nloss = model(x).pow(2).mean()\nloss.backward()\nopt.step()\n"
+    run = run_cell(body, ns, backend="aot_eager", kernel_timing=False)
     c = run.correctness
     assert c.ok is True, correctness_text(c)
     assert {

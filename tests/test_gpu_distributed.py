@@ -18,7 +18,7 @@ from job_fixtures import PROFILE_STAGES
 HERE = Path(__file__).resolve().parent
 LAUNCH_TIMEOUT_S = 540
 
-pytestmark = [pytest.mark.gpu, pytest.mark.timeout(LAUNCH_TIMEOUT_S + 60)]
+pytestmark = [pytest.mark.gpu, pytest.mark.slow, pytest.mark.timeout(LAUNCH_TIMEOUT_S + 60)]
 
 
 @pytest.fixture(scope="module")
@@ -58,8 +58,11 @@ def test_a_one_gpu_nccl_job_profiles_in_lock_step_and_records_its_place(nccl_run
     assert (run.distributed.rank, run.distributed.world_size, run.distributed.backend) == (0, 1, "nccl")
     stages = run.distributed.calls_by_stage
     assert list(stages) == PROFILE_STAGES
-    # memory: one call per variant; then one eager run leaves the state as after an eager run
-    assert run.cell_runs == sum(stages.values()) and stages["memory"] == 2 and stages["last eager run"] == 1
+    # memory: one call per variant; then one eager run leaves the state as after an eager run, unless the state the
+    # cell changes in place was put back as its first run left it (cell_state), whose values the namespace keeps
+    put_back = any(n.kind == "state_put_back" for n in run.notes)
+    assert run.cell_runs == sum(stages.values()) and stages["memory"] == 2
+    assert stages["last eager run"] == (0 if put_back else 1), [n.kind for n in run.notes]
     digest = Job([run]).summary()
     assert digest["divergences"] == [] and digest["rows"][0]["run_id"] == run.id
 

@@ -12,13 +12,13 @@ import math
 
 import pytest
 import torch
+from profile_options import GPU_FAST as FAST
 
 pytestmark = [
     pytest.mark.gpu,
+    pytest.mark.compiles,  # every test profiles (Dynamo and Inductor in this process): conftest's tier check
     pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
 ]
-
-FAST = dict(warmup=2, repeat=30, min_samples=5, budget=0.5)
 
 
 def _profile(fn, *args, **options):

@@ -7,7 +7,8 @@ import sys
 import time
 
 import pytest
-from compile_profile.digest.summary import contention_warning, noise_text, warnings
+from compile_profile.digest.noise import contention_warning, noise_text
+from compile_profile.digest.summary import warnings
 from compile_profile.engine.timing import host_load
 from compile_profile.profile_run import HostLoad, ProfileRun
 from render_fixtures import cpu_run
@@ -82,8 +83,9 @@ def test_the_host_load_survives_the_json_round_trip():
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/stat is Linux's")
 def test_a_cpu_profile_records_the_load_beside_its_timed_rounds_with_torchs_threads():
     import torch
-    from cell_runs import FAST, run_cell
+    from cell_runs import run_cell
+    from profile_options import CHEAP
 
-    run = run_cell("y = (x * 2).sum()\n", {"torch": torch, "x": torch.ones(64)}, **FAST).run
+    run = run_cell("y = (x * 2).sum()\n", {"torch": torch, "x": torch.ones(64)}, **CHEAP).run
     assert run.host_load is not None and run.host_load.threads == torch.get_num_threads()
     assert run.host_load.cores == host_load.cores() and run.host_load.other_processes_cores >= 0

@@ -138,13 +138,13 @@ def test_a_scripts_trace_has_its_compile_timeline_with_the_recompiles_apart(scri
     run, expected = script_run
     timeline = compile_timeline(run)
     assert timeline is not None
-    rows = timeline["rows"]
+    rows = timeline.rows
     # one row per compile id the trace names; those a recompile names listed as recompiles
-    assert {r["compile_id"] for r in rows} <= set(run.imported_trace.compile_ids)
-    assert {r["compile_id"] for r in rows if r["when"] == "recompile"} == {r.compile_id for r in run.recompiles}
+    assert {r.compile_id for r in rows} <= set(run.imported_trace.compile_ids)
+    assert {r.compile_id for r in rows if r.when == "recompile"} == {r.compile_id for r in run.recompiles}
     # the compiles' outermost spans are what Dynamo's own metrics add up to
-    assert sum(r["total_s"] for r in rows) == pytest.approx(run.variants[0].compile_s, rel=0.05)
-    assert timeline["text"].startswith("compiling ") and "recompile" in timeline["text"]
+    assert sum(r.total_s for r in rows) == pytest.approx(run.variants[0].compile_s, rel=0.05)
+    assert timeline.text.startswith("compiling ") and "recompile" in timeline.text
 
 
 def test_a_scripts_breaks_and_recompiles_are_at_its_own_lines_in_the_users_words(script_run):

@@ -109,7 +109,7 @@ def test_the_summary_and_the_timeline_give_one_compile_time(log):
         timeline = compile_timeline(run)
         if timeline is None:
             continue
-        assert (summarize(run)["compile_s"] or 0.0) == pytest.approx(sum(r["total_s"] for r in timeline["rows"]))
+        assert (summarize(run)["compile_s"] or 0.0) == pytest.approx(sum(r.total_s for r in timeline.rows))
 
 
 # -- the kinds torch writes ---------------------------------------------------------------------------------------
@@ -138,11 +138,11 @@ def test_no_kind_a_supported_release_wrote_is_counted_as_unknown(log):
 
 
 def test_restarts_are_shown_as_tlparse_shows_them(loop_run):
-    rows = {r["compile_id"]: r for r in compile_timeline(loop_run)["rows"]}
-    assert rows["2/1"]["restart_text"].startswith("[2/1_2] after 2 restarts: ")
-    assert "TensorifyScalarRestartAnalysis" in rows["2/1"]["restart_text"]
-    assert rows["4/0"]["restart_text"] == "[4/0_1] after 1 restart: Failed to trace builtin operator"  # the no_grad
-    assert rows["0/0"]["restart_text"] == ""
+    rows = {r.compile_id: r for r in compile_timeline(loop_run).rows}
+    assert rows["2/1"].restart_text.startswith("[2/1_2] after 2 restarts: ")
+    assert "TensorifyScalarRestartAnalysis" in rows["2/1"].restart_text
+    assert rows["4/0"].restart_text == "[4/0_1] after 1 restart: Failed to trace builtin operator"  # the no_grad
+    assert rows["0/0"].restart_text == ""
     text = render_text(loop_run)
     assert "restarted: [2/1_2] after 2 restarts" in text and "compiles restarted Dynamo's analysis" in text
     assert "[2/1_2] after 2 restarts" in render_report_html(loop_run)
@@ -236,12 +236,12 @@ def test_import_trace_shows_as_the_runs_cards(tmp_path):
 
 
 def test_the_job_report_fits_its_columns_and_says_whose_error_a_row_is():
-    from compile_profile.digest.job import job_digest
+    from compile_profile.digest.job import job_digest_of
 
     runs = import_trace(FIXTURES / "job", source_roots=[ROOT])
     runs[1].errors = []
-    digest = job_digest(runs)
-    digest["rows"][1]["error_text"] = "InductorError: <b>boom</b>"
+    digest = job_digest_of(runs)
+    digest.rows[1].error_text = "InductorError: <b>boom</b>"
     page = render_job_report_html(digest)
     heads = re.findall(r"<th[^>]*>([^<]*)</th>", page)
     assert heads[0] == "rank" and heads[-1] == "diverges"
@@ -276,6 +276,8 @@ def test_migration_4_files_each_imported_run_under_its_logs_hash(tmp_path):
     with RunStore(db) as store:
         (run,) = put_imported(store, import_trace(LOOP))
     with sqlite3.connect(db) as conn:  # back to a version 3 file, as an older compile-profile left it
+        conn.execute("DROP TABLE suite_models")  # migration 6's
+        conn.execute("DROP TABLE suites")
         conn.execute("DROP TABLE run_artifacts")
         conn.execute("DROP TABLE artifacts")
         conn.execute("DROP INDEX runs_by_trace")
@@ -285,4 +287,4 @@ def test_migration_4_files_each_imported_run_under_its_logs_hash(tmp_path):
         again = put_imported(store, import_trace(LOOP))
         assert [r.id for r in again] == [run.id] and store.count() == 1
     with sqlite3.connect(db) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6

@@ -19,8 +19,10 @@ from compile_profile.profile_run import ProfileRun
 from compile_profile.render.text import render_text
 from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
+from profile_options import CHEAP_FLAGS, FAST
 
-FAST = dict(warmup=1, repeat=12, min_samples=4, budget=0.4, quick=True)
+# two signatures share the budget: more rounds than FAST's, so each gets its interval
+SEQUENCE = {**FAST, "repeat": 12, "min_samples": 4, "budget": 0.4, "quick": True}
 
 
 def branch_on_item(x):
@@ -77,7 +79,7 @@ def sequence_run():
     # specialises it (one more recompile per new value) where it compiles afresh; the profile and the plain
     # run held against it below both find the cache this one filled.
     _plain_recompiles_per_input(branch_on_item, xs)
-    run = profile(branch_on_item, inputs=xs, **FAST)
+    run = profile(branch_on_item, inputs=xs, **SEQUENCE)
     plain = _plain_recompiles_per_input(branch_on_item, xs)
     return run, plain, xs
 
@@ -100,14 +102,14 @@ def test_the_value_guard_of_an_item_recompiles_and_is_worded_as_the_users_value(
     value = [r for r in run.recompiles if r.user_expr == "x.sum().item()"]
     assert value, [r.reason for r in run.recompiles]
     assert all(r.input is not None and r.input >= 2 for r in value), "the shapes were both seen by then"
-    rows = inputs_summary(run)["recompiles"]
-    assert any("what x.sum().item() returned" in row["text"] for row in rows)
-    shape = next(row for row in rows if row["input"] == 2)
-    assert "changed dim 0: 8 → 16" in shape["text"] and shape["signature"] == "x: (16, 4) float32"
-    assert shape["compile_s"] is not None and shape["compile_s"] > 0
+    rows = inputs_summary(run).recompiles
+    assert any("what x.sum().item() returned" in row.text for row in rows)
+    shape = next(row for row in rows if row.input == 2)
+    assert "changed dim 0: 8 → 16" in shape.text and shape.signature == "x: (16, 4) float32"
+    assert shape.compile_s is not None and shape.compile_s > 0
     # its two recompiles (the frame, and the function Dynamo resumes in after the break) cost one compile time
-    assert [row["compile_s"] is None for row in rows if row["input"] == 2] == [False, True]
-    assert shape["compile_s"] == pytest.approx(run.inputs.calls[1].compile_s[run.speedup.variant])
+    assert [row.compile_s is None for row in rows if row.input == 2] == [False, True]
+    assert shape.compile_s == pytest.approx(run.inputs.calls[1].compile_s[run.speedup.variant])
 
 
 @pytest.mark.compiles
@@ -119,16 +121,16 @@ def test_the_two_shapes_are_two_signatures_each_timed_with_an_interval(sequence_
     assert [s.inputs for s in sequence.signatures] == [[0, 2, 4], [1, 3, 5]]
     for s in sequence.signatures:
         assert s.speedup is not None and s.speedup.has_interval and s.speedup.low <= s.speedup.value <= s.speedup.high
-        assert s.timings["eager"].n >= FAST["min_samples"] and s.budget_s == pytest.approx(FAST["budget"] / 2)
+        assert s.timings["eager"].n >= SEQUENCE["min_samples"] and s.budget_s == pytest.approx(SEQUENCE["budget"] / 2)
     # the overall speedup is the sequence's eager time over its compiled time, each signature weighted by its calls
     variant = run.speedup.variant
     eager = sum(len(s.inputs) * s.timings["eager"].median_ms for s in sequence.signatures)
     compiled = sum(len(s.inputs) * s.timings[variant].median_ms for s in sequence.signatures)
     assert run.speedup.value == pytest.approx(eager / compiled)
     assert run.speedup.has_interval
-    rows = inputs_summary(run)["rows"]
-    assert [r["calls"] for r in rows] == [3, 3] and all(r["low"] is not None for r in rows)
-    assert rows[0]["representative"] and run.variant(variant).timing == sequence.signatures[0].timings[variant]
+    rows = inputs_summary(run).rows
+    assert [r.calls for r in rows] == [3, 3] and all(r.low is not None for r in rows)
+    assert rows[0].representative and run.variant(variant).timing == sequence.signatures[0].timings[variant]
 
 
 @pytest.mark.compiles
@@ -137,7 +139,7 @@ def test_eager_and_compiled_are_compared_on_the_same_input_each_time_with_no_fal
     assert [c.matches for c in run.inputs.calls] == [True] * 6
     assert run.correctness is not None and run.correctness.ok is True
     summary = inputs_summary(run)
-    assert summary["mismatches"] == [] and "each of the 6 inputs" in summary["comparison_text"]
+    assert summary.mismatches == [] and "each of the 6 inputs" in summary.comparison_text
     assert run.summary()["list_status"] == "ok"
 
 
@@ -157,14 +159,14 @@ def test_the_digest_words_each_signatures_times_once_and_the_views_show_its_word
     run, _, _ = sequence_run
     summary = inputs_summary(run)
     text, html = render_text(run), run.to_html()
-    for r in summary["rows"]:
-        assert (r["eager_time"], r["compiled_time"]) == (format_ms(r["eager_ms"]), format_ms(r["compiled_ms"]))
-        assert r["compile_time"] == (format_s(r["compile_s"]) if r["compile_s"] else "—")
-        assert f"{r['compile_time']} compiling" in text and f">{r['compiled_time']}<" in html
-    for r in summary["recompiles"]:
-        assert r["compile_time"] == ("" if r["compile_s"] is None else format_s(r["compile_s"]))
-    said = next(r for r in summary["recompiles"] if r["compile_time"])
-    assert f"recompiled, {said['compile_time']} compiling: " in text
+    for r in summary.rows:
+        assert (r.eager_time, r.compiled_time) == (format_ms(r.eager_ms), format_ms(r.compiled_ms))
+        assert r.compile_time == (format_s(r.compile_s) if r.compile_s else "—")
+        assert f"{r.compile_time} compiling" in text and f">{r.compiled_time}<" in html
+    for r in summary.recompiles:
+        assert r.compile_time == ("" if r.compile_s is None else format_s(r.compile_s))
+    said = next(r for r in summary.recompiles if r.compile_time)
+    assert f"recompiled, {said.compile_time} compiling: " in text
 
 
 def test_a_run_stored_before_input_sequences_loads_with_none():
@@ -234,9 +236,7 @@ def batches_ns(ip):
 @pytest.mark.compiles
 def test_the_magic_runs_the_cell_once_per_item_with_the_name_bound_to_it(ip, batches_ns):
     with capture_output():
-        result = ip.run_cell(
-            "%%compile_profile --inputs xb=batches --quick --warmup 1 --budget 0.3 --no-store -o run\ny = model(xb)\n"
-        )
+        result = ip.run_cell(f"%%compile_profile --inputs xb=batches {CHEAP_FLAGS} --no-store -o run\ny = model(xb)\n")
     assert result.error_in_exec is None
     run = batches_ns["run"]
     assert run.status == "ok", run.errors
@@ -245,7 +245,7 @@ def test_the_magic_runs_the_cell_once_per_item_with_the_name_bound_to_it(ip, bat
     assert [s.inputs for s in run.inputs.signatures] == [[0, 2], [1]]
     # the 5-row batch recompiles (dim 0 then becomes dynamic: the third batch finds that entry)
     assert [r.input for r in run.recompiles] == [1]
-    assert "xb" in inputs_summary(run)["recompiles"][0]["text"]
+    assert "xb" in inputs_summary(run).recompiles[0].text
     assert all(c.matches for c in run.inputs.calls)
     # the namespace is as after the first input's run: the name holds it, the cell's result is of it
     assert batches_ns["xb"] is batches_ns["batches"][0]
@@ -277,8 +277,8 @@ def test_inputs_that_draw_random_numbers_say_that_is_why_they_were_not_compared(
         return torch.nn.functional.dropout(x.sin(), 0.5, training=True)
 
     torch._dynamo.reset()
-    run = profile(noisy, inputs=[torch.randn(64), torch.randn(64)], quick=True, budget=0.2)
+    run = profile(noisy, inputs=[torch.randn(64), torch.randn(64)], quick=True, **FAST)
     assert all(c.matches is None for c in run.inputs.calls)
-    text = inputs_summary(run)["comparison_text"]
+    text = inputs_summary(run).comparison_text
     assert text.startswith("compiled was not compared with eager on the inputs: the cell draws random numbers ("), text
     assert "prims.inductor_random" in text and "fallback_random = True" in text, text

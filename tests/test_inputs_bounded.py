@@ -131,10 +131,10 @@ def test_twenty_thousand_inputs_are_summarised_in_a_few_short_lines():
     run = _sequence_run(20_000, 300)
     summary = inputs_summary(run)
     assert summary is not None
-    assert len(summary["rows"]) == SIGNATURES_LISTED
-    rest = 20_000 - sum(r["calls"] for r in summary["rows"])
-    assert summary["more_signatures_text"] == f"… 290 more signatures, {rest:,} inputs, each timed apart"
-    assert all(len(r["inputs"]) <= 100 and len(r["inputs_text"]) < 80 for r in summary["rows"])
+    assert len(summary.rows) == SIGNATURES_LISTED
+    rest = 20_000 - sum(r.calls for r in summary.rows)
+    assert summary.more_signatures_text == f"… 290 more signatures, {rest:,} inputs, each timed apart"
+    assert all(len(r.inputs) <= 100 and len(r.inputs_text) < 80 for r in summary.rows)
     text = render_text(run)
     assert max(len(line) for line in text.splitlines()) < 400, max(text.splitlines(), key=len)[:200]
     assert "… 290 more signatures" in text

@@ -18,11 +18,12 @@ from compile_profile.digest import breakdown, summarize
 from compile_profile.digest.breakdown import COLUMNS, columns, verdict
 from compile_profile.digest.distributed import ddp_split_text, distributed_text
 from compile_profile.digest.format import format_ms
-from compile_profile.digest.job import job_digest, value_range
+from compile_profile.digest.job import job_digest, job_digest_of, value_range
 from compile_profile.render.html import render_html
 from compile_profile.render.job_report import job_html, render_job_report_html
 from compile_profile.render.job_text import render_job_text
 from compile_profile.render.report import render_report_html
+from compile_profile.serialize import to_dict
 from compile_profile.store import SCHEMA_VERSION, RunNotFound, RunStore
 from job_fixtures import (
     JOB_ID,
@@ -271,11 +272,11 @@ def test_a_ranks_verdict_counts_the_wait_for_other_ranks_outside_its_kernels():
 
 def test_ddp_buckets_order_is_said_once_where_they_are_shown():
     runs = job_runs(2)
-    assert job_digest(runs)["ddp_note"] == ""
+    assert job_digest_of(runs).ddp_note == ""
     for run in runs:
         add_ddp_split(run, 2)
-    digest = job_digest(runs)
-    assert digest["ddp_note"] == (
+    digest = job_digest_of(runs)
+    assert digest.ddp_note == (
         "DDP buckets: DDPOptimizer's pieces, numbered in forward order (piece 0 holds the first layers); DDP "
         "all-reduces its buckets the other way round, the last layers' first, as the backward produces their "
         "gradients"
@@ -547,51 +548,51 @@ def divergent_job():
 
 
 def test_the_text_view_shows_the_digests_words(divergent_job):
-    digest = job_digest(divergent_job)
+    digest = job_digest_of(divergent_job)
     text = render_job_text(digest)
     lines = text.splitlines()
-    assert lines[:3] == [f"job {JOB_ID}, torchrun tr-42", digest["headline"], digest["compile_spread"]["text"]]
-    for row in digest["rows"]:
-        line = next(line for line in lines if line.startswith(f"{row['rank']}  "))
+    assert lines[:3] == [f"job {JOB_ID}, torchrun tr-42", digest.headline, digest.compile_spread.text]
+    for row in digest.rows:
+        line = next(line for line in lines if line.startswith(f"{row.rank}  "))
         for word in (
-            row["run_id"],
-            row["eager_text"],
-            row["compiled_text"],
-            row["speedup_text"],
-            row["interval_text"],
-            row["compile_text"],
-            row["collective_text"],
+            row.run_id,
+            row.eager_text,
+            row.compiled_text,
+            row.speedup_text,
+            row.interval_text,
+            row.compile_text,
+            row.collective_text,
         ):
             assert word in line
-        assert line.rstrip().endswith("DIVERGES") == row["divergent"]
-        assert f"rank {row['rank']} correctness: {row['correctness_text']}" in lines
-    assert digest["peak_memory_note"] in lines
-    for d in digest["divergences"]:
-        assert f"  rank {d['rank']}: {d['text']}" in lines
+        assert line.rstrip().endswith("DIVERGES") == row.divergent
+        assert f"rank {row.rank} correctness: {row.correctness_text}" in lines
+    assert digest.peak_memory_note in lines
+    for d in digest.divergences:
+        assert f"  rank {d.rank}: {d.text}" in lines
 
 
 def test_the_html_report_highlights_divergent_ranks_with_their_reasons(divergent_job):
-    digest = job_digest(divergent_job)
+    digest = job_digest_of(divergent_job)
     page = render_job_report_html(digest)
     parsed = ParsedHTML(page)
     assert "<script" not in page.lower()
-    assert digest["headline"] in parsed.text and digest["compile_spread"]["text"] in parsed.text
+    assert digest.headline in parsed.text and digest.compile_spread.text in parsed.text
     divergent_rows = page.count('<tr class="cp-divergent"')
-    assert divergent_rows == sum(row["divergent"] for row in digest["rows"]) == 2
-    for row in digest["rows"]:
-        (cells,) = [r for r in parsed.rows if r and r[0] == str(row["rank"])]
-        assert cells[1] == row["run_id"] and cells[6] == row["speedup_text"] and cells[8] == row["compile_text"]
-        assert (cells[4], cells[5]) == (row["eager_text"], row["compiled_text"])
-        assert row["correctness_text"] in cells
-        for reason in row["reasons"]:
+    assert divergent_rows == sum(row.divergent for row in digest.rows) == 2
+    for row in digest.rows:
+        (cells,) = [r for r in parsed.rows if r and r[0] == str(row.rank)]
+        assert cells[1] == row.run_id and cells[6] == row.speedup_text and cells[8] == row.compile_text
+        assert (cells[4], cells[5]) == (row.eager_text, row.compiled_text)
+        assert row.correctness_text in cells
+        for reason in row.reasons:
             assert reason in cells[-1]
-    for d in digest["divergences"]:
-        assert f"rank {d['rank']}: {d['text']}" in parsed.text
+    for d in digest.divergences:
+        assert f"rank {d.rank}: {d.text}" in parsed.text
     assert job_html(digest) in page
 
 
 def test_a_missing_rank_has_its_own_row_in_the_report():
-    page = render_job_report_html(job_digest([rank_run(0, 3), rank_run(2, 3)]))
+    page = render_job_report_html(job_digest_of([rank_run(0, 3), rank_run(2, 3)]))
     assert 'class="cp-divergent cp-missing"' in page and ["1", "no run"] in ParsedHTML(page).rows
 
 
@@ -602,7 +603,7 @@ def test_hostile_text_in_a_job_stays_text():
     add_print_break(runs[1])
     runs[1].graph_breaks[0].reason = f"builtin: print {HOSTILE}"
     runs[1].distributed.backend = HOSTILE
-    page = render_job_report_html(job_digest(runs))
+    page = render_job_report_html(job_digest_of(runs))
     assert "<script>alert" not in page and "<img src=x" not in page
     assert HOSTILE in ParsedHTML(page).text
 
@@ -610,10 +611,10 @@ def test_hostile_text_in_a_job_stays_text():
 def test_the_job_object_sorts_by_rank_and_shows_its_digest(divergent_job):
     job = compile_profile.Job(list(reversed(divergent_job)))
     assert [r.distributed.rank for r in job.runs] == [0, 1, 2] and job.job_id == JOB_ID
-    assert job.summary() == job_digest(divergent_job)
-    assert str(job) == render_job_text(job.summary())
-    assert job._repr_html_() == job_html(job.summary())
-    assert job.to_html() == render_job_report_html(job.summary())
+    assert job.summary() == job_digest(divergent_job) == to_dict(job_digest_of(divergent_job))
+    assert str(job) == render_job_text(job_digest_of(divergent_job))
+    assert job._repr_html_() == job_html(job_digest_of(divergent_job))
+    assert job.to_html() == render_job_report_html(job_digest_of(divergent_job))
     assert repr(job) == f"<Job {JOB_ID}: ranks [0, 1, 2]>"
     with pytest.raises(ValueError):
         compile_profile.Job([])
@@ -661,6 +662,8 @@ def test_migration_3_files_existing_runs_under_their_job(db):
         for run in runs:
             store.put(run)
     with sqlite3.connect(db) as conn:  # back to a version 2 file, as an older compile-profile left it
+        conn.execute("DROP TABLE suite_models")  # migration 6's
+        conn.execute("DROP TABLE suites")
         conn.execute("DROP TABLE run_artifacts")
         conn.execute("DROP TABLE artifacts")
         conn.execute("DROP INDEX runs_by_trace")
@@ -675,7 +678,7 @@ def test_migration_3_files_existing_runs_under_their_job(db):
     with RunStore(db) as store:
         assert store.job(JOB_ID) == runs
     with sqlite3.connect(db) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
         assert conn.execute("SELECT job_id FROM runs WHERE id = 'broken'").fetchone() == (None,)
 
 
@@ -711,7 +714,7 @@ def test_cli_job_prints_the_jobs_text_and_writes_its_report(cli, db, divergent_j
     with RunStore(db) as store:
         for run in divergent_job:
             store.put(run)
-    digest = job_digest(divergent_job)
+    digest = job_digest_of(divergent_job)
     code, out, err = cli("job", JOB_ID)
     assert code == 0 and err == ""
     assert out == render_job_text(digest) + "\n"
@@ -720,7 +723,9 @@ def test_cli_job_prints_the_jobs_text_and_writes_its_report(cli, db, divergent_j
     assert (tmp_path / "job.html").read_text(encoding="utf-8") == render_job_report_html(digest)
     code, out, _ = cli("job", JOB_ID, "--json")
     assert code == 0
-    assert json.loads(out) == json.loads(json.dumps({"job": digest, "runs": [summarize(r) for r in divergent_job]}))
+    assert json.loads(out) == json.loads(
+        json.dumps({"job": to_dict(digest), "runs": [summarize(r) for r in divergent_job]})
+    )
 
 
 def test_cli_job_of_an_unknown_id_exits_1_saying_what_to_do(cli, db):

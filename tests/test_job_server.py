@@ -9,9 +9,10 @@ import json
 import pytest
 import tornado.httpclient
 from compile_profile.digest import summarize
-from compile_profile.digest.job import job_digest
+from compile_profile.digest.job import job_digest, job_digest_of
 from compile_profile.render.job_report import render_job_report_html
 from compile_profile.store import RunStore
+from digest_schema import schema_errors
 from job_fixtures import JOB_ID, add_graphs, job_runs
 from render_fixtures import HOSTILE, ParsedHTML, cpu_run
 
@@ -49,6 +50,7 @@ async def test_a_job_is_its_digest_and_its_runs_summaries_by_rank(jp_fetch, stor
         assert response.headers["Content-Type"].startswith("application/json")
         body = json.loads(response.body)
         assert body == json.loads(json.dumps({"job": job_digest(runs), "runs": [summarize(r) for r in runs]}))
+        assert schema_errors(body, "JobPage") == []
     assert body["job"]["headline"] == (
         "2 ranks (gloo): speedup 0.95×, compile 800 ms; rank 1 diverges: 3 Dynamo graphs where the others have 1"
     )
@@ -68,7 +70,7 @@ async def test_an_unknown_job_is_404_with_a_message(jp_fetch, store):
 async def test_the_job_report_is_the_jobs_page_and_may_run_nothing(jp_fetch, store, runs):
     response = await jp_fetch(API, "jobs", JOB_ID, "report")
     assert response.headers["Content-Type"] == "text/html; charset=utf-8"
-    assert response.body.decode() == render_job_report_html(job_digest(runs))
+    assert response.body.decode() == render_job_report_html(job_digest_of(runs))
     csp = response.headers["Content-Security-Policy"]
     assert "default-src 'none'" in csp and "style-src 'unsafe-inline'" in csp and "script-src" not in csp
     assert response.headers["X-Content-Type-Options"] == "nosniff"

@@ -13,8 +13,10 @@ from compile_profile.magic import CellFailed, split_line_magic
 from compile_profile.store import RunStore
 from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
+from profile_options import CHEAP_FLAGS, FAST_FLAGS
 
-FAST = "--warmup 1 --repeat 6 --budget 0.2"
+# The magic's plumbing is the subject here (its display, store, bindings, output and options), so its cells
+# profile under aot_eager with --quick (CHEAP_FLAGS); the one test of an Inductor option keeps Inductor.
 MIME = "application/vnd.compile-profile.run+json"
 
 
@@ -28,7 +30,7 @@ def ns(ip):
 def test_cell_magic_displays_the_run_stores_it_and_binds_it(ip, ns, private_run_store):
     with capture_output() as out:
         result = ip.run_cell(
-            f"%%compile_profile {FAST} -o prof --label 'the demo'\nh = lin(inp)\nprint('printed once')\nh.sum()"
+            f"%%compile_profile {CHEAP_FLAGS} -o prof --label 'the demo'\nh = lin(inp)\nprint('printed once')\nh.sum()"
         )
     assert result.error_in_exec is None
     run = ns["prof"]
@@ -47,7 +49,7 @@ def test_cell_magic_displays_the_run_stores_it_and_binds_it(ip, ns, private_run_
 @pytest.mark.compiles
 def test_no_store_keeps_the_store_empty(ip, ns, private_run_store):
     with capture_output():
-        ip.run_cell(f"%%compile_profile {FAST} --no-store -o prof2\nq = lin(inp)")
+        ip.run_cell(f"%%compile_profile {CHEAP_FLAGS} --no-store -o prof2\nq = lin(inp)")
     assert ns["prof2"].status == "ok"
     assert RunStore(private_run_store).count() == 0
 
@@ -55,7 +57,7 @@ def test_no_store_keeps_the_store_empty(ip, ns, private_run_store):
 @pytest.mark.compiles
 def test_line_magic_profiles_one_expression(ip, ns):
     with capture_output() as out:
-        ip.run_line_magic("compile_profile", f"{FAST} --no-store -o prof3 lin(inp).relu()")
+        ip.run_line_magic("compile_profile", f"{CHEAP_FLAGS} --no-store -o prof3 lin(inp).relu()")
     assert ns["prof3"].dynamo_graph_count == 1
     assert any("application/vnd.compile-profile.run+json" in o.data for o in out.outputs)
 
@@ -117,7 +119,7 @@ def test_ipython_syntax_in_the_body_says_what_it_is(ip, ns, line):
 def test_eager_error_shows_the_cell_traceback(ip, ns):
     with capture_output() as out:
         result = ip.run_cell(
-            f"%%compile_profile {FAST} --no-store -o failed\nok = 1\nraise RuntimeError('cell failed here')"
+            f"%%compile_profile {CHEAP_FLAGS} --no-store -o failed\nok = 1\nraise RuntimeError('cell failed here')"
         )
     report = result.error_in_exec.report
     assert "RuntimeError: cell failed here" in report and "line 3" in report and "magic.py" not in report
@@ -172,7 +174,7 @@ def test_quoted_option_values_are_unquoted(ip, ns):
     with capture_output():
         ip.run_cell_magic(
             "compile_profile",
-            f"{FAST} --no-store -o p_quoted --mode 'default' --options 'epilogue_fusion=False'",
+            f"{FAST_FLAGS} --quick --no-store -o p_quoted --mode 'default' --options 'epilogue_fusion=False'",
             "z = lin(inp).relu()",
         )
     variant = ns["p_quoted"].variants[1]
@@ -182,7 +184,7 @@ def test_quoted_option_values_are_unquoted(ip, ns):
 @pytest.mark.compiles
 def test_quick_runs_no_profiler_pass_and_says_so(ip, ns):
     with capture_output():
-        ip.run_cell_magic("compile_profile", f"{FAST} --quick --no-store -o p_quick", "zq = lin(inp).relu()")
+        ip.run_cell_magic("compile_profile", f"{CHEAP_FLAGS} --no-store -o p_quick", "zq = lin(inp).relu()")
     run = ns["p_quick"]
     assert run.status == "ok" and run.speedup is not None
     assert [n.kind for n in run.notes if n.kind == "quick_profile"] == ["quick_profile"]
@@ -195,7 +197,9 @@ def test_keep_leaves_only_the_kept_names_bound(ip, ns):
     ns.pop("hidden", None)
     with capture_output():
         ip.run_cell_magic(
-            "compile_profile", f"{FAST} --no-store -o p_keep --keep shown", "hidden = lin(inp)\nshown = hidden.relu()"
+            "compile_profile",
+            f"{CHEAP_FLAGS} --no-store -o p_keep --keep shown",
+            "hidden = lin(inp)\nshown = hidden.relu()",
         )
     assert "hidden" not in ns and torch.equal(ns["shown"], lin_relu(ns))
     assert ns["p_keep"].kept_names == ["shown"] and ns["p_keep"].temporaries == ["hidden"]
@@ -208,14 +212,15 @@ def lin_relu(ns):
 @pytest.mark.compiles
 def test_the_last_expression_is_the_cells_value_as_in_a_plain_cell(ip, ns):
     with capture_output():
-        result = ip.run_cell(f"%%compile_profile {FAST} --no-store\nsummed = lin(inp).relu()\nsummed.sum()")
+        result = ip.run_cell(f"%%compile_profile {CHEAP_FLAGS} --no-store\nsummed = lin(inp).relu()\nsummed.sum()")
     assert torch.equal(result.result, ns["summed"].sum()), "what IPython shows as Out[n] and keeps in _"
     assert torch.equal(ns["_"], ns["summed"].sum())
     with capture_output():
-        quiet = ip.run_cell(f"%%compile_profile {FAST} --no-store\nlin(inp).relu().sum();")
+        quiet = ip.run_cell(f"%%compile_profile {CHEAP_FLAGS} --no-store\nlin(inp).relu().sum();")
     assert quiet.result is None, "a trailing ';' silences it"
     assert torch.equal(
-        ip.run_line_magic("compile_profile", f"{FAST} --no-store lin(inp).sum()"), lin_sum := ns["lin"](ns["inp"]).sum()
+        ip.run_line_magic("compile_profile", f"{CHEAP_FLAGS} --no-store lin(inp).sum()"),
+        lin_sum := ns["lin"](ns["inp"]).sum(),
     ), lin_sum
 
 
@@ -224,7 +229,7 @@ def test_display_and_stderr_of_the_repeated_runs_are_not_shown(ip, ns):
     ns["sys"] = __import__("sys")
     body = "shown = lin(inp).relu()\ndisplay('DISPLAYED')\nprint('to stderr', file=sys.stderr)\n"
     with capture_output() as out:
-        ip.run_cell_magic("compile_profile", f"{FAST} --no-store -o p_quiet", body)
+        ip.run_cell_magic("compile_profile", f"{CHEAP_FLAGS} --no-store -o p_quiet", body)
     displayed = [o for o in out.outputs if o.data.get("text/plain") == "'DISPLAYED'"]
     assert len(displayed) == 1, "shown by the first eager run only"
     run = ns["p_quiet"]
@@ -237,7 +242,7 @@ def test_display_and_stderr_of_the_repeated_runs_are_not_shown(ip, ns):
     if run.dynamo_graph_count:
         assert run.cell_runs > 10, "and dozens of timed runs showed nothing"
     else:  # torch 2.6 may give up on the frame ("Observed exception" inside IPython's display)
-        assert [n.kind for n in run.notes] == ["nothing_compiled"]
+        assert [n.kind for n in run.notes if n.kind != "quick_profile"] == ["nothing_compiled"]
     assert "publish" not in ip.display_pub.__dict__, "the display publisher is as it was"
 
 
@@ -258,7 +263,7 @@ def test_what_the_profile_logs_to_stderr_is_folded_in_the_card_and_the_cells_pri
     stream = _KernelStderr()
     with contextlib.redirect_stderr(stream), capture_output(stderr=False) as out:
         ns["log_handler"] = logging.StreamHandler()  # it holds the stream, as torch's log handlers hold the kernel's
-        ip.run_cell_magic("compile_profile", f"{FAST} --no-store -o p_logs", body)
+        ip.run_cell_magic("compile_profile", f"{CHEAP_FLAGS} --no-store -o p_logs", body)
     bundle = next(o.data for o in out.outputs if MIME in o.data)
     payload = bundle[MIME]
     assert out.stdout.count("the cell prints") == 1, "the cell's own print shows as before"
@@ -283,7 +288,7 @@ PROGRESS = "application/vnd.compile-profile.progress+json"
 @pytest.mark.compiles
 def test_the_progress_line_says_which_stage_of_how_many_and_carries_its_clock_for_the_renderer(ip, ns):
     with capture_output() as out:
-        ip.run_cell_magic("compile_profile", f"{FAST} --no-store", "y = lin(inp)")
+        ip.run_cell_magic("compile_profile", f"{CHEAP_FLAGS} --no-store", "y = lin(inp)")
     lines = [o.data for o in out.outputs if PROGRESS in o.data]
     first = lines[0]
     assert first[PROGRESS]["message"] == "eager: first run", first

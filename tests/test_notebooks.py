@@ -20,7 +20,7 @@ import nbformat
 import pytest
 from compile_profile import Job
 from compile_profile.digest.diagnosis import cause_text, diagnosis, diagnosis_heading
-from compile_profile.digest.summary import same_kernels
+from compile_profile.digest.recommendation import same_kernels
 from compile_profile.profile_run import ProfileRun
 from compile_profile.render.mime import MIME_TYPE
 from compile_profile.store import RunStore
@@ -39,8 +39,9 @@ SINGLE_PROCESS = [
     "06_modes",
     "07_custom_triton_kernel",
 ]
-# 08's profiles run in the ranks of the torchrun jobs it launches; test_08_* checks them in its store
-NAMES = SINGLE_PROCESS + ["08_distributed"]
+# 08's profiles run in the ranks of the torchrun jobs it launches; test_08_* checks them in its store; 09's in the
+# processes of the suite it runs (test_09_* reads the suite from its store)
+NAMES = SINGLE_PROCESS + ["08_distributed", "09_how_fast"]
 
 
 @dataclass
@@ -119,7 +120,7 @@ def executed(tmp_path_factory):
         yield get
 
 
-def test_notebooks_are_the_seven_of_the_issue_and_the_distributed_one():
+def test_notebooks_are_the_seven_of_the_issue_the_distributed_one_and_the_suite():
     assert sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb")) == NAMES
 
 
@@ -266,7 +267,7 @@ def test_03_training_step_has_forward_backward_and_optimizer_graphs(executed):
     assert step.correctness.ok is True and "loss" in step.correctness.compared
     assert any(note.kind == "state_restored" for note in step.notes)
     # the breaks are PyTorch's own by design, said so, and backward()'s names compiled autograd
-    owners = ran.stdout("from compile_profile.digest.facts import break_count_text")
+    owners = ran.stdout("from compile_profile.digest.breaks import break_count_text")
     assert owners.splitlines()[0].endswith("all PyTorch's own by design"), owners
     assert "compiled_autograd" in owners and "[yours]" not in owners
     diagnosed = ran.stdout("from compile_profile.digest.diagnosis import")
@@ -394,3 +395,28 @@ def test_08_launches_a_ddp_job_and_flags_the_rank_that_diverges(executed):
     assert "rank 0 of 2 (gloo)" in ran.stdout("for run in job.runs:\n    d = run.distributed")
     assert "piece 2: layers.2.weight, layers.2.bias, head.weight, head.bias" in ran.stdout("run = job.runs[0]")
     assert ran.stdout("print((WORKDIR").startswith("loss tensor(")
+
+
+def test_09_runs_the_builtin_collection_and_draws_the_how_fast_charts(executed):
+    from compile_profile.suites.builtin import cpu_sample
+    from compile_profile.suites.storage import load_suite, stored_suites
+    from compile_profile.suites.views import MIME_TYPE as SUITE_MIME_TYPE
+
+    ran = executed("09_how_fast")
+    errors = [o for c in ran.nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert not errors
+    with RunStore(ran.db) as store:
+        (record,) = stored_suites(store)
+        record = load_suite(store, record.id)
+        assert store.count() == len(record.outcomes)  # each entry stored its run, in the notebook's store
+    names = [o.name for o in record.outcomes]
+    sample = cpu_sample("small")  # GPT-2 and Llama where transformers imports, else two plain models
+    assert names == sample and sum(n.startswith("attention ") for n in names) == 6
+    assert all(o.ended == "finished" for o in record.outcomes)
+    datas = [o["data"] for c in ran.nb.cells if c.cell_type == "code" for o in c.outputs if "data" in o]
+    (card,) = [d[SUITE_MIME_TYPE] for d in datas if SUITE_MIME_TYPE in d]
+    assert card["suite"]["id"] == record.id and set(card["figures"]) == {"speedup", "compile"}
+    assert len(card["figures"]["speedup"]["data"][0]["x"]) == 8
+    assert any("application/vnd.plotly.v1+json" in d for d in datas)  # the attention chart
+    assert "no regression" in ran.stdout("from compile_profile.suites.compare import")
+    assert ran.seconds < 240

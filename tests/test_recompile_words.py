@@ -11,8 +11,9 @@ import re
 
 import pytest
 import torch
-from cell_runs import FAST, run_cell
+from cell_runs import run_cell
 from compile_profile.digest.guards import failed_guard_text, run_guards
+from profile_options import CHEAP  # Dynamo's guards are the subject, not a backend's
 
 pytestmark = [pytest.mark.filterwarnings("ignore"), pytest.mark.compiles]  # every test profiles
 
@@ -47,7 +48,7 @@ def test_a_recompile_after_a_graph_break_names_the_cells_variable_its_line_the_c
     torch.manual_seed(0)
     ns = {"torch": torch, "batches": _batches(), "w": torch.randn(4, 1)}
     body = "h = w * 2\nxb = next(batches)\ny = (xb * h).relu().sum()\n"
-    run, logged = _recompile_logs(lambda: run_cell(body, ns).run)
+    run, logged = _recompile_logs(lambda: run_cell(body, ns, **CHEAP).run)
     slot = [r for r in run.recompiles if r.source == "___stack0"]
     assert slot, run.recompiles
     r = slot[0]
@@ -98,7 +99,7 @@ def test_a_value_guard_on_an_item_result_is_flagged_before_it_recompiles():
     import compile_profile
 
     torch.manual_seed(0)
-    run = compile_profile.profile(_scale, torch.randn(8), **FAST)
+    run = compile_profile.profile(_scale, torch.randn(8), **CHEAP)
     flagged = [g for gg in run_guards(run) for g in gg.groups if g.warning]
     assert len(flagged) == 1 and flagged[0].kind == "value" and flagged[0].source == "s", flagged
     assert flagged[0].codes[0].startswith("L['___stack0'] == ")
@@ -121,7 +122,7 @@ def test_a_value_guard_on_an_item_result_is_flagged_before_it_recompiles():
 def test_a_models_parameter_guards_are_one_row_with_the_raw_runs_count():
     torch.manual_seed(0)
     m = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.ReLU(), torch.nn.Linear(8, 4))
-    run = run_cell("y = m(x)\n", {"torch": torch, "m": m, "x": torch.randn(2, 8)}).run
+    run = run_cell("y = m(x)\n", {"torch": torch, "m": m, "x": torch.randn(2, 8)}, **CHEAP).run
     (graph,) = [g for g in run.graphs if g.kind == "dynamo" and g.variant == run.graphs[0].variant]
     # every guard on one of m's parameters or on a parameters dict of m's modules (its type)
     raw = [g for g in graph.guards if re.match(r"G\['m'\](\._modules\['\w+'\])*\._parameters\b", g.source)]
@@ -171,7 +172,8 @@ def test_a_value_guard_on_an_item_result_in_a_cell_is_flagged_with_the_cells_nam
     # h, a local tensor, lives across the break, so Dynamo compiles the rest of the cell (a resume frame that
     # holds only the float and globals is skipped by torch: "no tensor-related objects found in frame")
     torch.manual_seed(0)
-    run = run_cell("h = x * 2\ns = h.sum().item()\ny = h / max(s, 1.0)\n", {"torch": torch, "x": torch.randn(8)}).run
+    ns = {"torch": torch, "x": torch.randn(8)}
+    run = run_cell("h = x * 2\ns = h.sum().item()\ny = h / max(s, 1.0)\n", ns, **CHEAP).run
     flagged = [(gg.compile_id, g) for gg in run_guards(run) for g in gg.groups if g.warning]
     assert flagged and all(g.source == "s" and g.line == 3 for _, g in flagged), flagged
     assert all(code.startswith("L['___stack0'] == ") for _, g in flagged for code in g.codes)

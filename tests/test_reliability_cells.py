@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import gc
 import logging
-import weakref
 
+import fault_backends
 import pytest
 import torch
 import torch._dynamo.config as dynamo_config
@@ -32,13 +32,11 @@ from compile_profile.engine.timing import stage as timing_stage
 from compile_profile.magic import CellFailed
 from compile_profile.store import RunStore
 from IPython.utils.capture import capture_output
+from profile_options import CHEAP, CHEAP_FLAGS, CHEAP_VARIANT, FAST_FLAGS
 from torch._C._dynamo.eval_frame import _debug_get_cache_entry_list, get_eval_frame_callback
 from torch._dynamo import convert_frame
 from torch._dynamo.backends import registry
 from torch._dynamo.callback import callback_handler
-
-FAST = "--warmup 1 --repeat 5 --budget 0.2"
-
 
 # -- torch state -----------------------------------------------------------------------
 
@@ -153,11 +151,13 @@ def shell(ip):
     return ip
 
 
-def profile(ip, options: str, body: str):
-    """Run a %%compile_profile cell; return IPython's result, the captured output and the bound run."""
+def profile(ip, options: str, body: str, flags: str = CHEAP_FLAGS):
+    """Run a %%compile_profile cell; return IPython's result, the captured output and the bound run.  The
+    cell's state and failures are the subject here, so it profiles under aot_eager with --quick unless
+    ``flags`` says otherwise (a test of Inductor's compile or of the profiler pass)."""
     ip.user_ns.pop("prof", None)
     with capture_output() as out:
-        result = ip.run_cell(f"%%compile_profile {FAST} -o prof {options}\n{body}")
+        result = ip.run_cell(f"%%compile_profile {flags} -o prof {options}\n{body}")
     return result, out, ip.user_ns.get("prof")
 
 
@@ -172,22 +172,6 @@ def assert_stored_whole(store_path, run, status: str) -> None:
     stored = RunStore(store_path).get(run.id, with_artifacts=True)
     assert stored.status == status
     assert stored.to_dict() == run.to_dict(), "the store holds the whole run, as displayed"
-
-
-def register_backend_once(name: str, fn) -> None:
-    if name not in registry._COMPILER_FNS:
-        registry.register_backend(fn, name=name)
-
-
-def _fails_when_run(gm, example_inputs):
-    def run(*args):
-        raise RuntimeError("compiled-only failure")
-
-    return run
-
-
-def _fails_to_compile(gm, example_inputs):
-    raise RuntimeError("this backend cannot compile anything")
 
 
 # -- cells refused before they run -------------------------------------------------------------
@@ -240,12 +224,11 @@ def test_exception_in_eager_is_a_failed_run_and_compiles_nothing(shell, private_
 
 
 def test_exception_only_in_the_compiled_variant_keeps_the_eager_results(shell, private_run_store):
-    register_backend_once("reliability_fails_when_run", _fails_when_run)
     before = torch_state()
-    result, out, run = profile(shell, "--backend reliability_fails_when_run", "y = x.sin()\nz = y + 1\n")
+    result, out, run = profile(shell, f"--backend {fault_backends.FAILS_WHEN_RUN}", "y = x.sin()\nz = y + 1\n")
     assert result.error_in_exec is None
     assert (
-        "error [compiled run, reliability_fails_when_run, cell line 2]: RuntimeError: compiled-only failure"
+        f"error [compiled run, {fault_backends.FAILS_WHEN_RUN}, cell line 2]: RuntimeError: compiled-only failure"
         in shown_text(out)
     )
     assert run.status == "failed" and run.speedup is None
@@ -255,12 +238,11 @@ def test_exception_only_in_the_compiled_variant_keeps_the_eager_results(shell, p
 
 
 def test_backend_that_fails_to_compile_says_why(shell, private_run_store):
-    register_backend_once("reliability_fails_to_compile", _fails_to_compile)
     before = torch_state()
-    result, out, run = profile(shell, "--backend reliability_fails_to_compile", "y = x.sin()\nz = y + 1\n")
+    result, out, run = profile(shell, f"--backend {fault_backends.FAILS_TO_COMPILE}", "y = x.sin()\nz = y + 1\n")
     assert result.error_in_exec is None
     error = run.errors[0]
-    assert (error.stage, error.variant) == ("compile", "reliability_fails_to_compile")
+    assert (error.stage, error.variant) == ("compile", fault_backends.FAILS_TO_COMPILE)
     # The backend's own message, not Dynamo's wrapper header ("backend='compile_profile' raised:").
     assert "this backend cannot compile anything" in error.message
     assert "this backend cannot compile anything" in shown_text(out)
@@ -274,7 +256,7 @@ def test_fullgraph_with_a_graph_break_names_the_line(shell, private_run_store):
     before = torch_state()
     result, out, run = profile(shell, "--fullgraph", "y = x.sin()\nprint('breaks the graph')\nz = y + 1\n")
     assert result.error_in_exec is None
-    assert "error [compile, inductor/default/fullgraph, cell line 3]" in shown_text(out)
+    assert f"error [compile, {CHEAP_VARIANT}/fullgraph, cell line 3]" in shown_text(out)
     assert out.stdout.count("breaks the graph") == 1
     assert "z" in shell.user_ns
     assert_stored_whole(private_run_store, run, "failed")
@@ -357,7 +339,7 @@ def test_interrupt_inside_inductors_compile(shell, private_run_store, monkeypatc
         functorch_config.patch(enable_autograd_cache=False),
     ):
         patched.setattr(compile_fx_module, "compile_fx", compile_fx_interrupted_in_lowering)
-        result, out, run = profile(shell, "", "y = x.sin()\nz = y + 1\n")
+        result, out, run = profile(shell, "", "y = x.sin()\nz = y + 1\n", flags=f"{FAST_FLAGS} --quick")
     assert_interrupted(result, out, run, private_run_store, "compile")
     assert "error [compile, inductor/default]: KeyboardInterrupt: interrupted by the user" in shown_text(out)
     assert torch.equal(shell.user_ns["z"], torch.ones(4).sin() + 1), "the eager run's results land"
@@ -404,7 +386,7 @@ def test_interrupt_during_the_kernel_profiling_pass(shell, private_run_store, mo
     before = torch_state()
     with monkeypatch.context() as patched:
         patched.setattr(kernel_profiler, "measure_variant", measure_interrupted_on_second_call)
-        result, out, run = profile(shell, "", "y = x.sin()\nz = y + 1\n")
+        result, out, run = profile(shell, "", "y = x.sin()\nz = y + 1\n", flags=f"{FAST_FLAGS} --backend aot_eager")
     assert_interrupted(result, out, run, private_run_store, "kernel timing")
     assert all(v.timing is not None for v in run.variants), "the timed samples are kept"
     assert run.correctness is not None and run.correctness.ok
@@ -551,29 +533,17 @@ def test_a_generator_bound_to_a_name_fails_only_the_compiled_variant(shell, priv
     assert torch.equal(shell.user_ns["k"], shell.user_ns["x"] * 4), "the eager results land"
 
 
-def _holds_then_fails(gm, example_inputs):
-    def run(*args):
-        taken = torch.empty(1 << 20)
-        _taken_by_failed_calls.append(weakref.ref(taken))
-        raise RuntimeError("failed after allocating")
-
-    return run
-
-
-_taken_by_failed_calls: list[weakref.ref] = []
-
-
 def test_a_failed_compiled_call_leaves_nothing_it_allocated_alive(shell, private_run_store):
     # What an out-of-memory error needs on a GPU, checked on any device: the failed call's tensors are
     # freed when the profile ends, not at some later garbage collection (its traceback's frames hold them).
-    register_backend_once("reliability_holds_then_fails", _holds_then_fails)
-    _taken_by_failed_calls.clear()
+    taken = fault_backends.TAKEN_BY_FAILED_CALLS
+    taken.clear()
     gc.collect()
     gc.disable()
     try:
-        result, out, run = profile(shell, "--backend reliability_holds_then_fails", "y = x.cos()\n")
-        assert run.status == "failed" and _taken_by_failed_calls
-        assert [ref() for ref in _taken_by_failed_calls] == [None] * len(_taken_by_failed_calls)
+        result, out, run = profile(shell, f"--backend {fault_backends.HOLDS_THEN_FAILS}", "y = x.cos()\n")
+        assert run.status == "failed" and taken
+        assert [ref() for ref in taken] == [None] * len(taken)
     finally:
         gc.enable()
 
@@ -581,20 +551,9 @@ def test_a_failed_compiled_call_leaves_nothing_it_allocated_alive(shell, private
 # -- CUDA ------------------------------------------------------------------------------------
 
 
-def _allocates_too_much(gm, example_inputs):
-    def run(*args):
-        # Fill the device 1 GiB at a time until the allocator gives up, as a real OOM happens:
-        # with memory actually taken, which the failed run must give back.
-        chunks = [torch.empty(1 << 30, dtype=torch.uint8, device="cuda") for _ in range(1 << 12)]
-        return gm(*args), chunks
-
-    return run
-
-
 @pytest.mark.gpu
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 def test_out_of_memory_in_the_compiled_variant_releases_memory(shell, private_run_store):
-    register_backend_once("reliability_allocates_too_much", _allocates_too_much)
     shell.user_ns["xc"] = torch.randn(256, 256, device="cuda")
     # The first matmul on a stream takes cuBLAS's workspace (32 MiB on Hopper) from the allocator
     # and keeps it, as in any session: take it before the baseline.
@@ -603,9 +562,9 @@ def test_out_of_memory_in_the_compiled_variant_releases_memory(shell, private_ru
     allocated = torch.cuda.memory_allocated()
     torch.cuda.reset_peak_memory_stats()
     before = torch_state()
-    result, out, run = profile(shell, "--backend reliability_allocates_too_much", "yc = (xc @ xc).relu()\n")
+    result, out, run = profile(shell, f"--backend {fault_backends.ALLOCATES_TOO_MUCH}", "yc = (xc @ xc).relu()\n")
     assert result.error_in_exec is None
-    error = next(e for e in run.errors if e.variant == "reliability_allocates_too_much")
+    error = next(e for e in run.errors if e.variant == fault_backends.ALLOCATES_TOO_MUCH)
     assert error.type == "OutOfMemoryError" and error.line == 2
     assert "OutOfMemoryError" in shown_text(out)
     assert_stored_whole(private_run_store, run, "failed")
@@ -615,7 +574,7 @@ def test_out_of_memory_in_the_compiled_variant_releases_memory(shell, private_ru
     assert torch.cuda.max_memory_allocated() > allocated + (1 << 30), "the compiled variant really filled the device"
     assert torch.cuda.memory_reserved() < 4 << 30, "the allocator's cached blocks went back to the driver"
     # A smaller run afterwards succeeds, with Inductor.
-    result, out, run = profile(shell, "", "yc = (xc @ xc).relu()\n")
+    result, out, run = profile(shell, "", "yc = (xc @ xc).relu()\n", flags=FAST_FLAGS)
     assert result.error_in_exec is None and run.status == "ok", run.errors
     assert run.device.type == "cuda" and run.speedup is not None
     assert_kernel_unharmed(shell, before)
@@ -662,7 +621,7 @@ def test_an_iterator_that_runs_out_after_the_first_calls_keeps_the_run_and_the_f
     assert_later_run_failed(run, ("warm-up", "timing"), 7, "iterator_ran_out")
     assert run.cell_runs == 7, "six runs took the iterator's six values, the seventh found it empty"
     text = shown_text(out)
-    assert "error [warm-up, inductor/default, cell line 2, run 7]: StopIteration" in text
+    assert f"error [warm-up, {CHEAP_VARIANT}, cell line 2, run 7]: StopIteration" in text
     assert "an iterator it reads ran out" in text and "itertools.cycle" in text
     assert "profile stopped at warm-up: the cell's run 7 raised StopIteration" in text
     ns = shell.user_ns
@@ -683,7 +642,7 @@ def test_a_list_emptied_by_repetition_keeps_what_was_measured_and_says_why(shell
     result, out, run = profile(shell, "", "first = xs[0]\ndel xs[0]\ny = x * first\n")
     assert result.error_in_exec is None
     assert_later_run_failed(run, ("warm-up", "timing"), 11, "later_run_failed")
-    assert run.variant("inductor/default").compile_s is not None, "the first calls' figures stay"
+    assert run.variant(CHEAP_VARIANT).compile_s is not None, "the first calls' figures stay"
     assert "it changes what its later runs read (a list it empties" in shown_text(out)
     ns = shell.user_ns
     # as after one plain run: the list lost its first item once, the names are that run's
@@ -723,11 +682,13 @@ def test_every_stage_after_the_first_calls_is_guarded(shell, private_run_store, 
 
     shell.user_ns["fail_now"] = fail_now
     before = torch_state()
+    # the kernel pass is no --quick profile's; Inductor is no stage's subject
+    flags = f"{FAST_FLAGS} --backend aot_eager" if stage == "kernel timing" else CHEAP_FLAGS
     # the last eager run is made where the in-place state is not put back (the namespace is then its)
     options = "--no-restore" if stage == "last eager run" else ""
     with monkeypatch.context() as patched:
         _stage_that_makes_the_cell_fail(patched, stage, flag)
-        result, out, run = profile(shell, options, "y = x.sin()\nfail_now()\nz = y + 1\n")
+        result, out, run = profile(shell, options, "y = x.sin()\nfail_now()\nz = y + 1\n", flags=flags)
     assert result.error_in_exec is None
     stages = ("warm-up", "timing") if stage == "timing" else (stage,)
     [error] = [e for e in run.errors if e.stage in stages]
@@ -749,7 +710,7 @@ def test_a_failing_stage_of_the_profilers_own_is_recorded_and_the_run_returned(m
         raise RuntimeError("the comparison itself failed")
 
     monkeypatch.setattr(correctness, "compare_outputs", broken)
-    run = compile_profile.profile(lambda a: a.sin() * 2, torch.randn(8), warmup=1, repeat=3, budget=0.1)
+    run = compile_profile.profile(lambda a: a.sin() * 2, torch.randn(8), **CHEAP)
     [error] = run.errors
     assert (error.stage, error.call, error.cause) == ("correctness", None, "")
     assert run.status == "failed" and error.message == "RuntimeError: the comparison itself failed"
@@ -768,7 +729,7 @@ def test_a_step_that_fails_on_its_fifth_call_through_the_python_api_returns_a_ru
             raise RuntimeError("failed on its fifth call")
         return a.sin() * 2
 
-    run = compile_profile.profile(step, torch.randn(8), warmup=1, repeat=3, budget=0.1)
+    run = compile_profile.profile(step, torch.randn(8), **CHEAP)
     [error] = run.errors
     assert (error.stage, error.call, error.cause) == ("warm-up", 5, "later_run_failed")
     assert run.cell_runs == 5 and run.status == "failed"
@@ -958,7 +919,7 @@ def test_another_threads_torch_compile_during_a_profile_is_not_the_cells(private
         while not compiled_meanwhile:
             stop.wait(0.05)
         started = len(compiled_meanwhile)
-        run = compile_profile.profile(lambda a: (a.sin() * 2).relu(), torch.randn(64), warmup=1, repeat=5, budget=0.3)
+        run = compile_profile.profile(lambda a: (a.sin() * 2).relu(), torch.randn(64), **CHEAP)
         during = len(compiled_meanwhile) - started
     finally:
         stop.set()
@@ -966,7 +927,7 @@ def test_another_threads_torch_compile_during_a_profile_is_not_the_cells(private
     assert during > 0, "the other thread compiled while the profile ran"
     assert run.status == "ok", run.errors
     assert run.dynamo_graph_count == 1 and run.recompiles == [] and run.graph_breaks == []
-    assert {g.variant for g in run.graphs} == {"inductor/default"}
+    assert {g.variant for g in run.graphs} == {CHEAP_VARIANT}
 
 
 # -- the user's own hooks ----------------------------------------------------------------------------------------

@@ -70,7 +70,7 @@ def quiet_namespace(ip):
 
 
 @pytest.mark.compiles
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])  # its size: the profile's (conftest)
 @given(line=option_lines)
 def test_any_option_string_gives_a_usage_message_or_a_run(quiet_namespace, line):
     ip = quiet_namespace

@@ -18,9 +18,11 @@ import torch
 from compile_profile.store import APPLICATION_ID, SCHEMA_VERSION, RunStore
 from compile_profile.store import migrations as store_migrations
 from IPython.utils.capture import capture_output
+from profile_options import CHEAP_FLAGS
 from synthetic_store_runs import make_run
 
-CELL = "%%compile_profile --warmup 1 --repeat 5 --budget 0.2 -o stored_prof\ny = x.sin()\nz = y + 1\n"
+# the store is the subject: the cheapest whole profile (aot_eager, --quick) gives it a run to save
+CELL = f"%%compile_profile {CHEAP_FLAGS} -o stored_prof\ny = x.sin()\nz = y + 1\n"
 
 pytestmark = pytest.mark.compiles  # every test profiles a cell into the store
 

@@ -23,6 +23,7 @@ from compile_profile.render.mime import mime_bundle
 from compile_profile.render.report import render_report_html
 from compile_profile.render.text import render_text
 from IPython.utils.capture import capture_output
+from profile_options import FAST_FLAGS
 from render_fixtures import ParsedHTML, cuda_run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,8 +51,7 @@ def hostile(ip):
     ip.user_ns.update(torch=torch, x=torch.ones(4))
     with capture_output() as out:
         result = ip.run_cell(
-            f"%%compile_profile --warmup 1 --repeat 5 --budget 0.2 --no-store -o hostile_run --label '{LABEL}'\n"
-            + HOSTILE_CELL
+            f"%%compile_profile {FAST_FLAGS} --no-store -o hostile_run --label '{LABEL}'\n" + HOSTILE_CELL
         )
     assert result.error_in_exec is None, out.stderr
     run = ip.user_ns.pop("hostile_run")

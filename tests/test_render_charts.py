@@ -263,8 +263,8 @@ def test_over_a_sequence_of_inputs_the_chart_draws_the_sequence_the_headline_wor
     )
     assert headline(run).startswith(f"{best} 1.30× slower over 3 inputs")
     # the signature whose input compiled nothing shows no compile time, not "0 ns"
-    rows = inputs_summary(run)["rows"]
-    assert [r["compile_time"] for r in rows] == ["800 ms", "—"]
+    rows = inputs_summary(run).rows
+    assert [r.compile_time for r in rows] == ["800 ms", "—"]
 
 
 @pytest.mark.parametrize("make", [long_tail_run, withheld_passes_run])

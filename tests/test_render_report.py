@@ -79,10 +79,10 @@ def test_the_reports_table_and_figure_show_the_digests_timeline_derived_once(mon
     html = render_report_html(run)
     assert len(calls) == 1
     parsed = ParsedHTML(html)
-    rows = timeline.compile_timeline(run)["rows"]
+    rows = timeline.compile_timeline(run).rows
     drawn = {label for t in _figures_in(parsed)["compile_timeline"]["data"] for label in t["y"]}
-    assert drawn == {r["compile_id"] for r in rows}
-    assert all(f"<td>{r['compile_id']}</td>" in html for r in rows)
+    assert drawn == {r.compile_id for r in rows}
+    assert all(f"<td>{r.compile_id}</td>" in html for r in rows)
 
 
 def test_report_sections_hold_every_graph_and_kernel_source_once_as_text(cuda_report):

@@ -293,7 +293,8 @@ def test_a_run_whose_stages_all_took_too_little_to_list_still_renders():
 
 
 def test_a_wide_interval_of_a_slower_run_is_worded_as_the_headline_words_the_speedup():
-    from compile_profile.digest.summary import headline, noise_text
+    from compile_profile.digest.noise import noise_text
+    from compile_profile.digest.summary import headline
     from compile_profile.profile_run import Speedup
 
     run = cpu_run()
@@ -310,7 +311,7 @@ def test_a_wide_interval_of_a_slower_run_is_worded_as_the_headline_words_the_spe
 
 
 def test_a_speedup_that_moved_while_timing_is_worded_as_the_headline_words_it():
-    from compile_profile.digest.summary import noise_text
+    from compile_profile.digest.noise import noise_text
     from render_fixtures import drifting_run
 
     noise = noise_text(drifting_run(eager_late=5.9, compiled_late=9.0))  # compiled fell behind eager

@@ -7,7 +7,9 @@ import urllib.parse
 
 import pytest
 import tornado.httpclient
+from compile_profile.serialize import to_dict
 from compile_profile.store import RunStore
+from digest_schema import schema_errors
 from render_fixtures import HOSTILE, cpu_run, cuda_run, failed_run, hostile_run
 from synthetic_store_runs import make_run, timestamp
 
@@ -67,6 +69,7 @@ async def test_list_is_newest_first_with_summaries_and_paging(jp_fetch, store):
     assert row["headline"].startswith("inductor")
     assert row["speedup"]["text"] == "2.00× faster"
     assert body["token"] == store.change_token() > 0
+    assert schema_errors(body, "RunsPage") == []  # the page the server writes by hand is the one declared
 
 
 async def test_list_filters_by_notebook(jp_fetch, store):
@@ -136,7 +139,7 @@ async def test_compare_is_the_digests_comparison_of_a_before_b(jp_fetch, store):
     store.put(slower)
     store.put(faster)
     body = await fetch_json(jp_fetch, API, "compare", params={"a": slower.id, "b": faster.id})
-    assert body == json.loads(json.dumps(compare(slower, faster).as_dict()))
+    assert body == json.loads(json.dumps(to_dict(compare(slower, faster))))
     (row,) = [d for d in body["deltas"] if d["metric"] == "inductor/default median"]
     assert row["change_text"] == "-50.0%" and row["better"] == "b"
 
@@ -296,6 +299,7 @@ async def test_unreadable_runs_are_listed_as_such_and_answer_422_never_500(jp_fe
     assert listed["notjson1"]["unreadable"].startswith("not JSON: ")
     assert listed["summ1"]["status"] == "ok" and listed["summ1"]["headline"] == good.summary()["headline"]
     assert listed[ranks[1].id]["status"] == "unreadable" and listed["good1"]["unreadable"] is None
+    assert schema_errors(body, "RunsPage") == []  # unreadable runs' summaries too
 
     for run_id, field in (("typed1", "cell_runs"), ("notjson1", "not JSON"), (ranks[1].id, "graphs")):
         for parts in (("runs", run_id), ("runs", run_id, "figures")):

@@ -237,7 +237,11 @@ def test_recorded_events_of_a_compiled_cell_give_its_graphs_and_kernels_on_its_l
     assert kernel.graph_id == next(g.id for g in result.graphs if g.kind == "aot_inference")
     assert result.cache.fx_graph_hits == 0 and result.compile_s > 0
     # Spans that open and close, timed from the one parse of each chromium_event.
-    assert {"entire_frame_compile", "bytecode_tracing", "GraphLowering.codegen"} <= set(result.phases)
+    from compile_profile.engine.common.torch_features import _version
+
+    # torch 2.6 has no bytecode_tracing span (make test-compat; its progress line opens on entire_frame_compile)
+    spans = {"entire_frame_compile", "GraphLowering.codegen"} | ({"bytecode_tracing"} if _version() > (2, 6) else set())
+    assert spans <= set(result.phases)
     assert 0 < result.phases["GraphLowering.codegen"] < result.phases["entire_frame_compile"]
     # one compile time per compile id, the one the compile timeline draws: its outermost span (``dynamo``, around
     # the frame's whole conversion), which holds the ``entire_frame_compile`` that compilation_metrics times

@@ -31,7 +31,7 @@ from compile_profile.engine.trace.log_import import NoTrace, import_trace
 from compile_profile.render.report import render_report_html
 from compile_profile.render.text import render_text, terminal_safe
 from compile_profile.store import RunStore
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 pytest_plugins = ["pytest_jupyter.jupyter_server"]
@@ -450,7 +450,6 @@ def test_a_log_cut_in_the_middle_of_a_payload_says_so_cli_and_api(tmp_path, cli)
     chunk=st.integers(1, 40),
     cap=st.integers(1, 50),
 )
-@settings(max_examples=300, deadline=None)
 def test_the_streamed_lines_are_the_files_lines_at_any_chunk_size(data, chunk, cap):
     import io
 
@@ -465,7 +464,6 @@ def test_the_streamed_lines_are_the_files_lines_at_any_chunk_size(data, chunk, c
 
 
 @given(data=st.binary(max_size=3000), members=st.integers(1, 3), chunk=st.integers(1, 500), cut=st.integers(0, 100))
-@settings(max_examples=200, deadline=None)
 def test_a_gzip_streams_as_gzip_reads_it_and_a_cut_one_keeps_what_came_before_the_cut(data, members, chunk, cut):
     import io
 

@@ -11,7 +11,8 @@ rank 0's compiled call waits for it; both split into DDP buckets) with the job d
 later puts one more run, as a kernel would, to test that the panel picks it up without a refresh.  ``--add-markup``
 puts a run with markup in every field (tests/markup_runs.py) and two rows that cannot be read (one not JSON, one
 with markup where a number belongs), for xss.spec.ts, which takes them out again with ``--remove ID...``.
-``--add-views`` puts the runs views.spec.ts looks at (a Lines chart with two withheld passes, a card whose p90s are
+``--add-suite`` puts a suite over a collection of models and its runs (tests/suite_fixtures.py ui_suite) for
+suite.spec.ts, ``--remove-suite`` takes them out.  ``--add-views`` puts the runs views.spec.ts looks at (a Lines chart with two withheld passes, a card whose p90s are
 50-100 times its medians, an input-signature table, and fillers enough to make the run list scroll) and a notebook
 holding the long-tailed run's card.  ``--add-traces`` imports the TORCH_TRACE fixtures compiles.spec.ts opens (a script's, a training loop's with restarts,
 and a 2-rank job's).  ``--add-inputs ID`` profiles a small MLP over a sequence of inputs of two shapes (``profile(fn, inputs=[...])``,
@@ -40,6 +41,7 @@ from compile_profile.digest.format import format_ms  # noqa: E402
 from compile_profile.profile_run import DistributedRank, ErrorInfo, Graph, GraphBreak, ProfileRun, Variant  # noqa: E402
 from compile_profile.render.mime import MIME_TYPE, mime_bundle  # noqa: E402
 from compile_profile.render.text import render_text  # noqa: E402
+from compile_profile.serialize import to_dict  # noqa: E402
 from compile_profile.store import RunStore  # noqa: E402
 from render_fixtures import (  # noqa: E402
     CELL,
@@ -261,7 +263,7 @@ def expected_json(slow: ProfileRun, fast: ProfileRun) -> dict:
             **guard_and_measured_texts(run),
         }
 
-    comparison = compare(slow, fast).as_dict()
+    comparison = to_dict(compare(slow, fast))
     return {
         "runs": [run_words(slow), run_words(fast)],
         "compare": {
@@ -385,7 +387,6 @@ def job_expected(runs: list[ProfileRun]) -> dict | None:
     except ImportError:
         return None
     job = job_digest(runs)
-    job = job.as_dict() if hasattr(job, "as_dict") else job
     return {
         "job_id": job["job_id"],
         "headline": job["headline"],
@@ -569,10 +570,57 @@ def add_inputs_run(run_id: str) -> None:
         return model(xb).relu().sum(dim=1)
 
     batches = [(torch.randn(16, 32),) for _ in range(3)] + [(torch.randn(7, 32),)]
-    run = profile(step, inputs=batches, dynamic=False, quick=True, budget=0.5, label="MLP over an epoch's batches")
+    # the Overview's input-signature table is the subject: aot_eager compiles and recompiles as Inductor does
+    run = profile(
+        step,
+        inputs=batches,
+        backend="aot_eager",
+        dynamic=False,
+        quick=True,
+        budget=0.5,
+        label="MLP over an epoch's batches",
+    )
     run.id = run_id
     with RunStore(DB) as store:
         store.put(run)
+
+
+def add_suite(db: Path) -> None:
+    """The suite suite.spec.ts opens (tests/suite_fixtures.py ui_suite) and its runs; its digest's words beside the
+    store (expected-suite.json) for the spec to find in the panel."""
+    from compile_profile.suites.digest import suite_digest
+    from compile_profile.suites.storage import save_outcome
+    from suite_fixtures import ui_suite
+
+    record, runs = ui_suite()
+    with RunStore(db) as store:
+        store.put_suite(record.id, record.created_at, json.dumps({**record.to_dict(), "outcomes": []}))
+        for outcome in record.outcomes:
+            save_outcome(store, record.id, outcome)
+        for run in runs.values():
+            store.put(run)
+    digest = suite_digest(record, runs)
+    expected = {
+        "id": record.id,
+        "headline": digest.headline,
+        "rows": [[r.name, r.status_label, r.speedup_text] for r in digest.rows],
+        "run_ids": list(runs),
+    }
+    (db.parent / "expected-suite.json").write_text(json.dumps(expected, indent=2), encoding="utf-8")
+
+
+def remove_suite(db: Path) -> None:
+    from suite_fixtures import ui_suite
+
+    record, runs = ui_suite()
+    with RunStore(db) as store:
+        for run_id in runs:
+            store.delete(run_id)
+    conn = sqlite3.connect(db)
+    with conn:
+        conn.execute("DELETE FROM suite_models WHERE suite_id = ?", (record.id,))
+        conn.execute("DELETE FROM suites WHERE id = ?", (record.id,))
+    conn.close()
 
 
 # -- a run whose results differ and one that ran eagerly, for verdict.spec.ts ------------------------------------
@@ -639,7 +687,7 @@ def verdict_notebook(runs: list[ProfileRun]) -> dict:
 
 def verdict_compare(runs: list[ProfileRun]) -> list[dict]:
     """What the two verdict runs ran with, as Compare lists it (``compare.context``): the rows that differ first."""
-    return [dict(r) for r in compare(runs[0], runs[1]).as_dict().get("context", [])]
+    return [dict(r) for r in to_dict(compare(runs[0], runs[1])).get("context", [])]
 
 
 def verdict_expected(runs: list[ProfileRun]) -> list[dict]:
@@ -714,9 +762,17 @@ def main() -> None:
     parser.add_argument("--add-inputs", metavar="ID", help="profile a function over inputs of two shapes, put its run")
     parser.add_argument("--remove", nargs="+", metavar="ID", help="delete these runs from the existing store")
     parser.add_argument("--add-views", action="store_true", help="put the runs views.spec.ts looks at")
+    parser.add_argument("--add-suite", action="store_true", help="put the suite suite.spec.ts looks at, and its runs")
+    parser.add_argument("--remove-suite", action="store_true", help="take it out again")
     parser.add_argument("--remove-views", action="store_true", help="take them out again")
     parser.add_argument("--add-traces", action="store_true", help="put the runs compiles.spec.ts looks at")
     args = parser.parse_args()
+    if args.add_suite:
+        add_suite(DB)
+        return
+    if args.remove_suite:
+        remove_suite(DB)
+        return
     if args.add_traces:
         add_trace_runs()
         return

@@ -19,11 +19,37 @@ const OUT = join(ROOT, 'ext', 'src', 'generated');
 // schema file -> [generated file, the name of its root type]
 const TARGETS = {
   'profile_run.schema.json': ['profile_run.ts', 'ProfileRun'],
-  'digest.schema.json': ['digest.ts', 'DigestJson']
+  'digest.schema.json': ['digest.ts', 'DigestJson'],
+  'suite.schema.json': ['suite.ts', 'SuiteJson']
 };
 
+// A class that extends another (``RunDigest(RunSummary)``) lists its inherited fields too in the schema, so that
+// each definition validates alone; its interface extends the base's and declares only its own, so the base's
+// fields are declared once in TypeScript too.
+function ownFieldsOnly(defs) {
+  for (const def of Object.values(defs)) {
+    const base = def.extends?.$ref && defs[def.extends.$ref.replace('#/$defs/', '')];
+    if (!base) {
+      continue;
+    }
+    const inherited = new Set(Object.keys(base.properties ?? {}));
+    def.properties = Object.fromEntries(
+      Object.entries(def.properties).filter(([key]) => !inherited.has(key))
+    );
+    def.required = (def.required ?? []).filter(key => !inherited.has(key));
+  }
+}
+
 async function generate(schemaFile, rootName) {
-  const schema = JSON.parse(readFileSync(join(SCHEMAS, schemaFile), 'utf8'));
+  let schema = JSON.parse(readFileSync(join(SCHEMAS, schemaFile), 'utf8'));
+  ownFieldsOnly(schema.$defs ?? {});
+  const ref = schema.$ref?.replace('#/$defs/', '');
+  if (ref === rootName) {
+    // A root that is one definition (the run's) is compiled from that definition, so it is one interface, not
+    // the root's and a copy named ProfileRun1.
+    const { [ref]: root, ...others } = schema.$defs;
+    schema = { ...root, $schema: schema.$schema, $id: schema.$id, $defs: others };
+  }
   // the root type is named after the schema's title; each definition keeps its own name
   schema.title = rootName;
   const source = await compile(schema, rootName, {

@@ -3,16 +3,9 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 
-import { parseJobPage } from './job';
-import {
-  ICompileDetail,
-  ICompileIndex,
-  IComparison,
-  IJobPage,
-  IPlotlyFigure,
-  IProfileRun,
-  IRunsPage
-} from './types';
+import { IJobTab } from './job';
+import { ISuitePage, ISuitesPage } from './suitetypes';
+import { ICompileDetail, ICompileIndex, IComparison, IPlotlyFigure, IProfileRun, IRunsPage } from './types';
 
 const API_PATH = 'compile-profile/api';
 
@@ -77,9 +70,24 @@ export function getFigures(id: string): Promise<Record<string, IPlotlyFigure>> {
   return request(`runs/${enc(id)}/figures`);
 }
 
-/** A distributed job: its digest (digest/job.py) and its runs' summaries, checked (job.ts). */
-export async function fetchJob(id: string): Promise<IJobPage> {
-  return parseJobPage(await request<unknown>(`jobs/${enc(id)}`));
+/** A distributed job: its digest (digest/job.py) and its runs' summaries, every key present (job.ts). */
+export function fetchJob(id: string): Promise<IJobTab> {
+  return request<IJobTab>(`jobs/${enc(id)}`);
+}
+
+/** The stored suites over collections of models, newest first (kernel_side/compile_profile/suites/http.py). */
+export function listSuites(): Promise<ISuitesPage> {
+  return request<ISuitesPage>('suites');
+}
+
+/** A suite's digest and its figures, as the notebook's card and the CLI read them. */
+export function fetchSuite(id: string): Promise<ISuitePage> {
+  return request<ISuitePage>(`suites/${enc(id)}`);
+}
+
+/** Where a suite's self-contained HTML report is served (a download). */
+export function suiteReportUrl(id: string): string {
+  return URLExt.join(ServerConnection.makeSettings().baseUrl, API_PATH, 'suites', enc(id), 'report');
 }
 
 /** Where the job's self-contained HTML report is served (opened in a browser tab). */

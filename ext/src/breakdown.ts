@@ -2,13 +2,15 @@
  * "Where a call's time goes": the columns and rows of the Overview's breakdown table, and the
  * verdict and payback sentences the card and the Overview show, taken from the digest's summary
  * (digest/summary.py "breakdown", "verdict", "payback").  Pure: the digest derives every figure and
- * sentence, this module only picks them out and formats the times with formatMs (format.ts mirrors
- * Python's format_ms).  Runs older than the breakdown lack these keys and yield no rows and no text.
+ * sentence, this module only picks them out.  The table's rows come from the REST API, which this
+ * release's server derives from the stored run, so the generated types hold and they are not checked; the
+ * verdict and payback sentences are the card's too, read from a notebook's saved output, and are checked
+ * (verdictText, paybackText).  Runs older than the breakdown lack these keys and yield no rows and no text.
  */
 
 import { formatMs } from './format';
-import { IBreakdownRow, IRunSummary } from './types';
-import { asNumber, isRecord } from './json';
+import { IBreakdownColumnSummary, IBreakdownRow, IRunSummary } from './types';
+import { isRecord } from './json';
 
 /** A column of the table: its key (also the cell's data-part), its heading and the row's field. */
 export interface IBreakdownColumn {
@@ -32,69 +34,46 @@ const PART_FIELDS: Readonly<Record<string, keyof IBreakdownRow>> = {
   call: 'median_ms'
 };
 
-/**
- * The parts of a call in the order they add up, then the whole call: the columns of a digest that
- * does not list its own (before digest 8), which had no collectives.
- */
-export const BREAKDOWN_COLUMNS: readonly IBreakdownColumn[] = [
-  { key: 'library', label: 'library', field: 'library_ms' },
-  { key: 'generated', label: 'generated', field: 'generated_ms' },
-  { key: 'aten', label: 'ATen', field: 'aten_ms' },
-  { key: 'copies', label: 'copies', field: 'copy_ms' },
-  { key: 'outside', label: 'outside kernels', field: 'outside_ms' },
-  { key: 'call', label: 'call', field: 'median_ms' }
-];
-
 export interface IBreakdownTableRow {
   variant: string;
   method: string;
   /**
-   * column key -> the cell as the digest words it (BreakdownRow.part_text: "1.2 ms"; in a withheld row
-   * "40% of pass" or "—"), or, before digest 11, the time as Python's format_ms words it
+   * column key -> the cell as the digest words it (BreakdownRow.texts: "1.2 ms"; in a withheld row "40% of
+   * pass" or "—"); a part the row does not word (collectives, in a row that spent no time in them) as
+   * Python's format_ms words its time
    */
   parts: Record<string, string>;
   /** why the row's parts are shares (its profiler pass is withheld); "" when they are times */
   withheld: string;
 }
 
-/**
- * The table's columns as the digest lists them ("breakdown_columns": collectives after copies when a
- * call spent time in them); BREAKDOWN_COLUMNS for a digest that lists none.
- */
+/** The table's columns as the digest lists them (collectives after copies when a call spent time in them). */
 export function breakdownColumns(summary: Partial<IRunSummary> | null | undefined): IBreakdownColumn[] {
-  const listed: unknown = summary?.breakdown_columns;
-  if (!Array.isArray(listed)) {
-    return [...BREAKDOWN_COLUMNS];
-  }
-  return listed
-    .filter(isRecord)
-    .filter(c => typeof c.key === 'string' && typeof c.label === 'string' && c.key in PART_FIELDS)
-    .map(c => ({ key: c.key as string, label: c.label as string, field: PART_FIELDS[c.key as string] }));
+  return (summary?.breakdown_columns ?? [])
+    .filter((c: IBreakdownColumnSummary) => c.key in PART_FIELDS)
+    .map(c => ({ key: c.key, label: c.label, field: PART_FIELDS[c.key] }));
 }
 
-/** One row per measured variant, in the digest's order; none for older runs or a malformed key. */
+/** One row per measured variant, in the digest's order; none for older runs. */
 export function breakdownRows(summary: Partial<IRunSummary> | null | undefined): IBreakdownTableRow[] {
-  const rows: unknown = summary?.breakdown;
-  if (!Array.isArray(rows)) {
-    return [];
-  }
   const columns = breakdownColumns(summary);
-  return rows.filter(isRecord).map(row => {
-    const texts = isRecord(row.texts) ? row.texts : {};
+  return (summary?.breakdown ?? []).map(row => {
     const parts: Record<string, string> = {};
     for (const column of columns) {
-      const text = texts[column.key];
-      parts[column.key] = typeof text === 'string' ? text : formatMs(asNumber(row[column.field]));
+      const value = row[column.field];
+      parts[column.key] = row.texts?.[column.key] ?? formatMs(typeof value === 'number' ? value : null);
     }
     return {
-      variant: typeof row.variant === 'string' ? row.variant : '',
-      method: typeof row.method === 'string' ? row.method : '',
+      variant: row.variant,
+      method: row.method,
       parts,
-      withheld: row.trusted === false && typeof row.withheld_text === 'string' ? row.withheld_text : ''
+      withheld: row.trusted === false ? (row.withheld_text ?? '') : ''
     };
   });
 }
 
+// The card reads these two from the summary a notebook saved, which an older release or anyone who edited the
+// notebook may have written otherwise: each is checked to be a sentence before it is shown.
 function nonEmpty(text: unknown): string | null {
   return typeof text === 'string' && text.trim() ? text : null;
 }

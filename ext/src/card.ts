@@ -56,6 +56,9 @@ export class RunCard extends Panel implements IRenderMime.IRenderer {
   }
 
   async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
+    // A notebook's saved output: written by this release or an older one (which lacks the keys added since,
+    // optional in the type) or edited by hand, so what the card shows beyond the required keys is read with a
+    // check (the logs here; the verdict and payback sentences, breakdown.ts).
     const data = model.data[RUN_MIME_TYPE] as unknown as IRunMimeData;
     this._data = data;
     this.node.dataset.runId = data.run_id;

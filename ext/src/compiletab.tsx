@@ -35,7 +35,7 @@ export function Compile({ run, figures, services, onCompile }: ITabProps): JSX.E
             {run.recompiles.map((r, i) => (
               <li key={i}>
                 {r.variant ? `${r.variant}: ` : ''}
-                {worded[i]?.failedGuard || r.reason}
+                {worded[i]?.failed_guard || r.reason}
                 {r.during_timing ? ' (during timed runs)' : ''}
               </li>
             ))}

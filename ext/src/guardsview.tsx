@@ -13,24 +13,17 @@
 
 import * as React from 'react';
 
-import {
-  guardSections,
-  IGuardRow,
-  IGuardSection,
-  IRecompileItem,
-  recompileItems,
-  sectionTitle
-} from './guards';
-import { IProfileRun } from './types';
+import { cellLine, guardSections, recompileItems, sectionTitle } from './guards';
+import { IGraphGuards, IGuardGroup, IProfileRun, IRecompileRow } from './types';
 
 type RevealLine = (run: IProfileRun, line: number | null) => Promise<boolean>;
 
 /** A cell line that reveals itself in the notebook when clicked; "—" when the value is on no line. */
 function LineButton(props: { run: IProfileRun; line: number | null; revealLine: RevealLine }): JSX.Element {
-  if (props.line === null) {
+  const line = cellLine(props.line);
+  if (line === null) {
     return <span className="cp-GuardLine cp-mod-none">—</span>;
   }
-  const line = props.line;
   return (
     <button
       className="cp-GuardLine"
@@ -43,7 +36,7 @@ function LineButton(props: { run: IProfileRun; line: number | null; revealLine: 
 }
 
 /** One group: its kind, the value it checks, the line that value comes from, how many guards; then the checks. */
-function GuardRow(props: { row: IGuardRow; run: IProfileRun; revealLine: RevealLine }): JSX.Element {
+function GuardRow(props: { row: IGuardGroup; run: IProfileRun; revealLine: RevealLine }): JSX.Element {
   const { row } = props;
   return (
     <li className="cp-GuardGroup" data-kind={row.kind}>
@@ -69,18 +62,18 @@ function GuardRow(props: { row: IGuardRow; run: IProfileRun; revealLine: RevealL
 }
 
 function GuardSection(props: {
-  section: IGuardSection;
+  section: IGraphGuards;
   run: IProfileRun;
   revealLine: RevealLine;
 }): JSX.Element {
   const { section } = props;
   return (
-    <section className="cp-GuardGraph" data-graph-id={section.graphId} data-variant={section.variant}>
+    <section className="cp-GuardGraph" data-graph-id={section.graph_id} data-variant={section.variant}>
       <h4 className="cp-GuardGraph-title">{sectionTitle(section)}</h4>
-      <p className="cp-GuardKinds">{section.kindsText}</p>
-      {section.rows.length ? (
+      <p className="cp-GuardKinds">{section.kinds_text}</p>
+      {section.groups.length ? (
         <ul className="cp-GuardGroups">
-          {section.rows.map((row, i) => (
+          {section.groups.map((row, i) => (
             <GuardRow
               key={`${i}:${row.kind}:${row.source}`}
               row={row}
@@ -95,24 +88,24 @@ function GuardSection(props: {
 }
 
 /** A recompile: its failed guard (a click reveals the value's line) and Dynamo's reason. */
-function Recompile(props: { item: IRecompileItem; run: IProfileRun; revealLine: RevealLine }): JSX.Element {
+function Recompile(props: { item: IRecompileRow; run: IProfileRun; revealLine: RevealLine }): JSX.Element {
   const { item, run } = props;
-  const line = item.line;
+  const line = cellLine(item.line);
   return (
     <li className="cp-Recompile" data-variant={item.variant}>
       {item.variant ? <span className="cp-Recompile-variant">{item.variant}: </span> : null}
-      {item.failedGuard && line !== null ? (
+      {item.failed_guard && line !== null ? (
         <button
           className="cp-GuardLine cp-FailedGuard"
           title="Show this line in the notebook"
           onClick={() => void props.revealLine(run, line)}
         >
-          {item.failedGuard}
+          {item.failed_guard}
         </button>
-      ) : item.failedGuard ? (
-        <span className="cp-FailedGuard">{item.failedGuard}</span>
+      ) : item.failed_guard ? (
+        <span className="cp-FailedGuard">{item.failed_guard}</span>
       ) : null}
-      {item.duringTiming ? (
+      {item.during_timing ? (
         <>
           {' '}
           <span className="cp-Badge cp-mod-slower">during timed runs</span>
@@ -143,7 +136,7 @@ export function GuardsTab(props: { run: IProfileRun; revealLine: RevealLine }): 
         </>
       ) : null}
       {sections.map((s, i) => (
-        <GuardSection key={`${i}:${s.graphId}`} section={s} run={props.run} revealLine={props.revealLine} />
+        <GuardSection key={`${i}:${s.graph_id}`} section={s} run={props.run} revealLine={props.revealLine} />
       ))}
     </div>
   );

@@ -3,7 +3,8 @@
  * sidebar panel (run list and Compare), a run's detail in a main-area tab, and their commands:
  * `compile-profile:open` shows the panel (and, given a runId, opens that run's tab),
  * `compile-profile:open-run` opens a run's tab beside the notebook, `compile-profile:open-job` a
- * distributed job's tab (its ranks side by side).
+ * distributed job's tab (its ranks side by side), `compile-profile:open-suite` a suite's over a collection of
+ * models (suitewidget.tsx, which also renders a suite's card in a cell).
  */
 
 import { ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
@@ -24,6 +25,7 @@ import { CompileProfilePanel } from './panel';
 import { revealCellLine, rerunCell } from './navigate';
 import { progressFactory } from './progress';
 import { runIdsShownIn } from './runlist';
+import { OPEN_SUITE_COMMAND, suiteCardFactory, SuiteTabs } from './suitewidget';
 
 const ICON_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 24 24">' +
@@ -38,6 +40,14 @@ const RUN_ARGS = {
     tab: { type: 'string', enum: [...DETAIL_TABS] },
     title: { type: 'string', description: "The run's title, shown until it loads or if it was deleted" }
   }
+};
+
+const SUITE_ARGS = {
+  type: 'object',
+  properties: {
+    suiteId: { type: 'string', description: 'The suite over a collection of models to show' }
+  },
+  required: ['suiteId']
 };
 
 const JOB_ARGS = {
@@ -82,10 +92,13 @@ const plugin: JupyterFrontEndPlugin<void> = {
     );
     const openRun = (runId: string) => void app.commands.execute(OPEN_RUN_COMMAND, { runId });
     const jobs = new JobTabs(app, openRun, compileProfileIcon);
+    const suites = new SuiteTabs(app, charts, openRun, compileProfileIcon);
+    const openSuite = (suiteId: string) => void app.commands.execute(OPEN_SUITE_COMMAND, { suiteId });
     const panel = new CompileProfilePanel(
       model,
       openRun,
-      jobId => void app.commands.execute(OPEN_JOB_COMMAND, { jobId })
+      jobId => void app.commands.execute(OPEN_JOB_COMMAND, { jobId }),
+      openSuite
     );
     panel.title.icon = compileProfileIcon;
     panel.title.caption = 'Compile Profile';
@@ -94,6 +107,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       restorer.add(panel, 'compile-profile');
       details.restore(restorer);
       jobs.restore(restorer);
+      suites.restore(restorer);
     }
     notebooks.currentChanged.connect(() => model.notebookChanged());
     details.tracker.currentChanged.connect(() => model.setCurrentRun(details.currentRunId));
@@ -125,6 +139,18 @@ const plugin: JupyterFrontEndPlugin<void> = {
       execute: async args => {
         if (typeof args.jobId === 'string' && args.jobId) {
           await jobs.open(args.jobId);
+        }
+      }
+    });
+
+    app.commands.addCommand(OPEN_SUITE_COMMAND, {
+      label: 'Open Compile Profile Suite',
+      caption: 'Open a suite over a collection of models in the main area (or activate its tab)',
+      icon: compileProfileIcon,
+      describedBy: { args: SUITE_ARGS },
+      execute: async args => {
+        if (typeof args.suiteId === 'string' && args.suiteId) {
+          await suites.open(args.suiteId);
         }
       }
     });
@@ -162,6 +188,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     const bisectRun = (runId: string) => void app.commands.execute(BISECT_COMMAND, { runId });
     rendermime.addFactory(runCardFactory(charts, openRun, bisectRun), 0);
     rendermime.addFactory(progressFactory, 0);
+    rendermime.addFactory(suiteCardFactory(charts, openRun, openSuite), 0);
   }
 };
 

@@ -18,8 +18,7 @@ export class JobModel {
   /** (Re)load the job; an error is shown in the tab (over the last job shown, if any). */
   async load(): Promise<void> {
     try {
-      // fetchJob reads the answer with parseJobPage, which keeps the rows' added fields and the notes
-      this.page = (await api.fetchJob(this.jobId)) as IJobTab;
+      this.page = await api.fetchJob(this.jobId);
       this.error = null;
     } catch (error) {
       this.error = `Cannot load job ${this.jobId}: ${(error as Error).message}`;

@@ -2,25 +2,20 @@
  * "Show what is measured" (issue 13 §4): the digest's device peaks and memory ratio sentences (the
  * Overview), max-autotune's choices and the CUDA-graph skip reasons (the Compile tab) and each
  * kernel's roofline sentence (the Kernels tab), all from the summary's `measured` key
- * (digest/summary.py run_digest).  Pure: the digest derives and words every figure and sentence (the
- * autotune table's times too, AutotuneRow texts), this module picks them out.  Runs older than
- * `measured` yield no text and no rows.
+ * (digest/summary.py digest_of).  Pure: the digest derives and words every figure and sentence (the
+ * autotune table's times too, AutotuneRow texts), this module picks them out.  They come from the REST
+ * API, which this release's server derives from the stored run, so the generated types hold and nothing
+ * is checked here; runs older than `measured` yield no text and no rows.
  */
 
-import { IPlotlyFigure, IRunDigest } from './types';
-import { asNumber, isRecord } from './json';
+import { IMeasured, IPlotlyFigure, IRunDigest } from './types';
 
-function nonEmpty(value: unknown): string | null {
-  return typeof value === 'string' && value.trim() ? value : null;
+function nonEmpty(value: string | null | undefined): string | null {
+  return value && value.trim() ? value : null;
 }
 
-function records(value: unknown): Record<string, unknown>[] {
-  return Array.isArray(value) ? value.filter(isRecord) : [];
-}
-
-function measured(summary: Partial<IRunDigest> | null | undefined): Record<string, unknown> {
-  const m: unknown = summary?.measured;
-  return isRecord(m) ? m : {};
+function measured(summary: Partial<IRunDigest> | null | undefined): Partial<IMeasured> {
+  return summary?.measured ?? {};
 }
 
 /** The device's peaks in the digest's words and how they were measured; null when not measured. */
@@ -28,14 +23,12 @@ export function devicePeaks(
   summary: Partial<IRunDigest> | null | undefined
 ): { text: string; method: string } | null {
   const peaks = measured(summary).device_peaks;
-  const text = isRecord(peaks) ? nonEmpty(peaks.text) : null;
-  return text && isRecord(peaks) ? { text, method: nonEmpty(peaks.method) ?? '' } : null;
+  return peaks && nonEmpty(peaks.text) ? { text: peaks.text, method: peaks.method } : null;
 }
 
 /** The memory ratio (compiled peak memory against eager's) in the digest's words; null when none. */
 export function memoryRatioText(summary: Partial<IRunDigest> | null | undefined): string | null {
-  const ratio = measured(summary).memory_ratio;
-  return isRecord(ratio) ? nonEmpty(ratio.text) : null;
+  return nonEmpty(measured(summary).memory_ratio?.text);
 }
 
 /** A column of the autotune table: its key (the cell's data-field) and heading. */
@@ -65,35 +58,28 @@ export interface IAutotuneTableRow {
 
 /** One row per autotuned op, in the digest's order; none for older runs. */
 export function autotuneRows(summary: Partial<IRunDigest> | null | undefined): IAutotuneTableRow[] {
-  return records(measured(summary).autotune).map(r => {
-    const choices = asNumber(r.choices);
-    const texts = isRecord(r.texts) ? r.texts : {};
-    return {
-      variant: nonEmpty(r.variant) ?? '',
-      text: nonEmpty(r.text) ?? '',
-      cells: {
-        op: nonEmpty(r.op) ?? '—',
-        shape: nonEmpty(r.shape) ?? '—',
-        picked: nonEmpty(r.best) ?? '—',
-        best_ms: nonEmpty(texts.best_ms) ?? '—',
-        best_triton: nonEmpty(r.best_triton) ?? '—',
-        best_triton_ms: nonEmpty(texts.best_triton_ms) ?? '—',
-        choices: choices === null ? '—' : String(choices),
-        tune: nonEmpty(texts.autotune_s) ?? '—'
-      }
-    };
-  });
+  return (measured(summary).autotune ?? []).map(r => ({
+    variant: r.variant,
+    text: r.text,
+    cells: {
+      op: nonEmpty(r.op) ?? '—',
+      shape: nonEmpty(r.shape) ?? '—',
+      picked: nonEmpty(r.best) ?? '—',
+      best_ms: nonEmpty(r.texts.best_ms) ?? '—',
+      best_triton: nonEmpty(r.best_triton) ?? '—',
+      best_triton_ms: nonEmpty(r.texts.best_triton_ms) ?? '—',
+      choices: r.choices === null ? '—' : String(r.choices),
+      tune: nonEmpty(r.texts.autotune_s) ?? '—'
+    }
+  }));
 }
 
 /** Why CUDA graphs were skipped, per variant with a reason; none for older runs. */
 export function cudagraphSkips(
   summary: Partial<IRunDigest> | null | undefined
 ): { variant: string; reasons: string[] }[] {
-  return records(measured(summary).cudagraph_skips)
-    .map(s => ({
-      variant: nonEmpty(s.variant) ?? '',
-      reasons: Array.isArray(s.reasons) ? s.reasons.filter((r): r is string => nonEmpty(r) !== null) : []
-    }))
+  return (measured(summary).cudagraph_skips ?? [])
+    .map(s => ({ variant: s.variant, reasons: s.reasons.filter(r => nonEmpty(r) !== null) }))
     .filter(s => s.reasons.length > 0);
 }
 
@@ -101,19 +87,9 @@ export function cudagraphSkips(
 export function rooflineTexts(
   summary: Partial<IRunDigest> | null | undefined
 ): { kernelId: string; name: string; variant: string; text: string }[] {
-  return records(measured(summary).roofline).flatMap(r => {
-    const text = nonEmpty(r.text);
-    return text
-      ? [
-          {
-            kernelId: nonEmpty(r.kernel_id) ?? '',
-            name: nonEmpty(r.name) ?? '',
-            variant: nonEmpty(r.variant) ?? '',
-            text
-          }
-        ]
-      : [];
-  });
+  return (measured(summary).roofline ?? [])
+    .filter(r => nonEmpty(r.text) !== null)
+    .map(r => ({ kernelId: r.kernel_id, name: r.name, variant: r.variant, text: r.text }));
 }
 
 /** The roofline chart's height: the figure's own (a bar per kernel), else `fallback`. */

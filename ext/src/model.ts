@@ -1,5 +1,5 @@
 /**
- * The sidebar panel's state: the run list from the store, which view (runs or compare) it shows,
+ * The sidebar panel's state: the run list from the store, which view (runs, compare or suites) it shows,
  * which run's main-area tab is current (highlighted in the list), and a cheap poll of the store's
  * change token so runs written by any kernel appear without a refresh.  A run's detail has a model
  * of its own (detailmodel.ts).
@@ -11,7 +11,11 @@ import { ISignal, Signal } from '@lumino/signaling';
 import * as api from './api';
 import { importedText, importFailedText, parseImportResult, traceImportPath } from './importtrace';
 import { filterByNotebook, newestFirst } from './runlist';
+import { ISuiteListRow } from './suitetypes';
 import { IRunSummary } from './types';
+
+/** What the panel shows: the run list, the comparison of two runs, or the stored suites. */
+export type PanelView = 'runs' | 'compare' | 'suites';
 
 /** Summaries are small; the newest this many are listed, the count says if there are more. */
 export const LIST_LIMIT = 500;
@@ -47,7 +51,9 @@ export class PanelModel {
   currentRunId: string | null = null;
   /** The job whose main-area tab is current, highlighted in the list. */
   currentJobId: string | null = null;
-  view: 'runs' | 'compare' = 'runs';
+  view: PanelView = 'runs';
+  /** The stored suites (the Suites view), read when that view is shown and when the store changes. */
+  suites: ISuiteListRow[] = [];
   /** What the last Import TORCH_TRACE… came to, shown under the toolbar until the next one. */
   importNotice: { kind: 'ok' | 'error'; text: string } | null = null;
   importing = false;
@@ -62,6 +68,9 @@ export class PanelModel {
 
   async refresh(): Promise<void> {
     try {
+      if (this.view === 'suites') {
+        this.suites = (await api.listSuites()).suites;
+      }
       const page = await api.listRuns({ limit: LIST_LIMIT });
       this.runs = newestFirst(page.runs);
       this.total = page.total;
@@ -128,9 +137,12 @@ export class PanelModel {
     this._changed.emit();
   }
 
-  setView(view: 'runs' | 'compare'): void {
+  setView(view: PanelView): void {
     this.view = view;
     this._changed.emit();
+    if (view === 'suites') {
+      void this.refresh();
+    }
   }
 
   setThisNotebookOnly(value: boolean): void {

@@ -1,7 +1,8 @@
 /**
  * The "Compile Profile" sidebar panel: the run list (a click opens the run's detail in the main
  * area, detailwidget.tsx; the ranks of a distributed job sit under one job row, which opens the
- * job's view, jobwidget.tsx) and the comparison of two runs.
+ * job's view, jobwidget.tsx), the comparison of two runs, and the stored suites over collections of models (a click
+ * opens the suite's tab, suitewidget.tsx).
  */
 
 import { Dialog, InputDialog, showDialog } from '@jupyterlab/apputils';
@@ -15,6 +16,7 @@ import { IMPORT_TRACE_HELP } from './importtrace';
 import { jobRowKey, listKeyAction, neighbourKey, rowKeys, runRowKey, tabStopKey } from './listnav';
 import { PanelModel } from './model';
 import { groupJobs, jobTitle, readableRuns, runBadge, runFlag, runTitle, unreadableReason } from './runlist';
+import { ISuiteListRow } from './suitetypes';
 import { IComparison, IKernelCount, IRunSummary } from './types';
 import { meaninglessSpeedup, speedupTone } from './verdict';
 
@@ -24,7 +26,8 @@ export class CompileProfilePanel extends ReactWidget {
   constructor(
     readonly model: PanelModel,
     private readonly _openRun: (runId: string) => void,
-    private readonly _openJob: (jobId: string) => void
+    private readonly _openJob: (jobId: string) => void,
+    private readonly _openSuite: (suiteId: string) => void = () => undefined
   ) {
     super();
     this.id = PANEL_ID;
@@ -39,7 +42,14 @@ export class CompileProfilePanel extends ReactWidget {
   protected render(): JSX.Element {
     return (
       <UseSignal signal={this.model.changed}>
-        {() => <PanelView model={this.model} openRun={this._openRun} openJob={this._openJob} />}
+        {() => (
+          <PanelView
+            model={this.model}
+            openRun={this._openRun}
+            openJob={this._openJob}
+            openSuite={this._openSuite}
+          />
+        )}
       </UseSignal>
     );
   }
@@ -49,15 +59,16 @@ function PanelView(props: {
   model: PanelModel;
   openRun: (runId: string) => void;
   openJob: (jobId: string) => void;
+  openSuite: (suiteId: string) => void;
 }): JSX.Element {
-  const { model, openRun, openJob } = props;
+  const { model, openRun, openJob, openSuite } = props;
   const runs = model.visibleRuns;
   return (
     <div className="cp-PanelBody">
       <div className="cp-Header">
         <h3 className="cp-Title">Compile Profile</h3>
         <div className="cp-Views" role="tablist">
-          {(['runs', 'compare'] as const).map(v => (
+          {(['runs', 'compare', 'suites'] as const).map(v => (
             <button
               key={v}
               role="tab"
@@ -65,7 +76,7 @@ function PanelView(props: {
               className={`cp-Tab${model.view === v ? ' cp-mod-active' : ''}`}
               onClick={() => model.setView(v)}
             >
-              {v === 'runs' ? 'Runs' : 'Compare'}
+              {VIEW_LABELS[v]}
             </button>
           ))}
         </div>
@@ -129,12 +140,52 @@ function PanelView(props: {
             <RunList model={model} runs={runs} openRun={openRun} openJob={openJob} />
           </div>
         </>
-      ) : (
+      ) : model.view === 'compare' ? (
         <div className="cp-PanelScroll">
           <Compare runs={readableRuns(model.runs)} />
         </div>
+      ) : (
+        <div className="cp-PanelScroll">
+          <SuiteList suites={model.suites} openSuite={openSuite} />
+        </div>
       )}
     </div>
+  );
+}
+
+const VIEW_LABELS = { runs: 'Runs', compare: 'Compare', suites: 'Suites' } as const;
+
+/** The stored suites over collections of models, newest first; a click opens the suite's tab. */
+function SuiteList(props: { suites: ISuiteListRow[]; openSuite: (suiteId: string) => void }): JSX.Element {
+  if (!props.suites.length) {
+    return (
+      <p className="cp-Note cp-SuiteEmpty">
+        No suites yet: <code>compile-profile suite builtin</code> or{' '}
+        <code>compile_profile.suite(&quot;builtin&quot;)</code> profiles a collection of models, each in its
+        own process.
+      </p>
+    );
+  }
+  return (
+    <ul className="cp-SuiteList">
+      {props.suites.map(s => (
+        <li key={s.id} className="cp-SuiteItem" data-suite-id={s.id}>
+          <button
+            className="cp-SuiteItemButton"
+            onClick={() => props.openSuite(s.id)}
+            title={`Open suite ${s.id}`}
+          >
+            <span className="cp-SuiteItemTitle">
+              {s.title}
+              {s.label ? ` — ${s.label}` : ''}
+            </span>
+            <span className="cp-Note">
+              {s.created_text} · {s.progress_text}
+            </span>
+          </button>
+        </li>
+      ))}
+    </ul>
   );
 }
 

@@ -1,14 +1,16 @@
 /**
  * The JSON shapes the panel reads: a ProfileRun dict (kernel_side/compile_profile/profile_run.py),
- * the digest (kernel_side/compile_profile/digest/, typed in digest/contract.py) and the MIME bundle
- * data and REST pages that carry it.  Every shape is generated (ext/src/generated/, `make contract`)
- * from the JSON Schemas the Python classes generate, so a field renamed or added in Python reaches
- * these types or fails `make lint`; this module only names them as the rest of ext/src does.  Every
- * figure and sentence comes from the digest: the frontend lays them out.
+ * the digest (kernel_side/compile_profile/digest/: its dataclasses, whose roots digest/contract.py lists)
+ * and the MIME bundle data and REST pages that carry it.  Every shape is generated (ext/src/generated/,
+ * `make contract`) from the JSON Schemas the Python dataclasses generate, so a field renamed or added in
+ * Python reaches these types or fails `make lint`; this module only names them as the rest of ext/src does.
+ * Every figure and sentence comes from the digest: the frontend lays them out.
  *
  * Optional fields are those an older run file, or a card's summary saved in a notebook by an older
- * release, may lack (the Python side: a dataclass field with a default, a key of a `total=False`
- * TypedDict); a view shows nothing in their place.
+ * release, may lack (the Python side: a run's dataclass field with a default, a digest field declared
+ * `field(metadata=ADDED_LATER)`); a view shows nothing in their place.  What this release's server sends
+ * (GET runs/<id>, jobs/<id>, compare) it derives when asked, so the types hold and nothing is checked at run
+ * time; what a notebook saved (the card's MIME data) is checked where it is read (card.ts, breakdown.ts).
  */
 
 import * as digest from './generated/digest';
@@ -61,7 +63,7 @@ export type IProfileRun = Omit<
   summary?: IRunDigest;
 };
 
-// -- the digest (digest/contract.py) --------------------------------------------------------------------
+// -- the digest (digest/*.py dataclasses; digest/contract.py lists the roots) -----------------------------
 
 export type IBreakGroup = digest.BreakGroup;
 export type ICause = digest.Cause;

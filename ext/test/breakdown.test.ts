@@ -1,12 +1,6 @@
-/** breakdown.ts: the breakdown table's rows in Python's words, and the verdict and payback sentences. */
+/** breakdown.ts: the breakdown table's rows in the digest's words, and the verdict and payback sentences. */
 
-import {
-  BREAKDOWN_COLUMNS,
-  breakdownColumns,
-  breakdownRows,
-  paybackText,
-  verdictText
-} from '../src/breakdown';
+import { breakdownColumns, breakdownRows, paybackText, verdictText } from '../src/breakdown';
 import { IBreakdownRow } from '../src/types';
 import { summary } from './fixtures';
 
@@ -25,31 +19,50 @@ function row(extra: Partial<IBreakdownRow> = {}): IBreakdownRow {
   };
 }
 
+// as the digest serves a run's (digest/breakdown.py breakdown_columns: collectives after copies where timed)
+const COLUMNS = [
+  { key: 'library', label: 'library' },
+  { key: 'generated', label: 'generated' },
+  { key: 'aten', label: 'ATen' },
+  { key: 'copies', label: 'copies' },
+  { key: 'outside', label: 'outside kernels' },
+  { key: 'call', label: 'call' }
+];
+const DISTRIBUTED = [
+  ...COLUMNS.slice(0, 4),
+  { key: 'collectives', label: 'collectives' },
+  ...COLUMNS.slice(4)
+];
+
 describe('breakdownRows', () => {
-  it('words each part as Python format_ms does, in the columns order', () => {
-    const rows = breakdownRows(summary('r', '', { breakdown: [row()] }));
-    expect(rows).toEqual([
-      {
-        variant: 'inductor/default',
-        method: 'cupti',
-        parts: {
-          library: '100 µs',
-          generated: '49 µs',
-          aten: '0 ns',
-          copies: '500 ns',
-          outside: '208 µs', // as Python words 0.2085 ms
-          call: '358 µs'
-        },
-        withheld: ''
-      }
-    ]);
+  it("shows each part in the digest's words, in the columns' order", () => {
+    const texts = {
+      library: '100 µs',
+      generated: '49 µs',
+      aten: '0 ns',
+      copies: '500 ns',
+      outside: '208 µs',
+      call: '358 µs'
+    };
+    const rows = breakdownRows(summary('r', '', { breakdown_columns: COLUMNS, breakdown: [row({ texts })] }));
+    expect(rows).toEqual([{ variant: 'inductor/default', method: 'cupti', parts: texts, withheld: '' }]);
+    expect(Object.keys(rows[0].parts)).toEqual(COLUMNS.map(c => c.key));
   });
 
   it("shows a withheld row's cells in the digest's words, with why", () => {
     const why =
       "inductor/default's profiler pass is withheld: its kernels took 19.8 ms a call against a 2.62 ms timed call";
+    const texts = {
+      library: '61% of pass',
+      generated: '39% of pass',
+      aten: '0% of pass',
+      copies: '0% of pass',
+      outside: '—',
+      call: '2.62 ms'
+    };
     const [r] = breakdownRows(
       summary('r', '', {
+        breakdown_columns: COLUMNS,
         breakdown: [
           row({
             library_ms: 12,
@@ -57,45 +70,19 @@ describe('breakdownRows', () => {
             kernels_ms: 19.8,
             trusted: false,
             withheld_text: why,
-            texts: {
-              library: '61% of pass',
-              generated: '39% of pass',
-              aten: '0% of pass',
-              copies: '0% of pass',
-              outside: '—',
-              call: '2.62 ms'
-            }
+            texts
           })
         ]
       })
     );
-    expect(r.parts).toEqual({
-      library: '61% of pass',
-      generated: '39% of pass',
-      aten: '0% of pass',
-      copies: '0% of pass',
-      outside: '—',
-      call: '2.62 ms'
-    });
-    expect(Object.values(r.parts).filter(text => text.endsWith(' ms'))).toEqual(['2.62 ms']); // the call alone
+    expect(r.parts).toEqual(texts);
     expect(r.withheld).toBe(why);
-  });
-
-  it('words whole milliseconds and seconds as format_ms does', () => {
-    const [r] = breakdownRows(
-      summary('r', '', {
-        breakdown: [row({ median_ms: 1234, library_ms: 12.345, generated_ms: 1, outside_ms: 999.5 })]
-      })
-    );
-    expect(r.parts.call).toBe('1.23 s');
-    expect(r.parts.library).toBe('12.3 ms');
-    expect(r.parts.generated).toBe('1 ms');
-    expect(r.parts.outside).toBe('1e+03 ms');
   });
 
   it("keeps the digest's order of variants, eager included", () => {
     const rows = breakdownRows(
       summary('r', '', {
+        breakdown_columns: COLUMNS,
         breakdown: [
           row({ variant: 'eager', method: 'host' }),
           row(),
@@ -107,98 +94,53 @@ describe('breakdownRows', () => {
     expect(rows[0].method).toBe('host');
   });
 
-  it('has a column for each part of a call, then the call', () => {
-    expect(BREAKDOWN_COLUMNS.map(c => c.key)).toEqual([
-      'library',
-      'generated',
-      'aten',
-      'copies',
-      'outside',
-      'call'
-    ]);
-    expect(BREAKDOWN_COLUMNS.map(c => c.label)).toEqual([
-      'library',
-      'generated',
-      'ATen',
-      'copies',
-      'outside kernels',
-      'call'
-    ]);
-  });
-
   it('gives no rows for runs older than the breakdown, or none measured', () => {
     expect(breakdownRows(summary('r', ''))).toEqual([]);
     expect(breakdownRows(summary('r', '', { breakdown: [] }))).toEqual([]);
     expect(breakdownRows(undefined)).toEqual([]);
     expect(breakdownRows(null)).toEqual([]);
-    expect(breakdownRows({ breakdown: null } as any)).toEqual([]);
-    expect(breakdownRows({ breakdown: 'x' } as any)).toEqual([]);
-  });
-
-  it('shows a dash for a figure a row lacks, and skips what is not a row', () => {
-    const partial = { variant: 'eager', method: 'host', median_ms: 0.21 };
-    const rows = breakdownRows({ breakdown: [partial, null, 3] } as any);
-    expect(rows).toHaveLength(1);
-    expect(rows[0].parts).toEqual({
-      library: '—',
-      generated: '—',
-      aten: '—',
-      copies: '—',
-      outside: '—',
-      call: '210 µs'
-    });
   });
 });
 
 describe('breakdownColumns', () => {
-  // as summarize() serves a distributed run's (digest/breakdown.py columns: collectives after copies)
-  const distributed = [
-    { key: 'library', label: 'library' },
-    { key: 'generated', label: 'generated' },
-    { key: 'aten', label: 'ATen' },
-    { key: 'copies', label: 'copies' },
-    { key: 'collectives', label: 'collectives' },
-    { key: 'outside', label: 'outside kernels' },
-    { key: 'call', label: 'call' }
-  ];
-
   it("takes the digest's columns, collectives included, each read from its row field", () => {
-    const columns = breakdownColumns(summary('r', '', { breakdown_columns: distributed }));
-    expect(columns.map(c => c.key)).toEqual(distributed.map(c => c.key));
-    expect(columns.map(c => c.label)).toEqual(distributed.map(c => c.label));
+    const columns = breakdownColumns(summary('r', '', { breakdown_columns: DISTRIBUTED }));
+    expect(columns.map(c => c.key)).toEqual(DISTRIBUTED.map(c => c.key));
+    expect(columns.map(c => c.label)).toEqual(DISTRIBUTED.map(c => c.label));
     expect(columns.find(c => c.key === 'collectives')?.field).toBe('collective_ms');
     expect(columns.find(c => c.key === 'copies')?.field).toBe('copy_ms');
   });
 
-  it('words the collectives part of each row in the digest order', () => {
+  it('words the collectives of a row that spent none in them, in a run where one did', () => {
+    // the digest words the parts a row has: collectives only where it spent time in them
     const rows = breakdownRows(
       summary('r', '', {
-        breakdown_columns: distributed,
+        breakdown_columns: DISTRIBUTED,
         breakdown: [
-          row({ variant: 'eager', method: 'host', collective_ms: 0.4828 }),
-          row({ collective_ms: 0 })
+          row({ variant: 'eager', method: 'host', collective_ms: 0.4828, texts: { collectives: '483 µs' } }),
+          row({ collective_ms: 0, texts: {} })
         ]
       })
     );
-    expect(Object.keys(rows[0].parts)).toEqual(distributed.map(c => c.key));
+    expect(Object.keys(rows[0].parts)).toEqual(DISTRIBUTED.map(c => c.key));
     expect(rows[0].parts.collectives).toBe('483 µs');
-    expect(rows[1].parts.collectives).toBe('0 ns'); // a row that spent none in them, in a run where one did
+    expect(rows[1].parts.collectives).toBe('0 ns');
   });
 
-  it('has no collectives column where the digest lists none', () => {
-    const plain = distributed.filter(c => c.key !== 'collectives');
-    const rows = breakdownRows(summary('r', '', { breakdown_columns: plain, breakdown: [row()] }));
-    expect(Object.keys(rows[0].parts)).toEqual(plain.map(c => c.key));
+  it('has no collectives column where the digest lists none, and none for a run without a breakdown', () => {
+    const rows = breakdownRows(summary('r', '', { breakdown_columns: COLUMNS, breakdown: [row()] }));
+    expect(Object.keys(rows[0].parts)).toEqual(COLUMNS.map(c => c.key));
+    expect(breakdownColumns(undefined)).toEqual([]);
   });
 
-  it('falls back to the fixed columns for a digest before breakdown_columns', () => {
-    expect(breakdownColumns(summary('r', '', { breakdown: [row()] }))).toEqual([...BREAKDOWN_COLUMNS]);
-    expect(breakdownColumns(undefined)).toEqual([...BREAKDOWN_COLUMNS]);
-  });
-
-  it('leaves out a column it cannot read and what is not a column', () => {
-    const odd = [{ key: 'library', label: 'library' }, { key: 'mystery', label: '?' }, null, { key: 3 }];
-    expect(breakdownColumns({ breakdown_columns: odd } as any).map(c => c.key)).toEqual(['library']);
+  it('leaves out a column it has no figure for', () => {
+    const odd = [
+      { key: 'library', label: 'library' },
+      { key: 'mystery', label: '?' }
+    ];
+    expect(breakdownColumns(summary('r', '', { breakdown_columns: odd })).map(c => c.key)).toEqual([
+      'library'
+    ]);
   });
 });
 

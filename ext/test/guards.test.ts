@@ -1,6 +1,6 @@
 /** guards.ts: the Guards tab's sections and recompiles, in the digest's words; nothing for older runs. */
 
-import { guardSections, recompileItems, sectionTitle } from '../src/guards';
+import { cellLine, guardSections, recompileItems, sectionTitle } from '../src/guards';
 import { IGraphGuards, IRecompileRow, IRunDigest } from '../src/types';
 import { summary } from './fixtures';
 
@@ -68,60 +68,40 @@ function digest(extra: Partial<IRunDigest>): IRunDigest {
 describe('guardSections', () => {
   it("keeps the digest's kinds_text and groups, in its order", () => {
     const [section] = guardSections(digest({ guards: [GRAPH] }));
-    expect(section.kindsText).toBe('1 tensor, 2 shape, 1 value, 1 global state');
+    expect(section.kinds_text).toBe('1 tensor, 2 shape, 1 value, 1 global state');
     expect(section.total).toBe(5);
-    expect(section.rows.map(r => [r.kind, r.source, r.line, r.count])).toEqual([
+    expect(section.groups.map(r => [r.kind, r.source, r.line, r.count])).toEqual([
       ['tensor', "m's parameters", 1, 1],
       ['shape', "G['x']", 1, 2],
       ['value', 's', 2, 1],
       ['global state', '', null, 1]
     ]);
-    expect(section.rows.map(r => r.warning)).toEqual(['', '', GRAPH.groups[2].warning, '']);
-    expect(section.rows[1].codes).toEqual(["G['x'].size()[0] == 8", "G['x'].stride()[0] == 1"]);
+    expect(section.groups.map(r => r.warning)).toEqual(['', '', GRAPH.groups[2].warning, '']);
+    expect(section.groups[1].codes).toEqual(["G['x'].size()[0] == 8", "G['x'].stride()[0] == 1"]);
     expect(sectionTitle(section)).toBe('g0 · inductor/default · compile 0/0');
+    expect(sectionTitle({ ...section, variant: '', compile_id: '' })).toBe('g0');
   });
 
-  it('yields nothing for a run older than the guards, and survives malformed entries', () => {
+  it('yields nothing for a run older than the guards', () => {
     expect(guardSections(summary('r', ''))).toEqual([]);
     expect(guardSections(undefined)).toEqual([]);
-    expect(guardSections(digest({ guards: 'nonsense' as unknown as IGraphGuards[] }))).toEqual([]);
-    const odd = { graph_id: 'g1', groups: [null, { kind: 'type', line: 0, codes: [3, 'ok'] }] };
-    const [section] = guardSections(digest({ guards: [null, odd] as unknown as IGraphGuards[] }));
-    expect(section).toEqual({
-      graphId: 'g1',
-      variant: '',
-      compileId: '',
-      total: 0,
-      kindsText: '',
-      rows: [{ kind: 'type', source: '', line: null, count: 0, codes: ['ok'], warning: '' }]
-    });
-    expect(sectionTitle(section)).toBe('g1');
   });
 });
 
 describe('recompileItems', () => {
   it('words each recompile with its failed guard and reason', () => {
-    expect(recompileItems(digest({ recompiles: [RECOMPILE] }))).toEqual([
-      {
-        variant: 'inductor/default',
-        failedGuard: RECOMPILE.failed_guard,
-        reason: 'size mismatch at index 0. expected 8, actual 16',
-        duringTiming: true,
-        line: 1
-      }
-    ]);
-  });
-
-  it('keeps a recompile whose guard is unknown, with no line', () => {
-    const unknown = { ...RECOMPILE, failed_guard: '', source: '', line: null, during_timing: false };
-    const [item] = recompileItems(digest({ recompiles: [unknown] }));
-    expect(item.failedGuard).toBe('');
-    expect(item.line).toBeNull();
-    expect(item.duringTiming).toBe(false);
+    expect(recompileItems(digest({ recompiles: [RECOMPILE] }))).toEqual([RECOMPILE]);
   });
 
   it("yields nothing for a run older than the recompiles' words", () => {
     expect(recompileItems(summary('r', ''))).toEqual([]);
     expect(recompileItems(null)).toEqual([]);
+  });
+});
+
+describe('cellLine', () => {
+  it('reveals a positive whole line only: a value on no line, or on line 0, shows none', () => {
+    expect(cellLine(3)).toBe(3);
+    expect([cellLine(null), cellLine(0), cellLine(-1), cellLine(1.5)]).toEqual([null, null, null, null]);
   });
 });

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from .store import ImportedRuns
+    from .suites.api import SuiteResult
 
 __all__ = [
     "Job",
@@ -32,6 +33,7 @@ __all__ = [
     "import_trace",
     "launch",
     "profile",
+    "suite",
     "load_ipython_extension",
     "unload_ipython_extension",
 ]
@@ -42,6 +44,15 @@ def profile(fn, *args, **options) -> ProfileRun:
     from .engine.run.api import profile as _profile
 
     return _profile(fn, *args, **options)
+
+
+def suite(collection: str, **options) -> SuiteResult:
+    """Profile every model of a collection, each in a process of its own; see ``compile_profile.suites.api.suite``
+    (and ``docs/suite.md``).  ``collection``: a Python file whose ``models()`` returns ``{name: builder}``, or
+    ``"builtin"``.  Returns a ``SuiteResult``, which shows as a card in a notebook."""
+    from .suites.api import suite as _suite
+
+    return _suite(collection, **options)
 
 
 def import_trace(

@@ -11,7 +11,7 @@ from typing import Any
 from .profile_run import VIEWS, ProfileRun
 
 
-def _summary(run: ProfileRun) -> Any:
+def _summary(run: ProfileRun) -> dict[str, Any]:
     from .digest import summarize
 
     return summarize(run)

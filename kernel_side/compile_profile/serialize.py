@@ -1,8 +1,7 @@
 """Dataclass trees to and from plain JSON data, and their JSON Schema.
 
-One walk over the type hints serves all three jobs, so the schema shipped in
-``schema/profile_run.schema.json`` cannot drift from the classes (a test
-regenerates it and compares).  Loading checks each value against its hint (``from_dict``):
+One walk over the type hints serves all three jobs, so the schemas shipped in ``schema/`` (the run's, the
+digest's) cannot drift from the classes (a test regenerates each and compares).  Loading checks each value against its hint (``from_dict``):
 run files come from other machines (``compile-profile import``) and every view trusts the
 types, so a value of the wrong type is refused with the path of its field, never passed on.
 """
@@ -18,7 +17,8 @@ import sys
 import types
 import typing
 from collections.abc import Callable
-from typing import Any, Protocol, TypeGuard, Union, get_args, get_origin, get_type_hints
+from types import MappingProxyType
+from typing import Any, TypeGuard, Union, get_args, get_origin, get_type_hints
 
 _PRIMITIVES = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
@@ -36,21 +36,6 @@ def is_list(value: object) -> TypeGuard[list[Any]]:
 def is_dict(value: object) -> TypeGuard[dict[Any, Any]]:
     """A dict (a subclass too): a run's JSON object before it is checked, a dict field of a dataclass tree."""
     return isinstance(value, dict)
-
-
-class _TypedDictClass(Protocol):
-    """What the schema walk reads of a ``TypedDict`` class (``typing`` declares none of it)."""
-
-    __name__: str
-    __module__: str
-    __doc__: str | None
-    __required_keys__: frozenset[str]
-
-
-# typing.is_typeddict returns a plain bool, so the class it accepts stays Any; this is the one place that says
-# what such a class carries.
-def _is_typeddict(tp: object) -> TypeGuard[_TypedDictClass]:
-    return typing.is_typeddict(tp)
 
 
 def _is_json_array(data: Any) -> TypeGuard[list[Any]]:
@@ -328,12 +313,23 @@ def _dataclass(cls: type) -> Callable[[Any], Any]:
     return convert
 
 
-def json_schema(root: type | tuple[type, ...], *, title: str, schema_id: str) -> dict[str, Any]:
+# A field's metadata (``field(metadata=ADDED_LATER)``) in a tree written whole (``json_schema(..., whole=True)``):
+# its key may be absent from JSON an older release wrote (a card's summary saved in a notebook), so the schema
+# does not require it and the TypeScript marks it optional; this release writes it like every other.
+ADDED_LATER = MappingProxyType({"added_later": True})
+
+
+def json_schema(root: type | tuple[type, ...], *, title: str, schema_id: str, whole: bool = False) -> dict[str, Any]:
     """The JSON Schema of ``root``'s tree, each class a ``$defs`` entry; of any one of ``root``'s classes when it
-    is a tuple.  Dataclasses (the run) leave unknown keys allowed, so a newer file still validates, and a field
-    with a default is not required, since an older file may lack it.  ``TypedDict`` classes (the digest's JSON,
-    ``digest.contract``) require their required keys and allow no other: what one describes is all its
-    function writes."""
+    is a tuple.  A class's docstring's first line describes it and the comment after a field on its line
+    describes that field; a class that extends another dataclass says so (``extends``, which the TypeScript
+    generator reads) and lists the inherited fields too, so each entry validates alone.
+
+    Two kinds of tree: the run's (``whole`` false) is read back from files other releases wrote, so unknown
+    keys are allowed (a newer file still validates) and a field with a default is not required (an older file
+    may lack it).  The digest's (``whole``) is written whole by ``to_dict`` and read by the panel: every field
+    is required except those marked ``ADDED_LATER``, and no other key is allowed, so a field added to a class
+    reaches the schema and the TypeScript or fails the tests that validate real digests."""
     definitions: dict[str, dict[str, Any]] = {}
 
     def walk(tp: Any) -> dict[str, Any]:
@@ -357,40 +353,35 @@ def json_schema(root: type | tuple[type, ...], *, title: str, schema_id: str) ->
             return {"type": _PRIMITIVES[tp]}
         if tp is Any:
             return {}
-        # before the dataclass test, whose narrowing leaves tp partly Unknown; no class is both
-        if _is_typeddict(tp):
-            name = tp.__name__
-            if name not in definitions:
-                definitions[name] = {}  # placeholder breaks recursion
-                hints = get_type_hints(tp)
-                comments = _key_comments(tp)
-                definitions[name] = {
-                    "type": "object",
-                    "description": (tp.__doc__ or "").strip().splitlines()[0] if tp.__doc__ else "",
-                    "properties": {key: _described(walk(hint), comments.get(key)) for key, hint in hints.items()},
-                    "required": [key for key in hints if key in tp.__required_keys__],
-                    "additionalProperties": False,
-                }
-            return {"$ref": f"#/$defs/{name}"}
         if isinstance(tp, type) and dataclasses.is_dataclass(tp):
             name = tp.__name__
             if name not in definitions:
                 definitions[name] = {}  # placeholder breaks recursion
-                hints = get_type_hints(tp)
-                props: dict[str, Any] = {}
-                required: list[str] = []
-                for f in dataclasses.fields(tp):
-                    props[f.name] = walk(hints[f.name])
-                    if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                        required.append(f.name)
-                definitions[name] = {
-                    "type": "object",
-                    "description": (tp.__doc__ or "").strip().splitlines()[0] if tp.__doc__ else "",
-                    "properties": props,
-                    "required": required,
-                }
+                definitions[name] = describe(tp)
             return {"$ref": f"#/$defs/{name}"}
         raise TypeError(f"no JSON Schema mapping for {tp!r}")
+
+    def describe(cls: type) -> dict[str, Any]:
+        hints = get_type_hints(cls)
+        comments = _field_comments(cls)
+        props: dict[str, Any] = {}
+        required: list[str] = []
+        for f in dataclasses.fields(cls):
+            props[f.name] = _described(walk(hints[f.name]), comments.get(f.name))
+            if whole:
+                optional = bool(f.metadata.get("added_later"))
+            else:
+                optional = f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
+            if not optional:
+                required.append(f.name)
+        out: dict[str, Any] = {"type": "object", "description": _doc_line(cls)}
+        base = next((b for b in cls.__bases__ if dataclasses.is_dataclass(b)), None)
+        if base is not None:
+            out["extends"] = walk(base)
+        out |= {"properties": props, "required": required}
+        if whole:
+            out["additionalProperties"] = False
+        return out
 
     top = {"anyOf": [walk(r) for r in root]} if isinstance(root, tuple) else walk(root)
     return {
@@ -402,40 +393,46 @@ def json_schema(root: type | tuple[type, ...], *, title: str, schema_id: str) ->
     }
 
 
+def _doc_line(cls: type) -> str:
+    """The first paragraph of the class's own docstring, on one line; "" where it has none (a dataclass without
+    one is given its signature as ``__doc__``, which describes nothing)."""
+    doc = cls.__dict__.get("__doc__") or ""
+    if not doc or doc.startswith(f"{cls.__name__}("):
+        return ""
+    return " ".join(line.strip() for line in doc.strip().split("\n\n")[0].splitlines())
+
+
 def _described(schema: dict[str, Any], description: str | None) -> dict[str, Any]:
     return {**schema, "description": description} if description else schema
 
 
-def _key_comments(tp: _TypedDictClass) -> dict[str, str]:
-    """Each key's comment in a TypedDict's source (the one after it on its line), its bases' keys' too, so the
-    schema, and the TypeScript generated from it, say what the source says about each key.  The bases are read
-    from the module's source, not the class: Python before 3.12 keeps no record of a TypedDict's bases."""
-    return _module_key_comments(tp.__module__).get(tp.__name__, {})
+def _field_comments(cls: type) -> dict[str, str]:
+    """Each field's comment in its class's source (the one after it on its line), inherited fields' from the
+    class that declares them, so the schema, and the TypeScript generated from it, say what the source says."""
+    out: dict[str, str] = {}
+    for c in reversed(cls.__mro__):
+        if dataclasses.is_dataclass(c):
+            out |= _module_field_comments(c.__module__).get(c.__qualname__, {})
+    return out
 
 
 @functools.cache
-def _module_key_comments(module: str) -> dict[str, dict[str, str]]:
-    """Class name -> key -> comment, for every class of ``module``, bases' keys included; {} without source."""
+def _module_field_comments(module: str) -> dict[str, dict[str, str]]:
+    """Class name -> field -> comment, for every top-level class of ``module``; {} without source."""
     try:
         source = inspect.getsource(sys.modules[module])
     except (OSError, TypeError, KeyError):  # no source (a module made at run time): no comments
         return {}
     lines = source.splitlines()
-    classes = {node.name: node for node in ast.parse(source).body if isinstance(node, ast.ClassDef)}
-
-    def comments(name: str) -> dict[str, str]:
-        node = classes.get(name)
-        if node is None:
-            return {}
-        out: dict[str, str] = {}
-        for base in node.bases:
-            if isinstance(base, ast.Name):
-                out |= comments(base.id)
+    out: dict[str, dict[str, str]] = {}
+    for node in ast.parse(source).body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        comments: dict[str, str] = {}
         for stmt in node.body:
             if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.end_lineno:
                 after = lines[stmt.end_lineno - 1][stmt.end_col_offset :].strip()
                 if after.startswith("#"):
-                    out[stmt.target.id] = after[1:].strip()
-        return out
-
-    return {name: comments(name) for name in classes}
+                    comments[stmt.target.id] = after[1:].strip()
+        out[node.name] = comments
+    return out

@@ -119,3 +119,51 @@ def weighted_ratio_interval(
 
     low, high = _bootstrap_interval(data, ratio, confidence, seed)
     return value, low, high
+
+
+def geomean(values: Iterable[float]) -> float:
+    """The geometric mean of positive values; NaN for none."""
+    logs = [math.log(v) for v in values]
+    return math.exp(sum(logs) / len(logs)) if logs else float("nan")
+
+
+def geomean_ratio_interval(
+    pairs: list[tuple[list[float], list[float]]], *, confidence: float = 0.95, seed: int = 0
+) -> tuple[float, float, float]:
+    """The geometric mean over ``pairs`` of median(a) / median(b), with a bootstrap (BCa) interval, each list
+    resampled apart: a suite's geomean speedup over its passing models from each model's eager and compiled
+    samples.  The interval is the timing noise's, for these models; which models a suite holds is not resampled.
+    One pair is ``ratio_interval``; NaN bounds for fewer than 3 samples in any list."""
+    if len(pairs) == 1:
+        return ratio_interval(pairs[0][0], pairs[0][1], confidence=confidence, seed=seed)
+    import numpy as np
+
+    data = [np.asarray(s, dtype=float) for a, b in pairs for s in (a, b)]
+    value = geomean(float(np.median(a) / np.median(b)) for a, b in zip(data[::2], data[1::2]))
+    if any(d.size < 3 for d in data):
+        return value, float("nan"), float("nan")
+
+    def statistic(*samples: np.ndarray, axis: int = -1) -> np.ndarray:
+        logs = sum(
+            np.log(np.median(a, axis=axis)) - np.log(np.median(b, axis=axis))
+            for a, b in zip(samples[::2], samples[1::2])
+        )
+        return np.asarray(np.exp(logs / (len(samples) // 2)))
+
+    low, high = _bootstrap_interval(data, statistic, confidence, seed)
+    return value, low, high
+
+
+def ratio_of_intervals(
+    new: float, new_low: float | None, new_high: float | None, old: float, old_low: float | None, old_high: float | None
+) -> tuple[float, float | None, float | None]:
+    """new / old of two ratios known by their values and intervals (two suites' speedups, where their samples are
+    not at hand: a baseline file), with an interval: each side's distance to its bounds in log space, added in
+    quadrature (the interval of a difference of two independent estimates).  None bounds where either side has
+    none."""
+    value = new / old
+    if new_low is None or new_high is None or old_low is None or old_high is None or min(new_low, old_low) <= 0:
+        return value, None, None
+    below = math.hypot(math.log(new) - math.log(new_low), math.log(old_high) - math.log(old))
+    above = math.hypot(math.log(new_high) - math.log(new), math.log(old) - math.log(old_low))
+    return value, value * math.exp(-below), value * math.exp(above)

@@ -70,7 +70,7 @@ test("the magic's own progress line counts on through a first run that sends not
   await page.notebook.setCell(
     1,
     'code',
-    '%%compile_profile --no-store --warmup 1 --repeat 3 --budget 0.2\n' +
+    '%%compile_profile --no-store --warmup 1 --repeat 3 --budget 0.2 --backend aot_eager --quick\n' +
       "time.sleep(0 if hasattr(time, 'cp_slept') else 5)\ntime.cp_slept = True\ny = torch.relu(x) + 1"
   );
   const run = page.notebook.runCell(1);

@@ -12,59 +12,410 @@ export type DigestJson =
   | CompileDetail;
 
 /**
- * ``summarize`` plus what one run's detail shows (``summary.run_digest``).
+ * ``summarize`` plus what one run's detail shows (``run_digest``).
  */
-export interface RunDigest {
+export interface RunDigest extends RunSummary {
+  lines?: LineTimes;
+  /**
+   * per Dynamo graph with guards
+   */
+  guards?: GraphGuards[];
+  recompiles?: RecompileRow[];
+  measured?: Measured;
+  /**
+   * None for a run stored before stages were timed
+   */
+  profile_cost?: ProfileCost | null;
+  /**
+   * None for a run stored before spans
+   */
+  compile_timeline?: CompileTimeline | null;
+}
+/**
+ * Time per cell line: every cell line with kernels or graph breaks, and what no line could claim.
+ */
+export interface LineTimes {
+  /**
+   * the one rule the times follow, in words
+   */
+  rule: string;
+  /**
+   * "eager" when it has line times, then variants with kernels, the speedup's variant first
+   */
+  variants: string[];
+  rows: LineRow[];
+  /**
+   * variant -> kernels tied to no cell line
+   */
+  unattributed: {
+    [k: string]: number;
+  };
+  /**
+   * variant -> those kernels' time
+   */
+  unattributed_ms: {
+    [k: string]: number | null;
+  };
+  /**
+   * variant -> time off lines
+   */
+  off_lines_ms?: {
+    [k: string]: number;
+  };
+  /**
+   * what no line holds, worded
+   */
+  off_lines_text?: string[];
+  /**
+   * variant -> why its times are shares
+   */
+  withheld?: {
+    [k: string]: string;
+  };
+}
+/**
+ * One cell line: its code, the kernels that came from it, and their time per variant, with each cell worded.
+ */
+export interface LineRow {
+  line: number;
+  code: string;
+  /**
+   * variant -> kernel names (eager: its ATen ops)
+   */
+  kernels: {
+    [k: string]: string[];
+  };
+  /**
+   * variant -> its kernel time (None: none timed)
+   */
+  time_ms: {
+    [k: string]: number | null;
+  };
+  /**
+   * variant -> ops run eagerly
+   */
+  eager_ops?: {
+    [k: string]: string[];
+  };
+  /**
+   * variant -> kernels also counted on other lines
+   */
+  shared: {
+    [k: string]: number;
+  };
+  graph_breaks: number;
+  /**
+   * variant -> share of pass
+   */
+  share?: {
+    [k: string]: number | null;
+  };
+  /**
+   * variant -> "1.2 ms", "31% of pass"
+   */
+  texts?: {
+    [k: string]: string;
+  };
+}
+/**
+ * One Dynamo graph's guards, and their kinds in words.
+ */
+export interface GraphGuards {
+  graph_id: string;
+  variant: string;
+  compile_id: string;
+  total: number;
+  /**
+   * kind -> count, in KIND_ORDER
+   */
+  by_kind: {
+    [k: string]: number;
+  };
+  groups: GuardGroup[];
+  /**
+   * "12 tensor, 3 shape, 4 global state"
+   */
+  kinds_text: string;
+}
+/**
+ * The guards of one kind on one value or one object's parts (``source``, in the user's words: ``x``, ``m's parameters``), e.g. the tensor match and its shape guards on ``x``.
+ */
+export interface GuardGroup {
+  kind: string;
+  /**
+   * the value checked, in the user's words: "x", "self.weight", "xb", "m's parameters"
+   */
+  source: string;
+  /**
+   * the cell line the value comes from
+   */
+  line: number | null;
+  count: number;
+  /**
+   * the checks themselves, as Dynamo prints them
+   */
+  codes: string[];
+  /**
+   * why the value recompiles and what to do, for a value guard on data; "" for any other group
+   */
+  warning: string;
+}
+/**
+ * A recompile with the guard that failed: which value, at which cell line (``recompiles_digest``).
+ */
+export interface RecompileRow {
+  variant: string;
+  reason: string;
+  during_timing: boolean;
+  source: string;
+  line: number | null;
+  /**
+   * the failed guard in the user's words: the value, what changed, the fix; "" when unknown
+   */
+  failed_guard: string;
+  /**
+   * "xb, what next(batches) returned at cell line 3"; "x (cell line 2)"; "" when unknown
+   */
+  value: string;
+  /**
+   * "dim 1: 32 → 17", "dtype: Float → Double", "value (compiled for 56.15…)"; "" when unread
+   */
+  changed: string;
+  /**
+   * "compile with dynamic=True, or torch._dynamo.mark_dynamic(xb, 1)"; "" when none is known
+   */
+  fix: string;
+}
+/**
+ * What was measured beside the timing (``measured``): the digest's figures and sentences.
+ */
+export interface Measured {
+  device_peaks: DevicePeaksSummary | null;
+  memory_ratio: MemoryRatio | null;
+  autotune: AutotuneRow[];
+  cudagraph_skips: CudagraphSkip[];
+  roofline: RooflineRow[];
+}
+/**
+ * The device's measured ceilings in words, and how they were measured.
+ */
+export interface DevicePeaksSummary {
+  text: string;
+  method: string;
+}
+/**
+ * Compiled's peak memory over eager's, and the sentence for it.
+ */
+export interface MemoryRatio {
+  value: number;
+  text: string;
+}
+/**
+ * One max-autotune choice: the op, its shape, what won and how long tuning took.
+ */
+export interface AutotuneRow {
+  variant: string;
+  op: string;
+  /**
+   * in words: [4096×4096, 4096×4096]
+   */
+  shape: string;
+  choices: number | null;
+  best: string;
+  best_ms: number | null;
+  best_triton: string;
+  best_triton_ms: number | null;
+  autotune_s: number | null;
+  text: string;
+  texts: {
+    [k: string]: string;
+  };
+}
+/**
+ * Why CUDA graphs were skipped in one variant.
+ */
+export interface CudagraphSkip {
+  variant: string;
+  reasons: string[];
+}
+/**
+ * A timed kernel's achieved rates, as shares of the device's ceilings where there is one.
+ */
+export interface RooflineRow {
+  kernel_id: string;
+  name: string;
+  variant: string;
+  achieved_gbps: number | null;
+  /**
+   * of the copy peak
+   */
+  bandwidth_share: number | null;
+  achieved_tflops: number | null;
+  /**
+   * of the bf16 matmul peak
+   */
+  compute_share: number | null;
+  text: string;
+}
+/**
+ * Where the profile's own time went (``profile_cost``).
+ */
+export interface ProfileCost {
+  total_s: number;
+  time: string;
+  /**
+   * one sentence: first calls, timing, after timing and its largest stage
+   */
+  text: string;
+  rows: ProfileCostRow[];
+}
+/**
+ * One stage of the profile's own wall time (``profile_cost``).
+ */
+export interface ProfileCostRow {
+  /**
+   * the key of ProfileRun.stage_s ("kernel pass: eager")
+   */
+  stage: string;
+  /**
+   * in words ("eager profile (per cell line)")
+   */
+  label: string;
+  seconds: number;
+  /**
+   * "1.2 s"
+   */
+  time: string;
+  /**
+   * of the profile's wall time: "43%"
+   */
+  share: string;
+}
+/**
+ * Where the compiles' time went, compile by compile (``compile_timeline``).
+ */
+export interface CompileTimeline {
+  /**
+   * "first call 12.3 s: 11.9 s of it (97%) compiling 3 frames (0/0 9.1 s, ...)"
+   */
+  text: string;
+  rows: CompileTimelineRow[];
+}
+/**
+ * One compile (a compile id) of a compiled variant, its time and nested phases (``compile_rows``).
+ */
+export interface CompileTimelineRow {
+  variant: string;
+  /**
+   * "0/0"
+   */
+  compile_id: string;
+  when: 'first call' | 'recompile';
+  /**
+   * from the variant's first compile's start
+   */
+  start_s: number;
+  /**
+   * its outermost spans' sum
+   */
+  total_s: number;
+  time: string;
+  /**
+   * "FX graph: 2 misses (full_miss); AOTAutograd: 1 miss (full_miss)"; "" with no lookup
+   */
+  cache_text: string;
+  /**
+   * "[6/1_2] after 2 restarts: Failed to trace builtin operator; …" (tlparse's); "" with none
+   */
+  restart_text: string;
+  /**
+   * SHOWN_PHASES, each at least 1% of the compile
+   */
+  phases: TimelinePhase[];
+  /**
+   * the compile's kept attempt in the Compiles tab (``compiles.compile_key``); "" where not recorded
+   */
+  compile_key: string;
+}
+/**
+ * One timed span of a compile (``compile_rows``), nested by depth.
+ */
+export interface TimelinePhase {
+  /**
+   * Dynamo's span name: "backend_compile", "inductor_compile", "compile_file"
+   */
+  name: string;
+  /**
+   * the part of the stack: "Dynamo", "AOTAutograd", "Inductor", "code generation and C++/Triton compile"
+   */
+  family: string;
+  /**
+   * how many of the compile's shown phases hold it: 0 for its outermost spans
+   */
+  depth: number;
+  /**
+   * from the variant's first compile's start
+   */
+  start_s: number;
+  duration_s: number;
+  time: string;
+}
+/**
+ * One run's digest for lists, the card and the CLI (``summarize``).
+ */
+export interface RunSummary {
+  /**
+   * DIGEST_VERSION: the store derives an older one's summary again
+   */
+  digest?: number;
   id: string;
   label: string;
   created_at: string;
   status: string;
+  /**
+   * what lists show: the status, or the verdict that says more
+   */
+  list_status?: string;
+  outcome?: Outcome;
   notebook: string;
   device: DeviceSummary;
+  torch_version?: string;
   first_line: string;
   headline: string;
   variants: VariantRow[];
   speedup: SpeedupSummary | null;
   compile_s: number | null;
   cache_state: string;
-  graph_count: number;
-  graph_break_count: number;
-  recompile_count: number;
-  kernel_count: number;
-  warnings: string[];
-  /**
-   * DIGEST_VERSION: the store re-derives a summary cached under an older one
-   */
-  digest?: number;
-  /**
-   * what lists show: the status, or the verdict that says more ("results differ")
-   */
-  list_status?: string;
-  outcome?: Outcome;
-  torch_version?: string;
   /**
    * "cold cache", "warm cache", "partly cached" or ""
    */
   cache_words?: string;
+  /**
+   * "FX graph 3 hits, 0 missed", "kernels 6, none built …"
+   */
   cache_counts?: string[];
+  graph_count: number;
+  graph_break_count: number;
   /**
    * "7 graph breaks, 3 in DDP's wrapper"
    */
   graph_break_text?: string;
   /**
-   * what an empty list of graph breaks means for this run
+   * what an empty list of graph breaks means here
    */
   graph_break_empty_text?: string;
   ddp_wrapper_break_count?: number;
-  cell_runs?: number;
+  recompile_count: number;
+  kernel_count: number;
   /**
-   * "32 generated kernels (cpp), 742 library calls" (``facts.kernel_count_text``)
+   * "32 generated kernels (cpp), 742 library calls"
    */
   kernel_text?: string;
   /**
    * "cuda (NVIDIA H200)", "cpu" where no name is known
    */
   device_text?: string;
+  cell_runs?: number;
   /**
    * variant -> its measured peak, worded
    */
@@ -80,8 +431,12 @@ export interface RunDigest {
    */
   notes?: string[];
   correctness?: CorrectnessSummary | null;
+  /**
+   * what --bisect would find; "" where it would find nothing
+   */
   bisect_offer?: string;
   graph_breaks?: BreakGroup[];
+  warnings: string[];
   errors?: ErrorSummary[];
   recommendation?: RecommendationSummary | null;
   /**
@@ -89,15 +444,15 @@ export interface RunDigest {
    */
   breakdown?: BreakdownRow[];
   /**
-   * collectives after copies where a call spent time in them
+   * collectives after copies where timed
    */
   breakdown_columns?: BreakdownColumn[];
   /**
-   * one sentence why compiled is faster or slower; None when there is none
+   * one sentence why compiled is faster or slower, or None
    */
   verdict?: string | null;
   /**
-   * variant -> its profiler pass held against its timed call
+   * variant -> its pass held against its call
    */
   kernel_times?: {
     [k: string]: PassJudgment;
@@ -109,11 +464,11 @@ export interface RunDigest {
   distributed?: DistributedSummary | null;
   ddp_splits?: DdpSplitSummary[];
   /**
-   * why a stored run cannot be read (``unreadable_summary``); None when it can
+   * why a stored run cannot be read; None when it can
    */
   unreadable?: string | null;
   /**
-   * what costs the compiled cell time, largest first (``diagnosis``); the card shows 3
+   * what costs the compiled cell time, largest first
    */
   diagnosis?: Cause[];
   /**
@@ -121,28 +476,48 @@ export interface RunDigest {
    */
   diagnosis_heading?: string;
   /**
-   * a run read from a TORCH_TRACE log (``import-trace``); None for a profiled run
+   * a run read from a TORCH_TRACE log; None if profiled
    */
   trace?: TraceSummary | null;
   /**
-   * a profile over a sequence of inputs; None for one input
+   * a profile over a sequence of inputs; None for one
    */
   inputs?: InputsSummary | null;
-  lines?: LineTimes;
+}
+/**
+ * the verdict every view shows first (digest 22 on)
+ */
+export interface Outcome {
+  kind:
+    | 'trace'
+    | 'eager_failed'
+    | 'compile_failed'
+    | 'results_differ'
+    | 'ran_eagerly'
+    | 'nothing_compiled'
+    | 'stopped'
+    | 'partly_eager'
+    | 'not_measurable'
+    | 'faster'
+    | 'slower'
+    | 'unreadable';
   /**
-   * per Dynamo graph with guards
+   * what a badge shows: "results differ", "ran eagerly", or the speedup where it is the verdict
    */
-  guards?: GraphGuards[];
-  recompiles?: RecompileRow[];
-  measured?: Measured;
+  label: string;
   /**
-   * None for a run stored before its stages were timed
+   * the verdict's sentence, which the headline leads with
    */
-  profile_cost?: ProfileCost | null;
+  text: string;
+  tone: 'wrong' | 'eager' | 'faster' | 'slower' | 'even' | 'none';
   /**
-   * None for a run stored before its spans were recorded
+   * False beneath a verdict that overrides the speedup, and without one
    */
-  compile_timeline?: CompileTimeline | null;
+  speedup_meaningful: boolean;
+  /**
+   * "1.53× slower — not meaningful: compiled results differ"; the phrase where meaningful
+   */
+  speedup_text: string;
 }
 /**
  * Where the run ran: ``cpu`` or ``cuda``, and the device's name.
@@ -156,18 +531,18 @@ export interface DeviceSummary {
  */
 export interface VariantRow {
   name: string;
+  backend?: string | null;
+  mode?: string | null;
   median_ms: number | null;
   p10_ms: number | null;
   p90_ms: number | null;
   n: number;
-  compile_s: number | null;
-  error: string | null;
-  backend?: string | null;
-  mode?: string | null;
   first_call_s?: number | null;
+  compile_s: number | null;
   recompile_s?: number | null;
   peak_memory_bytes?: number | null;
   recompiled_during_timing?: boolean;
+  error: string | null;
 }
 /**
  * The speedup as the digest words it: the factor, the headline's phrase and its interval.
@@ -196,29 +571,6 @@ export interface SpeedupSummary {
   interval_text?: string;
 }
 /**
- * the verdict every view shows first (digest 22 on)
- */
-export interface Outcome {
-  kind: string;
-  /**
-   * what a badge shows: "results differ", "ran eagerly", or the speedup where it is the verdict
-   */
-  label: string;
-  /**
-   * the verdict's sentence, which the headline leads with
-   */
-  text: string;
-  tone: 'wrong' | 'eager' | 'faster' | 'slower' | 'even' | 'none';
-  /**
-   * False beneath a verdict that overrides the speedup, and without one
-   */
-  speedup_meaningful: boolean;
-  /**
-   * "1.53× slower — not meaningful: compiled results differ"; the phrase where meaningful
-   */
-  speedup_text: string;
-}
-/**
  * Whether compiled results matched eager's, and the digest's sentence for it.
  */
 export interface CorrectnessSummary {
@@ -229,35 +581,44 @@ export interface CorrectnessSummary {
   text?: string;
 }
 /**
- * Graph breaks with the same cause at the same place, counted (``facts.BreakGroup``).
+ * Graph breaks with the same cause at the same place, counted (a library function that breaks is compiled, and breaks, once per caller).
  */
 export interface BreakGroup {
+  /**
+   * the cell line that led to the break
+   */
   line: number | null;
   code_line: string;
+  /**
+   * where in a library the break is, "path.py:123", or "" when it is on the cell line itself
+   */
   inside: string;
   inside_code: string;
+  /**
+   * one line
+   */
   reason: string;
   reason_full: string;
   count: number;
   variants: string[];
   /**
-   * in DDP's own forward wrapper, which runs eagerly by design: not the user's to fix
+   * in DDP's own wrapper: not the user's to fix
    */
   ddp_wrapper?: boolean;
   /**
-   * what to do about the group, or why there is nothing to do
+   * what to do, or why there is nothing to do
    */
   note?: string;
   /**
-   * "yours", "library" or "pytorch" (PyTorch's own, by design)
+   * "yours", "library" or "pytorch"
    */
   owner?: string;
   /**
-   * Dynamo could not resume there and ran the rest of that function eagerly
+   * the rest of the function ran eagerly
    */
   skipped_rest?: boolean;
   /**
-   * Dynamo's page for this kind of graph break, where the reason names one
+   * Dynamo's page for this kind of break (gbNNNN), or ""
    */
   page?: string;
 }
@@ -272,22 +633,22 @@ export interface ErrorSummary {
   call: number | null;
 }
 /**
- * What ``--sweep`` concluded: the variant to use and the call to copy (the plain ``torch.compile(model)``
+ * What ``--sweep`` concluded: the variant to use and the call to copy (the plain ``torch.compile(model)`` when no mode ran measurably faster than the next fastest).
  */
 export interface RecommendationSummary {
   variant: string;
   call: string;
   /**
-   * the recommendation and why, in one line (``summary.recommendation_digest``)
-   */
-  text?: string;
-  /**
-   * whether a mode won beyond the noise (False: "no mode is measurably better")
+   * whether a mode won beyond the noise
    */
   measurable?: boolean;
+  /**
+   * the recommendation and why, in one line
+   */
+  text?: string;
 }
 /**
- * Where one call's time goes in one variant, in ms (``breakdown.BreakdownRow``), with each cell worded.
+ * Where one call's time goes in one variant, in ms: its kinds of kernel time, the time outside kernels and the timed median, with each cell worded.
  */
 export interface BreakdownRow {
   variant: string;
@@ -304,13 +665,16 @@ export interface BreakdownRow {
   aten_ms: number;
   copy_ms: number;
   kernels_ms: number;
+  /**
+   * median - kernels, 0 when the profiled kernels took longer than the median
+   */
   outside_ms: number;
   /**
-   * the profiled kernels took longer than the timed call, so outside_ms reads 0
+   * the kernels took longer: outside_ms reads 0
    */
   clamped?: boolean;
   /**
-   * the process group's communication; 0 outside distributed runs
+   * communication; 0 outside distributed runs
    */
   collective_ms?: number;
   /**
@@ -318,7 +682,7 @@ export interface BreakdownRow {
    */
   profiled_ms?: number | null;
   /**
-   * False: the profiler pass is withheld (``kernel_times``), the parts are shares of it
+   * False: the pass is withheld, the parts its shares
    */
   trusted?: boolean;
   /**
@@ -326,7 +690,7 @@ export interface BreakdownRow {
    */
   withheld_text?: string;
   /**
-   * part key -> the cell as every view words it: "1.2 ms", "40% of pass", "—"
+   * part -> its cell: "1.2 ms", "40% of pass"
    */
   texts?: {
     [k: string]: string;
@@ -340,17 +704,29 @@ export interface BreakdownColumn {
   label: string;
 }
 /**
- * One variant's profiler pass held against its timed call (``kernel_times.PassJudgment``).
+ * One variant's profiler pass held against its timed call.
  */
 export interface PassJudgment {
   variant: string;
   trusted: boolean;
+  /**
+   * the pass's kernel time per call
+   */
   kernels_ms: number;
+  /**
+   * the timed median
+   */
   call_ms: number;
+  /**
+   * how far above the timed median the kernels may read
+   */
   tolerance_ms: number;
+  /**
+   * every profiled call was preempted
+   */
   preempted: boolean;
   /**
-   * why the pass's times are withheld; "" when trusted
+   * why the pass's times are withheld, said where they would be; "" when trusted
    */
   text: string;
   /**
@@ -359,7 +735,7 @@ export interface PassJudgment {
   why: string;
 }
 /**
- * What compiling cost and after how many calls it pays back (``payback.payback``).
+ * What compiling cost and after how many calls it pays back (``payback``).
  */
 export interface Payback {
   compile_s: number;
@@ -371,7 +747,7 @@ export interface Payback {
   text: string;
 }
 /**
- * A run's place in a distributed job (``distributed.distributed_summary``).
+ * A run's place in a distributed job (``distributed_summary``).
  */
 export interface DistributedSummary {
   rank: number;
@@ -398,15 +774,12 @@ export interface DdpSplitSummary {
   text: string;
 }
 /**
- * One thing that costs the compiled cell time, what it costs and what to do (``diagnosis.Cause``).
+ * One thing that costs the compiled cell time, what it costs, and what to do about it.
  */
 export interface Cause {
-  /**
-   * eager_region, outside_kernels, fallback_kernels, library_slower, kernels_slower, fused_native,
-   */
   kind: string;
   /**
-   * what it is, in a few words
+   * what it is, in a few words: "line 9: opt.step() runs eagerly"
    */
   title: string;
   /**
@@ -425,17 +798,14 @@ export interface Cause {
    * once
    */
   cost_s: number | null;
-  /**
-   * the cell line, where the cause has one
-   */
   line: number | null;
   /**
-   * a graph break's: "yours", "library", "pytorch"; "" for other causes
+   * a graph break's: "yours", "library" or "pytorch"; "" for other causes
    */
   owner: string;
 }
 /**
- * Where a run read from a TORCH_TRACE log came from (``trace.trace_summary``).
+ * Where a run read from a TORCH_TRACE log came from (``trace_summary``).
  */
 export interface TraceSummary {
   path: string;
@@ -512,7 +882,7 @@ export interface InputsSummary {
   timing_text: string;
 }
 /**
- * One input signature of a profile over a sequence of inputs (``inputs.inputs_summary``).
+ * One input signature of a profile over a sequence of inputs (``inputs_summary``).
  */
 export interface InputSignatureRow {
   /**
@@ -606,464 +976,6 @@ export interface InputRecompileRow {
   compile_time: string;
 }
 /**
- * Time per cell line (``lines.LineTimes``).
- */
-export interface LineTimes {
-  /**
-   * the one rule the times follow, in words
-   */
-  rule: string;
-  variants: string[];
-  rows: LineRow[];
-  /**
-   * variant -> kernels tied to no cell line
-   */
-  unattributed: {
-    [k: string]: number;
-  };
-  unattributed_ms: {
-    [k: string]: number | null;
-  };
-  /**
-   * variant -> its measured kernel time that no line holds
-   */
-  off_lines_ms?: {
-    [k: string]: number;
-  };
-  /**
-   * what no line holds, worded per variant
-   */
-  off_lines_text?: string[];
-  /**
-   * variant -> why its line times are shares
-   */
-  withheld?: {
-    [k: string]: string;
-  };
-}
-/**
- * One cell line's kernels and time per variant (``lines.LineRow``), with each cell worded.
- */
-export interface LineRow {
-  line: number;
-  code: string;
-  /**
-   * variant -> kernel names, in generation order
-   */
-  kernels: {
-    [k: string]: string[];
-  };
-  /**
-   * variant -> this line's share of kernel time (None: none timed)
-   */
-  time_ms: {
-    [k: string]: number | null;
-  };
-  /**
-   * variant -> kernels also counted on other lines
-   */
-  shared: {
-    [k: string]: number;
-  };
-  graph_breaks: number;
-  /**
-   * compiled variant -> the ops it ran on this line outside its graphs
-   */
-  eager_ops?: {
-    [k: string]: string[];
-  };
-  /**
-   * variant -> the line's share of the pass, where the pass is withheld
-   */
-  share?: {
-    [k: string]: number | null;
-  };
-  /**
-   * variant -> the cell as every view words it: "1.2 ms", "31% of pass", "—"
-   */
-  texts?: {
-    [k: string]: string;
-  };
-}
-/**
- * One Dynamo graph's guards (``guards.GraphGuards``), and their kinds in words.
- */
-export interface GraphGuards {
-  graph_id: string;
-  variant: string;
-  compile_id: string;
-  total: number;
-  /**
-   * kind -> count, in the digest's order
-   */
-  by_kind: {
-    [k: string]: number;
-  };
-  groups: GuardGroup[];
-  /**
-   * "12 tensor, 3 shape, 4 global state"
-   */
-  kinds_text: string;
-}
-/**
- * The guards of one kind on one value (``guards.GuardGroup``).
- */
-export interface GuardGroup {
-  kind: string;
-  source: string;
-  /**
-   * the cell line the value comes from
-   */
-  line: number | null;
-  count: number;
-  /**
-   * the checks themselves, as Dynamo prints them
-   */
-  codes: string[];
-  warning: string;
-}
-/**
- * A recompile with the guard that failed: which value, at which cell line.
- */
-export interface RecompileRow {
-  variant: string;
-  reason: string;
-  during_timing: boolean;
-  source: string;
-  line: number | null;
-  failed_guard: string;
-  /**
-   * "xb, what next(batches) returned at cell line 3"; "x (cell line 2)"; "" when unknown
-   */
-  value: string;
-  /**
-   * "dim 1: 32 → 17", "dtype: Float → Double", "value (compiled for 56.15…)"; "" when unread
-   */
-  changed: string;
-  /**
-   * "compile with dynamic=True, or torch._dynamo.mark_dynamic(xb, 1)"; "" when none is known
-   */
-  fix: string;
-}
-/**
- * What was measured beside the timing (``measured.measured``): the digest's figures and sentences.
- */
-export interface Measured {
-  device_peaks: DevicePeaksSummary | null;
-  memory_ratio: MemoryRatio | null;
-  autotune: AutotuneRow[];
-  cudagraph_skips: CudagraphSkip[];
-  roofline: RooflineRow[];
-}
-/**
- * The device's measured ceilings in words, and how they were measured.
- */
-export interface DevicePeaksSummary {
-  text: string;
-  method: string;
-}
-/**
- * Compiled's peak memory over eager's, and the sentence for it.
- */
-export interface MemoryRatio {
-  value: number;
-  text: string;
-}
-/**
- * One max-autotune choice: the op, its shape, what won and how long tuning took (``measured.AutotuneRow``).
- */
-export interface AutotuneRow {
-  variant: string;
-  op: string;
-  /**
-   * in words: [4096×4096, 4096×4096]
-   */
-  shape: string;
-  choices: number | null;
-  best: string;
-  best_ms: number | null;
-  best_triton: string;
-  best_triton_ms: number | null;
-  autotune_s: number | null;
-  text: string;
-  /**
-   * best_ms, best_triton_ms, autotune_s as every view words them: "410 µs", "—"
-   */
-  texts: {
-    [k: string]: string;
-  };
-}
-/**
- * Why CUDA graphs were skipped in one variant.
- */
-export interface CudagraphSkip {
-  variant: string;
-  reasons: string[];
-}
-/**
- * One kernel's achieved rates as shares of the device's ceilings (``measured.RooflineRow``).
- */
-export interface RooflineRow {
-  kernel_id: string;
-  name: string;
-  variant: string;
-  achieved_gbps: number | null;
-  /**
-   * of the copy peak
-   */
-  bandwidth_share: number | null;
-  achieved_tflops: number | null;
-  /**
-   * of the bf16 matmul peak
-   */
-  compute_share: number | null;
-  text: string;
-}
-/**
- * Where the profile's own time went (``cost.profile_cost``).
- */
-export interface ProfileCost {
-  total_s: number;
-  time: string;
-  /**
-   * one sentence: first calls, timing, after timing and its largest stage
-   */
-  text: string;
-  rows: ProfileCostRow[];
-}
-/**
- * One stage of the profile's own wall time (``cost.profile_cost``).
- */
-export interface ProfileCostRow {
-  /**
-   * the key of ProfileRun.stage_s ("kernel pass: eager")
-   */
-  stage: string;
-  /**
-   * in words ("eager profile (per cell line)")
-   */
-  label: string;
-  seconds: number;
-  /**
-   * "1.2 s"
-   */
-  time: string;
-  /**
-   * of the profile's wall time: "43%"
-   */
-  share: string;
-}
-/**
- * Where the compiles' time went, compile by compile (``timeline.compile_timeline``).
- */
-export interface CompileTimeline {
-  /**
-   * "first call 12.3 s: 11.9 s of it (97%) compiling 3 frames (0/0 9.1 s, ...)"
-   */
-  text: string;
-  rows: CompileTimelineRow[];
-}
-/**
- * One compile (a compile id) of a compiled variant, its time and nested phases (``timeline.compile_rows``).
- */
-export interface CompileTimelineRow {
-  variant: string;
-  /**
-   * "0/0"
-   */
-  compile_id: string;
-  when: 'first call' | 'recompile';
-  /**
-   * from the variant's first compile's start
-   */
-  start_s: number;
-  /**
-   * its outermost spans' sum
-   */
-  total_s: number;
-  time: string;
-  /**
-   * "FX graph: 2 misses (full_miss); AOTAutograd: 1 miss (full_miss)"; "" with no lookup
-   */
-  cache_text: string;
-  /**
-   * "[6/1_2] after 2 restarts: Failed to trace builtin operator; …" (tlparse's); "" with none
-   */
-  restart_text: string;
-  /**
-   * timeline.SHOWN_PHASES, each at least 1% of the compile
-   */
-  phases: TimelinePhase[];
-  /**
-   * the compile's kept attempt in the Compiles tab (``compiles.compile_key``); "" where not recorded
-   */
-  compile_key: string;
-}
-/**
- * One timed span of a compile (``timeline.compile_rows``), nested by depth.
- */
-export interface TimelinePhase {
-  /**
-   * Dynamo's span name: "backend_compile", "inductor_compile", "compile_file"
-   */
-  name: string;
-  /**
-   * the part of the stack: "Dynamo", "AOTAutograd", "Inductor", "code generation and C++/Triton compile"
-   */
-  family: string;
-  /**
-   * how many of the compile's shown phases hold it: 0 for its outermost spans
-   */
-  depth: number;
-  /**
-   * from the variant's first compile's start
-   */
-  start_s: number;
-  duration_s: number;
-  time: string;
-}
-/**
- * One run's digest for lists, the card and the CLI (``summary.summarize``).
- */
-export interface RunSummary {
-  id: string;
-  label: string;
-  created_at: string;
-  status: string;
-  notebook: string;
-  device: DeviceSummary;
-  first_line: string;
-  headline: string;
-  variants: VariantRow[];
-  speedup: SpeedupSummary | null;
-  compile_s: number | null;
-  cache_state: string;
-  graph_count: number;
-  graph_break_count: number;
-  recompile_count: number;
-  kernel_count: number;
-  warnings: string[];
-  /**
-   * DIGEST_VERSION: the store re-derives a summary cached under an older one
-   */
-  digest?: number;
-  /**
-   * what lists show: the status, or the verdict that says more ("results differ")
-   */
-  list_status?: string;
-  outcome?: Outcome1;
-  torch_version?: string;
-  /**
-   * "cold cache", "warm cache", "partly cached" or ""
-   */
-  cache_words?: string;
-  cache_counts?: string[];
-  /**
-   * "7 graph breaks, 3 in DDP's wrapper"
-   */
-  graph_break_text?: string;
-  /**
-   * what an empty list of graph breaks means for this run
-   */
-  graph_break_empty_text?: string;
-  ddp_wrapper_break_count?: number;
-  cell_runs?: number;
-  /**
-   * "32 generated kernels (cpp), 742 library calls" (``facts.kernel_count_text``)
-   */
-  kernel_text?: string;
-  /**
-   * "cuda (NVIDIA H200)", "cpu" where no name is known
-   */
-  device_text?: string;
-  /**
-   * variant -> its measured peak, worded
-   */
-  peak_memory?: {
-    [k: string]: string;
-  };
-  /**
-   * why the run has no peak memory; "" when it has one
-   */
-  memory_note?: string;
-  /**
-   * the run's notes in words, in the order the engine recorded them
-   */
-  notes?: string[];
-  correctness?: CorrectnessSummary | null;
-  bisect_offer?: string;
-  graph_breaks?: BreakGroup[];
-  errors?: ErrorSummary[];
-  recommendation?: RecommendationSummary | null;
-  /**
-   * [] when not measured
-   */
-  breakdown?: BreakdownRow[];
-  /**
-   * collectives after copies where a call spent time in them
-   */
-  breakdown_columns?: BreakdownColumn[];
-  /**
-   * one sentence why compiled is faster or slower; None when there is none
-   */
-  verdict?: string | null;
-  /**
-   * variant -> its profiler pass held against its timed call
-   */
-  kernel_times?: {
-    [k: string]: PassJudgment;
-  };
-  payback?: Payback | null;
-  /**
-   * None for a single-process run
-   */
-  distributed?: DistributedSummary | null;
-  ddp_splits?: DdpSplitSummary[];
-  /**
-   * why a stored run cannot be read (``unreadable_summary``); None when it can
-   */
-  unreadable?: string | null;
-  /**
-   * what costs the compiled cell time, largest first (``diagnosis``); the card shows 3
-   */
-  diagnosis?: Cause[];
-  /**
-   * what the list answers, with the speedup it explains
-   */
-  diagnosis_heading?: string;
-  /**
-   * a run read from a TORCH_TRACE log (``import-trace``); None for a profiled run
-   */
-  trace?: TraceSummary | null;
-  /**
-   * a profile over a sequence of inputs; None for one input
-   */
-  inputs?: InputsSummary | null;
-}
-/**
- * the verdict every view shows first (digest 22 on)
- */
-export interface Outcome1 {
-  kind: string;
-  /**
-   * what a badge shows: "results differ", "ran eagerly", or the speedup where it is the verdict
-   */
-  label: string;
-  /**
-   * the verdict's sentence, which the headline leads with
-   */
-  text: string;
-  tone: 'wrong' | 'eager' | 'faster' | 'slower' | 'even' | 'none';
-  /**
-   * False beneath a verdict that overrides the speedup, and without one
-   */
-  speedup_meaningful: boolean;
-  /**
-   * "1.53× slower — not meaningful: compiled results differ"; the phrase where meaningful
-   */
-  speedup_text: string;
-}
-/**
  * The data of an ``application/vnd.compile-profile.run+json`` output (``render.mime.run_payload``).
  */
 export interface RunMimeData {
@@ -1074,7 +986,7 @@ export interface RunMimeData {
     [k: string]: PlotlyFigure;
   };
   /**
-   * the lines the profile wrote to stderr, a repeated line once (the magic's card folds them)
+   * the lines the profile wrote to stderr, a repeated line once
    */
   logs?: string[];
   /**
@@ -1105,22 +1017,25 @@ export interface RunsPage {
   token: number;
 }
 /**
- * Run A (before) against run B (after) (``compare.Comparison``).
+ * Run A (before) against run B (after) (``compare``).
  */
 export interface Comparison {
   a: RunRef;
   b: RunRef;
   deltas: Delta[];
+  /**
+   * the rows that differ first
+   */
+  context?: ContextRow[];
+  /**
+   * in B, more than in A
+   */
   kernels_added: KernelCount[];
   kernels_removed: KernelCount[];
   kernels_kept: number;
-  /**
-   * what the runs ran with, the rows that differ first (digest 22 on)
-   */
-  context?: ContextRow[];
 }
 /**
- * A run as the comparison names it (``compare.RunRef``).
+ * A run as the comparison names it.
  */
 export interface RunRef {
   id: string;
@@ -1130,7 +1045,7 @@ export interface RunRef {
   torch_version: string;
 }
 /**
- * One compared figure (``compare.Delta``): each run's value, worded, and B's change against A.
+ * One compared figure: its value in each run, worded, and B's change against A (None when undefined).
  */
 export interface Delta {
   metric: string;
@@ -1144,7 +1059,7 @@ export interface Delta {
   change: number | null;
   change_text: string;
   /**
-   * which run's figure is the better one; "" when neither, within noise or no direction
+   * which run's figure is the better one; "" when neither
    */
   better: 'a' | 'b' | '';
   /**
@@ -1153,14 +1068,7 @@ export interface Delta {
   within_noise: boolean;
 }
 /**
- * A kernel name (Inductor's trailing counter stripped) and how many more one run has.
- */
-export interface KernelCount {
-  name: string;
-  count: number;
-}
-/**
- * One thing two runs ran with (``compare.ContextRow``): device, torch, threads, options, the cell; each worded.
+ * One thing the two runs ran with (their device, torch's threads, the profile's options, the cell), each worded, and whether they differ.
  */
 export interface ContextRow {
   label: string;
@@ -1169,7 +1077,17 @@ export interface ContextRow {
   differs: boolean;
 }
 /**
- * One profile call on every rank of a distributed job (``job.job_digest``).
+ * A kernel name (Inductor's trailing counter stripped) and how many more one run has.
+ */
+export interface KernelCount {
+  /**
+   * the match key
+   */
+  name: string;
+  count: number;
+}
+/**
+ * One profile call on every rank of a distributed job (``job_digest_of``).
  */
 export interface JobDigest {
   job_id: string;
@@ -1201,7 +1119,7 @@ export interface CompileSpread {
   text: string;
 }
 /**
- * One rank of a job (``job.job_digest`` rows): every figure with the digest's words for it.
+ * One rank of a job (``job_digest_of``'s rows): every figure with the digest's words for it.
  */
 export interface JobRow {
   rank: number;
@@ -1228,11 +1146,6 @@ export interface JobRow {
    */
   cell_runs: number;
   /**
-   * this rank differs from the others; ``reasons`` says how
-   */
-  divergent: boolean;
-  reasons: string[];
-  /**
    * this rank's eager and compiled medians ("9.43 ms", "failed", "—")
    */
   eager_text?: string;
@@ -1243,7 +1156,12 @@ export interface JobRow {
    */
   error_text?: string;
   /**
-   * what the rank's figures include but it did not cause
+   * this rank differs from the others; ``reasons`` says how
+   */
+  divergent: boolean;
+  reasons: string[];
+  /**
+   * what its figures include but it did not cause
    */
   notes?: string[];
 }
@@ -1252,6 +1170,9 @@ export interface JobRow {
  */
 export interface JobDivergence {
   rank: number;
+  /**
+   * one of DIVERGENCE_KINDS
+   */
   what: string;
   text: string;
 }
@@ -1267,11 +1188,17 @@ export interface JobPage {
  */
 export interface CompileIndex {
   run_id: string;
+  /**
+   * "7 compiles of 6 compile ids: 6 compiled, 1 restarted; 101 artifacts, 761 KB"
+   */
   text: string;
-  rows?: CompileRow[];
-  sites?: SiteRow[];
-  legend?: StatusWord[];
-  perfetto_text?: string;
+  rows: CompileRow[];
+  sites: SiteRow[];
+  legend: StatusWord[];
+  /**
+   * what the Perfetto export holds: "18 compile spans of 7 compiles; no kernel events"
+   */
+  perfetto_text: string;
 }
 /**
  * One compile (an attempt) in the index.
@@ -1281,18 +1208,42 @@ export interface CompileRow {
   variant: string;
   compile_id: string;
   attempt: number;
+  /**
+   * "forward at record.py:82"
+   */
   frame: string;
+  /**
+   * its compile time, "28.2 s"; "—" where not logged
+   */
   time: string;
+  /**
+   * "24 artifacts, 312 KB"
+   */
   artifacts_text: string;
+  /**
+   * "FX graph miss; AOTAutograd miss"
+   */
   cache_text: string;
 }
 /**
  * A compile as every view names and opens it.
  */
 export interface CompileLink {
+  /**
+   * "trace:0/1:2": variant, compile id and attempt (what ``GET runs/<id>/compiles/<key>`` takes)
+   */
   key: string;
+  /**
+   * tlparse's name: "[0/1_2]"; another variant's compiles with its name after it
+   */
   label: string;
+  /**
+   * tlparse's colour: compiled, restarted, empty graph, failed, no metrics, dropped
+   */
   status: 'ok' | 'restarted' | 'empty' | 'failed' | 'missing' | 'dropped';
+  /**
+   * "compiled after 2 restarts", "failed: InductorError: ...", "attempt Dynamo dropped"
+   */
   status_text: string;
 }
 /**
@@ -1300,9 +1251,18 @@ export interface CompileLink {
  */
 export interface SiteRow {
   depth: number;
+  /**
+   * "record.py:110 in <module>", "cell line 3 in <cell>"
+   */
   text: string;
+  /**
+   * the frame's code
+   */
   code: string;
-  compiles?: CompileLink[];
+  /**
+   * the compiles that started at it
+   */
+  compiles: CompileLink[];
 }
 /**
  * One status of the legend, in the words the tree's colours stand for.
@@ -1317,25 +1277,40 @@ export interface StatusWord {
 export interface CompileDetail {
   run_id: string;
   link: CompileLink;
+  /**
+   * "[0/1] forward at record.py:82"
+   */
   title: string;
-  stack?: string[];
-  metrics?: MetricRow[];
-  failure_text?: string;
-  restarts_text?: string;
-  attempts?: AttemptRow[];
-  artifacts?: ArtifactRow[];
-  artifacts_text?: string;
-  cache_lookups?: CacheLookupRow[];
-  shape_facts?: ShapeFactRow[];
-  provenance?: ProvenanceView[];
-  collectives_text?: string;
-  tensor_meta?: string[];
+  /**
+   * where it started, outermost first
+   */
+  stack: string[];
+  metrics: MetricRow[];
+  failure_text: string;
+  /**
+   * "Dynamo restarted its analysis 2 times: ..."
+   */
+  restarts_text: string;
+  attempts: AttemptRow[];
+  artifacts: ArtifactRow[];
+  artifacts_text: string;
+  cache_lookups: CacheLookupRow[];
+  shape_facts: ShapeFactRow[];
+  provenance: ProvenanceView[];
+  collectives_text: string;
+  tensor_meta: string[];
 }
 /**
  * One of the compile's metrics, worded.
  */
 export interface MetricRow {
+  /**
+   * "entire frame", "guards"
+   */
   label: string;
+  /**
+   * "28.2 s", "10 (shape env 0)"
+   */
   value: string;
 }
 /**
@@ -1343,6 +1318,9 @@ export interface MetricRow {
  */
 export interface AttemptRow {
   link: CompileLink;
+  /**
+   * "attempt 1: dropped, Dynamo restarted it (TensorifyScalarRestartAnalysis); 7 artifacts"
+   */
   text: string;
   current: boolean;
 }
@@ -1350,50 +1328,110 @@ export interface AttemptRow {
  * One artifact of the compile, in the order logged, viewable by its hash (``GET runs/<id>/artifacts/<sha256>``).
  */
 export interface ArtifactRow {
+  /**
+   * torch's name: "inductor_output_code"
+   */
   name: string;
+  /**
+   * "output code (the module with call())"
+   */
   label: string;
+  /**
+   * "Dynamo", "AOTAutograd", "Inductor", "cache", "config", "other"
+   */
   stage: string;
   sha256: string;
+  /**
+   * CodeMirror's language name: "Python", "JSON", "" (plain text)
+   */
   language: string;
+  /**
+   * "12.3 KB, 140 lines"; "…, cut at 32 MiB" where longer than the cap
+   */
   size_text: string;
 }
 /**
  * One cache lookup with the key it looked up.
  */
 export interface CacheLookupRow {
+  /**
+   * "FX graph cache miss (full_miss)"
+   */
   text: string;
+  /**
+   * the whole key
+   */
   key: string;
+  /**
+   * "637 key components", "" where none logged
+   */
   components_text: string;
+  /**
+   * its artifact: the key components with their values
+   */
   sha256: string;
 }
 /**
  * A symbolic-shape decision of the compile.
  */
 export interface ShapeFactRow {
+  /**
+   * "specialization", "guard added", "symbol created"
+   */
   kind: string;
+  /**
+   * "s77 = L['x'].size()[0] (hint 6)", "8*s77 <= 4096"
+   */
   text: string;
+  /**
+   * "record.py:85 (line 85): y = y * 2"; "" where the trace names no user frame
+   */
   where: string;
 }
 /**
  * One output module's linked view: source, pre-grad graph, post-grad graph and output code.
  */
 export interface ProvenanceView {
+  /**
+   * "output module 1 of 2 (forward)"
+   */
   title: string;
+  /**
+   * "linked by Inductor's node mappings" or by the graphs' comments, and what that means
+   */
   how: string;
+  /**
+   * the artifacts' hashes, "" where not logged
+   */
   pre_grad: string;
   post_grad: string;
   output_code: string;
-  groups?: ProvenanceGroup[];
+  groups: ProvenanceGroup[];
 }
 /**
  * One source line and what it became: the lines of each stage's artifact that came from it.
  */
 export interface ProvenanceGroup {
+  /**
+   * the cell (script) line; None for a library's frame or nodes no frame names
+   */
   line: number | null;
+  /**
+   * "line 83: y = torch.relu(self.lin(x))"
+   */
   title: string;
+  /**
+   * "pre-grad linear, y → post-grad permute, addmm, relu, le → kernels extern_kernels.addmm:1, ..."
+   */
   text: string;
+  /**
+   * "pre-grad graph lines 8–9; post-grad graph lines 4–6, 13; output code lines 33–79, 104"
+   */
   lines_text: string;
-  pre_grad?: number[];
-  post_grad?: number[];
-  output_code?: number[];
+  /**
+   * lines in the pre-grad graph
+   */
+  pre_grad: number[];
+  post_grad: number[];
+  output_code: number[];
 }

@@ -1,5 +1,6 @@
 """``compile-profile``: list, show, compare, export and delete saved runs, show a distributed job across its
-ranks, import runs written as JSON or read from TORCH_TRACE logs, and profile a whole notebook.
+ranks, import runs written as JSON, another run store's runs and suites, or runs read from TORCH_TRACE logs, profile
+a whole notebook, and run and compare suites of models (``suite``, ``suite-compare``: ``compile_profile.suites.cli``).
 
 Exit codes: 0 success; 1 the notebook (or a renderer) failed, or no such job; 2 bad input: an
 unknown or invalid run id, a missing or unreadable file, a bad option, an unusable run store, a stored
@@ -14,6 +15,8 @@ its script as it is only to a file or a pipe.  A run that cannot be read is list
   compiles.py   what ``show --compile`` and ``export --perfetto`` print and write
   notebook.py   ``run``: a whole notebook executed and its profiled cells tabulated
   text.py       the parser's class, errors with their exit codes, and what every command prints through
+
+``suite`` and ``suite-compare`` are the suites package's (``compile_profile.suites.cli``), registered here last.
 """
 
 from __future__ import annotations
@@ -44,6 +47,9 @@ def build_parser() -> Parser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in COMMANDS:
         module.register(commands, db_option)
+    from ..suites.cli import register as register_suite_commands  # suite, suite-compare: the suites package's
+
+    register_suite_commands(commands, [db_option])
     return parser
 
 

@@ -1,5 +1,5 @@
 """``compile-profile``'s commands on the run store: list, show, compare, export and delete saved runs, show a distributed job across its
-ranks, import runs written as JSON or read from TORCH_TRACE logs.  Each command is
+ranks, import runs written as JSON (or another run store's runs and suites) or read from TORCH_TRACE logs.  Each command is
 ``cmd_NAME(args, store)``, registered with its options by ``register``.
 
 Exit codes: 0 success; 1 the notebook (or a renderer) failed, or no such job; 2 bad input: an
@@ -18,25 +18,27 @@ import json
 import os
 import pathlib
 import sys
+from collections.abc import Mapping
 from typing import Any
 
-from ..digest import compare, contract
+from ..digest import compare
 from ..digest.facts import kernel_count_text
 from ..digest.format import one_line
-from ..digest.job import job_digest
+from ..digest.job import job_digest_of
 from ..digest.summary import summarize
 from ..profile_run import ProfileRun
 from ..render.job_report import render_job_report_html
 from ..render.job_text import render_job_text
 from ..render.report import render_report_html
 from ..render.text import comparison_text, render_text, terminal_safe, text_table
+from ..serialize import to_dict
 from ..store import RunNotFound, RunStore, put_imported, validate_run_id
 from .text import PROG, CliError, Parser, age, clip, device_text, say, speedup_text, write_file
 
 # -- ls, show, rm ------------------------------------------------------------------
 
 
-def _job_text(summary: contract.RunSummary) -> str:
+def _job_text(summary: Mapping[str, Any]) -> str:
     """``rank 1/2 job 3f2a9c01d4e5`` for a run of a distributed job, "" for any other."""
     d = summary.get("distributed")
     if not isinstance(d, dict):
@@ -132,7 +134,7 @@ def _job_runs(store: RunStore, job_id: str) -> list[ProfileRun]:
 
 def cmd_job(args: argparse.Namespace, store: RunStore) -> int:
     runs = _job_runs(store, args.id)
-    digest = job_digest(runs)
+    digest = job_digest_of(runs)
     if args.html:
         write_file(args.html, render_job_report_html(digest))
     if args.perfetto:
@@ -144,7 +146,7 @@ def cmd_job(args: argparse.Namespace, store: RunStore) -> int:
             err=args.json,
         )
     if args.json:
-        say(json.dumps({"job": digest, "runs": [summarize(run) for run in runs]}, indent=2))
+        say(json.dumps({"job": to_dict(digest), "runs": [summarize(run) for run in runs]}, indent=2))
     else:
         say(render_job_text(digest))
     if args.html:
@@ -174,7 +176,14 @@ def _read_run(path: str) -> ProfileRun:
 
 
 def cmd_import(args: argparse.Namespace, store: RunStore) -> int:
-    runs = [_read_run(path) for path in args.files]  # every file read before any is stored
+    from ..suites.storage import is_store_file, merge_store
+
+    stores = [path for path in args.files if is_store_file(path)]  # another run store: a suite's shard's
+    for path in stores:
+        merged = merge_store(store, path)
+        suites = f", suite{'s' if len(merged.suites) != 1 else ''} {', '.join(merged.suites)}" if merged.suites else ""
+        say(f"merged {path}: {merged.runs} runs, {merged.outcomes} suite entries{suites}")
+    runs = [_read_run(path) for path in args.files if path not in stores]  # every file read before any is stored
     for run in runs:
         store.put(run)
     jobs: dict[str, list[int]] = {}
@@ -242,7 +251,7 @@ def cmd_compare(args: argparse.Namespace, store: RunStore) -> int:
     a = store.get(validate_run_id(args.id_a))
     b = store.get(validate_run_id(args.id_b))
     comparison = compare(a, b)
-    say(json.dumps(comparison.as_dict(), indent=2) if args.json else comparison_text(comparison))
+    say(json.dumps(to_dict(comparison), indent=2) if args.json else comparison_text(comparison))
     return 0
 
 
@@ -357,7 +366,8 @@ def register(commands: Any, db_option: Parser) -> None:
     imp = commands.add_parser(
         "import",
         parents=[db_option],
-        help="add runs saved as JSON (run.to_json(), e.g. one file per rank) to the store",
+        help="add runs saved as JSON (run.to_json(), e.g. one file per rank), or another run store's runs and suites "
+        "(a suite's shard run elsewhere), to the store",
     )
     imp.add_argument("files", nargs="+", metavar="FILE")
     imp.set_defaults(handler=cmd_import)

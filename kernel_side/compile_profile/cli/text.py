@@ -11,7 +11,6 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from ..digest import contract
 from ..digest.format import format_ms, format_speedup_interval
 from ..render.text import terminal_safe
 
@@ -56,7 +55,9 @@ def age(created_at: str, now: dt.datetime | None = None) -> str:
     return moment.strftime("%Y-%m-%d")
 
 
-def speedup_text(speedup: contract.SpeedupSummary | None, outcome: contract.Outcome | None = None) -> str:
+# A summary here is JSON (``digest.summary.RunSummary``'s): the store's cached one, or a notebook output's, which an
+# older release may have written without the keys added since; {} where the cell's output had none.
+def speedup_text(speedup: Mapping[str, Any] | None, outcome: Mapping[str, Any] | None = None) -> str:
     """The speedup with its interval and variant, ``(not meaningful)`` beneath a verdict that overrides it."""
     if not speedup:
         return "—"
@@ -65,12 +66,11 @@ def speedup_text(speedup: contract.SpeedupSummary | None, outcome: contract.Outc
     return f"{interval} {speedup.get('variant', '')}".rstrip() + meaningless
 
 
-# a Mapping: a summary (the contract's), or a notebook output's, or {} where the cell's output had none
 def medians_text(summary: Mapping[str, Any]) -> str:
     return ", ".join(f"{v['name']} {format_ms(v.get('median_ms'))}" for v in summary.get("variants", []))
 
 
-def device_text(summary: contract.RunSummary) -> str:
+def device_text(summary: Mapping[str, Any]) -> str:
     device = summary.get("device") or {}
     return device.get("name") or device.get("type") or "—"
 

@@ -19,11 +19,10 @@ outside them made the difference, in numbers.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import cast
+from dataclasses import dataclass, field
 
 from ..profile_run import ProfileRun, Variant
-from . import contract
+from ..serialize import ADDED_LATER
 from .format import format_ms
 from .kernel_times import pass_judgment, share_text
 
@@ -31,24 +30,29 @@ OVERHEAD_BOUND = 0.5  # kernels' share of a compiled call below which the call i
 REDUCE_OVERHEAD = "mode='reduce-overhead' removes launch overhead"
 
 
-@dataclass
+@dataclass(frozen=True)
 class BreakdownRow:
-    """One variant's call: its kinds of kernel time, the time outside kernels and the timed median (ms)."""
+    """Where one call's time goes in one variant, in ms: its kinds of kernel time, the time outside kernels and the
+    timed median, with each cell worded."""
 
     variant: str
     method: str  # "cupti" (device times) or "host" (host times of each op's call)
-    median_ms: float
+    median_ms: float  # the whole call
     library_ms: float
     generated_ms: float
     aten_ms: float
     copy_ms: float
     kernels_ms: float
     outside_ms: float  # median - kernels, 0 when the profiled kernels took longer than the median
-    clamped: bool = False
-    collective_ms: float = 0.0  # the process group's communication (all-reduce...); 0 outside distributed runs
-    profiled_ms: float | None = None  # a profiled call's wall time (``KernelProfile.profiled_call_ms``)
-    trusted: bool = True  # False: the pass is withheld (``kernel_times``), its parts are shares of it
-    withheld_text: str = ""  # why, where the row is shown (``kernel_times.PassJudgment.text``)
+    clamped: bool = field(default=False, metadata=ADDED_LATER)  # the kernels took longer: outside_ms reads 0
+    collective_ms: float = field(default=0.0, metadata=ADDED_LATER)  # communication; 0 outside distributed runs
+    profiled_ms: float | None = field(default=None, metadata=ADDED_LATER)  # a profiled call's wall time
+    trusted: bool = field(default=True, metadata=ADDED_LATER)  # False: the pass is withheld, the parts its shares
+    withheld_text: str = field(default="", metadata=ADDED_LATER)  # why the pass is withheld; "" when it is not
+    texts: dict[str, str] = field(init=False, metadata=ADDED_LATER)  # part -> its cell: "1.2 ms", "40% of pass"
+
+    def __post_init__(self) -> None:  # worded once, from the row's figures (frozen: they cannot change after)
+        object.__setattr__(self, "texts", {key: self.part_text(key) for key in self.parts()})
 
     def parts(self) -> dict[str, float]:
         """The parts of the call in the order they add up, then the call, as every view's columns name them.
@@ -80,11 +84,13 @@ class BreakdownRow:
             return "—"
         return share_text(value / self.kernels_ms if self.kernels_ms > 0 else None)
 
-    def texts(self) -> dict[str, str]:
-        return {key: self.part_text(key) for key in self.parts()}
 
-    def as_dict(self) -> contract.BreakdownRow:
-        return cast(contract.BreakdownRow, asdict(self) | {"texts": self.texts()})
+@dataclass
+class BreakdownColumn:
+    """A column of the breakdown table, keyed as ``BreakdownRow.parts``, and its heading."""
+
+    key: str
+    label: str
 
 
 # The columns every view shows, keyed as ``BreakdownRow.parts``: (key, heading).
@@ -106,6 +112,11 @@ def columns(rows: list[BreakdownRow]) -> tuple[tuple[str, str], ...]:
         return COLUMNS
     at = [key for key, _ in COLUMNS].index("copies") + 1
     return (*COLUMNS[:at], COLLECTIVES, *COLUMNS[at:])
+
+
+def breakdown_columns(rows: list[BreakdownRow]) -> list[BreakdownColumn]:
+    """``columns`` as the summary serves them, so the panel lays out the columns the text and HTML views do."""
+    return [BreakdownColumn(key=key, label=label) for key, label in columns(rows)]
 
 
 def breakdown_note(rows: list[BreakdownRow]) -> str:

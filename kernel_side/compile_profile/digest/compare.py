@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import asdict, dataclass, field
-from typing import cast
+from dataclasses import dataclass, field
+from typing import Literal
 
 from ..profile_run import ProfileRun, Timing
-from . import contract
+from ..serialize import ADDED_LATER
 from .facts import cache_words
 from .format import format_bytes, format_ms, format_s, format_speedup, format_speedup_interval
 from .outcome import badge_text
@@ -49,21 +49,25 @@ class Delta:
     b: float | None
     a_text: str
     b_text: str
-    change: float | None  # b / a - 1
+    change: float | None  # b / a - 1; None when undefined
     change_text: str
     # "b" when B's figure is the better one, "a" when A's is, "" when neither, within noise, or no direction
-    better: str = ""
-    within_noise: bool = False  # both figures have an interval and the change does not lie beyond both
+    better: Literal["a", "b", ""] = ""  # which run's figure is the better one; "" when neither
+    within_noise: bool = False  # the change lies within one run's interval (p10–p90, the speedup's): shown neutral
 
 
 @dataclass
 class KernelCount:
+    """A kernel name (Inductor's trailing counter stripped) and how many more one run has."""
+
     name: str  # the match key
     count: int
 
 
 @dataclass
 class RunRef:
+    """A run as the comparison names it."""
+
     id: str
     label: str
     created_at: str
@@ -84,17 +88,16 @@ class ContextRow:
 
 @dataclass
 class Comparison:
+    """Run A (before) against run B (after) (``compare``)."""
+
     a: RunRef
     b: RunRef
     deltas: list[Delta]
     # what the runs ran with, the rows that differ first (``context``)
-    context: list[ContextRow] = field(default_factory=list)
+    context: list[ContextRow] = field(default_factory=list, metadata=ADDED_LATER)  # the rows that differ first
     kernels_added: list[KernelCount] = field(default_factory=list)  # in B, more than in A
     kernels_removed: list[KernelCount] = field(default_factory=list)
     kernels_kept: int = 0
-
-    def as_dict(self) -> contract.Comparison:
-        return cast(contract.Comparison, asdict(self))
 
 
 def _relative(a: float | None, b: float | None) -> float | None:
@@ -109,7 +112,7 @@ def _change_text(change: float | None) -> str:
 
 def _delta(metric: str, a: float | None, b: float | None, fmt, lower_is_better: bool | None) -> Delta:
     change = _relative(a, b)
-    better = ""
+    better: Literal["a", "b", ""] = ""
     if lower_is_better is not None and a is not None and b is not None and a != b:
         better = "b" if (b < a) == lower_is_better else "a"
     return Delta(metric, a, b, fmt(a), fmt(b), change, _change_text(change), better)

@@ -25,7 +25,7 @@ not wait: compiled's median 76.2 µs against 66.3 µs over its samples that did 
 
 The diagnosis ranks the cause first where it is measured (every other per-call figure was taken on calls
 contention slowed: that MLP's "Python, guards and dispatch outside kernels: 95.8 ms (100 %)"); the timing
-warning's advice (``summary.noise_text``) is this module's fix, so neither says what is already done.
+warning's advice (``noise.noise_text``) is this module's fix, so neither says what is already done.
 """
 
 from __future__ import annotations

@@ -6,13 +6,36 @@ A run stored before the stages were timed has no ``stage_s``: ``profile_cost`` i
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..profile_run import ProfileRun
-from . import contract
 from .format import format_s, format_share
 
 FIRST_CALL = "first call: "
 KERNEL_PASS = "kernel pass: "
 SHOWN_FROM_S = 0.0005  # stages that took less are left out of the table (a skipped stage records ~0)
+
+
+@dataclass
+class ProfileCostRow:
+    """One stage of the profile's own wall time (``profile_cost``)."""
+
+    stage: str  # the key of ProfileRun.stage_s ("kernel pass: eager")
+    label: str  # in words ("eager profile (per cell line)")
+    seconds: float
+    time: str  # "1.2 s"
+    share: str  # of the profile's wall time: "43%"
+
+
+@dataclass
+class ProfileCost:
+    """Where the profile's own time went (``profile_cost``)."""
+
+    total_s: float
+    time: str
+    text: str  # one sentence: first calls, timing, after timing and its largest stage
+    # in the order the stages ended (an outer one after those in it), those under 0.5 ms left out
+    rows: list[ProfileCostRow]
 
 
 def stage_label(stage: str) -> str:
@@ -34,14 +57,14 @@ def _after_timing(stage: str) -> bool:
     return not (stage.startswith(FIRST_CALL) or stage in ("eager first call", "warm-up", "timing", "other"))
 
 
-def profile_cost(run: ProfileRun) -> contract.ProfileCost | None:
+def profile_cost(run: ProfileRun) -> ProfileCost | None:
     """The sentence and rows; None where the run has no stage times."""
     stages = {name: s for name, s in run.stage_s.items() if s >= 0}
     total = sum(stages.values())
     if not stages or total <= 0:
         return None
-    rows: list[contract.ProfileCostRow] = [
-        {"stage": name, "label": stage_label(name), "seconds": s, "time": format_s(s), "share": format_share(s / total)}
+    rows = [
+        ProfileCostRow(stage=name, label=stage_label(name), seconds=s, time=format_s(s), share=format_share(s / total))
         for name, s in stages.items()
         if s >= SHOWN_FROM_S
     ]
@@ -58,4 +81,4 @@ def profile_cost(run: ProfileRun) -> contract.ProfileCost | None:
             f"{stage_label(largest)} ({format_s(after[largest])})"
         )
     text = f"The profile took {format_s(total)}: {', '.join(parts)}."
-    return {"total_s": total, "time": format_s(total), "text": text, "rows": rows}
+    return ProfileCost(total_s=total, time=format_s(total), text=text, rows=rows)

@@ -6,7 +6,7 @@ never estimated:
 
 * ``eager_region``: the ops a cell line ran *eagerly inside the compiled variant* (a graph break's code, what
   Dynamo skipped: a fused optimizer step), from its profiler pass (``KernelProfile.eager_lines``), with the
-  graph break at that line and whose it is (``facts.break_groups``);
+  graph break at that line and whose it is (``breaks.break_groups``);
 * ``outside_kernels``: the compiled call's time outside kernels (Python, guards, launches; on CPU dispatch),
   ``breakdown``'s part, across the call's compiled graphs;
 * ``fallback_kernels``: ATen kernels Inductor left inside its graphs (``Kernel.kind == "aten"``);
@@ -30,14 +30,13 @@ are not this call's, and the heading says why (the breakdown's rows show shares 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import cast
+from dataclasses import dataclass
 
 from ..profile_run import ProfileRun, Variant
-from . import contract
 from .breakdown import BreakdownRow, breakdown_row, kernel_groups
+from .breaks import BreakGroup, break_groups
 from .contention import contention
-from .facts import BreakGroup, break_groups, cache_words, cell_code
+from .facts import cache_words, cell_code
 from .format import format_ms, format_s, lines_of, ratio_phrase
 from .guards import failed_guard_text
 from .kernel_times import timer_spread_ms
@@ -62,6 +61,8 @@ MIN_SHARE = 0.02
 class Cause:
     """One thing that costs the compiled cell time, what it costs, and what to do about it."""
 
+    # eager_region, outside_kernels, fallback_kernels, library_slower, kernels_slower, fused_native, host_contention,
+    # recompiles, compile
     kind: str
     title: str  # what it is, in a few words: "line 9: opt.step() runs eagerly"
     cost_text: str  # "3.10 ms a call (41% of the call)"; "12.3 s once"
@@ -69,10 +70,7 @@ class Cause:
     cost_ms: float | None = None  # per call
     cost_s: float | None = None  # once
     line: int | None = None
-    owner: str = ""  # a graph break's: "yours", "library" or "pytorch"
-
-    def as_dict(self) -> contract.Cause:
-        return cast(contract.Cause, asdict(self))
+    owner: str = ""  # a graph break's: "yours", "library" or "pytorch"; "" for other causes
 
 
 def _best(run: ProfileRun) -> Variant | None:
@@ -296,10 +294,10 @@ def _one_time(run: ProfileRun, best: Variant) -> list[Cause]:
     if best.compile_s:
         back = payback(run)
         words = cache_words(run, best)
-        if back is None or back["calls"] is None:
+        if back is None or back.calls is None:
             pays = "; it never pays back: compiled is not measurably faster"
         else:
-            pays = f"; it pays back after {calls_text(back['calls'])}"
+            pays = f"; it pays back after {calls_text(back.calls)}"
         causes.append(
             Cause(
                 kind="compile",
@@ -379,5 +377,6 @@ def cause_text(c: Cause) -> str:
     return f"{c.title}: {c.cost_text}" + (f" — {c.action}" if c.action else "")
 
 
-def diagnosis_digest(run: ProfileRun) -> list[contract.Cause]:
-    return [c.as_dict() for c in diagnosis(run)]
+def diagnosis_digest(run: ProfileRun) -> list[Cause]:
+    """The summary's ``diagnosis``: ``diagnosis(run)``, largest first."""
+    return diagnosis(run)

@@ -12,13 +12,38 @@ The job's view across ranks is ``digest.job``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from ..profile_run import DdpSplit, DistributedRank, ProfileRun
-from . import contract
+from ..serialize import ADDED_LATER
 from .format import format_bytes
 from .kernel_times import kernel_time_text, withheld
 
 PARAMS_LISTED = 3  # parameters named per piece; the rest are counted
 PIECES_LISTED = 8
+
+
+@dataclass
+class DistributedSummary:
+    """A run's place in a distributed job (``distributed_summary``)."""
+
+    rank: int
+    world_size: int
+    job_id: str  # shared by every rank of one profile call
+    backend: str
+    text: str = field(metadata=ADDED_LATER)  # "rank 1 of 2 (gloo), job 3f2a9c01d4e5"
+
+
+@dataclass
+class DdpSplitSummary:
+    """A graph DDPOptimizer split at DDP's bucket boundaries, and the digest's sentence for it."""
+
+    variant: str
+    compile_id: str
+    graph_id: str
+    pieces: int
+    bucket_cap_bytes: int | None
+    text: str
 
 
 def distributed_text(run: ProfileRun) -> str | None:
@@ -32,18 +57,14 @@ def _rank_text(d: DistributedRank) -> str:
     return f"rank {d.rank} of {d.world_size}{backend}, job {d.job_id}"
 
 
-def distributed_summary(run: ProfileRun) -> contract.DistributedSummary | None:
-    """What the run list needs to group a job's runs: ``summarize(run)["distributed"]``."""
+def distributed_summary(run: ProfileRun) -> DistributedSummary | None:
+    """What the run list needs to group a job's runs (the summary's ``distributed``)."""
     d = run.distributed
     if d is None:
         return None
-    return {
-        "rank": d.rank,
-        "world_size": d.world_size,
-        "job_id": d.job_id,
-        "backend": d.backend,
-        "text": _rank_text(d),
-    }
+    return DistributedSummary(
+        rank=d.rank, world_size=d.world_size, job_id=d.job_id, backend=d.backend, text=_rank_text(d)
+    )
 
 
 def ddp_bucket_count(run: ProfileRun) -> int:
@@ -74,17 +95,17 @@ def ddp_split_text(run: ProfileRun, split: DdpSplit) -> str:
     )
 
 
-def ddp_splits_digest(run: ProfileRun) -> list[contract.DdpSplitSummary]:
-    """Each split with its sentence, as ``summarize`` serves it."""
+def ddp_splits_digest(run: ProfileRun) -> list[DdpSplitSummary]:
+    """Each split with its sentence, as the summary serves it."""
     return [
-        {
-            "variant": s.variant,
-            "compile_id": s.compile_id,
-            "graph_id": s.graph_id,
-            "pieces": len(s.buckets),
-            "bucket_cap_bytes": s.bucket_cap_bytes,
-            "text": ddp_split_text(run, s),
-        }
+        DdpSplitSummary(
+            variant=s.variant,
+            compile_id=s.compile_id,
+            graph_id=s.graph_id,
+            pieces=len(s.buckets),
+            bucket_cap_bytes=s.bucket_cap_bytes,
+            text=ddp_split_text(run, s),
+        )
         for s in run.ddp_splits
     ]
 

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import asdict, dataclass, field
-from typing import cast
+from dataclasses import dataclass, field
 
 from ..profile_run import Graph, Guard, ProfileRun, Recompile
-from . import contract
-from .facts import short_path
+from .breaks import short_path
 from .format import CELL, line_text, lines_of, one_line
 
 # The order kinds are listed in: what a user changes most often first.
@@ -40,26 +38,47 @@ class GuardGroup:
     ``m's parameters``), e.g. the tensor match and its shape guards on ``x``."""
 
     kind: str
-    source: str
-    line: int | None
+    # "xb" is a stack slot after a graph break; "m's parameters" a module's parameters together, one row for them all
+    source: str  # the value checked, in the user's words: "x", "self.weight", "xb", "m's parameters"
+    line: int | None  # the cell line the value comes from
     count: int
     codes: list[str] = field(default_factory=list)  # the checks themselves, as Dynamo prints them
-    # for a value guard on a number that came from data (``value_guard_text``): it recompiles when the
-    # value changes, and what to do; "" for any other group
-    warning: str = ""
+    # for a value guard on a number that came from data (``value_guard_text``): "recompiles when the value changes
+    # (…): s, what x.sum().item() returned at cell line 2 (compiled for 1.533); fix: …"
+    warning: str = ""  # why the value recompiles and what to do, for a value guard on data; "" for any other group
 
 
-@dataclass
+@dataclass(frozen=True)
 class GraphGuards:
+    """One Dynamo graph's guards, and their kinds in words."""
+
     graph_id: str
     variant: str
     compile_id: str
     total: int
     by_kind: dict[str, int]  # kind -> count, in KIND_ORDER
     groups: list[GuardGroup]
+    kinds_text: str = field(init=False)  # "12 tensor, 3 shape, 4 global state"
 
-    def as_dict(self) -> dict:
-        return asdict(self)
+    def __post_init__(self) -> None:  # worded once, from by_kind (frozen: it cannot change after)
+        object.__setattr__(self, "kinds_text", kinds_text(self.by_kind))
+
+
+@dataclass
+class RecompileRow:
+    """A recompile with the guard that failed: which value, at which cell line (``recompiles_digest``)."""
+
+    variant: str
+    reason: str
+    during_timing: bool
+    source: str
+    line: int | None
+    # "xb, what next(batches) returned at cell line 3, changed dim 1: 32 → 17; fix: compile with dynamic=True, or
+    # torch._dynamo.mark_dynamic(xb, 1)"; "the guard on x (cell line 1) failed" where no change was read
+    failed_guard: str  # the failed guard in the user's words: the value, what changed, the fix; "" when unknown
+    value: str  # "xb, what next(batches) returned at cell line 3"; "x (cell line 2)"; "" when unknown
+    changed: str  # "dim 1: 32 → 17", "dtype: Float → Double", "value (compiled for 56.15…)"; "" when unread
+    fix: str  # "compile with dynamic=True, or torch._dynamo.mark_dynamic(xb, 1)"; "" when none is known
 
 
 def _kind_rank(kind: str) -> int:
@@ -463,29 +482,27 @@ def group_text(group: GuardGroup, of: str = CELL) -> str:
     return f"{what}: {group.warning}" if group.warning else what
 
 
-def guards_digest(run: ProfileRun) -> list[contract.GraphGuards]:
-    """What the REST API serves per Dynamo graph: ``GraphGuards.as_dict()`` and its ``kinds_text``."""
-    return [
-        cast(contract.GraphGuards, {**gg.as_dict(), "kinds_text": kinds_text(gg.by_kind)}) for gg in run_guards(run)
-    ]
+def guards_digest(run: ProfileRun) -> list[GraphGuards]:
+    """What the REST API serves per Dynamo graph with guards (``run_guards``)."""
+    return run_guards(run)
 
 
-def recompiles_digest(run: ProfileRun) -> list[contract.RecompileRow]:
+def recompiles_digest(run: ProfileRun) -> list[RecompileRow]:
     """Each recompile with the guard that failed in the user's words (``failed_guard``, "" when unknown; it
     starts with the recompile limit the compile hit, ``limit_text``, if any), and its parts: the value
     (``value_words``), what changed (``change_text``) and the fix (``fix_text``)."""
     of = lines_of(run)
     return [
-        {
-            "variant": r.variant,
-            "reason": r.reason,
-            "during_timing": r.during_timing,
-            "source": r.source,
-            "line": r.line,
-            "failed_guard": failed_guard_text(r, of, run.lr_schedulers),
-            "value": value_words(r.user_name, r.user_expr, r.line, r.source, of).rstrip(",") if r.source else "",
-            "changed": change_text(r),
-            "fix": fix_text(r, run.lr_schedulers),
-        }
+        RecompileRow(
+            variant=r.variant,
+            reason=r.reason,
+            during_timing=r.during_timing,
+            source=r.source,
+            line=r.line,
+            failed_guard=failed_guard_text(r, of, run.lr_schedulers),
+            value=value_words(r.user_name, r.user_expr, r.line, r.source, of).rstrip(",") if r.source else "",
+            changed=change_text(r),
+            fix=fix_text(r, run.lr_schedulers),
+        )
         for r in run.recompiles
     ]

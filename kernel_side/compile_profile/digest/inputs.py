@@ -3,14 +3,15 @@ whole sequence (weighted by the calls each signature served) and per signature, 
 caused each recompile, why in the user's words (``guards.recompile_text``) and what its compile cost; and
 whether compiled matched eager on every input.
 
-Derived here once for the card, the text, the report and the panel's Overview (``summary.summarize``'s
+Derived here once for the card, the text, the report and the panel's Overview (the summary's
 ``inputs``).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..profile_run import InputSequence, ProfileRun, Recompile, Speedup, Variant
-from . import contract
 from .facts import median_ratio
 from .format import (
     format_interval,
@@ -24,6 +25,59 @@ from .format import (
 from .guards import recompile_text
 from .notes import note_text
 from .outcome import outcome
+
+
+@dataclass
+class InputSignatureRow:
+    """One input signature of a profile over a sequence of inputs (``inputs_summary``)."""
+
+    signature: str  # "x: (8, 4) float32", "x: (8, 4) float32, n = 3"
+    inputs: list[int]  # the inputs that have it, 1-based (the first 100: ``inputs_text`` says them all)
+    inputs_text: str  # "1–400, 402, 405–410, … (5,000 inputs)"
+    calls: int  # how many calls of the sequence it served
+    share: float  # of the sequence's calls
+    eager_ms: float | None  # medians on its inputs; None where not timed
+    compiled_ms: float | None  # the speedup variant's
+    eager_time: str  # eager_ms in words: "1.52 ms", "—" where not timed
+    compiled_time: str  # compiled_ms in words
+    samples: int  # the speedup variant's samples on it
+    speedup: float | None
+    low: float | None  # its 95% interval; None with too few samples
+    high: float | None
+    speedup_text: str  # "1.52× faster [1.40×–1.61×]", or "not timed"
+    recompiles: int  # the speedup variant's recompiles its inputs caused
+    compile_s: float  # the seconds its inputs' calls spent compiling (the first input's first compile included)
+    compile_time: str  # compile_s in words: "2.1 s"
+    representative: bool  # the signature the variants' times, kernels and correctness are of
+
+
+@dataclass
+class InputRecompileRow:
+    """A recompile and the input whose call made it."""
+
+    input: int  # 1-based
+    signature: str
+    variant: str
+    text: str  # the failed guard in the user's words, then Dynamo's reason (``guards.recompile_text``)
+    compile_s: float | None  # the seconds that input's call spent compiling; None on its later recompiles' rows
+    compile_time: str  # compile_s in words; "" where compile_s is None
+
+
+@dataclass
+class InputsSummary:
+    """A profile over a sequence of inputs: the sentence, a row per signature, the recompiles by input."""
+
+    count: int  # inputs in the sequence
+    name: str  # the cell's name bound to each input ("" for profile(fn, inputs=...))
+    source: str  # the namespace's iterable they came from ("" for profile(fn, inputs=...))
+    text: str  # "6 inputs, 2 signatures: inductor/default 1.52× faster over the sequence, weighted by calls ..."
+    rows: list[InputSignatureRow]  # a few signatures; beyond 10, the most called (and the representative)
+    more_signatures_text: str  # "… 1,204 more signatures, 19,000 inputs, each timed apart"; "" when all are listed
+    recompiles: list[InputRecompileRow]
+    mismatches: list[str]  # per input where compiled differed from eager on it, in words
+    compared: int  # inputs compared
+    comparison_text: str  # "compiled matches eager on each of the 6 inputs, each compared on the same input"
+    timing_text: str  # how the samples were taken, and which signature the other figures are of
 
 
 def signature_text(sequence: InputSequence, index: int) -> str:
@@ -62,13 +116,13 @@ def _compile_s(sequence: InputSequence, i: int, variant: str) -> float | None:
     return sequence.calls[i].compile_s.get(variant)
 
 
-def inputs_summary(run: ProfileRun) -> contract.InputsSummary | None:
+def inputs_summary(run: ProfileRun) -> InputsSummary | None:
     sequence = run.inputs
     if sequence is None:
         return None
     variant = run.speedup.variant if run.speedup else next((v.name for v in run.compiled_variants), "")
     recompiles = [r for r in run.recompiles if r.input is not None]
-    rows: list[contract.InputSignatureRow] = []
+    rows: list[InputSignatureRow] = []
     representative = sequence.calls[sequence.representative].signature if sequence.calls else 0
     for index, signature in enumerate(sequence.signatures):
         inputs = set(signature.inputs)
@@ -77,29 +131,29 @@ def inputs_summary(run: ProfileRun) -> contract.InputsSummary | None:
         speedup = signature.speedup
         compile_s = sum(_compile_s(sequence, i, variant) or 0.0 for i in signature.inputs)
         rows.append(
-            {
-                "signature": signature_text(sequence, index),
-                "inputs": [i + 1 for i in signature.inputs[:INPUTS_KEPT]],
-                "inputs_text": inputs_text([i + 1 for i in signature.inputs]),
-                "calls": len(signature.inputs),
-                "share": len(signature.inputs) / sequence.count if sequence.count else 0.0,
-                "eager_ms": eager.median_ms if eager else None,
-                "compiled_ms": compiled.median_ms if compiled else None,
-                "eager_time": format_ms(eager.median_ms if eager else None),
-                "compiled_time": format_ms(compiled.median_ms if compiled else None),
-                "samples": compiled.n if compiled else 0,
-                "speedup": speedup.value if speedup else None,
-                "low": speedup.low if speedup and speedup.has_interval else None,
-                "high": speedup.high if speedup and speedup.has_interval else None,
-                "speedup_text": _speedup_text(speedup),
-                "recompiles": sum(1 for r in recompiles if r.input in inputs and r.variant == variant),
-                "compile_s": compile_s,
+            InputSignatureRow(
+                signature=signature_text(sequence, index),
+                inputs=[i + 1 for i in signature.inputs[:INPUTS_KEPT]],
+                inputs_text=inputs_text([i + 1 for i in signature.inputs]),
+                calls=len(signature.inputs),
+                share=len(signature.inputs) / sequence.count if sequence.count else 0.0,
+                eager_ms=eager.median_ms if eager else None,
+                compiled_ms=compiled.median_ms if compiled else None,
+                eager_time=format_ms(eager.median_ms if eager else None),
+                compiled_time=format_ms(compiled.median_ms if compiled else None),
+                samples=compiled.n if compiled else 0,
+                speedup=speedup.value if speedup else None,
+                low=speedup.low if speedup and speedup.has_interval else None,
+                high=speedup.high if speedup and speedup.has_interval else None,
+                speedup_text=_speedup_text(speedup),
+                recompiles=sum(1 for r in recompiles if r.input in inputs and r.variant == variant),
+                compile_s=compile_s,
                 # a signature whose inputs compiled nothing (their guards passed) shows "—", not "0 ns"
-                "compile_time": format_s(compile_s) if compile_s > 0 else "—",
-                "representative": index == representative,
-            }
+                compile_time=format_s(compile_s) if compile_s > 0 else "—",
+                representative=index == representative,
+            )
         )
-    recompile_rows: list[contract.InputRecompileRow] = []
+    recompile_rows: list[InputRecompileRow] = []
     said: set[tuple[int, str]] = set()  # an input's compile time is said once, on its first recompile's row
     for r in recompiles:
         assert r.input is not None
@@ -107,16 +161,16 @@ def inputs_summary(run: ProfileRun) -> contract.InputsSummary | None:
         said.add((r.input, r.variant))
         compile_s = _compile_s(sequence, r.input, r.variant) if first else None
         recompile_rows.append(
-            {
-                "input": r.input + 1,
-                "signature": signature_text(sequence, sequence.calls[r.input].signature)
+            InputRecompileRow(
+                input=r.input + 1,
+                signature=signature_text(sequence, sequence.calls[r.input].signature)
                 if r.input < len(sequence.calls)
                 else "",
-                "variant": r.variant,
-                "text": recompile_text(r, lines_of(run), run.lr_schedulers),
-                "compile_s": compile_s,
-                "compile_time": format_s(compile_s) if compile_s is not None else "",
-            }
+                variant=r.variant,
+                text=recompile_text(r, lines_of(run), run.lr_schedulers),
+                compile_s=compile_s,
+                compile_time=format_s(compile_s) if compile_s is not None else "",
+            )
         )
     wrong = [c for c in sequence.calls if c.matches is False]
     mismatches = [
@@ -129,34 +183,32 @@ def inputs_summary(run: ProfileRun) -> contract.InputsSummary | None:
         mismatches.append(f"… and on {len(wrong) - MISMATCHES_LISTED:,} more inputs")
     listed = _listed_rows(rows)
     more = [r for r in rows if r not in listed]
-    return {
-        "count": sequence.count,
-        "name": sequence.name,
-        "source": sequence.source,
-        "text": sequence_text(run, recompiles, variant),
-        "rows": listed,
-        "more_signatures_text": (
-            f"… {len(more):,} more signatures, {sum(r['calls'] for r in more):,} inputs, each timed apart"
-            if more
-            else ""
+    return InputsSummary(
+        count=sequence.count,
+        name=sequence.name,
+        source=sequence.source,
+        text=sequence_text(run, recompiles, variant),
+        rows=listed,
+        more_signatures_text=(
+            f"… {len(more):,} more signatures, {sum(r.calls for r in more):,} inputs, each timed apart" if more else ""
         ),
-        "recompiles": recompile_rows,
-        "mismatches": mismatches,
-        "compared": sum(1 for c in sequence.calls if c.matches is not None),
-        "comparison_text": comparison_text(sequence),
-        "timing_text": timing_text(run),
-    }
+        recompiles=recompile_rows,
+        mismatches=mismatches,
+        compared=sum(1 for c in sequence.calls if c.matches is not None),
+        comparison_text=comparison_text(sequence),
+        timing_text=timing_text(run),
+    )
 
 
 INPUTS_KEPT = 100  # a row's input numbers kept as a list in the JSON (``inputs_text`` words them all)
 
 
-def _listed_rows(rows: list[contract.InputSignatureRow]) -> list[contract.InputSignatureRow]:
+def _listed_rows(rows: list[InputSignatureRow]) -> list[InputSignatureRow]:
     """The signature rows a summary lists: all of a few; beyond ``SIGNATURES_LISTED``, the most called ones and
     the representative, in their order."""
     if len(rows) <= SIGNATURES_LISTED:
         return rows
-    keep = sorted(range(len(rows)), key=lambda i: (not rows[i]["representative"], -rows[i]["calls"], i))
+    keep = sorted(range(len(rows)), key=lambda i: (not rows[i].representative, -rows[i].calls, i))
     chosen = set(keep[:SIGNATURES_LISTED])
     return [r for i, r in enumerate(rows) if i in chosen]
 

@@ -199,6 +199,6 @@ def _execution_order(runs: dict[int, ProfileRun], add: Add) -> None:
 
 
 def compile_divergences(runs: dict[int, ProfileRun], add: Add) -> None:
-    """Every rule above, in order (``job.DIVERGENCE_KINDS``)."""
+    """Every rule above, in order (``job_divergences.DIVERGENCE_KINDS``)."""
     for rule in (_compile_ids, _cache, _collectives, _tensor_meta, _execution_order):
         rule(runs, add)

@@ -38,12 +38,10 @@ between ops, not in them) while the table below it showed each part in µs.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
-from typing import cast
+from dataclasses import dataclass
 
 from ..profile_run import Kernel, KernelProfile, ProfileRun, Timing, Variant
 from ..stats import robust_sigma
-from . import contract
 from .contention import PREEMPTED_SHARE
 from .format import format_ms, format_share
 
@@ -77,10 +75,7 @@ class PassJudgment:
     tolerance_ms: float  # how far above the timed median the kernels may read
     preempted: bool  # every profiled call was preempted
     text: str  # why the pass's times are withheld, said where they would be; "" when trusted
-    why: str = ""  # the same in a few words, after the variant's name ("'s kernels read 16.1× its timed call")
-
-    def as_dict(self) -> contract.PassJudgment:
-        return cast(contract.PassJudgment, asdict(self))
+    why: str = ""  # the same in a few words, with the variant's name; "" when trusted
 
 
 def timer_spread_ms(timing: Timing) -> float:
@@ -218,6 +213,6 @@ def kernel_time_text(k: Kernel, withheld_variants, with_share: bool = True) -> s
     return text
 
 
-def digest(run: ProfileRun) -> dict[str, contract.PassJudgment]:
-    """``{variant: judgment}`` as the digest's JSON carries it (``summary["kernel_times"]``)."""
-    return {name: j.as_dict() for name, j in judgments(run).items()}
+def digest(run: ProfileRun) -> dict[str, PassJudgment]:
+    """``{variant: judgment}``, as the summary's ``kernel_times`` carries it."""
+    return judgments(run)

@@ -35,11 +35,10 @@ says why.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
-from typing import cast
+from dataclasses import dataclass, field
 
 from ..profile_run import ProfileRun
-from . import contract
+from ..serialize import ADDED_LATER
 from .facts import cell_code, focus_kernels, kernel_variants
 from .format import format_ms, format_share
 from .kernel_times import share_text, withheld
@@ -47,18 +46,20 @@ from .kernel_times import share_text, withheld
 
 @dataclass
 class LineRow:
-    """One cell line: its code, the kernels that came from it, and their time per variant."""
+    """One cell line: its code, the kernels that came from it, and their time per variant, with each cell worded."""
 
     line: int
     code: str
     kernels: dict[str, list[str]] = field(default_factory=dict)  # variant -> kernel names (eager: its ATen ops)
-    time_ms: dict[str, float | None] = field(default_factory=dict)  # variant -> its share of kernel time
+    time_ms: dict[str, float | None] = field(default_factory=dict)  # variant -> its kernel time (None: none timed)
     # compiled variant -> the ops it ran on this line outside its compiled graphs, most time first
-    eager_ops: dict[str, list[str]] = field(default_factory=dict)
+    eager_ops: dict[str, list[str]] = field(default_factory=dict, metadata=ADDED_LATER)  # variant -> ops run eagerly
     shared: dict[str, int] = field(default_factory=dict)  # variant -> kernels also counted on other lines
     graph_breaks: int = 0
     # variant -> this line's share of the variant's kernel time, where its pass's times are withheld
-    share: dict[str, float | None] = field(default_factory=dict)
+    share: dict[str, float | None] = field(default_factory=dict, metadata=ADDED_LATER)  # variant -> share of pass
+    # set once the row is whole (``word``)
+    texts: dict[str, str] = field(default_factory=dict, metadata=ADDED_LATER)  # variant -> "1.2 ms", "31% of pass"
 
     def time_text(self, variant: str) -> str:
         """The row's time for ``variant`` as every view words it: blank where the variant has no kernel
@@ -74,36 +75,9 @@ class LineRow:
         """Whether ``variant`` ran anything on this line: kernels, or ops outside its compiled graphs."""
         return variant in self.kernels or variant in self.eager_ops
 
-    def as_dict(self) -> contract.LineRow:
-        variants = dict.fromkeys([*self.kernels, *self.eager_ops])
-        return cast(contract.LineRow, asdict(self) | {"texts": {v: self.time_text(v) for v in variants}})
-
-
-@dataclass
-class LineTimes:
-    """Every cell line with kernels or graph breaks, and what no line could claim."""
-
-    variants: list[str]  # "eager" when it has line times, then variants with kernels, the speedup's variant first
-    rows: list[LineRow]
-    unattributed: dict[str, int]  # variant -> kernels tied to no cell line
-    unattributed_ms: dict[str, float | None]  # variant -> those kernels' time
-    # variant -> its measured kernel time (``CallBreakdown.kernels_ms``) that no line holds: the kernels
-    # above and what it ran outside compiled graphs while no cell line ran; its lines and this add up to it
-    off_lines_ms: dict[str, float] = field(default_factory=dict)
-    off_lines_text: list[str] = field(default_factory=list)  # each variant with anything off the lines, worded
-    withheld: dict[str, str] = field(default_factory=dict)  # variant -> why its times are shares here
-
-    def as_dict(self) -> contract.LineTimes:
-        return {
-            "rule": RULE,
-            "variants": self.variants,
-            "rows": [r.as_dict() for r in self.rows],
-            "unattributed": self.unattributed,
-            "unattributed_ms": self.unattributed_ms,
-            "off_lines_ms": self.off_lines_ms,
-            "off_lines_text": self.off_lines_text,
-            "withheld": self.withheld,
-        }
+    def word(self) -> None:
+        """Set ``texts``, once every time and share of the row is in."""
+        self.texts = {v: self.time_text(v) for v in dict.fromkeys([*self.kernels, *self.eager_ops])}
 
 
 RULE = (
@@ -111,6 +85,23 @@ RULE = (
     "time; eager time is counted on the line that was running when each op was called, as is what a compiled "
     "variant ran outside its compiled graphs, and a compiled backward's kernels on the line that runs the backward"
 )
+
+
+@dataclass(kw_only=True)
+class LineTimes:
+    """Time per cell line: every cell line with kernels or graph breaks, and what no line could claim."""
+
+    rule: str = RULE  # the one rule the times follow, in words
+    variants: list[str]  # "eager" when it has line times, then variants with kernels, the speedup's variant first
+    rows: list[LineRow]
+    unattributed: dict[str, int]  # variant -> kernels tied to no cell line
+    unattributed_ms: dict[str, float | None]  # variant -> those kernels' time
+    # variant -> its measured kernel time (``CallBreakdown.kernels_ms``) that no line holds: the kernels
+    # above and what it ran outside compiled graphs while no cell line ran; its lines and this add up to it
+    off_lines_ms: dict[str, float] = field(default_factory=dict, metadata=ADDED_LATER)  # variant -> time off lines
+    off_lines_text: list[str] = field(default_factory=list, metadata=ADDED_LATER)  # what no line holds, worded
+    withheld: dict[str, str] = field(default_factory=dict, metadata=ADDED_LATER)  # variant -> why its times are shares
+
 
 _RUNS_BACKWARD = re.compile(r"\.backward\(|\bautograd\.(?:backward|grad)\(")
 
@@ -191,6 +182,8 @@ def line_times(run: ProfileRun) -> LineTimes:
         withheld=left_out,
     )
     _withhold(out, profiles)
+    for r in out.rows:
+        r.word()
     return out
 
 

@@ -10,11 +10,9 @@ the timed call's.
 from __future__ import annotations
 
 import ast
-from dataclasses import asdict, dataclass
-from typing import cast
+from dataclasses import dataclass, field
 
 from ..profile_run import AutotuneResult, DevicePeaks, Kernel, ProfileRun
-from . import contract
 from .format import format_gbps, format_ms, format_s, format_share, format_speedup, format_tflops, one_line
 from .kernel_times import withheld
 
@@ -26,6 +24,22 @@ _DTYPES = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32", "float64": 
 
 
 # -- the device's ceilings and memory -------------------------------------------------------------
+
+
+@dataclass
+class DevicePeaksSummary:
+    """The device's measured ceilings in words, and how they were measured."""
+
+    text: str
+    method: str
+
+
+@dataclass
+class MemoryRatio:
+    """Compiled's peak memory over eager's, and the sentence for it."""
+
+    value: float
+    text: str
 
 
 def device_peaks_text(peaks: DevicePeaks) -> str:
@@ -71,8 +85,10 @@ def dtype_words(dtypes: str) -> str:
     return ", ".join(dict.fromkeys(_DTYPES.get(n, n) for n in names))
 
 
-@dataclass
+@dataclass(frozen=True)
 class AutotuneRow:
+    """One max-autotune choice: the op, its shape, what won and how long tuning took."""
+
     variant: str
     op: str
     shape: str  # in words: [4096×4096, 4096×4096]
@@ -83,17 +99,19 @@ class AutotuneRow:
     best_triton_ms: float | None
     autotune_s: float | None
     text: str
+    # best_ms, best_triton_ms, autotune_s as every view words them ("410 µs", "—"): the panel formats nothing
+    texts: dict[str, str] = field(init=False)
 
-    def texts(self) -> dict[str, str]:
-        """Each time as every view words it, keyed as its field: the panel shows these, formatting nothing."""
-        return {
-            "best_ms": format_ms(self.best_ms),
-            "best_triton_ms": format_ms(self.best_triton_ms),
-            "autotune_s": format_s(self.autotune_s),
-        }
-
-    def as_dict(self) -> contract.AutotuneRow:
-        return cast(contract.AutotuneRow, asdict(self) | {"texts": self.texts()})
+    def __post_init__(self) -> None:  # worded once, from the row's figures (frozen: they cannot change after)
+        object.__setattr__(
+            self,
+            "texts",
+            {
+                "best_ms": format_ms(self.best_ms),
+                "best_triton_ms": format_ms(self.best_triton_ms),
+                "autotune_s": format_s(self.autotune_s),
+            },
+        )
 
 
 def autotune_text(r: AutotuneResult) -> str:
@@ -138,9 +156,17 @@ def autotune_rows(run: ProfileRun) -> list[AutotuneRow]:
 # -- CUDA graphs -----------------------------------------------------------------------------------
 
 
-def cudagraph_skips(run: ProfileRun) -> list[contract.CudagraphSkip]:
-    """``[{variant, reasons}]`` for each variant whose CUDA graphs Inductor skipped, and why."""
-    return [{"variant": v.name, "reasons": list(v.cudagraph_skips)} for v in run.variants if v.cudagraph_skips]
+@dataclass
+class CudagraphSkip:
+    """Why CUDA graphs were skipped in one variant."""
+
+    variant: str
+    reasons: list[str]
+
+
+def cudagraph_skips(run: ProfileRun) -> list[CudagraphSkip]:
+    """Each variant whose CUDA graphs Inductor skipped, and why."""
+    return [CudagraphSkip(variant=v.name, reasons=list(v.cudagraph_skips)) for v in run.variants if v.cudagraph_skips]
 
 
 def cudagraph_text(variant: str, reasons: list[str], first_only: bool = False) -> str:
@@ -154,7 +180,7 @@ def cudagraph_text(variant: str, reasons: list[str], first_only: bool = False) -
 
 def cudagraph_warnings(run: ProfileRun) -> list[str]:
     """The card's warning per variant that skipped CUDA graphs, with its first reason."""
-    return [cudagraph_text(s["variant"], s["reasons"], first_only=True) for s in cudagraph_skips(run)]
+    return [cudagraph_text(s.variant, s.reasons, first_only=True) for s in cudagraph_skips(run)]
 
 
 # -- the roofline --------------------------------------------------------------------------------
@@ -172,9 +198,6 @@ class RooflineRow:
     achieved_tflops: float | None
     compute_share: float | None  # of the bf16 matmul peak
     text: str
-
-    def as_dict(self) -> contract.RooflineRow:
-        return cast(contract.RooflineRow, asdict(self))
 
     def bound(self) -> tuple[str, float] | None:
         """The ceiling this kernel comes closest to, and its share of it: ``(COPY_PEAK, 0.46)``."""
@@ -250,13 +273,26 @@ def roofline_note(run: ProfileRun) -> str:
 # -- all of it, as the REST API serves it --------------------------------------------------------
 
 
-def measured(run: ProfileRun) -> contract.Measured:
+@dataclass
+class Measured:
+    """What was measured beside the timing (``measured``): the digest's figures and sentences."""
+
+    device_peaks: DevicePeaksSummary | None
+    memory_ratio: MemoryRatio | None
+    autotune: list[AutotuneRow]
+    cudagraph_skips: list[CudagraphSkip]
+    roofline: list[RooflineRow]
+
+
+def measured(run: ProfileRun) -> Measured:
     peaks, value = run.device_peaks, run.memory_ratio
     ratio = memory_ratio_text(run)  # None where value is
-    return {
-        "device_peaks": {"text": device_peaks_text(peaks), "method": peaks.method} if peaks is not None else None,
-        "memory_ratio": {"value": value, "text": ratio} if ratio is not None and value is not None else None,
-        "autotune": [r.as_dict() for r in autotune_rows(run)],
-        "cudagraph_skips": cudagraph_skips(run),
-        "roofline": [r.as_dict() for r in roofline_rows(run)],
-    }
+    return Measured(
+        device_peaks=DevicePeaksSummary(text=device_peaks_text(peaks), method=peaks.method)
+        if peaks is not None
+        else None,
+        memory_ratio=MemoryRatio(value=value, text=ratio) if ratio is not None and value is not None else None,
+        autotune=autotune_rows(run),
+        cudagraph_skips=cudagraph_skips(run),
+        roofline=roofline_rows(run),
+    )

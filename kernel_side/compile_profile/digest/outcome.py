@@ -27,7 +27,7 @@ A rung that overrides the speedup keeps it on screen beneath the verdict, marked
 meaningful: compiled results differ`` (``speedup_text``), ``speedup_meaningful`` false.  Each fact a rung reads
 is one the engine recorded: ``Correctness.ok`` and ``InputCall.matches``, ``Recompile.limit`` with
 ``Recompile.frame`` ("" for the cell's own frame), the profiler pass's ``no_graph_region`` note, a graph break
-Dynamo could not resume after (``facts.BreakGroup.skipped_rest``), the variants' errors.
+Dynamo could not resume after (``breaks.BreakGroup.skipped_rest``), the variants' errors.
 """
 
 from __future__ import annotations
@@ -37,8 +37,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..profile_run import ProfileRun, Recompile, Variant
-from . import contract
-from .facts import break_groups, break_place
+from .breaks import break_groups, break_place
 from .format import format_diff, lines_of, ratio_phrase
 from .notes import COMPILE_STAGE_WORDS, error_message, variant_error
 from .trace import trace_headline
@@ -76,8 +75,8 @@ class Rung:
 
 
 @dataclass(frozen=True)
-class Outcome:
-    """The verdict of one run: the rung that held and the sentence it found."""
+class Verdict:
+    """The verdict of one run: the rung that held and the sentence it found (``outcome``)."""
 
     rung: Rung
     text: str
@@ -268,12 +267,12 @@ LADDER: tuple[Rung, ...] = (
 _FAILURES = ("eager_failed", "compile_failed")
 
 
-def outcome(run: ProfileRun) -> Outcome:
+def outcome(run: ProfileRun) -> Verdict:
     """The first rung of ``LADDER`` that holds, with its sentence."""
     for rung in LADDER:
         text = rung.finds(run)
         if text is not None:
-            return Outcome(rung, text)
+            return Verdict(rung, text)
     raise AssertionError("the ladder's last rung holds for every run with a speedup, and 'stopped' for the rest")
 
 
@@ -288,7 +287,7 @@ def speedup_tone(run: ProfileRun) -> Tone:
     return "faster" if low > 1 else "slower" if high < 1 else "even"
 
 
-def speedup_text(run: ProfileRun, verdict: Outcome | None = None) -> str:
+def speedup_text(run: ProfileRun, verdict: Verdict | None = None) -> str:
     """The speedup as it stands beneath the verdict: ``1.53× slower — not meaningful: compiled results differ``
     where the verdict overrides it, else its phrase (``1.30× slower (within noise)``); "" without one."""
     s = run.speedup
@@ -301,7 +300,7 @@ def speedup_text(run: ProfileRun, verdict: Outcome | None = None) -> str:
     return f"{phrase} (within noise)" if s.includes_one else phrase
 
 
-def badge_text(run: ProfileRun, verdict: Outcome | None = None) -> str:
+def badge_text(run: ProfileRun, verdict: Verdict | None = None) -> str:
     """What a badge shows: the verdict's label, or the speedup (``1.25× faster``) where the speedup is the verdict,
     or the run's status where it has neither."""
     verdict = verdict or outcome(run)
@@ -310,7 +309,7 @@ def badge_text(run: ProfileRun, verdict: Outcome | None = None) -> str:
     return ratio_phrase(run.speedup.value) if run.speedup is not None else run.status
 
 
-def list_status(run: ProfileRun, verdict: Outcome | None = None) -> str:
+def list_status(run: ProfileRun, verdict: Verdict | None = None) -> str:
     """The run's state in the words every list shows (``compile-profile ls``, the panel's run list): the verdict's
     label where it says more than the speedup (``results differ``, ``ran eagerly``, ``compile failed``), after the
     run's status where that is not "ok" and says something else (``interrupted, results differ``); else its
@@ -324,19 +323,32 @@ def list_status(run: ProfileRun, verdict: Outcome | None = None) -> str:
     return f"{run.status}, {label}"
 
 
-def tone(run: ProfileRun, verdict: Outcome | None = None) -> Tone:
+def tone(run: ProfileRun, verdict: Verdict | None = None) -> Tone:
     verdict = verdict or outcome(run)
     return verdict.rung.tone or speedup_tone(run)
 
 
-def outcome_digest(run: ProfileRun) -> contract.Outcome:
-    """The verdict as the panel and the card read it (``summarize``'s ``outcome``)."""
+@dataclass
+class Outcome:
+    """The run's verdict as every view shows it first, coloured by ``tone``; beneath a verdict that overrides it the
+    speedup is not meaningful (``outcome_digest``)."""
+
+    kind: OutcomeKind
+    label: str  # what a badge shows: "results differ", "ran eagerly", or the speedup where it is the verdict
+    text: str  # the verdict's sentence, which the headline leads with
+    tone: Tone
+    speedup_meaningful: bool  # False beneath a verdict that overrides the speedup, and without one
+    speedup_text: str  # "1.53× slower — not meaningful: compiled results differ"; the phrase where meaningful
+
+
+def outcome_digest(run: ProfileRun) -> Outcome:
+    """The verdict as the panel and the card read it (the summary's ``outcome``)."""
     verdict = outcome(run)
-    return {
-        "kind": verdict.kind,
-        "label": badge_text(run, verdict),
-        "text": verdict.text,
-        "tone": tone(run, verdict),
-        "speedup_meaningful": run.speedup is not None and not verdict.overrides,
-        "speedup_text": speedup_text(run, verdict),
-    }
+    return Outcome(
+        kind=verdict.kind,
+        label=badge_text(run, verdict),
+        text=verdict.text,
+        tone=tone(run, verdict),
+        speedup_meaningful=run.speedup is not None and not verdict.overrides,
+        speedup_text=speedup_text(run, verdict),
+    )

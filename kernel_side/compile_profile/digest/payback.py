@@ -9,11 +9,21 @@ significant figures, since both medians carry noise.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from ..profile_run import ProfileRun
-from . import contract
 from .facts import cache_words
 from .format import format_ms, format_s
+
+
+@dataclass
+class Payback:
+    """What compiling cost and after how many calls it pays back (``payback``)."""
+
+    compile_s: float
+    saving_ms: float
+    calls: int | None  # None: it never does
+    text: str
 
 
 def round_calls(n: int) -> int:
@@ -29,8 +39,8 @@ def calls_text(n: int) -> str:
     return f"~{r:,} call{'' if r == 1 else 's'}"
 
 
-def payback(run: ProfileRun) -> contract.Payback | None:
-    """``{compile_s, saving_ms, calls, text}`` for the speedup's variant; None without a compile time or timing."""
+def payback(run: ProfileRun) -> Payback | None:
+    """What compiling the speedup's variant cost and saves; None without a compile time or timing."""
     s, eager = run.speedup, run.eager
     if s is None or eager is None or eager.timing is None:
         return None
@@ -54,4 +64,4 @@ def payback(run: ProfileRun) -> contract.Payback | None:
             f"compiling cost {format_s(best.compile_s)}{cache}{more} and saves {format_ms(saving_ms)} a call: "
             f"it pays back after {calls_text(calls)}"
         )
-    return {"compile_s": best.compile_s, "saving_ms": saving_ms, "calls": calls, "text": text}
+    return Payback(compile_s=best.compile_s, saving_ms=saving_ms, calls=calls, text=text)

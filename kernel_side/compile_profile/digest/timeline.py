@@ -16,9 +16,10 @@ call; the others made the first call's wall time, which ``first_call_text`` acco
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Literal
 
 from ..profile_run import CompileSpan, ProfileRun, Variant
-from . import contract
 from .compiles import compile_key
 from .format import format_s, format_share
 
@@ -125,20 +126,56 @@ def _holds(outer: CompileSpan, inner: CompileSpan) -> bool:
     return outer.depth < inner.depth and outer.start_s <= inner.start_s and inner_end <= end
 
 
-def _phase(span: CompileSpan, start: float, shown: list[CompileSpan]) -> contract.TimelinePhase:
-    return {
-        "name": span.name,
-        "family": family(span.name),
-        "depth": sum(1 for outer in shown if _holds(outer, span)),
-        "start_s": span.start_s - start,
-        "duration_s": span.duration_s,
-        "time": format_s(span.duration_s),
-    }
+@dataclass
+class TimelinePhase:
+    """One timed span of a compile (``compile_rows``), nested by depth."""
+
+    name: str  # Dynamo's span name: "backend_compile", "inductor_compile", "compile_file"
+    family: str  # the part of the stack: "Dynamo", "AOTAutograd", "Inductor", "code generation and C++/Triton compile"
+    depth: int  # how many of the compile's shown phases hold it: 0 for its outermost spans
+    start_s: float  # from the variant's first compile's start
+    duration_s: float
+    time: str
 
 
-def compile_rows(run: ProfileRun) -> list[contract.CompileTimelineRow]:
+@dataclass
+class CompileTimelineRow:
+    """One compile (a compile id) of a compiled variant, its time and nested phases (``compile_rows``)."""
+
+    variant: str
+    compile_id: str  # "0/0"
+    when: Literal["first call", "recompile"]
+    start_s: float  # from the variant's first compile's start
+    total_s: float  # its outermost spans' sum
+    time: str
+    cache_text: str  # "FX graph: 2 misses (full_miss); AOTAutograd: 1 miss (full_miss)"; "" with no lookup
+    restart_text: str  # "[6/1_2] after 2 restarts: Failed to trace builtin operator; …" (tlparse's); "" with none
+    phases: list[TimelinePhase]  # SHOWN_PHASES, each at least 1% of the compile
+    compile_key: str  # the compile's kept attempt in the Compiles tab (``compiles.compile_key``); "" where not recorded
+
+
+@dataclass
+class CompileTimeline:
+    """Where the compiles' time went, compile by compile (``compile_timeline``)."""
+
+    text: str  # "first call 12.3 s: 11.9 s of it (97%) compiling 3 frames (0/0 9.1 s, ...)"
+    rows: list[CompileTimelineRow]
+
+
+def _phase(span: CompileSpan, start: float, shown: list[CompileSpan]) -> TimelinePhase:
+    return TimelinePhase(
+        name=span.name,
+        family=family(span.name),
+        depth=sum(1 for outer in shown if _holds(outer, span)),
+        start_s=span.start_s - start,
+        duration_s=span.duration_s,
+        time=format_s(span.duration_s),
+    )
+
+
+def compile_rows(run: ProfileRun) -> list[CompileTimelineRow]:
     """One row per compile of each compiled variant, in the order they began, starts from the variant's first."""
-    rows: list[contract.CompileTimelineRow] = []
+    rows: list[CompileTimelineRow] = []
     for v in run.compiled_variants:
         spans = [s for s in v.compile_spans if s.compile_id]
         if not spans:
@@ -152,32 +189,32 @@ def compile_rows(run: ProfileRun) -> list[contract.CompileTimelineRow]:
             total = sum(s.duration_s for s in mine if s.depth == 0)
             shown = [s for s in mine if _shown(s, total)]
             rows.append(
-                {
-                    "variant": v.name,
-                    "compile_id": compile_id,
-                    "when": "recompile" if compile_id in recompiled else "first call",
-                    "start_s": mine[0].start_s - origin,
-                    "total_s": total,
-                    "time": format_s(total),
-                    "cache_text": _cache_text(v, compile_id),
-                    "restart_text": restart_text(v, compile_id),
-                    "phases": [_phase(s, origin, shown) for s in shown],
-                    "compile_key": kept_key(run, v.name, compile_id),
-                }
+                CompileTimelineRow(
+                    variant=v.name,
+                    compile_id=compile_id,
+                    when="recompile" if compile_id in recompiled else "first call",
+                    start_s=mine[0].start_s - origin,
+                    total_s=total,
+                    time=format_s(total),
+                    cache_text=_cache_text(v, compile_id),
+                    restart_text=restart_text(v, compile_id),
+                    phases=[_phase(s, origin, shown) for s in shown],
+                    compile_key=kept_key(run, v.name, compile_id),
+                )
             )
     return rows
 
 
-def first_call_text(v: Variant, rows: list[contract.CompileTimelineRow]) -> str:
+def first_call_text(v: Variant, rows: list[CompileTimelineRow]) -> str:
     """``first call 12.3 s: 11.9 s of it (97%) compiling 3 frames (0/0 9.1 s, 1/0 2.0 s, 2/0 0.8 s)``;
     ``compiling 3 frames (...): 11.9 s`` for a run with no first call timed (read from a TORCH_TRACE); "" when the
     variant has no spans."""
-    mine = [r for r in rows if r.get("variant") == v.name and r["when"] == "first call"]
+    mine = [r for r in rows if r.variant == v.name and r.when == "first call"]
     if not mine:
         return ""
-    compiling = sum(r["total_s"] for r in mine)
-    listed = sorted(mine, key=lambda r: -r["total_s"])
-    shown = ", ".join(f"{r['compile_id']} {r['time']}" for r in listed[:4]) + (", …" if len(listed) > 4 else "")
+    compiling = sum(r.total_s for r in mine)
+    listed = sorted(mine, key=lambda r: -r.total_s)
+    shown = ", ".join(f"{r.compile_id} {r.time}" for r in listed[:4]) + (", …" if len(listed) > 4 else "")
     n = len(mine)
     frames = f"{n} frame{'' if n == 1 else 's'} ({shown})"
     if v.first_call_s is None:  # a run read from a TORCH_TRACE: its compiles, no call around them
@@ -186,22 +223,22 @@ def first_call_text(v: Variant, rows: list[contract.CompileTimelineRow]) -> str:
     return f"first call {format_s(v.first_call_s)}: {format_s(compiling)} of it ({share}) compiling {frames}"
 
 
-def compile_timeline(run: ProfileRun) -> contract.CompileTimeline | None:
+def compile_timeline(run: ProfileRun) -> CompileTimeline | None:
     """The rows and one sentence per compiled variant's first call; None where no spans were recorded (a run
     stored before they were, or one that compiled nothing)."""
     rows = compile_rows(run)
     if not rows:
         return None
     texts = [t for v in run.compiled_variants if (t := first_call_text(v, rows))]
-    recompiles = [r for r in rows if r["when"] == "recompile"]
+    recompiles = [r for r in rows if r.when == "recompile"]
     if recompiles:
-        seconds = sum(r["total_s"] for r in recompiles)
+        seconds = sum(r.total_s for r in recompiles)
         n = len(recompiles)
         texts.append(f"{n} recompile{'' if n == 1 else 's'} after it: {format_s(seconds)}")
-    restarted = [r for r in rows if r["restart_text"]]
+    restarted = [r for r in rows if r.restart_text]
     if restarted:
         n = len(restarted)
         texts.append(
             f"{n} compile{'' if n == 1 else 's'} restarted Dynamo's analysis (a graph break restarts it; each row says why)"
         )
-    return {"text": "; ".join(texts), "rows": rows}
+    return CompileTimeline(text="; ".join(texts), rows=rows)

@@ -7,9 +7,11 @@ what was skipped); every view says them through these functions.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..profile_run import ProfileRun, TraceOrigin
-from . import contract
-from .facts import break_count_text, cache_words
+from .breaks import break_count_text
+from .facts import cache_words
 from .format import format_s
 from .notes import variant_error
 
@@ -17,6 +19,20 @@ NO_TIMINGS = "from a TORCH_TRACE: no timings"
 KINDS_LISTED = 5
 RECORDS_LISTED = 3  # the skipped records named with their line
 FILES_LISTED = 3
+
+
+@dataclass
+class TraceSummary:
+    """Where a run read from a TORCH_TRACE log came from (``trace_summary``)."""
+
+    path: str
+    rank: int | None
+    torch_version: str  # "" where the trace does not say
+    script: str  # the file whose lines are the run's lines
+    compile_ids: int  # how many compile ids the trace names
+    text: str  # "from the TORCH_TRACE /tmp/t/x.log (rank 1), written by torch 2.13.0+cpu; lines are those of …"
+    skipped_text: str  # what of the log was skipped, counted; "" when everything was read
+    no_timings: str  # what the views show where a profiled run's timings are: "from a TORCH_TRACE: no timings"
 
 
 def _plural(n: int, word: str) -> str:
@@ -74,21 +90,21 @@ def skipped_text(t: TraceOrigin) -> str:
     return "; ".join(parts)
 
 
-def trace_summary(run: ProfileRun) -> contract.TraceSummary | None:
-    """``summarize(run)["trace"]``: where a run read from a trace came from; None for a profiled run."""
+def trace_summary(run: ProfileRun) -> TraceSummary | None:
+    """The summary's ``trace``: where a run read from a trace came from; None for a profiled run."""
     t = run.imported_trace
     if t is None:
         return None
-    return {
-        "path": t.path,
-        "rank": t.rank,
-        "torch_version": t.torch_version,
-        "script": t.script,
-        "compile_ids": len(t.compile_ids),
-        "text": origin_text(t),
-        "skipped_text": skipped_text(t),
-        "no_timings": NO_TIMINGS,
-    }
+    return TraceSummary(
+        path=t.path,
+        rank=t.rank,
+        torch_version=t.torch_version,
+        script=t.script,
+        compile_ids=len(t.compile_ids),
+        text=origin_text(t),
+        skipped_text=skipped_text(t),
+        no_timings=NO_TIMINGS,
+    )
 
 
 def trace_headline(run: ProfileRun) -> str:

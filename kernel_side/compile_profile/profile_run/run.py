@@ -252,7 +252,7 @@ class InputSequence:
 class Recommendation:
     """What ``--sweep`` measured: the fastest compiled variant and its ``torch.compile`` call, and how much
     faster it ran than the next fastest (``runner_up``): the ratio of their medians with its 95% interval.
-    The digest says whether that is a measurable difference (``digest.summary.recommendation_digest``)."""
+    The digest says whether that is a measurable difference (``digest.recommendation.recommendation_digest``)."""
 
     variant: str
     call: str
@@ -452,8 +452,8 @@ class ProfileRun:
         return cls.from_dict(json.loads(text))
 
     # -- views: registered by the adapters (``views``); figures are derived in compile_profile.digest --
-    def summary(self) -> Any:
-        """The digest's summary of this run (``digest.summarize``)."""
+    def summary(self) -> dict[str, Any]:
+        """The run's summary as JSON (``digest.summarize``; its shape is ``digest.summary.RunSummary``)."""
         return VIEWS.get("summary")(self)
 
     def _repr_mimebundle_(self, include: Container[str] | None = None, exclude: Container[str] | None = None):

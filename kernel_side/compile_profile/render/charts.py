@@ -17,19 +17,20 @@ from html import escape
 from typing import Any
 
 from ..digest.breakdown import TITLE, breakdown, columns
-from ..digest.contract import CompileTimeline, PlotlyFigure, TimelinePhase
 from ..digest.facts import focus_kernels, top_kernels
 from ..digest.format import format_ms
 from ..digest.inputs import sequence_times, signature_text, variant_bar_text
 from ..digest.kernel_times import withheld
 from ..digest.lines import line_times
 from ..digest.measured import roofline_rows
-from ..digest.timeline import compile_timeline
+from ..digest.timeline import CompileTimeline, TimelinePhase, compile_timeline
 from ..profile_run import ProfileRun
 
 TOP_CHART_KERNELS = 20
 
-Figure = PlotlyFigure
+# A plotly figure as plotly's own JSON (``data``, ``layout``), drawn as it is; ``digest.contract.PlotlyFigure``
+# declares it for the schema and the panel's TypeScript.
+Figure = dict[str, Any]
 
 
 def _text(s: str) -> str:
@@ -216,28 +217,28 @@ def compile_timeline_figure(timeline: CompileTimeline | None) -> Figure:
     title = "Compile timeline: each compile's phases, nested"
     if timeline is None:
         return _empty(title, "no compile spans were recorded")
-    rows = timeline["rows"]
-    several = len({r["variant"] for r in rows}) > 1
+    rows = timeline.rows
+    several = len({r.variant for r in rows}) > 1
     labels = _unique(
         [
-            f"{r['variant'] + ' ' if several else ''}{r['compile_id']}{' (recompile)' if r['when'] == 'recompile' else ''}"
+            f"{r.variant + ' ' if several else ''}{r.compile_id}{' (recompile)' if r.when == 'recompile' else ''}"
             for r in rows
         ]
     )
     by_family: dict[str, list[tuple[str, TimelinePhase]]] = {}
     for label, r in zip(labels, rows, strict=True):
-        for p in r["phases"]:
-            by_family.setdefault(p["family"], []).append((label, p))
+        for p in r.phases:
+            by_family.setdefault(p.family, []).append((label, p))
     traces = [
         {
             "type": "bar",
             "orientation": "h",
             "name": _text(name),
             "y": [_text(label) for label, _ in phases],
-            "base": [p["start_s"] for _, p in phases],
-            "x": [p["duration_s"] for _, p in phases],
-            "width": [max(0.15, 0.8 - 0.16 * p["depth"]) for _, p in phases],
-            "text": [_text(p["name"]) for _, p in phases],
+            "base": [p.start_s for _, p in phases],
+            "x": [p.duration_s for _, p in phases],
+            "width": [max(0.15, 0.8 - 0.16 * p.depth) for _, p in phases],
+            "text": [_text(p.name) for _, p in phases],
             "textposition": "none",
             "hovertemplate": "%{text}: %{x:.3g} s (from %{base:.3g} s)<extra>%{fullData.name}</extra>",
         }

@@ -14,15 +14,14 @@ from collections.abc import Set as AbstractSet
 from html import escape
 
 from ..digest.breakdown import TITLE, breakdown, breakdown_note, columns, verdict
+from ..digest.breaks import break_count_text, break_groups
 from ..digest.compare import Comparison
+from ..digest.correctness import correctness_text
 from ..digest.diagnosis import diagnosis, diagnosis_heading
 from ..digest.distributed import collective_texts, ddp_split_text, distributed_text
 from ..digest.facts import (
     TOP_KERNELS,
-    break_count_text,
-    break_groups,
     cache_counts,
-    correctness_text,
     device_text,
     interrupted_text,
     kernel_count_text,
@@ -48,7 +47,8 @@ from ..digest.measured import (
 )
 from ..digest.notes import error_message, note_text, run_notes, variant_error
 from ..digest.payback import payback
-from ..digest.summary import headline, recommendation_digest, warnings
+from ..digest.recommendation import recommendation_digest
+from ..digest.summary import headline, warnings
 from ..digest.trace import origin_text, skipped_text
 from ..profile_run import ProfileRun
 
@@ -122,7 +122,7 @@ def _verdict(run: ProfileRun) -> str:
     pays = payback(run)
     return "".join(
         f'<div class="{cls}" style="margin:2px 0">{escape(text)}</div>'
-        for cls, text in (("cp-verdict", verdict(run)), ("cp-payback", pays["text"] if pays else None))
+        for cls, text in (("cp-verdict", verdict(run)), ("cp-payback", pays.text if pays else None))
         if text
     )
 
@@ -185,7 +185,7 @@ def _facts(run: ProfileRun) -> str:
         rows.append(
             [
                 "recommendation (--sweep)",
-                f"{escape(recommendation.get('text', ''))}<br>{_code(recommendation['call'])}",
+                f"{escape(recommendation.text)}<br>{_code(recommendation.call)}",
             ]
         )
     body = "".join(f"<tr><th {_TH}>{k}</th><td {_TD}>{v}</td></tr>" for k, v in rows)
@@ -240,36 +240,36 @@ def inputs_html(run: ProfileRun) -> str:
         return ""
     rows = [
         [
-            escape(r["signature"]) + (" *" if r["representative"] else ""),
-            escape(r["inputs_text"]),
-            str(r["calls"]),
-            escape(r["eager_time"]),
-            escape(r["compiled_time"]),
-            escape(r["speedup_text"]),
-            str(r["recompiles"]),
-            escape(r["compile_time"]),
+            escape(r.signature) + (" *" if r.representative else ""),
+            escape(r.inputs_text),
+            str(r.calls),
+            escape(r.eager_time),
+            escape(r.compiled_time),
+            escape(r.speedup_text),
+            str(r.recompiles),
+            escape(r.compile_time),
         ]
-        for r in summary["rows"]
+        for r in summary.rows
     ]
     recompiles = [
-        [str(r["input"]), escape(r["signature"]), escape(r["compile_time"] or "—"), escape(r["text"])]
-        for r in summary["recompiles"][:MAX_ROWS]
+        [str(r.input), escape(r.signature), escape(r.compile_time or "—"), escape(r.text)]
+        for r in summary.recompiles[:MAX_ROWS]
     ]
     return (
-        f"<div {_H}>Inputs</div><div>{escape(summary['text'])}</div>"
+        f"<div {_H}>Inputs</div><div>{escape(summary.text)}</div>"
         + html_table(
             ["signature", "inputs", "calls", "eager", "compiled", "speedup", "recompiles", "compiling"],
             rows,
             numeric={2, 3, 4, 6, 7},
         )
-        + (f"<div {_MUTED}>{escape(summary['more_signatures_text'])}</div>" if summary["more_signatures_text"] else "")
+        + (f"<div {_MUTED}>{escape(summary.more_signatures_text)}</div>" if summary.more_signatures_text else "")
         + (
             html_table(["input", "signature", "compiling", "recompile: what changed, and the fix"], recompiles)
             if recompiles
             else ""
         )
-        + f"<div {_MUTED}>{escape(summary['comparison_text'])}; {escape(summary['timing_text'])}"
-        + (" (* that signature)" if len(summary["rows"]) > 1 else "")
+        + f"<div {_MUTED}>{escape(summary.comparison_text)}; {escape(summary.timing_text)}"
+        + (" (* that signature)" if len(summary.rows) > 1 else "")
         + "</div>"
     )
 
@@ -309,7 +309,7 @@ def measured_html(run: ProfileRun) -> str:
     ratio = memory_ratio_text(run)
     if ratio:
         facts.append(["peak memory", escape(ratio)])
-    facts += [["CUDA graphs", escape(cudagraph_text(c["variant"], c["reasons"]))] for c in cudagraph_skips(run)]
+    facts += [["CUDA graphs", escape(cudagraph_text(c.variant, c.reasons))] for c in cudagraph_skips(run)]
     out = ""
     if facts:
         body = "".join(f"<tr><th {_TH}>{k}</th><td {_TD}>{v}</td></tr>" for k, v in facts)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from ..digest.contract import RunMimeData
 from ..digest.summary import summarize
 from ..profile_run import ProfileRun
 from .charts import variants_figure
@@ -16,11 +15,11 @@ MIME_TYPE = "application/vnd.compile-profile.run+json"
 MIME_VERSION = 1
 
 
-def run_payload(run: ProfileRun, logs: list[str] | None = None, log_count: int | None = None) -> RunMimeData:
-    """What the JupyterLab renderer draws at once; it fetches the full run from the store by ``run_id``.
-    ``logs``: the lines the profile wrote to stderr (the magic's, a repeated line once), which the card shows
-    folded; ``log_count``: how many lines came (``len(logs)`` by default)."""
-    payload: RunMimeData = {
+def run_payload(run: ProfileRun, logs: list[str] | None = None, log_count: int | None = None) -> dict[str, Any]:
+    """What the JupyterLab renderer draws at once (``digest.contract.RunMimeData``); it fetches the full run from the
+    store by ``run_id``.  ``logs``: the lines the profile wrote to stderr (the magic's, a repeated line once), which
+    the card shows folded; ``log_count``: how many lines came (``len(logs)`` by default)."""
+    payload: dict[str, Any] = {
         "version": MIME_VERSION,
         "run_id": run.id,
         "summary": summarize(run),

@@ -21,17 +21,17 @@ from typing import Any
 from plotly.offline import get_plotlyjs
 
 from ..artifacts import ArtifactSource, first_of, of_run
-from ..digest.contract import CompileTimeline
+from ..digest.breaks import break_count_text, break_groups
 from ..digest.cost import profile_cost
 from ..digest.distributed import collective_texts, ddp_split_text
-from ..digest.facts import break_count_text, break_groups, device_text, top_kernels
+from ..digest.facts import device_text, top_kernels
 from ..digest.format import format_ms, format_s, line_text, lines_of, one_line, outside_text
 from ..digest.guards import GraphGuards, failed_guard_text, graph_heading, run_guards
 from ..digest.kernel_times import kernel_time_text, withheld
 from ..digest.measured import autotune_rows, device_peaks_text, roofline_kernels, roofline_note, roofline_rows
 from ..digest.notes import error_message
 from ..digest.summary import first_code_line
-from ..digest.timeline import compile_timeline
+from ..digest.timeline import CompileTimeline, compile_timeline
 from ..profile_run import Graph, Kernel, ProfileRun
 from .charts import figures, overview_figures
 from .compile_html import CSS as COMPILES_CSS
@@ -173,16 +173,16 @@ def _compile_timeline(timeline: CompileTimeline | None) -> str:
     if timeline is None:
         return ""
     rows = []
-    for r in timeline["rows"]:
-        inner = sorted((p for p in r["phases"] if p["family"] != "whole compile"), key=lambda p: -p["duration_s"])
-        largest = ", ".join(f"{p['name']} {p['time']}" for p in inner[:3])
+    for r in timeline.rows:
+        inner = sorted((p for p in r.phases if p.family != "whole compile"), key=lambda p: -p.duration_s)
+        largest = ", ".join(f"{p.name} {p.time}" for p in inner[:3])
         rows.append(
-            f"<tr><td>{escape(r['variant'])}</td><td>{escape(r['compile_id'])}</td>"
-            f"<td>{escape(r['when'])}{'<br>' + escape(r['restart_text']) if r['restart_text'] else ''}</td>"
-            f"<td>{escape(r['time'])}</td><td>{escape(largest)}</td><td>{escape(r['cache_text'])}</td></tr>"
+            f"<tr><td>{escape(r.variant)}</td><td>{escape(r.compile_id)}</td>"
+            f"<td>{escape(r.when)}{'<br>' + escape(r.restart_text) if r.restart_text else ''}</td>"
+            f"<td>{escape(r.time)}</td><td>{escape(largest)}</td><td>{escape(r.cache_text)}</td></tr>"
         )
     return (
-        f"<h3>Compile timeline</h3><p>{escape(timeline['text'])}</p>"
+        f"<h3>Compile timeline</h3><p>{escape(timeline.text)}</p>"
         '<table class="list"><thead><tr><th>variant</th><th>compile</th><th>when</th><th>time</th>'
         "<th>largest phases</th><th>cache</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"
@@ -195,11 +195,10 @@ def _profile_cost(run: ProfileRun) -> str:
     if cost is None:
         return ""
     rows = "".join(
-        f"<tr><td>{escape(r['label'])}</td><td>{escape(r['time'])}</td><td>{escape(r['share'])}</td></tr>"
-        for r in cost["rows"]
+        f"<tr><td>{escape(r.label)}</td><td>{escape(r.time)}</td><td>{escape(r.share)}</td></tr>" for r in cost.rows
     )
     return (
-        f"<h2>The profile's own time</h2><p>{escape(cost['text'])}</p>"
+        f"<h2>The profile's own time</h2><p>{escape(cost.text)}</p>"
         '<table class="list"><thead><tr><th>stage</th><th>time</th><th>share</th></tr></thead>'
         f"<tbody>{rows}</tbody></table>"
     )

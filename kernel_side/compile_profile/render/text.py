@@ -16,17 +16,15 @@ import unicodedata
 from collections.abc import Sequence
 
 from ..digest.breakdown import TITLE, breakdown, breakdown_note, columns, verdict
+from ..digest.breaks import break_count_text, break_groups, break_place
 from ..digest.compare import Comparison
+from ..digest.correctness import correctness_text
 from ..digest.cost import profile_cost
 from ..digest.diagnosis import cause_text, diagnosis, diagnosis_heading
 from ..digest.distributed import collective_texts, ddp_split_text, distributed_text
 from ..digest.facts import (
-    break_count_text,
-    break_groups,
-    break_place,
     cache_counts,
     cache_words,
-    correctness_text,
     device_text,
     interrupted_text,
     kernel_count_text,
@@ -56,10 +54,12 @@ from ..digest.measured import (
     roofline_note,
     roofline_rows,
 )
+from ..digest.noise import timing_warnings
 from ..digest.notes import error_message, note_text, run_notes, variant_error, warning_notes
 from ..digest.outcome import outcome
 from ..digest.payback import payback
-from ..digest.summary import headline, recommendation_text, timing_warnings
+from ..digest.recommendation import recommendation_text
+from ..digest.summary import headline
 from ..digest.timeline import compile_timeline
 from ..digest.trace import origin_text, skipped_text
 from ..profile_run import ProfileRun, Variant
@@ -140,28 +140,28 @@ def _inputs_lines(run: ProfileRun) -> list[str]:
         return []
     rows = [
         [
-            r["signature"] + (" *" if r["representative"] else ""),
-            r["inputs_text"],
-            r["eager_time"],
-            r["compiled_time"],
-            r["speedup_text"],
-            _plural(r["recompiles"], "recompile"),
-            r["compile_time"] + " compiling",
+            r.signature + (" *" if r.representative else ""),
+            r.inputs_text,
+            r.eager_time,
+            r.compiled_time,
+            r.speedup_text,
+            _plural(r.recompiles, "recompile"),
+            r.compile_time + " compiling",
         ]
-        for r in summary["rows"]
+        for r in summary.rows
     ]
     table = text_table(["signature", "inputs", "eager", "compiled", "speedup", "recompiles", "compile"], rows)
-    out = [f"inputs: {summary['text']}", *(f"  {line}" for line in table.splitlines())]
-    if summary["more_signatures_text"]:
-        out.append(f"  {summary['more_signatures_text']}")
-    for r in summary["recompiles"][:MAX_LISTED]:
-        cost = f", {r['compile_time']} compiling" if r["compile_time"] else ""
-        out.append(f"  input {r['input']} ({r['signature']}) recompiled{cost}: {r['text']}")
-    if len(summary["recompiles"]) > MAX_LISTED:
-        out.append(f"  … and {len(summary['recompiles']) - MAX_LISTED} more recompiles")
-    out.append(f"  {summary['comparison_text']}")
-    out += [f"  {m}" for m in summary["mismatches"][:MAX_LISTED]]
-    out.append(f"  timing: {summary['timing_text']}" + (" (* that signature)" if len(rows) > 1 else ""))
+    out = [f"inputs: {summary.text}", *(f"  {line}" for line in table.splitlines())]
+    if summary.more_signatures_text:
+        out.append(f"  {summary.more_signatures_text}")
+    for r in summary.recompiles[:MAX_LISTED]:
+        cost = f", {r.compile_time} compiling" if r.compile_time else ""
+        out.append(f"  input {r.input} ({r.signature}) recompiled{cost}: {r.text}")
+    if len(summary.recompiles) > MAX_LISTED:
+        out.append(f"  … and {len(summary.recompiles) - MAX_LISTED} more recompiles")
+    out.append(f"  {summary.comparison_text}")
+    out += [f"  {m}" for m in summary.mismatches[:MAX_LISTED]]
+    out.append(f"  timing: {summary.timing_text}" + (" (* that signature)" if len(rows) > 1 else ""))
     return out
 
 
@@ -181,9 +181,9 @@ def _compile_lines(run: ProfileRun) -> list[str]:
     if counts:
         out.append("compile cache: " + "; ".join(counts))
     timeline = compile_timeline(run)
-    if timeline is not None and timeline["text"]:
-        out.append("compile timeline: " + timeline["text"])
-        restarted = [r["restart_text"] for r in timeline["rows"] if r["restart_text"]]
+    if timeline is not None and timeline.text:
+        out.append("compile timeline: " + timeline.text)
+        restarted = [r.restart_text for r in timeline.rows if r.restart_text]
         out.extend(f"  restarted: {t}" for t in restarted[:RESTARTS_LISTED])
         if len(restarted) > RESTARTS_LISTED:
             out.append(f"  … {len(restarted) - RESTARTS_LISTED} more restarted compiles (the Compile tab lists them)")
@@ -257,7 +257,7 @@ def _measured_lines(run: ProfileRun) -> list[str]:
         if rest > 0:
             out.append(f"  … and {rest} more kernels with rates")
     out += [f"autotune ({r.variant}): {r.text}" for r in autotune_rows(run)[: MAX_LISTED * 2]]
-    out += [cudagraph_text(s["variant"], s["reasons"]) for s in cudagraph_skips(run)]
+    out += [cudagraph_text(s.variant, s.reasons) for s in cudagraph_skips(run)]
     return out
 
 
@@ -310,7 +310,7 @@ def _breakdown_lines(run: ProfileRun) -> list[str]:
 def _verdict_lines(run: ProfileRun) -> list[str]:
     """Why compiled is faster or slower, and when compiling pays back: the digest's sentences."""
     pays = payback(run)
-    return [t for t in (verdict(run), pays["text"] if pays else None) if t]
+    return [t for t in (verdict(run), pays.text if pays else None) if t]
 
 
 def _lines_lines(run: ProfileRun) -> list[str]:
@@ -382,8 +382,8 @@ def _cost_lines(run: ProfileRun) -> list[str]:
     cost = profile_cost(run)
     if cost is None:
         return []
-    rows = [[row["label"], row["time"], row["share"]] for row in cost["rows"]]
-    return [cost["text"], text_table(["stage", "time", "share"], rows)] if rows else [cost["text"]]
+    rows = [[row.label, row.time, row.share] for row in cost.rows]
+    return [cost.text, text_table(["stage", "time", "share"], rows)] if rows else [cost.text]
 
 
 def cell_runs_text(n: int) -> str:

@@ -12,8 +12,9 @@ from html import escape
 
 import ipywidgets as widgets
 
+from ..digest.breaks import break_groups
 from ..digest.compare import compare
-from ..digest.facts import break_groups, top_kernels
+from ..digest.facts import top_kernels
 from ..digest.format import one_line
 from ..digest.kernel_times import kernel_time_text, withheld
 from ..digest.measured import roofline_rows

@@ -1,7 +1,8 @@
 """REST handlers over the run store, under ``<base_url>/compile-profile/api/``: runs, their figures, a
 comparison, the change token, a run's self-contained HTML report (``runs/<id>/report``, a download), its compiles and
 their artifacts (``server/compiles.py``), a
-distributed job (``jobs/<id>``: its digest; ``jobs/<id>/report``: its HTML report), and the import of a
+distributed job (``jobs/<id>``: its digest; ``jobs/<id>/report``: its HTML report), suites over a collection of
+models (``suites``, ``suites/<id>``: its digest and figures; ``suites/<id>/report``), and the import of a
 TORCH_TRACE on the server into the store (``POST runs/import-trace``, what ``compile-profile import-trace`` does).
 
 An import reads only inside the server's root directory: its path resolves there (no ``..``, no absolute path or
@@ -30,11 +31,12 @@ import tornado.web
 from jupyter_server.utils import url_path_join
 
 from ..digest import compare, run_digest, summarize
-from ..digest.job import job_digest
+from ..digest.job import job_digest, job_digest_of
 from ..profile_run import ProfileRun
 from ..render.charts import figures
 from ..render.job_report import render_job_report_html
 from ..render.report import render_report_html
+from ..serialize import to_dict
 from ..store import RunNotFound, UnreadableRun
 from .base import StoreHandler
 from .compiles import ArtifactHandler, CompileHandler, CompilesHandler, PerfettoHandler
@@ -61,7 +63,7 @@ class RunsHandler(StoreHandler):
         offset = self.int_arg("offset", 0, 0, 2**31)
         notebook = self.get_query_argument("notebook", None) or None
         store = self.store()
-        self.write_json(
+        self.write_json(  # a RunsPage (digest.contract), the summaries as the store keeps them: JSON
             {
                 "runs": store.list(limit=limit, offset=offset, notebook=notebook),
                 "total": store.count(notebook=notebook),
@@ -128,7 +130,7 @@ class CompareHandler(StoreHandler):
         if not all(ids):
             raise tornado.web.HTTPError(400, "compare needs two runs: ?a=ID&b=ID")
         a, b = (self.run(run_id) for run_id in ids)
-        self.write_json(compare(a, b).as_dict())
+        self.write_json(to_dict(compare(a, b)))
 
 
 class _JobHandler(StoreHandler):
@@ -150,7 +152,7 @@ class JobHandler(_JobHandler):
     def get(self, job_id: str) -> None:
         """The job's digest (``digest.job``) and each rank's run summary, in rank order."""
         runs = self.job_runs(job_id)
-        self.write_json({"job": job_digest(runs), "runs": [summarize(run) for run in runs]})
+        self.write_json({"job": job_digest(runs), "runs": [summarize(run) for run in runs]})  # a JobPage
 
 
 # The job report holds no script and loads nothing: on top of the API's policy (default-src 'none', the
@@ -167,7 +169,7 @@ class JobReportHandler(_JobHandler):
     @tornado.web.authenticated
     def get(self, job_id: str) -> None:
         """The job's self-contained HTML report (``render.job_report``), served as a page of its own."""
-        page = render_job_report_html(job_digest(self.job_runs(job_id)))
+        page = render_job_report_html(job_digest_of(self.job_runs(job_id)))
         self.set_header("X-Content-Type-Options", "nosniff")
         self.finish(page, set_content_type="text/html; charset=utf-8")
 
@@ -243,6 +245,42 @@ class ImportTraceHandler(StoreHandler):
         self.write_json({"message": message, "reason": "import-trace"})
 
 
+class SuitesHandler(StoreHandler):
+    @tornado.web.authenticated
+    def get(self) -> None:
+        """The stored suites, newest first (``suites.digest.SuitesPage``)."""
+        from ..suites.http import suites_page
+
+        self.write_json(suites_page(self.store()))
+
+
+class SuiteHandler(StoreHandler):
+    @tornado.web.authenticated
+    def get(self, suite_id: str) -> None:
+        """A suite's digest and its figures (``suites.digest.SuitePage``); 404 when there is none."""
+        from ..suites.http import suite_page
+
+        try:
+            self.write_json(suite_page(self.store(), self.checked_id(suite_id)))
+        except KeyError:
+            raise tornado.web.HTTPError(404, f"no suite {suite_id}") from None
+
+
+class SuiteReportHandler(StoreHandler):
+    @tornado.web.authenticated
+    def get(self, suite_id: str) -> None:
+        """The suite's self-contained HTML report, as a download (it holds plotly.js, as a run's report does)."""
+        from ..suites.http import suite_report
+
+        try:
+            page = suite_report(self.store(), self.checked_id(suite_id))
+        except KeyError:
+            raise tornado.web.HTTPError(404, f"no suite {suite_id}") from None
+        self.set_header("Content-Disposition", f'attachment; filename="compile-profile-suite-{suite_id}.html"')
+        self.set_header("X-Content-Type-Options", "nosniff")
+        self.finish(page, set_content_type="text/html; charset=utf-8")
+
+
 class ChangesHandler(StoreHandler):
     @tornado.web.authenticated
     def get(self) -> None:
@@ -268,6 +306,9 @@ def setup_handlers(web_app) -> None:
             (url_path_join(base, "runs", _SEGMENT, "perfetto") + "/?", PerfettoHandler),
             (url_path_join(base, "jobs", _SEGMENT) + "/?", JobHandler),
             (url_path_join(base, "jobs", _SEGMENT, "report") + "/?", JobReportHandler),
+            (url_path_join(base, "suites") + "/?", SuitesHandler),
+            (url_path_join(base, "suites", _SEGMENT) + "/?", SuiteHandler),
+            (url_path_join(base, "suites", _SEGMENT, "report") + "/?", SuiteReportHandler),
             (url_path_join(base, "changes") + "/?", ChangesHandler),
         ],
     )

@@ -6,7 +6,7 @@ Contract: a run is put whole or not at all, and read back as it was put (upgrade
 unreadable run is listed as unreadable and hides no other; the file is ours or left untouched, and an older store
 is migrated, never a newer one.  Depends on the digest only for the summaries it lists.
 
-  runs.py        ``RunStore``: put, delete, get, list, count, a job's runs, the change token
+  runs.py        ``RunStore``: put, delete, get, list, count, a job's runs, the change token, suites' records
   database.py    ``StoreFile``: the SQLite file, its connection, WAL, read-only stores, errors in words
   migrations.py  the schema, in ordered migrations that never change once released
   summaries.py   each run's cached summary, derived again when stale or misshapen

@@ -76,11 +76,41 @@ def _add_artifacts(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX run_artifacts_by_sha ON run_artifacts (sha256)")
 
 
+def _add_suites(conn: sqlite3.Connection) -> None:
+    # A suite over a collection of models (``compile_profile.suites``): its record (settings, where it ran) and one
+    # row per entry as its process ends, which is what lets an interrupted suite resume.  The JSON is the suite
+    # package's (``suites.records``); the store keeps it as text and never reads inside it.
+    conn.execute(
+        """
+        CREATE TABLE suites (
+            id TEXT PRIMARY KEY,
+            created_at TEXT NOT NULL,
+            created_ts REAL NOT NULL,
+            record_json TEXT NOT NULL
+        )
+        """
+    )
+    conn.execute(
+        """
+        CREATE TABLE suite_models (
+            suite_id TEXT NOT NULL REFERENCES suites (id),
+            name TEXT NOT NULL,
+            outcome_json TEXT NOT NULL,
+            run_id TEXT,
+            ended_ts REAL NOT NULL,
+            PRIMARY KEY (suite_id, name)
+        )
+        """
+    )
+    conn.execute("CREATE INDEX suites_by_time ON suites (created_ts DESC)")
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _create_runs_table,  # -> version 1
     _add_summaries_and_change_counter,  # -> version 2
     _add_job_ids,  # -> version 3
     _add_trace_hashes,  # -> version 4
     _add_artifacts,  # -> version 5
+    _add_suites,  # -> version 6
 ]
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -4,6 +4,8 @@ server, and the queries that read and write it.
 * each row keeps the run's JSON plus the columns listing needs, including the run's summary as JSON
   (``summaries``), so listing never parses whole runs, the distributed job it belongs to (``job_id``), so a job's
   ranks are found by one index, and the content hash of the log an imported run was read from (``trace_sha256``);
+* a suite's record and its entries' outcomes (``compile_profile.suites``) are kept as the suite package's JSON text,
+  never read inside here (``put_suite``, ``put_suite_model``, ``suite``, ``suites``);
 * one unreadable run must not hide the others: a row whose JSON is not a run's (or whose fields have the wrong
   types, ``serialize.from_dict``) is listed with its id, status ``unreadable`` and why, a cached summary that is
   not one is derived again, and reading such a run raises ``UnreadableRun``, a ``ValueError`` that names the run,
@@ -20,13 +22,12 @@ import time
 from typing import Any
 
 from .. import artifacts
-from ..digest.contract import RunSummary
 from ..digest.summary import summarize
 from ..profile_run import ProfileRun
 from ..serialize import json_kind
 from .database import StoreFile
 from .errors import RunNotFound, StoreError, UnreadableRun, unreadable_reason
-from .summaries import cached_summary, summarize_row
+from .summaries import SummaryJson, cached_summary, summarize_row
 
 _RUN_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")  # used with fullmatch: "$" would let a trailing newline through
 
@@ -157,6 +158,47 @@ class RunStore(StoreFile):
         )
         return artifacts.unpack(row[0]) if row is not None else None
 
+    # -- suites (compile_profile.suites: the JSON is theirs, kept here as text) -----------------------------
+    def put_suite(self, suite_id: str, created_at: str, record_json: str) -> bool:
+        """Store a suite's record unless one with this id is there (a shard joining it); whether it was new."""
+        validate_run_id(suite_id)
+        with self._write() as conn:
+            added = conn.execute(
+                "INSERT OR IGNORE INTO suites (id, created_at, created_ts, record_json) VALUES (?, ?, ?, ?)",
+                (suite_id, created_at, epoch_seconds(created_at), record_json),
+            ).rowcount
+            conn.execute("UPDATE store_state SET value = value + 1 WHERE key = 'changes'")
+        return added > 0
+
+    def put_suite_model(self, suite_id: str, name: str, outcome_json: str, run_id: str | None) -> None:
+        """Store (or replace) one entry's outcome in a stored suite, in one transaction."""
+        with self._write() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO suite_models (suite_id, name, outcome_json, run_id, ended_ts) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (validate_run_id(suite_id), name, outcome_json, run_id, time.time()),
+            )
+            conn.execute("UPDATE store_state SET value = value + 1 WHERE key = 'changes'")
+
+    def suite(self, suite_id: str) -> tuple[str, list[str]]:
+        """A stored suite's record JSON and its entries' outcome JSON, in the order they ended; ``RunNotFound``."""
+        row = self._query_one("SELECT record_json FROM suites WHERE id = ?", (validate_run_id(suite_id),))
+        if row is None:
+            raise RunNotFound(f"no suite with id {suite_id!r} in {self.path}")
+        models = self._query_all(
+            "SELECT outcome_json FROM suite_models WHERE suite_id = ? ORDER BY ended_ts, rowid", (suite_id,)
+        )
+        return row[0], [m[0] for m in models]
+
+    def suites(self, limit: int = 50) -> list[tuple[str, str, int]]:
+        """The newest suites first: (id, record JSON, entries ended so far)."""
+        rows = self._query_all(
+            "SELECT s.id, s.record_json, (SELECT count(*) FROM suite_models m WHERE m.suite_id = s.id) "
+            "FROM suites s ORDER BY s.created_ts DESC, s.rowid DESC LIMIT ?",
+            (limit,),
+        )
+        return [(r[0], r[1], r[2]) for r in rows]
+
     # -- reading ---------------------------------------------------------
     def run_of_trace(self, content_sha256: str) -> str | None:
         """The id of a stored run read from a TORCH_TRACE log of this content (``TraceOrigin.content_sha256``)."""
@@ -241,7 +283,7 @@ class RunStore(StoreFile):
 
     def list(
         self, *, limit: int | None = 50, offset: int = 0, notebook: str | None = None, job: str | None = None
-    ) -> list[RunSummary]:
+    ) -> list[SummaryJson]:
         """Summaries (``digest.summarize``) of the newest runs first, optionally of one notebook or one job.
 
         A summary cached by an older version (or none, after migration 2) is derived again from the run
@@ -264,9 +306,9 @@ class RunStore(StoreFile):
             summaries.update(self._fresh_summaries(stale))
         return [summary for run_id, _ in rows if (summary := summaries[run_id]) is not None]
 
-    def _fresh_summaries(self, ids: list[str]) -> dict[str, RunSummary]:
+    def _fresh_summaries(self, ids: list[str]) -> dict[str, SummaryJson]:
         """Derive the summaries of ``ids`` again and store them (best effort: a read-only store still lists)."""
-        fresh: dict[str, RunSummary] = {}
+        fresh: dict[str, SummaryJson] = {}
         for run_id in ids:
             row = self._query_one("SELECT run_json, created_at, notebook, label FROM runs WHERE id = ?", (run_id,))
             if row is not None:  # deleted since it was listed: left out

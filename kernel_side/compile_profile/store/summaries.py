@@ -7,19 +7,22 @@ from __future__ import annotations
 import json
 from typing import Any, TypeGuard
 
-from ..digest.contract import RunSummary
 from ..digest.summary import DIGEST_VERSION, summarize, unreadable_summary
 from ..profile_run import ProfileRun
+from ..serialize import to_dict
 from .errors import unreadable_reason
 
+# A run's summary as the store keeps and lists it: JSON (``digest.summary.RunSummary``'s, ``summarize``).
+SummaryJson = dict[str, Any]
 
-def summarize_row(run_id: str, run_json: str, columns: dict[str, str]) -> RunSummary:
+
+def summarize_row(run_id: str, run_json: str, columns: dict[str, str]) -> SummaryJson:
     """The digest's summary of a stored run; one unreadable run gets a summary that says so, with what its row's
     own columns (``created_at``, ``notebook``, ``label``) know of it."""
     try:
         return summarize(ProfileRun.from_dict(json.loads(run_json)))
     except Exception as exc:  # noqa: BLE001 - one unreadable run must not hide the others (a digest bug neither)
-        return unreadable_summary(run_id, unreadable_reason(exc), **columns)
+        return to_dict(unreadable_summary(run_id, unreadable_reason(exc), **columns))
 
 
 # What the run lists read of a cached summary (the CLI's ls, the panel's list and its compare pickers), with the
@@ -39,7 +42,7 @@ _LISTED_FIELDS: dict[str, type | tuple[type, ...]] = {
 }
 
 
-def _usable_summary(summary: Any, run_id: str) -> TypeGuard[RunSummary]:
+def _usable_summary(summary: Any, run_id: str) -> TypeGuard[SummaryJson]:
     """Whether a cached summary is this version's summary of this run, with the fields the lists read: the
     store wrote it from ``summarize`` (the digest's version says which), so it is read as one."""
     if not isinstance(summary, dict) or summary.get("digest") != DIGEST_VERSION or summary.get("id") != run_id:
@@ -54,7 +57,7 @@ def _usable_summary(summary: Any, run_id: str) -> TypeGuard[RunSummary]:
     return speedup is None or (type(speedup.get("value")) in (int, float) and isinstance(speedup.get("text"), str))
 
 
-def cached_summary(run_id: str, summary_json: str) -> RunSummary | None:
+def cached_summary(run_id: str, summary_json: str) -> SummaryJson | None:
     """The summary cached in a row, or None when it must be derived again (stale, unparsable or misshapen)."""
     try:
         summary = json.loads(summary_json)

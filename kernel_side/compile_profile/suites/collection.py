@@ -1,0 +1,299 @@
+"""A collection of models: a Python file whose ``models()`` returns ``{name: builder}``, read into a suite's entries.
+
+The plain form is what the issue asks of a user::
+
+    def models():
+        return {"mlp": lambda: (mlp_step, (x,))}   # a builder of no arguments returns (fn, args)
+
+``fn(*args)`` is the step to profile: a forward under ``no_grad``, or a training step.  Richer forms, beside it:
+
+* a builder that takes ``train`` (``def build(train: bool)``) is asked for each task of the suite (``--task``):
+  an inference step and a training step, entries ``gpt2`` and ``gpt2 (training)``; one that also takes ``dtype``
+  builds its own bfloat16 step, any other's step runs under ``torch.autocast(dtype=torch.bfloat16)``;
+* ``Model(build, options={...})`` gives one model options of its own over the suite's (a backend, a mode,
+  ``check_correctness=False`` where it draws random numbers), and which tasks it has;
+* ``Skip("why")`` names a model that cannot run here (a library that does not import), listed with its reason;
+* ``models(size=...)`` is given the size the suite asks for ("small", "real") when it takes it.
+
+``step(model, inputs, train=...)`` builds the usual steps from an ``nn.Module``: a forward under ``no_grad``, or
+forward, a loss, ``backward`` and an ``AdamW`` step.  Nothing here imports torch before it is needed: the
+parent reads the entries, each child builds one.
+
+Contract: ``load(collection)`` returns a ``Collection`` whose ``entries(tasks, dtypes)`` are every entry, in the
+file's order, with a name that does not depend on which other tasks or dtypes were asked for (so two suites'
+entries match by name); ``shard(entries, i, n)`` is the i-th of n round-robin shares, which together are all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import inspect
+import pathlib
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+BUILTIN = "builtin"
+TASKS = ("inference", "training")
+DTYPES = ("float32", "bfloat16")
+
+Builder = Callable[..., tuple[Callable[..., Any], tuple[Any, ...]]]
+
+
+class CollectionError(ValueError):
+    """A collection that cannot be read or used; the message names the file and what to fix."""
+
+
+@dataclass(frozen=True)
+class Model:
+    """A collection's entry with options of its own: ``options`` are ``compile_profile.profile``'s keywords for this
+    model over the suite's; ``tasks`` the tasks it has (default: both where ``build`` takes ``train``)."""
+
+    build: Builder
+    options: Mapping[str, Any] = field(default_factory=dict)
+    tasks: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Skip:
+    """A model that cannot run here, and why (shown in its row, counted apart from the pass rate)."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One thing a suite profiles: a model of the collection, for one task and one dtype."""
+
+    name: str
+    model: str
+    task: str  # "inference", "training", or "step": a builder without a train argument, its step as built
+    dtype: str
+    spec: Model | Skip
+
+
+def entry_name(model: str, task: str, dtype: str) -> str:
+    """``gpt2``, ``gpt2 (training)``, ``gpt2 (bfloat16)``, ``gpt2 (training, bfloat16)``: the defaults unsaid."""
+    extra = [word for word, default in ((task, "inference"), (dtype, "float32")) if word not in (default, "step")]
+    return f"{model} ({', '.join(extra)})" if extra else model
+
+
+def _takes(fn: Callable[..., Any], name: str) -> bool:
+    try:
+        parameters = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in parameters or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+
+
+@dataclass
+class Collection:
+    """A loaded collection: where it came from, its content's hash and its ``models()``."""
+
+    source: str  # as given
+    name: str
+    sha256: str
+    module: ModuleType
+
+    def models(self, size: str = "small") -> dict[str, Any]:
+        factory = getattr(self.module, "models", None)
+        if not callable(factory):
+            raise CollectionError(
+                f"{self.source} has no models() function: define models() returning {{name: builder}}"
+            )
+        found = factory(size=size) if _takes(factory, "size") else factory()
+        if not isinstance(found, Mapping) or not found:
+            raise CollectionError(
+                f"{self.source}: models() must return a non-empty mapping of a name to a builder, got "
+                f"{type(found).__name__}"
+            )
+        for name, value in found.items():
+            if not isinstance(name, str) or not name.strip():
+                raise CollectionError(f"{self.source}: models() has a key {name!r}, not a name")
+            if not (callable(value) or isinstance(value, (Model, Skip))):
+                raise CollectionError(
+                    f"{self.source}: models()[{name!r}] is a {type(value).__name__}, not a builder (a function of no "
+                    "arguments returning (fn, args)), Model(...) or Skip(...)"
+                )
+        return dict(found)
+
+    def entries(self, tasks: tuple[str, ...], dtypes: tuple[str, ...], size: str = "small") -> list[Entry]:
+        """Every entry for ``tasks`` and ``dtypes``, in the collection's order (a model's tasks, then dtypes)."""
+        out: list[Entry] = []
+        for model, value in self.models(size).items():
+            spec = value if isinstance(value, (Model, Skip)) else Model(value)
+            if isinstance(spec, Skip):
+                out.append(Entry(model, model, "step", dtypes[0], spec))
+                continue
+            has_train = _takes(spec.build, "train")
+            model_tasks = spec.tasks or (TASKS if has_train else ("step",))
+            for task in tasks if has_train else ("step",):
+                for dtype in dtypes:
+                    name = entry_name(model, task, dtype)
+                    if has_train and task not in model_tasks:
+                        out.append(Entry(name, model, task, dtype, Skip(f"{model} has no {task} step")))
+                    else:
+                        out.append(Entry(name, model, task, dtype, spec))
+        names = [e.name for e in out]
+        if len(set(names)) != len(names):
+            twice = sorted({n for n in names if names.count(n) > 1})
+            raise CollectionError(f"{self.source}: two entries are named {', '.join(twice)}")
+        return out
+
+
+def load(collection: str) -> Collection:
+    """The collection named ``collection``: ``builtin``, or a Python file's path.  Raises ``CollectionError``."""
+    if collection == BUILTIN:
+        from . import builtin
+
+        source = pathlib.Path(builtin.__file__).read_bytes()
+        return Collection(BUILTIN, BUILTIN, hashlib.sha256(source).hexdigest(), builtin)
+    path = pathlib.Path(collection).expanduser()
+    if not path.is_file():
+        raise CollectionError(
+            f"no collection at {collection}: give a Python file whose models() returns {{name: builder}}, or builtin"
+        )
+    try:
+        source = path.read_bytes()
+    except OSError as exc:
+        raise CollectionError(f"cannot read {collection}: {exc.strerror or exc}") from None
+    sha = hashlib.sha256(source).hexdigest()
+    # one module name per content, so a child loads the module the parent read, and pickling finds it
+    name = f"compile_profile_collection_{path.stem.replace('-', '_')}_{sha[:8]}"
+    if name in sys.modules:
+        return Collection(collection, path.name, sha, sys.modules[name])
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise CollectionError(f"{collection} is not a Python file that can be imported")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    sys.path.insert(0, str(path.resolve().parent))  # the collection imports its neighbours as a script would
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[name]
+        raise CollectionError(f"importing {collection} raised {type(exc).__name__}: {exc}") from exc
+    return Collection(collection, path.name, sha, module)
+
+
+def shard(entries: list[Entry], index: int, count: int) -> list[Entry]:
+    """The ``index``-th (from 1) of ``count`` round-robin shares of ``entries``: together the shares are all."""
+    if not (1 <= index <= count):
+        raise CollectionError(f"--shard {index}/{count}: I must be from 1 to N")
+    return entries[index - 1 :: count]
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``"2/4"`` -> (2, 4); ``CollectionError`` naming --shard otherwise."""
+    try:
+        index, count = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise CollectionError(f"--shard takes I/N (this process's share I of N, from 1), got {text!r}") from None
+    if count < 1 or not (1 <= index <= count):
+        raise CollectionError(f"--shard {text}: I must be from 1 to N and N at least 1")
+    return index, count
+
+
+# -- building an entry (in the child) ------------------------------------------------------------------------
+
+
+def build(entry: Entry) -> tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]:
+    """Build ``entry``'s step: (fn, args, its own profile options).  A bfloat16 entry whose builder takes no
+    ``dtype`` runs its step under ``torch.autocast`` on the device of its first tensor argument."""
+    spec = entry.spec
+    if isinstance(spec, Skip):
+        raise CollectionError(f"{entry.name} is skipped: {spec.reason}")
+    kwargs: dict[str, Any] = {}
+    if entry.task in TASKS and _takes(spec.build, "train"):
+        kwargs["train"] = entry.task == "training"
+    own_dtype = _takes(spec.build, "dtype")
+    if own_dtype:
+        kwargs["dtype"] = entry.dtype
+    built = spec.build(**kwargs)
+    if not (isinstance(built, tuple) and len(built) == 2 and callable(built[0])):
+        raise CollectionError(
+            f"the builder of {entry.model} returned {type(built).__name__}, not (fn, args) with fn callable"
+        )
+    fn, args = built
+    args = tuple(args) if isinstance(args, (tuple, list)) else (args,)
+    if entry.dtype != "float32" and not own_dtype:
+        fn = _autocast(fn, args, entry.dtype)
+    return fn, args, dict(spec.options)
+
+
+def _autocast(fn: Callable[..., Any], args: tuple[Any, ...], dtype: str) -> Callable[..., Any]:
+    import torch
+
+    device = next((a.device.type for a in args if isinstance(a, torch.Tensor)), "cpu")
+    low = getattr(torch, dtype)
+
+    def step_under_autocast(*a: Any) -> Any:
+        with torch.autocast(device_type=device, dtype=low):
+            return fn(*a)
+
+    return step_under_autocast
+
+
+def step(
+    model: Any,
+    inputs: tuple[Any, ...],
+    *,
+    train: bool,
+    loss: Callable[[Any], Any] | None = None,
+    dtype: str = "float32",
+    lr: float = 1e-4,
+    forward: Callable[..., Any] | None = None,
+) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """The usual steps of an ``nn.Module``: a forward under ``no_grad`` (``train=False``, the model in eval), or a
+    training step (forward, ``loss(output)`` — by default the mean of the output's first tensor —, ``backward``,
+    ``AdamW.step``, ``zero_grad``).  ``dtype="bfloat16"`` runs the forward and the loss under autocast, not the
+    backward and the optimizer step, as PyTorch's AMP recipe does.  ``forward(*inputs)`` calls the model (default
+    ``model(*inputs)``; a Hugging Face model's keywords go there).  Returns ``(fn, inputs)`` for a builder."""
+    import contextlib
+
+    import torch
+
+    device = next((p.device.type for p in model.parameters()), "cpu")
+    cast = (
+        (lambda: torch.autocast(device_type=device, dtype=getattr(torch, dtype)))
+        if dtype != "float32"
+        else contextlib.nullcontext
+    )
+    reduce = loss or _first_tensor_mean
+    call = forward or model
+    if not train:
+        model.eval()
+
+        def inference_step(*xs: Any) -> Any:
+            with torch.no_grad(), cast():
+                return call(*xs)
+
+        return inference_step, tuple(inputs)
+    model.train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
+
+    def train_step(*xs: Any) -> Any:
+        with cast():
+            value = reduce(call(*xs))
+        value.backward()
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        return value.detach()
+
+    return train_step, tuple(inputs)
+
+
+def _first_tensor_mean(output: Any) -> Any:
+    import torch
+
+    if isinstance(output, torch.Tensor):
+        return output.float().mean()
+    if isinstance(output, Mapping):
+        output = list(output.values())
+    for item in output if isinstance(output, (list, tuple)) else getattr(output, "values", lambda: [])():
+        if isinstance(item, torch.Tensor) and item.is_floating_point():
+            return item.float().mean()
+    raise TypeError(f"no floating tensor in the model's output ({type(output).__name__}) to take a loss of")

@@ -1,0 +1,247 @@
+"""Two suites side by side: what changed from OLD to NEW, per entry and overall, and whether CI should fail.
+
+Contract: ``compare_suites(old, new)`` takes two ``SuiteExport``s (a stored suite's, ``digest.export``, or a
+``--json`` file read back with ``read_export``) and returns a ``SuiteComparison``: per entry of either, its status
+then and now, the speedup's ratio new/old with an interval (``stats.ratio_of_intervals``: the two speedups'
+intervals in log space, in quadrature) and the compile latency's ratio; entries whose status changed first (a pass
+that no longer passes leads), then the regressions, then the rest, slowest ratio first.  An entry *regressed* when
+its new speedup lies below the old one's interval and the old one above the new one's (beyond both intervals).
+``failed`` (``--fail-on-regression``) is whether any entry regressed or stopped passing; the compile latency is
+worded, not gated (one compile each: it has no interval).
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+from dataclasses import dataclass
+
+from .. import serialize, stats
+from ..digest.format import format_s, format_speedup, format_speedup_interval
+from .digest import STATUSES, SuiteDigest
+
+
+@dataclass
+class ExportModel:
+    """One entry in ``--json OUT`` (these names, so scripts can read it)."""
+
+    name: str
+    status: str
+    speedup: float | None
+    speedup_low: float | None
+    speedup_high: float | None
+    compile_s: float | None
+    graph_breaks: int | None
+    recompiles: int | None
+    peak_eager_bytes: int | None
+    peak_compiled_bytes: int | None
+    top_cause: str
+    run_id: str | None
+
+
+@dataclass
+class ExportSummary:
+    pass_rate: float | None
+    geomean_speedup: float | None
+    geomean_low: float | None
+    geomean_high: float | None
+    median_compile_s: float | None
+
+
+@dataclass
+class SuiteExport:
+    """``compile-profile suite --json OUT``: a suite's figures for scripts, and a baseline ``suite-compare`` reads."""
+
+    models: list[ExportModel]
+    summary: ExportSummary
+
+
+def export(digest: SuiteDigest) -> SuiteExport:
+    return SuiteExport(
+        models=[
+            ExportModel(
+                name=r.name,
+                status=r.status,
+                speedup=r.speedup,
+                speedup_low=r.speedup_low,
+                speedup_high=r.speedup_high,
+                compile_s=r.compile_s,
+                graph_breaks=r.graph_breaks,
+                recompiles=r.recompiles,
+                peak_eager_bytes=r.peak_eager_bytes,
+                peak_compiled_bytes=r.peak_compiled_bytes,
+                top_cause=r.top_cause,
+                run_id=r.run_id,
+            )
+            for r in digest.rows
+        ],
+        summary=ExportSummary(
+            pass_rate=digest.summary.pass_rate,
+            geomean_speedup=digest.summary.geomean_speedup,
+            geomean_low=digest.summary.geomean_low,
+            geomean_high=digest.summary.geomean_high,
+            median_compile_s=digest.summary.median_compile_s,
+        ),
+    )
+
+
+def read_export(path: str | pathlib.Path) -> SuiteExport:
+    """A ``--json`` file read back; ``ValueError`` naming the file and the field where it is not one."""
+    try:
+        data = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
+        return serialize.from_dict(SuiteExport, data)
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise ValueError(f"{path} is not a suite's --json file: {exc}") from None
+
+
+@dataclass
+class ComparisonRow:
+    """One entry, then and now."""
+
+    name: str
+    old_status: str  # "" where the entry was not in that suite
+    new_status: str
+    status_text: str  # "pass → compile failed"; "pass"
+    status_changed: bool
+    stopped_passing: bool
+    old_speedup_text: str
+    new_speedup_text: str
+    ratio: float | None  # new speedup / old speedup
+    ratio_low: float | None
+    ratio_high: float | None
+    ratio_text: str  # "0.82× [0.75×–0.90×]"
+    compile_ratio: float | None  # new compile time / old
+    compile_text: str  # "12.3 s → 15.0 s (1.22×)"
+    regressed: bool  # beyond both intervals
+    improved: bool
+    text: str  # the row in one sentence
+
+
+@dataclass
+class SuiteComparison:
+    """OLD against NEW (``compare_suites``)."""
+
+    old: str  # what each side is: a suite id, or a file
+    new: str
+    headline: str
+    geomean_ratio: float | None
+    geomean_text: str
+    rows: list[ComparisonRow]
+    regressions: list[str]  # "name: why", status changes first
+    failed: bool  # what --fail-on-regression exits non-zero for
+    gate_text: str
+
+
+def _label(status: str) -> str:
+    return STATUSES[status].label if status in STATUSES else (status or "absent")
+
+
+def _row(name: str, old: ExportModel | None, new: ExportModel | None) -> ComparisonRow:
+    old_status = old.status if old is not None else ""
+    new_status = new.status if new is not None else ""
+    changed = old_status != new_status
+    stopped = old_status == "pass" and new_status not in ("pass", "", "skipped")
+    status_text = f"{_label(old_status)} → {_label(new_status)}" if changed else _label(new_status)
+    ratio = low = high = None
+    ratio_text = "—"
+    regressed = improved = False
+    if old is not None and new is not None and old.speedup and new.speedup:
+        ratio, low, high = stats.ratio_of_intervals(
+            new.speedup, new.speedup_low, new.speedup_high, old.speedup, old.speedup_low, old.speedup_high
+        )
+        brackets = f" [{format_speedup(low)}–{format_speedup(high)}]" if low is not None and high is not None else ""
+        ratio_text = f"{format_speedup(ratio)}{brackets}"
+        if None not in (old.speedup_low, old.speedup_high, new.speedup_low, new.speedup_high):
+            assert old.speedup_low is not None and new.speedup_high is not None
+            assert old.speedup_high is not None and new.speedup_low is not None
+            regressed = new.speedup < old.speedup_low and old.speedup > new.speedup_high
+            improved = new.speedup > old.speedup_high and old.speedup < new.speedup_low
+    compile_ratio = None
+    compile_text = "—"
+    if old is not None and new is not None and old.compile_s and new.compile_s:
+        compile_ratio = new.compile_s / old.compile_s
+        compile_text = f"{format_s(old.compile_s)} → {format_s(new.compile_s)} ({format_speedup(compile_ratio)})"
+
+    def speedup_text(m: ExportModel | None) -> str:
+        return format_speedup_interval(m.speedup, m.speedup_low, m.speedup_high) if m is not None else "—"
+
+    if stopped:
+        text = f"{name} stopped passing: {status_text}"
+    elif changed:
+        text = f"{name}: {status_text}"
+    elif regressed:
+        text = f"{name} regressed: speedup {speedup_text(old)} → {speedup_text(new)}, beyond both intervals"
+    elif improved:
+        text = f"{name} improved: speedup {speedup_text(old)} → {speedup_text(new)}, beyond both intervals"
+    elif ratio is not None:
+        text = f"{name}: speedup new/old {ratio_text}, within the intervals"
+    else:
+        text = f"{name}: {status_text}"
+    return ComparisonRow(
+        name=name,
+        old_status=old_status,
+        new_status=new_status,
+        status_text=status_text,
+        status_changed=changed,
+        stopped_passing=stopped,
+        old_speedup_text=speedup_text(old),
+        new_speedup_text=speedup_text(new),
+        ratio=ratio,
+        ratio_low=low,
+        ratio_high=high,
+        ratio_text=ratio_text,
+        compile_ratio=compile_ratio,
+        compile_text=compile_text,
+        regressed=regressed,
+        improved=improved,
+        text=text,
+    )
+
+
+def compare_suites(
+    old: SuiteExport, new: SuiteExport, *, old_name: str = "OLD", new_name: str = "NEW"
+) -> SuiteComparison:
+    olds = {m.name: m for m in old.models}
+    news = {m.name: m for m in new.models}
+    names = list(dict.fromkeys([*olds, *news]))
+    rows = [_row(n, olds.get(n), news.get(n)) for n in names]
+    rows.sort(
+        key=lambda r: (
+            not r.stopped_passing,
+            not r.status_changed,
+            not r.regressed,
+            r.ratio if r.ratio is not None else float("inf"),
+        )
+    )
+    bad = [r for r in rows if r.stopped_passing or r.regressed]
+    g_old, g_new = old.summary.geomean_speedup, new.summary.geomean_speedup
+    geomean_ratio = g_new / g_old if g_old and g_new else None
+    if geomean_ratio is not None and g_old and g_new:
+        old_text = format_speedup_interval(g_old, old.summary.geomean_low, old.summary.geomean_high)
+        new_text = format_speedup_interval(g_new, new.summary.geomean_low, new.summary.geomean_high)
+        geomean_text = f"geometric mean {old_text} → {new_text} (new/old {format_speedup(geomean_ratio)})"
+    else:
+        geomean_text = "no geometric mean on one side"
+    changed = sum(1 for r in rows if r.status_changed)
+    regressed = sum(1 for r in rows if r.regressed)
+    headline = (
+        f"{len(rows)} entries: {changed} changed status, {regressed} regressed beyond both intervals; {geomean_text}"
+    )
+    gate = (
+        f"regression: {len(bad)} entr{'y' if len(bad) == 1 else 'ies'} stopped passing or regressed"
+        if bad
+        else "no regression: no entry stopped passing or slowed beyond both intervals"
+    )
+    return SuiteComparison(
+        old=old_name,
+        new=new_name,
+        headline=headline,
+        geomean_ratio=geomean_ratio,
+        geomean_text=geomean_text,
+        rows=rows,
+        regressions=[r.text for r in bad],
+        failed=bool(bad),
+        gate_text=gate,
+    )

@@ -1,0 +1,278 @@
+"""The suite's parent process: each entry in a child process of its own, each outcome stored as the child ends.
+
+Contract: ``open_suite`` starts a suite or joins a stored one (``suite_id``: a shard of it, or a resume; ``resume``
+without an id: the newest unfinished suite of the same collection and settings) and refuses to continue one whose
+settings or collection differ, naming what differs.  ``run_suite`` then runs every entry of the shard that has no
+outcome yet, one child at a time (``python -m compile_profile.suites.child``), and stores each ``ModelOutcome`` in
+the run store the moment its child ends, so an interrupted suite loses at most the entry that was running.
+
+A child runs in a session of its own: at the time limit its whole process group (Inductor's compile workers too)
+gets SIGTERM, then SIGKILL after ``KILL_GRACE_S``; Ctrl-C in the parent does the same before it propagates.  How
+a child ended is read from its answer file, else from its exit status: a signal is ``crashed`` with the signal's
+name, except SIGKILL we did not send, which is how Linux's out-of-memory killer ends a process (``oom``).
+Progress goes to ``on_event`` (the CLI words it, ``views.progress_text``); the runner prints nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..store import RunStore
+from .collection import Collection, Entry, Skip, shard
+from .records import ModelOutcome, SuiteRecord, SuiteSettings
+from .storage import load_suite, save_outcome, stored_suites
+
+KILL_GRACE_S = 3.0  # after SIGTERM at the time limit, before SIGKILL
+STDERR_TAIL_LINES = 12
+
+
+class SuiteError(ValueError):
+    """A suite that cannot start or continue; the message says what to fix."""
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What the runner is doing: an entry starting or ending (with its outcome), which of how many, and the time
+    the remaining entries should take at the mean time of those that ended (None before any has)."""
+
+    kind: str  # "start", "end"
+    index: int  # 1-based among the entries this process runs
+    total: int
+    entry: str
+    outcome: ModelOutcome | None = None
+    left_s: float | None = None
+    skipped_done: int = 0  # entries of this shard that had ended before (a resume)
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def _device_and_torch() -> tuple[str, str]:
+    import torch
+
+    return ("cuda" if torch.cuda.is_available() else "cpu"), str(torch.__version__)
+
+
+def open_suite(
+    store: RunStore,
+    settings: SuiteSettings,
+    *,
+    suite_id: str | None = None,
+    resume: bool = False,
+    label: str = "",
+) -> tuple[SuiteRecord, bool]:
+    """The suite to run: (its record, whether it was stored before).  Refused (``SuiteError``) where a stored suite
+    of that id has other settings, or ``resume`` finds none to continue."""
+    if suite_id is None and resume:
+        for record in stored_suites(store, limit=200):
+            if not record.settings.differences(settings) and len(record.outcomes) < len(settings.entries):
+                return record, True
+        raise SuiteError(
+            f"no unfinished suite of {settings.collection} with these settings to resume in {store.path}: "
+            "`compile-profile suite --list` shows the stored suites; --suite-id ID continues one by its id"
+        )
+    if suite_id is not None:
+        try:
+            record = load_suite(store, suite_id)
+        except KeyError:
+            record = None
+        if record is not None:
+            differ = record.settings.differences(settings)
+            if differ:
+                raise SuiteError(
+                    f"suite {suite_id} was started with other settings ({', '.join(differ)} differ): run it with the "
+                    "same collection and options, or give another --suite-id"
+                )
+            return record, True
+    device, torch_version = _device_and_torch()
+    record = SuiteRecord(
+        id=suite_id or uuid.uuid4().hex[:12],
+        created_at=_now(),
+        settings=settings,
+        torch_version=torch_version,
+        device=device,
+        host=socket.gethostname(),
+        label=label,
+    )
+    if not store.put_suite(record.id, record.created_at, json.dumps(record.to_dict())):
+        return load_suite(store, record.id), True  # another shard stored it first
+    return record, False
+
+
+def run_suite(
+    store: RunStore,
+    record: SuiteRecord,
+    collection: Collection,
+    entries: list[Entry],
+    *,
+    shard_of: tuple[int, int] = (1, 1),
+    on_event: Callable[[Progress], None] = lambda _: None,
+    python: str = sys.executable,
+) -> SuiteRecord:
+    """Run the entries of shard ``shard_of`` (I, N) that have no outcome in ``record`` yet; returns the record as
+    stored at the end (every shard's outcomes so far)."""
+    mine = shard(entries, *shard_of)
+    done = {o.name for o in record.outcomes}
+    todo = [e for e in mine if e.name not in done]
+    durations: list[float] = []
+
+    def left_after(index: int) -> float | None:  # the mean entry's time, for each entry still to run that is no Skip
+        rest = sum(1 for e in todo[index:] if not isinstance(e.spec, Skip))
+        return sum(durations) / len(durations) * rest if durations else None
+
+    for index, entry in enumerate(todo, start=1):
+        left = left_after(index - 1)
+        on_event(Progress("start", index, len(todo), entry.name, left_s=left, skipped_done=len(mine) - len(todo)))
+        outcome = run_entry(store, record, collection, entry, shard_index=shard_of[0], python=python)
+        save_outcome(store, record.id, outcome)
+        if outcome.ended != "skipped":
+            durations.append(outcome.wall_s)
+        on_event(Progress("end", index, len(todo), entry.name, outcome, left_s=left_after(index)))
+    return load_suite(store, record.id)
+
+
+def run_entry(
+    store: RunStore,
+    record: SuiteRecord,
+    collection: Collection,
+    entry: Entry,
+    *,
+    shard_index: int = 1,
+    python: str = sys.executable,
+) -> ModelOutcome:
+    """Run one entry in a child process and say how it ended."""
+    base = {
+        "name": entry.name,
+        "model": entry.model,
+        "task": entry.task,
+        "dtype": entry.dtype,
+        "shard": shard_index,
+    }
+    if isinstance(entry.spec, Skip):
+        return ModelOutcome(**base, ended="skipped", error=entry.spec.reason, finished_at=_now())
+    settings = record.settings
+    with tempfile.TemporaryDirectory(prefix="compile-profile-suite-") as tmp:
+        result_path = os.path.join(tmp, "result.json")
+        spec = {
+            "collection": os.path.abspath(collection.source) if collection.source != "builtin" else "builtin",
+            "entry": entry.name,
+            "tasks": settings.tasks,
+            "dtypes": settings.dtypes,
+            "size": settings.size,
+            "options": settings.profile_options,
+            "label": f"{entry.name} · suite {record.id}",
+            "db": str(store.path),
+            "result": result_path,
+        }
+        spec_path = os.path.join(tmp, "spec.json")
+        with open(spec_path, "w", encoding="utf-8") as f:
+            json.dump(spec, f)
+        log_path = os.path.join(tmp, "child.log")
+        started = time.perf_counter()
+        with open(log_path, "wb") as log, _child(python, spec_path, log) as child:
+            killed = _wait(child, settings.timeout_s)
+        wall = time.perf_counter() - started
+        tail = _tail(log_path)
+        answer = _read_answer(result_path)
+    facts: dict[str, Any] = {**base, "wall_s": wall, "stderr_tail": tail, "finished_at": _now()}
+    code = child.returncode
+    if answer is not None:
+        return ModelOutcome(
+            **facts,
+            ended=answer.get("ended", "error"),
+            run_id=answer.get("run_id"),
+            exit_code=code,
+            error=str(answer.get("error", "")),
+        )
+    if killed:
+        return ModelOutcome(**facts, ended="timeout", error=f"still running after {settings.timeout_s:g} s")
+    if code is not None and code < 0:
+        name = _signal_name(-code)
+        if -code == signal.SIGKILL:
+            return ModelOutcome(**facts, ended="oom", exit_code=code, signal=name, error="killed by SIGKILL")
+        return ModelOutcome(**facts, ended="crashed", exit_code=code, signal=name, error=f"killed by {name}")
+    return ModelOutcome(**facts, ended="crashed", exit_code=code, error=f"exited with status {code} and no answer")
+
+
+@contextlib.contextmanager
+def _child(python: str, spec_path: str, log: Any) -> Iterator[subprocess.Popen[bytes]]:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONFAULTHANDLER": "1"}
+    child = subprocess.Popen(
+        [python, "-m", "compile_profile.suites.child", spec_path],
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,  # its own process group: a kill reaches Inductor's compile workers too
+        env=env,
+    )
+    try:
+        yield child
+    except BaseException:
+        _kill(child)
+        raise
+    finally:
+        if child.poll() is None:
+            _kill(child)
+
+
+def _wait(child: subprocess.Popen[bytes], timeout_s: float) -> bool:
+    """Wait for the child; at the limit end its process group. Whether it was killed at the limit."""
+    try:
+        child.wait(timeout=timeout_s)
+        return False
+    except subprocess.TimeoutExpired:
+        _kill(child)
+        return True
+
+
+def _kill(child: subprocess.Popen[bytes]) -> None:
+    for sig, grace in ((signal.SIGTERM, KILL_GRACE_S), (signal.SIGKILL, 10.0)):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(child.pid, sig)
+        try:
+            child.wait(timeout=grace)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _tail(path: str) -> list[str]:
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - 64 * 1024))
+            text = f.read().decode("utf-8", "replace")
+    except OSError:
+        return []
+    lines = [line.rstrip() for line in text.splitlines() if line.strip()]
+    return lines[-STDERR_TAIL_LINES:]
+
+
+def _read_answer(path: str) -> dict[str, Any] | None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            answer = json.load(f)
+    except (OSError, ValueError):
+        return None
+    return answer if isinstance(answer, dict) else None

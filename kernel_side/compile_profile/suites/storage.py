@@ -1,0 +1,101 @@
+"""Suites in the run store: records and outcomes as the store's suite tables hold them (store migration 6), and
+merging another store's suites and runs into this one (``compile-profile import OTHER.sqlite``: the shards of a
+suite run on hosts that share no file system).
+
+Contract: the store keeps the JSON as text; this module turns it into ``records`` classes and back.  A suite's
+record as loaded carries every outcome stored under its id, from every shard, one per entry.  ``merge_store``
+copies runs and suites, an outcome already here left as it is, and says what it copied.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+from dataclasses import dataclass
+
+from .. import serialize
+from ..profile_run import ProfileRun
+from ..store import RunNotFound, RunStore, UnreadableRun
+from .records import ModelOutcome, SuiteRecord
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def load_suite(store: RunStore, suite_id: str) -> SuiteRecord:
+    """The stored suite with its outcomes; ``KeyError`` (``RunNotFound``) when there is none, ``ValueError`` when
+    its JSON is not a suite's."""
+    record_json, outcomes = store.suite(suite_id)
+    record = SuiteRecord.from_dict(json.loads(record_json))
+    record.outcomes = [serialize.from_dict(ModelOutcome, json.loads(text)) for text in outcomes]
+    return record
+
+
+def save_outcome(store: RunStore, suite_id: str, outcome: ModelOutcome) -> None:
+    store.put_suite_model(suite_id, outcome.name, json.dumps(serialize.to_dict(outcome)), outcome.run_id)
+
+
+def stored_suites(store: RunStore, limit: int = 50) -> list[SuiteRecord]:
+    """The newest stored suites first, with their outcomes; one that cannot be read is left out."""
+    out: list[SuiteRecord] = []
+    for suite_id, _, _ in store.suites(limit):
+        try:
+            out.append(load_suite(store, suite_id))
+        except (ValueError, KeyError):
+            continue
+    return out
+
+
+def is_store_file(path: str | pathlib.Path) -> bool:
+    """Whether ``path`` is a SQLite file (a run store to merge), by its first bytes."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+    except OSError:
+        return False
+
+
+@dataclass
+class Merged:
+    """What ``merge_store`` copied."""
+
+    runs: int
+    suites: list[str]
+    outcomes: int
+
+
+def merge_store(target: RunStore, source_path: str | pathlib.Path) -> Merged:
+    """Copy the runs and suites of the store at ``source_path`` into ``target``: a run by its id (replacing one of
+    the same id, as ``import`` of a run file does), a suite's record where ``target`` has none of that id, each
+    outcome ``target`` lacks.  The source is only read."""
+    runs = 0
+    suites: list[str] = []
+    outcomes = 0
+    with RunStore(source_path) as source:
+        for summary in source.list(limit=None):
+            try:
+                target.put(source.get(summary["id"], with_artifacts=True))
+                runs += 1
+            except (RunNotFound, UnreadableRun):
+                continue
+        for suite_id, record_json, _ in source.suites(limit=100000):
+            record = SuiteRecord.from_dict(json.loads(record_json))
+            target.put_suite(suite_id, record.created_at, record_json)
+            have = {o.name for o in load_suite(target, suite_id).outcomes}
+            for outcome in load_suite(source, suite_id).outcomes:
+                if outcome.name not in have:
+                    save_outcome(target, suite_id, outcome)
+                    outcomes += 1
+            suites.append(suite_id)
+    return Merged(runs, suites, outcomes)
+
+
+def runs_of(store: RunStore, record: SuiteRecord) -> dict[str, ProfileRun]:
+    """The runs a suite's entries stored, by id; one deleted or unreadable since is left out (its row says so)."""
+    runs: dict[str, ProfileRun] = {}
+    for outcome in record.outcomes:
+        if outcome.run_id:
+            try:
+                runs[outcome.run_id] = store.get(outcome.run_id)
+            except (RunNotFound, UnreadableRun, ValueError):
+                continue
+    return runs

@@ -1,0 +1,51 @@
+"""A collection of tiny models for the suite's tests (tests/test_suite_run.py): one fine, one miscompiled, one whose
+compile fails, one that crashes its process, one that hangs, each a few ops so a --quick aot_eager suite is cheap.
+
+The miscompile and the compile failure come from PyTorch's own failure backends (torch._dynamo.backends.debugging:
+``relu_accuracy_error_TESTING_ONLY`` turns relu into add 1, ``relu_compile_error_TESTING_ONLY`` raises on a relu),
+given to those two models only (``Model(options=...)``).  SUITE_TEST_SLEEP makes the fine model's builder slow, so
+a test can interrupt a suite while that model runs.
+"""
+
+import os
+import signal
+import time
+
+import torch
+from compile_profile.suites import Model
+
+
+def _relu_step():
+    x = torch.randn(64, 64)
+    w = torch.randn(64, 64)
+
+    def fn(x, w):
+        return torch.relu(x @ w) * 2
+
+    return fn, (x, w)
+
+
+def fine():
+    delay = float(os.environ.get("SUITE_TEST_SLEEP", "0"))
+    if delay:
+        time.sleep(delay)
+    return _relu_step()
+
+
+def crash():
+    os.kill(os.getpid(), signal.SIGSEGV)  # as a segfault in a C extension ends a process
+
+
+def hang():
+    while True:
+        time.sleep(1)
+
+
+def models():
+    return {
+        "fine": fine,
+        "miscompiled": Model(_relu_step, options={"backend": "relu_accuracy_error_TESTING_ONLY"}),
+        "compile fails": Model(_relu_step, options={"backend": "relu_compile_error_TESTING_ONLY"}),
+        "crashes": crash,
+        "hangs": hang,
+    }

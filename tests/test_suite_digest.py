@@ -1,0 +1,403 @@
+"""The suite's records, digest, comparison, views and store, on synthetic runs and outcomes: no torch compile, no
+process (tests/test_suite_run.py runs real suites)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import sqlite3
+
+import pytest
+from compile_profile import stats
+from compile_profile.cli import main
+from compile_profile.profile_run import Artifact, CompileRecord, ErrorInfo
+from compile_profile.store import SCHEMA_VERSION, RunStore
+from compile_profile.suites import charts, collection
+from compile_profile.suites.compare import ExportModel, compare_suites, export, read_export
+from compile_profile.suites.digest import STATUSES, suite_digest
+from compile_profile.suites.records import SuiteRecord
+from compile_profile.suites.storage import load_suite, merge_store, save_outcome, stored_suites
+from compile_profile.suites.views import mime_bundle, render_report_html, render_text
+from suite_fixtures import _outcome, _run, _settings, _suite
+from synthetic_store_runs import make_run
+
+EXPORT_MODEL_KEYS = [
+    "name",
+    "status",
+    "speedup",
+    "speedup_low",
+    "speedup_high",
+    "compile_s",
+    "graph_breaks",
+    "recompiles",
+    "peak_eager_bytes",
+    "peak_compiled_bytes",
+    "top_cause",
+    "run_id",
+]
+EXPORT_SUMMARY_KEYS = ["pass_rate", "geomean_speedup", "geomean_low", "geomean_high", "median_compile_s"]
+
+
+def test_each_outcome_gets_its_status_worded_from_the_card_or_the_process():
+    record, runs = _suite()
+    digest = suite_digest(record, runs)
+    status = {r.name: r.status for r in digest.rows}
+    assert status == {
+        "fast": "pass",
+        "ok": "pass",
+        "wrong": "differs",
+        "hangs": "timeout",
+        "crashes": "crashed",
+        "oom": "oom",
+        "build": "oom",  # the CPU allocator's message is an out-of-memory, not an eager failure
+        "skipped": "skipped",
+    }
+    rows = {r.name: r for r in digest.rows}
+    assert "still running after 60 s" in rows["hangs"].status_text
+    assert "SIGSEGV" in rows["crashes"].status_text and "Fatal Python error" in rows["crashes"].status_text
+    assert "out-of-memory killer" in rows["oom"].status_text
+    assert "not meaningful" in rows["wrong"].speedup_text and not rows["wrong"].speedup_meaningful
+    assert rows["fast"].speedup_text.startswith("4.50× faster [")
+
+
+def test_the_pass_rate_leaves_out_the_skipped_and_the_geomean_is_over_the_passing_only():
+    record, runs = _suite()
+    s = suite_digest(record, runs).summary
+    assert (s.passed, s.counted, s.entries) == (2, 7, 8)
+    assert s.pass_rate == pytest.approx(2 / 7)
+    assert s.pass_rate_text == "2 of 7 entries pass (29%)"
+    assert s.geomean_speedup == pytest.approx(math.sqrt(4.5 * 2.0))  # the differing entry's 2× is not in it
+    assert s.geomean_low is not None and s.geomean_high is not None
+    assert s.geomean_low < s.geomean_speedup < s.geomean_high
+    assert s.median_compile_s == pytest.approx(3.5)
+
+
+def test_the_dashboards_flags_name_a_slow_entry_and_nothing_else():
+    record, runs = _suite()
+    runs["r-ok"] = _run("r-ok", 1.8, 2.0)  # 0.9×: below 0.95×
+    digest = suite_digest(record, runs)
+    assert digest.flags == ["ok: 1.11× slower, below the dashboard's 0.95× (1.05× slower)"]
+
+
+def test_a_suite_with_entries_not_run_yet_says_how_to_continue_it():
+    record, runs = _suite()
+    record.settings.entries.append("later")
+    digest = suite_digest(record, runs)
+    assert not digest.complete and digest.pending == ["later"]
+    assert f"--suite-id {record.id}" in digest.pending_text
+
+
+def test_a_run_deleted_from_the_store_is_said_so_not_counted_as_a_pass():
+    record, runs = _suite()
+    del runs["r-fast"]
+    row = next(r for r in suite_digest(record, runs).rows if r.name == "fast")
+    assert row.status == "missing" and "r-fast" in row.status_text
+
+
+def test_a_compile_that_ran_out_of_memory_is_oom():
+    run = _run("r-mem", 4.0, 2.0, speedup=None)
+    run.variants[1].timing = None
+    run.errors = [
+        ErrorInfo(
+            stage="compile", message="torch.OutOfMemoryError: CUDA out of memory. Tried to allocate", variant="inductor"
+        )
+    ]
+    run.variants[1].error = "torch.OutOfMemoryError: CUDA out of memory."
+    record = SuiteRecord(
+        "s2",
+        "2026-12-05T01:00:00+00:00",
+        _settings(["m"]),
+        "2.13",
+        "cuda",
+        "h",
+        outcomes=[_outcome("m", run_id="r-mem")],
+    )
+    assert suite_digest(record, {"r-mem": run}).rows[0].status == "oom"
+
+
+def test_the_json_export_has_exactly_the_issues_field_names():
+    record, runs = _suite()
+    data = json.loads(json.dumps(_export_dict(record, runs)))
+    assert list(data) == ["models", "summary"]
+    assert all(list(m) == EXPORT_MODEL_KEYS for m in data["models"])
+    assert list(data["summary"]) == EXPORT_SUMMARY_KEYS
+
+
+def _export_dict(record, runs):
+    from compile_profile import serialize
+
+    return serialize.to_dict(export(suite_digest(record, runs)))
+
+
+def test_the_chart_has_a_bar_per_entry_sorted_coloured_by_status_with_the_geomean_marked():
+    record, runs = _suite()
+    digest = suite_digest(record, runs)
+    figure = charts.speedup_figure(digest)
+    bar = figure["data"][0]
+    statuses = bar["meta"]["statuses"]
+    assert len(bar["y"]) == 7  # every entry but the skipped one
+    timed = [x for x, s in zip(bar["x"], statuses) if s in ("pass", "differs")]
+    assert timed == sorted(timed)
+    assert bar["marker"]["color"] == [STATUSES[s].colour for s in statuses]
+    geomean = digest.summary.geomean_speedup
+    assert any(shape["x0"] == geomean for shape in figure["layout"]["shapes"])
+    scatter = charts.compile_figure(digest)["data"][0]
+    assert len(scatter["x"]) == 3 and scatter["x"] == [3.5, 3.5, 3.5]
+
+
+def test_views_lay_out_the_digests_words():
+    record, runs = _suite()
+    digest = suite_digest(record, runs)
+    text = render_text(digest)
+    assert digest.headline in text and "timed out" in text
+    page = render_report_html(digest)
+    assert "Plotly.newPlot" in page and "<script src" not in page  # self-contained
+    assert '"speedup"' in page and "timed out" in page
+    bundle = mime_bundle(digest)
+    assert bundle["application/vnd.compile-profile.suite+json"]["suite"]["headline"] == digest.headline
+
+
+def test_a_name_with_markup_is_escaped_in_every_html_view():
+    record, runs = _suite()
+    record.outcomes[3].name = "<img src=x onerror=alert(1)>"
+    record.settings.entries[3] = record.outcomes[3].name
+    digest = suite_digest(record, runs)
+    assert "<img" not in render_report_html(digest).split("<script")[0]
+    assert "<img" not in json.dumps(charts.figures(digest))
+
+
+# -- comparison ---------------------------------------------------------------------------------------------------
+
+
+def _model(name: str, status: str, speedup: float | None, spread: float = 0.05) -> ExportModel:
+    low = speedup * (1 - spread) if speedup else None
+    high = speedup * (1 + spread) if speedup else None
+    return ExportModel(name, status, speedup, low, high, 2.0, 0, 0, None, None, "", None)
+
+
+def _export(*models: ExportModel):
+    from compile_profile.suites.compare import ExportSummary, SuiteExport
+
+    return SuiteExport(list(models), ExportSummary(1.0, 1.5, 1.4, 1.6, 2.0))
+
+
+def test_comparison_puts_status_changes_first_and_flags_a_regression_beyond_both_intervals():
+    old = _export(_model("a", "pass", 2.0), _model("b", "pass", 1.5), _model("c", "pass", 1.2))
+    new = _export(_model("a", "pass", 1.5), _model("b", "compile_failed", None), _model("c", "pass", 1.19))
+    c = compare_suites(old, new)
+    assert [r.name for r in c.rows] == ["b", "a", "c"]
+    assert c.rows[0].stopped_passing and c.rows[0].status_text == "pass → compile failed"
+    assert c.rows[1].regressed and not c.rows[2].regressed  # 1.2 → 1.19 is inside both intervals
+    assert c.rows[1].ratio == pytest.approx(0.75)
+    assert c.rows[1].ratio_low is not None and c.rows[1].ratio_low < 0.75 < (c.rows[1].ratio_high or 0)
+    assert c.failed
+
+
+def test_an_equal_suite_is_no_regression():
+    same = _export(_model("a", "pass", 2.0), _model("b", "crashed", None))
+    c = compare_suites(same, same)
+    assert not c.failed and not any(r.regressed or r.status_changed for r in c.rows)
+
+
+def test_suite_compare_exits_1_on_a_doctored_baseline_and_0_on_an_equal_one(tmp_path, capsys):
+    from compile_profile import serialize
+
+    record, runs = _suite()
+    real = serialize.to_dict(export(suite_digest(record, runs)))
+    doctored = json.loads(json.dumps(real))
+    for m in doctored["models"]:
+        if m["speedup"]:
+            m["speedup"], m["speedup_low"], m["speedup_high"] = (
+                m["speedup"] * 3,
+                m["speedup"] * 2.9,
+                m["speedup"] * 3.1,
+            )
+    (tmp_path / "new.json").write_text(json.dumps(real))
+    (tmp_path / "old.json").write_text(json.dumps(doctored))
+    db = str(tmp_path / "s.sqlite")
+    assert (
+        main(
+            [
+                "--db",
+                db,
+                "suite-compare",
+                str(tmp_path / "old.json"),
+                str(tmp_path / "new.json"),
+                "--fail-on-regression",
+            ]
+        )
+        == 1
+    )
+    assert "regressed" in capsys.readouterr().out
+    assert (
+        main(
+            [
+                "--db",
+                db,
+                "suite-compare",
+                str(tmp_path / "new.json"),
+                str(tmp_path / "new.json"),
+                "--fail-on-regression",
+            ]
+        )
+        == 0
+    )
+    assert main(["--db", db, "suite-compare", str(tmp_path / "old.json"), str(tmp_path / "new.json")]) == 0
+    assert read_export(tmp_path / "new.json").models[0].name == "fast"
+
+
+def test_a_file_that_is_no_export_is_refused_by_name(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"models": [{"name": 3}]}')
+    assert main(["--db", str(tmp_path / "s.sqlite"), "suite-compare", str(bad), str(bad)]) == 2
+    assert "bad.json is not a suite's --json file" in capsys.readouterr().err
+
+
+# -- statistics ---------------------------------------------------------------------------------------------------
+
+
+def test_the_geomean_of_one_pair_is_its_ratio_interval_and_of_two_the_root_of_their_product():
+    a, b = [10.0, 10.2, 9.9, 10.1], [5.0, 5.1, 4.9, 5.05]
+    assert stats.geomean_ratio_interval([(a, b)]) == stats.ratio_interval(a, b)
+    value, low, high = stats.geomean_ratio_interval([(a, b), (b, b)])
+    assert value == pytest.approx(math.sqrt(stats.median(a) / stats.median(b)))
+    assert low < value < high
+
+
+def test_a_ratio_of_two_intervals_widens_in_log_space():
+    value, low, high = stats.ratio_of_intervals(1.2, 1.1, 1.3, 1.5, 1.4, 1.6)
+    assert value == pytest.approx(0.8)
+    assert low is not None and high is not None and low < 0.8 < high
+    assert stats.ratio_of_intervals(1.2, None, None, 1.5, 1.4, 1.6)[1:] == (None, None)
+
+
+# -- collections ------------------------------------------------------------------------------------------------
+
+
+def _collection_file(tmp_path, body: str):
+    path = tmp_path / "coll.py"
+    path.write_text(body)
+    return collection.load(str(path))
+
+
+def test_a_builder_that_takes_train_gives_an_entry_per_task_and_dtype_named_alike_in_every_suite(tmp_path):
+    loaded = _collection_file(
+        tmp_path,
+        "from compile_profile.suites import Skip\n"
+        "def both(train): return (lambda: None, ())\n"
+        "def plain(): return (lambda: None, ())\n"
+        "def models(): return {'both': both, 'plain': plain, 'gone': Skip('no library')}\n",
+    )
+    entries = loaded.entries(("inference", "training"), ("float32", "bfloat16"))
+    assert [e.name for e in entries] == [
+        "both",
+        "both (bfloat16)",
+        "both (training)",
+        "both (training, bfloat16)",
+        "plain",
+        "plain (bfloat16)",
+        "gone",
+    ]
+    only = loaded.entries(("training",), ("float32",))
+    assert [e.name for e in only] == ["both (training)", "plain", "gone"]
+
+
+def test_shards_together_are_the_whole_collection_once():
+    entries = [collection.Entry(f"m{i}", f"m{i}", "step", "float32", collection.Skip("x")) for i in range(7)]
+    halves = collection.shard(entries, 1, 2) + collection.shard(entries, 2, 2)
+    assert sorted(e.name for e in halves) == sorted(e.name for e in entries)
+    assert len(halves) == len(entries)
+    with pytest.raises(collection.CollectionError, match="I/N"):
+        collection.parse_shard("3")
+
+
+def test_a_collection_without_models_or_with_a_bad_builder_is_refused_naming_it(tmp_path):
+    with pytest.raises(collection.CollectionError, match="no models"):
+        _collection_file(tmp_path, "x = 1\n").models()
+    with pytest.raises(collection.CollectionError, match="not a builder"):
+        _collection_file(tmp_path, "def models(): return {'a': 3}\n").models()
+    with pytest.raises(collection.CollectionError, match="no collection at"):
+        collection.load(str(tmp_path / "missing.py"))
+
+
+# -- the store -------------------------------------------------------------------------------------------------
+
+
+def test_a_suite_and_its_outcomes_round_trip_through_the_store_and_merge_into_another(tmp_path):
+    record, runs = _suite()
+    first = RunStore(tmp_path / "a.sqlite")
+    assert first.put_suite(record.id, record.created_at, json.dumps(record.to_dict()))
+    assert not first.put_suite(record.id, record.created_at, "{}")  # a second shard joins, does not replace
+    # a compile's output code, which the store keeps apart from the run's JSON (issue 35's artifacts table)
+    code = "def call(args):\n    return args\n"
+    sha = hashlib.sha256(code.encode()).hexdigest()
+    with_code = runs[record.outcomes[0].run_id or ""]
+    with_code.compiles = [
+        CompileRecord(
+            variant="compiled",
+            compile_id="0/0",
+            artifacts=[Artifact(name="inductor_output_code", sha256=sha, bytes=len(code), lines=2)],
+        )
+    ]
+    with_code.artifact_texts = {sha: code}
+    for outcome in record.outcomes[:3]:
+        save_outcome(first, record.id, outcome)
+        first.put(runs[outcome.run_id or ""])
+    loaded = load_suite(first, record.id)
+    assert [o.name for o in loaded.outcomes] == ["fast", "ok", "wrong"]
+    assert [s.id for s in stored_suites(first)] == [record.id]
+    second = RunStore(tmp_path / "b.sqlite")
+    merged = merge_store(second, first.path)
+    assert (merged.runs, merged.outcomes, merged.suites) == (3, 3, [record.id])
+    assert [o.name for o in load_suite(second, record.id).outcomes] == ["fast", "ok", "wrong"]
+    assert second.artifact(with_code.id, sha) == code  # the shard's runs come whole, their compiles' code too
+    first.close()
+    second.close()
+
+
+def test_a_store_of_schema_5_migrates_to_hold_suites(tmp_path):
+    path = tmp_path / "old.sqlite"
+    store = RunStore(path)
+    store.put(make_run("r1"))
+    store.close()
+    conn = sqlite3.connect(path)
+    conn.execute("DROP TABLE suite_models")
+    conn.execute("DROP TABLE suites")
+    conn.execute("PRAGMA user_version = 5")  # migration 5 is the artifacts' (issue 35), 6 the suites'
+    conn.commit()
+    conn.close()
+    reopened = RunStore(path)
+    assert reopened.suites() == [] and [s["id"] for s in reopened.list()] == ["r1"]
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+    conn.close()
+    reopened.close()
+
+
+def test_the_cli_lists_and_shows_a_stored_suite(tmp_path, capsys):
+    record, runs = _suite()
+    db = tmp_path / "s.sqlite"
+    with RunStore(db) as store:
+        store.put_suite(record.id, record.created_at, json.dumps({**record.to_dict(), "outcomes": []}))
+        for outcome in record.outcomes:
+            save_outcome(store, record.id, outcome)
+        for run in runs.values():
+            store.put(run)
+    assert main(["--db", str(db), "suite", "--list"]) == 0
+    assert record.id in capsys.readouterr().out
+    out = tmp_path / "out.json"
+    assert main(["--db", str(db), "suite", "--show", record.id, "--json", str(out)]) == 0
+    assert "2 of 7 entries pass" in capsys.readouterr().out
+    assert [m["name"] for m in json.loads(out.read_text())["models"]][:2] == ["fast", "ok"]
+
+
+def test_the_progress_line_says_which_entry_of_how_many_and_the_time_left_in_words():
+    from compile_profile.suites.runner import Progress
+    from compile_profile.suites.views import progress_text
+
+    assert (
+        progress_text(Progress("start", 2, 18, "bert", left_s=1040.0)) == "[2/18] bert: profiling…; about 17 min left"
+    )
+    assert progress_text(Progress("start", 17, 18, "vit", left_s=41.0)) == "[17/18] vit: profiling…; about 41 s left"
+    assert progress_text(Progress("start", 1, 18, "gpt2")) == "[1/18] gpt2: profiling…"  # none ended: no estimate

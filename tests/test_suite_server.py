@@ -1,0 +1,64 @@
+"""The server's suite routes (GET suites, suites/<id>, suites/<id>/report) through a real server, their JSON held to
+the schema generated from the suite's dataclasses (schema/suite.schema.json)."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+import tornado.httpclient
+from compile_profile.store import RunStore
+from compile_profile.suites import contract
+from compile_profile.suites.storage import save_outcome
+from suite_fixtures import _suite
+
+pytest_plugins = ["pytest_jupyter.jupyter_server"]
+
+API = "compile-profile/api"
+
+
+@pytest.fixture
+def jp_server_config():
+    return {"ServerApp": {"jpserver_extensions": {"compile_profile": True}}}
+
+
+@pytest.fixture
+def stored_suite(tmp_path, monkeypatch):
+    path = tmp_path / "runs.sqlite"
+    monkeypatch.setenv("COMPILE_PROFILE_DB", str(path))
+    record, runs = _suite()
+    with RunStore(path) as store:
+        store.put_suite(record.id, record.created_at, json.dumps({**record.to_dict(), "outcomes": []}))
+        for outcome in record.outcomes:
+            save_outcome(store, record.id, outcome)
+        for run in runs.values():
+            store.put(run)
+    return record
+
+
+def _valid(data, root: str) -> None:
+    schema = contract.json_schema()
+    jsonschema.validate(data, {**schema, "$ref": f"#/$defs/{root}"})
+
+
+async def test_the_suite_list_and_a_suite_page_are_served_as_the_schema_says(jp_fetch, stored_suite):
+    listed = json.loads((await jp_fetch(API, "suites")).body)
+    _valid(listed, "SuitesPage")
+    assert [s["id"] for s in listed["suites"]] == [stored_suite.id]
+    page = json.loads((await jp_fetch(API, "suites", stored_suite.id)).body)
+    _valid(page, "SuitePage")
+    assert page["suite"]["summary"]["pass_rate_text"] == "2 of 7 entries pass (29%)"
+    assert set(page["figures"]) == {"speedup", "compile"}
+
+
+async def test_a_suites_report_is_a_download_and_an_unknown_suite_is_404(jp_fetch, stored_suite):
+    response = await jp_fetch(API, "suites", stored_suite.id, "report")
+    assert response.headers["Content-Disposition"].startswith("attachment;")
+    assert b"Plotly.newPlot" in response.body
+    with pytest.raises(tornado.httpclient.HTTPClientError) as err:
+        await jp_fetch(API, "suites", "nosuchsuite")
+    assert err.value.code == 404
+    with pytest.raises(tornado.httpclient.HTTPClientError) as err:
+        await jp_fetch(API, "suites", "bad id!")
+    assert err.value.code == 400
