@@ -125,6 +125,10 @@ EXAMPLES: dict[str, tuple[Note, str]] = {
         "left torch's Python dispatcher switched on for this thread (a PyTorch bug",
     ),
     "reference_quick": (Note("reference_quick"), "no float64 reference (--quick): compared with eager only"),
+    "reference_quick_needed": (
+        Note("reference_quick_needed", values={"outputs": ["logits"]}),
+        "--quick runs the reference only where outputs leave eager's dtype tolerance, as logits did",
+    ),
     "reference_random": (
         Note("reference_random", values={"ops": ["aten.randn"]}),
         "compiled code draws eager's random numbers (aten.randn: torch._inductor.config.fallback_random is on), so "

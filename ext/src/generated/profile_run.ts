@@ -206,6 +206,7 @@ export interface Note {
     | 'other_rank_failed'
     | 'interrupted'
     | 'reference_quick'
+    | 'reference_quick_needed'
     | 'reference_random'
     | 'quick_profile';
   variant?: string;

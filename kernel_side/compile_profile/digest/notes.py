@@ -263,13 +263,17 @@ NOTE_WORDS: dict[NoteKind, Callable[[Note], str]] = {
     "other_rank_failed": lambda n: _other_rank_failed(n),
     "interrupted": lambda n: "interrupted by the user",
     "reference_quick": lambda n: "no float64 reference (--quick): compared with eager only",
+    "reference_quick_needed": lambda n: (
+        f"--quick runs the reference only where outputs leave eager's dtype tolerance, as "
+        f"{', '.join(_strs(n, 'outputs'))} did"
+    ),
     "reference_random": lambda n: (
         f"compiled code draws eager's random numbers ({', '.join(sorted(_strs(n, 'ops')))}: "
         "torch._inductor.config.fallback_random is on), so compared with eager only: a float64 run draws others"
     ),
     "quick_profile": lambda n: (
         "a --quick profile: no kernel profiler pass (no per-kernel or per-line times, no breakdown), no "
-        "float64 reference (outputs compared with eager only); profile without --quick for them"
+        "float64 reference where outputs are within eager's dtype tolerance; profile without --quick for them"
     ),
 }
 

@@ -83,8 +83,9 @@ from .trace import TraceSummary, trace_summary
 # back or not, the learning rate's and a fused optimizer's words, a helper's cell; 27: each compile of the timeline
 # opens in the Compiles tab (its key), a job's compile ids, cache lookups, collectives, tensor metadata and execution
 # order compared across its ranks; 28: a job's cache lookups compared by key, not outcome; a calibrated pass's
-# tolerance the timer's noise plus the cost taken out
-DIGEST_VERSION = 28
+# tolerance the timer's noise plus the cost taken out; 29: a --quick profile's reference where outputs leave eager's
+# tolerance, in the quick note's words
+DIGEST_VERSION = 29
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 

@@ -54,6 +54,8 @@ NoteKind = Literal[
     # "variant_not_timed": every rank stops there, so that none waits in a collective for it
     "interrupted",  # the user interrupted the profile
     "reference_quick",  # no float64 reference: a --quick profile (outputs compared with eager only)
+    # a --quick profile ran the float64 reference after all: values["outputs"] were beyond their dtype's tolerance
+    "reference_quick_needed",
     # no float64 reference: the cell draws random numbers (values["ops"]) and compiled code draws eager's
     # (Inductor's fallback_random is on), so outputs are compared with eager's; a float64 run draws others
     "reference_random",
