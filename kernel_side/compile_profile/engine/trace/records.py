@@ -153,7 +153,7 @@ _METRICS = {
     "recompile_reason": optional(text),
     "cudagraph_skip_reason": optional(text),
     "restart_reasons": optional(one_of(list_of(text), text)),
-    # the compile page's figures (``trace_model.compiles``)
+    # the compile page's figures (``model.compiles``)
     "backend_compile_time_s": optional(number),
     "code_gen_time_s": optional(number),
     "dynamo_time_before_restart_s": optional(number),
@@ -168,7 +168,7 @@ _METRICS = {
     "compliant_custom_ops": optional(one_of(list_of(text), text)),
     "non_compliant_ops": optional(one_of(list_of(text), text)),
 }
-# a symbolic-shape decision's own fields (``trace_model.compiles``): a value may be logged as a number or its text
+# a symbolic-shape decision's own fields (``model.compiles``): a value may be logged as a number or its text
 _SHAPE_VALUE = optional(one_of(text, number, boolean))
 
 # Each kind whose own metadata a handler or the importer reads, and what it must hold.  Kinds not listed carry
