@@ -41,6 +41,7 @@ REF_BUDGET_S = 60.0
 
 pytestmark = [
     pytest.mark.compiles,
+    pytest.mark.alone,
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/self/task is Linux's"),
 ]
 

@@ -45,7 +45,9 @@ def test_a_profile_on_an_empty_cache_reads_cold_and_counts_the_kernels_it_built(
         built_on_disk = len(kernel_binaries())
     c = run.cache
     assert (c.fx_graph_hits, c.fx_graph_misses) == (0, 1) and c.state == "cold", c
-    assert c.kernels >= 1 and c.kernels_built == built_on_disk > 0
+    # each C++ kernel is a library of its own; the others on disk are Inductor's checks of the CPU's vector ISA,
+    # built and loaded in a subprocess (7 binaries for this one kernel, on torch 2.13), which no kernel needs again
+    assert c.kernels >= 1 and c.kernels_built == c.kernels and built_on_disk >= c.kernels_built
     assert "cold cache" in headline(run)
     assert f"kernels {c.kernels}, {c.kernels_built} binar" in "; ".join(cache_counts(run))
 
@@ -124,3 +126,29 @@ def test_the_cache_key_patch_is_undone_also_when_the_profile_raises():
             assert (codecache.FxGraphHashDetails.__init__ is not original) == patched
             raise RuntimeError("the cell raised")
     assert codecache.FxGraphHashDetails.__init__ is original
+
+
+def test_kernel_binaries_another_process_wrote_into_the_shared_cache_are_not_counted_as_built(tmp_path, monkeypatch):
+    # two pytest workers on one Inductor cache: notebook 01's second profile read "partly cached", counting the
+    # C++ kernels the other worker built meanwhile; a kernel this process built is a library it loaded
+    import ctypes
+    import subprocess
+
+    from compile_profile.engine import kernel_cache
+
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("g++")
+    if cc is None or not Path("/proc/self/maps").exists():
+        pytest.fail("this test needs a C compiler and /proc/self/maps (Linux), as Inductor's C++ backend does")
+    monkeypatch.setattr(kernel_cache, "cache_dirs", lambda: [str(tmp_path)])
+    builds = kernel_cache.KernelBuilds()
+    builds.start()
+    source = tmp_path / "k.c"
+    source.write_text("int kernel(int x) { return x + 1; }\n")
+    (tmp_path / "ab").mkdir()
+    ours, theirs = tmp_path / "ab" / "ours.so", tmp_path / "ab" / "theirs.so"
+    for out in (ours, theirs):
+        subprocess.run([cc, "-shared", "-fPIC", "-o", str(out), str(source)], check=True)
+    assert ctypes.CDLL(str(ours)).kernel(1) == 2  # loaded here, as Inductor loads what it compiled
+    assert builds.built() == 1
+    (tmp_path / "ab" / "later.so").write_bytes((theirs).read_bytes())
+    assert builds.built() == 0  # counted from the last count on: a library written since and never loaded

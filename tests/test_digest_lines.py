@@ -54,3 +54,14 @@ def test_without_one_backward_line_the_backward_kernels_stay_on_the_lines_they_c
         assert backward_line(run) is None
         rows = {r.line: r for r in line_times(run).rows}
         assert rows[2].time_ms["inductor/default"] == 0.29 + 1.27
+
+
+def test_a_lines_kernel_count_is_its_compiled_kernels_not_eagers_ops():
+    """What the HTML view's kernels column shows: eager's names on a line are its ATen ops, not kernels."""
+    from render_fixtures import slower_and_faster_runs
+
+    lt = line_times(slower_and_faster_runs()[1])
+    # a line where eager ran ops and a compiled variant ran kernels: only the kernels are counted
+    assert any(r.kernel_count and r.kernels.get("eager") for r in lt.rows)
+    for r in lt.rows:
+        assert r.kernel_count == sum(len(names) for v, names in r.kernels.items() if v != "eager")

@@ -161,8 +161,19 @@ def test_the_rest_api_serves_guards_recompiles_and_measured_with_the_agreed_keys
     for run in [cuda_run(), *slower_and_faster_runs(), reduce_overhead_run(), cpu_run()]:
         d = json.loads(json.dumps(run_digest(run)))
         for g in d["guards"]:
-            assert set(g) == {"graph_id", "variant", "compile_id", "total", "by_kind", "kinds_text", "groups"}
-            assert all(set(grp) == {"kind", "source", "line", "count", "codes", "warning"} for grp in g["groups"])
+            assert set(g) == {
+                "graph_id",
+                "variant",
+                "compile_id",
+                "total",
+                "by_kind",
+                "kinds_text",
+                "heading",
+                "groups",
+            }
+            assert all(
+                set(grp) == {"kind", "source", "line", "count", "codes", "warning", "text"} for grp in g["groups"]
+            )
             assert sum(g["by_kind"].values()) == g["total"] == sum(grp["count"] for grp in g["groups"])
         for r in d["recompiles"]:
             assert set(r) == {
@@ -177,7 +188,15 @@ def test_the_rest_api_serves_guards_recompiles_and_measured_with_the_agreed_keys
                 "fix",
             }
         m = d["measured"]
-        assert set(m) == {"device_peaks", "memory_ratio", "autotune", "cudagraph_skips", "roofline"}
+        assert set(m) == {
+            "device_peaks",
+            "memory_ratio",
+            "autotune",
+            "cudagraph_skips",
+            "roofline",
+            "roofline_count",
+            "roofline_note",
+        }
         assert m["device_peaks"] is None or set(m["device_peaks"]) == {"text", "method"}
         assert m["memory_ratio"] is None or set(m["memory_ratio"]) == {"value", "text"}
         assert all(
@@ -197,7 +216,7 @@ def test_the_rest_api_serves_guards_recompiles_and_measured_with_the_agreed_keys
             }
             for a in m["autotune"]
         )
-        assert all(set(s) == {"variant", "reasons"} for s in m["cudagraph_skips"])
+        assert all(set(s) == {"variant", "reasons", "text"} for s in m["cudagraph_skips"])
         assert all(
             set(r)
             == {
@@ -220,6 +239,8 @@ def test_the_rest_api_serves_guards_recompiles_and_measured_with_the_agreed_keys
         "autotune": [],
         "cudagraph_skips": [],
         "roofline": [],
+        "roofline_count": 0,
+        "roofline_note": "",
     }
     cuda = run_digest(cuda_run())
     assert (

@@ -112,3 +112,27 @@ def test_a_recorded_traces_cache_lookups_are_the_ones_counted_with_their_compile
     }
     assert {key: sum(1 for c in trace.cache_lookups if (c.cache, c.state) == key) for key in counted} == counted
     assert all(c.compile_id for c in trace.cache_lookups)
+
+
+def test_a_compiles_largest_phases_are_its_three_longest_inside_it_longest_first():
+    """What the Compile tab and the report list per compile (the panel's largestPhases, moved here)."""
+    from compile_profile.digest.timeline import TimelinePhase, largest_phases
+
+    def phase(name: str, family: str, duration_s: float, time: str) -> TimelinePhase:
+        return TimelinePhase(name=name, family=family, depth=1, start_s=0.0, duration_s=duration_s, time=time)
+
+    phases = [
+        phase("dynamo", "whole compile", 10, "10 s"),
+        phase("bytecode_tracing", "Dynamo", 0.6, "600 ms"),
+        phase("code_gen", "code generation and C++/Triton compile", 7.5, "7.5 s"),
+        phase("backend_compile", "AOTAutograd", 9, "9 s"),
+        phase("inductor_compile", "Inductor", 8.2, "8.2 s"),
+    ]
+    assert largest_phases(phases) == "backend_compile 9 s, inductor_compile 8.2 s, code_gen 7.5 s"
+    assert phases[0].name == "dynamo"  # left in its order
+    assert largest_phases(phases[:2]) == "bytecode_tracing 600 ms"
+    assert largest_phases([]) == ""
+    rows = compile_rows(cuda_run())
+    assert any(row.largest_phases for row in rows)
+    for row in rows:
+        assert row.largest_phases == largest_phases(row.phases)

@@ -18,6 +18,9 @@ from compile_profile.engine.kernels.eager_times import CALL_RANGE, LINE_RANGE, a
 from compile_profile.engine.kernels.line_marks import line_times
 from profile_options import FAST
 
+# measures the host or times against an independent measurement: no other test beside it
+pytestmark = pytest.mark.alone
+
 
 @pytest.fixture(scope="module")
 def one_thread():

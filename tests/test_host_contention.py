@@ -21,6 +21,9 @@ from compile_profile.digest.noise import noise_text
 from compile_profile.profile_run import HostLoad, ThreadsTrial
 from render_fixtures import cpu_run
 
+# measures the host or times against an independent measurement: no other test beside it
+pytestmark = pytest.mark.alone
+
 SPIN_S = 120.0  # each spinning process stops by itself after this, whatever becomes of the test
 
 

@@ -13,6 +13,9 @@ from compile_profile.engine.timing import host_load
 from compile_profile.profile_run import HostLoad, ProfileRun
 from render_fixtures import cpu_run
 
+# measures the host or times against an independent measurement: no other test beside it
+pytestmark = pytest.mark.alone
+
 
 def _cpu_s_of(pid: int) -> float:
     """A process's own CPU time from /proc/<pid>/stat (utime + stime): the reference beside /proc/stat."""

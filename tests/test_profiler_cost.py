@@ -16,6 +16,9 @@ from compile_profile.engine.kernels import chrome_trace, profiler_cost
 from compile_profile.engine.kernels.breakdown import host_op_parts, host_time_us, recorded_inside
 from compile_profile.engine.kernels.chrome_trace import HostEvent
 
+# measures the host or times against an independent measurement: no other test beside it
+pytestmark = pytest.mark.alone
+
 
 def _ev(name: str, dur: float, *children: HostEvent, cat: str = "cpu_op") -> HostEvent:
     ev = HostEvent(name=name, cat=cat, ts=0.0, dur=dur, tid=1, args={})

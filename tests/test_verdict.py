@@ -25,7 +25,7 @@ from compile_profile.render.text import render_text
 from compile_profile.store import RunStore
 from torch._inductor.custom_graph_pass import CustomGraphPass
 
-pytestmark = pytest.mark.compiles
+pytestmark = [pytest.mark.compiles, pytest.mark.alone]
 
 
 class AddBecomesSub(CustomGraphPass):

@@ -11,7 +11,6 @@ import { Chart } from './chart';
 import { ITabProps } from './detailprops';
 import { formatS } from './format';
 import { recompileItems } from './guards';
-import { largestPhases } from './timeline';
 import { AutotuneChoices, CudagraphSkips } from './measuredview';
 import { PerfettoButton } from './perfetto';
 import { COMPILE_TIPS, tip } from './tooltips';
@@ -103,7 +102,7 @@ export function Compile({ run, figures, services, onCompile }: ITabProps): JSX.E
                   {r.restart_text ? <div className="cp-Note">{r.restart_text}</div> : null}
                 </td>
                 <td>{r.time}</td>
-                <td>{largestPhases(r)}</td>
+                <td>{r.largest_phases}</td>
                 <td>{r.cache_text}</td>
               </tr>
             ))}

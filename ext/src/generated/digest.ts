@@ -30,6 +30,39 @@ export interface RunDigest extends RunSummary {
    * None for a run stored before spans
    */
   compile_timeline?: CompileTimeline | null;
+  /**
+   * why a later run of the cell failed; "" where none did
+   */
+  later_run_failure?: string;
+  /**
+   * what an interrupted run holds; "" for any other
+   */
+  interrupted_text?: string;
+  /**
+   * whether the timings can be read (digest.noise)
+   */
+  timing_warnings?: string[];
+  /**
+   * the in-place state the runs left advanced
+   */
+  state_warnings?: string[];
+  /**
+   * each graph's collectives, then the collective kernels
+   */
+  collectives?: string[];
+  /**
+   * the recompiles, a run of one guard together
+   */
+  recompile_runs?: RecompileRun[];
+  /**
+   * how many recompiles came during timed runs
+   */
+  recompiles_timed?: number;
+  /**
+   * what the breakdown's figures are, said under it
+   */
+  breakdown_note?: string;
+  kernel_table?: KernelTable;
 }
 /**
  * Time per cell line: every cell line with kernels or graph breaks, and what no line could claim.
@@ -116,6 +149,10 @@ export interface LineRow {
   texts?: {
     [k: string]: string;
   };
+  /**
+   * kernels of the compiled variants on this line
+   */
+  kernel_count?: number;
 }
 /**
  * One Dynamo graph's guards, and their kinds in words.
@@ -136,6 +173,10 @@ export interface GraphGuards {
    * "12 tensor, 3 shape, 4 global state"
    */
   kinds_text: string;
+  /**
+   * the graph, its guards and their kinds in words
+   */
+  heading?: string;
 }
 /**
  * The guards of one kind on one value or one object's parts (``source``, in the user's words: ``x``, ``m's parameters``), e.g. the tensor match and its shape guards on ``x``.
@@ -159,6 +200,10 @@ export interface GuardGroup {
    * why the value recompiles and what to do, for a value guard on data; "" for any other group
    */
   warning: string;
+  /**
+   * the group in words, as the text view lists it
+   */
+  text?: string;
 }
 /**
  * A recompile with the guard that failed: which value, at which cell line (``recompiles_digest``).
@@ -194,7 +239,18 @@ export interface Measured {
   memory_ratio: MemoryRatio | null;
   autotune: AutotuneRow[];
   cudagraph_skips: CudagraphSkip[];
+  /**
+   * the ROOFLINE_ROWS kernels with rates that took the most time
+   */
   roofline: RooflineRow[];
+  /**
+   * every kernel with rates: the rows and those left out
+   */
+  roofline_count?: number;
+  /**
+   * what the roofline figures are, said under them; "" without
+   */
+  roofline_note?: string;
 }
 /**
  * The device's measured ceilings in words, and how they were measured.
@@ -237,6 +293,10 @@ export interface AutotuneRow {
 export interface CudagraphSkip {
   variant: string;
   reasons: string[];
+  /**
+   * the skip in words, every reason
+   */
+  text?: string;
 }
 /**
  * A timed kernel's achieved rates, as shares of the device's ceilings where there is one.
@@ -336,6 +396,10 @@ export interface CompileTimelineRow {
    * the compile's kept attempt in the Compiles tab (``compiles.compile_key``); "" where not recorded
    */
   compile_key: string;
+  /**
+   * its three longest phases inside it, longest first
+   */
+  largest_phases?: string;
 }
 /**
  * One timed span of a compile (``compile_rows``), nested by depth.
@@ -359,6 +423,64 @@ export interface TimelinePhase {
   start_s: number;
   duration_s: number;
   time: string;
+}
+/**
+ * Recompiles in a row of one frame whose same guard failed (``recompile_runs``), said once with a count.
+ */
+export interface RecompileRun {
+  count: number;
+  variant: string;
+  during_timing: boolean;
+  /**
+   * the last one's failed guard and Dynamo's reason (``recompile_text``): it says the limit, when hit
+   */
+  text: string;
+}
+/**
+ * the kernels that took the most device time
+ */
+export interface KernelTable {
+  /**
+   * "Top kernels by device time", or "Kernels" where none was timed
+   */
+  title: string;
+  rows: KernelTableRow[];
+  /**
+   * kernels in the run
+   */
+  total: number;
+  /**
+   * kernels of more than one variant: each row names its variant
+   */
+  several_variants: boolean;
+  /**
+   * why a withheld pass's kernels show shares, of the variants the rows show
+   */
+  withheld_notes: string[];
+}
+/**
+ * One kernel of ``KernelTable``, its figures worded.
+ */
+export interface KernelTableRow {
+  name: string;
+  variant: string;
+  language: string;
+  /**
+   * "1.17 ms"; its share alone where its variant's pass is withheld ("96.6% of pass"); "—" untimed
+   */
+  time: string;
+  /**
+   * "96.6%"; "" where no share was measured
+   */
+  share_text: string;
+  /**
+   * the cell lines it came from
+   */
+  lines: number[];
+  /**
+   * its first ATen ops, "aten::mm, aten::add …"
+   */
+  aten_ops_text: string;
 }
 /**
  * One run's digest for lists, the card and the CLI (``summarize``).
@@ -543,6 +665,45 @@ export interface VariantRow {
   peak_memory_bytes?: number | null;
   recompiled_during_timing?: boolean;
   error: string | null;
+  /**
+   * a compiled variant, not eager
+   */
+  compiled?: boolean;
+  error_listed?: boolean;
+  /**
+   * "4.12 ms (p10 3.9 ms / p90 4.4 ms, n=50)"; "" untimed
+   */
+  timing_text?: string;
+  /**
+   * "4.12 ms"; "—" untimed
+   */
+  median_time?: string;
+  p10_time?: string;
+  p90_time?: string;
+  /**
+   * eager's median over this one's, "1.25×"; "" for eager or untimed
+   */
+  ratio_text?: string;
+  /**
+   * compile_s worded; "—" where not compiled
+   */
+  compile_time?: string;
+  /**
+   * first_call_s worded; "—" where unknown
+   */
+  first_call_time?: string;
+  /**
+   * recompile_s worded; "—" where unknown
+   */
+  recompile_time?: string;
+  /**
+   * its compile's cache, else the run's: "cold cache", ""
+   */
+  cache_words?: string;
+  /**
+   * "1.2 GiB", or why no peak was measured
+   */
+  peak_memory_text?: string;
 }
 /**
  * The speedup as the digest words it: the factor, the headline's phrase and its interval.
@@ -569,6 +730,11 @@ export interface SpeedupSummary {
    * "[1.11×–1.43×]", as the text view words it
    */
   interval_text?: string;
+  /**
+   * the run has more than one compiled variant: views name this one
+   */
+  several?: boolean;
+  not_meaningful?: string;
 }
 /**
  * Whether compiled results matched eager's, and the digest's sentence for it.
@@ -579,6 +745,10 @@ export interface CorrectnessSummary {
   note: string;
   method?: string;
   text?: string;
+  /**
+   * "9.38e+03"; "" where none was measured
+   */
+  max_rel_diff_text?: string;
 }
 /**
  * Graph breaks with the same cause at the same place, counted (a library function that breaks is compiled, and breaks, once per caller).
@@ -621,6 +791,14 @@ export interface BreakGroup {
    * Dynamo's page for this kind of break (gbNNNN), or ""
    */
   page?: string;
+  /**
+   * "cell line 2", "train.py line 2", or outside the cell's lines
+   */
+  where?: string;
+  /**
+   * where, with its code and the library place inside it
+   */
+  place?: string;
 }
 /**
  * Something that went wrong, at which stage, on which cell line and call.
@@ -631,6 +809,14 @@ export interface ErrorSummary {
   line: number | null;
   variant: string;
   call: number | null;
+  /**
+   * the exception's type, "" when unknown
+   */
+  type?: string;
+  /**
+   * "cell line 3", "train.py line 3"; "" without a line
+   */
+  line_text?: string;
 }
 /**
  * What ``--sweep`` concluded: the variant to use and the call to copy (the plain ``torch.compile(model)`` when no mode ran measurably faster than the next fastest).
@@ -690,7 +876,7 @@ export interface BreakdownRow {
    */
   withheld_text?: string;
   /**
-   * part -> its cell: "1.2 ms", "40% of pass"
+   * column -> its cell: "1.2 ms", "40% of pass"
    */
   texts?: {
     [k: string]: string;
@@ -803,6 +989,10 @@ export interface Cause {
    * a graph break's: "yours", "library" or "pytorch"; "" for other causes
    */
   owner: string;
+  /**
+   * the list's line: title, cost, what to do (``cause_text``)
+   */
+  text?: string;
 }
 /**
  * Where a run read from a TORCH_TRACE log came from (``trace_summary``).

@@ -49,10 +49,13 @@ class BreakdownRow:
     profiled_ms: float | None = field(default=None, metadata=ADDED_LATER)  # a profiled call's wall time
     trusted: bool = field(default=True, metadata=ADDED_LATER)  # False: the pass is withheld, the parts its shares
     withheld_text: str = field(default="", metadata=ADDED_LATER)  # why the pass is withheld; "" when it is not
-    texts: dict[str, str] = field(init=False, metadata=ADDED_LATER)  # part -> its cell: "1.2 ms", "40% of pass"
+    texts: dict[str, str] = field(init=False, metadata=ADDED_LATER)  # column -> its cell: "1.2 ms", "40% of pass"
 
     def __post_init__(self) -> None:  # worded once, from the row's figures (frozen: they cannot change after)
-        object.__setattr__(self, "texts", {key: self.part_text(key) for key in self.parts()})
+        # every column a table may show, collectives too where this row spent none in them (a table of rows
+        # of which one did shows the column)
+        keys = dict.fromkeys([*self.parts(), "collectives"])
+        object.__setattr__(self, "texts", {key: self.part_text(key) for key in keys})
 
     def parts(self) -> dict[str, float]:
         """The parts of the call in the order they add up, then the call, as every view's columns name them.

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from ..profile_run import CELL_FILENAME_PREFIX, GraphBreak, ProfileRun
 from ..serialize import ADDED_LATER
 from .facts import cell_code
-from .format import CELL, line_text, outside_text
+from .format import CELL, line_text, lines_of, outside_text
 
 
 def break_reason(reason: str) -> str:
@@ -52,6 +52,11 @@ class BreakGroup:
     # Dynamo could not resume there and ran the rest of that function eagerly
     skipped_rest: bool = field(default=False, metadata=ADDED_LATER)  # the rest of the function ran eagerly
     page: str = field(default="", metadata=ADDED_LATER)  # Dynamo's page for this kind of break (gbNNNN), or ""
+    where: str = field(
+        default="", metadata=ADDED_LATER
+    )  # "cell line 2", "train.py line 2", or outside the cell's lines
+    # "cell line 2 (y = model(x)), inside transformers/modeling_utils.py:1234 (logger.warning_once(...))"
+    place: str = field(default="", metadata=ADDED_LATER)  # where, with its code and the library place inside it
 
 
 # DistributedDataParallel runs its forward wrapper eagerly by design (Dynamo skips ``_inside_ddp_forward``
@@ -186,6 +191,9 @@ def break_groups(run: ProfileRun) -> list[BreakGroup]:
             group.skipped_rest = True
         if b.variant and b.variant not in group.variants:
             group.variants.append(b.variant)
+    of = lines_of(run)
+    for group in groups.values():
+        group.where, group.place = _line_or_outside(group, of), break_place(group, of)
     return list(groups.values())
 
 

@@ -30,9 +30,10 @@ are not this call's, and the heading says why (the breakdown's rows show shares 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..profile_run import ProfileRun, Variant
+from ..serialize import ADDED_LATER
 from .breakdown import BreakdownRow, breakdown_row, kernel_groups
 from .breaks import BreakGroup, break_groups
 from .contention import contention
@@ -71,6 +72,10 @@ class Cause:
     cost_s: float | None = None  # once
     line: int | None = None
     owner: str = ""  # a graph break's: "yours", "library" or "pytorch"; "" for other causes
+    text: str = field(init=False, metadata=ADDED_LATER)  # the list's line: title, cost, what to do (``cause_text``)
+
+    def __post_init__(self) -> None:
+        self.text = cause_text(self)
 
 
 def _best(run: ProfileRun) -> Variant | None:
@@ -303,7 +308,10 @@ def _one_time(run: ProfileRun, best: Variant) -> list[Cause]:
                 kind="compile",
                 title="compiling" + (f" ({words})" if words else ""),
                 cost_text=f"{format_s(best.compile_s)} once{pays}",
-                action="" if words == "warm cache" else "a warm Inductor cache (this code compiled before) cuts it",
+                # Inductor's caches keep what it compiled; another backend (aot_eager, a user's own) has none
+                action=""
+                if words == "warm cache" or (best.backend or "inductor") != "inductor"
+                else "a warm Inductor cache (this code compiled before) cuts it",
                 cost_s=best.compile_s,
             )
         )

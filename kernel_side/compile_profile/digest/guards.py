@@ -12,6 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ..profile_run import Graph, Guard, ProfileRun, Recompile
+from ..serialize import ADDED_LATER
 from .breaks import short_path
 from .format import CELL, line_text, lines_of, one_line
 
@@ -46,6 +47,8 @@ class GuardGroup:
     # for a value guard on a number that came from data (``value_guard_text``): "recompiles when the value changes
     # (…): s, what x.sum().item() returned at cell line 2 (compiled for 1.533); fix: …"
     warning: str = ""  # why the value recompiles and what to do, for a value guard on data; "" for any other group
+    # "3 tensor guards on x (cell line 1)", with the warning after a colon (``group_text``)
+    text: str = field(default="", metadata=ADDED_LATER)  # the group in words, as the text view lists it
 
 
 @dataclass(frozen=True)
@@ -59,9 +62,12 @@ class GraphGuards:
     by_kind: dict[str, int]  # kind -> count, in KIND_ORDER
     groups: list[GuardGroup]
     kinds_text: str = field(init=False)  # "12 tensor, 3 shape, 4 global state"
+    # "graph 0/0 (inductor/default): 23 guards: 12 tensor, 3 shape, 8 global state"
+    heading: str = field(init=False, metadata=ADDED_LATER)  # the graph, its guards and their kinds in words
 
     def __post_init__(self) -> None:  # worded once, from by_kind (frozen: it cannot change after)
         object.__setattr__(self, "kinds_text", kinds_text(self.by_kind))
+        object.__setattr__(self, "heading", graph_heading(self))
 
 
 @dataclass
@@ -79,6 +85,16 @@ class RecompileRow:
     value: str  # "xb, what next(batches) returned at cell line 3"; "x (cell line 2)"; "" when unknown
     changed: str  # "dim 1: 32 → 17", "dtype: Float → Double", "value (compiled for 56.15…)"; "" when unread
     fix: str  # "compile with dynamic=True, or torch._dynamo.mark_dynamic(xb, 1)"; "" when none is known
+
+
+@dataclass
+class RecompileRun:
+    """Recompiles in a row of one frame whose same guard failed (``recompile_runs``), said once with a count."""
+
+    count: int
+    variant: str
+    during_timing: bool
+    text: str  # the last one's failed guard and Dynamo's reason (``recompile_text``): it says the limit, when hit
 
 
 def _kind_rank(kind: str) -> int:
@@ -138,6 +154,8 @@ def graph_guards(graph: Graph, of: str = CELL, lr_schedulers: list[str] | None =
         if not group.warning and (flag := value_guard_text(g, of, lr_schedulers)):
             group.warning = flag
     ordered = sorted(groups.values(), key=lambda grp: (_kind_rank(grp.kind), grp.line or 10**9, grp.source))
+    for grp in ordered:
+        grp.text = group_text(grp, of)
     return GraphGuards(
         graph_id=graph.id,
         variant=graph.variant,
@@ -505,4 +523,18 @@ def recompiles_digest(run: ProfileRun) -> list[RecompileRow]:
             fix=fix_text(r, run.lr_schedulers),
         )
         for r in run.recompiles
+    ]
+
+
+def recompile_runs_digest(run: ProfileRun) -> list[RecompileRun]:
+    """``recompile_runs``, each run worded by its last recompile (the one that says the limit, when one was hit)."""
+    of = lines_of(run)
+    return [
+        RecompileRun(
+            count=len(same),
+            variant=same[-1].variant,
+            during_timing=same[-1].during_timing,
+            text=recompile_text(same[-1], of, run.lr_schedulers),
+        )
+        for same in recompile_runs(run)
     ]

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from ..profile_run import Kernel, KernelProfile, ProfileRun, Timing, Variant
 from ..stats import robust_sigma
 from .contention import PREEMPTED_SHARE
+from .facts import TOP_KERNELS, kernel_variants, top_kernels
 from .format import format_ms, format_share
 
 # What the pass's kernels per call may exceed the timed median by whatever the timer's spread, as a share
@@ -216,3 +217,54 @@ def kernel_time_text(k: Kernel, withheld_variants, with_share: bool = True) -> s
 def digest(run: ProfileRun) -> dict[str, PassJudgment]:
     """``{variant: judgment}``, as the summary's ``kernel_times`` carries it."""
     return judgments(run)
+
+
+# -- the kernels a table lists first ------------------------------------------------------------
+
+
+@dataclass
+class KernelTableRow:
+    """One kernel of ``KernelTable``, its figures worded."""
+
+    name: str
+    variant: str
+    language: str
+    time: str  # "1.17 ms"; its share alone where its variant's pass is withheld ("96.6% of pass"); "—" untimed
+    share_text: str  # "96.6%"; "" where no share was measured
+    lines: list[int]  # the cell lines it came from
+    aten_ops_text: str  # its first ATen ops, "aten::mm, aten::add …"
+
+
+@dataclass
+class KernelTable:
+    """The kernels that took the most device time (untimed ones after, in generation order), as a summary lists them."""
+
+    title: str  # "Top kernels by device time", or "Kernels" where none was timed
+    rows: list[KernelTableRow]
+    total: int  # kernels in the run
+    several_variants: bool  # kernels of more than one variant: each row names its variant
+    withheld_notes: list[str]  # why a withheld pass's kernels show shares, of the variants the rows show
+
+
+def kernel_table(run: ProfileRun, n: int = TOP_KERNELS) -> KernelTable:
+    """The ``n`` kernels that took the most device time, each worded as every view words it (``kernel_time_text``)."""
+    left_out = withheld(run)
+    variants = kernel_variants(run)
+    return KernelTable(
+        title="Top kernels by device time" if any(k.device_time_ms is not None for k in run.kernels) else "Kernels",
+        rows=[
+            KernelTableRow(
+                name=k.name,
+                variant=k.variant,
+                language=k.language,
+                time=kernel_time_text(k, left_out, with_share=False),
+                share_text=f"{k.share * 100:.1f}%" if k.share is not None else "",
+                lines=list(k.lines),
+                aten_ops_text=", ".join(k.aten_ops[:6]) + (" …" if len(k.aten_ops) > 6 else ""),
+            )
+            for k in top_kernels(run.kernels, n)
+        ],
+        total=len(run.kernels),
+        several_variants=len(variants) > 1,
+        withheld_notes=withheld_notes(run, variants),
+    )

@@ -60,6 +60,8 @@ class LineRow:
     share: dict[str, float | None] = field(default_factory=dict, metadata=ADDED_LATER)  # variant -> share of pass
     # set once the row is whole (``word``)
     texts: dict[str, str] = field(default_factory=dict, metadata=ADDED_LATER)  # variant -> "1.2 ms", "31% of pass"
+    # the compiled variants' kernels on this line together (eager's are ops, not kernels), as the HTML view counts them
+    kernel_count: int = field(default=0, metadata=ADDED_LATER)  # kernels of the compiled variants on this line
 
     def time_text(self, variant: str) -> str:
         """The row's time for ``variant`` as every view words it: blank where the variant has no kernel
@@ -76,8 +78,9 @@ class LineRow:
         return variant in self.kernels or variant in self.eager_ops
 
     def word(self) -> None:
-        """Set ``texts``, once every time and share of the row is in."""
+        """Set ``texts`` and ``kernel_count``, once every time, share and kernel of the row is in."""
         self.texts = {v: self.time_text(v) for v in dict.fromkeys([*self.kernels, *self.eager_ops])}
+        self.kernel_count = sum(len(names) for v, names in self.kernels.items() if v != "eager")
 
 
 RULE = (

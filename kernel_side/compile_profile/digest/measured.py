@@ -13,6 +13,7 @@ import ast
 from dataclasses import dataclass, field
 
 from ..profile_run import AutotuneResult, DevicePeaks, Kernel, ProfileRun
+from ..serialize import ADDED_LATER
 from .format import format_gbps, format_ms, format_s, format_share, format_speedup, format_tflops, one_line
 from .kernel_times import withheld
 
@@ -162,6 +163,11 @@ class CudagraphSkip:
 
     variant: str
     reasons: list[str]
+    # "inductor/reduce-overhead did not use CUDA graphs: skipping cudagraphs due to …"
+    text: str = field(init=False, metadata=ADDED_LATER)  # the skip in words, every reason
+
+    def __post_init__(self) -> None:
+        self.text = cudagraph_text(self.variant, self.reasons)
 
 
 def cudagraph_skips(run: ProfileRun) -> list[CudagraphSkip]:
@@ -281,12 +287,15 @@ class Measured:
     memory_ratio: MemoryRatio | None
     autotune: list[AutotuneRow]
     cudagraph_skips: list[CudagraphSkip]
-    roofline: list[RooflineRow]
+    roofline: list[RooflineRow]  # the ROOFLINE_ROWS kernels with rates that took the most time
+    roofline_count: int = field(metadata=ADDED_LATER)  # every kernel with rates: the rows and those left out
+    roofline_note: str = field(metadata=ADDED_LATER)  # what the roofline figures are, said under them; "" without
 
 
 def measured(run: ProfileRun) -> Measured:
     peaks, value = run.device_peaks, run.memory_ratio
     ratio = memory_ratio_text(run)  # None where value is
+    rows = roofline_rows(run)
     return Measured(
         device_peaks=DevicePeaksSummary(text=device_peaks_text(peaks), method=peaks.method)
         if peaks is not None
@@ -294,5 +303,7 @@ def measured(run: ProfileRun) -> Measured:
         memory_ratio=MemoryRatio(value=value, text=ratio) if ratio is not None and value is not None else None,
         autotune=autotune_rows(run),
         cudagraph_skips=cudagraph_skips(run),
-        roofline=roofline_rows(run),
+        roofline=rows,
+        roofline_count=len(roofline_kernels(run)),
+        roofline_note=roofline_note(run) if rows else "",
     )

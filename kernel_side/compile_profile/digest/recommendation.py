@@ -68,9 +68,3 @@ def recommendation_digest(run: ProfileRun) -> RecommendationSummary | None:
         return RecommendationSummary(variant=r.plain_variant or r.variant, call=plain, measurable=False, text=text)
     text = f"{r.variant} ran {margin}, the next fastest" + (f" {brackets}" if brackets else "")
     return RecommendationSummary(variant=r.variant, call=r.call, measurable=True, text=text)
-
-
-def recommendation_text(run: ProfileRun) -> str:
-    """The call to copy and ``recommendation_digest``'s sentence, as the text view says them; "" without a sweep."""
-    advice = recommendation_digest(run)
-    return f"{advice.call} — {advice.text}" if advice else ""

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..profile_run import ProfileRun, Speedup, Variant
 from ..serialize import ADDED_LATER, to_dict
-from .breakdown import BreakdownColumn, BreakdownRow, breakdown, breakdown_columns, verdict
+from .breakdown import BreakdownColumn, BreakdownRow, breakdown, breakdown_columns, breakdown_note, verdict
 from .breaks import (
     BreakGroup,
     break_count_text,
@@ -28,7 +28,13 @@ from .breaks import (
 from .correctness import correctness_text
 from .cost import ProfileCost, profile_cost
 from .diagnosis import Cause, diagnosis_digest, diagnosis_heading
-from .distributed import DdpSplitSummary, DistributedSummary, ddp_splits_digest, distributed_summary
+from .distributed import (
+    DdpSplitSummary,
+    DistributedSummary,
+    collective_texts,
+    ddp_splits_digest,
+    distributed_summary,
+)
 from .facts import (
     cache_counts,
     cache_words,
@@ -38,18 +44,33 @@ from .facts import (
     kept_tensor_warnings,
     kernel_count_text,
     later_run_failure_text,
+    median_ratio,
+    peak_memory_text,
 )
 from .format import (
     format_bytes,
+    format_diff,
     format_interval,
     format_ms,
     format_s,
+    format_speedup,
+    format_timing,
+    line_text,
     lines_of,
     ratio_phrase,
 )
-from .guards import GraphGuards, RecompileRow, guards_digest, recompiles_brief, recompiles_digest, value_guard_warnings
+from .guards import (
+    GraphGuards,
+    RecompileRow,
+    RecompileRun,
+    guards_digest,
+    recompile_runs_digest,
+    recompiles_brief,
+    recompiles_digest,
+    value_guard_warnings,
+)
 from .inputs import InputsSummary, inputs_summary
-from .kernel_times import PassJudgment
+from .kernel_times import KernelTable, PassJudgment, kernel_table
 from .kernel_times import digest as kernel_times_digest
 from .lines import LineTimes, line_times
 from .measured import Measured, cudagraph_warnings, measured
@@ -84,8 +105,9 @@ from .trace import TraceSummary, trace_summary
 # opens in the Compiles tab (its key), a job's compile ids, cache lookups, collectives, tensor metadata and execution
 # order compared across its ranks; 28: a job's cache lookups compared by key, not outcome; a calibrated pass's
 # tolerance the timer's noise plus the cost taken out; 29: a --quick profile's reference where outputs leave eager's
-# tolerance, in the quick note's words
-DIGEST_VERSION = 29
+# tolerance, in the quick note's words; 30: what the text and HTML views show, worded here (one route into the digest):
+# each variant's times, cache and peak, a break's place, a guard group's line, the kernel table, a recompile run
+DIGEST_VERSION = 30
 
 MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
 
@@ -119,6 +141,19 @@ class VariantRow:
     peak_memory_bytes: int | None = field(metadata=ADDED_LATER)
     recompiled_during_timing: bool = field(metadata=ADDED_LATER)
     error: str | None
+    compiled: bool = field(metadata=ADDED_LATER)  # a compiled variant, not eager
+    # its error is one of the run's errors too (their stage or variant is its name): the views list it once
+    error_listed: bool = field(metadata=ADDED_LATER)
+    timing_text: str = field(metadata=ADDED_LATER)  # "4.12 ms (p10 3.9 ms / p90 4.4 ms, n=50)"; "" untimed
+    median_time: str = field(metadata=ADDED_LATER)  # "4.12 ms"; "—" untimed
+    p10_time: str = field(metadata=ADDED_LATER)
+    p90_time: str = field(metadata=ADDED_LATER)
+    ratio_text: str = field(metadata=ADDED_LATER)  # eager's median over this one's, "1.25×"; "" for eager or untimed
+    compile_time: str = field(metadata=ADDED_LATER)  # compile_s worded; "—" where not compiled
+    first_call_time: str = field(metadata=ADDED_LATER)  # first_call_s worded; "—" where unknown
+    recompile_time: str = field(metadata=ADDED_LATER)  # recompile_s worded; "—" where unknown
+    cache_words: str = field(metadata=ADDED_LATER)  # its compile's cache, else the run's: "cold cache", ""
+    peak_memory_text: str = field(metadata=ADDED_LATER)  # "1.2 GiB", or why no peak was measured
 
 
 @dataclass
@@ -134,6 +169,9 @@ class SpeedupSummary:
     has_interval: bool
     includes_one: bool
     interval_text: str = field(metadata=ADDED_LATER)  # "[1.11×–1.43×]", as the text view words it
+    several: bool = field(metadata=ADDED_LATER)  # the run has more than one compiled variant: views name this one
+    # why the speedup is not meaningful beneath a verdict that overrides it ("compiled results differ"); "" otherwise
+    not_meaningful: str = field(metadata=ADDED_LATER)
 
 
 @dataclass
@@ -145,6 +183,7 @@ class CorrectnessSummary:
     note: str
     method: str = field(metadata=ADDED_LATER)
     text: str = field(metadata=ADDED_LATER)
+    max_rel_diff_text: str = field(metadata=ADDED_LATER)  # "9.38e+03"; "" where none was measured
 
 
 @dataclass
@@ -156,6 +195,8 @@ class ErrorSummary:
     line: int | None
     variant: str
     call: int | None
+    type: str = field(metadata=ADDED_LATER)  # the exception's type, "" when unknown
+    line_text: str = field(metadata=ADDED_LATER)  # "cell line 3", "train.py line 3"; "" without a line
 
 
 @dataclass
@@ -223,6 +264,15 @@ class RunDigest(RunSummary):
     measured: Measured = field(metadata=ADDED_LATER)
     profile_cost: ProfileCost | None = field(metadata=ADDED_LATER)  # None for a run stored before stages were timed
     compile_timeline: CompileTimeline | None = field(metadata=ADDED_LATER)  # None for a run stored before spans
+    later_run_failure: str = field(metadata=ADDED_LATER)  # why a later run of the cell failed; "" where none did
+    interrupted_text: str = field(metadata=ADDED_LATER)  # what an interrupted run holds; "" for any other
+    timing_warnings: list[str] = field(metadata=ADDED_LATER)  # whether the timings can be read (digest.noise)
+    state_warnings: list[str] = field(metadata=ADDED_LATER)  # the in-place state the runs left advanced
+    collectives: list[str] = field(metadata=ADDED_LATER)  # each graph's collectives, then the collective kernels
+    recompile_runs: list[RecompileRun] = field(metadata=ADDED_LATER)  # the recompiles, a run of one guard together
+    recompiles_timed: int = field(metadata=ADDED_LATER)  # how many recompiles came during timed runs
+    breakdown_note: str = field(metadata=ADDED_LATER)  # what the breakdown's figures are, said under it
+    kernel_table: KernelTable = field(metadata=ADDED_LATER)  # the kernels that took the most device time
 
 
 def first_code_line(source: str) -> str:
@@ -234,8 +284,9 @@ def first_code_line(source: str) -> str:
     return ""
 
 
-def _variant_row(v: Variant) -> VariantRow:
+def _variant_row(run: ProfileRun, v: Variant) -> VariantRow:
     t = v.timing
+    ratio = median_ratio(run, v) if v.name != "eager" else None
     return VariantRow(
         name=v.name,
         backend=v.backend,
@@ -250,6 +301,18 @@ def _variant_row(v: Variant) -> VariantRow:
         peak_memory_bytes=v.peak_memory_bytes,
         recompiled_during_timing=v.recompiled_during_timing,
         error=variant_error(v),
+        compiled=v.name != "eager",
+        error_listed=any(v.name in (e.variant, e.stage) for e in run.errors),  # eager's is stage "eager"
+        timing_text=format_timing(t.median_ms, t.p10_ms, t.p90_ms, t.n) if t else "",
+        median_time=format_ms(t.median_ms) if t else "—",
+        p10_time=format_ms(t.p10_ms) if t else "—",
+        p90_time=format_ms(t.p90_ms) if t else "—",
+        ratio_text=format_speedup(ratio) if ratio is not None else "",
+        compile_time=format_s(v.compile_s),
+        first_call_time=format_s(v.first_call_s),
+        recompile_time=format_s(v.recompile_s),
+        cache_words=cache_words(run, v) if v.name != "eager" else "",
+        peak_memory_text=peak_memory_text(run, v),
     )
 
 
@@ -370,6 +433,7 @@ def summary_of(run: ProfileRun) -> RunSummary:
     if best is None and run.imported_trace is not None:  # a trace's one variant: its compile time, never timed
         best = run.compiled_variants[0] if run.compiled_variants else None
     groups = break_groups(run)
+    ruling, of = outcome(run), lines_of(run)
     return RunSummary(
         digest=DIGEST_VERSION,
         id=run.id,
@@ -383,7 +447,7 @@ def summary_of(run: ProfileRun) -> RunSummary:
         torch_version=run.torch_version,
         first_line=first_code_line(run.cell_source),
         headline=headline(run),
-        variants=[_variant_row(v) for v in run.variants],
+        variants=[_variant_row(run, v) for v in run.variants],
         speedup=(
             SpeedupSummary(
                 value=run.speedup.value,
@@ -395,6 +459,8 @@ def summary_of(run: ProfileRun) -> RunSummary:
                 has_interval=run.speedup.has_interval,
                 includes_one=run.speedup.includes_one,
                 interval_text=format_interval(run.speedup),
+                several=len(run.compiled_variants) > 1,
+                not_meaningful=ruling.rung.not_meaningful if ruling.overrides else "",
             )
             if run.speedup
             else None
@@ -425,6 +491,9 @@ def summary_of(run: ProfileRun) -> RunSummary:
                 note=note_text(run.correctness.note) if run.correctness.note else "",
                 method=run.correctness.method,
                 text=correctness_text(run.correctness),
+                max_rel_diff_text=format_diff(run.correctness.max_rel_diff)
+                if run.correctness.max_rel_diff is not None
+                else "",
             )
             if run.correctness
             else None
@@ -433,7 +502,15 @@ def summary_of(run: ProfileRun) -> RunSummary:
         graph_breaks=groups,
         warnings=warnings(run),
         errors=[
-            ErrorSummary(stage=e.stage, message=error_message(e), line=e.line, variant=e.variant, call=e.call)
+            ErrorSummary(
+                stage=e.stage,
+                message=error_message(e),
+                line=e.line,
+                variant=e.variant,
+                call=e.call,
+                type=e.type,
+                line_text=line_text(e.line, of) if e.line is not None else "",
+            )
             for e in run.errors
         ],
         recommendation=recommendation_digest(run),
@@ -538,6 +615,15 @@ def digest_of(run: ProfileRun) -> RunDigest:
         measured=measured(run),
         profile_cost=profile_cost(run),
         compile_timeline=compile_timeline(run),
+        later_run_failure=later_run_failure_text(run),
+        interrupted_text=interrupted_text(run),
+        timing_warnings=timing_warnings(run),
+        state_warnings=warning_notes(run),
+        collectives=collective_texts(run),
+        recompile_runs=recompile_runs_digest(run),
+        recompiles_timed=sum(r.during_timing for r in run.recompiles),
+        breakdown_note=breakdown_note(summary.breakdown),
+        kernel_table=kernel_table(run),
     )
 
 

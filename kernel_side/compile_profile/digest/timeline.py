@@ -16,10 +16,11 @@ call; the others made the first call's wall time, which ``first_call_text`` acco
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from ..profile_run import CompileSpan, ProfileRun, Variant
+from ..serialize import ADDED_LATER
 from .compiles import compile_key
 from .format import format_s, format_share
 
@@ -152,6 +153,8 @@ class CompileTimelineRow:
     restart_text: str  # "[6/1_2] after 2 restarts: Failed to trace builtin operator; …" (tlparse's); "" with none
     phases: list[TimelinePhase]  # SHOWN_PHASES, each at least 1% of the compile
     compile_key: str  # the compile's kept attempt in the Compiles tab (``compiles.compile_key``); "" where not recorded
+    # "backend_compile 9 s, inductor_compile 8.2 s, code_gen 7.5 s" (``largest_phases``)
+    largest_phases: str = field(metadata=ADDED_LATER)  # its three longest phases inside it, longest first
 
 
 @dataclass
@@ -160,6 +163,16 @@ class CompileTimeline:
 
     text: str  # "first call 12.3 s: 11.9 s of it (97%) compiling 3 frames (0/0 9.1 s, ...)"
     rows: list[CompileTimelineRow]
+
+
+LARGEST_PHASES = 3
+
+
+def largest_phases(phases: list[TimelinePhase]) -> str:
+    """A compile's three longest phases inside it ("whole compile" spans hold them all), longest first, as the
+    Compile tab and the report list them."""
+    inner = sorted((p for p in phases if p.family != "whole compile"), key=lambda p: -p.duration_s)
+    return ", ".join(f"{p.name} {p.time}" for p in inner[:LARGEST_PHASES])
 
 
 def _phase(span: CompileSpan, start: float, shown: list[CompileSpan]) -> TimelinePhase:
@@ -188,6 +201,7 @@ def compile_rows(run: ProfileRun) -> list[CompileTimelineRow]:
         for compile_id, mine in by_id.items():
             total = sum(s.duration_s for s in mine if s.depth == 0)
             shown = [s for s in mine if _shown(s, total)]
+            phases = [_phase(s, origin, shown) for s in shown]
             rows.append(
                 CompileTimelineRow(
                     variant=v.name,
@@ -198,8 +212,9 @@ def compile_rows(run: ProfileRun) -> list[CompileTimelineRow]:
                     time=format_s(total),
                     cache_text=_cache_text(v, compile_id),
                     restart_text=restart_text(v, compile_id),
-                    phases=[_phase(s, origin, shown) for s in shown],
+                    phases=phases,
                     compile_key=kept_key(run, v.name, compile_id),
+                    largest_phases=largest_phases(phases),
                 )
             )
     return rows

@@ -59,7 +59,7 @@ NoteKind = Literal[
     # no float64 reference: the cell draws random numbers (values["ops"]) and compiled code draws eager's
     # (Inductor's fallback_random is on), so outputs are compared with eager's; a float64 run draws others
     "reference_random",
-    "quick_profile",  # a --quick profile: no kernel profiler pass, no per-line eager profile, no float64 reference
+    "quick_profile",  # a --quick profile: no kernel profiler pass, no per-line eager profile, a reference only if needed
 ]
 
 

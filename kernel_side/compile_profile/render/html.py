@@ -13,43 +13,10 @@ from __future__ import annotations
 from collections.abc import Set as AbstractSet
 from html import escape
 
-from ..digest.breakdown import TITLE, breakdown, breakdown_note, columns, verdict
-from ..digest.breaks import break_count_text, break_groups
+from ..digest.breakdown import TITLE
 from ..digest.compare import Comparison
-from ..digest.correctness import correctness_text
-from ..digest.diagnosis import diagnosis, diagnosis_heading
-from ..digest.distributed import collective_texts, ddp_split_text, distributed_text
-from ..digest.facts import (
-    TOP_KERNELS,
-    cache_counts,
-    device_text,
-    interrupted_text,
-    kernel_count_text,
-    kernel_variants,
-    median_ratio,
-    peak_memory_text,
-    top_kernels,
-)
-from ..digest.format import format_interval, format_ms, format_s, format_speedup, lines_of, one_line, ratio_phrase
-from ..digest.guards import failed_guard_text, kinds_text, run_guards
-from ..digest.inputs import inputs_summary
-from ..digest.kernel_times import kernel_time_text, withheld, withheld_notes
-from ..digest.lines import RULE, line_times
-from ..digest.measured import (
-    autotune_rows,
-    cudagraph_skips,
-    cudagraph_text,
-    device_peaks_text,
-    memory_ratio_text,
-    roofline_kernels,
-    roofline_note,
-    roofline_rows,
-)
-from ..digest.notes import error_message, note_text, run_notes, variant_error
-from ..digest.payback import payback
-from ..digest.recommendation import recommendation_digest
-from ..digest.summary import headline, warnings
-from ..digest.trace import origin_text, skipped_text
+from ..digest.format import one_line
+from ..digest.summary import RunDigest, digest_of
 from ..profile_run import ProfileRun
 
 MAX_ROWS = 10
@@ -89,98 +56,82 @@ def _more(shown: int, total: int, what: str) -> str:
     return f"<div {_MUTED}>showing {shown} of {total} {what}</div>" if total > shown else ""
 
 
-def _variants(run: ProfileRun) -> str:
-    rows = []
-    for v in run.variants:
-        t = v.timing
-        ratio = median_ratio(run, v) if v.name != "eager" else None
-        status = (
-            escape(one_line(error))
-            if (error := variant_error(v))
-            else ("recompiled while timed" if v.recompiled_during_timing else "")
-        )
-        rows.append(
-            [
-                escape(v.name),
-                format_ms(t.median_ms) if t else "—",
-                format_ms(t.p10_ms) if t else "—",
-                format_ms(t.p90_ms) if t else "—",
-                _value(t.n) if t else "0",
-                format_speedup(ratio) if ratio is not None else "",
-                format_s(v.compile_s) if v.compile_s is not None else "",
-                format_s(v.first_call_s) if v.first_call_s is not None else "",
-                escape(peak_memory_text(run, v)),
-                status,
-            ]
-        )
+def _variants(d: RunDigest) -> str:
+    rows = [
+        [
+            escape(v.name),
+            v.median_time,
+            v.p10_time,
+            v.p90_time,
+            _value(v.n),
+            v.ratio_text,
+            v.compile_time if v.compile_s is not None else "",
+            v.first_call_time if v.first_call_s is not None else "",
+            escape(v.peak_memory_text),
+            escape(one_line(v.error)) if v.error else ("recompiled while timed" if v.recompiled_during_timing else ""),
+        ]
+        for v in d.variants
+    ]
     header = ["variant", "median", "p10", "p90", "n", "eager ÷ median", "compile", "first call", "peak memory", ""]
     return html_table(header, rows, numeric={1, 2, 3, 4, 5, 6, 7})
 
 
-def _verdict(run: ProfileRun) -> str:
+def _verdict(d: RunDigest) -> str:
     """Why compiled is faster or slower, and when compiling pays back (``digest.breakdown``, ``digest.payback``)."""
-    pays = payback(run)
     return "".join(
         f'<div class="{cls}" style="margin:2px 0">{escape(text)}</div>'
-        for cls, text in (("cp-verdict", verdict(run)), ("cp-payback", pays.text if pays else None))
+        for cls, text in (("cp-verdict", d.verdict), ("cp-payback", d.payback.text if d.payback else None))
         if text
     )
 
 
-def breakdown_html(run: ProfileRun) -> str:
+def breakdown_html(d: RunDigest) -> str:
     """Where a call's time goes, a row per variant: library, generated, ATen, copies, outside kernels, call."""
-    rows = breakdown(run)
+    rows = d.breakdown
     if not rows:
         return ""
-    cols = columns(rows)
-    cells = [[escape(r.variant), *(escape(r.part_text(key)) for key, _ in cols)] for r in rows]
+    cols = d.breakdown_columns
+    cells = [[escape(r.variant), *(escape(r.texts[c.key]) for c in cols)] for r in rows]
     return (
         f"<div {_H}>{escape(TITLE)}</div>"
-        + html_table(
-            ["variant", *(escape(heading) for _, heading in cols)], cells, numeric=set(range(1, 1 + len(cols)))
-        )
-        + f"<div {_MUTED}>{escape(breakdown_note(rows))}</div>"
+        + html_table(["variant", *(escape(c.label) for c in cols)], cells, numeric=set(range(1, 1 + len(cols))))
+        + f"<div {_MUTED}>{escape(d.breakdown_note)}</div>"
         + "".join(f'<div class="cp-withheld" {_MUTED}>{escape(r.withheld_text)}</div>' for r in rows if not r.trusted)
     )
 
 
-def _facts(run: ProfileRun) -> str:
+def _facts(d: RunDigest) -> str:
     rows: list[list[str]] = []
-    s = run.speedup
+    s = d.speedup
     if s is not None:
-        rows.append(["speedup", f"<b>{ratio_phrase(s.value)}</b> {format_interval(s)} ({escape(s.variant)})"])
-    counts = cache_counts(run)
-    rows.append(["compile cache", _value(run.cache.state) + (f" ({escape('; '.join(counts))})" if counts else "")])
-    rows.append(["Dynamo graphs", str(run.dynamo_graph_count)])
-    groups = break_groups(run)  # where some are DDP's, the digest's words: "7 graph breaks, 3 in DDP's wrapper"
-    rows.append(
-        [
-            "graph breaks",
-            escape(break_count_text(run, groups)) if any(g.ddp_wrapper for g in groups) else str(len(run.graph_breaks)),
-        ]
-    )
-    rows += [["DDP split", escape(ddp_split_text(run, split))] for split in run.ddp_splits]
-    rows += [["collectives", escape(text)] for text in collective_texts(run)]
-    timed = sum(r.during_timing for r in run.recompiles)
-    rows.append(["recompiles", f"{len(run.recompiles)}" + (f" ({timed} during timing)" if timed else "")])
-    rows.append(["kernels", escape(kernel_count_text(run))])
-    if run.cell_runs:
+        rows.append(["speedup", f"<b>{s.text}</b> {s.interval_text} ({escape(s.variant)})"])
+    counts = d.cache_counts
+    rows.append(["compile cache", _value(d.cache_state) + (f" ({escape('; '.join(counts))})" if counts else "")])
+    rows.append(["Dynamo graphs", str(d.graph_count)])
+    # where some are DDP's, the digest's words: "7 graph breaks, 3 in DDP's wrapper"
+    rows.append(["graph breaks", escape(d.graph_break_text) if d.ddp_wrapper_break_count else str(d.graph_break_count)])
+    rows += [["DDP split", escape(split.text)] for split in d.ddp_splits]
+    rows += [["collectives", escape(text)] for text in d.collectives]
+    timed = d.recompiles_timed
+    rows.append(["recompiles", f"{d.recompile_count}" + (f" ({timed} during timing)" if timed else "")])
+    rows.append(["kernels", escape(d.kernel_text)])
+    if d.cell_runs:
         # in-place changes (x.add_(1), an optimizer step) happened this many times, not once
-        rows.append(["cell runs", f"{_value(run.cell_runs)} (first calls, warm-up, timing and checks)"])
-    c = run.correctness
+        rows.append(["cell runs", f"{_value(d.cell_runs)} (first calls, warm-up, timing and checks)"])
+    c = d.correctness
     if c is not None:
         verdict = {True: "ok: ", False: "<b>mismatch</b>: ", None: ""}[c.ok]  # "not compared" says itself
-        note = f"; {escape(one_line(note_text(c.note)))}" if c.ok is not None and c.note else ""
-        rows.append(["correctness", f"{verdict}{escape(correctness_text(c))}{note}"])
-    if run.status != "ok":
+        note = f"; {escape(one_line(c.note))}" if c.ok is not None and c.note else ""
+        rows.append(["correctness", f"{verdict}{escape(c.text)}{note}"])
+    if d.status != "ok":
         rows.append(
             [
                 "status",
-                f"<b>{escape(run.status)}</b>"
-                + (f" ({escape(interrupted_text(run))})" if run.status == "interrupted" else ""),
+                f"<b>{escape(d.status)}</b>"
+                + (f" ({escape(d.interrupted_text)})" if d.status == "interrupted" else ""),
             ]
         )
-    recommendation = recommendation_digest(run)
+    recommendation = d.recommendation
     if recommendation is not None:
         rows.append(
             [
@@ -192,8 +143,8 @@ def _facts(run: ProfileRun) -> str:
     return f"<table {_TABLE}><tbody>{body}</tbody></table>"
 
 
-def _graph_breaks(run: ProfileRun) -> str:
-    groups = break_groups(run)
+def _graph_breaks(d: RunDigest) -> str:
+    groups = d.graph_breaks
     if not groups:
         return ""
     rows = [
@@ -214,28 +165,28 @@ def _graph_breaks(run: ProfileRun) -> str:
     )
 
 
-def _recompiles(run: ProfileRun) -> str:
-    if not run.recompiles:
+def _recompiles(d: RunDigest) -> str:
+    if not d.recompiles:
         return ""
     rows = [
         [
             escape(r.variant),
             "yes" if r.during_timing else "",
-            escape(failed_guard_text(r, lines_of(run), run.lr_schedulers)),
+            escape(r.failed_guard),
             escape(one_line(r.reason)),
         ]
-        for r in run.recompiles[:MAX_ROWS]
+        for r in d.recompiles[:MAX_ROWS]
     ]
     return (
         f"<div {_H}>Recompiles</div>"
         + html_table(["variant", "while timed", "what changed, and the fix", "Dynamo's reason"], rows)
-        + _more(min(MAX_ROWS, len(run.recompiles)), len(run.recompiles), "recompiles")
+        + _more(min(MAX_ROWS, len(d.recompiles)), len(d.recompiles), "recompiles")
     )
 
 
-def inputs_html(run: ProfileRun) -> str:
+def inputs_html(d: RunDigest) -> str:
     """A profile over a sequence of inputs: the digest's sentence, a row per signature, the recompiles by input."""
-    summary = inputs_summary(run)
+    summary = d.inputs
     if summary is None:
         return ""
     rows = [
@@ -274,13 +225,13 @@ def inputs_html(run: ProfileRun) -> str:
     )
 
 
-def guards_html(run: ProfileRun) -> str:
+def guards_html(d: RunDigest) -> str:
     """A row per Dynamo graph: its guards by kind (``digest.guards``); the report lists each guard."""
-    graphs = run_guards(run)
+    graphs = d.guards
     if not graphs:
         return ""
     rows = [
-        [escape(gg.compile_id or gg.graph_id), escape(gg.variant), str(gg.total), escape(kinds_text(gg.by_kind))]
+        [escape(gg.compile_id or gg.graph_id), escape(gg.variant), str(gg.total), escape(gg.kinds_text)]
         for gg in graphs[:MAX_ROWS]
     ]
     return (
@@ -290,31 +241,31 @@ def guards_html(run: ProfileRun) -> str:
     )
 
 
-def measured_html(run: ProfileRun) -> str:
+def measured_html(d: RunDigest) -> str:
     """Device peaks, memory ratio, CUDA-graph skips, max-autotune's choices and the top kernels' roofline
     figures (``digest.measured``)."""
+    m = d.measured
     facts = []
-    if run.device_peaks is not None:
+    if m.device_peaks is not None:
         facts.append(
             [
                 "device peaks",
-                escape(device_peaks_text(run.device_peaks))
+                escape(m.device_peaks.text)
                 + (
-                    f" <span {_MUTED}>({escape(one_line(run.device_peaks.method, 400))})</span>"
-                    if run.device_peaks.method
+                    f" <span {_MUTED}>({escape(one_line(m.device_peaks.method, 400))})</span>"
+                    if m.device_peaks.method
                     else ""
                 ),
             ]
         )
-    ratio = memory_ratio_text(run)
-    if ratio:
-        facts.append(["peak memory", escape(ratio)])
-    facts += [["CUDA graphs", escape(cudagraph_text(c.variant, c.reasons))] for c in cudagraph_skips(run)]
+    if m.memory_ratio is not None:
+        facts.append(["peak memory", escape(m.memory_ratio.text)])
+    facts += [["CUDA graphs", escape(c.text)] for c in m.cudagraph_skips]
     out = ""
     if facts:
         body = "".join(f"<tr><th {_TH}>{k}</th><td {_TD}>{v}</td></tr>" for k, v in facts)
         out += f"<table {_TABLE}><tbody>{body}</tbody></table>"
-    tuned = autotune_rows(run)
+    tuned = m.autotune
     if tuned:
         out += (
             f"<div {_H}>Autotune</div>"
@@ -324,44 +275,40 @@ def measured_html(run: ProfileRun) -> str:
             )
             + _more(min(MAX_ROWS, len(tuned)), len(tuned), "tuned ops")
         )
-    rows = roofline_rows(run, MAX_ROWS)
+    rows = m.roofline[:MAX_ROWS]
     if rows:
-        total = len(roofline_kernels(run))
         out += (
             f"<div {_H}>Roofline</div>"
             + html_table(
                 ["kernel", "variant", "achieved"], [[_code(r.name), escape(r.variant), escape(r.text)] for r in rows]
             )
-            + _more(len(rows), total, "kernels with rates")
-            + f"<div {_MUTED}>{escape(roofline_note(run))}</div>"
+            + _more(len(rows), m.roofline_count, "kernels with rates")
+            + f"<div {_MUTED}>{escape(m.roofline_note)}</div>"
         )
     return out
 
 
-def _kernels(run: ProfileRun) -> str:
-    if not run.kernels:
+def _kernels(d: RunDigest) -> str:
+    table = d.kernel_table
+    if not table.total:
         return ""
-    several = len(kernel_variants(run)) > 1
-    left_out = withheld(run)
-    rows = []
-    for k in top_kernels(run.kernels, TOP_KERNELS):
-        rows.append(
-            [
-                _code(k.name) + (f" <span {_MUTED}>({escape(k.variant)})</span>" if several and k.variant else ""),
-                escape(k.language),
-                escape(kernel_time_text(k, left_out, with_share=False)),
-                f"{k.share * 100:.1f}%" if k.share is not None else "",
-                _lines(k.lines),
-                escape(", ".join(k.aten_ops[:6]) + (" …" if len(k.aten_ops) > 6 else "")),
-            ]
-        )
-    timed = any(k.device_time_ms is not None for k in run.kernels)
-    title = "Top kernels by device time" if timed else "Kernels"
+    rows = [
+        [
+            _code(k.name)
+            + (f" <span {_MUTED}>({escape(k.variant)})</span>" if table.several_variants and k.variant else ""),
+            escape(k.language),
+            escape(k.time),
+            k.share_text,
+            _lines(k.lines),
+            escape(k.aten_ops_text),
+        ]
+        for k in table.rows
+    ]
     return (
-        f"<div {_H}>{title}</div>"
+        f"<div {_H}>{table.title}</div>"
         + html_table(["kernel", "language", "device time", "share", "cell lines", "aten ops"], rows, numeric={2, 3})
-        + _more(min(TOP_KERNELS, len(run.kernels)), len(run.kernels), "kernels")
-        + _withheld(withheld_notes(run, kernel_variants(run)))
+        + _more(len(table.rows), table.total, "kernels")
+        + _withheld(table.withheld_notes)
     )
 
 
@@ -370,22 +317,23 @@ def _withheld(notes: list[str]) -> str:
     return "".join(f'<div class="cp-withheld" {_MUTED}>{escape(text)}</div>' for text in notes)
 
 
-def lines_html(run: ProfileRun) -> str:
+def lines_html(d: RunDigest) -> str:
     """Time per cell line for each variant with kernels (``digest.lines``: one rule for every view)."""
-    lt = line_times(run)
+    lt = d.lines
     if not lt.rows:
         return ""
     rows = []
     for r in lt.rows[: MAX_ROWS * 3]:
-        times = [escape(r.time_text(v)) for v in lt.variants]
-        kernels = sum(len(names) for v, names in r.kernels.items() if v != "eager")  # eager's are ops, not kernels
-        rows.append([_value(r.line), _code(r.code), *times, str(kernels) + (" (break)" if r.graph_breaks else "")])
+        times = [escape(r.texts.get(v, "")) for v in lt.variants]
+        rows.append(
+            [_value(r.line), _code(r.code), *times, str(r.kernel_count) + (" (break)" if r.graph_breaks else "")]
+        )
     variants = [escape(v or "kernels") for v in lt.variants]
     return (
         f"<div {_H}>Time per cell line</div>"
         + html_table(["cell line", "code", *variants, "kernels"], rows, numeric=set(range(2, 2 + len(variants))))
         + _more(min(MAX_ROWS * 3, len(lt.rows)), len(lt.rows), "lines")
-        + f"<div {_MUTED}>{escape(RULE)}</div>"
+        + f"<div {_MUTED}>{escape(lt.rule)}</div>"
         + _withheld(list(lt.withheld.values()))
     )
 
@@ -416,74 +364,73 @@ def comparison_html(c: Comparison) -> str:
     )
 
 
-def _errors(run: ProfileRun) -> str:
+def _errors(d: RunDigest) -> str:
     rows = [
         [
             escape(e.stage),
             escape(e.variant),
             _value(e.line) if e.line is not None else "",
-            escape(one_line(error_message(e), 300)),
+            escape(one_line(e.message, 300)),
         ]
-        for e in run.errors[:MAX_ROWS]
+        for e in d.errors[:MAX_ROWS]
     ]
     if not rows:
         return ""
     return (
         f"<div {_H}>Errors</div>"
         + html_table(["stage", "variant", "cell line", "message"], rows)
-        + _more(min(MAX_ROWS, len(run.errors)), len(run.errors), "errors")
+        + _more(min(MAX_ROWS, len(d.errors)), len(d.errors), "errors")
     )
 
 
-def _diagnosis(run: ProfileRun) -> str:
+def _diagnosis(d: RunDigest) -> str:
     """What costs the compiled cell time, largest first: each cause, its cost in bold, what to do."""
-    causes = diagnosis(run)
-    if not causes:
+    if not d.diagnosis:
         return ""
     items = "".join(
         f'<li class="cp-cause"><span>{escape(c.title)}</span>: <b>{escape(c.cost_text)}</b>'
         + (f"<div {_MUTED}>{escape(c.action)}</div>" if c.action else "")
         + "</li>"
-        for c in causes
+        for c in d.diagnosis
     )
-    return f'<div {_H}>{escape(diagnosis_heading(run))}</div><ol style="margin:4px 0">{items}</ol>'
+    return f'<div {_H}>{escape(d.diagnosis_heading)}</div><ol style="margin:4px 0">{items}</ol>'
 
 
 def render_html(run: ProfileRun) -> str:
-    meta = [
-        f"run {escape(run.id)}",
-        escape(device_text(run.device)),
-        f"torch {escape(run.torch_version)}",
-    ]
-    if run.label:
-        meta.insert(0, f"<b>{escape(one_line(run.label, 120))}</b>")
-    place = distributed_text(run)
-    if place:
-        meta.append(escape(place))
-    trace = run.imported_trace
-    if trace is not None:
-        meta.append(escape(origin_text(trace)))
-    warn = "".join(f"<li>{escape(w)}</li>" for w in warnings(run))
-    skipped = [skipped_text(trace)] if trace is not None and skipped_text(trace) else []
-    notes = "".join(f"<li>{escape(one_line(n, 300))}</li>" for n in [*run_notes(run), *skipped])
+    """The run's HTML summary: ``digest_html`` of its digest."""
+    return digest_html(digest_of(run))
+
+
+def digest_html(d: RunDigest) -> str:
+    """A run's digest laid out as HTML: every part reads a field of ``d``."""
+    meta = [f"run {escape(d.id)}", escape(d.device_text), f"torch {escape(d.torch_version)}"]
+    if d.label:
+        meta.insert(0, f"<b>{escape(one_line(d.label, 120))}</b>")
+    if d.distributed is not None:
+        meta.append(escape(d.distributed.text))
+    if d.trace is not None:
+        meta.append(escape(d.trace.text))
+    warn = "".join(f"<li>{escape(w)}</li>" for w in d.warnings)
+    skipped = [d.trace.skipped_text] if d.trace is not None and d.trace.skipped_text else []
+    notes = "".join(f"<li>{escape(one_line(n, 300))}</li>" for n in [*d.notes, *skipped])
     parts = [
         '<div class="compile-profile-run" style="line-height:1.4">',
-        f'<div style="font-weight:600;font-size:110%">{escape(headline(run))}</div>',
+        f'<div style="font-weight:600;font-size:110%">{escape(d.headline)}</div>',
         f"<div {_MUTED}>{' · '.join(meta)}</div>",
-        _diagnosis(run),
-        _verdict(run),
+        _diagnosis(d),
+        _verdict(d),
         f'<ul style="margin:4px 0">{warn}</ul>' if warn else "",
-        _variants(run),
-        inputs_html(run),
-        breakdown_html(run),
-        _facts(run),
-        _graph_breaks(run),
-        _recompiles(run),
-        guards_html(run),
-        _kernels(run),
-        measured_html(run),
-        lines_html(run),
-        _errors(run),
+        _variants(d),
+        inputs_html(d),
+        breakdown_html(d),
+        _facts(d),
+        _graph_breaks(d),
+        _recompiles(d),
+        guards_html(d),
+        _kernels(d),
+        measured_html(d),
+        lines_html(d),
+        _errors(d),
         f'<ul style="margin:4px 0;opacity:.8">{notes}</ul>' if notes else "",
         "</div>",
     ]

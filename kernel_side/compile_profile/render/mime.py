@@ -5,11 +5,11 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from ..digest.summary import summarize
+from ..digest.summary import digest_of, summarize
 from ..profile_run import ProfileRun
 from .charts import variants_figure
-from .html import render_html
-from .text import render_text
+from .html import digest_html
+from .text import digest_text
 
 MIME_TYPE = "application/vnd.compile-profile.run+json"
 MIME_VERSION = 1
@@ -40,7 +40,8 @@ def logs_text(logs: list[str], count: int | None = None) -> str:
 
 def mime_bundle(run: ProfileRun, logs: list[str] | None = None, log_count: int | None = None) -> dict[str, Any]:
     """The run's bundle; with ``logs``, each view carries them folded (HTML's ``<details>``), or after it (text)."""
-    text, page = render_text(run), render_html(run)
+    d = digest_of(run)  # one digest, laid out twice
+    text, page = digest_text(d), digest_html(d)
     if logs:
         heading = logs_text(logs, log_count)
         text += f"\n{heading}:\n" + "\n".join(f"  {line}" for line in logs)

@@ -21,23 +21,18 @@ from typing import Any
 from plotly.offline import get_plotlyjs
 
 from ..artifacts import ArtifactSource, first_of, of_run
-from ..digest.breaks import break_count_text, break_groups
-from ..digest.cost import profile_cost
-from ..digest.distributed import collective_texts, ddp_split_text
-from ..digest.facts import device_text, top_kernels
-from ..digest.format import format_ms, format_s, line_text, lines_of, one_line, outside_text
-from ..digest.guards import GraphGuards, failed_guard_text, graph_heading, run_guards
+from ..digest.facts import top_kernels
+from ..digest.format import one_line
 from ..digest.kernel_times import kernel_time_text, withheld
-from ..digest.measured import autotune_rows, device_peaks_text, roofline_kernels, roofline_note, roofline_rows
-from ..digest.notes import error_message
-from ..digest.summary import first_code_line
-from ..digest.timeline import CompileTimeline, compile_timeline
+from ..digest.measured import roofline_kernels, roofline_rows
+from ..digest.summary import RunDigest, digest_of
+from ..digest.timeline import CompileTimeline
 from ..profile_run import Graph, Kernel, ProfileRun
 from .charts import figures, overview_figures
 from .compile_html import CSS as COMPILES_CSS
 from .compile_html import compiles_section
 from .highlight import highlight_code, stylesheet
-from .html import render_html
+from .html import digest_html
 
 _PAGE_CSS = """
 :root { color-scheme: light dark; }
@@ -155,8 +150,8 @@ def _figure_div(name: str) -> str:
     return f'<div class="figure" data-figure="{escape(name)}"></div>'
 
 
-def _overview(run: ProfileRun, timeline: CompileTimeline | None) -> str:
-    break_lines = tuple(b.line for b in run.graph_breaks if b.line is not None)
+def _overview(run: ProfileRun, d: RunDigest) -> str:
+    break_lines = tuple(g.line for g in d.graph_breaks if g.line is not None)
     source = (
         "<h2>Cell</h2>"
         + ('<p class="meta">highlighted: cell lines with a graph break</p>' if break_lines else "")
@@ -165,7 +160,10 @@ def _overview(run: ProfileRun, timeline: CompileTimeline | None) -> str:
         else ""
     )
     charts = "".join(_figure_div(name) for name in overview_figures(run))
-    return f'<section id="overview"><h2>Summary</h2>{render_html(run)}{charts}{_compile_timeline(timeline)}{source}{_profile_cost(run)}</section>'
+    return (
+        f'<section id="overview"><h2>Summary</h2>{digest_html(d)}{charts}{_compile_timeline(d.compile_timeline)}'
+        f"{source}{_profile_cost(d)}</section>"
+    )
 
 
 def _compile_timeline(timeline: CompileTimeline | None) -> str:
@@ -174,12 +172,10 @@ def _compile_timeline(timeline: CompileTimeline | None) -> str:
         return ""
     rows = []
     for r in timeline.rows:
-        inner = sorted((p for p in r.phases if p.family != "whole compile"), key=lambda p: -p.duration_s)
-        largest = ", ".join(f"{p.name} {p.time}" for p in inner[:3])
         rows.append(
             f"<tr><td>{escape(r.variant)}</td><td>{escape(r.compile_id)}</td>"
             f"<td>{escape(r.when)}{'<br>' + escape(r.restart_text) if r.restart_text else ''}</td>"
-            f"<td>{escape(r.time)}</td><td>{escape(largest)}</td><td>{escape(r.cache_text)}</td></tr>"
+            f"<td>{escape(r.time)}</td><td>{escape(r.largest_phases)}</td><td>{escape(r.cache_text)}</td></tr>"
         )
     return (
         f"<h3>Compile timeline</h3><p>{escape(timeline.text)}</p>"
@@ -189,9 +185,9 @@ def _compile_timeline(timeline: CompileTimeline | None) -> str:
     )
 
 
-def _profile_cost(run: ProfileRun) -> str:
+def _profile_cost(d: RunDigest) -> str:
     """Where the profile's own time went (``digest.cost``): its sentence and a row per stage."""
-    cost = profile_cost(run)
+    cost = d.profile_cost
     if cost is None:
         return ""
     rows = "".join(
@@ -204,11 +200,9 @@ def _profile_cost(run: ProfileRun) -> str:
     )
 
 
-def _graph_breaks(run: ProfileRun) -> str:
-    groups, of = break_groups(run), lines_of(run)
+def _graph_breaks(d: RunDigest) -> str:
     rows = []
-    for g in groups:
-        where = line_text(g.line, of) if g.line is not None else outside_text(of)
+    for g in d.graph_breaks:
         inside = escape(g.inside) + (f" <code>{escape(g.inside_code)}</code>" if g.inside_code else "")
         # DDP's own wrapper: said under the place, so nobody chases it
         note = f'<p class="meta ddp-wrapper">{escape(g.note)}</p>' if g.note else ""
@@ -218,15 +212,15 @@ def _graph_breaks(run: ProfileRun) -> str:
             note += f'<p class="meta">see {escape(g.page)}</p>'
         tr = '<tr class="ddp-wrapper">' if g.ddp_wrapper else "<tr>"
         rows.append(
-            f"{tr}<td>{escape(where)}{note}</td><td><code>{escape(g.code_line)}</code></td><td>{inside}</td>"
+            f"{tr}<td>{escape(g.where)}{note}</td><td><code>{escape(g.code_line)}</code></td><td>{inside}</td>"
             f"<td>{g.count}</td><td>{escape(', '.join(g.variants))}</td>"
             f'<td><pre class="text">{escape(g.reason_full)}</pre></td></tr>'
         )
     recompiles = "".join(
         f"<tr><td>{escape(r.variant)}</td><td>{'yes' if r.during_timing else ''}</td>"
-        f"<td>{escape(failed_guard_text(r, of, run.lr_schedulers))}</td>"
+        f"<td>{escape(r.failed_guard)}</td>"
         f'<td><pre class="text">{escape(r.reason)}</pre></td></tr>'
-        for r in run.recompiles
+        for r in d.recompiles
     )
     recompile_table = (
         '<h2>Recompiles</h2><table class="list"><thead><tr><th>variant</th><th>while timed</th>'
@@ -235,24 +229,24 @@ def _graph_breaks(run: ProfileRun) -> str:
         else ""
     )
     breaks = (
-        f'<p class="meta">{escape(break_count_text(run, groups))}</p>'
+        f'<p class="meta">{escape(d.graph_break_text)}</p>'
         '<table class="list"><thead><tr><th>where</th><th>code</th>'
         "<th>inside</th><th>times</th><th>variant</th><th>reason</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"
         if rows
         else "<p>No graph breaks.</p>"
     )
-    splits = "".join(f'<p class="ddp-split">{escape(ddp_split_text(run, split))}</p>' for split in run.ddp_splits)
-    splits += "".join(f'<p class="collectives">{escape(text)}</p>' for text in collective_texts(run))
+    splits = "".join(f'<p class="ddp-split">{escape(split.text)}</p>' for split in d.ddp_splits)
+    splits += "".join(f'<p class="collectives">{escape(text)}</p>' for text in d.collectives)
     return f'<section id="graph-breaks"><h2>Graph breaks</h2>{breaks}{splits}{recompile_table}</section>'
 
 
-def _guards(graphs: list[GraphGuards]) -> str:
+def _guards(d: RunDigest) -> str:
     """Every guard of each Dynamo graph, grouped by kind and value, the checks as Dynamo prints them."""
-    if not graphs:
+    if not d.guards:
         return ""
     body = []
-    for gg in graphs:
+    for gg in d.guards:
         rows = "".join(
             f"<tr><td>{escape(g.kind)}</td><td><code>{escape(g.source)}</code>"
             + (f'<p class="meta">{escape(g.warning)}</p>' if g.warning else "")
@@ -262,38 +256,39 @@ def _guards(graphs: list[GraphGuards]) -> str:
             for g in gg.groups
         )
         body.append(
-            f"<h3>{escape(graph_heading(gg))}</h3>"
+            f"<h3>{escape(gg.heading)}</h3>"
             '<table class="list"><thead><tr><th>kind</th><th>value</th><th>cell line</th><th>guards</th>'
             f"<th>checks</th></tr></thead><tbody>{rows}</tbody></table>"
         )
     return f'<section id="guards"><h2>Guards</h2>{"".join(body)}</section>'
 
 
-def _measured(run: ProfileRun) -> str:
+def _measured(run: ProfileRun, d: RunDigest) -> str:
     """The device's ceilings, every kernel with rates against them, and max-autotune's choices."""
     out = ""
-    if run.device_peaks is not None:
-        out += f"<p>{escape(device_peaks_text(run.device_peaks))}</p>" + (
-            f'<p class="meta">{escape(run.device_peaks.method)}</p>' if run.device_peaks.method else ""
+    m = d.measured
+    if m.device_peaks is not None:
+        out += f"<p>{escape(m.device_peaks.text)}</p>" + (
+            f'<p class="meta">{escape(m.device_peaks.method)}</p>' if m.device_peaks.method else ""
         )
-    rows = roofline_rows(run, len(roofline_kernels(run)))
+    rows = roofline_rows(run, len(roofline_kernels(run)))  # every one: the digest carries the first ROOFLINE_ROWS
     if rows:
         body = "".join(
             f"<tr><td><code>{escape(r.name)}</code></td><td>{escape(r.variant)}</td><td>{escape(r.text)}</td></tr>"
             for r in rows
         )
         out += (
-            f'<h2>Roofline</h2>{_figure_div("roofline")}<p class="meta">{escape(roofline_note(run))}</p>'
+            f'<h2>Roofline</h2>{_figure_div("roofline")}<p class="meta">{escape(m.roofline_note)}</p>'
             '<table class="list"><thead><tr><th>kernel</th><th>variant</th><th>achieved</th></tr></thead>'
             f"<tbody>{body}</tbody></table>"
         )
-    tuned = autotune_rows(run)
+    tuned = m.autotune
     if tuned:
         body = "".join(
             f"<tr><td>{escape(r.variant)}</td><td>{escape(r.op)}</td><td>{escape(r.shape)}</td>"
-            f"<td><code>{escape(r.best)}</code></td><td>{format_ms(r.best_ms)}</td>"
-            f"<td><code>{escape(r.best_triton)}</code></td><td>{format_ms(r.best_triton_ms)}</td>"
-            f"<td>{'' if r.choices is None else _value(r.choices)}</td><td>{escape(format_s(r.autotune_s))}</td>"
+            f"<td><code>{escape(r.best)}</code></td><td>{r.texts['best_ms']}</td>"
+            f"<td><code>{escape(r.best_triton)}</code></td><td>{r.texts['best_triton_ms']}</td>"
+            f"<td>{'' if r.choices is None else _value(r.choices)}</td><td>{escape(r.texts['autotune_s'])}</td>"
             f"<td>{escape(r.text)}</td></tr>"
             for r in tuned
         )
@@ -346,7 +341,7 @@ def _kernel(k: Kernel, left_out, first_with_source: dict[str, Kernel]) -> str:
     return f"<details><summary>{summary}</summary>{body}</details>"
 
 
-def _kernels(run: ProfileRun) -> str:
+def _kernels(run: ProfileRun, d: RunDigest) -> str:
     left_out = withheld(run)
     first_with_source: dict[str, Kernel] = {}
     body = (
@@ -356,45 +351,45 @@ def _kernels(run: ProfileRun) -> str:
     notes = "".join(f'<p class="meta cp-withheld">{escape(j.text)}</p>' for j in left_out.values())
     return (
         f'<section id="kernels"><h2>Kernels ({len(run.kernels)})</h2>'
-        f"{notes}{_figure_div('kernels')}{body}{_measured(run)}</section>"
+        f"{notes}{_figure_div('kernels')}{body}{_measured(run, d)}</section>"
     )
 
 
-def _errors(run: ProfileRun) -> str:
-    if not run.errors:
+def _errors(run: ProfileRun, d: RunDigest) -> str:
+    """Each error as the digest words it, with its traceback (the run's: the digest leaves tracebacks out)."""
+    if not d.errors:
         return ""
     items = "".join(
         f"<details open><summary>{escape(e.stage)}"
         + (f" · {escape(e.variant)}" if e.variant else "")
-        + (f" · {escape(line_text(e.line, lines_of(run)))}" if e.line is not None else "")
-        + f": {escape(one_line(error_message(e)))}</summary>"
-        + f'<pre class="text">{escape(e.type + ": " if e.type else "")}{escape(error_message(e))}</pre>'
-        + (f'<pre class="text">{escape(e.traceback)}</pre>' if e.traceback else "")
+        + (f" · {escape(e.line_text)}" if e.line_text else "")
+        + f": {escape(one_line(e.message))}</summary>"
+        + f'<pre class="text">{escape(e.type + ": " if e.type else "")}{escape(e.message)}</pre>'
+        + (f'<pre class="text">{escape(raw.traceback)}</pre>' if raw.traceback else "")
         + "</details>"
-        for e in run.errors
+        for e, raw in zip(d.errors, run.errors, strict=True)
     )
-    return f'<section id="errors"><h2>Errors ({len(run.errors)})</h2>{items}</section>'
+    return f'<section id="errors"><h2>Errors ({len(d.errors)})</h2>{items}</section>'
 
 
 def render_report_html(run: ProfileRun, artifacts: ArtifactSource | None = None) -> str:
     """The report; ``artifacts`` reads the compiles' artifact texts it embeds (the store's), after the run's own."""
-    graph_guards = run_guards(run)
-    guards = _guards(graph_guards)
-    timeline = compile_timeline(run)  # the digest's rows, once: the table and the figure show the same
+    d = digest_of(run)  # the digest's rows, once: the tables and the figures show the same
+    guards = _guards(d)
     compiles = compiles_section(run, first_of(of_run(run), artifacts))
-    sections = [_overview(run, timeline), _graph_breaks(run), _graphs(run), guards, _kernels(run), compiles]
-    sections.append(_errors(run))
-    tabs = [("overview", "Overview"), ("graph-breaks", f"Graph breaks ({len(run.graph_breaks)})"), ("graphs", "Graphs")]
+    sections = [_overview(run, d), _graph_breaks(d), _graphs(run), guards, _kernels(run, d), compiles]
+    sections.append(_errors(run, d))
+    tabs = [("overview", "Overview"), ("graph-breaks", f"Graph breaks ({d.graph_break_count})"), ("graphs", "Graphs")]
     if guards:
-        tabs.append(("guards", f"Guards ({sum(gg.total for gg in graph_guards)})"))
+        tabs.append(("guards", f"Guards ({sum(gg.total for gg in d.guards)})"))
     tabs.append(("kernels", "Kernels"))
     if compiles:
         tabs.append(("compiles", f"Compiles ({sum(1 for c in run.compiles if c.compile_id)})"))
-    if run.errors:
-        tabs.append(("errors", f"Errors ({len(run.errors)})"))
+    if d.errors:
+        tabs.append(("errors", f"Errors ({len(d.errors)})"))
     nav = "".join(f'<a href="#{sid}">{escape(name)}</a>' for sid, name in tabs)
-    title = one_line(run.label or first_code_line(run.cell_source) or run.id, 80)
-    meta = f"run {run.id} · {run.created_at} · {device_text(run.device)} · torch {run.torch_version}"
+    title = one_line(d.label or d.first_line or d.id, 80)
+    meta = f"run {d.id} · {d.created_at} · {d.device_text} · torch {d.torch_version}"
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
@@ -407,6 +402,6 @@ def render_report_html(run: ProfileRun, artifacts: ArtifactSource | None = None)
         # plotly.js (4.8 MB) after the page, not in <head>: the text paints before the browser has parsed and run
         # it (a 2,500-kernel report's first paint in Chromium, 2-core machine: 1.92 s with it in <head>)
         f'<script type="text/javascript">{get_plotlyjs()}</script>'
-        f'<script type="text/javascript">var FIGURES = {_script_json(figures(run, timeline))};{_PAGE_SCRIPT}</script>'
+        f'<script type="text/javascript">var FIGURES = {_script_json(figures(run, d.compile_timeline))};{_PAGE_SCRIPT}</script>'
         "</body></html>\n"
     )

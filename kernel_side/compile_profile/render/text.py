@@ -15,54 +15,11 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-from ..digest.breakdown import TITLE, breakdown, breakdown_note, columns, verdict
-from ..digest.breaks import break_count_text, break_groups, break_place
+from ..digest.breakdown import TITLE
 from ..digest.compare import Comparison
-from ..digest.correctness import correctness_text
-from ..digest.cost import profile_cost
-from ..digest.diagnosis import cause_text, diagnosis, diagnosis_heading
-from ..digest.distributed import collective_texts, ddp_split_text, distributed_text
-from ..digest.facts import (
-    cache_counts,
-    cache_words,
-    device_text,
-    interrupted_text,
-    kernel_count_text,
-    later_run_failure_text,
-    peak_memory_text,
-)
-from ..digest.format import (
-    format_diff,
-    format_interval,
-    format_s,
-    format_timing,
-    line_text,
-    lines_of,
-    one_line,
-    ratio_phrase,
-)
-from ..digest.guards import graph_heading, group_text, recompile_runs, recompile_text, run_guards
-from ..digest.inputs import inputs_summary
-from ..digest.lines import RULE, line_times
-from ..digest.measured import (
-    autotune_rows,
-    cudagraph_skips,
-    cudagraph_text,
-    device_peaks_text,
-    memory_ratio_text,
-    roofline_kernels,
-    roofline_note,
-    roofline_rows,
-)
-from ..digest.noise import timing_warnings
-from ..digest.notes import error_message, note_text, run_notes, variant_error, warning_notes
-from ..digest.outcome import outcome
-from ..digest.payback import payback
-from ..digest.recommendation import recommendation_text
-from ..digest.summary import headline
-from ..digest.timeline import compile_timeline
-from ..digest.trace import origin_text, skipped_text
-from ..profile_run import ProfileRun, Variant
+from ..digest.format import one_line
+from ..digest.summary import RunDigest, VariantRow, digest_of
+from ..profile_run import ProfileRun
 
 MAX_LISTED = 10  # graph breaks, recompiles and errors listed one by one; the rest are counted
 
@@ -104,38 +61,31 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
-def _variant_segment(v: Variant) -> str:
-    if v.timing is not None:
-        t = v.timing
-        text = f"{v.name} {format_timing(t.median_ms, t.p10_ms, t.p90_ms, t.n)}"
-        if v.recompiled_during_timing:
-            text += " [recompiled while timed]"
-        return text
-    if variant_error(v):
-        return f"{v.name} failed"
-    return f"{v.name} not timed"
+def _variant_segment(v: VariantRow) -> str:
+    if v.timing_text:
+        return f"{v.name} {v.timing_text}" + (" [recompiled while timed]" if v.recompiled_during_timing else "")
+    return f"{v.name} failed" if v.error else f"{v.name} not timed"
 
 
-def timing_line(run: ProfileRun) -> str:
-    if run.imported_trace is not None:  # no timings: the headline says so; where the run came from instead
-        return origin_text(run.imported_trace)
-    segments = [_variant_segment(v) for v in run.variants]
-    s = run.speedup
+def timing_line(d: RunDigest) -> str:
+    if d.trace is not None:  # no timings: the headline says so; where the run came from instead
+        return d.trace.text
+    segments = [_variant_segment(v) for v in d.variants]
+    s = d.speedup
     if s is not None:
-        which = f" ({s.variant})" if len(run.compiled_variants) > 1 else ""
-        text = f"speedup{which} {ratio_phrase(s.value)} {format_interval(s)}"
+        which = f" ({s.variant})" if s.several else ""
+        text = f"speedup{which} {s.text} {s.interval_text}"
         if s.includes_one:
             text += ": no measurable difference"
-        verdict = outcome(run)
-        if verdict.overrides:  # beneath a verdict that overrides it (results that differ, an eager fallback)
-            text += f"; not meaningful: {verdict.rung.not_meaningful}"
+        if s.not_meaningful:  # beneath a verdict that overrides it (results that differ, an eager fallback)
+            text += f"; not meaningful: {s.not_meaningful}"
         segments.append(text)
     return " | ".join(segments)
 
 
-def _inputs_lines(run: ProfileRun) -> list[str]:
+def _inputs_lines(d: RunDigest) -> list[str]:
     """A profile over a sequence of inputs: the digest's sentence, a row per signature, the recompiles by input."""
-    summary = inputs_summary(run)
+    summary = d.inputs
     if summary is None:
         return []
     rows = [
@@ -165,22 +115,20 @@ def _inputs_lines(run: ProfileRun) -> list[str]:
     return out
 
 
-def _compile_lines(run: ProfileRun) -> list[str]:
+def _compile_lines(d: RunDigest) -> list[str]:
     out = []
-    for v in run.compiled_variants:
-        if v.compile_s is None and v.first_call_s is None:
+    for v in d.variants:
+        if not v.compiled or (v.compile_s is None and v.first_call_s is None):
             continue
-        state = cache_words(run, v)
-        text = f"compile {v.name}: {format_s(v.compile_s)}" + (f" ({state})" if state else "")
+        text = f"compile {v.name}: {v.compile_time}" + (f" ({v.cache_words})" if v.cache_words else "")
         if v.first_call_s is not None:
-            text += f"; first call {format_s(v.first_call_s)}"
+            text += f"; first call {v.first_call_time}"
         if v.recompile_s:
-            text += f"; recompiling {format_s(v.recompile_s)} more"
+            text += f"; recompiling {v.recompile_time} more"
         out.append(text)
-    counts = cache_counts(run)
-    if counts:
-        out.append("compile cache: " + "; ".join(counts))
-    timeline = compile_timeline(run)
+    if d.cache_counts:
+        out.append("compile cache: " + "; ".join(d.cache_counts))
+    timeline = d.compile_timeline
     if timeline is not None and timeline.text:
         out.append("compile timeline: " + timeline.text)
         restarted = [r.restart_text for r in timeline.rows if r.restart_text]
@@ -193,15 +141,15 @@ def _compile_lines(run: ProfileRun) -> list[str]:
 RESTARTS_LISTED = 5
 
 
-def _graph_lines(run: ProfileRun) -> list[str]:
+def _graph_lines(d: RunDigest) -> list[str]:
     out = [
-        f"graphs: {_plural(run.dynamo_graph_count, 'Dynamo graph')}, "
-        f"{break_count_text(run)}, {_plural(len(run.recompiles), 'recompile')}"
+        f"graphs: {_plural(d.graph_count, 'Dynamo graph')}, "
+        f"{d.graph_break_text}, {_plural(d.recompile_count, 'recompile')}"
     ]
-    groups, of = break_groups(run), lines_of(run)
+    groups = d.graph_breaks
     for g in groups[:MAX_LISTED]:
         times = f" ×{g.count}" if g.count > 1 else ""
-        out.append(f"  graph break{times} {'at ' if g.line is not None else ''}{break_place(g, of)}")
+        out.append(f"  graph break{times} {'at ' if g.line is not None else ''}{g.place}")
         out.append(f"    reason: {one_line(g.reason)}")
         if g.skipped_rest:
             out.append("    Dynamo could not resume there and ran the rest of that function eagerly")
@@ -211,29 +159,28 @@ def _graph_lines(run: ProfileRun) -> list[str]:
             out.append(f"    see: {g.page}")
     if len(groups) > MAX_LISTED:
         out.append(f"  … and {sum(g.count for g in groups[MAX_LISTED:])} more graph breaks")
-    runs = recompile_runs(run)
-    for same in runs[:MAX_LISTED]:
-        r = same[-1]  # the last says the limit, when one was hit
+    runs = d.recompile_runs
+    for r in runs[:MAX_LISTED]:
         tag = " [during timing]" if r.during_timing else ""
         variant = f" ({r.variant})" if r.variant else ""
-        times = f" ×{len(same)}" if len(same) > 1 else ""
-        out.append(f"  recompile{times}{variant}{tag}: {recompile_text(r, of, run.lr_schedulers)}")
+        times = f" ×{r.count}" if r.count > 1 else ""
+        out.append(f"  recompile{times}{variant}{tag}: {r.text}")
     if len(runs) > MAX_LISTED:
-        out.append(f"  … and {sum(len(same) for same in runs[MAX_LISTED:])} more recompiles")
-    out += [f"  {ddp_split_text(run, split)}" for split in run.ddp_splits]
-    out += [f"  {text}" for text in collective_texts(run)]
+        out.append(f"  … and {sum(r.count for r in runs[MAX_LISTED:])} more recompiles")
+    out += [f"  {split.text}" for split in d.ddp_splits]
+    out += [f"  {text}" for text in d.collectives]
     return out
 
 
-def _guard_lines(run: ProfileRun) -> list[str]:
+def _guard_lines(d: RunDigest) -> list[str]:
     """Each Dynamo graph's guards by kind, then grouped by value with its cell line (``digest.guards``)."""
-    graphs = run_guards(run)
+    graphs = d.guards
     if not graphs:
         return []
     out = ["guards:"]
     for gg in graphs[:MAX_LISTED]:
-        out.append(f"  {graph_heading(gg)}")
-        out += [f"    {group_text(g, lines_of(run))}" for g in gg.groups[:MAX_LISTED]]
+        out.append(f"  {gg.heading}")
+        out += [f"    {g.text}" for g in gg.groups[:MAX_LISTED]]
         if len(gg.groups) > MAX_LISTED:
             out.append(f"    … and {len(gg.groups) - MAX_LISTED} more groups")
     if len(graphs) > MAX_LISTED:
@@ -241,90 +188,87 @@ def _guard_lines(run: ProfileRun) -> list[str]:
     return out
 
 
-def _measured_lines(run: ProfileRun) -> list[str]:
+def _measured_lines(d: RunDigest) -> list[str]:
     """The device's ceilings, each timed kernel's share of them, max-autotune's choices and CUDA-graph skips
     (``digest.measured``)."""
     out = []
-    if run.device_peaks is not None:
-        out.append(device_peaks_text(run.device_peaks))
-        if run.device_peaks.method:
-            out.append(f"  ({one_line(run.device_peaks.method, 400)})")
-    rows = roofline_rows(run)
-    if rows:
-        out.append(f"roofline ({roofline_note(run)}):")
-        out += [f"  {one_line(r.name, 60)} ({r.variant}): {r.text}" for r in rows]
-        rest = len(roofline_kernels(run)) - len(rows)
+    m = d.measured
+    if m.device_peaks is not None:
+        out.append(m.device_peaks.text)
+        if m.device_peaks.method:
+            out.append(f"  ({one_line(m.device_peaks.method, 400)})")
+    if m.roofline:
+        out.append(f"roofline ({m.roofline_note}):")
+        out += [f"  {one_line(r.name, 60)} ({r.variant}): {r.text}" for r in m.roofline]
+        rest = m.roofline_count - len(m.roofline)
         if rest > 0:
             out.append(f"  … and {rest} more kernels with rates")
-    out += [f"autotune ({r.variant}): {r.text}" for r in autotune_rows(run)[: MAX_LISTED * 2]]
-    out += [cudagraph_text(s.variant, s.reasons) for s in cudagraph_skips(run)]
+    out += [f"autotune ({r.variant}): {r.text}" for r in m.autotune[: MAX_LISTED * 2]]
+    out += [s.text for s in m.cudagraph_skips]
     return out
 
 
-def _memory_line(run: ProfileRun) -> str | None:
-    if not run.variants:
+def _memory_line(d: RunDigest) -> str | None:
+    if not d.variants:
         return None
-    measured = [v for v in run.variants if v.peak_memory_bytes is not None]
-    if not measured:
+    if not d.peak_memory:
         # One reason for all variants reads better than repeating it per variant.
-        return f"peak memory: {peak_memory_text(run, run.variants[0])}"
-    return "peak memory: " + " | ".join(f"{v.name} {peak_memory_text(run, v)}" for v in run.variants)
+        return f"peak memory: {d.variants[0].peak_memory_text}"
+    return "peak memory: " + " | ".join(f"{v.name} {v.peak_memory_text}" for v in d.variants)
 
 
-def _correctness_line(run: ProfileRun) -> str | None:
-    c = run.correctness
+def _correctness_line(d: RunDigest) -> str | None:
+    c = d.correctness
     if c is None:
         return None
     verdict = {True: "ok: ", False: "MISMATCH: ", None: ""}[c.ok]  # "not compared" says itself
-    text = f"correctness: {verdict}{correctness_text(c)}"
+    text = f"correctness: {verdict}{c.text}"
     # Only beside a mismatch: after "not compared" or an "ok" a relative difference on elements near 0
     # (9.38e+03 after a dropout cell's "not compared") read as a failure (review)
-    if c.ok is False and c.max_rel_diff is not None:
-        text += f"; max rel diff {format_diff(c.max_rel_diff)}"
+    if c.ok is False and c.max_rel_diff_text:
+        text += f"; max rel diff {c.max_rel_diff_text}"
     if c.ok is not None and c.note:
-        text += f"; {one_line(note_text(c.note))}"
+        text += f"; {one_line(c.note)}"
     return text
 
 
-def _kernel_line(run: ProfileRun) -> str:
-    return f"kernels: {kernel_count_text(run)}"
-
-
-def _breakdown_lines(run: ProfileRun) -> list[str]:
+def _breakdown_lines(d: RunDigest) -> list[str]:
     """Where a call's time goes, a row per variant (``digest.breakdown``)."""
-    rows = breakdown(run)
+    rows = d.breakdown
     if not rows:
         return []
-    cols = columns(rows)
+    cols = d.breakdown_columns
     table = text_table(
-        ["  variant", *(heading for _, heading in cols)],
-        [[f"  {r.variant}", *(r.part_text(key) for key, _ in cols)] for r in rows],
+        ["  variant", *(c.label for c in cols)],
+        [[f"  {r.variant}", *(r.texts[c.key] for c in cols)] for r in rows],
     )
     return [
-        f"{TITLE.lower()} ({breakdown_note(rows)}):",
+        f"{TITLE.lower()} ({d.breakdown_note}):",
         table,
         *(f"  {r.withheld_text}" for r in rows if not r.trusted),
     ]
 
 
-def _verdict_lines(run: ProfileRun) -> list[str]:
+def _verdict_lines(d: RunDigest) -> list[str]:
     """Why compiled is faster or slower, and when compiling pays back: the digest's sentences."""
-    pays = payback(run)
-    return [t for t in (verdict(run), pays.text if pays else None) if t]
+    return [t for t in (d.verdict, d.payback.text if d.payback else None) if t]
 
 
-def _lines_lines(run: ProfileRun) -> list[str]:
-    if run.imported_trace is not None:  # times per line, and a trace has none
+def _lines_lines(d: RunDigest) -> list[str]:
+    if d.trace is not None:  # times per line, and a trace has none
         return []
-    lt = line_times(run)
+    lt = d.lines
     rows = [r for r in lt.rows if r.kernels or r.eager_ops]
     if not rows:
         return []
     table = text_table(
         ["  line", *(v or "kernels" for v in lt.variants), "code"],
-        [[f"  {r.line}", *(r.time_text(v) for v in lt.variants), one_line(r.code, 60)] for r in rows[: MAX_LISTED * 2]],
+        [
+            [f"  {r.line}", *(r.texts.get(v, "") for v in lt.variants), one_line(r.code, 60)]
+            for r in rows[: MAX_LISTED * 2]
+        ],
     )
-    out = [f"time per cell line ({RULE}):", table]
+    out = [f"time per cell line ({lt.rule}):", table]
     if len(rows) > MAX_LISTED * 2:
         out.append(f"  … and {len(rows) - MAX_LISTED * 2} more lines")
     if lt.off_lines_text:
@@ -351,35 +295,30 @@ def comparison_text(c: Comparison) -> str:
     return "\n".join(lines)
 
 
-def _error_lines(run: ProfileRun) -> list[str]:
+def _error_lines(d: RunDigest) -> list[str]:
     out = []
-    for e in run.errors[:MAX_LISTED]:
+    for e in d.errors[:MAX_LISTED]:
         where = [e.stage]
         if e.variant:
             where.append(e.variant)
-        if e.line is not None:
-            where.append(line_text(e.line, lines_of(run)))
+        if e.line_text:
+            where.append(e.line_text)
         if e.call is not None:
             where.append(f"run {e.call}")
-        message = error_message(e)
-        kind = f"{e.type}: " if e.type and not message.startswith(e.type) else ""
-        out.append(f"error [{', '.join(where)}]: {kind}{one_line(message)}")
-    if len(run.errors) > MAX_LISTED:
-        out.append(f"… and {len(run.errors) - MAX_LISTED} more errors")
-    later_failure = later_run_failure_text(run)
-    if later_failure:
-        out.append(f"warning: {later_failure}")
-    for v in run.variants:
-        # A variant's own error is reported only when no ErrorInfo already tells it.
-        error = variant_error(v)
-        if error and not any(v.name in (e.variant, e.stage) for e in run.errors):  # eager's is stage "eager"
-            out.append(f"error [{v.name}]: {one_line(error)}")
+        kind = f"{e.type}: " if e.type and not e.message.startswith(e.type) else ""
+        out.append(f"error [{', '.join(where)}]: {kind}{one_line(e.message)}")
+    if len(d.errors) > MAX_LISTED:
+        out.append(f"… and {len(d.errors) - MAX_LISTED} more errors")
+    if d.later_run_failure:
+        out.append(f"warning: {d.later_run_failure}")
+    # A variant's own error is reported only when no error of the run already tells it.
+    out += [f"error [{v.name}]: {one_line(v.error)}" for v in d.variants if v.error and not v.error_listed]
     return out
 
 
-def _cost_lines(run: ProfileRun) -> list[str]:
+def _cost_lines(d: RunDigest) -> list[str]:
     """Where the profile's own time went (``digest.cost``): its sentence and a row per stage."""
-    cost = profile_cost(run)
+    cost = d.profile_cost
     if cost is None:
         return []
     rows = [[row.label, row.time, row.share] for row in cost.rows]
@@ -392,52 +331,53 @@ def cell_runs_text(n: int) -> str:
     return f"the cell ran {_plural(n, 'time')} (first calls, warm-up, timing and checks)"
 
 
-def _diagnosis_lines(run: ProfileRun) -> list[str]:
-    causes = diagnosis(run)
-    if not causes:
+def _diagnosis_lines(d: RunDigest) -> list[str]:
+    if not d.diagnosis:
         return []
-    return [f"{diagnosis_heading(run)}:"] + [f"  {i}. {one_line(cause_text(c), 400)}" for i, c in enumerate(causes, 1)]
+    return [f"{d.diagnosis_heading}:"] + [f"  {i}. {one_line(c.text, 400)}" for i, c in enumerate(d.diagnosis, 1)]
 
 
 def render_text(run: ProfileRun) -> str:
-    lines = [headline(run)] + [t for t in [timing_line(run)] if t]
-    lines += _inputs_lines(run)
-    lines += _diagnosis_lines(run)
-    lines += _verdict_lines(run)
-    lines += _compile_lines(run)
-    lines += _graph_lines(run)
-    lines += _guard_lines(run)
-    memory = _memory_line(run)
+    """The run's text view: ``digest_text`` of its digest."""
+    return digest_text(digest_of(run))
+
+
+def digest_text(d: RunDigest) -> str:
+    """A run's digest laid out as text: every line reads a field of ``d``."""
+    lines = [d.headline] + [t for t in [timing_line(d)] if t]
+    lines += _inputs_lines(d)
+    lines += _diagnosis_lines(d)
+    lines += _verdict_lines(d)
+    lines += _compile_lines(d)
+    lines += _graph_lines(d)
+    lines += _guard_lines(d)
+    memory = _memory_line(d)
     if memory:
         lines.append(memory)
-    ratio = memory_ratio_text(run)
-    if ratio:
-        lines.append(ratio)
-    correctness = _correctness_line(run)
+    if d.measured.memory_ratio is not None:
+        lines.append(d.measured.memory_ratio.text)
+    correctness = _correctness_line(d)
     if correctness:
         lines.append(correctness)
-    lines.append(_kernel_line(run))
-    lines += _measured_lines(run)
-    lines += _breakdown_lines(run)
-    lines += _lines_lines(run)
-    if run.cell_runs:
-        lines.append(cell_runs_text(run.cell_runs))
-    lines += _cost_lines(run)
-    lines += _error_lines(run)
-    if run.status != "ok":
-        lines.append(f"status: {run.status}" + (f" ({interrupted_text(run)})" if run.status == "interrupted" else ""))
-    if run.recommendation is not None:
-        lines.append(f"recommendation (--sweep): {recommendation_text(run)}")
-    lines += [f"note: {one_line(n, 240)}" for n in run_notes(run)]
-    skipped = skipped_text(run.imported_trace) if run.imported_trace is not None else ""
-    if skipped:
-        lines.append(f"note: {skipped}")
-    lines += [f"warning: {w}" for w in timing_warnings(run)]
-    lines += [f"warning: {w}" for w in warning_notes(run)]  # the in-place state left advanced by the runs
-    place = distributed_text(run)
-    if place:
-        lines.append(place)
-    label = f" {one_line(run.label, 80)!r}" if run.label else ""
-    device = device_text(run.device)
-    lines.append(f"run {run.id}{label} on {device}, torch {run.torch_version or 'unknown'}")
+    lines.append(f"kernels: {d.kernel_text}")
+    lines += _measured_lines(d)
+    lines += _breakdown_lines(d)
+    lines += _lines_lines(d)
+    if d.cell_runs:
+        lines.append(cell_runs_text(d.cell_runs))
+    lines += _cost_lines(d)
+    lines += _error_lines(d)
+    if d.status != "ok":
+        lines.append(f"status: {d.status}" + (f" ({d.interrupted_text})" if d.status == "interrupted" else ""))
+    if d.recommendation is not None:
+        lines.append(f"recommendation (--sweep): {d.recommendation.call} — {d.recommendation.text}")
+    lines += [f"note: {one_line(n, 240)}" for n in d.notes]
+    if d.trace is not None and d.trace.skipped_text:
+        lines.append(f"note: {d.trace.skipped_text}")
+    lines += [f"warning: {w}" for w in d.timing_warnings]
+    lines += [f"warning: {w}" for w in d.state_warnings]  # the in-place state left advanced by the runs
+    if d.distributed is not None:
+        lines.append(d.distributed.text)
+    label = f" {one_line(d.label, 80)!r}" if d.label else ""
+    lines.append(f"run {d.id}{label} on {d.device_text}, torch {d.torch_version or 'unknown'}")
     return "\n".join(lines)

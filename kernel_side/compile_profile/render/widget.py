@@ -12,16 +12,15 @@ from html import escape
 
 import ipywidgets as widgets
 
-from ..digest.breaks import break_groups
 from ..digest.compare import compare
 from ..digest.facts import top_kernels
 from ..digest.format import one_line
 from ..digest.kernel_times import kernel_time_text, withheld
-from ..digest.measured import roofline_rows
+from ..digest.summary import digest_of
 from ..profile_run import ProfileRun
 from .charts import Figure, figures, overview_figures
 from .highlight import highlight_code
-from .html import comparison_html, html_table, render_html
+from .html import comparison_html, digest_html, html_table
 
 
 def figure_widget(fig: Figure) -> widgets.Widget:
@@ -65,12 +64,14 @@ class RunExplorer(widgets.Tab):
         super().__init__()
         self.run = run
         self.others = list(compare_with or [])
+        self.digest = digest_of(run)  # what the panel reads: the overview and graph breaks lay it out
         self.figures = figures(run)
         self.kernels = top_kernels(run.kernels, len(run.kernels))  # slowest first, the order people look in
         self.withheld = withheld(run)  # variants whose kernel times are shares (digest.kernel_times)
 
         self.overview = widgets.VBox(
-            [widgets.HTML(render_html(run))] + [figure_widget(self.figures[name]) for name in overview_figures(run)]
+            [widgets.HTML(digest_html(self.digest))]
+            + [figure_widget(self.figures[name]) for name in overview_figures(run)]
         )
         self.graph_breaks_view = widgets.HTML(self._graph_breaks_html())
 
@@ -113,13 +114,13 @@ class RunExplorer(widgets.Tab):
             widgets.VBox(
                 [self.kernel_picker, self.kernel_info, self.kernel_source, figure_widget(self.figures["kernels"])]
                 + [widgets.HTML(f'<p class="cp-withheld">{escape(j.text)}</p>') for j in self.withheld.values()]
-                + ([figure_widget(self.figures["roofline"])] if roofline_rows(run) else [])
+                + ([figure_widget(self.figures["roofline"])] if self.digest.measured.roofline else [])
             ),
             widgets.VBox([self.compare_picker, self.compare_table]),
         ]
         self.titles = (
             "Overview",
-            f"Graph breaks ({len(run.graph_breaks)})",
+            f"Graph breaks ({self.digest.graph_break_count})",
             f"Graphs ({len(run.graphs)})",
             f"Kernels ({len(run.kernels)})",
             "Compare",
@@ -127,8 +128,7 @@ class RunExplorer(widgets.Tab):
 
     # -- views -----------------------------------------------------------
     def _graph_breaks_html(self) -> str:
-        run = self.run
-        groups = break_groups(run)
+        groups = self.digest.graph_breaks
         if not groups:
             return "<p>No graph breaks.</p>"
         rows = [
@@ -143,7 +143,7 @@ class RunExplorer(widgets.Tab):
             for g in groups
         ]
         lines = tuple(g.line for g in groups if g.line is not None)
-        cell = highlight_code(run.cell_source, "python", inline_styles=True, linenos=True, hl_lines=lines)
+        cell = highlight_code(self.run.cell_source, "python", inline_styles=True, linenos=True, hl_lines=lines)
         return html_table(["cell line", "code", "inside", "times", "variant", "reason"], rows) + cell
 
     def _kernel_label(self, i: int) -> str:

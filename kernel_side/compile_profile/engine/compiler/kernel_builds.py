@@ -66,4 +66,21 @@ class KernelBuilds:
         except OSError:
             return None
         new, self._seen = now - self._seen, now
-        return len(new)
+        return len(_built_here(new))
+
+
+def _built_here(new: frozenset[str]) -> frozenset[str]:
+    """Of the binaries that appeared, those this process built: a C++ kernel it compiled is a shared library it
+    loaded, so one it did not map was written by another process sharing the cache (a rank of the same job, a
+    second notebook, a test run's other worker: notebook 01's second profile read "partly cached" under two
+    pytest workers, counting the other's builds).  Triton binaries are loaded from memory, so they are counted
+    as they appear; so is everything where /proc/self/maps cannot be read (not Linux)."""
+    libraries = frozenset(p for p in new if p.endswith(".so"))
+    if not libraries:
+        return new
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
+            mapped = {line.split(None, 5)[5].strip() for line in maps if line.count(" ") >= 5 and "/" in line}
+    except OSError:
+        return new
+    return (new - libraries) | frozenset(p for p in libraries if os.path.realpath(p) in mapped)

@@ -122,7 +122,7 @@ OPTION_TABLE: tuple[OptionRow, ...] = (
     OptionRow(
         "the headline, graph breaks, compile time, cache state and the timed comparison only: no kernel profiler "
         "pass, no per-line eager profile, and the float64 reference only where an output leaves eager's dtype "
-        "tolerance (bf16 logits usually do: they are judged by the reference as without `--quick`)",
+        "tolerance (bf16 logits usually do: they are judged by the reference as without --quick)",
         (
             _flag(
                 "--quick",
