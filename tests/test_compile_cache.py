@@ -134,7 +134,7 @@ def test_kernel_binaries_another_process_wrote_into_the_shared_cache_are_not_cou
     import ctypes
     import subprocess
 
-    from compile_profile.engine import kernel_cache
+    from compile_profile.engine.compiler import kernel_builds as kernel_cache
 
     cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("g++")
     if cc is None or not Path("/proc/self/maps").exists():
