@@ -105,7 +105,7 @@ def reference_kernel_ms(call: Callable[[], Any], calls: int = 10) -> float | Non
 
 def measure(w: CellWorkload, budget: float) -> Figures:
     from compile_profile.digest import run_digest
-    from compile_profile.engine.profiler import ProfileOptions, profile_cell
+    from compile_profile.engine.run.api import ProfileOptions, profile_cell
 
     fig = Figures(w.name)
     val = fig.values

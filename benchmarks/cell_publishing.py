@@ -1,4 +1,4 @@
-"""Per-call cost of publishing a cell's assignments to the namespace (engine/cell.py, engine/cell_rewrite.py).
+"""Per-call cost of publishing a cell's assignments to the namespace (engine/cell.py, engine/cell/rewrite.py).
 
 Compiles a four-assignment cell with the publishing setters and without, and times
 back-to-back calls of each (compiled and eager), alternating, two rounds each:
@@ -15,8 +15,8 @@ import functools
 import statistics
 import time
 
-import compile_profile.engine.cell as cell_module
-import compile_profile.engine.cell_rewrite as cell_rewrite
+import compile_profile.engine.cell.function as cell_module
+import compile_profile.engine.cell.rewrite as cell_rewrite
 import torch
 
 CELL = "a = lin(inp)\nb = a.relu()\nc = b * 2\nd = c + a\n"

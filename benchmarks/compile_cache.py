@@ -91,8 +91,8 @@ def child(mode: str, workload: str) -> dict:
             "aot_hits": aot["autograd_cache_hit"],
             "aot_misses": aot["autograd_cache_miss"],
         }
-    from compile_profile.engine.options import ProfileOptions
-    from compile_profile.engine.profiler import profile_cell
+    from compile_profile.engine.run.api import profile_cell
+    from compile_profile.engine.session.options import ProfileOptions
 
     options = ProfileOptions(warmup=1, repeat=5, budget=0.5, kernel_timing=False, check_correctness=False)
     result, _ = profile_cell(cell, ns, options, source=cell, line_offset=0)

@@ -73,7 +73,7 @@ def _rmse(a: torch.Tensor, b: torch.Tensor) -> float:
 
 
 def _profile(body: str, ns: dict[str, Any], **options: Any):
-    from compile_profile.engine.profiler import ProfileOptions, profile_cell
+    from compile_profile.engine.run.api import ProfileOptions, profile_cell
 
     source = "%%compile_profile\n" + body
     result, _ = profile_cell(body, ns, ProfileOptions(**{**FAST, **options}), source=source, line_offset=1)

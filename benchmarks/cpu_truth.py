@@ -113,7 +113,7 @@ def said(run) -> dict[str, Any]:
 
 
 def profile_one(name: str, threads: int) -> dict[str, Any]:
-    from compile_profile.engine.profiler import ProfileOptions, profile_cell
+    from compile_profile.engine.run.api import ProfileOptions, profile_cell
 
     body, ns = CELLS[name]()
     before = torch.get_num_threads()

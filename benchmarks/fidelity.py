@@ -244,7 +244,7 @@ class Figures:
 
 def timed_calls_per_sample(run, *, warmup: int, correctness: bool = True) -> float:
     """How many calls each timed sample made, from the run's count of cell runs less every other run."""
-    from compile_profile.engine.timing import priming_calls
+    from compile_profile.engine.timing.interleaved import PRIMING_CALLS
 
     compiled = run.compiled_variants
     other = 1 + len(compiled) + (3 if correctness else 0)  # first calls; correctness: compiled, eager twice
@@ -255,7 +255,7 @@ def timed_calls_per_sample(run, *, warmup: int, correctness: bool = True) -> flo
         other += sum(kp.calls + 1 for kp in profiled) + 1  # kernel-timing pass, final eager
     samples = sum(v.timing.n for v in run.variants if v.timing)
     timed = run.cell_runs - other - warmup * len(run.variants)
-    priming = priming_calls(run.device.type)  # the tool's own overhead, not part of the least
+    priming = PRIMING_CALLS.get(run.device.type, 0)  # the tool's own overhead, not part of the least
     return max(1.0, timed / samples - priming) if samples else 1.0
 
 
@@ -271,7 +271,7 @@ def least_wall_s(run, warmup: int) -> float:
 
 def tool_profile(w: Workload, **options):
     """One whole profile; returns the run, its wall time and the seconds its kernel-timing pass took."""
-    from compile_profile.engine.profiler import profile
+    from compile_profile.engine.run.api import profile
 
     stamps: list[tuple[float, str]] = []
     sync()
@@ -288,8 +288,8 @@ def tool_profile(w: Workload, **options):
 def compile_seconds(w: Workload, *, capture: bool) -> float:
     """First call (compile + run) from scratch: Inductor's caches off, Dynamo reset."""
     import torch._inductor.config as inductor_config
-    from compile_profile.engine.backend import RecordingBackend
-    from compile_profile.engine.trace_capture import capture_compiles
+    from compile_profile.engine.compiler.backend import RecordingBackend
+    from compile_profile.engine.trace.capture import capture_compiles
 
     torch._dynamo.reset()
     with inductor_config.patch(force_disable_caches=True):
@@ -305,7 +305,7 @@ def compile_seconds(w: Workload, *, capture: bool) -> float:
 
 
 def measure(w: Workload, *, repeats: int, budget: float, compile_rounds: int) -> Figures:
-    from compile_profile.engine.backend import register
+    from compile_profile.engine.compiler.backend import register
 
     register()
     fig = Figures(w.name)
@@ -549,7 +549,7 @@ def define_like_a_notebook(source: str, ns: dict[str, Any], name: str = "ref") -
 
 
 def profile_cell_once(w: CellWorkload, ns: dict[str, Any], budget: float, *, kernel_timing: bool = True):
-    from compile_profile.engine.profiler import ProfileOptions, profile_cell
+    from compile_profile.engine.run.api import ProfileOptions, profile_cell
 
     source = "%%compile_profile\n" + w.body
     options = ProfileOptions(budget=budget, repeat=200, keep=w.keep, kernel_timing=kernel_timing)

@@ -8,8 +8,8 @@ same log; and how fast the CLI starts.
 ``torch.compile`` with ``TORCH_TRACE`` and Inductor's provenance tracking, a cold Inductor cache of its own: its
 log has every artifact a large model's compile logs (graphs of hundreds of nodes, output code, cache lookups).
 ``time`` prints, each the median of ``--repeat`` runs in fresh processes: ``compile-profile import-trace`` (the
-CLI, start-up included, into an empty store), the same as a library call (``import_and_store``), tlparse's CLI
-writing its report into a temporary directory, and the CLI's ``ls`` and ``show`` on the store, with the store's
+CLI, start-up included, into an empty store), the same as a library call (``import_trace`` and ``put_imported``),
+tlparse's CLI writing its report into a temporary directory, and the CLI's ``ls`` and ``show`` on the store, with the store's
 size.  Results go to docs/benchmarks.md with the date, the machine and the load.
 """
 
@@ -83,9 +83,9 @@ def time_import(log: Path, tlparse: str, repeat: int) -> None:
             results["show"].append(_seconds([cli, "--db", db, "show", first]))
             results["show --compile"].append(_seconds([cli, "--db", db, "show", first, "--compile"]))
             lib = (
-                "import time, sys; from compile_profile.engine.trace_import import import_and_store; "
-                "from compile_profile.store import RunStore; t = time.perf_counter(); "
-                f"import_and_store({str(log)!r}, RunStore({str(Path(tmp) / 'lib.sqlite')!r})); "
+                "import time, sys; from compile_profile.engine.trace.log_import import import_trace; "
+                "from compile_profile.store import RunStore, put_imported; t = time.perf_counter(); "
+                f"put_imported(RunStore({str(Path(tmp) / 'lib.sqlite')!r}), import_trace({str(log)!r})); "
                 "print(time.perf_counter() - t)"
             )
             done = subprocess.run([sys.executable, "-c", lib], check=True, capture_output=True, text=True)
@@ -94,7 +94,7 @@ def time_import(log: Path, tlparse: str, repeat: int) -> None:
             results["tlparse"].append(_seconds([tlparse, str(log), "-o", str(out), "--overwrite", "--no-browser"]))
     print(f"log {log} ({log.stat().st_size / 1e6:.1f} MB), load {os.getloadavg()[0]:.1f}, {os.cpu_count()} cores")
     print(f"  compile-profile import-trace (CLI, start-up included): {_median(results['cli'])}")
-    print(f"  import_and_store (library call, in a started process):  {_median(results['library'])}")
+    print(f"  import_trace, put_imported (library, started process): {_median(results['library'])}")
     print(f"  tlparse {tlparse}:                                      {_median(results['tlparse'])}")
     print(f"  compile-profile ls:                                     {_median(results['ls'])}")
     print(f"  compile-profile show ID:                                {_median(results['show'])}")

@@ -174,13 +174,20 @@ def reference_profile(call: Callable[[], Any], calls: int = 10) -> dict[str, flo
 
 def marking_cost(run, variant: str, call: Callable[[], Any], code, rounds: int = 5) -> dict[str, Any]:
     """The compiled variant's profiled call's median wall time with and without line marks, interleaved."""
-    from compile_profile.engine import kernel_profiler
+    from compile_profile.engine.kernels import profiler_pass
+    from compile_profile.engine.kernels.compiled_times import CompiledRule
 
     marked, bare = [], []
     for _ in range(rounds):
         for with_marks, out in ((True, marked), (False, bare)):
-            kernel_profiler.measure_variant(
-                run, variant, call, lambda: None, code=code if with_marks else None, line_offset=0
+            profiler_pass.measure_variant(
+                run,
+                variant,
+                call,
+                lambda: None,
+                rule=CompiledRule.of(run, variant),
+                code=code if with_marks else None,
+                line_offset=0,
             )
             out.append(run.variant(variant).kernel_profile.profiled_call_ms)
     return {
@@ -199,8 +206,8 @@ def _judge(fig: Figures, key: str, lo: float, hi: float) -> None:
 
 def measure(w: CellWorkload, budget: float) -> Figures:
     from compile_profile.digest.lines import line_times
-    from compile_profile.engine import kernel_profiler
-    from compile_profile.engine.profiler import ProfileOptions, profile_cell
+    from compile_profile.engine.kernels import profiler_pass as kernel_profiler
+    from compile_profile.engine.run.api import ProfileOptions, profile_cell
     from compile_profile.serialize import to_dict
 
     fig = Figures(w.name)

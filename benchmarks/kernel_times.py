@@ -4,7 +4,7 @@ For each workload, in one process and repeated ``--repeats`` times (optionally b
 processes spinning on the CPU, as another program on a laptop does):
   * the tool's profile of the cell through the magic's path (``profile_cell``): each generated kernel's time
     per call, the digest's judgment of its profiler pass (``digest.kernel_times``) and the verdict, and the
-    wall time of the passes after timing (``after_timing.measure_after_timing``: what the kernel pass costs);
+    wall time of the passes after timing (``engine.kernels.stage.measure_after_timing``: what the kernel pass costs);
   * the reference: the same code written as a notebook function under plain ``torch.compile``, profiled by
     this script's own ``torch.profiler`` run, each generated kernel's median time per call over
     ``REF_CALLS`` calls.  On CPU the kernels carry their own profiler range
@@ -188,12 +188,13 @@ def reference_kernel_us(fn: Callable[[], Any]) -> tuple[dict[str, float], int]:
 def profile_with_pass_wall(w: CellWorkload, ns: dict[str, Any], budget: float):
     """The tool's profile of the cell, the wall time of its passes after timing (kernel time, roofline),
     and each compiled variant's per-kernel time aggregated three ways from the same pass (``aggregations``)."""
-    from compile_profile.engine import after_timing, kernel_profiler
-    from compile_profile.engine.profiler import ProfileOptions, profile_cell
+    from compile_profile.engine.kernels import profiler_pass
+    from compile_profile.engine.kernels import stage as kernel_stage
+    from compile_profile.engine.run.api import ProfileOptions, profile_cell
 
     spent: list[float] = []
     captured: list[tuple[Any, list]] = []
-    inner, choose = after_timing.measure_after_timing, kernel_profiler.chosen_call_traces
+    inner, choose = kernel_stage.measure_after_timing, profiler_pass.chosen_call_traces
 
     def timed(*args, **kwargs):
         t0 = time.perf_counter()
@@ -206,14 +207,14 @@ def profile_with_pass_wall(w: CellWorkload, ns: dict[str, Any], budget: float):
         captured.append((trace, list(records), range_name))
         return choose(trace, records, range_name, method)
 
-    after_timing.measure_after_timing = timed
-    kernel_profiler.chosen_call_traces = capturing
+    kernel_stage.measure_after_timing = timed
+    profiler_pass.chosen_call_traces = capturing
     try:
         options = ProfileOptions(budget=budget, repeat=200)
         result, _ = profile_cell(w.body, ns, options, source="%%compile_profile\n" + w.body, line_offset=1)
     finally:
-        after_timing.measure_after_timing = inner
-        kernel_profiler.chosen_call_traces = choose
+        kernel_stage.measure_after_timing = inner
+        profiler_pass.chosen_call_traces = choose
     return result.run, sum(spent), captured
 
 
@@ -221,10 +222,10 @@ def aggregations(run, captured) -> dict[str, dict[str, float]]:
     """The compiled variant's generated kernels' time per call (µs) from its pass, three ways: the mean over
     every profiled call (the pass before issue 20), the median over every call, and the median over the
     calls not preempted (the pass now)."""
-    from compile_profile.engine import chrome_trace, kernel_profiler
-    from compile_profile.engine.kernel_attribution import CALL_RANGE, attribute
-    from compile_profile.engine.kernel_index import KernelIndex
-    from compile_profile.engine.profiled_calls import chosen
+    from compile_profile.engine.kernels import chrome_trace, compiled_times
+    from compile_profile.engine.kernels.attribution import CALL_RANGE, attribute
+    from compile_profile.engine.kernels.index import KernelIndex
+    from compile_profile.engine.kernels.profiled_calls import chosen
 
     name = "inductor/default"
     found = [(t, r) for t, r, range_name in captured if range_name == CALL_RANGE]
@@ -248,9 +249,9 @@ def aggregations(run, captured) -> dict[str, dict[str, float]]:
 
     out = {"mean": per_kernel(attribute(trace, kernels, variant=name, calls=len(records), device_type=device))}
     if per_call and len(per_call) == len(records):
-        out["median"] = per_kernel(kernel_profiler.combine(per_call))
+        out["median"] = per_kernel(compiled_times.combine(per_call))
         used = chosen(records, "cupti" if device == "cuda" else "host")
-        out["median_not_preempted"] = per_kernel(kernel_profiler.combine([per_call[i] for i in used]))
+        out["median_not_preempted"] = per_kernel(compiled_times.combine([per_call[i] for i in used]))
     return out
 
 

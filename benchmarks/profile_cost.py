@@ -28,7 +28,7 @@ from typing import Any
 import torch
 from compile_profile import profile
 from compile_profile.digest import run_digest
-from compile_profile.engine.timing import calls_per_sample_for
+from compile_profile.engine.timing.interleaved import calls_per_sample_for
 from compile_profile.render.report import render_report_html
 from compile_profile.render.text import render_text
 

@@ -2,7 +2,7 @@
 
 A Hugging Face BERT encoder built from a config (random weights, no download), trained one step per call with
 ``AdamW(fused=True)`` under bfloat16 autocast, is profiled in a fresh process twice: by default (the in-place
-state copied after the first eager run and put back at the end, ``engine/cell_state.py``) and with
+state copied after the first eager run and put back at the end, ``engine/cell/plain_state.py``) and with
 ``--no-restore``.  Each process reports its peak RSS (``ru_maxrss``), the copy's size (the run's
 ``state_put_back`` note), the profile's wall time, and how far the model and AdamW's state stand from a deep
 copy stepped once plainly (0 where restored), with AdamW's ``step``.

@@ -22,7 +22,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from compile_profile.engine.trace_import import import_trace
+from compile_profile.engine.trace.log_import import import_trace
 
 _ARTIFACT = re.compile(r"^(.*?)(?:_\d+)?\.(?:txt|html|json)$")
 _COMPILE_ID = re.compile(r"^\[(\d+)/(\d+)(?:_\d+)?\]$")

@@ -22,8 +22,8 @@ import torch
 import torch._inductor.config as inductor_config
 from compile_profile.digest.notes import note_text
 from compile_profile.digest.summary import summarize
-from compile_profile.engine.options import ProfileOptions
-from compile_profile.engine.profiler import profile_cell
+from compile_profile.engine.run.api import profile_cell
+from compile_profile.engine.session.options import ProfileOptions
 from compile_profile.render.text import render_text
 from torch._inductor.custom_graph_pass import CustomGraphPass
 

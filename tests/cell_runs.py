@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from compile_profile.engine.profiler import ProfileOptions, ProfileResult, profile_cell
+from compile_profile.engine.run.api import ProfileOptions, ProfileResult, profile_cell
 from profile_options import FAST  # the tests' one option set (CHEAP, the cheapest layer, is there too)
 
 

@@ -62,7 +62,7 @@ def ip():
     # reads it dies.  At exit IPython clears the namespace first, so every deletion printed "Exception
     # ignored ... KeyError: '__builtins_dict___3'" after the suite (the tests' own torch.compile calls in the
     # shell, as in any notebook's kernel at shutdown).  Their hooks run now, while the names are there.
-    from compile_profile.engine.dynamo_state import drop_installed_globals
+    from compile_profile.engine.compiler.dynamo_state import drop_installed_globals
 
     drop_installed_globals(shell.user_ns)
 

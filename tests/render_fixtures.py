@@ -134,7 +134,7 @@ def _profile(
     )
 
 
-# The ceilings the engine measured on an H200 (engine/roofline.py's method, in form).
+# The ceilings the engine measured on an H200 (engine/kernels/roofline.py's method, in form).
 H200_PEAKS = DevicePeaks(
     copy_gbps=4100.0,
     bf16_matmul_tflops=790.0,
@@ -152,7 +152,7 @@ def _rates(
     kernels: list[Kernel], peaks: DevicePeaks, moved: dict[str, int], flops: dict[str, int], low_precision: bool = False
 ) -> list[Kernel]:
     """Each kernel's bytes and FLOPs per call, its achieved rates over its device time and their shares of
-    ``peaks``, as engine/roofline.py fills them (a compute share only for bf16/fp16 operands); keyed by
+    ``peaks``, as engine/kernels/roofline.py fills them (a compute share only for bf16/fp16 operands); keyed by
     the kernel's name without Inductor's trailing counter."""
     for k in kernels:
         key = k.name.rstrip("0123456789").rstrip("_")
@@ -380,7 +380,7 @@ def cuda_run() -> ProfileRun:
                 during_timing=True,
                 source="L['x']",
                 line=2,
-                change="size",  # what the engine reads from the reason (engine.guards.failure_change)
+                change="size",  # what the engine reads from the reason (engine.trace.guards.failure_change)
                 dim=0,
                 expected="1024",
                 actual="2048",
@@ -757,7 +757,7 @@ def attention_run(compiled_ms: float = 0.73) -> ProfileRun:
 
 def drifting_run(*, eager_late: float, compiled_late: float, n: int = 30) -> ProfileRun:
     """Interleaved samples whose last third moved from (5.9, 3.0) ms to (eager_late, compiled_late) ms."""
-    from compile_profile.engine.timing import summarize_samples
+    from compile_profile.engine.timing.interleaved import summarize_samples
     from compile_profile.stats import ratio_interval
 
     rng = random.Random(11)
@@ -916,7 +916,7 @@ def _consistency_run(
             )
             for v in ("inductor/default", "inductor/max-autotune")
         ],
-        # the cell ran again with x of another size: the guard on its shape failed (engine/guards.py's source)
+        # the cell ran again with x of another size: the guard on its shape failed (engine/trace/guards.py's source)
         recompiles=[
             Recompile(
                 reason="tensor 'G['x']' size mismatch at index 0. expected 2048, actual 4096",

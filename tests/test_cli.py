@@ -385,7 +385,8 @@ def test_compare_says_a_cold_and_a_warm_compile_are_not_comparable_and_words_eac
 
 def test_export_json_and_html(cli, store, tmp_path, monkeypatch):
     monkeypatch.setattr(
-        "compile_profile.cli.render_report_html", lambda run, artifacts: f"<!DOCTYPE html><p>report {run.id}</p>\n"
+        "compile_profile.cli.runs.render_report_html",
+        lambda run, artifacts: f"<!DOCTYPE html><p>report {run.id}</p>\n",
     )
     code, out, _ = cli("export", "older1", "--json", str(tmp_path / "r.json"), "--html", str(tmp_path / "r.html"))
     assert code == 0
@@ -435,7 +436,7 @@ def test_run_executes_the_notebook_and_tabulates_profiled_cells(cli, store, db, 
     hostile = make_run("hostile3", label="<script>alert(1)</script>")
     store.put(hostile)
     monkeypatch.setattr(
-        "compile_profile.cli.render_report_html", lambda run: f'<!DOCTYPE html><p>report "{run.id}"</p>'
+        "compile_profile.cli.notebook.render_report_html", lambda run: f'<!DOCTYPE html><p>report "{run.id}"</p>'
     )
     notebook = tmp_path / "work" / "profiled.ipynb"
     notebook.parent.mkdir()

@@ -1,4 +1,4 @@
-"""Collectives named (``engine.kernel_breakdown.is_collective``) and counted in the per-call breakdown,
+"""Collectives named (``engine.common.op_kinds.is_collective``) and counted in the per-call breakdown,
 on CPU through a one-process gloo group."""
 
 from __future__ import annotations
@@ -10,14 +10,8 @@ import pytest
 import torch
 import torch.distributed as dist
 from compile_profile.digest.distributed import collective_texts
-from compile_profile.engine.kernel_breakdown import (
-    COLLECTIVE,
-    compiled_breakdown,
-    device_kind,
-    host_op_kind,
-    is_collective,
-    kernel_kind,
-)
+from compile_profile.engine.common.op_kinds import COLLECTIVE, device_kind, host_op_kind, is_collective, kernel_kind
+from compile_profile.engine.kernels.compiled_times import compiled_breakdown
 
 COLLECTIVE_NAMES = [
     # functional collectives: profiler, graph (op_counts) and output-code spellings
@@ -91,7 +85,7 @@ def test_everything_a_collective_op_runs_on_the_host_is_collective():
 
 
 def test_the_compiled_breakdown_has_a_collective_part():
-    from compile_profile.engine.kernel_attribution import VariantKernelTimes
+    from compile_profile.engine.kernels.attribution import VariantKernelTimes
 
     result = VariantKernelTimes(variant="v", calls=2, method="cupti", observations={}, total_us=60.0)
     result.unmatched_kinds.update({COLLECTIVE: 40.0, "aten": 10.0})

@@ -19,7 +19,7 @@ import torch
 from cell_runs import run_cell
 from compile_profile.digest.facts import cache_counts
 from compile_profile.digest.summary import headline
-from compile_profile.engine.kernel_cache import kernel_binaries
+from compile_profile.engine.compiler.kernel_builds import kernel_binaries
 
 fresh_cache = getattr(torch._inductor.utils, "fresh_cache", None) or torch._inductor.utils.fresh_inductor_cache
 
@@ -118,7 +118,7 @@ def test_the_cache_state_follows_from_lookups_and_kernel_builds(state):
 
 
 def test_the_cache_key_patch_is_undone_also_when_the_profile_raises():
-    from compile_profile.engine.trace_capture import capture_compiles
+    from compile_profile.engine.trace.capture import capture_compiles
     from torch._inductor import codecache
 
     original = codecache.FxGraphHashDetails.__init__
@@ -137,7 +137,7 @@ def test_kernel_binaries_another_process_wrote_into_the_shared_cache_are_not_cou
     import ctypes
     import subprocess
 
-    from compile_profile.engine import kernel_cache
+    from compile_profile.engine.compiler import kernel_builds as kernel_cache
 
     cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("g++")
     if cc is None or not Path("/proc/self/maps").exists():

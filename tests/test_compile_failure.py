@@ -22,7 +22,7 @@ import pytest
 import torch
 from compile_profile import profile
 from compile_profile.digest import summarize
-from compile_profile.engine.compile_failure import CompileStage
+from compile_profile.engine.failure.compile_failure import CompileStage
 from compile_profile.profile_run import ErrorInfo
 from profile_options import FAST
 from torch._inductor import config as inductor_config
@@ -303,7 +303,7 @@ def test_a_mismatch_in_a_step_that_changes_a_tensor_in_place_is_bisected_and_lea
     started from (else each run would read another and differ by that alone), and the bisection leaves the tensor
     as the profile's last eager run left it, though each of its runs changed it.  (Compared around the bisection
     itself: how many calls the timing made, and so the value a whole profile ends with, varies from run to run.)"""
-    from compile_profile.engine import profiler
+    from compile_profile.engine.run import stages as profiler
 
     bisect_mismatch = profiler.bisect_mismatch
     seen: dict[str, torch.Tensor] = {}
@@ -345,7 +345,7 @@ def test_a_mismatch_in_a_cell_that_draws_from_a_list_iterator_is_bisected_on_the
 def test_a_library_installed_in_a_venv_under_a_folder_named_torch_is_not_taken_for_pytorchs_own_code():
     """The H200's venv is /opt/torch/.venv: timm's frame (the library frame a ConvNeXt's failed compile came from)
     read as PyTorch's, and the card named no library frame."""
-    from compile_profile.engine.compile_failure import in_torch
+    from compile_profile.engine.failure.compile_failure import in_torch
 
     assert not in_torch("/opt/torch/.venv/lib/python3.12/site-packages/timm/layers/mlp.py")
     assert in_torch("/opt/torch/.venv/lib/python3.12/site-packages/torch/nn/modules/linear.py")
@@ -492,7 +492,7 @@ def test_with_fallback_random_on_a_miscompile_in_a_cell_that_draws_random_number
 
 
 def test_the_settings_not_at_their_defaults_are_read_from_torchs_config_modules():
-    from compile_profile.engine.settings import non_default_settings
+    from compile_profile.engine.failure.changed_settings import non_default_settings
 
     assert non_default_settings() == []
     with inductor_config.patch({"cpp.cxx": (None, "/nowhere/c++"), "fallback_random": False}):

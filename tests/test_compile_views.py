@@ -25,12 +25,12 @@ from compile_profile.digest.compile_detail import compile_detail
 from compile_profile.digest.compiles import compile_index, compile_key, resolve_compile
 from compile_profile.digest.job import job_digest
 from compile_profile.digest.provenance import groups
-from compile_profile.engine.trace_file import TraceLimits
-from compile_profile.engine.trace_import import import_and_store, import_trace
+from compile_profile.engine.trace.log_file import TraceLimits
+from compile_profile.engine.trace.log_import import import_trace
 from compile_profile.render.perfetto import perfetto_trace
 from compile_profile.render.report import render_report_html
 from compile_profile.serialize import to_dict
-from compile_profile.store import RunStore
+from compile_profile.store import RunStore, put_imported
 
 HERE = Path(__file__).parent
 RELEASES = HERE / "trace_fixtures"
@@ -378,7 +378,7 @@ def test_artifacts_are_stored_once_compressed_and_shared_by_the_ranks_that_logge
     import sqlite3
 
     with RunStore(tmp_path / "runs.sqlite") as store:
-        ranks = import_and_store(FIXTURES / "job", store)
+        ranks = put_imported(store, import_trace(FIXTURES / "job"))
         refs = [a.sha256 for r in ranks for c in r.compiles for a in c.artifacts]
         with sqlite3.connect(tmp_path / "runs.sqlite") as conn:
             rows, raw, packed = conn.execute("SELECT count(*), sum(bytes), sum(length(body)) FROM artifacts").fetchone()

@@ -1,15 +1,16 @@
-"""DDPOptimizer's splits read from the trace (``engine.trace_model.ddp`` and the two handlers in
+"""DDPOptimizer's splits read from the trace (``engine.trace.model.ddp`` and the two handlers in
 ``events.HANDLERS``), fed the events a DDP(bucket_cap_mb=1) 4-layer MLP logged under torchrun
 (gloo, CPU, torch 2.13; payloads shortened to what is read)."""
 
 from __future__ import annotations
 
-from compile_profile.engine.backend import RecordedGraph
-from compile_profile.engine.trace_capture import TraceEvent
-from compile_profile.engine.trace_model import CellLocator, build_variant_trace
-from compile_profile.engine.trace_model.ddp import annotation_bytes, param_name, piece_params
-from compile_profile.engine.trace_model.graph_text import placeholders
-from compile_profile.engine.trace_model.kernels import CompileState, _backward_graph_id
+from compile_profile.engine.cell.locator import CellLocator
+from compile_profile.engine.compiler.backend import RecordedGraph
+from compile_profile.engine.trace.capture import TraceEvent
+from compile_profile.engine.trace.model import build_variant_trace
+from compile_profile.engine.trace.model.ddp import annotation_bytes, param_name, piece_params
+from compile_profile.engine.trace.model.graph_text import placeholders
+from compile_profile.engine.trace.model.kernels import CompileState, _backward_graph_id
 from compile_profile.profile_run import DdpBucket, DdpSplit
 
 LOCATOR = CellLocator("<cell>", ["loss = ddp(x).pow(2).mean()", "loss.backward()"])

@@ -13,7 +13,7 @@ from render_fixtures import cpu_run
 
 
 def _calibrated(run, cost_ms: float = 0.05):
-    """``run`` as a pass that measured the profiler's cost per op and took it out (``engine.profiler_cost``)."""
+    """``run`` as a pass that measured the profiler's cost per op and took it out (``engine.kernels.profiler_cost``)."""
     for v in run.variants:
         v.kernel_profile.event_cost_us, v.kernel_profile.profiler_cost_ms = 0.25, cost_ms
     return run

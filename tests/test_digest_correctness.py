@@ -15,7 +15,7 @@ import torch
 from cell_runs import run_cell
 from compile_profile.digest import summarize
 from compile_profile.digest.correctness import correctness_text
-from compile_profile.engine.correctness import compare_outputs, judge_output
+from compile_profile.engine.correctness.compare import compare_outputs, judge_output
 from compile_profile.profile_run import Correctness, Note, OutputCheck
 from compile_profile.render.html import render_html
 from render_fixtures import ParsedHTML, cpu_run

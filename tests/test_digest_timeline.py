@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 from compile_profile.digest.timeline import compile_rows, compile_timeline, family, first_call_text
-from compile_profile.engine.trace_file import read_trace_file
-from compile_profile.engine.trace_model import CellLocator, build_variant_trace
+from compile_profile.engine.cell.locator import CellLocator
+from compile_profile.engine.trace.log_file import read_trace_file
+from compile_profile.engine.trace.model import build_variant_trace
 from compile_profile.profile_run import Recompile
 from render_fixtures import cpu_run, cuda_run
 from test_trace_fixtures import FIXTURES, RELEASES

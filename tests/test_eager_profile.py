@@ -1,5 +1,5 @@
-"""The eager variant's profiler pass (engine/eager_profile.py): its kernel time, the breakdown of
-every variant (engine/kernel_breakdown.py) and the eager time per cell line, on CPU with real
+"""The eager variant's profiler pass (engine/kernels/eager_times.py): its kernel time, the breakdown of
+every variant (engine/kernels/breakdown.py) and the eager time per cell line, on CPU with real
 torch.compile runs, and the CUDA rules on a synthetic Kineto trace."""
 
 from __future__ import annotations
@@ -10,10 +10,12 @@ import sys
 import pytest
 import torch
 from cell_runs import run_cell
-from compile_profile.engine import chrome_trace, eager_profile, kernel_profiler
-from compile_profile.engine.eager_profile import CALL_RANGE, LINE_RANGE, attribute_eager, marking_lines
-from compile_profile.engine.kernel_breakdown import device_kind, kernel_kind
-from compile_profile.engine.line_marks import line_times
+from compile_profile.engine.common.op_kinds import device_kind, kernel_kind
+from compile_profile.engine.kernels import chrome_trace, compiled_times
+from compile_profile.engine.kernels import eager_times as eager_profile
+from compile_profile.engine.kernels import profiler_pass as kernel_profiler
+from compile_profile.engine.kernels.eager_times import CALL_RANGE, LINE_RANGE, attribute_eager, marking_lines
+from compile_profile.engine.kernels.line_marks import line_times
 from profile_options import FAST
 
 # measures the host or times against an independent measurement: no other test beside it
@@ -103,8 +105,8 @@ def test_eager_lines_agree_with_torch_profiler_run_by_the_test(one_thread):
     tool, reference = [], []
     for _ in range(3):
         run = _run_with_eager()
-        eager_profile.measure_eager(
-            run, eager_profile.EagerCall(call=step, before_each=lambda: None, code=step.__code__)
+        kernel_profiler.measure_variant(
+            run, "eager", step, lambda: None, rule=eager_profile.EagerRule(), code=step.__code__
         )
         lines = {line.line: line.time_ms for line in run.eager.kernel_profile.eager_lines}
         tool.append(lines[2] / (lines[2] + lines[3]))
@@ -143,7 +145,7 @@ def test_the_namespace_ends_as_after_an_eager_run(matmul_run):
 
 @pytest.mark.compiles
 def test_a_function_target_counts_lines_from_its_def_line(one_thread):
-    from compile_profile.engine.profiler import profile
+    from compile_profile.engine.run.api import profile
 
     def step(x, w):
         y = x @ w
@@ -162,15 +164,16 @@ def test_the_eager_pass_runs_through_the_counted_call(monkeypatch):
     """Each profiled eager call is a counted cell run: one warm-up step plus ``calls`` (every profiled call,
     those a busy machine preempted and the pass set aside included)."""
     seen = []
-    real = eager_profile.measure_eager
+    real = kernel_profiler.measure_variant
 
-    def counting(run, eager):
+    def counting(run, name, call, before_each, **how):
         before = run.cell_runs
-        times = real(run, eager)
-        seen.append((run.cell_runs - before, run.eager.kernel_profile.calls))
+        times = real(run, name, call, before_each, **how)
+        if name == "eager":
+            seen.append((run.cell_runs - before, run.eager.kernel_profile.calls))
         return times
 
-    monkeypatch.setattr(eager_profile, "measure_eager", counting)
+    monkeypatch.setattr(kernel_profiler, "measure_variant", counting)
     ns = {"torch": torch, "x": torch.randn(32, 32)}
     result = run_cell("y = (x * 2).relu().sum()\n", ns, backend="aot_eager")
     assert result.run.status == "ok", result.run.errors
@@ -315,7 +318,7 @@ def test_kernel_kinds():
 def test_cuda_compiled_breakdown_splits_generated_library_copies_and_the_rest(tmp_path):
     """On a synthetic compiled trace: Triton kernels are generated, the matmuls' cuBLAS kernels
     library, a memcpy outside the graphs a copy, and the unmatched kernel outside them ATen."""
-    from compile_profile.engine.kernel_attribution import attribute
+    from compile_profile.engine.kernels.attribution import attribute
     from test_kernel_timing import OUTPUT_CODE, TraceBuilder, kernels_of, one_call, run_of
 
     module_path = tmp_path / "cabc.py"
@@ -329,7 +332,7 @@ def test_cuda_compiled_breakdown_splits_generated_library_copies_and_the_rest(tm
     kernels = kernels_of(OUTPUT_CODE)
     result = attribute(b.trace(), kernels, variant="inductor/default", calls=2, device_type="cuda")
     run = run_of(kernels)
-    kernel_profiler.apply(result, run)
+    compiled_times.apply(result, run)
     kp = run.variant("inductor/default").kernel_profile
     bd = kp.breakdown
     assert bd.generated_ms == pytest.approx((2.0 + 3.0) / 1e3)  # per call: the add and the sum
@@ -384,7 +387,7 @@ def test_an_op_on_another_thread_is_on_the_line_running_when_it_started():
 def test_a_matmul_a_compiled_variant_ran_eagerly_is_library_as_in_eager(tmp_path):
     """Around a graph break a compiled variant runs ATen ops eagerly; they go by eager's rules, so
     the breakdowns of the two variants compare like with like."""
-    from compile_profile.engine.kernel_attribution import attribute
+    from compile_profile.engine.kernels.attribution import attribute
     from test_kernel_timing import OUTPUT_CODE, TraceBuilder, kernels_of, one_call, run_of
 
     module_path = tmp_path / "cabc.py"
@@ -396,7 +399,7 @@ def test_a_matmul_a_compiled_variant_ran_eagerly_is_library_as_in_eager(tmp_path
     kernels = kernels_of(OUTPUT_CODE)
     result = attribute(b.trace(), kernels, variant="inductor/default", calls=1, device_type="cuda")
     run = run_of(kernels)
-    kernel_profiler.apply(result, run)
+    compiled_times.apply(result, run)
     bd = run.variant("inductor/default").kernel_profile.breakdown
     assert bd.library_ms == pytest.approx((8.0 + 6.0 + 9.0) / 1e3)  # the graph's two gemms and the eager mm
     assert bd.aten_ms == pytest.approx(0.0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import linecache
 
 import pytest
-from compile_profile.engine.cell import CellSyntaxError, cell_line_of_exception, cell_to_function
+from compile_profile.engine.cell.function import CellSyntaxError, cell_line_of_exception, cell_to_function
 
 
 def test_assigned_names_become_outputs_and_last_expression_is_returned():

@@ -10,7 +10,7 @@ import pytest
 import torch
 from cell_runs import run_cell
 from compile_profile.digest.notes import note_text
-from compile_profile.engine.correctness import compare_outputs
+from compile_profile.engine.correctness.compare import compare_outputs
 from profile_options import FAST
 
 # torch._grouped_mm (the MoE experts' matmul, with no float64 kernel) arrived after torch 2.6
@@ -63,7 +63,7 @@ class _KvCache:  # the shape of transformers' DynamicCache: layers holding key a
 
 
 def test_a_kv_cache_object_in_the_outputs_has_its_tensors_compared_and_its_counters_left_alone():
-    from compile_profile.engine.correctness import snapshot
+    from compile_profile.engine.correctness.compare import snapshot
 
     k, v = torch.randn(2, 4, 8), torch.randn(2, 4, 8)
     eager = snapshot({"out": {"logits": torch.ones(3), "past_key_values": _KvCache(k, v, seen=16)}})
@@ -84,7 +84,7 @@ def test_a_kv_cache_object_in_the_outputs_has_its_tensors_compared_and_its_count
 
 
 def test_an_object_the_cell_itself_keeps_is_state_not_a_result_and_is_neither_compared_nor_copied():
-    from compile_profile.engine.correctness import snapshot
+    from compile_profile.engine.correctness.compare import snapshot
 
     cache = _KvCache(torch.randn(2, 2), torch.randn(2, 2), seen=1)
     kept = snapshot({"cache": cache})
@@ -225,7 +225,7 @@ def test_bf16_code_that_cannot_run_in_float64_at_all_is_judged_against_a_float32
 
 @needs_grouped_mm
 def test_the_op_fallback_runs_ops_in_float64_where_it_can_and_writes_in_place_results_back():
-    from compile_profile.engine.op_fallback import HighestPrecision
+    from compile_profile.engine.correctness.op_fallback import HighestPrecision
 
     @torch.library.custom_op("compile_profile_test::halve_", mutates_args=["x"])
     def halve_(x: torch.Tensor) -> None:
@@ -348,7 +348,7 @@ def _(x):
 @pytest.mark.parametrize("factor, ok", [(1.0, True), (1.25, False)], ids=["right", "25%-off"])
 def test_where_eager_differs_from_itself_compiled_is_judged_against_that_spread(factor, ok, monkeypatch):
     from compile_profile.digest.correctness import correctness_text
-    from compile_profile.engine import reference
+    from compile_profile.engine.correctness import reference
 
     # no reference run (as for a model too large for a float64 copy): eager's own spread is what remains
     monkeypatch.setattr(reference, "MEMORY_SHARE", 0.0)

@@ -17,7 +17,7 @@ import pytest
 import torch
 from cell_runs import run_cell
 from compile_profile.digest.timeline import compile_rows
-from compile_profile.engine.torch_features import logs_post_grad_graph_on_cache_hit
+from compile_profile.engine.common.torch_features import logs_post_grad_graph_on_cache_hit
 from compile_profile.profile_run import ProfileRun
 from profile_options import CHEAP, CHEAP_VARIANT, FAST
 
@@ -226,7 +226,7 @@ def test_recompiles_in_the_warm_up_are_waited_out_so_no_timed_sample_holds_a_com
 def test_a_variant_still_compiling_when_the_warm_up_gives_up_is_flagged_in_its_samples(monkeypatch):
     import itertools
 
-    from compile_profile.engine import timing
+    from compile_profile.engine.timing import interleaved as timing
 
     monkeypatch.setattr(timing, "SETTLE_S", 0.0)  # no settling calls: the samples meet the recompiles
     sizes = itertools.cycle([3, 4, 5, 6, 7])
@@ -360,8 +360,8 @@ def test_progress_follows_the_profile_through_its_stages():
 def test_autotuning_spans_name_the_op_in_the_progress_line():
     # Inductor's begin events of max-autotune, as torch 2.11 logs them on a GPU (Dynamo's chromium
     # event logger); the GPU tests parse the end events of the same spans.
-    from compile_profile.engine.profiler import phase_text
-    from compile_profile.engine.trace_capture import TraceEvent
+    from compile_profile.engine.run.stages import phase_text
+    from compile_profile.engine.trace.capture import TraceEvent
 
     def begin(name: str, ph: str = "B") -> TraceEvent:
         event = {
@@ -435,8 +435,8 @@ def test_a_cell_that_calls_compiled_code_is_told_its_eager_variant_is_not_eager(
 def test_the_run_is_on_the_device_of_the_tensors_the_cell_used():
     # On a GPU machine where CUDA is already in use, a cell of CPU tensors is still a CPU run:
     # host timers, no CUDA memory figures (seen on the H200, where it was reported as a CUDA run).
-    from compile_profile.engine.device import run_device_type
-    from compile_profile.engine.reachable import device_types
+    from compile_profile.engine.cell.reachable_tensors import device_types
+    from compile_profile.engine.common.device import run_device_type
 
     module = torch.nn.Linear(2, 2).to("meta")
     assert device_types([torch.ones(1), {"m": module}, [3, "text"]]) == {"cpu", "meta"}
@@ -458,7 +458,7 @@ def test_a_keyword_meant_for_the_model_is_refused_with_how_to_pass_it_and_the_la
 
 
 def test_the_fastest_variant_is_the_one_with_the_lowest_median_the_speedup_uses():
-    from compile_profile.engine.timing import TimedCallable, fastest
+    from compile_profile.engine.timing.interleaved import TimedCallable, fastest
     from compile_profile.stats import ratio_interval
 
     # medians 2.5 and 2.6; the upper-middle samples (the rule before) 3.0 and 2.7 picked the other one
@@ -470,7 +470,7 @@ def test_the_fastest_variant_is_the_one_with_the_lowest_median_the_speedup_uses(
 
 
 def test_the_time_left_in_timing_is_the_rounds_to_come_at_the_rounds_pace_until_the_loop_would_stop():
-    from compile_profile.engine.timing import TimingPlan, timing_left_s
+    from compile_profile.engine.timing.interleaved import TimingPlan, timing_left_s
 
     plan = TimingPlan(repeat=100, min_samples=5, budget_s=3.0)
     assert timing_left_s(0, 0.0, plan) is None, "no round ended: nothing honest to say"

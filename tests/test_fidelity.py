@@ -19,13 +19,14 @@ import torch
 from compile_profile.digest.breaks import break_groups
 from compile_profile.digest.correctness import correctness_text
 from compile_profile.digest.summary import warnings
-from compile_profile.engine.backend import RecordingBackend
-from compile_profile.engine.cell import UnknownKeptName, cell_to_function
-from compile_profile.engine.correctness import compare_outputs
-from compile_profile.engine.optimizer_state import OptimizerViews
-from compile_profile.engine.torch_features import caller_lines_reliable
-from compile_profile.engine.trace_capture import TraceRecorder, capture_compiles
-from compile_profile.engine.trace_model import CellLocator, build_variant_trace
+from compile_profile.engine.cell.function import UnknownKeptName, cell_to_function
+from compile_profile.engine.cell.locator import CellLocator
+from compile_profile.engine.cell.optimizers import OptimizerViews
+from compile_profile.engine.common.torch_features import caller_lines_reliable
+from compile_profile.engine.compiler.backend import RecordingBackend
+from compile_profile.engine.correctness.compare import compare_outputs
+from compile_profile.engine.trace.capture import TraceRecorder, capture_compiles
+from compile_profile.engine.trace.model import build_variant_trace
 from compile_profile.render.text import render_text
 from render_fixtures import attention_run, drifting_run
 
@@ -462,7 +463,7 @@ def test_a_speedup_that_drifted_more_than_its_interval_is_called_out():
 
 
 def _observation(name: str, *, gbps: float | None = None, tflops: float | None = None):
-    from compile_profile.engine.kernel_attribution import KernelObservation
+    from compile_profile.engine.kernels.attribution import KernelObservation
     from compile_profile.profile_run import Kernel
 
     kernel = Kernel(name=name, language="extern", source="", graph_id="g", achieved_gbps=gbps, achieved_tflops=tflops)
@@ -470,8 +471,8 @@ def _observation(name: str, *, gbps: float | None = None, tflops: float | None =
 
 
 def test_no_kernel_reads_above_a_ceiling_and_a_raised_one_says_why():
-    from compile_profile.engine import roofline
-    from compile_profile.engine.kernel_attribution import VariantKernelTimes
+    from compile_profile.engine.kernels import roofline
+    from compile_profile.engine.kernels.attribution import VariantKernelTimes
     from compile_profile.profile_run import DevicePeaks
 
     peaks = DevicePeaks(

@@ -22,7 +22,7 @@ pytestmark = [
 
 
 def _profile(fn, *args, **options):
-    from compile_profile.engine.profiler import profile
+    from compile_profile.engine.run.api import profile
 
     run = profile(fn, *args, **{**FAST, **options})
     assert run.status == "ok", [e.message for e in run.errors]
@@ -236,7 +236,7 @@ def test_eager_calls_of_a_training_step_see_the_optimizer_dynamo_has_not_rewritt
     """Dynamo moves a CUDA optimizer's step counters to the device when it traces opt.step(); eager
     AdamW then syncs on every counter. The profile times eager with the optimizer as eager left it,
     and leaves it so."""
-    from compile_profile.engine.profiler import ProfileOptions, profile_cell
+    from compile_profile.engine.run.api import ProfileOptions, profile_cell
 
     torch.manual_seed(0)
     # no dropout: the step draws no random numbers, so its outputs and what it updates are compared
@@ -267,7 +267,7 @@ def mlp_lines(x, w1, w2):
 
 
 def test_eager_time_is_profiled_by_kind_and_cell_line():
-    """The eager variant's pass (engine/eager_profile.py): an MLP's eager kernel time is mostly cuBLAS
+    """The eager variant's pass (engine/kernels/eager_times.py): an MLP's eager kernel time is mostly cuBLAS
     (library), the breakdown adds up to the total, and the time sits on the two matmul lines."""
     torch.manual_seed(0)
     x = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
@@ -303,9 +303,9 @@ def test_eager_time_is_profiled_by_kind_and_cell_line():
 
 
 def test_cuda_random_draws_are_replayed_and_the_generator_left_as_one_plain_run_leaves_it():
-    """engine/random_state.py on CUDA: the kept run draws what the first (printed) one drew, and the CUDA
+    """engine/cell/random_state.py on CUDA: the kept run draws what the first (printed) one drew, and the CUDA
     generator stands where one plain run of the cell leaves it."""
-    from compile_profile.engine.profiler import ProfileOptions, profile_cell
+    from compile_profile.engine.run.api import ProfileOptions, profile_cell
 
     body = "r = torch.randn(1 << 20, device='cuda') * 2\nkept = torch.nn.functional.dropout(r, 0.5)\n"
     ns = {"torch": torch}
@@ -320,7 +320,7 @@ def test_cuda_random_draws_are_replayed_and_the_generator_left_as_one_plain_run_
 
 
 def test_a_backward_compiled_in_autograds_device_thread_is_kept():
-    """engine/trace_capture.py keeps only the profiling thread's compiles; on CUDA AOTAutograd compiles the
+    """engine/trace/capture.py keeps only the profiling thread's compiles; on CUDA AOTAutograd compiles the
     backward lazily, in autograd's device thread, under the forward's compile id: it must stay."""
 
     def step(w, x):

@@ -1,16 +1,23 @@
-"""Guards: what each checks, on which value, from which cell line (``engine.guards``), from the trace
+"""Guards: what each checks, on which value, from which cell line (``engine.trace.guards``), from the trace
 torch logs, and the guard a recompile failed on."""
 
 from __future__ import annotations
 
 import pytest
 import torch
-from compile_profile.engine.backend import RecordingBackend
-from compile_profile.engine.cell import cell_to_function
-from compile_profile.engine.guards import failed_guard_source, failure_change, guard_kind, guards_of_tree, root_name
-from compile_profile.engine.stack_slots import SlotValue, resume_line, slot_value
-from compile_profile.engine.trace_capture import capture_compiles
-from compile_profile.engine.trace_model import CellLocator, build_variant_trace
+from compile_profile.engine.cell.function import cell_to_function
+from compile_profile.engine.cell.locator import CellLocator
+from compile_profile.engine.compiler.backend import RecordingBackend
+from compile_profile.engine.trace.capture import capture_compiles
+from compile_profile.engine.trace.guards import (
+    failed_guard_source,
+    failure_change,
+    guard_kind,
+    guards_of_tree,
+    root_name,
+)
+from compile_profile.engine.trace.model import build_variant_trace
+from compile_profile.engine.trace.stack_slots import SlotValue, resume_line, slot_value
 
 CELL = "<compile-profile-cell-abc>"
 LOCATOR = CellLocator(CELL, ["y = (x * 2).relu()", "z = y + w"])
@@ -96,7 +103,7 @@ def test_a_compiled_cell_has_its_guards_and_a_recompile_names_the_failed_guards_
     assert (recompile.source, recompile.line) in {("G['x']", 1), ("G['w']", 2)}
 
 
-# -- what changed, and a stack slot's name (engine.guards.failure_change, engine.stack_slots) -------------
+# -- what changed, and a stack slot's name (engine.trace.guards.failure_change, engine.trace.stack_slots) -------------
 
 
 def test_what_changed_is_read_from_each_failure_as_torch_words_it():

@@ -1,4 +1,4 @@
-"""Host contention as a cause (``digest.contention``, ``engine.threads_trial``; issue 31): torch's threads against
+"""Host contention as a cause (``digest.contention``, ``engine.timing.threads_trial``; issue 31): torch's threads against
 the cores other processes left free, ranked first in the diagnosis with its measured effect and the fix that
 applies, never a fix already done; the rule on recorded facts, then live beside spinning processes."""
 

@@ -1,4 +1,4 @@
-"""Other processes' CPU use while timing (``engine.host_load``) and the warning it earns (``digest.summary``)."""
+"""Other processes' CPU use while timing (``engine.timing.host_load``) and the warning it earns (``digest.summary``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import time
 import pytest
 from compile_profile.digest.noise import contention_warning, noise_text
 from compile_profile.digest.summary import warnings
-from compile_profile.engine import host_load
+from compile_profile.engine.timing import host_load
 from compile_profile.profile_run import HostLoad, ProfileRun
 from render_fixtures import cpu_run
 

@@ -19,7 +19,7 @@ from compile_profile.digest.job import job_digest
 from compile_profile.digest.summary import run_digest, summarize
 from compile_profile.digest.timeline import compile_timeline
 from compile_profile.digest.trace import NO_TIMINGS
-from compile_profile.engine.trace_import import TRACE_VARIANT, NoTrace, import_trace, script_candidates
+from compile_profile.engine.trace.log_import import TRACE_VARIANT, NoTrace, import_trace, script_candidates
 from compile_profile.profile_run import ProfileRun
 from compile_profile.render.charts import figures
 from compile_profile.render.mime import mime_bundle
@@ -322,7 +322,7 @@ def test_a_gzipped_log_cut_short_is_read_up_to_where_it_ends(tmp_path):
 
 
 def test_a_trace_whose_script_is_not_on_this_machine_opens_with_its_lines_numbered(monkeypatch):
-    import compile_profile.engine.trace_import as trace_import
+    import compile_profile.engine.trace.log_import as trace_import
 
     monkeypatch.setattr(trace_import, "_read_script", lambda script, roots=(): ("", False, ""))
     for log in [FIXTURES / "script" / "trace.log.gz", RELEASES / "torch-2.6.0" / "trace.log.gz"]:

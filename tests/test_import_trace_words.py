@@ -16,15 +16,15 @@ from compile_profile.digest.facts import device_text, kernel_count_text
 from compile_profile.digest.guards import fix_text, recompiles_brief, run_guards
 from compile_profile.digest.summary import summarize
 from compile_profile.digest.timeline import compile_timeline
-from compile_profile.engine.trace_import import ImportedRuns, import_and_store, import_trace, is_known_kind
-from compile_profile.engine.trace_model.torch_kinds import TORCH_WRITES
+from compile_profile.engine.trace.log_import import import_trace, is_known_kind
+from compile_profile.engine.trace.model.torch_kinds import TORCH_WRITES
 from compile_profile.profile_run import Device, Recompile
 from compile_profile.render.charts import overview_figures
 from compile_profile.render.job_report import render_job_report_html
 from compile_profile.render.mime import MIME_TYPE
 from compile_profile.render.report import render_report_html
 from compile_profile.render.text import render_text
-from compile_profile.store import RunStore
+from compile_profile.store import ImportedRuns, RunStore, put_imported
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent
@@ -206,8 +206,8 @@ def test_a_failed_traces_reproducer_is_its_own_fx_graph_runnable_marked_as_impor
 
 def test_the_same_log_imported_twice_is_one_run(tmp_path, capsys):
     with RunStore(tmp_path / "runs.sqlite") as store:
-        first = import_and_store(FIXTURES / "job", store, source_roots=[ROOT])
-        again = import_and_store(FIXTURES / "job", store, source_roots=[ROOT])
+        first = put_imported(store, import_trace(FIXTURES / "job", source_roots=[ROOT]))
+        again = put_imported(store, import_trace(FIXTURES / "job", source_roots=[ROOT]))
         assert store.count() == 2 and [r.id for r in again] == [r.id for r in first]
         assert again.already == {r.id for r in first} and first.already == set()
         assert "already imported" in repr(again)
@@ -274,7 +274,7 @@ def test_migration_4_files_each_imported_run_under_its_logs_hash(tmp_path):
 
     db = tmp_path / "runs.sqlite"
     with RunStore(db) as store:
-        (run,) = import_and_store(LOOP, store)
+        (run,) = put_imported(store, import_trace(LOOP))
     with sqlite3.connect(db) as conn:  # back to a version 3 file, as an older compile-profile left it
         conn.execute("DROP TABLE suite_models")  # migration 6's
         conn.execute("DROP TABLE suites")
@@ -284,7 +284,7 @@ def test_migration_4_files_each_imported_run_under_its_logs_hash(tmp_path):
         conn.execute("ALTER TABLE runs DROP COLUMN trace_sha256")
         conn.execute("PRAGMA user_version = 3")
     with RunStore(db) as store:
-        again = import_and_store(LOOP, store)
+        again = put_imported(store, import_trace(LOOP))
         assert [r.id for r in again] == [run.id] and store.count() == 1
     with sqlite3.connect(db) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6

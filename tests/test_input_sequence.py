@@ -13,8 +13,8 @@ import torch
 from compile_profile import stats
 from compile_profile.digest.format import format_ms, format_s
 from compile_profile.digest.inputs import inputs_summary
-from compile_profile.engine.options import OptionError
-from compile_profile.engine.profiler import profile
+from compile_profile.engine.run.api import profile
+from compile_profile.engine.session.options import OptionError
 from compile_profile.profile_run import ProfileRun
 from compile_profile.render.text import render_text
 from IPython.core.error import UsageError
@@ -215,7 +215,7 @@ def test_bad_inputs_get_a_one_line_message_naming_what_to_fix(fn, args, inputs, 
 
 
 def test_a_callable_giving_the_inputs_is_called_once_and_items_may_be_bare_arguments():
-    from compile_profile.engine.inputs import InputFeed
+    from compile_profile.engine.cell.input_feed import InputFeed
 
     feed = InputFeed.for_function(_two_args, lambda: ((torch.ones(2), 3) for _ in range(2)))
     assert len(feed) == 2 and feed.signatures == [["x: (2,) float32", "y = 3"]]

@@ -10,9 +10,9 @@ import itertools
 import pytest
 import torch
 from compile_profile.digest.inputs import SIGNATURES_LISTED, inputs_summary, inputs_text
-from compile_profile.engine.inputs import MAX_INPUTS, InputFeed
-from compile_profile.engine.options import OptionError, ProfileOptions
-from compile_profile.engine.profiler import profile
+from compile_profile.engine.cell.input_feed import MAX_INPUTS, InputFeed
+from compile_profile.engine.run.api import profile
+from compile_profile.engine.session.options import OptionError, ProfileOptions
 from compile_profile.profile_run import (
     Device,
     InputCall,

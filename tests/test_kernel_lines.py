@@ -1,7 +1,7 @@
 """Every kernel's time on a cell line: what a compiled variant runs outside its compiled graphs (a fused
-optimizer Dynamo skips under ``torch.compiler.disable``) on the line that ran it (engine/line_marks.py,
-engine/kernel_attribution.py), and a graph resumed inside a helper of the user's own module on the cell
-line that called into it (engine/backend.py's caller frames); on synthetic Kineto traces (the CUDA rules)
+optimizer Dynamo skips under ``torch.compiler.disable``) on the line that ran it (engine/kernels/line_marks.py,
+engine/kernels/attribution.py), and a graph resumed inside a helper of the user's own module on the cell
+line that called into it (engine/compiler/backend.py's caller frames); on synthetic Kineto traces (the CUDA rules)
 and on real CPU profiles checked against torch.profiler on plain ``torch.compile`` of the same code."""
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import torch
 from cell_runs import run_cell
 from compile_profile.digest.kernel_times import withheld
 from compile_profile.digest.lines import line_times
-from compile_profile.engine import kernel_profiler
-from compile_profile.engine.kernel_attribution import CALL_RANGE, attribute
-from compile_profile.engine.line_marks import LINE_RANGE, marking_lines
+from compile_profile.engine.kernels import compiled_times
+from compile_profile.engine.kernels.attribution import CALL_RANGE, attribute
+from compile_profile.engine.kernels.line_marks import LINE_RANGE, marking_lines
 from compile_profile.profile_run import Device
 from test_kernel_timing import (
     CPU_GRAPH,
@@ -65,7 +65,7 @@ def test_cpu_ops_outside_compiled_graphs_are_on_the_line_that_ran_them(tmp_path)
     assert set(result.line_ops[3]) == {"aten::clone", "aten::matmul"}
     run = run_of(kernels)
     run.device = Device("cpu", "cpu")
-    kernel_profiler.apply(result, run)
+    compiled_times.apply(result, run)
     lines = run.variant("inductor/default").kernel_profile.eager_lines
     assert [(e.line, e.ops[0]) for e in lines] == [
         (3, "aten::matmul"),
@@ -116,7 +116,7 @@ def test_cuda_kernels_launched_outside_compiled_graphs_are_on_the_line_that_laun
     assert result.outside_graphs_us == pytest.approx(12.0 + 3.0 + 2.0 + 1.0)
     run = run_of(kernels)
     run.cell_source = "%%compile_profile\ny = model(x)\nloss.backward()\nopt.step()\n"
-    kernel_profiler.apply(result, run)
+    compiled_times.apply(result, run)
     lt = line_times(run)
     rows = {r.line: r for r in lt.rows}
     assert rows[4].eager_ops["inductor/default"] == ["aten::_fused_adamw_", "aten::_foreach_add_"]

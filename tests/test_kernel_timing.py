@@ -1,6 +1,6 @@
-"""The per-kernel profiling pass: the attribution (engine/kernel_attribution.py) on synthetic
+"""The per-kernel profiling pass: the attribution (engine/kernels/attribution.py) on synthetic
 Kineto traces (the GPU cases, checked here without a GPU), and the real pass
-(engine/kernel_profiler.py) on CPU, where C++ kernels are timed by their Python binding calls."""
+(engine/kernels/profiler_pass.py) on CPU, where C++ kernels are timed by their Python binding calls."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ import json
 
 import pytest
 import torch
-from compile_profile.engine import chrome_trace, kernel_profiler
-from compile_profile.engine.kernel_attribution import KernelAttribution, attribute
-from compile_profile.engine.kernel_index import call_sites, extern_op_name
+from compile_profile.engine.common.op_kinds import extern_op_name
+from compile_profile.engine.kernels import chrome_trace, compiled_times
+from compile_profile.engine.kernels import profiler_pass as kernel_profiler
+from compile_profile.engine.kernels.attribution import KernelAttribution, attribute
+from compile_profile.engine.kernels.index import call_sites
 from compile_profile.profile_run import Device, Kernel, KernelProfile, ProfileRun, UnmatchedKernel, Variant
 
 TRITON_SOURCE = """
@@ -51,7 +53,7 @@ GRAPH = "inductor/default/0/0/aot_inference"
 
 
 def kernels_of(code: str, graph_id: str = GRAPH) -> list[Kernel]:
-    from compile_profile.engine.output_code import parse_output_code
+    from compile_profile.engine.trace.output_code import parse_output_code
 
     out = []
     for k in parse_output_code(code).kernels:
@@ -203,7 +205,7 @@ def test_triton_and_extern_kernels_get_their_own_device_time(module_path):
     assert result.unmatched[("elementwise_kernel", "outside compiled graphs")] == pytest.approx(4.0)
 
     run = run_of(kernels)
-    kernel_profiler.apply(result, run)
+    compiled_times.apply(result, run)
     kp = run.variant("inductor/default").kernel_profile
     assert kp.total_ms == pytest.approx((3 * 19.0 + 4.0) / 3 / 1e3)
     assert kp.attributed_ms == pytest.approx(19.0 / 1e3)
@@ -318,7 +320,7 @@ def test_the_attribution_returns_times_and_leaves_the_kernels_untouched(module_p
     result = attribute(b.trace(), kernels, variant="inductor/default", calls=1, device_type="cuda")
     assert sum(o.time_us for o in result.observations.values()) == pytest.approx(19.0)
     assert all(k.device_time_ms is None and k.share is None and not k.launch_grid for k in kernels)
-    kernel_profiler.apply(result, run_of(kernels))  # the profiler pass is what writes them
+    compiled_times.apply(result, run_of(kernels))  # the profiler pass is what writes them
     assert all(k.device_time_ms is not None for k in kernels)
 
 
@@ -451,7 +453,7 @@ class Runner:
 def test_graph_partitions_and_fallback_ops_are_launch_sites():
     """Under CUDA graphs Inductor moves launches into partition_N functions; fallback ops such as
     SDPA are assignments.  Both only appear on GPU."""
-    from compile_profile.engine.output_code import parse_output_code
+    from compile_profile.engine.trace.output_code import parse_output_code
 
     assert [(kind, name) for kind, name, _ in call_sites(PARTITIONED_CODE)] == [
         ("triton", "triton_poi_fused_add_0"),
@@ -546,7 +548,7 @@ def cpu_module_path(tmp_path):
 
 
 def test_cpu_ops_outside_compiled_graphs_count_by_the_eager_rule_once(cpu_module_path):
-    from compile_profile.engine.kernel_attribution import CALL_RANGE
+    from compile_profile.engine.kernels.attribution import CALL_RANGE
 
     kernels = kernels_of(CPU_OUTPUT_CODE, CPU_GRAPH)
     result = attribute(
@@ -569,7 +571,7 @@ def test_cpu_ops_outside_compiled_graphs_count_by_the_eager_rule_once(cpu_module
     assert not any("CompiledFunctionBackward" in name for name, _ in result.unmatched)
     run = run_of(kernels)
     run.device = Device("cpu", "cpu")
-    kernel_profiler.apply(result, run)
+    compiled_times.apply(result, run)
     kp = run.variant("inductor/default").kernel_profile
     bd = kp.breakdown
     assert (bd.library_ms, bd.generated_ms, bd.copy_ms, bd.collective_ms, bd.aten_ms) == pytest.approx(
@@ -582,9 +584,9 @@ def test_cpu_ops_outside_compiled_graphs_count_by_the_eager_rule_once(cpu_module
 
 def test_cpu_ops_outside_graphs_split_as_the_eager_pass_splits_the_same_ops(cpu_module_path):
     """The eager pass's CPU rule and the compiled variant's, on the same op trees."""
-    from compile_profile.engine.eager_profile import CALL_RANGE as EAGER_CALL
-    from compile_profile.engine.eager_profile import attribute_eager
-    from compile_profile.engine.kernel_attribution import CALL_RANGE
+    from compile_profile.engine.kernels.attribution import CALL_RANGE
+    from compile_profile.engine.kernels.eager_times import CALL_RANGE as EAGER_CALL
+    from compile_profile.engine.kernels.eager_times import attribute_eager
 
     b = cpu_step_trace(cpu_module_path, EAGER_CALL)
     b.events = [e for e in b.events if e["ts"] < 500 or e["ts"] >= 800]  # no compiled backward in eager
@@ -613,13 +615,13 @@ def test_a_cpu_trace_without_the_call_range_counts_no_op_outside_graphs(cpu_modu
     assert result.total_us == pytest.approx(250.0)
 
 
-# -- the calls a pass's figures come from (engine/profiled_calls.py) ------------------------------------
+# -- the calls a pass's figures come from (engine/kernels/profiled_calls.py) ------------------------------------
 
 
 def _calls_trace(module_path: str, slow_call: int | None = None):
     """Three compiled calls, each inside ``CALL_RANGE``, with a reset between them; in ``slow_call`` the add
     kernel ran 1000x longer (as a kernel a stall lands in) and an eager kernel ran outside the graphs."""
-    from compile_profile.engine.kernel_attribution import CALL_RANGE
+    from compile_profile.engine.kernels.attribution import CALL_RANGE
 
     b = TraceBuilder()
     for i in range(3):
@@ -634,7 +636,7 @@ def _calls_trace(module_path: str, slow_call: int | None = None):
 
 
 def test_a_trace_splits_into_its_calls_with_the_device_events_each_launched(module_path):
-    from compile_profile.engine.kernel_attribution import CALL_RANGE
+    from compile_profile.engine.kernels.attribution import CALL_RANGE
 
     calls = chrome_trace.split_calls(_calls_trace(module_path), CALL_RANGE)
     assert len(calls) == 3
@@ -645,8 +647,8 @@ def test_a_trace_splits_into_its_calls_with_the_device_events_each_launched(modu
 
 
 def test_one_calls_slow_kernel_does_not_move_its_median_and_the_parts_still_add_up(module_path):
-    from compile_profile.engine.kernel_attribution import CALL_RANGE
-    from compile_profile.engine.kernel_index import KernelIndex
+    from compile_profile.engine.kernels.attribution import CALL_RANGE
+    from compile_profile.engine.kernels.index import KernelIndex
 
     kernels = kernels_of(OUTPUT_CODE)
     index = KernelIndex(kernels)
@@ -654,13 +656,13 @@ def test_one_calls_slow_kernel_does_not_move_its_median_and_the_parts_still_add_
         attribute(t, kernels, variant="inductor/default", calls=1, device_type="cuda", index=index)
         for t in chrome_trace.split_calls(_calls_trace(module_path, slow_call=1), CALL_RANGE)
     ]
-    result = kernel_profiler.combine(per_call)
+    result = compiled_times.combine(per_call)
     add = next(o for o in result.observations.values() if o.kernel.name == "triton_poi_fused_add_0")
     assert add.time_us / result.calls == pytest.approx(2.0)  # each call's 2 µs, not the mean's 668 µs
     assert add.launches == 3 and len(add.launch_args) == 3  # counts are summed, not medians
     assert not result.unmatched  # the median call ran nothing outside its graph
     run = run_of(kernels)
-    kernel_profiler.apply(result, run)
+    compiled_times.apply(result, run)
     kp = run.variant("inductor/default").kernel_profile
     assert kp.outside_graphs_ms == 0.0
     assert kp.breakdown.kernels_ms == pytest.approx(kp.total_ms) == pytest.approx(19.0 / 1e3)
@@ -668,7 +670,7 @@ def test_one_calls_slow_kernel_does_not_move_its_median_and_the_parts_still_add_
 
 
 def test_a_cpu_pass_sets_preempted_calls_aside_unless_all_were_and_a_gpu_pass_keeps_every_call():
-    from compile_profile.engine.profiled_calls import CallRecord, chosen, pass_calls
+    from compile_profile.engine.kernels.profiled_calls import CallRecord, chosen, pass_calls
 
     records = [CallRecord(1e-3, 0.0), CallRecord(25e-3, 20e-3), CallRecord(1.1e-3, 0.01e-3), CallRecord(1e-3, None)]
     assert [r.preempted for r in records] == [False, True, False, False]  # 10 µs of 1.1 ms is under 5 %
@@ -699,7 +701,7 @@ class _Waits:
 
 
 def test_a_busy_machine_adds_profiled_calls_until_three_were_not_preempted_and_an_idle_one_adds_none(monkeypatch):
-    from compile_profile.engine import host_load
+    from compile_profile.engine.timing import host_load
 
     def records_with(waits, calls):
         monkeypatch.setattr(host_load, "ThreadWaits", lambda: _Waits(waits))
@@ -724,7 +726,7 @@ def test_a_busy_machine_adds_profiled_calls_until_three_were_not_preempted_and_a
 def test_the_device_is_busy_once_for_kernels_on_concurrent_streams():
     from types import SimpleNamespace as E
 
-    from compile_profile.engine.profiled_calls import busy_us
+    from compile_profile.engine.kernels.profiled_calls import busy_us
 
     # a backward's kernels back to back, an all-reduce on another stream beside the second, a gap, a copy
     events = [E(ts=0.0, dur=10.0), E(ts=10.0, dur=10.0), E(ts=12.0, dur=15.0), E(ts=40.0, dur=2.0)]

@@ -129,7 +129,7 @@ def test_eager_error_shows_the_cell_traceback(ip, ns):
 
 @pytest.mark.compiles
 def test_standalone_backend_compiles_and_records():
-    from compile_profile.engine.backend import register, standalone_graphs
+    from compile_profile.engine.compiler.backend import register, standalone_graphs
 
     register()
     before = len(standalone_graphs)

@@ -8,7 +8,7 @@ import re
 import compile_profile
 import pytest
 import torch
-from compile_profile.engine.options import OptionError, ProfileOptions, markdown_table, usage_line
+from compile_profile.engine.session.options import OptionError, ProfileOptions, markdown_table, usage_line
 from conftest import ROOT
 from IPython.core.error import UsageError
 
@@ -18,8 +18,8 @@ def test_the_readme_options_table_is_the_generated_one():
     match = re.search(r"^\| option \| meaning \|\n(?:\|.*\n)+", readme, flags=re.MULTILINE)
     assert match, "README.md has an options table"
     assert match.group(0).rstrip("\n") == markdown_table(), (
-        "README.md's options table differs from engine/options.py's OPTION_TABLE; paste the output of "
-        "`python -m compile_profile.engine.options` into README.md"
+        "README.md's options table differs from engine/session/options.py's OPTION_TABLE; paste the output of "
+        "`python -m compile_profile.engine.session.options` into README.md"
     )
 
 

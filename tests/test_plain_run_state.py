@@ -1,4 +1,4 @@
-"""What a profiled cell changes in place ends as one plain run of it leaves it (engine/cell_state.py).
+"""What a profiled cell changes in place ends as one plain run of it leaves it (engine/cell/plain_state.py).
 
 Each case runs the same cell plainly once on deep copies, then profiles it on the originals, and compares: the
 weights, BatchNorm's running stats and ``num_batches_tracked``, AdamW's state with its ``step``, the gradients, a
@@ -15,7 +15,7 @@ import copy
 import pytest
 import torch
 from compile_profile.digest.format import format_bytes
-from compile_profile.engine import cell_state
+from compile_profile.engine.cell import plain_state as cell_state
 from IPython.utils.capture import capture_output
 
 QUICK = "--quick --backend aot_eager --warmup 1 --repeat 5 --budget 0.2"

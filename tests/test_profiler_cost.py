@@ -1,5 +1,5 @@
-"""The profiler's cost per op, calibrated in the process (``engine.profiler_cost``) and taken out of each op's host
-time (``engine.kernel_breakdown.host_op_parts``, ``host_time_us``): an op's host time less what recording the ops
+"""The profiler's cost per op, calibrated in the process (``engine.kernels.profiler_cost``) and taken out of each op's host
+time (``engine.kernels.breakdown.host_op_parts``, ``host_time_us``): an op's host time less what recording the ops
 inside it cost, held to the op's own unprofiled call timed by the test."""
 
 from __future__ import annotations
@@ -11,9 +11,10 @@ import time
 
 import pytest
 import torch
-from compile_profile.engine import chrome_trace, profiler_cost
-from compile_profile.engine.chrome_trace import HostEvent
-from compile_profile.engine.kernel_breakdown import ATEN, COPY, LIBRARY, host_op_parts, host_time_us, recorded_inside
+from compile_profile.engine.common.op_kinds import ATEN, COPY, LIBRARY
+from compile_profile.engine.kernels import chrome_trace, profiler_cost
+from compile_profile.engine.kernels.breakdown import host_op_parts, host_time_us, recorded_inside
+from compile_profile.engine.kernels.chrome_trace import HostEvent
 
 # measures the host or times against an independent measurement: no other test beside it
 pytestmark = pytest.mark.alone

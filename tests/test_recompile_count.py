@@ -16,9 +16,10 @@ import torch
 from cell_runs import run_cell
 from compile_profile.digest.format import format_s
 from compile_profile.digest.guards import failed_guard_text, limit_text, recompile_text
-from compile_profile.engine.trace_capture import TraceEvent
-from compile_profile.engine.trace_model import CellLocator, build_variant_trace
-from compile_profile.engine.trace_model.events import recompile_limit_hit, trim_guard_comments
+from compile_profile.engine.cell.locator import CellLocator
+from compile_profile.engine.trace.capture import TraceEvent
+from compile_profile.engine.trace.model import build_variant_trace
+from compile_profile.engine.trace.model.breaks import recompile_limit_hit, trim_guard_comments
 from compile_profile.profile_run import Recompile
 from profile_options import CHEAP, FAST
 
@@ -276,7 +277,7 @@ def test_a_scheduled_learning_rate_recompiles_in_the_warm_up_not_in_the_samples_
 
 
 def test_a_guard_compared_by_its_name_in_the_frame_is_the_failed_guards_source():
-    from compile_profile.engine.guards import failed_guard_source
+    from compile_profile.engine.trace.guards import failed_guard_source
 
     assert failed_guard_source("4/0: self.param_groups[0]['lr'] == 0.09000000000000001") == "self.param_groups[0]['lr']"
     assert failed_guard_source("0/0: tensor 'x' size mismatch at index 0. expected 8, actual 16") == "x"
@@ -290,7 +291,7 @@ def test_a_guard_compared_by_its_name_in_the_frame_is_the_failed_guards_source()
 def test_a_guard_in_a_librarys_frame_is_placed_on_the_cell_line_that_called_into_it_and_names_that_frame():
     # GPT-2 over two sequence lengths: transformers' ForCausalLMLoss recompiled on its own parameter `labels`,
     # and the cell line that merely read a variable of that name was blamed (review)
-    from compile_profile.engine.torch_features import caller_lines_reliable
+    from compile_profile.engine.common.torch_features import caller_lines_reliable
 
     lib = "/venv/lib/python3.11/site-packages/transformers/loss/loss_utils.py"
     stack = [

@@ -25,10 +25,10 @@ import torch
 import torch._dynamo.config as dynamo_config
 import torch._inductor.config as inductor_config
 import torch.nn.modules.module as module_globals
-from compile_profile.engine import measure
-from compile_profile.engine.dynamo_state import _is_profile_backend
-from compile_profile.engine.torch_features import _version as torch_version
-from compile_profile.engine.torch_features import cache_entry_backend
+from compile_profile.engine.common.torch_features import _version as torch_version
+from compile_profile.engine.common.torch_features import cache_entry_backend
+from compile_profile.engine.compiler.dynamo_state import _is_profile_backend
+from compile_profile.engine.timing import stage as timing_stage
 from compile_profile.magic import CellFailed
 from compile_profile.store import RunStore
 from IPython.utils.capture import capture_output
@@ -347,7 +347,7 @@ def test_interrupt_inside_inductors_compile(shell, private_run_store, monkeypatc
 
 
 def test_interrupt_during_timing_keeps_the_samples_taken(shell, private_run_store, monkeypatch):
-    real_run_interleaved = measure.run_interleaved
+    real_run_interleaved = timing_stage.run_interleaved
 
     def interrupted_after_two_rounds(*args, on_round=None, **kwargs):
         def on_round_then_interrupt(i):
@@ -358,7 +358,7 @@ def test_interrupt_during_timing_keeps_the_samples_taken(shell, private_run_stor
 
     before = torch_state()
     with monkeypatch.context() as patched:
-        patched.setattr(measure, "run_interleaved", interrupted_after_two_rounds)
+        patched.setattr(timing_stage, "run_interleaved", interrupted_after_two_rounds)
         result, out, run = profile(shell, "", "y = x.sin()\nz = y + 1\n")
     assert_interrupted(result, out, run, private_run_store, "timing")
     assert all(v.timing is not None and v.timing.n == 2 for v in run.variants), "two rounds were taken"
@@ -368,7 +368,7 @@ def test_interrupt_during_timing_keeps_the_samples_taken(shell, private_run_stor
 
 
 def test_interrupt_during_the_kernel_profiling_pass(shell, private_run_store, monkeypatch):
-    from compile_profile.engine import kernel_profiler
+    from compile_profile.engine.kernels import profiler_pass as kernel_profiler
 
     real_measure = kernel_profiler.measure_variant
 
@@ -655,7 +655,7 @@ def _stage_that_makes_the_cell_fail(monkeypatch, stage: str, flag: list[bool]) -
     """From ``stage`` on, the cell's ``fail_now()`` raises."""
     import dataclasses
 
-    from compile_profile.engine import profiler
+    from compile_profile.engine.run import stages as profiler
 
     name = {"kernel timing": "kernel pass"}.get(stage, stage)  # the row's name; its errors say "kernel timing"
 
@@ -704,7 +704,7 @@ def test_every_stage_after_the_first_calls_is_guarded(shell, private_run_store, 
 
 def test_a_failing_stage_of_the_profilers_own_is_recorded_and_the_run_returned(monkeypatch):
     import compile_profile
-    from compile_profile.engine import correctness
+    from compile_profile.engine.correctness import compare as correctness
 
     def broken(*args, **kwargs):
         raise RuntimeError("the comparison itself failed")
@@ -888,7 +888,7 @@ def test_a_comprehension_with_a_graph_break_leaves_no_dynamo_global_to_fail_at_e
     assert result.error_in_exec is None and run.status == "ok", run.errors
     ns = shell.user_ns
     assert not [n for n in ns if n.startswith("___module_")], "Dynamo's ___module_range_/___module_iter_ globals"
-    from compile_profile.engine.dynamo_state import _hooked_names
+    from compile_profile.engine.compiler.dynamo_state import _hooked_names
 
     # A hook whose name is gone raises KeyError when its code dies ("Exception ignored ..." at exit).
     assert _hooked_names(ns) <= set(ns)
@@ -942,7 +942,7 @@ def test_the_kernel_pass_puts_back_a_users_profile_hook_and_cprofile():
     import cProfile
     import sys
 
-    from compile_profile.engine.kernel_profiler import record_trace
+    from compile_profile.engine.kernels.profiler_pass import record_trace
 
     events = []
 

@@ -8,7 +8,7 @@ Hand-picked bad options are in test_magic.test_bad_arguments_give_a_usage_messag
 from __future__ import annotations
 
 import pytest
-from compile_profile.engine.variants import MODES
+from compile_profile.engine.compiler.variants import MODES
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from IPython.core.error import UsageError

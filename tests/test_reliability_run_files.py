@@ -18,7 +18,8 @@ import pathlib
 
 import pytest
 from browser_pages import open_in_chromium
-from compile_profile.cli import _notebook_report_html, main
+from compile_profile.cli import main
+from compile_profile.cli.notebook import _notebook_report_html
 from compile_profile.digest import compare, run_digest
 from compile_profile.digest.job import job_digest
 from compile_profile.profile_run import DistributedRank, ProfileRun

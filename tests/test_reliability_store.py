@@ -15,8 +15,8 @@ import time
 
 import pytest
 import torch
-from compile_profile import store as store_module
 from compile_profile.store import APPLICATION_ID, SCHEMA_VERSION, RunStore
+from compile_profile.store import migrations as store_migrations
 from IPython.utils.capture import capture_output
 from profile_options import CHEAP_FLAGS
 from synthetic_store_runs import make_run
@@ -134,7 +134,7 @@ def test_older_store_is_migrated_and_keeps_its_runs(ip, private_run_store):
     # Schema 1 exactly as released (see store.MIGRATIONS[0]): no summaries, no change counter.
     with sqlite3.connect(private_run_store) as conn:
         conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-        store_module._create_runs_table(conn)
+        store_migrations._create_runs_table(conn)
         conn.execute("PRAGMA user_version = 1")
         conn.execute(
             "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?)",

@@ -326,7 +326,7 @@ async def test_a_run_and_a_job_read_from_torch_traces_are_served_with_their_figu
     from pathlib import Path
 
     from compile_profile.digest import run_digest
-    from compile_profile.engine.trace_import import import_trace
+    from compile_profile.engine.trace.log_import import import_trace
 
     fixtures = Path(__file__).parent / "import_trace_fixtures"
     (run,) = import_trace(fixtures / "failed" / "trace.log.gz")
@@ -368,7 +368,7 @@ async def post_import(jp_fetch, body):
 async def test_import_trace_stores_a_scripts_run_and_a_jobs_ranks_and_answers_their_ids(jp_fetch, jp_root_dir, store):
     import shutil
 
-    from compile_profile.engine.trace_import import import_trace
+    from compile_profile.engine.trace.log_import import import_trace
 
     for name in ("script", "job"):  # the server reads only under its root
         shutil.copytree(TRACE_FIXTURES / name, jp_root_dir / name)
@@ -433,7 +433,7 @@ async def test_import_trace_refuses_bad_input_with_what_to_fix_and_loses_nothing
 async def test_import_trace_of_an_unreadable_log_is_nothing_to_import_as_a_missing_one(
     jp_fetch, jp_root_dir, store, monkeypatch
 ):
-    from compile_profile.engine import trace_import
+    from compile_profile.engine.trace import log_import as trace_import
 
     def unreadable(path, limits, deadline=None):  # a file of another user's, mode 600 (the tests run as root)
         raise PermissionError(13, "Permission denied", str(path))
@@ -465,7 +465,7 @@ async def test_import_trace_refuses_an_unauthenticated_request(http_server_clien
 async def test_a_runs_compiles_one_compile_and_an_artifact_are_served_the_text_only_to_its_run(jp_fetch, store):
     from pathlib import Path
 
-    from compile_profile.engine.trace_import import import_trace
+    from compile_profile.engine.trace.log_import import import_trace
 
     fixtures = Path(__file__).parent / "import_trace_fixtures"
     (run,) = import_trace(fixtures / "script")

@@ -1,5 +1,5 @@
-"""The trace model's event handlers (``engine.trace_model.events.HANDLERS``) and the one parser of
-``chromium_event`` payloads (``engine.trace_capture``), fed events as torch logs them."""
+"""The trace model's event handlers (``engine.trace.model.events.HANDLERS``) and the one parser of
+``chromium_event`` payloads (``engine.trace.capture``), fed events as torch logs them."""
 
 from __future__ import annotations
 
@@ -7,13 +7,14 @@ import json
 
 import pytest
 import torch
-from compile_profile.engine import trace_capture
-from compile_profile.engine.backend import RecordingBackend
-from compile_profile.engine.cell import cell_to_function
-from compile_profile.engine.profiler import phase_text
-from compile_profile.engine.trace_capture import TraceEvent, capture_compiles, parse_chromium
-from compile_profile.engine.trace_model import HANDLERS, CellLocator, build_variant_trace
-from compile_profile.engine.trace_model.graph_text import graph_nodes
+from compile_profile.engine.cell.function import cell_to_function
+from compile_profile.engine.cell.locator import CellLocator
+from compile_profile.engine.compiler.backend import RecordingBackend
+from compile_profile.engine.run.stages import phase_text
+from compile_profile.engine.trace import capture as trace_capture
+from compile_profile.engine.trace.capture import TraceEvent, capture_compiles, parse_chromium
+from compile_profile.engine.trace.model import HANDLERS, build_variant_trace
+from compile_profile.engine.trace.model.graph_text import graph_nodes
 
 LOCATOR = CellLocator("<cell>", ["y = x * 2"])
 
@@ -236,7 +237,7 @@ def test_recorded_events_of_a_compiled_cell_give_its_graphs_and_kernels_on_its_l
     assert kernel.graph_id == next(g.id for g in result.graphs if g.kind == "aot_inference")
     assert result.cache.fx_graph_hits == 0 and result.compile_s > 0
     # Spans that open and close, timed from the one parse of each chromium_event.
-    from compile_profile.engine.torch_features import _version
+    from compile_profile.engine.common.torch_features import _version
 
     # torch 2.6 has no bytecode_tracing span (make test-compat; its progress line opens on entire_frame_compile)
     spans = {"entire_frame_compile", "GraphLowering.codegen"} | ({"bytecode_tracing"} if _version() > (2, 6) else set())
@@ -251,7 +252,7 @@ def test_recorded_events_of_a_compiled_cell_give_its_graphs_and_kernels_on_its_l
 
 
 def test_a_kernels_ops_are_read_from_its_name_as_registered_op_names_never_invented_from_its_words():
-    from compile_profile.engine.output_code import ops_from_kernel_name
+    from compile_profile.engine.trace.output_code import ops_from_kernel_name
 
     # the CPU attention backward of every transformer training step (review: ten "ops", eight unreal)
     assert ops_from_kernel_name("cpp_fused__scaled_dot_product_flash_attention_for_cpu_backward_transpose_view_4") == [
@@ -271,8 +272,9 @@ def test_a_kernels_ops_are_read_from_its_name_as_registered_op_names_never_inven
 def test_a_compile_dynamo_restarted_after_its_first_graph_keeps_only_the_graph_it_ran():
     # GPT-2 under dynamic=True: Inductor compiled a first 181-node graph for compile 3/0, Dynamo restarted the
     # analysis and kept a 153-node one (a backend wrapping Inductor is called for both under plain torch.compile)
-    from compile_profile.engine.trace_capture import TraceEvent
-    from compile_profile.engine.trace_model import CellLocator, build_variant_trace
+    from compile_profile.engine.cell.locator import CellLocator
+    from compile_profile.engine.trace.capture import TraceEvent
+    from compile_profile.engine.trace.model import build_variant_trace
 
     def event(kind, payload, compile_id=(3, 0)):
         return TraceEvent(kind, {}, payload, *compile_id, 0, 0.0)

@@ -13,8 +13,9 @@ import json
 from pathlib import Path
 
 import pytest
-from compile_profile.engine.trace_file import read_trace_file
-from compile_profile.engine.trace_model import CellLocator, build_variant_trace
+from compile_profile.engine.cell.locator import CellLocator
+from compile_profile.engine.trace.log_file import read_trace_file
+from compile_profile.engine.trace.model import build_variant_trace
 
 FIXTURES = Path(__file__).parent / "trace_fixtures"
 RELEASES = sorted(p.name for p in FIXTURES.glob("torch-*"))

@@ -24,9 +24,10 @@ import pytest
 import tornado.httpclient
 from compile_profile.cli import main
 from compile_profile.digest.job import job_digest
-from compile_profile.engine import trace_file, trace_import
-from compile_profile.engine.trace_file import TraceLimits, read_trace_file
-from compile_profile.engine.trace_import import NoTrace, import_trace
+from compile_profile.engine.trace import log_file as trace_file
+from compile_profile.engine.trace import log_import as trace_import
+from compile_profile.engine.trace.log_file import TraceLimits, read_trace_file
+from compile_profile.engine.trace.log_import import NoTrace, import_trace
 from compile_profile.render.report import render_report_html
 from compile_profile.render.text import render_text, terminal_safe
 from compile_profile.store import RunStore
@@ -606,7 +607,7 @@ async def test_rest_answers_within_five_seconds_while_an_import_is_pending_and_b
         release.wait(30)
         raise NoTrace("released")
 
-    monkeypatch.setattr(trace_import, "import_and_store", stuck)
+    monkeypatch.setattr(trace_import, "import_trace", stuck)
     monkeypatch.setattr(handlers, "IMPORT_SECONDS", 2.0)
     monkeypatch.setattr(handlers, "IMPORT_GRACE_S", 0.5)
     (jp_root_dir / "t.log").write_text(log_naming("/x/train.py"))

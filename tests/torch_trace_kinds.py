@@ -2,7 +2,7 @@
 
     python tests/torch_trace_kinds.py [TORCH_PACKAGE_DIR]
 
-prints each kind with where torch writes it, and those ``engine/trace_model/torch_kinds.py`` does not know.  A
+prints each kind with where torch writes it, and those ``engine/trace/model/torch_kinds.py`` does not know.  A
 call site is a ``trace_structured``/``dtrace_structured`` call (its first argument; for ``"artifact"`` the
 ``"name"`` of the dict its metadata function returns) or a ``trace_structured_artifact`` call (its first
 argument).  A name torch makes at run time (an f-string, a variable) is listed as ``<…>`` with its expression:
@@ -69,7 +69,7 @@ def written_kinds(torch_dir: Path) -> dict[str, list[str]]:
 
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "kernel_side"))
-    from compile_profile.engine.trace_import import is_known_kind
+    from compile_profile.engine.trace.log_import import is_known_kind
 
     if len(sys.argv) > 1:
         root = Path(sys.argv[1])

@@ -38,14 +38,7 @@ sys.path.insert(0, str(HERE.parent / "kernel_side"))
 
 from compile_profile.digest import breakdown, compare, line_times, run_digest  # noqa: E402
 from compile_profile.digest.format import format_ms  # noqa: E402
-from compile_profile.profile_run import (  # noqa: E402
-    DistributedRank,
-    ErrorInfo,
-    Graph,
-    GraphBreak,
-    ProfileRun,
-    Variant,
-)
+from compile_profile.profile_run import DistributedRank, ErrorInfo, Graph, GraphBreak, ProfileRun, Variant  # noqa: E402
 from compile_profile.render.mime import MIME_TYPE, mime_bundle  # noqa: E402
 from compile_profile.render.text import render_text  # noqa: E402
 from compile_profile.serialize import to_dict  # noqa: E402
@@ -724,7 +717,7 @@ TRACE_JOB = ("uitracejob00", "uitracejob01")
 def add_trace_runs() -> None:
     """The compiles views' runs (compiles.spec.ts): the script and loop TORCH_TRACE fixtures and the 2-rank job,
     imported as ``compile-profile import-trace`` reads them, each under a fixed id."""
-    from compile_profile.engine.trace_import import import_trace
+    from compile_profile.engine.trace.log_import import import_trace
 
     fixtures = HERE.parent / "tests" / "import_trace_fixtures"
     with RunStore(DB) as store:
@@ -748,7 +741,7 @@ def hostile_trace_run(fixtures: Path) -> ProfileRun:
     and code, a cache key (compiles.spec.ts looks for it as text)."""
     import hashlib
 
-    from compile_profile.engine.trace_import import import_trace
+    from compile_profile.engine.trace.log_import import import_trace
 
     (run,) = import_trace(fixtures / "script", source_roots=[fixtures])
     run.id, run.created_at, run.label = HOSTILE_TRACE_RUN, minutes_ago(0.3), "a trace with markup"

@@ -100,7 +100,7 @@ export async function fetchReport(id: string): Promise<Blob> {
   return fetchRunFile(id, 'report');
 }
 
-/** The run's failed compile's standalone reproducer script (engine/reproducer.py), for download. */
+/** The run's failed compile's standalone reproducer script (engine/trace/reproducer.py), for download. */
 export async function fetchReproducer(id: string): Promise<Blob> {
   return fetchRunFile(id, 'repro');
 }

@@ -1,6 +1,6 @@
 /**
  * The kernel table's sorting and paging, its time cell, its roofline cells (achieved GB/s and TFLOP/s
- * with their share of the peak, figures engine/roofline.py measured), and which highlighter each kernel
+ * with their share of the peak, figures engine/kernels/roofline.py measured), and which highlighter each kernel
  * language uses.  A kernel whose variant's profiler pass the digest withholds (summary "kernel_times":
  * digest/kernel_times.py) shows its share of the pass's time ("46% of pass", as kernel_time_text words
  * it) and no rates.

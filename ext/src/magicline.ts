@@ -5,7 +5,7 @@
  * line with the options as typed (magic.py): that cell is the answer.  A run from the Python API
  * (`compile_profile.profile`) or the line magic keeps only the code; its line is built from what the
  * run records of its options: each compiled variant's backend, mode, dynamic, fullgraph and Inductor
- * options (profile_run.py Variant), its label and the names it kept.  Warm-up, repeat and budget are
+ * options (profile_run/run.py Variant), its label and the names it kept.  Warm-up, repeat and budget are
  * not recorded in a run, so a built line leaves them at the magic's defaults.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The JSON shapes the panel reads: a ProfileRun dict (kernel_side/compile_profile/profile_run.py),
+ * The JSON shapes the panel reads: a ProfileRun dict (kernel_side/compile_profile/profile_run/),
  * the digest (kernel_side/compile_profile/digest/: its dataclasses, whose roots digest/contract.py lists)
  * and the MIME bundle data and REST pages that carry it.  Every shape is generated (ext/src/generated/,
  * `make contract`) from the JSON Schemas the Python dataclasses generate, so a field renamed or added in
@@ -22,7 +22,7 @@ export const PLOTLY_MIME_TYPE = 'application/vnd.plotly.v1+json';
 /** `T` with the keys `K` present. */
 type Present<T, K extends keyof T> = Omit<T, K> & Required<Pick<T, K>>;
 
-// -- a run, as stored (profile_run.py) --------------------------------------------------------------
+// -- a run, as stored (profile_run/) ----------------------------------------------------------------
 
 export type ITiming = run.Timing;
 export type IVariant = run.Variant;

@@ -15,12 +15,15 @@ from .job import Job
 # itself is light (it imports the run store when called).
 from .launch import launch
 from .profile_run import ProfileRun
+from .run_views import register as _register_views
+
+_register_views()  # a run's text, display, report, save and summary: the views', the store's and the digest's
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-    from .engine.trace_import import ImportedRuns
+    from .store import ImportedRuns
     from .suites.api import SuiteResult
 
 __all__ = [
@@ -37,8 +40,8 @@ __all__ = [
 
 
 def profile(fn, *args, **options) -> ProfileRun:
-    """Profile ``fn(*args)`` eagerly and under ``torch.compile``; see ``compile_profile.engine.profiler``."""
-    from .engine.profiler import profile as _profile
+    """Profile ``fn(*args)`` eagerly and under ``torch.compile``; see ``compile_profile.engine.run.stages``."""
+    from .engine.run.api import profile as _profile
 
     return _profile(fn, *args, **options)
 
@@ -65,16 +68,17 @@ def import_trace(
     (``docs/import-trace.md``).  A run from a trace has no timings.  A file the trace names (its script) is read only
     if it is a Python source inside the log's directory, the current directory or one of ``source_roots`` (a
     checkout of the code; a path recorded elsewhere is matched by its longest tail).  Raises
-    ``compile_profile.engine.trace_import.NoTrace`` (a ``ValueError``) naming the path when it holds no log that
+    ``compile_profile.engine.trace.log_import.NoTrace`` (a ``ValueError``) naming the path when it holds no log that
     can be read, or naming the cap a log is past (``TraceLimits``); nothing is stored then.  A log imported before is
     the run stored then, not a second one (``ImportedRuns.already``).  As a cell's value it shows the runs' cards."""
     import os
 
-    from .engine.trace_import import import_and_store
-    from .store import RunStore
+    from .engine.trace.log_import import import_trace as read_logs
+    from .store import RunStore, put_imported
 
+    runs = read_logs(path, label=label, source_roots=[os.getcwd(), *(source_roots or ())])  # every log read first
     with RunStore(db) as store:
-        return import_and_store(path, store, label=label, source_roots=[os.getcwd(), *(source_roots or ())])
+        return put_imported(store, runs, label=label)
 
 
 def load_ipython_extension(ipython):

@@ -202,9 +202,9 @@ def _failure(output: str, returncode: int) -> LaunchError:
 
 
 def _created_ts(summary: dict) -> float:
-    from .store import _epoch_seconds
+    from .store.runs import epoch_seconds
 
-    return _epoch_seconds(summary.get("created_at", ""))
+    return epoch_seconds(summary.get("created_at", ""))
 
 
 def _summaries_since(store, since: float) -> list[dict]:

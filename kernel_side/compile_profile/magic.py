@@ -4,7 +4,7 @@ It parses arguments, hands the cell to the engine (which profiles it and commits
 assignments to the namespace), shows progress, displays the resulting ``ProfileRun`` (its
 MIME bundle), stores it, and binds it with ``-o``.  All measuring happens in
 ``compile_profile.engine``.  Its flags, their help and its usage line come from the engine's
-option table (``engine/options.py``), and ``ProfileOptions`` refuses bad values for the magic
+option table (``engine/session/options.py``), and ``ProfileOptions`` refuses bad values for the magic
 and the Python API alike; only what is text on the magic's line (quotes, ``KEY=VALUE``,
 ``a,b``, ``-o``'s name) is read here.
 
@@ -29,7 +29,7 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import display
 
-from .engine.options import OptionError, ProfileOptions, all_flags, flags_taking_values, usage_line
+from .engine.session.options import OptionError, ProfileOptions, all_flags, flags_taking_values, usage_line
 from .profile_run import Note
 from .render.mime import mime_bundle
 
@@ -114,8 +114,8 @@ class CompileProfileMagics(Magics):
         return args
 
     def _profile(self, args, body: str, source: str, line_offset: int, cell: str | None = None):
-        from .engine.cell import CellSyntaxError, EmptyCell, UnknownKeptName, cell_filename
-        from .engine.profiler import profile_cell
+        from .engine.cell.function import CellSyntaxError, EmptyCell, UnknownKeptName, cell_filename
+        from .engine.run.api import profile_cell
 
         shell = self.shell
         if shell is None:  # IPython gives the magics it registers their shell; only one made by hand has none
@@ -496,7 +496,7 @@ def _usage() -> str:
 
 
 def load_ipython_extension(ipython) -> None:
-    from .engine.backend import register
+    from .engine.compiler.backend import register
 
     register()
     ipython.register_magics(CompileProfileMagics)

@@ -273,7 +273,7 @@ export interface CompileRestart {
  */
 export interface KernelProfile {
   /**
-   * every profiled call (a busy CPU adds calls: ``kernel_profiler.record_trace``)
+   * every profiled call (a busy CPU adds calls: ``engine.kernels.profiler_pass.record_trace``)
    */
   calls: number;
   total_ms: number;
@@ -714,7 +714,7 @@ export interface Recommendation {
   plain_call?: string;
 }
 /**
- * ``--bisect``: a failed compile, or a variant whose results differed from eager, bisected with PyTorch's ``CompilerBisector`` (``engine/bisect.py``): the backend where the failure or the difference starts (eager, aot_eager, aot_eager_decomp_partition, inductor) and, within it, the subsystem (a pass list, the lowerings, a config switch) and how many of its applications it took, with the bisector's note on that application (the lowering's op, the pass's name).
+ * ``--bisect``: a failed compile, or a variant whose results differed from eager, bisected with PyTorch's ``CompilerBisector`` (``engine/failure/bisection.py``): the backend where the failure or the difference starts (eager, aot_eager, aot_eager_decomp_partition, inductor) and, within it, the subsystem (a pass list, the lowerings, a config switch) and how many of its applications it took, with the bisector's note on that application (the lowering's op, the pass's name).
  *
  * This interface was referenced by `ProfileRun`'s JSON-Schema
  * via the `definition` "Bisection".
@@ -748,7 +748,7 @@ export interface Bisection {
   error?: string;
 }
 /**
- * A compiler setting in force that is not at its default (``engine/settings.py``): its full name (``torch._inductor.config.cpp.cxx``), its value and its default, each as ``repr`` writes it.
+ * A compiler setting in force that is not at its default (``engine/failure/changed_settings.py``): its full name (``torch._inductor.config.cpp.cxx``), its value and its default, each as ``repr`` writes it.
  *
  * This interface was referenced by `ProfileRun`'s JSON-Schema
  * via the `definition` "ConfigSetting".
@@ -870,7 +870,7 @@ export interface DdpBucket {
   graph_id?: string;
 }
 /**
- * What other processes used of the machine's CPUs while the profile timed (``engine.host_load``).
+ * What other processes used of the machine's CPUs while the profile timed (``engine.timing.host_load``).
  *
  * This interface was referenced by `ProfileRun`'s JSON-Schema
  * via the `definition` "HostLoad".
@@ -890,7 +890,7 @@ export interface HostLoad {
   threads: number;
 }
 /**
- * The eager call timed again at ``threads`` torch threads (the cores other processes left free) right after the timed rounds, which ran at ``user_threads`` (``engine.threads_trial``): what ``torch.set_num_threads(threads)`` gives on this machine, measured.
+ * The eager call timed again at ``threads`` torch threads (the cores other processes left free) right after the timed rounds, which ran at ``user_threads`` (``engine.timing.threads_trial``): what ``torch.set_num_threads(threads)`` gives on this machine, measured.
  *
  * This interface was referenced by `ProfileRun`'s JSON-Schema
  * via the `definition` "ThreadsTrial".

@@ -9,7 +9,7 @@ under the profiler, so its kernels can take longer than the timed median; within
 where a busy machine preempted every profiled call, the pass is withheld (``kernel_times.withheld``): the
 row shows each kind's share of the pass's kernel time and no time outside kernels, and the verdict does
 not say where the time went.  On CPU the profiler's cost per op, which lands in each op's host time, is
-calibrated and taken out by the pass (``engine.profiler_cost``); a run stored before that whose profiled
+calibrated and taken out by the pass (``engine.kernels.profiler_cost``); a run stored before that whose profiled
 call ran much slower than a timed one is withheld the same way (``kernel_times``).  A row is either
 measured (times) or withheld (shares): the verdict, the diagnosis and its heading read the same judgment.
 

@@ -154,7 +154,7 @@ def _threads(run: ProfileRun) -> str:
     s = run.settings
     if s is not None:
         return f"{s.torch_threads} intra-op, {s.interop_threads} inter-op"
-    # before settings were recorded a CPU run's device count was torch's intra-op threads (engine/device.py)
+    # before settings were recorded a CPU run's device count was torch's intra-op threads (engine/common/device.py)
     return f"{run.device.count} intra-op" if run.device.type == "cpu" and run.imported_trace is None else "not recorded"
 
 

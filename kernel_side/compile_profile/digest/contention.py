@@ -3,7 +3,7 @@ compiled call, measured, and the fix that applies (issue 31).
 
 Facts read: ``run.host_load`` (other processes' busy cores while timing, the cores, torch's threads; its
 ``free_cores``), ``run.threads_trial`` (the eager call timed again at ``free_cores`` threads right after the
-timed rounds: ``engine.threads_trial``) and each timed sample's wait for a CPU (``Timing.waited_ms``).  Two
+timed rounds: ``engine.timing.threads_trial``) and each timed sample's wait for a CPU (``Timing.waited_ms``).  Two
 cases, each with its effect measured:
 
 * **more threads than free cores** (``threads > free_cores``, the cell's own threads counted as well as other
@@ -38,7 +38,9 @@ from .format import format_ms
 
 CONTENDED_CORES = 0.5  # other processes' busy cores below which a shared machine did not compete (a shell)
 MATERIAL = 0.1  # an effect under this share of the call is within what two medians on a busy machine differ by
-PREEMPTED_SHARE = 0.05  # a sample whose threads waited beyond this share of it was preempted (engine.profiled_calls)
+PREEMPTED_SHARE = (
+    0.05  # a sample whose threads waited beyond this share of it was preempted (engine.kernels.profiled_calls)
+)
 MIN_CLEAN = 3  # samples that did not wait, for their median to stand for the call on an idle machine
 IDLE = "re-run on an idle machine"
 

@@ -3,10 +3,10 @@ of per-kernel, per-line and per-kind time reads (the breakdown and its verdict, 
 text, HTML view and report, charts, widget, and the panel through the digest's ``kernel_times``), and the
 words of what they show in its place.
 
-The pass runs after timing, under ``torch.profiler`` (``engine.kernel_profiler``, ``engine.eager_profile``);
+The pass runs after timing, under ``torch.profiler`` (``engine.kernels.profiler_pass``, ``engine.kernels.eager_times``);
 its figures are medians over its calls.  On CPU each op's host time holds what the profiler costs to record
 the ops inside it; the pass calibrates that cost per op event in the same process and takes it out
-(``engine.profiler_cost``, ``KernelProfile.event_cost_us`` and ``profiler_cost_ms``).  The figures are
+(``engine.kernels.profiler_cost``, ``KernelProfile.event_cost_us`` and ``profiler_cost_ms``).  The figures are
 withheld (``PassJudgment.trusted`` False) when
 
 * every profiled call was preempted (CPU: this process's threads waited for a CPU beyond 5 % of each

@@ -312,7 +312,7 @@ def variant_error(v: Variant) -> str | None:
     return note_text(v.error_note) if v.error_note is not None else v.error
 
 
-# Where a compile failed (``ErrorInfo.compile_stage``, engine/compile_failure.py), as a user reads it.
+# Where a compile failed (``ErrorInfo.compile_stage``, engine/failure/compile_failure.py), as a user reads it.
 COMPILE_STAGE_WORDS: dict[str, str] = {
     "dynamo": "while Dynamo traced the code",
     "aot_autograd": "in AOTAutograd (tracing the ATen graphs, forward and backward)",

@@ -17,19 +17,19 @@ from ..digest.compile_detail import compile_detail
 from ..digest.compiles import compile_index
 from ..render.perfetto import perfetto_json
 from ..serialize import to_dict
-from .handlers import _StoreHandler
+from .base import StoreHandler
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
-class CompilesHandler(_StoreHandler):
+class CompilesHandler(StoreHandler):
     @tornado.web.authenticated
     def get(self, run_id: str) -> None:
         """Every compile of the run and where they started (``digest.compiles.compile_index``)."""
         self.write_json(to_dict(compile_index(self.run(run_id))))
 
 
-class CompileHandler(_StoreHandler):
+class CompileHandler(StoreHandler):
     @tornado.web.authenticated
     def get(self, run_id: str) -> None:
         """One compile's detail (``digest.compile_detail``); 404 for a key the run has no compile of."""
@@ -41,7 +41,7 @@ class CompileHandler(_StoreHandler):
         self.write_json(to_dict(detail))
 
 
-class ArtifactHandler(_StoreHandler):
+class ArtifactHandler(StoreHandler):
     @tornado.web.authenticated
     def get(self, run_id: str, sha256: str) -> None:
         """One artifact's text, as plain text (it is cached by the browser: a hash names one text for good)."""
@@ -56,7 +56,7 @@ class ArtifactHandler(_StoreHandler):
         self.finish(text, set_content_type="text/plain; charset=utf-8")
 
 
-class PerfettoHandler(_StoreHandler):
+class PerfettoHandler(StoreHandler):
     @tornado.web.authenticated
     def get(self, run_id: str) -> None:
         """The run's compiles (and a live run's kernel events) as Chrome trace JSON, a download for Perfetto."""

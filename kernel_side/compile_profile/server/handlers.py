@@ -6,7 +6,7 @@ models (``suites``, ``suites/<id>``: its digest and figures; ``suites/<id>/repor
 TORCH_TRACE on the server into the store (``POST runs/import-trace``, what ``compile-profile import-trace`` does).
 
 An import reads only inside the server's root directory: its path resolves there (no ``..``, no absolute path or
-symlink out), so do the logs of a directory and the files a trace names (``engine/trace_sources.py``); a path that
+symlink out), so do the logs of a directory and the files a trace names (``engine/trace/sources.py``); a path that
 holds nothing to import is answered with one message, whatever the reason, so a refusal says nothing of what lies
 outside.  It runs on threads of its own (``IMPORT_WORKERS``), never the server's request threads, within a time
 bound (``IMPORT_SECONDS``, or the ``compile_profile_import_seconds`` tornado setting).
@@ -26,10 +26,8 @@ import json
 import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import tornado.web
-from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 
 from ..digest import compare, run_digest, summarize
@@ -39,7 +37,9 @@ from ..render.charts import figures
 from ..render.job_report import render_job_report_html
 from ..render.report import render_report_html
 from ..serialize import to_dict
-from ..store import RunNotFound, RunStore, StoreError, UnreadableRun, validate_run_id
+from ..store import RunNotFound, UnreadableRun
+from .base import StoreHandler
+from .compiles import ArtifactHandler, CompileHandler, CompilesHandler, PerfettoHandler
 
 API_PREFIX = "compile-profile/api"
 DEFAULT_PAGE = 50
@@ -56,65 +56,7 @@ IMPORT_GRACE_S = 5.0  # past the bound, the reader stops itself; a read stuck in
 _IMPORTS = ThreadPoolExecutor(max_workers=IMPORT_WORKERS, thread_name_prefix="compile-profile-import")
 
 
-class _StoreHandler(APIHandler):
-    """Opens the store named by $COMPILE_PROFILE_DB (or the default) for each request.
-
-    Opening per request keeps the server in step with the path the magic writes to,
-    and SQLite connections are cheap to open.
-    """
-
-    def store(self) -> RunStore:
-        return RunStore(self.settings.get("compile_profile_db"))
-
-    def checked_id(self, run_id: str) -> str:
-        try:
-            validate_run_id(run_id)
-        except ValueError as exc:
-            raise tornado.web.HTTPError(400, f"invalid run id: {exc}") from None
-        return run_id
-
-    def read_run(self, run_id: str) -> tuple[dict[str, Any], ProfileRun]:
-        """The run's JSON data as stored and the run checked from it; 404 when there is none, 422 when it cannot
-        be read."""
-        run_id = self.checked_id(run_id)
-        try:
-            return self.store().read(run_id)
-        except RunNotFound:
-            raise tornado.web.HTTPError(404, f"no run {run_id}") from None
-        except UnreadableRun as exc:
-            raise tornado.web.HTTPError(422, str(exc)) from None
-
-    def run(self, run_id: str) -> ProfileRun:
-        return self.read_run(run_id)[1]
-
-    def int_arg(self, name: str, default: int, low: int, high: int) -> int:
-        raw = self.get_query_argument(name, None)
-        if raw is None or raw == "":
-            return default
-        try:
-            value = int(raw)
-        except ValueError:
-            raise tornado.web.HTTPError(400, f"{name} must be an integer, got {raw!r}") from None
-        if not low <= value <= high:
-            raise tornado.web.HTTPError(400, f"{name} must be between {low} and {high}, got {value}")
-        return value
-
-    def write_json(self, payload: Any) -> None:
-        self.set_header("Content-Type", "application/json")
-        self.finish(json.dumps(payload))
-
-    def write_error(self, status_code: int, **kwargs: Any) -> None:
-        # A StoreError is the store's own failure (corrupt file, newer schema): say what it was.
-        exc_info = kwargs.get("exc_info")
-        if exc_info and isinstance(exc_info[1], StoreError):
-            self.set_status(500)
-            self.set_header("Content-Type", "application/json")
-            self.finish(json.dumps({"message": f"run store error: {exc_info[1]}", "reason": "store"}))
-            return
-        super().write_error(status_code, **kwargs)
-
-
-class RunsHandler(_StoreHandler):
+class RunsHandler(StoreHandler):
     @tornado.web.authenticated
     def get(self) -> None:
         limit = self.int_arg("limit", DEFAULT_PAGE, 1, MAX_PAGE)
@@ -130,7 +72,7 @@ class RunsHandler(_StoreHandler):
         )
 
 
-class RunHandler(_StoreHandler):
+class RunHandler(StoreHandler):
     @tornado.web.authenticated
     def get(self, run_id: str) -> None:
         """The whole run, and its digest as this version words it (the panel shows the card's words)."""
@@ -146,13 +88,13 @@ class RunHandler(_StoreHandler):
         self.finish()
 
 
-class FiguresHandler(_StoreHandler):
+class FiguresHandler(StoreHandler):
     @tornado.web.authenticated
     def get(self, run_id: str) -> None:
         self.write_json(figures(self.run(run_id)))
 
 
-class ReportHandler(_StoreHandler):
+class ReportHandler(StoreHandler):
     @tornado.web.authenticated
     def get(self, run_id: str) -> None:
         """The run's self-contained HTML report (``render.report``: the file ``compile-profile report`` writes), as a
@@ -166,10 +108,10 @@ class ReportHandler(_StoreHandler):
         self.finish(report, set_content_type="text/html; charset=utf-8")
 
 
-class ReproHandler(_StoreHandler):
+class ReproHandler(StoreHandler):
     @tornado.web.authenticated
     def get(self, run_id: str) -> None:
-        """The run's failed compile's reproducer (``engine/reproducer.py``: what ``compile-profile repro`` writes), as
+        """The run's failed compile's reproducer (``engine/trace/reproducer.py``: what ``compile-profile repro`` writes), as
         a download of a Python script; 404 where the run has none."""
         run = self.run(run_id)
         script = next((e.reproducer for e in run.errors if e.reproducer), "")
@@ -180,7 +122,7 @@ class ReproHandler(_StoreHandler):
         self.finish(script, set_content_type="text/x-python; charset=utf-8")
 
 
-class CompareHandler(_StoreHandler):
+class CompareHandler(StoreHandler):
     @tornado.web.authenticated
     def get(self) -> None:
         """``?a=ID&b=ID``: the digest's comparison of run A (before) with run B (after)."""
@@ -191,7 +133,7 @@ class CompareHandler(_StoreHandler):
         self.write_json(to_dict(compare(a, b)))
 
 
-class _JobHandler(_StoreHandler):
+class _JobHandler(StoreHandler):
     def job_runs(self, job_id: str) -> list[ProfileRun]:
         """The job's runs by rank, by its id or the id of any of its runs; 404 when there is none."""
         job_id = self.checked_id(job_id)
@@ -232,7 +174,7 @@ class JobReportHandler(_JobHandler):
         self.finish(page, set_content_type="text/html; charset=utf-8")
 
 
-class ImportTraceHandler(_StoreHandler):
+class ImportTraceHandler(StoreHandler):
     @tornado.web.authenticated
     async def post(self) -> None:
         """``{"path": DIR_OR_FILE, "label": TEXT}``: the TORCH_TRACE logs at a path on the server (a directory, every
@@ -257,7 +199,8 @@ class ImportTraceHandler(_StoreHandler):
         if not isinstance(label, str):
             return self._refuse("label must be a string")
         label = label.strip()
-        from ..engine.trace_import import NothingToImport, NoTrace, TraceLimits, import_and_store
+        from ..engine.trace.log_import import NothingToImport, NoTrace, TraceLimits, import_trace
+        from ..store import put_imported
 
         root = Path(os.path.realpath(Path(self.settings.get("server_root_dir") or os.getcwd()).expanduser()))
         if "\x00" in raw:
@@ -275,8 +218,9 @@ class ImportTraceHandler(_StoreHandler):
         limits = TraceLimits(seconds=seconds)
 
         def read_and_store() -> list[ProfileRun]:
+            runs = import_trace(path, label=label, source_roots=[root], limits=limits, within=root)
             with self.store() as store:
-                return import_and_store(path, store, label=label, source_roots=[root], limits=limits, within=root)
+                return put_imported(store, runs, label=label)
 
         future = _IMPORTS.submit(read_and_store)
         try:
@@ -301,7 +245,7 @@ class ImportTraceHandler(_StoreHandler):
         self.write_json({"message": message, "reason": "import-trace"})
 
 
-class SuitesHandler(_StoreHandler):
+class SuitesHandler(StoreHandler):
     @tornado.web.authenticated
     def get(self) -> None:
         """The stored suites, newest first (``suites.digest.SuitesPage``)."""
@@ -310,7 +254,7 @@ class SuitesHandler(_StoreHandler):
         self.write_json(suites_page(self.store()))
 
 
-class SuiteHandler(_StoreHandler):
+class SuiteHandler(StoreHandler):
     @tornado.web.authenticated
     def get(self, suite_id: str) -> None:
         """A suite's digest and its figures (``suites.digest.SuitePage``); 404 when there is none."""
@@ -322,7 +266,7 @@ class SuiteHandler(_StoreHandler):
             raise tornado.web.HTTPError(404, f"no suite {suite_id}") from None
 
 
-class SuiteReportHandler(_StoreHandler):
+class SuiteReportHandler(StoreHandler):
     @tornado.web.authenticated
     def get(self, suite_id: str) -> None:
         """The suite's self-contained HTML report, as a download (it holds plotly.js, as a run's report does)."""
@@ -337,15 +281,13 @@ class SuiteReportHandler(_StoreHandler):
         self.finish(page, set_content_type="text/html; charset=utf-8")
 
 
-class ChangesHandler(_StoreHandler):
+class ChangesHandler(StoreHandler):
     @tornado.web.authenticated
     def get(self) -> None:
         self.write_json({"token": self.store().change_token()})
 
 
 def setup_handlers(web_app) -> None:
-    from .compiles import ArtifactHandler, CompileHandler, CompilesHandler, PerfettoHandler
-
     base = url_path_join(web_app.settings["base_url"], API_PREFIX)
     web_app.add_handlers(
         ".*$",

@@ -8,6 +8,7 @@ collection in a process of its own and keeps, per entry, what became of the proc
 The sub-package is layered as the rest of the house, each module depending only on those above it:
 
   records.py     the stored facts (``SuiteRecord``, ``ModelOutcome``): plain dataclasses, their schema generated
+  builders.py    what a collection's ``models()`` returns (a builder, ``Model``, ``Skip``), and ``step``
   collection.py  loading a collection (a file, or ``builtin``), its entries by task and dtype, a shard of them
   child.py       one entry in its own process: build it, ``compile_profile.profile`` it, store the run
   runner.py      the parent: a child per entry, its time limit, crash, hang and out-of-memory kept to that entry,
@@ -31,6 +32,6 @@ The engine, ``ProfileRun``, the digest and the store are used through their publ
 
 from __future__ import annotations
 
-from .collection import Model, Skip, step
+from .builders import Model, Skip, step
 
 __all__ = ["Model", "Skip", "step"]

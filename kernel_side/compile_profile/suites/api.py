@@ -74,7 +74,7 @@ def _size(size: str) -> str:
 
 def _check_profile_options(options: dict[str, Any]) -> None:
     """The profile's own refusal of a bad mode, backend or number, before any child starts."""
-    from ..engine.options import ProfileOptions
+    from ..engine.session.options import ProfileOptions
 
     ProfileOptions(**options)
 

@@ -22,7 +22,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from .collection import Model, Skip, step
+from .builders import Model, Skip, step
 
 SEED = 0
 

@@ -16,13 +16,11 @@ from __future__ import annotations
 import faulthandler
 import json
 import os
-import re
 import sys
 import time
 from typing import Any
 
-# torch's messages for an allocation that failed: CUDA's OutOfMemoryError, the CPU allocator's, Python's MemoryError
-OOM_PATTERN = re.compile(r"out of memory|can't allocate memory|OutOfMemoryError|MemoryError", re.IGNORECASE)
+from .records import OOM_PATTERN
 
 
 def is_oom(exc: BaseException) -> bool:

@@ -16,8 +16,9 @@ The plain form is what the issue asks of a user::
 * ``models(size=...)`` is given the size the suite asks for ("small", "real") when it takes it.
 
 ``step(model, inputs, train=...)`` builds the usual steps from an ``nn.Module``: a forward under ``no_grad``, or
-forward, a loss, ``backward`` and an ``AdamW`` step.  Nothing here imports torch before it is needed: the
-parent reads the entries, each child builds one.
+forward, a loss, ``backward`` and an ``AdamW`` step.  ``Model``, ``Skip`` and ``step`` are ``builders.py``'s (what a
+collection file writes with, below this module, so that the built-in collection loaded here imports no module that
+imports it).  Nothing here imports torch before it is needed: the parent reads the entries, each child builds one.
 
 Contract: ``load(collection)`` returns a ``Collection`` whose ``entries(tasks, dtypes)`` are every entry, in the
 file's order, with a name that does not depend on which other tasks or dtypes were asked for (so two suites'
@@ -32,36 +33,19 @@ import inspect
 import pathlib
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
+
+from .builders import Model, Skip
 
 BUILTIN = "builtin"
 TASKS = ("inference", "training")
 DTYPES = ("float32", "bfloat16")
 
-Builder = Callable[..., tuple[Callable[..., Any], tuple[Any, ...]]]
-
 
 class CollectionError(ValueError):
     """A collection that cannot be read or used; the message names the file and what to fix."""
-
-
-@dataclass(frozen=True)
-class Model:
-    """A collection's entry with options of its own: ``options`` are ``compile_profile.profile``'s keywords for this
-    model over the suite's; ``tasks`` the tasks it has (default: both where ``build`` takes ``train``)."""
-
-    build: Builder
-    options: Mapping[str, Any] = field(default_factory=dict)
-    tasks: tuple[str, ...] | None = None
-
-
-@dataclass(frozen=True)
-class Skip:
-    """A model that cannot run here, and why (shown in its row, counted apart from the pass rate)."""
-
-    reason: str
 
 
 @dataclass(frozen=True)
@@ -235,65 +219,3 @@ def _autocast(fn: Callable[..., Any], args: tuple[Any, ...], dtype: str) -> Call
             return fn(*a)
 
     return step_under_autocast
-
-
-def step(
-    model: Any,
-    inputs: tuple[Any, ...],
-    *,
-    train: bool,
-    loss: Callable[[Any], Any] | None = None,
-    dtype: str = "float32",
-    lr: float = 1e-4,
-    forward: Callable[..., Any] | None = None,
-) -> tuple[Callable[..., Any], tuple[Any, ...]]:
-    """The usual steps of an ``nn.Module``: a forward under ``no_grad`` (``train=False``, the model in eval), or a
-    training step (forward, ``loss(output)`` — by default the mean of the output's first tensor —, ``backward``,
-    ``AdamW.step``, ``zero_grad``).  ``dtype="bfloat16"`` runs the forward and the loss under autocast, not the
-    backward and the optimizer step, as PyTorch's AMP recipe does.  ``forward(*inputs)`` calls the model (default
-    ``model(*inputs)``; a Hugging Face model's keywords go there).  Returns ``(fn, inputs)`` for a builder."""
-    import contextlib
-
-    import torch
-
-    device = next((p.device.type for p in model.parameters()), "cpu")
-    cast = (
-        (lambda: torch.autocast(device_type=device, dtype=getattr(torch, dtype)))
-        if dtype != "float32"
-        else contextlib.nullcontext
-    )
-    reduce = loss or _first_tensor_mean
-    call = forward or model
-    if not train:
-        model.eval()
-
-        def inference_step(*xs: Any) -> Any:
-            with torch.no_grad(), cast():
-                return call(*xs)
-
-        return inference_step, tuple(inputs)
-    model.train()
-    optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
-
-    def train_step(*xs: Any) -> Any:
-        with cast():
-            value = reduce(call(*xs))
-        value.backward()
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
-        return value.detach()
-
-    return train_step, tuple(inputs)
-
-
-def _first_tensor_mean(output: Any) -> Any:
-    import torch
-
-    if isinstance(output, torch.Tensor):
-        return output.float().mean()
-    if isinstance(output, Mapping):
-        output = list(output.values())
-    for item in output if isinstance(output, (list, tuple)) else getattr(output, "values", lambda: [])():
-        if isinstance(item, torch.Tensor) and item.is_floating_point():
-            return item.float().mean()
-    raise TypeError(f"no floating tensor in the model's output ({type(output).__name__}) to take a loss of")

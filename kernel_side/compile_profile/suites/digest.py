@@ -28,8 +28,7 @@ from .. import stats
 from ..digest.format import format_bytes, format_s, format_speedup, format_speedup_interval, ratio_phrase
 from ..digest.summary import summarize
 from ..profile_run import ProfileRun
-from .child import OOM_PATTERN
-from .records import ModelOutcome, SuiteRecord
+from .records import OOM_PATTERN, ModelOutcome, SuiteRecord
 
 # The dashboard's flags (PyTorch's inductor performance dashboard): a speedup below, a compile above, a memory
 # compression below these.

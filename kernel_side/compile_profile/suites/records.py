@@ -11,6 +11,7 @@ comparison's (``make contract``), and the TypeScript the panel reads from that.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -22,6 +23,9 @@ from .. import serialize
 # "skipped" (the collection said why it cannot be run here: a library that does not import).
 ProcessEnd = Literal["finished", "timeout", "crashed", "oom", "error", "skipped"]
 PROCESS_ENDS: tuple[ProcessEnd, ...] = ("finished", "timeout", "crashed", "oom", "error", "skipped")
+# torch's messages for an allocation that failed: CUDA's OutOfMemoryError, the CPU allocator's, Python's MemoryError.
+# What an "oom" end is recorded by (the child, ``suites.child``) and a run's failed compile read as (the digest).
+OOM_PATTERN = re.compile(r"out of memory|can't allocate memory|OutOfMemoryError|MemoryError", re.IGNORECASE)
 
 
 @dataclass

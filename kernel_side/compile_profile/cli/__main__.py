@@ -1,0 +1,7 @@
+"""``python -m compile_profile.cli``: the ``compile-profile`` command."""
+
+import sys
+
+from . import main
+
+sys.exit(main())
