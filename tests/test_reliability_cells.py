@@ -897,6 +897,7 @@ def test_a_comprehension_with_a_graph_break_leaves_no_dynamo_global_to_fail_at_e
 # -- other threads --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.alone  # beside a second test worker the other thread compiled during none of 5 profiles (twice in CI)
 def test_another_threads_torch_compile_during_a_profile_is_not_the_cells(private_run_store):
     import threading
 
