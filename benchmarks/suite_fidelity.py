@@ -70,6 +70,22 @@ def child(spec: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def write_json(path: str, record: Any, digest: Any, rows: list[dict[str, Any]]) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(
+            {
+                "suite": record.id,
+                "torch": record.torch_version,
+                "device": record.device,
+                "settings": digest.settings_text,
+                "load_before": os.getloadavg()[0],
+                "rows": rows,
+            },
+            f,
+            indent=2,
+        )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("suite_id", nargs="?")
@@ -77,6 +93,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--budget", type=float, default=6.0, help="seconds of interleaved timing per entry")
     parser.add_argument("--json", metavar="OUT")
+    parser.add_argument("--only", action="append", metavar="NAME", help="only this entry; repeat")
     parser.add_argument("--child", metavar="SPEC", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -93,7 +110,7 @@ def main() -> int:
     s = record.settings
     rows = []
     for row in digest.rows:
-        if row.status != "pass" or row.speedup is None:
+        if row.status != "pass" or row.speedup is None or (args.only and row.name not in args.only):
             continue
         spec = {
             "collection": s.collection,
@@ -134,23 +151,11 @@ def main() -> int:
             f"({result['how']}); breaks {row.graph_breaks} vs explain {plain['explain_graph_breaks']}",
             flush=True,
         )
+        if args.json:  # after each entry: a GPU call's time limit may end the script before the last
+            write_json(args.json, record, digest, rows)
     agree = sum(r["speedup_agrees"] for r in rows)
     breaks = sum(r["breaks_agree"] for r in rows)
     print(f"speedup agrees for {agree} of {len(rows)}; graph breaks agree for {breaks} of {len(rows)}")
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(
-                {
-                    "suite": record.id,
-                    "torch": record.torch_version,
-                    "device": record.device,
-                    "settings": digest.settings_text,
-                    "load_before": os.getloadavg()[0],
-                    "rows": rows,
-                },
-                f,
-                indent=2,
-            )
     return 0 if agree == len(rows) and breaks == len(rows) else 1
 
 
