@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -18,7 +19,7 @@ import torch
 
 from ...profile_run import Correctness, Note, NoteValue
 from ..cell.mutable_state import MutableState
-from ..cell.names import names_read, substituted
+from ..cell.names import cells_holding, closure_cells, names_read, substituted
 from ..cell.optimizers import OptimizerViews
 from ..cell.reachable_tensors import named_tensors
 from ..common.errors import let_go, one_line
@@ -125,6 +126,19 @@ def check_correctness(session: Session) -> None:
         )
 
 
+def _module_called(t: Any) -> torch.nn.Module | None:
+    """The module a profiled callable runs: the callable itself, or the module of a bound method
+    (``profile(model, x)``, ``profile(model.generate, ...)``); None for a cell or a plain function."""
+    if t.cell is not None:
+        return None
+    fn = t.function
+    if isinstance(fn, torch.nn.Module):
+        return fn
+    if inspect.ismethod(fn) and isinstance(fn.__self__, torch.nn.Module):
+        return fn.__self__
+    return None
+
+
 def _beyond_tolerance(correctness: Correctness) -> list[str]:
     """The outputs the dtype tolerance alone called different: a reference run can judge them otherwise."""
     return [c.path for c in correctness.checks if c.why is not None and c.why.kind == "output_beyond_tolerance"]
@@ -197,23 +211,37 @@ def _float64_reference(
     replay = replay if replay is not None else IteratorReplay({})
     names = names_read(t.function, t.globals)
     originals = {name: t.globals[name] for name in names}
+    # what a function reads from its closure (a model a builder's step closes over) and the module a profiled
+    # module or bound method runs: on an H100 every bf16 suite entry (GPT-2 ... ViT, a closure over the model)
+    # read "results differ", its "reference" the bf16 model itself, equal to eager, so judged by tolerance alone
+    cells = closure_cells(t.function)
+    held = {name: cell.cell_contents for name, cell in cells.items()}
+    callee = _module_called(t)
+    if callee is not None:
+        held["callee"] = callee
     arguments = t.arguments()
     argument_keys = [f"argument {i}" for i in range(len(arguments))]
-    recorded = reference_mod.versions([*originals.values(), *arguments])
+    recorded = reference_mod.versions([*originals.values(), *held.values(), *arguments])
 
     def run_at(precision: torch.dtype, mode: HighestPrecision | None) -> dict[str, Any]:
         session.calls.reset("eager")
-        copies = reference_mod.float64_copies({**originals, **dict(zip(argument_keys, arguments))}, precision)
+        copies = reference_mod.float64_copies({**originals, **held, **dict(zip(argument_keys, arguments))}, precision)
         swapped = {name: copies[name] for name in names if copies[name] is not originals[name]}
+        swapped_cells = {name: copies[name] for name in cells if copies[name] is not held[name]}
+        call = call_with_arguments
+        if callee is not None and copies["callee"] is not callee:  # the profiled callable, on its copy
+            on_copy = copies["callee"] if t.function is callee else getattr(copies["callee"], t.function.__name__)
+            call = lambda arguments: on_copy(*arguments)
         # not through session.calls: not counted in cell_runs, which count the runs that advance the
         # notebook's own state
         with (
             substituted(t.globals, swapped),
+            cells_holding(cells, swapped_cells),
             replay.run(t.globals, lambda item: reference_mod.copy_at(item, precision)),
             correctness_mod.same_rng(0),
             mode if mode is not None else contextlib.nullcontext(),
         ):
-            result = call_with_arguments([copies[key] for key in argument_keys])
+            result = call([copies[key] for key in argument_keys])
             outputs = correctness_mod.snapshot(t.outputs(result))
             if compared is not None:
                 changed = set(compared.compared_names)
@@ -236,7 +264,9 @@ def _float64_reference(
     for method in ("float64", "mixed", "float32"):
         if method == "mixed" and "float64" not in failures:
             continue  # float64 copies could not be made: an op fallback cannot help
-        if method == "float32" and not reference_mod.lower_than(torch.float32, [*originals.values(), *arguments]):
+        if method == "float32" and not reference_mod.lower_than(
+            torch.float32, [*originals.values(), *held.values(), *arguments]
+        ):
             break
         mode = HighestPrecision() if method == "mixed" else None
         outputs = None
