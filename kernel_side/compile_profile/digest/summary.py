@@ -1,5 +1,6 @@
-"""One run's digest: the headline and its wording, the warnings, and every figure lists, the card and the CLI show
-first (``summary_of``), and beside them what one run's detail shows (``digest_of``).
+"""One run's digest: the headline and the warnings (``headline``), and every figure lists, the card and the CLI show
+first, each worded (``summary_of``), and beside them what one run's detail shows (``digest_of``): the views lay the
+digest's words out and format no number themselves.
 
 Both return dataclasses (``RunSummary``, ``RunDigest``), composed of the shapes the modules that derive each part
 declare; ``summarize`` and ``run_digest`` are the same as JSON (``serialize.to_dict``), which the MIME bundle (the
@@ -63,9 +64,10 @@ from .guards import (
 )
 from .headline import headline, speedup_badge, speedup_phrase, warnings
 from .inputs import InputsSummary, inputs_summary
-from .kernel_times import KernelTable, PassJudgment, kernel_table
+from .kernel_times import KernelCells, KernelTable, PassJudgment, kernel_cells, kernel_table
 from .kernel_times import digest as kernel_times_digest
 from .lines import LineTimes, line_times
+from .magic_line import magic_line
 from .measured import Measured, measured
 from .noise import timing_warnings
 from .notes import (
@@ -96,8 +98,9 @@ from .trace import TraceSummary, trace_summary
 # order compared across its ranks; 28: a job's cache lookups compared by key, not outcome; a calibrated pass's
 # tolerance the timer's noise plus the cost taken out; 29: a --quick profile's reference where outputs leave eager's
 # tolerance, in the quick note's words; 30: what the text and HTML views show, worded here (one route into the digest):
-# each variant's times, cache and peak, a break's place, a guard group's line, the kernel table, a recompile run
-DIGEST_VERSION = 30
+# each variant's times, cache and peak, a break's place, a guard group's line, the kernel table, a recompile run;
+# 31: every number the panel shows worded here (the summary's compile time, each kernel's cells), the magic line
+DIGEST_VERSION = 31
 
 # -- the shapes: what ``summarize`` and ``run_digest`` write (``contract`` lists them; the schema and the panel's
 # TypeScript are generated from these classes)
@@ -205,6 +208,7 @@ class RunSummary:
     variants: list[VariantRow]
     speedup: SpeedupSummary | None
     compile_s: float | None
+    compile_time: str = field(metadata=ADDED_LATER)  # compile_s worded, "1.2 s"; "—" where nothing compiled
     cache_state: str
     cache_words: str = field(metadata=ADDED_LATER)  # "cold cache", "warm cache", "partly cached" or ""
     cache_counts: list[str] = field(metadata=ADDED_LATER)  # "FX graph 3 hits, 0 missed", "kernels 6, none built …"
@@ -260,6 +264,8 @@ class RunDigest(RunSummary):
     recompiles_timed: int = field(metadata=ADDED_LATER)  # how many recompiles came during timed runs
     breakdown_note: str = field(metadata=ADDED_LATER)  # what the breakdown's figures are, said under it
     kernel_table: KernelTable = field(metadata=ADDED_LATER)  # the kernels that took the most device time
+    kernel_cells: list[KernelCells] = field(metadata=ADDED_LATER)  # each kernel's cells worded, in the run's order
+    magic_line: str = field(metadata=ADDED_LATER)  # the %%compile_profile line the run's cell was profiled by
 
 
 def first_code_line(source: str) -> str:
@@ -351,6 +357,7 @@ def summary_of(run: ProfileRun) -> RunSummary:
             else None
         ),
         compile_s=best.compile_s if best else None,
+        compile_time=format_s(best.compile_s if best else None),
         cache_state=run.cache.state,
         cache_words=cache_words(run),  # "cold cache", "warm cache", "partly cached" or ""
         cache_counts=cache_counts(run),  # "FX graph 3 hits, 0 missed", ..., "kernels 6, none built (...)"
@@ -447,6 +454,7 @@ def unreadable_summary(
         variants=[],
         speedup=None,
         compile_s=None,
+        compile_time="—",
         cache_state="none",
         cache_words="",
         cache_counts=[],
@@ -509,6 +517,8 @@ def digest_of(run: ProfileRun) -> RunDigest:
         recompiles_timed=sum(r.during_timing for r in run.recompiles),
         breakdown_note=breakdown_note(summary.breakdown),
         kernel_table=kernel_table(run),
+        kernel_cells=kernel_cells(run),
+        magic_line=magic_line(run),
     )
 
 
