@@ -3,7 +3,7 @@
 A run of the magic keeps its cell as the kernel saw it, its first line the ``%%compile_profile`` line as typed: that
 line is the answer.  A run of the Python API (``compile_profile.profile``) or the line magic keeps only its code; its
 line is built from what the run records of its options (``run_options``): each compiled variant's backend, mode,
-dynamic, fullgraph and Inductor options, ``--sweep`` where it recommended a mode, the profile's settings (warm-up,
+dynamic, fullgraph and Inductor options (a ``--sweep`` run's modes named as they ran), the profile's settings (warm-up,
 repeat, budget, ``--quick``, ``--no-check``, ``--inputs``; left at the magic's defaults in a run stored before they
 were recorded), the names it kept and its label.
 
@@ -118,12 +118,10 @@ def run_options(run: ProfileRun) -> dict[str, Any]:
     """What the run records of its options, named as ``ProfileOptions``'s fields."""
     compiled = run.compiled_variants
     first = compiled[0] if compiled else None
-    values: dict[str, Any] = {"label": run.label}
-    if run.recommendation is not None:  # --sweep chose the modes itself
-        values["sweep"] = True
-    else:
-        modes = list(dict.fromkeys(v.mode or "default" for v in compiled))
-        values["modes"] = modes if modes and modes != ["default"] else None
+    # a --sweep run's modes are named as they ran (as the panel built its line before): its re-run profiles the
+    # same variants
+    modes = list(dict.fromkeys(v.mode or "default" for v in compiled))
+    values: dict[str, Any] = {"label": run.label, "modes": modes if modes and modes != ["default"] else None}
     if first is not None:
         values.update(
             backend=first.backend or DEFAULTS["backend"],
