@@ -11,6 +11,8 @@ from compile_profile.digest.breakdown import breakdown, verdict
 from compile_profile.digest.kernel_times import (
     AGREEMENT,
     SPREAD_Z,
+    KernelCells,
+    kernel_cells,
     pass_judgment,
     timer_spread_ms,
     tolerance_ms,
@@ -284,6 +286,29 @@ def test_a_trusted_pass_keeps_its_times_in_every_view():
     assert not withheld(run)
     assert "20 µs" in render_html(run) and "of pass" not in render_text(run)
     assert roofline_rows(run) and sorted(kernels_figure(run)["data"][0]["x"]) == pytest.approx([0.02, 0.0412])
+
+
+def test_each_kernel_is_worded_in_the_digest_in_the_runs_order_the_panel_shows_the_words():
+    """The Kernels tab sorts the run's kernels by their figures and shows ``RunDigest.kernel_cells``: a withheld
+    pass's kernels read their share of the pass and no rate; a trusted pass's their time, rates and peak shares."""
+    run = busy_cpu_run()
+    unrated = {"bandwidth": "—", "bandwidth_share": "—", "compute": "—", "compute_share": "—"}
+    cells = run_digest(run)["kernel_cells"]
+    assert cells == [{"time": "97% of pass", **unrated}, {"time": "3% of pass", **unrated}]
+    compiled = run.variant("inductor/default")
+    compiled.kernel_profile.breakdown.generated_ms = 0.02  # kernels 61 µs in a 72.9 µs call: trusted
+    first, second = run.kernels
+    first.device_time_ms, first.share = 0.02, 0.327
+    first.achieved_gbps, first.bandwidth_share, first.achieved_tflops, first.compute_share = 120.4, 0.036, 2.5, 0.0033
+    second.achieved_gbps, second.bandwidth_share, second.achieved_tflops = 2810.6, 0.84, None
+    assert kernel_cells(run) == [
+        KernelCells(
+            time="20 µs", bandwidth="120 GB/s", bandwidth_share="4%", compute="2.5 TFLOP/s", compute_share="0.3%"
+        ),
+        KernelCells(time="41.2 µs", bandwidth="2.81 TB/s", bandwidth_share="84%", compute="—", compute_share="—"),
+    ]
+    first.device_time_ms, first.achieved_gbps = None, float("nan")  # untimed; a rate that is no number
+    assert kernel_cells(run)[0].time == "—" and kernel_cells(run)[0].bandwidth == "—"
 
 
 def test_kernels_on_concurrent_streams_are_held_against_the_call_once():

@@ -54,7 +54,7 @@ async def expect_status(jp_fetch, status, *parts, **kwargs):
 
 async def test_list_of_an_absent_store_is_empty(jp_fetch, store_path):
     body = await fetch_json(jp_fetch, API, "runs")
-    assert body == {"runs": [], "total": 0, "token": 0}
+    assert body == {"runs": [], "total": 0, "token": 0, "ages": {}}
     assert not store_path.exists()  # reading must not create the file
 
 
@@ -64,6 +64,8 @@ async def test_list_is_newest_first_with_summaries_and_paging(jp_fetch, store):
     body = await fetch_json(jp_fetch, API, "runs", params={"limit": 2, "offset": 1})
     assert body["total"] == 5
     assert [r["id"] for r in body["runs"]] == ["run3", "run2"]
+    # each run's age as the CLI words it (digest/format.py age_text), worded as the page is served
+    assert body["ages"] == {"run3": "7 min ago", "run2": "8 min ago"}
     row = body["runs"][0]
     assert row["label"] == "run 3"
     assert row["headline"].startswith("inductor")

@@ -27,7 +27,7 @@ export function RunActions(props: { run: IProfileRun; services: IDetailServices 
     say(
       hasMagicLine(run)
         ? 'Copied the cell as run: its %%compile_profile line and its code.'
-        : 'Copied a %%compile_profile cell built from the options the run records (warm-up, repeat and budget at their defaults).'
+        : 'Copied a %%compile_profile cell built from the options the run records (those it does not record at their defaults).'
     );
   };
   // Fetch a file of the run from the server and save it, saying what became of it.

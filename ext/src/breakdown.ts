@@ -8,7 +8,6 @@
  * (verdictText, paybackText).  Runs older than the breakdown lack these keys and yield no rows and no text.
  */
 
-import { formatMs } from './format';
 import { IBreakdownColumnSummary, IBreakdownRow, IRunSummary } from './types';
 import { isRecord } from './json';
 
@@ -38,9 +37,8 @@ export interface IBreakdownTableRow {
   variant: string;
   method: string;
   /**
-   * column key -> the cell as the digest words it (BreakdownRow.texts: "1.2 ms"; in a withheld row "40% of
-   * pass" or "—"); a part the row does not word (collectives, in a row that spent no time in them) as
-   * Python's format_ms words its time
+   * column key -> the cell as the digest words it (BreakdownRow.texts, which words every column a table may
+   * show: "1.2 ms"; in a withheld row "40% of pass" or "—")
    */
   parts: Record<string, string>;
   /** why the row's parts are shares (its profiler pass is withheld); "" when they are times */
@@ -60,8 +58,7 @@ export function breakdownRows(summary: Partial<IRunSummary> | null | undefined):
   return (summary?.breakdown ?? []).map(row => {
     const parts: Record<string, string> = {};
     for (const column of columns) {
-      const value = row[column.field];
-      parts[column.key] = row.texts?.[column.key] ?? formatMs(typeof value === 'number' ? value : null);
+      parts[column.key] = row.texts?.[column.key] ?? '—';
     }
     return {
       variant: row.variant,

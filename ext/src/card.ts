@@ -18,7 +18,6 @@ import { Panel, Widget } from '@lumino/widgets';
 import { paybackText, verdictText } from './breakdown';
 import { ChartRenderer, followWidth } from './charts';
 import { cardDiagnosis, moreText, recommendationOf } from './diagnosis';
-import { deviceText, formatS, formatSpeedup, hasInterval } from './format';
 import { IRecommendation, IRunMimeData, IRunSummary, RUN_MIME_TYPE } from './types';
 import { meaninglessSpeedup, speedupTone, verdictBadge } from './verdict';
 
@@ -104,11 +103,7 @@ export class RunCard extends Panel implements IRenderMime.IRenderer {
     badge.title = meaningless
       ? `${meaningless} (${summary.speedup?.variant ?? ''})`
       : summary.speedup
-        ? summary.speedup.interval_text
-          ? `speedup of ${summary.speedup.variant}: ${summary.speedup.interval_text}`
-          : hasInterval(summary.speedup)
-            ? `speedup of ${summary.speedup.variant}: ${formatSpeedup(summary.speedup.low)}–${formatSpeedup(summary.speedup.high)} (95% interval)`
-            : `speedup of ${summary.speedup.variant}: too few samples for an interval`
+        ? `speedup of ${summary.speedup.variant}: ${summary.speedup.interval_text ?? summary.speedup.phrase}`
         : '';
     head.append(badge, el('span', 'cp-Card-headline', summary.headline));
     node.append(head);
@@ -131,8 +126,9 @@ export class RunCard extends Panel implements IRenderMime.IRenderer {
 
     const parts = [
       summary.label || summary.first_line,
-      summary.device_text ?? deviceText(summary.device),
-      summary.compile_s !== null ? `compile ${formatS(summary.compile_s)}` : '',
+      // a summary saved before the digest worded these (device_text, compile_time) shows what it has
+      summary.device_text ?? summary.device.type,
+      summary.compile_s !== null && summary.compile_time ? `compile ${summary.compile_time}` : '',
       `${summary.graph_count} graph${summary.graph_count === 1 ? '' : 's'}, ${summary.kernel_text ?? `${summary.kernel_count} kernel${summary.kernel_count === 1 ? '' : 's'}`}`
     ].filter(Boolean);
     node.append(el('div', 'cp-Card-meta', parts.join(' · ')));

@@ -9,7 +9,6 @@ import * as React from 'react';
 
 import { Chart } from './chart';
 import { ITabProps } from './detailprops';
-import { formatS } from './format';
 import { recompileItems } from './guards';
 import { AutotuneChoices, CudagraphSkips } from './measuredview';
 import { PerfettoButton } from './perfetto';
@@ -53,12 +52,12 @@ export function Compile({ run, figures, services, onCompile }: ITabProps): JSX.E
               <td>{count}</td>
             </tr>
           ))}
-          {run.variants
-            .filter(v => v.compile_s !== null && v.compile_s !== undefined)
+          {(run.summary?.variants ?? [])
+            .filter(v => v.compile_s !== null)
             .map(v => (
               <tr key={v.name}>
                 <th title={tip(COMPILE_TIPS, 'compile')}>compile {v.name}</th>
-                <td>{formatS(v.compile_s)}</td>
+                <td>{v.compile_time ?? '—'}</td>
               </tr>
             ))}
           {timeline?.text ? (

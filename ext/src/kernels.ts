@@ -1,13 +1,12 @@
 /**
  * The kernel table's sorting and paging, its time cell, its roofline cells (achieved GB/s and TFLOP/s
  * with their share of the peak, figures engine/kernels/roofline.py measured), and which highlighter each kernel
- * language uses.  A kernel whose variant's profiler pass the digest withholds (summary "kernel_times":
- * digest/kernel_times.py) shows its share of the pass's time ("46% of pass", as kernel_time_text words
- * it) and no rates.
+ * language uses.  Every cell's words are the digest's (RunDigest.kernel_cells): a kernel whose variant's
+ * profiler pass the digest withholds (summary "kernel_times": digest/kernel_times.py) shows its share of the
+ * pass's time ("46% of pass") and no rates; this module sorts by the figures and shows the words.
  */
 
-import { formatGbps, formatMs, formatShare, formatTflops } from './format';
-import { IKernel, IRunSummary, KernelLanguage } from './types';
+import { IKernel, IKernelCells, IRunSummary, KernelLanguage } from './types';
 
 export type KernelSortKey =
   'name' | 'language' | 'device_time_ms' | 'achieved_gbps' | 'achieved_tflops' | 'aten_ops' | 'lines';
@@ -87,44 +86,39 @@ export function withheldPasses(summary: Partial<IRunSummary> | null | undefined)
   return out;
 }
 
-/** A kernel's time cell as the text view words it: "1.17 ms"; "46% of pass" where its pass is withheld; "—" untimed. */
-export function kernelTimeText(kernel: IKernel, withheld: ReadonlyMap<string, string>): string {
-  const time = finite(kernel.device_time_ms);
-  if (time === null) {
-    return '—';
-  }
-  if (withheld.has(kernel.variant ?? '')) {
-    const share = finite(kernel.share);
-    return share === null ? '—' : `${formatShare(share)} of pass`;
-  }
-  return formatMs(time);
-}
-
 /** What a kernel's roofline cell shows: the achieved rate and its share of the peak, "—" for either unknown. */
 export interface IRateCell {
   rate: string;
   share: string;
 }
 
+/** The cells of a kernel the digest sent none for: every figure "—". */
+const UNWORDED: IKernelCells = {
+  time: '—',
+  bandwidth: '—',
+  bandwidth_share: '—',
+  compute: '—',
+  compute_share: '—'
+};
+
 /**
- * A kernel's achieved bandwidth or compute and its share of the measured peak, as Python's format_gbps,
- * format_tflops and format_share word them; "—" for a kernel whose pass is withheld (its time is not the
- * timed call's, so neither is its rate).
+ * Each kernel's cells as the digest words them (RunDigest.kernel_cells: one per kernel, in the run's order; its
+ * time "1.17 ms", or "46% of pass" where its pass is withheld; its rates "612 GB/s", "2.5 TFLOP/s" and their shares
+ * of the peaks, "—" where not measured or withheld), by kernel, so that a sorted or filtered table finds its row's.
  */
-export function kernelRate(
-  kernel: IKernel,
-  what: 'bandwidth' | 'compute',
-  withheld: ReadonlyMap<string, string> = new Map()
-): IRateCell {
-  if (withheld.has(kernel.variant ?? '')) {
-    return { rate: '—', share: '—' };
-  }
+export function kernelCells(
+  kernels: readonly IKernel[],
+  cells: readonly IKernelCells[] | undefined
+): Map<IKernel, IKernelCells> {
+  return new Map(kernels.map((k, i) => [k, cells?.[i] ?? UNWORDED]));
+}
+
+/** A kernel's achieved bandwidth or compute and its share of the measured peak, as the digest words them. */
+export function rateCell(cells: IKernelCells | undefined, what: 'bandwidth' | 'compute'): IRateCell {
+  const c = cells ?? UNWORDED;
   return what === 'bandwidth'
-    ? { rate: formatGbps(finite(kernel.achieved_gbps)), share: formatShare(finite(kernel.bandwidth_share)) }
-    : {
-        rate: formatTflops(finite(kernel.achieved_tflops)),
-        share: formatShare(finite(kernel.compute_share))
-      };
+    ? { rate: c.bandwidth, share: c.bandwidth_share }
+    : { rate: c.compute, share: c.compute_share };
 }
 
 export interface IPage<T> {

@@ -15,12 +15,12 @@ import {
   highlightLanguage,
   IKernelSort,
   IRateCell,
-  kernelRate,
+  kernelCells,
   KernelSortKey,
-  kernelTimeText,
   languageLabel,
   nextSort,
   pageOf,
+  rateCell,
   sortKernels,
   withheldPasses
 } from './kernels';
@@ -60,6 +60,7 @@ export function Kernels({ run, figures, services }: ITabProps): JSX.Element {
   );
   const rows = React.useMemo(() => sortKernels(filterKernels(run.kernels, query), sort), [run, query, sort]);
   const withheld = React.useMemo(() => withheldPasses(run.summary), [run]);
+  const cells = React.useMemo(() => kernelCells(run.kernels, run.summary?.kernel_cells), [run]);
   if (!run.kernels.length) {
     return <p className="cp-Empty">No kernels were generated.</p>;
   }
@@ -129,9 +130,9 @@ export function Kernels({ run, figures, services }: ITabProps): JSX.Element {
                       <span className="cp-KernelName-text">{k.name}</span>
                     </td>
                     <td data-field="language">{languageLabel(k.language)}</td>
-                    <OneLineCell field="device_time_ms" text={kernelTimeText(k, withheld)} />
-                    <RateCell field="achieved_gbps" cell={kernelRate(k, 'bandwidth', withheld)} />
-                    <RateCell field="achieved_tflops" cell={kernelRate(k, 'compute', withheld)} />
+                    <OneLineCell field="device_time_ms" text={cells.get(k)?.time ?? '—'} />
+                    <RateCell field="achieved_gbps" cell={rateCell(cells.get(k), 'bandwidth')} />
+                    <RateCell field="achieved_tflops" cell={rateCell(cells.get(k), 'compute')} />
                     <OneLineCell field="aten_ops" text={(k.aten_ops ?? []).join(', ')} />
                     <OneLineCell field="lines" text={(k.lines ?? []).join(', ')} />
                   </tr>

@@ -6,11 +6,10 @@
  * its compiled graphs (a fused optimizer Dynamo skipped); eager's cell names the line's largest ATen
  * ops, which is what the digest lists for eager (eager generates no kernels and splits nothing).
  * Where the variant's profiler pass is withheld the digest words the cell as a share ("31% of pass"):
- * its words (LineRow texts) are shown as they are, and older digests' times formatted with formatMs.
- * Pure: the digest gives every figure, this module words the count and formats the time.
+ * its words (LineRow texts) are shown as they are.
+ * Pure: the digest gives every figure and words every time, this module words the count.
  */
 
-import { formatMs } from './format';
 import { ILineRow } from './types';
 
 /** The variant whose per-line time the profiler measured op by op (digest/lines.py). */
@@ -34,7 +33,7 @@ export function lineCell(variant: string, row: ILineRow): ILineCell | null {
   }
   const names = row.kernels[variant] ?? [];
   const worded = row.texts?.[variant];
-  const time = typeof worded === 'string' ? worded : formatMs(row.time_ms[variant]);
+  const time = typeof worded === 'string' ? worded : '—';
   if (variant === EAGER) {
     return { time, note: names.join(', '), title: names.join('\n') };
   }

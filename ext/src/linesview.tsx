@@ -7,7 +7,6 @@ import * as React from 'react';
 
 import { Chart } from './chart';
 import { ITabProps } from './detailprops';
-import { formatMs } from './format';
 import { lineCell } from './linecell';
 import { figureHeight } from './measured';
 import { LINE_TIPS, tip } from './tooltips';
@@ -18,15 +17,8 @@ export function Lines({ run, figures, services }: ITabProps): JSX.Element {
   if (!lines) {
     return <p className="cp-Empty">This server sent no time per cell line.</p>;
   }
-  // the digest's words for what no line holds; a summary from before it had them names the kernels
-  const loose =
-    lines.off_lines_text ??
-    Object.entries(lines.unattributed)
-      .filter(([, n]) => n > 0)
-      .map(
-        ([v, n]) =>
-          `${variantLabel(v)} ${n} kernel${n === 1 ? '' : 's'} (${formatMs(lines.unattributed_ms[v])})`
-      );
+  // the digest's words for what no line holds (this release's server derives the digest it sends)
+  const loose = lines.off_lines_text ?? [];
   return (
     <div className="cp-Lines">
       {figures?.lines ? (

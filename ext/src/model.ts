@@ -20,6 +20,12 @@ export type PanelView = 'runs' | 'compare' | 'suites';
 /** Summaries are small; the newest this many are listed, the count says if there are more. */
 export const LIST_LIMIT = 500;
 const POLL_MS = 2000;
+/**
+ * The list is read again at least this often though the store did not change: each run's age ("3 min ago") is
+ * the server's, worded when it served the list (RunsPage.ages: the CLI's rule, digest/format.py age_text), so an
+ * age shown is at most this stale (and at most 30 s more while the poll backs off).
+ */
+const AGES_MS = 60 * 1000;
 
 export class PanelModel {
   constructor(
@@ -44,6 +50,8 @@ export class PanelModel {
   }
 
   runs: IRunSummary[] = [];
+  /** run id -> how long ago it was profiled, as the server worded it when it served the list */
+  ages: Record<string, string> = {};
   total = 0;
   error: string | null = null;
   thisNotebookOnly = false;
@@ -73,6 +81,8 @@ export class PanelModel {
       }
       const page = await api.listRuns({ limit: LIST_LIMIT });
       this.runs = newestFirst(page.runs);
+      this.ages = page.ages ?? {};
+      this._listedAt = Date.now();
       this.total = page.total;
       this._token = page.token;
       this.error = null;
@@ -164,12 +174,13 @@ export class PanelModel {
 
   private async _checkForChanges(): Promise<void> {
     const token = await api.changeToken();
-    if (token !== this._token) {
+    if (token !== this._token || Date.now() - this._listedAt >= AGES_MS) {
       await this.refresh();
     }
   }
 
   private _token: number | null = null;
+  private _listedAt = 0;
   private _poll: Poll;
   private _changed = new Signal<this, void>(this);
   private _removed = new Signal<this, string>(this);

@@ -89,14 +89,14 @@ export interface IRerunResult {
 
 /**
  * Run the run's cell again, with the options the run used: the notebook cell that holds the cell the run
- * profiled (magicline.ts profiledCell: its `%%compile_profile` line and its code); the notebook comes to
+ * profiled (magicline.ts profiledCell: the digest's `%%compile_profile` line and its code); the notebook comes to
  * the front with the cell selected, and the cell runs in that notebook's kernel.  Where there is no such
  * cell, nothing runs and the result says why.
  */
 export async function rerunCell(
   app: JupyterFrontEnd,
   tracker: INotebookTracker,
-  run: Pick<IProfileRun, 'notebook' | 'cell_source' | 'variants' | 'label'>,
+  run: Pick<IProfileRun, 'notebook' | 'cell_source' | 'summary'>,
   option = ''
 ): Promise<IRerunResult> {
   const cell = profiledCell(run);

@@ -12,7 +12,6 @@ import { CallBreakdown, CallVerdict } from './breakdownview';
 import { Chart } from './chart';
 import { DiagnosisList, RecommendationCall } from './diagnosisview';
 import { ITabProps } from './detailprops';
-import { formatBytes, formatMs, formatS, formatSpeedup } from './format';
 import { MeasuredNotes } from './measuredview';
 import { INPUT_TIPS, tip, VARIANT_TIPS } from './tooltips';
 import { InputsSummary } from './generated/digest';
@@ -21,7 +20,9 @@ import { meaninglessSpeedup, speedupTone, verdictBadge, verdictOf } from './verd
 export function Overview({ run, figures, services }: ITabProps): JSX.Element {
   // The digest's words (digest/summary.py): a slowdown reads "1.80× slower", as on the card.
   const s = run.summary?.speedup ?? null;
-  const confidence = run.speedup?.confidence ?? 0.95;
+  // each variant's figures as the digest words them (VariantRow), by name; the peak only where one was measured
+  const rows = new Map((run.summary?.variants ?? []).map(row => [row.name, row]));
+  const peaks = run.summary?.peak_memory ?? {};
   // The digest's verdict first (verdict.ts), as the card's badge: beneath one that overrides it the speedup is
   // marked not meaningful ("1.53× slower — not meaningful: compiled results differ").
   const verdict = verdictOf(run.summary);
@@ -46,12 +47,7 @@ export function Overview({ run, figures, services }: ITabProps): JSX.Element {
       {s ? (
         <p className={`cp-Speedup${meaningless ? ' cp-mod-meaningless' : ''}`}>
           <strong>{meaningless ?? s.phrase}</strong> with {s.variant}{' '}
-          <span className="cp-Interval">
-            {s.interval_text ??
-              (s.has_interval
-                ? `(${Math.round(confidence * 100)}% interval ${formatSpeedup(s.low)}–${formatSpeedup(s.high)})`
-                : '(too few samples for an interval)')}
-          </span>
+          <span className="cp-Interval">{s.interval_text ?? ''}</span>
         </p>
       ) : run.summary?.trace ? (
         <p className="cp-Speedup cp-Trace">
@@ -74,20 +70,19 @@ export function Overview({ run, figures, services }: ITabProps): JSX.Element {
           </tr>
         </thead>
         <tbody>
-          {run.variants.map(v => (
-            <tr key={v.name}>
-              <td>{v.name}</td>
-              <td>{v.timing ? formatMs(v.timing.median_ms) : v.error || v.error_note ? 'failed' : '—'}</td>
-              <td>{v.timing ? `${formatMs(v.timing.p10_ms)}–${formatMs(v.timing.p90_ms)}` : ''}</td>
-              <td>{v.timing?.n ?? ''}</td>
-              <td>{formatS(v.compile_s)}</td>
-              <td>
-                {v.peak_memory_bytes !== null && v.peak_memory_bytes !== undefined
-                  ? formatBytes(v.peak_memory_bytes)
-                  : '—'}
-              </td>
-            </tr>
-          ))}
+          {run.variants.map(v => {
+            const row = rows.get(v.name);
+            return (
+              <tr key={v.name}>
+                <td>{v.name}</td>
+                <td>{v.timing ? (row?.median_time ?? '—') : v.error || v.error_note ? 'failed' : '—'}</td>
+                <td>{v.timing && row ? `${row.p10_time ?? '—'}–${row.p90_time ?? '—'}` : ''}</td>
+                <td>{v.timing?.n ?? ''}</td>
+                <td>{row?.compile_time ?? '—'}</td>
+                <td>{peaks[v.name] ?? '—'}</td>
+              </tr>
+            );
+          })}
         </tbody>
       </table>
       <MeasuredNotes summary={run.summary} />

@@ -11,7 +11,6 @@ import * as React from 'react';
 
 import * as api from './api';
 import { contextRows, deltaArrow, deltaClass, kernelCountText } from './compare';
-import { deviceText, formatAge } from './format';
 import { IMPORT_TRACE_HELP } from './importtrace';
 import { jobRowKey, listKeyAction, neighbourKey, rowKeys, runRowKey, tabStopKey } from './listnav';
 import { PanelModel } from './model';
@@ -142,7 +141,7 @@ function PanelView(props: {
         </>
       ) : model.view === 'compare' ? (
         <div className="cp-PanelScroll">
-          <Compare runs={readableRuns(model.runs)} />
+          <Compare runs={readableRuns(model.runs)} ages={model.ages} />
         </div>
       ) : (
         <div className="cp-PanelScroll">
@@ -412,7 +411,7 @@ function RunItem(props: {
         ) : (
           <span className="cp-RunMeta">
             {run.label && run.first_line ? `${run.first_line} · ` : ''}
-            {run.device_text ?? deviceText(run.device)} · {formatAge(run.created_at)}
+            {run.device_text ?? run.device.type} · {model.ages[run.id] ?? ''}
           </span>
         )}
       </span>
@@ -433,7 +432,7 @@ function RunItem(props: {
 }
 
 /** Two runs side by side, as the digest compares them (digest/compare.py); this view only lays it out. */
-function Compare({ runs }: { runs: IRunSummary[] }): JSX.Element {
+function Compare({ runs, ages }: { runs: IRunSummary[]; ages: Record<string, string> }): JSX.Element {
   const [aId, setA] = React.useState<string>(runs[1]?.id ?? runs[0]?.id ?? '');
   const [bId, setB] = React.useState<string>(runs[0]?.id ?? '');
   const [cmp, setCmp] = React.useState<IComparison | null>(null);
@@ -456,7 +455,7 @@ function Compare({ runs }: { runs: IRunSummary[] }): JSX.Element {
   }
   const option = (r: IRunSummary) => (
     <option key={r.id} value={r.id}>
-      {runTitle(r)} · {formatAge(r.created_at)} · {runBadge(r)}
+      {runTitle(r)} · {ages[r.id] ?? ''} · {runBadge(r)}
       {runFlag(r) ? ` · ${runFlag(r)}` : ''}
     </option>
   );

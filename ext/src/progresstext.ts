@@ -30,6 +30,9 @@ export function elapsedSeconds(data: IProgressData, receivedMs: number, nowMs: n
 
 /** The line as the kernel's `text/plain` words it: `compile_profile [  3.5 s] stage 3 of 7: warming up`. */
 export function progressText(data: IProgressData, elapsedS: number): string {
+  // The one number ext/src formats: a UI clock, ticking in the browser between the kernel's messages (the line is
+  // redrawn every TICK_MS while no message comes), so no digest could word it; it reads as the kernel's
+  // text/plain line does (magic.py _ProgressLine: f"{elapsed:5.1f} s").
   const clock = elapsedS.toFixed(1).padStart(5);
   const stage =
     typeof data.stage === 'number' && typeof data.stages === 'number'

@@ -85,6 +85,7 @@ export type IRecompileRow = digest.RecompileRow;
 export type IAutotuneRow = digest.AutotuneRow;
 export type ICudagraphSkip = digest.CudagraphSkip;
 export type IRooflineRow = digest.RooflineRow;
+export type IKernelCells = digest.KernelCells;
 export type IMeasured = digest.Measured;
 export type IRunDigest = digest.RunDigest;
 export type ICompileTimelineRow = digest.CompileTimelineRow;

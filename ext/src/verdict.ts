@@ -8,7 +8,6 @@
  * `outcome`; it shows as it did then: the speedup's badge, toned by its interval, or the run's state.
  */
 
-import { hasInterval } from './format';
 import { IOutcome, IRunSummary } from './types';
 
 export type VerdictTone = IOutcome['tone'];
@@ -23,8 +22,9 @@ export function verdictOf(summary: VerdictSource | null | undefined): IOutcome |
 
 /**
  * The badge's tone: the digest's (`outcome.tone`: "wrong" for results that differ or a failure, "eager" where
- * compiled code did not run, else the speedup's "faster", "slower", "even"; "none").  An older summary's is its
- * speedup's: a gain whose interval is above 1, a loss below 1, else inconclusive.
+ * compiled code did not run, else the speedup's "faster", "slower", "even"; "none").  An older summary's is read
+ * off the flags the digest set on its speedup: "even" without an interval or where it includes 1×, else the side of
+ * 1× the speedup is on.
  */
 export function speedupTone(summary: VerdictSource | null | undefined): VerdictTone {
   const o = verdictOf(summary);
@@ -35,10 +35,10 @@ export function speedupTone(summary: VerdictSource | null | undefined): VerdictT
   if (!speedup) {
     return 'none';
   }
-  if (!hasInterval(speedup)) {
-    return 'even'; // nothing measured either way (and null < 1 in JavaScript)
+  if (!speedup.has_interval || speedup.includes_one) {
+    return 'even'; // nothing measured either way
   }
-  return speedup.low > 1 ? 'faster' : speedup.high < 1 ? 'slower' : 'even';
+  return speedup.value >= 1 ? 'faster' : 'slower';
 }
 
 /** The badge's words: the verdict's label ("results differ", "ran eagerly", "1.25× faster"), as the digest words it. */

@@ -111,20 +111,23 @@ describe('breakdownColumns', () => {
     expect(columns.find(c => c.key === 'copies')?.field).toBe('copy_ms');
   });
 
-  it('words the collectives of a row that spent none in them, in a run where one did', () => {
-    // the digest words the parts a row has: collectives only where it spent time in them
+  it("shows the digest's words for the collectives of every row, a dash where it words none", () => {
+    // the digest words the collectives column in every row, one that spent none in them too ("0 ns"); the table
+    // words nothing itself
     const rows = breakdownRows(
       summary('r', '', {
         breakdown_columns: DISTRIBUTED,
         breakdown: [
           row({ variant: 'eager', method: 'host', collective_ms: 0.4828, texts: { collectives: '483 µs' } }),
-          row({ collective_ms: 0, texts: {} })
+          row({ collective_ms: 0, texts: { collectives: '0 ns' } }),
+          row({ variant: 'old', collective_ms: 0.25, texts: {} })
         ]
       })
     );
     expect(Object.keys(rows[0].parts)).toEqual(DISTRIBUTED.map(c => c.key));
     expect(rows[0].parts.collectives).toBe('483 µs');
     expect(rows[1].parts.collectives).toBe('0 ns');
+    expect(rows[2].parts.collectives).toBe('—');
   });
 
   it('has no collectives column where the digest lists none, and none for a run without a breakdown', () => {

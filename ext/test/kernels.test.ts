@@ -1,10 +1,10 @@
 import {
   filterKernels,
   highlightLanguage,
-  kernelRate,
-  kernelTimeText,
+  kernelCells,
   nextSort,
   pageOf,
+  rateCell,
   sortKernels,
   withheldPasses
 } from '../src/kernels';
@@ -107,12 +107,28 @@ describe('roofline columns', () => {
     });
   });
 
-  it('words a rate and its share of the peak, "—" when not measured', () => {
-    expect(kernelRate(rated[0], 'bandwidth')).toEqual({ rate: '120 GB/s', share: '4%' });
-    expect(kernelRate(rated[0], 'compute')).toEqual({ rate: '2.5 TFLOP/s', share: '0.3%' });
-    expect(kernelRate(rated[2], 'bandwidth')).toEqual({ rate: '2.81 TB/s', share: '84%' });
-    expect(kernelRate(rated[2], 'compute')).toEqual({ rate: '—', share: '—' });
-    expect(kernelRate(rated[3], 'bandwidth')).toEqual({ rate: '—', share: '—' });
+  it("shows each kernel's rates and shares as the digest words them, found again after sorting", () => {
+    // RunDigest.kernel_cells: one per kernel in the run's order (tests/test_kernel_times.py holds the words to
+    // the figures); words no formatting would give, so the cells can only have come from the digest
+    const worded = rated.map((k, i) => ({
+      time: `T${i}`,
+      bandwidth: `B${i}`,
+      bandwidth_share: `BS${i}`,
+      compute: `C${i}`,
+      compute_share: `CS${i}`
+    }));
+    const cells = kernelCells(rated, worded);
+    const sorted = sortKernels(rated, { key: 'achieved_gbps', direction: 'desc' });
+    expect(sorted.map(k => cells.get(k)?.time)).toEqual(['T2', 'T0', 'T1', 'T3']);
+    expect(rateCell(cells.get(rated[0]), 'bandwidth')).toEqual({ rate: 'B0', share: 'BS0' });
+    expect(rateCell(cells.get(rated[2]), 'compute')).toEqual({ rate: 'C2', share: 'CS2' });
+  });
+
+  it('shows a dash for every cell of a kernel the digest sent no words for', () => {
+    const cells = kernelCells(rated, undefined);
+    expect(cells.get(rated[0])?.time).toBe('—');
+    expect(rateCell(cells.get(rated[0]), 'bandwidth')).toEqual({ rate: '—', share: '—' });
+    expect(rateCell(undefined, 'compute')).toEqual({ rate: '—', share: '—' });
   });
 });
 
@@ -175,26 +191,8 @@ describe('a withheld profiler pass (digest kernel_times)', () => {
       }
     }
   });
-  const busy = kernel('cpp_fused_add_mul_0', {
-    language: 'cpp',
-    variant: 'inductor/default',
-    device_time_ms: 1.17,
-    share: 0.966,
-    achieved_gbps: 0.0327
-  });
-
   it('names the withheld variants with why, and none before digest 11', () => {
     expect([...withheldPasses(judged)]).toEqual([['inductor/default', why]]);
     expect(withheldPasses(summary('r', '')).size).toBe(0);
-  });
-
-  it("shows a withheld kernel's share of the pass, never its time, and no rate", () => {
-    const withheld = withheldPasses(judged);
-    expect(kernelTimeText(busy, withheld)).toBe('97% of pass');
-    expect(kernelRate(busy, 'bandwidth', withheld)).toEqual({ rate: '—', share: '—' });
-    expect(kernelTimeText(busy, new Map())).toBe('1.17 ms');
-    expect(kernelTimeText({ ...busy, device_time_ms: null }, withheld)).toBe('—');
-    const trusted = kernel('cpp_fused_relu_0', { variant: 'eager', device_time_ms: 0.5, share: 0.4 });
-    expect(kernelTimeText(trusted, withheld)).toBe('500 µs');
   });
 });

@@ -1,4 +1,4 @@
-/** linecell.ts: a Lines-tab cell blank where the text view is blank, its time in Python's words, its note. */
+/** linecell.ts: a Lines-tab cell blank where the text view is blank, its time the digest's words as they are, its note. */
 
 import { lineCell } from '../src/linecell';
 import { ILineRow } from '../src/types';
@@ -25,7 +25,8 @@ describe('lineCell', () => {
     const r = row({
       kernels: { 'inductor/default': ['triton_poi_0', 'extern_mm'] },
       time_ms: { 'inductor/default': 0.2085 },
-      shared: { 'inductor/default': 1 }
+      shared: { 'inductor/default': 1 },
+      texts: { 'inductor/default': '208 µs' }
     });
     expect(lineCell('inductor/default', r)).toEqual({
       time: '208 µs',
@@ -40,7 +41,8 @@ describe('lineCell', () => {
     // opt.step() with a fused optimizer Dynamo skipped: no kernel of the variant, its ops run eagerly
     const only = row({
       eager_ops: { 'inductor/default': ['aten::_fused_adamw_'] },
-      time_ms: { 'inductor/default': 0.156 }
+      time_ms: { 'inductor/default': 0.156 },
+      texts: { 'inductor/default': '156 µs' }
     });
     expect(lineCell('inductor/default', only)).toEqual({
       time: '156 µs',
@@ -59,7 +61,11 @@ describe('lineCell', () => {
   });
 
   it("names eager's ATen ops on the line", () => {
-    const r = row({ kernels: { eager: ['aten::mm', 'aten::add', 'aten::relu'] }, time_ms: { eager: 2.25 } });
+    const r = row({
+      kernels: { eager: ['aten::mm', 'aten::add', 'aten::relu'] },
+      time_ms: { eager: 2.25 },
+      texts: { eager: '2.25 ms' }
+    });
     expect(lineCell('eager', r)).toEqual({
       time: '2.25 ms',
       note: 'aten::mm, aten::add, aten::relu',
@@ -68,13 +74,17 @@ describe('lineCell', () => {
   });
 
   it('shows the time of a line whose eager ops were not named, as the text view does', () => {
-    const r = row({ kernels: { eager: [] }, time_ms: { eager: 0.03125 } });
+    const r = row({ kernels: { eager: [] }, time_ms: { eager: 0.03125 }, texts: { eager: '31.2 µs' } });
     expect(lineCell('eager', r)).toEqual({ time: '31.2 µs', note: '', title: '' });
   });
 
-  it('shows a dash for kernels without a measured time', () => {
-    const r = row({ kernels: { '': ['cpp_fused_0'] }, time_ms: { '': null } });
-    expect(lineCell('', r)?.time).toBe('—');
+  it("shows the digest's words as they are, never a time of its own: a dash where the digest words none", () => {
+    // words no formatting would give from time_ms: the cell can only have taken them from the digest
+    const r = row({ kernels: { v: ['k'] }, time_ms: { v: 1.5 }, texts: { v: 'DIGEST-WORDS' } });
+    expect(lineCell('v', r)?.time).toBe('DIGEST-WORDS');
+    expect(lineCell('v', row({ kernels: { v: ['k'] }, time_ms: { v: 1.5 } }))?.time).toBe('—');
+    const untimed = row({ kernels: { '': ['cpp_fused_0'] }, time_ms: { '': null }, texts: { '': '—' } });
+    expect(lineCell('', untimed)?.time).toBe('—');
   });
 
   it("shows the digest's words for a withheld pass's line: its share, never a time", () => {

@@ -1,75 +1,34 @@
-import { hasMagicLine, magicLine, profiledCell, quoteArg, withOption } from '../src/magicline';
-import { IVariant } from '../src/types';
+import { hasMagicLine, profiledCell, withOption } from '../src/magicline';
+import { IRunDigest } from '../src/types';
 
 const BODY = 'x = torch.randn(8)\ny = x.relu()';
-const eager: IVariant = { name: 'eager' };
-const inductor = (over: Partial<IVariant> = {}): IVariant => ({
-  name: 'inductor/default',
-  backend: 'inductor',
-  mode: null,
-  dynamic: null,
-  fullgraph: false,
-  options: {},
-  ...over
-});
 
-describe('magicLine', () => {
-  it("is the run's own %%compile_profile line, as typed, for a run of the magic", () => {
-    const run = {
-      cell_source: `%%compile_profile --mode max-autotune --repeat 5 --label 'a b'\n${BODY}`,
-      variants: [eager, inductor({ mode: 'max-autotune' })],
-      label: 'a b'
-    };
+/** A run as the server sends it, its digest holding the magic line (RunDigest.magic_line) alone. */
+function served(cell_source: string, magic_line: string | undefined) {
+  return {
+    cell_source,
+    summary: (magic_line === undefined ? undefined : { magic_line }) as IRunDigest | undefined
+  };
+}
+
+describe('profiledCell', () => {
+  it("is the run's own cell for a run of the magic: the digest's line is the line as typed", () => {
+    const typed = "%%compile_profile --mode max-autotune --repeat 5 --label 'a b'";
+    const run = served(`${typed}\n${BODY}`, typed);
     expect(hasMagicLine(run)).toBe(true);
-    expect(magicLine(run)).toBe("%%compile_profile --mode max-autotune --repeat 5 --label 'a b'");
     expect(profiledCell(run)).toBe(run.cell_source);
   });
 
-  it('is bare for a run of the Python API with the default options', () => {
-    const run = { cell_source: BODY, variants: [eager, inductor()], label: '' };
+  it("puts the digest's line, as it is, above the code of a run of the Python API", () => {
+    // the digest builds the line from the run's options (tests/test_magic_line.py round-trips it through the
+    // magic's parser); the panel builds nothing: a line no options would give is shown as it came
+    const run = served(BODY, '%%compile_profile DIGEST-LINE');
     expect(hasMagicLine(run)).toBe(false);
-    expect(magicLine(run)).toBe('%%compile_profile');
-    expect(profiledCell(run)).toBe(`%%compile_profile\n${BODY}`);
+    expect(profiledCell(run)).toBe(`%%compile_profile DIGEST-LINE\n${BODY}`);
   });
 
-  it("is built from the variants' modes, backend, dynamic, fullgraph and Inductor options, the kept names and label", () => {
-    const variants = [
-      eager,
-      inductor({
-        name: 'aot_eager/default',
-        backend: 'aot_eager',
-        dynamic: false,
-        fullgraph: true,
-        options: { 'triton.cudagraphs': false, max_autotune_gemm_backends: 'TRITON,ATEN', 'x.y': 3 }
-      }),
-      inductor({ name: 'aot_eager/max-autotune', backend: 'aot_eager', mode: 'max-autotune', dynamic: false })
-    ];
-    const run = {
-      cell_source: BODY,
-      variants,
-      label: "it's mine",
-      kept_names: ['y'],
-      temporaries: ['x']
-    };
-    expect(magicLine(run)).toBe(
-      '%%compile_profile --mode default --mode max-autotune --backend aot_eager --static --fullgraph ' +
-        '--options triton.cudagraphs=false --options max_autotune_gemm_backends=TRITON,ATEN --options x.y=3 ' +
-        `--keep y --label "it's mine"`
-    );
-  });
-
-  it('says --dynamic for dynamic=True, nothing for the default', () => {
-    const run = { cell_source: BODY, variants: [eager, inductor({ dynamic: true })], label: '' };
-    expect(magicLine(run)).toBe('%%compile_profile --dynamic');
-  });
-});
-
-describe('quoteArg', () => {
-  it('leaves plain words, quotes the rest with the quote they do not hold', () => {
-    expect(quoteArg('max-autotune')).toBe('max-autotune');
-    expect(quoteArg('a b')).toBe("'a b'");
-    expect(quoteArg("it's")).toBe('"it\'s"');
-    expect(quoteArg('<b>x</b>')).toBe("'<b>x</b>'");
+  it('is the bare magic line where the digest sent none', () => {
+    expect(profiledCell(served(BODY, undefined))).toBe(`%%compile_profile\n${BODY}`);
   });
 });
 

@@ -351,3 +351,61 @@ test("the Overview shows the device's peaks and the memory ratio as Python words
     }
   }
 });
+
+/** The run as the server sends it to the detail: its dict and, under `summary`, its digest (GET runs/<id>). */
+async function served(page: import('@jupyterlab/galata').IJupyterLabPageFixture, id: string): Promise<any> {
+  const response = await page.request.get(`/compile-profile/api/runs/${id}`);
+  expect(response.ok()).toBe(true);
+  return response.json();
+}
+
+test("the Overview's variants, the Compile tab's compile times and the Kernels tab's cells are the digest's words", async ({
+  page
+}) => {
+  // The panel formats no number (issue 33): each cell shows the served digest's words, character for character.
+  await openPanel(page);
+  let rated = 0;
+  for (const { id } of expected().runs) {
+    const run = await served(page, id);
+    const digest = run.summary;
+    const overview = (await selectRun(page, id, 'Overview')).locator('.cp-Overview');
+    const table = overview.locator('table.cp-Table', { has: page.locator('th', { hasText: 'p10–p90' }) });
+    for (const v of digest.variants.filter((v: any) => v.n > 0)) {
+      const cells = table
+        .locator('tbody tr', { has: page.locator('td', { hasText: new RegExp(`^${v.name}$`) }) })
+        .locator('td');
+      await expectExactText(cells.nth(1), v.median_time);
+      await expectExactText(cells.nth(2), `${v.p10_time}–${v.p90_time}`);
+      await expectExactText(cells.nth(4), v.compile_time);
+      await expectExactText(cells.nth(5), digest.peak_memory[v.name] ?? '—');
+    }
+    const compile = (await selectRun(page, id, 'Compile')).locator('.cp-Compile');
+    for (const v of digest.variants.filter((v: any) => v.compile_s !== null)) {
+      const row = compile.locator('tr', { has: page.locator('th', { hasText: `compile ${v.name}` }) });
+      await expectExactText(row.locator('td'), v.compile_time);
+    }
+    const kernels = (await selectRun(page, id, 'Kernels')).locator('.cp-Kernels');
+    const rows = kernels.locator('.cp-KernelTable tbody tr');
+    await expect(rows.first()).toBeVisible();
+    for (let i = 0; i < (await rows.count()); i++) {
+      const title = await rows.nth(i).getAttribute('title');
+      const at = run.kernels.findIndex(
+        (k: any) => (k.variant ? `${k.name} (${k.variant})` : k.name) === title
+      );
+      expect(at).toBeGreaterThanOrEqual(0);
+      const c = digest.kernel_cells[at];
+      const rate = (r: string, s: string) => (r !== '—' && s !== '—' ? `${r} · ${s}` : r);
+      await expectExactText(rows.nth(i).locator('td[data-field="device_time_ms"]'), c.time);
+      await expectExactText(
+        rows.nth(i).locator('td[data-field="achieved_gbps"]'),
+        rate(c.bandwidth, c.bandwidth_share)
+      );
+      await expectExactText(
+        rows.nth(i).locator('td[data-field="achieved_tflops"]'),
+        rate(c.compute, c.compute_share)
+      );
+      rated += c.bandwidth !== '—' || c.compute !== '—' ? 1 : 0;
+    }
+  }
+  expect(rated).toBeGreaterThan(0); // a rate was compared, not only dashes
+});

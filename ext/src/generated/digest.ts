@@ -63,6 +63,14 @@ export interface RunDigest extends RunSummary {
    */
   breakdown_note?: string;
   kernel_table?: KernelTable;
+  /**
+   * each kernel's cells worded, in the run's order
+   */
+  kernel_cells?: KernelCells[];
+  /**
+   * the %%compile_profile line the run's cell was profiled by
+   */
+  magic_line?: string;
 }
 /**
  * Time per cell line: every cell line with kernels or graph breaks, and what no line could claim.
@@ -483,6 +491,31 @@ export interface KernelTableRow {
   aten_ops_text: string;
 }
 /**
+ * One kernel's cells in the panel's Kernels tab, worded (the tab sorts and pages the run's kernels by their figures and shows these words): ``RunDigest.kernel_cells`` holds one per kernel, in the run's order.
+ */
+export interface KernelCells {
+  /**
+   * "1.17 ms"; its share alone where its variant's pass is withheld ("46% of pass"); "—" untimed
+   */
+  time: string;
+  /**
+   * achieved bandwidth, "612 GB/s", "2.81 TB/s"; "—" unmeasured, or its pass withheld
+   */
+  bandwidth: string;
+  /**
+   * of the measured peak bandwidth, "46%"; "—" as above
+   */
+  bandwidth_share: string;
+  /**
+   * achieved compute, "612 TFLOP/s", "40.1 GFLOP/s"; "—" as above
+   */
+  compute: string;
+  /**
+   * of the measured peak compute, "0.4%"; "—" as above
+   */
+  compute_share: string;
+}
+/**
  * One run's digest for lists, the card and the CLI (``summarize``).
  */
 export interface RunSummary {
@@ -507,6 +540,10 @@ export interface RunSummary {
   variants: VariantRow[];
   speedup: SpeedupSummary | null;
   compile_s: number | null;
+  /**
+   * compile_s worded, "1.2 s"; "—" where nothing compiled
+   */
+  compile_time?: string;
   cache_state: string;
   /**
    * "cold cache", "warm cache", "partly cached" or ""
@@ -1205,6 +1242,9 @@ export interface RunsPage {
   runs: RunSummary[];
   total: number;
   token: number;
+  ages?: {
+    [k: string]: string;
+  };
 }
 /**
  * Run A (before) against run B (after) (``compare``).

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..digest import compare
 from ..digest.facts import kernel_count_text
-from ..digest.format import one_line
+from ..digest.format import age_text, one_line
 from ..digest.job import job_digest_of
 from ..digest.summary import summarize
 from ..profile_run import ProfileRun
@@ -33,7 +33,7 @@ from ..render.report import render_report_html
 from ..render.text import comparison_text, render_text, terminal_safe, text_table
 from ..serialize import to_dict
 from ..store import RunNotFound, RunStore, put_imported, validate_run_id
-from .text import PROG, CliError, Parser, age, clip, device_text, say, speedup_text, write_file
+from .text import PROG, CliError, Parser, clip, device_text, say, speedup_text, write_file
 
 # -- ls, show, rm ------------------------------------------------------------------
 
@@ -62,7 +62,7 @@ def cmd_ls(args: argparse.Namespace, store: RunStore) -> int:
     table = [
         [
             s["id"],
-            age(s.get("created_at", "")),
+            age_text(s.get("created_at", "")),  # the rule the panel shows too (RunsPage.ages)
             clip(one_line(s.get("label") or ""), 28),
             clip(s.get("first_line") or "", 40),
             clip(device_text(s), 24),

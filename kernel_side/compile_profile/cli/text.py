@@ -1,11 +1,10 @@
 """What every command of ``compile-profile`` prints with, and the one error a command raises (``CliError``: one line
-on stderr, with its exit code): a line made terminal-safe, a cell clipped, a run's age, speedup, medians and device
+on stderr, with its exit code): a line made terminal-safe, a cell clipped, a run's speedup, medians and device
 in a table's words, a file written or the error that says why not."""
 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import pathlib
 import sys
 from collections.abc import Mapping
@@ -37,22 +36,6 @@ def say(text: str = "", *, err: bool = False) -> None:
 
 def clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def age(created_at: str, now: dt.datetime | None = None) -> str:
-    try:
-        moment = dt.datetime.fromisoformat(created_at)
-    except (TypeError, ValueError):
-        return created_at or "—"
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=dt.timezone.utc)
-    seconds = ((now or dt.datetime.now(dt.timezone.utc)) - moment).total_seconds()
-    if seconds < 0:
-        return moment.strftime("%Y-%m-%d %H:%M")
-    for limit, unit, size in ((60, "s", 1), (3600, "min", 60), (86400, "h", 3600), (7 * 86400, "d", 86400)):
-        if seconds < limit:
-            return f"{int(seconds // size)} {unit} ago"
-    return moment.strftime("%Y-%m-%d")
 
 
 # A summary here is JSON (``digest.summary.RunSummary``'s): the store's cached one, or a notebook output's, which an

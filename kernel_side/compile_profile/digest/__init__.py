@@ -19,7 +19,8 @@ MIME bundle, the store and the CLI's ``--json`` carry it.  To add a figure: a fi
 the shape is built, then ``make contract``; a new shape: a dataclass beside its function, as a field of the
 shape that carries it (or in ``contract.ROOTS`` when a reader receives it whole).
 
-Modules: ``format`` (numbers in words), ``facts`` (a line's code, cache and kernel counts, kept tensors, a later
+Modules: ``format`` (numbers and a run's age in words: every number a view shows, the panel's included, is worded
+there), ``facts`` (a line's code, cache and kernel counts, kept tensors, a later
 run that failed), ``breaks`` (graph breaks grouped, whose they are, their sentences), ``correctness`` (the
 correctness sentence), ``noise`` (whether the timings can be read: spread, drift, a busy host, the profiler
 pass), ``lines`` (time per cell line, eager's too), ``breakdown`` (where a call's time goes per variant:
@@ -27,8 +28,9 @@ library, generated, ATen, copies, outside kernels; the verdict sentence on why c
 ``payback`` (after how many calls compiling pays for itself), ``guards`` (each Dynamo graph's guards by kind
 and value, a recompile's failed guard), ``measured`` (device peaks, memory ratio, max-autotune's choices,
 CUDA-graph skips, each kernel's roofline figures), ``recommendation`` (what ``--sweep`` concluded), ``outcome``
-(the verdict ladder), ``summary`` (headline, warnings, ``summary_of`` for lists and the card, ``digest_of`` for
-one run's detail), ``compare`` (two runs), ``job`` and ``job_divergences`` (a distributed job's ranks), and
+(the verdict ladder), ``headline`` (the headline and the warnings), ``magic_line`` (the ``%%compile_profile`` line
+a run was profiled by), ``summary`` (``summary_of`` for lists and the card, ``digest_of`` for one run's detail),
+``compare`` (two runs), ``job`` and ``job_divergences`` (a distributed job's ranks), and
 ``contract`` (the roots and the schema).  Nothing here imports a renderer, IPython, plotly or torch.
 """
 

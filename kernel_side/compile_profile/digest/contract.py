@@ -68,6 +68,9 @@ class RunsPage:
     runs: list[RunSummary]
     total: int
     token: int
+    # run id -> how long ago it was profiled (``format.age_text``), worded as the page is served: a summary is
+    # cached, its age is not
+    ages: dict[str, str] = field(metadata=ADDED_LATER)
 
 
 @dataclass

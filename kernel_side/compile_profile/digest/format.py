@@ -1,8 +1,10 @@
-"""Number and text formatting shared by every renderer (the TypeScript side mirrors the numbers in ext/src/format.ts;
-tests/format_golden.json holds both to one table of inputs and words)."""
+"""Number and text formatting shared by every view: the digest words every figure here, and the panel shows the
+digest's words as they are (ext/src formats no number), so a figure reads the same in the card, the panel, the text
+and HTML views and the CLI."""
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 
 from ..profile_run import ProfileRun, Speedup
@@ -161,3 +163,23 @@ def lines_text(lines: list[int], of: str = CELL) -> str:
         else:
             spans.append([line, line])
     return f"{of} lines " + ", ".join(f"{a}–{b}" if b > a else str(a) for a, b in spans)
+
+
+def age_text(created_at: str, now: dt.datetime | None = None) -> str:
+    """How long ago ``created_at`` (ISO 8601; UTC where it names no zone) was: ``12 s ago``, ``5 min ago``, ``3 h
+    ago``, ``2 d ago``; from a week on, and for a time still to come (another clock), the date itself.  The one
+    rule of a run's age: the CLI's lists print it, the server words it into each page of runs it serves
+    (``RunsPage.ages``), the panel shows it."""
+    try:
+        moment = dt.datetime.fromisoformat(created_at)
+    except (TypeError, ValueError):
+        return created_at or "—"
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.timezone.utc)
+    seconds = ((now or dt.datetime.now(dt.timezone.utc)) - moment).total_seconds()
+    if seconds < 0:
+        return moment.strftime("%Y-%m-%d %H:%M")
+    for limit, unit, size in ((60, "s", 1), (3600, "min", 60), (86400, "h", 3600), (7 * 86400, "d", 86400)):
+        if seconds < limit:
+            return f"{int(seconds // size)} {unit} ago"
+    return moment.strftime("%Y-%m-%d")

@@ -44,7 +44,7 @@ from ..profile_run import Kernel, KernelProfile, ProfileRun, Timing, Variant
 from ..stats import robust_sigma
 from .contention import PREEMPTED_SHARE
 from .facts import TOP_KERNELS, kernel_variants, top_kernels
-from .format import format_ms, format_share
+from .format import format_gbps, format_ms, format_share, format_tflops
 
 # What the pass's kernels per call may exceed the timed median by whatever the timer's spread, as a share
 # of it.  GPU: CUPTI's kernel durations against the timed samples' CUDA events read 2.2-3.6 % over on
@@ -268,3 +268,40 @@ def kernel_table(run: ProfileRun, n: int = TOP_KERNELS) -> KernelTable:
         several_variants=len(variants) > 1,
         withheld_notes=withheld_notes(run, variants),
     )
+
+
+@dataclass
+class KernelCells:
+    """One kernel's cells in the panel's Kernels tab, worded (the tab sorts and pages the run's kernels by their
+    figures and shows these words): ``RunDigest.kernel_cells`` holds one per kernel, in the run's order."""
+
+    time: str  # "1.17 ms"; its share alone where its variant's pass is withheld ("46% of pass"); "—" untimed
+    bandwidth: str  # achieved bandwidth, "612 GB/s", "2.81 TB/s"; "—" unmeasured, or its pass withheld
+    bandwidth_share: str  # of the measured peak bandwidth, "46%"; "—" as above
+    compute: str  # achieved compute, "612 TFLOP/s", "40.1 GFLOP/s"; "—" as above
+    compute_share: str  # of the measured peak compute, "0.4%"; "—" as above
+
+
+def _finite(x: float | None) -> float | None:
+    return x if x is not None and math.isfinite(x) else None
+
+
+def kernel_cells(run: ProfileRun) -> list[KernelCells]:
+    """Every kernel's cells, in ``run.kernels``'s order: its time as ``kernel_time_text`` words it (no share beside
+    it: the tab's time column), its achieved rates and their shares of the peaks; no rate where its pass is
+    withheld (its time is not the timed call's, so neither is its rate)."""
+    left_out = withheld(run)
+    out = []
+    for k in run.kernels:
+        time = "—" if _finite(k.device_time_ms) is None else kernel_time_text(k, left_out, with_share=False)
+        rated = k.variant not in left_out
+        out.append(
+            KernelCells(
+                time=time,
+                bandwidth=format_gbps(_finite(k.achieved_gbps)) if rated else "—",
+                bandwidth_share=format_share(_finite(k.bandwidth_share)) if rated else "—",
+                compute=format_tflops(_finite(k.achieved_tflops)) if rated else "—",
+                compute_share=format_share(_finite(k.compute_share)) if rated else "—",
+            )
+        )
+    return out

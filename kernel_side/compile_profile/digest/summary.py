@@ -1,5 +1,6 @@
-"""One run's digest: the headline and its wording, the warnings, and every figure lists, the card and the CLI show
-first (``summary_of``), and beside them what one run's detail shows (``digest_of``).
+"""One run's digest: the headline and the warnings (``headline``), and every figure lists, the card and the CLI show
+first, each worded (``summary_of``), and beside them what one run's detail shows (``digest_of``): the views lay the
+digest's words out and format no number themselves.
 
 Both return dataclasses (``RunSummary``, ``RunDigest``), composed of the shapes the modules that derive each part
 declare; ``summarize`` and ``run_digest`` are the same as JSON (``serialize.to_dict``), which the MIME bundle (the
@@ -13,17 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from ..profile_run import ProfileRun, Speedup, Variant
+from ..profile_run import ProfileRun, Variant
 from ..serialize import ADDED_LATER, to_dict
 from .breakdown import BreakdownColumn, BreakdownRow, breakdown, breakdown_columns, breakdown_note, verdict
 from .breaks import (
     BreakGroup,
     break_count_text,
     break_groups,
-    break_summary,
-    ddp_wrapper_text,
     no_breaks_text,
-    torch_own_text,
 )
 from .correctness import correctness_text
 from .cost import ProfileCost, profile_cost
@@ -38,10 +36,8 @@ from .distributed import (
 from .facts import (
     cache_counts,
     cache_words,
-    cell_code,
     device_text,
     interrupted_text,
-    kept_tensor_warnings,
     kernel_count_text,
     later_run_failure_text,
     median_ratio,
@@ -57,7 +53,6 @@ from .format import (
     format_timing,
     line_text,
     lines_of,
-    ratio_phrase,
 )
 from .guards import (
     GraphGuards,
@@ -65,29 +60,26 @@ from .guards import (
     RecompileRun,
     guards_digest,
     recompile_runs_digest,
-    recompiles_brief,
     recompiles_digest,
-    value_guard_warnings,
 )
+from .headline import headline, speedup_badge, speedup_phrase, warnings
 from .inputs import InputsSummary, inputs_summary
-from .kernel_times import KernelTable, PassJudgment, kernel_table
+from .kernel_times import KernelCells, KernelTable, PassJudgment, kernel_cells, kernel_table
 from .kernel_times import digest as kernel_times_digest
 from .lines import LineTimes, line_times
-from .measured import Measured, cudagraph_warnings, measured
+from .magic_line import magic_line
+from .measured import Measured, measured
 from .noise import timing_warnings
 from .notes import (
     bisect_offer,
-    bisection_text,
-    compile_failure_text,
     error_message,
     memory_unmeasured_text,
     note_text,
     run_notes,
-    settings_clause,
     variant_error,
     warning_notes,
 )
-from .outcome import Outcome, no_speedup_text, outcome, outcome_digest, partly_eager_text
+from .outcome import Outcome, outcome, outcome_digest
 from .outcome import list_status as outcome_list_status
 from .payback import Payback, payback
 from .recommendation import RecommendationSummary, recommendation_digest
@@ -106,11 +98,9 @@ from .trace import TraceSummary, trace_summary
 # order compared across its ranks; 28: a job's cache lookups compared by key, not outcome; a calibrated pass's
 # tolerance the timer's noise plus the cost taken out; 29: a --quick profile's reference where outputs leave eager's
 # tolerance, in the quick note's words; 30: what the text and HTML views show, worded here (one route into the digest):
-# each variant's times, cache and peak, a break's place, a guard group's line, the kernel table, a recompile run
-DIGEST_VERSION = 30
-
-MAX_BREAK_WARNINGS = 3  # groups of graph breaks the card lists; the panel has them all
-
+# each variant's times, cache and peak, a break's place, a guard group's line, the kernel table, a recompile run;
+# 31: every number the panel shows worded here (the summary's compile time, each kernel's cells), the magic line
+DIGEST_VERSION = 31
 
 # -- the shapes: what ``summarize`` and ``run_digest`` write (``contract`` lists them; the schema and the panel's
 # TypeScript are generated from these classes)
@@ -218,6 +208,7 @@ class RunSummary:
     variants: list[VariantRow]
     speedup: SpeedupSummary | None
     compile_s: float | None
+    compile_time: str = field(metadata=ADDED_LATER)  # compile_s worded, "1.2 s"; "—" where nothing compiled
     cache_state: str
     cache_words: str = field(metadata=ADDED_LATER)  # "cold cache", "warm cache", "partly cached" or ""
     cache_counts: list[str] = field(metadata=ADDED_LATER)  # "FX graph 3 hits, 0 missed", "kernels 6, none built …"
@@ -273,6 +264,8 @@ class RunDigest(RunSummary):
     recompiles_timed: int = field(metadata=ADDED_LATER)  # how many recompiles came during timed runs
     breakdown_note: str = field(metadata=ADDED_LATER)  # what the breakdown's figures are, said under it
     kernel_table: KernelTable = field(metadata=ADDED_LATER)  # the kernels that took the most device time
+    kernel_cells: list[KernelCells] = field(metadata=ADDED_LATER)  # each kernel's cells worded, in the run's order
+    magic_line: str = field(metadata=ADDED_LATER)  # the %%compile_profile line the run's cell was profiled by
 
 
 def first_code_line(source: str) -> str:
@@ -314,108 +307,6 @@ def _variant_row(run: ProfileRun, v: Variant) -> VariantRow:
         cache_words=cache_words(run, v) if v.name != "eager" else "",
         peak_memory_text=peak_memory_text(run, v),
     )
-
-
-def speedup_phrase(s: Speedup) -> str:
-    """``1.25× faster`` or ``1.80× slower``: a slowdown is worded by its factor above 1, never "0.56× slower";
-    ``1.30× slower (within noise)`` when the interval includes 1×, so the headline never states a
-    difference the next line calls unmeasurable."""
-    phrase = ratio_phrase(s.value)
-    return f"{phrase} (within noise)" if s.includes_one else phrase
-
-
-def speedup_badge(s: Speedup) -> str:
-    """The speedup in a few characters, as the headline words it: ``1.25× faster``, ``1.19× slower``; a badge
-    read "0.84×" beside a headline that said "1.19× slower" (issue 23)."""
-    return speedup_phrase(s).removesuffix(" (within noise)")
-
-
-def headline(run: ProfileRun) -> str:
-    """The verdict first (``outcome``: results that differ, compiled code that stopped running, a failure), then the
-    speedup, marked ``(not meaningful)`` beneath a verdict that overrides it, with both medians; compile time and
-    cache; graph breaks."""
-    verdict = outcome(run)
-    if verdict.kind == "trace":
-        return verdict.text
-    eager, best = run.eager, run.speedup_variant  # best: None without a speedup
-    if run.speedup is None or best is None or best.timing is None or eager is None or eager.timing is None:
-        if verdict.overrides:  # results that differ on a run that then stopped: both
-            return f"{verdict.text}; {no_speedup_text(run)}"
-        return verdict.text
-    phrase = ratio_phrase(run.speedup.value) + " (not meaningful)" if verdict.overrides else speedup_phrase(run.speedup)
-    if run.inputs is not None:  # the speedup is the sequence's; each signature's times are in its row
-        n = len(run.inputs.signatures)
-        parts = [
-            f"{best.name} {phrase} over {run.inputs.count} inputs "
-            f"({n} signature{'s' if n != 1 else ''}{', weighted by calls' if n > 1 else ''})"
-        ]
-    else:
-        parts = [f"{best.name} {phrase}: {format_ms(eager.timing.median_ms)} → {format_ms(best.timing.median_ms)}"]
-    if verdict.overrides:
-        parts.insert(0, verdict.text)
-    elif verdict.kind == "partly_eager":
-        parts.append(partly_eager_text(run))
-    if best.compile_s is not None:
-        cache = cache_words(run)
-        again = f" (+{format_s(best.recompile_s)} recompiling)" if best.recompile_s else ""
-        parts.append(f"compile {format_s(best.compile_s)}{again}" + (f", {cache}" if cache else ""))
-    if run.graph_breaks:
-        parts.append(break_count_text(run))  # "7 graph breaks, 3 in DDP's wrapper"
-    return "; ".join(parts)
-
-
-def warnings(run: ProfileRun) -> list[str]:
-    out: list[str] = []
-    later_failure = later_run_failure_text(run)
-    if later_failure:  # first: what follows was measured before it, and nothing after it
-        out.append(later_failure)
-    # a compile failure where it was, whose it is, and what runs meanwhile
-    of = lines_of(run)  # what its lines are lines of: the cell, or a traced script
-    device = run.device.type
-    out.extend(
-        t for e in run.errors if (t := compile_failure_text(e, cell_code(run, e.line), of, run.configs_changed, device))
-    )
-    if run.bisection is not None and run.bisection.kind == "failure":
-        out.append(bisection_text(run.bisection, run.configs_changed, device))
-    if run.correctness is not None and run.correctness.ok is False:  # a setting may be the cause
-        out.append(correctness_text(run.correctness) + settings_clause(run.configs_changed))
-    if run.bisection is not None and run.bisection.kind == "mismatch":  # under the difference it bisected
-        out.append(bisection_text(run.bisection, run.configs_changed, device))
-    sequence = inputs_summary(run)
-    if sequence is not None and sequence.mismatches:
-        out.append(sequence.comparison_text + ": " + "; ".join(sequence.mismatches[:3]))
-    every = break_groups(run)
-    # the breaks the user can act on (theirs, then libraries'), each on a line; PyTorch's own on one line
-    groups = [g for g in every if g.owner == "yours"] + [g for g in every if g.owner == "library"]
-    out.extend(break_summary(g, of) for g in groups[:MAX_BREAK_WARNINGS])
-    if len(groups) > MAX_BREAK_WARNINGS:
-        rest = sum(g.count for g in groups[MAX_BREAK_WARNINGS:])
-        out.append(f"… and {rest} more graph break{'s' if rest != 1 else ''} elsewhere (see the panel)")
-    own = torch_own_text(every, of)
-    if own:
-        out.append(own)
-    ddp = ddp_wrapper_text(every, of)
-    if ddp:  # one line for all of them, after the user's own: nothing in them to act on
-        out.append(ddp)
-    if run.recompiles:
-        timed = [r for r in run.recompiles if r.during_timing]
-        # each kind of recompile's failed guard says what to fix (mark the value dynamic, keep its shape)
-        failed = recompiles_brief(timed or run.recompiles, of, run.lr_schedulers)
-        out.append(
-            f"{len(run.recompiles)} recompile{'s' if len(run.recompiles) != 1 else ''}"
-            + (f", {len(timed)} during timed runs" if timed else "")
-            + (f": {failed}" if failed else "")
-        )
-    out.extend(value_guard_warnings(run))
-    out.extend(cudagraph_warnings(run))
-    if run.speedup is not None and run.speedup.includes_one:
-        out.append("the speedup interval includes 1×: no measurable difference")
-    out.extend(timing_warnings(run))
-    out.extend(kept_tensor_warnings(run))
-    out.extend(warning_notes(run))  # the in-place state left advanced by the runs
-    if run.status == "interrupted":
-        out.append(interrupted_text(run))
-    return out
 
 
 RESULTS_DIFFER = "results differ"
@@ -466,6 +357,7 @@ def summary_of(run: ProfileRun) -> RunSummary:
             else None
         ),
         compile_s=best.compile_s if best else None,
+        compile_time=format_s(best.compile_s if best else None),
         cache_state=run.cache.state,
         cache_words=cache_words(run),  # "cold cache", "warm cache", "partly cached" or ""
         cache_counts=cache_counts(run),  # "FX graph 3 hits, 0 missed", ..., "kernels 6, none built (...)"
@@ -562,6 +454,7 @@ def unreadable_summary(
         variants=[],
         speedup=None,
         compile_s=None,
+        compile_time="—",
         cache_state="none",
         cache_words="",
         cache_counts=[],
@@ -624,6 +517,8 @@ def digest_of(run: ProfileRun) -> RunDigest:
         recompiles_timed=sum(r.during_timing for r in run.recompiles),
         breakdown_note=breakdown_note(summary.breakdown),
         kernel_table=kernel_table(run),
+        kernel_cells=kernel_cells(run),
+        magic_line=magic_line(run),
     )
 
 

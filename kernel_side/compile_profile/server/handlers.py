@@ -31,6 +31,7 @@ import tornado.web
 from jupyter_server.utils import url_path_join
 
 from ..digest import compare, run_digest, summarize
+from ..digest.format import age_text
 from ..digest.job import job_digest, job_digest_of
 from ..profile_run import ProfileRun
 from ..render.charts import figures
@@ -63,11 +64,14 @@ class RunsHandler(StoreHandler):
         offset = self.int_arg("offset", 0, 0, 2**31)
         notebook = self.get_query_argument("notebook", None) or None
         store = self.store()
+        runs = store.list(limit=limit, offset=offset, notebook=notebook)
         self.write_json(  # a RunsPage (digest.contract), the summaries as the store keeps them: JSON
             {
-                "runs": store.list(limit=limit, offset=offset, notebook=notebook),
+                "runs": runs,
                 "total": store.count(notebook=notebook),
                 "token": store.change_token(),
+                # each run's age as the CLI words it, now: the summaries are cached, their ages are not
+                "ages": {r["id"]: age_text(r.get("created_at", "")) for r in runs},
             }
         )
 
