@@ -313,23 +313,24 @@ def test_a_clipped_axis_leaves_a_whisker_within_it_whole():
     assert marker["x"] == ["eager"]
 
 
-def test_two_withheld_passes_notes_lie_in_one_block_under_the_axis_labels_with_a_line_of_room_each():
+def test_the_lines_chart_names_the_variant_it_draws_and_in_one_note_the_withheld_ones_it_leaves_out():
+    # it drew one variant's bars with no legend, and under them repeated both withheld passes' whole reasons,
+    # which the panel shows again under the table
     run = withheld_passes_run()
-    notes = [j.text for j in withheld(run).values()]
-    assert len(notes) == 2
+    assert len(withheld(run)) == 2
     layout = figures(run)["lines"]["layout"]
     (block,) = layout["annotations"]
     lines = block["text"].split("<br>")
-    assert all(len(line) <= NOTE_WRAP for line in lines) and len(lines) >= 4
-    # both notes, whole, in order: the second starts on a line of its own after the first
     joined = " ".join(lines)
-    assert joined.index("eager's profiler pass") < joined.index("inductor/default's profiler pass")
-    assert any(line.startswith("inductor/default's profiler pass") for line in lines)
+    assert joined.startswith("eager and inductor/default not drawn: their profiler passes are withheld")
+    assert "under the table" in joined and "waited for a CPU" not in joined  # the reasons are said once, elsewhere
+    assert all(len(line) <= NOTE_WRAP for line in lines)
+    assert layout["showlegend"] is True
+    drawn = [t["name"] for t in figures(run)["lines"]["data"]]
+    assert drawn and not set(drawn) & set(withheld(run))
     # under the plot, below the x axis's tick labels, and inside a margin that holds every line
     assert block["yref"] == "paper" and block["y"] == 0 and block["yanchor"] == "top" and block["yshift"] <= -30
-    bottom = -block["yshift"] + NOTE_LINE_PX * len(lines)
-    assert layout["margin"]["b"] >= bottom
-    # and the figure asks for the height that leaves the plot at least 150 px beside its margins
+    assert layout["margin"]["b"] >= -block["yshift"] + NOTE_LINE_PX * len(lines)
     assert layout["height"] - layout["margin"]["t"] - layout["margin"]["b"] >= 150
 
 

@@ -113,6 +113,7 @@ export interface LineTimes {
   withheld?: {
     [k: string]: string;
   };
+  chart_note?: string;
 }
 /**
  * One cell line: its code, the kernels that came from it, and their time per variant, with each cell worded.

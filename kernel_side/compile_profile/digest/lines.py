@@ -104,6 +104,8 @@ class LineTimes:
     off_lines_ms: dict[str, float] = field(default_factory=dict, metadata=ADDED_LATER)  # variant -> time off lines
     off_lines_text: list[str] = field(default_factory=list, metadata=ADDED_LATER)  # what no line holds, worded
     withheld: dict[str, str] = field(default_factory=dict, metadata=ADDED_LATER)  # variant -> why its times are shares
+    # under the chart, where a withheld variant is not drawn: which, in one sentence (why is said under the table)
+    chart_note: str = field(default="", metadata=ADDED_LATER)
 
 
 _RUNS_BACKWARD = re.compile(r"\.backward\(|\bautograd\.(?:backward|grad)\(")
@@ -183,11 +185,22 @@ def line_times(run: ProfileRun) -> LineTimes:
         off_lines_ms=off_lines_ms,
         off_lines_text=_off_lines_text(variants, profiles, off_lines_ms, unattributed, left_out),
         withheld=left_out,
+        chart_note=_chart_note(left_out),
     )
     _withhold(out, profiles)
     for r in out.rows:
         r.word()
     return out
+
+
+def _chart_note(left_out: dict[str, str]) -> str:
+    """The variants the chart leaves out: their line times are shares of a withheld pass, not times."""
+    if not left_out:
+        return ""
+    names = list(left_out)
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    their = "its profiler pass is" if len(names) == 1 else "their profiler passes are"
+    return f"{listed} not drawn: {their} withheld, so {'its' if len(names) == 1 else 'their'} lines hold shares, not times (why: under the table)"
 
 
 def _withhold(lt: LineTimes, profiles: dict) -> None:

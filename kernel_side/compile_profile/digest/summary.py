@@ -99,8 +99,9 @@ from .trace import TraceSummary, trace_summary
 # tolerance the timer's noise plus the cost taken out; 29: a --quick profile's reference where outputs leave eager's
 # tolerance, in the quick note's words; 30: what the text and HTML views show, worded here (one route into the digest):
 # each variant's times, cache and peak, a break's place, a guard group's line, the kernel table, a recompile run;
-# 31: every number the panel shows worded here (the summary's compile time, each kernel's cells), the magic line
-DIGEST_VERSION = 31
+# 31: every number the panel shows worded here (the summary's compile time, each kernel's cells), the magic line;
+# 32: the Lines chart's note naming the variants it leaves out
+DIGEST_VERSION = 32
 
 # -- the shapes: what ``summarize`` and ``run_digest`` write (``contract`` lists them; the schema and the panel's
 # TypeScript are generated from these classes)

@@ -382,10 +382,11 @@ def lines_figure(run: ProfileRun) -> Figure:
         yaxis={"title": {"text": axis}},
         xaxis={"type": "category"},
         barmode="group",
-        showlegend=len(traces) > 1,
+        # the drawn variant is named where another is left out: one bar colour alone does not say whose it is
+        showlegend=len(traces) > 1 or bool(lt.chart_note),
     )
-    if lt.withheld:  # a withheld pass's lines have no time to draw: its variant is left out, and why is said
-        _with_notes(layout, list(lt.withheld.values()), below_axis_px=30, plot_px=150)
+    if lt.chart_note:  # a withheld pass's lines have no time to draw: its variant is left out, which is said here
+        _with_notes(layout, [lt.chart_note], below_axis_px=30, plot_px=150)
     return {"data": traces, "layout": layout}
 
 
