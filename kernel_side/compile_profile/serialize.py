@@ -12,7 +12,9 @@ import ast
 import dataclasses
 import functools
 import inspect
+import json
 import math
+import re
 import sys
 import types
 import typing
@@ -21,6 +23,56 @@ from types import MappingProxyType
 from typing import Any, TypeGuard, Union, get_args, get_origin, get_type_hints
 
 _PRIMITIVES = {str: "string", int: "integer", float: "number", bool: "boolean"}
+
+# -- someone else's JSON -----------------------------------------------------------------------------------------
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # a \ud800-\udfff escape: the only way JSON text holds one
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def parse_json(text: str | bytes, **options: Any) -> Any:
+    """``json.loads`` for text from elsewhere (a TORCH_TRACE's records, a ``--json`` baseline, a request's body): a
+    ``ValueError`` where ``json.loads`` would raise ``RecursionError`` (arrays nested 100,000 deep: a traceback from
+    the CLI, a 500 from the server), and each lone surrogate in its strings and keys (``"\\ud800"``, which JSON
+    allows and no UTF-8 text can hold: SQLite, an HTML file, a terminal refuse it) replaced by U+FFFD.  ``options``
+    are ``json.loads``'."""
+    try:
+        data = json.loads(text, **options)
+    except RecursionError:
+        raise ValueError("it is nested deeper than Python's recursion limit lets JSON be read") from None
+    probe = text if isinstance(text, str) else text.decode("latin-1")
+    if _SURROGATE_ESCAPE.search(probe):
+        data = _without_surrogates(data)
+    return data
+
+
+def clean_text(text: str) -> str:
+    """``text`` with each lone surrogate replaced by U+FFFD (a str JSON or Python escapes can hold, UTF-8 cannot)."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def _without_surrogates(data: Any) -> Any:
+    """JSON data with ``clean_text`` applied to every string and key, in place, without recursion (the data may be
+    nested nearly as deep as the recursion limit)."""
+    if isinstance(data, str):
+        return clean_text(data)
+    pending = [data]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, list):
+            for i, value in enumerate(node):
+                if isinstance(value, str):
+                    node[i] = clean_text(value)
+                elif isinstance(value, (list, dict)):
+                    pending.append(value)
+        elif isinstance(node, dict):
+            items = [(clean_text(k), v) for k, v in node.items()]
+            node.clear()
+            for key, value in items:
+                node[key] = clean_text(value) if isinstance(value, str) else value
+                if isinstance(value, (list, dict)):
+                    pending.append(value)
+    return data
 
 
 # What a check of a value's type established, for the type checker: isinstance narrows Any to list[Unknown].

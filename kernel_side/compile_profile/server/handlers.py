@@ -22,7 +22,6 @@ beside the others.  No request about one run answers 500 because of what that ru
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -36,7 +35,7 @@ from ..profile_run import ProfileRun
 from ..render.charts import figures
 from ..render.job_report import render_job_report_html
 from ..render.report import render_report_html
-from ..serialize import to_dict
+from ..serialize import parse_json, to_dict
 from ..store import RunNotFound, UnreadableRun
 from .base import StoreHandler
 from .compiles import ArtifactHandler, CompileHandler, CompilesHandler, PerfettoHandler
@@ -184,8 +183,8 @@ class ImportTraceHandler(StoreHandler):
         name are read only inside the server's root directory.  A path that holds nothing to import (none there, none
         inside the root, no log, no record, not a regular file, not readable) is answered 400 with one message; a log
         past a cap of ``TraceLimits`` 400 naming the cap; an import past the time bound 503; nothing is stored then."""
-        try:
-            body = json.loads(self.request.body or b"{}")
+        try:  # nested past the recursion limit: a ValueError too; lone surrogates (``"\\ud800"``) as U+FFFD
+            body = parse_json(self.request.body or b"{}")
         except ValueError:
             body = None
         if not isinstance(body, dict):

@@ -27,7 +27,6 @@ from __future__ import annotations
 import collections
 import datetime as dt
 import hashlib
-import json
 import os
 import stat
 import time
@@ -48,6 +47,7 @@ from ...profile_run import (
     Variant,
 )
 from .log_file import DEFAULT_LIMITS, NoTrace, TraceFile, TraceLimitExceeded, TraceLimits, clip_kind, read_trace_file
+from .records import load_json
 from .sources import SourceFiles, script_candidates
 
 __all__ = [
@@ -379,8 +379,8 @@ def _torch_version(trace: TraceFile) -> str:
     for ev in trace.events:
         if ev.kind == "torch_version" and ev.payload:
             try:
-                data = json.loads(ev.payload)
-            except ValueError:
+                data = load_json(ev.payload)
+            except ValueError:  # not JSON, NaN, or nested past the recursion limit: no version
                 continue
             if isinstance(data, dict) and data.get("pytorch_version"):
                 return str(data["pytorch_version"])
