@@ -258,11 +258,14 @@ class SuiteHandler(StoreHandler):
     def get(self, suite_id: str) -> None:
         """A suite's digest and its figures (``suites.digest.SuitePage``); 404 when there is none."""
         from ..suites.http import suite_page
+        from ..suites.storage import UnreadableSuite
 
         try:
             self.write_json(suite_page(self.store(), self.checked_id(suite_id)))
         except KeyError:
             raise tornado.web.HTTPError(404, f"no suite {suite_id}") from None
+        except UnreadableSuite as exc:  # what it holds, named, as for a run that cannot be read
+            raise tornado.web.HTTPError(422, str(exc)) from None
 
 
 class SuiteReportHandler(StoreHandler):
@@ -270,11 +273,14 @@ class SuiteReportHandler(StoreHandler):
     def get(self, suite_id: str) -> None:
         """The suite's self-contained HTML report, as a download (it holds plotly.js, as a run's report does)."""
         from ..suites.http import suite_report
+        from ..suites.storage import UnreadableSuite
 
         try:
             page = suite_report(self.store(), self.checked_id(suite_id))
         except KeyError:
             raise tornado.web.HTTPError(404, f"no suite {suite_id}") from None
+        except UnreadableSuite as exc:
+            raise tornado.web.HTTPError(422, str(exc)) from None
         self.set_header("Content-Disposition", f'attachment; filename="compile-profile-suite-{suite_id}.html"')
         self.set_header("X-Content-Type-Options", "nosniff")
         self.finish(page, set_content_type="text/html; charset=utf-8")
