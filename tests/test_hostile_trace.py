@@ -162,3 +162,23 @@ async def test_rest_import_refuses_a_body_nested_too_deep_or_text_with_lone_surr
             assert code == 200 and run["label"] == "x\ufffd", run
         else:
             assert code == 400 and answer["message"].startswith(message), (body[:40], code, answer)
+
+
+def test_a_label_holding_a_lone_surrogate_is_stored_with_a_replacement_character_cli_and_api(tmp_path, cli):
+    """A label from argv holds a lone surrogate where its bytes are no UTF-8 (Python's surrogateescape: ``--label``
+    given ``$'\\xff'``); from the API, any str may.  SQLite refused it ('utf-8' codec can't encode character
+    '\\udcff': the import stored nothing); now the run stores with U+FFFD in its place, in its JSON too."""
+    import compile_profile
+
+    log = tmp_path / "t.log"
+    log.write_text(log_naming("/x/train.py"))
+    label = b"lab\xffel".decode("utf-8", "surrogateescape")
+    code, out, err = cli("import-trace", "--label", label, str(log))
+    assert code == 0, err
+    (run,) = compile_profile.import_trace(log, label="api\ud800", db=tmp_path / "api.sqlite")
+    with RunStore(cli.db) as store:
+        (summary,) = store.list()
+        assert summary["label"] == "lab\ufffdel" and store.get(summary["id"]).label == "lab\ufffdel"
+    with RunStore(tmp_path / "api.sqlite") as store:
+        assert store.get(run.id).label == "api\ufffd"
+        assert json.loads(json.dumps(store.get_dict(run.id)))["label"] == "api\ufffd"

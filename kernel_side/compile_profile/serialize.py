@@ -109,7 +109,12 @@ def _type_of(obj: object) -> type:
 
 
 def to_dict(obj: Any) -> Any:
+    """``obj`` as JSON data: dataclasses as objects, NaN and infinities as null, and each lone surrogate of a string
+    as U+FFFD (``clean_text``: a label from argv's undecodable bytes, a ``"\\ud800"`` read from JSON), so what is
+    written holds only text UTF-8 can (SQLite's columns, an HTML export, a terminal)."""
     cls = _type_of(obj)
+    if cls is str:
+        return obj if obj.isascii() else clean_text(obj)
     if cls in _PLAIN:
         return obj
     names = _FIELD_NAMES.get(cls)
@@ -120,7 +125,7 @@ def to_dict(obj: Any) -> Any:
     if _is_sequence(obj):
         return [to_dict(v) for v in obj]
     if is_dict(obj):
-        return {str(k): to_dict(v) for k, v in obj.items()}
+        return {(k if type(k) is str and k.isascii() else clean_text(str(k))): to_dict(v) for k, v in obj.items()}
     if isinstance(obj, float) and not math.isfinite(obj):  # NaN and infinities are not JSON (browsers refuse them)
         return None
     return obj
