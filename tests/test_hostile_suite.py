@@ -260,3 +260,56 @@ def test_the_suites_html_report_makes_no_element_of_a_hostile_name_or_cause(tmp_
     assert not [(tag, attrs) for tag, attrs in parser.found if tag in ("xq1", "img")]
     assert not [attrs for _, attrs in parser.found if any(name in ("data-xq", "onerror") for name, _ in attrs)]
     assert sum(1 for tag, _ in parser.found if tag == "script") == page.count("<script")
+
+
+# -- suites: the options ---------------------------------------------------------------------------------------------
+
+
+def _skips(tmp_path: Path) -> str:
+    """A collection of skipped models only: a suite of it starts no process."""
+    return _collection(tmp_path, "def models():\n    return {'a': Skip('no library'), 'b': Skip('no GPU')}\n")
+
+
+def test_an_infinite_timeout_is_refused_before_the_suite_is_stored(tmp_path, cli):
+    """``--timeout inf`` was taken, stored as null (JSON has no infinity) and the suite it started could then not be
+    read: "suite ... cannot be read (its record: settings.timeout_s: expected a finite number, got null)"."""
+    code, _, err = cli("suite", _skips(tmp_path), "--timeout", "inf")
+    _one_line_error(code, err, "--timeout must be a positive, finite number of seconds, got inf")
+    with RunStore(cli.db) as store:
+        assert store.suites() == []
+
+
+def test_an_output_file_that_cannot_be_written_is_refused_before_any_model_runs(tmp_path, cli):
+    for option in ("--json", "--html"):
+        target = tmp_path / "no such directory" / "out.file"
+        code, _, err = cli("suite", _skips(tmp_path), option, str(target))
+        _one_line_error(code, err, f"cannot write {target}", "no such directory")
+    with RunStore(cli.db) as store:
+        assert store.suites() == []
+
+
+def test_an_output_file_that_fails_at_the_end_names_the_stored_suite_to_write_it_from(tmp_path, cli, monkeypatch):
+    from compile_profile.suites import cli as suite_cli
+
+    monkeypatch.setattr(suite_cli, "_check_writable", lambda path: None)  # the directory goes after the check
+    target = tmp_path / "gone" / "out.json"
+    code, _, err = cli("suite", _skips(tmp_path), "--json", str(target))
+    with RunStore(cli.db) as store:
+        ((suite_id, _, _),) = store.suites()
+    last = err.strip().splitlines()[-1]  # after the progress lines
+    _one_line_error(code, last, f"cannot write {target}", f"compile-profile suite --show {suite_id} --json")
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("side", "words"),
+    [
+        (".", ["is no --json file (a directory)"]),
+        ("/dev/null", ["is no --json file (a character device)"]),
+        ("no such/file.json", ["no file 'no such/file.json'", "no suite id"]),
+    ],
+)
+def test_a_baseline_that_is_no_file_and_no_suite_id_says_which(tmp_path, cli, side, words):
+    good = _export(tmp_path, "good")
+    code, _, err = cli("suite-compare", side, str(good))
+    _one_line_error(code, err, *words)

@@ -31,6 +31,7 @@ import hashlib
 import importlib.util
 import inspect
 import pathlib
+import re
 import sys
 import unicodedata
 from collections.abc import Callable, Mapping
@@ -222,6 +223,14 @@ def load(collection: str) -> Collection:
         del sys.modules[name]
         raise CollectionError(f"importing {collection} raised {type(exc).__name__}: {exc}") from exc
     return Collection(collection, path.name, sha, module)
+
+
+def is_suite_id(text: str) -> bool:
+    """Whether ``text`` can name a stored suite (a run id's form: 1-64 letters, digits, ``_`` or ``-``)."""
+    return bool(_SUITE_ID.fullmatch(text))
+
+
+_SUITE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 def shard(entries: list[Entry], index: int, count: int) -> list[Entry]:
