@@ -8,6 +8,7 @@ and counted, a record skipped with its line and why, or a message.  Every hostil
 from __future__ import annotations
 
 import json
+from html.parser import HTMLParser
 
 import pytest
 import tornado.httpclient
@@ -182,3 +183,57 @@ def test_a_label_holding_a_lone_surrogate_is_stored_with_a_replacement_character
     with RunStore(tmp_path / "api.sqlite") as store:
         assert store.get(run.id).label == "api\ufffd"
         assert json.loads(json.dumps(store.get_dict(run.id)))["label"] == "api\ufffd"
+
+
+class _Elements(HTMLParser):
+    """The elements and attributes a page makes, as a browser's parser would read them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[tuple[str, list]] = []
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        self.found.append((tag, attrs))
+
+
+def _from_the_data(page: str) -> list:
+    parser = _Elements()
+    parser.feed(page)
+    return [(t, a) for t, a in parser.found if t in ("xq1", "svg") or any(k in ("data-xq", "onload") for k, _ in a)]
+
+
+def test_markup_in_every_string_of_a_trace_makes_no_element_in_the_report_the_card_or_the_job_report(tmp_path):
+    from compile_profile.digest.job import job_digest_of
+    from compile_profile.render.job_report import render_job_report_html
+    from compile_profile.render.report import render_report_html
+
+    m = '<xq1 data-xq="1"></script><svg onload=alert(1)>'
+    ids = {"frame_id": 0, "frame_compile_id": 0, "attempt": 0, "rank": 0}
+    failed = {**ids, "frame_compile_id": 2}
+    artifact = lambda name, encoding="string": {"artifact": {"name": name, "encoding": encoding}}
+    graph = f"def forward(self, x):\n    # File: /x/{m}.py:2 in step, code: {m}\n    add = x + 1\n    return (add,)"
+    guards = f"TREE_GUARD_MANAGER:\n+- RootGuardManager\n| +- GuardManager: source=L['{m}']\n| | +- TENSOR_MATCH: {m}"
+    metrics = {"fail_type": m, "fail_reason": m, "fail_user_frame_filename": f"/x/{m}.py", "fail_user_frame_lineno": 2}
+    records = (
+        record({m: {}, **ids}),
+        record({**artifact("k" + m), **ids}, m),
+        record({"dynamo_output_graph": {}, **ids}, graph),
+        record({**artifact("dynamo_graph_break_reason"), **ids}, f'Graph break: {m}\n  File "/x/{m}.py", line 2'),
+        record({**artifact("recompile_reasons", "json"), **ids, "frame_compile_id": 1}, json.dumps([m])),
+        record({**artifact("dynamo_cpp_guards_str"), **ids}, guards),
+        record({"compilation_metrics": {**metrics, "restart_reasons": [m], "co_filename": f"/x/{m}.py"}, **failed}),
+        record({**artifact("fx_graph_runnable"), **failed}, f"# {m}\nimport torch\n"),
+        record({"chromium_event": {}, **ids}, json.dumps({"name": m, "ph": "B", "ts": 1})),
+        record({"chromium_event": {}, **ids}, json.dumps({"name": m, "ph": "E", "ts": 100})),
+        record({**artifact("fx_graph_cache_miss", "json"), **ids}, json.dumps({"cache_bypass_reason": m})),
+    )
+    log = tmp_path / "markup.log"
+    log.write_text(log_naming(f"/x/{m}.py", extra=records))
+    runs = import_trace(log, label=m)
+    (run,) = runs
+    assert run.graph_breaks and run.recompiles and run.errors and m in run.imported_trace.unknown_events  # type: ignore[union-attr]
+    report = render_report_html(run)
+    assert m.replace("<", "&lt;") in report or "&lt;xq1" in report  # the text is there, as text
+    assert _from_the_data(report) == []
+    assert _from_the_data(str(run._repr_mimebundle_()["text/html"])) == []
+    assert _from_the_data(render_job_report_html(job_digest_of(runs))) == []
