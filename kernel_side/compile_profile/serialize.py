@@ -56,17 +56,17 @@ def _without_surrogates(data: Any) -> Any:
     nested nearly as deep as the recursion limit)."""
     if isinstance(data, str):
         return clean_text(data)
-    pending = [data]
+    pending: list[Any] = [data]
     while pending:
-        node = pending.pop()
-        if isinstance(node, list):
+        node: Any = pending.pop()
+        if is_list(node):
             for i, value in enumerate(node):
                 if isinstance(value, str):
                     node[i] = clean_text(value)
                 elif isinstance(value, (list, dict)):
                     pending.append(value)
-        elif isinstance(node, dict):
-            items = [(clean_text(k), v) for k, v in node.items()]
+        elif is_dict(node):
+            items: list[tuple[str, Any]] = [(clean_text(str(k)), v) for k, v in node.items()]
             node.clear()
             for key, value in items:
                 node[key] = clean_text(value) if isinstance(value, str) else value
