@@ -237,3 +237,28 @@ def test_markup_in_every_string_of_a_trace_makes_no_element_in_the_report_the_ca
     assert _from_the_data(report) == []
     assert _from_the_data(str(run._repr_mimebundle_()["text/html"])) == []
     assert _from_the_data(render_job_report_html(job_digest_of(runs))) == []
+
+
+def test_the_api_refuses_a_label_or_source_root_of_the_wrong_kind_before_storing_anything(tmp_path):
+    """``label=5`` stored a run that could then not be read ("label: expected a string, got an integer (5)"); a root
+    holding a NUL blamed the log ("compile-profile could not read this log (ValueError: embedded null byte); please
+    report it with the log"); a root given as one string was split into its characters."""
+    import compile_profile
+
+    log = tmp_path / "t.log"
+    log.write_text(log_naming("/x/train.py"))
+    db = tmp_path / "api.sqlite"
+    with pytest.raises(TypeError, match="label must be a string, got int"):
+        compile_profile.import_trace(log, label=5, db=db)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="source_roots must be paths"):
+        compile_profile.import_trace(log, source_roots=[5], db=db)  # type: ignore[list-item]
+    with pytest.raises(ValueError, match="a source root cannot hold a NUL character"):
+        compile_profile.import_trace(log, source_roots=["a\x00b"], db=db)
+    with RunStore(db) as store:
+        assert store.list() == []
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "train.py").write_text("x = 1\n")
+    (run,) = compile_profile.import_trace(log, source_roots=str(tmp_path / "src"), db=db)  # one root, as a string
+    assert run.imported_trace is not None and run.imported_trace.files_read == [
+        str((tmp_path / "src" / "train.py").resolve())
+    ]
