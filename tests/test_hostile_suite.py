@@ -313,3 +313,23 @@ def test_a_baseline_that_is_no_file_and_no_suite_id_says_which(tmp_path, cli, si
     good = _export(tmp_path, "good")
     code, _, err = cli("suite-compare", side, str(good))
     _one_line_error(code, err, *words)
+
+
+def test_the_suite_api_refuses_arguments_that_would_store_a_suite_it_cannot_read(tmp_path):
+    """``label=5`` was stored and the suite could then not be read ("its record: label: expected a string, got an
+    integer (5)"); a task, dtype or model given as one string was split into its characters ("--task 'i': choose
+    from ..."); ``size`` took any text."""
+    import compile_profile
+    from compile_profile.suites.runner import SuiteError
+
+    source, db = _skips(tmp_path), tmp_path / "api.sqlite"
+    with pytest.raises(SuiteError, match="label must be a string, got int"):
+        compile_profile.suite(source, label=5, db=str(db), progress=False)  # type: ignore[arg-type]
+    with pytest.raises(SuiteError, match="--size '<b>': choose from auto, small, real"):
+        compile_profile.suite(source, size="<b>", db=str(db), progress=False)
+    with RunStore(db) as store:
+        assert store.suites() == []
+    result = compile_profile.suite(
+        source, tasks="inference", dtypes="float32", only="a", db=str(db), progress=False
+    )  # one of each, as a string
+    assert [o.name for o in result.record.outcomes] == ["a"]

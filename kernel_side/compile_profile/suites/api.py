@@ -27,6 +27,12 @@ from .storage import load_suite, runs_of
 from .views import mime_bundle, render_report_html, render_text
 
 DEFAULT_TIMEOUT_S = 600.0
+SIZES = ("auto", "small", "real")
+
+
+def _names(value: str | Sequence[str]) -> tuple[str, ...]:
+    """Tasks, dtypes or models as given: one as a string (``tasks="training"``), or several."""
+    return (value,) if isinstance(value, str) else tuple(value)
 
 
 class SuiteResult:
@@ -99,7 +105,12 @@ def run_suite_from_options(
     only: Sequence[str] | None = None,
     on_event: Callable[[Progress], None] = lambda _: None,
 ) -> SuiteResult:
-    tasks, dtypes = tuple(tasks), tuple(dtypes)
+    tasks, dtypes = _names(tasks), _names(dtypes)
+    if not isinstance(label, str):  # stored in the suite's record, which could then not be read back
+        raise SuiteError(f"label must be a string, got {type(label).__name__}")
+    if size not in SIZES:
+        raise SuiteError(f"--size {size!r}: choose from {', '.join(SIZES)}")
+    only = _names(only) if only else None
     for task in tasks:
         if task not in collections.TASKS:
             raise SuiteError(f"--task {task!r}: choose from {', '.join(collections.TASKS)}")
