@@ -67,6 +67,8 @@ def _collection(tmp_path: Path, body: str) -> str:
             "class M(dict):\n    def items(self):\n        raise KeyError('gone')\n\ndef models():\n    return M(a=1)\n",
             ["models() raised KeyError"],
         ),
+        ("import sys\nsys.exit(0)\n", ["importing", "called sys.exit(0)"]),
+        ("import sys\n\ndef models():\n    sys.exit('bye')\n", ["models() called sys.exit('bye')"]),
         ("def models():\n    return {'a': Skip(123)}\n", ["Skip(...) of 'a'", "a string"]),
         ("def models():\n    return {'a': Model(build=5)}\n", ["Model(...) of 'a'", "build"]),
         ("def models():\n    return {'a': Model(lambda: 1, options=[1])}\n", ["Model(...) of 'a'", "options"]),

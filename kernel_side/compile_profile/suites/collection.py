@@ -147,6 +147,8 @@ class Collection:
             items = list(found.items())
         except CollectionError:
             raise
+        except SystemExit as exc:  # the CLI would exit with its code and no word (0: a suite "passed" that never ran)
+            raise CollectionError(f"{self.source}: models() called sys.exit({exc.code!r})") from None
         except Exception as exc:  # any exception of the collection's own code
             raise CollectionError(f"{self.source}: models() raised {type(exc).__name__}: {exc}") from exc
         for name, value in items:
@@ -219,6 +221,9 @@ def load(collection: str) -> Collection:
     sys.path.insert(0, str(path.resolve().parent))  # the collection imports its neighbours as a script would
     try:
         spec.loader.exec_module(module)
+    except SystemExit as exc:  # as in models(): never an exit without a word
+        del sys.modules[name]
+        raise CollectionError(f"importing {collection} called sys.exit({exc.code!r})") from None
     except Exception as exc:
         del sys.modules[name]
         raise CollectionError(f"importing {collection} raised {type(exc).__name__}: {exc}") from exc
