@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 import tornado.httpclient
@@ -262,3 +263,32 @@ def test_the_api_refuses_a_label_or_source_root_of_the_wrong_kind_before_storing
     assert run.imported_trace is not None and run.imported_trace.files_read == [
         str((tmp_path / "src" / "train.py").resolve())
     ]
+
+
+def test_a_run_file_whose_options_nest_deep_is_refused_so_no_reader_meets_a_recursion_limit(tmp_path, cli):
+    """A variant's ``options`` hold any JSON (``dict[str, Any]``): a run file whose option nested 950 deep imported from the CLI's
+    shallow stack, and a reader with a deeper one (the server's handlers, pytest's) then hit the recursion limit in
+    ``json.loads`` reading it back.  A value of ``Any`` may nest at most ``serialize.MAX_ANY_DEPTH`` deep."""
+    import sys
+
+    from compile_profile.serialize import MAX_ANY_DEPTH
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from synthetic_store_runs import make_run
+
+    data = make_run("deepoptions1", eager_ms=2.0, compiled_ms=1.0, graph_breaks=0).to_dict()
+
+    def nest(depth: int) -> list:  # [] is 1 deep, [[]] 2
+        return [] if depth == 1 else [nest(depth - 1)]
+
+    def with_option(value: list) -> str:
+        variants = [{**data["variants"][0], "options": {"x": value}}, *data["variants"][1:]]
+        return json.dumps({**data, "variants": variants})
+
+    path = tmp_path / "deep.json"
+    path.write_text(with_option(nest(MAX_ANY_DEPTH + 1)))
+    code, _, err = cli("import", str(path))
+    assert code == 2 and "variants[0].options.x: " in err and f"nested deeper than {MAX_ANY_DEPTH}" in err, err
+    path.write_text(with_option(nest(MAX_ANY_DEPTH)))  # at the cap: taken
+    code, _, err = cli("import", str(path))
+    assert code == 0, err

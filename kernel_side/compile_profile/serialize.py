@@ -232,8 +232,25 @@ def _converter(tp: Any) -> Callable[[Any], Any]:
     return primitive
 
 
+# How deep a value of ``Any`` (a run's ``options``, a suite's ``profile_options``) may nest: an option is a flat value
+# or a small mapping.  One nested 950 deep loaded from the CLI's shallow stack, and a reader with a deeper one (the
+# server's handlers) then met the recursion limit in ``json.loads``, reading the run back.
+MAX_ANY_DEPTH = 32
+
+
 def _any(data: Any) -> Any:
-    return data
+    level: list[Any] = [data]  # a list or object is one level deeper than the values it holds ([] is 1 deep)
+    for _ in range(MAX_ANY_DEPTH):
+        inner: list[Any] = []
+        for node in level:
+            if is_list(node):
+                inner.extend(node)
+            elif is_dict(node):
+                inner.extend(node.values())
+        if not inner:
+            return data
+        level = inner
+    raise FormatError(f"nested deeper than {MAX_ANY_DEPTH} (MAX_ANY_DEPTH, the cap on a value of any type)")
 
 
 def _str(data: Any) -> str:
