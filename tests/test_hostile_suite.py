@@ -355,3 +355,43 @@ def test_a_name_with_a_line_break_from_a_baseline_or_another_store_keeps_to_its_
     record.outcomes[0].name = name
     text = render_text(suite_digest(record, runs))
     assert "two\\nlines\\r\\x1b[2J" in text and not any(line.startswith("lines") for line in text.splitlines()), text
+
+
+async def test_the_suite_and_import_doors_refuse_another_sites_use_of_the_users_session(
+    http_server_client, jp_base_url, jp_auth_header, jp_root_dir, store_path
+):
+    """The session cookie alone (a form post from another page) imports nothing and reads no suite for another site;
+    with the lab's XSRF token the same import goes through."""
+    from test_reliability_access import EVIL, cookie_header, log_in
+    from test_trace_safety import log_naming
+
+    async def request_raw(path: str, *, method: str = "GET", headers: dict | None = None, body: str | None = None):
+        response = await http_server_client.fetch(
+            jp_base_url.rstrip("/") + "/" + path,
+            method=method,
+            headers=headers or {},
+            body=body,
+            raise_error=False,
+            follow_redirects=False,
+            allow_nonstandard_methods=True,
+        )
+        return response.code, response.body.decode("utf-8", "replace"), response
+
+    suite_id = _store_suite_with_an_unreadable_outcome(store_path)
+    with RunStore(store_path) as store:
+        before = store.count()
+    (jp_root_dir / "t.log").write_text(log_naming("/x/train.py"))
+    cookies = await log_in(request_raw, jp_auth_header)
+    cookie = cookie_header(cookies)
+    body = json.dumps({"path": "t.log"})
+    for headers in ({"Cookie": cookie}, {"Cookie": cookie, "Origin": EVIL}):
+        status, _, _ = await request_raw(f"{API}/runs/import-trace", method="POST", headers=headers, body=body)
+        assert status in (403, 404), (headers, status)  # jupyter_server answers another origin 404
+    for path in ("suites", f"suites/{suite_id}", f"suites/{suite_id}/report"):
+        status, text, _ = await request_raw(f"{API}/{path}", headers={"Cookie": cookie, "Origin": EVIL})
+        assert status in (403, 404) and suite_id not in text, (path, status)
+    with RunStore(store_path) as store:
+        assert store.count() == before  # nothing imported
+    headers = {"Cookie": cookie, "X-XSRFToken": cookies["_xsrf"]}
+    status, text, _ = await request_raw(f"{API}/runs/import-trace", method="POST", headers=headers, body=body)
+    assert status == 201, text
