@@ -76,7 +76,10 @@ def import_trace(
     from .engine.trace.log_import import import_trace as read_logs
     from .store import RunStore, put_imported
 
-    runs = read_logs(path, label=label, source_roots=[os.getcwd(), *(source_roots or ())])  # every log read first
+    roots = (
+        [source_roots] if isinstance(source_roots, (str, os.PathLike)) else list(source_roots or ())
+    )  # one root, or many
+    runs = read_logs(path, label=label, source_roots=[os.getcwd(), *roots])  # every log read first
     with RunStore(db) as store:
         return put_imported(store, runs, label=label)
 

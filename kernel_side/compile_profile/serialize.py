@@ -12,7 +12,9 @@ import ast
 import dataclasses
 import functools
 import inspect
+import json
 import math
+import re
 import sys
 import types
 import typing
@@ -21,6 +23,56 @@ from types import MappingProxyType
 from typing import Any, TypeGuard, Union, get_args, get_origin, get_type_hints
 
 _PRIMITIVES = {str: "string", int: "integer", float: "number", bool: "boolean"}
+
+# -- someone else's JSON -----------------------------------------------------------------------------------------
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # a \ud800-\udfff escape: the only way JSON text holds one
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def parse_json(text: str | bytes, **options: Any) -> Any:
+    """``json.loads`` for text from elsewhere (a TORCH_TRACE's records, a ``--json`` baseline, a request's body): a
+    ``ValueError`` where ``json.loads`` would raise ``RecursionError`` (arrays nested 100,000 deep: a traceback from
+    the CLI, a 500 from the server), and each lone surrogate in its strings and keys (``"\\ud800"``, which JSON
+    allows and no UTF-8 text can hold: SQLite, an HTML file, a terminal refuse it) replaced by U+FFFD.  ``options``
+    are ``json.loads``'."""
+    try:
+        data = json.loads(text, **options)
+    except RecursionError:
+        raise ValueError("it is nested deeper than Python's recursion limit lets JSON be read") from None
+    probe = text if isinstance(text, str) else text.decode("latin-1")
+    if _SURROGATE_ESCAPE.search(probe):
+        data = _without_surrogates(data)
+    return data
+
+
+def clean_text(text: str) -> str:
+    """``text`` with each lone surrogate replaced by U+FFFD (a str JSON or Python escapes can hold, UTF-8 cannot)."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def _without_surrogates(data: Any) -> Any:
+    """JSON data with ``clean_text`` applied to every string and key, in place, without recursion (the data may be
+    nested nearly as deep as the recursion limit)."""
+    if isinstance(data, str):
+        return clean_text(data)
+    pending: list[Any] = [data]
+    while pending:
+        node: Any = pending.pop()
+        if is_list(node):
+            for i, value in enumerate(node):
+                if isinstance(value, str):
+                    node[i] = clean_text(value)
+                elif isinstance(value, (list, dict)):
+                    pending.append(value)
+        elif is_dict(node):
+            items: list[tuple[str, Any]] = [(clean_text(str(k)), v) for k, v in node.items()]
+            node.clear()
+            for key, value in items:
+                node[key] = clean_text(value) if isinstance(value, str) else value
+                if isinstance(value, (list, dict)):
+                    pending.append(value)
+    return data
 
 
 # What a check of a value's type established, for the type checker: isinstance narrows Any to list[Unknown].
@@ -57,7 +109,12 @@ def _type_of(obj: object) -> type:
 
 
 def to_dict(obj: Any) -> Any:
+    """``obj`` as JSON data: dataclasses as objects, NaN and infinities as null, and each lone surrogate of a string
+    as U+FFFD (``clean_text``: a label from argv's undecodable bytes, a ``"\\ud800"`` read from JSON), so what is
+    written holds only text UTF-8 can (SQLite's columns, an HTML export, a terminal)."""
     cls = _type_of(obj)
+    if cls is str:
+        return obj if obj.isascii() else clean_text(obj)
     if cls in _PLAIN:
         return obj
     names = _FIELD_NAMES.get(cls)
@@ -68,7 +125,7 @@ def to_dict(obj: Any) -> Any:
     if _is_sequence(obj):
         return [to_dict(v) for v in obj]
     if is_dict(obj):
-        return {str(k): to_dict(v) for k, v in obj.items()}
+        return {(k if type(k) is str and k.isascii() else clean_text(str(k))): to_dict(v) for k, v in obj.items()}
     if isinstance(obj, float) and not math.isfinite(obj):  # NaN and infinities are not JSON (browsers refuse them)
         return None
     return obj
@@ -175,8 +232,25 @@ def _converter(tp: Any) -> Callable[[Any], Any]:
     return primitive
 
 
+# How deep a value of ``Any`` (a run's ``options``, a suite's ``profile_options``) may nest: an option is a flat value
+# or a small mapping.  One nested 950 deep loaded from the CLI's shallow stack, and a reader with a deeper one (the
+# server's handlers) then met the recursion limit in ``json.loads``, reading the run back.
+MAX_ANY_DEPTH = 32
+
+
 def _any(data: Any) -> Any:
-    return data
+    level: list[Any] = [data]  # a list or object is one level deeper than the values it holds ([] is 1 deep)
+    for _ in range(MAX_ANY_DEPTH):
+        inner: list[Any] = []
+        for node in level:
+            if is_list(node):
+                inner.extend(node)
+            elif is_dict(node):
+                inner.extend(node.values())
+        if not inner:
+            return data
+        level = inner
+    raise FormatError(f"nested deeper than {MAX_ANY_DEPTH} (MAX_ANY_DEPTH, the cap on a value of any type)")
 
 
 def _str(data: Any) -> str:

@@ -31,7 +31,7 @@ from ..render.job_report import render_job_report_html
 from ..render.job_text import render_job_text
 from ..render.report import render_report_html
 from ..render.text import comparison_text, render_text, terminal_safe, text_table
-from ..serialize import to_dict
+from ..serialize import parse_json, to_dict
 from ..store import RunNotFound, RunStore, put_imported, validate_run_id
 from .text import PROG, CliError, Parser, clip, device_text, say, speedup_text, write_file
 
@@ -162,8 +162,8 @@ def _read_run(path: str) -> ProfileRun:
     except UnicodeDecodeError:
         raise CliError(f"{path} is not a run's JSON (run.to_json()): not UTF-8 text") from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
+        data = parse_json(text)
+    except ValueError as exc:
         raise CliError(f"{path} is not a run's JSON (run.to_json()): {exc}") from None
     if not isinstance(data, dict):
         raise CliError(f"{path} is not a run's JSON (run.to_json()): it holds a {type(data).__name__}")

@@ -22,7 +22,6 @@ beside the others.  No request about one run answers 500 because of what that ru
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -37,7 +36,7 @@ from ..profile_run import ProfileRun
 from ..render.charts import figures
 from ..render.job_report import render_job_report_html
 from ..render.report import render_report_html
-from ..serialize import to_dict
+from ..serialize import parse_json, to_dict
 from ..store import RunNotFound, UnreadableRun
 from .base import StoreHandler
 from .compiles import ArtifactHandler, CompileHandler, CompilesHandler, PerfettoHandler
@@ -188,8 +187,8 @@ class ImportTraceHandler(StoreHandler):
         name are read only inside the server's root directory.  A path that holds nothing to import (none there, none
         inside the root, no log, no record, not a regular file, not readable) is answered 400 with one message; a log
         past a cap of ``TraceLimits`` 400 naming the cap; an import past the time bound 503; nothing is stored then."""
-        try:
-            body = json.loads(self.request.body or b"{}")
+        try:  # nested past the recursion limit: a ValueError too; lone surrogates (``"\\ud800"``) as U+FFFD
+            body = parse_json(self.request.body or b"{}")
         except ValueError:
             body = None
         if not isinstance(body, dict):
@@ -263,11 +262,14 @@ class SuiteHandler(StoreHandler):
     def get(self, suite_id: str) -> None:
         """A suite's digest and its figures (``suites.digest.SuitePage``); 404 when there is none."""
         from ..suites.http import suite_page
+        from ..suites.storage import UnreadableSuite
 
         try:
             self.write_json(suite_page(self.store(), self.checked_id(suite_id)))
         except KeyError:
             raise tornado.web.HTTPError(404, f"no suite {suite_id}") from None
+        except UnreadableSuite as exc:  # what it holds, named, as for a run that cannot be read
+            raise tornado.web.HTTPError(422, str(exc)) from None
 
 
 class SuiteReportHandler(StoreHandler):
@@ -275,11 +277,14 @@ class SuiteReportHandler(StoreHandler):
     def get(self, suite_id: str) -> None:
         """The suite's self-contained HTML report, as a download (it holds plotly.js, as a run's report does)."""
         from ..suites.http import suite_report
+        from ..suites.storage import UnreadableSuite
 
         try:
             page = suite_report(self.store(), self.checked_id(suite_id))
         except KeyError:
             raise tornado.web.HTTPError(404, f"no suite {suite_id}") from None
+        except UnreadableSuite as exc:
+            raise tornado.web.HTTPError(422, str(exc)) from None
         self.set_header("Content-Disposition", f'attachment; filename="compile-profile-suite-{suite_id}.html"')
         self.set_header("X-Content-Type-Options", "nosniff")
         self.finish(page, set_content_type="text/html; charset=utf-8")

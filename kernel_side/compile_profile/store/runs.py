@@ -24,7 +24,7 @@ from typing import Any
 from .. import artifacts
 from ..digest.summary import summarize
 from ..profile_run import ProfileRun
-from ..serialize import json_kind
+from ..serialize import json_kind, to_dict
 from .database import StoreFile
 from .errors import RunNotFound, StoreError, UnreadableRun, unreadable_reason
 from .summaries import SummaryJson, cached_summary, summarize_row
@@ -73,16 +73,16 @@ class RunStore(StoreFile):
         data = run.to_dict()
         data["artifact_texts"] = {}  # kept in the artifacts table
         run_json = json.dumps(data)
-        summary_json = json.dumps(summarize(run))
+        summary_json = json.dumps(to_dict(summarize(run)))  # its text as the run's: no lone surrogate
         refs = artifacts.referenced(run)
         packed = artifacts.pack(run.artifact_texts, refs - self._stored_artifacts(refs))
-        row = (
+        row = (  # the columns from the data (``to_dict``: a lone surrogate in a label is U+FFFD, which SQLite takes)
             run.id,
-            run.created_at,
+            data["created_at"],
             epoch_seconds(run.created_at),
-            run.notebook or "",
-            run.label or "",
-            run.status,
+            data["notebook"] or "",
+            data["label"] or "",
+            data["status"],
             run_json,
             summary_json,
             run.distributed.job_id if run.distributed is not None else None,

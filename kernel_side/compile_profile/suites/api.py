@@ -9,6 +9,9 @@ process owns, and returns the suite as stored (every shard's outcomes so far) wi
 
 from __future__ import annotations
 
+import math
+import pathlib
+import stat
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -24,6 +27,12 @@ from .storage import load_suite, runs_of
 from .views import mime_bundle, render_report_html, render_text
 
 DEFAULT_TIMEOUT_S = 600.0
+SIZES = ("auto", "small", "real")
+
+
+def _names(value: str | Sequence[str]) -> tuple[str, ...]:
+    """Tasks, dtypes or models as given: one as a string (``tasks="training"``), or several."""
+    return (value,) if isinstance(value, str) else tuple(value)
 
 
 class SuiteResult:
@@ -96,15 +105,20 @@ def run_suite_from_options(
     only: Sequence[str] | None = None,
     on_event: Callable[[Progress], None] = lambda _: None,
 ) -> SuiteResult:
-    tasks, dtypes = tuple(tasks), tuple(dtypes)
+    tasks, dtypes = _names(tasks), _names(dtypes)
+    if not isinstance(label, str):  # stored in the suite's record, which could then not be read back
+        raise SuiteError(f"label must be a string, got {type(label).__name__}")
+    if size not in SIZES:
+        raise SuiteError(f"--size {size!r}: choose from {', '.join(SIZES)}")
+    only = _names(only) if only else None
     for task in tasks:
         if task not in collections.TASKS:
             raise SuiteError(f"--task {task!r}: choose from {', '.join(collections.TASKS)}")
     for dtype in dtypes:
         if dtype not in collections.DTYPES:
             raise SuiteError(f"--dtype {dtype!r}: choose from {', '.join(collections.DTYPES)}")
-    if not (timeout > 0):
-        raise SuiteError(f"--timeout must be a positive number of seconds, got {timeout!r}")
+    if not (math.isfinite(timeout) and timeout > 0):  # inf was stored as null: a suite that could not be read back
+        raise SuiteError(f"--timeout must be a positive, finite number of seconds, got {timeout!r}")
     if shard[1] > 1 and suite_id is None:
         raise SuiteError(
             "the shards of one suite must share its id: give --suite-id ID, the same on every shard (a Slurm array's "
@@ -144,12 +158,32 @@ def run_suite_from_options(
     return SuiteResult(record, digest, comparison)
 
 
-def baseline_export(source: str, db: str | None) -> SuiteExport:
-    """A baseline by a ``--json`` file's path, or a stored suite's id."""
-    import pathlib
+_FILE_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
 
-    if pathlib.Path(source).is_file():
+
+def baseline_export(source: str, db: str | None) -> SuiteExport:
+    """A baseline by a ``--json`` file's path, or a stored suite's id; ``SuiteError`` saying which it is not."""
+    path = pathlib.Path(source)
+    try:
+        mode = path.stat().st_mode
+    except (OSError, ValueError):  # none there (or a NUL in the name): a suite's id, if it is one
+        mode = None
+    if mode is not None and stat.S_ISREG(mode):
         return read_export(source)
+    if mode is not None:  # a FIFO is never opened: it would wait for a writer
+        kind = next((name for test, name in _FILE_KINDS if test(mode)), "not a regular file")
+        raise SuiteError(f"{source} is no --json file ({kind}): give a suite's --json file or a stored suite's id")
+    if not collections.is_suite_id(source):
+        raise SuiteError(
+            f"no file {source!r}, and it is no suite id (1-64 letters, digits, '_' or '-'): give a suite's --json "
+            "file or a stored suite's id (`compile-profile suite --list`)"
+        )
     with RunStore(db) as store:
         try:
             record = load_suite(store, source)

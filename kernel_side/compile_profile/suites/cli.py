@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import pathlib
 import sys
 from typing import Any
@@ -34,12 +35,32 @@ def _say(text: str = "", *, err: bool = False) -> None:
     print(terminal_safe(text), file=sys.stderr if err else sys.stdout, flush=True)
 
 
-def _write(path: str, text: str) -> None:
+def _write(path: str, text: str, suite_id: str = "", option: str = "") -> None:
     try:
         pathlib.Path(path).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise SuiteError(f"cannot write {path}: {exc.strerror or exc}") from None
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
+        again = (
+            f"; the suite is stored: `compile-profile suite --show {suite_id} {option} OUT` writes it"
+            if suite_id
+            else ""
+        )
+        raise SuiteError(f"cannot write {path}: {getattr(exc, 'strerror', None) or exc}{again}") from None
     _say(f"wrote {path}", err=True)
+
+
+def _check_writable(path: str) -> None:
+    """Refuse an output file whose directory is not there or cannot be written, before any model runs (a suite takes
+    minutes to hours; its figures are stored either way)."""
+    where = pathlib.Path(path).expanduser().absolute()
+    directory = where.parent
+    if "\x00" in path:
+        raise SuiteError(f"cannot write {path}: a path cannot hold a NUL character")
+    if not directory.is_dir():
+        raise SuiteError(f"cannot write {path}: no such directory {directory}")
+    if where.is_dir():
+        raise SuiteError(f"cannot write {path}: it is a directory")
+    if not os.access(directory, os.W_OK):
+        raise SuiteError(f"cannot write {path}: the directory {directory} is not writable")
 
 
 def _profile_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -57,9 +78,9 @@ def _profile_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def _outputs(args: argparse.Namespace, result: Any) -> None:
     if args.json:
-        _write(args.json, json.dumps(result.to_json(), indent=2) + "\n")
+        _write(args.json, json.dumps(result.to_json(), indent=2) + "\n", result.id, "--json")
     if args.html:
-        _write(args.html, result.to_html())
+        _write(args.html, result.to_html(), result.id, "--html")
 
 
 def _gate(comparison: SuiteComparison | None, fail: bool) -> int:
@@ -86,6 +107,9 @@ def cmd_suite(args: argparse.Namespace, store: RunStore) -> int:
         return 0
     if not args.collection:
         raise SuiteError("give a COLLECTION (a Python file whose models() returns {name: builder}, or builtin)")
+    for output in (args.json, args.html):
+        if output:
+            _check_writable(output)
     if args.fail_on_regression and not args.baseline:
         raise SuiteError("--fail-on-regression needs --baseline OLD (a suite id or a --json file) to compare with")
     try:

@@ -31,7 +31,9 @@ import hashlib
 import importlib.util
 import inspect
 import pathlib
+import re
 import sys
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
@@ -65,6 +67,53 @@ def entry_name(model: str, task: str, dtype: str) -> str:
     return f"{model} ({', '.join(extra)})" if extra else model
 
 
+# A model's name is shown in the suite's table, its chart's axis, the progress line, the store and the panel: one line
+# of text, short enough for a table's column to clip rather than a screen to fill.
+MAX_NAME = 200
+# Bidirectional controls, which reorder the text around them in a terminal or a page ("U+202E" makes "evil.py"
+# read backwards): a name holds none, as it holds no control character.
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
+
+
+def name_problem(name: str) -> str:
+    """What makes ``name`` no model name ("" when it is one): over ``MAX_NAME`` characters, a control character or a
+    line break (it would split the table's row), a bidirectional control, or a lone surrogate (a str that no UTF-8
+    text holds: the store refuses it)."""
+    if len(name) > MAX_NAME:
+        return f"it is {len(name):,} characters long, at most {MAX_NAME} (MAX_NAME) are shown"
+    for char in name:
+        category = unicodedata.category(char)
+        if category == "Cs":
+            return "it holds a lone surrogate, which no UTF-8 text can hold"
+        if category == "Cc" or category in ("Zl", "Zp") or char in _BIDI:
+            return f"it holds the control character U+{ord(char):04X}; a name is one line of plain text"
+    return ""
+
+
+def _shown(name: str) -> str:
+    shown = repr(name)
+    return shown if len(shown) <= 80 else shown[:79] + "…"
+
+
+def spec_problem(value: Any) -> str:
+    """What is wrong with a ``Skip`` or ``Model`` of ``models()`` ("" when nothing is)."""
+    if isinstance(value, Skip):
+        return (
+            ""
+            if isinstance(value.reason, str)
+            else f"has a reason of type {type(value.reason).__name__}: give a string"
+        )
+    if isinstance(value, Model):
+        if not callable(value.build):
+            return f"has a build of type {type(value.build).__name__}: give a function returning (fn, args)"
+        if not isinstance(value.options, Mapping) or not all(isinstance(k, str) for k in value.options):
+            return "has options that are no mapping of keyword to value: give options={'backend': 'eager', ...}"
+        tasks = value.tasks
+        if tasks is not None and (not isinstance(tasks, tuple) or not all(t in TASKS for t in tasks)):
+            return f"has tasks {tasks!r}: give a tuple of {', '.join(repr(t) for t in TASKS)}"
+    return ""
+
+
 def _takes(fn: Callable[..., Any], name: str) -> bool:
     try:
         parameters = inspect.signature(fn).parameters
@@ -88,21 +137,36 @@ class Collection:
             raise CollectionError(
                 f"{self.source} has no models() function: define models() returning {{name: builder}}"
             )
-        found = factory(size=size) if _takes(factory, "size") else factory()
-        if not isinstance(found, Mapping) or not found:
-            raise CollectionError(
-                f"{self.source}: models() must return a non-empty mapping of a name to a builder, got "
-                f"{type(found).__name__}"
-            )
-        for name, value in found.items():
+        try:  # the user's code: what it raises is a message naming it, never a traceback
+            found = factory(size=size) if _takes(factory, "size") else factory()
+            if not isinstance(found, Mapping) or not found:
+                raise CollectionError(
+                    f"{self.source}: models() must return a non-empty mapping of a name to a builder, got "
+                    f"{type(found).__name__}"
+                )
+            items = list(found.items())
+        except CollectionError:
+            raise
+        except SystemExit as exc:  # the CLI would exit with its code and no word (0: a suite "passed" that never ran)
+            raise CollectionError(f"{self.source}: models() called sys.exit({exc.code!r})") from None
+        except Exception as exc:  # any exception of the collection's own code
+            raise CollectionError(f"{self.source}: models() raised {type(exc).__name__}: {exc}") from exc
+        for name, value in items:
             if not isinstance(name, str) or not name.strip():
                 raise CollectionError(f"{self.source}: models() has a key {name!r}, not a name")
+            problem = name_problem(name)
+            if problem:
+                raise CollectionError(f"{self.source}: models() names a model {_shown(name)}: {problem}")
             if not (callable(value) or isinstance(value, (Model, Skip))):
                 raise CollectionError(
                     f"{self.source}: models()[{name!r}] is a {type(value).__name__}, not a builder (a function of no "
                     "arguments returning (fn, args)), Model(...) or Skip(...)"
                 )
-        return dict(found)
+            problem = spec_problem(value)
+            if problem:
+                kind = "Skip" if isinstance(value, Skip) else "Model"
+                raise CollectionError(f"{self.source}: the {kind}(...) of {name!r} {problem}")
+        return dict(items)
 
     def entries(self, tasks: tuple[str, ...], dtypes: tuple[str, ...], size: str = "small") -> list[Entry]:
         """Every entry for ``tasks`` and ``dtypes``, in the collection's order (a model's tasks, then dtypes)."""
@@ -157,10 +221,21 @@ def load(collection: str) -> Collection:
     sys.path.insert(0, str(path.resolve().parent))  # the collection imports its neighbours as a script would
     try:
         spec.loader.exec_module(module)
+    except SystemExit as exc:  # as in models(): never an exit without a word
+        del sys.modules[name]
+        raise CollectionError(f"importing {collection} called sys.exit({exc.code!r})") from None
     except Exception as exc:
         del sys.modules[name]
         raise CollectionError(f"importing {collection} raised {type(exc).__name__}: {exc}") from exc
     return Collection(collection, path.name, sha, module)
+
+
+def is_suite_id(text: str) -> bool:
+    """Whether ``text`` can name a stored suite (a run id's form: 1-64 letters, digits, ``_`` or ``-``)."""
+    return bool(_SUITE_ID.fullmatch(text))
+
+
+_SUITE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 def shard(entries: list[Entry], index: int, count: int) -> list[Entry]:

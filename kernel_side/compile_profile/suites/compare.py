@@ -12,7 +12,6 @@ worded, not gated (one compile each: it has no interval).
 
 from __future__ import annotations
 
-import json
 import pathlib
 from dataclasses import dataclass
 
@@ -85,15 +84,74 @@ def export(digest: SuiteDigest) -> SuiteExport:
     )
 
 
+# The largest ``--json`` file read back: 200,000 entries took 47 MB; a suite of ten thousand models takes 2.4 MB.
+EXPORT_BYTES = 64 << 20
+# What a suite can have measured: a speedup (and its interval's bounds) between a millionth and a million, a compile
+# time up to a year, counts and sizes under 2**63.  Past them a baseline is no suite's (the new/old ratios overflowed:
+# ``OverflowError: math range error`` from the CLI on a speedup of 1e300 with an interval down to 1e-300).
+SPEEDUP_RANGE = (1e-6, 1e6)
+COMPILE_S_MAX = 365 * 24 * 3600.0
+COUNT_MAX = 2**63
+
+
 def read_export(path: str | pathlib.Path) -> SuiteExport:
-    """A ``--json`` file read back; ``ValueError`` naming the file and the field where it is not one."""
+    """A ``--json`` file read back; ``ValueError`` naming the file and the field where it is not one: not JSON, nested
+    past the recursion limit, a field of the wrong type, or figures no suite could have written (``check_export``).
+    A file over ``EXPORT_BYTES`` is refused unread."""
     try:
-        data = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
-        return serialize.from_dict(SuiteExport, data)
+        with open(path, "rb") as f:
+            raw = f.read(EXPORT_BYTES + 1)
     except OSError as exc:
         raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(raw) > EXPORT_BYTES:
+        raise ValueError(
+            f"{path} is larger than {EXPORT_BYTES >> 20} MiB (EXPORT_BYTES, the cap on a --json file read back): "
+            "is it a suite's --json file?"
+        )
+    try:
+        data = serialize.parse_json(raw.decode("utf-8"))
+        export = serialize.from_dict(SuiteExport, data)
+        check_export(export)
     except ValueError as exc:
         raise ValueError(f"{path} is not a suite's --json file: {exc}") from None
+    return export
+
+
+def _figure(where: tuple[str | int, ...], value: float | None, low: float, high: float, what: str) -> None:
+    if value is not None and not (low <= value <= high):
+        raise serialize.FormatError(f"{value:g} is not {what}", where)
+
+
+def check_export(export: SuiteExport) -> None:
+    """``serialize.FormatError`` naming the field where ``export`` holds what no suite writes: an unknown status, a
+    speedup outside ``SPEEDUP_RANGE`` or outside its own interval, a negative time or count, a pass rate outside 0
+    to 1 (``from_dict`` checked the types)."""
+    speedup = f"a speedup from {SPEEDUP_RANGE[0]:g} to {SPEEDUP_RANGE[1]:g} (a positive number)"
+    for i, m in enumerate(export.models):
+        at: tuple[str | int, ...] = ("models", i)
+        if m.status not in STATUSES:
+            known = ", ".join(STATUSES)
+            raise serialize.FormatError(f"{m.status[:60]!r} is no status (one of {known})", (*at, "status"))
+        for name in ("speedup", "speedup_low", "speedup_high"):
+            _figure((*at, name), getattr(m, name), *SPEEDUP_RANGE, speedup)
+        if None not in (m.speedup, m.speedup_low, m.speedup_high):
+            assert m.speedup is not None and m.speedup_low is not None and m.speedup_high is not None
+            if not (m.speedup_low <= m.speedup <= m.speedup_high):
+                raise serialize.FormatError(
+                    f"speedup_low {m.speedup_low:g}, speedup {m.speedup:g} and speedup_high {m.speedup_high:g} are "
+                    "not in that order",
+                    at,
+                )
+        _figure((*at, "compile_s"), m.compile_s, 0.0, COMPILE_S_MAX, "a compile time in seconds, 0 or more")
+        for name in ("graph_breaks", "recompiles", "peak_eager_bytes", "peak_compiled_bytes"):
+            _figure((*at, name), getattr(m, name), 0, COUNT_MAX - 1, "a count, 0 or more")
+    s = export.summary
+    _figure(("summary", "pass_rate"), s.pass_rate, 0.0, 1.0, "a rate from 0 to 1")
+    for name in ("geomean_speedup", "geomean_low", "geomean_high"):
+        _figure(("summary", name), getattr(s, name), *SPEEDUP_RANGE, speedup)
+    _figure(
+        ("summary", "median_compile_s"), s.median_compile_s, 0.0, COMPILE_S_MAX, "a compile time in seconds, 0 or more"
+    )
 
 
 @dataclass

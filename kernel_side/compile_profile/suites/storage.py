@@ -21,12 +21,29 @@ from .records import ModelOutcome, SuiteRecord
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
+class UnreadableSuite(ValueError):
+    """A stored suite whose record or an outcome is not a suite's JSON: the message names the suite, the store and
+    the field (the server answers it 422, as an unreadable run)."""
+
+
 def load_suite(store: RunStore, suite_id: str) -> SuiteRecord:
-    """The stored suite with its outcomes; ``KeyError`` (``RunNotFound``) when there is none, ``ValueError`` when
-    its JSON is not a suite's."""
+    """The stored suite with its outcomes; ``KeyError`` (``RunNotFound``) when there is none, ``ValueError`` for an
+    invalid id, ``UnreadableSuite`` when its JSON is not a suite's."""
     record_json, outcomes = store.suite(suite_id)
-    record = SuiteRecord.from_dict(json.loads(record_json))
-    record.outcomes = [serialize.from_dict(ModelOutcome, json.loads(text)) for text in outcomes]
+    where = "its record"
+    try:
+        record = SuiteRecord.from_dict(serialize.parse_json(record_json))
+        record.outcomes = []
+        for text in outcomes:
+            where = "an outcome"
+            data = serialize.parse_json(text)
+            if isinstance(data, dict) and isinstance(data.get("name"), str):
+                where = f"the outcome of {data['name'][:80]!r}"
+            record.outcomes.append(serialize.from_dict(ModelOutcome, data))
+    except (ValueError, TypeError) as exc:  # TypeError: a value SQLite holds that is no text
+        raise UnreadableSuite(
+            f"suite {suite_id} in {store.path} cannot be read ({where}: {exc}); it was left as stored"
+        ) from None
     return record
 
 
@@ -78,7 +95,7 @@ def merge_store(target: RunStore, source_path: str | pathlib.Path) -> Merged:
             except (RunNotFound, UnreadableRun):
                 continue
         for suite_id, record_json, _ in source.suites(limit=100000):
-            record = SuiteRecord.from_dict(json.loads(record_json))
+            record = SuiteRecord.from_dict(serialize.parse_json(record_json))
             target.put_suite(suite_id, record.created_at, record_json)
             have = {o.name for o in load_suite(target, suite_id).outcomes}
             for outcome in load_suite(source, suite_id).outcomes:

@@ -27,6 +27,9 @@ _COLUMNS = ("ENTRY", "STATUS", "SPEEDUP (INTERVAL)", "COMPILE", "BREAKS", "RECOM
 
 
 def _cut(text: str, width: int) -> str:
+    """A table's cell: one line (a line break written as its escape, as ``terminal_safe`` writes the other controls:
+    a name from a ``--json`` file or another store may hold one), cut to ``width``."""
+    text = text.replace("\r", "\\r").replace("\n", "\\n")
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -70,7 +73,8 @@ def render_text(digest: SuiteDigest) -> str:
 def comparison_text(c: SuiteComparison) -> str:
     lines = [f"{c.old} → {c.new}: {c.headline}", ""]
     rows = [
-        [r.name, r.status_text, r.old_speedup_text, r.new_speedup_text, r.ratio_text, r.compile_text] for r in c.rows
+        [_cut(r.name, 60), r.status_text, r.old_speedup_text, r.new_speedup_text, r.ratio_text, r.compile_text]
+        for r in c.rows
     ]
     lines.append(text_table(("ENTRY", "STATUS", "OLD SPEEDUP", "NEW SPEEDUP", "NEW/OLD", "COMPILE"), rows))
     if c.regressions:

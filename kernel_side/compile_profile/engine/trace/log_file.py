@@ -21,7 +21,6 @@ exceeded refuses the log (``TraceLimitExceeded``), so an import stores nothing r
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import stat
@@ -32,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
+from ...serialize import parse_json
 from .capture import TraceEvent, trace_event
 from .records import BadRecord
 
@@ -319,8 +319,9 @@ def _read_records(lines: _Lines, out: TraceFile, limits: TraceLimits) -> None:
         if match is None:
             out.skipped_lines += bool(text.strip())
             continue
-        try:  # NaN and Infinity are read here, so that a record holding one is named (``records``' checks)
-            metadata = json.loads(match.group(5))
+        try:  # NaN and Infinity are read here, so that a record holding one is named (``records``' checks); JSON
+            # nested past the recursion limit is a line that is no record, and a lone surrogate is U+FFFD
+            metadata = parse_json(match.group(5))
         except ValueError:
             out.skipped_lines += 1
             continue

@@ -27,7 +27,6 @@ from __future__ import annotations
 import collections
 import datetime as dt
 import hashlib
-import json
 import os
 import stat
 import time
@@ -48,6 +47,7 @@ from ...profile_run import (
     Variant,
 )
 from .log_file import DEFAULT_LIMITS, NoTrace, TraceFile, TraceLimitExceeded, TraceLimits, clip_kind, read_trace_file
+from .records import load_json
 from .sources import SourceFiles, script_candidates
 
 __all__ = [
@@ -157,6 +157,7 @@ def import_trace(
     trace names is read only under the source-roots rule (``sources``): inside the log's own directory or
     one of ``source_roots``.  ``limits`` caps what is read (``NoTrace`` naming the cap past one); ``within``
     keeps the logs of a directory to those whose real path is inside it (the server's root)."""
+    _check_arguments(label, source_roots)
     deadline = time.monotonic() + limits.seconds if limits.seconds else None
     files = []
     for p in trace_files(path, limits, within=within):
@@ -196,6 +197,18 @@ def import_trace(
             )
         runs.sort(key=lambda r: (r.distributed is None, r.distributed.rank if r.distributed else 0))
     return runs
+
+
+def _check_arguments(label: object, source_roots: Sequence[object]) -> None:
+    """Refuse, before any log is read, what would make a run that cannot be stored or read back (a label that is no
+    string: the store kept it and could then not load the run) or a root that is no path."""
+    if label is not None and not isinstance(label, str):
+        raise TypeError(f"label must be a string, got {type(label).__name__}")
+    for root in source_roots:
+        if not isinstance(root, (str, os.PathLike)):
+            raise TypeError(f"source_roots must be paths (str or pathlib.Path), got {type(root).__name__}")
+        if "\x00" in os.fspath(root):
+            raise ValueError(f"a source root cannot hold a NUL character: {os.fspath(root)!r}")
 
 
 def _content_sha256(path: Path) -> str:
@@ -379,8 +392,8 @@ def _torch_version(trace: TraceFile) -> str:
     for ev in trace.events:
         if ev.kind == "torch_version" and ev.payload:
             try:
-                data = json.loads(ev.payload)
-            except ValueError:
+                data = load_json(ev.payload)
+            except ValueError:  # not JSON, NaN, or nested past the recursion limit: no version
                 continue
             if isinstance(data, dict) and data.get("pytorch_version"):
                 return str(data["pytorch_version"])

@@ -15,14 +15,20 @@ takes, and which the store would then write as JSON no browser reads).
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ...serialize import parse_json
+
 # A rank is a process of one job; torchrun's largest jobs have tens of thousands.  A record naming a rank past this
 # (``"rank": 2000000000``) is refused: the job view would otherwise lay out that many ranks.
 MAX_RANK = 1 << 16
+
+# The largest magnitude of a number a record may hold: what a signed 64-bit integer holds (a time stamp in
+# nanoseconds, a byte count, a size).  Past it the sums and differences the handlers take overflow a float: two span
+# ends at -1e308 and 1e308 made an infinite compile phase, which the run stored and could then not read back.
+MAX_MAGNITUDE = 2**63
 
 Check = Callable[[Any], str]  # "" when the value is of its field's type, else what is wrong with it
 
@@ -45,13 +51,21 @@ def _what(value: Any) -> str:
     return names.get(type(value), "null" if value is None else type(value).__name__)
 
 
+def _outside(value: float) -> str:
+    shown = f"{value:.4g}" if isinstance(value, float) else f"an integer of {len(str(abs(value)))} digits"
+    return f"{shown} is outside ±2**63 (MAX_MAGNITUDE, the cap on a number)"
+
+
 def integer(value: Any) -> str:
-    return "" if type(value) is int else f"expected an integer, got {_what(value)}"
+    if type(value) is not int:
+        return f"expected an integer, got {_what(value)}"
+    return "" if -MAX_MAGNITUDE < value < MAX_MAGNITUDE else _outside(value)
 
 
 def number(value: Any) -> str:
-    ok = type(value) in (int, float) and math.isfinite(value)
-    return "" if ok else f"expected a finite number, got {_what(value)}"
+    if not (type(value) in (int, float) and math.isfinite(value)):
+        return f"expected a finite number, got {_what(value)}"
+    return "" if -MAX_MAGNITUDE < value < MAX_MAGNITUDE else _outside(value)
 
 
 def text(value: Any) -> str:
@@ -224,5 +238,6 @@ def _finite(literal: str) -> float:
 
 
 def load_json(text: str) -> Any:
-    """``json.loads`` that refuses ``NaN``, ``Infinity`` and numbers too large for a float (ValueError)."""
-    return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+    """``json.loads`` that refuses ``NaN``, ``Infinity``, numbers too large for a float and JSON nested past the
+    recursion limit (ValueError), with lone surrogates as U+FFFD (``serialize.parse_json``)."""
+    return parse_json(text, parse_constant=_no_constant, parse_float=_finite)
