@@ -155,7 +155,7 @@ def _threads(run: ProfileRun) -> str:
     if s is not None:
         return f"{s.torch_threads} intra-op, {s.interop_threads} inter-op"
     # before settings were recorded a CPU run's device count was torch's intra-op threads (engine/common/device.py)
-    return f"{run.device.count} intra-op" if run.device.type == "cpu" and run.imported_trace is None else "not recorded"
+    return f"{run.device.count} intra-op" if run.device.type == "cpu" and not run.untimed else "not recorded"
 
 
 def _others_load(run: ProfileRun) -> str:

@@ -167,7 +167,7 @@ def _error_text(run: ProfileRun) -> str:
 
 def _peak_cell(run: ProfileRun, best: Variant | None) -> str:
     """A short cell: the peak, or ``not measured (CPU)``; why it was not measured is said once, under the table."""
-    if best is None or run.imported_trace is not None:
+    if best is None or run.untimed:
         return "—"
     if best.peak_memory_bytes is not None:
         return peak_memory_text(run, best)
@@ -269,7 +269,7 @@ def _headline(
     if speedups:
         figures.append(f"speedup {value_range(speedups, format_speedup)}")
     else:
-        from_traces = all(run.imported_trace is not None for run in runs.values())
+        from_traces = all(run.untimed for run in runs.values())
         figures.append(NO_TIMINGS if from_traces else "no speedup")
     compiles = [row.compile_s for row in rows if row.compile_s is not None]
     if compiles:

@@ -296,7 +296,7 @@ def run_notes(run: ProfileRun) -> list[str]:
 def memory_unmeasured_text(run: ProfileRun) -> str:
     """Why a run has no peak memory, once for all its variants: it is measured on CUDA devices only, and a run
     read from a TORCH_TRACE log measured nothing."""
-    if run.imported_trace is not None:
+    if run.untimed:
         return "not in a TORCH_TRACE (nothing was measured)"
     return "not measured on CPU (peak memory is read from the CUDA allocator)" if run.device.type != "cuda" else ""
 

@@ -322,7 +322,7 @@ def list_status(run: ProfileRun) -> str:
 def summary_of(run: ProfileRun) -> RunSummary:
     """The run's summary: what lists, the card and the CLI show (``summarize`` is its JSON)."""
     best = run.speedup_variant
-    if best is None and run.imported_trace is not None:  # a trace's one variant: its compile time, never timed
+    if best is None and run.untimed:  # a trace's one variant: its compile time, never timed
         best = run.compiled_variants[0] if run.compiled_variants else None
     groups = break_groups(run)
     ruling, of = outcome(run), lines_of(run)

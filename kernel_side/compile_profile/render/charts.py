@@ -496,7 +496,7 @@ def overview_figures(run: ProfileRun) -> list[str]:
     return [
         name
         for name in OVERVIEW_FIGURES
-        if (name != "breakdown" or breakdown(run)) and not (run.imported_trace is not None and name in TIMING_FIGURES)
+        if (name != "breakdown" or breakdown(run)) and not (run.untimed and name in TIMING_FIGURES)
     ]
 
 
