@@ -126,3 +126,20 @@ def pytest_runtest_setup(item):
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
     return (yield from _compiled_unmarked(item, "call"))
+
+
+@pytest.fixture
+def cli(tmp_path, capsys):
+    """The ``compile-profile`` CLI on a store of the test's own: ``cli(*argv)`` returns the exit status, stdout and
+    stderr; ``cli.db`` is the store's path."""
+    from compile_profile.cli import main
+
+    db = tmp_path / "runs.sqlite"
+
+    def run(*argv: str) -> tuple[int, str, str]:
+        code = main(["--db", str(db), *argv])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    run.db = db  # type: ignore[attr-defined]
+    return run

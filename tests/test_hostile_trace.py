@@ -13,36 +13,15 @@ from pathlib import Path
 
 import pytest
 import tornado.httpclient
-from compile_profile.cli import main
 from compile_profile.engine.trace.log_import import import_trace
 from compile_profile.store import RunStore
+from hostile_input import DEEP
 from test_trace_safety import HEAD, log_naming, record
 
 pytest_plugins = ["pytest_jupyter.jupyter_server"]
 
 API = "compile-profile/api"
 IDS = {"frame_id": 0, "frame_compile_id": 0, "attempt": 0}
-DEEP = "[" * 100_000 + "]" * 100_000  # past any recursion limit: json.loads raises RecursionError on it
-
-
-@pytest.fixture
-def cli(tmp_path, capsys):
-    db = tmp_path / "runs.sqlite"
-
-    def run(*argv: str) -> tuple[int, str, str]:
-        code = main(["--db", str(db), *argv])
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    run.db = db  # type: ignore[attr-defined]
-    return run
-
-
-def _one_line_error(code: int, err: str, *words: str) -> None:
-    assert code == 2, err
-    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
-    for word in words:
-        assert word in err, err
 
 
 # -- TORCH_TRACE -----------------------------------------------------------------------------------------------------

@@ -14,7 +14,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from compile_profile.cli import main
 from compile_profile.digest.job import job_digest
 from compile_profile.digest.summary import run_digest, summarize
 from compile_profile.digest.timeline import compile_timeline
@@ -40,19 +39,6 @@ def _line(text: str) -> int:
 
 def _expected(path: Path) -> dict:
     return json.loads(path.read_text())
-
-
-@pytest.fixture
-def cli(tmp_path, capsys):
-    db = tmp_path / "runs.sqlite"
-
-    def run(*argv: str) -> tuple[int, str, str]:
-        code = main(["--db", str(db), *argv])
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    run.db = db  # type: ignore[attr-defined]
-    return run
 
 
 # -- every supported release's trace opens ---------------------------------------------------------------

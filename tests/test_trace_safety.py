@@ -22,7 +22,6 @@ from pathlib import Path
 
 import pytest
 import tornado.httpclient
-from compile_profile.cli import main
 from compile_profile.digest.job import job_digest
 from compile_profile.engine.trace import log_file as trace_file
 from compile_profile.engine.trace import log_import as trace_import
@@ -80,19 +79,6 @@ def place(tmp_path, monkeypatch):
     (tmp_path / "secret" / "creds.py").write_text(f"# {SECRET}\n")
     monkeypatch.chdir(tmp_path / "work")
     return tmp_path
-
-
-@pytest.fixture
-def cli(tmp_path, capsys):
-    db = tmp_path / "runs.sqlite"
-
-    def run(*argv: str) -> tuple[int, str, str]:
-        code = main(["--db", str(db), *argv])
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    run.db = db  # type: ignore[attr-defined]
-    return run
 
 
 def _ran_id(out: str) -> str:

@@ -1,0 +1,12 @@
+"""What the hostile-input tests share (test_hostile_suite.py, test_hostile_trace.py): a JSON value nested past any
+recursion limit, and the one-line error a refused input must end in."""
+
+DEEP = "[" * 100_000 + "]" * 100_000  # past any recursion limit: json.loads raises RecursionError on it
+
+
+def _one_line_error(code: int, err: str, *words: str) -> None:
+    """Exit status 2 and one line on stderr, no traceback, holding each of ``words``."""
+    assert code == 2, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    for word in words:
+        assert word in err, err
