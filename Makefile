@@ -13,15 +13,27 @@ setup: setup-python setup-js
 
 $(PY):
 	python3 -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
+
+# uv installs the venv (and each compat release's, below): it downloads and unpacks in parallel into its cache
+# (.cache/uv) and hard-links the venv from it.  The same packages as pip's (pip freeze equal), torch and the
+# package's extras in 28 s on a fresh cache (2026-12-05; pip took about 60-80 s of CI's 89-113 s install part).
+# uv reads no pip.conf, so pip's find-links, extra indexes and constraints are passed as pip's config says them, and
+# any index may give the best match, as with pip.
+UV := $(VENV)/bin/uv
+UV_PIP = UV_CACHE_DIR=$(CURDIR)/.cache/uv $(UV) pip install -q --index-strategy unsafe-best-match \
+	$(shell python3 -m pip config list 2>/dev/null | \
+	sed -nE "s/^global\.(find-links|extra-index-url|constraint)='(.*)'$$/\1 \2/p" | \
+	while read k v; do for x in $$v; do printf -- '--%s %s ' $$k $$x; done; done)
+
+$(UV): | $(PY)
+	$(PY) -m pip install -q "uv>=0.9,<1"
 
 setup-python: $(VENV)/.installed
-$(VENV)/.installed: pyproject.toml package.json | $(PY)
-	$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install -q "$(TORCH_SPEC)"
+$(VENV)/.installed: pyproject.toml package.json | $(UV)
 	# pip writes install.json through the labextension link setup-js made; a second editable install then
 	# refuses to add it twice (hatch: "A second file is being added to the wheel archive")
 	rm -f kernel_side/compile_profile/labextension/install.json
-	$(PY) -m pip install -q -e ".[test,lint]"
+	$(UV_PIP) --python $(PY) $$($(PY) -c "import torch" 2>/dev/null || echo "$(TORCH_SPEC)") -e ".[test,lint]"
 	touch $@
 
 lab: setup
@@ -152,20 +164,11 @@ COMPAT_DEPS := numpy scipy ipython pygments plotly ipywidgets nbformat nbclient 
 
 # Each release's CUDA build takes 5.7 GB (2.6.0) to 7.3 GB (2.10.0); a CI run with both venvs at once ran out of
 # disk (stop 18), so COMPAT_KEEP=0 (.ci/run) removes each venv and uv's cache after its tests.
-# uv installs them: it downloads and unpacks the wheels in parallel into its cache (.cache/uv) and hard-links the
-# venv from it.  Torch 2.6.0 with the dependencies in 53 s and 2.10.0 in 91 s, against pip's 126 and 168 s (fresh
-# caches, 2026-12-05; installing torch --no-deps with only the NVIDIA libraries it loads on import saved pip no
-# time: unpacking is the cost).  uv reads no pip.conf, so pip's find-links, extra indexes and constraints are passed
-# as pip's config says them, and any index may give the best match, as with pip.
+# uv installs them (above): torch 2.6.0 with the dependencies in 53 s and 2.10.0 in 91 s, against pip's 126 and
+# 168 s (fresh caches, 2026-12-05; installing torch --no-deps with only the NVIDIA libraries it loads on import
+# saved pip no time: unpacking is the cost).
 COMPAT_KEEP ?= 1
 COMPAT_FREE_GB := 10
-UV := $(VENV)/bin/uv
-UV_PIP_ARGS = --index-strategy unsafe-best-match $(shell python3 -m pip config list 2>/dev/null | \
-	sed -nE "s/^global\.(find-links|extra-index-url|constraint)='(.*)'$$/\1 \2/p" | \
-	while read k v; do for x in $$v; do printf -- '--%s %s ' $$k $$x; done; done)
-
-$(UV): | $(PY)
-	$(PY) -m pip install -q "uv>=0.9,<1"
 
 compat-versions:
 	@echo $(COMPAT_TORCH)
@@ -181,8 +184,7 @@ test-compat: | $(UV)
 	    fi; \
 	    [ -x $$venv/bin/python ] || python3 -m venv --without-pip $$venv; \
 	  fi; \
-	  UV_CACHE_DIR=$(CURDIR)/.cache/uv $(UV) pip install -q --python $$venv/bin/python $(UV_PIP_ARGS) \
-	    "torch==$$v" $(COMPAT_DEPS); \
+	  $(UV_PIP) --python $$venv/bin/python "torch==$$v" $(COMPAT_DEPS); \
 	  echo "== torch $$v: installed in $$((SECONDS - start)) s"; start=$$SECONDS; \
 	  PYTHONPATH=kernel_side TORCHINDUCTOR_CACHE_DIR=$(CURDIR)/.cache/inductor-$$v \
 	    $$venv/bin/python -m pytest -q -m "not gpu" -p no:cacheprovider -p no:hypothesispytest $(COMPAT_TESTS); \
