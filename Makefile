@@ -48,11 +48,14 @@ test: setup browser
 # Inductor, its kernels, the profiler pass or the float64 reference is its subject; a property test draws the
 # Hypothesis profile's number of examples (tests/conftest.py: ci, 100; HYPOTHESIS_PROFILE=large, 2,000).
 # First the tests marked `alone` (they measure the host's load, time against an independent measurement or race a
-# thread: 41 tests, 92 s) in one process on a machine no earlier test has touched, then the rest on two workers
+# thread: 41 tests, 59-92 s) in one process on a machine no earlier test has touched, then the rest on two workers
 # (pytest-xdist, a test file to a worker: its module fixtures' profiles are made once).  One process took 722 s;
-# the rest on two workers then the alone tests took 433-515 s, but with the alone tests last, beside what the
-# workers left running, they failed (2026-12-05).  Both parts run whatever the first gives; the status is the first
-# failure's.  PYTEST_WORKERS=1 runs the rest in this process.
+# the rest on two workers then the alone tests took 433-515 s, but the alone tests failed after them: the
+# suite-resume test's Ctrl-C had gone unseen (SIGINT ignored under `nohup ... &`, fixed in the test) and its suite
+# ran on beside them.  Fresh clones beside other sessions' load (2026-12-05): alone first 202 and 59 s, all passed;
+# the rest 1,248 and 817 s, the notebooks' one module holding a worker for 750 and 640 s (now four modules).
+# Both parts run whatever the first gives; the status is the first failure's.  PYTEST_WORKERS=1 runs the rest in
+# this process.
 PYTEST_WORKERS ?= 2
 test-py: setup browser
 	mkdir -p .cache test-artifacts
