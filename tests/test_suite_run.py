@@ -90,18 +90,49 @@ def test_a_crash_a_hang_a_miscompile_and_a_failed_compile_each_end_their_own_mod
     assert "fine regressed" in gate.stdout
 
 
+# The CLI as a terminal starts it, Ctrl-C raising KeyboardInterrupt: a process that starts with SIGINT ignored keeps
+# it ignored (Python installs its handler only over the default), and a job a non-interactive shell started with `&`
+# (as `setsid nohup bash .ci/run &`) passes SIGINT ignored down to every process: the suite never saw the test's
+# Ctrl-C, and the test waited 60 s for it (pytest-xdist's worker had installed no handler of its own before it).
+AS_FROM_A_TERMINAL = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.executable, [sys.executable, '-m', 'compile_profile.cli', *sys.argv[1:]])"
+)
+
+
 def test_an_interrupted_suite_resumes_without_running_again_what_ended(tmp_path):
     collection = tmp_path / "three.py"
     collection.write_text(THREE)
     db = tmp_path / "s.sqlite"
     args = ["--db", str(db), "suite", str(collection), *CHEAP, "--suite-id", "resumed0001"]
     first = subprocess.Popen(
-        [sys.executable, "-m", "compile_profile.cli", *args],
+        [sys.executable, "-c", AS_FROM_A_TERMINAL, *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "SUITE_TEST_SLEEP": "120"},  # b's builder sleeps: the suite is interrupted there
     )
+    try:
+        _interrupt_after_the_first(first, db)
+    finally:
+        if first.poll() is None:  # a failed wait leaves no suite running beside the next tests
+            first.kill()
+            first.wait()
+    before = load_suite(RunStore(db), "resumed0001").outcomes
+    assert [o.name for o in before] == ["a"]
+
+    again = cli(*args)
+    assert again.returncode == 0, again.stderr
+    assert "[1/2] b: profiling… (1 done before)" in again.stderr and "[2/2] c" in again.stderr
+    assert "a: profiling" not in again.stderr
+    after = load_suite(RunStore(db), "resumed0001").outcomes
+    assert [o.name for o in after] == ["a", "b", "c"]
+    assert after[0] == before[0]  # a's outcome and run are those of the first invocation
+    assert "3 of 3 entries pass" in again.stdout
+
+
+def _interrupt_after_the_first(first: subprocess.Popen[str], db: Path) -> None:
+    """Ctrl-C to the suite ``first`` once its first entry ended, as b's sleeps; it stops saying how to resume."""
     deadline = time.monotonic() + 300
     ended: list[str] = []
     while time.monotonic() < deadline:
@@ -118,17 +149,6 @@ def test_an_interrupted_suite_resumes_without_running_again_what_ended(tmp_path)
     _, err = first.communicate(timeout=60)
     assert first.returncode == 130, err
     assert "--resume" in err
-    before = load_suite(RunStore(db), "resumed0001").outcomes
-    assert [o.name for o in before] == ["a"]
-
-    again = cli(*args)
-    assert again.returncode == 0, again.stderr
-    assert "[1/2] b: profiling… (1 done before)" in again.stderr and "[2/2] c" in again.stderr
-    assert "a: profiling" not in again.stderr
-    after = load_suite(RunStore(db), "resumed0001").outcomes
-    assert [o.name for o in after] == ["a", "b", "c"]
-    assert after[0] == before[0]  # a's outcome and run are those of the first invocation
-    assert "3 of 3 entries pass" in again.stdout
 
 
 def test_two_shards_in_two_stores_merge_into_the_whole_suite(tmp_path):

@@ -6,7 +6,8 @@ const path = require('path');
 const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
 
 const repo = path.resolve(__dirname, '..');
-// CP_UI_ARTIFACTS and CP_UI_PORT let a second run go side by side with another one.
+// CP_UI_ARTIFACTS and CP_UI_PORT let a second run go side by side with another one; CP_UI_WORKERS=1 runs one spec
+// at a time.
 const artifacts = process.env.CP_UI_ARTIFACTS || path.join(repo, 'test-artifacts');
 const port = process.env.CP_UI_PORT || '8899';
 const python = process.env.CP_PYTHON || path.join(repo, '.venv', 'bin', 'python');
@@ -40,7 +41,7 @@ module.exports = {
   // first), before any other spec profiles a cell or imports a trace into the same store; views.spec.ts last and
   // alone: it walks the run list by position, and a run another spec added meanwhile moved it (Enter opened the
   // row that had been second).
-  workers: 1, // two, once a fresh clone's run has shown them green (one of two runs failed a spec since fixed)
+  workers: process.env.CP_UI_WORKERS ? Number(process.env.CP_UI_WORKERS) : 2,
   fullyParallel: false,
   projects: [
     { name: 'seeded store', testMatch: /compile_profile\.spec\.ts$/ },
