@@ -13,17 +13,15 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-import tornado.httpclient
 from compile_profile.store import RunStore
 from compile_profile.suites import collection as collections
 from compile_profile.suites.compare import read_export
 from compile_profile.suites.storage import load_suite, save_outcome
 from hostile_input import DEEP, _one_line_error
+from server_requests import API, api_answer
 from suite_fixtures import _suite
 
 pytest_plugins = ["pytest_jupyter.jupyter_server"]
-
-API = "compile-profile/api"
 
 
 # -- suites: the collection --------------------------------------------------------------------------------------------
@@ -179,31 +177,10 @@ def test_a_stored_suite_that_cannot_be_read_is_named_with_its_field_in_the_cli(t
 # -- the REST doors --------------------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def jp_server_config():
-    return {"ServerApp": {"jpserver_extensions": {"compile_profile": True}}}
-
-
-@pytest.fixture
-def store_path(tmp_path, monkeypatch):
-    path = tmp_path / "runs.sqlite"
-    monkeypatch.setenv("COMPILE_PROFILE_DB", str(path))
-    return path
-
-
-async def _fetch(jp_fetch, *parts: str, **kwargs) -> tuple[int, dict]:
-    try:
-        response = await jp_fetch(API, *parts, **kwargs)
-    except tornado.httpclient.HTTPClientError as exc:
-        assert exc.response is not None
-        return exc.code, json.loads(exc.response.body)
-    return response.code, json.loads(response.body) if response.body else {}
-
-
 async def test_rest_answers_a_suite_that_cannot_be_read_422_naming_it_never_500(jp_fetch, store_path):
     suite_id = _store_suite_with_an_unreadable_outcome(store_path)
     for parts in (("suites", suite_id), ("suites", suite_id, "report")):
-        code, body = await _fetch(jp_fetch, *parts)
+        code, body = await api_answer(jp_fetch, *parts)
         assert code == 422, (parts, code, body)
         assert f"suite {suite_id}" in body["message"] and "cannot be read" in body["message"], body
 

@@ -11,42 +11,16 @@ from compile_profile.serialize import to_dict
 from compile_profile.store import RunStore
 from digest_schema import schema_errors
 from render_fixtures import HOSTILE, cpu_run, cuda_run, failed_run, hostile_run
+from server_requests import API, expect_status, fetch_json
 from synthetic_store_runs import make_run, timestamp
 
 pytest_plugins = ["pytest_jupyter.jupyter_server"]
-
-API = "compile-profile/api"
-
-
-@pytest.fixture
-def jp_server_config():
-    return {"ServerApp": {"jpserver_extensions": {"compile_profile": True}}}
-
-
-@pytest.fixture
-def store_path(tmp_path, monkeypatch):
-    path = tmp_path / "runs.sqlite"
-    monkeypatch.setenv("COMPILE_PROFILE_DB", str(path))
-    return path
 
 
 @pytest.fixture
 def store(store_path):
     with RunStore(store_path) as s:
         yield s
-
-
-async def fetch_json(jp_fetch, *parts, **kwargs):
-    response = await jp_fetch(*parts, **kwargs)
-    assert response.headers["Content-Type"].startswith("application/json")
-    return json.loads(response.body)
-
-
-async def expect_status(jp_fetch, status, *parts, **kwargs):
-    with pytest.raises(tornado.httpclient.HTTPClientError) as info:
-        await jp_fetch(*parts, **kwargs)
-    assert info.value.code == status, info.value
-    return info.value
 
 
 # -- list ---------------------------------------------------------------------

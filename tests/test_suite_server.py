@@ -11,24 +11,16 @@ import tornado.httpclient
 from compile_profile.store import RunStore
 from compile_profile.suites import contract
 from compile_profile.suites.storage import save_outcome
+from server_requests import API
 from suite_fixtures import _suite
 
 pytest_plugins = ["pytest_jupyter.jupyter_server"]
 
-API = "compile-profile/api"
-
 
 @pytest.fixture
-def jp_server_config():
-    return {"ServerApp": {"jpserver_extensions": {"compile_profile": True}}}
-
-
-@pytest.fixture
-def stored_suite(tmp_path, monkeypatch):
-    path = tmp_path / "runs.sqlite"
-    monkeypatch.setenv("COMPILE_PROFILE_DB", str(path))
+def stored_suite(store_path):
     record, runs = _suite()
-    with RunStore(path) as store:
+    with RunStore(store_path) as store:
         store.put_suite(record.id, record.created_at, json.dumps({**record.to_dict(), "outcomes": []}))
         for outcome in record.outcomes:
             save_outcome(store, record.id, outcome)
