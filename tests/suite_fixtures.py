@@ -3,8 +3,12 @@ runs its entries stored, built from the dataclasses (tests/synthetic_store_runs.
 
 from __future__ import annotations
 
+import json
+
 from compile_profile.profile_run import Correctness
+from compile_profile.store import RunStore
 from compile_profile.suites.records import ModelOutcome, SuiteRecord, SuiteSettings
+from compile_profile.suites.storage import save_outcome
 from synthetic_store_runs import make_run
 
 
@@ -71,6 +75,16 @@ def _suite() -> tuple[SuiteRecord, dict]:
         ],
     )
     return record, runs
+
+
+def store_suite(store: RunStore, record: SuiteRecord, runs: dict) -> None:
+    """Store ``record`` as a suite run stores it: the record without its outcomes, then each outcome, and the runs its
+    entries stored."""
+    store.put_suite(record.id, record.created_at, json.dumps({**record.to_dict(), "outcomes": []}))
+    for outcome in record.outcomes:
+        save_outcome(store, record.id, outcome)
+    for run in runs.values():
+        store.put(run)
 
 
 def ui_suite() -> tuple[SuiteRecord, dict]:

@@ -9,17 +9,16 @@ what to fix.  Every hostile file is built here, none shipped.
 from __future__ import annotations
 
 import json
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 from compile_profile.store import RunStore
 from compile_profile.suites import collection as collections
 from compile_profile.suites.compare import read_export
-from compile_profile.suites.storage import load_suite, save_outcome
-from hostile_input import DEEP, _one_line_error
+from compile_profile.suites.storage import load_suite
+from hostile_input import DEEP, Elements, _one_line_error
 from server_requests import API, api_answer
-from suite_fixtures import _suite
+from suite_fixtures import _suite, store_suite
 
 pytest_plugins = ["pytest_jupyter.jupyter_server"]
 
@@ -155,11 +154,7 @@ def test_a_baseline_larger_than_its_cap_is_refused_without_reading_it(tmp_path, 
 def _store_suite_with_an_unreadable_outcome(path: Path) -> str:
     record, runs = _suite()
     with RunStore(path) as store:
-        store.put_suite(record.id, record.created_at, json.dumps({**record.to_dict(), "outcomes": []}))
-        for outcome in record.outcomes:
-            save_outcome(store, record.id, outcome)
-        for run in runs.values():
-            store.put(run)
+        store_suite(store, record, runs)
         # what a Skip(123) stored before the collection was checked: an outcome whose error is no string
         outcome = {"name": "n", "model": "n", "task": "step", "dtype": "float32", "ended": "skipped", "error": 123}
         store.put_suite_model(record.id, "n", json.dumps(outcome), None)
@@ -188,15 +183,6 @@ async def test_rest_answers_a_suite_that_cannot_be_read_422_naming_it_never_500(
 # -- the HTML a hostile name reaches -------------------------------------------------------------------------------
 
 
-class _Elements(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.found: list[tuple[str, list]] = []
-
-    def handle_starttag(self, tag: str, attrs: list) -> None:
-        self.found.append((tag, attrs))
-
-
 def test_the_suites_html_report_makes_no_element_of_a_hostile_name_or_cause(tmp_path):
     from compile_profile.suites.api import SuiteResult
 
@@ -207,13 +193,9 @@ def test_the_suites_html_report_makes_no_element_of_a_hostile_name_or_cause(tmp_
     record.settings.entries = [o.name for o in record.outcomes]
     db = tmp_path / "h.sqlite"
     with RunStore(db) as store:
-        store.put_suite(record.id, record.created_at, json.dumps({**record.to_dict(), "outcomes": []}))
-        for outcome in record.outcomes:
-            save_outcome(store, record.id, outcome)
-        for run in runs.values():
-            store.put(run)
+        store_suite(store, record, runs)
     page = SuiteResult.load(record.id, str(db)).to_html()
-    parser = _Elements()
+    parser = Elements()
     parser.feed(page)
     assert not [(tag, attrs) for tag, attrs in parser.found if tag in ("xq1", "img")]
     assert not [attrs for _, attrs in parser.found if any(name in ("data-xq", "onerror") for name, _ in attrs)]

@@ -8,13 +8,12 @@ and counted, a record skipped with its line and why, or a message.  Every hostil
 from __future__ import annotations
 
 import json
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 from compile_profile.engine.trace.log_import import import_trace
 from compile_profile.store import RunStore
-from hostile_input import DEEP
+from hostile_input import DEEP, Elements
 from server_requests import api_answer
 from test_trace_safety import HEAD, log_naming, record
 
@@ -143,19 +142,8 @@ def test_a_label_holding_a_lone_surrogate_is_stored_with_a_replacement_character
         assert json.loads(json.dumps(store.get_dict(run.id)))["label"] == "api\ufffd"
 
 
-class _Elements(HTMLParser):
-    """The elements and attributes a page makes, as a browser's parser would read them."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.found: list[tuple[str, list]] = []
-
-    def handle_starttag(self, tag: str, attrs: list) -> None:
-        self.found.append((tag, attrs))
-
-
 def _from_the_data(page: str) -> list:
-    parser = _Elements()
+    parser = Elements()
     parser.feed(page)
     return [(t, a) for t, a in parser.found if t in ("xq1", "svg") or any(k in ("data-xq", "onload") for k, _ in a)]
 

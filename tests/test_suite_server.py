@@ -10,9 +10,8 @@ import pytest
 import tornado.httpclient
 from compile_profile.store import RunStore
 from compile_profile.suites import contract
-from compile_profile.suites.storage import save_outcome
 from server_requests import API
-from suite_fixtures import _suite
+from suite_fixtures import _suite, store_suite
 
 pytest_plugins = ["pytest_jupyter.jupyter_server"]
 
@@ -21,11 +20,7 @@ pytest_plugins = ["pytest_jupyter.jupyter_server"]
 def stored_suite(store_path):
     record, runs = _suite()
     with RunStore(store_path) as store:
-        store.put_suite(record.id, record.created_at, json.dumps({**record.to_dict(), "outcomes": []}))
-        for outcome in record.outcomes:
-            save_outcome(store, record.id, outcome)
-        for run in runs.values():
-            store.put(run)
+        store_suite(store, record, runs)
     return record
 
 
