@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import sqlite3
 
 from compile_profile.profile_run import (
     CacheStats,
@@ -98,3 +99,14 @@ def put_many(path: str, prefix: str, count: int) -> None:
     for i in range(count):
         store.put(make_run(f"{prefix}-{i}", label=f"{prefix} run {i}", notebook=f"{prefix}.ipynb"))
     store.close()
+
+
+def tamper(db, run_id: str, **columns) -> None:
+    """Write values into a stored row behind the store's back, as a hand edit or a broken copy would."""
+    conn = sqlite3.connect(db)
+    try:
+        with conn:
+            for column, value in columns.items():
+                conn.execute(f"UPDATE runs SET {column} = ? WHERE id = ?", (value, run_id))
+    finally:
+        conn.close()
