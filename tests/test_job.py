@@ -37,6 +37,7 @@ from job_fixtures import (
     rank_run,
 )
 from render_fixtures import HOSTILE, ParsedHTML, cpu_run, failed_run
+from synthetic_store_runs import back_to_schema
 
 ROW_KEYS = {
     "rank",
@@ -661,20 +662,12 @@ def test_migration_3_files_existing_runs_under_their_job(db):
     with RunStore(db) as store:
         for run in runs:
             store.put(run)
-    with sqlite3.connect(db) as conn:  # back to a version 2 file, as an older compile-profile left it
-        conn.execute("DROP TABLE suite_models")  # migration 6's
-        conn.execute("DROP TABLE suites")
-        conn.execute("DROP TABLE run_artifacts")
-        conn.execute("DROP TABLE artifacts")
-        conn.execute("DROP INDEX runs_by_trace")
-        conn.execute("ALTER TABLE runs DROP COLUMN trace_sha256")
-        conn.execute("DROP INDEX runs_by_job")
-        conn.execute("ALTER TABLE runs DROP COLUMN job_id")
+    with sqlite3.connect(db) as conn:
+        back_to_schema(conn, 2)
         conn.execute(
             "INSERT INTO runs (id, created_at, created_ts, status, run_json) VALUES "
             "('broken', '2026-01-01', 0, 'ok', '{not json')"
         )
-        conn.execute("PRAGMA user_version = 2")
     with RunStore(db) as store:
         assert store.job(JOB_ID) == runs
     with sqlite3.connect(db) as conn:
