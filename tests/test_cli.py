@@ -44,16 +44,6 @@ def store(db):
         yield s
 
 
-@pytest.fixture
-def cli(db, capsys):
-    def run(*argv: str) -> tuple[int, str, str]:
-        code = main(["--db", str(db), *argv])
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
-
-
 def assert_one_line_error(err: str, *fragments: str) -> None:
     assert "Traceback" not in err
     lines = err.strip().splitlines()

@@ -13,7 +13,6 @@ import sqlite3
 
 import compile_profile
 import pytest
-from compile_profile.cli import main as cli_main
 from compile_profile.digest import breakdown, summarize
 from compile_profile.digest.breakdown import COLUMNS, columns, verdict
 from compile_profile.digest.distributed import ddp_split_text, distributed_text
@@ -691,16 +690,6 @@ def test_two_ranks_saving_into_one_store_at_once_both_land(db):
 
 
 # -- the CLI -------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def cli(db, capsys):
-    def run(*argv: str) -> tuple[int, str, str]:
-        code = cli_main(["--db", str(db), *argv])
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 def test_cli_job_prints_the_jobs_text_and_writes_its_report(cli, db, divergent_job, tmp_path):
