@@ -247,22 +247,20 @@ def test_help_exits_0(capsys):
 @pytest.mark.slow
 def test_runs_as_a_module_with_exit_codes(store, db):
     env = {**os.environ, "PYTHONPATH": str(pathlib.Path(compile_profile.__file__).parents[1])}
-    listed = subprocess.run(
-        [sys.executable, "-m", "compile_profile.cli", "--db", str(db), "ls", "--json"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+
+    def child(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "compile_profile.cli", "--db", str(db), *argv],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
+
+    listed = child("ls", "--json")
     assert listed.returncode == 0, listed.stderr
     assert [row["id"] for row in json.loads(listed.stdout)] == ["newer2", "older1"]
-    missing = subprocess.run(
-        [sys.executable, "-m", "compile_profile.cli", "--db", str(db), "show", "nope"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+    missing = child("show", "nope")
     assert missing.returncode == 2
     assert_one_line_error(missing.stderr, "nope")
 
