@@ -246,21 +246,10 @@ def test_help_exits_0(capsys):
 
 @pytest.mark.slow
 def test_runs_as_a_module_with_exit_codes(store, db):
-    env = {**os.environ, "PYTHONPATH": str(pathlib.Path(compile_profile.__file__).parents[1])}
-
-    def child(*argv: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "compile_profile.cli", "--db", str(db), *argv],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=60,
-        )
-
-    listed = child("ls", "--json")
+    listed = _cli_process(db, "ls", "--json", timeout=60)
     assert listed.returncode == 0, listed.stderr
     assert [row["id"] for row in json.loads(listed.stdout)] == ["newer2", "older1"]
-    missing = child("show", "nope")
+    missing = _cli_process(db, "show", "nope", timeout=60)
     assert missing.returncode == 2
     assert_one_line_error(missing.stderr, "nope")
 
@@ -541,7 +530,7 @@ def test_run_table_and_progress_write_terminal_controls_as_escapes(cli, store, t
     assert "warning: run gone\\x1b]0;owned" in err
 
 
-def _cli_process(db, *argv: str) -> subprocess.CompletedProcess:
+def _cli_process(db, *argv: str, timeout: float = 180) -> subprocess.CompletedProcess:
     """The CLI in a process of its own, so what the kernel writes to the terminal's stderr is seen too."""
     env = {**os.environ, "PYTHONPATH": str(pathlib.Path(compile_profile.__file__).parents[1])}
     return subprocess.run(
@@ -549,7 +538,7 @@ def _cli_process(db, *argv: str) -> subprocess.CompletedProcess:
         capture_output=True,
         text=True,
         env=env,
-        timeout=180,
+        timeout=timeout,
     )
 
 
