@@ -122,5 +122,8 @@ def ui_suite() -> tuple[SuiteRecord, dict]:
         host="ui-test",
         label="before the torch upgrade",
         outcomes=outcomes,
+        device_name="AMD EPYC 7B13 64-Core Processor",  # the where line at its length on a real host
+        cpu="AMD EPYC 7B13 64-Core Processor",
+        cores=2,
     )
     return record, runs
