@@ -251,11 +251,16 @@ def _skips(tmp_path: Path) -> str:
     return _collection(tmp_path, "def models():\n    return {'a': Skip('no library'), 'b': Skip('no GPU')}\n")
 
 
-def test_an_infinite_timeout_is_refused_before_the_suite_is_stored(tmp_path, cli):
+@pytest.mark.parametrize(
+    ("option", "value", "shown"),
+    [("--timeout", "inf", "inf"), ("--budget", "inf", "inf"), ("--budget", "nan", "nan"), ("--budget", "0", "0.0")],
+)
+def test_an_infinite_timeout_is_refused_before_the_suite_is_stored(tmp_path, cli, option, value, shown):
     """``--timeout inf`` was taken, stored as null (JSON has no infinity) and the suite it started could then not be
-    read: "suite ... cannot be read (its record: settings.timeout_s: expected a finite number, got null)"."""
-    code, _, err = cli("suite", _skips(tmp_path), "--timeout", "inf")
-    _one_line_error(code, err, "--timeout must be a positive, finite number of seconds, got inf")
+    read: "suite ... cannot be read (its record: settings.timeout_s: expected a finite number, got null)";
+    ``--budget inf`` likewise (``settings.profile_options.budget``), and each model's run with it."""
+    code, _, err = cli("suite", _skips(tmp_path), option, value)
+    _one_line_error(code, err, f"{option} must be a positive, finite number of seconds, got {shown}")
     with RunStore(cli.db) as store:
         assert store.suites() == []
 
