@@ -265,6 +265,31 @@ def test_an_infinite_timeout_is_refused_before_the_suite_is_stored(tmp_path, cli
         assert store.suites() == []
 
 
+@pytest.mark.parametrize(
+    ("label", "words"),
+    [
+        ("two\nlines", ["--label 'two\\nlines'", "control character U+000A", "a label is one line"]),
+        ("\x1b[2Jgone", ["--label '\\x1b[2Jgone'", "control character U+001B"]),
+        ("\u202eevil", ["--label '\\u202eevil'", "control character U+202E"]),
+        ("x" * 5000, ["5,000 characters long, at most 200"]),
+    ],
+)
+def test_a_label_no_table_can_show_is_refused_before_the_suite_is_stored(tmp_path, cli, label, words):
+    """A suite's label had no cap and could hold a line break or ESC, which split its table's title and moved the
+    terminal's cursor; it now keeps to a model name's rule (``user_input.text_problem``)."""
+    import compile_profile
+    from compile_profile.suites.runner import SuiteError
+
+    code, _, err = cli("suite", _skips(tmp_path), "--label", label)
+    _one_line_error(code, err, *words)
+    with pytest.raises(SuiteError) as refused:
+        compile_profile.suite(_skips(tmp_path), label=label, db=str(cli.db), progress=False)
+    for word in words:
+        assert word in str(refused.value), str(refused.value)
+    with RunStore(cli.db) as store:
+        assert store.suites() == []
+
+
 def test_an_output_file_that_cannot_be_written_is_refused_before_any_model_runs(tmp_path, cli):
     for option in ("--json", "--html"):
         target = tmp_path / "no such directory" / "out.file"

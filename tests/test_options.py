@@ -39,6 +39,10 @@ BAD = [
     ("--budget inf", dict(budget=float("inf")), "--budget must be a positive, finite number of seconds, got inf"),
     ("--budget nan", dict(budget=float("nan")), "--budget must be a positive, finite number of seconds, got nan"),
     ("--budget -5", dict(budget=-5.0), "--budget must be a positive, finite number of seconds, got -5.0"),
+    # a label is one line of plain text of at most 200 characters, as a suite's model name (user_input.text_problem)
+    ("--label 'a\x1bb'", dict(label="a\x1bb"), "--label 'a\\x1bb': it holds the control character U+001B"),
+    ("--label 'a\u202eb'", dict(label="a\u202eb"), "--label 'a\\u202eb': it holds the control character U+202E"),
+    ("--label " + "x" * 201, dict(label="x" * 201), "it is 201 characters long, at most 200 (MAX_TEXT)"),
     ("--backend no_such_backend", dict(backend="no_such_backend"), "torch.compile refuses these settings"),
     ("--options no_such_option=1", dict(options={"no_such_option": 1}), "torch.compile refuses these settings"),
 ]

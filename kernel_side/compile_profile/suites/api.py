@@ -17,7 +17,7 @@ from typing import Any
 
 from .. import serialize
 from ..store import RunStore
-from ..user_input import seconds_problem
+from ..user_input import label_problem, seconds_problem
 from . import collection as collections
 from .compare import SuiteComparison, SuiteExport, compare_suites, export, read_export
 from .digest import SuiteDigest, suite_digest
@@ -108,6 +108,8 @@ def run_suite_from_options(
     tasks, dtypes = _names(tasks), _names(dtypes)
     if not isinstance(label, str):  # stored in the suite's record, which could then not be read back
         raise SuiteError(f"label must be a string, got {type(label).__name__}")
+    if problem := label_problem("--label", label):
+        raise SuiteError(problem)
     if size not in SIZES:
         raise SuiteError(f"--size {size!r}: choose from {', '.join(SIZES)}")
     only = _names(only) if only else None
