@@ -154,6 +154,19 @@ def test_a_baseline_larger_than_its_cap_is_refused_without_reading_it(tmp_path, 
 # -- suites: what is stored ------------------------------------------------------------------------------------------
 
 
+def _store_suite(path: Path, suite_id: str | None = None) -> str:
+    """The fixture's suite stored whole (under ``suite_id`` where given): one that reads."""
+    record, runs = _suite()
+    record.id = suite_id or record.id
+    with RunStore(path) as store:
+        store.put_suite(record.id, record.created_at, json.dumps({**record.to_dict(), "outcomes": []}))
+        for outcome in record.outcomes:
+            save_outcome(store, record.id, outcome)
+        for run in runs.values():
+            store.put(run)
+    return record.id
+
+
 def _store_suite_with_an_unreadable_outcome(path: Path) -> str:
     record, runs = _suite()
     with RunStore(path) as store:
@@ -174,6 +187,19 @@ def test_a_stored_suite_that_cannot_be_read_is_named_with_its_field_in_the_cli(t
     _one_line_error(code, err, f"suite {suite_id}", "cannot be read", "error: expected a string")
     with RunStore(cli.db) as store, pytest.raises(ValueError, match="cannot be read"):
         load_suite(store, suite_id)
+
+
+def test_a_stored_suite_that_cannot_be_read_is_listed_naming_it_and_why_beside_the_readable_ones(tmp_path, cli):
+    """``suite --list`` left an unreadable suite out without a word: the user could neither see nor remove it."""
+    bad = _store_suite_with_an_unreadable_outcome(cli.db)
+    good = _store_suite(cli.db, "suite0000002")
+    code, out, err = cli("suite", "--list")
+    assert code == 0 and "Traceback" not in err, err
+    rows = out.splitlines()
+    assert [line for line in rows if line.startswith(good) and "cannot be read" not in line], out
+    assert [line for line in rows if line.startswith(bad) and "cannot be read" in line], out
+    (warning,) = err.strip().splitlines()
+    assert f"suite {bad} cannot be read (the outcome of 'n': error: expected a string" in warning, err
 
 
 # -- the REST doors --------------------------------------------------------------------------------------------------
@@ -206,6 +232,19 @@ async def test_rest_answers_a_suite_that_cannot_be_read_422_naming_it_never_500(
         code, body = await _fetch(jp_fetch, *parts)
         assert code == 422, (parts, code, body)
         assert f"suite {suite_id}" in body["message"] and "cannot be read" in body["message"], body
+
+
+async def test_rest_lists_a_suite_that_cannot_be_read_naming_it_and_why_beside_the_readable_ones(jp_fetch, store_path):
+    """``GET suites`` left an unreadable suite out: the panel's Suites view could not show it."""
+    bad = _store_suite_with_an_unreadable_outcome(store_path)
+    good = _store_suite(store_path, "suite0000002")
+    code, body = await _fetch(jp_fetch, "suites")
+    assert code == 200, body
+    rows = {row["id"]: row for row in body["suites"]}
+    assert set(rows) == {bad, good}, rows
+    assert rows[good]["unreadable"] == "" and rows[good]["progress_text"] == "8 of 8 entries", rows[good]
+    assert rows[bad]["unreadable"].startswith("the outcome of 'n': error: expected a string"), rows[bad]
+    assert rows[bad]["title"] == "cannot be read", rows[bad]
 
 
 # -- the HTML a hostile name reaches -------------------------------------------------------------------------------
