@@ -17,9 +17,9 @@ import tornado.httpclient
 from compile_profile.store import RunStore
 from compile_profile.suites import collection as collections
 from compile_profile.suites.compare import read_export
-from compile_profile.suites.storage import load_suite, save_outcome
-from hostile_input import DEEP, _one_line_error
-from suite_fixtures import _suite
+from compile_profile.suites.storage import load_suite
+from hostile_input import DEEP, HOSTILE_LABELS, _one_line_error
+from suite_fixtures import _suite, store_suite
 
 pytest_plugins = ["pytest_jupyter.jupyter_server"]
 
@@ -158,27 +158,16 @@ def _store_suite(path: Path, suite_id: str | None = None) -> str:
     """The fixture's suite stored whole (under ``suite_id`` where given): one that reads."""
     record, runs = _suite()
     record.id = suite_id or record.id
-    with RunStore(path) as store:
-        store.put_suite(record.id, record.created_at, json.dumps({**record.to_dict(), "outcomes": []}))
-        for outcome in record.outcomes:
-            save_outcome(store, record.id, outcome)
-        for run in runs.values():
-            store.put(run)
-    return record.id
+    return store_suite(path, record, runs)
 
 
 def _store_suite_with_an_unreadable_outcome(path: Path) -> str:
-    record, runs = _suite()
+    suite_id = _store_suite(path)
     with RunStore(path) as store:
-        store.put_suite(record.id, record.created_at, json.dumps({**record.to_dict(), "outcomes": []}))
-        for outcome in record.outcomes:
-            save_outcome(store, record.id, outcome)
-        for run in runs.values():
-            store.put(run)
         # what a Skip(123) stored before the collection was checked: an outcome whose error is no string
         outcome = {"name": "n", "model": "n", "task": "step", "dtype": "float32", "ended": "skipped", "error": 123}
-        store.put_suite_model(record.id, "n", json.dumps(outcome), None)
-    return record.id
+        store.put_suite_model(suite_id, "n", json.dumps(outcome), None)
+    return suite_id
 
 
 def test_a_stored_suite_that_cannot_be_read_is_named_with_its_field_in_the_cli(tmp_path, cli):
@@ -268,12 +257,7 @@ def test_the_suites_html_report_makes_no_element_of_a_hostile_name_or_cause(tmp_
     record.outcomes[-1].error = f"<img src=x onerror=alert(2)>{marker}\x1b[2J"
     record.settings.entries = [o.name for o in record.outcomes]
     db = tmp_path / "h.sqlite"
-    with RunStore(db) as store:
-        store.put_suite(record.id, record.created_at, json.dumps({**record.to_dict(), "outcomes": []}))
-        for outcome in record.outcomes:
-            save_outcome(store, record.id, outcome)
-        for run in runs.values():
-            store.put(run)
+    store_suite(db, record, runs)
     page = SuiteResult.load(record.id, str(db)).to_html()
     parser = _Elements()
     parser.feed(page)
@@ -304,15 +288,7 @@ def test_an_infinite_timeout_is_refused_before_the_suite_is_stored(tmp_path, cli
         assert store.suites() == []
 
 
-@pytest.mark.parametrize(
-    ("label", "words"),
-    [
-        ("two\nlines", ["--label 'two\\nlines'", "control character U+000A", "a label is one line"]),
-        ("\x1b[2Jgone", ["--label '\\x1b[2Jgone'", "control character U+001B"]),
-        ("\u202eevil", ["--label '\\u202eevil'", "control character U+202E"]),
-        ("x" * 5000, ["5,000 characters long, at most 200"]),
-    ],
-)
+@pytest.mark.parametrize(("label", "words"), HOSTILE_LABELS)
 def test_a_label_no_table_can_show_is_refused_before_the_suite_is_stored(tmp_path, cli, label, words):
     """A suite's label had no cap and could hold a line break or ESC, which split its table's title and moved the
     terminal's cursor; it now keeps to a model name's rule (``user_input.text_problem``)."""

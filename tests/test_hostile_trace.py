@@ -15,7 +15,7 @@ import pytest
 import tornado.httpclient
 from compile_profile.engine.trace.log_import import import_trace
 from compile_profile.store import RunStore
-from hostile_input import DEEP, _one_line_error
+from hostile_input import DEEP, HOSTILE_LABELS, _one_line_error
 from test_trace_safety import HEAD, log_naming, record
 
 pytest_plugins = ["pytest_jupyter.jupyter_server"]
@@ -168,15 +168,7 @@ def test_a_label_holding_a_lone_surrogate_is_stored_with_a_replacement_character
         assert json.loads(json.dumps(store.get_dict(run.id)))["label"] == "api\ufffd"
 
 
-@pytest.mark.parametrize(
-    ("label", "words"),
-    [
-        ("two\nlines", ["--label 'two\\nlines'", "control character U+000A", "a label is one line"]),
-        ("\x1b]0;title\x07", ["--label '\\x1b]0;title\\x07'", "control character U+001B"]),
-        ("\u202eevil", ["--label '\\u202eevil'", "control character U+202E"]),
-        ("x" * 5000, ["5,000 characters long, at most 200"]),
-    ],
-)
+@pytest.mark.parametrize(("label", "words"), HOSTILE_LABELS)
 def test_a_label_no_table_can_show_is_refused_before_any_log_is_read_cli_and_api(tmp_path, cli, label, words):
     """A label had no cap and could hold a line break or ESC: the run list's row split at it, and the terminal took
     its escapes.  It now keeps to a suite's model name's rule (``user_input.text_problem``); nothing is stored."""

@@ -593,16 +593,11 @@ def add_suite(db: Path) -> None:
     """The suite suite.spec.ts opens (tests/suite_fixtures.py ui_suite) and its runs; its digest's words beside the
     store (expected-suite.json) for the spec to find in the panel."""
     from compile_profile.suites.digest import suite_digest
-    from compile_profile.suites.storage import save_outcome
-    from suite_fixtures import ui_suite
+    from suite_fixtures import store_suite, ui_suite
 
     record, runs = ui_suite()
+    store_suite(db, record, runs)
     with RunStore(db) as store:
-        store.put_suite(record.id, record.created_at, json.dumps({**record.to_dict(), "outcomes": []}))
-        for outcome in record.outcomes:
-            save_outcome(store, record.id, outcome)
-        for run in runs.values():
-            store.put(run)
         # beside it, a suite that cannot be read (an outcome whose error is no string), its outcome named with markup:
         # the Suites view lists it as text, its id and why
         unreadable = {**record.to_dict(), "id": UNREADABLE_SUITE, "outcomes": []}
