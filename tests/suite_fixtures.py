@@ -3,8 +3,13 @@ runs its entries stored, built from the dataclasses (tests/synthetic_store_runs.
 
 from __future__ import annotations
 
-from compile_profile.profile_run import Correctness
+import json
+from pathlib import Path
+
+from compile_profile.profile_run import Correctness, ProfileRun
+from compile_profile.store import RunStore
 from compile_profile.suites.records import ModelOutcome, SuiteRecord, SuiteSettings
+from compile_profile.suites.storage import save_outcome
 from synthetic_store_runs import make_run
 
 
@@ -127,3 +132,15 @@ def ui_suite() -> tuple[SuiteRecord, dict]:
         cores=2,
     )
     return record, runs
+
+
+def store_suite(path: str | Path, record: SuiteRecord, runs: dict[str, ProfileRun]) -> str:
+    """``record`` and its entries' runs put in the run store at ``path`` as a suite stores them (its record, then
+    each outcome and each run); its id."""
+    with RunStore(path) as store:
+        store.put_suite(record.id, record.created_at, json.dumps({**record.to_dict(), "outcomes": []}))
+        for outcome in record.outcomes:
+            save_outcome(store, record.id, outcome)
+        for run in runs.values():
+            store.put(run)
+    return record.id

@@ -19,7 +19,7 @@ from compile_profile.suites.digest import STATUSES, suite_digest
 from compile_profile.suites.records import SuiteRecord
 from compile_profile.suites.storage import load_suite, merge_store, save_outcome, stored_suites
 from compile_profile.suites.views import comparison_text, mime_bundle, render_report_html, render_text
-from suite_fixtures import _outcome, _run, _settings, _suite
+from suite_fixtures import _outcome, _run, _settings, _suite, store_suite
 from synthetic_store_runs import make_run
 
 EXPORT_MODEL_KEYS = [
@@ -379,12 +379,7 @@ def test_a_store_of_schema_5_migrates_to_hold_suites(tmp_path):
 def test_the_cli_lists_and_shows_a_stored_suite(tmp_path, capsys):
     record, runs = _suite()
     db = tmp_path / "s.sqlite"
-    with RunStore(db) as store:
-        store.put_suite(record.id, record.created_at, json.dumps({**record.to_dict(), "outcomes": []}))
-        for outcome in record.outcomes:
-            save_outcome(store, record.id, outcome)
-        for run in runs.values():
-            store.put(run)
+    store_suite(db, record, runs)
     assert main(["--db", str(db), "suite", "--list"]) == 0
     assert record.id in capsys.readouterr().out
     out = tmp_path / "out.json"

@@ -8,10 +8,8 @@ import json
 import jsonschema
 import pytest
 import tornado.httpclient
-from compile_profile.store import RunStore
 from compile_profile.suites import contract
-from compile_profile.suites.storage import save_outcome
-from suite_fixtures import _suite
+from suite_fixtures import _suite, store_suite
 
 pytest_plugins = ["pytest_jupyter.jupyter_server"]
 
@@ -28,12 +26,7 @@ def stored_suite(tmp_path, monkeypatch):
     path = tmp_path / "runs.sqlite"
     monkeypatch.setenv("COMPILE_PROFILE_DB", str(path))
     record, runs = _suite()
-    with RunStore(path) as store:
-        store.put_suite(record.id, record.created_at, json.dumps({**record.to_dict(), "outcomes": []}))
-        for outcome in record.outcomes:
-            save_outcome(store, record.id, outcome)
-        for run in runs.values():
-            store.put(run)
+    store_suite(path, record, runs)
     return record
 
 

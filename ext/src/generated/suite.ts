@@ -218,6 +218,10 @@ export interface SuiteListRow {
    * "14 of 14 entries"
    */
   progress_text: string;
+  /**
+   * why a stored suite cannot be read ("" when it can): its row names its id and this
+   */
+  unreadable?: string;
 }
 /**
  * OLD against NEW (``compare_suites``).

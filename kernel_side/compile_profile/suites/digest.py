@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import stats
-from ..digest.format import format_bytes, format_s, format_speedup, format_speedup_interval, ratio_phrase
+from ..digest.format import format_bytes, format_s, format_speedup, format_speedup_interval, one_line, ratio_phrase
 from ..digest.summary import summarize
 from ..profile_run import ProfileRun
 from .records import OOM_PATTERN, ModelOutcome, SuiteRecord
@@ -173,6 +173,7 @@ class SuiteListRow:
     headline: str
     complete: bool
     progress_text: str  # "14 of 14 entries"
+    unreadable: str = ""  # why a stored suite cannot be read ("" when it can): its row names its id and this
 
 
 @dataclass
@@ -549,4 +550,18 @@ def list_row(record: SuiteRecord, digest: SuiteDigest | None = None) -> SuiteLis
         headline=digest.headline if digest is not None else "",
         complete=ended >= total,
         progress_text=f"{ended} of {total} entries" + ("" if ended >= total else " (unfinished)"),
+    )
+
+
+def unreadable_row(suite_id: str, reason: str) -> SuiteListRow:
+    """A stored suite that cannot be read (``storage.UnreadableSuite``), as a list shows it: its id and why."""
+    return SuiteListRow(
+        id=suite_id,
+        title="cannot be read",
+        label="",
+        created_text="",
+        headline="",
+        complete=False,
+        progress_text="",
+        unreadable=one_line(reason, 300),
     )
