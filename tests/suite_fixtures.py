@@ -4,8 +4,9 @@ runs its entries stored, built from the dataclasses (tests/synthetic_store_runs.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from compile_profile.profile_run import Correctness
+from compile_profile.profile_run import Correctness, ProfileRun
 from compile_profile.store import RunStore
 from compile_profile.suites.records import ModelOutcome, SuiteRecord, SuiteSettings
 from compile_profile.suites.storage import save_outcome
@@ -77,16 +78,6 @@ def _suite() -> tuple[SuiteRecord, dict]:
     return record, runs
 
 
-def store_suite(store: RunStore, record: SuiteRecord, runs: dict) -> None:
-    """Store ``record`` as a suite run stores it: the record without its outcomes, then each outcome, and the runs its
-    entries stored."""
-    store.put_suite(record.id, record.created_at, json.dumps({**record.to_dict(), "outcomes": []}))
-    for outcome in record.outcomes:
-        save_outcome(store, record.id, outcome)
-    for run in runs.values():
-        store.put(run)
-
-
 def ui_suite() -> tuple[SuiteRecord, dict]:
     """A suite as a user's collection gives one, for the browser's look at the Suite view: eleven entries that pass at
     speedups from 0.8× to 3.4×, one whose results differ, one that timed out, one that crashed, one skipped."""
@@ -136,5 +127,20 @@ def ui_suite() -> tuple[SuiteRecord, dict]:
         host="ui-test",
         label="before the torch upgrade",
         outcomes=outcomes,
+        device_name="AMD EPYC 7B13 64-Core Processor",  # the where line at its length on a real host
+        cpu="AMD EPYC 7B13 64-Core Processor",
+        cores=2,
     )
     return record, runs
+
+
+def store_suite(path: str | Path, record: SuiteRecord, runs: dict[str, ProfileRun]) -> str:
+    """``record`` and its entries' runs put in the run store at ``path`` as a suite stores them (its record, then
+    each outcome and each run); its id."""
+    with RunStore(path) as store:
+        store.put_suite(record.id, record.created_at, json.dumps({**record.to_dict(), "outcomes": []}))
+        for outcome in record.outcomes:
+            save_outcome(store, record.id, outcome)
+        for run in runs.values():
+            store.put(run)
+    return record.id

@@ -16,7 +16,7 @@ from compile_profile.store import RunStore
 from compile_profile.suites import collection as collections
 from compile_profile.suites.compare import read_export
 from compile_profile.suites.storage import load_suite
-from hostile_input import DEEP, Elements, _one_line_error
+from hostile_input import DEEP, HOSTILE_LABELS, Elements, _one_line_error
 from server_requests import API, api_answer
 from suite_fixtures import _suite, store_suite
 
@@ -151,14 +151,20 @@ def test_a_baseline_larger_than_its_cap_is_refused_without_reading_it(tmp_path, 
 # -- suites: what is stored ------------------------------------------------------------------------------------------
 
 
-def _store_suite_with_an_unreadable_outcome(path: Path) -> str:
+def _store_suite(path: Path, suite_id: str | None = None) -> str:
+    """The fixture's suite stored whole (under ``suite_id`` where given): one that reads."""
     record, runs = _suite()
+    record.id = suite_id or record.id
+    return store_suite(path, record, runs)
+
+
+def _store_suite_with_an_unreadable_outcome(path: Path) -> str:
+    suite_id = _store_suite(path)
     with RunStore(path) as store:
-        store_suite(store, record, runs)
         # what a Skip(123) stored before the collection was checked: an outcome whose error is no string
         outcome = {"name": "n", "model": "n", "task": "step", "dtype": "float32", "ended": "skipped", "error": 123}
-        store.put_suite_model(record.id, "n", json.dumps(outcome), None)
-    return record.id
+        store.put_suite_model(suite_id, "n", json.dumps(outcome), None)
+    return suite_id
 
 
 def test_a_stored_suite_that_cannot_be_read_is_named_with_its_field_in_the_cli(tmp_path, cli):
@@ -167,6 +173,19 @@ def test_a_stored_suite_that_cannot_be_read_is_named_with_its_field_in_the_cli(t
     _one_line_error(code, err, f"suite {suite_id}", "cannot be read", "error: expected a string")
     with RunStore(cli.db) as store, pytest.raises(ValueError, match="cannot be read"):
         load_suite(store, suite_id)
+
+
+def test_a_stored_suite_that_cannot_be_read_is_listed_naming_it_and_why_beside_the_readable_ones(tmp_path, cli):
+    """``suite --list`` left an unreadable suite out without a word: the user could neither see nor remove it."""
+    bad = _store_suite_with_an_unreadable_outcome(cli.db)
+    good = _store_suite(cli.db, "suite0000002")
+    code, out, err = cli("suite", "--list")
+    assert code == 0 and "Traceback" not in err, err
+    rows = out.splitlines()
+    assert [line for line in rows if line.startswith(good) and "cannot be read" not in line], out
+    assert [line for line in rows if line.startswith(bad) and "cannot be read" in line], out
+    (warning,) = err.strip().splitlines()
+    assert f"suite {bad} cannot be read (the outcome of 'n': error: expected a string" in warning, err
 
 
 # -- the REST doors --------------------------------------------------------------------------------------------------
@@ -178,6 +197,19 @@ async def test_rest_answers_a_suite_that_cannot_be_read_422_naming_it_never_500(
         code, body = await api_answer(jp_fetch, *parts)
         assert code == 422, (parts, code, body)
         assert f"suite {suite_id}" in body["message"] and "cannot be read" in body["message"], body
+
+
+async def test_rest_lists_a_suite_that_cannot_be_read_naming_it_and_why_beside_the_readable_ones(jp_fetch, store_path):
+    """``GET suites`` left an unreadable suite out: the panel's Suites view could not show it."""
+    bad = _store_suite_with_an_unreadable_outcome(store_path)
+    good = _store_suite(store_path, "suite0000002")
+    code, body = await api_answer(jp_fetch, "suites")
+    assert code == 200, body
+    rows = {row["id"]: row for row in body["suites"]}
+    assert set(rows) == {bad, good}, rows
+    assert rows[good]["unreadable"] == "" and rows[good]["progress_text"] == "8 of 8 entries", rows[good]
+    assert rows[bad]["unreadable"].startswith("the outcome of 'n': error: expected a string"), rows[bad]
+    assert rows[bad]["title"] == "cannot be read", rows[bad]
 
 
 # -- the HTML a hostile name reaches -------------------------------------------------------------------------------
@@ -192,8 +224,7 @@ def test_the_suites_html_report_makes_no_element_of_a_hostile_name_or_cause(tmp_
     record.outcomes[-1].error = f"<img src=x onerror=alert(2)>{marker}\x1b[2J"
     record.settings.entries = [o.name for o in record.outcomes]
     db = tmp_path / "h.sqlite"
-    with RunStore(db) as store:
-        store_suite(store, record, runs)
+    store_suite(db, record, runs)
     page = SuiteResult.load(record.id, str(db)).to_html()
     parser = Elements()
     parser.feed(page)
@@ -210,11 +241,33 @@ def _skips(tmp_path: Path) -> str:
     return _collection(tmp_path, "def models():\n    return {'a': Skip('no library'), 'b': Skip('no GPU')}\n")
 
 
-def test_an_infinite_timeout_is_refused_before_the_suite_is_stored(tmp_path, cli):
+@pytest.mark.parametrize(
+    ("option", "value", "shown"),
+    [("--timeout", "inf", "inf"), ("--budget", "inf", "inf"), ("--budget", "nan", "nan"), ("--budget", "0", "0.0")],
+)
+def test_an_infinite_timeout_is_refused_before_the_suite_is_stored(tmp_path, cli, option, value, shown):
     """``--timeout inf`` was taken, stored as null (JSON has no infinity) and the suite it started could then not be
-    read: "suite ... cannot be read (its record: settings.timeout_s: expected a finite number, got null)"."""
-    code, _, err = cli("suite", _skips(tmp_path), "--timeout", "inf")
-    _one_line_error(code, err, "--timeout must be a positive, finite number of seconds, got inf")
+    read: "suite ... cannot be read (its record: settings.timeout_s: expected a finite number, got null)";
+    ``--budget inf`` likewise (``settings.profile_options.budget``), and each model's run with it."""
+    code, _, err = cli("suite", _skips(tmp_path), option, value)
+    _one_line_error(code, err, f"{option} must be a positive, finite number of seconds, got {shown}")
+    with RunStore(cli.db) as store:
+        assert store.suites() == []
+
+
+@pytest.mark.parametrize(("label", "words"), HOSTILE_LABELS)
+def test_a_label_no_table_can_show_is_refused_before_the_suite_is_stored(tmp_path, cli, label, words):
+    """A suite's label had no cap and could hold a line break or ESC, which split its table's title and moved the
+    terminal's cursor; it now keeps to a model name's rule (``user_input.text_problem``)."""
+    import compile_profile
+    from compile_profile.suites.runner import SuiteError
+
+    code, _, err = cli("suite", _skips(tmp_path), "--label", label)
+    _one_line_error(code, err, *words)
+    with pytest.raises(SuiteError) as refused:
+        compile_profile.suite(_skips(tmp_path), label=label, db=str(cli.db), progress=False)
+    for word in words:
+        assert word in str(refused.value), str(refused.value)
     with RunStore(cli.db) as store:
         assert store.suites() == []
 

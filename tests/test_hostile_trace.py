@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from compile_profile.engine.trace.log_import import import_trace
 from compile_profile.store import RunStore
-from hostile_input import DEEP, Elements
+from hostile_input import DEEP, HOSTILE_LABELS, Elements, _one_line_error
 from server_requests import api_answer
 from test_trace_safety import HEAD, log_naming, record
 
@@ -110,6 +110,9 @@ async def test_rest_import_refuses_a_body_nested_too_deep_or_text_with_lone_surr
         '{"path": ' + DEEP + "}": "the request body must be a JSON object",
         '{"path": "t\\ud800.log"}': "nothing to import at t\ufffd.log",
         '{"path": "t.log", "label": "x\\ud800"}': None,  # imported, its label's surrogate replaced
+        # a label is one line of plain text of at most 200 characters (user_input.text_problem): it was stored
+        '{"path": "t.log", "label": "two\\nlines"}': "label 'two\\nlines': it holds the control character U+000A",
+        json.dumps({"path": "t.log", "label": "x" * 201}): "label 'xxx",
     }
     for body, message in bodies.items():
         code, answer = await api_answer(jp_fetch, "runs", "import-trace", method="POST", body=body)
@@ -140,6 +143,24 @@ def test_a_label_holding_a_lone_surrogate_is_stored_with_a_replacement_character
     with RunStore(tmp_path / "api.sqlite") as store:
         assert store.get(run.id).label == "api\ufffd"
         assert json.loads(json.dumps(store.get_dict(run.id)))["label"] == "api\ufffd"
+
+
+@pytest.mark.parametrize(("label", "words"), HOSTILE_LABELS)
+def test_a_label_no_table_can_show_is_refused_before_any_log_is_read_cli_and_api(tmp_path, cli, label, words):
+    """A label had no cap and could hold a line break or ESC: the run list's row split at it, and the terminal took
+    its escapes.  It now keeps to a suite's model name's rule (``user_input.text_problem``); nothing is stored."""
+    import compile_profile
+
+    log = tmp_path / "t.log"
+    log.write_text(log_naming("/x/train.py"))
+    code, _, err = cli("import-trace", "--label", label, str(log))
+    _one_line_error(code, err, *words)
+    with pytest.raises(ValueError) as refused:
+        compile_profile.import_trace(log, label=label, db=cli.db)
+    for word in words:
+        assert word in str(refused.value), str(refused.value)
+    with RunStore(cli.db) as store:
+        assert store.list() == []
 
 
 def _from_the_data(page: str) -> list:

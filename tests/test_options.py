@@ -34,13 +34,21 @@ BAD = [
     ("--sweep --mode max-autotune", dict(sweep=True, mode="max-autotune"), "--sweep chooses the modes itself"),
     ("--warmup -1", dict(warmup=-1), "--warmup must be zero or more"),
     ("--repeat 0", dict(repeat=0), "--repeat must be positive"),
-    ("--budget 0", dict(budget=0.0), "--budget must be a positive number"),
+    ("--budget 0", dict(budget=0.0), "--budget must be a positive, finite number of seconds, got 0.0"),
+    # inf was taken and stored as null (JSON has no infinity): the run could then not be read back
+    ("--budget inf", dict(budget=float("inf")), "--budget must be a positive, finite number of seconds, got inf"),
+    ("--budget nan", dict(budget=float("nan")), "--budget must be a positive, finite number of seconds, got nan"),
+    ("--budget -5", dict(budget=-5.0), "--budget must be a positive, finite number of seconds, got -5.0"),
+    # a label is one line of plain text of at most 200 characters, as a suite's model name (user_input.text_problem)
+    ("--label 'a\x1bb'", dict(label="a\x1bb"), "--label 'a\\x1bb': it holds the control character U+001B"),
+    ("--label 'a\u202eb'", dict(label="a\u202eb"), "--label 'a\\u202eb': it holds the control character U+202E"),
+    ("--label " + "x" * 201, dict(label="x" * 201), "it is 201 characters long, at most 200 (MAX_TEXT)"),
     ("--backend no_such_backend", dict(backend="no_such_backend"), "torch.compile refuses these settings"),
     ("--options no_such_option=1", dict(options={"no_such_option": 1}), "torch.compile refuses these settings"),
 ]
 
 
-@pytest.mark.parametrize("line, kwargs, message", BAD, ids=[b[0] for b in BAD])
+@pytest.mark.parametrize("line, kwargs, message", BAD, ids=[b[0][:30] for b in BAD])
 def test_the_api_and_the_magic_refuse_a_bad_option_with_the_same_message(ip, line, kwargs, message):
     ip.user_ns.update(torch=torch, x=torch.ones(2))
     ip.user_ns.pop("refused", None)

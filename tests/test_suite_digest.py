@@ -18,7 +18,7 @@ from compile_profile.suites.compare import ExportModel, compare_suites, export, 
 from compile_profile.suites.digest import STATUSES, suite_digest
 from compile_profile.suites.records import SuiteRecord
 from compile_profile.suites.storage import load_suite, merge_store, save_outcome, stored_suites
-from compile_profile.suites.views import mime_bundle, render_report_html, render_text
+from compile_profile.suites.views import comparison_text, mime_bundle, render_report_html, render_text
 from suite_fixtures import _outcome, _run, _settings, _suite, store_suite
 from synthetic_store_runs import back_to_schema, make_run
 
@@ -119,9 +119,10 @@ def test_a_compile_that_ran_out_of_memory_is_oom():
 def test_the_json_export_has_exactly_the_issues_field_names():
     record, runs = _suite()
     data = json.loads(json.dumps(_export_dict(record, runs)))
-    assert list(data) == ["models", "summary"]
+    assert list(data) == ["models", "summary", "environment"]
     assert all(list(m) == EXPORT_MODEL_KEYS for m in data["models"])
     assert list(data["summary"]) == EXPORT_SUMMARY_KEYS
+    assert data["environment"]["torch"] == "2.13.0+cpu" and data["environment"]["device"] == "cpu"
 
 
 def _export_dict(record, runs):
@@ -376,8 +377,7 @@ def test_a_store_of_schema_5_migrates_to_hold_suites(tmp_path):
 def test_the_cli_lists_and_shows_a_stored_suite(tmp_path, capsys):
     record, runs = _suite()
     db = tmp_path / "s.sqlite"
-    with RunStore(db) as store:
-        store_suite(store, record, runs)
+    store_suite(db, record, runs)
     assert main(["--db", str(db), "suite", "--list"]) == 0
     assert record.id in capsys.readouterr().out
     out = tmp_path / "out.json"
@@ -395,3 +395,90 @@ def test_the_progress_line_says_which_entry_of_how_many_and_the_time_left_in_wor
     )
     assert progress_text(Progress("start", 17, 18, "vit", left_s=41.0)) == "[17/18] vit: profiling…; about 41 s left"
     assert progress_text(Progress("start", 1, 18, "gpt2")) == "[1/18] gpt2: profiling…"  # none ended: no estimate
+
+
+def test_a_refused_resume_says_each_setting_that_differs_with_its_value_then_and_now(tmp_path):
+    from compile_profile.suites.runner import SuiteError, open_suite
+
+    with RunStore(tmp_path / "s.sqlite") as store:
+        first = _settings(["gpt2", "bert", "t5"], timeout_s=120.0)
+        record, stored_before = open_suite(store, first, suite_id="inf2")
+        assert not stored_before
+        same, stored_before = open_suite(store, _settings(["gpt2", "bert", "t5"], timeout_s=120.0), suite_id="inf2")
+        assert stored_before and same.id == record.id
+        other = _settings(
+            ["gpt2", "bert", "vit"], timeout_s=100.0, profile_options={"backend": "inductor", "quick": False}
+        )
+        with pytest.raises(SuiteError) as refused:
+            open_suite(store, other, suite_id="inf2")
+    message = str(refused.value)
+    assert "--timeout 120 then, 100 now" in message
+    assert "entries: 3 then, 3 now; not asked now: t5; new: vit" in message
+    assert "options quick: True then, False now" in message
+    assert "give another --suite-id" in message
+
+
+def _environment(**changes):
+    from compile_profile.suites.digest import SuiteEnvironment
+
+    base = dict(
+        torch="2.11.0+cu130",
+        device="cuda",
+        device_name="NVIDIA H100 80GB HBM3",
+        cpu="Intel(R) Xeon(R) Processor",
+        cores=16,
+        host="vm",
+        settings="inference, bfloat16 · backend inductor · --quick",
+    )
+    return SuiteEnvironment(**{**base, **changes})
+
+
+def test_a_comparison_names_each_part_of_the_setup_that_differs_and_says_nothing_where_they_ran_alike():
+    old, new = _export(_model("a", "pass", 2.0)), _export(_model("a", "pass", 1.2))
+    old.environment = _environment()
+    new.environment = _environment(torch="2.12.0+cu130", device_name="NVIDIA H200", cores=32)
+    c = compare_suites(old, new)
+    assert c.setup_differences == [
+        "torch: 2.11.0+cu130 then, 2.12.0+cu130 now",
+        "device's name: NVIDIA H100 80GB HBM3 then, NVIDIA H200 now",
+        "host cores: 16 then, 32 now",
+    ]
+    assert c.setup_text.startswith("the suites ran on different setups (torch: 2.11.0+cu130 then")
+    assert c.setup_text in comparison_text(c)
+    assert c.failed  # the setup is said, the gate is the figures' own
+    new.environment = _environment()
+    alike = compare_suites(old, new)
+    assert alike.setup_differences == [] and alike.setup_text == ""
+    new.environment = None  # a file written before the setup was recorded
+    assert compare_suites(old, new).setup_differences == []
+
+
+def test_a_suites_setup_goes_into_its_export_and_its_where_line_and_an_old_file_without_it_still_reads(tmp_path):
+    from compile_profile import serialize
+
+    record, runs = _suite()
+    record.device_name, record.cpu, record.cores = "NVIDIA H100 80GB HBM3", "Intel(R) Xeon(R) Processor", 16
+    record.device = "cuda"
+    digest = suite_digest(record, runs)
+    assert digest.where_text == "torch 2.13.0+cpu on cuda (NVIDIA H100 80GB HBM3), host test, 16 cores"
+    data = serialize.to_dict(export(digest))
+    assert data["environment"]["cores"] == 16 and data["environment"]["settings"] == digest.settings_text
+    path = tmp_path / "with.json"
+    path.write_text(json.dumps(data))
+    assert read_export(path).environment == digest.environment
+    del data["environment"]
+    path.write_text(json.dumps(data))
+    assert read_export(path).environment is None
+
+
+def test_a_baseline_whose_setup_holds_a_control_character_or_a_page_of_text_is_refused_naming_the_field(tmp_path):
+    from compile_profile import serialize
+
+    record, runs = _suite()
+    for field, value in (("host", "vm\x1b[2J"), ("cpu", "x" * 10_000)):
+        data = serialize.to_dict(export(suite_digest(record, runs)))
+        data["environment"][field] = value
+        path = tmp_path / f"{field}.json"
+        path.write_text(json.dumps(data))
+        with pytest.raises(ValueError, match=f"environment.*{field}|{field}.*environment"):
+            read_export(path)

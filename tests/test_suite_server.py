@@ -8,7 +8,6 @@ import json
 import jsonschema
 import pytest
 import tornado.httpclient
-from compile_profile.store import RunStore
 from compile_profile.suites import contract
 from server_requests import API
 from suite_fixtures import _suite, store_suite
@@ -19,8 +18,7 @@ pytest_plugins = ["pytest_jupyter.jupyter_server"]
 @pytest.fixture
 def stored_suite(store_path):
     record, runs = _suite()
-    with RunStore(store_path) as store:
-        store_suite(store, record, runs)
+    store_suite(store_path, record, runs)
     return record
 
 

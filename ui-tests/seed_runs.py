@@ -11,8 +11,8 @@ rank 0's compiled call waits for it; both split into DDP buckets) with the job d
 later puts one more run, as a kernel would, to test that the panel picks it up without a refresh.  ``--add-markup``
 puts a run with markup in every field (tests/markup_runs.py) and two rows that cannot be read (one not JSON, one
 with markup where a number belongs), for xss.spec.ts, which takes them out again with ``--remove ID...``.
-``--add-suite`` puts a suite over a collection of models and its runs (tests/suite_fixtures.py ui_suite) for
-suite.spec.ts, ``--remove-suite`` takes them out.  ``--add-views`` puts the runs views.spec.ts looks at (a Lines chart with two withheld passes, a card whose p90s are
+``--add-suite`` puts a suite over a collection of models and its runs (tests/suite_fixtures.py ui_suite), and one
+that cannot be read, for suite.spec.ts, ``--remove-suite`` takes them out.  ``--add-views`` puts the runs views.spec.ts looks at (a Lines chart with two withheld passes, a card whose p90s are
 50-100 times its medians, an input-signature table, and fillers enough to make the run list scroll) and a notebook
 holding the long-tailed run's card.  ``--add-traces`` imports the TORCH_TRACE fixtures compiles.spec.ts opens (a script's, a training loop's with restarts,
 and a 2-rank job's).  ``--add-inputs ID`` profiles a small MLP over a sequence of inputs of two shapes (``profile(fn, inputs=[...])``,
@@ -585,20 +585,32 @@ def add_inputs_run(run_id: str) -> None:
         store.put(run)
 
 
+UNREADABLE_SUITE = "uisuite00009"
+UNREADABLE_NAME = '<img src=x onerror="window.cpXss=1">n'
+
+
 def add_suite(db: Path) -> None:
     """The suite suite.spec.ts opens (tests/suite_fixtures.py ui_suite) and its runs; its digest's words beside the
     store (expected-suite.json) for the spec to find in the panel."""
     from compile_profile.suites.digest import suite_digest
-    from compile_profile.suites.storage import save_outcome
-    from suite_fixtures import ui_suite
+    from suite_fixtures import store_suite, ui_suite
 
     record, runs = ui_suite()
+    store_suite(db, record, runs)
     with RunStore(db) as store:
-        store.put_suite(record.id, record.created_at, json.dumps({**record.to_dict(), "outcomes": []}))
-        for outcome in record.outcomes:
-            save_outcome(store, record.id, outcome)
-        for run in runs.values():
-            store.put(run)
+        # beside it, a suite that cannot be read (an outcome whose error is no string), its outcome named with markup:
+        # the Suites view lists it as text, its id and why
+        unreadable = {**record.to_dict(), "id": UNREADABLE_SUITE, "outcomes": []}
+        store.put_suite(UNREADABLE_SUITE, record.created_at, json.dumps(unreadable))
+        bad = {
+            "name": UNREADABLE_NAME,
+            "model": "n",
+            "task": "step",
+            "dtype": "float32",
+            "ended": "skipped",
+            "error": 1,
+        }
+        store.put_suite_model(UNREADABLE_SUITE, UNREADABLE_NAME, json.dumps(bad), None)
     digest = suite_digest(record, runs)
     expected = {
         "id": record.id,
@@ -618,8 +630,9 @@ def remove_suite(db: Path) -> None:
             store.delete(run_id)
     conn = sqlite3.connect(db)
     with conn:
-        conn.execute("DELETE FROM suite_models WHERE suite_id = ?", (record.id,))
-        conn.execute("DELETE FROM suites WHERE id = ?", (record.id,))
+        for suite_id in (record.id, UNREADABLE_SUITE):
+            conn.execute("DELETE FROM suite_models WHERE suite_id = ?", (suite_id,))
+            conn.execute("DELETE FROM suites WHERE id = ?", (suite_id,))
     conn.close()
 
 

@@ -154,7 +154,10 @@ function PanelView(props: {
 
 const VIEW_LABELS = { runs: 'Runs', compare: 'Compare', suites: 'Suites' } as const;
 
-/** The stored suites over collections of models, newest first; a click opens the suite's tab. */
+/**
+ * The stored suites over collections of models, newest first; a click opens the suite's tab.  One that cannot be
+ * read is listed all the same, as text: its id and why (the server's `unreadable`), and nothing to open.
+ */
 function SuiteList(props: { suites: ISuiteListRow[]; openSuite: (suiteId: string) => void }): JSX.Element {
   if (!props.suites.length) {
     return (
@@ -169,19 +172,26 @@ function SuiteList(props: { suites: ISuiteListRow[]; openSuite: (suiteId: string
     <ul className="cp-SuiteList">
       {props.suites.map(s => (
         <li key={s.id} className="cp-SuiteItem" data-suite-id={s.id}>
-          <button
-            className="cp-SuiteItemButton"
-            onClick={() => props.openSuite(s.id)}
-            title={`Open suite ${s.id}`}
-          >
-            <span className="cp-SuiteItemTitle">
-              {s.title}
-              {s.label ? ` — ${s.label}` : ''}
-            </span>
-            <span className="cp-Note">
-              {s.created_text} · {s.progress_text}
-            </span>
-          </button>
+          {s.unreadable ? (
+            <div className="cp-SuiteItemUnreadable">
+              <span className="cp-SuiteItemTitle">Suite {s.id}</span>
+              <span className="cp-Note cp-Unreadable">cannot be read: {s.unreadable}</span>
+            </div>
+          ) : (
+            <button
+              className="cp-SuiteItemButton"
+              onClick={() => props.openSuite(s.id)}
+              title={`Open suite ${s.id}`}
+            >
+              <span className="cp-SuiteItemTitle">
+                {s.title}
+                {s.label ? ` — ${s.label}` : ''}
+              </span>
+              <span className="cp-Note">
+                {s.created_text} · {s.progress_text}
+              </span>
+            </button>
+          )}
         </li>
       ))}
     </ul>

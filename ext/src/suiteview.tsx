@@ -184,7 +184,7 @@ function SuiteRowView({ row, openRun }: { row: ISuiteRow; openRun: (runId: strin
           row.name
         )}
       </th>
-      <td className="cp-mod-wrap">
+      <td className="cp-mod-wrap cp-mod-status">
         <span className="cp-SuiteBadge" style={{ background: row.colour }}>
           {row.status_label}
         </span>

@@ -97,3 +97,24 @@ test('the Suites view lists the suite and its tab lays out the digest: headline,
     });
   }
 });
+
+test('a stored suite that cannot be read is listed as text, its id and why, beside the readable one', async ({
+  page
+}) => {
+  const unreadable = 'uisuite00009'; // seed_runs.py's UNREADABLE_SUITE: an outcome named with markup, its error 1
+  await page.sidebar.openTab('filebrowser');
+  await openPanel(page);
+  const panel = page.locator(PANEL);
+  await panel.getByRole('tab', { name: 'Suites' }).click();
+  const bad = panel.locator(`.cp-SuiteItem[data-suite-id="${unreadable}"]`);
+  await expect(bad.locator('.cp-SuiteItemTitle')).toHaveText(`Suite ${unreadable}`);
+  await expect(bad.locator('.cp-Unreadable')).toHaveText(
+    `cannot be read: the outcome of '<img src=x onerror="window.cpXss=1">n': error: expected a string, got an integer (1)`
+  );
+  await expect(bad.locator('button, img')).toHaveCount(0); // nothing to open, no element from the stored text
+  await expect(panel.locator(`.cp-SuiteItem[data-suite-id="${SUITE}"] button`)).toContainText(
+    'before the torch upgrade'
+  );
+  expect(await page.evaluate(() => (window as any).cpXss)).toBeUndefined();
+  await page.screenshot({ path: path.join(ARTIFACTS, 'ui-suite-unreadable.png') });
+});

@@ -32,9 +32,10 @@ export interface SuiteDigest {
    */
   settings_text: string;
   /**
-   * "torch 2.13.0+cpu on cpu, host h"
+   * "torch 2.11.0+cu130 on cuda (NVIDIA H100 80GB HBM3), host h, 16 cores"
    */
   where_text: string;
+  environment: SuiteEnvironment;
   complete: boolean;
   /**
    * entries with no outcome yet
@@ -55,6 +56,33 @@ export interface SuiteDigest {
    */
   flags: string[];
   notes: string[];
+}
+/**
+ * Where a suite ran, as far as a speedup depends on it: two suites' figures compare as code against code only where these are equal (``compare.compare_suites`` says which differ).  On GPUs the host's CPU counts too: BERT base's bf16 inference read 1.68×, 1.40× and 1.17× on three H100 hosts, its eager step waiting on the host's launches (docs/benchmarks.md, 2026-12-05).
+ */
+export interface SuiteEnvironment {
+  torch: string;
+  /**
+   * "cpu", "cuda"
+   */
+  device: string;
+  /**
+   * the GPU's name, or the CPU's model on CPU; "" where the suite did not record it
+   */
+  device_name: string;
+  /**
+   * the host's CPU model; ""
+   */
+  cpu: string;
+  /**
+   * the host's logical CPUs; 0 where not recorded
+   */
+  cores: number;
+  host: string;
+  /**
+   * ``settings_text``: the tasks, dtypes, backend and options
+   */
+  settings: string;
 }
 /**
  * The suite's figures: pass rate, geomean speedup over the passing entries, median compile, compression.
@@ -190,6 +218,10 @@ export interface SuiteListRow {
    * "14 of 14 entries"
    */
   progress_text: string;
+  /**
+   * why a stored suite cannot be read ("" when it can): its row names its id and this
+   */
+  unreadable?: string;
 }
 /**
  * OLD against NEW (``compare_suites``).
@@ -213,6 +245,14 @@ export interface SuiteComparison {
    */
   failed: boolean;
   gate_text: string;
+  /**
+   * "torch: 2.11.0 then, 2.12.0 now", one for each part of the setup that differs
+   */
+  setup_differences: string[];
+  /**
+   * what those differences mean for the ratios; "" where both ran alike or one side does not say
+   */
+  setup_text: string;
 }
 /**
  * One entry, then and now.
@@ -266,6 +306,10 @@ export interface ComparisonRow {
 export interface SuiteExport {
   models: ExportModel[];
   summary: ExportSummary;
+  /**
+   * absent from files written before 2026-12-05
+   */
+  environment?: SuiteEnvironment | null;
 }
 /**
  * One entry in ``--json OUT`` (these names, so scripts can read it).
@@ -305,6 +349,18 @@ export interface SuiteRecord {
   device: string;
   host: string;
   label?: string;
+  /**
+   * "NVIDIA H100 80GB HBM3"; the CPU's model on CPU ("" in suites stored before 2026-12-05)
+   */
+  device_name?: string;
+  /**
+   * the host's CPU model, as /proc/cpuinfo names it
+   */
+  cpu?: string;
+  /**
+   * the host's logical CPUs (os.cpu_count)
+   */
+  cores?: number;
   outcomes?: ModelOutcome[];
 }
 /**

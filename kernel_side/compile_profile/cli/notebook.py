@@ -18,6 +18,7 @@ from ..render.mime import MIME_TYPE as RUN_MIME_TYPE
 from ..render.report import render_report_html
 from ..render.text import terminal_safe, text_table
 from ..store import RunNotFound, RunStore, UnreadableRun, validate_run_id
+from ..user_input import seconds_problem
 from .text import PROG, CliError, Parser, clip, medians_text, say, speedup_text, write_file
 
 
@@ -132,8 +133,8 @@ def cmd_run(args: argparse.Namespace, store: RunStore) -> int:
     path = pathlib.Path(args.notebook).expanduser().resolve()
     if not path.is_file():
         raise CliError(f"no notebook at {args.notebook}")
-    if args.timeout is not None and args.timeout <= 0:
-        raise CliError("--timeout must be a positive number of seconds")
+    if args.timeout is not None and (problem := seconds_problem("--timeout", args.timeout)):
+        raise CliError(problem)
     try:
         nb = nbformat.read(path, as_version=4)
     except Exception as exc:  # noqa: BLE001 - nbformat raises many kinds for a file that is not a notebook

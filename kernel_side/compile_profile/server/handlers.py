@@ -38,6 +38,7 @@ from ..render.job_report import render_job_report_html
 from ..render.report import render_report_html
 from ..serialize import parse_json, to_dict
 from ..store import RunNotFound, UnreadableRun
+from ..user_input import label_problem
 from .base import StoreHandler
 from .compiles import ArtifactHandler, CompileHandler, CompilesHandler, PerfettoHandler
 
@@ -202,6 +203,8 @@ class ImportTraceHandler(StoreHandler):
         if not isinstance(label, str):
             return self._refuse("label must be a string")
         label = label.strip()
+        if problem := label_problem("label", label):  # one line of plain text, as a model's name
+            return self._refuse(problem)
         from ..engine.trace.log_import import NothingToImport, NoTrace, TraceLimits, import_trace
         from ..store import put_imported
 

@@ -9,7 +9,6 @@ process owns, and returns the suite as stored (every shard's outcomes so far) wi
 
 from __future__ import annotations
 
-import math
 import pathlib
 import stat
 import sys
@@ -18,6 +17,7 @@ from typing import Any
 
 from .. import serialize
 from ..store import RunStore
+from ..user_input import label_problem, seconds_problem
 from . import collection as collections
 from .compare import SuiteComparison, SuiteExport, compare_suites, export, read_export
 from .digest import SuiteDigest, suite_digest
@@ -108,6 +108,8 @@ def run_suite_from_options(
     tasks, dtypes = _names(tasks), _names(dtypes)
     if not isinstance(label, str):  # stored in the suite's record, which could then not be read back
         raise SuiteError(f"label must be a string, got {type(label).__name__}")
+    if problem := label_problem("--label", label):
+        raise SuiteError(problem)
     if size not in SIZES:
         raise SuiteError(f"--size {size!r}: choose from {', '.join(SIZES)}")
     only = _names(only) if only else None
@@ -117,8 +119,8 @@ def run_suite_from_options(
     for dtype in dtypes:
         if dtype not in collections.DTYPES:
             raise SuiteError(f"--dtype {dtype!r}: choose from {', '.join(collections.DTYPES)}")
-    if not (math.isfinite(timeout) and timeout > 0):  # inf was stored as null: a suite that could not be read back
-        raise SuiteError(f"--timeout must be a positive, finite number of seconds, got {timeout!r}")
+    if problem := seconds_problem("--timeout", timeout):  # inf was stored as null: a suite that could not be read
+        raise SuiteError(problem)
     if shard[1] > 1 and suite_id is None:
         raise SuiteError(
             "the shards of one suite must share its id: give --suite-id ID, the same on every shard (a Slurm array's "

@@ -33,12 +33,12 @@ import inspect
 import pathlib
 import re
 import sys
-import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from ..user_input import shown, text_problem
 from .builders import Model, Skip
 
 BUILTIN = "builtin"
@@ -65,34 +65,6 @@ def entry_name(model: str, task: str, dtype: str) -> str:
     """``gpt2``, ``gpt2 (training)``, ``gpt2 (bfloat16)``, ``gpt2 (training, bfloat16)``: the defaults unsaid."""
     extra = [word for word, default in ((task, "inference"), (dtype, "float32")) if word not in (default, "step")]
     return f"{model} ({', '.join(extra)})" if extra else model
-
-
-# A model's name is shown in the suite's table, its chart's axis, the progress line, the store and the panel: one line
-# of text, short enough for a table's column to clip rather than a screen to fill.
-MAX_NAME = 200
-# Bidirectional controls, which reorder the text around them in a terminal or a page ("U+202E" makes "evil.py"
-# read backwards): a name holds none, as it holds no control character.
-_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
-
-
-def name_problem(name: str) -> str:
-    """What makes ``name`` no model name ("" when it is one): over ``MAX_NAME`` characters, a control character or a
-    line break (it would split the table's row), a bidirectional control, or a lone surrogate (a str that no UTF-8
-    text holds: the store refuses it)."""
-    if len(name) > MAX_NAME:
-        return f"it is {len(name):,} characters long, at most {MAX_NAME} (MAX_NAME) are shown"
-    for char in name:
-        category = unicodedata.category(char)
-        if category == "Cs":
-            return "it holds a lone surrogate, which no UTF-8 text can hold"
-        if category == "Cc" or category in ("Zl", "Zp") or char in _BIDI:
-            return f"it holds the control character U+{ord(char):04X}; a name is one line of plain text"
-    return ""
-
-
-def _shown(name: str) -> str:
-    shown = repr(name)
-    return shown if len(shown) <= 80 else shown[:79] + "…"
 
 
 def spec_problem(value: Any) -> str:
@@ -154,9 +126,9 @@ class Collection:
         for name, value in items:
             if not isinstance(name, str) or not name.strip():
                 raise CollectionError(f"{self.source}: models() has a key {name!r}, not a name")
-            problem = name_problem(name)
+            problem = text_problem(name)  # one line of plain text, at most MAX_TEXT characters
             if problem:
-                raise CollectionError(f"{self.source}: models() names a model {_shown(name)}: {problem}")
+                raise CollectionError(f"{self.source}: models() names a model {shown(name)}: {problem}")
             if not (callable(value) or isinstance(value, (Model, Skip))):
                 raise CollectionError(
                     f"{self.source}: models()[{name!r}] is a {type(value).__name__}, not a builder (a function of no "

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from .. import serialize, stats
 from ..digest.format import format_s, format_speedup, format_speedup_interval
-from .digest import STATUSES, SuiteDigest
+from .digest import STATUSES, SuiteDigest, SuiteEnvironment
 
 
 @dataclass
@@ -53,6 +53,7 @@ class SuiteExport:
 
     models: list[ExportModel]
     summary: ExportSummary
+    environment: SuiteEnvironment | None = None  # absent from files written before 2026-12-05
 
 
 def export(digest: SuiteDigest) -> SuiteExport:
@@ -81,6 +82,7 @@ def export(digest: SuiteDigest) -> SuiteExport:
             geomean_high=digest.summary.geomean_high,
             median_compile_s=digest.summary.median_compile_s,
         ),
+        environment=digest.environment,
     )
 
 
@@ -92,6 +94,7 @@ EXPORT_BYTES = 64 << 20
 SPEEDUP_RANGE = (1e-6, 1e6)
 COMPILE_S_MAX = 365 * 24 * 3600.0
 COUNT_MAX = 2**63
+ENVIRONMENT_TEXT_MAX = 500  # a settings line of a suite with every option given runs to about 200 characters
 
 
 def read_export(path: str | pathlib.Path) -> SuiteExport:
@@ -145,6 +148,15 @@ def check_export(export: SuiteExport) -> None:
         _figure((*at, "compile_s"), m.compile_s, 0.0, COMPILE_S_MAX, "a compile time in seconds, 0 or more")
         for name in ("graph_breaks", "recompiles", "peak_eager_bytes", "peak_compiled_bytes"):
             _figure((*at, name), getattr(m, name), 0, COUNT_MAX - 1, "a count, 0 or more")
+    env = export.environment
+    if env is not None:
+        for name in ("torch", "device", "device_name", "cpu", "host", "settings"):
+            value = getattr(env, name)
+            if len(value) > ENVIRONMENT_TEXT_MAX or not value.isprintable():
+                raise serialize.FormatError(
+                    f"not one line of at most {ENVIRONMENT_TEXT_MAX} printable characters", ("environment", name)
+                )
+        _figure(("environment", "cores"), env.cores, 0, COUNT_MAX - 1, "a count, 0 or more")
     s = export.summary
     _figure(("summary", "pass_rate"), s.pass_rate, 0.0, 1.0, "a rate from 0 to 1")
     for name in ("geomean_speedup", "geomean_low", "geomean_high"):
@@ -190,6 +202,8 @@ class SuiteComparison:
     regressions: list[str]  # "name: why", status changes first
     failed: bool  # what --fail-on-regression exits non-zero for
     gate_text: str
+    setup_differences: list[str]  # "torch: 2.11.0 then, 2.12.0 now", one for each part of the setup that differs
+    setup_text: str  # what those differences mean for the ratios; "" where both ran alike or one side does not say
 
 
 def _label(status: str) -> str:
@@ -258,6 +272,42 @@ def _row(name: str, old: ExportModel | None, new: ExportModel | None) -> Compari
     )
 
 
+# The parts of a suite's setup that a speedup depends on besides the code, and how each is named.
+_SETUP = (
+    ("torch", "torch"),
+    ("device", "device"),
+    ("device_name", "device's name"),
+    ("cpu", "host CPU"),
+    ("cores", "host cores"),
+    ("host", "host"),
+    ("settings", "settings"),
+)
+
+
+def setup_differences(old: SuiteEnvironment | None, new: SuiteEnvironment | None) -> list[str]:
+    """ "torch: 2.11.0 then, 2.12.0 now" for each part of the setup that differs; none where a side did not record its
+    setup (a file written before 2026-12-05) or did not record that part ("" or 0)."""
+    if old is None or new is None:
+        return []
+    out = []
+    for field, name in _SETUP:
+        then, now = getattr(old, field), getattr(new, field)
+        if then and now and then != now:
+            out.append(f"{name}: {then} then, {now} now")
+    return out
+
+
+def _setup_text(differences: list[str]) -> str:
+    if not differences:
+        return ""
+    return (
+        "the suites ran on different setups ("
+        + "; ".join(differences)
+        + "): each ratio is the setup's change as well as the code's; a different GPU or host moves a speedup by "
+        "itself (BERT's bf16 inference read 1.68× and 1.17× on two H100 hosts, its eager step waiting on the CPU)"
+    )
+
+
 def compare_suites(
     old: SuiteExport, new: SuiteExport, *, old_name: str = "OLD", new_name: str = "NEW"
 ) -> SuiteComparison:
@@ -274,6 +324,7 @@ def compare_suites(
         )
     )
     bad = [r for r in rows if r.stopped_passing or r.regressed]
+    differences = setup_differences(old.environment, new.environment)
     g_old, g_new = old.summary.geomean_speedup, new.summary.geomean_speedup
     geomean_ratio = g_new / g_old if g_old and g_new else None
     if geomean_ratio is not None and g_old and g_new:
@@ -302,4 +353,6 @@ def compare_suites(
         regressions=[r.text for r in bad],
         failed=bool(bad),
         gate_text=gate,
+        setup_differences=differences,
+        setup_text=_setup_text(differences),
     )

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import stats
-from ..digest.format import format_bytes, format_s, format_speedup, format_speedup_interval, ratio_phrase
+from ..digest.format import format_bytes, format_s, format_speedup, format_speedup_interval, one_line, ratio_phrase
 from ..digest.summary import summarize
 from ..profile_run import ProfileRun
 from .records import OOM_PATTERN, ModelOutcome, SuiteRecord
@@ -124,6 +124,22 @@ class SuiteSummary:
 
 
 @dataclass
+class SuiteEnvironment:
+    """Where a suite ran, as far as a speedup depends on it: two suites' figures compare as code against code only
+    where these are equal (``compare.compare_suites`` says which differ).  On GPUs the host's CPU counts too: BERT
+    base's bf16 inference read 1.68×, 1.40× and 1.17× on three H100 hosts, its eager step waiting on the host's
+    launches (docs/benchmarks.md, 2026-12-05)."""
+
+    torch: str
+    device: str  # "cpu", "cuda"
+    device_name: str  # the GPU's name, or the CPU's model on CPU; "" where the suite did not record it
+    cpu: str  # the host's CPU model; ""
+    cores: int  # the host's logical CPUs; 0 where not recorded
+    host: str
+    settings: str  # ``settings_text``: the tasks, dtypes, backend and options
+
+
+@dataclass
 class SuiteDigest:
     """A suite as every view shows it (``suite_digest``)."""
 
@@ -134,7 +150,8 @@ class SuiteDigest:
     collection: str
     headline: str
     settings_text: str  # "inference, float32 · backend inductor · --quick · limit 600 s per entry"
-    where_text: str  # "torch 2.13.0+cpu on cpu, host h"
+    where_text: str  # "torch 2.11.0+cu130 on cuda (NVIDIA H100 80GB HBM3), host h, 16 cores"
+    environment: SuiteEnvironment
     complete: bool
     pending: list[str]  # entries with no outcome yet
     pending_text: str  # "3 of 14 entries not run yet: ..."; "" when complete
@@ -156,6 +173,7 @@ class SuiteListRow:
     headline: str
     complete: bool
     progress_text: str  # "14 of 14 entries"
+    unreadable: str = ""  # why a stored suite cannot be read ("" when it can): its row names its id and this
 
 
 @dataclass
@@ -436,6 +454,14 @@ def created_text(created_at: str) -> str:
     return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
+def where_text(record: SuiteRecord) -> str:
+    """ "torch 2.11.0+cu130 on cuda (NVIDIA H100 80GB HBM3), host vm, 16 cores"; the device's name and the cores where
+    the suite recorded them."""
+    named = f" ({record.device_name})" if record.device_name else ""
+    cores = f", {record.cores} cores" if record.cores else ""
+    return f"torch {record.torch_version} on {record.device}{named}, host {record.host}{cores}"
+
+
 def settings_text(record: SuiteRecord) -> str:
     s = record.settings
     o = s.profile_options
@@ -491,7 +517,16 @@ def suite_digest(record: SuiteRecord, runs: Mapping[str, ProfileRun]) -> SuiteDi
         collection=record.settings.collection,
         headline=headline,
         settings_text=settings_text(record),
-        where_text=f"torch {record.torch_version} on {record.device}, host {record.host}",
+        where_text=where_text(record),
+        environment=SuiteEnvironment(
+            torch=record.torch_version,
+            device=record.device,
+            device_name=record.device_name,
+            cpu=record.cpu,
+            cores=record.cores,
+            host=record.host,
+            settings=settings_text(record),
+        ),
         complete=not pending,
         pending=pending,
         pending_text=pending_text,
@@ -515,4 +550,18 @@ def list_row(record: SuiteRecord, digest: SuiteDigest | None = None) -> SuiteLis
         headline=digest.headline if digest is not None else "",
         complete=ended >= total,
         progress_text=f"{ended} of {total} entries" + ("" if ended >= total else " (unfinished)"),
+    )
+
+
+def unreadable_row(suite_id: str, reason: str) -> SuiteListRow:
+    """A stored suite that cannot be read (``storage.UnreadableSuite``), as a list shows it: its id and why."""
+    return SuiteListRow(
+        id=suite_id,
+        title="cannot be read",
+        label="",
+        created_text="",
+        headline="",
+        complete=False,
+        progress_text="",
+        unreadable=one_line(reason, 300),
     )

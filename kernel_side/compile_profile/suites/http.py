@@ -8,15 +8,24 @@ from typing import Any
 from .. import serialize
 from ..store import RunStore
 from .charts import figures
-from .digest import SuitePage, SuitesPage, list_row, suite_digest
-from .storage import load_suite, runs_of, stored_suites
+from .digest import SuiteListRow, SuitePage, SuitesPage, list_row, suite_digest, unreadable_row
+from .records import SuiteRecord
+from .storage import listed_suites, load_suite, runs_of
 from .views import render_report_html
 
 LIST_LIMIT = 200
 
 
+def suite_rows(store: RunStore, limit: int = LIST_LIMIT) -> list[SuiteListRow]:
+    """The newest stored suites' rows, one that cannot be read named with why (``digest.unreadable_row``)."""
+    return [
+        list_row(suite) if isinstance(suite, SuiteRecord) else unreadable_row(suite.suite_id, suite.reason)
+        for suite in listed_suites(store, limit)
+    ]
+
+
 def suites_page(store: RunStore) -> dict[str, Any]:
-    return serialize.to_dict(SuitesPage([list_row(record) for record in stored_suites(store, LIST_LIMIT)]))
+    return serialize.to_dict(SuitesPage(suite_rows(store)))
 
 
 def suite_page(store: RunStore, suite_id: str) -> dict[str, Any]:

@@ -79,6 +79,9 @@ class SuiteRecord:
     device: str  # "cpu", "cuda": where the children ran
     host: str
     label: str = ""
+    device_name: str = ""  # "NVIDIA H100 80GB HBM3"; the CPU's model on CPU ("" in suites stored before 2026-12-05)
+    cpu: str = ""  # the host's CPU model, as /proc/cpuinfo names it
+    cores: int = 0  # the host's logical CPUs (os.cpu_count)
     outcomes: list[ModelOutcome] = field(default_factory=list[ModelOutcome])
 
     def to_dict(self) -> dict[str, Any]:

@@ -61,10 +61,50 @@ def _now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
 
-def _device_and_torch() -> tuple[str, str]:
+def _device_and_torch() -> tuple[str, str, str, str]:
+    """(the device type, torch's version, the device's name: the GPU's or else the CPU's, the host's CPU model)."""
     import torch
 
-    return ("cuda" if torch.cuda.is_available() else "cpu"), str(torch.__version__)
+    from ..engine.common.device import cpu_name
+
+    cpu = cpu_name()
+    if torch.cuda.is_available():
+        return "cuda", str(torch.__version__), torch.cuda.get_device_name(), cpu
+    return "cpu", str(torch.__version__), cpu, cpu
+
+
+# The option each setting comes from, where it has one, so a refused resume says what to type.
+_SETTING_OPTIONS = {
+    "timeout_s": "--timeout",
+    "tasks": "--task",
+    "dtypes": "--dtype",
+    "size": "--size",
+    "shards": "--shard",
+}
+
+
+def _then_now(name: str, then: SuiteSettings, now: SuiteSettings) -> str:
+    """One differing setting, worded with both values: "--timeout 120 then, 100 now"; the entries by what was added
+    or left out; the profile's options by the keys that differ."""
+    old, new = getattr(then, name), getattr(now, name)
+    what = _SETTING_OPTIONS.get(name, name.replace("_", " "))
+    if name == "entries":
+        gone = [e for e in old if e not in new]
+        added = [e for e in new if e not in old]
+        parts = [f"{len(old)} then, {len(new)} now"]
+        if gone:
+            parts.append("not asked now: " + ", ".join(gone[:3]) + (", …" if len(gone) > 3 else ""))
+        if added:
+            parts.append("new: " + ", ".join(added[:3]) + (", …" if len(added) > 3 else ""))
+        return "entries: " + "; ".join(parts)
+    if name == "profile_options":
+        keys = sorted(k for k in {*old, *new} if old.get(k) != new.get(k))
+        return "options " + ", ".join(f"{k}: {old.get(k)!r:.40} then, {new.get(k)!r:.40} now" for k in keys)
+    if name == "collection_sha256":
+        return "the collection's file changed since"
+    if isinstance(old, float) and isinstance(new, float):
+        return f"{what} {old:g} then, {new:g} now"
+    return f"{what} {old!r:.60} then, {new!r:.60} now"
 
 
 def open_suite(
@@ -93,12 +133,13 @@ def open_suite(
         if record is not None:
             differ = record.settings.differences(settings)
             if differ:
+                then_now = "; ".join(_then_now(name, record.settings, settings) for name in differ)
                 raise SuiteError(
-                    f"suite {suite_id} was started with other settings ({', '.join(differ)} differ): run it with the "
-                    "same collection and options, or give another --suite-id"
+                    f"suite {suite_id} was started with other settings ({then_now}): run it with the same collection "
+                    "and options, or give another --suite-id"
                 )
             return record, True
-    device, torch_version = _device_and_torch()
+    device, torch_version, device_name, cpu = _device_and_torch()
     record = SuiteRecord(
         id=suite_id or uuid.uuid4().hex[:12],
         created_at=_now(),
@@ -107,6 +148,9 @@ def open_suite(
         device=device,
         host=socket.gethostname(),
         label=label,
+        device_name=device_name,
+        cpu=cpu,
+        cores=os.cpu_count() or 0,
     )
     if not store.put_suite(record.id, record.created_at, json.dumps(record.to_dict())):
         return load_suite(store, record.id), True  # another shard stored it first

@@ -23,7 +23,12 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 
 class UnreadableSuite(ValueError):
     """A stored suite whose record or an outcome is not a suite's JSON: the message names the suite, the store and
-    the field (the server answers it 422, as an unreadable run)."""
+    the field (the server answers it 422, as an unreadable run); ``reason`` is the field and what is wrong."""
+
+    def __init__(self, suite_id: str, path: object, reason: str):
+        super().__init__(f"suite {suite_id} in {path} cannot be read ({reason}); it was left as stored")
+        self.suite_id = suite_id
+        self.reason = reason
 
 
 def load_suite(store: RunStore, suite_id: str) -> SuiteRecord:
@@ -41,9 +46,7 @@ def load_suite(store: RunStore, suite_id: str) -> SuiteRecord:
                 where = f"the outcome of {data['name'][:80]!r}"
             record.outcomes.append(serialize.from_dict(ModelOutcome, data))
     except (ValueError, TypeError) as exc:  # TypeError: a value SQLite holds that is no text
-        raise UnreadableSuite(
-            f"suite {suite_id} in {store.path} cannot be read ({where}: {exc}); it was left as stored"
-        ) from None
+        raise UnreadableSuite(suite_id, store.path, f"{where}: {exc}") from None
     return record
 
 
@@ -51,15 +54,25 @@ def save_outcome(store: RunStore, suite_id: str, outcome: ModelOutcome) -> None:
     store.put_suite_model(suite_id, outcome.name, json.dumps(serialize.to_dict(outcome)), outcome.run_id)
 
 
-def stored_suites(store: RunStore, limit: int = 50) -> list[SuiteRecord]:
-    """The newest stored suites first, with their outcomes; one that cannot be read is left out."""
-    out: list[SuiteRecord] = []
+def listed_suites(store: RunStore, limit: int = 50) -> list[SuiteRecord | UnreadableSuite]:
+    """The newest stored suites first, with their outcomes; one that cannot be read as its ``UnreadableSuite``, so
+    that a list names it and why (``suite --list``, the panel's Suites view) rather than leaving it out unseen."""
+    out: list[SuiteRecord | UnreadableSuite] = []
     for suite_id, _, _ in store.suites(limit):
         try:
             out.append(load_suite(store, suite_id))
-        except (ValueError, KeyError):
+        except UnreadableSuite as exc:
+            out.append(exc)
+        except KeyError:  # removed since it was listed
             continue
+        except ValueError as exc:  # an id no suite can have (another store's, merged in)
+            out.append(UnreadableSuite(suite_id, store.path, str(exc)))
     return out
+
+
+def stored_suites(store: RunStore, limit: int = 50) -> list[SuiteRecord]:
+    """The newest stored suites first that can be read, with their outcomes (``listed_suites`` names the others)."""
+    return [suite for suite in listed_suites(store, limit) if isinstance(suite, SuiteRecord)]
 
 
 def is_store_file(path: str | pathlib.Path) -> bool:

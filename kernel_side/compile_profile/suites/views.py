@@ -71,7 +71,7 @@ def render_text(digest: SuiteDigest) -> str:
 
 
 def comparison_text(c: SuiteComparison) -> str:
-    lines = [f"{c.old} → {c.new}: {c.headline}", ""]
+    lines = [f"{c.old} → {c.new}: {c.headline}", *([c.setup_text] if c.setup_text else []), ""]
     rows = [
         [_cut(r.name, 60), r.status_text, r.old_speedup_text, r.new_speedup_text, r.ratio_text, r.compile_text]
         for r in c.rows

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...user_input import label_problem, seconds_problem
 from ..common.errors import OptionError
 from ..compiler.variants import MODES, VariantSpec, build_variants
 
@@ -318,8 +319,12 @@ class ProfileOptions:
         _check_count("--repeat", self.repeat, least=1)
         _check_count("--max-inputs", self.max_inputs, least=1)
         _check_count("min_samples", self.min_samples, least=1)
-        if isinstance(self.budget, bool) or not isinstance(self.budget, (int, float)) or not self.budget > 0:
-            raise OptionError(f"--budget must be a positive number of seconds, got {self.budget!r}")
+        if problem := seconds_problem("--budget", self.budget):  # inf was stored as null: a run that could not be read
+            raise OptionError(problem)
+        if not isinstance(self.label, str):
+            raise OptionError(f"--label must be a string, got {type(self.label).__name__}")
+        if problem := label_problem("--label", self.label):
+            raise OptionError(problem)
         if self.keep is not None:
             self.keep = list(self.keep)
             for name in self.keep:

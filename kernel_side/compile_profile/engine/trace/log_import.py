@@ -46,6 +46,7 @@ from ...profile_run import (
     TraceOrigin,
     Variant,
 )
+from ...user_input import label_problem
 from .log_file import DEFAULT_LIMITS, NoTrace, TraceFile, TraceLimitExceeded, TraceLimits, clip_kind, read_trace_file
 from .records import load_json
 from .sources import SourceFiles, script_candidates
@@ -204,6 +205,8 @@ def _check_arguments(label: object, source_roots: Sequence[object]) -> None:
     string: the store kept it and could then not load the run) or a root that is no path."""
     if label is not None and not isinstance(label, str):
         raise TypeError(f"label must be a string, got {type(label).__name__}")
+    if label and (problem := label_problem("--label", label)):  # one line of plain text, as a model's name
+        raise ValueError(problem)
     for root in source_roots:
         if not isinstance(root, (str, os.PathLike)):
             raise TypeError(f"source_roots must be paths (str or pathlib.Path), got {type(root).__name__}")
