@@ -24,6 +24,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# Helper modules whose assertions are tests' own checks, moved out of the test modules: pytest rewrites their asserts
+# too, so a failure shows the values compared (registered before any test module imports them)
+pytest.register_assert_rewrite("notebook_runs", "server_requests")
+
 # Cold C++ compiles take 5-20 s on a 2-core machine; a cache shared by every test
 # (and kept between runs) makes the second compile of a graph a cache hit.
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(ROOT / ".cache" / "inductor"))
@@ -48,6 +52,27 @@ def private_run_store(tmp_path, monkeypatch):
     """Never write to the user's real run store from a test."""
     monkeypatch.setenv("COMPILE_PROFILE_DB", str(tmp_path / "runs.sqlite"))
     return tmp_path / "runs.sqlite"
+
+
+@pytest.fixture
+def store_path(private_run_store):
+    """The test's run store, as a test of the server extension reads it (the one ``COMPILE_PROFILE_DB`` names)."""
+    return private_run_store
+
+
+@pytest.fixture
+def jp_server_config():
+    """pytest_jupyter's server (a module's ``pytest_plugins = ["pytest_jupyter.jupyter_server"]``) with this
+    extension enabled; its requests: tests/server_requests.py."""
+    return {"ServerApp": {"jpserver_extensions": {"compile_profile": True}}}
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory):
+    """``executed(name)``: an example notebook run once per test module that asks for it (tests/notebook_runs.py)."""
+    from notebook_runs import executor
+
+    yield from executor(tmp_path_factory)
 
 
 @pytest.fixture(scope="session")

@@ -1,5 +1,8 @@
 """What the hostile-input tests share (test_hostile_suite.py, test_hostile_trace.py): a JSON value nested past any
-recursion limit, the labels no table can show, and the one-line error a refused input must end in."""
+recursion limit, the labels no table can show, the one-line error a refused input must end in, and the elements a
+page makes."""
+
+from html.parser import HTMLParser
 
 DEEP = "[" * 100_000 + "]" * 100_000  # past any recursion limit: json.loads raises RecursionError on it
 
@@ -20,3 +23,14 @@ def _one_line_error(code: int, err: str, *words: str) -> None:
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     for word in words:
         assert word in err, err
+
+
+class Elements(HTMLParser):
+    """The elements and attributes a page makes, as a browser's parser would read them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[tuple[str, list]] = []
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        self.found.append((tag, attrs))

@@ -99,9 +99,32 @@ def execute(name: str, workdir: Path) -> ExecutedNotebook:
     return ExecutedNotebook(path=path, nb=nb, db=db, runs=by_label, imported=imported, stored=stored, seconds=seconds)
 
 
+def ran_without_errors(ran: ExecutedNotebook) -> None:
+    """No code cell of the notebook ended in an error output."""
+    errors = [o for c in ran.nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert not errors
+
+
+def check_runs_cleanly_and_every_profile_is_ok(ran: ExecutedNotebook) -> None:
+    """A single-process notebook's clean run: no cell raised, it profiled at least one cell, its store holds the
+    runs its cards show and nothing else, and each profiled cell's run is ok, on CPU, timed with a speedup inside its
+    own interval."""
+    ran_without_errors(ran)
+    assert ran.runs, "the notebook profiles at least one cell"
+    # each profiled cell stored its run, each imported trace its run (shown as its card), and nothing else
+    assert ran.stored == len(ran.runs) + len(ran.imported)
+    for label, run in ran.runs.items():
+        assert run.status == "ok" and not run.errors, (label, run.errors)
+        assert run.notebook == str(ran.path)
+        assert run.device.type == "cpu"
+        assert run.speedup is not None and run.speedup.low <= run.speedup.value <= run.speedup.high
+        for v in run.variants:
+            assert v.timing is not None and v.timing.n >= 1, (label, v.name)
+
+
 def executor(tmp_path_factory) -> Iterator[Callable[[str], ExecutedNotebook]]:
-    """``get(name)``: the notebook run once per test module that asks for it (a test module's ``executed`` fixture
-    yields from this), on demand."""
+    """``get(name)``: the notebook run once per test module that asks for it (the module-scoped ``executed`` fixture
+    of tests/conftest.py yields from this), on demand."""
     done: dict[str, ExecutedNotebook] = {}
     workdir = tmp_path_factory.mktemp("notebooks")
     with pytest.MonkeyPatch.context() as mp:

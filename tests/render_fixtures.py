@@ -103,19 +103,25 @@ Failed to trace builtin operator
 """
 
 
+def sampled_timing(samples: list[float], method: str = "host") -> Timing:
+    """The ``Timing`` of ``samples``: sorted, its median, p10 and p90 the samples at those ranks, and their mean."""
+    s = sorted(samples)
+    n = len(s)
+    return Timing(
+        median_ms=s[n // 2],
+        p10_ms=s[n // 10],
+        p90_ms=s[(9 * n) // 10],
+        n=n,
+        mean_ms=sum(s) / n,
+        min_ms=s[0],
+        samples_ms=s,
+        method=method,
+    )
+
+
 def _timing(median: float, spread: float, n: int, seed: int) -> Timing:
     rng = random.Random(seed)
-    samples = sorted(median + rng.uniform(-spread, spread) for _ in range(n))
-    return Timing(
-        median_ms=samples[n // 2],
-        p10_ms=samples[n // 10],
-        p90_ms=samples[(9 * n) // 10],
-        n=n,
-        mean_ms=sum(samples) / n,
-        min_ms=samples[0],
-        samples_ms=samples,
-        method="cuda_events",
-    )
+    return sampled_timing([median + rng.uniform(-spread, spread) for _ in range(n)], "cuda_events")
 
 
 def _profile(
@@ -608,17 +614,7 @@ def long_tail_timing(median_ms: float, p90_ms: float, n: int = 40) -> Timing:
     tail = n // 10 + 1
     steady = [median_ms * (0.96 + 0.08 * i / (n - tail)) for i in range(n - tail)]
     stalled = [p90_ms * (0.8 + 0.2 * i) for i in range(tail)]  # the second of them is the p90
-    samples = sorted(steady + stalled)
-    return Timing(
-        median_ms=samples[n // 2],
-        p10_ms=samples[n // 10],
-        p90_ms=samples[(9 * n) // 10],
-        n=n,
-        mean_ms=sum(samples) / n,
-        min_ms=samples[0],
-        samples_ms=samples,
-        method="perf_counter",
-    )
+    return sampled_timing(steady + stalled, "perf_counter")
 
 
 def long_tail_run() -> ProfileRun:

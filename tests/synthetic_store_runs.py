@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import sqlite3
 
 from compile_profile.profile_run import (
     CacheStats,
@@ -17,7 +18,7 @@ from compile_profile.profile_run import (
     Timing,
     Variant,
 )
-from compile_profile.store import RunStore
+from compile_profile.store import SCHEMA_VERSION, RunStore
 
 
 def timestamp(minutes_ago: float = 0.0) -> str:
@@ -98,3 +99,32 @@ def put_many(path: str, prefix: str, count: int) -> None:
     for i in range(count):
         store.put(make_run(f"{prefix}-{i}", label=f"{prefix} run {i}", notebook=f"{prefix}.ipynb"))
     store.close()
+
+
+def tamper(db, run_id: str, **columns) -> None:
+    """Write values into a stored row behind the store's back, as a hand edit or a broken copy would."""
+    conn = sqlite3.connect(db)
+    try:
+        with conn:
+            for column, value in columns.items():
+                conn.execute(f"UPDATE runs SET {column} = ? WHERE id = ?", (value, run_id))
+    finally:
+        conn.close()
+
+
+# What each of the store's migrations (compile_profile/store/migrations.py) added, by the version it leads to
+_MIGRATION_UNDONE = {
+    6: ("DROP TABLE suite_models", "DROP TABLE suites"),
+    5: ("DROP TABLE run_artifacts", "DROP TABLE artifacts"),
+    4: ("DROP INDEX runs_by_trace", "ALTER TABLE runs DROP COLUMN trace_sha256"),
+    3: ("DROP INDEX runs_by_job", "ALTER TABLE runs DROP COLUMN job_id"),
+}
+
+
+def back_to_schema(conn: sqlite3.Connection, version: int) -> None:
+    """Undo the migrations past ``version`` (2 to 5) on a store's connection, as an older compile-profile left the
+    file: their tables, indexes and columns dropped and the file's ``user_version`` set back.  The caller commits."""
+    for undone in range(SCHEMA_VERSION, version, -1):
+        for statement in _MIGRATION_UNDONE[undone]:
+            conn.execute(statement)
+    conn.execute(f"PRAGMA user_version = {version}")

@@ -17,7 +17,7 @@ from compile_profile.profile_run import Correctness
 from compile_profile.render.mime import MIME_TYPE
 from compile_profile.serialize import to_dict
 from compile_profile.store import RunStore
-from synthetic_store_runs import make_run, timestamp
+from synthetic_store_runs import make_run, tamper, timestamp
 
 
 @pytest.fixture
@@ -42,16 +42,6 @@ def store(db):
             )
         )
         yield s
-
-
-@pytest.fixture
-def cli(db, capsys):
-    def run(*argv: str) -> tuple[int, str, str]:
-        code = main(["--db", str(db), *argv])
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 def assert_one_line_error(err: str, *fragments: str) -> None:
@@ -123,18 +113,6 @@ def test_db_option_after_the_subcommand_and_environment_default(store, db, capsy
     assert json.loads(capsys.readouterr().out) == []
 
 
-def _tamper(db, run_id: str, **columns) -> None:
-    import sqlite3
-
-    conn = sqlite3.connect(db)
-    try:
-        with conn:
-            for column, value in columns.items():
-                conn.execute(f"UPDATE runs SET {column} = ? WHERE id = ?", (value, run_id))
-    finally:
-        conn.close()
-
-
 def _with(run, **fields) -> str:
     """The run's JSON with some fields replaced."""
     return json.dumps({**run.to_dict(), **fields})
@@ -143,8 +121,8 @@ def _with(run, **fields) -> str:
 def test_ls_lists_an_unreadable_run_with_its_id_and_says_why_on_stderr(cli, store, db):
     # issue 21: one garbage summary made ls fail with "Expecting value" and list nothing
     store.put(make_run("broken3", label="was fine", created_at=timestamp(60)))
-    _tamper(db, "newer2", summary_json="garbage")  # a cached summary only: derived again, no loss
-    _tamper(db, "broken3", run_json=_with(make_run("broken3"), variants=5), summary_json="[1]")
+    tamper(db, "newer2", summary_json="garbage")  # a cached summary only: derived again, no loss
+    tamper(db, "broken3", run_json=_with(make_run("broken3"), variants=5), summary_json="[1]")
     code, out, err = cli("ls")
     assert code == 0 and "Traceback" not in err
     rows = {line.split()[0]: line for line in out.strip().splitlines()[1:]}
@@ -172,7 +150,7 @@ def test_ls_lists_an_unreadable_run_with_its_id_and_says_why_on_stderr(cli, stor
 )
 def test_an_unreadable_run_is_one_line_exit_2_naming_it_and_the_field(cli, store, db, tmp_path, argv, run_json, reason):
     store.put(make_run("broken3"))
-    _tamper(db, "broken3", run_json=run_json)
+    tamper(db, "broken3", run_json=run_json)
     argv = tuple(str(tmp_path / a) if a.endswith(".html") else a for a in argv)
     code, out, err = cli(*argv)
     assert code == 2 and not (tmp_path / "x.html").exists()
@@ -186,7 +164,7 @@ def test_a_job_with_an_unreadable_rank_is_one_line_naming_that_rank(cli, store, 
     ranks = job_runs(2)
     for run in ranks:
         store.put(run)
-    _tamper(db, ranks[1].id, run_json=_with(ranks[1], status="<b>done</b>"))
+    tamper(db, ranks[1].id, run_json=_with(ranks[1], status="<b>done</b>"))
     code, _, err = cli("job", ranks[0].id, "--html", str(tmp_path / "job.html"))
     assert code == 2 and not (tmp_path / "job.html").exists()
     assert_one_line_error(err, f"run {ranks[1].id} in {db} cannot be read (status: expected one of 'ok'")
@@ -268,23 +246,10 @@ def test_help_exits_0(capsys):
 
 @pytest.mark.slow
 def test_runs_as_a_module_with_exit_codes(store, db):
-    env = {**os.environ, "PYTHONPATH": str(pathlib.Path(compile_profile.__file__).parents[1])}
-    listed = subprocess.run(
-        [sys.executable, "-m", "compile_profile.cli", "--db", str(db), "ls", "--json"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+    listed = _cli_process(db, "ls", "--json", timeout=60)
     assert listed.returncode == 0, listed.stderr
     assert [row["id"] for row in json.loads(listed.stdout)] == ["newer2", "older1"]
-    missing = subprocess.run(
-        [sys.executable, "-m", "compile_profile.cli", "--db", str(db), "show", "nope"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+    missing = _cli_process(db, "show", "nope", timeout=60)
     assert missing.returncode == 2
     assert_one_line_error(missing.stderr, "nope")
 
@@ -565,7 +530,7 @@ def test_run_table_and_progress_write_terminal_controls_as_escapes(cli, store, t
     assert "warning: run gone\\x1b]0;owned" in err
 
 
-def _cli_process(db, *argv: str) -> subprocess.CompletedProcess:
+def _cli_process(db, *argv: str, timeout: float = 180) -> subprocess.CompletedProcess:
     """The CLI in a process of its own, so what the kernel writes to the terminal's stderr is seen too."""
     env = {**os.environ, "PYTHONPATH": str(pathlib.Path(compile_profile.__file__).parents[1])}
     return subprocess.run(
@@ -573,7 +538,7 @@ def _cli_process(db, *argv: str) -> subprocess.CompletedProcess:
         capture_output=True,
         text=True,
         env=env,
-        timeout=180,
+        timeout=timeout,
     )
 
 

@@ -9,21 +9,18 @@ what to fix.  Every hostile file is built here, none shipped.
 from __future__ import annotations
 
 import json
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-import tornado.httpclient
 from compile_profile.store import RunStore
 from compile_profile.suites import collection as collections
 from compile_profile.suites.compare import read_export
 from compile_profile.suites.storage import load_suite
-from hostile_input import DEEP, HOSTILE_LABELS, _one_line_error
+from hostile_input import DEEP, HOSTILE_LABELS, Elements, _one_line_error
+from server_requests import API, api_answer
 from suite_fixtures import _suite, store_suite
 
 pytest_plugins = ["pytest_jupyter.jupyter_server"]
-
-API = "compile-profile/api"
 
 
 # -- suites: the collection --------------------------------------------------------------------------------------------
@@ -194,31 +191,10 @@ def test_a_stored_suite_that_cannot_be_read_is_listed_naming_it_and_why_beside_t
 # -- the REST doors --------------------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def jp_server_config():
-    return {"ServerApp": {"jpserver_extensions": {"compile_profile": True}}}
-
-
-@pytest.fixture
-def store_path(tmp_path, monkeypatch):
-    path = tmp_path / "runs.sqlite"
-    monkeypatch.setenv("COMPILE_PROFILE_DB", str(path))
-    return path
-
-
-async def _fetch(jp_fetch, *parts: str, **kwargs) -> tuple[int, dict]:
-    try:
-        response = await jp_fetch(API, *parts, **kwargs)
-    except tornado.httpclient.HTTPClientError as exc:
-        assert exc.response is not None
-        return exc.code, json.loads(exc.response.body)
-    return response.code, json.loads(response.body) if response.body else {}
-
-
 async def test_rest_answers_a_suite_that_cannot_be_read_422_naming_it_never_500(jp_fetch, store_path):
     suite_id = _store_suite_with_an_unreadable_outcome(store_path)
     for parts in (("suites", suite_id), ("suites", suite_id, "report")):
-        code, body = await _fetch(jp_fetch, *parts)
+        code, body = await api_answer(jp_fetch, *parts)
         assert code == 422, (parts, code, body)
         assert f"suite {suite_id}" in body["message"] and "cannot be read" in body["message"], body
 
@@ -227,7 +203,7 @@ async def test_rest_lists_a_suite_that_cannot_be_read_naming_it_and_why_beside_t
     """``GET suites`` left an unreadable suite out: the panel's Suites view could not show it."""
     bad = _store_suite_with_an_unreadable_outcome(store_path)
     good = _store_suite(store_path, "suite0000002")
-    code, body = await _fetch(jp_fetch, "suites")
+    code, body = await api_answer(jp_fetch, "suites")
     assert code == 200, body
     rows = {row["id"]: row for row in body["suites"]}
     assert set(rows) == {bad, good}, rows
@@ -237,15 +213,6 @@ async def test_rest_lists_a_suite_that_cannot_be_read_naming_it_and_why_beside_t
 
 
 # -- the HTML a hostile name reaches -------------------------------------------------------------------------------
-
-
-class _Elements(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.found: list[tuple[str, list]] = []
-
-    def handle_starttag(self, tag: str, attrs: list) -> None:
-        self.found.append((tag, attrs))
 
 
 def test_the_suites_html_report_makes_no_element_of_a_hostile_name_or_cause(tmp_path):
@@ -259,7 +226,7 @@ def test_the_suites_html_report_makes_no_element_of_a_hostile_name_or_cause(tmp_
     db = tmp_path / "h.sqlite"
     store_suite(db, record, runs)
     page = SuiteResult.load(record.id, str(db)).to_html()
-    parser = _Elements()
+    parser = Elements()
     parser.feed(page)
     assert not [(tag, attrs) for tag, attrs in parser.found if tag in ("xq1", "img")]
     assert not [attrs for _, attrs in parser.found if any(name in ("data-xq", "onerror") for name, _ in attrs)]

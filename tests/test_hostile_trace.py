@@ -8,19 +8,17 @@ and counted, a record skipped with its line and why, or a message.  Every hostil
 from __future__ import annotations
 
 import json
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-import tornado.httpclient
 from compile_profile.engine.trace.log_import import import_trace
 from compile_profile.store import RunStore
-from hostile_input import DEEP, HOSTILE_LABELS, _one_line_error
+from hostile_input import DEEP, HOSTILE_LABELS, Elements, _one_line_error
+from server_requests import api_answer
 from test_trace_safety import HEAD, log_naming, record
 
 pytest_plugins = ["pytest_jupyter.jupyter_server"]
 
-API = "compile-profile/api"
 IDS = {"frame_id": 0, "frame_compile_id": 0, "attempt": 0}
 
 
@@ -103,27 +101,6 @@ def test_numbers_at_the_edge_of_a_float_are_refused_so_no_run_is_stored_that_can
 # -- the REST doors --------------------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def jp_server_config():
-    return {"ServerApp": {"jpserver_extensions": {"compile_profile": True}}}
-
-
-@pytest.fixture
-def store_path(tmp_path, monkeypatch):
-    path = tmp_path / "runs.sqlite"
-    monkeypatch.setenv("COMPILE_PROFILE_DB", str(path))
-    return path
-
-
-async def _fetch(jp_fetch, *parts: str, **kwargs) -> tuple[int, dict]:
-    try:
-        response = await jp_fetch(API, *parts, **kwargs)
-    except tornado.httpclient.HTTPClientError as exc:
-        assert exc.response is not None
-        return exc.code, json.loads(exc.response.body)
-    return response.code, json.loads(response.body) if response.body else {}
-
-
 async def test_rest_import_refuses_a_body_nested_too_deep_or_text_with_lone_surrogates_400_never_500(
     jp_fetch, jp_root_dir, store_path
 ):
@@ -138,11 +115,11 @@ async def test_rest_import_refuses_a_body_nested_too_deep_or_text_with_lone_surr
         json.dumps({"path": "t.log", "label": "x" * 201}): "label 'xxx",
     }
     for body, message in bodies.items():
-        code, answer = await _fetch(jp_fetch, "runs", "import-trace", method="POST", body=body)
+        code, answer = await api_answer(jp_fetch, "runs", "import-trace", method="POST", body=body)
         if message is None:
             assert code == 201, answer
             (run_id,) = answer["ids"]
-            code, run = await _fetch(jp_fetch, "runs", run_id)
+            code, run = await api_answer(jp_fetch, "runs", run_id)
             assert code == 200 and run["label"] == "x\ufffd", run
         else:
             assert code == 400 and answer["message"].startswith(message), (body[:40], code, answer)
@@ -186,19 +163,8 @@ def test_a_label_no_table_can_show_is_refused_before_any_log_is_read_cli_and_api
         assert store.list() == []
 
 
-class _Elements(HTMLParser):
-    """The elements and attributes a page makes, as a browser's parser would read them."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.found: list[tuple[str, list]] = []
-
-    def handle_starttag(self, tag: str, attrs: list) -> None:
-        self.found.append((tag, attrs))
-
-
 def _from_the_data(page: str) -> list:
-    parser = _Elements()
+    parser = Elements()
     parser.feed(page)
     return [(t, a) for t, a in parser.found if t in ("xq1", "svg") or any(k in ("data-xq", "onload") for k, _ in a)]
 

@@ -271,18 +271,13 @@ def test_migration_4_files_each_imported_run_under_its_logs_hash(tmp_path):
     import sqlite3
 
     from compile_profile.store import SCHEMA_VERSION
+    from synthetic_store_runs import back_to_schema
 
     db = tmp_path / "runs.sqlite"
     with RunStore(db) as store:
         (run,) = put_imported(store, import_trace(LOOP))
-    with sqlite3.connect(db) as conn:  # back to a version 3 file, as an older compile-profile left it
-        conn.execute("DROP TABLE suite_models")  # migration 6's
-        conn.execute("DROP TABLE suites")
-        conn.execute("DROP TABLE run_artifacts")
-        conn.execute("DROP TABLE artifacts")
-        conn.execute("DROP INDEX runs_by_trace")
-        conn.execute("ALTER TABLE runs DROP COLUMN trace_sha256")
-        conn.execute("PRAGMA user_version = 3")
+    with sqlite3.connect(db) as conn:
+        back_to_schema(conn, 3)
     with RunStore(db) as store:
         again = put_imported(store, import_trace(LOOP))
         assert [r.id for r in again] == [run.id] and store.count() == 1

@@ -13,7 +13,6 @@ import sqlite3
 
 import compile_profile
 import pytest
-from compile_profile.cli import main as cli_main
 from compile_profile.digest import breakdown, summarize
 from compile_profile.digest.breakdown import COLUMNS, columns, verdict
 from compile_profile.digest.distributed import ddp_split_text, distributed_text
@@ -37,6 +36,7 @@ from job_fixtures import (
     rank_run,
 )
 from render_fixtures import HOSTILE, ParsedHTML, cpu_run, failed_run
+from synthetic_store_runs import back_to_schema
 
 ROW_KEYS = {
     "rank",
@@ -661,20 +661,12 @@ def test_migration_3_files_existing_runs_under_their_job(db):
     with RunStore(db) as store:
         for run in runs:
             store.put(run)
-    with sqlite3.connect(db) as conn:  # back to a version 2 file, as an older compile-profile left it
-        conn.execute("DROP TABLE suite_models")  # migration 6's
-        conn.execute("DROP TABLE suites")
-        conn.execute("DROP TABLE run_artifacts")
-        conn.execute("DROP TABLE artifacts")
-        conn.execute("DROP INDEX runs_by_trace")
-        conn.execute("ALTER TABLE runs DROP COLUMN trace_sha256")
-        conn.execute("DROP INDEX runs_by_job")
-        conn.execute("ALTER TABLE runs DROP COLUMN job_id")
+    with sqlite3.connect(db) as conn:
+        back_to_schema(conn, 2)
         conn.execute(
             "INSERT INTO runs (id, created_at, created_ts, status, run_json) VALUES "
             "('broken', '2026-01-01', 0, 'ok', '{not json')"
         )
-        conn.execute("PRAGMA user_version = 2")
     with RunStore(db) as store:
         assert store.job(JOB_ID) == runs
     with sqlite3.connect(db) as conn:
@@ -698,16 +690,6 @@ def test_two_ranks_saving_into_one_store_at_once_both_land(db):
 
 
 # -- the CLI -------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def cli(db, capsys):
-    def run(*argv: str) -> tuple[int, str, str]:
-        code = cli_main(["--db", str(db), *argv])
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 def test_cli_job_prints_the_jobs_text_and_writes_its_report(cli, db, divergent_job, tmp_path):

@@ -15,15 +15,9 @@ from compile_profile.store import RunStore
 from digest_schema import schema_errors
 from job_fixtures import JOB_ID, add_graphs, job_runs
 from render_fixtures import HOSTILE, ParsedHTML, cpu_run
+from server_requests import API
 
 pytest_plugins = ["pytest_jupyter.jupyter_server"]
-
-API = "compile-profile/api"
-
-
-@pytest.fixture
-def jp_server_config():
-    return {"ServerApp": {"jpserver_extensions": {"compile_profile": True}}}
 
 
 @pytest.fixture
@@ -34,10 +28,8 @@ def runs():
 
 
 @pytest.fixture
-def store(tmp_path, monkeypatch, runs):
-    path = tmp_path / "runs.sqlite"
-    monkeypatch.setenv("COMPILE_PROFILE_DB", str(path))
-    with RunStore(path) as s:
+def store(store_path, runs):
+    with RunStore(store_path) as s:
         for run in reversed(runs):
             s.put(run)
         s.put(cpu_run())

@@ -37,21 +37,7 @@ from compile_profile.render.html import render_html
 from compile_profile.render.report import render_report_html
 from compile_profile.render.text import render_text
 from compile_profile.render.widget import RunExplorer
-
-
-def timing(samples: list[float], method: str = "host") -> Timing:
-    s = sorted(samples)
-    n = len(s)
-    return Timing(
-        median_ms=s[n // 2],
-        p10_ms=s[n // 10],
-        p90_ms=s[(9 * n) // 10],
-        n=n,
-        mean_ms=sum(s) / n,
-        min_ms=s[0],
-        samples_ms=s,
-        method=method,
-    )
+from render_fixtures import sampled_timing
 
 
 def profile(method: str, *, library=0.0, generated=0.0, aten=0.0, calls=10, preempted=0, waited=None, lines=None):
@@ -72,17 +58,17 @@ def profile(method: str, *, library=0.0, generated=0.0, aten=0.0, calls=10, pree
 
 
 def test_the_tolerance_is_three_robust_standard_deviations_of_the_timed_samples_where_wider_than_the_floor():
-    t = timing([1.0, 1.1, 1.2, 1.3, 1.4])  # median 1.2, median absolute deviation 0.1
+    t = sampled_timing([1.0, 1.1, 1.2, 1.3, 1.4])  # median 1.2, median absolute deviation 0.1
     assert timer_spread_ms(t) == pytest.approx(1.4826 * 0.1)
     assert tolerance_ms(t, "host") == pytest.approx(SPREAD_Z * 1.4826 * 0.1)  # 0.445 ms over 0.3 x 1.2 = 0.36
-    steady = timing([1.199, 1.2, 1.2, 1.2, 1.201])
+    steady = sampled_timing([1.199, 1.2, 1.2, 1.2, 1.201])
     assert tolerance_ms(steady, "host") == pytest.approx(AGREEMENT["host"] * 1.2)  # the floor
     assert tolerance_ms(steady, "cupti") == pytest.approx(AGREEMENT["cupti"] * 1.2)
 
 
 def test_a_few_stalled_samples_do_not_widen_the_tolerance():
     # 72.9 µs calls, a fifth of the samples stalled by a busy machine: p90 reads 15 ms, the median's noise does not
-    t = timing([0.0729 + 0.0002 * (i % 5) for i in range(20)] + [15.0] * 5)
+    t = sampled_timing([0.0729 + 0.0002 * (i % 5) for i in range(20)] + [15.0] * 5)
     assert t.p90_ms == 15.0
     assert tolerance_ms(t, "host") < 0.03  # 0.3 x 72.9 µs, not the stalled samples' 15 ms
 
@@ -98,14 +84,14 @@ def h200_attention() -> ProfileRun:
     timed call (0.5 % over), compiled 3.06x faster."""
     eager = Variant(
         name="eager",
-        timing=timing([2.22 + 0.0004 * (i % 5 - 2) for i in range(100)], "cuda_events"),
+        timing=sampled_timing([2.22 + 0.0004 * (i % 5 - 2) for i in range(100)], "cuda_events"),
         kernel_profile=profile("cupti", library=1.02, aten=1.21),
     )
     compiled = Variant(
         name="inductor/default",
         backend="inductor",
         mode="default",
-        timing=timing([0.7255 + 0.0002 * (i % 5 - 2) for i in range(100)], "cuda_events"),
+        timing=sampled_timing([0.7255 + 0.0002 * (i % 5 - 2) for i in range(100)], "cuda_events"),
         kernel_profile=profile("cupti", library=0.51, generated=0.205),
     )
     return ProfileRun(
@@ -148,7 +134,7 @@ def test_kernels_beyond_the_timers_noise_withhold_the_pass_and_the_verdict():
 
 
 def test_a_pass_whose_every_call_was_preempted_is_withheld_and_one_with_calls_left_is_not():
-    v = Variant(name="eager", timing=timing([1.0] * 9), kernel_profile=profile("host", aten=0.9, calls=6))
+    v = Variant(name="eager", timing=sampled_timing([1.0] * 9), kernel_profile=profile("host", aten=0.9, calls=6))
     v.kernel_profile.preempted_calls, v.kernel_profile.waited_ms = 6, 12.5
     judged = pass_judgment(v)
     assert not judged.trusted and judged.preempted
@@ -164,7 +150,7 @@ def busy_cpu_run() -> ProfileRun:
     """Issue 20's busy-CPU case: a kernel at 1.17 ms a call (96.6 %) in a call timed at 72.9 µs."""
     eager = Variant(
         name="eager",
-        timing=timing([0.0912 + 0.0003 * (i % 7) for i in range(40)]),
+        timing=sampled_timing([0.0912 + 0.0003 * (i % 7) for i in range(40)]),
         kernel_profile=profile(
             "host",
             aten=0.0801,
@@ -175,7 +161,7 @@ def busy_cpu_run() -> ProfileRun:
         name="inductor/default",
         backend="inductor",
         mode="default",
-        timing=timing([0.0729 + 0.0002 * (i % 7) for i in range(40)]),
+        timing=sampled_timing([0.0729 + 0.0002 * (i % 7) for i in range(40)]),
         kernel_profile=profile("host", library=0.0412, generated=1.17, preempted=0),
     )
     kernels = [

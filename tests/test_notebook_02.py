@@ -8,31 +8,14 @@ from pathlib import Path
 
 import pytest
 from compile_profile.digest.diagnosis import cause_text, diagnosis, diagnosis_heading
-from notebook_runs import executor
+from notebook_runs import check_runs_cleanly_and_every_profile_is_ok
 
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def executed(tmp_path_factory):
-    yield from executor(tmp_path_factory)
-
-
 @pytest.mark.parametrize("name", ["02_graph_breaks_and_recompiles"])
 def test_notebook_runs_cleanly_and_every_profile_is_ok(executed, name):
-    ran = executed(name)
-    errors = [o for c in ran.nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
-    assert not errors
-    assert ran.runs, "the notebook profiles at least one cell"
-    # each profiled cell stored its run, each imported trace its run (shown as its card), and nothing else
-    assert ran.stored == len(ran.runs) + len(ran.imported)
-    for label, run in ran.runs.items():
-        assert run.status == "ok" and not run.errors, (label, run.errors)
-        assert run.notebook == str(ran.path)
-        assert run.device.type == "cpu"
-        assert run.speedup is not None and run.speedup.low <= run.speedup.value <= run.speedup.high
-        for v in run.variants:
-            assert v.timing is not None and v.timing.n >= 1, (label, v.name)
+    check_runs_cleanly_and_every_profile_is_ok(executed(name))
 
 
 def test_02_graph_breaks_are_found_at_their_lines_and_fixed(executed):

@@ -6,20 +6,14 @@ from __future__ import annotations
 import pytest
 from compile_profile import Job
 from compile_profile.store import RunStore
-from notebook_runs import executor
+from notebook_runs import ran_without_errors
 
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def executed(tmp_path_factory):
-    yield from executor(tmp_path_factory)
-
-
 def test_08_launches_a_ddp_job_and_flags_the_rank_that_diverges(executed):
     ran = executed("08_distributed")
-    errors = [o for c in ran.nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
-    assert not errors
+    ran_without_errors(ran)
     with RunStore(ran.db) as store:
         summaries = store.list(limit=None)[::-1]
         job_ids = list(dict.fromkeys(s["distributed"]["job_id"] for s in summaries))

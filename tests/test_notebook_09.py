@@ -5,14 +5,9 @@ from __future__ import annotations
 
 import pytest
 from compile_profile.store import RunStore
-from notebook_runs import executor
+from notebook_runs import ran_without_errors
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def executed(tmp_path_factory):
-    yield from executor(tmp_path_factory)
 
 
 def test_09_runs_the_builtin_collection_and_draws_the_how_fast_charts(executed):
@@ -21,8 +16,7 @@ def test_09_runs_the_builtin_collection_and_draws_the_how_fast_charts(executed):
     from compile_profile.suites.views import MIME_TYPE as SUITE_MIME_TYPE
 
     ran = executed("09_how_fast")
-    errors = [o for c in ran.nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
-    assert not errors
+    ran_without_errors(ran)
     with RunStore(ran.db) as store:
         (record,) = stored_suites(store)
         record = load_suite(store, record.id)

@@ -8,14 +8,9 @@ import re
 import pytest
 from compile_profile.digest.diagnosis import cause_text, diagnosis, diagnosis_heading
 from compile_profile.digest.recommendation import same_kernels
-from notebook_runs import NAMES, NOTEBOOKS, SINGLE_PROCESS, executor
+from notebook_runs import NAMES, NOTEBOOKS, SINGLE_PROCESS, check_runs_cleanly_and_every_profile_is_ok
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def executed(tmp_path_factory):
-    yield from executor(tmp_path_factory)
 
 
 def test_notebooks_are_the_seven_of_the_issue_the_distributed_one_and_the_suite():
@@ -24,19 +19,7 @@ def test_notebooks_are_the_seven_of_the_issue_the_distributed_one_and_the_suite(
 
 @pytest.mark.parametrize("name", [n for n in SINGLE_PROCESS if n != "02_graph_breaks_and_recompiles"])
 def test_notebook_runs_cleanly_and_every_profile_is_ok(executed, name):
-    ran = executed(name)
-    errors = [o for c in ran.nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
-    assert not errors
-    assert ran.runs, "the notebook profiles at least one cell"
-    # each profiled cell stored its run, each imported trace its run (shown as its card), and nothing else
-    assert ran.stored == len(ran.runs) + len(ran.imported)
-    for label, run in ran.runs.items():
-        assert run.status == "ok" and not run.errors, (label, run.errors)
-        assert run.notebook == str(ran.path)
-        assert run.device.type == "cpu"
-        assert run.speedup is not None and run.speedup.low <= run.speedup.value <= run.speedup.high
-        for v in run.variants:
-            assert v.timing is not None and v.timing.n >= 1, (label, v.name)
+    check_runs_cleanly_and_every_profile_is_ok(executed(name))
 
 
 def test_01_quickstart_reads_the_card_and_hits_the_cache(executed):

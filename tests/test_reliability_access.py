@@ -15,23 +15,16 @@ import urllib.parse
 import pytest
 from compile_profile.store import RunStore
 from render_fixtures import cpu_run
+from server_requests import API
 
 pytest_plugins = ["pytest_jupyter.jupyter_server"]
 
-API = "compile-profile/api"
 EVIL = "http://evil.example"
 
 
 @pytest.fixture
-def jp_server_config():
-    return {"ServerApp": {"jpserver_extensions": {"compile_profile": True}}}
-
-
-@pytest.fixture
-def store(tmp_path, monkeypatch):
-    path = tmp_path / "runs.sqlite"
-    monkeypatch.setenv("COMPILE_PROFILE_DB", str(path))
-    with RunStore(path) as s:
+def store(store_path):
+    with RunStore(store_path) as s:
         run = cpu_run()
         s.put(run)
         yield s

@@ -11,42 +11,16 @@ from compile_profile.serialize import to_dict
 from compile_profile.store import RunStore
 from digest_schema import schema_errors
 from render_fixtures import HOSTILE, cpu_run, cuda_run, failed_run, hostile_run
-from synthetic_store_runs import make_run, timestamp
+from server_requests import API, expect_status, fetch_json
+from synthetic_store_runs import make_run, tamper, timestamp
 
 pytest_plugins = ["pytest_jupyter.jupyter_server"]
-
-API = "compile-profile/api"
-
-
-@pytest.fixture
-def jp_server_config():
-    return {"ServerApp": {"jpserver_extensions": {"compile_profile": True}}}
-
-
-@pytest.fixture
-def store_path(tmp_path, monkeypatch):
-    path = tmp_path / "runs.sqlite"
-    monkeypatch.setenv("COMPILE_PROFILE_DB", str(path))
-    return path
 
 
 @pytest.fixture
 def store(store_path):
     with RunStore(store_path) as s:
         yield s
-
-
-async def fetch_json(jp_fetch, *parts, **kwargs):
-    response = await jp_fetch(*parts, **kwargs)
-    assert response.headers["Content-Type"].startswith("application/json")
-    return json.loads(response.body)
-
-
-async def expect_status(jp_fetch, status, *parts, **kwargs):
-    with pytest.raises(tornado.httpclient.HTTPClientError) as info:
-        await jp_fetch(*parts, **kwargs)
-    assert info.value.code == status, info.value
-    return info.value
 
 
 # -- list ---------------------------------------------------------------------
@@ -263,18 +237,6 @@ async def test_store_errors_are_reported_as_json(jp_fetch, store_path):
 # -- one unreadable run hides no other, and answers no 500 -------------------------------------
 
 
-def _tamper(store_path, run_id: str, **columns) -> None:
-    import sqlite3
-
-    conn = sqlite3.connect(store_path)
-    try:
-        with conn:
-            for column, value in columns.items():
-                conn.execute(f"UPDATE runs SET {column} = ? WHERE id = ?", (value, run_id))
-    finally:
-        conn.close()
-
-
 async def test_unreadable_runs_are_listed_as_such_and_answer_422_never_500(jp_fetch, store, store_path, caplog):
     from job_fixtures import job_runs
 
@@ -287,12 +249,12 @@ async def test_unreadable_runs_are_listed_as_such_and_answer_422_never_500(jp_fe
         store.put(run)
     data = json.loads(typed_wrong.to_json())
     data["cell_runs"] = "<img src=x onerror=alert(1)>"
-    _tamper(store_path, "typed1", run_json=json.dumps(data), summary_json="[1]")
-    _tamper(store_path, "notjson1", run_json="{not json", summary_json="{}")
-    _tamper(store_path, "summ1", summary_json="garbage")
+    tamper(store_path, "typed1", run_json=json.dumps(data), summary_json="[1]")
+    tamper(store_path, "notjson1", run_json="{not json", summary_json="{}")
+    tamper(store_path, "summ1", summary_json="garbage")
     rank = json.loads(ranks[1].to_json())
     rank["graphs"] = "none"
-    _tamper(store_path, ranks[1].id, run_json=json.dumps(rank), summary_json="{}")
+    tamper(store_path, ranks[1].id, run_json=json.dumps(rank), summary_json="{}")
 
     body = await fetch_json(jp_fetch, API, "runs")
     listed = {r["id"]: r for r in body["runs"]}

@@ -28,7 +28,7 @@ from compile_profile.store import (
     default_db_path,
     validate_run_id,
 )
-from synthetic_store_runs import make_run, put_many, timestamp
+from synthetic_store_runs import make_run, put_many, tamper, timestamp
 
 
 @pytest.fixture
@@ -382,17 +382,6 @@ def test_corrupted_pages_give_store_error(store, db_path):
 # -- one unreadable run hides no other ------------------------------------------------------
 
 
-def _tamper(db_path, run_id: str, **columns) -> None:
-    """Write values into a stored row behind the store's back, as a hand edit or a broken copy would."""
-    conn = sqlite3.connect(db_path)
-    try:
-        with conn:
-            for column, value in columns.items():
-                conn.execute(f"UPDATE runs SET {column} = ? WHERE id = ?", (value, run_id))
-    finally:
-        conn.close()
-
-
 def _three_runs(store) -> list[ProfileRun]:
     runs = [make_run(f"run{i}", label=f"run {i}", created_at=timestamp(10 - i)) for i in range(3)]
     for run in runs:
@@ -413,7 +402,7 @@ def _wrong_type(field: str, value) -> str:
 )
 def test_a_garbage_cached_summary_is_derived_again_and_hides_no_run(store, db_path, summary_json):
     runs = _three_runs(store)
-    _tamper(db_path, "run1", summary_json=summary_json)
+    tamper(db_path, "run1", summary_json=summary_json)
     assert store.list() == [json.loads(json.dumps(summarize(r))) for r in reversed(runs)]
     with sqlite3.connect(db_path) as conn:
         (cached,) = conn.execute("SELECT summary_json FROM runs WHERE id = 'run1'").fetchone()
@@ -422,7 +411,7 @@ def test_a_garbage_cached_summary_is_derived_again_and_hides_no_run(store, db_pa
 
 def test_a_cached_summary_of_another_run_is_not_taken_for_this_ones(store, db_path):
     runs = _three_runs(store)
-    _tamper(db_path, "run1", summary_json=json.dumps(summarize(runs[0])))
+    tamper(db_path, "run1", summary_json=json.dumps(summarize(runs[0])))
     assert [s["id"] for s in store.list()] == ["run2", "run1", "run0"]
 
 
@@ -443,7 +432,7 @@ def test_an_unreadable_run_is_listed_as_unreadable_with_its_id_and_the_others_as
     store, db_path, run_json, reason
 ):
     runs = _three_runs(store)
-    _tamper(db_path, "run1", run_json=run_json, summary_json="{}")  # no summary to fall back on
+    tamper(db_path, "run1", run_json=run_json, summary_json="{}")  # no summary to fall back on
     rows = store.list()
     assert [r["id"] for r in rows] == ["run2", "run1", "run0"] and store.count() == 3
     assert rows[0] == json.loads(json.dumps(summarize(runs[2])))
@@ -464,9 +453,9 @@ def test_an_unreadable_run_is_listed_as_unreadable_with_its_id_and_the_others_as
 
 def test_the_stored_json_of_a_run_with_wrong_types_can_still_be_looked_at(store, db_path):
     _three_runs(store)
-    _tamper(db_path, "run1", run_json=_wrong_type("cell_runs", "many"))
+    tamper(db_path, "run1", run_json=_wrong_type("cell_runs", "many"))
     assert store.get_dict("run1")["cell_runs"] == "many"  # show --json prints it as stored
-    _tamper(db_path, "run1", run_json="{not json")
+    tamper(db_path, "run1", run_json="{not json")
     with pytest.raises(UnreadableRun, match="not JSON"):
         store.get_dict("run1")
 
@@ -482,7 +471,7 @@ def test_a_job_with_an_unreadable_rank_names_that_rank(store, db_path):
     for run in ranks:
         store.put(run)
     assert [r.id for r in store.job(ranks[0].distributed.job_id)] == [r.id for r in ranks]
-    _tamper(db_path, ranks[1].id, run_json=_wrong_type("status", "<b>done</b>"))
+    tamper(db_path, ranks[1].id, run_json=_wrong_type("status", "<b>done</b>"))
     with pytest.raises(UnreadableRun, match=rf"run {ranks[1].id} .* \(status: expected one of 'ok', 'failed'"):
         store.job(ranks[0].id)
 
@@ -546,7 +535,7 @@ def test_a_store_in_a_read_only_folder_is_listed_and_read(tmp_path, unwritable):
         for run in runs:
             s.put(run)
         stale = {**summarize(runs[0]), "digest": DIGEST_VERSION - 1}
-        _tamper(db_path, "ro0", summary_json=json.dumps(stale))  # listing would write a fresh one back
+        tamper(db_path, "ro0", summary_json=json.dumps(stale))  # listing would write a fresh one back
     assert sorted(p.name for p in db_path.parent.iterdir()) == ["runs.sqlite"]  # the last close took -wal, -shm
     digest = file_digest(db_path)
     unwritable(db_path.parent)

@@ -20,7 +20,7 @@ from compile_profile.suites.records import SuiteRecord
 from compile_profile.suites.storage import load_suite, merge_store, save_outcome, stored_suites
 from compile_profile.suites.views import comparison_text, mime_bundle, render_report_html, render_text
 from suite_fixtures import _outcome, _run, _settings, _suite, store_suite
-from synthetic_store_runs import make_run
+from synthetic_store_runs import back_to_schema, make_run
 
 EXPORT_MODEL_KEYS = [
     "name",
@@ -363,9 +363,7 @@ def test_a_store_of_schema_5_migrates_to_hold_suites(tmp_path):
     store.put(make_run("r1"))
     store.close()
     conn = sqlite3.connect(path)
-    conn.execute("DROP TABLE suite_models")
-    conn.execute("DROP TABLE suites")
-    conn.execute("PRAGMA user_version = 5")  # migration 5 is the artifacts' (issue 35), 6 the suites'
+    back_to_schema(conn, 5)  # migration 5 is the artifacts' (issue 35), 6 the suites'
     conn.commit()
     conn.close()
     reopened = RunStore(path)

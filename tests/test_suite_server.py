@@ -9,24 +9,16 @@ import jsonschema
 import pytest
 import tornado.httpclient
 from compile_profile.suites import contract
+from server_requests import API
 from suite_fixtures import _suite, store_suite
 
 pytest_plugins = ["pytest_jupyter.jupyter_server"]
 
-API = "compile-profile/api"
-
 
 @pytest.fixture
-def jp_server_config():
-    return {"ServerApp": {"jpserver_extensions": {"compile_profile": True}}}
-
-
-@pytest.fixture
-def stored_suite(tmp_path, monkeypatch):
-    path = tmp_path / "runs.sqlite"
-    monkeypatch.setenv("COMPILE_PROFILE_DB", str(path))
+def stored_suite(store_path):
     record, runs = _suite()
-    store_suite(path, record, runs)
+    store_suite(store_path, record, runs)
     return record
 
 

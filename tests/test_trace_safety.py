@@ -21,7 +21,6 @@ import time
 from pathlib import Path
 
 import pytest
-import tornado.httpclient
 from compile_profile.digest.job import job_digest
 from compile_profile.engine.trace import log_file as trace_file
 from compile_profile.engine.trace import log_import as trace_import
@@ -32,6 +31,7 @@ from compile_profile.render.text import render_text, terminal_safe
 from compile_profile.store import RunStore
 from hypothesis import given
 from hypothesis import strategies as st
+from server_requests import API, api_answer
 
 pytest_plugins = ["pytest_jupyter.jupyter_server"]
 
@@ -39,7 +39,6 @@ HERE = Path(__file__).parent
 REPO = HERE.parent
 RELEASE = HERE / "trace_fixtures" / "torch-2.13.0" / "trace.log.gz"
 JOB = HERE / "import_trace_fixtures" / "job"
-API = "compile-profile/api"
 HEAD = "V1202 12:21:23.116000 15730 torch/_dynamo/convert_frame.py:1]"
 SECRET = "the text of a file nobody asked to import"
 
@@ -473,29 +472,8 @@ def test_a_gzip_streams_as_gzip_reads_it_and_a_cut_one_keeps_what_came_before_th
 # -- the REST door ---------------------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def jp_server_config():
-    return {
-        "ServerApp": {
-            "jpserver_extensions": {"compile_profile": True},
-        }
-    }
-
-
-@pytest.fixture
-def store_path(tmp_path, monkeypatch):
-    path = tmp_path / "runs.sqlite"
-    monkeypatch.setenv("COMPILE_PROFILE_DB", str(path))
-    return path
-
-
 async def post(jp_fetch, body: dict) -> tuple[int, dict]:
-    try:
-        response = await jp_fetch(API, "runs", "import-trace", method="POST", body=json.dumps(body))
-    except tornado.httpclient.HTTPClientError as exc:
-        assert exc.response is not None
-        return exc.code, json.loads(exc.response.body)
-    return response.code, json.loads(response.body)
+    return await api_answer(jp_fetch, "runs", "import-trace", method="POST", body=json.dumps(body))
 
 
 def nothing_at(raw: str) -> str:
