@@ -58,7 +58,7 @@ export interface SuiteDigest {
   notes: string[];
 }
 /**
- * Where a suite ran, as far as a speedup depends on it: two suites' figures compare as code against code only where these are equal (``compare.compare_suites`` says which differ).  On GPUs the host's CPU counts too: BERT base's bf16 inference read 1.68×, 1.40× and 1.17× on three H100 hosts, its eager step waiting on the host's launches (docs/benchmarks.md, 2026-12-05).
+ * Where a suite ran, as far as a speedup depends on it: two suites' figures compare as code against code only where these are equal (``compare.compare_suites`` says which differ).  On GPUs the host's CPU counts too: BERT base's bf16 inference read 1.15×, 1.68× and 1.17× in suites on three H100 hosts, its eager step waiting on the host's launches (docs/benchmarks.md, 2026-12-05).
  */
 export interface SuiteEnvironment {
   torch: string;
