@@ -21,12 +21,14 @@ MAX_TEXT = 200
 _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
 
 
-def text_problem(text: str, noun: str = "a name") -> str:
-    """What makes ``text`` no one-line plain text ("" when it is one): over ``MAX_TEXT`` characters, a control character
-    or a line break (it would split a table's row), a bidirectional control, or a lone surrogate (a str that no UTF-8
-    text holds: the store refuses it)."""
-    if len(text) > MAX_TEXT:
-        return f"it is {len(text):,} characters long, at most {MAX_TEXT} (MAX_TEXT) are shown"
+def text_problem(text: str, noun: str = "a name", limit: int = MAX_TEXT) -> str:
+    """What makes ``text`` no one-line plain text ("" when it is one): over ``limit`` characters (``MAX_TEXT`` unless
+    the caller's text is a longer line, as a suite's settings line is), a control character or a line break (it would
+    split a table's row), a bidirectional control, or a lone surrogate (a str that no UTF-8 text holds: the store
+    refuses it)."""
+    if len(text) > limit:
+        name = " (MAX_TEXT)" if limit == MAX_TEXT else ""
+        return f"it is {len(text):,} characters long, at most {limit}{name} are shown"
     for char in text:
         category = unicodedata.category(char)
         if category == "Cs":

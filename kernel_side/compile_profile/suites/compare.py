@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from .. import serialize, stats
 from ..digest.format import format_s, format_speedup, format_speedup_interval
+from ..user_input import text_problem
 from .digest import STATUSES, SuiteDigest, SuiteEnvironment
 
 
@@ -151,11 +152,9 @@ def check_export(export: SuiteExport) -> None:
     env = export.environment
     if env is not None:
         for name in ("torch", "device", "device_name", "cpu", "host", "settings"):
-            value = getattr(env, name)
-            if len(value) > ENVIRONMENT_TEXT_MAX or not value.isprintable():
-                raise serialize.FormatError(
-                    f"not one line of at most {ENVIRONMENT_TEXT_MAX} printable characters", ("environment", name)
-                )
+            problem = text_problem(getattr(env, name), "a suite's setup", ENVIRONMENT_TEXT_MAX)
+            if problem:
+                raise serialize.FormatError(problem, ("environment", name))
         _figure(("environment", "cores"), env.cores, 0, COUNT_MAX - 1, "a count, 0 or more")
     s = export.summary
     _figure(("summary", "pass_rate"), s.pass_rate, 0.0, 1.0, "a rate from 0 to 1")
