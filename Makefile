@@ -61,7 +61,7 @@ test-py: setup browser
 	mkdir -p .cache test-artifacts
 	status=0; \
 	$(VENV)/bin/pytest -m "alone and not gpu" --durations=10 tests || status=$$?; \
-	$(VENV)/bin/pytest $(if $(filter 1,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile) \
+	$(VENV)/bin/pytest $(if $(filter 1,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder) \
 	  -m "not gpu and not alone" --durations=25 tests || { [ $$status != 0 ] || status=$$?; }; \
 	exit $$status
 

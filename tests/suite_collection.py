@@ -3,7 +3,8 @@ compile fails, one that crashes its process, one that hangs, each a few ops so a
 
 The miscompile and the compile failure come from PyTorch's own failure backends (torch._dynamo.backends.debugging:
 ``relu_accuracy_error_TESTING_ONLY`` turns relu into add 1, ``relu_compile_error_TESTING_ONLY`` raises on a relu),
-given to those two models only (``Model(options=...)``).  SUITE_TEST_SLEEP makes the fine model's builder slow, so
+given to those two models only (``Model(options=...)``); the hanging model has a time limit of its own
+(``Model(timeout_s=...)``), shorter than the suite's, which the others need on a busy machine.  SUITE_TEST_SLEEP makes the fine model's builder slow, so
 a test can interrupt a suite while that model runs.
 """
 
@@ -47,5 +48,5 @@ def models():
         "miscompiled": Model(_relu_step, options={"backend": "relu_accuracy_error_TESTING_ONLY"}),
         "compile fails": Model(_relu_step, options={"backend": "relu_compile_error_TESTING_ONLY"}),
         "crashes": crash,
-        "hangs": hang,
+        "hangs": Model(hang, timeout_s=4),  # its own limit over the suite's --timeout 30: ends in 4 s, not 30
     }

@@ -16,11 +16,14 @@ Builder = Callable[..., tuple[Callable[..., Any], tuple[Any, ...]]]
 @dataclass(frozen=True)
 class Model:
     """A collection's entry with options of its own: ``options`` are ``compile_profile.profile``'s keywords for this
-    model over the suite's; ``tasks`` the tasks it has (default: both where ``build`` takes ``train``)."""
+    model over the suite's; ``tasks`` the tasks it has (default: both where ``build`` takes ``train``);
+    ``timeout_s`` its own time limit in seconds over the suite's ``--timeout`` (a model that compiles for minutes
+    beside quick ones, or one known to stall that should end early)."""
 
     build: Builder
     options: Mapping[str, Any] = field(default_factory=dict)
     tasks: tuple[str, ...] | None = None
+    timeout_s: float | None = None
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ The plain form is what the issue asks of a user::
   an inference step and a training step, entries ``gpt2`` and ``gpt2 (training)``; one that also takes ``dtype``
   builds its own bfloat16 step, any other's step runs under ``torch.autocast(dtype=torch.bfloat16)``;
 * ``Model(build, options={...})`` gives one model options of its own over the suite's (a backend, a mode,
-  ``check_correctness=False`` where it draws random numbers), and which tasks it has;
+  ``check_correctness=False`` where it draws random numbers), which tasks it has, and a time limit of its own
+  (``timeout_s``, over the suite's ``--timeout``);
 * ``Skip("why")`` names a model that cannot run here (a library that does not import), listed with its reason;
 * ``models(size=...)`` is given the size the suite asks for ("small", "real") when it takes it.
 
@@ -38,7 +39,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from ..user_input import shown, text_problem
+from ..user_input import seconds_problem, shown, text_problem
 from .builders import Model, Skip
 
 BUILTIN = "builtin"
@@ -83,6 +84,8 @@ def spec_problem(value: Any) -> str:
         tasks = value.tasks
         if tasks is not None and (not isinstance(tasks, tuple) or not all(t in TASKS for t in tasks)):
             return f"has tasks {tasks!r}: give a tuple of {', '.join(repr(t) for t in TASKS)}"
+        if value.timeout_s is not None and (problem := seconds_problem("timeout_s", value.timeout_s)):
+            return f"has {problem}, or None for the suite's --timeout"
     return ""
 
 

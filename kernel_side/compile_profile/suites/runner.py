@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..store import RunStore
+from .builders import Model
 from .collection import Collection, Entry, Skip, shard
 from .records import ModelOutcome, SuiteRecord, SuiteSettings
 from .storage import load_suite, save_outcome, stored_suites
@@ -209,6 +210,7 @@ def run_entry(
     if isinstance(entry.spec, Skip):
         return ModelOutcome(**base, ended="skipped", error=entry.spec.reason, finished_at=_now())
     settings = record.settings
+    timeout_s = (entry.spec.timeout_s if isinstance(entry.spec, Model) else None) or settings.timeout_s
     with tempfile.TemporaryDirectory(prefix="compile-profile-suite-") as tmp:
         result_path = os.path.join(tmp, "result.json")
         spec = {
@@ -228,7 +230,7 @@ def run_entry(
         log_path = os.path.join(tmp, "child.log")
         started = time.perf_counter()
         with open(log_path, "wb") as log, _child(python, spec_path, log) as child:
-            killed = _wait(child, settings.timeout_s)
+            killed = _wait(child, timeout_s)
         wall = time.perf_counter() - started
         tail = _tail(log_path)
         answer = _read_answer(result_path)
@@ -243,7 +245,7 @@ def run_entry(
             error=str(answer.get("error", "")),
         )
     if killed:
-        return ModelOutcome(**facts, ended="timeout", error=f"still running after {settings.timeout_s:g} s")
+        return ModelOutcome(**facts, ended="timeout", error=f"still running after {timeout_s:g} s")
     if code is not None and code < 0:
         name = _signal_name(-code)
         if -code == signal.SIGKILL:
