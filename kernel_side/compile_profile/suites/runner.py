@@ -3,8 +3,9 @@
 Contract: ``open_suite`` starts a suite or joins a stored one (``suite_id``: a shard of it, or a resume; ``resume``
 without an id: the newest unfinished suite of the same collection and settings) and refuses to continue one whose
 settings or collection differ, naming what differs.  ``run_suite`` then runs every entry of the shard that has no
-outcome yet, one child at a time (``python -m compile_profile.suites.child``), and stores each ``ModelOutcome`` in
-the run store the moment its child ends, so an interrupted suite loses at most the entry that was running.
+outcome yet, one child at a time (``python -m compile_profile.suites.child``; on a CPU forked from ``zygote.py``'s
+process, which has imported torch's compiler once for every entry), and stores each ``ModelOutcome`` in the run
+store the moment its child ends, so an interrupted suite loses at most the entry that was running.
 
 A child runs in a session of its own: at the time limit its whole process group (Inductor's compile workers too)
 gets SIGTERM, then SIGKILL after ``KILL_GRACE_S``; Ctrl-C in the parent does the same before it propagates.  How
@@ -19,6 +20,7 @@ import contextlib
 import datetime as dt
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -167,9 +169,29 @@ def run_suite(
     shard_of: tuple[int, int] = (1, 1),
     on_event: Callable[[Progress], None] = lambda _: None,
     python: str = sys.executable,
+    fork: bool = True,
 ) -> SuiteRecord:
     """Run the entries of shard ``shard_of`` (I, N) that have no outcome in ``record`` yet; returns the record as
-    stored at the end (every shard's outcomes so far)."""
+    stored at the end (every shard's outcomes so far).  On a CPU each child is forked from a process that has
+    imported torch, Dynamo and Inductor (``zygote.py``) where this system forks; ``fork=False`` starts each afresh."""
+    zygote = Zygote(python) if fork and record.device == "cpu" and _can_fork() else None
+    try:
+        return _run_entries(store, record, collection, entries, shard_of, on_event, python, zygote)
+    finally:
+        if zygote is not None:
+            zygote.close()
+
+
+def _run_entries(
+    store: RunStore,
+    record: SuiteRecord,
+    collection: Collection,
+    entries: list[Entry],
+    shard_of: tuple[int, int],
+    on_event: Callable[[Progress], None],
+    python: str,
+    zygote: Zygote | None,
+) -> SuiteRecord:
     mine = shard(entries, *shard_of)
     done = {o.name for o in record.outcomes}
     todo = [e for e in mine if e.name not in done]
@@ -182,7 +204,7 @@ def run_suite(
     for index, entry in enumerate(todo, start=1):
         left = left_after(index - 1)
         on_event(Progress("start", index, len(todo), entry.name, left_s=left, skipped_done=len(mine) - len(todo)))
-        outcome = run_entry(store, record, collection, entry, shard_index=shard_of[0], python=python)
+        outcome = run_entry(store, record, collection, entry, shard_index=shard_of[0], python=python, zygote=zygote)
         save_outcome(store, record.id, outcome)
         if outcome.ended != "skipped":
             durations.append(outcome.wall_s)
@@ -198,8 +220,9 @@ def run_entry(
     *,
     shard_index: int = 1,
     python: str = sys.executable,
+    zygote: Zygote | None = None,
 ) -> ModelOutcome:
-    """Run one entry in a child process and say how it ended."""
+    """Run one entry in a child process (forked by ``zygote`` where one is given and answers) and say how it ended."""
     base = {
         "name": entry.name,
         "model": entry.model,
@@ -229,7 +252,7 @@ def run_entry(
             json.dump(spec, f)
         log_path = os.path.join(tmp, "child.log")
         started = time.perf_counter()
-        with open(log_path, "wb") as log, _child(python, spec_path, log) as child:
+        with open(log_path, "wb") as log, _child(python, spec_path, log, log_path, zygote) as child:
             killed = _wait(child, timeout_s)
         wall = time.perf_counter() - started
         tail = _tail(log_path)
@@ -255,16 +278,19 @@ def run_entry(
 
 
 @contextlib.contextmanager
-def _child(python: str, spec_path: str, log: Any) -> Iterator[subprocess.Popen[bytes]]:
-    env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONFAULTHANDLER": "1"}
-    child = subprocess.Popen(
-        [python, "-m", "compile_profile.suites.child", spec_path],
-        stdin=subprocess.DEVNULL,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,  # its own process group: a kill reaches Inductor's compile workers too
-        env=env,
-    )
+def _child(
+    python: str, spec_path: str, log: Any, log_path: str, zygote: Zygote | None
+) -> Iterator[subprocess.Popen[bytes] | Forked]:
+    child = zygote.fork(spec_path, log_path) if zygote is not None else None
+    if child is None:  # no zygote, or it did not answer: a fresh process
+        child = subprocess.Popen(
+            [python, "-m", "compile_profile.suites.child", spec_path],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: a kill reaches Inductor's compile workers too
+            env=_child_env(),
+        )
     try:
         yield child
     except BaseException:
@@ -275,7 +301,124 @@ def _child(python: str, spec_path: str, log: Any) -> Iterator[subprocess.Popen[b
             _kill(child)
 
 
-def _wait(child: subprocess.Popen[bytes], timeout_s: float) -> bool:
+def _child_env() -> dict[str, str]:  # the environment every child starts with
+    return {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONFAULTHANDLER": "1"}
+
+
+def _can_fork() -> bool:
+    return sys.platform == "linux" and hasattr(os, "fork")
+
+
+class Zygote:
+    """``python -m compile_profile.suites.zygote``: forks each entry's child from a process that has imported what
+    every entry imports (zygote.py says why and how).  ``fork`` returns None when it cannot (it failed to start,
+    or died): the runner then starts that entry, and every later one, afresh."""
+
+    READY_S = 300.0  # its imports, on a busy machine
+    ANSWER_S = 30.0  # a fork's pid
+
+    def __init__(self, python: str) -> None:
+        self._buffer = b""
+        self._ready = False
+        self._broken = False
+        self.process: subprocess.Popen[bytes] | None = subprocess.Popen(
+            [python, "-m", "compile_profile.suites.zygote"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # Ctrl-C in a terminal is the runner's, which closes this
+            env=_child_env(),
+        )
+
+    def message(self, timeout_s: float | None) -> dict[str, Any] | None:
+        """The zygote's next message, or None when none came within ``timeout_s``; EOFError when it has ended."""
+        assert self.process is not None and self.process.stdout is not None
+        fd = self.process.stdout.fileno()
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        while b"\n" not in self._buffer:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            readable, _, _ = select.select([fd], [], [], left)
+            if not readable:
+                return None
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                raise EOFError("the zygote ended")
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        message = json.loads(line)
+        return message if isinstance(message, dict) else {}
+
+    def fork(self, spec_path: str, log_path: str) -> Forked | None:
+        if self._broken or self.process is None or self.process.stdin is None:
+            return None
+        try:
+            if not self._ready:
+                self._ready = self.message(self.READY_S) is not None
+            if not self._ready:
+                raise EOFError("no answer")
+            self.process.stdin.write(json.dumps([spec_path, log_path]).encode() + b"\n")
+            self.process.stdin.flush()
+            answer = self.message(self.ANSWER_S)
+            if answer is None or not isinstance(answer.get("pid"), int):
+                raise EOFError("no pid")
+            return Forked(self, answer["pid"])
+        except (OSError, EOFError, ValueError):
+            self._broken = True
+            self.close()
+            return None
+
+    def close(self) -> None:
+        process, self.process = self.process, None
+        if process is None:
+            return
+        with contextlib.suppress(OSError):
+            if process.stdin is not None:
+                process.stdin.close()  # end of input ends its loop
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+class Forked:
+    """A child the zygote forked, with the part of ``subprocess.Popen`` the runner uses: ``pid`` (its process
+    group's too), ``poll``, ``wait`` and ``returncode``."""
+
+    def __init__(self, zygote: Zygote, pid: int) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+        self._zygote = zygote
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            self._read(0)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        if self.returncode is None and not self._read(timeout):
+            raise subprocess.TimeoutExpired(f"entry {self.pid}", timeout or 0)
+        assert self.returncode is not None
+        return self.returncode
+
+    def _read(self, timeout_s: float | None) -> bool:
+        try:
+            message = self._zygote.message(timeout_s)
+        except (OSError, EOFError, ValueError):  # the zygote died under it: its exit status is lost
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.pid, signal.SIGKILL)
+            self.returncode = 1
+            return True
+        if message is None:
+            return False
+        self.returncode = int(message.get("exit", 1))
+        return True
+
+
+def _wait(child: subprocess.Popen[bytes] | Forked, timeout_s: float) -> bool:
     """Wait for the child; at the limit end its process group. Whether it was killed at the limit."""
     try:
         child.wait(timeout=timeout_s)
@@ -285,7 +428,7 @@ def _wait(child: subprocess.Popen[bytes], timeout_s: float) -> bool:
         return True
 
 
-def _kill(child: subprocess.Popen[bytes]) -> None:
+def _kill(child: subprocess.Popen[bytes] | Forked) -> None:
     for sig, grace in ((signal.SIGTERM, KILL_GRACE_S), (signal.SIGKILL, 10.0)):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(child.pid, sig)
