@@ -130,7 +130,6 @@ def pytest_configure(config):
     _COMPILES.install()
 
 
-
 def _module_cost(items) -> int:
     """0 for a module with a test that starts compiling processes (`slow`), 1 for one that compiles here, 2 else."""
     marks = {m for item in items for m in ("slow", "compiles") if item.get_closest_marker(m)}
