@@ -1,9 +1,9 @@
 """REST handlers over the run store, under ``<base_url>/compile-profile/api/``: runs, their figures, a
 comparison, the change token, a run's self-contained HTML report (``runs/<id>/report``, a download), its compiles and
-their artifacts (``server/compiles.py``), a
-distributed job (``jobs/<id>``: its digest; ``jobs/<id>/report``: its HTML report), suites over a collection of
-models (``suites``, ``suites/<id>``: its digest and figures; ``suites/<id>/report``), and the import of a
-TORCH_TRACE on the server into the store (``POST runs/import-trace``, what ``compile-profile import-trace`` does).
+their artifacts (``server/compiles.py``), a distributed job (``jobs/<id>``: its digest; ``jobs/<id>/report``: its
+HTML report), suites over a collection of models (``suites``, ``suites/<id>``: its digest and figures, DELETE removes
+it and its runs; ``suites/<id>/report``), and the import of a TORCH_TRACE on the server into the store (``POST
+runs/import-trace``, what ``compile-profile import-trace`` does).
 
 An import reads only inside the server's root directory: its path resolves there (no ``..``, no absolute path or
 symlink out), so do the logs of a directory and the files a trace names (``engine/trace/sources.py``); a path that
@@ -273,6 +273,15 @@ class SuiteHandler(StoreHandler):
             raise tornado.web.HTTPError(404, f"no suite {suite_id}") from None
         except UnreadableSuite as exc:  # what it holds, named, as for a run that cannot be read
             raise tornado.web.HTTPError(422, str(exc)) from None
+
+    @tornado.web.authenticated
+    def delete(self, suite_id: str) -> None:
+        """Remove the suite and the runs its entries stored (one that cannot be read too); 404 when there is none."""
+        removed, _ = self.store().delete_suite(self.checked_id(suite_id))
+        if not removed:
+            raise tornado.web.HTTPError(404, f"no suite {suite_id}")
+        self.set_status(204)
+        self.finish()
 
 
 class SuiteReportHandler(StoreHandler):

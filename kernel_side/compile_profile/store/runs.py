@@ -190,6 +190,30 @@ class RunStore(StoreFile):
         )
         return row[0], [m[0] for m in models]
 
+    def delete_suite(self, suite_id: str) -> tuple[bool, int]:
+        """Remove a suite, its entries' outcomes and the runs they stored (with the artifacts no other run holds), in
+        one transaction, read from the outcomes' ``run_id`` column so that a suite whose JSON cannot be read goes too;
+        (whether there was such a suite, how many runs went with it)."""
+        validate_run_id(suite_id)
+        if self._read_connection() is None:
+            return False, 0
+        with self._write() as conn:
+            run_ids = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT run_id FROM suite_models WHERE suite_id = ? AND run_id IS NOT NULL", (suite_id,)
+                )
+            ]
+            runs = 0
+            for run_id in run_ids:
+                runs += conn.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount
+                self._drop_unreferenced(conn, self._unlink_artifacts(conn, run_id))
+            conn.execute("DELETE FROM suite_models WHERE suite_id = ?", (suite_id,))
+            removed = conn.execute("DELETE FROM suites WHERE id = ?", (suite_id,)).rowcount > 0
+            if removed or runs:
+                conn.execute("UPDATE store_state SET value = value + 1 WHERE key = 'changes'")
+        return removed, runs
+
     def suites(self, limit: int = 50) -> list[tuple[str, str, int]]:
         """The newest suites first: (id, record JSON, entries ended so far)."""
         rows = self._query_all(

@@ -11,6 +11,7 @@ The sub-package is layered as the rest of the house, each module depending only 
   builders.py    what a collection's ``models()`` returns (a builder, ``Model``, ``Skip``), and ``step``
   collection.py  loading a collection (a file, or ``builtin``), its entries by task and dtype, a shard of them
   child.py       one entry in its own process: build it, ``compile_profile.profile`` it, store the run
+  zygote.py      on a CPU, the process each entry's child is forked from, torch's compiler imported once
   runner.py      the parent: a child per entry, its time limit, crash, hang and out-of-memory kept to that entry,
                  each outcome stored as it ends (so a suite resumes), progress events
   storage.py     a suite in the run store (``store.RunStore``'s suite tables, migration 6) and merging stores
@@ -21,7 +22,8 @@ The sub-package is layered as the rest of the house, each module depending only 
   charts.py      the plotly figures (the speedup bar per model, compile time against speedup) from the digest
   views.py       text, the self-contained HTML report, the notebook's MIME bundle, the progress line
   contract.py    the JSON Schema of every shape above (``schema/suite.schema.json``), from their dataclasses
-  http.py        what the server answers (``suites``, ``suites/<id>``, ``suites/<id>/report``)
+  http.py        what the server answers (``suites``, ``suites/<id>``, ``suites/<id>/report``; DELETE is the
+                 store's ``delete_suite``)
   api.py         ``compile_profile.suite(...)`` and the ``SuiteResult`` it returns (a card in a notebook)
   cli.py         the ``suite`` and ``suite-compare`` subcommands, registered by ``compile_profile.cli``
   builtin.py     the built-in collection: models from configurations with random weights, no downloads

@@ -20,7 +20,8 @@ from typing import Any
 
 from .. import serialize
 from ..render.text import terminal_safe, text_table
-from ..store import RunStore
+from ..store import RunStore, validate_run_id
+from ..user_input import shown
 from .collection import DTYPES, TASKS, CollectionError, parse_shard
 from .compare import SuiteComparison, compare_suites
 from .runner import SuiteError
@@ -100,6 +101,8 @@ def cmd_suite(args: argparse.Namespace, store: RunStore) -> int:
     db = str(store.path)
     if args.list:
         return _list(store)
+    if args.delete:
+        return _delete(store, args.delete)
     if args.show:
         result = SuiteResult.load(args.show, db)
         _say(str(result))
@@ -159,6 +162,20 @@ def _list(store: RunStore) -> int:
                 f"compile-profile: warning: suite {r.id} cannot be read ({r.unreadable}); it was left as stored",
                 err=True,
             )
+    return 0
+
+
+def _delete(store: RunStore, suite_id: str) -> int:
+    try:
+        validate_run_id(suite_id)
+    except ValueError:
+        raise SuiteError(
+            f"--delete {shown(suite_id)}: no suite id (`compile-profile suite --list` lists them)"
+        ) from None
+    removed, runs = store.delete_suite(suite_id)
+    if not removed:
+        raise SuiteError(f"--delete {suite_id}: no suite of that id in {store.path} (`compile-profile suite --list`)")
+    _say(f"deleted suite {suite_id} and the {runs} run{'' if runs == 1 else 's'} its entries stored")
     return 0
 
 
@@ -223,6 +240,7 @@ def register(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
     suite.add_argument("--fail-on-regression", action="store_true", help="exit 1 when --baseline shows a regression")
     suite.add_argument("--list", action="store_true", help="list the stored suites")
     suite.add_argument("--show", metavar="ID", help="print a stored suite (with --json/--html: write them)")
+    suite.add_argument("--delete", metavar="ID", help="remove a stored suite and the runs its entries stored")
     suite.set_defaults(handler=_guarded(cmd_suite))
 
     compare = commands.add_parser(
