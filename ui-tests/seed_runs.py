@@ -626,14 +626,10 @@ def remove_suite(db: Path) -> None:
 
     record, runs = ui_suite()
     with RunStore(db) as store:
-        for run_id in runs:
+        for suite_id in (record.id, UNREADABLE_SUITE):  # the spec may have deleted the unreadable one already
+            store.delete_suite(suite_id)
+        for run_id in runs:  # the wrong run is no entry's (a suite stores what its entries ran)
             store.delete(run_id)
-    conn = sqlite3.connect(db)
-    with conn:
-        for suite_id in (record.id, UNREADABLE_SUITE):
-            conn.execute("DELETE FROM suite_models WHERE suite_id = ?", (suite_id,))
-            conn.execute("DELETE FROM suites WHERE id = ?", (suite_id,))
-    conn.close()
 
 
 # -- a run whose results differ and one that ran eagerly, for verdict.spec.ts ------------------------------------

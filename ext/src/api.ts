@@ -150,6 +150,11 @@ export function deleteRun(id: string): Promise<void> {
   return request<void>(`runs/${enc(id)}`, { method: 'DELETE' });
 }
 
+/** Remove a stored suite and the runs its entries stored (DELETE suites/ID). */
+export function deleteSuite(id: string): Promise<void> {
+  return request<void>(`suites/${enc(id)}`, { method: 'DELETE' });
+}
+
 export async function changeToken(): Promise<number> {
   return (await request<{ token: number }>('changes')).token;
 }

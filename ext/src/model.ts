@@ -112,6 +112,12 @@ export class PanelModel {
     await this.refresh();
   }
 
+  /** Remove a stored suite and the runs its entries stored; the Suites view and the run list refresh. */
+  async removeSuite(id: string): Promise<void> {
+    await api.deleteSuite(id);
+    await this.refresh();
+  }
+
   /**
    * Import the TORCH_TRACE at `typed` (a path on the server) into the store, as `compile-profile import-trace`
    * does; the list refreshes. Returns the first new run's id, or null when the import failed: then

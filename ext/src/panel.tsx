@@ -145,7 +145,7 @@ function PanelView(props: {
         </div>
       ) : (
         <div className="cp-PanelScroll">
-          <SuiteList suites={model.suites} openSuite={openSuite} />
+          <SuiteList model={model} suites={model.suites} openSuite={openSuite} />
         </div>
       )}
     </div>
@@ -156,9 +156,14 @@ const VIEW_LABELS = { runs: 'Runs', compare: 'Compare', suites: 'Suites' } as co
 
 /**
  * The stored suites over collections of models, newest first; a click opens the suite's tab.  One that cannot be
- * read is listed all the same, as text: its id and why (the server's `unreadable`), and nothing to open.
+ * read is listed all the same, as text: its id and why (the server's `unreadable`), and nothing to open.  Each has
+ * a ✕ that asks, then removes the suite and the runs its entries stored (one that cannot be read too).
  */
-function SuiteList(props: { suites: ISuiteListRow[]; openSuite: (suiteId: string) => void }): JSX.Element {
+function SuiteList(props: {
+  model: PanelModel;
+  suites: ISuiteListRow[];
+  openSuite: (suiteId: string) => void;
+}): JSX.Element {
   if (!props.suites.length) {
     return (
       <p className="cp-Note cp-SuiteEmpty">
@@ -192,10 +197,33 @@ function SuiteList(props: { suites: ISuiteListRow[]; openSuite: (suiteId: string
               </span>
             </button>
           )}
+          <button
+            className="jp-Button jp-mod-minimal cp-Delete"
+            title="Delete this suite and the runs its entries stored"
+            aria-label={`delete suite ${s.id}`}
+            onClick={() => void confirmDeleteSuite(props.model, s)}
+          >
+            ✕
+          </button>
         </li>
       ))}
     </ul>
   );
+}
+
+/** Ask, then delete suite `s` and the runs its entries stored; resolves to whether it was deleted. */
+async function confirmDeleteSuite(model: PanelModel, s: ISuiteListRow): Promise<boolean> {
+  const name = s.unreadable ? `suite ${s.id}` : `"${s.title}${s.label ? ` — ${s.label}` : ''}" (${s.id})`;
+  const result = await showDialog({
+    title: 'Delete suite?',
+    body: `Delete ${name} and the runs its entries stored${s.progress_text ? ` (${s.progress_text})` : ''} from the run store?`,
+    buttons: [Dialog.cancelButton(), Dialog.warnButton({ label: 'Delete' })]
+  });
+  if (!result.button.accept) {
+    return false;
+  }
+  await model.removeSuite(s.id);
+  return true;
 }
 
 /** Ask for a TORCH_TRACE path on the server, import it, and open the first new run. */

@@ -60,7 +60,7 @@ test('the Suites view lists the suite and its tab lays out the digest: headline,
     const item = panel.locator(`.cp-SuiteItem[data-suite-id="${SUITE}"]`);
     await expect(item).toBeVisible();
     await expect(item).toContainText('before the torch upgrade');
-    await item.locator('button').click();
+    await item.locator('.cp-SuiteItemButton').click();
 
     const view = page.locator(`.cp-SuiteContent .cp-Suite[data-suite-id="${SUITE}"]`);
     await expect(view.locator('.cp-SuiteHeadline')).toHaveText(want.headline);
@@ -111,10 +111,22 @@ test('a stored suite that cannot be read is listed as text, its id and why, besi
   await expect(bad.locator('.cp-Unreadable')).toHaveText(
     `cannot be read: the outcome of '<img src=x onerror="window.cpXss=1">n': error: expected a string, got an integer (1)`
   );
-  await expect(bad.locator('button, img')).toHaveCount(0); // nothing to open, no element from the stored text
-  await expect(panel.locator(`.cp-SuiteItem[data-suite-id="${SUITE}"] button`)).toContainText(
+  // nothing to open, no element from the stored text; its ✕ removes it (before, only editing the SQLite file did)
+  await expect(bad.locator('.cp-SuiteItemButton, img')).toHaveCount(0);
+  await expect(panel.locator(`.cp-SuiteItem[data-suite-id="${SUITE}"] .cp-SuiteItemButton`)).toContainText(
     'before the torch upgrade'
   );
   expect(await page.evaluate(() => (window as any).cpXss)).toBeUndefined();
   await page.screenshot({ path: path.join(ARTIFACTS, 'ui-suite-unreadable.png') });
+
+  await bad.getByRole('button', { name: `delete suite ${unreadable}` }).click();
+  const dialog = page.locator('.jp-Dialog');
+  await expect(dialog.locator('.jp-Dialog-header')).toHaveText('Delete suite?');
+  await expect(dialog.locator('.jp-Dialog-body')).toHaveText(
+    `Delete suite ${unreadable} and the runs its entries stored from the run store?`
+  );
+  await page.screenshot({ path: path.join(ARTIFACTS, 'ui-suite-delete-dialog.png') });
+  await dialog.getByRole('button', { name: 'Delete' }).click();
+  await expect(bad).toHaveCount(0);
+  await expect(panel.locator(`.cp-SuiteItem[data-suite-id="${SUITE}"]`)).toHaveCount(1); // the other one stays
 });

@@ -172,11 +172,17 @@ def run_suite(
     fork: bool = True,
 ) -> SuiteRecord:
     """Run the entries of shard ``shard_of`` (I, N) that have no outcome in ``record`` yet; returns the record as
-    stored at the end (every shard's outcomes so far).  On a CPU each child is forked from a process that has
-    imported torch, Dynamo and Inductor (``zygote.py``) where this system forks; ``fork=False`` starts each afresh."""
-    zygote = Zygote(python) if fork and record.device == "cpu" and _can_fork() else None
+    stored at the end (every shard's outcomes so far).  On a CPU, where two entries or more are to run, each child
+    is forked from a process that has imported torch, Dynamo and Inductor (``zygote.py``: its imports are what one
+    fresh child pays, so for one entry it would save nothing); ``fork=False`` starts each afresh."""
+    mine = shard(entries, *shard_of)
+    done = {o.name for o in record.outcomes}
+    todo = [e for e in mine if e.name not in done]
+    profiled = sum(1 for e in todo if not isinstance(e.spec, Skip))
+    forks = fork and profiled >= 2 and record.device == "cpu" and _can_fork()
+    zygote = Zygote(python) if forks else None
     try:
-        return _run_entries(store, record, collection, entries, shard_of, on_event, python, zygote)
+        return _run_entries(store, record, collection, todo, len(mine), shard_of, on_event, python, zygote)
     finally:
         if zygote is not None:
             zygote.close()
@@ -186,15 +192,13 @@ def _run_entries(
     store: RunStore,
     record: SuiteRecord,
     collection: Collection,
-    entries: list[Entry],
+    todo: list[Entry],
+    mine: int,
     shard_of: tuple[int, int],
     on_event: Callable[[Progress], None],
     python: str,
     zygote: Zygote | None,
 ) -> SuiteRecord:
-    mine = shard(entries, *shard_of)
-    done = {o.name for o in record.outcomes}
-    todo = [e for e in mine if e.name not in done]
     durations: list[float] = []
 
     def left_after(index: int) -> float | None:  # the mean entry's time, for each entry still to run that is no Skip
@@ -203,7 +207,7 @@ def _run_entries(
 
     for index, entry in enumerate(todo, start=1):
         left = left_after(index - 1)
-        on_event(Progress("start", index, len(todo), entry.name, left_s=left, skipped_done=len(mine) - len(todo)))
+        on_event(Progress("start", index, len(todo), entry.name, left_s=left, skipped_done=mine - len(todo)))
         outcome = run_entry(store, record, collection, entry, shard_index=shard_of[0], python=python, zygote=zygote)
         save_outcome(store, record.id, outcome)
         if outcome.ended != "skipped":
