@@ -19,8 +19,13 @@ $(PY):
 # package's extras in 28 s on a fresh cache (2026-12-05; pip took about 60-80 s of CI's 89-113 s install part).
 # uv reads no pip.conf, so pip's find-links, extra indexes and constraints are passed as pip's config says them, and
 # any index may give the best match, as with pip.
+# --compile-bytecode writes each module's .pyc at install: this sandbox (and CI's) sets PYTHONDONTWRITEBYTECODE=1,
+# so with none on disk every process compiled torch's source again as it imported it: `import torch, torch._dynamo,
+# torch._inductor.compile_fx` took 9.9 s in a fresh clone's venv against 4.0 s once compiled (2026-12-05), and the
+# tests start hundreds of such processes (notebook kernels, suite entries, torchrun ranks, the CLI).  Compiling
+# the venv's 1.2 GB took 20 s.
 UV := $(VENV)/bin/uv
-UV_PIP = UV_CACHE_DIR=$(CURDIR)/.cache/uv $(UV) pip install -q --index-strategy unsafe-best-match \
+UV_PIP = UV_CACHE_DIR=$(CURDIR)/.cache/uv $(UV) pip install -q --compile-bytecode --index-strategy unsafe-best-match \
 	$(shell python3 -m pip config list 2>/dev/null | \
 	sed -nE "s/^global\.(find-links|extra-index-url|constraint)='(.*)'$$/\1 \2/p" | \
 	while read k v; do for x in $$v; do printf -- '--%s %s ' $$k $$x; done; done)
