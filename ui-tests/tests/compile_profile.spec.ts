@@ -7,31 +7,17 @@
  * by its place in the list (runlist.spec.ts, run first and alone, holds the list's count and order).
  * Colour helpers live in colours.ts.
  */
-import * as path from 'path';
 
 import { expect, galata, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
 
 import { luminance, normalizeColour } from './colours';
 import { openPanel, openRun, PANEL, runDetail, selectRun } from './rundetail';
+import { openSeededNotebook, shot } from './seeded';
 
-const ARTIFACTS = process.env.CP_UI_ARTIFACTS ?? path.resolve(__dirname, '..', '..', 'test-artifacts');
 const CPU_RUN = 'uicpu0000001';
 const BIG_RUN = 'uibig0000001'; // 1000 kernels
 
 test.use({ autoGoto: true });
-
-async function shot(page: IJupyterLabPageFixture, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(ARTIFACTS, `ui-${name}.png`) });
-}
-
-async function openSeededNotebook(page: IJupyterLabPageFixture): Promise<void> {
-  await page.evaluate(async () => {
-    const app = (window as any).jupyterapp;
-    await app.restored;
-    await app.commands.execute('docmanager:open', { path: 'seeded.ipynb' });
-  });
-  await page.locator('.jp-NotebookPanel .cp-Card').first().waitFor();
-}
 
 /** Make a notebook cell active in the open notebook, whichever main-area tab is current. */
 async function setActiveCell(page: IJupyterLabPageFixture, index: number): Promise<void> {

@@ -7,27 +7,14 @@
 import { execFileSync } from 'child_process';
 import * as path from 'path';
 
-import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+import { expect, test } from '@jupyterlab/galata';
 
 import { openPanel, PANEL, runDetail, selectRun } from './rundetail';
+import { openSeededNotebook, shot } from './seeded';
 
-const ARTIFACTS = process.env.CP_UI_ARTIFACTS ?? path.resolve(__dirname, '..', '..', 'test-artifacts');
 const CPU_RUN = 'uicpu0000001';
 
 test.use({ autoGoto: true });
-
-async function shot(page: IJupyterLabPageFixture, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(ARTIFACTS, `ui-${name}.png`) });
-}
-
-async function openSeededNotebook(page: IJupyterLabPageFixture): Promise<void> {
-  await page.evaluate(async () => {
-    const app = (window as any).jupyterapp;
-    await app.restored;
-    await app.commands.execute('docmanager:open', { path: 'seeded.ipynb' });
-  });
-  await page.locator('.jp-NotebookPanel .cp-Card').first().waitFor();
-}
 
 test("the panel lists the runs newest first, as text; the card's Open opens the run beside the notebook", async ({
   page
