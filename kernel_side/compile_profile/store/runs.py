@@ -117,10 +117,16 @@ class RunStore(StoreFile):
         if self._read_connection() is None:
             return False
         with self._write() as conn:
-            removed = conn.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount > 0
-            self._drop_unreferenced(conn, self._unlink_artifacts(conn, run_id))
+            removed = self._delete_run(conn, run_id)
             if removed:
                 conn.execute("UPDATE store_state SET value = value + 1 WHERE key = 'changes'")
+        return removed
+
+    @classmethod
+    def _delete_run(cls, conn: sqlite3.Connection, run_id: str) -> bool:
+        """Within a write: remove the run and the artifacts no other run holds; whether there was one."""
+        removed = conn.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount > 0
+        cls._drop_unreferenced(conn, cls._unlink_artifacts(conn, run_id))
         return removed
 
     @staticmethod
@@ -204,10 +210,7 @@ class RunStore(StoreFile):
                     "SELECT run_id FROM suite_models WHERE suite_id = ? AND run_id IS NOT NULL", (suite_id,)
                 )
             ]
-            runs = 0
-            for run_id in run_ids:
-                runs += conn.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount
-                self._drop_unreferenced(conn, self._unlink_artifacts(conn, run_id))
+            runs = sum(self._delete_run(conn, run_id) for run_id in run_ids)
             conn.execute("DELETE FROM suite_models WHERE suite_id = ?", (suite_id,))
             removed = conn.execute("DELETE FROM suites WHERE id = ?", (suite_id,)).rowcount > 0
             if removed or runs:

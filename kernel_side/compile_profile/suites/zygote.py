@@ -11,8 +11,9 @@ but an import that did would break every GPU entry; on a GPU each entry takes mi
 
 Protocol, one line of JSON per message over stdin/stdout: this process writes ``{"ready": 1}`` once imported; the
 runner writes ``[spec_path, log_path]``; this process forks, and writes ``{"pid": PID}`` once the child runs, then
-``{"exit": CODE}`` when it ended (the negated signal number when a signal ended it, as ``subprocess`` gives it).  The child starts a session of its own, sends
-its stdout and stderr to ``log_path`` and runs ``child.main([spec_path])``.  End of input ends this process.
+``{"exit": CODE}`` when it ended (the negated signal number when a signal ended it, as ``subprocess`` gives it).
+The child starts a session of its own, sends its stdout and stderr to ``log_path`` and runs
+``child.main([spec_path])``.  End of input ends this process.
 """
 
 from __future__ import annotations
