@@ -304,6 +304,22 @@ def test_a_builder_that_takes_train_gives_an_entry_per_task_and_dtype_named_alik
     assert [e.name for e in only] == ["both (training)", "plain", "gone"]
 
 
+def test_a_model_that_runs_in_some_dtypes_only_lists_the_others_as_skipped_naming_the_dtype_to_ask_for(tmp_path):
+    loaded = _collection_file(
+        tmp_path,
+        "from compile_profile.suites import Model\n"
+        "def flash(): return (lambda: None, ())\n"
+        "def models(): return {'flash': Model(flash, dtypes=('bfloat16',)), 'any': Model(flash)}\n",
+    )
+    entries = {e.name: e for e in loaded.entries(("inference",), ("float32", "bfloat16"))}
+    assert list(entries) == ["flash", "flash (bfloat16)", "any", "any (bfloat16)"]
+    skipped = entries["flash"].spec
+    assert isinstance(skipped, collection.Skip)
+    assert skipped.reason == "flash runs in bfloat16 only (--dtype bfloat16)"
+    assert isinstance(entries["flash (bfloat16)"].spec, collection.Model)
+    assert isinstance(entries["any"].spec, collection.Model)
+
+
 def test_shards_together_are_the_whole_collection_once():
     entries = [collection.Entry(f"m{i}", f"m{i}", "step", "float32", collection.Skip("x")) for i in range(7)]
     halves = collection.shard(entries, 1, 2) + collection.shard(entries, 2, 2)

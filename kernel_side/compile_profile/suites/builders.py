@@ -18,12 +18,14 @@ class Model:
     """A collection's entry with options of its own: ``options`` are ``compile_profile.profile``'s keywords for this
     model over the suite's; ``tasks`` the tasks it has (default: both where ``build`` takes ``train``);
     ``timeout_s`` its own time limit in seconds over the suite's ``--timeout`` (a model that compiles for minutes
-    beside quick ones, or one known to stall that should end early)."""
+    beside quick ones, or one known to stall that should end early); ``dtypes`` the dtypes it runs in (default: each
+    the suite asks for; flash attention on CUDA has no float32 kernel), the others listed as skipped."""
 
     build: Builder
     options: Mapping[str, Any] = field(default_factory=dict)
     tasks: tuple[str, ...] | None = None
     timeout_s: float | None = None
+    dtypes: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ The plain form is what the issue asks of a user::
   builds its own bfloat16 step, any other's step runs under ``torch.autocast(dtype=torch.bfloat16)``;
 * ``Model(build, options={...})`` gives one model options of its own over the suite's (a backend, a mode,
   ``check_correctness=False`` where it draws random numbers), which tasks it has, and a time limit of its own
-  (``timeout_s``, over the suite's ``--timeout``);
+  (``timeout_s``, over the suite's ``--timeout``) and the dtypes it runs in (``dtypes``, the others skipped);
 * ``Skip("why")`` names a model that cannot run here (a library that does not import), listed with its reason;
 * ``models(size=...)`` is given the size the suite asks for ("small", "real") when it takes it.
 
@@ -84,6 +84,9 @@ def spec_problem(value: Any) -> str:
         tasks = value.tasks
         if tasks is not None and (not isinstance(tasks, tuple) or not all(t in TASKS for t in tasks)):
             return f"has tasks {tasks!r}: give a tuple of {', '.join(repr(t) for t in TASKS)}"
+        dtypes = value.dtypes
+        if dtypes is not None and (not isinstance(dtypes, tuple) or not dtypes or not all(d in DTYPES for d in dtypes)):
+            return f"has dtypes {dtypes!r}: give a tuple of some of {', '.join(repr(d) for d in DTYPES)}"
         if value.timeout_s is not None and (problem := seconds_problem("timeout_s", value.timeout_s)):
             return f"has {problem}, or None for the suite's --timeout"
     return ""
@@ -158,6 +161,9 @@ class Collection:
                     name = entry_name(model, task, dtype)
                     if has_train and task not in model_tasks:
                         out.append(Entry(name, model, task, dtype, Skip(f"{model} has no {task} step")))
+                    elif spec.dtypes is not None and dtype not in spec.dtypes:
+                        why = f"{model} runs in {' or '.join(spec.dtypes)} only (--dtype {spec.dtypes[0]})"
+                        out.append(Entry(name, model, task, dtype, Skip(why)))
                     else:
                         out.append(Entry(name, model, task, dtype, spec))
         names = [e.name for e in out]
