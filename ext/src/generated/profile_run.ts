@@ -161,6 +161,7 @@ export interface Timing {
    */
   method?: string;
   waited_ms?: number[];
+  faults?: number[];
 }
 /**
  * A fact recorded beside the figures (why one is missing, what a run did to the notebook), as a kind and its values; ``digest.notes`` words it, so the engine composes no sentence.

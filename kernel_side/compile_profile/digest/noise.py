@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from ..profile_run import ProfileRun
 from ..stats import median
+from .allocation import churn_text
 from .breakdown import OVERHEAD_BOUND, clamp_warning, reduce_overhead_advice, verdict
 from .contention import CONTENDED_CORES
 from .contention import advice as contention_advice
@@ -158,6 +159,9 @@ def timing_warnings(run: ProfileRun) -> list[str]:
     noise = noise_text(run)
     if noise:
         out.append(noise)
+    churned = churn_text(run)
+    if churned:
+        out.append(churned)
     clamped = clamp_warning(run)
     if clamped:
         out.append(clamped)

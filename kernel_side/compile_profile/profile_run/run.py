@@ -66,6 +66,9 @@ class Timing:
     # CPU (Linux): how long this process's threads waited for a CPU during each sample, per call, in the
     # samples' order (``engine.timing.host_load.ThreadWaits``, summed over threads); empty where not measured
     waited_ms: list[float] = field(default_factory=list[float])
+    # CPU: the process's minor page faults during each sample, per call, in the samples' order (pages the allocator
+    # took fresh from the OS: ``engine.timing.host_load.minor_faults``); empty where not measured
+    faults: list[float] = field(default_factory=list[float])
 
 
 @dataclass

@@ -13,6 +13,11 @@ import os
 import time
 from collections.abc import Callable
 
+try:
+    import resource
+except ImportError:  # Windows
+    resource = None
+
 from ...profile_run import HostLoad
 
 _BUSY_FIELDS = (0, 1, 2, 5, 6, 7)  # user, nice, system, irq, softirq, steal (not idle, iowait)
@@ -34,6 +39,17 @@ def _busy_s() -> float | None:
 def _own_s() -> float:
     t = os.times()
     return t.user + t.system
+
+
+def minor_faults() -> int | None:
+    """This process's minor page faults so far, all its threads (``getrusage``'s ``ru_minflt``): each is a page the
+    allocator took fresh from the OS and the kernel zeroed on first touch.  A call that allocates large blocks
+    faults its pages in on every call or on none, as glibc's malloc returns them to the OS or keeps them, which
+    depends on what the process freed before (hand-written attention at L=512 on this 2-core CPU: 508-2,615 faults
+    a call in four fresh processes, 6,404 with every block returned, 34 with none).  None where not measured."""
+    if resource is None:
+        return None
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 
 
 def cores() -> int:

@@ -145,7 +145,9 @@ def record(
     method = "cuda_events" if device_type == "cuda" else "host"
     for signature, timed in zip(sequence.signatures, timed_by_signature):
         signature.timings = {
-            t.name: summarize_samples(t.samples_s, method=method, waited_s=t.waited_s) for t in timed if t.samples_s
+            t.name: summarize_samples(t.samples_s, method=method, waited_s=t.waited_s, faults=t.faults)
+            for t in timed
+            if t.samples_s
         }
     if len(timed_by_signature) < len(sequence.signatures):
         return  # interrupted: no speedup over a part of the sequence

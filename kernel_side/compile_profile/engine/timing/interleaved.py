@@ -43,6 +43,7 @@ class TimedCallable:
     samples_s: list[float] = field(default_factory=list[float])
     host_samples_s: list[float] = field(default_factory=list[float])
     waited_s: list[float] = field(default_factory=list[float])  # per sample, per call (``run_interleaved``'s waits)
+    faults: list[float] = field(default_factory=list[float])  # minor page faults per sample, per call (its faults)
     fastest_s: float = math.inf  # its fastest warm-up call (``warm_up``)
 
 
@@ -128,13 +129,15 @@ def run_interleaved(
     on_round: Callable[[int], None] | None = None,
     decide: Callable[[bool], bool] = lambda stop: stop,
     waits: Callable[[], float | None] | None = None,
+    faults: Callable[[], int | None] | None = None,
 ) -> None:
     """Take samples round-robin, rotating the order each round, until each variant
     has ``plan.repeat`` samples or the budget is spent (but at least ``min_samples``).
 
     ``decide`` turns this process's wish to stop into the decision followed (in a distributed job,
     rank 0's, so every rank takes the same number of samples).  ``waits`` (``host_load.ThreadWaits.waited_s``),
-    read just outside each sample's clock, gives each sample's wait for a CPU per call (``waited_s``)."""
+    read just outside each sample's clock, gives each sample's wait for a CPU per call (``waited_s``); ``faults``
+    (``host_load.minor_faults``), read there too, each sample's page faults per call."""
     sync = device_sync(device_type)
     events = None  # on CUDA, a start and an end event around each sample's calls
     if device_type == "cuda":
@@ -154,6 +157,7 @@ def run_interleaved(
             if events is not None:
                 v.call()  # priming: see PRIMING_CALLS
             waited0 = waits() if waits is not None else None
+            faults0 = faults() if faults is not None else None
             t0 = time.perf_counter()
             if events is not None:
                 events[0].record()
@@ -166,6 +170,9 @@ def run_interleaved(
             waited1 = waits() if waits is not None else None
             if waited0 is not None and waited1 is not None:
                 v.waited_s.append((waited1 - waited0) / calls_per_sample)
+            faults1 = faults() if faults is not None else None
+            if faults0 is not None and faults1 is not None:
+                v.faults.append((faults1 - faults0) / calls_per_sample)
             v.host_samples_s.append(host)
             v.samples_s.append(
                 events[0].elapsed_time(events[1]) / 1e3 / calls_per_sample if events is not None else host
@@ -194,10 +201,14 @@ def calls_per_sample_for(fastest_call_s: float, device_type: str = "cpu") -> int
     return max(1, math.ceil(min_sample_s / fastest_call_s))
 
 
-def summarize_samples(samples_s: list[float], *, method: str, waited_s: list[float] | None = None) -> Timing:
-    """``waited_s``: each sample's wait for a CPU per call, kept where there is one for every sample."""
+def summarize_samples(
+    samples_s: list[float], *, method: str, waited_s: list[float] | None = None, faults: list[float] | None = None
+) -> Timing:
+    """``waited_s``: each sample's wait for a CPU per call, kept where there is one for every sample; ``faults``
+    each sample's page faults per call, likewise."""
     ms = [float(x) * 1e3 for x in samples_s]
     waited = [float(x) * 1e3 for x in waited_s] if waited_s is not None and len(waited_s) == len(ms) else []
+    faulted = [float(x) for x in faults] if faults is not None and len(faults) == len(ms) else []
     return Timing(
         median_ms=stats.median(ms),
         p10_ms=stats.percentile(ms, 10),
@@ -208,6 +219,7 @@ def summarize_samples(samples_s: list[float], *, method: str, waited_s: list[flo
         samples_ms=ms,
         method=method,
         waited_ms=waited,
+        faults=faulted,
     )
 
 

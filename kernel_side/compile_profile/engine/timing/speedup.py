@@ -16,7 +16,7 @@ def record_timings(session: Session, timed: list[TimedCallable], device_type: st
     for variant in session.run.variants:
         tc = by_name.get(variant.name)
         if tc is not None and tc.samples_s:
-            variant.timing = summarize_samples(tc.samples_s, method=method, waited_s=tc.waited_s)
+            variant.timing = summarize_samples(tc.samples_s, method=method, waited_s=tc.waited_s, faults=tc.faults)
     eager = by_name["eager"]
     candidates = [by_name[n] for n in session.compiled if by_name[n].samples_s]
     if not eager.samples_s or not candidates:

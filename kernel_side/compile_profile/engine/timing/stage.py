@@ -126,6 +126,7 @@ def _time(
         on_round=on_round,
         decide=distributed.shared,
         waits=waits.waited_s if waits is not None and waits.available else None,
+        faults=host_load.minor_faults if device_type == "cpu" else None,
     )
     return number
 
