@@ -12,6 +12,7 @@ import pytest
 import torch
 from compile_profile.digest import summarize
 from compile_profile.digest.allocation import FAULT_S, MIN_FAULTS, churn, churn_text
+from compile_profile.digest.format import format_ms
 from render_fixtures import cpu_run
 
 # counts the process's page faults: no other test's calls beside it
@@ -31,7 +32,7 @@ def test_a_call_that_faults_in_megabytes_each_time_is_named_with_its_count_its_e
     assert [c.variant for c in found] == ["eager"]
     assert found[0].cost_ms == pytest.approx(2615 * FAULT_S * 1e3)
     text = churn_text(run)
-    assert "eager 2,615 page faults a call" in text
+    assert f"(page faults: eager 2,615 a call of {format_ms(eager_ms)})" in text
     assert "jemalloc or tcmalloc" in text
     assert text in summarize(run)["warnings"]  # the card says it
     assert found[0].cost_ms < eager_ms  # the figures the line states are the run's
@@ -78,4 +79,4 @@ def test_a_profile_counts_each_samples_page_faults_as_getrusage_counts_them_arou
         t = variant.timing
         assert t is not None and len(t.faults) == t.n, variant.name
         assert sorted(t.faults)[t.n // 2] == pytest.approx(independent, rel=0.1), variant.name
-    assert churn_text(run).startswith("allocations take fresh pages from the OS in every call (eager 8,")
+    assert churn_text(run).startswith("allocations take pages fresh from the OS in every call (page faults: eager 8,")
