@@ -33,7 +33,7 @@ def test_a_call_that_faults_in_megabytes_each_time_is_named_with_its_count_its_e
     assert found[0].cost_ms == pytest.approx(2615 * FAULT_S * 1e3)
     text = churn_text(run)
     assert f"(page faults: eager 2,615 a call of {format_ms(eager_ms)})" in text
-    assert "jemalloc or tcmalloc" in text
+    assert "jemalloc or tcmalloc" in text and "MALLOC_MMAP_THRESHOLD_ above the largest block" in text
     assert text in summarize(run)["warnings"]  # the card says it
     assert found[0].cost_ms < eager_ms  # the figures the line states are the run's
 

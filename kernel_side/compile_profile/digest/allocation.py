@@ -15,6 +15,11 @@ and raised the threshold), but a block past glibc's largest threshold (32 MB) is
 every process: ``(x * 2 + 1).relu() * 3`` on a 64 MB tensor took 65,540 faults a call eagerly (76.7 ms) and 16,385
 compiled (20.6 ms), so part of its 3.7x is pages not taken.
 
+glibc keeps the pages where the process starts with ``MALLOC_MMAP_THRESHOLD_`` above the largest block and
+``MALLOC_TRIM_THRESHOLD_`` set: that 64 MB step at one thread took 0 faults a call and 46 ms with a 128 MB threshold,
+against 65,540 and 304-416 ms with none or a threshold of 32 or 64 MB (a block at the threshold is still mapped;
+timed while CI ran beside it).
+
 The sign is said where a variant's median faults per call are at least ``MIN_FAULTS`` and, at ``FAULT_S`` each, a
 ``MATERIAL`` share of its median call or more.  The line gives the counts, not a time: faults taken by torch's
 threads at once cost the call less than their sum (the 64 MB step's 65,540 at 1.3 µs would be 85 ms of 76.7).  The fix named is a steady allocator (jemalloc or tcmalloc
@@ -69,6 +74,7 @@ def churn_text(run: ProfileRun) -> str:
     return (
         f"allocations take pages fresh from the OS in every call (page faults: {each}): the kernel zeroes each one "
         "(1.1-1.5 µs a page on one core of a 2-core CPU), and how many a call takes depends on what the process freed "
-        "before, so such a time can differ between processes; a caching allocator keeps the pages: preload "
-        "jemalloc or tcmalloc (LD_PRELOAD), as torch.backends.xeon.run_cpu does"
+        "before, so such a time can differ between processes; an allocator that keeps the pages removes it: "
+        "preload jemalloc or tcmalloc (LD_PRELOAD), as torch.backends.xeon.run_cpu does, or start Python with "
+        "glibc's MALLOC_MMAP_THRESHOLD_ above the largest block (in bytes) and MALLOC_TRIM_THRESHOLD_ set"
     )
