@@ -201,6 +201,54 @@ def test_an_equal_suite_is_no_regression():
     assert not c.failed and not any(r.regressed or r.status_changed for r in c.rows)
 
 
+def test_a_speedup_down_beyond_both_intervals_but_by_less_than_the_threshold_is_worded_not_gated():
+    # two runs of the built-in collection minutes apart on one idle CPU: t5 2.27x [2.24x-2.31x] then 2.16x
+    # [2.12x-2.19x], beyond both intervals, 0.95x (compare.REGRESSION_THRESHOLD)
+    old = _export(ExportModel("t5", "pass", 2.27, 2.24, 2.31, 11.5, 0, 0, None, None, "", None))
+    new = _export(ExportModel("t5", "pass", 2.16, 2.12, 2.19, 12.0, 0, 0, None, None, "", None))
+    c = compare_suites(old, new)
+    row = c.rows[0]
+    assert not c.failed and not row.regressed and row.within_threshold
+    assert "beyond both intervals but within the 10 % threshold" in row.text
+    assert "by more than 10 %" in c.headline and c.threshold == pytest.approx(0.1)
+    strict = compare_suites(old, new, threshold=0.0)  # the intervals alone, as before the threshold
+    assert strict.failed and strict.rows[0].regressed and not strict.rows[0].within_threshold
+    assert "down more than 0 %" in strict.rows[0].text
+
+
+def test_a_speedup_down_by_more_than_the_threshold_beyond_both_intervals_regressed_and_up_improved():
+    old = _export(_model("slower", "pass", 2.0, 0.01), _model("faster", "pass", 1.0, 0.01))
+    new = _export(_model("slower", "pass", 1.78, 0.01), _model("faster", "pass", 1.12, 0.01))
+    c = compare_suites(old, new)
+    slower, faster = (next(r for r in c.rows if r.name == n) for n in ("slower", "faster"))
+    assert slower.regressed and "down more than 10 %" in slower.text and c.failed
+    assert faster.improved and not faster.regressed and "up more than 10 %" in faster.text
+    assert not compare_suites(old, new, threshold=0.15).failed  # 0.89x is within 15 %
+
+
+@pytest.mark.parametrize("threshold", [-0.1, 1.0, float("nan"), True, "0.1"])
+def test_a_threshold_that_is_no_share_from_0_to_under_1_is_refused_by_value(threshold):
+    same = _export(_model("a", "pass", 2.0))
+    with pytest.raises(ValueError, match="a regression threshold is a share from 0 to under 1"):
+        compare_suites(same, same, threshold=threshold)
+
+
+def test_suite_compare_takes_the_threshold_as_a_percentage_and_refuses_one_past_100(tmp_path, capsys):
+    from compile_profile import serialize
+
+    old = _export(ExportModel("t5", "pass", 2.27, 2.24, 2.31, 11.5, 0, 0, None, None, "", None))
+    new = _export(ExportModel("t5", "pass", 2.16, 2.12, 2.19, 12.0, 0, 0, None, None, "", None))
+    (tmp_path / "old.json").write_text(json.dumps(serialize.to_dict(old)))
+    (tmp_path / "new.json").write_text(json.dumps(serialize.to_dict(new)))
+    db = str(tmp_path / "s.sqlite")
+    paths = [str(tmp_path / "old.json"), str(tmp_path / "new.json")]
+    assert main(["--db", db, "suite-compare", *paths, "--fail-on-regression"]) == 0
+    assert main(["--db", db, "suite-compare", *paths, "--fail-on-regression", "--regression-threshold", "3"]) == 1
+    assert "t5 regressed" in capsys.readouterr().out
+    assert main(["--db", db, "suite-compare", *paths, "--regression-threshold", "150"]) == 2
+    assert "--regression-threshold 150: a percentage from 0 to under 100" in capsys.readouterr().err
+
+
 def test_suite_compare_exits_1_on_a_doctored_baseline_and_0_on_an_equal_one(tmp_path, capsys):
     from compile_profile import serialize
 

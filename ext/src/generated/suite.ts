@@ -244,6 +244,10 @@ export interface SuiteComparison {
    * what --fail-on-regression exits non-zero for
    */
   failed: boolean;
+  /**
+   * the share a speedup must fall by, beyond both intervals, to be a regression
+   */
+  threshold: number;
   gate_text: string;
   /**
    * "torch: 2.11.0 then, 2.12.0 now", one for each part of the setup that differs
@@ -291,10 +295,17 @@ export interface ComparisonRow {
    */
   compile_text: string;
   /**
-   * beyond both intervals
+   * beyond both intervals and down by more than the threshold
    */
   regressed: boolean;
+  /**
+   * beyond both intervals and up by more than the threshold
+   */
   improved: boolean;
+  /**
+   * beyond both intervals, but by less than the threshold: not gated
+   */
+  within_threshold: boolean;
   /**
    * the row in one sentence
    */

@@ -19,7 +19,15 @@ from .. import serialize
 from ..store import RunStore
 from ..user_input import label_problem, seconds_problem
 from . import collection as collections
-from .compare import SuiteComparison, SuiteExport, compare_suites, export, read_export
+from .compare import (
+    REGRESSION_THRESHOLD,
+    SuiteComparison,
+    SuiteExport,
+    compare_suites,
+    export,
+    read_export,
+    threshold_problem,
+)
 from .digest import SuiteDigest, suite_digest
 from .records import SuiteRecord, SuiteSettings
 from .runner import Progress, SuiteError, open_suite, run_suite
@@ -102,10 +110,13 @@ def run_suite_from_options(
     size: str = "auto",
     db: str | None = None,
     baseline: str | None = None,
+    regression_threshold: float = REGRESSION_THRESHOLD,
     only: Sequence[str] | None = None,
     on_event: Callable[[Progress], None] = lambda _: None,
 ) -> SuiteResult:
     tasks, dtypes = _names(tasks), _names(dtypes)
+    if problem := threshold_problem(regression_threshold):  # before any model runs, not after the last
+        raise SuiteError(problem)
     if not isinstance(label, str):  # stored in the suite's record, which could then not be read back
         raise SuiteError(f"label must be a string, got {type(label).__name__}")
     if problem := label_problem("--label", label):
@@ -156,7 +167,11 @@ def run_suite_from_options(
         record, _ = open_suite(store, settings, suite_id=suite_id, resume=resume, label=label)
         record = run_suite(store, record, loaded, entries, shard_of=shard, on_event=on_event)
         digest = suite_digest(record, runs_of(store, record))
-    comparison = compare_suites(old, export(digest), old_name=baseline or "", new_name=record.id) if old else None
+    comparison = (
+        compare_suites(old, export(digest), old_name=baseline or "", new_name=record.id, threshold=regression_threshold)
+        if old
+        else None
+    )
     return SuiteResult(record, digest, comparison)
 
 
@@ -210,6 +225,7 @@ def suite(
     suite_id: str | None = None,
     resume: bool = False,
     baseline: str | None = None,
+    regression_threshold: float = REGRESSION_THRESHOLD,
     label: str = "",
     size: str = "auto",
     db: str | None = None,
@@ -224,8 +240,9 @@ def suite(
     "bfloat16" (autocast); ``mode``, ``backend``, ``dynamic``, ``quick`` and any other keyword are
     ``compile_profile.profile``'s for every model; ``timeout``: seconds per model before its process is killed;
     ``shard="I/N"`` with ``suite_id``: this process's share; ``resume``: continue the newest unfinished suite of
-    this collection and settings; ``baseline``: a suite id or ``--json`` file to compare with (``result.comparison``);
-    ``size``: the built-in collection's sizes ("small", "real", "auto": real on a GPU); ``only``: these models (or
+    this collection and settings; ``baseline``: a suite id or ``--json`` file to compare with (``result.comparison``),
+    an entry regressed where its speedup fell beyond both intervals and by more than ``regression_threshold`` (a
+    share, 0.1 unless given: what two processes of the same code differ by); ``size``: the built-in collection's sizes ("small", "real", "auto": real on a GPU); ``only``: these models (or
     entries) of the collection, by name.  Progress goes to stderr.
     """
     options = {"backend": backend, "quick": quick, **profile_options}
@@ -251,6 +268,7 @@ def suite(
         size=size,
         db=db,
         baseline=baseline,
+        regression_threshold=regression_threshold,
         only=only,
         on_event=say if progress else (lambda _: None),
     )

@@ -4,8 +4,8 @@
 as each starts and ends (which of how many, the time left) and the suite's table, and writes ``--json OUT`` /
 ``--html OUT``; ``--list`` lists the stored suites and ``--show ID`` prints one.  ``suite-compare OLD NEW`` (or
 ``suite --baseline OLD``) compares two suites, each a stored suite's id or a ``--json`` file; with
-``--fail-on-regression`` it exits 1 when an entry stopped passing or slowed beyond both intervals, so CI can gate
-a torch upgrade.  Exit codes as the rest of the CLI: 0 success, 1 a regression under ``--fail-on-regression``,
+``--fail-on-regression`` it exits 1 when an entry stopped passing or slowed beyond both intervals and by more than
+``--regression-threshold`` (10 %), so CI can gate a torch upgrade.  Exit codes as the rest of the CLI: 0 success, 1 a regression under ``--fail-on-regression``,
 2 bad input.  Every line printed goes through ``terminal_safe``.
 """
 
@@ -23,7 +23,7 @@ from ..render.text import terminal_safe, text_table
 from ..store import RunStore, validate_run_id
 from ..user_input import shown
 from .collection import DTYPES, TASKS, CollectionError, parse_shard
-from .compare import SuiteComparison, compare_suites
+from .compare import REGRESSION_THRESHOLD, SuiteComparison, compare_suites, threshold_problem
 from .runner import SuiteError
 
 EPILOG = (
@@ -129,6 +129,7 @@ def cmd_suite(args: argparse.Namespace, store: RunStore) -> int:
             size=args.size,
             db=db,
             baseline=args.baseline,
+            regression_threshold=_threshold(args),
             only=args.only,
             on_event=lambda event: _say(progress_text(event), err=True),
         )
@@ -179,6 +180,14 @@ def _delete(store: RunStore, suite_id: str) -> int:
     return 0
 
 
+def _threshold(args: argparse.Namespace) -> float:
+    """``--regression-threshold PCT`` as a share; ``SuiteError`` naming the flag where it is not a percentage."""
+    share = args.regression_threshold / 100
+    if threshold_problem(share):
+        raise SuiteError(f"--regression-threshold {args.regression_threshold:g}: a percentage from 0 to under 100")
+    return share
+
+
 def _side(source: str, store: RunStore) -> Any:
     from .api import baseline_export
 
@@ -188,7 +197,10 @@ def _side(source: str, store: RunStore) -> Any:
 def cmd_suite_compare(args: argparse.Namespace, store: RunStore) -> int:
     from .views import comparison_text
 
-    comparison = compare_suites(_side(args.old, store), _side(args.new, store), old_name=args.old, new_name=args.new)
+    threshold = _threshold(args)
+    comparison = compare_suites(
+        _side(args.old, store), _side(args.new, store), old_name=args.old, new_name=args.new, threshold=threshold
+    )
     if args.json:
         _write(args.json, json.dumps(serialize.to_dict(comparison), indent=2) + "\n")
     _say(comparison_text(comparison))
@@ -205,6 +217,12 @@ def _guarded(handler: Any) -> Any:
             raise ValueError(str(exc)) from None
 
     return run
+
+
+THRESHOLD_HELP = (
+    "a regression is a speedup down by more than PCT %% beyond both intervals (default %(default)g: what two "
+    "processes of the same code differ by)"
+)
 
 
 def register(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -238,6 +256,9 @@ def register(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
     suite.add_argument("--html", metavar="OUT", help="write a self-contained HTML report with the chart")
     suite.add_argument("--baseline", metavar="OLD", help="compare with a stored suite's id or a --json file")
     suite.add_argument("--fail-on-regression", action="store_true", help="exit 1 when --baseline shows a regression")
+    suite.add_argument(
+        "--regression-threshold", type=float, default=REGRESSION_THRESHOLD * 100, metavar="PCT", help=THRESHOLD_HELP
+    )
     suite.add_argument("--list", action="store_true", help="list the stored suites")
     suite.add_argument("--show", metavar="ID", help="print a stored suite (with --json/--html: write them)")
     suite.add_argument("--delete", metavar="ID", help="remove a stored suite and the runs its entries stored")
@@ -251,5 +272,8 @@ def register(commands: Any, parents: list[argparse.ArgumentParser]) -> None:
     compare.add_argument("old", metavar="OLD")
     compare.add_argument("new", metavar="NEW")
     compare.add_argument("--fail-on-regression", action="store_true", help="exit 1 when an entry regressed")
+    compare.add_argument(
+        "--regression-threshold", type=float, default=REGRESSION_THRESHOLD * 100, metavar="PCT", help=THRESHOLD_HELP
+    )
     compare.add_argument("--json", metavar="OUT", help="write the comparison as JSON")
     compare.set_defaults(handler=_guarded(cmd_suite_compare))
