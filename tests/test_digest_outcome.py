@@ -66,6 +66,7 @@ def test_the_ladder_is_in_the_documented_order():
         "ran_eagerly",
         "nothing_compiled",
         "stopped",
+        "busy_cpu",
         "partly_eager",
         "not_measurable",
         "faster",

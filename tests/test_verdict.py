@@ -108,7 +108,8 @@ def test_a_post_grad_pass_that_turns_add_into_sub_leads_every_view_with_results_
     torch._dynamo.reset()
     fine = _quiet(lambda: run_cell("y = torch.tanh(x) + b\n", ns, quick=True).run)
     assert fine.correctness is not None and fine.correctness.ok is True
-    assert summarize(fine)["outcome"]["kind"] in ("faster", "slower", "not_measurable")
+    # its speedup again, or, where the other test worker kept a core busy, the busy CPU that set it
+    assert summarize(fine)["outcome"]["kind"] in ("faster", "slower", "not_measurable", "busy_cpu")
 
 
 def test_a_python_value_that_hits_the_recompile_limit_leads_every_view_with_the_eager_fallback(tmp_path, capsys):

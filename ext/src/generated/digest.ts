@@ -656,6 +656,7 @@ export interface Outcome {
     | 'ran_eagerly'
     | 'nothing_compiled'
     | 'stopped'
+    | 'busy_cpu'
     | 'partly_eager'
     | 'not_measurable'
     | 'faster'

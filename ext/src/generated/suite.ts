@@ -158,6 +158,7 @@ export interface SuiteRow {
    */
   speedup_text: string;
   speedup_meaningful: boolean;
+  speedup_caveat: string;
   compile_s: number | null;
   /**
    * "12.3 s, cold cache"; "—"

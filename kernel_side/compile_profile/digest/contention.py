@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from ..profile_run import ProfileRun, Timing
 from ..stats import median
-from .format import format_ms
+from .format import format_ms, ratio_phrase
 
 CONTENDED_CORES = 0.5  # other processes' busy cores below which a shared machine did not compete (a shell)
 MATERIAL = 0.1  # an effect under this share of the call is within what two medians on a busy machine differ by
@@ -58,6 +58,7 @@ class Contention:
     measured_on: str  # "eager" (the trial's) or the compiled variant whose samples waited
     title: str
     action: str
+    oversubscribed: bool = False  # the trial's case: more threads than free cores (else samples that waited)
 
     @property
     def cost_text(self) -> str:
@@ -116,6 +117,7 @@ def _from_trial(run: ProfileRun) -> Contention | None:
             f"torch.set_num_threads({free}) before the cell, then profile again (compiled code compiles for the "
             "thread count it runs at, so it was not timed at another)"
         ),
+        oversubscribed=True,
     )
 
 
@@ -173,6 +175,52 @@ def _from_waits(run: ProfileRun) -> Contention | None:
         ),
         action=f"{IDLE} ({already})",
     )
+
+
+def _variant_timing(run: ProfileRun, name: str) -> Timing | None:
+    v = next((v for v in run.variants if v.name == name), None)
+    return v.timing if v is not None else None
+
+
+def quiet_speedup(run: ProfileRun) -> float | None:
+    """Eager's median over compiled's, each over its samples whose threads did not wait for a CPU
+    (``clean_median_ms``), or over all its samples where their waits moved its median by under ``MATERIAL``; None
+    where a side that waited has too few samples that did not."""
+    best = run.speedup_variant
+    if best is None:
+        return None
+    medians: list[float] = []
+    for name in ("eager", best.name):
+        timing = _variant_timing(run, name)
+        if timing is None or timing.median_ms <= 0:
+            return None
+        clean = clean_median_ms(timing)
+        if clean is None and any(w > PREEMPTED_SHARE * s for s, w in zip(timing.samples_ms, timing.waited_ms)):
+            return None
+        medians.append(
+            clean if clean is not None and timing.median_ms - clean >= MATERIAL * timing.median_ms else timing.median_ms
+        )
+    return medians[0] / medians[1] if medians[1] > 0 else None
+
+
+def speedup_unsettled(run: ProfileRun) -> str | None:
+    """Why contention leaves the speedup unread, in the verdict's words; None where it does not (``outcome``'s
+    ``busy_cpu`` rung).  With more threads than free cores, always where ``contention`` found the effect material:
+    eager's call at the free cores' count is known (the trial), compiled's is not, so the speedup compares two
+    calls slowed by threads that did not fit.  With threads that fit, where the speedup over the samples that did
+    not wait (``quiet_speedup``) differs from the measured one by ``MATERIAL`` or more, or cannot be had: a small
+    Llama at 1 thread beside 1.6 busy cores read 7.44x, 2.18x over those samples (5.29 -> 1.37 ms eager, 711 ->
+    628 µs compiled)."""
+    c, s = contention(run), run.speedup
+    if c is None or s is None:
+        return None
+    if c.oversubscribed:  # the diagnosis' first cause gives the fix's why; the verdict names it
+        return f"measured on a busy CPU: {c.title}; profile again after torch.set_num_threads({c.free})"
+    quiet = quiet_speedup(run)
+    if quiet is not None and abs(quiet / s.value - 1) < MATERIAL:
+        return None
+    over = f"; over the samples that did not wait compiled is {ratio_phrase(quiet)}" if quiet is not None else ""
+    return f"measured on a busy CPU: {c.title}{over}; {IDLE}"
 
 
 def contention(run: ProfileRun) -> Contention | None:

@@ -17,6 +17,10 @@ run list (``summary.list_status``), the text and HTML views, the CLI and the pan
                     ran no compiled graph
   nothing_compiled  Dynamo captured no graph (a frame it skipped, or no torch ops)       none
   stopped           the profile stopped before a speedup (a later run failed, Ctrl-C)    none
+  busy_cpu          other processes' load set the timed calls: torch ran more threads     not meaningful
+                    than the free cores and eager at that many was faster by a tenth, or
+                    the samples that did not wait read another speedup by a tenth
+                    (``contention.speedup_unsettled``)
   partly_eager      a frame other than the cell's hit the recompile limit, or Dynamo     meaningful: the
                     skipped a frame (a graph break it could not resume after), while      speedup leads
                     the profiled calls still ran compiled graphs
@@ -38,6 +42,7 @@ from typing import Literal
 
 from ..profile_run import ProfileRun, Recompile, Variant
 from .breaks import break_groups, break_place
+from .contention import speedup_unsettled
 from .format import format_diff, lines_of, ratio_phrase
 from .notes import COMPILE_STAGE_WORDS, error_message, variant_error
 from .trace import trace_headline
@@ -50,6 +55,7 @@ OutcomeKind = Literal[
     "ran_eagerly",
     "nothing_compiled",
     "stopped",
+    "busy_cpu",
     "partly_eager",
     "not_measurable",
     "faster",
@@ -258,6 +264,7 @@ LADDER: tuple[Rung, ...] = (
     Rung("ran_eagerly", _ran_eagerly, "ran eagerly", "eager", "the compiled calls ran eagerly"),
     Rung("nothing_compiled", _nothing_compiled, label="nothing compiled", tone="eager"),
     Rung("stopped", _stopped, tone="none"),
+    Rung("busy_cpu", speedup_unsettled, "busy CPU", "none", "measured on a busy CPU"),
     Rung("partly_eager", _partly_eager, label="partly eager"),
     Rung("not_measurable", _not_measurable, tone="even"),
     Rung("faster", _faster, tone="faster"),

@@ -53,7 +53,11 @@ def speedup_figure(digest: SuiteDigest) -> Figure:
     names = [escape(r.name, quote=False) for r in ordered]
     values = [r.speedup if r.speedup is not None else 0.0 for r in ordered]
     labels = [
-        (_bar_text(r.speedup) if r.speedup_meaningful else f"{_bar_text(r.speedup)} ({r.status_label})")
+        (
+            _bar_text(r.speedup)
+            if r.speedup_meaningful
+            else f"{_bar_text(r.speedup)} ({r.speedup_caveat or r.status_label})"
+        )
         if r.speedup is not None
         else r.status_label
         for r in ordered

@@ -78,6 +78,9 @@ class SuiteRow:
     speedup_high: float | None
     speedup_text: str  # "1.32× faster [1.20×–1.45×]"; beneath a status that overrides it, "(not meaningful)"
     speedup_meaningful: bool
+    # why a speedup beneath "pass" is not meaningful, in the card's badge words ("busy CPU": other processes' load
+    # set the timed calls); "" where it is meaningful or the status says why
+    speedup_caveat: str
     compile_s: float | None
     compile_text: str  # "12.3 s, cold cache"; "—"
     cache_state: str
@@ -318,6 +321,7 @@ def _empty_row(outcome: ModelOutcome, status: str, text: str) -> SuiteRow:
         speedup_high=None,
         speedup_text="—",
         speedup_meaningful=False,
+        speedup_caveat="",
         compile_s=None,
         compile_text="—",
         cache_state="",
@@ -351,7 +355,10 @@ def model_row(outcome: ModelOutcome, run: ProfileRun | None, timeout_s: float) -
     s = run.speedup
     if s is not None:
         row.speedup, row.speedup_low, row.speedup_high = s.value, s.low, s.high
-        row.speedup_meaningful = status == "pass"
+        # a pass's speedup is meaningful unless the card's verdict overrides it (measured on a busy CPU)
+        row.speedup_meaningful = status == "pass" and not (verdict and not verdict["speedup_meaningful"])
+        if status == "pass" and not row.speedup_meaningful and verdict:
+            row.speedup_caveat = verdict["label"]
         text = format_speedup_interval(s.value, s.low, s.high)
         if row.speedup_meaningful:
             row.speedup_text = text
@@ -373,8 +380,9 @@ def model_row(outcome: ModelOutcome, run: ProfileRun | None, timeout_s: float) -
         top = causes[0]
         row.top_cause = f"{top['title']}: {top['cost_text']}" if top.get("cost_text") else top["title"]
     row.samples = len(_samples(run)[1])
-    if status == "pass":
-        row.flags = _row_flags(row.speedup, row.speedup_high, row.compile_s, row.compression)
+    if status == "pass":  # the speedup's flag only where it is meaningful: a busy CPU's is no finding
+        meaningful = row.speedup if row.speedup_meaningful else None
+        row.flags = _row_flags(meaningful, row.speedup_high, row.compile_s, row.compression)
     return row
 
 
@@ -387,8 +395,9 @@ def _percent(part: int, whole: int) -> str:
 
 def _summary(record: SuiteRecord, rows: list[SuiteRow], runs: Mapping[str, ProfileRun]) -> SuiteSummary:
     counted = [r for r in rows if r.status not in NOT_COUNTED]
-    passing = [r for r in counted if r.status == "pass" and r.speedup is not None]
-    n, k = len(counted), len(passing)
+    passed = [r for r in counted if r.status == "pass"]
+    passing = [r for r in passed if r.speedup is not None and r.speedup_meaningful]
+    n, k = len(counted), len(passed)
     rate = k / n if n else None
     rate_text = f"{k} of {n} entr{'y' if n == 1 else 'ies'} pass ({_percent(k, n)})" if n else "no entry has ended yet"
     pairs = []
@@ -399,24 +408,33 @@ def _summary(record: SuiteRecord, rows: list[SuiteRow], runs: Mapping[str, Profi
             pairs.append((a, b))
     value = low = high = None
     geomean_text = "no entry passes: no geometric mean"
+    if passed and not passing:
+        caveats = sorted({r.speedup_caveat for r in passed if r.speedup_caveat})
+        why = f" ({', '.join(caveats)})" if caveats else ""
+        geomean_text = f"no geometric mean: no passing entry's speedup is meaningful{why}"
     if pairs:
         value, lo, hi = stats.geomean_ratio_interval(pairs)
         low, high = (lo, hi) if lo == lo and hi == hi else (None, None)  # NaN: too few samples for an interval
         over = f"the {len(pairs)} that pass" if len(pairs) > 1 else "the one that passes"
+        left_out = sorted({r.speedup_caveat for r in passed if not r.speedup_meaningful and r.speedup_caveat})
+        if left_out:  # a pass whose speedup is not meaningful is counted as passing, and left out of the mean
+            unread = len(passed) - len(passing)
+            which = "passes whose speedup is" if unread == 1 else "pass whose speedups are"
+            over += f"; left out: {unread} that {which} not meaningful ({', '.join(left_out)})"
         geomean_text = f"{format_speedup_interval(value, low, high)} (geometric mean over {over})"
-    compiles = [r.compile_s for r in passing if r.compile_s is not None]
+    compiles = [r.compile_s for r in passed if r.compile_s is not None]  # a compile's time needs no speedup
     median_compile = stats.median(compiles) if compiles else None
     compile_text = (
         f"{format_s(median_compile)} median compile over the entries that pass" if median_compile is not None else "—"
     )
-    ratios = [r.compression for r in passing if r.compression is not None]
+    ratios = [r.compression for r in passed if r.compression is not None]
     compression = stats.geomean(ratios) if ratios else None
     if compression is not None:
         compression_text = (
             f"peak memory {format_speedup(compression)} eager's ÷ compiled's (geometric mean over {len(ratios)})"
         )
     else:
-        compression_text = f"memory compression: {_unmeasured_why(runs, passing)}"
+        compression_text = f"memory compression: {_unmeasured_why(runs, passed)}"
     return SuiteSummary(
         entries=len(record.settings.entries),
         ended=len(rows),
@@ -508,6 +526,8 @@ def suite_digest(record: SuiteRecord, runs: Mapping[str, ProfileRun]) -> SuiteDi
     headline = summary.pass_rate_text
     if summary.geomean_speedup is not None:
         headline += f"; compiled is {summary.geomean_text}"
+    elif summary.passed:  # passes whose speedups are all not meaningful: say so, not nothing
+        headline += f"; {summary.geomean_text}"
     title = f"{record.settings.collection_name} · {len(record.settings.entries)} entries"
     return SuiteDigest(
         id=record.id,
