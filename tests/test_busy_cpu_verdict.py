@@ -47,7 +47,7 @@ def test_more_threads_than_free_cores_leads_with_the_busy_cpu_and_the_speedup_is
     verdict = outcome(run)
     assert verdict.kind == "busy_cpu"
     assert verdict.text.startswith(
-        "measured on a busy CPU: torch runs 2 threads on 1 free core (other processes kept 1.0 of the 2 cores busy "
+        "busy CPU: torch runs 2 threads on 1 free core (other processes kept 1.0 of the 2 cores busy "
         "while timing): eager took 494 µs at 1 thread"
     )
     assert verdict.text.endswith("31.8 ms at 2; profile again after torch.set_num_threads(1)") or verdict.text.endswith(
@@ -58,6 +58,7 @@ def test_more_threads_than_free_cores_leads_with_the_busy_cpu_and_the_speedup_is
     assert s["outcome"]["speedup_text"].endswith("— not meaningful: measured on a busy CPU")
     assert headline(run).startswith(verdict.text + "; inductor/default ")
     assert "(not meaningful)" in headline(run)
+    assert s["verdict"] is None  # no "compiled is faster, but ..." beneath it
 
 
 def test_a_thread_trial_that_timed_eager_no_faster_leaves_the_verdict_to_the_speedup():

@@ -635,20 +635,22 @@ def remove_suite(db: Path) -> None:
 # -- a run whose results differ and one that ran eagerly, for verdict.spec.ts ------------------------------------
 
 VERDICT_NOTEBOOK = "verdict.ipynb"
-VERDICT_RUN_IDS = ("uiverdict001", "uiverdict002")
+VERDICT_RUN_IDS = ("uiverdict001", "uiverdict002", "uiverdict003")
 
 
 def verdict_runs() -> list[ProfileRun]:
-    """The verdict ladder's two overriding rungs (digest/outcome.py), each with a speedup the verdict marks not
-    meaningful: compiled results that differ (1.53× slower, as a post-grad pass made to turn add into sub read), and
-    the cell's frame at Dynamo's recompile limit (the compiled calls ran eagerly: 1.85× slower)."""
-    from compile_profile.profile_run import Correctness, HostLoad, Note, Recompile, RunSettings, Speedup
+    """The verdict ladder's three overriding rungs (digest/outcome.py), each with a speedup the verdict marks not
+    meaningful: compiled results that differ (1.53× slower, as a post-grad pass made to turn add into sub read), the
+    cell's frame at Dynamo's recompile limit (the compiled calls ran eagerly: 1.85× slower), and a busy CPU (4.03×
+    faster at 2 threads beside a process holding one of 2 cores, while eager took 494 µs at 1 thread)."""
+    from compile_profile.profile_run import Correctness, HostLoad, Note, Recompile, RunSettings, Speedup, ThreadsTrial
 
-    differ, eager = cpu_run(), cpu_run()
+    differ, eager, busy = cpu_run(), cpu_run(), cpu_run()
     # older than the other seeded runs, so they list after them (compile_profile.spec.ts counts the list by place)
     for run, run_id, ratio, minutes in (
         (differ, VERDICT_RUN_IDS[0], 1.53, 600),
         (eager, VERDICT_RUN_IDS[1], 1.85, 601),
+        (busy, VERDICT_RUN_IDS[2], 1 / 4.03, 602),
     ):
         run.id, run.created_at = run_id, minutes_ago(minutes)
         run.notebook = str(ROOT / VERDICT_NOTEBOOK)
@@ -679,7 +681,12 @@ def verdict_runs() -> list[ProfileRun]:
         )
         for i in range(1, 9)
     ]
-    return [differ, eager]
+    busy.label = "two threads on one free core"
+    busy.correctness = Correctness(ok=True, max_abs_diff=5.4e-7, compared=["y"])
+    busy.settings = RunSettings(torch_threads=2, interop_threads=2, warmup=2, repeat=100, budget_s=3.0)
+    busy.host_load = HostLoad(other_processes_cores=1.0, cores=2, threads=2)
+    busy.threads_trial = ThreadsTrial(threads=1, user_threads=2, eager_ms=0.494, samples=5)
+    return [differ, eager, busy]
 
 
 def verdict_notebook(runs: list[ProfileRun]) -> dict:
@@ -690,13 +697,17 @@ def verdict_notebook(runs: list[ProfileRun]) -> dict:
     second["id"] = "verdict-eager"
     second["source"] = f"%%compile_profile --label 'a value that changes'\n{runs[1].cell_source.rstrip()}"
     second["outputs"] = [{"output_type": "display_data", "data": mime_bundle(runs[1]), "metadata": {}}]
-    notebook["cells"][2:3] = [card, second]
+    third = json.loads(json.dumps(card))
+    third["id"] = "verdict-busy"
+    third["source"] = f"%%compile_profile --label 'two threads on one free core'\n{runs[2].cell_source.rstrip()}"
+    third["outputs"] = [{"output_type": "display_data", "data": mime_bundle(runs[2]), "metadata": {}}]
+    notebook["cells"][2:3] = [card, second, third]
     return notebook
 
 
 def verdict_compare(runs: list[ProfileRun]) -> list[dict]:
     """What the two verdict runs ran with, as Compare lists it (``compare.context``): the rows that differ first."""
-    return [dict(r) for r in to_dict(compare(runs[0], runs[1])).get("context", [])]
+    return [dict(r) for r in to_dict(compare(runs[0], runs[1])).get("context", [])]  # the first two
 
 
 def verdict_expected(runs: list[ProfileRun]) -> list[dict]:

@@ -30,8 +30,8 @@ test("the panel lists the runs newest first, as text; the card's Open opens the 
   );
   await openPanel(page);
   const items = page.locator(`${PANEL} .cp-RunItem`);
-  await expect(items).toHaveCount(15); // with the two ranks of the seeded job (job.spec.ts), detail.spec.ts's four
-  // (the failed compile's too), diagnosis.spec.ts's one, verdict.spec.ts's two
+  await expect(items).toHaveCount(16); // with the two ranks of the seeded job (job.spec.ts), detail.spec.ts's four
+  // (the failed compile's too), diagnosis.spec.ts's one, verdict.spec.ts's three
   await expect(items.nth(0)).toHaveAttribute('data-run-id', CPU_RUN);
   await expect(items.nth(0)).toContainText('seeded cpu run');
   await expect(items.nth(0)).toContainText('cpu (x86_64)');
@@ -51,7 +51,7 @@ test("the panel lists the runs newest first, as text; the card's Open opens the 
 
 test('a new run appears without a refresh, and the list survives a reload', async ({ page }) => {
   await openPanel(page);
-  await expect(page.locator(`${PANEL} .cp-RunItem`)).toHaveCount(15);
+  await expect(page.locator(`${PANEL} .cp-RunItem`)).toHaveCount(16);
   execFileSync(
     process.env.CP_PYTHON!,
     [path.join(__dirname, '..', 'seed_runs.py'), '--add', 'uiadded00001'],
@@ -65,5 +65,5 @@ test('a new run appears without a refresh, and the list survives a reload', asyn
   await page.reload();
   await page.waitForSelector('#jupyterlab-splash', { state: 'detached' });
   await openPanel(page);
-  await expect(page.locator(`${PANEL} .cp-RunItem`)).toHaveCount(16);
+  await expect(page.locator(`${PANEL} .cp-RunItem`)).toHaveCount(17);
 });

@@ -1,6 +1,7 @@
 /**
- * The verdict where it matters most (issue 31): a run whose compiled results differ and one whose compiled calls ran
- * eagerly (the cell's frame at Dynamo's recompile limit) lead the card, the run list and the Overview with the
+ * The verdict where it matters most (issue 31): a run whose compiled results differ, one whose compiled calls ran
+ * eagerly (the cell's frame at Dynamo's recompile limit) and one timed on a busy CPU (torch's 2 threads on 1 free
+ * core) lead the card, the run list and the Overview with the
  * digest's verdict (digest/outcome.py), in its tone, and keep the speedup beneath it, marked not meaningful.
  * seed_runs.py seeds both runs' cards in verdict.ipynb and writes the digest's verdicts to expected.json.
  * Screenshots at 1600×1000, light and dark, both sidebars open, go to test-artifacts/ui-verdict-*.png.
@@ -76,7 +77,7 @@ for (const theme of THEMES) {
     page
   }) => {
     const all = verdicts();
-    expect(all.map(v => v.outcome.kind)).toEqual(['results_differ', 'ran_eagerly']);
+    expect(all.map(v => v.outcome.kind)).toEqual(['results_differ', 'ran_eagerly', 'busy_cpu']);
     await setTheme(page, theme);
     await openVerdictNotebook(page);
     for (const v of all) {
@@ -108,10 +109,13 @@ for (const theme of THEMES) {
       )
     );
     expect(tones[0]).not.toBe(tones[1]);
+    expect(tones[2]).not.toBe(tones[0]); // a busy CPU is no wrong result
     await card(page, all[0].id).scrollIntoViewIfNeeded();
     await shot(page, `card-${theme}`);
     await card(page, all[1].id).scrollIntoViewIfNeeded();
     await shot(page, `card-eager-${theme}`);
+    await card(page, all[2].id).scrollIntoViewIfNeeded();
+    await shot(page, `card-busy-${theme}`);
   });
 
   test(`the Overview leads with the verdict and marks the speedup not meaningful (${theme})`, async ({

@@ -247,11 +247,16 @@ def _waits_for_ranks(run: ProfileRun) -> bool:
 def verdict(run: ProfileRun) -> str | None:
     """Why the speedup's variant is faster or slower than eager, in one sentence with numbers.
 
-    None when the run has no speedup or either side has no breakdown.
+    None when the run has no speedup, either side has no breakdown, or the verdict says other processes' load set
+    the timed calls (``outcome``'s busy_cpu): "compiled is faster, but ..." beneath "busy CPU: ..." read as the
+    finding the verdict had just withdrawn.  Beneath results that differ, or an eager fallback, the times stand as
+    measured and the sentence says where they went.
     """
+    from .outcome import outcome
+
     s = run.speedup
     eager = run.eager
-    if s is None or eager is None:
+    if s is None or eager is None or outcome(run).kind == "busy_cpu":
         return None
     best = next((v for v in run.variants if v.name == s.variant), None)
     if best is None:

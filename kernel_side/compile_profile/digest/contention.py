@@ -215,12 +215,12 @@ def speedup_unsettled(run: ProfileRun) -> str | None:
     if c is None or s is None:
         return None
     if c.oversubscribed:  # the diagnosis' first cause gives the fix's why; the verdict names it
-        return f"measured on a busy CPU: {c.title}; profile again after torch.set_num_threads({c.free})"
+        return f"busy CPU: {c.title}; profile again after torch.set_num_threads({c.free})"
     quiet = quiet_speedup(run)
     if quiet is not None and abs(quiet / s.value - 1) < MATERIAL:
         return None
     over = f"; over the samples that did not wait compiled is {ratio_phrase(quiet)}" if quiet is not None else ""
-    return f"measured on a busy CPU: {c.title}{over}; {IDLE}"
+    return f"busy CPU: {c.title}{over}; {IDLE}"
 
 
 def contention(run: ProfileRun) -> Contention | None:
