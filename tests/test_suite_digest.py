@@ -116,11 +116,11 @@ def test_a_compile_that_ran_out_of_memory_is_oom():
     assert suite_digest(record, {"r-mem": run}).rows[0].status == "oom"
 
 
-def test_the_json_export_has_exactly_the_issues_field_names():
+def test_the_json_export_has_the_issues_field_names_in_its_order_and_after_them_only_the_speedups_caveat():
     record, runs = _suite()
     data = json.loads(json.dumps(_export_dict(record, runs)))
     assert list(data) == ["models", "summary", "environment"]
-    assert all(list(m) == EXPORT_MODEL_KEYS for m in data["models"])
+    assert all(list(m) == [*EXPORT_MODEL_KEYS, "speedup_caveat"] for m in data["models"])
     assert list(data["summary"]) == EXPORT_SUMMARY_KEYS
     assert data["environment"]["torch"] == "2.13.0+cpu" and data["environment"]["device"] == "cpu"
 
@@ -224,6 +224,30 @@ def test_a_speedup_down_by_more_than_the_threshold_beyond_both_intervals_regress
     assert slower.regressed and "down more than 10 %" in slower.text and c.failed
     assert faster.improved and not faster.regressed and "up more than 10 %" in faster.text
     assert not compare_suites(old, new, threshold=0.15).failed  # 0.89x is within 15 %
+
+
+def test_a_speedup_that_is_not_meaningful_on_either_side_is_compared_but_never_judged_a_regression():
+    # a second run of the same collection with a process spinning beside it: bert-tiny's card read "busy CPU"
+    old = _export(ExportModel("bert-tiny", "pass", 1.37, 1.31, 1.43, 2.6, 0, 0, None, None, "", None))
+    new = _export(ExportModel("bert-tiny", "pass", 0.68, 0.25, 0.84, 2.4, 0, 0, None, None, "", None, "busy CPU"))
+    c = compare_suites(old, new)
+    row = c.rows[0]
+    assert not c.failed and not row.regressed and row.ratio == pytest.approx(0.68 / 1.37)
+    assert row.unjudged == "the new suite's speedup is not meaningful (busy CPU)"
+    assert c.unjudged == [row.text] and "not judged: the new suite's speedup" in row.text
+    assert row.text in comparison_text(c)
+    assert compare_suites(
+        old, _export(ExportModel("bert-tiny", "pass", 0.68, 0.6, 0.75, 2.4, 0, 0, None, None, "", None))
+    ).failed
+
+
+def test_an_export_written_before_the_caveat_reads_back_with_none(tmp_path):
+    from compile_profile import serialize
+
+    data = serialize.to_dict(_export(_model("a", "pass", 2.0)))
+    del data["models"][0]["speedup_caveat"]
+    (tmp_path / "old.json").write_text(json.dumps(data))
+    assert read_export(tmp_path / "old.json").models[0].speedup_caveat == ""
 
 
 @pytest.mark.parametrize("threshold", [-0.1, 1.0, float("nan"), True, "0.1"])

@@ -242,6 +242,10 @@ export interface SuiteComparison {
    */
   regressions: string[];
   /**
+   * "name: speedup new/old 0.49×, not judged: the new suite's speedup is not meaningful (…)"
+   */
+  unjudged: string[];
+  /**
    * what --fail-on-regression exits non-zero for
    */
   failed: boolean;
@@ -296,6 +300,10 @@ export interface ComparisonRow {
    */
   compile_text: string;
   /**
+   * why the ratio is shown but not judged: "the new suite's speedup is not meaningful (busy CPU)"
+   */
+  unjudged: string;
+  /**
    * beyond both intervals and down by more than the threshold
    */
   regressed: boolean;
@@ -339,6 +347,7 @@ export interface ExportModel {
   peak_compiled_bytes: number | null;
   top_cause: string;
   run_id: string | null;
+  speedup_caveat?: string;
 }
 export interface ExportSummary {
   pass_rate: number | null;

@@ -38,6 +38,9 @@ class ExportModel:
     peak_compiled_bytes: int | None
     top_cause: str
     run_id: str | None
+    # why a passing entry's speedup is not meaningful ("busy CPU": other processes' load set its timed calls); ""
+    # where it is.  Absent from files written before 2026-12-06.  Such a speedup is compared, not judged.
+    speedup_caveat: str = ""
 
 
 @dataclass
@@ -74,6 +77,7 @@ def export(digest: SuiteDigest) -> SuiteExport:
                 peak_compiled_bytes=r.peak_compiled_bytes,
                 top_cause=r.top_cause,
                 run_id=r.run_id,
+                speedup_caveat=r.speedup_caveat,
             )
             for r in digest.rows
         ],
@@ -192,6 +196,7 @@ class ComparisonRow:
     ratio_text: str  # "0.82× [0.75×–0.90×]"
     compile_ratio: float | None  # new compile time / old
     compile_text: str  # "12.3 s → 15.0 s (1.22×)"
+    unjudged: str  # why the ratio is shown but not judged: "the new suite's speedup is not meaningful (busy CPU)"
     regressed: bool  # beyond both intervals and down by more than the threshold
     improved: bool  # beyond both intervals and up by more than the threshold
     within_threshold: bool  # beyond both intervals, but by less than the threshold: not gated
@@ -209,6 +214,7 @@ class SuiteComparison:
     geomean_text: str
     rows: list[ComparisonRow]
     regressions: list[str]  # "name: why", status changes first
+    unjudged: list[str]  # "name: speedup new/old 0.49×, not judged: the new suite's speedup is not meaningful (…)"
     failed: bool  # what --fail-on-regression exits non-zero for
     threshold: float  # the share a speedup must fall by, beyond both intervals, to be a regression
     gate_text: str
@@ -233,13 +239,19 @@ def _row(name: str, old: ExportModel | None, new: ExportModel | None, threshold:
     ratio = low = high = None
     ratio_text = "—"
     regressed = improved = within = False
+    unjudged = ""
     if old is not None and new is not None and old.speedup and new.speedup:
         ratio, low, high = stats.ratio_of_intervals(
             new.speedup, new.speedup_low, new.speedup_high, old.speedup, old.speedup_low, old.speedup_high
         )
         brackets = f" [{format_speedup(low)}–{format_speedup(high)}]" if low is not None and high is not None else ""
         ratio_text = f"{format_speedup(ratio)}{brackets}"
-        if None not in (old.speedup_low, old.speedup_high, new.speedup_low, new.speedup_high):
+        caveats = [(side, m.speedup_caveat) for side, m in (("old", old), ("new", new)) if m.speedup_caveat]
+        if caveats:  # a speedup other processes' load set is no evidence of a change in the code
+            unjudged = "; ".join(f"the {side} suite's speedup is not meaningful ({why})" for side, why in caveats)
+        elif old_status != "pass" or new_status != "pass":
+            unjudged = "a speedup beneath a status other than pass is not meaningful"
+        if not unjudged and None not in (old.speedup_low, old.speedup_high, new.speedup_low, new.speedup_high):
             assert old.speedup_low is not None and new.speedup_high is not None
             assert old.speedup_high is not None and new.speedup_low is not None
             lower = new.speedup < old.speedup_low and old.speedup > new.speedup_high
@@ -270,6 +282,8 @@ def _row(name: str, old: ExportModel | None, new: ExportModel | None, threshold:
             f"{name} improved: speedup {speedup_text(old)} → {speedup_text(new)}, beyond both intervals and up "
             f"more than {_percent(threshold)}"
         )
+    elif unjudged and ratio is not None:
+        text = f"{name}: speedup new/old {ratio_text}, not judged: {unjudged}"
     elif within:
         text = (
             f"{name}: speedup new/old {ratio_text}, beyond both intervals but within the {_percent(threshold)} "
@@ -294,6 +308,7 @@ def _row(name: str, old: ExportModel | None, new: ExportModel | None, threshold:
         ratio_text=ratio_text,
         compile_ratio=compile_ratio,
         compile_text=compile_text,
+        unjudged=unjudged,
         regressed=regressed,
         improved=improved,
         within_threshold=within,
@@ -394,6 +409,7 @@ def compare_suites(
         geomean_text=geomean_text,
         rows=rows,
         regressions=[r.text for r in bad],
+        unjudged=[r.text for r in rows if r.unjudged and r.ratio is not None and not r.status_changed],
         failed=bool(bad),
         threshold=threshold,
         gate_text=gate,

@@ -80,6 +80,9 @@ def comparison_text(c: SuiteComparison) -> str:
     if c.regressions:
         lines.append("")
         lines += [f"  {text}" for text in c.regressions]
+    if c.unjudged:
+        lines.append("")
+        lines += [f"  {text}" for text in c.unjudged]
     lines += ["", c.gate_text]
     return terminal_safe("\n".join(lines))
 
