@@ -235,6 +235,7 @@ def test_a_speedup_that_is_not_meaningful_on_either_side_is_compared_but_never_j
     assert not c.failed and not row.regressed and row.ratio == pytest.approx(0.68 / 1.37)
     assert row.unjudged == "the new suite's speedup is not meaningful (busy CPU)"
     assert c.unjudged == [row.text] and "not judged: the new suite's speedup" in row.text
+    assert row.new_speedup_text == "1.47× slower (not meaningful: busy CPU)"
     assert row.text in comparison_text(c)
     assert compare_suites(
         old, _export(ExportModel("bert-tiny", "pass", 0.68, 0.6, 0.75, 2.4, 0, 0, None, None, "", None))

@@ -17,7 +17,7 @@ import pathlib
 from dataclasses import dataclass
 
 from .. import serialize, stats
-from ..digest.format import format_s, format_speedup, format_speedup_interval
+from ..digest.format import format_s, format_speedup, format_speedup_interval, ratio_phrase
 from ..user_input import text_problem
 from .digest import STATUSES, SuiteDigest, SuiteEnvironment
 
@@ -266,6 +266,8 @@ def _row(name: str, old: ExportModel | None, new: ExportModel | None, threshold:
         compile_text = f"{format_s(old.compile_s)} → {format_s(new.compile_s)} ({format_speedup(compile_ratio)})"
 
     def speedup_text(m: ExportModel | None) -> str:
+        if m is not None and m.speedup and m.speedup_caveat:
+            return f"{ratio_phrase(m.speedup)} (not meaningful: {m.speedup_caveat})"
         return format_speedup_interval(m.speedup, m.speedup_low, m.speedup_high) if m is not None else "—"
 
     if stopped:
