@@ -12,7 +12,7 @@ from compile_profile.digest.outcome import outcome
 from compile_profile.digest.summary import headline, summarize
 from compile_profile.profile_run import Correctness, HostLoad, ThreadsTrial
 from compile_profile.suites import charts
-from compile_profile.suites.digest import suite_digest
+from compile_profile.suites.digest import STATUSES, suite_digest
 from compile_profile.suites.records import SuiteRecord
 from render_fixtures import cpu_run
 from suite_fixtures import _outcome, _run, _settings
@@ -59,6 +59,24 @@ def test_more_threads_than_free_cores_leads_with_the_busy_cpu_and_the_speedup_is
     assert headline(run).startswith(verdict.text + "; inductor/default ")
     assert "(not meaningful)" in headline(run)
     assert s["verdict"] is None  # no "compiled is faster, but ..." beneath it
+
+
+def test_beneath_a_busy_cpu_no_per_call_cause_payback_or_overhead_warning_is_read_off_the_slowed_calls():
+    from compile_profile.digest.diagnosis import diagnosis
+    from compile_profile.digest.payback import payback
+
+    idle = _matching(cpu_run())
+    assert [c.kind for c in diagnosis(idle) if c.cost_ms] == ["outside_kernels"]  # what the pass reads idle
+    run = _oversubscribed(_matching(cpu_run()), eager_at_free_ms=0.494)
+    causes = diagnosis(run)
+    assert [c.kind for c in causes if c.cost_ms] == ["host_contention"], [c.title for c in causes]
+    compile_cause = next(c for c in causes if c.kind == "compile")
+    assert compile_cause.cost_text.endswith("its payback is not judged: the speedup was measured on a busy CPU")
+    back = payback(run)
+    assert back is not None and back.calls is None
+    assert back.text == "no payback judged: the speedup was measured on a busy CPU"
+    said = summarize(run)["warnings"]
+    assert not any("outside the kernels (Python, guards, launches)" in w for w in said), said
 
 
 def test_a_thread_trial_that_timed_eager_no_faster_leaves_the_verdict_to_the_speedup():
@@ -121,6 +139,7 @@ def test_a_suite_entry_measured_on_a_busy_cpu_passes_but_its_speedup_leaves_the_
     )
     labels = charts.speedup_figure(digest)["data"][0]["text"]
     assert any(label.endswith("(busy CPU)") for label in labels), labels
+    assert rows["busy"].colour != rows["idle"].colour and rows["idle"].colour == STATUSES["pass"].colour
 
     alone = SuiteRecord(**{**record.__dict__, "outcomes": [record.outcomes[0]], "id": "suite0000003"})
     only_busy = suite_digest(alone, {"r-busy": busy})

@@ -82,7 +82,10 @@ def test_more_threads_than_free_cores_is_the_first_cause_with_its_measured_effec
         "torch runs 8 threads on 1 free core (other processes kept 1.6 of the 2 cores busy while timing): eager "
         f"took 54.5 µs at 1 thread, {format_ms(eager)} at 8"
     )
-    assert first.action.startswith("torch.set_num_threads(1) before the cell, then profile again")
+    assert first.action.startswith(
+        "torch.set_num_threads(1) before the cell (a suite's entry: in its builder, or OMP_NUM_THREADS=1 in the "
+        "suite's environment), then profile again"
+    )
     # the card shows it (its first causes are the digest's first) and the warning names the same fix
     assert summarize(run)["diagnosis"][0]["kind"] == "host_contention"
     assert noise_text(run).endswith("re-run on an idle machine, or give torch fewer threads: torch.set_num_threads(1)")

@@ -242,6 +242,21 @@ def test_a_speedup_that_is_not_meaningful_on_either_side_is_compared_but_never_j
     ).failed
 
 
+def test_two_geomeans_over_different_entries_are_compared_by_the_entries_both_timed_meaningfully():
+    from compile_profile.suites.compare import ExportSummary, SuiteExport
+
+    def suite(models, geomean):
+        return SuiteExport(models, ExportSummary(1.0, geomean, geomean * 0.95, geomean * 1.05, 2.0))
+
+    same = [_model("a", "pass", 2.0, 0.01), _model("b", "pass", 1.5, 0.01)]
+    busy = ExportModel("c", "pass", 8.35, 0.5, 30.0, 2.0, 0, 0, None, None, "", None, "busy CPU")
+    idle_c = _model("c", "pass", 1.0, 0.01)
+    c = compare_suites(suite([*same, idle_c], 1.44), suite([*same, busy], 1.73))
+    assert c.geomean_ratio == pytest.approx(1.0)  # a and b alike; c not judged
+    assert "over 3 → " in c.geomean_text and "over 2 entries, not the same ones" in c.geomean_text
+    assert c.geomean_text.endswith("new/old 1.00× over the 2 entries both timed meaningfully")
+
+
 def test_an_export_written_before_the_caveat_reads_back_with_none(tmp_path):
     from compile_profile import serialize
 

@@ -11,6 +11,7 @@ import { INotebookTracker, NotebookActions, NotebookPanel } from '@jupyterlab/no
 import { findCell } from './cellmatch';
 import { profiledCell, withOption } from './magicline';
 import { samePath } from './runlist';
+import { suiteEntry } from './suiteentry';
 import { IProfileRun } from './types';
 
 function notebookFor(
@@ -103,6 +104,14 @@ export async function rerunCell(
   const panel = notebookFor(tracker, { notebook: run.notebook, cell_source: cell });
   const where = run.notebook ? `its notebook (${run.notebook})` : 'a notebook holding its cell';
   if (!panel) {
+    const entry = suiteEntry(run.summary?.label ?? '');
+    if (!run.notebook && entry) {
+      // a suite's entry ran in a process of its own, from a collection's builder: no cell holds it
+      return {
+        ran: false,
+        message: `Not re-run: this run is the entry "${entry.name}" of suite ${entry.suite}, built by its collection, not a notebook cell. Run it again with compile-profile suite COLLECTION --only "${entry.name}" (the Suites view names the collection).`
+      };
+    }
     return {
       ran: false,
       message: `Not re-run: ${where} is not open. Open it and try again, or Copy the cell.`

@@ -119,7 +119,8 @@ def _from_trial(run: ProfileRun) -> Contention | None:
             f"{format_ms(timing.median_ms)} at {trial.user_threads}"
         ),
         action=(
-            f"torch.set_num_threads({free}) before the cell, then profile again (compiled code compiles for the "
+            f"torch.set_num_threads({free}) before the cell (a suite's entry: in its builder, or "
+            f"OMP_NUM_THREADS={free} in the suite's environment), then profile again (compiled code compiles for the "
             "thread count it runs at, so it was not timed at another)"
         ),
         oversubscribed=True,

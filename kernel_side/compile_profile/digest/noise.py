@@ -11,7 +11,7 @@ from ..profile_run import ProfileRun
 from ..stats import median
 from .allocation import churn_text
 from .breakdown import OVERHEAD_BOUND, clamp_warning, reduce_overhead_advice, verdict
-from .contention import CONTENDED_CORES
+from .contention import CONTENDED_CORES, speedup_unsettled
 from .contention import advice as contention_advice
 from .format import format_ms, interval_brackets, ratio_phrase
 from .kernel_times import withheld
@@ -172,6 +172,7 @@ def timing_warnings(run: ProfileRun) -> list[str]:
     # older runs, profiled before the breakdown, keep this warning.
     if (
         verdict(run) is None
+        and speedup_unsettled(run) is None  # on a busy CPU the time outside kernels is waiting for one
         and best is not None
         and best.name not in withheld(run)
         and best.timing is not None

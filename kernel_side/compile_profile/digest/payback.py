@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 
 from ..profile_run import ProfileRun
+from .contention import speedup_unsettled
 from .facts import cache_words
 from .format import format_ms, format_s
 
@@ -50,7 +51,9 @@ def payback(run: ProfileRun) -> Payback | None:
     saving_ms = eager.timing.median_ms - best.timing.median_ms
     who = "compiled" if len(run.compiled_variants) <= 1 else best.name
     calls: int | None = None
-    if s.includes_one:
+    if speedup_unsettled(run) is not None:  # a saving measured on calls other processes' load slowed
+        text = "no payback judged: the speedup was measured on a busy CPU"
+    elif s.includes_one:
         text = "no measurable saving: compiling does not pay back"
     elif saving_ms <= 0:
         text = f"{who} is slower: compiling never pays back"

@@ -57,6 +57,9 @@ STATUSES: dict[str, StatusInfo] = {
     "missing": StatusInfo("run missing", "none", "#8a8a8a"),
 }
 NOT_COUNTED = ("skipped",)  # entries the pass rate leaves out
+# a pass whose speedup is not meaningful (a busy CPU's): its bar in the skipped entries' grey, not a pass's green (a
+# user read a busy suite's 8.35× bar, solid green, as the finding)
+UNREAD_COLOUR = STATUSES["skipped"].colour
 
 
 @dataclass
@@ -359,6 +362,7 @@ def model_row(outcome: ModelOutcome, run: ProfileRun | None, timeout_s: float) -
         row.speedup_meaningful = status == "pass" and not (verdict and not verdict["speedup_meaningful"])
         if status == "pass" and not row.speedup_meaningful and verdict:
             row.speedup_caveat = verdict["label"]
+            row.colour = UNREAD_COLOUR  # its bar and dot grey, not a pass's green: no speedup to read
         text = format_speedup_interval(s.value, s.low, s.high)
         if row.speedup_meaningful:
             row.speedup_text = text

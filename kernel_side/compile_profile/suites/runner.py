@@ -247,7 +247,7 @@ def run_entry(
             "dtypes": settings.dtypes,
             "size": settings.size,
             "options": settings.profile_options,
-            "label": f"{entry.name} · suite {record.id}",
+            "label": f"{entry.name} · suite {record.id}",  # the panel reads it back (ext/src/suiteentry.ts)
             "db": str(store.path),
             "result": result_path,
         }
