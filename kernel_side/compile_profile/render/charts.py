@@ -261,6 +261,7 @@ def compile_timeline_figure(timeline: CompileTimeline | None) -> Figure:
     }
 
 
+LEGEND_ENTRY_PX = 21  # a legend entry's height at plotly's default 12 px font
 NOTE_WRAP = 100  # characters a line of a chart's note: 100 at plotly's 12 px fit the detail's ~880 px at 1600 px
 NOTE_LINE_PX = 16  # the height of a line of annotation text at plotly's default 12 px font
 NOTES_GAP_PX = 10
@@ -436,17 +437,21 @@ def breakdown_figure(run: ProfileRun) -> Figure:
             }
         )
     unit = "host time per call (ms)" if all(r.method == "host" for r in rows) else "time per call (ms)"
+    # the legend lies beside the plot and scrolls past its height: 6 parts (a withheld call's too) under two
+    # bars' 80 px hid "outside kernels" and "call, parts withheld" (seen at 1600x1000)
+    plot_px = max(40 * len(rows), LEGEND_ENTRY_PX * len(traces))
     layout = _layout(
         title,
         barmode="stack",
         showlegend=True,
-        height=140 + 40 * len(rows),
+        height=140 + plot_px,
         xaxis={"title": {"text": unit}, "rangemode": "tozero"},
         yaxis={"automargin": True},
         legend={"traceorder": "normal"},
     )
     if untrusted:
-        _with_notes(layout, [r.withheld_text for r in reversed(untrusted)], below_axis_px=45, plot_px=40 * len(rows))
+        # under the axis's ticks and its title: 45 px put the note's first line on the title
+        _with_notes(layout, [r.withheld_text for r in reversed(untrusted)], below_axis_px=60, plot_px=plot_px)
     return {"data": traces, "layout": layout}
 
 
