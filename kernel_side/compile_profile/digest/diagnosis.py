@@ -302,7 +302,9 @@ def _one_time(run: ProfileRun, best: Variant) -> list[Cause]:
         if speedup_unsettled(run) is not None:
             pays = "; its payback is not judged: the speedup was measured on a busy CPU"
         elif back is None or back.calls is None:
-            pays = "; it never pays back: compiled is not measurably faster"
+            s = run.speedup
+            slower = s is not None and s.value < 1 and not s.includes_one  # "1.80x slower" read "not measurably faster"
+            pays = f"; it never pays back: compiled is {'slower' if slower else 'not measurably faster'}"
         else:
             pays = f"; it pays back after {calls_text(back.calls)}"
         causes.append(
