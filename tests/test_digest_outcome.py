@@ -227,3 +227,17 @@ def test_the_outcome_is_the_same_each_time_and_does_not_change_the_run(make):
     before = copy.deepcopy(run.to_dict())
     assert summarize(run)["outcome"] == summarize(run)["outcome"]
     assert run.to_dict() == before
+
+
+def test_a_compile_that_never_pays_back_says_why_in_the_speedups_own_words():
+    from compile_profile.digest.diagnosis import diagnosis
+
+    slower = _matching(cpu_run())  # 1.05x slower, within noise or not: said either way
+    compile_cause = next(c for c in diagnosis(slower) if c.kind == "compile")
+    s = slower.speedup
+    expected = "slower" if s.value < 1 and not s.includes_one else "not measurably faster"
+    assert compile_cause.cost_text.endswith(f"it never pays back: compiled is {expected}")
+    s.value, s.low, s.high = 1 / 1.8, 1 / 1.86, 1 / 1.75  # 1.80x slower, beyond noise
+    assert next(c for c in diagnosis(slower) if c.kind == "compile").cost_text.endswith(
+        "it never pays back: compiled is slower"
+    )
