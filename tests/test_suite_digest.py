@@ -287,6 +287,9 @@ def test_suite_compare_takes_the_threshold_as_a_percentage_and_refuses_one_past_
     assert "t5 regressed" in capsys.readouterr().out
     assert main(["--db", db, "suite-compare", *paths, "--regression-threshold", "150"]) == 2
     assert "--regression-threshold 150: a percentage from 0 to under 100" in capsys.readouterr().err
+    # a share where a percentage is asked (Python's regression_threshold=0.05 is 5 %) is taken, and said
+    assert main(["--db", db, "suite-compare", *paths, "--regression-threshold", "0.05", "--fail-on-regression"]) == 1
+    assert "--regression-threshold 0.05 is 0.05 %; it is a percentage (5 for 5 %)" in capsys.readouterr().err
 
 
 def test_suite_compare_exits_1_on_a_doctored_baseline_and_0_on_an_equal_one(tmp_path, capsys):

@@ -185,6 +185,12 @@ def _threshold(args: argparse.Namespace) -> float:
     share = args.regression_threshold / 100
     if threshold_problem(share):
         raise SuiteError(f"--regression-threshold {args.regression_threshold:g}: a percentage from 0 to under 100")
+    if 0 < args.regression_threshold < 1:  # Python's regression_threshold is a share: 0.05 there is 5 %
+        _say(
+            f"compile-profile: warning: --regression-threshold {args.regression_threshold:g} is "
+            f"{args.regression_threshold:g} %; it is a percentage (5 for 5 %)",
+            err=True,
+        )
     return share
 
 
