@@ -85,6 +85,11 @@ class SuiteContent extends ReactWidget {
   }
 }
 
+/** A suite tab's title: its label first where it has one, then its id. */
+export function suiteTabTitle(suiteId: string, label: string): string {
+  return label ? `${label} · suite ${suiteId}` : `suite ${suiteId}`;
+}
+
 export class SuiteWidget extends MainAreaWidget<SuiteContent> {
   constructor(model: SuiteModel, charts: ChartRenderer, openRun: (runId: string) => void, icon: LabIcon) {
     super({ content: new SuiteContent(model, charts, openRun) });
@@ -94,6 +99,12 @@ export class SuiteWidget extends MainAreaWidget<SuiteContent> {
     this.title.closable = true;
     this.title.label = `suite ${model.suiteId}`;
     this.title.caption = `Compile Profile suite ${model.suiteId}`;
+    // once loaded, the suite's label leads the tab's title: three tabs read "suite f9d7930…" alike
+    model.changed.connect(() => {
+      const title = suiteTabTitle(model.suiteId, model.page?.suite.label ?? '');
+      this.title.label = title;
+      this.title.caption = `Compile Profile ${title}`;
+    }, this);
   }
 
   get model(): SuiteModel {

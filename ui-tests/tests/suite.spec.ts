@@ -64,6 +64,10 @@ test('the Suites view lists the suite and its tab lays out the digest: headline,
 
     const view = page.locator(`.cp-SuiteContent .cp-Suite[data-suite-id="${SUITE}"]`);
     await expect(view.locator('.cp-SuiteHeadline')).toHaveText(want.headline);
+    // the tab says which suite by its label first: three tabs of suites read "suite f9d7930…" alike
+    await expect(page.locator('#jp-main-dock-panel .lm-TabBar-tab.lm-mod-current')).toContainText(
+      'before the torch upgrade'
+    );
     const rows = view.locator('tr.cp-SuiteRow');
     await expect(rows).toHaveCount(want.rows.length);
     for (const [i, [name, status, speedup]] of want.rows.entries()) {
