@@ -281,8 +281,12 @@ const REAL_CELL = [
   "log.warning('a library logs this')"
 ].join('\n');
 // A logger whose handler holds the kernel's stderr from before the profile, as torch's own do.
+// One torch thread: Galata's two workers, JupyterLab and Chromium share 2 cores, and at 2 threads the cell is
+// oversubscribed, which its card then rightly leads with ("busy CPU: torch runs 2 threads on 1 free core …").
 const LOGGER_CELL = [
   '%load_ext compile_profile',
+  'import torch',
+  'torch.set_num_threads(1)',
   'import logging',
   "log = logging.getLogger('cp_ui_real')",
   'log.addHandler(logging.StreamHandler())',
@@ -325,10 +329,11 @@ test('a real %%compile_profile cell: card, panel, C++ kernel source, graph break
   await page.notebook.run();
   const card = page.locator('.jp-NotebookPanel .cp-Card').first();
   await expect(card).toBeVisible({ timeout: 180 * 1000 });
+  // the speedup leads, or, where other processes still kept the cores busy, the busy CPU with the speedup beneath it
   await expect(card.locator('.cp-Card-headline')).toContainText(
-    /[\d.]+× (faster|slower)( \(within noise\))?: [\d.]+ \S?s → [\d.]+ \S?s/
+    /[\d.]+× (faster|slower)( \(within noise\)| \(not meaningful\))?: [\d.]+ \S?s → [\d.]+ \S?s/
   );
-  await expect(card.locator('.cp-Badge')).toHaveText(/^[\d.]+× (faster|slower)$/);
+  await expect(card.locator('.cp-Badge')).toHaveText(/^([\d.]+× (faster|slower)|busy CPU)$/);
   await expect(card.locator('.js-plotly-plot .bars path').first()).toBeVisible();
   const runId = await card.getAttribute('data-run-id');
   expect(runId).toMatch(/^[A-Za-z0-9_-]+$/);

@@ -70,15 +70,21 @@ test('a profiled cell in Notebook 7: card, Open, no page errors of ours', async 
   await expect(
     page.locator('#jp-notebook-kernel-status, .jp-Notebook-ExecutionIndicator').first()
   ).toBeVisible();
-  await cells.first().locator('.jp-InputArea-editor').click();
-  await page.keyboard.press('Escape');
+  // Each cell run and seen to start before the next: three Shift+Enters pressed at once while a busy machine loaded
+  // the page ran the last cell alone (the first two kept their "[ ]:" prompts, and no card came in 5 minutes).
   for (let i = 0; i < CELLS.length; i++) {
-    await page.keyboard.press('Shift+Enter');
+    const prompt = cells.nth(i).locator('.jp-InputPrompt');
+    await expect(async () => {
+      await cells.nth(i).locator('.jp-InputArea-editor').click();
+      await page.keyboard.press('Shift+Enter');
+      await expect(prompt).not.toHaveText(/^\[ \]:?$/, { timeout: 5000 });
+    }).toPass({ timeout: 60 * 1000 });
   }
   const card = page.locator('.jp-Notebook .cp-Card').first();
   await expect(card).toBeVisible({ timeout: 300 * 1000 });
+  // the speedup, or the busy CPU that other processes made of a 2-core machine
   await expect(card.locator('.cp-Card-headline')).toContainText(
-    /[\d.]+× (faster|slower)( \(within noise\))?: /
+    /[\d.]+× (faster|slower)( \(within noise\)| \(not meaningful\))?: /
   );
   const runId = await card.getAttribute('data-run-id');
   expect(runId).toMatch(/^[A-Za-z0-9_-]+$/);
