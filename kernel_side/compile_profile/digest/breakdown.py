@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from ..profile_run import ProfileRun, Variant
 from ..serialize import ADDED_LATER
+from .contention import speedup_unsettled
 from .format import format_ms
 from .kernel_times import pass_judgment, share_text
 
@@ -252,11 +253,9 @@ def verdict(run: ProfileRun) -> str | None:
     finding the verdict had just withdrawn.  Beneath results that differ, or an eager fallback, the times stand as
     measured and the sentence says where they went.
     """
-    from .outcome import outcome
-
     s = run.speedup
     eager = run.eager
-    if s is None or eager is None or outcome(run).kind == "busy_cpu":
+    if s is None or eager is None or speedup_unsettled(run) is not None:
         return None
     best = next((v for v in run.variants if v.name == s.variant), None)
     if best is None:

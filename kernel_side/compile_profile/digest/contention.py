@@ -183,21 +183,15 @@ def _from_waits(run: ProfileRun) -> Contention | None:
     )
 
 
-def _variant_timing(run: ProfileRun, name: str) -> Timing | None:
-    v = next((v for v in run.variants if v.name == name), None)
-    return v.timing if v is not None else None
-
-
 def _quiet_and_timed(run: ProfileRun) -> tuple[float, float] | None:
     """``(quiet, timed)``: eager's median over compiled's, over the samples whose threads did not wait for a CPU
     (``quiet_speedup``) and over all of them; None where a side is missing or too few of its samples did not wait."""
-    best = run.speedup_variant
-    if best is None:
+    best, eager = run.speedup_variant, run.eager
+    if best is None or eager is None:
         return None
     medians: list[float] = []
     timed: list[float] = []
-    for name in ("eager", best.name):
-        timing = _variant_timing(run, name)
+    for timing in (eager.timing, best.timing):
         if timing is None or timing.median_ms <= 0:
             return None
         clean = clean_median_ms(timing)

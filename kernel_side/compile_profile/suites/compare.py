@@ -396,7 +396,8 @@ def compare_suites(
     # side: 1.38× over 3 against 1.22× over 5 read as a 12 % drop) the ratio is the geometric mean of the entries'
     # own new/old ratios, over the entries both sides judged
     judged = [r.ratio for r in rows if r.ratio is not None and not r.unjudged and not r.status_changed]
-    alike = _meaningful(old) == _meaningful(new)
+    old_set, new_set = _meaningful(old), _meaningful(new)
+    alike = old_set == new_set
     geomean_ratio = (
         (g_new / g_old if g_old and g_new else None) if alike else (stats.geomean(judged) if judged else None)
     )
@@ -413,7 +414,7 @@ def compare_suites(
                 else "no entry both timed meaningfully"
             )
             geomean_text = (
-                f"geometric mean {old_text} over {len(_meaningful(old))} → {new_text} over {len(_meaningful(new))} "
+                f"geometric mean {old_text} over {len(old_set)} → {new_text} over {len(new_set)} "
                 f"entries, not the same ones: {over}"
             )
     else:
