@@ -71,7 +71,16 @@ def _allocates_too_much(gm, example_inputs):
     return run
 
 
+def _data_dependent_on_cumsum(gm, example_inputs):
+    """What AOTAutograd raises where a decomposition reads a tensor's value as a number (transformers' grouped_mm
+    MoE experts on CUDA meet it): Dynamo falls back from it to eager for that frame, whatever the backend."""
+    if any(n.op == "call_function" and n.target is torch.cumsum for n in gm.graph.nodes):
+        raise torch._subclasses.fake_tensor.DataDependentOutputException(torch.ops.aten._local_scalar_dense.default)
+    return _aot_eager(gm, example_inputs)
+
+
 FAILS_TO_COMPILE = _register("fails_to_compile_TESTING_ONLY", _fails_to_compile)
+DATA_DEPENDENT_ON_CUMSUM = _register("data_dependent_on_cumsum_TESTING_ONLY", _data_dependent_on_cumsum)
 FAILS_WHEN_RUN = _register("fails_when_run_TESTING_ONLY", _fails_when_run)
 HOLDS_THEN_FAILS = _register("holds_then_fails_TESTING_ONLY", _holds_then_fails)
 ALLOCATES_TOO_MUCH = _register("allocates_too_much_TESTING_ONLY", _allocates_too_much)  # CUDA only

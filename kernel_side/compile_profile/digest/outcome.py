@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..profile_run import ProfileRun, Recompile, Variant
-from .breaks import break_groups, break_place
+from .breaks import BreakGroup, break_groups, break_place
 from .contention import speedup_unsettled
 from .format import format_diff, lines_of, ratio_phrase
 from .notes import COMPILE_STAGE_WORDS, error_message, variant_error
@@ -202,6 +202,14 @@ def _stopped(run: ProfileRun) -> str | None:
     return no_speedup_text(run) if run.speedup is None else None
 
 
+SKIPPED_NAMED = 2  # skipped functions a verdict names before it counts the rest
+
+
+def _at_place(g: BreakGroup, of: str) -> str:
+    """``at cell line 2 (…)``; ``outside the cell, inside lib.py:9 (…)`` (no "at" before "outside")."""
+    return ("at " if g.line is not None else "") + break_place(g, of)
+
+
 def partly_eager_text(run: ProfileRun) -> str:
     """What of the compiled variant ran eagerly while its profiled calls still ran compiled graphs: a frame that hit
     the recompile limit (a library's, or the cell's own where the pass saw graphs run), a frame Dynamo skipped after
@@ -217,12 +225,21 @@ def partly_eager_text(run: ProfileRun) -> str:
             "eagerly"
         )
     of = lines_of(run)
-    for g in break_groups(run):
-        if g.skipped_rest and (not g.variants or best.name in g.variants):
-            parts.append(
-                f"Dynamo could not resume after the graph break at {break_place(g, of)} and ran the rest of "
-                "that function eagerly"
-            )
+    skipped = [g for g in break_groups(run) if g.skipped_rest and (not g.variants or best.name in g.variants)]
+    if len(skipped) > SKIPPED_NAMED:
+        # a headline, not the list: a Mixtral MoE training step skipped 13 functions, and its verdict had read
+        # 13 clauses; the card's graph-break list places every one
+        named = "; ".join(_at_place(g, of) for g in skipped[:SKIPPED_NAMED])
+        parts.append(
+            f"Dynamo could not resume after {len(skipped)} graph breaks and ran the rest of each function eagerly "
+            f"({named}; and {len(skipped) - SKIPPED_NAMED} more in the graph breaks below)"
+        )
+    else:
+        parts.extend(
+            f"Dynamo could not resume after the graph break {_at_place(g, of)} and ran the rest of that function "
+            "eagerly"
+            for g in skipped
+        )
     return "part of it ran eagerly: " + "; ".join(parts) if parts else ""
 
 

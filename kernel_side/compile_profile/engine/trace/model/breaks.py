@@ -15,9 +15,28 @@ from .kernels import CompileState
 from .state import TraceState, VariantTrace, dynamo_graph_of, payload_json
 
 _BREAK_AT = re.compile(r"Graph break in user code at (.+):(\d+)")
+# Where a backend raises an exception Dynamo may fall back from (a data-dependent op met while AOTAutograd traces,
+# ``torch._dynamo.exc.exceptions_allowed_to_be_fallback``), ``unimplemented_with_warning`` first logs the exception's
+# traceback under the graph-break artifact ("WON'T CONVERT fn file line N" in torch 2.13, then "==========
+# TorchDynamo Stack Trace =========="), and then the break itself, which is logged as every break is.  The first is
+# the second's detail, not a break: read as one, a Mixtral MoE training step on an H100 (transformers' grouped_mm
+# experts, 13 frames falling back) counted 40 breaks, 13 of them with the traceback's header as their reason.
+_BACKEND_TRACEBACK = "=" * 10 + " TorchDynamo Stack Trace " + "=" * 10
+# Dynamo logs a break it cannot resume from twice in one compile: once where it meets it ("... cannot resume from.
+# Compiling up to the previous resumable state ...") and again when it skips the frame ("Failed to handle graph
+# break gracefully. Skipping the function ..."); both then say "Graph break encountered:" and the break's own text.
+_ENCOUNTERED = "Graph break encountered:"
+
+
+def is_backend_traceback(payload: str) -> bool:
+    """The payload is the traceback Dynamo logs before a backend failure's break, not a break of its own."""
+    head = payload.lstrip()[:400]
+    return head.startswith("WON'T CONVERT") or head.startswith(_BACKEND_TRACEBACK)
 
 
 def on_graph_break(state: TraceState, ev: TraceEvent) -> None:
+    if is_backend_traceback(ev.payload or ""):
+        return
     head, _, rest = (ev.payload or "").partition("\n")
     reason_text, _, user_tb = rest.partition("User code traceback:")
     user_tb = user_tb.split("\nTraceback (most recent call last)")[0]
@@ -57,11 +76,18 @@ def dedupe_breaks(out: VariantTrace) -> None:
     seen = set()
     unique = []
     for b in out.graph_breaks:
-        key = (b.compile_id, b.filename, b.file_line, b.reason.splitlines()[0] if b.reason else "")
+        key = (b.compile_id, b.filename, b.file_line, _break_itself(b.reason))
         if key not in seen:
             seen.add(key)
             unique.append(b)
     out.graph_breaks = unique
+
+
+def _break_itself(reason: str) -> str:
+    """The first line of the break's own text: after "Graph break encountered:" where Dynamo wrapped it."""
+    _, found, inner = reason.partition(_ENCOUNTERED)
+    text = (inner if found else reason).strip()
+    return text.splitlines()[0] if text else ""
 
 
 def on_recompile_reasons(state: TraceState, ev: TraceEvent) -> None:
