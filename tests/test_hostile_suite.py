@@ -130,6 +130,8 @@ def test_a_baseline_nested_past_the_recursion_limit_is_a_message(tmp_path, cli, 
         ({"graph_breaks": -4}, {}, ["models[0].graph_breaks", "-4"]),
         ({"status": "<b>bogus</b>"}, {}, ["models[0].status", "'<b>bogus</b>'", "pass"]),
         ({}, {"pass_rate": 5.0}, ["summary.pass_rate", "0 to 1"]),
+        ({"speedup_caveat": "busy " * 100_000}, {}, ["models[0].speedup_caveat", "500,000 characters", "at most 200"]),
+        ({"speedup_caveat": "busy\x1b[2J CPU"}, {}, ["models[0].speedup_caveat", "U+001B", "one line of plain text"]),
     ],
 )
 def test_a_baseline_whose_figures_no_suite_could_have_written_is_refused_naming_the_field(

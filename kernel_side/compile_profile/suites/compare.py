@@ -142,7 +142,7 @@ def _figure(where: tuple[str | int, ...], value: float | None, low: float, high:
 def check_export(export: SuiteExport) -> None:
     """``serialize.FormatError`` naming the field where ``export`` holds what no suite writes: an unknown status, a
     speedup outside ``SPEEDUP_RANGE`` or outside its own interval, a negative time or count, a pass rate outside 0
-    to 1 (``from_dict`` checked the types)."""
+    to 1, a speedup's caveat or a setup's text that is no line of plain text (``from_dict`` checked the types)."""
     speedup = f"a speedup from {SPEEDUP_RANGE[0]:g} to {SPEEDUP_RANGE[1]:g} (a positive number)"
     for i, m in enumerate(export.models):
         at: tuple[str | int, ...] = ("models", i)
@@ -160,6 +160,10 @@ def check_export(export: SuiteExport) -> None:
                     at,
                 )
         _figure((*at, "compile_s"), m.compile_s, 0.0, COMPILE_S_MAX, "a compile time in seconds, 0 or more")
+        # a suite writes its verdict's short label here ("busy CPU"); the comparison's table and headline quote it
+        caveat = text_problem(m.speedup_caveat, "a speedup's caveat")
+        if caveat:
+            raise serialize.FormatError(caveat, (*at, "speedup_caveat"))
         for name in ("graph_breaks", "recompiles", "peak_eager_bytes", "peak_compiled_bytes"):
             _figure((*at, name), getattr(m, name), 0, COUNT_MAX - 1, "a count, 0 or more")
     env = export.environment
