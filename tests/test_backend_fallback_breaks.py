@@ -61,6 +61,9 @@ def test_each_function_the_failing_backend_left_to_eager_is_one_break_and_no_tra
     assert len(run.graph_breaks) == 2, [b.reason[:80] for b in run.graph_breaks]
     assert not any("TorchDynamo Stack Trace" in b.reason.splitlines()[0] for b in run.graph_breaks)
     assert sorted(b.compile_id for b in run.graph_breaks) == ["0/0", "1/0"]
+    # step's own frame, skipped whole, is logged at its first line with no user traceback: the cell's def line, not
+    # "outside the cell"; running_sum's is reached from cell line 3
+    assert sorted((b.line, b.file_code) for b in run.graph_breaks) == [(1, "def step(x):"), (3, "def running_sum(x):")]
 
 
 def test_the_break_says_the_compiler_failed_on_a_data_dependent_op_not_dynamo_and_whose_code_it_is():

@@ -47,6 +47,11 @@ def on_graph_break(state: TraceState, ev: TraceEvent) -> None:
         state.compile(ev).outer + frames
     )  # the cell line whose call led to the break
     file_code = next((code for f, n, code in reversed(frames) if f == filename and n == file_line), "")
+    file_code = file_code or _source_line(state, filename, file_line)
+    if line is None and file_line is not None:
+        # a frame Dynamo skipped whole after a break it could not resume from is logged at its first line with no
+        # user traceback; where that frame is the cell's own function, the break is on the cell's def line
+        line = state.locator.cell_line(filename, file_line, file_code or None)
     function = frame_function(user_tb, filename, file_line) or frame_function(head, filename, file_line)
     state.out.graph_breaks.append(
         GraphBreak(
@@ -57,7 +62,7 @@ def on_graph_break(state: TraceState, ev: TraceEvent) -> None:
             compile_id=ev.compile_id,
             filename=filename,
             file_line=file_line,
-            file_code=file_code or _source_line(state, filename, file_line),
+            file_code=file_code,
             file_function=function,
         )
     )
