@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from compile_profile.profile_run import Correctness, ProfileRun
+from compile_profile.profile_run import Correctness, ProfileRun, SuiteEntryRef
 from compile_profile.store import RunStore
 from compile_profile.suites.records import ModelOutcome, SuiteRecord, SuiteSettings
 from compile_profile.suites.storage import save_outcome
@@ -99,6 +99,7 @@ def ui_suite() -> tuple[SuiteRecord, dict]:
     for i, (name, (eager, compiled, compile_s)) in enumerate(passing.items()):
         run_id = f"uisuite{i:05d}"
         run = _run(run_id, eager, compiled, label=f"{name} · suite uisuite00001")
+        run.suite_entry = SuiteEntryRef(suite_id="uisuite00001", entry=name)  # as a suite's child records it
         run.variants[1].compile_s = compile_s
         runs[run_id] = run
         outcomes.append(_outcome(name, run_id=run_id, wall_s=compile_s + 8))

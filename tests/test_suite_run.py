@@ -78,6 +78,10 @@ def test_a_crash_a_hang_a_miscompile_and_a_failed_compile_each_end_their_own_mod
     # times the speedup was not enough under two test workers: the interval's top reached past it)
     suite_id = stored_suites(RunStore(db))[0].id
     hung = load_suite(RunStore(db), suite_id).outcomes[4]  # ended by its own limit, not the suite's 30 s
+    # each stored run says which suite entry it is (the panel's Re-run names it), not only its label
+    stored = RunStore(db).get(fine["run_id"])
+    assert stored.suite_entry is not None
+    assert (stored.suite_entry.suite_id, stored.suite_entry.entry) == (suite_id, "fine")
     assert hung.error == "still running after 4 s" and hung.wall_s < 20
     same = cli("--db", str(db), "suite-compare", suite_id, suite_id, "--fail-on-regression")
     assert same.returncode == 0, same.stdout + same.stderr

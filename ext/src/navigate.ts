@@ -97,14 +97,14 @@ export interface IRerunResult {
 export async function rerunCell(
   app: JupyterFrontEnd,
   tracker: INotebookTracker,
-  run: Pick<IProfileRun, 'notebook' | 'cell_source' | 'summary'>,
+  run: Pick<IProfileRun, 'notebook' | 'cell_source' | 'summary' | 'suite_entry'>,
   option = ''
 ): Promise<IRerunResult> {
   const cell = profiledCell(run);
   const panel = notebookFor(tracker, { notebook: run.notebook, cell_source: cell });
   const where = run.notebook ? `its notebook (${run.notebook})` : 'a notebook holding its cell';
   if (!panel) {
-    const entry = suiteEntry(run.summary?.label ?? '');
+    const entry = suiteEntry(run);
     if (!run.notebook && entry) {
       // a suite's entry ran in a process of its own, from a collection's builder: no cell holds it
       return {

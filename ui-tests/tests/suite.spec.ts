@@ -91,6 +91,12 @@ test('the Suites view lists the suite and its tab lays out the digest: headline,
     // a row opens its entry's run in a tab of its own
     await rows.first().click();
     await expect(runDetail(page, 'uisuite00000')).toBeVisible(); // gpt2's run
+    // no notebook cell holds a suite entry's step: Re-run names the entry it is (the run records it) and how
+    const detail = runDetail(page, 'uisuite00000');
+    await detail.locator('.cp-Action[data-action="rerun"]').click();
+    await expect(detail.locator('.cp-ActionNote')).toContainText(
+      'this run is the entry "gpt2" of suite uisuite00001, built by its collection'
+    );
     await page.evaluate(() => {
       const app = (window as any).jupyterapp;
       for (const w of Array.from(app.shell.widgets('main') as Iterable<any>)) {

@@ -73,6 +73,10 @@ export interface ProfileRun {
    * set on a run read from a TORCH_TRACE log: no timings
    */
   imported_trace?: TraceOrigin | null;
+  /**
+   * set on a suite entry's run, by the suite's child process
+   */
+  suite_entry?: SuiteEntryRef | null;
   inputs?: InputSequence | null;
   /**
    * torch's threads and the profile's options (None before they were recorded)
@@ -981,6 +985,19 @@ export interface SkippedRecord {
    * what is wrong with it
    */
   why: string;
+}
+/**
+ * The suite entry a run is (``compile-profile suite``): its process built the step from a collection's builder, so no notebook cell holds it, and running it again is the suite's ``--only ENTRY`` (the panel's Re-run says so).
+ *
+ * This interface was referenced by `ProfileRun`'s JSON-Schema
+ * via the `definition` "SuiteEntryRef".
+ */
+export interface SuiteEntryRef {
+  suite_id: string;
+  /**
+   * the entry's name in the suite ("gpt2 (training, bfloat16)")
+   */
+  entry: string;
 }
 /**
  * A profile over a sequence of inputs (``profile(fn, inputs=[...])``, ``--inputs NAME=ITERABLE``): each input run in order once (``calls``: the recompiles each caused are ``Recompile.input``), then each signature timed apart; the variants' ``timing``, the kernel pass and ``correctness`` are of the ``representative`` input's signature, ``ProfileRun.speedup`` is over the whole sequence, weighted by calls.

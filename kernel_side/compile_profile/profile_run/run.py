@@ -278,6 +278,15 @@ class SkippedRecord:
 
 
 @dataclass
+class SuiteEntryRef:
+    """The suite entry a run is (``compile-profile suite``): its process built the step from a collection's builder,
+    so no notebook cell holds it, and running it again is the suite's ``--only ENTRY`` (the panel's Re-run says so)."""
+
+    suite_id: str
+    entry: str  # the entry's name in the suite ("gpt2 (training, bfloat16)")
+
+
+@dataclass
 class TraceOrigin:
     """Where a run read from a structured trace came from (``compile-profile import-trace``): the
     ``TORCH_TRACE`` log of a run no profile made, a script's or a job rank's.  Such a run holds what the
@@ -373,6 +382,7 @@ class ProfileRun:
     # overlap, "other" is the rest of the profile's wall time; empty in a run stored before they were recorded
     stage_s: dict[str, float] = field(default_factory=dict[str, float])
     imported_trace: TraceOrigin | None = None  # set on a run read from a TORCH_TRACE log: no timings
+    suite_entry: SuiteEntryRef | None = None  # set on a suite entry's run, by the suite's child process
     # a profile over a sequence of inputs; then ``speedup`` is the sequence's, weighted by calls
     inputs: InputSequence | None = None
     settings: RunSettings | None = None  # torch's threads and the profile's options (None before they were recorded)

@@ -40,6 +40,7 @@ def _failure(exc: BaseException, stage: str) -> dict[str, Any]:
 
 
 def run(spec: dict[str, Any]) -> dict[str, Any]:
+    from ..profile_run import SuiteEntryRef
     from ..store import RunStore
     from . import collection as collections
 
@@ -64,6 +65,7 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         if isinstance(exc, (KeyboardInterrupt, SystemExit)):
             raise
         return _failure(exc, "profile")
+    run_.suite_entry = SuiteEntryRef(suite_id=spec["suite_id"], entry=spec["entry"])
     with RunStore(spec["db"]) as store:
         store.put(run_)
     return {"ended": "finished", "run_id": run_.id, "profile_s": time.perf_counter() - started}

@@ -247,7 +247,8 @@ def run_entry(
             "dtypes": settings.dtypes,
             "size": settings.size,
             "options": settings.profile_options,
-            "label": f"{entry.name} · suite {record.id}",  # the panel reads it back (ext/src/suiteentry.ts)
+            "label": f"{entry.name} · suite {record.id}",
+            "suite_id": record.id,  # recorded on the run (``SuiteEntryRef``): the panel's Re-run names the entry
             "db": str(store.path),
             "result": result_path,
         }
