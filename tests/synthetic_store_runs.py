@@ -114,6 +114,7 @@ def tamper(db, run_id: str, **columns) -> None:
 
 # What each of the store's migrations (compile_profile/store/migrations.py) added, by the version it leads to
 _MIGRATION_UNDONE = {
+    7: ("ALTER TABLE suites DROP COLUMN summary_json",),
     6: ("DROP TABLE suite_models", "DROP TABLE suites"),
     5: ("DROP TABLE run_artifacts", "DROP TABLE artifacts"),
     4: ("DROP INDEX runs_by_trace", "ALTER TABLE runs DROP COLUMN trace_sha256"),
@@ -122,7 +123,7 @@ _MIGRATION_UNDONE = {
 
 
 def back_to_schema(conn: sqlite3.Connection, version: int) -> None:
-    """Undo the migrations past ``version`` (2 to 5) on a store's connection, as an older compile-profile left the
+    """Undo the migrations past ``version`` (2 to 6) on a store's connection, as an older compile-profile left the
     file: their tables, indexes and columns dropped and the file's ``user_version`` set back.  The caller commits."""
     for undone in range(SCHEMA_VERSION, version, -1):
         for statement in _MIGRATION_UNDONE[undone]:

@@ -476,7 +476,7 @@ def test_a_store_of_schema_5_migrates_to_hold_suites(tmp_path):
     reopened = RunStore(path)
     assert reopened.suites() == [] and [s["id"] for s in reopened.list()] == ["r1"]
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
     conn.close()
     reopened.close()
 

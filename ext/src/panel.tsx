@@ -155,9 +155,11 @@ function PanelView(props: {
 const VIEW_LABELS = { runs: 'Runs', compare: 'Compare', suites: 'Suites' } as const;
 
 /**
- * The stored suites over collections of models, newest first; a click opens the suite's tab.  One that cannot be
- * read is listed all the same, as text: its id and why (the server's `unreadable`), and nothing to open.  Each has
- * a ✕ that asks, then removes the suite and the runs its entries stored (one that cannot be read too).
+ * The stored suites over collections of models, newest first, each with its pass rate and geometric-mean speedup
+ * (the digest's headline, which the server caches per suite), so a collection's answer reads without opening it; a
+ * click opens the suite's tab.  One that cannot be read is listed all the same, as text: its id and why (the
+ * server's `unreadable`), and nothing to open.  Each has a ✕ that asks, then removes the suite and the runs its
+ * entries stored (one that cannot be read too).
  */
 function SuiteList(props: {
   model: PanelModel;
@@ -192,6 +194,7 @@ function SuiteList(props: {
                 {s.title}
                 {s.label ? ` — ${s.label}` : ''}
               </span>
+              {s.headline ? <span className="cp-SuiteItemHeadline">{s.headline}</span> : null}
               <span className="cp-Note">
                 {s.created_text} · {s.progress_text}
               </span>

@@ -60,6 +60,8 @@ test('the Suites view lists the suite and its tab lays out the digest: headline,
     const item = panel.locator(`.cp-SuiteItem[data-suite-id="${SUITE}"]`);
     await expect(item).toBeVisible();
     await expect(item).toContainText('before the torch upgrade');
+    // the list answers "how fast?" before the suite is opened: its pass rate and geometric mean, the digest's words
+    await expect(item.locator('.cp-SuiteItemHeadline')).toHaveText(want.headline);
     await item.locator('.cp-SuiteItemButton').click();
 
     const view = page.locator(`.cp-SuiteContent .cp-Suite[data-suite-id="${SUITE}"]`);

@@ -105,6 +105,14 @@ def _add_suites(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX suites_by_time ON suites (created_ts DESC)")
 
 
+def _add_suite_summaries(conn: sqlite3.Connection) -> None:
+    # A suite's line in a list, derived from its digest (``suites.http.suite_rows``: the headline and the digest
+    # version that worded it), kept as a run's summary is: deriving a suite's digest reads every entry's run (1.2 s
+    # for three 24-layer training runs on an H100), too much for each listing.  '{}' until derived; the store clears it
+    # when one of the suite's outcomes, or a run one of them stored, is written or removed.
+    conn.execute("ALTER TABLE suites ADD COLUMN summary_json TEXT NOT NULL DEFAULT '{}'")
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _create_runs_table,  # -> version 1
     _add_summaries_and_change_counter,  # -> version 2
@@ -112,5 +120,6 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _add_trace_hashes,  # -> version 4
     _add_artifacts,  # -> version 5
     _add_suites,  # -> version 6
+    _add_suite_summaries,  # -> version 7
 ]
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -5,7 +5,8 @@ server, and the queries that read and write it.
   (``summaries``), so listing never parses whole runs, the distributed job it belongs to (``job_id``), so a job's
   ranks are found by one index, and the content hash of the log an imported run was read from (``trace_sha256``);
 * a suite's record and its entries' outcomes (``compile_profile.suites``) are kept as the suite package's JSON text,
-  never read inside here (``put_suite``, ``put_suite_model``, ``suite``, ``suites``);
+  never read inside here (``put_suite``, ``put_suite_model``, ``suite``, ``suites``), and its line in a list as
+  the package cached it (``suite_line``, ``put_suite_line``), cleared when an outcome or a run of the suite changes;
 * one unreadable run must not hide the others: a row whose JSON is not a run's (or whose fields have the wrong
   types, ``serialize.from_dict``) is listed with its id, status ``unreadable`` and why, a cached summary that is
   not one is derived again, and reading such a run raises ``UnreadableRun``, a ``ValueError`` that names the run,
@@ -47,6 +48,12 @@ def epoch_seconds(created_at: str) -> float:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=_dt.timezone.utc)
     return moment.timestamp()
+
+
+# A suite's cached list line words its entries' runs: writing or removing one of them clears it (``suite_line``).
+_FORGET_SUITE_LINES_OF_RUN = (
+    "UPDATE suites SET summary_json = '{}' WHERE id IN (SELECT suite_id FROM suite_models WHERE run_id = ?)"
+)
 
 
 class RunStore(StoreFile):
@@ -109,6 +116,7 @@ class RunStore(StoreFile):
                 [(run.id, sha) for sha in sorted(refs)],
             )
             self._drop_unreferenced(conn, dropped)
+            conn.execute(_FORGET_SUITE_LINES_OF_RUN, (run.id,))
             conn.execute("UPDATE store_state SET value = value + 1 WHERE key = 'changes'")
 
     def delete(self, run_id: str) -> bool:
@@ -127,6 +135,7 @@ class RunStore(StoreFile):
         """Within a write: remove the run and the artifacts no other run holds; whether there was one."""
         removed = conn.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount > 0
         cls._drop_unreferenced(conn, cls._unlink_artifacts(conn, run_id))
+        conn.execute(_FORGET_SUITE_LINES_OF_RUN, (run_id,))
         return removed
 
     @staticmethod
@@ -184,6 +193,7 @@ class RunStore(StoreFile):
                 "VALUES (?, ?, ?, ?, ?)",
                 (validate_run_id(suite_id), name, outcome_json, run_id, time.time()),
             )
+            conn.execute("UPDATE suites SET summary_json = '{}' WHERE id = ?", (suite_id,))
             conn.execute("UPDATE store_state SET value = value + 1 WHERE key = 'changes'")
 
     def suite(self, suite_id: str) -> tuple[str, list[str]]:
@@ -216,6 +226,23 @@ class RunStore(StoreFile):
             if removed or runs:
                 conn.execute("UPDATE store_state SET value = value + 1 WHERE key = 'changes'")
         return removed, runs
+
+    def suite_line(self, suite_id: str) -> str:
+        """A suite's list line as cached (the suites package's JSON, ``suites.http.suite_rows``), '{}' where none is,
+        or where the file is a read-only store of an older schema, which has no place for one."""
+        try:
+            row = self._query_one("SELECT summary_json FROM suites WHERE id = ?", (validate_run_id(suite_id),))
+        except StoreError:
+            return "{}"
+        return row[0] if row is not None and isinstance(row[0], str) else "{}"
+
+    def put_suite_line(self, suite_id: str, line_json: str) -> None:
+        """Cache a suite's list line (best effort: a read-only store still lists, and the next writer caches it)."""
+        try:
+            with self._write() as conn:
+                conn.execute("UPDATE suites SET summary_json = ? WHERE id = ?", (line_json, validate_run_id(suite_id)))
+        except StoreError:
+            pass
 
     def suites(self, limit: int = 50) -> list[tuple[str, str, int]]:
         """The newest suites first: (id, record JSON, entries ended so far)."""

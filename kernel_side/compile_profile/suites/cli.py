@@ -153,8 +153,8 @@ def _list(store: RunStore) -> int:
         return 0
     _say(
         text_table(
-            ["ID", "CREATED", "COLLECTION", "LABEL", "ENTRIES"],
-            [[r.id, r.created_text, r.title, r.label, r.progress_text] for r in rows],
+            ["ID", "CREATED", "COLLECTION", "LABEL", "ENTRIES", "RESULT"],
+            [[r.id, r.created_text, r.title, r.label, r.progress_text, r.headline] for r in rows],
         )
     )
     for r in rows:  # listed in the table too, by its id: the user sees it and can look into it

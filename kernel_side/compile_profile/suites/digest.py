@@ -562,8 +562,8 @@ def suite_digest(record: SuiteRecord, runs: Mapping[str, ProfileRun]) -> SuiteDi
     )
 
 
-def list_row(record: SuiteRecord, digest: SuiteDigest | None = None) -> SuiteListRow:
-    """A stored suite's line in a list; the headline where its digest is at hand, else its progress."""
+def list_row(record: SuiteRecord, headline: str = "") -> SuiteListRow:
+    """A stored suite's line in a list: its progress, and its digest's headline where one is at hand."""
     ended = len(record.outcomes)
     total = len(record.settings.entries)
     return SuiteListRow(
@@ -571,7 +571,7 @@ def list_row(record: SuiteRecord, digest: SuiteDigest | None = None) -> SuiteLis
         title=f"{record.settings.collection_name} · {total} entries",
         label=record.label,
         created_text=created_text(record.created_at),
-        headline=digest.headline if digest is not None else "",
+        headline=headline,
         complete=ended >= total,
         progress_text=f"{ended} of {total} entries" + ("" if ended >= total else " (unfinished)"),
     )
