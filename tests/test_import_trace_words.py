@@ -282,4 +282,4 @@ def test_migration_4_files_each_imported_run_under_its_logs_hash(tmp_path):
         again = put_imported(store, import_trace(LOOP))
         assert [r.id for r in again] == [run.id] and store.count() == 1
     with sqlite3.connect(db) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7

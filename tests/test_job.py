@@ -670,7 +670,7 @@ def test_migration_3_files_existing_runs_under_their_job(db):
     with RunStore(db) as store:
         assert store.job(JOB_ID) == runs
     with sqlite3.connect(db) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
         assert conn.execute("SELECT job_id FROM runs WHERE id = 'broken'").fetchone() == (None,)
 
 
