@@ -116,11 +116,11 @@ def test_a_compile_that_ran_out_of_memory_is_oom():
     assert suite_digest(record, {"r-mem": run}).rows[0].status == "oom"
 
 
-def test_the_json_export_has_the_issues_field_names_in_its_order_and_after_them_only_the_speedups_caveat():
+def test_the_json_export_has_the_issues_field_names_in_its_order_and_after_them_only_the_caveat_and_the_cache():
     record, runs = _suite()
     data = json.loads(json.dumps(_export_dict(record, runs)))
     assert list(data) == ["models", "summary", "environment"]
-    assert all(list(m) == [*EXPORT_MODEL_KEYS, "speedup_caveat"] for m in data["models"])
+    assert all(list(m) == [*EXPORT_MODEL_KEYS, "speedup_caveat", "compile_cache"] for m in data["models"])
     assert list(data["summary"]) == EXPORT_SUMMARY_KEYS
     assert data["environment"]["torch"] == "2.13.0+cpu" and data["environment"]["device"] == "cpu"
 
@@ -240,6 +240,25 @@ def test_a_speedup_that_is_not_meaningful_on_either_side_is_compared_but_never_j
     assert compare_suites(
         old, _export(ExportModel("bert-tiny", "pass", 0.68, 0.6, 0.75, 2.4, 0, 0, None, None, "", None))
     ).failed
+
+
+def test_two_compile_times_over_different_inductor_caches_are_shown_with_them_and_not_compared():
+    def model(name: str, compile_s: float, cache: str) -> ExportModel:
+        return ExportModel(name, "pass", 2.0, 1.9, 2.1, compile_s, 0, 0, None, None, "", None, "", cache)
+
+    old = _export(model("gpt2", 14.7, "cold cache"), model("t5", 24.3, "cold cache"))
+    new = _export(model("gpt2", 1.2, "warm cache"), model("t5", 30.0, "cold cache"))
+    gpt2, t5 = (next(r for r in compare_suites(old, new).rows if r.name == n) for n in ("gpt2", "t5"))
+    assert gpt2.compile_ratio is None
+    assert (
+        gpt2.compile_text == "14.7 s (cold cache) → 1.2 s (warm cache): not comparable, cold cache against warm cache"
+    )
+    assert t5.compile_ratio == pytest.approx(30.0 / 24.3) and t5.compile_text.endswith("(1.23×)")
+    assert "30 s (cold cache)" in t5.compile_text
+    # a stored suite's rows carry the cache into its --json export, where a later comparison reads it
+    record, runs = _suite()
+    exported = export(suite_digest(record, runs))
+    assert {m.compile_cache for m in exported.models if m.compile_s} <= {"cold cache", "warm cache", "partly cached"}
 
 
 def test_two_geomeans_over_different_entries_are_compared_by_the_entries_both_timed_meaningfully():

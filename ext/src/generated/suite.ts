@@ -292,11 +292,11 @@ export interface ComparisonRow {
    */
   ratio_text: string;
   /**
-   * new compile time / old
+   * new compile time / old; None where their caches differ
    */
   compile_ratio: number | null;
   /**
-   * "12.3 s → 15.0 s (1.22×)"
+   * "12.3 s (cold cache) → 15.0 s (cold cache) (1.22×)"
    */
   compile_text: string;
   /**
@@ -348,6 +348,7 @@ export interface ExportModel {
   top_cause: string;
   run_id: string | null;
   speedup_caveat?: string;
+  compile_cache?: string;
 }
 export interface ExportSummary {
   pass_rate: number | null;

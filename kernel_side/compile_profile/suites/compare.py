@@ -41,6 +41,9 @@ class ExportModel:
     # why a passing entry's speedup is not meaningful ("busy CPU": other processes' load set its timed calls); ""
     # where it is.  Absent from files written before 2026-12-06.  Such a speedup is compared, not judged.
     speedup_caveat: str = ""
+    # the Inductor cache the compile met: "cold cache", "warm cache", "partly cached", or "" where not known (and in
+    # files written before 2026-12-06); two compile times over different caches are shown, not compared
+    compile_cache: str = ""
 
 
 @dataclass
@@ -78,6 +81,7 @@ def export(digest: SuiteDigest) -> SuiteExport:
                 top_cause=r.top_cause,
                 run_id=r.run_id,
                 speedup_caveat=r.speedup_caveat,
+                compile_cache=r.cache_state,
             )
             for r in digest.rows
         ],
@@ -161,9 +165,10 @@ def check_export(export: SuiteExport) -> None:
                 )
         _figure((*at, "compile_s"), m.compile_s, 0.0, COMPILE_S_MAX, "a compile time in seconds, 0 or more")
         # a suite writes its verdict's short label here ("busy CPU"); the comparison's table and headline quote it
-        caveat = text_problem(m.speedup_caveat, "a speedup's caveat")
-        if caveat:
-            raise serialize.FormatError(caveat, (*at, "speedup_caveat"))
+        for name in ("speedup_caveat", "compile_cache"):  # short words the comparison quotes
+            problem = text_problem(getattr(m, name), "a speedup's caveat" if name == "speedup_caveat" else "a cache")
+            if problem:
+                raise serialize.FormatError(problem, (*at, name))
         for name in ("graph_breaks", "recompiles", "peak_eager_bytes", "peak_compiled_bytes"):
             _figure((*at, name), getattr(m, name), 0, COUNT_MAX - 1, "a count, 0 or more")
     env = export.environment
@@ -198,8 +203,8 @@ class ComparisonRow:
     ratio_low: float | None
     ratio_high: float | None
     ratio_text: str  # "0.82× [0.75×–0.90×]"
-    compile_ratio: float | None  # new compile time / old
-    compile_text: str  # "12.3 s → 15.0 s (1.22×)"
+    compile_ratio: float | None  # new compile time / old; None where their caches differ
+    compile_text: str  # "12.3 s (cold cache) → 15.0 s (cold cache) (1.22×)"
     unjudged: str  # why the ratio is shown but not judged: "the new suite's speedup is not meaningful (busy CPU)"
     regressed: bool  # beyond both intervals and down by more than the threshold
     improved: bool  # beyond both intervals and up by more than the threshold
@@ -266,8 +271,14 @@ def _row(name: str, old: ExportModel | None, new: ExportModel | None, threshold:
     compile_ratio = None
     compile_text = "—"
     if old is not None and new is not None and old.compile_s and new.compile_s:
-        compile_ratio = new.compile_s / old.compile_s
-        compile_text = f"{format_s(old.compile_s)} → {format_s(new.compile_s)} ({format_speedup(compile_ratio)})"
+        olds, news = (format_s(m.compile_s) + (f" ({m.compile_cache})" if m.compile_cache else "") for m in (old, new))
+        if old.compile_cache and new.compile_cache and old.compile_cache != new.compile_cache:
+            # a warm cache's compile is no change of the code or of torch against a cold one, as a run's Compare
+            # says (digest/compare.py: one cell compiled in 8.39 s cold and 4.83 s warm, and had read "-42.4%")
+            compile_text = f"{olds} → {news}: not comparable, {old.compile_cache} against {new.compile_cache}"
+        else:
+            compile_ratio = new.compile_s / old.compile_s
+            compile_text = f"{olds} → {news} ({format_speedup(compile_ratio)})"
 
     def speedup_text(m: ExportModel | None) -> str:
         if m is not None and m.speedup and m.speedup_caveat:
