@@ -587,17 +587,43 @@ def add_inputs_run(run_id: str) -> None:
 
 UNREADABLE_SUITE = "uisuite00009"
 UNREADABLE_NAME = '<img src=x onerror="window.cpXss=1">n'
+OLDER_SUITE = "uisuite00002"
+
+
+def _older_suite(record):
+    """The same collection a day earlier, under another torch, over the same runs (no run is added to the run list
+    the other specs count) but two entries: "miscompiled" passed then (gpt2's run) and "crashes" ran (llama's): the
+    suite's tab compares the two, status changes first."""
+    import copy
+
+    older = copy.deepcopy(record)
+    older.id, older.created_at = OLDER_SUITE, "2026-12-04T22:10:00+00:00"
+    older.label, older.torch_version = "with torch 2.12", "2.12.0+cpu"
+    for outcome in older.outcomes:
+        if outcome.name == "miscompiled":
+            outcome.run_id = "uisuite00000"
+        elif outcome.name == "crashes":
+            outcome.ended, outcome.run_id, outcome.signal, outcome.exit_code = "finished", "uisuite00003", "", 0
+            outcome.stderr_tail = []
+    return older
 
 
 def add_suite(db: Path) -> None:
     """The suite suite.spec.ts opens (tests/suite_fixtures.py ui_suite) and its runs; its digest's words beside the
     store (expected-suite.json) for the spec to find in the panel."""
     from compile_profile.suites.digest import suite_digest
+    from compile_profile.suites.http import suite_comparison
+    from compile_profile.suites.storage import save_outcome
     from suite_fixtures import store_suite, ui_suite
 
     record, runs = ui_suite()
     store_suite(db, record, runs)
+    older = _older_suite(record)
     with RunStore(db) as store:
+        store.put_suite(older.id, older.created_at, json.dumps({**older.to_dict(), "outcomes": []}))
+        for outcome in older.outcomes:
+            save_outcome(store, older.id, outcome)
+        comparison = suite_comparison(store, older.id, record.id)
         # beside it, a suite that cannot be read (an outcome whose error is no string), its outcome named with markup:
         # the Suites view lists it as text, its id and why
         unreadable = {**record.to_dict(), "id": UNREADABLE_SUITE, "outcomes": []}
@@ -617,6 +643,12 @@ def add_suite(db: Path) -> None:
         "headline": digest.headline,
         "rows": [[r.name, r.status_label, r.speedup_text] for r in digest.rows],
         "run_ids": list(runs),
+        "older": older.id,
+        "comparison": {
+            "headline": comparison["headline"],
+            "rows": [[r["name"], r["status_text"], r["ratio_text"]] for r in comparison["rows"][:3]],
+            "regressions": comparison["regressions"],
+        },
     }
     (db.parent / "expected-suite.json").write_text(json.dumps(expected, indent=2), encoding="utf-8")
 
@@ -626,7 +658,7 @@ def remove_suite(db: Path) -> None:
 
     record, runs = ui_suite()
     with RunStore(db) as store:
-        for suite_id in (record.id, UNREADABLE_SUITE):  # the spec may have deleted the unreadable one already
+        for suite_id in (record.id, OLDER_SUITE, UNREADABLE_SUITE):  # the spec may have deleted the unreadable one
             store.delete_suite(suite_id)
         for run_id in runs:  # the wrong run is no entry's (a suite stores what its entries ran)
             store.delete(run_id)

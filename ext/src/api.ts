@@ -4,7 +4,7 @@ import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 
 import { IJobTab } from './job';
-import { ISuitePage, ISuitesPage } from './suitetypes';
+import { ISuiteComparison, ISuitePage, ISuitesPage } from './suitetypes';
 import { ICompileDetail, ICompileIndex, IComparison, IPlotlyFigure, IProfileRun, IRunsPage } from './types';
 
 const API_PATH = 'compile-profile/api';
@@ -83,6 +83,11 @@ export function listSuites(): Promise<ISuitesPage> {
 /** A suite's digest and its figures, as the notebook's card and the CLI read them. */
 export function fetchSuite(id: string): Promise<ISuitePage> {
   return request<ISuitePage>(`suites/${enc(id)}`);
+}
+
+/** An older stored suite against this one, as `compile-profile suite-compare OLD NEW` compares them. */
+export function fetchSuiteComparison(id: string, oldId: string): Promise<ISuiteComparison> {
+  return request<ISuiteComparison>(`suites/${enc(id)}/compare/${enc(oldId)}`);
 }
 
 /** Where a suite's self-contained HTML report is served (a download). */

@@ -10,6 +10,8 @@ export const SUITE_MIME_TYPE = 'application/vnd.compile-profile.suite+json';
 export type ISuiteDigest = suite.SuiteDigest;
 export type ISuiteRow = suite.SuiteRow;
 export type ISuiteListRow = suite.SuiteListRow;
+export type ISuiteComparison = suite.SuiteComparison;
+export type IComparisonRow = suite.ComparisonRow;
 export type ISuitesPage = suite.SuitesPage;
 export type ISuitePage = suite.SuitePage;
 

@@ -46,6 +46,8 @@ export interface ISuiteViewProps {
   reportUrl?: string;
   onReload?: () => void;
   onOpen?: () => void;
+  /** the comparison with another stored suite, where the tab offers one (suitecompare.tsx) */
+  compare?: React.ReactNode;
 }
 
 function figure(page: ISuitePage, name: string): IPlotlyFigure | undefined {
@@ -63,7 +65,8 @@ export function SuiteView({
   openRun,
   reportUrl,
   onReload,
-  onOpen
+  onOpen,
+  compare
 }: ISuiteViewProps): JSX.Element {
   const suite = page.suite;
   const speedup = figure(page, 'speedup');
@@ -120,6 +123,7 @@ export function SuiteView({
           </li>
         ))}
       </ul>
+      {compare}
       <div className="cp-SuiteCharts">
         <Chart figure={speedup} charts={charts} height={figureHeight(speedup)} name="suite speedup" />
         <Chart figure={compile} charts={charts} height={figureHeight(compile)} name="suite compile" />

@@ -14,8 +14,9 @@ import * as React from 'react';
 
 import * as api from './api';
 import { ChartRenderer } from './charts';
+import { SuiteCompare } from './suitecompare';
 import { SuiteView } from './suiteview';
-import { ISuiteMimeData, ISuitePage, SUITE_MIME_TYPE } from './suitetypes';
+import { ISuiteComparison, ISuiteListRow, ISuiteMimeData, ISuitePage, SUITE_MIME_TYPE } from './suitetypes';
 
 export const OPEN_SUITE_COMMAND = 'compile-profile:open-suite';
 
@@ -29,6 +30,12 @@ export class SuiteModel {
 
   page: ISuitePage | null = null;
   error: string | null = null;
+  /** the other readable suites the store holds, newest first: what this one can be compared with */
+  others: ISuiteListRow[] = [];
+  /** the suite this one is compared with ('' for none), the comparison, and why it could not be made */
+  oldId = '';
+  comparison: ISuiteComparison | null = null;
+  comparisonError: string | null = null;
 
   async load(): Promise<void> {
     try {
@@ -37,7 +44,33 @@ export class SuiteModel {
     } catch (error) {
       this.error = `Cannot load suite ${this.suiteId}: ${(error as Error).message}`;
     }
+    try {
+      const listed = await api.listSuites();
+      this.others = listed.suites.filter(s => s.id !== this.suiteId && !s.unreadable);
+    } catch {
+      this.others = []; // the suite shows all the same; only the choice to compare is missing
+    }
+    if (this.oldId) {
+      await this.compareWith(this.oldId, false);
+    }
     this._changed.emit();
+  }
+
+  /** Compare this suite with the stored suite `oldId` ('' for none), as `suite-compare OLD THIS` does. */
+  async compareWith(oldId: string, emit = true): Promise<void> {
+    this.oldId = oldId;
+    this.comparison = null;
+    this.comparisonError = null;
+    if (oldId) {
+      try {
+        this.comparison = await api.fetchSuiteComparison(this.suiteId, oldId);
+      } catch (error) {
+        this.comparisonError = `Cannot compare with suite ${oldId}: ${(error as Error).message}`;
+      }
+    }
+    if (emit) {
+      this._changed.emit();
+    }
   }
 
   dispose(): void {
@@ -73,6 +106,15 @@ class SuiteContent extends ReactWidget {
                   openRun={this._openRun}
                   reportUrl={api.suiteReportUrl(this.model.suiteId)}
                   onReload={() => void this.model.load()}
+                  compare={
+                    <SuiteCompare
+                      others={this.model.others}
+                      oldId={this.model.oldId}
+                      comparison={this.model.comparison}
+                      error={this.model.comparisonError}
+                      onChoose={oldId => void this.model.compareWith(oldId)}
+                    />
+                  }
                 />
               ) : error ? null : (
                 <div className="cp-Loading">Loading…</div>

@@ -28,6 +28,8 @@ interface IExpectedSuite {
   id: string;
   headline: string;
   rows: [string, string, string][];
+  older: string;
+  comparison: { headline: string; rows: [string, string, string][]; regressions: string[] };
 }
 
 function expected(): IExpectedSuite {
@@ -87,6 +89,24 @@ test('the Suites view lists the suite and its tab lays out the digest: headline,
     await expect(page.locator('.jp-FileBrowser')).toBeVisible();
     await expect(panel).toBeVisible();
     await page.screenshot({ path: path.join(ARTIFACTS, `ui-suite-${theme}.png`) });
+
+    // compared with the same collection under an older torch: status changes first, as suite-compare words them
+    await view.getByLabel('compare with another suite').selectOption(want.older);
+    const comparison = view.locator('.cp-SuiteComparison');
+    await expect(comparison.locator('.cp-SuiteComparisonHeadline')).toHaveText(want.comparison.headline);
+    const compared = comparison.locator('tr.cp-SuiteComparisonRow');
+    for (const [i, [name, status, ratio]] of want.comparison.rows.entries()) {
+      await expect(compared.nth(i).locator('th')).toHaveText(name);
+      await expect(compared.nth(i).locator('td').nth(0)).toHaveText(status);
+      await expect(compared.nth(i).locator('td').nth(3)).toHaveText(ratio);
+    }
+    await expect(comparison.locator('.cp-SuiteComparisonRegressions li')).toHaveText(
+      want.comparison.regressions
+    );
+    await comparison.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(ARTIFACTS, `ui-suite-${theme}-compare.png`) });
+    await view.getByLabel('compare with another suite').selectOption('');
+    await expect(comparison).toHaveCount(0);
     await view.locator('.cp-SuiteTable').scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(ARTIFACTS, `ui-suite-${theme}-table.png`) });
 

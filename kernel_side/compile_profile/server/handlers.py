@@ -284,6 +284,22 @@ class SuiteHandler(StoreHandler):
         self.finish()
 
 
+class SuiteCompareHandler(StoreHandler):
+    @tornado.web.authenticated
+    def get(self, suite_id: str, old_id: str) -> None:
+        """The stored suite ``old_id`` against this one, as ``suite-compare OLD NEW`` compares them
+        (``suites.compare.SuiteComparison``); 404 when either is not stored, 422 when either cannot be read."""
+        from ..suites.http import suite_comparison
+        from ..suites.storage import UnreadableSuite
+
+        try:
+            self.write_json(suite_comparison(self.store(), self.checked_id(old_id), self.checked_id(suite_id)))
+        except KeyError as exc:
+            raise tornado.web.HTTPError(404, str(exc.args[0]) if exc.args else "no such suite") from None
+        except UnreadableSuite as exc:
+            raise tornado.web.HTTPError(422, str(exc)) from None
+
+
 class SuiteReportHandler(StoreHandler):
     @tornado.web.authenticated
     def get(self, suite_id: str) -> None:
@@ -330,6 +346,7 @@ def setup_handlers(web_app) -> None:
             (url_path_join(base, "suites") + "/?", SuitesHandler),
             (url_path_join(base, "suites", _SEGMENT) + "/?", SuiteHandler),
             (url_path_join(base, "suites", _SEGMENT, "report") + "/?", SuiteReportHandler),
+            (url_path_join(base, "suites", _SEGMENT, "compare", _SEGMENT) + "/?", SuiteCompareHandler),
             (url_path_join(base, "changes") + "/?", ChangesHandler),
         ],
     )

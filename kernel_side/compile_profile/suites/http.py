@@ -11,6 +11,7 @@ from ..digest.summary import DIGEST_VERSION
 from ..store import RunStore
 from ..user_input import text_problem
 from .charts import figures
+from .compare import compare_suites, export
 from .digest import SuiteListRow, SuitePage, SuitesPage, list_row, suite_digest, unreadable_row
 from .records import SuiteRecord
 from .storage import listed_suites, load_suite, runs_of
@@ -63,6 +64,16 @@ def suite_page(store: RunStore, suite_id: str) -> dict[str, Any]:
     record = load_suite(store, suite_id)
     digest = suite_digest(record, runs_of(store, record))
     return serialize.to_dict(SuitePage(digest, figures(digest)))
+
+
+def suite_comparison(store: RunStore, old_id: str, new_id: str) -> dict[str, Any]:
+    """GET suites/<new>/compare/<old>: OLD against NEW as ``suite-compare OLD NEW`` compares them
+    (``compare.SuiteComparison``), each side its stored digest's export; ``KeyError`` when either is not stored."""
+    sides = []
+    for suite_id in (old_id, new_id):
+        record = load_suite(store, suite_id)
+        sides.append(export(suite_digest(record, runs_of(store, record))))
+    return serialize.to_dict(compare_suites(sides[0], sides[1], old_name=f"suite {old_id}", new_name=f"suite {new_id}"))
 
 
 def suite_report(store: RunStore, suite_id: str) -> str:
