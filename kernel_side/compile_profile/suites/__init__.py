@@ -22,8 +22,9 @@ The sub-package is layered as the rest of the house, each module depending only 
   charts.py      the plotly figures (the speedup bar per model, compile time against speedup) from the digest
   views.py       text, the self-contained HTML report, the notebook's MIME bundle, the progress line
   contract.py    the JSON Schema of every shape above (``schema/suite.schema.json``), from their dataclasses
-  http.py        what the server answers (``suites``, ``suites/<id>``, ``suites/<id>/report``; DELETE is the
-                 store's ``delete_suite``)
+  http.py        what the server answers (``suites`` with each suite's headline, cached in the store;
+                 ``suites/<id>``, ``suites/<id>/report``, ``suites/<id>/compare/<old>``; DELETE is the store's
+                 ``delete_suite``)
   api.py         ``compile_profile.suite(...)`` and the ``SuiteResult`` it returns (a card in a notebook)
   cli.py         the ``suite`` and ``suite-compare`` subcommands, registered by ``compile_profile.cli``
   builtin.py     the built-in collection: models from configurations with random weights, no downloads
