@@ -38,10 +38,9 @@ def child(spec: dict[str, Any]) -> dict[str, Any]:
     import torch
     from compile_profile.suites import collection as collections
 
-    loaded = collections.load(spec["collection"])
-    entries = loaded.entries(tuple(spec["tasks"]), tuple(spec["dtypes"]), spec["size"])
-    entry = next(e for e in entries if e.name == spec["entry"])
-    fn, args, own = collections.build(entry)
+    fn, args, own = collections.build_named(
+        spec["collection"], spec["tasks"], spec["dtypes"], spec["size"], spec["entry"]
+    )
     options = {**spec["options"], **own}
     modes = options.get("modes") or [None]
     compiled = torch.compile(

@@ -46,12 +46,9 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
 
     started = time.perf_counter()
     try:
-        loaded = collections.load(spec["collection"])
-        entries = loaded.entries(tuple(spec["tasks"]), tuple(spec["dtypes"]), spec.get("size", "small"))
-        entry = next((e for e in entries if e.name == spec["entry"]), None)
-        if entry is None:
-            raise collections.CollectionError(f"{spec['collection']} has no entry {spec['entry']!r} any more")
-        fn, args, own = collections.build(entry)
+        fn, args, own = collections.build_named(
+            spec["collection"], spec["tasks"], spec["dtypes"], spec.get("size", "small"), spec["entry"]
+        )
     except BaseException as exc:
         if isinstance(exc, (KeyboardInterrupt, SystemExit)):
             raise

@@ -34,7 +34,7 @@ import inspect
 import pathlib
 import re
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -262,6 +262,18 @@ def build(entry: Entry) -> tuple[Callable[..., Any], tuple[Any, ...], dict[str, 
     if entry.dtype != "float32" and not own_dtype:
         fn = _autocast(fn, args, entry.dtype)
     return fn, args, dict(spec.options)
+
+
+def build_named(
+    source: str, tasks: Sequence[str], dtypes: Sequence[str], size: str, name: str
+) -> tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]:
+    """The entry ``name`` of the collection at ``source`` (or ``builtin``) built as a suite's child builds it (``build``);
+    ``CollectionError`` where the collection has no such entry any more."""
+    loaded = load(source)
+    entry = next((e for e in loaded.entries(tuple(tasks), tuple(dtypes), size) if e.name == name), None)
+    if entry is None:
+        raise CollectionError(f"{source} has no entry {name!r} any more")
+    return build(entry)
 
 
 def _autocast(fn: Callable[..., Any], args: tuple[Any, ...], dtype: str) -> Callable[..., Any]:
