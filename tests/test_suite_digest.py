@@ -189,6 +189,9 @@ def test_comparison_puts_status_changes_first_and_flags_a_regression_beyond_both
     c = compare_suites(old, new)
     assert [r.name for r in c.rows] == ["b", "a", "c"]
     assert c.rows[0].stopped_passing and c.rows[0].status_text == "pass → compile failed"
+    differs = compare_suites(old, _export(_model("a", "differs", 2.0), _model("b", "pass", 1.5))).rows[0]
+    assert differs.new_speedup_text == "2.00× faster (not meaningful: results differ)"  # as the suite's table says
+    assert differs.old_speedup_text.startswith("2.00× faster [")
     assert c.rows[1].regressed and not c.rows[2].regressed  # 1.2 → 1.19 is inside both intervals
     assert c.rows[1].ratio == pytest.approx(0.75)
     assert c.rows[1].ratio_low is not None and c.rows[1].ratio_low < 0.75 < (c.rows[1].ratio_high or 0)

@@ -283,6 +283,8 @@ def _row(name: str, old: ExportModel | None, new: ExportModel | None, threshold:
     def speedup_text(m: ExportModel | None) -> str:
         if m is not None and m.speedup and m.speedup_caveat:
             return f"{ratio_phrase(m.speedup)} (not meaningful: {m.speedup_caveat})"
+        if m is not None and m.speedup and m.status != "pass":  # as the suite's own table words it
+            return f"{ratio_phrase(m.speedup)} (not meaningful: {_label(m.status)})"
         return format_speedup_interval(m.speedup, m.speedup_low, m.speedup_high) if m is not None else "—"
 
     if stopped:
