@@ -723,6 +723,46 @@ def test_a_busy_machine_adds_profiled_calls_until_three_were_not_preempted_and_a
     assert len(hopeless) == 8 and all(r.preempted for r in hopeless)  # at most as many again as asked for
 
 
+def test_a_cpu_pass_lets_the_profiler_settle_for_a_short_call_and_not_for_a_long_one_or_on_a_gpu():
+    settle = kernel_profiler.SETTLE_MS
+    assert kernel_profiler.settling_for(0.05, "cpu") == kernel_profiler.MAX_SETTLING  # 40 calls fill it: capped
+    assert kernel_profiler.settling_for(settle / 4, "cpu") == 4
+    assert kernel_profiler.settling_for(settle, "cpu") == 0  # its first call is one of a median of three or more
+    assert kernel_profiler.settling_for(0.05, "cuda") == 0  # device times: the host's profiler does not stretch them
+    assert kernel_profiler.settling_for(None, "cpu") == 0
+
+
+def test_the_calls_recorded_while_the_profiler_settles_are_neither_profiled_calls_nor_a_figures_source(monkeypatch):
+    from compile_profile.engine.timing import host_load
+
+    # settling calls first, then four calls of which the second was preempted
+    monkeypatch.setattr(host_load, "ThreadWaits", lambda: _Waits([0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0]))
+    records, ran = [], []
+    trace = kernel_profiler.record_trace(
+        lambda: ran.append(torch.ones(4).sum()), lambda: None, calls=4, device_type="cpu", settling=2, records=records
+    )
+    assert len(ran) == 1 + 2 + 4  # the schedule's warm-up, the settling calls, the calls asked for
+    assert [r.settling for r in records] == [True, True, False, False, False, False]
+    traces, calls = kernel_profiler.chosen_call_traces(trace, records, "no such range", "host")
+    assert traces is None and (calls.profiled, calls.preempted) == (4, 1)  # no ranges: every settled call stands
+
+
+def test_the_figures_of_a_pass_come_from_its_settled_calls_alone():
+    from compile_profile.engine.kernels.profiled_calls import CallRecord
+
+    def op(name, ts, dur):
+        return chrome_trace.HostEvent(name=name, cat="user_annotation", ts=ts, dur=dur, tid=1, args={})
+
+    # two settling calls, much slower, then three: each call a range with one op in it
+    spans = [(0, 500), (600, 400), (1100, 50), (1200, 52), (1300, 48)]
+    host = [ev for ts, dur in spans for ev in (op("call", ts, dur), op("aten::addmm", ts + 1, dur - 2))]
+    trace = chrome_trace.ChromeTrace(host=host, device=[], device_properties=[])
+    records = [CallRecord(d / 1e6, 0.0, settling=i < 2) for i, (_, d) in enumerate(spans)]
+    traces, calls = kernel_profiler.chosen_call_traces(trace, records, "call", "host")
+    assert [t.host[0].ts for t in traces] == [1100, 1200, 1300]
+    assert calls.profiled == 3 and calls.call_ms == pytest.approx(0.050)
+
+
 def test_the_device_is_busy_once_for_kernels_on_concurrent_streams():
     from types import SimpleNamespace as E
 

@@ -107,7 +107,9 @@ def tolerance_ms(timing: Timing, method: str, profile: KernelProfile | None = No
         # The timer's noise and the calibration's error are independent, so they add: the cost taken out can be
         # off by its own size (an op's events cost more or less than the calibrating ops').  Taking the larger
         # alone withheld an idle CI machine's 3-op MLP: its 19 events' 9.4 µs taken out, its kernels still read
-        # 67.3 µs against a 51.2 µs call with a 13.3 µs spread, preempted in none of its 10 profiled calls.
+        # 67.3 µs against a 51.2 µs call with a 13.3 µs spread, preempted in none of its 10 profiled calls.  (Those
+        # were the profiler's first calls of the process, running slow while it settled; the pass now sets such
+        # calls aside, ``engine.kernels.profiled_calls.CallRecord.settling``.)
         return max(HOST_CALIBRATED * timing.median_ms, spread) + (profile.profiler_cost_ms or 0.0)
     return max(AGREEMENT.get(method, AGREEMENT["host"]) * timing.median_ms, spread)
 

@@ -1,13 +1,14 @@
 """Which of a profiler pass's calls its figures come from, and how they combine into one call's.
 
 Contract: each profiled call is a ``CallRecord`` (its wall time and how long this process's threads
-waited for a CPU meanwhile, ``timing.host_load.ThreadWaits``).  On CPU, where the pass times each kernel by
-host time, a call whose threads waited more than ``PREEMPTED_SHARE`` of its wall time was preempted:
-its kernels' host times hold the wait, not the work, and ``chosen`` sets it aside, unless every call
-was, when all of them are kept and the run records that they were (the digest then withholds the
-pass's times).  On a GPU the pass reads device times, which a busy host does not stretch, so every
-call counts.  A pass's figures are then each figure's median over the chosen calls (``stats.median``):
-a kernel that one call's preemption slowed does not move its median.
+waited for a CPU meanwhile, ``timing.host_load.ThreadWaits``).  On CPU a pass's first recorded calls run
+while the profiler settles (``CallRecord.settling``): no figure comes from them and none counts as profiled
+(``settled``).  On CPU, where the pass times each kernel by host time, a call whose threads waited more than
+``PREEMPTED_SHARE`` of its wall time was preempted: its kernels' host times hold the wait, not the work, and
+``chosen`` sets it aside, unless every call was, when all of them are kept and the run records that they were
+(the digest then withholds the pass's times).  On a GPU the pass reads device times, which a busy host does
+not stretch, so every call counts.  A pass's figures are then each figure's median over the chosen calls
+(``stats.median``): a kernel that one call's preemption slowed does not move its median.
 
 Why: on 2 cores beside another busy process, a compiled call timed at 72.9 µs had its
 ``cpp_fused_add_mul_0`` read 1.17 ms per call (the mean over 10 profiled calls, one of which the
@@ -38,6 +39,12 @@ class CallRecord:
 
     wall_s: float
     waited_s: float | None = None
+    # Recorded while the profiler settles, never a figure's: on CPU the first calls of a recording session run
+    # slower than the rest.  A 32x128 MLP at one thread, its eager ops per call (µs) in the first pass of a
+    # process: 169, 91, 109, 76, 437, 73, 51, 62, 48, 47 (median 74.5 against a 51.7 µs timed call); in the
+    # process's later passes 130-140 for the first call, then 41-57.  The schedule's warm-up step, which records
+    # nothing, does not take it: the recording's own start does.
+    settling: bool = False
 
     @property
     def preempted(self) -> bool:
@@ -45,12 +52,17 @@ class CallRecord:
 
 
 def clean_calls(records: Iterable[CallRecord]) -> int:
-    return sum(not r.preempted for r in records)
+    return sum(not r.preempted and not r.settling for r in records)
+
+
+def settled(records: list[CallRecord]) -> list[int]:
+    """The indices of the calls recorded after the profiler settled: the profiled calls."""
+    return [i for i, r in enumerate(records) if not r.settling]
 
 
 def chosen(records: list[CallRecord], method: str) -> list[int]:
-    """The indices of the calls a pass's figures come from: on CPU (``method == "host"``) those not
-    preempted, or all when every call was; on a GPU (``"cupti"``) all."""
+    """The indices of the calls a pass's figures come from, of ``records`` all settled (``settled``): on CPU
+    (``method == "host"``) those not preempted, or all when every call was; on a GPU (``"cupti"``) all."""
     every = list(range(len(records)))
     if method != "host":
         return every
@@ -69,7 +81,8 @@ class PassCalls:
 
 
 def pass_calls(records: list[CallRecord], used: list[int], device_busy_us: list[float] | None = None) -> PassCalls:
-    """``device_busy_us``: each used call's ``busy_us`` of its device events (a GPU pass)."""
+    """``records``: the settled calls (``settled``); ``used``: the indices of those the figures come from;
+    ``device_busy_us``: each used call's ``busy_us`` of its device events (a GPU pass)."""
     kept = [records[i] for i in used]
     waits = [r.waited_s for r in kept if r.waited_s is not None]
     return PassCalls(

@@ -30,13 +30,28 @@ from . import chrome_trace, profiler_cost
 from .attribution import python_event_needed
 from .chrome_trace import ChromeTrace
 from .line_marks import marking_lines, profiler_range
-from .profiled_calls import WANTED_CLEAN_CALLS, CallRecord, PassCalls, busy_us, chosen, clean_calls, pass_calls
+from .profiled_calls import (
+    WANTED_CLEAN_CALLS,
+    CallRecord,
+    PassCalls,
+    busy_us,
+    chosen,
+    clean_calls,
+    pass_calls,
+    settled,
+)
 from .profiler_session import native_stderr_silenced, restore_profile_hook, suspend_profile_hook
 
 # Profiled time per variant: few calls for slow cells, more for fast ones.  Attribution needs few;
 # each call's trace (the Python tracer's above all) costs host time to export and parse.
 PROFILE_TARGET_S = 0.03
 MIN_CALLS, MAX_CALLS = 3, 10
+# CPU: the recorded time a pass lets the profiler settle before the calls its figures come from
+# (``profiled_calls.CallRecord.settling``), in the timed call's terms, at most ``MAX_SETTLING`` calls.  A call
+# this long or longer settles none: the first call's few hundred µs are its own, and its median of three or
+# more sets it aside.  The 32x128 MLP (51.7 µs timed, ~150-250 µs profiled) settled after 6 calls.
+SETTLE_MS = 2.0
+MAX_SETTLING = 10
 
 
 def calls_for(median_ms: float | None) -> int:
@@ -49,23 +64,34 @@ def calls_for(median_ms: float | None) -> int:
     return distributed.shared(calls)
 
 
+def settling_for(median_ms: float | None, device_type: str) -> int:
+    """The calls a pass records before those its figures come from, while the profiler settles: on CPU
+    ``SETTLE_MS`` of the timed median's calls, at most ``MAX_SETTLING``; none on a GPU, whose device times
+    the host's profiler does not stretch, or for a call ``SETTLE_MS`` or longer (in a distributed job rank 0's
+    count)."""
+    if device_type == "cuda" or not median_ms or not math.isfinite(median_ms) or median_ms >= SETTLE_MS:
+        return distributed.shared(0)
+    return distributed.shared(min(MAX_SETTLING, math.ceil(SETTLE_MS / median_ms)))
+
+
 def record_trace(
     call: Callable[[], Any],
     before_each: Callable[[], None],
     *,
     calls: int,
     device_type: str,
+    settling: int = 0,
     with_stack: bool = True,
     record_shapes: bool = True,
     records: list[CallRecord] | None = None,
 ) -> ChromeTrace:
-    """Run ``call`` under torch.profiler (one discarded warm-up call, then ``calls`` recorded calls; a step each on
-    a GPU, one step for all of them on CPU).
+    """Run ``call`` under torch.profiler (one discarded warm-up call, then ``settling`` calls recorded while the
+    profiler settles, then ``calls`` recorded calls; a step each on a GPU, one step for all of them on CPU).
 
     ``with_stack=False`` leaves the Python tracer off and ``record_shapes=False`` the launch
     arguments' shapes unrecorded (the eager pass marks its lines itself and needs no shapes).
-    ``records`` gets a ``CallRecord`` per profiled step, in order: its wall time and, on CPU, how long this
-    process's threads waited for a CPU meanwhile.  On CPU, while fewer than
+    ``records`` gets a ``CallRecord`` per recorded step, in order (the settling ones marked ``settling``): its wall
+    time and, on CPU, how long this process's threads waited for a CPU meanwhile.  On CPU, while fewer than
     ``profiled_calls.WANTED_CLEAN_CALLS`` of them were not preempted, up to ``calls`` more steps run: a
     busy machine costs the pass more calls, an idle one none (in a distributed job, rank 0's calls decide)."""
     import torch
@@ -100,8 +126,8 @@ def record_trace(
         restore_profile_hook(previous_profile)
         raise
     try:
-        for step in range(most + 1):
-            if step > calls and not distributed.shared(clean_calls(taken) < wanted):
+        for step in range(most + settling + 1):
+            if step > settling + calls and not distributed.shared(clean_calls(taken) < wanted):
                 break
             before_each()
             waited0 = waits.waited_s() if waits is not None else None
@@ -112,7 +138,7 @@ def record_trace(
             waited1 = waits.waited_s() if waits is not None else None
             if step:  # step 0 is the profiler's warm-up, discarded
                 waited = waited1 - waited0 if waited0 is not None and waited1 is not None else None
-                taken.append(CallRecord(wall_s=wall, waited_s=waited))
+                taken.append(CallRecord(wall_s=wall, waited_s=waited, settling=step <= settling))
             # On CPU the schedule steps once, out of the warm-up: the recording calls then run back to back, as
             # the timed ones do, the calls' ranges telling them apart.  A step between them (Kineto's
             # bookkeeping, stderr redirected around it) left each call's first ops colder: a
@@ -202,12 +228,15 @@ def _cupti_torn_down_afterwards(device_type: str) -> Iterator[None]:
 def chosen_call_traces(
     trace: ChromeTrace, records: list[CallRecord], range_name: str, method: str
 ) -> tuple[list[ChromeTrace] | None, PassCalls]:
-    """The trace of each call a pass's figures come from (``profiled_calls.chosen``), and what its calls
-    were.  None for the traces where the trace's ``range_name`` ranges do not match the records one for
-    one (then the whole trace stands for every call)."""
+    """The trace of each call a pass's figures come from (``profiled_calls.chosen``, of the calls recorded after
+    the profiler settled), and what those calls were.  None for the traces where the trace's ``range_name`` ranges
+    do not match the records one for one (then the whole trace stands for every call)."""
     traces = chrome_trace.split_calls(trace, range_name)
+    profiled = settled(records)
     if not records or len(traces) != len(records):
-        return None, pass_calls(records, list(range(len(records))))
+        kept = [records[i] for i in profiled]
+        return None, pass_calls(kept, list(range(len(kept))))
+    traces, records = [traces[i] for i in profiled], [records[i] for i in profiled]
     used = chosen(records, method)
     busy = [busy_us(traces[i].device) for i in used] if method == "cupti" else None
     return [traces[i] for i in used], pass_calls(records, used, busy)
@@ -270,7 +299,8 @@ def measure_variant(
     take the profiler's first start in the process (~1 s), after which a 32x128 MLP's eager ops read 1.17x its
     timed call when the pass itself was that first session, 0.77-0.84x in later profiles of the same process."""
     variant = run.variant(name)
-    calls = calls_for(variant.timing.median_ms if variant.timing else None)
+    median_ms = variant.timing.median_ms if variant.timing else None
+    calls = calls_for(median_ms)
 
     def marked_call() -> Any:  # on CPU the ops it runs outside compiled graphs are counted within this range
         with profiler_range(rule.call_range), marking_lines(code, line_offset):
@@ -285,6 +315,7 @@ def measure_variant(
         before_each,
         calls=calls,
         device_type=run.device.type,
+        settling=settling_for(median_ms, run.device.type),
         with_stack=recorded_in_full,
         record_shapes=recorded_in_full,
         records=records,
