@@ -333,6 +333,26 @@ def test_a_trace_without_compiled_graph_regions_is_unmatched_time_with_a_note():
     assert [n.kind for n in result.notes] == ["no_graph_region"]
 
 
+def test_a_module_the_tracer_names_from_a_folder_on_sys_path_is_read_there(tmp_path, monkeypatch):
+    """A Jupyter kernel's working folder is on ``sys.path`` (as ""): the Python tracer names an output-code module
+    in a cache under it from there, and the pass reads it there, wherever this process's working folder is."""
+    cache = tmp_path / "project" / ".cache" / "ab"
+    cache.mkdir(parents=True)
+    (cache / "cabc.py").write_text(OUTPUT_CODE)
+    monkeypatch.syspath_prepend(str(tmp_path / "project"))
+    monkeypatch.chdir(tmp_path)
+    b = TraceBuilder()
+    one_call(b, 1000.0, ".cache/ab/cabc.py")
+    kernels = kernels_of(OUTPUT_CODE)
+    result = attribute(b.trace(), kernels, variant="inductor/default", calls=1, device_type="cuda")
+    assert {o.kernel.name for o in result.observations.values()} == {
+        "triton_poi_fused_add_0",
+        "triton_red_fused_sum_1",
+        "extern_kernels.mm",
+    }
+    assert not result.unmatched
+
+
 def test_a_stored_run_with_the_old_per_line_split_still_loads():
     run = run_of([])
     run.variant("inductor/default").kernel_profile = KernelProfile(
@@ -387,6 +407,27 @@ def test_cpu_pass_times_cpp_kernels_and_externs_by_host_time(cpu_run):
     assert all(set(k.lines) <= {2, 3, 4} for k in timed) and any(k.lines for k in timed)
     # no GPU: no device ceilings, no in-graph flags
     assert run.device_peaks is None and all(k.in_cuda_graph is None for k in run.kernels)
+
+
+@pytest.mark.compiles
+def test_an_inductor_cache_under_a_folder_on_sys_path_still_has_its_cpp_kernels_timed(monkeypatch):
+    """A notebook beside its project's Inductor cache: the kernel's working folder ("") is on ``sys.path``, and the
+    Python tracer names the output code from there.  Here the cache's parent is put on ``sys.path`` (the tests'
+    shared cache: no cold compile)."""
+    import os
+
+    from torch._inductor.runtime.cache_dir_utils import cache_dir
+
+    monkeypatch.syspath_prepend(os.path.dirname(os.path.abspath(cache_dir())))
+    torch.manual_seed(0)
+    ns = {"torch": torch, "w": torch.randn(64, 64), "x": torch.randn(256, 64)}
+    run = run_cell("y = torch.nn.functional.gelu(x @ w).sum()\n", ns)
+    assert run.status == "ok" and not run.errors, run.errors
+    cpp = [k for k in run.kernels if k.language == "cpp"]
+    assert cpp and all(k.device_time_ms and k.device_time_ms > 0 for k in cpp), [
+        (k.name, k.device_time_ms) for k in cpp
+    ]
+    assert run.variant("inductor/default").kernel_profile.attributed_ms > 0
 
 
 @pytest.mark.compiles

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import ast
 import collections
+import os
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -94,6 +96,32 @@ def _partition_called(stmt: ast.stmt) -> str | None:
     return None
 
 
+def tracer_prefixes() -> list[str]:
+    """The folders the Python tracer takes off the front of a file's path when it names a function, longest
+    first: torch's own list (``torch.profiler.python_tracer._prefix_regex``: the site-packages folders and every
+    ``sys.path`` entry, made absolute), else ``sys.path``'s entries."""
+    try:
+        from torch.profiler.python_tracer import _prefix_regex
+
+        return list(_prefix_regex())
+    except Exception:  # noqa: BLE001 - a torch without it: the entries it is made of
+        return sorted({os.path.abspath(p) + os.sep for p in sys.path}, reverse=True)
+
+
+def output_code_file(named: str, prefixes: list[str]) -> str:
+    """The file of an output-code module the Python tracer named ``named``: as named where absolute, else the first
+    of ``prefixes`` (``tracer_prefixes``) with ``named`` after it that is a file.  A Jupyter kernel has "" (its
+    working folder) on ``sys.path``, so an Inductor cache under the notebook's folder (``TORCHINDUCTOR_CACHE_DIR=
+    ./.cache``) is named from there (``.cache/ab/cabc.py(12): call``), and read as named from elsewhere it was
+    no file: every compiled kernel went unattributed, 0 µs."""
+    if os.path.isabs(named):
+        return named
+    for prefix in prefixes:
+        if os.path.isfile(prefix + named):
+            return prefix + named
+    return named
+
+
 class KernelIndex:
     """The variant's kernels, looked up by module, graph and name."""
 
@@ -108,6 +136,7 @@ class KernelIndex:
             if k.language != "extern":
                 self.graphs_by_name[k.name].add(k.graph_id)
         self._modules: dict[str, ModuleInfo | None] = {}
+        self._prefixes: list[str] | None = None  # ``tracer_prefixes``, read at the first relative name
 
     def module(self, path: str) -> ModuleInfo | None:
         if path not in self._modules:
@@ -115,8 +144,10 @@ class KernelIndex:
         return self._modules[path]
 
     def _read_module(self, path: str) -> ModuleInfo | None:
+        if not os.path.isabs(path) and self._prefixes is None:
+            self._prefixes = tracer_prefixes()
         try:
-            with open(path) as f:
+            with open(output_code_file(path, self._prefixes or [])) as f:
                 code = f.read()
         except OSError:
             return None
