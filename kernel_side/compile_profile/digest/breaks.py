@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..profile_run import CELL_FILENAME_PREFIX, GraphBreak, ProfileRun
+from ..profile_run import CELL_FILENAME_PREFIX, RECORDING_BACKEND, GraphBreak, ProfileRun
 from ..serialize import ADDED_LATER
 from .facts import cell_code
 from .format import CELL, line_text, lines_of, outside_text
@@ -113,8 +113,6 @@ _SKIPPED_REST = (
 # transformers' grouped_mm experts (``aten._local_scalar_dense``, an offsets tensor read as a number).
 _BACKEND_EXCEPTION = "Backend compiler exception"
 _BACKEND_FAILED = re.compile(r"Backend compiler `([^`]+)` failed with (.+?)\. Adding a graph break")
-# the name torch.compile knows the recording backend by (engine/compiler/backend.py)
-RECORDING_BACKEND = "compile_profile"
 _DATA_DEPENDENT = "aten._local_scalar_dense"
 
 
@@ -255,15 +253,19 @@ def break_place(group: BreakGroup, of: str = CELL) -> str:
     return where
 
 
+def at_break_place(group: BreakGroup, of: str = CELL) -> str:
+    """``at cell line 2 (…)``; ``outside the cell, inside lib.py:9 (…)`` (no "at" before "outside")."""
+    return ("at " if group.line is not None else "") + break_place(group, of)
+
+
 def break_summary(group: BreakGroup, of: str = CELL) -> str:
     """One line per group: how many, where, and why; whose it is and what to do where there is something
     (``break_owner``), that Dynamo then ran the rest of the function eagerly, and its page."""
     times = f" ×{group.count}" if group.count > 1 else ""
-    at = "at " if group.line is not None else ""
     rest = "; Dynamo could not resume there and ran the rest of that function eagerly" if group.skipped_rest else ""
     note = f" ({group.note})" if group.note else ""
     page = f" (see {group.page})" if group.page and group.owner == "yours" else ""
-    return f"graph break{times} {at}{break_place(group, of)}: {group.reason}{rest}{note}{page}"
+    return f"graph break{times} {at_break_place(group, of)}: {group.reason}{rest}{note}{page}"
 
 
 def break_count_text(run: ProfileRun, groups: list[BreakGroup] | None = None) -> str:

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..profile_run import ProfileRun, Recompile, Variant
-from .breaks import BreakGroup, break_groups, break_place
+from .breaks import at_break_place, break_groups, break_place
 from .contention import speedup_unsettled
 from .format import format_diff, lines_of, ratio_phrase
 from .notes import COMPILE_STAGE_WORDS, error_message, variant_error
@@ -205,11 +205,6 @@ def _stopped(run: ProfileRun) -> str | None:
 SKIPPED_NAMED = 2  # skipped functions a verdict names before it counts the rest
 
 
-def _at_place(g: BreakGroup, of: str) -> str:
-    """``at cell line 2 (…)``; ``outside the cell, inside lib.py:9 (…)`` (no "at" before "outside")."""
-    return ("at " if g.line is not None else "") + break_place(g, of)
-
-
 def partly_eager_text(run: ProfileRun) -> str:
     """What of the compiled variant ran eagerly while its profiled calls still ran compiled graphs: a frame that hit
     the recompile limit (a library's, or the cell's own where the pass saw graphs run), a frame Dynamo skipped after
@@ -229,14 +224,14 @@ def partly_eager_text(run: ProfileRun) -> str:
     if len(skipped) > SKIPPED_NAMED:
         # a headline, not the list: a Mixtral MoE training step skipped 13 functions, and its verdict had read
         # 13 clauses; the card's graph-break list places every one
-        named = "; ".join(_at_place(g, of) for g in skipped[:SKIPPED_NAMED])
+        named = "; ".join(at_break_place(g, of) for g in skipped[:SKIPPED_NAMED])
         parts.append(
             f"Dynamo could not resume after {len(skipped)} graph breaks and ran the rest of each function eagerly "
             f"({named}; and {len(skipped) - SKIPPED_NAMED} more in the graph breaks below)"
         )
     else:
         parts.extend(
-            f"Dynamo could not resume after the graph break {_at_place(g, of)} and ran the rest of that function "
+            f"Dynamo could not resume after the graph break {at_break_place(g, of)} and ran the rest of that function "
             "eagerly"
             for g in skipped
         )

@@ -31,6 +31,7 @@ from .compile_records import (
     ShapeFact,
 )
 from .compiles import (
+    RECORDING_BACKEND,
     AutotuneResult,
     CacheLookup,
     CacheStats,
@@ -134,6 +135,7 @@ __all__ = [
     "ProvenanceNode",
     "ProvenanceStage",
     "Recommendation",
+    "RECORDING_BACKEND",
     "Recompile",
     "RunSettings",
     "RunStatus",

@@ -10,6 +10,10 @@ from typing import Literal
 
 GraphKind = Literal["dynamo", "aot_forward", "aot_backward", "aot_inference", "post_grad"]
 
+# The name torch.compile knows the recording backend by (``backend="compile_profile"``, the torch backends entry
+# point in pyproject.toml): Dynamo's messages name the backend by it, where the user's words are the backend it wraps.
+RECORDING_BACKEND = "compile_profile"
+
 
 @dataclass
 class CompileSpan:

@@ -26,6 +26,7 @@ import torch
 from torch._dynamo.backends import registry
 from torch._dynamo.backends.registry import lookup_backend
 
+from ...profile_run import RECORDING_BACKEND
 from ..common.stack_text import Frame, parse_frames
 from .variants import VariantSpec
 
@@ -72,7 +73,7 @@ class RecordingBackend:
 
     @property
     def __name__(self) -> str:  # Dynamo names compiled functions after their backend
-        return "compile_profile"
+        return RECORDING_BACKEND
 
     def __call__(self, gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Callable:
         with self._lock:
@@ -198,5 +199,5 @@ def register() -> None:
     as well would trip Dynamo's duplicate-name check, so this runs on demand.
     """
     registry._lazy_import()  # also discovers entry points
-    if "compile_profile" not in registry._BACKENDS:
-        registry.register_backend(compile_profile_backend, name="compile_profile")
+    if RECORDING_BACKEND not in registry._BACKENDS:
+        registry.register_backend(compile_profile_backend, name=RECORDING_BACKEND)
