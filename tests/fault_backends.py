@@ -160,3 +160,26 @@ def float32(name: str, change: Callable | None = None) -> str:
         return run
 
     return _register(f"{name}_TESTING_ONLY", backend)
+
+
+def rounds_casts_only(name: str, change: Callable | None = None) -> str:
+    """A backend that runs each graph with its casts to a lower floating dtype rounding the values only (the
+    arithmetic after them in the input's precision, as Inductor's fused bf16 kernels compute in float32), and rounds
+    its outputs to their dtypes once.  ``change`` is applied to every floating output: a miscompile."""
+    from compile_profile.engine.correctness.rounded_casts import RoundedCasts
+
+    def backend(gm, example_inputs):
+        (out,) = [n for n in gm.graph.nodes if n.op == "output"]
+        dtypes = [getattr(v.meta.get("example_value"), "dtype", None) for v in out.args[0]]
+
+        def run(*args):
+            with RoundedCasts():
+                outs = gm(*args)
+            outs = [o.to(d) if d is not None else o for o, d in zip(outs, dtypes)]
+            if change is None:
+                return outs
+            return [change(o) if isinstance(o, torch.Tensor) and o.is_floating_point() else o for o in outs]
+
+        return run
+
+    return _register(f"{name}_TESTING_ONLY", backend)

@@ -15,6 +15,7 @@ import torch
 from cell_runs import run_cell
 from compile_profile.digest import summarize
 from compile_profile.digest.correctness import correctness_text
+from compile_profile.digest.format import format_diff
 from compile_profile.engine.correctness.compare import compare_outputs, judge_output
 from compile_profile.profile_run import Correctness, Note, OutputCheck
 from compile_profile.render.html import render_html
@@ -173,11 +174,14 @@ def test_a_branch_on_a_value_near_zero_is_worded_as_a_difference_from_eager_in_t
     ns = {"torch": torch, "x": torch.tensor([0.7, 0.45], dtype=torch.bfloat16)}
     c = run_cell(BRANCH_ON_NEAR_ZERO, ns, kernel_timing=False).run.correctness
     (y,) = [k for k in c.checks if k.path == "y"]
-    assert c.ok is True and y.compiled_rmse == 0.0 and y.eager_rmse > 0.03, c
+    # compiled took the branch float64 takes; its float32 softmax is float32's rounding from the reference's, which
+    # computes past the cell's .float() in float64 (rounded_casts)
+    assert c.ok is True and y.compiled_rmse < 1e-6 and y.eager_rmse > 0.03, c
     text = correctness_text(c)
     assert "match eager" not in text
     assert f"compiled differs from eager by {y.max_abs_diff:.3g} in y" in text
-    assert "(y is ill-conditioned, e.g. a branch on a value near 0); compiled is 0 from it" in text
+    ill = "(y is ill-conditioned, e.g. a branch on a value near 0); compiled is"
+    assert f"{ill} {format_diff(y.compiled_rmse)} from it" in text, text
 
 
 # -- which reference, eager's own spread, inputs that changed ---------------------------------------------

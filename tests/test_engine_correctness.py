@@ -247,6 +247,51 @@ def test_a_profiled_function_that_reaches_its_bf16_model_through_a_closure_or_as
     assert next(model.parameters()).dtype == torch.bfloat16  # the user's model is as it was
 
 
+def test_inside_the_reference_a_cast_down_rounds_the_values_and_keeps_the_precision_autograd_included():
+    from compile_profile.engine.correctness.rounded_casts import RoundedCasts
+
+    x = torch.randn(4, 8, dtype=torch.float64, requires_grad=True)
+    with RoundedCasts() as casts:
+        as_bf16, as_half, as_float = x.bfloat16(), x.to(torch.float16), x.float()
+        as_int, up = x.to(torch.int32), x.detach().float().double()
+        (as_bf16 * 2).sum().backward()
+    assert [t.dtype for t in (as_bf16, as_half, as_float)] == [torch.float64] * 3
+    assert torch.equal(as_bf16, x.detach().bfloat16().double()) and not torch.equal(as_bf16, x.detach())
+    assert torch.equal(as_half, x.detach().half().double())
+    assert as_int.dtype == torch.int32 and up.dtype == torch.float64  # neither is a cast down of a float
+    assert x.grad.dtype == torch.float64 and torch.equal(x.grad, torch.full_like(x, 2.0))
+    assert list(casts.rounded) == ["float64 to bfloat16", "float64 to float16", "float64 to float32"]
+
+
+BF16_CAST_CELL = "y = torch.softmax((x.bfloat16() @ w.bfloat16()) * 3.7, -1).sum(0)\n"
+
+
+@pytest.mark.compiles
+@pytest.mark.parametrize("change, ok", [(None, True), (torch.neg, False)], ids=["more-precise", "wrong-sign"])
+def test_code_that_casts_to_bf16_itself_is_judged_against_float64_past_its_casts(change, ok, request):
+    """A new user's cell read "results differ" (max abs diff 0.133) under Inductor: its reference cast down to bf16
+    where the cell does, equal to eager, so it was no reference and bf16's tolerance alone judged.  Against the exact
+    result on the same bf16 inputs eager and compiled were both 0.1497 off."""
+    from compile_profile.digest.correctness import correctness_text
+
+    torch.manual_seed(0)
+    ns = {"torch": torch, "x": torch.randn(64, 128), "w": torch.randn(128, 512)}
+    backend = fault_backends.rounds_casts_only(f"bf16_casts_{request.node.callspec.id}", change)
+    c = run_cell(BF16_CAST_CELL, ns, backend=backend, kernel_timing=False).run.correctness
+    (y,) = c.checks
+    text = correctness_text(c)
+    assert y.max_abs_diff > 0.02  # beyond bf16's tolerance of eager either way
+    assert c.ok is ok and c.method == "float64" and y.compiled_rmse is not None, text
+    assert c.reference_rounded_casts == ["float64 to bfloat16"], c.reference_rounded_casts
+    if ok:
+        assert "of the same code (its casts to bfloat16 rounding the values only)" in text, text
+        # independently: eager's error against the exact result on the same bf16 inputs
+        exact = torch.softmax((ns["x"].bfloat16().double() @ ns["w"].bfloat16().double()) * 3.7, -1).sum(0)
+        eager = torch.softmax((ns["x"].bfloat16() @ ns["w"].bfloat16()) * 3.7, -1).sum(0)
+        eager_error = float((eager.double() - exact).pow(2).mean().sqrt())
+        assert abs(y.eager_rmse - eager_error) < 1e-9 + 1e-6 * eager_error, (y.eager_rmse, eager_error)
+
+
 @pytest.mark.compiles
 def test_a_quick_profile_whose_outputs_are_within_tolerance_runs_no_reference():
     torch.manual_seed(0)

@@ -19,7 +19,7 @@ import { paybackText, verdictText } from './breakdown';
 import { ChartRenderer, followWidth } from './charts';
 import { cardDiagnosis, moreText, recommendationOf } from './diagnosis';
 import { IRecommendation, IRunMimeData, IRunSummary, RUN_MIME_TYPE } from './types';
-import { meaninglessSpeedup, speedupTone, verdictBadge } from './verdict';
+import { meaninglessSpeedup, notComparedText, speedupTone, verdictBadge } from './verdict';
 
 export const OPEN_COMMAND = 'compile-profile:open';
 export const BISECT_COMMAND = 'compile-profile:bisect';
@@ -122,6 +122,10 @@ export class RunCard extends Panel implements IRenderMime.IRenderer {
     const payback = paybackText(summary);
     if (payback) {
       node.append(el('div', 'cp-Card-payback cp-Payback', payback));
+    }
+    const notCompared = notComparedText(summary);
+    if (notCompared) {
+      node.append(el('div', 'cp-Card-correctness', notCompared));
     }
 
     const parts = [

@@ -58,3 +58,19 @@ export function meaninglessSpeedup(summary: VerdictSource | null | undefined): s
   const o = verdictOf(summary);
   return o && summary?.speedup && !o.speedup_meaningful && o.speedup_text ? o.speedup_text : null;
 }
+
+/**
+ * Why compiled results were not compared with eager's, as the digest words it ("correctness not compared: the cell
+ * draws random numbers (aten.rand, …) …"), for the card, which otherwise says nothing of correctness: a card with a
+ * verdict and no word of correctness reads as results that match.  Null where they were compared (results that
+ * differ lead as the verdict) or the summary has no correctness.
+ */
+export function notComparedText(
+  summary: Partial<Pick<IRunSummary, 'correctness'>> | null | undefined
+): string | null {
+  const c = summary?.correctness;
+  if (!c || c.ok !== null || typeof c.text !== 'string' || !c.text) {
+    return null;
+  }
+  return `correctness ${c.text}`;
+}

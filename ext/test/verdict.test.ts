@@ -9,7 +9,7 @@ import { join } from 'path';
 
 import { runBadge, runFlag } from '../src/runlist';
 import { IRunSummary } from '../src/types';
-import { meaninglessSpeedup, speedupTone, verdictBadge, verdictOf } from '../src/verdict';
+import { meaninglessSpeedup, notComparedText, speedupTone, verdictBadge, verdictOf } from '../src/verdict';
 import { summary } from './fixtures';
 
 type Golden = Record<string, Pick<IRunSummary, 'status' | 'list_status' | 'speedup' | 'outcome'>>;
@@ -89,5 +89,21 @@ describe("the digest's verdict", () => {
     expect(speedupTone(flags(2, true, true))).toBe('even');
     expect(speedupTone(flags(0.27, false, false))).toBe('even');
     expect(speedupTone({ speedup: null })).toBe('none');
+  });
+
+  it('says on the card why results were not compared, and nothing where they were', () => {
+    const base = listed('faster');
+    const random = 'not compared: the cell draws random numbers (aten.rand): set fallback_random = True';
+    const correctness = (ok: boolean | null, text: string) => ({
+      ...base,
+      correctness: { ok, max_abs_diff: null, note: '', method: '', text }
+    });
+    expect(notComparedText(correctness(null, random))).toBe(`correctness ${random}`);
+    expect(
+      notComparedText(correctness(true, 'compiled results match eager within dtype tolerance'))
+    ).toBeNull();
+    expect(notComparedText(correctness(false, 'compiled results differ from eager in y'))).toBeNull();
+    expect(notComparedText({ ...base, correctness: null })).toBeNull();
+    expect(notComparedText(correctness(null, ''))).toBeNull(); // a saved card edited by hand: nothing to say
   });
 });

@@ -622,6 +622,7 @@ export interface Correctness {
    * what stopped a plain float64 run, where the reference is "mixed" or "float32"
    */
   reference_fallback?: string;
+  reference_rounded_casts?: string[];
   replayed?: string[];
   changed_between_runs?: string[];
   not_replayed?: string[];

@@ -48,7 +48,20 @@ def correctness_text(c: Correctness) -> str:
 
 def reference_words(c: Correctness) -> str:
     """Which reference run the errors were measured against: "a float64 run of the same code", with the ops
-    that ran in float32 inside it, or a float32 one where float64 could not run."""
+    that ran in float32 inside it, or a float32 one where float64 could not run; and where the code casts down
+    itself, that those casts only rounded the values."""
+    return _reference_run_words(c) + _rounded_casts_words(c)
+
+
+def _rounded_casts_words(c: Correctness) -> str:
+    """`` (its casts to bfloat16 rounding the values only)``: the reference kept its precision past them."""
+    if not c.reference_rounded_casts:
+        return ""
+    targets = ", ".join(dict.fromkeys(cast.rsplit(" to ", 1)[-1] for cast in c.reference_rounded_casts))
+    return f" (its casts to {targets} rounding the values only)"
+
+
+def _reference_run_words(c: Correctness) -> str:
     if c.method == "mixed":
         ops = ", ".join(c.reference_float32_ops)
         many = len(c.reference_float32_ops) > 1

@@ -57,6 +57,9 @@ class Correctness:
     checks: list[OutputCheck] = field(default_factory=list[OutputCheck])
     reference_float32_ops: list[str] = field(default_factory=list[str])  # e.g. "aten._grouped_mm"
     reference_fallback: str = ""  # what stopped a plain float64 run, where the reference is "mixed" or "float32"
+    # the code's own casts to a lower floating dtype the reference met ("float64 to bfloat16"): each rounded the
+    # values and kept the reference's precision (``engine.correctness.rounded_casts``)
+    reference_rounded_casts: list[str] = field(default_factory=list[str])
     # iterators the code draws from (``next(batches)``) whose draws every correctness run was given again
     replayed: list[str] = field(default_factory=list[str])
     # outputs a second eager run gave otherwise than rounding can: the runs read other inputs (an iterator

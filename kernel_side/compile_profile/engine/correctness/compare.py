@@ -279,6 +279,7 @@ def compare_outputs(
     reference_method: str = "float64",
     reference_float32_ops: list[str] | None = None,
     reference_fallback: str = "",
+    reference_rounded_casts: list[str] | None = None,
     eager_rerun: dict[str, Any] | None = None,
     inputs_may_change: bool = False,
 ) -> Correctness:
@@ -324,6 +325,7 @@ def compare_outputs(
         note=reference_note,
         reference_float32_ops=list(reference_float32_ops or []) if used else [],
         reference_fallback=reference_fallback if used else "",
+        reference_rounded_casts=list(reference_rounded_casts or []) if used else [],
     )
     if changed:
         for c in checks:

@@ -172,4 +172,5 @@ class ReferenceRun:
     method: str = ""  # "float64", "mixed" (float64, ``float32_ops`` in float32), "float32"; "" without one
     float32_ops: list[str] = field(default_factory=list)
     fallback: str = ""  # what stopped the plain float64 run, where the method is "mixed" or "float32"
+    rounded_casts: list[str] = field(default_factory=list)  # the code's casts down it met (``rounded_casts``)
     note: Note | None = None  # why there is none (``digest.notes`` words it)

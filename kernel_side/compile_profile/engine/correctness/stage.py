@@ -31,6 +31,7 @@ from . import reference as reference_mod
 from .compare import draws_as_eager
 from .iterator_replay import IteratorReplay, is_iterator
 from .op_fallback import HighestPrecision
+from .rounded_casts import RoundedCasts
 
 
 def check_correctness(session: Session) -> None:
@@ -89,6 +90,7 @@ def check_correctness(session: Session) -> None:
             reference_method=reference.method,
             reference_float32_ops=reference.float32_ops,
             reference_fallback=reference.fallback,
+            reference_rounded_casts=reference.rounded_casts,
             eager_rerun=rerun_out,
             inputs_may_change=bool(not_replayed),
         )
@@ -223,6 +225,8 @@ def _float64_reference(
     argument_keys = [f"argument {i}" for i in range(len(arguments))]
     recorded = reference_mod.versions([*originals.values(), *held.values(), *arguments])
 
+    rounding = RoundedCasts()  # the code's own casts down round the copies' values and keep their precision
+
     def run_at(precision: torch.dtype, mode: HighestPrecision | None) -> dict[str, Any]:
         session.calls.reset("eager")
         copies = reference_mod.float64_copies({**originals, **held, **dict(zip(argument_keys, arguments))}, precision)
@@ -240,6 +244,7 @@ def _float64_reference(
             replay.run(t.globals, lambda item: reference_mod.copy_at(item, precision)),
             correctness_mod.same_rng(0),
             mode if mode is not None else contextlib.nullcontext(),
+            rounding,
         ):
             result = call([copies[key] for key in argument_keys])
             outputs = correctness_mod.snapshot(t.outputs(result))
@@ -288,6 +293,7 @@ def _float64_reference(
                 method=method,
                 float32_ops=float32_ops,
                 fallback="" if method == "float64" else failures.get("float64") or unavailable,
+                rounded_casts=list(rounding.rounded),
             )
     values: dict[str, NoteValue] = {**failures, "unavailable": unavailable}
     return reference_mod.ReferenceRun(None, note=Note("reference_failed", values=values))
