@@ -133,7 +133,11 @@ def test_roofline_rows_most_time_first_and_bounded():
 def test_cudagraph_skip_words_and_the_cards_warning():
     run = reduce_overhead_run()
     reason = run.variant("inductor/reduce-overhead").cudagraph_skips[0]
-    words = "inductor/reduce-overhead did not use CUDA graphs: skipping cudagraphs due to mutated inputs (1 instances). Found from :…"
+    # the line after torch's "Found from :" says where: it is said with it (user_input.first_line)
+    words = (
+        "inductor/reduce-overhead did not use CUDA graphs: skipping cudagraphs due to mutated inputs (1 instances). "
+        'Found from : File "<compile-profile cell>", line 4, in <cell>…'
+    )
     assert cudagraph_text("inductor/reduce-overhead", [reason]) == words
     assert words in warnings(run) and words in summarize(run)["warnings"]
     assert cudagraph_text("v", ["a", "b", "c"], first_only=True) == "v did not use CUDA graphs: a (and 2 more reasons)"

@@ -258,3 +258,56 @@ def test_a_run_file_whose_options_nest_deep_is_refused_so_no_reader_meets_a_recu
     path.write_text(with_option(nest(MAX_ANY_DEPTH)))  # at the cap: taken
     code, _, err = cli("import", str(path))
     assert code == 0, err
+
+
+# -- one-line text from a trace (helper probe, 2026-12-06) -------------------------------------------------------------
+
+
+def test_a_traces_torch_version_and_failure_cannot_start_a_line_of_the_reproducers_header():
+    """A line break in the trace's torch version ended the header's comment: ``python repro.py`` ran the line after
+    it.  Each line of the header is a comment, whatever the trace holds."""
+    from compile_profile.engine.trace.reproducer import reproducer_script
+    from compile_profile.profile_run import ErrorInfo
+
+    evil = "\nimport os; os.system('touch PWNED')\n#\x1b]0;t\x07\u202e"
+    error = ErrorInfo(stage="compile", message=f"boom{evil}", type=f"X{evil}", compile_stage=f"inductor{evil}")
+    script = reproducer_script(
+        "import torch\n", error, f"0/0{evil}", from_trace=f"/t/trace{evil}.log", trace_torch=f"2.13{evil}"
+    )
+    header, body = script.split("import torch\n")
+    assert body == "" and header.endswith("\n")
+    lines = header.splitlines()
+    assert all(line.startswith("#") or line == "" for line in lines), lines
+    assert not any(char in header for char in "\x1b\x07\u202e") and "touch PWNED" in header  # said, as text
+    assert "2.13\\x0aimport os" in header
+
+
+def test_a_traces_script_name_torch_version_and_failure_type_are_one_line_of_plain_text_in_every_view(tmp_path, cli):
+    from compile_profile.user_input import text_problem
+
+    script = "/x/\u202eyp.\x1b]0;pwned\x07live.py"
+    metrics = {
+        "co_filename": script,
+        "pytorch_version": "2.13.0\nimport os",
+        "fail_type": "BackendCompilerFailed\nFAKE: line",
+        "fail_reason": "backend='boom' raised:\nRuntimeError: the backend ran out of widgets",
+    }
+    log = tmp_path / "t.log"
+    log.write_text(log_naming(script, extra=(record({"compilation_metrics": metrics, **IDS}),)))
+    code, out, err = cli("import-trace", str(log))
+    assert code == 0, err
+    with RunStore(cli.db) as store:
+        (summary,) = store.list()
+        run = store.get(summary["id"])
+    assert text_problem(run.label, limit=10_000) == "" and "\\u202e" in run.label, run.label
+    assert text_problem(run.torch_version, limit=10_000) == "", run.torch_version
+    (error,) = run.errors
+    assert text_problem(error.type, limit=10_000) == "", error.type
+    # the line after Dynamo's "raised:" is the cause: it had been cut off in every view
+    assert error.message == "backend='boom' raised: RuntimeError: the backend ran out of widgets"
+    code, shown, err = cli("show", run.id)
+    assert code == 0, err
+    assert "ran out of widgets" in shown and "ran out of widgets" in out
+    for text in (out, shown):
+        starts = [line.split(" ")[0] for line in text.splitlines()]
+        assert "import" not in starts and "FAKE:" not in starts, text

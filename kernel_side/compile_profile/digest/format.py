@@ -8,6 +8,7 @@ import datetime as dt
 import math
 
 from ..profile_run import ProfileRun, Speedup
+from ..user_input import first_line
 
 CELL = "cell"  # what a profiled cell's lines are lines of (``lines_of``)
 
@@ -122,9 +123,10 @@ def format_diff(x: float | None) -> str:
 
 
 def one_line(text: str, limit: int = 160) -> str:
-    """The first non-empty line of ``text``, cut to ``limit`` characters: for reasons and messages in tables."""
-    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    more = first != text.strip()
+    """The first line of ``text`` as ``user_input.first_line`` says it, cut to ``limit`` characters, "…" where more
+    was left out: for reasons and messages in tables."""
+    first = first_line(text)
+    more = " ".join(first.split()) != " ".join(text.split())
     if len(first) > limit:
         first, more = first[: limit - 1].rstrip(), True
     return first + ("…" if more else "")

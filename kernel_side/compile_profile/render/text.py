@@ -11,8 +11,6 @@ time goes; a distributed run ends with its rank and job.  Every figure and sente
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Sequence
 
 from ..digest.breakdown import TITLE
@@ -20,6 +18,7 @@ from ..digest.compare import Comparison
 from ..digest.format import one_line
 from ..digest.summary import RunDigest, VariantRow, digest_of
 from ..profile_run import ProfileRun
+from ..user_input import escaped
 
 MAX_LISTED = 10  # graph breaks, recompiles and errors listed one by one; the rest are counted
 
@@ -28,29 +27,11 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-# Every character but newline, tab and printable ASCII may be one a terminal acts on instead of showing; those whose
-# Unicode category is a control (Cc: C0 and C1, DEL; 0x9b alone starts a CSI sequence in some terminals), a format
-# character (Cf: the bidirectional overrides and isolates U+202A-U+202E and U+2066-U+2069, which reorder what a line
-# shows, zero-width characters), a line or paragraph separator (Zl, Zp) or a lone surrogate (Cs: no terminal
-# encoding can write it) are written as escapes.  The category decides, not a list, so a character a later Unicode
-# adds to these classes is escaped too.
-_MAYBE_CONTROL = re.compile(r"[^\t\n\x20-\x7e]")
-_ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
-
-
-def _escape(char: str) -> str:
-    if unicodedata.category(char) not in _ESCAPED_CATEGORIES:
-        return char
-    code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
-
-
 def terminal_safe(text: str) -> str:
-    """``text`` with every terminal control and format character written as its escape (ESC as ``\\x1b``, a
-    right-to-left override as ``\\u202e``), so text from a run (a label, the cell's source, a compiler message)
-    shows as characters in the order it is stored and never moves the cursor, retitles the window, rings the bell
-    or reorders a line."""
-    return _MAYBE_CONTROL.sub(lambda m: _escape(m.group()), text)
+    """``text`` with every terminal control and format character written as its escape (``user_input.escaped``):
+    text from a run shows as characters in the order it is stored and never moves the cursor, retitles the window,
+    rings the bell or reorders a line."""
+    return escaped(text)
 
 
 def text_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

@@ -9,6 +9,7 @@ namespace for one run, never on the user's tensors.  A verdict is ``ok``, a diff
   compare.py          eager's outputs against compiled's and the reference's, judged output by output
   reference.py        float64 (or the highest precision) copies of what the code reads
   op_fallback.py      an op that fails in float64 run in float32 within the reference run
+  rounded_casts.py    the code's casts to a lower float dtype, within the reference run, round and keep its precision
   iterator_replay.py  the iterators the code draws from, replayed so every correctness run draws the same items
   stage.py            stage 4: the reference, compiled, eager and eager again, and ``run.correctness``
 """

@@ -46,7 +46,7 @@ from ...profile_run import (
     TraceOrigin,
     Variant,
 )
-from ...user_input import label_problem
+from ...user_input import MAX_TEXT, escaped, first_line, label_problem
 from .log_file import DEFAULT_LIMITS, NoTrace, TraceFile, TraceLimitExceeded, TraceLimits, clip_kind, read_trace_file
 from .records import load_json
 from .sources import SourceFiles, script_candidates
@@ -287,7 +287,7 @@ def run_from_trace(trace: TraceFile, *, label: str = "", sources: SourceFiles | 
     errors = [
         ErrorInfo(
             stage="compile",
-            message=_first_line(f.reason) if f.reason else f.type,
+            message=first_line(f.reason) if f.reason else f.type,
             type=f.type,
             variant=TRACE_VARIANT,
             line=_failure_line(f, vt.graphs, locator),
@@ -352,11 +352,6 @@ def _failure_line(failed: FailedCompile, graphs: list[Graph], locator: CellLocat
     return min(lines) if lines else None
 
 
-def _first_line(text: str) -> str:
-    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
-    return lines[0].strip() if lines else ""
-
-
 def _script_of(trace: TraceFile) -> str:
     """The file of the outermost user frame of the trace's compiles (the script that ran them), the one most
     compiles name; else the file of the first compiled frame."""
@@ -399,10 +394,10 @@ def _torch_version(trace: TraceFile) -> str:
             except ValueError:  # not JSON, NaN, or nested past the recursion limit: no version
                 continue
             if isinstance(data, dict) and data.get("pytorch_version"):
-                return str(data["pytorch_version"])
+                return _one_line(str(data["pytorch_version"]))
     for ev in trace.events:
         if ev.kind == "compilation_metrics" and isinstance(ev.metadata, dict) and ev.metadata.get("pytorch_version"):
-            return str(ev.metadata["pytorch_version"])
+            return _one_line(str(ev.metadata["pytorch_version"]))
     return ""
 
 
@@ -414,6 +409,15 @@ def _written_at(path: Path) -> str:
     return moment.isoformat(timespec="seconds")
 
 
+def _one_line(text: str) -> str:
+    """A trace's text shown on one line (a torch version, a script's name): its controls, bidirectional
+    overrides and line breaks as escapes, clipped to ``MAX_TEXT``, so it is a label by the rule ``--label`` follows."""
+    line = escaped(text, one_line=True)
+    return line if len(line) <= MAX_TEXT else line[: MAX_TEXT - 1] + "…"
+
+
 def _default_label(trace: TraceFile, script: str) -> str:
+    """``TORCH_TRACE of train.py rank 1``: the script's name as the trace logged it, one line of plain text (a name
+    holding U+202E had read backwards in the panel, the tab's title and the report's <title>)."""
     rank = f" rank {trace.rank}" if trace.rank is not None else ""
-    return f"TORCH_TRACE of {Path(script).name or trace.path.name}{rank}"
+    return f"TORCH_TRACE of {_one_line(Path(script).name or trace.path.name)}{rank}"

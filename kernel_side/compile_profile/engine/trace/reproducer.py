@@ -16,6 +16,7 @@ import platform
 import sys
 
 from ...profile_run import ErrorInfo
+from ...user_input import escaped
 
 
 def versions() -> list[str]:
@@ -40,6 +41,9 @@ def reproducer_script(
     that wrote the trace (``trace_torch``), not this one: compile-profile wrote none of the code."""
     if not runnable.strip():
         return ""
+    # text from a trace (its torch, the failure's words) or a path goes on comment lines escaped as one line each: a
+    # line break in a trace's torch version had ended the comment and made the rest a statement of the script
+    from_trace, trace_torch = escaped(from_trace, one_line=True), escaped(trace_torch, one_line=True)
     if from_trace:
         made = [f"torch {trace_torch}" if trace_torch else "a torch release the trace does not name"]
         origin = [
@@ -55,10 +59,12 @@ def reproducer_script(
         ]
     header = [
         *origin,
-        f"# compile {compile_id or '?'}{'' if from_trace else ' of ' + (error.variant or 'the cell')} failed"
-        + (f" in stage {error.compile_stage}" if error.compile_stage else "")
+        f"# compile {escaped(compile_id or '?', one_line=True)}"
+        + ("" if from_trace else " of " + escaped(error.variant or "the cell", one_line=True))
+        + " failed"
+        + (f" in stage {escaped(error.compile_stage, one_line=True)}" if error.compile_stage else "")
         + ":",
-        *(f"#   {line}" for line in (error.message or error.type).splitlines()[:3]),
+        *(f"#   {escaped(line, one_line=True)}" for line in (error.message or error.type).splitlines()[:3]),
         "# made with:" if not from_trace else "# logged by:",
         *(f"#   {line}" for line in made),
         "",

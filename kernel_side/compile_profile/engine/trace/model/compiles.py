@@ -39,6 +39,7 @@ from ....profile_run import (
     CompileStatus,
     ShapeFact,
 )
+from ....user_input import escaped
 from ...cell.locator import CellLocator
 from ..capture import TraceEvent
 from ..records import load_json
@@ -183,7 +184,7 @@ def _metrics(m: dict[str, Any], into: CompileMetrics | None) -> CompileMetrics:
     out.compliant_custom_ops = _texts(m.get("compliant_custom_ops"))
     out.non_compliant_ops = _texts(m.get("non_compliant_ops"))
     out.restart_reasons = [first_reason_line(r) for r in _texts(m.get("restart_reasons"))]
-    out.fail_type = str(m.get("fail_type") or "")
+    out.fail_type = escaped(str(m.get("fail_type") or ""), one_line=True)  # an exception's name: one line
     out.fail_reason = str(m.get("fail_reason") or "")
     out.fail_file = str(m.get("fail_user_frame_filename") or "")
     out.fail_line = _count(m.get("fail_user_frame_lineno"))

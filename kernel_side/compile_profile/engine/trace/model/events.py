@@ -30,6 +30,7 @@ from ....profile_run import (
     Graph,
     GraphKind,
 )
+from ....user_input import escaped
 from ...cell.locator import CellLocator
 from ...common.stack_text import frames_of_stack
 from ...common.torch_features import caller_lines_reliable
@@ -363,14 +364,14 @@ def _on_compilation_metrics(state: TraceState, ev: TraceEvent) -> None:
             )
         )
     if m.get("fail_type"):
-        state.out.failures.append(f"{m.get('fail_type')}: {m.get('fail_reason')}")
+        state.out.failures.append(f"{escaped(str(m.get('fail_type')), one_line=True)}: {m.get('fail_reason')}")
         breaks.note_limit(state, ev, m)
         if not breaks.recompile_limit_hit(m):
             line = m.get("fail_user_frame_lineno")
             state.out.failed_compiles.append(
                 FailedCompile(
                     compile_id=ev.compile_id or str(m.get("compile_id") or ""),
-                    type=str(m.get("fail_type")),
+                    type=escaped(str(m.get("fail_type")), one_line=True),
                     reason=str(m.get("fail_reason") or ""),
                     filename=str(m.get("fail_user_frame_filename") or ""),
                     line=line if isinstance(line, int) else None,
