@@ -128,6 +128,8 @@ def test_a_baseline_nested_past_the_recursion_limit_is_a_message(tmp_path, cli, 
         ({"speedup": 1e300, "speedup_low": 1e-300, "speedup_high": 1e308}, {}, ["models[0].speedup", "1e+300"]),
         ({"compile_s": -1.0}, {}, ["models[0].compile_s", "-1"]),
         ({"graph_breaks": -4}, {}, ["models[0].graph_breaks", "-4"]),
+        # past a float's range: the message had raised OverflowError formatting it
+        ({"graph_breaks": 10**400}, {}, ["models[0].graph_breaks", "an integer of 401 digits"]),
         ({"status": "<b>bogus</b>"}, {}, ["models[0].status", "'<b>bogus</b>'", "pass"]),
         ({}, {"pass_rate": 5.0}, ["summary.pass_rate", "0 to 1"]),
         ({"speedup_caveat": "busy " * 100_000}, {}, ["models[0].speedup_caveat", "500,000 characters", "at most 200"]),

@@ -384,11 +384,16 @@ async def test_import_trace_refuses_bad_input_with_what_to_fix_and_loses_nothing
         ({"path": "notes.txt"}, "nothing to import at notes.txt: give a TORCH_TRACE directory or log"),
         ({"path": "broken.log.gz"}, "nothing to import at broken.log.gz: give a TORCH_TRACE directory or log"),
         ({"path": "empty", "label": 1}, "label must be a string"),
+        # a path past PATH_MAX is refused before realpath, whose time grows with the square of its parts (800 KB of
+        # "a/" held every request to the server for 15 s); a long one is quoted clipped, one line
+        ({"path": "a/" * 400_000}, "a path of 800,000 characters: a path on this server is at most 4,096"),
+        ({"path": "b\n" * 1000}, "nothing to import at b\\x0ab\\x0a"),
     ]
     for body, message in cases:
         error = await expect_status(jp_fetch, 400, API, "runs", "import-trace", method="POST", body=json.dumps(body))
         reply = json.loads(error.response.body)
         assert message in reply["message"], (body, reply)
+        assert len(reply["message"]) < 500 and "\n" not in reply["message"], reply
     error = await expect_status(jp_fetch, 400, API, "runs", "import-trace", method="POST", body="{not json")
     assert "must be a JSON object" in json.loads(error.response.body)["message"]
     assert [r["id"] for r in (await fetch_json(jp_fetch, API, "runs"))["runs"]] == [cpu_run().id], "nothing lost"

@@ -38,7 +38,7 @@ from ..render.job_report import render_job_report_html
 from ..render.report import render_report_html
 from ..serialize import parse_json, to_dict
 from ..store import RunNotFound, UnreadableRun
-from ..user_input import label_problem
+from ..user_input import escaped, label_problem
 from .base import StoreHandler
 from .compiles import ArtifactHandler, CompileHandler, CompilesHandler, PerfettoHandler
 
@@ -54,6 +54,16 @@ _SEGMENT = r"([^/]+)"
 IMPORT_WORKERS = 2
 IMPORT_SECONDS = 300.0  # an import's time bound: a 1 GiB log (TraceLimits.log_bytes) reads in about a minute here
 IMPORT_GRACE_S = 5.0  # past the bound, the reader stops itself; a read stuck in the kernel is let go this much later
+MAX_PATH = 4096  # Linux's PATH_MAX: no longer path names a file
+SHOWN_PATH = 200  # of a refused path, the characters a message quotes (a 150 MB path had come back whole)
+
+
+def shown_path(path: str) -> str:
+    """A path as a message quotes it: one line of plain text, at most ``SHOWN_PATH`` characters."""
+    text = escaped(path, one_line=True)
+    return text if len(text) <= SHOWN_PATH else text[: SHOWN_PATH - 1] + "…"
+
+
 _IMPORTS = ThreadPoolExecutor(max_workers=IMPORT_WORKERS, thread_name_prefix="compile-profile-import")
 
 
@@ -211,11 +221,14 @@ class ImportTraceHandler(StoreHandler):
         root = Path(os.path.realpath(Path(self.settings.get("server_root_dir") or os.getcwd()).expanduser()))
         if "\x00" in raw:
             return self._refuse("a path cannot hold a NUL character")
+        if len(raw) > MAX_PATH:  # realpath's time grows with the square of a path's parts, on the event loop: an
+            # 800 KB "a/a/a/..." held every request to the server for 15 s, a 40 MB one for hours
+            return self._refuse(f"a path of {len(raw):,} characters: a path on this server is at most {MAX_PATH:,}")
         requested = Path(raw.strip()).expanduser()
         path = root / requested  # an absolute path stays as it is, and must lie inside the root all the same
         real = Path(os.path.realpath(path))
         nothing = (
-            f"nothing to import at {raw.strip()}: give a TORCH_TRACE directory or log (*.log, *.log.gz) under the "
+            f"nothing to import at {shown_path(raw.strip())}: give a TORCH_TRACE directory or log (*.log, *.log.gz) under the "
             "server's root directory, as a path relative to it"
         )
         if ".." in requested.parts or not (real == root or real.is_relative_to(root)):
@@ -234,7 +247,9 @@ class ImportTraceHandler(StoreHandler):
             runs = await asyncio.wait_for(asyncio.wrap_future(future), timeout=seconds + IMPORT_GRACE_S)
         except asyncio.TimeoutError:
             future.cancel()  # one still waiting for a thread never starts
-            return self._refuse(f"importing {raw.strip()} took longer than {seconds:g} s, the server's bound", 503)
+            return self._refuse(
+                f"importing {shown_path(raw.strip())} took longer than {seconds:g} s, the server's bound", 503
+            )
         except NothingToImport:
             return self._refuse(nothing)
         except NoTrace as exc:  # a cap exceeded, named; or a log compile-profile could not read

@@ -140,7 +140,13 @@ def read_export(path: str | pathlib.Path) -> SuiteExport:
 
 def _figure(where: tuple[str | int, ...], value: float | None, low: float, high: float, what: str) -> None:
     if value is not None and not (low <= value <= high):
-        raise serialize.FormatError(f"{value:g} is not {what}", where)
+        # an int past a float's range (10**400) cannot be written with :g; its digits, clipped, are said instead
+        said = (
+            f"{value:g}"
+            if isinstance(value, float) or abs(value) < 10**15
+            else f"{str(value)[:12]}… (an integer of {len(str(abs(value)))} digits)"
+        )
+        raise serialize.FormatError(f"{said} is not {what}", where)
 
 
 def check_export(export: SuiteExport) -> None:
