@@ -430,6 +430,33 @@ def test_a_log_cut_in_the_middle_of_a_payload_says_so_cli_and_api(tmp_path, cli)
     assert code == 0 and f"(line {cut.line}: {kind}: its payload is cut short" in out, err
 
 
+def test_a_payload_of_many_short_lines_holds_no_more_than_the_artifact_cap_and_its_md5_is_still_checked(tmp_path):
+    """A 200 KB gzip of 200 MiB of 4-byte payload lines took the import to 4.0 GB (each line its own str until the
+    record ended); a 1 MB one ran out of memory past 8 GB.  Held as bytes up to ``artifact_bytes``, the payload costs
+    the cap, and a payload past it is still checked whole against its logged MD5 and kept cut, said to be."""
+    import tracemalloc
+
+    body = "\n".join(["xy"] * 150_000)  # 450 KB of text, 150,000 lines
+    good = record({"artifact": {"name": "big", "encoding": "string"}, "frame_id": 0, "frame_compile_id": 0}, body)
+    bad = good.replace("\txy", "\txz", 1)  # one line changed: its MD5 is not the one logged
+    limits = TraceLimits(artifact_bytes=64 << 10)
+    for text, ok in ((good, True), (bad, False)):
+        log = tmp_path / "lines.log"
+        log.write_text(text + "\n")
+        tracemalloc.start()
+        try:
+            read = read_trace_file(log, limits)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert peak < 4 << 20, f"{peak / 2**20:.1f} MiB held"  # a str a line: ~9 MiB
+        assert (read.bad_record_count == 0) is ok, read.bad_record_lines
+        if ok:
+            (event,) = [e for e in read.events if e.payload]
+            assert (64 << 10) < len(event.payload) < (64 << 10) + 10  # up to the first line past the cap
+            assert event.payload.startswith("xy\nxy\n")
+
+
 @given(
     data=st.binary(max_size=300).map(lambda b: b.replace(b"\x01", b"\n")),
     chunk=st.integers(1, 40),
