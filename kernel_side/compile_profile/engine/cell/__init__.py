@@ -19,4 +19,5 @@ back, it puts back on error and interrupt too.
   optimizers.py         the optimizers and LR schedulers the code reads, as each variant finds them
   mutable_state.py      ``MutableState``: the tensors a run changes in place, saved and put back between runs
   plain_state.py        what the cell changes in place, copied after its first run and put back at the end
+  caller_stack.py       the stack torch's lazy-init bookkeeping formats, without the profiler's frames
 """

@@ -38,6 +38,7 @@ from typing import Any
 import torch
 
 from ...profile_run import Device, ErrorInfo, Note, ProfileRun, RunSettings
+from ..cell.caller_stack import frames_of_the_profiler_hidden
 from ..cell.calls import CellCalls
 from ..cell.target import Target
 from ..common.device import cpu_name
@@ -221,7 +222,8 @@ def run_session(session: Session) -> ProfileResult:
     tracker = DynamoCodeTracker(getattr(session.target.function, "__globals__", None))
     started = time.perf_counter()
     try:
-        with capture_compiles(session.recorder), contextlib.ExitStack() as quiet:
+        # a torch.manual_seed in the cell formats the stack three times: at the user's depth, not the profiler's
+        with capture_compiles(session.recorder), frames_of_the_profiler_hidden(), contextlib.ExitStack() as quiet:
             with contextlib.redirect_stdout(session.stdout):
                 session.stage = 1
                 with session.clock("eager first call"):
