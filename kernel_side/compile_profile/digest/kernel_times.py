@@ -153,7 +153,9 @@ def pass_judgment(v: Variant) -> PassJudgment | None:
         why = "'s profiled calls were all preempted"
         text = (
             f"this process's threads waited for a CPU in every one of its {profile.calls} calls{waited}, so its "
-            "host times hold the wait, not the work (another program is busy on this machine)"
+            # whose threads took the CPUs is the contention verdict's to say: torch's own beyond the cores read "another
+            # program is busy" here beside "torch runs 4 threads on 2 free cores (other processes kept 0.0 … busy)"
+            "host times hold the wait, not the work (more threads wanted a CPU than were free)"
         )
     elif slower:
         times = kernels / timing.median_ms if timing.median_ms > 0 else math.inf
