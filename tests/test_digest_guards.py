@@ -222,3 +222,29 @@ def test_a_learning_rate_that_changed_without_a_scheduler_is_not_blamed_on_one()
     assert failed_guard_text(r) == f"the guard on self.param_groups[0]['lr'] failed: {FLOAT_LR_HINT}"
     assert "scheduler" not in failed_guard_text(r)
     assert failed_guard_text(r, lr_schedulers=["sched"]).endswith(f"failed: {float_lr_hint(['sched'])}")
+
+
+def test_an_object_freed_between_calls_is_said_to_be_made_anew_each_run_with_the_fix():
+    """An AdamW step that built its optimizer in the cell: Dynamo's "got deallocated" on the optimizer's wrapper and
+    its step read "the guard on args[0] in wrapper (…) failed", with no fix, 15 times."""
+    wrapper = Recompile(
+        reason="3/0: Cache line invalidated because L['args'][0] got deallocated",
+        source="L['args'][0]",
+        frame="wrapper",
+        filename="/venv/lib/python3.11/site-packages/torch/optim/optimizer.py",
+        file_line=509,
+    )
+    step = Recompile(
+        reason="4/0: Cache line invalidated because L['self'] got deallocated",
+        source="L['self']",
+        frame="step",
+        filename="/venv/lib/python3.11/site-packages/torch/optim/adam.py",
+        file_line=214,
+        line=5,
+    )
+    assert failed_guard_text(wrapper) == (
+        "args[0] in wrapper (torch/optim/optimizer.py:509) was freed: each run of the code makes it anew, and Dynamo "
+        "compiles for each new one; fix: make it once, in an earlier cell (an optimizer or a model the cell builds), "
+        "and use it here"
+    )
+    assert "called from cell line 5" in failed_guard_text(step) and "was freed" in failed_guard_text(step)

@@ -347,6 +347,13 @@ def value_fix(
     )
 
 
+# An object a compile was made for was freed between calls, so the next call's is another (an optimizer or a model the
+# cell builds each run: an AdamW step that built its optimizer in the cell recompiled 15 times, its guards "the guard on
+# args[0] in wrapper (torch/optim/optimizer.py:509) failed", and ran eagerly past the recompile limit).
+FREED = "got deallocated"
+FREED_FIX = "make it once, in an earlier cell (an optimizer or a model the cell builds), and use it here"
+
+
 def failed_guard_text(r: Recompile, of: str = CELL, lr_schedulers: list[str] | None = None) -> str:
     """A recompile in the user's words: which value, where, what changed and the fix, e.g. ``xb, what
     next(batches) returned at cell line 3, changed dim 1: 32 → 17; fix: compile with dynamic=True, or
@@ -363,6 +370,9 @@ def failed_guard_text(r: Recompile, of: str = CELL, lr_schedulers: list[str] | N
     changed = change_text(r)
     guard = f"{who} changed {changed}" if who and changed else unknown
     fix = fix_text(r, lr_schedulers) if guard else ""
+    if who and FREED in r.reason:  # Dynamo's "Cache line invalidated because L['self'] got deallocated"
+        guard = f"{who.rstrip(',')} was freed: each run of the code makes it anew, and Dynamo compiles for each new one"
+        fix = FREED_FIX
     if guard and not fix and _FLOAT_LR.search(r.source):
         fix = float_lr_hint(lr_schedulers)
     if fix:
