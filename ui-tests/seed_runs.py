@@ -714,7 +714,10 @@ def verdict_runs() -> list[ProfileRun]:
         for i in range(1, 9)
     ]
     busy.label = "two threads on one free core"
-    busy.correctness = Correctness(ok=True, max_abs_diff=5.4e-7, compared=["y"])
+    # a cell that draws random numbers: not compared, which its card says (a card silent on it read as a match)
+    busy.correctness = Correctness(
+        ok=None, max_abs_diff=0.9, compared=["y"], note=Note("random_ops", values={"ops": ["aten.native_dropout"]})
+    )
     busy.settings = RunSettings(torch_threads=2, interop_threads=2, warmup=2, repeat=100, budget_s=3.0)
     busy.host_load = HostLoad(other_processes_cores=1.0, cores=2, threads=2)
     busy.threads_trial = ThreadsTrial(threads=1, user_threads=2, eager_ms=0.494, samples=5)
@@ -757,6 +760,7 @@ def verdict_expected(runs: list[ProfileRun]) -> list[dict]:
                 "list_status": s["list_status"],
                 "speedup": s["speedup"]["text"],
                 "outcome": s["outcome"],
+                "correctness": s["correctness"]["text"] if s["correctness"] else "",
             }
         )
     return out

@@ -25,6 +25,7 @@ interface IVerdict {
   list_status: string;
   speedup: string;
   outcome: { kind: string; label: string; text: string; tone: string; speedup_text: string };
+  correctness: string;
 }
 
 function expected(): { verdict: IVerdict[]; verdict_compare: IContextRow[] } {
@@ -99,7 +100,15 @@ for (const theme of THEMES) {
       expect(await struck.getAttribute('title')).toBe(v.outcome.speedup_text);
       expect(await struck.evaluate(n => getComputedStyle(n).textDecorationLine)).toContain('line-through');
       await expect(item.locator('.cp-RunFlag')).toHaveCount(0); // the badge says it, not twice
+      // results not compared say so on the card, in the digest's words; compared ones say nothing there
+      const notCompared = c.locator('.cp-Card-correctness');
+      if (v.correctness.startsWith('not compared')) {
+        await expect(notCompared).toHaveText(`correctness ${v.correctness}`);
+      } else {
+        await expect(notCompared).toHaveCount(0);
+      }
     }
+    expect(all.filter(v => v.correctness.startsWith('not compared')).map(v => v.id)).toEqual([all[2].id]);
     // the two tones differ from each other and from a plain slowdown's
     const tones = await Promise.all(
       all.map(v =>
