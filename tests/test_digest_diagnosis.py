@@ -257,7 +257,9 @@ def test_a_transformer_encoder_layer_in_eval_under_no_grad_names_its_fused_fast_
     if not all(r.trusted for r in rows):  # another program preempted every profiled call: said, not guessed
         assert "not measured" in diagnosis_heading(run), said
         return
-    (fused,) = [c for c in causes if c.kind == "fused_native"]
+    fused_causes = [c for c in causes if c.kind == "fused_native"]
+    assert len(fused_causes) == 1, said
+    (fused,) = fused_causes
     assert "_transformer_encoder_layer_fwd" in fused.title and fused.line == 3, said
     assert fused.cost_ms is not None and fused.cost_ms > 0.3 * run.variant(run.speedup.variant).timing.median_ms, said
 

@@ -37,6 +37,22 @@ TREE_GUARD_MANAGER:
 """
 
 
+def test_the_line_that_reads_a_name_is_found_by_its_tokens_not_inside_a_string_an_attribute_or_a_comment():
+    """A hostile script's line 2, ``EVIL = "<img src=x …>"``, took a recompile on ``forward``'s ``x``."""
+    lines = [
+        "import torch",
+        'EVIL = "<img src=x onerror=alert(1)>\\x1b"  # x',
+        "class M(torch.nn.Module):",
+        "    def forward(self, x):",
+        "        return self.x + x",
+    ]
+    assert CellLocator("f", lines).first_line_reading("x") == 4
+    assert CellLocator("f", ["%time y = x", "y = obj.x", "z = x + 1"]).first_line_reading("x") == 3
+    assert CellLocator("f", ['s = """', "x", '"""', "x"]).first_line_reading("x") == 4  # a string over lines
+    # a cell that does not tokenize (an open bracket to the end) is searched by word, outside comments
+    assert CellLocator("f", ["y = f(", "# x", "x"]).first_line_reading("x") == 3
+
+
 def test_guards_of_a_tree_say_what_each_checks_on_which_value_and_cell_line():
     guards = guards_of_tree(TREE, CellLocator(CELL, ["y = (x * 2).relu()", "z = y + w", "out = model(z)"]))
     assert [(g.kind, g.source, g.line) for g in guards] == [

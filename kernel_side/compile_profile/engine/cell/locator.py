@@ -7,8 +7,10 @@ break's traceback, a printed graph's ``# File:`` comment), return the 1-based ce
 
 from __future__ import annotations
 
+import io
 import os
 import re
+import tokenize
 from dataclasses import dataclass
 
 from ...profile_run import CELL_FILENAME_PREFIX
@@ -55,7 +57,20 @@ class CellLocator:
         return self.lines[cell_line - 1].strip()
 
     def first_line_reading(self, name: str) -> int | None:
-        """The first cell line that names ``name`` as a variable (not as an attribute, a magic or a comment)."""
+        """The first cell line that names ``name`` as a variable (not as an attribute, a magic, a comment or inside a
+        string: ``EVIL = "<img src=x …>"`` had placed a recompile on ``x`` there), by Python's tokens; where the
+        cell does not tokenize (IPython syntax), by a word search outside comments."""
+        source = "\n".join("" if text.lstrip().startswith("%") else text for text in self.lines) + "\n"
+        try:
+            previous = None
+            for token in tokenize.generate_tokens(io.StringIO(source).readline):
+                if token.type == tokenize.NAME and token.string == name and previous != ".":
+                    return token.start[0]
+                if token.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT):
+                    previous = token.string
+            return None
+        except (tokenize.TokenError, SyntaxError):
+            pass
         word = re.compile(rf"(?<![\w.]){re.escape(name)}\b")
         for i, text in enumerate(self.lines):
             code = text.split("#", 1)[0]
