@@ -311,3 +311,17 @@ def test_a_traces_script_name_torch_version_and_failure_type_are_one_line_of_pla
     for text in (out, shown):
         starts = [line.split(" ")[0] for line in text.splitlines()]
         assert "import" not in starts and "FAKE:" not in starts, text
+
+
+@pytest.mark.parametrize("seconds", [-1e18, 9.2e18], ids=["negative", "past-a-week"])
+def test_a_compile_time_no_compile_could_take_is_a_record_skipped_with_its_line_not_a_figure(tmp_path, seconds):
+    """Inside a float's range but no duration: shown as "entire frame -1e+27 ns" and "9.2e+18 s"."""
+    metrics = {"co_filename": "/x/train.py", "entire_frame_compile_time_s": seconds}
+    log = tmp_path / "t.log"
+    log.write_text(log_naming("/x/train.py", extra=(record({"compilation_metrics": metrics, **IDS}),)))
+    (run,) = import_trace(log)
+    origin = run.imported_trace
+    assert origin is not None and origin.bad_records == 1, origin
+    (bad,) = origin.bad_record_lines
+    assert bad.kind == "compilation_metrics" and "expected seconds from 0 to a week" in bad.why
+    assert all(0 <= (v.compile_s or 0) < 3600 for v in run.variants)

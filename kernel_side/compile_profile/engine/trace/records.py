@@ -68,6 +68,18 @@ def number(value: Any) -> str:
     return "" if -MAX_MAGNITUDE < value < MAX_MAGNITUDE else _outside(value)
 
 
+# The longest time a compile's figure may read: a week.  A number within a float's range but no duration (-1e18 s,
+# 9.2e18 s) had been shown as "entire frame -1e+27 ns"; a record holding one is skipped with its line, as NaN is.
+MAX_DURATION_S = 7 * 24 * 3600.0
+
+
+def duration(value: Any) -> str:
+    """A number of seconds a compile could have taken: 0 to ``MAX_DURATION_S``."""
+    if problem := number(value):
+        return problem
+    return "" if 0 <= value <= MAX_DURATION_S else f"expected seconds from 0 to a week, got {value:g}"
+
+
 def text(value: Any) -> str:
     return "" if isinstance(value, str) else f"expected a string, got {_what(value)}"
 
@@ -158,8 +170,8 @@ _METRICS = {
     "compile_id": optional(text),
     "co_filename": optional(text),
     "pytorch_version": optional(text),
-    "entire_frame_compile_time_s": optional(number),
-    "inductor_compile_time_s": optional(number),
+    "entire_frame_compile_time_s": optional(duration),
+    "inductor_compile_time_s": optional(duration),
     "fail_type": optional(text),
     "fail_reason": optional(text),
     "fail_user_frame_filename": optional(text),
@@ -168,10 +180,10 @@ _METRICS = {
     "cudagraph_skip_reason": optional(text),
     "restart_reasons": optional(one_of(list_of(text), text)),
     # the compile page's figures (``model.compiles``)
-    "backend_compile_time_s": optional(number),
-    "code_gen_time_s": optional(number),
-    "dynamo_time_before_restart_s": optional(number),
-    "remote_cache_time_saved_s": optional(number),
+    "backend_compile_time_s": optional(duration),
+    "code_gen_time_s": optional(duration),
+    "dynamo_time_before_restart_s": optional(duration),
+    "remote_cache_time_saved_s": optional(duration),
     "cache_size": optional(integer),
     "accumulated_cache_size": optional(integer),
     "guard_count": optional(integer),

@@ -36,6 +36,7 @@ from ...common.stack_text import frames_of_stack
 from ...common.torch_features import caller_lines_reliable
 from .. import mode_events
 from ..capture import TraceEvent
+from ..records import MAX_DURATION_S
 from . import breaks, ddp
 from .compiles import DEFAULT_ARTIFACT_BYTES, collect_compiles, first_reason_line
 from .graph_text import collective_ops, op_counts_from_code
@@ -334,6 +335,10 @@ def _on_chromium_event(state: TraceState, ev: TraceEvent) -> None:
         state.out.autotune.append(autotune)
     if starts:
         begun = starts.pop()
+        if not 0 <= span.ts - begun <= MAX_DURATION_S * 1e6:  # an end before its begin, or no compile's length
+            if depths:
+                depths.pop()
+            return
         phases = state.out.phases
         phases[span.name] = phases.get(span.name, 0.0) + (span.ts - begun) / 1e6
         if depths:
