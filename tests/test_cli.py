@@ -401,7 +401,8 @@ def test_run_executes_the_notebook_and_tabulates_profiled_cells(cli, store, db, 
     hostile = make_run("hostile3", label="<script>alert(1)</script>")
     store.put(hostile)
     monkeypatch.setattr(
-        "compile_profile.cli.notebook.render_report_html", lambda run: f'<!DOCTYPE html><p>report "{run.id}"</p>'
+        "compile_profile.cli.notebook.render_report_html",
+        lambda run, plotly_from_parent=False: f'<!DOCTYPE html><p>report "{run.id}" {plotly_from_parent}</p>',
     )
     notebook = tmp_path / "work" / "profiled.ipynb"
     notebook.parent.mkdir()
@@ -457,7 +458,9 @@ def test_run_executes_the_notebook_and_tabulates_profiled_cells(cli, store, db, 
     page = out_html.read_text()
     assert page.count("<iframe") == 2  # the two stored runs, each report framed
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>alert" not in page
-    assert 'srcdoc="&lt;!DOCTYPE html&gt;&lt;p&gt;report &quot;older1&quot;&lt;/p&gt;"' in page
+    # each framed report runs the one plotly.js the page holds (six reports had made a 35.5 MB page)
+    assert 'srcdoc="&lt;!DOCTYPE html&gt;&lt;p&gt;report &quot;older1&quot; True&lt;/p&gt;"' in page
+    assert page.count('id="cp-plotly-js"') == 1 and page.index('id="cp-plotly-js"') < page.index("<iframe")
 
 
 @pytest.mark.slow

@@ -15,7 +15,7 @@ from typing import Any
 from ..digest.format import one_line
 from ..profile_run import ProfileRun
 from ..render.mime import MIME_TYPE as RUN_MIME_TYPE
-from ..render.report import render_report_html
+from ..render.report import plotly_js_holder, render_report_html
 from ..render.text import terminal_safe, text_table
 from ..store import RunNotFound, RunStore, UnreadableRun, validate_run_id
 from ..user_input import seconds_problem
@@ -48,7 +48,8 @@ def _notebook_report_html(notebook: pathlib.Path, runs: list[tuple[int, ProfileR
     for cell, run in runs:
         sections.append(
             f"<section><h2>cell {cell}: {html.escape(run.label or run.id)}</h2>"
-            f'<iframe title="report for run {html.escape(run.id)}" srcdoc="{html.escape(render_report_html(run))}">'
+            f'<iframe title="report for run {html.escape(run.id)}" '
+            f'srcdoc="{html.escape(render_report_html(run, plotly_from_parent=True))}">'
             "</iframe></section>"
         )
     title = html.escape(f"compile-profile: {notebook.name}")
@@ -56,7 +57,8 @@ def _notebook_report_html(notebook: pathlib.Path, runs: list[tuple[int, ProfileR
         f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{title}</title>'
         "<style>body{font-family:system-ui,sans-serif;margin:1rem}"
         "iframe{width:100%;height:80vh;border:1px solid #8884}</style></head>"
-        f"<body><h1>{title}</h1>{''.join(sections)}</body></html>\n"
+        # plotly.js before the frames, which run it from here as each loads
+        f"<body>{plotly_js_holder()}<h1>{title}</h1>{''.join(sections)}</body></html>\n"
     )
 
 
