@@ -451,6 +451,21 @@ def test_an_unreadable_run_is_listed_as_unreadable_with_its_id_and_the_others_as
     assert store.get("run0") == runs[0] and store.get("run2") == runs[2]
 
 
+def test_a_row_whose_id_is_not_its_runs_is_listed_unreadable_under_the_rows_id_and_can_be_removed(store, db_path):
+    """A hostile edit of the id column: the list showed the JSON's id, under which show and rm found nothing."""
+    _three_runs(store)
+    tamper(db_path, "run1", id="edited1", summary_json="{}")
+    rows = store.list()
+    assert [r["id"] for r in rows] == ["run2", "edited1", "run0"]
+    assert (
+        rows[1]["status"] == "unreadable" and "its row's id is 'edited1' and its run's 'run1'" in rows[1]["unreadable"]
+    )
+    with pytest.raises(UnreadableRun, match="its run's id is 'run1', not the row's"):
+        store.get("edited1")
+    store.delete("edited1")
+    assert [r["id"] for r in store.list()] == ["run2", "run0"]
+
+
 def test_the_stored_json_of_a_run_with_wrong_types_can_still_be_looked_at(store, db_path):
     _three_runs(store)
     tamper(db_path, "run1", run_json=_wrong_type("cell_runs", "many"))

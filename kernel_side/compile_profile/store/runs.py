@@ -289,9 +289,12 @@ class RunStore(StoreFile):
         the one and derives its digest from the other); raises as ``get`` does."""
         data = self.get_dict(run_id)
         try:
-            return data, ProfileRun.from_dict(data)
+            run = ProfileRun.from_dict(data)
         except (ValueError, RecursionError) as exc:
             raise UnreadableRun(run_id, self.path, unreadable_reason(exc)) from None
+        if run.id != run_id:  # an edited row (``summaries.summarize_row`` lists it so)
+            raise UnreadableRun(run_id, self.path, f"its run's id is {run.id[:80]!r}, not the row's")
+        return data, run
 
     def get_dict(self, run_id: str) -> dict[str, Any]:
         """The run's JSON as stored, parsed but not checked against the schema (``show --json`` prints a run that

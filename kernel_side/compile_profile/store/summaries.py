@@ -20,7 +20,11 @@ def summarize_row(run_id: str, run_json: str, columns: dict[str, str]) -> Summar
     """The digest's summary of a stored run; one unreadable run gets a summary that says so, with what its row's
     own columns (``created_at``, ``notebook``, ``label``) know of it."""
     try:
-        return summarize(ProfileRun.from_dict(json.loads(run_json)))
+        run = ProfileRun.from_dict(json.loads(run_json))
+        if run.id != run_id:  # an edited row: listed under its JSON's id, it could be neither shown nor removed
+            reason = f"its row's id is {run_id!r} and its run's {run.id!r}: they must be the same"
+            return to_dict(unreadable_summary(run_id, reason[:300], **columns))
+        return summarize(run)
     except Exception as exc:  # noqa: BLE001 - one unreadable run must not hide the others (a digest bug neither)
         return to_dict(unreadable_summary(run_id, unreadable_reason(exc), **columns))
 
