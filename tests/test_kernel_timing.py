@@ -804,27 +804,6 @@ def test_the_figures_of_a_pass_come_from_its_settled_calls_alone():
     assert calls.profiled == 3 and calls.call_ms == pytest.approx(0.050)
 
 
-def test_a_cpu_pass_sets_aside_calls_that_faulted_beyond_the_timed_calls_and_adds_calls_for_them(monkeypatch):
-    from compile_profile.engine.kernels.profiled_calls import CallRecord, chosen, fault_allowance
-    from compile_profile.engine.timing import host_load
-
-    assert fault_allowance(None) is None and fault_allowance(0.0) == 4 and fault_allowance(100.0) == 125
-    records = [CallRecord(1e-3, 0.0, faulted=True), CallRecord(1e-3, 0.0), CallRecord(25e-3, 20e-3)]
-    assert chosen(records, "host") == [1] and chosen(records, "cupti") == [0, 1, 2]
-    assert chosen([CallRecord(1e-3, 0.0, faulted=True)] * 2, "host") == [0, 1]  # all faulted: all kept
-
-    # the profiler's fresh heap pages: 32 faults a call for the first four calls, none after
-    faults = iter([0, 32, 32, 64, 64, 96, 96, 128, 128, 160] + [160] * 40)
-    monkeypatch.setattr(host_load, "minor_faults", lambda: next(faults))
-    monkeypatch.setattr(host_load, "ThreadWaits", lambda: _Waits([0.0] * 20))
-    records = []
-    kernel_profiler.record_trace(
-        lambda: torch.ones(4).sum(), lambda: None, calls=4, device_type="cpu", timed_faults=0.0, records=records
-    )
-    assert [r.faulted for r in records] == [True] * 4 + [False] * 3  # on until three were clean
-    assert chosen(records, "host") == [4, 5, 6]
-
-
 def test_the_device_is_busy_once_for_kernels_on_concurrent_streams():
     from types import SimpleNamespace as E
 

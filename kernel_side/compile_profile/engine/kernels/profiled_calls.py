@@ -4,11 +4,9 @@ Contract: each profiled call is a ``CallRecord`` (its wall time and how long thi
 waited for a CPU meanwhile, ``timing.host_load.ThreadWaits``).  On CPU a pass's first recorded calls run
 while the profiler settles (``CallRecord.settling``): no figure comes from them and none counts as profiled
 (``settled``).  On CPU, where the pass times each kernel by host time, a call whose threads waited more than
-``PREEMPTED_SHARE`` of its wall time was preempted: its kernels' host times hold the wait, not the work; a call
-that took more minor page faults than the timed calls allow (``fault_allowance``) faulted: the op that first wrote
-the fresh pages holds their zeroing.  ``chosen`` sets both aside (a faulted one before a preempted one), unless
-every call was preempted, when all of them are kept and the run records that they were (the digest then withholds
-the pass's times).  On a GPU the pass reads device times, which a busy host does
+``PREEMPTED_SHARE`` of its wall time was preempted: its kernels' host times hold the wait, not the work, and
+``chosen`` sets it aside, unless every call was, when all of them are kept and the run records that they were
+(the digest then withholds the pass's times).  On a GPU the pass reads device times, which a busy host does
 not stretch, so every call counts.  A pass's figures are then each figure's median over the chosen calls
 (``stats.median``): a kernel that one call's preemption slowed does not move its median.
 
@@ -33,22 +31,6 @@ PREEMPTED_SHARE = 0.05
 # The calls not preempted a CPU pass wants before it stops adding calls (at most as many again as it
 # planned): three make a median that one more preemption cannot move.
 WANTED_CLEAN_CALLS = 3
-# Minor page faults a profiled call may take beyond the timed calls' median per call before it is set aside as one
-# that touched memory fresh (``CallRecord.faulted``): this many, or this share of the timed calls' own.  Measured on
-# an MLP (Linear 128-256, GELU, 256-256, GELU, 256-10; a 64x128 batch) at one thread: under the profiler the
-# allocator carved each call's 64 KB addmm outputs from new heap pages for a run of calls (calls 5 to 20 in 3 of 8
-# fresh processes), 16 faults a buffer, and the first op to write one (the bias copy_) read ~27 µs for its ~2 µs:
-# the compiled pass's copies read 58.3 µs a call against 5.3 µs from torch.profiler over warm calls.  The timed
-# calls fault 0.0-0.09 times a call.
-FAULT_SLACK, FAULT_SLACK_SHARE = 4, 0.25
-
-
-def fault_allowance(timed_faults: float | None) -> float | None:
-    """The page faults a profiled call may take (``timed_faults``: the timed calls' median per call); None where
-    the timed calls' faults were not measured."""
-    if timed_faults is None:
-        return None
-    return timed_faults + max(FAULT_SLACK, FAULT_SLACK_SHARE * timed_faults)
 
 
 @dataclass
@@ -63,22 +45,14 @@ class CallRecord:
     # process's later passes 130-140 for the first call, then 41-57.  The schedule's warm-up step, which records
     # nothing, does not take it: the recording's own start does.
     settling: bool = False
-    # it took more minor page faults than the timed calls allow (``fault_allowance``): memory the profiled call
-    # touched fresh, which the timed ones did not, its first writer's host time holding the kernel's page zeroing
-    faulted: bool = False
 
     @property
     def preempted(self) -> bool:
         return self.waited_s is not None and self.waited_s > PREEMPTED_SHARE * self.wall_s
 
-    @property
-    def clean(self) -> bool:
-        """Neither preempted nor faulted: its host times are the work's."""
-        return not self.preempted and not self.faulted
-
 
 def clean_calls(records: Iterable[CallRecord]) -> int:
-    return sum(r.clean and not r.settling for r in records)
+    return sum(not r.preempted and not r.settling for r in records)
 
 
 def settled(records: list[CallRecord]) -> list[int]:
@@ -88,12 +62,11 @@ def settled(records: list[CallRecord]) -> list[int]:
 
 def chosen(records: list[CallRecord], method: str) -> list[int]:
     """The indices of the calls a pass's figures come from, of ``records`` all settled (``settled``): on CPU
-    (``method == "host"``) the clean ones (neither preempted nor faulted), else those not preempted, or all when
-    every call was; on a GPU (``"cupti"``) all."""
+    (``method == "host"``) those not preempted, or all when every call was; on a GPU (``"cupti"``) all."""
     every = list(range(len(records)))
     if method != "host":
         return every
-    return [i for i in every if records[i].clean] or [i for i in every if not records[i].preempted] or every
+    return [i for i in every if not records[i].preempted] or every
 
 
 @dataclass

@@ -24,7 +24,6 @@ from types import CodeType
 from typing import Any, Protocol, TypeVar
 
 from ...profile_run import ProfiledEvent, ProfileRun
-from ...stats import median
 from ..distributed import job as distributed
 from ..timing import host_load
 from . import chrome_trace, profiler_cost
@@ -38,7 +37,6 @@ from .profiled_calls import (
     busy_us,
     chosen,
     clean_calls,
-    fault_allowance,
     pass_calls,
     settled,
 )
@@ -83,7 +81,6 @@ def record_trace(
     calls: int,
     device_type: str,
     settling: int = 0,
-    timed_faults: float | None = None,
     with_stack: bool = True,
     record_shapes: bool = True,
     records: list[CallRecord] | None = None,
@@ -94,8 +91,7 @@ def record_trace(
     ``with_stack=False`` leaves the Python tracer off and ``record_shapes=False`` the launch
     arguments' shapes unrecorded (the eager pass marks its lines itself and needs no shapes).
     ``records`` gets a ``CallRecord`` per recorded step, in order (the settling ones marked ``settling``): its wall
-    time and, on CPU, how long this process's threads waited for a CPU meanwhile and whether it took more page
-    faults than the timed calls (``timed_faults``, their median per call) allow.  On CPU, while fewer than
+    time and, on CPU, how long this process's threads waited for a CPU meanwhile.  On CPU, while fewer than
     ``profiled_calls.WANTED_CLEAN_CALLS`` of them were not preempted, up to ``calls`` more steps run: a
     busy machine costs the pass more calls, an idle one none (in a distributed job, rank 0's calls decide)."""
     import torch
@@ -106,7 +102,6 @@ def record_trace(
         activities.append(ProfilerActivity.CUDA)
     sync = torch.cuda.synchronize if device_type == "cuda" else (lambda: None)
     waits = host_load.ThreadWaits() if device_type != "cuda" else None
-    allowed_faults = fault_allowance(timed_faults) if waits is not None else None
     # in a job every rank makes the same calls (``distributed.job``): rank 0's count, and rank 0's choice to go on
     most = distributed.shared(2 * calls if waits is not None and waits.available else calls)
     wanted = min(WANTED_CLEAN_CALLS, calls)
@@ -136,17 +131,14 @@ def record_trace(
                 break
             before_each()
             waited0 = waits.waited_s() if waits is not None else None
-            faults0 = host_load.minor_faults() if allowed_faults is not None else None
             t0 = time.perf_counter()
             call()
             sync()
             wall = time.perf_counter() - t0
-            faults1 = host_load.minor_faults() if faults0 is not None else None
             waited1 = waits.waited_s() if waits is not None else None
             if step:  # step 0 is the profiler's warm-up, discarded
                 waited = waited1 - waited0 if waited0 is not None and waited1 is not None else None
-                faulted = faults0 is not None and faults1 is not None and faults1 - faults0 > (allowed_faults or 0)
-                taken.append(CallRecord(wall_s=wall, waited_s=waited, settling=step <= settling, faulted=faulted))
+                taken.append(CallRecord(wall_s=wall, waited_s=waited, settling=step <= settling))
             # On CPU the schedule steps once, out of the warm-up: the recording calls then run back to back, as
             # the timed ones do, the calls' ranges telling them apart.  A step between them (Kineto's
             # bookkeeping, stderr redirected around it) left each call's first ops colder: a
@@ -324,7 +316,6 @@ def measure_variant(
         calls=calls,
         device_type=run.device.type,
         settling=settling_for(median_ms, run.device.type),
-        timed_faults=median(variant.timing.faults) if variant.timing and variant.timing.faults else None,
         with_stack=recorded_in_full,
         record_shapes=recorded_in_full,
         records=records,
