@@ -103,8 +103,9 @@ from .trace import TraceSummary, trace_summary
 # 32: the Lines chart's note naming the variants it leaves out; 33: the busy_cpu verdict (a speedup other processes'
 # load set is not meaningful); 34: a backend's failure on a graph is the compiler's break, owned where it is; a verdict
 # over more than two functions run eagerly counts them; 35: a message's first line ending in ":" said with the next,
-# a withheld pass's wait not blamed on another program, a reference past the code's casts named so
-DIGEST_VERSION = 35
+# a withheld pass's wait not blamed on another program, a reference past the code's casts named so; 36: a calibrated
+# CPU pass held to 30 % of the timed call and its measured cost
+DIGEST_VERSION = 36
 
 # -- the shapes: what ``summarize`` and ``run_digest`` write (``contract`` lists them; the schema and the panel's
 # TypeScript are generated from these classes)
