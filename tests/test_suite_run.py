@@ -68,8 +68,15 @@ def test_a_crash_a_hang_a_miscompile_and_a_failed_compile_each_end_their_own_mod
     }
     assert data["summary"]["pass_rate"] == pytest.approx(0.2)
     fine = data["models"][0]
-    assert data["summary"]["geomean_speedup"] == pytest.approx(fine["speedup"])
-    assert data["summary"]["geomean_low"] == pytest.approx(fine["speedup_low"])
+    # the other test worker may keep this machine's cores busy while the fine model is timed: then its verdict is a
+    # busy CPU (its samples waited for one), its speedup is not meaningful and the geometric mean has nothing to
+    # average (a fresh clone's CI, 2026-12-06); else the mean of one is its speedup
+    settled = fine["speedup_caveat"] == ""
+    if settled:
+        assert data["summary"]["geomean_speedup"] == pytest.approx(fine["speedup"])
+        assert data["summary"]["geomean_low"] == pytest.approx(fine["speedup_low"])
+    else:
+        assert fine["speedup_caveat"] == "busy CPU" and data["summary"]["geomean_speedup"] is None, fine
     html = page.read_text()
     assert "Plotly.newPlot" in html and '"speedup"' in html and "timed out" in html
     assert "1 of 5 entries pass (20%)" in done.stdout
@@ -93,7 +100,7 @@ def test_a_crash_a_hang_a_miscompile_and_a_failed_compile_each_end_their_own_mod
     gate = cli("--db", str(db), "suite-compare", str(tmp_path / "old.json"), suite_id, "--fail-on-regression")
     assert gate.returncode == 1, gate.stdout + gate.stderr
     assert "miscompiled stopped passing: pass → results differ" in gate.stdout
-    assert "fine regressed" in gate.stdout
+    assert ("fine regressed" in gate.stdout) is settled, gate.stdout  # a speedup not meaningful regresses nothing
 
 
 # The CLI as a terminal starts it, Ctrl-C raising KeyboardInterrupt: a process that starts with SIGINT ignored keeps
