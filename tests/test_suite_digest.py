@@ -11,6 +11,7 @@ import sqlite3
 import pytest
 from compile_profile import stats
 from compile_profile.cli import main
+from compile_profile.digest.format import ratio_phrase
 from compile_profile.profile_run import Artifact, CompileRecord, ErrorInfo
 from compile_profile.store import SCHEMA_VERSION, RunStore
 from compile_profile.suites import charts, collection
@@ -145,6 +146,24 @@ def test_the_chart_has_a_bar_per_entry_sorted_coloured_by_status_with_the_geomea
     assert any(shape["x0"] == geomean for shape in figure["layout"]["shapes"])
     scatter = charts.compile_figure(digest)["data"][0]
     assert len(scatter["x"]) == 3 and scatter["x"] == [3.5, 3.5, 3.5]
+
+
+def test_the_chart_words_every_bar_and_the_geomean_as_the_headline_does_and_names_the_compile_points():
+    record, runs = _suite()
+    digest = suite_digest(record, runs)
+    figure = charts.speedup_figure(digest)
+    bar = figure["data"][0]
+    timed = [(x, label) for x, label, s in zip(bar["x"], bar["text"], bar["meta"]["statuses"]) if s == "pass"]
+    assert timed and all(label.startswith(ratio_phrase(x)) for x, label in timed)
+    assert all(label.endswith(("faster", "slower")) or "(" in label for _, label in timed)
+    (mark,) = figure["layout"]["annotations"]
+    assert mark["text"] == f"geomean {ratio_phrase(digest.summary.geomean_speedup)}"
+    compile_trace = charts.compile_figure(digest)["data"][0]
+    assert compile_trace["mode"] == "markers+text"
+    assert sorted(compile_trace["text"]) == sorted(
+        r.name for r in digest.rows if r.compile_s is not None and r.speedup is not None
+    )
+    assert compile_trace["textposition"][:2] == ["top center", "bottom center"]  # neighbours alternate
 
 
 def test_views_lay_out_the_digests_words():

@@ -4,8 +4,8 @@ report draw these same dicts (``render/charts.py`` does the same for a run).
 ``speedup``: the release blog's chart for this machine: one bar per entry, sorted by speedup, coloured by status
 (``digest.STATUSES``' colours, readable on the light and the dark theme), the 1× line and the geometric mean
 marked; an entry without a speedup (a failure) stands at the left with its status for a label.  ``compile``:
-compile time against speedup, one point per entry that compiled, its name on hover.  Text from the collection (entry names) is
-HTML-escaped, as plotly reads a subset of HTML in labels.
+compile time against speedup, one point per entry that compiled, named beside it (on hover past eight points).
+Text from the collection (entry names) is HTML-escaped, as plotly reads a subset of HTML in labels.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from ..digest.format import format_speedup, ratio_phrase
+from ..digest.format import ratio_phrase
 from .digest import SuiteDigest, SuiteRow
 
 Figure = dict[str, Any]
@@ -34,8 +34,10 @@ def _layout(title: str, **extra: Any) -> dict[str, Any]:
 
 
 def _bar_text(speedup: float) -> str:
-    """``4.13×`` beside a bar that ends at 4.13; a slowdown as the headline words it, ``1.25× slower``."""
-    return format_speedup(speedup) if speedup >= 1 else ratio_phrase(speedup)
+    """``4.13× faster`` beside a bar that ends at 4.13, ``1.25× slower`` beside one at 0.8: the headline's words for
+    every bar and the geomean's mark (a chart once read "geomean 0.97×" under "compiled is 1.03× slower", and
+    "1.24×" beside "1.36× slower")."""
+    return ratio_phrase(speedup)
 
 
 def _hover(r: SuiteRow) -> str:
@@ -94,7 +96,7 @@ def speedup_figure(digest: SuiteDigest) -> Figure:
                 "y": 1,
                 "yref": "paper",
                 "yanchor": "bottom",
-                "text": f"geomean {format_speedup(g)}",
+                "text": f"geomean {_bar_text(g)}",
                 "showarrow": False,
                 "font": {"color": "#1976d2"},
             }
@@ -128,22 +130,33 @@ def speedup_figure(digest: SuiteDigest) -> Figure:
     return figure
 
 
+LABELLED_POINTS = 8  # up to this many points carry their names; a dozen labels near one point overlapped into none
+
+
 def compile_figure(digest: SuiteDigest) -> Figure:
-    rows = [r for r in digest.rows if r.compile_s is not None and r.speedup is not None]
+    rows = sorted(
+        (r for r in digest.rows if r.compile_s is not None and r.speedup is not None), key=lambda r: r.compile_s or 0.0
+    )
+    labelled = len(rows) <= LABELLED_POINTS
+    trace: dict[str, Any] = {
+        "type": "scatter",
+        "mode": "markers+text" if labelled else "markers",
+        "x": [r.compile_s for r in rows],
+        "y": [r.speedup for r in rows],
+        "marker": {"size": 11, "color": [r.colour for r in rows]},
+        "hovertext": [_hover(r) for r in rows],
+        "hoverinfo": "text",
+    }
+    if labelled:
+        # Neighbours in compile time alternate above and below their points, so two entries that compiled in
+        # about the same time (the image models: 5-13 s) do not print their names over each other.
+        trace["text"] = [escape(r.name, quote=False) for r in rows]
+        trace["textposition"] = ["top center" if i % 2 == 0 else "bottom center" for i in range(len(rows))]
+        trace["cliponaxis"] = False
     return {
-        "data": [
-            {
-                "type": "scatter",
-                "mode": "markers",  # names on hover: a dozen labels near one point overlapped into none readable
-                "x": [r.compile_s for r in rows],
-                "y": [r.speedup for r in rows],
-                "marker": {"size": 11, "color": [r.colour for r in rows]},
-                "hovertext": [_hover(r) for r in rows],
-                "hoverinfo": "text",
-            }
-        ],
+        "data": [trace],
         "layout": _layout(
-            "compile time against speedup",
+            "compile time against speedup" + ("" if labelled else " (an entry's name on hover)"),
             height=320,
             margin={"l": 70, "r": 30, "t": 50, "b": 55},
             xaxis={"title": {"text": "compile time (s)"}, "rangemode": "tozero"},
