@@ -619,6 +619,29 @@ def test_a_suites_setup_goes_into_its_export_and_its_where_line_and_an_old_file_
     assert read_export(path).environment is None
 
 
+def test_the_suites_torch_threads_come_from_its_runs_into_the_where_line_and_a_comparison_names_their_change():
+    from compile_profile.profile_run import RunSettings
+
+    def at(threads: int) -> tuple:
+        record, runs = _suite()
+        for run in runs.values():
+            run.settings = RunSettings(torch_threads=threads, interop_threads=2, warmup=1, repeat=10, budget_s=1.0)
+        return record, runs
+
+    two, one = (suite_digest(*at(n)) for n in (2, 1))
+    assert two.where_text.endswith(", torch at 2 threads") and one.where_text.endswith(", torch at 1 thread")
+    c = compare_suites(export(two), export(one))
+    assert c.setup_differences == ["torch threads: 2 threads then, 1 thread now"]
+    assert "torch threads: 2 threads then, 1 thread now" in comparison_text(c)
+    record, runs = at(2)
+    runs["r-ok"].settings.torch_threads = 4
+    assert suite_digest(record, runs).environment.threads == "2-4 threads"
+    record, runs = _suite()  # runs stored before their settings were recorded say nothing of threads
+    assert (
+        suite_digest(record, runs).environment.threads == "" and "torch at" not in suite_digest(record, runs).where_text
+    )
+
+
 def test_a_baseline_whose_setup_holds_a_control_character_or_a_page_of_text_is_refused_naming_the_field(tmp_path):
     from compile_profile import serialize
 

@@ -83,6 +83,7 @@ export interface SuiteEnvironment {
    * ``settings_text``: the tasks, dtypes, backend and options
    */
   settings: string;
+  threads?: string;
 }
 /**
  * The suite's figures: pass rate, geomean speedup over the passing entries, median compile, compression.

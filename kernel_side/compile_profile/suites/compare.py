@@ -179,7 +179,7 @@ def check_export(export: SuiteExport) -> None:
             _figure((*at, name), getattr(m, name), 0, COUNT_MAX - 1, "a count, 0 or more")
     env = export.environment
     if env is not None:
-        for name in ("torch", "device", "device_name", "cpu", "host", "settings"):
+        for name in ("torch", "device", "device_name", "cpu", "host", "settings", "threads"):
             problem = text_problem(getattr(env, name), "a suite's setup", ENVIRONMENT_TEXT_MAX)
             if problem:
                 raise serialize.FormatError(problem, ("environment", name))
@@ -349,6 +349,7 @@ _SETUP = (
     ("cpu", "host CPU"),
     ("cores", "host cores"),
     ("host", "host"),
+    ("threads", "torch threads"),
     ("settings", "settings"),
 )
 

@@ -20,7 +20,7 @@ against eager), ``timeout``, ``crashed``, ``oom``, ``skipped`` (the collection s
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -143,6 +143,10 @@ class SuiteEnvironment:
     cores: int  # the host's logical CPUs; 0 where not recorded
     host: str
     settings: str  # ``settings_text``: the tasks, dtypes, backend and options
+    # torch's intra-op threads in the entries' runs ("2 threads", "1-4 threads" where they differ); "" where no run
+    # recorded them.  A CPU speedup moves with them (OMP_NUM_THREADS=1 against 2 read the same collection's MLP
+    # 1.05× apart), and before this the comparison read two such suites' setups as alike.
+    threads: str = ""
 
 
 @dataclass
@@ -476,12 +480,23 @@ def created_text(created_at: str) -> str:
     return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def where_text(record: SuiteRecord) -> str:
-    """ "torch 2.11.0+cu130 on cuda (NVIDIA H100 80GB HBM3), host vm, 16 cores"; the device's name and the cores where
-    the suite recorded them."""
+def where_text(record: SuiteRecord, threads: str = "") -> str:
+    """ "torch 2.11.0+cu130 on cuda (NVIDIA H100 80GB HBM3), host vm, 16 cores, torch at 1 thread"; the device's name,
+    the cores and torch's threads (``threads_text``) where the suite recorded them."""
     named = f" ({record.device_name})" if record.device_name else ""
     cores = f", {record.cores} cores" if record.cores else ""
-    return f"torch {record.torch_version} on {record.device}{named}, host {record.host}{cores}"
+    at = f", torch at {threads}" if threads else ""
+    return f"torch {record.torch_version} on {record.device}{named}, host {record.host}{cores}{at}"
+
+
+def threads_text(runs: Iterable[ProfileRun]) -> str:
+    """torch's intra-op threads over the entries' ``runs``: "2 threads", "1-4 threads" where they differ; "" where
+    none recorded its settings."""
+    counts = sorted({r.settings.torch_threads for r in runs if r.settings is not None})
+    if not counts:
+        return ""
+    span = str(counts[0]) if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
+    return f"{span} thread{'' if counts == [1] else 's'}"
 
 
 def settings_text(record: SuiteRecord) -> str:
@@ -533,6 +548,7 @@ def suite_digest(record: SuiteRecord, runs: Mapping[str, ProfileRun]) -> SuiteDi
     elif summary.passed:  # passes whose speedups are all not meaningful: say so, not nothing
         headline += f"; {summary.geomean_text}"
     title = f"{record.settings.collection_name} · {len(record.settings.entries)} entries"
+    threads = threads_text(runs[o.run_id] for o in outcomes if o.run_id in runs)
     return SuiteDigest(
         id=record.id,
         label=record.label,
@@ -541,7 +557,7 @@ def suite_digest(record: SuiteRecord, runs: Mapping[str, ProfileRun]) -> SuiteDi
         collection=record.settings.collection,
         headline=headline,
         settings_text=settings_text(record),
-        where_text=where_text(record),
+        where_text=where_text(record, threads),
         environment=SuiteEnvironment(
             torch=record.torch_version,
             device=record.device,
@@ -550,6 +566,7 @@ def suite_digest(record: SuiteRecord, runs: Mapping[str, ProfileRun]) -> SuiteDi
             cores=record.cores,
             host=record.host,
             settings=settings_text(record),
+            threads=threads,
         ),
         complete=not pending,
         pending=pending,
