@@ -133,7 +133,7 @@ def test_roofline_rows_most_time_first_and_bounded():
 def test_cudagraph_skip_words_and_the_cards_warning():
     run = reduce_overhead_run()
     reason = run.variant("inductor/reduce-overhead").cudagraph_skips[0]
-    # the line after torch's "Found from :" says where: it is said with it (user_input.first_line)
+    # the line after torch's "Found from :" says where: it is said with it (plain_text.first_line)
     words = (
         "inductor/reduce-overhead did not use CUDA graphs: skipping cudagraphs due to mutated inputs (1 instances). "
         'Found from : File "<compile-profile cell>", line 4, in <cell>…'

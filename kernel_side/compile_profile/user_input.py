@@ -1,20 +1,19 @@
 """What a user gives as a short text or a number of seconds, checked by one rule at every door that takes it: the
 magic, the CLI, ``compile_profile.profile``/``suite``/``import_trace`` and the REST API.
 
-How text from a run or a trace is shown on one line is here too (``escaped``, ``first_line``): the engine, the digest
-and the views say it alike.
+How text from a run or a trace is shown is ``plain_text``'s job.
 
 Contract: each checking function returns what is wrong ("" when nothing is), worded to name the option as the user gave it;
 the caller raises its own error with it (``OptionError``, ``SuiteError``, ``ValueError``, a 400).  Nothing here
-imports torch or any other module of the package but ``serialize``.
+imports torch or any other module of the package but ``serialize`` and ``plain_text``.
 """
 
 from __future__ import annotations
 
 import math
-import re
 import unicodedata
 
+from .plain_text import clipped
 from .serialize import clean_text
 
 # A model's name or a label is shown in a table, a chart's axis, the progress line, the store and the panel: one line
@@ -43,9 +42,9 @@ def text_problem(text: str, noun: str = "a name", limit: int = MAX_TEXT) -> str:
 
 
 def shown(text: str) -> str:
-    """``text`` as a message quotes it: its ``repr`` (a control character as its escape), clipped to 80 characters."""
-    quoted = repr(text)
-    return quoted if len(quoted) <= 80 else quoted[:79] + "…"
+    """``text`` as a message quotes it: its ``repr`` (a control character as its escape), clipped to 80 characters
+    (a 5,000-character run id had come back whole in a 400's message)."""
+    return clipped(repr(text), 80)
 
 
 def label_problem(option: str, label: str) -> str:
@@ -63,41 +62,3 @@ def seconds_problem(option: str, value: object) -> str:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value > 0):
         return f"{option} must be a positive, finite number of seconds, got {value!r}"
     return ""
-
-
-# Every character but newline, tab and printable ASCII may be one a terminal acts on instead of showing; those whose
-# Unicode category is a control (Cc: C0 and C1, DEL; 0x9b alone starts a CSI sequence in some terminals), a format
-# character (Cf: the bidirectional overrides and isolates U+202A-U+202E and U+2066-U+2069, which reorder what a line
-# shows, zero-width characters), a line or paragraph separator (Zl, Zp) or a lone surrogate (Cs: no terminal
-# encoding can write it) are written as escapes.  The category decides, not a list, so a character a later Unicode
-# adds to these classes is escaped too.
-_MAYBE_CONTROL = re.compile(r"[^\t\n\x20-\x7e]")
-_MAYBE_CONTROL_OR_BREAK = re.compile(r"[^\x20-\x7e]")
-_ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
-
-
-def _escape(char: str) -> str:
-    if unicodedata.category(char) not in _ESCAPED_CATEGORIES:
-        return char
-    code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
-
-
-def escaped(text: str, *, one_line: bool = False) -> str:
-    """``text`` with every control and format character written as its escape (ESC as ``\\x1b``, a right-to-left
-    override as ``\\u202e``; with ``one_line`` newline and tab too, ``\\n`` as ``\\x0a``), so text from a run or a
-    trace (a label, the cell's source, a compiler message, a torch version) shows as characters in the order it is
-    stored: it never moves a terminal's cursor, retitles a window, reorders a line, or, one line, starts another
-    (a comment line of a script, a row of a table)."""
-    pattern = _MAYBE_CONTROL_OR_BREAK if one_line else _MAYBE_CONTROL
-    return pattern.sub(lambda m: _escape(m.group()), text)
-
-
-def first_line(text: str) -> str:
-    """The first non-empty line of ``text``, stripped; a first line that ends in ":" introduces the next, which is
-    said with it: Dynamo words a backend's exception "backend='boom' raised:" and the exception on the line after,
-    and the cause had been cut off in every view of an imported trace."""
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    if not lines:
-        return ""
-    return f"{lines[0]} {lines[1]}" if lines[0].endswith(":") and len(lines) > 1 else lines[0]

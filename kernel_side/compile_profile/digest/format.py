@@ -7,8 +7,8 @@ from __future__ import annotations
 import datetime as dt
 import math
 
+from ..plain_text import first_line
 from ..profile_run import ProfileRun, Speedup
-from ..user_input import first_line
 
 CELL = "cell"  # what a profiled cell's lines are lines of (``lines_of``)
 
@@ -123,7 +123,7 @@ def format_diff(x: float | None) -> str:
 
 
 def one_line(text: str, limit: int = 160) -> str:
-    """The first line of ``text`` as ``user_input.first_line`` says it, cut to ``limit`` characters, "…" where more
+    """The first line of ``text`` as ``plain_text.first_line`` says it, cut to ``limit`` characters, "…" where more
     was left out: for reasons and messages in tables."""
     first = first_line(text)
     more = " ".join(first.split()) != " ".join(text.split())

@@ -17,8 +17,8 @@ from ..digest.breakdown import TITLE
 from ..digest.compare import Comparison
 from ..digest.format import one_line
 from ..digest.summary import RunDigest, VariantRow, digest_of
+from ..plain_text import escaped
 from ..profile_run import ProfileRun
-from ..user_input import escaped
 
 MAX_LISTED = 10  # graph breaks, recompiles and errors listed one by one; the rest are counted
 
@@ -28,7 +28,7 @@ def _plural(n: int, word: str) -> str:
 
 
 def terminal_safe(text: str) -> str:
-    """``text`` with every terminal control and format character written as its escape (``user_input.escaped``):
+    """``text`` with every terminal control and format character written as its escape (``plain_text.escaped``):
     text from a run shows as characters in the order it is stored and never moves the cursor, retitles the window,
     rings the bell or reorders a line."""
     return escaped(text)

@@ -32,13 +32,14 @@ from jupyter_server.utils import url_path_join
 from ..digest import compare, run_digest, summarize
 from ..digest.format import age_text
 from ..digest.job import job_digest, job_digest_of
+from ..plain_text import escaped_line
 from ..profile_run import ProfileRun
 from ..render.charts import figures
 from ..render.job_report import render_job_report_html
 from ..render.report import render_report_html
 from ..serialize import parse_json, to_dict
 from ..store import RunNotFound, UnreadableRun
-from ..user_input import escaped, label_problem
+from ..user_input import label_problem
 from .base import StoreHandler
 from .compiles import ArtifactHandler, CompileHandler, CompilesHandler, PerfettoHandler
 
@@ -56,12 +57,6 @@ IMPORT_SECONDS = 300.0  # an import's time bound: a 1 GiB log (TraceLimits.log_b
 IMPORT_GRACE_S = 5.0  # past the bound, the reader stops itself; a read stuck in the kernel is let go this much later
 MAX_PATH = 4096  # Linux's PATH_MAX: no longer path names a file
 SHOWN_PATH = 200  # of a refused path, the characters a message quotes (a 150 MB path had come back whole)
-
-
-def shown_path(path: str) -> str:
-    """A path as a message quotes it: one line of plain text, at most ``SHOWN_PATH`` characters."""
-    text = escaped(path, one_line=True)
-    return text if len(text) <= SHOWN_PATH else text[: SHOWN_PATH - 1] + "…"
 
 
 _IMPORTS = ThreadPoolExecutor(max_workers=IMPORT_WORKERS, thread_name_prefix="compile-profile-import")
@@ -228,7 +223,7 @@ class ImportTraceHandler(StoreHandler):
         path = root / requested  # an absolute path stays as it is, and must lie inside the root all the same
         real = Path(os.path.realpath(path))
         nothing = (
-            f"nothing to import at {shown_path(raw.strip())}: give a TORCH_TRACE directory or log (*.log, *.log.gz) under the "
+            f"nothing to import at {escaped_line(raw.strip(), SHOWN_PATH)}: give a TORCH_TRACE directory or log (*.log, *.log.gz) under the "
             "server's root directory, as a path relative to it"
         )
         if ".." in requested.parts or not (real == root or real.is_relative_to(root)):
@@ -248,7 +243,8 @@ class ImportTraceHandler(StoreHandler):
         except asyncio.TimeoutError:
             future.cancel()  # one still waiting for a thread never starts
             return self._refuse(
-                f"importing {shown_path(raw.strip())} took longer than {seconds:g} s, the server's bound", 503
+                f"importing {escaped_line(raw.strip(), SHOWN_PATH)} took longer than {seconds:g} s, the server's bound",
+                503,
             )
         except NothingToImport:
             return self._refuse(nothing)

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ...plain_text import escaped_line, first_line
 from ...profile_run import (
     Device,
     DistributedRank,
@@ -46,7 +47,7 @@ from ...profile_run import (
     TraceOrigin,
     Variant,
 )
-from ...user_input import MAX_TEXT, escaped, first_line, label_problem
+from ...user_input import MAX_TEXT, label_problem
 from .log_file import DEFAULT_LIMITS, NoTrace, TraceFile, TraceLimitExceeded, TraceLimits, clip_kind, read_trace_file
 from .records import load_json
 from .sources import SourceFiles, script_candidates
@@ -394,10 +395,10 @@ def _torch_version(trace: TraceFile) -> str:
             except ValueError:  # not JSON, NaN, or nested past the recursion limit: no version
                 continue
             if isinstance(data, dict) and data.get("pytorch_version"):
-                return _one_line(str(data["pytorch_version"]))
+                return escaped_line(str(data["pytorch_version"]), MAX_TEXT)
     for ev in trace.events:
         if ev.kind == "compilation_metrics" and isinstance(ev.metadata, dict) and ev.metadata.get("pytorch_version"):
-            return _one_line(str(ev.metadata["pytorch_version"]))
+            return escaped_line(str(ev.metadata["pytorch_version"]), MAX_TEXT)
     return ""
 
 
@@ -409,15 +410,8 @@ def _written_at(path: Path) -> str:
     return moment.isoformat(timespec="seconds")
 
 
-def _one_line(text: str) -> str:
-    """A trace's text shown on one line (a torch version, a script's name): its controls, bidirectional
-    overrides and line breaks as escapes, clipped to ``MAX_TEXT``, so it is a label by the rule ``--label`` follows."""
-    line = escaped(text, one_line=True)
-    return line if len(line) <= MAX_TEXT else line[: MAX_TEXT - 1] + "…"
-
-
 def _default_label(trace: TraceFile, script: str) -> str:
     """``TORCH_TRACE of train.py rank 1``: the script's name as the trace logged it, one line of plain text (a name
     holding U+202E had read backwards in the panel, the tab's title and the report's <title>)."""
     rank = f" rank {trace.rank}" if trace.rank is not None else ""
-    return f"TORCH_TRACE of {_one_line(Path(script).name or trace.path.name)}{rank}"
+    return f"TORCH_TRACE of {escaped_line(Path(script).name or trace.path.name, MAX_TEXT)}{rank}"

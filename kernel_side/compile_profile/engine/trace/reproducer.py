@@ -15,8 +15,8 @@ import importlib.metadata
 import platform
 import sys
 
+from ...plain_text import escaped
 from ...profile_run import ErrorInfo
-from ...user_input import escaped
 
 
 def versions() -> list[str]:

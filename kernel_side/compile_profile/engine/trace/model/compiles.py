@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ....plain_text import escaped
 from ....profile_run import (
     Artifact,
     ArtifactLanguage,
@@ -39,7 +40,6 @@ from ....profile_run import (
     CompileStatus,
     ShapeFact,
 )
-from ....user_input import escaped
 from ...cell.locator import CellLocator
 from ..capture import TraceEvent
 from ..records import load_json

@@ -21,6 +21,7 @@ import collections
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
+from ....plain_text import escaped
 from ....profile_run import (
     CacheLookup,
     CompileRestart,
@@ -30,7 +31,6 @@ from ....profile_run import (
     Graph,
     GraphKind,
 )
-from ....user_input import escaped
 from ...cell.locator import CellLocator
 from ...common.stack_text import frames_of_stack
 from ...common.torch_features import caller_lines_reliable
