@@ -466,6 +466,26 @@ def test_a_row_whose_id_is_not_its_runs_is_listed_unreadable_under_the_rows_id_a
     assert [r["id"] for r in store.list()] == ["run2", "run0"]
 
 
+def test_rm_removes_a_row_whose_edited_id_breaks_the_id_rule_and_still_refuses_such_an_id_no_row_holds(
+    store, db_path, capsys
+):
+    """The row's id as stored is what the list shows; the id rule keeps REST paths safe, and had kept rm from it."""
+    from compile_profile.cli import main
+
+    _three_runs(store)
+    hostile = "<img src=x onerror=alert(5)>"
+    tamper(db_path, "run1", id=hostile, summary_json="{}")
+    assert hostile in [r["id"] for r in store.list()]
+    assert main(["--db", str(db_path), "rm", hostile]) == 0
+    assert [r["id"] for r in store.list()] == ["run2", "run0"]
+    assert main(["--db", str(db_path), "rm", hostile]) == 2  # gone now: the id rule answers
+    error = capsys.readouterr().err
+    assert "invalid run id '<img src=x onerror=alert(5)>'" in error
+    with pytest.raises(ValueError) as refused:
+        store.delete("x" * 5_000)
+    assert len(str(refused.value)) < 160 and "…" in str(refused.value)  # quoted clipped, not 5,000 characters
+
+
 def test_the_stored_json_of_a_run_with_wrong_types_can_still_be_looked_at(store, db_path):
     _three_runs(store)
     tamper(db_path, "run1", run_json=_wrong_type("cell_runs", "many"))

@@ -108,7 +108,10 @@ def cmd_show(args: argparse.Namespace, store: RunStore) -> int:
 
 
 def cmd_rm(args: argparse.Namespace, store: RunStore) -> int:
-    ids = [validate_run_id(run_id) for run_id in args.ids]  # all checked before anything is deleted
+    ids: list[str] = args.ids
+    for run_id in ids:  # all checked before anything is deleted; a row's own id is taken as stored (store.delete)
+        if not store.has_row(run_id):
+            validate_run_id(run_id)
     missing = [run_id for run_id in ids if not store.delete(run_id)]
     for run_id in ids:
         if run_id not in missing:

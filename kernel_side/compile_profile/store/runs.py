@@ -26,6 +26,7 @@ from .. import artifacts
 from ..digest.summary import summarize
 from ..profile_run import ProfileRun
 from ..serialize import json_kind, to_dict
+from ..user_input import shown
 from .database import StoreFile
 from .errors import RunNotFound, StoreError, UnreadableRun, unreadable_reason
 from .summaries import SummaryJson, cached_summary, summarize_row
@@ -36,7 +37,10 @@ _RUN_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")  # used with fullmatch: "$" would l
 def validate_run_id(run_id: str) -> str:
     """Return ``run_id`` if it is 1–64 letters, digits, ``_`` or ``-``; raise ``ValueError`` otherwise."""
     if not isinstance(run_id, str) or not _RUN_ID.fullmatch(run_id):
-        raise ValueError(f"invalid run id {run_id!r}: use 1-64 letters, digits, '_' or '-'")
+        # quoted clipped: a 5,000-character id had come back whole in a 400's message
+        raise ValueError(
+            f"invalid run id {shown(run_id) if isinstance(run_id, str) else repr(run_id)[:80]}: use 1-64 letters, digits, '_' or '-'"
+        )
     return run_id
 
 
@@ -119,9 +123,17 @@ class RunStore(StoreFile):
             conn.execute(_FORGET_SUITE_LINES_OF_RUN, (run.id,))
             conn.execute("UPDATE store_state SET value = value + 1 WHERE key = 'changes'")
 
+    def has_row(self, run_id: str) -> bool:
+        """Whether a row of the runs table has ``run_id`` as its id, read or not."""
+        conn = self._read_connection()
+        return conn is not None and conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is not None
+
     def delete(self, run_id: str) -> bool:
-        """Remove a run, and the artifacts no other run holds; ``False`` if there was none with that id."""
-        validate_run_id(run_id)
+        """Remove a run, and the artifacts no other run holds; ``False`` if there was none with that id.  An id outside
+        the id rule (``validate_run_id``: ``ValueError``) is taken only where a row holds it as stored: a row whose id
+        column was edited outside the store is listed unreadable under that id, and no command could remove it."""
+        if not self.has_row(run_id):
+            validate_run_id(run_id)
         if self._read_connection() is None:
             return False
         with self._write() as conn:
