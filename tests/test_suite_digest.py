@@ -567,7 +567,7 @@ def test_a_refused_resume_says_each_setting_that_differs_with_its_value_then_and
 
 
 def _environment(**changes):
-    from compile_profile.suites.digest import SuiteEnvironment
+    from compile_profile.suites.setup import SuiteEnvironment
 
     base = dict(
         torch="2.11.0+cu130",
@@ -653,3 +653,22 @@ def test_a_baseline_whose_setup_holds_a_control_character_or_a_page_of_text_is_r
         path.write_text(json.dumps(data))
         with pytest.raises(ValueError, match=f"environment.*{field}|{field}.*environment"):
             read_export(path)
+
+
+def test_a_baseline_whose_model_name_is_no_line_of_plain_text_is_refused_and_one_with_a_byte_order_mark_reads(
+    tmp_path,
+):
+    from compile_profile import serialize
+
+    record, runs = _suite()
+    for i, name in enumerate(("gpt2\nFAKE ROW pass 99x", "m" * 100_000)):
+        data = serialize.to_dict(export(suite_digest(record, runs)))
+        data["models"][0]["name"] = name
+        path = tmp_path / f"name{i}.json"
+        path.write_text(json.dumps(data))
+        with pytest.raises(ValueError, match=r"models.*0.*name"):
+            read_export(path)
+    data = serialize.to_dict(export(suite_digest(record, runs)))
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(data).encode())  # as Notepad or PowerShell write UTF-8
+    assert [m.name for m in read_export(path).models] == [m["name"] for m in data["models"]]

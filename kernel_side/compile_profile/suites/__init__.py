@@ -15,6 +15,7 @@ The sub-package is layered as the rest of the house, each module depending only 
   runner.py      the parent: a child per entry, its time limit, crash, hang and out-of-memory kept to that entry,
                  each outcome stored as it ends (so a suite resumes), progress events
   storage.py     a suite in the run store (``store.RunStore``'s suite tables, migration 6) and merging stores
+  setup.py       where a suite ran and with what (torch, device, host, threads, settings), worded
   digest.py      every figure and sentence a view shows, derived once from the record and the runs' digests
                  (status by the card's verdict, pass rate, the geomean and its interval, flags); ``SuiteDigest``
   compare.py     the ``--json`` export, and two suites side by side: status changes first, ratios with

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from .. import serialize, stats
 from ..digest.format import format_s, format_speedup, format_speedup_interval, ratio_phrase
 from ..user_input import text_problem
-from .digest import STATUSES, SuiteDigest, SuiteEnvironment
+from .digest import STATUSES, SuiteDigest
+from .setup import SuiteEnvironment
 
 
 @dataclass
@@ -130,7 +131,9 @@ def read_export(path: str | pathlib.Path) -> SuiteExport:
             "is it a suite's --json file?"
         )
     try:
-        data = serialize.parse_json(raw.decode("utf-8"))
+        # "utf-8-sig": a file that went through an editor or PowerShell on Windows may start with a byte-order mark,
+        # which had been refused in Python's words ("Unexpected UTF-8 BOM (decode using utf-8-sig)")
+        data = serialize.parse_json(raw.decode("utf-8-sig"))
         export = serialize.from_dict(SuiteExport, data)
         check_export(export)
     except ValueError as exc:
@@ -152,10 +155,14 @@ def _figure(where: tuple[str | int, ...], value: float | None, low: float, high:
 def check_export(export: SuiteExport) -> None:
     """``serialize.FormatError`` naming the field where ``export`` holds what no suite writes: an unknown status, a
     speedup outside ``SPEEDUP_RANGE`` or outside its own interval, a negative time or count, a pass rate outside 0
-    to 1, a speedup's caveat or a setup's text that is no line of plain text (``from_dict`` checked the types)."""
+    to 1, a model's name, a speedup's caveat or a setup's text that is no line of plain text (``from_dict`` checked the
+    types)."""
     speedup = f"a speedup from {SPEEDUP_RANGE[0]:g} to {SPEEDUP_RANGE[1]:g} (a positive number)"
     for i, m in enumerate(export.models):
         at: tuple[str | int, ...] = ("models", i)
+        problem = text_problem(m.name)  # the rule a collection's names follow: a row of the comparison's table
+        if problem:
+            raise serialize.FormatError(problem, (*at, "name"))
         if m.status not in STATUSES:
             known = ", ".join(STATUSES)
             raise serialize.FormatError(f"{m.status[:60]!r} is no status (one of {known})", (*at, "status"))

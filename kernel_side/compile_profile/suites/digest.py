@@ -19,8 +19,7 @@ against eager), ``timeout``, ``crashed``, ``oom``, ``skipped`` (the collection s
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +28,7 @@ from ..digest.format import format_bytes, format_s, format_speedup, format_speed
 from ..digest.summary import summarize
 from ..profile_run import ProfileRun
 from .records import OOM_PATTERN, ModelOutcome, SuiteRecord
+from .setup import SuiteEnvironment, created_text, settings_text, threads_text, where_text
 
 # The dashboard's flags (PyTorch's inductor performance dashboard): a speedup below, a compile above, a memory
 # compression below these.
@@ -127,26 +127,6 @@ class SuiteSummary:
     median_compile_text: str
     compression: float | None  # geometric mean of peak eager / peak compiled over the passing entries measured
     compression_text: str
-
-
-@dataclass
-class SuiteEnvironment:
-    """Where a suite ran, as far as a speedup depends on it: two suites' figures compare as code against code only
-    where these are equal (``compare.compare_suites`` says which differ).  On GPUs the host's CPU counts too: BERT
-    base's bf16 inference read 1.15×, 1.68× and 1.17× in suites on three H100 hosts, its eager step waiting on the
-    host's launches (docs/benchmarks.md, 2026-12-05)."""
-
-    torch: str
-    device: str  # "cpu", "cuda"
-    device_name: str  # the GPU's name, or the CPU's model on CPU; "" where the suite did not record it
-    cpu: str  # the host's CPU model; ""
-    cores: int  # the host's logical CPUs; 0 where not recorded
-    host: str
-    settings: str  # ``settings_text``: the tasks, dtypes, backend and options
-    # torch's intra-op threads in the entries' runs ("2 threads", "1-4 threads" where they differ); "" where no run
-    # recorded them.  A CPU speedup moves with them (OMP_NUM_THREADS=1 against 2 read the same collection's MLP
-    # 1.05× apart), and before this the comparison read two such suites' setups as alike.
-    threads: str = ""
 
 
 @dataclass
@@ -469,55 +449,6 @@ def _unmeasured_why(runs: Mapping[str, ProfileRun], rows: list[SuiteRow]) -> str
     return (memory_unmeasured_text(run) if run is not None else "") or "not measured"
 
 
-def created_text(created_at: str) -> str:
-    """An ISO time as the views show it: ``2026-07-05 01:23 UTC`` (absolute: it needs no clock to stay true)."""
-    try:
-        moment = dt.datetime.fromisoformat(created_at)
-    except ValueError:
-        return created_at
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=dt.timezone.utc)
-    return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-
-
-def where_text(record: SuiteRecord, threads: str = "") -> str:
-    """ "torch 2.11.0+cu130 on cuda (NVIDIA H100 80GB HBM3), host vm, 16 cores, torch at 1 thread"; the device's name,
-    the cores and torch's threads (``threads_text``) where the suite recorded them."""
-    named = f" ({record.device_name})" if record.device_name else ""
-    cores = f", {record.cores} cores" if record.cores else ""
-    at = f", torch at {threads}" if threads else ""
-    return f"torch {record.torch_version} on {record.device}{named}, host {record.host}{cores}{at}"
-
-
-def threads_text(runs: Iterable[ProfileRun]) -> str:
-    """torch's intra-op threads over the entries' ``runs``: "2 threads", "1-4 threads" where they differ; "" where
-    none recorded its settings."""
-    counts = sorted({r.settings.torch_threads for r in runs if r.settings is not None})
-    if not counts:
-        return ""
-    span = str(counts[0]) if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
-    return f"{span} thread{'' if counts == [1] else 's'}"
-
-
-def settings_text(record: SuiteRecord) -> str:
-    s = record.settings
-    o = s.profile_options
-    parts = [", ".join(s.tasks) + ", " + ", ".join(s.dtypes)]
-    parts.append(f"backend {o.get('backend', 'inductor')}")
-    if o.get("modes"):
-        parts.append("mode " + ", ".join(o["modes"]))
-    if o.get("dynamic") is not None:
-        parts.append("dynamic" if o["dynamic"] else "static")
-    if o.get("quick"):
-        parts.append("--quick")
-    parts.append(f"limit {format_s(s.timeout_s)} per entry")
-    if s.collection == "builtin":
-        parts.append(f"{s.size} sizes")
-    if s.shards > 1:
-        parts.append(f"{s.shards} shards")
-    return " · ".join(parts)
-
-
 def suite_digest(record: SuiteRecord, runs: Mapping[str, ProfileRun]) -> SuiteDigest:
     """The suite's digest from its record and the runs its entries stored (by id; a missing one is said so)."""
     order = {name: i for i, name in enumerate(record.settings.entries)}
@@ -548,7 +479,7 @@ def suite_digest(record: SuiteRecord, runs: Mapping[str, ProfileRun]) -> SuiteDi
     elif summary.passed:  # passes whose speedups are all not meaningful: say so, not nothing
         headline += f"; {summary.geomean_text}"
     title = f"{record.settings.collection_name} · {len(record.settings.entries)} entries"
-    threads = threads_text(runs[o.run_id] for o in outcomes if o.run_id in runs)
+    threads = threads_text(runs[o.run_id] for o in outcomes if o.run_id is not None and o.run_id in runs)
     return SuiteDigest(
         id=record.id,
         label=record.label,
