@@ -672,3 +672,36 @@ def test_a_baseline_whose_model_name_is_no_line_of_plain_text_is_refused_and_one
     path = tmp_path / "bom.json"
     path.write_bytes(b"\xef\xbb\xbf" + json.dumps(data).encode())  # as Notepad or PowerShell write UTF-8
     assert [m.name for m in read_export(path).models] == [m["name"] for m in data["models"]]
+
+
+def test_a_builder_that_raises_reads_build_failed_and_a_profile_that_raises_says_it_was_the_profile(tmp_path):
+    """A builder's exception ran no step: "eager failed — building it raised" had said the model's step failed."""
+    from compile_profile.suites import child
+
+    source = tmp_path / "c.py"
+    source.write_text(
+        "def models():\n    def broken():\n        raise RuntimeError('builder exploded')\n\n    return {'broken': broken}\n"
+    )
+    spec = {"collection": str(source), "tasks": ["inference"], "dtypes": ["float32"], "size": "small"}
+    spec.update(entry="broken", options={}, label="x", suite_id="s", db=str(tmp_path / "runs.sqlite"))
+    answer = child.run(spec)
+    assert answer["ended"] == "error" and answer["stage"] == "build"
+    outcomes = [
+        _outcome("broken", "error", error=answer["error"], stage=answer["stage"]),
+        _outcome("profiled", "error", error="ValueError: --budget must be positive", stage="profile"),
+        _outcome("older", "error", error="RuntimeError: boom"),  # stored before the stage was
+    ]
+    record = SuiteRecord(
+        id="suite0000002",
+        created_at="2026-12-06T01:00:00+00:00",
+        settings=_settings([o.name for o in outcomes]),
+        torch_version="2.13.0+cpu",
+        device="cpu",
+        host="test",
+        outcomes=outcomes,
+    )
+    rows = {r.name: r for r in suite_digest(record, {}).rows}
+    assert rows["broken"].status == "build_failed" and rows["broken"].status_label == "build failed"
+    assert rows["broken"].status_text == "building it raised RuntimeError: builder exploded"
+    assert rows["profiled"].status == "eager_failed" and rows["profiled"].status_text.startswith("profiling it raised")
+    assert rows["older"].status == "eager_failed" and rows["older"].status_text.startswith("building or profiling it")

@@ -471,6 +471,7 @@ export interface ModelOutcome {
    * the exception's message, or what ended it, in its own words
    */
   error?: string;
+  stage?: string;
   /**
    * the last lines the process wrote to stderr
    */

@@ -11,7 +11,8 @@ report and the notebook's card lay these out and format none.  The schema and th
 these classes (``suites.contract``).
 
 Statuses (``STATUSES``): ``pass`` (a speedup worth reading: the card's verdict is faster, slower, not measurably
-different or partly eager), ``eager_failed``, ``compile_failed``, ``differs`` (compiled results differ),
+different or partly eager), ``eager_failed``, ``build_failed`` (the collection's builder raised: no step
+ran), ``compile_failed``, ``differs`` (compiled results differ),
 ``ran_eagerly`` (the compiled calls ran no compiled code, or nothing was compiled: the speedup measures eager
 against eager), ``timeout``, ``crashed``, ``oom``, ``skipped`` (the collection said why it cannot run here) and
 ``missing`` (its run is no longer in the store).  The pass rate counts every entry that ended except the skipped.
@@ -49,6 +50,7 @@ STATUSES: dict[str, StatusInfo] = {
     "differs": StatusInfo("results differ", "wrong", "#d32f2f"),
     "compile_failed": StatusInfo("compile failed", "wrong", "#c2185b"),
     "eager_failed": StatusInfo("eager failed", "wrong", "#ab47bc"),
+    "build_failed": StatusInfo("build failed", "wrong", "#00838f"),
     "ran_eagerly": StatusInfo("ran eagerly", "eager", "#ef6c00"),
     "timeout": StatusInfo("timed out", "wrong", "#8d6e63"),
     "crashed": StatusInfo("crashed", "wrong", "#5d4037"),
@@ -209,7 +211,10 @@ def _run_status(run: ProfileRun) -> str:
 
 def _process_status(outcome: ModelOutcome) -> str:
     if outcome.ended == "error":
-        return "oom" if OOM_PATTERN.search(outcome.error) else "eager_failed"
+        if OOM_PATTERN.search(outcome.error):
+            return "oom"
+        # a builder that raised ran no step: "eager failed" had said the model's step failed
+        return "build_failed" if outcome.stage == "build" else "eager_failed"
     return outcome.ended
 
 
@@ -236,7 +241,8 @@ def _process_text(outcome: ModelOutcome, timeout_s: float) -> str:
             )
         return f"out of memory: {outcome.error}"
     if outcome.ended == "error":
-        return f"building it raised {outcome.error}"
+        doing = {"build": "building it", "profile": "profiling it"}.get(outcome.stage, "building or profiling it")
+        return f"{doing} raised {outcome.error}"
     if outcome.ended == "skipped":
         return outcome.error
     return outcome.error

@@ -19,7 +19,7 @@ from .. import serialize
 
 # How an entry's process ended: "finished" (it stored a run, whatever the run says), "timeout" (killed at the
 # per-model limit), "crashed" (it died: a signal, or an exit without a result), "oom" (out of memory: torch's or
-# Python's error, or SIGKILL, which is how Linux's OOM killer ends a process), "error" (building the model raised),
+# Python's error, or SIGKILL, which is how Linux's OOM killer ends a process), "error" (building the model, or the profile itself, raised: ``ModelOutcome.stage``),
 # "skipped" (the collection said why it cannot be run here: a library that does not import).
 ProcessEnd = Literal["finished", "timeout", "crashed", "oom", "error", "skipped"]
 PROCESS_ENDS: tuple[ProcessEnd, ...] = ("finished", "timeout", "crashed", "oom", "error", "skipped")
@@ -63,6 +63,9 @@ class ModelOutcome:
     exit_code: int | None = None  # None: killed by us at the time limit
     signal: str = ""  # "SIGSEGV" where a signal ended it
     error: str = ""  # the exception's message, or what ended it, in its own words
+    # where an "error" end raised: "build" (the collection's builder: the model never ran) or "profile"
+    # (``compile_profile.profile`` itself); "" in outcomes stored before 2026-12-06
+    stage: str = ""
     stderr_tail: list[str] = field(default_factory=list[str])  # the last lines the process wrote to stderr
     shard: int = 1  # I of --shard I/N
     finished_at: str = ""  # ISO time

@@ -271,6 +271,7 @@ def run_entry(
             run_id=answer.get("run_id"),
             exit_code=code,
             error=str(answer.get("error", "")),
+            stage=str(answer.get("stage", "")),
         )
     if killed:
         return ModelOutcome(**facts, ended="timeout", error=f"still running after {timeout_s:g} s")

@@ -104,7 +104,7 @@ def progress_text(event: Progress) -> str:
     ended = {"finished": "finished", "timeout": "timed out", "crashed": "crashed", "oom": "out of memory"}
     how = ended.get(o.ended, o.ended)
     if o.ended == "error":
-        how = f"failed to build: {o.error[:120]}"
+        how = f"{'profiling' if o.stage == 'profile' else 'failed to build'}: {o.error[:120]}"
     elif o.ended == "skipped":
         how = f"skipped: {o.error[:120]}"
     took = f" ({format_s(o.wall_s)})" if o.ended != "skipped" else ""
