@@ -141,6 +141,20 @@ def test_a_suite_entry_measured_on_a_busy_cpu_passes_but_its_speedup_leaves_the_
     assert any(label.endswith("(busy CPU)") for label in labels), labels
     assert rows["busy"].colour != rows["idle"].colour and rows["idle"].colour == STATUSES["pass"].colour
 
+    assert digest.headline == "2 of 2 entries pass (100%); compiled is " + digest.summary.geomean_text.removeprefix(
+        "compiled is "
+    )
+    two_busy = _oversubscribed(_run("r-busy2", 31.8, 50.0), eager_at_free_ms=0.494)
+    more = SuiteRecord(
+        **{**record.__dict__, "outcomes": [*record.outcomes, _outcome("busy2", run_id="r-busy2")], "id": "s4"}
+    )
+    mostly_busy = suite_digest(more, {"r-busy": busy, "r-idle": idle, "r-busy2": two_busy})
+    assert mostly_busy.summary.geomean_speedup == pytest.approx(2.0, rel=0.05)
+    assert mostly_busy.headline.startswith(  # most passes left out: that leads, not one entry's speedup
+        "3 of 3 entries pass (100%); 2 of the 3 passing entries' speedups are not meaningful (busy CPU), so the "
+        "geometric mean rests on the one left: compiled is 2."
+    )
+
     alone = SuiteRecord(**{**record.__dict__, "outcomes": [record.outcomes[0]], "id": "suite0000003"})
     only_busy = suite_digest(alone, {"r-busy": busy})
     assert only_busy.summary.geomean_speedup is None
