@@ -411,6 +411,16 @@ def test_a_slower_call_whose_kernels_grew_says_which_kernels(runs):
     )
 
 
+def test_a_faster_call_whose_saving_is_outside_its_kernels_names_the_kernels_it_spends_time_outside_of(runs):
+    """The sentence leads with the time outside the kernels there: "outside them" had no kernels before it."""
+    _, fast = runs
+    fast.eager.kernel_profile.breakdown.library_ms -= 0.7  # eager's kernels 2.74 ms, its time outside 1.26 ms
+    assert verdict(fast) == (
+        "inductor/max-autotune is faster: each call spends 189 µs outside its kernels (eager 1.26 ms); its kernels "
+        "take 2.71 ms (eager 2.74 ms)"
+    )
+
+
 def test_cuda_graph_advice_only_on_cuda_and_not_for_reduce_overhead(runs):
     slow, _ = runs
     slow.variant("inductor/default").mode = "reduce-overhead"
@@ -477,7 +487,7 @@ def test_payback_never_and_not_measurable_and_none():
 def test_summary_carries_breakdown_verdict_and_payback(runs):
     for run in runs:
         s = json.loads(json.dumps(summarize(run)))
-        assert s["digest"] == DIGEST_VERSION == 36 and s["unreadable"] is None and s["trace"] is None
+        assert s["digest"] == DIGEST_VERSION == 37 and s["unreadable"] is None and s["trace"] is None
         assert s["verdict"] == verdict(run) and s["payback"] == to_dict(payback(run))
         assert s["cache_words"] == cache_words(run) and s["cache_counts"] == cache_counts(run)
         assert s["breakdown"] == to_dict(breakdown(run))

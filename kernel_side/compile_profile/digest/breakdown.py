@@ -274,11 +274,17 @@ def verdict(run: ProfileRun) -> str | None:
         if _waits_for_ranks(run)
         else ""
     )
-    outside = (
-        f"each call spends {format_ms(c.outside_ms)}"
-        + (" of host time" if host else "")
-        + f" outside them (eager {format_ms(e.outside_ms)}{waiting})"
-    )
+    def spends(outside_what: str) -> str:
+        return (
+            f"each call spends {format_ms(c.outside_ms)}"
+            + (" of host time" if host else "")
+            + f" outside {outside_what} (eager {format_ms(e.outside_ms)}{waiting})"
+        )
+
+    outside = spends("them")  # after "its kernels take …"
+    # where the time outside leads the sentence, "them" had no kernels before it to mean (a BERT cell: "compiled is
+    # faster: each call spends 206 µs of host time outside them")
+    outside_first = spends("its kernels")
     overhead_bound = c.median_ms > 0 and c.kernels_ms < OVERHEAD_BOUND * c.median_ms
     kernel_change = c.kernels_ms - e.kernels_ms  # > 0: compiled's kernels take longer
     outside_change = c.outside_ms - e.outside_ms
@@ -306,7 +312,7 @@ def verdict(run: ProfileRun) -> str | None:
         )
     advice = reduce_overhead_advice(run, best) if overhead_bound else ""
     if -outside_change > -kernel_change:  # the saving is mostly outside the kernels (CUDA graphs, fewer launches)
-        return f"{who} is faster: {outside}; {kernels}{advice}"
+        return f"{who} is faster: {outside_first}; {kernels}{advice}"
     replaced = ""
     if c.generated_ms > 0 and e.aten_ms > 0 and c.aten_ms > 0:
         # ATen kernels left in the compiled variant (code Dynamo left eager, around graph breaks): the

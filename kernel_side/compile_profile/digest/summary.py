@@ -104,8 +104,9 @@ from .trace import TraceSummary, trace_summary
 # load set is not meaningful); 34: a backend's failure on a graph is the compiler's break, owned where it is; a verdict
 # over more than two functions run eagerly counts them; 35: a message's first line ending in ":" said with the next,
 # a withheld pass's wait not blamed on another program, a reference past the code's casts named so; 36: a calibrated
-# CPU pass held to 30 % of the timed call and its measured cost
-DIGEST_VERSION = 36
+# CPU pass held to 30 % of the timed call and its measured cost; 37: a faster verdict that leads with the time outside
+# the kernels says "outside its kernels"
+DIGEST_VERSION = 37
 
 # -- the shapes: what ``summarize`` and ``run_digest`` write (``contract`` lists them; the schema and the panel's
 # TypeScript are generated from these classes)
