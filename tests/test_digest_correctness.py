@@ -300,3 +300,14 @@ def test_a_mismatch_shows_in_the_list_status_and_a_passing_run_does_not():
     assert summarize(run)["list_status"] == "results differ"
     run.correctness = branch_divergence()
     assert summarize(run)["list_status"] == "ok"
+
+
+def test_a_quick_runs_correctness_line_says_it_compared_with_eager_only_once():
+    from compile_profile.render.text import render_text
+    from render_fixtures import cpu_run
+
+    run = cpu_run()
+    run.correctness = Correctness(ok=True, max_abs_diff=0.0, note=Note("reference_quick"))
+    (line,) = [line for line in render_text(run).splitlines() if line.startswith("correctness:")]
+    assert line.count("compared with eager only") == 1, line
+    assert summarize(run)["correctness"]["note"] == ""  # the sentence says it: the note is not said again

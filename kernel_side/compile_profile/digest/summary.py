@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from ..profile_run import ProfileRun, Variant
+from ..profile_run import Correctness, ProfileRun, Variant
 from ..serialize import ADDED_LATER, to_dict
 from .breakdown import BreakdownColumn, BreakdownRow, breakdown, breakdown_columns, breakdown_note, verdict
 from .breaks import (
@@ -105,8 +105,8 @@ from .trace import TraceSummary, trace_summary
 # over more than two functions run eagerly counts them; 35: a message's first line ending in ":" said with the next,
 # a withheld pass's wait not blamed on another program, a reference past the code's casts named so; 36: a calibrated
 # CPU pass held to 30 % of the timed call and its measured cost; 37: a faster verdict that leads with the time outside
-# the kernels says "outside its kernels"
-DIGEST_VERSION = 37
+# the kernels says "outside its kernels"; 38: a correctness note the sentence already says is not said again
+DIGEST_VERSION = 38
 
 # -- the shapes: what ``summarize`` and ``run_digest`` write (``contract`` lists them; the schema and the panel's
 # TypeScript are generated from these classes)
@@ -180,6 +180,21 @@ class CorrectnessSummary:
     method: str = field(metadata=ADDED_LATER)
     text: str = field(metadata=ADDED_LATER)
     max_rel_diff_text: str = field(metadata=ADDED_LATER)  # "9.38e+03"; "" where none was measured
+
+
+def _correctness_summary(c: Correctness) -> CorrectnessSummary:
+    text = correctness_text(c)
+    note = note_text(c.note) if c.note else ""
+    return CorrectnessSummary(
+        ok=c.ok,
+        max_abs_diff=c.max_abs_diff,
+        # said once: a --quick run's "no float64 reference (--quick): compared with eager only" is in the sentence,
+        # and the text view had said it twice on one line
+        note="" if note and note in text else note,
+        method=c.method,
+        text=text,
+        max_rel_diff_text=format_diff(c.max_rel_diff) if c.max_rel_diff is not None else "",
+    )
 
 
 @dataclass
@@ -382,20 +397,7 @@ def summary_of(run: ProfileRun) -> RunSummary:
         },
         memory_note=memory_unmeasured_text(run),
         notes=run_notes(run),
-        correctness=(
-            CorrectnessSummary(
-                ok=run.correctness.ok,
-                max_abs_diff=run.correctness.max_abs_diff,
-                note=note_text(run.correctness.note) if run.correctness.note else "",
-                method=run.correctness.method,
-                text=correctness_text(run.correctness),
-                max_rel_diff_text=format_diff(run.correctness.max_rel_diff)
-                if run.correctness.max_rel_diff is not None
-                else "",
-            )
-            if run.correctness
-            else None
-        ),
+        correctness=(_correctness_summary(run.correctness) if run.correctness else None),
         bisect_offer=bisect_offer(run),
         graph_breaks=groups,
         warnings=warnings(run),
