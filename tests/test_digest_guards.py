@@ -248,3 +248,28 @@ def test_an_object_freed_between_calls_is_said_to_be_made_anew_each_run_with_the
         "and use it here"
     )
     assert "called from cell line 5" in failed_guard_text(step) and "was freed" in failed_guard_text(step)
+
+
+def test_a_recompiles_reason_names_the_cells_frames_by_line_and_leaves_out_the_tools_publish_frame():
+    from compile_profile.digest.guards import recompiles_digest
+
+    run = cpu_run()
+    run.recompiles = [
+        Recompile(
+            variant="inductor/default",
+            reason=(
+                "17/0: s == 37482.46875\nUser stack trace:\n"
+                '  File "<compile-profile-cell-c35b4cbc883f>", line 9, in torch_dynamo_resume_in___compile_profile_cell___at_5\n'
+                "    out = h + s\n"
+                '  File "<compile-profile-publish>", line 3, in publish\n'
+                "    __compile_profile_publish_s__(s)\n"
+                '  File "/site-packages/lib.py", line 3, in f\n'
+                "    y()"
+            ),
+        )
+    ]
+    (row,) = recompiles_digest(run)
+    assert row.reason == (
+        "17/0: s == 37482.46875\nUser stack trace:\n  cell line 9\n    out = h + s\n"
+        '  File "/site-packages/lib.py", line 3, in f\n    y()'
+    )

@@ -274,6 +274,7 @@ def verdict(run: ProfileRun) -> str | None:
         if _waits_for_ranks(run)
         else ""
     )
+
     def spends(outside_what: str) -> str:
         return (
             f"each call spends {format_ms(c.outside_ms)}"

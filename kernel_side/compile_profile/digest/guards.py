@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..profile_run import Graph, Guard, ProfileRun, Recompile
+from ..profile_run import CELL_FILENAME_PREFIX, SETTER_FILENAME, Graph, Guard, ProfileRun, Recompile
 from ..serialize import ADDED_LATER
 from .breaks import short_path
 from .format import CELL, line_text, lines_of, one_line
@@ -515,6 +515,30 @@ def guards_digest(run: ProfileRun) -> list[GraphGuards]:
     return run_guards(run)
 
 
+_CELL_FRAME = re.compile(r'File "' + re.escape(CELL_FILENAME_PREFIX) + r'[^"]*", line (\d+), in \S+')
+_SETTER_FRAME = 'File "' + SETTER_FILENAME + '"'
+
+
+def reason_shown(reason: str) -> str:
+    """Dynamo's reason for a recompile as the Guards tab shows it: a frame of the cell's code named by its cell line
+    (``cell line 4``, not ``File "<compile-profile-cell-c35b4cbc883f>", line 4, in __compile_profile_cell__``), and
+    the tool's own publish setters' frames left out (``File "<compile-profile-publish>", line 3, in publish`` had
+    closed a user's stack trace)."""
+    out: list[str] = []
+    dropping = False
+    for line in reason.splitlines():
+        stripped = line.lstrip()
+        if stripped.startswith("File "):
+            dropping = stripped.startswith(_SETTER_FRAME)
+        elif dropping and line[: len(line) - len(stripped)] and not stripped.startswith("File "):
+            continue  # the dropped frame's source line, indented beneath it
+        else:
+            dropping = False
+        if not dropping:
+            out.append(_CELL_FRAME.sub(lambda m: f"cell line {m.group(1)}", line))
+    return "\n".join(out)
+
+
 def recompiles_digest(run: ProfileRun) -> list[RecompileRow]:
     """Each recompile with the guard that failed in the user's words (``failed_guard``, "" when unknown; it
     starts with the recompile limit the compile hit, ``limit_text``, if any), and its parts: the value
@@ -523,7 +547,7 @@ def recompiles_digest(run: ProfileRun) -> list[RecompileRow]:
     return [
         RecompileRow(
             variant=r.variant,
-            reason=r.reason,
+            reason=reason_shown(r.reason),
             during_timing=r.during_timing,
             source=r.source,
             line=r.line,

@@ -61,6 +61,7 @@ from .run import (
     CELL_FILENAME_PREFIX,
     OTHER_RANK_FAILED,
     SCHEMA_PATH,
+    SETTER_FILENAME,
     Device,
     DevicePeaks,
     DistributedRank,
@@ -87,6 +88,7 @@ from .views import VIEWS, RunViews
 
 __all__ = [
     "CELL_FILENAME_PREFIX",
+    "SETTER_FILENAME",
     "OTHER_RANK_FAILED",
     "SCHEMA_PATH",
     "SCHEMA_VERSION",

@@ -203,6 +203,9 @@ class DistributedRank:
 
 # The filename a profiled cell's code runs under (``engine.cell.function``): a frame of the cell, not of a library.
 CELL_FILENAME_PREFIX = "<compile-profile-cell-"
+# The filename the tool's publish setters are compiled under (``engine.cell.function``): its frames are the
+# instrumentation's, never the user's code's.
+SETTER_FILENAME = "<compile-profile-publish>"
 
 # ErrorInfo.type of a rank that stopped because another rank's first call failed (the lock-step)
 OTHER_RANK_FAILED = "OtherRankFailed"
