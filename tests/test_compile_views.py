@@ -328,7 +328,7 @@ def test_the_job_view_names_the_rank_whose_collectives_tensor_metadata_and_compi
         f"op0 -> float32[{expected[0]['rows']}, 8]"
     )
     assert said["compile_ids"].startswith(
-        "2 compile ids where the others have 1: extra 1/0 (torch_dynamo_resume_in_step"
+        "2 compile ids where the others have 1: extra 1/0 (step, resumed at record_collectives.py line 72)"
     )
     assert (
         said["execution_order"]
@@ -345,8 +345,7 @@ def test_the_gloo_jobs_rank_that_printed_diverges_in_compile_ids_and_cache_looku
     assert {d["rank"] for d in job["divergences"]} == {1}
     assert said["compile_ids"].startswith("14 compile ids where the others have 11: extra 6/1 (")
     assert said["cache"] == (
-        "cache lookups differ from the others': extra AOTAutograd miss for 6/1 "
-        "(torch_dynamo_resume_in_step_at_134 at record.py line 134)"
+        "cache lookups differ from the others': extra AOTAutograd miss for 6/1 (step, resumed at record.py line 134)"
     )
     assert "collectives" not in said and "tensor_meta" not in said  # logged by neither rank: nothing said
 
@@ -417,9 +416,7 @@ def test_the_cli_shows_the_compiles_one_compile_and_its_output_code_and_exports_
     assert "Where compiles started (the compile-site tree):" in index and "[2/1_2]0" in index
     assert main(["--db", db, "show", run_id, "--compile", "2/1_2"]) == 0
     detail = capsys.readouterr().out
-    assert detail.startswith(
-        "[2/1_2] torch_dynamo_resume_in_train_step_at_55 at record_loop.py line 55: an empty graph"
-    )
+    assert detail.startswith("[2/1_2] train_step, resumed at record_loop.py line 55: an empty graph")
     assert "  > attempt 2: an empty graph (no op to compile); 12 artifacts" in detail
     assert main(["--db", db, "show", run_id, "--compile", "0/0", "--artifact", "inductor_output_code"]) == 0
     code = capsys.readouterr().out
@@ -512,3 +509,12 @@ def test_a_traces_text_is_text_in_the_report_and_the_terminal(tmp_path, capsys):
     assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out and "\\x1b]0;pwned" in out
     assert main(["--db", db, "show", run.id, "--compile", "0/0"]) == 0
     assert "<img src=x onerror=alert(1)>" in capsys.readouterr().out  # text, for a terminal
+
+
+def test_a_compiled_frames_function_is_named_as_the_user_knows_it_the_cell_and_dynamos_resume_functions():
+    from compile_profile.digest.compiles import function_name
+
+    assert function_name("__compile_profile_cell__") == "the cell"
+    assert function_name("torch_dynamo_resume_in___compile_profile_cell___at_3") == "the cell, resumed"
+    assert function_name("torch_dynamo_resume_in_forward_at_12") == "forward, resumed"
+    assert function_name("<module>") == "<module>" and function_name("forward") == "forward"

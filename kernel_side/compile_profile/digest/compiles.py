@@ -99,12 +99,29 @@ def resolve_compile(run: ProfileRun, name: str) -> CompileRecord | None:
     return max((r for r in matches if r.variant == first), key=lambda r: r.attempt, default=None)
 
 
+# Dynamo names the function it resumes a frame in after a graph break "torch_dynamo_resume_in_<function>_at_<line>";
+# the cell's function is the tool's "__compile_profile_cell__" (engine.cell.function), which a user never wrote.
+_RESUME = re.compile(r"torch_dynamo_resume_in_(?P<function>.+)_at_(?P<line>\d+)")
+_CELL_FUNCTION = "__compile_profile_cell__"
+
+
+def function_name(name: str) -> str:
+    """A compiled frame's function as the user knows it: ``the cell`` for the tool's cell function, ``forward,
+    resumed`` for Dynamo's function that resumes ``forward`` after a graph break (its line is where the frame
+    stands, said beside it), the name itself otherwise (the Compiles tab had listed
+    ``torch_dynamo_resume_in___compile_profile_cell___at_3``)."""
+    resumed = _RESUME.fullmatch(name)
+    if resumed:
+        return f"{function_name(resumed['function'])}, resumed"
+    return "the cell" if name == _CELL_FUNCTION else name
+
+
 def frame_text(frame: CompileFrame, of: str) -> str:
     """``record.py:110 in <module>``; a frame of the cell (or of a trace's script) by its line: ``cell line 3``."""
     if frame.cell_line is not None:
-        return f"{of} line {frame.cell_line} in {frame.name}"
+        return f"{of} line {frame.cell_line} in {function_name(frame.name)}"
     name = frame.filename.replace("\\", "/").rsplit("/", 1)[-1] or "?"
-    return f"{name}:{frame.line} in {frame.name}"
+    return f"{name}:{frame.line} in {function_name(frame.name)}"
 
 
 def compiled_frame(record: CompileRecord, of: str) -> str:
@@ -113,7 +130,7 @@ def compiled_frame(record: CompileRecord, of: str) -> str:
         return "—"
     frame = record.stack[-1]
     at = frame_text(frame, of).rsplit(" in ", 1)[0]
-    return f"{frame.name} at {at}"
+    return f"{function_name(frame.name)} at {at}"  # "step, resumed at record.py line 134"
 
 
 def _site_stack(run: ProfileRun, record: CompileRecord) -> list[CompileFrame]:
