@@ -111,7 +111,7 @@ export interface SuiteSummary {
   geomean_low: number | null;
   geomean_high: number | null;
   /**
-   * "1.32× faster [1.20×–1.45×] (geometric mean over the 4 that pass)"
+   * "compiled is 1.32× faster [1.20×–1.45×] (geometric mean over the 4 that pass)"
    */
   geomean_text: string;
   median_compile_s: number | null;
