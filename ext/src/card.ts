@@ -3,7 +3,7 @@
  * headline, under it the answer first: the digest's diagnosis (what costs the compiled cell time,
  * its first causes with their cost and what to do, diagnosis.ts) and the --sweep recommendation
  * with its torch.compile call to copy; then the verdict (why compiled is faster or slower) and
- * payback sentences when the run has them, a bar chart of the variants, the warnings, the lines the profile logged to
+ * payback sentences when the run has them, a bar chart of the variants (none where no variant was timed), the warnings, the lines the profile logged to
  * stderr folded under their count (the magic keeps them out of the cell's output), an "Open"
  * button that opens the run's detail in a main-area tab beside the notebook, and for a failed compile or
  * results that differ a "Bisect" button (the cell again with --bisect; the digest's bisect_offer).  Built from the output's own data, so it renders after a kernel restart or a page
@@ -191,10 +191,14 @@ export class RunCard extends Panel implements IRenderMime.IRenderer {
     return node;
   }
 
-  /** (Re)draw the variants chart between the summary and the actions, in the current theme. */
+  /**
+   * (Re)draw the variants chart between the summary and the actions, in the current theme; none where no variant
+   * was timed (eager or the compile failed): that figure is only its message, "no variant was timed"
+   * (render/charts.py _empty), which the headline and the errors already say, and it took 220 px of blank.
+   */
   private async _drawChart(): Promise<void> {
     const figure = this._data?.figures?.variants;
-    if (!figure || this.isDisposed) {
+    if (!figure || !figure.data?.length || this.isDisposed) {
       return;
     }
     this._chart?.dispose();

@@ -3,10 +3,12 @@
  * with their share of the peak, figures engine/kernels/roofline.py measured), and which highlighter each kernel
  * language uses.  Every cell's words are the digest's (RunDigest.kernel_cells): a kernel whose variant's
  * profiler pass the digest withholds (summary "kernel_times": digest/kernel_times.py) shows its share of the
- * pass's time ("46% of pass") and no rates; this module sorts by the figures and shows the words.
+ * pass's time ("46% of pass") and no rates; this module sorts by the figures and shows the words.  Kernels of one
+ * name (Inductor numbers them per graph: cpp_fused_gt_max_0 in a compile and in its recompile) are told apart by what
+ * differs between them (kernelOrigins): their variant, their compile, their graph.
  */
 
-import { IKernel, IKernelCells, IRunSummary, KernelLanguage } from './types';
+import { IGraph, IKernel, IKernelCells, IRunSummary, KernelLanguage } from './types';
 
 export type KernelSortKey =
   'name' | 'language' | 'device_time_ms' | 'achieved_gbps' | 'achieved_tflops' | 'aten_ops' | 'lines';
@@ -158,4 +160,91 @@ export function highlightLanguage(language: KernelLanguage): string {
 
 export function languageLabel(language: KernelLanguage): string {
   return { triton: 'Triton', cpp: 'C++', extern: 'extern' }[language] ?? language;
+}
+
+/** What a graph kind is called beside a kernel's name, where it alone tells two kernels of one name apart. */
+const GRAPH_KIND_WORD: Record<string, string> = {
+  dynamo: 'Dynamo',
+  aot_forward: 'forward',
+  aot_backward: 'backward',
+  aot_inference: 'inference',
+  post_grad: 'post-grad'
+};
+
+/** What tells a kernel from the others of its name: a few words beside the name, and the whole on hover. */
+export interface IKernelOrigin {
+  label: string; // "compile 16/1", "max-autotune", "backward · #2"
+  title: string; // "inductor/max-autotune · compile 16/1"
+}
+
+/** The '/'-separated segments all of `names` begin with, at most all but the last of the shortest. */
+function commonSegments(names: readonly string[]): number {
+  const split = names.map(n => n.split('/'));
+  const most = Math.min(...split.map(s => s.length)) - 1;
+  let n = 0;
+  while (n < most && split.every(s => s[n] === split[0][n])) {
+    n += 1;
+  }
+  return n;
+}
+
+/**
+ * What tells each kernel from the others of its name, for those whose name repeats in the run: of its variant, its
+ * compile ("compile 16/1", its graph's Dynamo compile id, as the Graphs tab names it) and its graph's kind
+ * ("backward"), those that differ within the name, joined by " · "; a number ("#2", in the run's order) after those
+ * where they still read alike.  Beside the name a variant reads without the segments the name's variants share
+ * ("max-autotune" beside "default", not "inductor/max-autotune"): with both sidebars open at 1600 px the name column
+ * is about 155 px, and the whole variant names left five letters of "extern_kernels.mm"; the title has them whole.
+ * A kernel whose name is its own has none.  The table showed two rows "cpp_fused_gt_max_0" alike (a compile and its
+ * recompile).
+ */
+export function kernelOrigins(
+  kernels: readonly IKernel[],
+  graphs: readonly IGraph[]
+): Map<IKernel, IKernelOrigin> {
+  const graphOf = new Map(graphs.map(g => [g.id, g]));
+  const byName = new Map<string, IKernel[]>();
+  for (const k of kernels) {
+    byName.set(k.name, [...(byName.get(k.name) ?? []), k]);
+  }
+  const out = new Map<IKernel, IKernelOrigin>();
+  for (const same of byName.values()) {
+    if (same.length < 2) {
+      continue;
+    }
+    const shared = commonSegments(same.map(k => k.variant ?? ''));
+    // each part: its whole words, and the shorter ones beside the name
+    const parts: ((k: IKernel) => [string, string])[] = [
+      k => [k.variant ?? '', (k.variant ?? '').split('/').slice(shared).join('/')],
+      k => {
+        const id = graphOf.get(k.graph_id)?.compile_id;
+        return id ? [`compile ${id}`, `compile ${id}`] : ['', ''];
+      },
+      k => {
+        const kind = graphOf.get(k.graph_id)?.kind;
+        const word = kind ? (GRAPH_KIND_WORD[kind] ?? kind) : '';
+        return [word, word];
+      }
+    ];
+    const telling = parts.filter(part => new Set(same.map(k => part(k)[0])).size > 1);
+    const words = (k: IKernel, which: 0 | 1) =>
+      telling
+        .map(part => part(k)[which])
+        .filter(Boolean)
+        .join(' · ');
+    const titles = same.map(k => words(k, 0));
+    const counts = new Map<string, number>();
+    titles.forEach(t => counts.set(t, (counts.get(t) ?? 0) + 1));
+    const seen = new Map<string, number>();
+    same.forEach((k, i) => {
+      let [title, label] = [titles[i], words(k, 1)];
+      if ((counts.get(title) ?? 0) > 1) {
+        const n = (seen.get(title) ?? 0) + 1;
+        seen.set(title, n);
+        [title, label] = [title ? `${title} · #${n}` : `#${n}`, label ? `${label} · #${n}` : `#${n}`];
+      }
+      out.set(k, { label, title });
+    });
+  }
+  return out;
 }

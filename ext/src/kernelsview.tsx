@@ -1,7 +1,9 @@
 /**
  * A run's Kernels tab: a page of kernels at a time (kernels.ts sorts, filters and pages), a row a
- * line (a name or op list too long for its column cut with an ellipsis, the whole on hover), its time (its share of the pass, and why, where
- * the digest withholds its variant's profiler pass), achieved GB/s and TFLOP/s with their share of
+ * line (a name or op list too long for its column cut with an ellipsis, the whole on hover; beside a name that
+ * repeats, what tells its kernels apart, its variant or compile, never cut), its time (its share of the pass where
+ * the digest withholds its variant's profiler pass, in a column wide enough for "0.001% of pass", and why, once
+ * above the table), achieved GB/s and TFLOP/s with their share of
  * the peak; the selected kernel's source beside the table where there is room, below it where not;
  * then the roofline chart and sentences (measuredview.tsx).
  */
@@ -13,9 +15,11 @@ import { ITabProps } from './detailprops';
 import {
   filterKernels,
   highlightLanguage,
+  IKernelOrigin,
   IKernelSort,
   IRateCell,
   kernelCells,
+  kernelOrigins,
   KernelSortKey,
   languageLabel,
   nextSort,
@@ -27,6 +31,13 @@ import {
 import { Roofline } from './measuredview';
 import { KERNEL_TIPS, tip } from './tooltips';
 import { IKernel } from './types';
+
+/**
+ * The time column's width where a kernel's pass is withheld and its cell reads a share ("23% of pass"): 6.5em cut
+ * those to "23% of p…"; "0.07% of pass" needs 8.54em with its padding (Chromium at 1600×1000, views_layout.spec.ts),
+ * a share under 0.01% ("0.001% of pass") a digit more.
+ */
+const WITHHELD_TIME_WIDTH = '9.5em';
 
 /** Rows per page: what a main-area tab shows without scrolling far, and renders at once. */
 const KERNEL_PAGE = 50;
@@ -61,6 +72,8 @@ export function Kernels({ run, figures, services }: ITabProps): JSX.Element {
   const rows = React.useMemo(() => sortKernels(filterKernels(run.kernels, query), sort), [run, query, sort]);
   const withheld = React.useMemo(() => withheldPasses(run.summary), [run]);
   const cells = React.useMemo(() => kernelCells(run.kernels, run.summary?.kernel_cells), [run]);
+  const origins = React.useMemo(() => kernelOrigins(run.kernels, run.graphs), [run]);
+  const shares = run.kernels.some(k => withheld.has(k.variant ?? ''));
   if (!run.kernels.length) {
     return <p className="cp-Empty">No kernels were generated.</p>;
   }
@@ -87,9 +100,10 @@ export function Kernels({ run, figures, services }: ITabProps): JSX.Element {
           <div className="cp-KernelScroll">
             <table className="cp-Table cp-KernelTable">
               <colgroup>
-                {KERNEL_COLUMNS.map(c => (
-                  <col key={c.key} data-field={c.key} style={c.width ? { width: c.width } : undefined} />
-                ))}
+                {KERNEL_COLUMNS.map(c => {
+                  const width = c.key === 'device_time_ms' && shares ? WITHHELD_TIME_WIDTH : c.width;
+                  return <col key={c.key} data-field={c.key} style={width ? { width } : undefined} />;
+                })}
               </colgroup>
               <thead>
                 <tr>
@@ -126,9 +140,7 @@ export function Kernels({ run, figures, services }: ITabProps): JSX.Element {
                     title={k.variant ? `${k.name} (${k.variant})` : k.name}
                     onClick={() => setSelected(kernelRowId(k))}
                   >
-                    <td className="cp-KernelName" data-field="name" title={k.name}>
-                      <span className="cp-KernelName-text">{k.name}</span>
-                    </td>
+                    <NameCell name={k.name} origin={origins.get(k)} />
                     <td data-field="language">{languageLabel(k.language)}</td>
                     <OneLineCell field="device_time_ms" text={cells.get(k)?.time ?? '—'} />
                     <RateCell field="achieved_gbps" cell={rateCell(cells.get(k), 'bandwidth')} />
@@ -173,6 +185,21 @@ export function Kernels({ run, figures, services }: ITabProps): JSX.Element {
       </div>
       <Roofline summary={run.summary} figure={figures?.roofline} charts={services.charts} />
     </div>
+  );
+}
+
+/**
+ * A kernel's name, cut with an ellipsis where its column is narrower, and beside it, where the name repeats, what
+ * tells it apart (kernels.ts kernelOrigins), never cut; its title holds both whole.
+ */
+function NameCell({ name, origin }: { name: string; origin: IKernelOrigin | undefined }): JSX.Element {
+  return (
+    <td className="cp-KernelName" data-field="name" title={origin ? `${name} (${origin.title})` : name}>
+      <span className="cp-KernelName-line">
+        <span className="cp-KernelName-text">{name}</span>
+        {origin ? <span className="cp-KernelOrigin">{origin.label}</span> : null}
+      </span>
+    </td>
   );
 }
 

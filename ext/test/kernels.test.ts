@@ -2,6 +2,7 @@ import {
   filterKernels,
   highlightLanguage,
   kernelCells,
+  kernelOrigins,
   nextSort,
   pageOf,
   rateCell,
@@ -194,5 +195,55 @@ describe('a withheld profiler pass (digest kernel_times)', () => {
   it('names the withheld variants with why, and none before digest 11', () => {
     expect([...withheldPasses(judged)]).toEqual([['inductor/default', why]]);
     expect(withheldPasses(summary('r', '')).size).toBe(0);
+  });
+});
+
+describe('kernels of one name (kernelOrigins)', () => {
+  const graphs = [
+    { id: 'd/16/0/aot_inference', kind: 'aot_inference' as const, code: '', compile_id: '16/0' },
+    { id: 'd/16/1/aot_inference', kind: 'aot_inference' as const, code: '', compile_id: '16/1' },
+    { id: 'd/3/0/aot_forward', kind: 'aot_forward' as const, code: '', compile_id: '3/0' },
+    { id: 'd/3/0/aot_backward', kind: 'aot_backward' as const, code: '', compile_id: '3/0' }
+  ];
+  it('names the compile where a compile and its recompile each wrote a kernel of the name', () => {
+    // graph-breaks: cpp_fused_gt_max_0 ×2, from compiles 16/0 and 16/1, read alike in the table
+    const first = kernel('cpp_fused_gt_max_0', {
+      variant: 'inductor/default',
+      graph_id: 'd/16/0/aot_inference'
+    });
+    const again = kernel('cpp_fused_gt_max_0', {
+      variant: 'inductor/default',
+      graph_id: 'd/16/1/aot_inference'
+    });
+    const own = kernel('cpp_fused_sum_0', { variant: 'inductor/default', graph_id: 'd/16/0/aot_inference' });
+    const origins = kernelOrigins([first, own, again], graphs);
+    expect(origins.get(first)).toEqual({ label: 'compile 16/0', title: 'compile 16/0' });
+    expect(origins.get(again)).toEqual({ label: 'compile 16/1', title: 'compile 16/1' });
+    expect(origins.has(own)).toBe(false); // a name of its own needs nothing beside it
+  });
+
+  it('names the variant by what its name does not share, whole on hover', () => {
+    const a = kernel('extern_kernels.mm', { variant: 'inductor/default', graph_id: 'x' });
+    const b = kernel('extern_kernels.mm', { variant: 'inductor/max-autotune', graph_id: 'y' });
+    const c = kernel('triton_0', { variant: 'aot_eager', graph_id: 'x' });
+    const d = kernel('triton_0', { variant: 'inductor/default', graph_id: 'x' });
+    const origins = kernelOrigins([a, b, c, d], graphs);
+    expect([origins.get(a), origins.get(b)]).toEqual([
+      { label: 'default', title: 'inductor/default' },
+      { label: 'max-autotune', title: 'inductor/max-autotune' }
+    ]);
+    expect([origins.get(c)!.label, origins.get(d)!.label]).toEqual(['aot_eager', 'inductor/default']);
+  });
+
+  it('names the graph where only that differs, and numbers what still reads alike', () => {
+    const fwd = kernel('triton_poi_fused_0', { graph_id: 'd/3/0/aot_forward' });
+    const bwd = kernel('triton_poi_fused_0', { graph_id: 'd/3/0/aot_backward' });
+    const twin = kernel('triton_poi_fused_0', { graph_id: 'd/3/0/aot_backward' });
+    const origins = kernelOrigins([fwd, bwd, twin], graphs);
+    expect([fwd, bwd, twin].map(k => origins.get(k)!.label)).toEqual([
+      'forward',
+      'backward · #1',
+      'backward · #2'
+    ]);
   });
 });

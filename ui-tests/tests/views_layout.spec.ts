@@ -2,7 +2,8 @@
  * The view defects issue 31 saw at 1600×1000 with both sidebars open, each checked after its fix in the light and
  * the dark theme, with a screenshot of each in test-artifacts/ui-views-*.png: the Lines chart's notes of two
  * withheld passes in one block under the axis labels; table headers that wrap between words, never inside one;
- * the Lines table's code column wide enough to read; the card's bars visible beside p90s 50-100 times their
+ * the Lines table's code column wide enough to read; the Kernels table's shares of a withheld pass whole, and
+ * what tells two kernels of one name apart; the card's bars visible beside p90s 50-100 times their
  * medians (the axis clipped, a marker and the title say so); no hidden plotly button in the Tab order.  These open
  * their runs by id and run beside the other specs; views.spec.ts has the run list's keys, run last and alone.
  * The runs are seed_runs.py --add-views (views_runs), older than every other run (the list's end), taken out again
@@ -167,6 +168,51 @@ test('table headers wrap between words, never inside one, on every tab at 1600×
   await setTheme(page, 'light');
 });
 
+test('the Kernels tab of a withheld pass reads each share whole, and tells two kernels of one name apart', async ({
+  page
+}) => {
+  for (const theme of THEMES) {
+    await setTheme(page, theme);
+    await bothSidebars(page);
+    const detail = await openRun(page, WITHHELD_RUN, 'Kernels');
+    const rows = detail.locator('.cp-KernelTable tbody tr');
+    await expect(rows).toHaveCount(8);
+    // inductor/default's pass is withheld: its kernels' times are shares, "23% of p…" before, cut at 6.5em
+    const times = await rows.locator('td[data-field="device_time_ms"]').evaluateAll(tds =>
+      tds.map(td => ({
+        text: td.textContent ?? '',
+        cut: td.scrollWidth > td.clientWidth,
+        em: td.scrollWidth / parseFloat(getComputedStyle(td).fontSize)
+      }))
+    );
+    const widest = Math.max(...times.map(t => t.em));
+    console.log(`${theme}: ${times.map(t => t.text).join(' | ')}; the widest needs ${widest.toFixed(2)}em`);
+    expect(times.filter(t => t.text.endsWith('of pass')).map(t => t.text)).toContain('0.07% of pass');
+    expect(times.filter(t => t.cut)).toEqual([]);
+    await expect(detail.locator('.cp-Withheld')).toHaveCount(2); // why, once above the table
+    // extern_kernels.mm of each variant: each row says which, beside the name, never cut
+    const mm = rows.filter({ has: page.locator('td.cp-KernelName', { hasText: 'extern_kernels.mm' }) });
+    await expect(mm).toHaveCount(2);
+    const origins = await mm.locator('.cp-KernelOrigin').allTextContents();
+    expect([...origins].sort()).toEqual(['default', 'max-autotune']); // what their variants do not share
+    expect(await mm.first().locator('td.cp-KernelName').getAttribute('title')).toMatch(
+      /^extern_kernels\.mm \(inductor\/(default|max-autotune)\)$/
+    );
+    const shown = await mm
+      .locator('.cp-KernelOrigin')
+      .evaluateAll(els =>
+        els.map(el => el.getBoundingClientRect().right <= el.closest('td')!.getBoundingClientRect().right)
+      );
+    expect(shown).toEqual([true, true]);
+    // a name of its own has nothing beside it
+    await expect(detail.locator('.cp-KernelOrigin')).toHaveCount(2);
+    await detail.locator('.cp-KernelTable').scrollIntoViewIfNeeded();
+    await shot(page, `kernels-withheld-${theme}`);
+    await closeMainTabs(page);
+  }
+  await setTheme(page, 'light');
+});
+
 test("the card's bars show the medians when the p90s are 50-100 times them: the axis clipped, a marker and the title say so", async ({
   page
 }) => {
@@ -194,6 +240,28 @@ test("the card's bars show the medians when the p90s are 50-100 times them: the 
     expect(seen.markers).toBe(2);
     expect(seen.markerText).toEqual(['p90 54 ms', 'p90 16 ms']);
     expect(seen.title).toContain('▲ a p90 above the axis');
+    // the compiled bar's speedup label, above its clipped whisker, clear of the whisker, its ▲ and the ▲'s text
+    const clear = await plot.evaluate(gd => {
+      const box = (el: Element) => el.getBoundingClientRect();
+      const [label] = Array.from(gd.querySelectorAll('g.annotation text')).map(box);
+      const others = Array.from(
+        gd.querySelectorAll('g.errorbar path, .scatterlayer .point, .scatterlayer text')
+      );
+      return {
+        label: !!label,
+        hit: others
+          .map(box)
+          .filter(
+            b =>
+              label &&
+              label.left < b.right &&
+              b.left < label.right &&
+              label.top < b.bottom &&
+              b.top < label.bottom
+          ).length
+      };
+    });
+    expect(clear).toEqual({ label: true, hit: 0 });
     await card.scrollIntoViewIfNeeded();
     await shot(page, `card-long-tail-${theme}`);
     await closeMainTabs(page);
