@@ -9,6 +9,8 @@ import plotly.graph_objects as go
 import pytest
 from compile_profile.digest.kernel_times import withheld
 from compile_profile.render.charts import (
+    LABEL_GAP_PX,
+    LABEL_ROOM,
     NOTE_LINE_PX,
     NOTE_WRAP,
     TOP_CHART_KERNELS,
@@ -75,6 +77,30 @@ def test_variants_bars_are_medians_with_p10_p90_error_bars_and_speedup_text():
     ratio = run.eager.timing.median_ms / run.variant("inductor/default").timing.median_ms
     # each ratio in the headline's words (issue 23: one form of the speedup everywhere)
     assert bar["text"] == ["", f"{ratio:.2f}× faster", "2.71× faster [2.60×–2.83×] 95% CI"]
+
+
+def test_each_bar_label_sits_above_its_whisker_in_room_the_axis_leaves_it():
+    # plotly's textposition "outside" put "1.42× faster [1.39×–1.44×] 95% CI" at the bar's top, across its whisker
+    run = cuda_run()
+    fig = figures(run)["variants"]
+    (bar,) = fig["data"]
+    assert bar["textposition"] == "none"  # the bar draws no text of its own
+    labels = fig["layout"]["annotations"]
+    compiled = [v for v in run.variants if v.name != "eager"]
+    assert [a["x"] for a in labels] == [v.name for v in compiled]  # eager's bar has no label
+    assert [a["text"] for a in labels] == [t for t in bar["text"] if t]
+    high = fig["layout"]["yaxis"]["range"][1]
+    for a, v in zip(labels, compiled):
+        # its bottom above the whisker's top (the p90), by a gap; the axis goes on past it by the label's room
+        assert a["y"] == pytest.approx(v.timing.p90_ms) and a["yanchor"] == "bottom" and not a["showarrow"]
+        assert a["yshift"] == LABEL_GAP_PX >= 6  # clear of a clipped whisker's ▲ (10 px high, on the whisker's top)
+        assert (high - a["y"]) / high >= LABEL_ROOM - 1e-9
+    assert high >= max(v.timing.p90_ms for v in run.variants)  # every whisker whole
+    # a p90 that reads below its median (a hand-edited run): the label on the bar's top, not inside the bar
+    fast = run.variant("inductor/max-autotune").timing
+    fast.p90_ms = fast.median_ms * 0.9
+    label = figures(run)["variants"]["layout"]["annotations"][1]
+    assert label["y"] == fast.median_ms
 
 
 def test_untimed_variants_are_left_out_and_nothing_timed_is_an_empty_figure():
@@ -278,8 +304,13 @@ def test_the_long_tail_and_withheld_figures_are_valid_plotly_and_theme_neutral(m
 def test_the_variants_axis_holds_every_whisker_where_the_p90s_are_near_the_medians():
     assert variants_axis_top([0.5, 0.4], [0.6, 1.4]) is None  # within 3x the largest median
     assert variants_axis_top([], []) is None and variants_axis_top([0.0], [5.0]) is None
-    fig = figures(cuda_run())["variants"]
-    assert len(fig["data"]) == 1 and "range" not in fig["layout"]["yaxis"]
+    run = cuda_run()
+    fig = figures(run)["variants"]
+    (bar,) = fig["data"]  # no ▲ marker: no whisker clipped
+    assert [m + up for m, up in zip(bar["y"], bar["error_y"]["array"])] == pytest.approx(
+        [v.timing.p90_ms for v in run.variants]
+    )
+    assert fig["layout"]["yaxis"]["range"][1] >= max(v.timing.p90_ms for v in run.variants)
     assert fig["layout"]["title"]["text"] == "Median time per variant (bars: p10–p90)"
 
 
@@ -292,8 +323,9 @@ def test_a_p90_far_above_the_medians_ends_the_axis_at_three_medians_its_whisker_
     bar, marker = fig["data"]
     top = WHISKER_CLIP * eager.median_ms
     low, high = fig["layout"]["yaxis"]["range"]
-    # the medians fill a fifth of the axis or more, not a pixel of a 0-54 ms one
-    assert low == 0 and top <= high < 1.1 * top and min(bar["y"]) / high > 0.2
+    # the medians fill a fifth of the axis or more, not a pixel of a 0-54 ms one; above the clipped whiskers, the
+    # room of the compiled bar's label (above its ▲)
+    assert low == 0 and top <= high <= top / (1 - LABEL_ROOM) + 1e-9 and min(bar["y"]) / high > 0.2
     # each whisker stops at the axis's top; the hover keeps the p90 as measured
     assert [m + up for m, up in zip(bar["y"], bar["error_y"]["array"])] == pytest.approx([top, top])
     assert [c[1] for c in bar["customdata"]] == [eager.p90_ms, compiled.p90_ms]

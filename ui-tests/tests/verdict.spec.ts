@@ -2,8 +2,9 @@
  * The verdict where it matters most (issue 31): a run whose compiled results differ, one whose compiled calls ran
  * eagerly (the cell's frame at Dynamo's recompile limit) and one timed on a busy CPU (torch's 2 threads on 1 free
  * core) lead the card, the run list and the Overview with the
- * digest's verdict (digest/outcome.py), in its tone, and keep the speedup beneath it, marked not meaningful.
- * seed_runs.py seeds both runs' cards in verdict.ipynb and writes the digest's verdicts to expected.json.
+ * digest's verdict (digest/outcome.py), in its tone, and keep the speedup beneath it, marked not meaningful; the
+ * card chart's speedup label clear of the whiskers, and no chart on a card where nothing was timed (eager failed).
+ * seed_runs.py seeds the runs' cards in verdict.ipynb and writes the digest's verdicts to expected.json.
  * Screenshots at 1600×1000, light and dark, both sidebars open, go to test-artifacts/ui-verdict-*.png.
  */
 import * as fs from 'fs';
@@ -73,6 +74,43 @@ function card(page: IJupyterLabPageFixture, id: string): Locator {
   return page.locator(`.jp-NotebookPanel .cp-Card[data-run-id="${id}"]`);
 }
 
+const UNTIMED_RUN = 'uifailed0001'; // eager failed: no variant timed (seed_runs.py stopped_runs)
+const WHISKER_RUN = 'uiwhisker001'; // its card only: a whisker well above the compiled bar (seed_runs.py whisker_run)
+
+interface IBox {
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+}
+
+/**
+ * The card chart's speedup labels ("1.53× slower [1.46×–1.61×] 95% CI …", whether plotly drew them as bar text or
+ * annotations) and its whiskers (the p10-p90 error bars' paths), as drawn.
+ */
+async function labelsAndWhiskers(
+  c: Locator
+): Promise<{ labels: (IBox & { text: string })[]; whiskers: IBox[] }> {
+  const plot = c.locator('.js-plotly-plot');
+  await expect(plot.locator('g.errorbar path').first()).toBeVisible();
+  return plot.evaluate(gd => {
+    const box = (el: Element) => {
+      const r = el.getBoundingClientRect();
+      return { left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+    };
+    return {
+      labels: Array.from(gd.querySelectorAll('text.bartext, g.annotation text'))
+        .filter(t => /×/.test(t.textContent ?? ''))
+        .map(t => ({ ...box(t), text: t.textContent ?? '' })),
+      whiskers: Array.from(gd.querySelectorAll('g.errorbar path')).map(box)
+    };
+  });
+}
+
+function overlaps(a: IBox, b: IBox): boolean {
+  return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+}
+
 for (const theme of THEMES) {
   test(`the card and the run list lead with the verdict, the speedup beneath it not meaningful (${theme})`, async ({
     page
@@ -100,6 +138,15 @@ for (const theme of THEMES) {
       expect(await struck.getAttribute('title')).toBe(v.outcome.speedup_text);
       expect(await struck.evaluate(n => getComputedStyle(n).textDecorationLine)).toContain('line-through');
       await expect(item.locator('.cp-RunFlag')).toHaveCount(0); // the badge says it, not twice
+      // the speedup's label lies clear of every whisker (it sat across the compiled bar's, issue 2026-12-06b)
+      const drawn = await labelsAndWhiskers(c);
+      expect(drawn.labels.map(l => l.text)).toEqual([expect.stringContaining(v.speedup)]);
+      for (const label of drawn.labels) {
+        expect(
+          drawn.whiskers.filter(w => overlaps(label, w)),
+          label.text
+        ).toEqual([]);
+      }
       // results not compared say so on the card, in the digest's words; compared ones say nothing there
       const notCompared = c.locator('.cp-Card-correctness');
       if (v.correctness.startsWith('not compared')) {
@@ -125,6 +172,39 @@ for (const theme of THEMES) {
     await shot(page, `card-eager-${theme}`);
     await card(page, all[2].id).scrollIntoViewIfNeeded();
     await shot(page, `card-busy-${theme}`);
+  });
+
+  test(`the card's speedup label lies clear of its whisker; a card with nothing timed draws no chart (${theme})`, async ({
+    page
+  }) => {
+    await setTheme(page, theme);
+    await openVerdictNotebook(page);
+    // 1.42× faster, the compiled bar's whisker 20% of its median above it: the label lay across the whisker
+    const whisker = card(page, WHISKER_RUN);
+    await whisker.waitFor();
+    const drawn = await labelsAndWhiskers(whisker);
+    expect(drawn.labels.map(l => l.text)).toEqual(['1.42× faster [1.39×–1.44×] 95% CI']);
+    expect(drawn.whiskers).toHaveLength(2);
+    const [label] = drawn.labels;
+    console.log(`${theme}: the label is ${(label.bottom - label.top).toFixed(1)} px high`);
+    expect(drawn.whiskers.filter(w => overlaps(label, w))).toEqual([]);
+    const compiled = drawn.whiskers.reduce((a, b) => (b.left > a.left ? b : a)); // the right-hand bar's
+    expect(label.bottom).toBeLessThanOrEqual(compiled.top); // above it, centred on it
+    expect(Math.abs((label.left + label.right) / 2 - (compiled.left + compiled.right) / 2)).toBeLessThan(2);
+    // inside the chart, below its title
+    const title = await whisker.locator('.gtitle').evaluate(t => t.getBoundingClientRect().bottom);
+    expect(label.top).toBeGreaterThanOrEqual(title);
+    await whisker.scrollIntoViewIfNeeded();
+    await shot(page, `card-whisker-${theme}`);
+
+    // eager failed: "Median time per variant … no variant was timed" took 220 px of the card, blank but that line
+    const untimed = card(page, UNTIMED_RUN);
+    await expect(untimed.locator('.cp-Card-headline')).toContainText('eager run failed');
+    await expect(untimed.locator('.cp-Card-open')).toBeVisible();
+    await expect(untimed.locator('.cp-Card-chart')).toHaveCount(0);
+    await expect(untimed).not.toContainText('no variant was timed');
+    await untimed.evaluate(n => n.scrollIntoView({ block: 'center' })); // with its cell above it
+    await shot(page, `card-untimed-${theme}`);
   });
 
   test(`the Overview leads with the verdict and marks the speedup not meaningful (${theme})`, async ({
