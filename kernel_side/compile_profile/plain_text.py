@@ -42,11 +42,18 @@ def escaped(text: str, *, one_line: bool = False) -> str:
 def first_line(text: str) -> str:
     """The first non-empty line of ``text``, stripped; a first line that ends in ":" introduces the next, which is
     said with it: Dynamo words a backend's exception "backend='boom' raised:" and the exception on the line after,
-    and the cause had been cut off in every view of an imported trace."""
+    and the cause had been cut off in every view of an imported trace.  A message of Dynamo's that explains its
+    title on an "Explanation:" line is said with it: a --fullgraph failure had read "Unsupported: Failed to trace
+    builtin operator", without naming ``print``."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     if not lines:
         return ""
-    return f"{lines[0]} {lines[1]}" if lines[0].endswith(":") and len(lines) > 1 else lines[0]
+    if lines[0].endswith(":") and len(lines) > 1:
+        return f"{lines[0]} {lines[1]}"
+    explained = next((line for line in lines[1:] if line.startswith("Explanation:")), "")
+    if explained:
+        return f"{lines[0].rstrip('.')}: {explained.removeprefix('Explanation:').strip()}"
+    return lines[0]
 
 
 def clipped(text: str, limit: int) -> str:

@@ -9,6 +9,7 @@ import traceback
 
 import torch
 
+from ...plain_text import first_line
 from ...profile_run import ErrorInfo
 
 
@@ -22,8 +23,7 @@ def one_line(exc: BaseException) -> str:
         # BackendCompilerFailed's first line only names our wrapper ("backend='compile_profile' raised:");
         # the backend's own exception says what went wrong.
         return one_line(inner)
-    text = str(exc).strip().splitlines()
-    first = text[0] if text else ""
+    first = first_line(str(exc))
     return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
 
 
