@@ -45,6 +45,9 @@ const { chromium } = require('playwright-core');
       imgs: await page.evaluate(() => document.querySelectorAll('img').length),
       scripts: await page.evaluate(() => document.querySelectorAll('script').length),
       text: await page.evaluate(() => document.body.textContent),
+      // each iframe's height against its page's: a framed report that scrolls inside its frame reads cut
+      frames_fit: await page.evaluate(() => [...document.querySelectorAll('iframe')].map(
+        f => [f.clientHeight, f.contentDocument ? f.contentDocument.documentElement.scrollHeight : -1])),
     };
     await page.close();
   }

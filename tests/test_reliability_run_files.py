@@ -204,6 +204,8 @@ def test_markup_in_every_field_runs_nowhere_in_chromium(tmp_path, capsys):
         assert record["dialogs"] == [] and record["imgs"] == 0, page.name
     for page in pages:
         assert seen[str(page)]["scripts"] == 2  # plotly.js and the report's own
+    fits = seen[str(notebook_page)]["frames_fit"]
+    assert len(fits) == 2 and all(frame >= page_height > 0 for frame, page_height in fits), fits  # no inner scroll
     for page in [job_page, *static]:
         assert seen[str(page)]["scripts"] == 0
     # The markup reached each page, as text: the label, the cell, reasons, kernel and graph names.

@@ -58,8 +58,21 @@ def _notebook_report_html(notebook: pathlib.Path, runs: list[tuple[int, ProfileR
         "<style>body{font-family:system-ui,sans-serif;margin:1rem}"
         "iframe{width:100%;height:80vh;border:1px solid #8884}</style></head>"
         # plotly.js before the frames, which run it from here as each loads
-        f"<body>{plotly_js_holder()}<h1>{title}</h1>{''.join(sections)}</body></html>\n"
+        f"<body>{plotly_js_holder()}<h1>{title}</h1>{''.join(sections)}{_FIT_FRAMES}</body></html>\n"
     )
+
+
+# Each framed report as tall as its page, so the notebook's report reads as one page: at a fixed 80vh each frame
+# scrolled on its own and a long cell's text was cut at the frame's edge.  A frame's page grows as plotly draws
+# and as a tab opens, so a ResizeObserver follows it; srcdoc frames are this page's origin, so it may.
+_FIT_FRAMES = (
+    "<script>for(const f of document.querySelectorAll('iframe')){"
+    "const fit=()=>{const d=f.contentDocument;if(d&&d.documentElement)"
+    "f.style.height=(d.documentElement.scrollHeight+2)+'px'};"
+    "const watch=()=>{fit();new ResizeObserver(fit).observe(f.contentDocument.documentElement)};"
+    "f.addEventListener('load',watch);"
+    "if(f.contentDocument&&f.contentDocument.readyState==='complete')watch()}</script>"
+)
 
 
 def _last_line(log: Any) -> str:
