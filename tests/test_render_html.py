@@ -61,8 +61,9 @@ def test_variant_rows_match_the_run():
         ]
     assert (
         _row(parsed, "inductor/default", 10)[5]
-        == f"{run.eager.timing.median_ms / run.variant('inductor/default').timing.median_ms:.2f}×"
+        == f"{run.eager.timing.median_ms / run.variant('inductor/default').timing.median_ms:.2f}× faster"
     )
+    assert "against eager" in parsed.text and "÷" not in parsed.text  # the headline's words, not a ratio to read
     assert _row(parsed, "speedup")[1] == "2.71× faster [2.60×–2.83×] 95% CI (inductor/max-autotune)"
     assert _row(parsed, "inductor/max-autotune", 10)[9] == "recompiled while timed"
 

@@ -719,9 +719,6 @@ export interface VariantRow {
   median_time?: string;
   p10_time?: string;
   p90_time?: string;
-  /**
-   * eager's median over this one's, "1.25×"; "" for eager or untimed
-   */
   ratio_text?: string;
   /**
    * compile_s worded; "—" where not compiled

@@ -49,10 +49,10 @@ from .format import (
     format_interval,
     format_ms,
     format_s,
-    format_speedup,
     format_timing,
     line_text,
     lines_of,
+    ratio_phrase,
 )
 from .guards import (
     GraphGuards,
@@ -105,8 +105,9 @@ from .trace import TraceSummary, trace_summary
 # over more than two functions run eagerly counts them; 35: a message's first line ending in ":" said with the next,
 # a withheld pass's wait not blamed on another program, a reference past the code's casts named so; 36: a calibrated
 # CPU pass held to 30 % of the timed call and its measured cost; 37: a faster verdict that leads with the time outside
-# the kernels says "outside its kernels"; 38: a correctness note the sentence already says is not said again
-DIGEST_VERSION = 38
+# the kernels says "outside its kernels"; 38: a correctness note the sentence already says is not said again; 39: a
+# variant's ratio to eager in the headline's words
+DIGEST_VERSION = 39
 
 # -- the shapes: what ``summarize`` and ``run_digest`` write (``contract`` lists them; the schema and the panel's
 # TypeScript are generated from these classes)
@@ -144,7 +145,9 @@ class VariantRow:
     median_time: str = field(metadata=ADDED_LATER)  # "4.12 ms"; "—" untimed
     p10_time: str = field(metadata=ADDED_LATER)
     p90_time: str = field(metadata=ADDED_LATER)
-    ratio_text: str = field(metadata=ADDED_LATER)  # eager's median over this one's, "1.25×"; "" for eager or untimed
+    # eager's median over this one's in the headline's words, "1.25× faster", "1.80× slower" (it read "0.56×" under a
+    # column headed "eager ÷ median"); "" for eager or untimed
+    ratio_text: str = field(metadata=ADDED_LATER)
     compile_time: str = field(metadata=ADDED_LATER)  # compile_s worded; "—" where not compiled
     first_call_time: str = field(metadata=ADDED_LATER)  # first_call_s worded; "—" where unknown
     recompile_time: str = field(metadata=ADDED_LATER)  # recompile_s worded; "—" where unknown
@@ -321,7 +324,7 @@ def _variant_row(run: ProfileRun, v: Variant) -> VariantRow:
         median_time=format_ms(t.median_ms) if t else "—",
         p10_time=format_ms(t.p10_ms) if t else "—",
         p90_time=format_ms(t.p90_ms) if t else "—",
-        ratio_text=format_speedup(ratio) if ratio is not None else "",
+        ratio_text=ratio_phrase(ratio) if ratio is not None else "",
         compile_time=format_s(v.compile_s),
         first_call_time=format_s(v.first_call_s),
         recompile_time=format_s(v.recompile_s),

@@ -72,7 +72,7 @@ def _variants(d: RunDigest) -> str:
         ]
         for v in d.variants
     ]
-    header = ["variant", "median", "p10", "p90", "n", "eager ÷ median", "compile", "first call", "peak memory", ""]
+    header = ["variant", "median", "p10", "p90", "n", "against eager", "compile", "first call", "peak memory", ""]
     return html_table(header, rows, numeric={1, 2, 3, 4, 5, 6, 7})
 
 
