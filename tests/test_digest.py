@@ -487,7 +487,7 @@ def test_payback_never_and_not_measurable_and_none():
 def test_summary_carries_breakdown_verdict_and_payback(runs):
     for run in runs:
         s = json.loads(json.dumps(summarize(run)))
-        assert s["digest"] == DIGEST_VERSION == 39 and s["unreadable"] is None and s["trace"] is None
+        assert s["digest"] == DIGEST_VERSION == 40 and s["unreadable"] is None and s["trace"] is None
         assert s["verdict"] == verdict(run) and s["payback"] == to_dict(payback(run))
         assert s["cache_words"] == cache_words(run) and s["cache_counts"] == cache_counts(run)
         assert s["breakdown"] == to_dict(breakdown(run))

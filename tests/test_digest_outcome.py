@@ -152,6 +152,20 @@ def test_a_limit_whose_frame_still_ran_compiled_graphs_or_a_librarys_frame_is_pa
     )
 
 
+def test_the_cells_code_after_a_graph_break_at_the_limit_is_partly_eager_and_says_whether_it_held_a_graph():
+    run = _limit_run()
+    run.recompiles[-1].resumes_after = 5  # frame 0 is then the code after the break at cell line 5
+    o = outcome(run)
+    assert o.kind == "partly_eager" and not o.overrides  # the speedup leads
+    held = "" if any(g.compile_id.startswith("0/") for g in run.graphs) else ", which holds no graph"
+    assert (
+        f"the cell's code after its graph break at line 5{held}, hit torch._dynamo.config.recompile_limit (8) at "
+        "compile 0/9" in o.text
+    )
+    run.graphs = [g for g in run.graphs if not g.compile_id.startswith("0/")]
+    assert "after its graph break at line 5, which holds no graph, hit" in outcome(run).text
+
+
 def test_a_frame_dynamo_skipped_after_a_graph_break_is_partly_eager():
     run = _matching(cpu_run())
     run.graph_breaks = [

@@ -131,6 +131,41 @@ def test_a_python_value_that_hits_the_recompile_limit_leads_every_view_with_the_
     assert getattr(dynamo_config, "recompile_limit", None) != 2 and getattr(dynamo_config, "cache_size_limit", 8) != 2
 
 
+def test_a_step_whose_loss_logging_hits_the_recompile_limit_after_its_graph_break_is_partly_eager_not_ran_eagerly():
+    """``losses.append(loss.item())``: the frame after the ``.item()`` break, holding no graph, recompiles on the list's
+    length each call until the limit; the forward and backward graph before the break still runs compiled.  It had
+    read "ran eagerly", and warm-up, counting graphs, took it for settled: six of its recompiles were timed."""
+    from compile_profile.digest.outcome import outcome, partly_eager_text
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 10))
+    ns = {
+        "torch": torch,
+        "model": model,
+        "opt": torch.optim.SGD(model.parameters(), lr=0.01),
+        "x": torch.randn(16, 32),
+        "y": torch.randint(0, 10, (16,)),
+        "losses": [],
+    }
+    body = (
+        "loss = torch.nn.functional.cross_entropy(model(x), y)\n"
+        "loss.backward()\n"
+        "opt.step()\n"
+        "opt.zero_grad()\n"
+        "losses.append(loss.item())\n"
+    )
+    torch._dynamo.reset()
+    with recompile_limit(4):
+        run = _quiet(lambda: run_cell(body, ns, quick=True, backend="aot_eager").run)
+    (limit,) = [r for r in run.recompiles if r.limit]
+    assert not limit.frame and limit.resumes_after == 5, limit  # the cell's code after its break at line 5
+    assert not any(r.during_timing for r in run.recompiles), [(r.compile_id, r.during_timing) for r in run.recompiles]
+    assert outcome(run).kind != "ran_eagerly"
+    assert partly_eager_text(run).startswith(
+        "part of it ran eagerly: the cell's code after its graph break at line 5, which holds no graph, hit "
+    )
+
+
 def test_a_profile_records_torchs_threads_as_the_cell_left_them_and_its_own_options_for_compare():
     """Compare showed only device and torch beside a 92.7 % eager drop that threads and options explained: the run
     records them (``RunSettings``), and the threads are those the cell's first run left (it may set them)."""

@@ -495,6 +495,7 @@ export interface Recompile {
   frame?: string;
   filename?: string;
   file_line?: number | null;
+  resumes_after?: number | null;
   user_name?: string;
   user_expr?: string;
   change?: string;

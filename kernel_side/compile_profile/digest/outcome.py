@@ -12,25 +12,26 @@ run list (``summary.list_status``), the text and HTML views, the CLI and the pan
   eager_failed      the eager run failed                                                 none
   compile_failed    no compiled variant was timed because a compile failed               none
   results_differ    compiled results differ from eager (on any input of a sequence)      not meaningful
-  ran_eagerly       the cell's own code hit Dynamo's recompile limit (Dynamo runs it     not meaningful
-                    eagerly from then on), or the profiled calls of the compiled variant
-                    ran no compiled graph
+  ran_eagerly       the cell's own first frame hit Dynamo's recompile limit (Dynamo      not meaningful
+                    runs it eagerly from then on), or the profiled calls of the compiled
+                    variant ran no compiled graph
   nothing_compiled  Dynamo captured no graph (a frame it skipped, or no torch ops)       none
   stopped           the profile stopped before a speedup (a later run failed, Ctrl-C)    none
   busy_cpu          other processes' load set the timed calls: torch ran more threads     not meaningful
                     than the free cores and eager at that many was faster by a tenth, or
                     the samples that did not wait read another speedup by a tenth
                     (``contention.speedup_unsettled``)
-  partly_eager      a frame other than the cell's hit the recompile limit, or Dynamo     meaningful: the
-                    skipped a frame (a graph break it could not resume after), while      speedup leads
-                    the profiled calls still ran compiled graphs
+  partly_eager      a frame other than the cell's first hit the recompile limit (a       meaningful: the
+                    library's, or the cell's code after one of its graph breaks), or      speedup leads
+                    Dynamo skipped a frame (a graph break it could not resume after),
+                    while the profiled calls still ran compiled graphs
   not_measurable    the speedup's interval includes 1× (or there are too few samples)   within noise
   faster / slower   otherwise                                                            the verdict
 
 A rung that overrides the speedup keeps it on screen beneath the verdict, marked: ``1.53× slower — not
 meaningful: compiled results differ`` (``speedup_text``), ``speedup_meaningful`` false.  Each fact a rung reads
 is one the engine recorded: ``Correctness.ok`` and ``InputCall.matches``, ``Recompile.limit`` with
-``Recompile.frame`` ("" for the cell's own frame), the profiler pass's ``no_graph_region`` note, a graph break
+``Recompile.frame`` ("" for the cell's own code) and ``Recompile.resumes_after`` (its code after a graph break), the profiler pass's ``no_graph_region`` note, a graph break
 Dynamo could not resume after (``breaks.BreakGroup.skipped_rest``), the variants' errors.
 """
 
@@ -178,7 +179,11 @@ def _ran_eagerly(run: ProfileRun) -> str | None:
     if best is None:
         return None
     no_graph = _profiled_no_graph(best)
-    own = next((r for r in _limits(run, best) if not r.frame), None)  # the cell's own frame hit the limit
+    # the cell's own first frame hit the limit; a frame that resumes after one of its graph breaks runs eagerly while
+    # the graphs before the break still run compiled (a training step's `losses.append(loss.item())` hit the limit
+    # on the frame after the .item() break, holding no graph, and the step read "ran eagerly" while its forward and
+    # backward graph ran compiled in 20 of 20 calls): partly eager, below
+    own = next((r for r in _limits(run, best) if not r.frame and r.resumes_after is None), None)
     if own is not None and no_graph is not False:
         how = (
             ", as its profiled calls show (they ran no compiled graph)"
@@ -214,7 +219,15 @@ def partly_eager_text(run: ProfileRun) -> str:
         return ""
     parts: list[str] = []
     for r in _limits(run, best):
-        who = f"{r.frame} ({r.filename.replace(chr(92), '/').rsplit('/', 1)[-1]})" if r.frame else "the cell's code"
+        if r.frame:
+            who = f"{r.frame} ({r.filename.replace(chr(92), '/').rsplit('/', 1)[-1]})"
+        elif r.resumes_after is not None:
+            frame_id = r.compile_id.split("/")[0]
+            graphs = any(g.compile_id.split("/")[0] == frame_id for g in run.graphs if g.variant == best.name)
+            held = "" if graphs else ", which holds no graph"
+            who = f"the cell's code after its graph break at line {r.resumes_after}{held},"
+        else:
+            who = "the cell's code"
         parts.append(
             f"{who} hit {_limit_words(r)} at compile {r.compile_id}: calls no earlier compile's guards accept run it "
             "eagerly"

@@ -106,8 +106,9 @@ from .trace import TraceSummary, trace_summary
 # a withheld pass's wait not blamed on another program, a reference past the code's casts named so; 36: a calibrated
 # CPU pass held to 30 % of the timed call and its measured cost; 37: a faster verdict that leads with the time outside
 # the kernels says "outside its kernels"; 38: a correctness note the sentence already says is not said again; 39: a
-# variant's ratio to eager in the headline's words
-DIGEST_VERSION = 39
+# variant's ratio to eager in the headline's words; 40: the cell's code after a graph break at the recompile limit is
+# partly eager, not "ran eagerly"
+DIGEST_VERSION = 40
 
 # -- the shapes: what ``summarize`` and ``run_digest`` write (``contract`` lists them; the schema and the panel's
 # TypeScript are generated from these classes)

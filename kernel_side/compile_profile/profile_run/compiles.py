@@ -150,6 +150,10 @@ class Recompile:
     frame: str = ""
     filename: str = ""
     file_line: int | None = None
+    # in the cell's own code: the cell line of the graph break after which this frame resumes (Dynamo runs the code
+    # after a break as a function of its own, ``torch_dynamo_resume_in_…_at_N``); None for the cell's first frame.
+    # Such a frame at the recompile limit runs eagerly while the graphs before the break still run compiled.
+    resumes_after: int | None = None
     # where ``source`` is a Dynamo stack slot (``___stack0``: the value on the stack at a graph break, in the
     # resume function Dynamo runs after it): the cell's name for it (``xb``) and the expression it is the
     # value of (``next(batches)``), as ``Guard.user_name``/``user_expr``; ``line`` is then the break's line

@@ -134,6 +134,9 @@ def place_recompiles(state: TraceState) -> None:
         frame = compile_state.frame
         filename, first_line = str(frame.get("filename") or ""), int(frame.get("line") or 0)
         if not frame or state.locator.cell_line(filename, first_line) is not None:
+            resumed = stack_slots.resume_line(str(frame.get("name") or "")) if frame else None
+            if resumed is not None:
+                r.resumes_after = state.locator.cell_line(filename, resumed)
             at_break = _stack_slot_line(state, frame, r.source)
             if at_break is not None:  # a value on the stack at a graph break in the cell: the break's line
                 r.line = at_break
