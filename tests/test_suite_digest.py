@@ -7,6 +7,7 @@ import hashlib
 import json
 import math
 import sqlite3
+import zlib
 
 import pytest
 from compile_profile import stats
@@ -705,3 +706,48 @@ def test_a_builder_that_raises_reads_build_failed_and_a_profile_that_raises_says
     assert rows["broken"].status_text == "building it raised RuntimeError: builder exploded"
     assert rows["profiled"].status == "eager_failed" and rows["profiled"].status_text.startswith("profiling it raised")
     assert rows["older"].status == "eager_failed" and rows["older"].status_text.startswith("building or profiling it")
+
+
+def test_a_merged_store_neither_replaces_nor_enrols_the_users_own_runs_and_plants_no_artifact_text(tmp_path):
+    """Someone else's store: a run of the user's id with other contents, a suite whose entries name the user's runs,
+    a suite whose row's id is not its record's, and an artifact text under a hash that is not its own."""
+    from compile_profile import artifacts
+
+    mine = RunStore(tmp_path / "mine.sqlite")
+    mine.put(_run("own1", 4.0, 2.0, label="mine"))
+    mine.put(_run("own2", 4.0, 2.0, label="mine too"))
+    theirs_path = tmp_path / "theirs.sqlite"
+    theirs = RunStore(theirs_path)
+    theirs.put(_run("own1", 9.0, 1.0, label="theirs"))  # the user's id, other contents
+    theirs.put(_run("new1", 4.0, 2.0))
+    record = SuiteRecord(
+        id="evilsuite001",
+        created_at="2026-12-06T01:00:00+00:00",
+        settings=_settings(["a", "b", "c"]),
+        torch_version="2.13.0+cpu",
+        device="cpu",
+        host="test",
+    )
+    theirs.put_suite(record.id, record.created_at, json.dumps(record.to_dict()))
+    for name, run_id in (("a", "own1"), ("b", "own2"), ("c", "new1")):
+        save_outcome(theirs, record.id, _outcome(name, run_id=run_id))
+    other = {**record.to_dict(), "id": "mysuite00001"}
+    theirs.put_suite("evilsuite002", record.created_at, json.dumps(other))  # a row id not its record's
+    theirs.close()
+
+    merged = merge_store(mine, theirs_path)
+    assert (merged.runs, merged.outcomes, merged.kept_runs) == (1, 1, ["own1"])
+    assert mine.get("own1").label == "mine"  # the user's run stays as it was
+    assert [o.name for o in load_suite(mine, record.id).outcomes] == ["c"]  # only the entry whose run came with it
+    assert any("evilsuite002" in why and "mysuite00001" in why for why in merged.refused)
+    assert sum("is not one the merged store brought" in why for why in merged.refused) == 2
+    assert mine.delete_suite(record.id) == (True, 1)  # its own run goes with it; the user's stay
+    assert {r["id"] for r in mine.list()} == {"own1", "own2"}
+
+    planted = "print('not the code that was compiled')\n"
+    true_sha = artifacts.text_sha256("def call(args):\n    return args\n")
+    assert artifacts.pack({true_sha: planted}, [true_sha]) == []  # a text is stored only under its own hash
+    big = zlib.compress(b"x" * (artifacts.UNPACKED_MAX + 10))
+    assert artifacts.unpack(big).endswith("MiB)\n") and len(artifacts.unpack(big)) < artifacts.UNPACKED_MAX + 100
+    assert artifacts.unpack(b"not zlib").startswith("(this artifact's stored text cannot be read")
+    mine.close()

@@ -11,6 +11,7 @@ stored run.  Only the standard library is used.
 
 from __future__ import annotations
 
+import hashlib
 import zlib
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
@@ -32,20 +33,39 @@ def referenced(run: ProfileRun) -> set[str]:
     return shas
 
 
+def text_sha256(text: str) -> str:
+    """The hash an artifact's text is named by (``engine.trace.model.compiles``): SHA-256 of its UTF-8 bytes."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def pack(texts: dict[str, str], shas: Iterable[str]) -> list[tuple[str, int, bytes]]:
-    """(hash, size, compressed text) of each of ``shas`` whose text ``texts`` holds, for the store's artifacts table."""
+    """(hash, size, compressed text) of each of ``shas`` whose text ``texts`` holds, for the store's artifacts table.
+    A text that is not its hash's is left out: the table keeps one text per hash for every run, and a store merged
+    from someone else (or a run file) had planted text under the hash of an artifact the user's own run held."""
     out = []
     for sha in sorted(shas):
         text = texts.get(sha)
-        if text is None:
+        if text is None or text_sha256(text) != sha:
             continue
         data = text.encode("utf-8", "surrogatepass")
         out.append((sha, len(data), zlib.compress(data, COMPRESSION)))
     return out
 
 
+# The most of a stored text read back: twice the longest text a trace keeps (``TraceLimits.artifact_bytes``, 32 MiB).
+# A 1.5 MB store holding a text compressed from 1.5 GB had taken ``import`` to 3.1 GB.
+UNPACKED_MAX = 64 << 20
+CUT_NOTE = "\n… (cut here: the stored text is longer than {} MiB)\n"
+
+
 def unpack(body: bytes) -> str:
-    return zlib.decompress(body).decode("utf-8", "replace")
+    inflate = zlib.decompressobj()
+    try:
+        data = inflate.decompress(body, UNPACKED_MAX)
+    except zlib.error as exc:  # a store edited or damaged outside compile-profile: said as the text, not a traceback
+        return f"(this artifact's stored text cannot be read: zlib: {exc})"
+    text = data.decode("utf-8", "replace")
+    return text + CUT_NOTE.format(UNPACKED_MAX >> 20) if inflate.unconsumed_tail else text
 
 
 def of_run(run: ProfileRun) -> ArtifactSource:

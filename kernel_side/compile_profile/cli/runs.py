@@ -186,6 +186,16 @@ def cmd_import(args: argparse.Namespace, store: RunStore) -> int:
         merged = merge_store(store, path)
         suites = f", suite{'s' if len(merged.suites) != 1 else ''} {', '.join(merged.suites)}" if merged.suites else ""
         say(f"merged {path}: {merged.runs} runs, {merged.outcomes} suite entries{suites}")
+        if merged.kept_runs:
+            say(
+                f"  kept this store's own {len(merged.kept_runs)} run(s) of the same id with other contents: "
+                + ", ".join(merged.kept_runs[:10])
+                + (" …" if len(merged.kept_runs) > 10 else "")
+            )
+        for why in merged.refused[:10]:
+            say(f"  left out {why}")
+        if len(merged.refused) > 10:
+            say(f"  … and {len(merged.refused) - 10} more left out")
     runs = [_read_run(path) for path in args.files if path not in stores]  # every file read before any is stored
     for run in runs:
         store.put(run)

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import json
 import pathlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .. import serialize
 from ..profile_run import ProfileRun
 from ..store import RunNotFound, RunStore, UnreadableRun
+from ..user_input import shown
 from .records import ModelOutcome, SuiteRecord
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -86,37 +87,67 @@ def is_store_file(path: str | pathlib.Path) -> bool:
 
 @dataclass
 class Merged:
-    """What ``merge_store`` copied."""
+    """What ``merge_store`` copied, and what it left: runs of ids this store already holds with other contents (the
+    store's own stay), suites and suite entries it refused, each with why."""
 
     runs: int
     suites: list[str]
     outcomes: int
+    kept_runs: list[str] = field(default_factory=list[str])
+    refused: list[str] = field(default_factory=list[str])
 
 
 def merge_store(target: RunStore, source_path: str | pathlib.Path) -> Merged:
-    """Copy the runs and suites of the store at ``source_path`` into ``target``: a run by its id (replacing one of
-    the same id, as ``import`` of a run file does), a suite's record where ``target`` has none of that id, each
-    outcome ``target`` lacks.  The source is only read."""
-    runs = 0
-    suites: list[str] = []
-    outcomes = 0
+    """Copy the runs and suites of the store at ``source_path`` into ``target``: a run by its id where ``target``
+    holds none of that id (one it holds with other contents stays as it is, named in ``kept_runs``), a suite's
+    record where ``target`` has none of that id, each outcome ``target`` lacks whose run came from ``source_path``
+    (or that stored none).
+
+    A store comes from someone else: an outcome naming a run the source does not hold would make a run of
+    ``target`` an entry of the merged suite, and deleting that suite (``delete_suite``) deleted the user's own runs
+    with it; a run of the same id had replaced the user's run unsaid; a suite whose row's id is not its record's
+    showed as a second copy of the user's suite, and deleting by that id deleted the user's."""
+    merged = Merged(0, [], 0)
+    brought: set[str] = set()  # the runs the source holds and the target now holds as the source has them
     with RunStore(source_path) as source:
         for summary in source.list(limit=None):
+            run_id = summary["id"]
             try:
-                target.put(source.get(summary["id"], with_artifacts=True))
-                runs += 1
-            except (RunNotFound, UnreadableRun):
+                run = source.get(run_id, with_artifacts=True)
+            except (RunNotFound, UnreadableRun, ValueError):
                 continue
+            if target.has_row(run_id):
+                try:
+                    same = target.get_dict(run_id) == source.get_dict(run_id)
+                except (RunNotFound, UnreadableRun, ValueError):
+                    same = False
+                if not same:
+                    merged.kept_runs.append(run_id)
+                    continue
+            else:
+                target.put(run)
+                merged.runs += 1
+            brought.add(run_id)
         for suite_id, record_json, _ in source.suites(limit=100000):
             record = SuiteRecord.from_dict(serialize.parse_json(record_json))
+            if record.id != suite_id:
+                merged.refused.append(f"suite {shown(suite_id)}: its record's id is {shown(record.id)}")
+                continue
             target.put_suite(suite_id, record.created_at, record_json)
             have = {o.name for o in load_suite(target, suite_id).outcomes}
             for outcome in load_suite(source, suite_id).outcomes:
-                if outcome.name not in have:
-                    save_outcome(target, suite_id, outcome)
-                    outcomes += 1
-            suites.append(suite_id)
-    return Merged(runs, suites, outcomes)
+                if outcome.name in have:
+                    continue
+                if outcome.run_id and outcome.run_id not in brought:
+                    merged.refused.append(
+                        f"suite {suite_id}'s entry {shown(outcome.name)}: its run {shown(outcome.run_id)} is not one "
+                        "the merged store brought"
+                    )
+                    continue
+                save_outcome(target, suite_id, outcome)
+                merged.outcomes += 1
+            merged.suites.append(suite_id)
+    return merged
 
 
 def runs_of(store: RunStore, record: SuiteRecord) -> dict[str, ProfileRun]:
