@@ -566,3 +566,17 @@ def test_run_says_what_a_dying_kernel_last_wrote(store, db, tmp_path):
     assert last.startswith("compile-profile: error: cell 1: the kernel died") and last.endswith(
         ": out of memory, probably"
     )
+
+
+def test_import_refuses_a_pipe_or_a_link_to_a_device_in_one_line_without_waiting_or_reading_it(db, tmp_path, capsys):
+    """A named pipe had held ``import`` forever (opening it to read waits for a writer), and a link to /dev/zero read
+    until memory ran out."""
+    import os
+
+    pipe = tmp_path / "run.json"
+    os.mkfifo(pipe)
+    zero = tmp_path / "zero.json"
+    zero.symlink_to("/dev/zero")
+    for path in (pipe, zero):
+        assert main(["--db", str(db), "import", str(path)]) == 2
+        assert f"cannot read {path}: it is not a regular file" in capsys.readouterr().err

@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import pathlib
+import stat
 import sys
 from collections.abc import Mapping
 from typing import Any
@@ -157,8 +158,18 @@ def cmd_job(args: argparse.Namespace, store: RunStore) -> int:
     return 0
 
 
+# The largest run file read: a run of a thousand kernels with their code is tens of MB; a link to /dev/zero had been
+# read until memory ran out (3.8 GB, then a MemoryError traceback)
+RUN_FILE_MAX = 512 << 20
+
+
 def _read_run(path: str) -> ProfileRun:
     try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise CliError(f"cannot read {path}: it is not a regular file (a device, a pipe or a folder)")
+        if info.st_size > RUN_FILE_MAX:
+            raise CliError(f"cannot read {path}: {info.st_size:,} bytes is more than a run's JSON holds (512 MiB)")
         text = pathlib.Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise CliError(f"cannot read {path}: {exc.strerror or exc}") from None

@@ -10,7 +10,9 @@ copies runs and suites, an outcome already here left as it is, and says what it 
 from __future__ import annotations
 
 import json
+import os
 import pathlib
+import stat
 from dataclasses import dataclass, field
 
 from .. import serialize
@@ -79,6 +81,8 @@ def stored_suites(store: RunStore, limit: int = 50) -> list[SuiteRecord]:
 def is_store_file(path: str | pathlib.Path) -> bool:
     """Whether ``path`` is a SQLite file (a run store to merge), by its first bytes."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # opening a named pipe to read waits for a writer: forever
+            return False
         with open(path, "rb") as f:
             return f.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
     except OSError:
