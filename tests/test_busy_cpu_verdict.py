@@ -148,6 +148,7 @@ def test_a_suite_entry_measured_on_a_busy_cpu_passes_but_its_speedup_leaves_the_
     more = SuiteRecord(
         **{**record.__dict__, "outcomes": [*record.outcomes, _outcome("busy2", run_id="r-busy2")], "id": "s4"}
     )
+    more.settings = _settings(["busy", "idle", "busy2"])
     mostly_busy = suite_digest(more, {"r-busy": busy, "r-idle": idle, "r-busy2": two_busy})
     assert mostly_busy.summary.geomean_speedup == pytest.approx(2.0, rel=0.05)
     assert mostly_busy.headline.startswith(  # most passes left out: that leads, not one entry's speedup

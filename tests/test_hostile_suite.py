@@ -355,6 +355,7 @@ def test_a_name_with_a_line_break_is_refused_from_a_baseline_and_kept_to_its_tab
     assert "\x1b" not in err and out == ""
     record, runs = _suite()
     record.outcomes[0].name = name
+    record.settings.entries[0] = name
     text = render_text(suite_digest(record, runs))
     assert "two\\nlines\\r\\x1b[2J" in text and not any(line.startswith("lines") for line in text.splitlines()), text
 

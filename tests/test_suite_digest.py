@@ -751,3 +751,20 @@ def test_a_merged_store_neither_replaces_nor_enrols_the_users_own_runs_and_plant
     assert artifacts.unpack(big).endswith("MiB)\n") and len(artifacts.unpack(big)) < artifacts.UNPACKED_MAX + 100
     assert artifacts.unpack(b"not zlib").startswith("(this artifact's stored text cannot be read")
     mine.close()
+
+
+def test_a_suite_shows_one_outcome_per_entry_it_names_and_past_the_cap_a_geomean_without_an_interval(monkeypatch):
+    """A merged store held 600 outcomes of 8 entries ("600 of 8 entries"); 1,000 passing entries' interval took
+    125 s (its cost grows with the square of the count)."""
+    from compile_profile.suites import digest as suite_digest_module
+
+    record, runs = _suite()
+    record.outcomes += [_outcome("fast", run_id="r-ok"), _outcome("not an entry", run_id="r-ok")]
+    digest = suite_digest(record, runs)
+    assert [r.name for r in digest.rows].count("fast") == 1 and "not an entry" not in [r.name for r in digest.rows]
+    assert {r.name: r.run_id for r in digest.rows}["fast"] == "r-fast"  # the first stored
+    assert digest.summary.geomean_low is not None
+    monkeypatch.setattr(suite_digest_module, "GEOMEAN_INTERVAL_MAX", 1)
+    capped = suite_digest(record, runs).summary
+    assert capped.geomean_speedup == pytest.approx(digest.summary.geomean_speedup, rel=1e-9)
+    assert capped.geomean_low is None and capped.geomean_high is None

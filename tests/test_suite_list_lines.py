@@ -41,7 +41,10 @@ def test_a_listed_suite_reads_its_pass_rate_and_geomean_and_the_store_keeps_them
 
 
 def test_a_new_outcome_or_a_changed_run_clears_the_line_and_the_next_listing_words_it_again(tmp_path):
-    db, record, runs = _stored(tmp_path)
+    record, runs = _suite()
+    record.settings.entries.append("late")  # an entry not run yet
+    db = tmp_path / "runs.sqlite"
+    store_suite(db, record, runs)
     with RunStore(db) as store:
         http.suite_rows(store)
         save_outcome(store, record.id, _outcome("late", "timeout", wall_s=60.0))
