@@ -768,3 +768,14 @@ def test_a_suite_shows_one_outcome_per_entry_it_names_and_past_the_cap_a_geomean
     capped = suite_digest(record, runs).summary
     assert capped.geomean_speedup == pytest.approx(digest.summary.geomean_speedup, rel=1e-9)
     assert capped.geomean_low is None and capped.geomean_high is None
+
+
+def test_a_suite_of_one_entry_reads_1_entry_and_its_progress_counts_one_outcome_per_entry():
+    from compile_profile.suites.digest import list_row
+
+    record, runs = _suite()
+    record.settings.entries = ["fast"]
+    record.outcomes = [record.outcomes[0], _outcome("fast", run_id="r-ok"), _outcome("not an entry")]
+    row = list_row(record)
+    assert row.title == "c.py · 1 entry" and row.progress_text == "1 of 1 entry" and row.complete
+    assert suite_digest(record, runs).title == "c.py · 1 entry"

@@ -73,11 +73,14 @@ async def test_two_stored_suites_are_compared_as_suite_compare_compares_them_and
         want = compare_suites(
             export(suite_digest(old, runs_of(store, old))),
             export(suite_digest(new, runs_of(store, new))),
-            old_name=f"suite {stored_suite.id}",
-            new_name=f"suite {newer.id}",
+            old_name=f"suite {stored_suite.id} (2026-12-05 01:00 UTC)",
+            new_name=f"suite {newer.id} (2026-12-06 01:00 UTC)",
         )
     assert data == serialize.to_dict(want)
     assert data["failed"] and "fast" in data["regressions"][0]
+    # opened on the earlier suite and compared with the later one: still the earlier against the later
+    reversed_ = json.loads((await jp_fetch(API, "suites", stored_suite.id, "compare", newer.id)).body)
+    assert reversed_ == data
     with pytest.raises(tornado.httpclient.HTTPClientError) as err:
         await jp_fetch(API, "suites", newer.id, "compare", "nosuchsuite")
     assert err.value.code == 404

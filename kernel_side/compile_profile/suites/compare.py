@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from .. import serialize, stats
 from ..digest.format import format_s, format_speedup, format_speedup_interval, ratio_phrase
 from ..user_input import text_problem
-from .digest import STATUSES, SuiteDigest
+from .digest import STATUSES, SuiteDigest, entries_text
 from .setup import SuiteEnvironment
 
 
@@ -453,7 +453,7 @@ def compare_suites(
     changed = sum(1 for r in rows if r.status_changed)
     regressed = sum(1 for r in rows if r.regressed)
     beyond = f"beyond both intervals and by more than {_percent(threshold)}"
-    headline = f"{len(rows)} entries: {changed} changed status, {regressed} regressed {beyond}; {geomean_text}"
+    headline = f"{entries_text(len(rows))}: {changed} changed status, {regressed} regressed {beyond}; {geomean_text}"
     gate = (
         f"regression: {len(bad)} entr{'y' if len(bad) == 1 else 'ies'} stopped passing or regressed"
         if bad

@@ -511,7 +511,7 @@ def suite_digest(record: SuiteRecord, runs: Mapping[str, ProfileRun]) -> SuiteDi
     headline = summary.pass_rate_text
     if summary.geomean_speedup is not None or summary.passed:  # all not meaningful: say so, not nothing
         headline += f"; {summary.geomean_text}"
-    title = f"{record.settings.collection_name} · {len(record.settings.entries)} entries"
+    title = f"{record.settings.collection_name} · {entries_text(len(record.settings.entries))}"
     threads = threads_text(runs[o.run_id] for o in outcomes if o.run_id is not None and o.run_id in runs)
     return SuiteDigest(
         id=record.id,
@@ -543,18 +543,24 @@ def suite_digest(record: SuiteRecord, runs: Mapping[str, ProfileRun]) -> SuiteDi
     )
 
 
+def entries_text(n: int) -> str:
+    """ "1 entry", "14 entries" ("1 entries" had read in the list, the tab and the CLI)."""
+    return f"{n} entr{'y' if n == 1 else 'ies'}"
+
+
 def list_row(record: SuiteRecord, headline: str = "") -> SuiteListRow:
     """A stored suite's line in a list: its progress, and its digest's headline where one is at hand."""
-    ended = len(record.outcomes)
     total = len(record.settings.entries)
+    named = set(record.settings.entries)
+    ended = len({o.name for o in record.outcomes if o.name in named})  # one per entry, as the digest reads them
     return SuiteListRow(
         id=record.id,
-        title=f"{record.settings.collection_name} · {total} entries",
+        title=f"{record.settings.collection_name} · {entries_text(total)}",
         label=record.label,
         created_text=created_text(record.created_at),
         headline=headline,
         complete=ended >= total,
-        progress_text=f"{ended} of {total} entries" + ("" if ended >= total else " (unfinished)"),
+        progress_text=f"{ended} of {entries_text(total)}" + ("" if ended >= total else " (unfinished)"),
     )
 
 

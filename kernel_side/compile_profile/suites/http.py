@@ -9,11 +9,13 @@ from typing import Any
 from .. import serialize
 from ..digest.summary import DIGEST_VERSION
 from ..store import RunStore
+from ..store.runs import epoch_seconds
 from ..user_input import text_problem
 from .charts import figures
 from .compare import compare_suites, export
 from .digest import SuiteListRow, SuitePage, SuitesPage, list_row, suite_digest, unreadable_row
 from .records import SuiteRecord
+from .setup import created_text
 from .storage import listed_suites, load_suite, runs_of
 from .views import render_report_html
 
@@ -67,13 +69,16 @@ def suite_page(store: RunStore, suite_id: str) -> dict[str, Any]:
 
 
 def suite_comparison(store: RunStore, old_id: str, new_id: str) -> dict[str, Any]:
-    """GET suites/<new>/compare/<old>: OLD against NEW as ``suite-compare OLD NEW`` compares them
-    (``compare.SuiteComparison``), each side its stored digest's export; ``KeyError`` when either is not stored."""
-    sides = []
-    for suite_id in (old_id, new_id):
-        record = load_suite(store, suite_id)
-        sides.append(export(suite_digest(record, runs_of(store, record))))
-    return serialize.to_dict(compare_suites(sides[0], sides[1], old_name=f"suite {old_id}", new_name=f"suite {new_id}"))
+    """GET suites/<id>/compare/<other>: the earlier of the two against the later, as ``suite-compare OLD NEW``
+    compares them (``compare.SuiteComparison``), each side its stored digest's export and named by its id and date;
+    ``KeyError`` when either is not stored."""
+    records = [load_suite(store, suite_id) for suite_id in (old_id, new_id)]
+    # the earlier suite is the old side, whichever the panel was opened on: a user who opened the earlier suite and
+    # compared it with the later one read the later's gain as a regression, "1 thread then, 2 threads now" reversed
+    records.sort(key=lambda r: epoch_seconds(r.created_at))
+    old, new = (export(suite_digest(r, runs_of(store, r))) for r in records)
+    names = [f"suite {r.id} ({created_text(r.created_at)})" for r in records]
+    return serialize.to_dict(compare_suites(old, new, old_name=names[0], new_name=names[1]))
 
 
 def suite_report(store: RunStore, suite_id: str) -> str:
