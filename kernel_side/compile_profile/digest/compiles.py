@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from ..profile_run import CompileFrame, CompileRecord, CompileStatus, ProfileRun
+from ..profile_run import CELL_FUNCTION_NAME, RESUME_FUNCTION, CompileFrame, CompileRecord, CompileStatus, ProfileRun
 from .compile_shapes import CompileIndex, CompileLink, CompileRow, SiteRow, StatusWord
 from .format import format_bytes, format_s, lines_of, one_line
 
@@ -99,21 +99,15 @@ def resolve_compile(run: ProfileRun, name: str) -> CompileRecord | None:
     return max((r for r in matches if r.variant == first), key=lambda r: r.attempt, default=None)
 
 
-# Dynamo names the function it resumes a frame in after a graph break "torch_dynamo_resume_in_<function>_at_<line>";
-# the cell's function is the tool's "__compile_profile_cell__" (engine.cell.function), which a user never wrote.
-_RESUME = re.compile(r"torch_dynamo_resume_in_(?P<function>.+)_at_(?P<line>\d+)")
-_CELL_FUNCTION = "__compile_profile_cell__"
-
-
 def function_name(name: str) -> str:
     """A compiled frame's function as the user knows it: ``the cell`` for the tool's cell function, ``forward,
     resumed`` for Dynamo's function that resumes ``forward`` after a graph break (its line is where the frame
     stands, said beside it), the name itself otherwise (the Compiles tab had listed
     ``torch_dynamo_resume_in___compile_profile_cell___at_3``)."""
-    resumed = _RESUME.fullmatch(name)
+    resumed = RESUME_FUNCTION.match(name)
     if resumed:
-        return f"{function_name(resumed['function'])}, resumed"
-    return "the cell" if name == _CELL_FUNCTION else name
+        return f"{function_name(resumed['fn'])}, resumed"
+    return "the cell" if name == CELL_FUNCTION_NAME else name
 
 
 def frame_text(frame: CompileFrame, of: str) -> str:

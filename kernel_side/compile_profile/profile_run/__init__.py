@@ -59,7 +59,9 @@ from .kernel_profile import (
 from .notes import Note, NoteKind, NoteValue
 from .run import (
     CELL_FILENAME_PREFIX,
+    CELL_FUNCTION_NAME,
     OTHER_RANK_FAILED,
+    RESUME_FUNCTION,
     SCHEMA_PATH,
     SETTER_FILENAME,
     Device,
@@ -88,6 +90,8 @@ from .views import VIEWS, RunViews
 
 __all__ = [
     "CELL_FILENAME_PREFIX",
+    "CELL_FUNCTION_NAME",
+    "RESUME_FUNCTION",
     "SETTER_FILENAME",
     "OTHER_RANK_FAILED",
     "SCHEMA_PATH",

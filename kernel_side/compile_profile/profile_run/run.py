@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
+import re
 import uuid
 from collections.abc import Container
 from dataclasses import dataclass, field
@@ -206,6 +207,11 @@ CELL_FILENAME_PREFIX = "<compile-profile-cell-"
 # The filename the tool's publish setters are compiled under (``engine.cell.function``): its frames are the
 # instrumentation's, never the user's code's.
 SETTER_FILENAME = "<compile-profile-publish>"
+# The name of the function a profiled cell's code runs as (``engine.cell.function``), which the user never wrote.
+CELL_FUNCTION_NAME = "__compile_profile_cell__"
+# How Dynamo names the function it resumes a frame in after a graph break: "torch_dynamo_resume_in_<fn>_at_<line>",
+# ``line`` the break's line in the file of ``fn``.
+RESUME_FUNCTION = re.compile(r"^torch_dynamo_resume_in_(?P<fn>.+)_at_(?P<line>\d+)$")
 
 # ErrorInfo.type of a rank that stopped because another rank's first call failed (the lock-step)
 OTHER_RANK_FAILED = "OtherRankFailed"

@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from types import FunctionType
 from typing import Any
 
-from ...profile_run import CELL_FILENAME_PREFIX, SETTER_FILENAME
+from ...profile_run import CELL_FILENAME_PREFIX, CELL_FUNCTION_NAME, SETTER_FILENAME
 from .rewrite import (
     LOCALS_PARAMETER,
     NAMESPACE_PARAMETER,
@@ -72,7 +72,6 @@ from .rewrite import (
 # Every name the tool adds to the cell function starts with OWN_NAME_PREFIX, and its publish setters
 # are compiled under SETTER_FILENAME: what Dynamo guards on them is the tool's, not the user's code's.
 OWN_NAME_PREFIX = "__compile_profile"
-CELL_FUNCTION_NAME = "__compile_profile_cell__"
 LAST_EXPRESSION = "<last expression>"
 _SETTER_PARAMETER = "__compile_profile_publish_{}__"
 _ABSENT = object()  # a name that was not in the namespace

@@ -21,7 +21,8 @@ import ast
 import re
 from dataclasses import dataclass
 
-RESUME_FUNCTION = re.compile(r"^torch_dynamo_resume_in_(?P<fn>.+)_at_(?P<line>\d+)$")
+from ...profile_run import RESUME_FUNCTION
+
 # a stack slot as a guard or a reason names it: ___stack0, L['___stack0'], ___stack0[1], L['___stack0'][1]
 STACK_SLOT = re.compile(r"""^(?:L\[['"])?___stack(?P<slot>\d+)(?:['"]\])?(?:\[(?P<item>\d+)\])?""")
 _BLOCKS = (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try)
