@@ -530,9 +530,7 @@ def reason_shown(reason: str) -> str:
         stripped = line.lstrip()
         if stripped.startswith("File "):
             dropping = stripped.startswith(_SETTER_FRAME)
-        elif dropping and line[: len(line) - len(stripped)] and not stripped.startswith("File "):
-            continue  # the dropped frame's source line, indented beneath it
-        else:
+        elif not (dropping and line != stripped):  # a dropped frame's source line is indented beneath it
             dropping = False
         if not dropping:
             out.append(_CELL_FRAME.sub(lambda m: f"cell line {m.group(1)}", line))

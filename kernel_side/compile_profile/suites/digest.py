@@ -478,16 +478,20 @@ def _unmeasured_why(runs: Mapping[str, ProfileRun], rows: list[SuiteRow]) -> str
     return (memory_unmeasured_text(run) if run is not None else "") or "not measured"
 
 
-def suite_digest(record: SuiteRecord, runs: Mapping[str, ProfileRun]) -> SuiteDigest:
-    """The suite's digest from its record and the runs its entries stored (by id; a missing one is said so)."""
+def outcomes_by_entry(record: SuiteRecord) -> list[ModelOutcome]:
+    """One outcome per entry the suite names, the first stored, in the entries' order: a store merged from someone
+    else held 600 outcomes of 8 entries ("600 of 8 entries"), and its digest took minutes."""
     order = {name: i for i, name in enumerate(record.settings.entries)}
-    # one outcome per entry the suite names, the first stored: a store merged from someone else held 600 outcomes of
-    # 8 entries ("600 of 8 entries"), and its digest took minutes
     first: dict[str, ModelOutcome] = {}
     for o in record.outcomes:
         if o.name in order:
             first.setdefault(o.name, o)
-    outcomes = sorted(first.values(), key=lambda o: order[o.name])
+    return sorted(first.values(), key=lambda o: order[o.name])
+
+
+def suite_digest(record: SuiteRecord, runs: Mapping[str, ProfileRun]) -> SuiteDigest:
+    """The suite's digest from its record and the runs its entries stored (by id; a missing one is said so)."""
+    outcomes = outcomes_by_entry(record)
     rows = [model_row(o, runs.get(o.run_id or ""), record.settings.timeout_s) for o in outcomes]
     summary = _summary(record, rows, runs)
     ended = {o.name for o in outcomes}
@@ -551,8 +555,7 @@ def entries_text(n: int) -> str:
 def list_row(record: SuiteRecord, headline: str = "") -> SuiteListRow:
     """A stored suite's line in a list: its progress, and its digest's headline where one is at hand."""
     total = len(record.settings.entries)
-    named = set(record.settings.entries)
-    ended = len({o.name for o in record.outcomes if o.name in named})  # one per entry, as the digest reads them
+    ended = len(outcomes_by_entry(record))
     return SuiteListRow(
         id=record.id,
         title=f"{record.settings.collection_name} · {entries_text(total)}",
